@@ -1,0 +1,164 @@
+import {
+  globalPosition,
+  streamRevision,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type StreamRevision,
+  type SubscribeAllOptions,
+  type SubscribeOptions,
+  type SubscriptionMessage,
+} from '../../../runtime/ports/event-store.js';
+import { StoreClosedError } from '../../../runtime/ports/store-errors.js';
+import {
+  assertValidBatch,
+  assertValidExpected,
+  assertValidStreamId,
+  concurrencyError,
+  DEFAULT_MAX_EVENT_BYTES,
+  expectedRevisionMatches,
+  idempotencyVerdict,
+} from '../../../runtime/ports/store-validation.js';
+import { deepFreeze } from '../../../domain/json.js';
+import { catchUpThenLive } from '../shared/catch-up.js';
+import { ChangeNotifier } from '../shared/change-notifier.js';
+
+export interface MemoryEventStoreOptions {
+  /** Largest serialized event accepted. @defaultValue 1 MiB */
+  readonly maxEventBytes?: number;
+}
+
+interface StreamRecord {
+  readonly events: RecordedEvent[];
+  readonly revisionOfId: Map<string, bigint>;
+}
+
+/** The EventStore port in memory: for tests, demos and the deterministic scripted runs. */
+export class MemoryEventStore implements EventStore {
+  readonly #streams = new Map<string, StreamRecord>();
+  readonly #all: RecordedEvent[] = [];
+  readonly #notifier = new ChangeNotifier();
+  readonly #maxEventBytes: number;
+  #closed = false;
+
+  constructor(options: MemoryEventStoreOptions = {}) {
+    this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  }
+
+  async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    this.#assertOpen();
+    assertValidStreamId(stream);
+    assertValidExpected(expected);
+    assertValidBatch(stream, events, this.#maxEventBytes);
+    const record = this.#streams.get(stream);
+    const verdict = idempotencyVerdict(stream, events, (id) => record?.revisionOfId.get(id));
+    if (verdict.kind === 'already-appended') {
+      const last = record!.events[Number(verdict.lastRevision)]!;
+      return { nextExpectedRevision: last.revision, position: last.position };
+    }
+    const actual = this.#actual(record);
+    if (!expectedRevisionMatches(expected, actual)) throw concurrencyError(stream, expected, actual);
+    if (events.length === 0) {
+      const last = record?.events.at(-1);
+      return {
+        nextExpectedRevision: (last?.revision ?? streamRevision(-1)) as StreamRevision,
+        position: last?.position ?? globalPosition(-1),
+      };
+    }
+    const target: StreamRecord = record ?? { events: [], revisionOfId: new Map() };
+    if (!record) this.#streams.set(stream, target);
+    let last: RecordedEvent | undefined;
+    for (const e of events) {
+      last = deepFreeze({
+        stream,
+        revision: streamRevision(target.events.length),
+        position: globalPosition(this.#all.length),
+        id: e.id,
+        type: e.type,
+        time: e.time,
+        data: structuredClone(e.data),
+        ...(e.ignorable ? { ignorable: true as const } : {}),
+      });
+      target.events.push(last);
+      target.revisionOfId.set(e.id, last.revision);
+      this.#all.push(last);
+    }
+    this.#notifier.notify();
+    return { nextExpectedRevision: last!.revision, position: last!.position };
+  }
+
+  async *read(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
+    this.#assertOpen();
+    assertValidStreamId(stream);
+    const events = this.#streams.get(stream)?.events ?? [];
+    const max = options.maxCount ?? Number.POSITIVE_INFINITY;
+    let count = 0;
+    if ((options.direction ?? 'forwards') === 'forwards') {
+      for (let i = Number(options.from ?? 0n); i < events.length && count < max; i++, count++) yield events[i]!;
+    } else {
+      const start = options.from === undefined ? events.length - 1 : Math.min(Number(options.from), events.length - 1);
+      for (let i = start; i >= 0 && count < max; i--, count++) yield events[i]!;
+    }
+  }
+
+  subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {
+    this.#assertOpen();
+    assertValidStreamId(stream);
+    const from = options.from ?? 0n;
+    return catchUpThenLive(
+      {
+        readAfter: (cursor) => this.read(stream, { from: cursor === null ? from : cursor + 1n }),
+        cursorOf: (e) => e.revision,
+      },
+      this.#notifier,
+      null,
+      options.signal,
+    );
+  }
+
+  async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    this.#assertOpen();
+    const max = options.maxCount ?? Number.POSITIVE_INFINITY;
+    let count = 0;
+    for (let i = options.after === undefined ? 0 : Number(options.after) + 1; i < this.#all.length && count < max; i++, count++) {
+      yield this.#all[i]!;
+    }
+  }
+
+  subscribeAll(options: SubscribeAllOptions = {}): AsyncIterable<SubscriptionMessage> {
+    this.#assertOpen();
+    return catchUpThenLive(
+      {
+        readAfter: (cursor) => this.readAll(cursor === null ? {} : { after: cursor }),
+        cursorOf: (e) => e.position,
+      },
+      this.#notifier,
+      options.after ?? null,
+      options.signal,
+    );
+  }
+
+  async revision(stream: string): Promise<StreamRevision | 'no_stream'> {
+    this.#assertOpen();
+    assertValidStreamId(stream);
+    return this.#actual(this.#streams.get(stream));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#notifier.close();
+  }
+
+  #actual(record: StreamRecord | undefined): StreamRevision | 'no_stream' {
+    const last = record?.events.at(-1);
+    return last ? last.revision : 'no_stream';
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new StoreClosedError();
+  }
+}

@@ -1,0 +1,113 @@
+import type { Brand } from '../../domain/brand.js';
+
+/**
+ * The EventStore port: what the runtime needs from any store (memory, JSONL, PostgreSQL, EventStoreDB).
+ * Every implementation passes the shared contract suite in test/contract/.
+ */
+
+/** 0-based position of an event inside its stream. Equal to the session envelope's `seq`. */
+export type StreamRevision = Brand<bigint, 'StreamRevision'>;
+/** Position of an event in the store's global order (readAll). Monotonic, not necessarily contiguous. */
+export type GlobalPosition = Brand<bigint, 'GlobalPosition'>;
+
+export const streamRevision = (n: bigint | number): StreamRevision => BigInt(n) as StreamRevision;
+export const globalPosition = (n: bigint | number): GlobalPosition => BigInt(n) as GlobalPosition;
+
+/**
+ * What the writer believes about the stream before its append:
+ * - `'any'`: no check;
+ * - `'no_stream'`: the stream has no event;
+ * - `'stream_exists'`: the stream has at least one event;
+ * - a revision: the stream's last event has exactly this revision.
+ */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
+
+/** An event as the caller hands it to `append`. The store assigns revision and position. */
+export interface NewEvent {
+  /** Stable id; re-appending the same ids is an idempotent no-op. */
+  readonly id: string;
+  readonly type: string;
+  /** Epoch milliseconds, set by the writer's (injectable) clock. */
+  readonly time: number;
+  /** Lossless JSON. */
+  readonly data: unknown;
+  /** A reader that does not know `type` may skip this event instead of refusing the log. */
+  readonly ignorable?: true;
+}
+
+/** An event as a store returns it. */
+export interface RecordedEvent extends NewEvent {
+  readonly stream: string;
+  readonly revision: StreamRevision;
+  readonly position: GlobalPosition;
+}
+
+export interface AppendResult {
+  /** The revision of the stream's last event after the append: pass it as `expected` next time. */
+  readonly nextExpectedRevision: StreamRevision;
+  /** Global position of the batch's last event. */
+  readonly position: GlobalPosition;
+}
+
+export type ReadDirection = 'forwards' | 'backwards';
+
+export interface ReadStreamOptions {
+  /**
+   * First revision to return (inclusive). Defaults to the start (forwards) or the end (backwards).
+   * @defaultValue start or end of the stream, by direction
+   */
+  readonly from?: bigint;
+  /** @defaultValue 'forwards' */
+  readonly direction?: ReadDirection;
+  /** @defaultValue unlimited */
+  readonly maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Return events whose global position is strictly greater than `after`. @defaultValue from the beginning */
+  readonly after?: bigint;
+  /** @defaultValue unlimited */
+  readonly maxCount?: number;
+}
+
+export interface SubscribeOptions {
+  /** First revision to deliver (inclusive). @defaultValue 0 */
+  readonly from?: bigint;
+  /** Aborting ends the iteration. */
+  readonly signal?: AbortSignal;
+}
+
+export interface SubscribeAllOptions {
+  /** Deliver events whose global position is strictly greater than `after`. @defaultValue from the beginning */
+  readonly after?: bigint;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * What a subscription yields: every stored event in order, then one `caught-up` marker when the
+ * historical part is exhausted, then live events as they are appended (no gap, no duplicate).
+ */
+export type SubscriptionMessage =
+  | { readonly kind: 'event'; readonly event: RecordedEvent }
+  | { readonly kind: 'caught-up' };
+
+export interface EventStore {
+  /**
+   * Appends `events` atomically (all or none) if the stream's state matches `expected`.
+   * Re-appending a batch whose ids are already stored, in the same order and place, succeeds without writing.
+   * @throws ConcurrencyError, InvalidStreamIdError, InvalidEventError, EventTooLargeError, DuplicateEventIdError
+   */
+  append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Streams the stream's events; an absent stream yields nothing. */
+  read(stream: string, options?: ReadStreamOptions): AsyncIterable<RecordedEvent>;
+  /** Catch-up then live subscription to one stream. */
+  subscribe(stream: string, options?: SubscribeOptions): AsyncIterable<SubscriptionMessage>;
+  /** Every stream's events in global (commit) order. */
+  readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>;
+  /** Catch-up then live subscription to the global order. */
+  subscribeAll(options?: SubscribeAllOptions): AsyncIterable<SubscriptionMessage>;
+  /** The revision of the stream's last event, or `'no_stream'`. */
+  revision(stream: string): Promise<StreamRevision | 'no_stream'>;
+  /** Releases files, connections and live subscriptions (which end). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,98 @@
+import type { ExpectedRevision, StreamRevision } from './event-store.js';
+
+/** Every error a store raises has a stable `code`; match on it, never on the message. */
+export type StoreErrorCode =
+  | 'concurrency'
+  | 'invalid-stream-id'
+  | 'invalid-event'
+  | 'event-too-large'
+  | 'duplicate-event-id'
+  | 'store-closed'
+  | 'store-io'
+  | 'store-corrupt';
+
+export class StoreError extends Error {
+  readonly code: StoreErrorCode;
+  constructor(code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreError';
+    this.code = code;
+  }
+}
+
+const hasCode = (e: unknown, code: StoreErrorCode): boolean =>
+  typeof e === 'object' && e !== null && (e as { code?: unknown }).code === code;
+
+/** `'no_stream'` when the stream has no event yet. */
+export type ActualRevision = StreamRevision | 'no_stream';
+
+/** Raised when the stream's revision does not match the append's expected revision: another writer got there first. */
+export class ConcurrencyError extends StoreError {
+  declare readonly code: 'concurrency';
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: ActualRevision,
+  ) {
+    super(
+      'concurrency',
+      `stream "${stream}": expected revision ${String(expected)}, actual ${String(actual)}`,
+    );
+    this.name = 'ConcurrencyError';
+  }
+}
+export const isConcurrencyError = (e: unknown): e is ConcurrencyError => hasCode(e, 'concurrency');
+
+/** The stream id is empty, too long, or holds characters no store can keep safely. */
+export class InvalidStreamIdError extends StoreError {
+  declare readonly code: 'invalid-stream-id';
+  constructor(readonly stream: unknown, reason: string) {
+    super('invalid-stream-id', `invalid stream id ${JSON.stringify(String(stream)).slice(0, 80)}: ${reason}`);
+    this.name = 'InvalidStreamIdError';
+  }
+}
+export const isInvalidStreamIdError = (e: unknown): e is InvalidStreamIdError => hasCode(e, 'invalid-stream-id');
+
+/** An event to append is malformed: missing id or type, data that is not lossless JSON. */
+export class InvalidEventError extends StoreError {
+  declare readonly code: 'invalid-event';
+  constructor(readonly index: number, reason: string) {
+    super('invalid-event', `event #${index} of the batch is invalid: ${reason}`);
+    this.name = 'InvalidEventError';
+  }
+}
+export const isInvalidEventError = (e: unknown): e is InvalidEventError => hasCode(e, 'invalid-event');
+
+/** An event's serialized form exceeds the store's limit. */
+export class EventTooLargeError extends StoreError {
+  declare readonly code: 'event-too-large';
+  constructor(readonly index: number, readonly bytes: number, readonly limit: number) {
+    super('event-too-large', `event #${index} of the batch is ${bytes} bytes; the limit is ${limit}`);
+    this.name = 'EventTooLargeError';
+  }
+}
+export const isEventTooLargeError = (e: unknown): e is EventTooLargeError => hasCode(e, 'event-too-large');
+
+/**
+ * An event id is used twice inside one batch, or a batch repeats some (not all) ids already in the stream,
+ * or repeats them at other positions: that is not an idempotent retry, so nothing is written.
+ */
+export class DuplicateEventIdError extends StoreError {
+  declare readonly code: 'duplicate-event-id';
+  constructor(readonly stream: string, readonly eventId: string, reason: string) {
+    super('duplicate-event-id', `stream "${stream}": event id ${eventId} ${reason}`);
+    this.name = 'DuplicateEventIdError';
+  }
+}
+export const isDuplicateEventIdError = (e: unknown): e is DuplicateEventIdError => hasCode(e, 'duplicate-event-id');
+
+export class StoreClosedError extends StoreError {
+  declare readonly code: 'store-closed';
+  constructor() {
+    super('store-closed', 'the store is closed');
+    this.name = 'StoreClosedError';
+  }
+}
+export const isStoreClosedError = (e: unknown): e is StoreClosedError => hasCode(e, 'store-closed');
+export const isStoreError = (e: unknown): e is StoreError =>
+  typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' && e instanceof Error;

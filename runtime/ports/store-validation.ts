@@ -1,0 +1,104 @@
+import { findNonJsonPath } from '../../domain/json.js';
+import type { ExpectedRevision, NewEvent } from './event-store.js';
+import {
+  ConcurrencyError,
+  DuplicateEventIdError,
+  EventTooLargeError,
+  InvalidEventError,
+  InvalidStreamIdError,
+  type ActualRevision,
+} from './store-errors.js';
+
+/** Longest stream id, in UTF-8 bytes, that every store accepts. */
+export const MAX_STREAM_ID_BYTES = 200;
+/** Default largest serialized event (its JSON envelope), in bytes. */
+export const DEFAULT_MAX_EVENT_BYTES = 1024 * 1024;
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Refuses ids that no store can keep safely: not a string, empty, too long, control characters, broken UTF-16. */
+export const assertValidStreamId = (stream: unknown): string => {
+  if (typeof stream !== 'string') throw new InvalidStreamIdError(stream, 'not a string');
+  if (stream.length === 0) throw new InvalidStreamIdError(stream, 'empty');
+  if (LONE_SURROGATE.test(stream)) throw new InvalidStreamIdError(stream, 'not valid UTF-16 (lone surrogate)');
+  if (CONTROL.test(stream)) throw new InvalidStreamIdError(stream, 'control characters are not allowed');
+  const bytes = Buffer.byteLength(stream, 'utf8');
+  if (bytes > MAX_STREAM_ID_BYTES) {
+    throw new InvalidStreamIdError(stream, `${bytes} bytes; at most ${MAX_STREAM_ID_BYTES}`);
+  }
+  return stream;
+};
+
+/**
+ * Checks every event of a batch and returns each one's serialized size.
+ * Ids must be non-empty strings, unique inside the batch; data lossless JSON; the envelope within `maxEventBytes`.
+ */
+export const assertValidBatch = (
+  stream: string,
+  events: readonly NewEvent[],
+  maxEventBytes: number = DEFAULT_MAX_EVENT_BYTES,
+): void => {
+  if (!Array.isArray(events)) throw new InvalidEventError(0, 'the batch is not an array');
+  const ids = new Set<string>();
+  events.forEach((e, i) => {
+    if (typeof e !== 'object' || e === null) throw new InvalidEventError(i, 'not an object');
+    if (typeof e.id !== 'string' || e.id.length === 0) throw new InvalidEventError(i, 'id must be a non-empty string');
+    if (typeof e.type !== 'string' || e.type.length === 0) throw new InvalidEventError(i, 'type must be a non-empty string');
+    if (typeof e.time !== 'number' || !Number.isFinite(e.time)) throw new InvalidEventError(i, 'time must be a finite number');
+    if (e.ignorable !== undefined && e.ignorable !== true) throw new InvalidEventError(i, 'ignorable must be true or absent');
+    const bad = findNonJsonPath(e.data);
+    if (bad !== null) throw new InvalidEventError(i, `data is not lossless JSON at ${bad}`);
+    if (ids.has(e.id)) throw new DuplicateEventIdError(stream, e.id, 'appears twice in one batch');
+    ids.add(e.id);
+    const bytes = Buffer.byteLength(JSON.stringify(e.data), 'utf8') + Buffer.byteLength(e.type) + Buffer.byteLength(e.id);
+    if (bytes > maxEventBytes) throw new EventTooLargeError(i, bytes, maxEventBytes);
+  });
+};
+
+/** Does the stream's actual revision satisfy the expected one? */
+export const expectedRevisionMatches = (expected: ExpectedRevision, actual: ActualRevision): boolean => {
+  if (expected === 'any') return true;
+  if (expected === 'no_stream') return actual === 'no_stream';
+  if (expected === 'stream_exists') return actual !== 'no_stream';
+  return actual !== 'no_stream' && actual === expected;
+};
+
+export const assertValidExpected = (expected: unknown): ExpectedRevision => {
+  if (expected === 'any' || expected === 'no_stream' || expected === 'stream_exists') return expected;
+  if (typeof expected === 'bigint' && expected >= 0n) return expected;
+  throw new InvalidEventError(0, `expected revision must be 'any', 'no_stream', 'stream_exists' or a bigint >= 0, got ${String(expected)}`);
+};
+
+/**
+ * Idempotency check shared by stores that can look ids up: given the stored events' ids at the positions
+ * where a retried batch would have landed, decide between "already appended" and "conflict".
+ * `storedIdsFrom(i)` returns the id stored at (first match revision + i), or undefined.
+ */
+export type IdempotencyVerdict =
+  | { readonly kind: 'new' }
+  | { readonly kind: 'already-appended'; readonly lastRevision: bigint };
+
+export const idempotencyVerdict = (
+  stream: string,
+  events: readonly NewEvent[],
+  revisionOfId: (id: string) => bigint | undefined,
+): IdempotencyVerdict => {
+  if (events.length === 0) return { kind: 'new' };
+  const first = revisionOfId(events[0]!.id);
+  const known = events.filter((e) => revisionOfId(e.id) !== undefined);
+  if (known.length === 0) return { kind: 'new' };
+  if (first === undefined || known.length !== events.length) {
+    throw new DuplicateEventIdError(stream, known[0]!.id, 'is already stored, but the batch is not a retry of a stored batch');
+  }
+  events.forEach((e, i) => {
+    if (revisionOfId(e.id) !== first + BigInt(i)) {
+      throw new DuplicateEventIdError(stream, e.id, 'is already stored at another position');
+    }
+  });
+  return { kind: 'already-appended', lastRevision: first + BigInt(events.length - 1) };
+};
+
+export const concurrencyError = (stream: string, expected: ExpectedRevision, actual: ActualRevision): ConcurrencyError =>
+  new ConcurrencyError(stream, expected, actual);
