@@ -1,0 +1,30 @@
+import type { AuditReport } from '../../domain/audit.js';
+
+const list = (ids: readonly string[]): string => (ids.length === 0 ? '(empty)' : ids.join(', '));
+
+/** The human audit report: verdict, turn timeline, pending lists, queue, message classes, consumed work. */
+export const formatAuditReport = (r: AuditReport): string => {
+  const out: string[] = [];
+  out.push(`session ${r.stream}: ${r.events} event${r.events === 1 ? '' : 's'}, ${r.ok ? 'valid' : 'INVALID'}`);
+  for (const e of r.errors) out.push(`  error [${e.code}] ${e.message}${r.ok ? '' : ' (nothing past it was applied)'}`);
+  out.push('', 'turns:');
+  if (r.turns.length === 0) out.push('  (none)');
+  for (const t of r.turns) {
+    const span = t.endSeq === null ? `seq ${t.startSeq}–…` : `seq ${t.startSeq}–${t.endSeq}`;
+    out.push(`  turn ${t.turn}  ${span}  ${t.reason ?? 'open'}  ${t.steps} step${t.steps === 1 ? '' : 's'}  claimed: ${list(t.claimed)}`);
+  }
+  out.push('', 'messages:');
+  if (r.messages.length === 0) out.push('  (none)');
+  for (const m of r.messages) out.push(`  seq ${m.seq}  ${m.class.padEnd(8)}  ${m.id}`);
+  out.push('', 'pending:', `  next-turn: ${list(r.inbox.nextTurn)}`, `  next-step: ${list(r.inbox.nextStep)}`);
+  if (r.queue.length > 0) out.push('  queue: ' + r.queue.map((q) => `${q.id} (${q.placement})`).join(', '));
+  const cw = r.consumedWork;
+  out.push(
+    '',
+    'consumed work:',
+    `  last accounting turn: ${cw.endTurn === null ? 'none' : `turn ${cw.endTurn} (turn/end at seq ${cw.endSeq})`}`,
+    `  unrun work canceled after it: ${cw.droppedUnrun ? 'yes' : 'no'}`,
+    '',
+  );
+  return out.join('\n');
+};

@@ -1,0 +1,31 @@
+import { auditCommand } from './audit-command.js';
+import type { CliIo } from './io.js';
+
+const USAGE = `usage: steerlog <command> [options]
+
+commands:
+  audit <log.jsonl> [--json]   validate and fold a session log; print its turns, messages, pending lists and consumed work
+  help                         this text
+`;
+
+/** The CLI entry point; returns the exit code. */
+export const main = async (argv: readonly string[], io: CliIo): Promise<number> => {
+  const [command, ...args] = argv;
+  switch (command) {
+    case 'audit':
+      return auditCommand(args, io);
+    case 'help':
+    case '--help':
+    case '-h':
+      io.stdout.write(USAGE);
+      return 0;
+    default:
+      io.stderr.write(command ? `unknown command ${command}\n${USAGE}` : USAGE);
+      return 2;
+  }
+};
+
+const isEntry = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isEntry) {
+  process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr });
+}

@@ -1,0 +1,103 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { DomainErrorCode } from './errors.js';
+import { parseLogLine } from './parse-event.js';
+import type { MessageClass } from './history-classification.js';
+import { nextStepItems, nextTurnItems } from './inbox/inbox-state.js';
+import { queueView, type QueuePlacement } from './queue-view.js';
+import { initialSessionState, stepSession, type SessionState } from './session-fold.js';
+
+/** The audit of one session log: what `steerlog audit --json` prints. */
+export interface AuditReport {
+  readonly stream: string;
+  /** Events read and applied (the fold stops at the first invalid one). */
+  readonly events: number;
+  readonly ok: boolean;
+  readonly errors: readonly { readonly seq: number | null; readonly code: DomainErrorCode; readonly message: string }[];
+  readonly inbox: { readonly nextTurn: readonly string[]; readonly nextStep: readonly string[] };
+  readonly turns: readonly {
+    readonly turn: number;
+    readonly startSeq: number;
+    readonly endSeq: number | null;
+    readonly reason: string | null;
+    readonly steps: number;
+    readonly claimed: readonly string[];
+  }[];
+  readonly consumedWork: { readonly endSeq: number | null; readonly endTurn: number | null; readonly droppedUnrun: boolean };
+  readonly messages: readonly { readonly seq: number; readonly id: string; readonly class: MessageClass }[];
+  readonly queue: readonly { readonly id: string; readonly placement: QueuePlacement }[];
+}
+
+export interface Auditor {
+  /** Feeds one line of the log (lines after the first invalid one are ignored). */
+  push(line: string): void;
+  /** The report of everything pushed so far. */
+  report(): AuditReport;
+}
+
+/**
+ * A streaming audit: validates every event, folds it, and stops folding at the first invalid event, reporting the
+ * state up to it. `stream` names the log when it has no session/created.
+ */
+export const createAuditor = (stream: string): Auditor => {
+  let state: SessionState = initialSessionState();
+  let events = 0;
+  let error: AuditReport['errors'][number] | null = null;
+  let pendingBlank: number | null = null;
+  const turns: AuditReport['turns'][number][] = [];
+  const messages: AuditReport['messages'][number][] = [];
+
+  return {
+    push(line) {
+      if (error) return;
+      if (line.trim() === '') {
+        pendingBlank ??= state.nextSeq;
+        return;
+      }
+      if (pendingBlank !== null) {
+        error = { seq: pendingBlank, code: 'invalid-json', message: `seq ${pendingBlank}: blank line inside the log` };
+        return;
+      }
+      const parsed = parseLogLine(line, { expectedSeq: state.nextSeq });
+      if (E.isLeft(parsed)) {
+        error = { seq: parsed.left.seq ?? state.nextSeq, code: parsed.left.code, message: parsed.left.message };
+        return;
+      }
+      const step = stepSession(state, parsed.right);
+      if (E.isLeft(step)) {
+        error = { seq: parsed.right.seq, code: step.left.code, message: step.left.message };
+        return;
+      }
+      state = step.right.state;
+      events++;
+      if (step.right.messageClass) messages.push({ seq: parsed.right.seq, id: (parsed.right.data as { id: string }).id, class: step.right.messageClass });
+      const closed = step.right.closedTurn;
+      if (closed) {
+        turns.push({ turn: closed.turn, startSeq: closed.startSeq, endSeq: closed.endSeq, reason: closed.reason?.kind ?? null, steps: closed.steps, claimed: closed.claimed });
+      }
+    },
+    report() {
+      const open = state.turns.openTurn;
+      const end = state.consumed.end;
+      return {
+        stream: state.created?.sessionId ?? stream,
+        events,
+        ok: error === null,
+        errors: error ? [error] : [],
+        inbox: { nextTurn: nextTurnItems(state.inbox).map((m) => m.id), nextStep: nextStepItems(state.inbox).map((m) => m.id) },
+        turns: open
+          ? [...turns, { turn: open.turn, startSeq: open.startSeq, endSeq: null, reason: null, steps: open.steps, claimed: state.openTurnClaimed }]
+          : [...turns],
+        consumedWork: { endSeq: end?.seq ?? null, endTurn: end?.turn ?? null, droppedUnrun: state.consumed.droppedUnrun },
+        messages: [...messages],
+        queue: queueView(state.inbox).map((q) => ({ id: q.id, placement: q.placement })),
+      };
+    },
+  };
+};
+
+/** Audits a whole log given as lines. */
+export const auditLines = (stream: string, lines: Iterable<string>): AuditReport => {
+  const auditor = createAuditor(stream);
+  for (const line of lines) auditor.push(line);
+  return auditor.report();
+};

@@ -1,0 +1,60 @@
+import type { LogEvent, TurnEndReason } from './events.js';
+
+/**
+ * Consumed-work accounting (protocol-core §5): which turn last accounted for consumed input, and whether unrun
+ * work was canceled after it. A turn *accounts* iff it stepped, or it claimed input and its reason accounts for a claim.
+ */
+export interface ConsumedWork {
+  /** The latest accounting turn/end: its seq and turn, or undefined. */
+  readonly end?: { readonly seq: number; readonly turn: number; readonly reason: TurnEndReason };
+  /** Unrun work was canceled after `end` (a canceled splice that inserted nothing). */
+  readonly droppedUnrun: boolean;
+}
+
+export interface ConsumedWorkState extends ConsumedWork {
+  readonly open?: number;
+  readonly stepped: ReadonlySet<number>;
+  readonly claimed: ReadonlySet<number>;
+}
+
+export const initialConsumedWorkState = (): ConsumedWorkState => ({ droppedUnrun: false, stepped: new Set(), claimed: new Set() });
+
+/** `completed` with a claim but no step means the claim was rewritten away: nothing ran, nothing dropped. Unknown kinds account. */
+export const accountsForClaim = (reason: TurnEndReason | { readonly kind: string }): boolean => reason.kind !== 'completed';
+
+const withAdded = (set: ReadonlySet<number>, n: number): ReadonlySet<number> => (set.has(n) ? set : new Set(set).add(n));
+
+/** One event into the accounting state. Other event types leave it unchanged. */
+export const evolveConsumedWork = (state: ConsumedWorkState, event: LogEvent): ConsumedWorkState => {
+  switch (event.type) {
+    case 'turn/start':
+      return { ...state, open: (event.data as { turn: number }).turn };
+    case 'step/start':
+      return { ...state, stepped: withAdded(state.stepped, (event.data as { turn: number }).turn) };
+    case 'agent/inbox/spliced': {
+      const d = event.data as { removedCount?: number; inserted: readonly unknown[]; outcome?: 'canceled' };
+      if (d.removedCount === undefined) return state;
+      if (d.outcome === 'canceled') return d.inserted.length === 0 && !state.droppedUnrun ? { ...state, droppedUnrun: true } : state;
+      return state.open === undefined ? state : { ...state, claimed: withAdded(state.claimed, state.open) };
+    }
+    case 'turn/end': {
+      const { turn, reason } = event.data as { turn: number; reason: TurnEndReason };
+      const accounts = state.stepped.has(turn) || (state.claimed.has(turn) && accountsForClaim(reason));
+      const stepped = new Set(state.stepped);
+      const claimed = new Set(state.claimed);
+      stepped.delete(turn);
+      claimed.delete(turn);
+      const base = { stepped, claimed, open: undefined };
+      return accounts ? { ...base, end: { seq: event.seq, turn, reason }, droppedUnrun: false } : { ...state, ...base };
+    }
+    default:
+      return state;
+  }
+};
+
+/** `foldConsumedWork` over a log or an owned suffix. */
+export const foldConsumedWork = (events: Iterable<LogEvent>): ConsumedWork => {
+  let state = initialConsumedWorkState();
+  for (const e of events) state = evolveConsumedWork(state, e);
+  return state.end ? { end: state.end, droppedUnrun: state.droppedUnrun } : { droppedUnrun: state.droppedUnrun };
+};

@@ -1,0 +1,85 @@
+/** Stable codes of every refusal the domain can make. Match on `code`, never on the message. */
+export type DomainErrorCode =
+  | 'invalid-json'
+  | 'malformed-envelope'
+  | 'unknown-event-type'
+  | 'invalid-event-data'
+  | 'seq-out-of-order'
+  | 'duplicate-pending-id'
+  | 'invalid-splice'
+  | 'invalid-message'
+  | 'impossible-event';
+
+export class DomainError extends Error {
+  readonly code: DomainErrorCode;
+  constructor(code: DomainErrorCode, message: string) {
+    super(message);
+    this.name = 'DomainError';
+    this.code = code;
+  }
+}
+
+const hasCode = (e: unknown, ...codes: DomainErrorCode[]): boolean =>
+  typeof e === 'object' && e !== null && codes.includes((e as { code?: DomainErrorCode }).code as DomainErrorCode);
+
+export type EventParseErrorCode = 'invalid-json' | 'malformed-envelope' | 'unknown-event-type' | 'invalid-event-data' | 'seq-out-of-order';
+
+/** An untrusted log line or envelope that is not a valid event. Names the seq, the type and the failing path when known. */
+export class EventParseError extends DomainError {
+  declare readonly code: EventParseErrorCode;
+  constructor(
+    code: EventParseErrorCode,
+    readonly seq: number | null,
+    readonly eventType: string | null,
+    readonly path: string,
+    detail: string,
+  ) {
+    super(code, `${seq === null ? 'event' : `seq ${seq}`}${eventType ? ` (${eventType})` : ''}: ${detail}${path ? ` at ${path}` : ''}`);
+    this.name = 'EventParseError';
+  }
+}
+export const isEventParseError = (e: unknown): e is EventParseError =>
+  hasCode(e, 'invalid-json', 'malformed-envelope', 'unknown-event-type', 'invalid-event-data', 'seq-out-of-order');
+
+/** A message id that is already pending in either list (ids are unique across both). */
+export class DuplicatePendingIdError extends DomainError {
+  declare readonly code: 'duplicate-pending-id';
+  constructor(readonly messageId: string) {
+    super('duplicate-pending-id', `message "${messageId}" is already pending`);
+    this.name = 'DuplicatePendingIdError';
+  }
+}
+export const isDuplicatePendingIdError = (e: unknown): e is DuplicatePendingIdError => hasCode(e, 'duplicate-pending-id');
+
+/** Splice coordinates that do not fit the list (durable splices must be exact; commands are normalized first). */
+export class InvalidSpliceError extends DomainError {
+  declare readonly code: 'invalid-splice';
+  constructor(readonly reason: string) {
+    super('invalid-splice', `invalid inbox splice: ${reason}`);
+    this.name = 'InvalidSpliceError';
+  }
+}
+export const isInvalidSpliceError = (e: unknown): e is InvalidSpliceError => hasCode(e, 'invalid-splice');
+
+/** A message that is not a valid UserMessage (or not lossless JSON). */
+export class InvalidMessageError extends DomainError {
+  declare readonly code: 'invalid-message';
+  constructor(readonly path: string, detail: string) {
+    super('invalid-message', `invalid message at ${path}: ${detail}`);
+    this.name = 'InvalidMessageError';
+  }
+}
+export const isInvalidMessageError = (e: unknown): e is InvalidMessageError => hasCode(e, 'invalid-message');
+
+/** A well-formed event that cannot happen where it stands in the log (a step outside a turn, a second turn/start…). */
+export class ImpossibleEventError extends DomainError {
+  declare readonly code: 'impossible-event';
+  constructor(readonly seq: number, readonly eventType: string, reason: string) {
+    super('impossible-event', `seq ${seq} (${eventType}): ${reason}`);
+    this.name = 'ImpossibleEventError';
+  }
+}
+export const isImpossibleEventError = (e: unknown): e is ImpossibleEventError => hasCode(e, 'impossible-event');
+
+export type InboxError = DuplicatePendingIdError | InvalidSpliceError | InvalidMessageError;
+export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;

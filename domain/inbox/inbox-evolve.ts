@@ -1,0 +1,68 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { DuplicatePendingIdError, InvalidSpliceError, type InboxError } from '../errors.js';
+import type { InboxSplicedData } from '../events.js';
+import * as L from './pending-list.js';
+import { listOf, withList, type InboxState } from './inbox-state.js';
+
+const other = (target: InboxSplicedData['target']) => (target === 'next-turn' ? 'next-step' : 'next-turn');
+
+/**
+ * Checks a durable splice against the state it would apply to: exact coordinates that fit the target list and
+ * ids that stay unique across both lists (an id the same splice removes may be re-inserted). Returns null when valid.
+ * O(k log n) for k inserted messages.
+ */
+export const validateSplice = (state: InboxState, splice: InboxSplicedData): InboxError | null => {
+  const list = listOf(state, splice.target);
+  const length = L.size(list);
+  const { start } = splice;
+  const removed = splice.removedCount ?? 0;
+  if (!Number.isSafeInteger(start) || start < 0 || start > length) {
+    return new InvalidSpliceError(`start ${start} is outside ${splice.target} (length ${length})`);
+  }
+  if (!Number.isSafeInteger(removed) || removed < 0 || start + removed > length) {
+    return new InvalidSpliceError(`removing ${removed} from ${start} does not fit ${splice.target} (length ${length})`);
+  }
+  if (splice.removedCount === 0) return new InvalidSpliceError('removedCount is written only when at least one item is removed');
+  const otherList = listOf(state, other(splice.target));
+  const seen = new Set<string>();
+  for (const m of splice.inserted) {
+    if (seen.has(m.id) || L.has(otherList, m.id)) return new DuplicatePendingIdError(m.id);
+    seen.add(m.id);
+    const at = L.indexOf(list, m.id);
+    if (at >= 0 && (at < start || at >= start + removed)) return new DuplicatePendingIdError(m.id);
+  }
+  return null;
+};
+
+/** Applies one durable splice after validating it; the state passed in is never changed. */
+export const applySplice = (state: InboxState, splice: InboxSplicedData): E.Either<InboxError, InboxState> => {
+  const invalid = validateSplice(state, splice);
+  if (invalid) return E.left(invalid);
+  const list = listOf(state, splice.target);
+  return E.right(withList(state, splice.target, L.spliceExact(list, splice.start, splice.removedCount ?? 0, splice.inserted)));
+};
+
+/**
+ * The Inbox's evolve: one durable splice into the next state. A splice that does not fit is a corrupt log:
+ * this throws the typed error (use `applySplice` for an Either).
+ */
+export const evolveInbox = (state: InboxState, splice: InboxSplicedData): InboxState =>
+  E.match<InboxError, InboxState, InboxState>(
+    (e) => {
+      throw e;
+    },
+    (s) => s,
+  )(applySplice(state, splice));
+
+/** Folds every splice in order (the caller passes only events after the seed boundary). */
+export const replayInbox = (splices: Iterable<InboxSplicedData>, from: InboxState): E.Either<InboxError & { readonly index: number }, InboxState> => {
+  let state = from;
+  let index = 0;
+  for (const s of splices) {
+    const next = applySplice(state, s);
+    if (E.isLeft(next)) return E.left(Object.assign(next.left, { index }));
+    state = next.right;
+    index++;
+  }
+  return E.right(state);
+};

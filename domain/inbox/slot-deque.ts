@@ -1,0 +1,211 @@
+import type { UserMessage } from '../message.js';
+
+/** Marks a slot whose item was removed from the middle of the list. */
+const TOMB = Symbol('tomb');
+type Slot = UserMessage | typeof TOMB | undefined;
+
+/**
+ * The mutable store behind one inbox list (owned by exactly one PendingList version at a time).
+ *
+ * Items sit in `slots[head..tail)`; removals from the front advance `head`, removals inside the list leave a
+ * tombstone counted in a Fenwick tree so that rank <-> slot conversions stay O(log n). Costs (n = pending items):
+ * push, prepend, pop-front: O(1) amortized; remove/replace at a rank or by id: O(log n); any other splice: O(n + k).
+ */
+export class SlotDeque {
+  private slots: Slot[];
+  private head: number;
+  private tail: number;
+  private live = 0;
+  private tombs = 0;
+  private readonly slotOfId = new Map<string, number>();
+  /** Fenwick tree (1-based) of tombstones over slot indices [0, fenCap). Valid only while fenCap >= tail. */
+  private fen: Int32Array = new Int32Array(1);
+  private fenCap = 0;
+
+  constructor(items: readonly UserMessage[] = [], frontSlack = 8) {
+    this.slots = new Array<Slot>(frontSlack + items.length);
+    this.head = frontSlack;
+    this.tail = frontSlack;
+    for (const m of items) this.push(m);
+  }
+
+  get size(): number {
+    return this.live;
+  }
+
+  has(id: string): boolean {
+    return this.slotOfId.has(id);
+  }
+
+  /** Rank of a pending id, or -1. */
+  rankOf(id: string): number {
+    const slot = this.slotOfId.get(id);
+    if (slot === undefined) return -1;
+    if (this.tombs === 0) return slot - this.head;
+    this.ensureFenwick();
+    return slot - this.head - (this.tombPrefix(slot - 1) - this.tombPrefix(this.head - 1));
+  }
+
+  at(rank: number): UserMessage | undefined {
+    if (rank < 0 || rank >= this.live) return undefined;
+    return this.slots[this.slotOfRank(rank)] as UserMessage;
+  }
+
+  toArray(): UserMessage[] {
+    const out: UserMessage[] = [];
+    for (let i = this.head; i < this.tail; i++) {
+      const s = this.slots[i];
+      if (s !== TOMB && s !== undefined) out.push(s);
+    }
+    return out;
+  }
+
+  /** Items at ranks [start, start + count). */
+  slice(start: number, count: number): UserMessage[] {
+    if (count === 0) return [];
+    if (this.tombs === 0) return this.slots.slice(this.head + start, this.head + start + count) as UserMessage[];
+    return this.toArray().slice(start, start + count);
+  }
+
+  push(m: UserMessage): void {
+    const slot = this.tail++;
+    this.slots[slot] = m;
+    this.slotOfId.set(m.id, slot);
+    this.live++;
+  }
+
+  prepend(m: UserMessage): void {
+    if (this.head === 0) this.rebuild(Math.max(8, this.live));
+    const slot = --this.head;
+    if (this.slots[slot] === TOMB && this.fenCap > slot) this.fenAdd(slot, -1);
+    this.slots[slot] = m;
+    this.slotOfId.set(m.id, slot);
+    this.live++;
+  }
+
+  /** Removes and returns the first item. */
+  popFront(): UserMessage {
+    while (this.slots[this.head] === TOMB) {
+      this.head++;
+      this.tombs--;
+    }
+    const m = this.slots[this.head] as UserMessage;
+    this.slots[this.head] = undefined;
+    this.head++;
+    this.slotOfId.delete(m.id);
+    this.live--;
+    this.afterRemoval();
+    return m;
+  }
+
+  /** Replaces the item at `rank` with `m` (same or another id). */
+  replaceAt(rank: number, m: UserMessage): UserMessage {
+    const slot = this.slotOfRank(rank);
+    const old = this.slots[slot] as UserMessage;
+    this.slotOfId.delete(old.id);
+    this.slots[slot] = m;
+    this.slotOfId.set(m.id, slot);
+    return old;
+  }
+
+  /** Removes the item at `rank`. */
+  removeAt(rank: number): UserMessage {
+    if (rank === 0) return this.popFront();
+    const slot = this.slotOfRank(rank);
+    const old = this.slots[slot] as UserMessage;
+    this.slotOfId.delete(old.id);
+    if (slot === this.tail - 1 && this.tombs === 0) {
+      this.slots[slot] = undefined;
+      this.tail--;
+    } else {
+      this.ensureFenwick();
+      this.slots[slot] = TOMB;
+      this.fenAdd(slot, 1);
+      this.tombs++;
+    }
+    this.live--;
+    this.afterRemoval();
+    return old;
+  }
+
+  /** The general case: O(n + k). */
+  spliceGeneral(start: number, deleteCount: number, inserted: readonly UserMessage[]): UserMessage[] {
+    const items = this.toArray();
+    const removed = items.splice(start, deleteCount, ...inserted);
+    this.reset(items, 8);
+    return removed;
+  }
+
+  copy(): SlotDeque {
+    return new SlotDeque(this.toArray());
+  }
+
+  private slotOfRank(rank: number): number {
+    if (this.tombs === 0) return this.head + rank;
+    this.ensureFenwick();
+    // Smallest slot s with (s + 1) - tombPrefix(s) >= k, where the non-tomb slots before head are offset out.
+    const k = rank + 1 + this.head - this.tombPrefix(this.head - 1);
+    let pos = 0;
+    let acc = 0;
+    for (let step = highestPowerOfTwo(this.fenCap); step > 0; step >>= 1) {
+      const next = pos + step;
+      if (next <= this.fenCap && next - (acc + this.fen[next]!) < k) {
+        pos = next;
+        acc += this.fen[next]!;
+      }
+    }
+    return pos;
+  }
+
+  private afterRemoval(): void {
+    if (this.live === 0) {
+      this.reset([], 8);
+    } else if (this.tombs > 32 && this.tombs > this.live) {
+      this.rebuild(8);
+    }
+  }
+
+  private rebuild(frontSlack: number): void {
+    this.reset(this.toArray(), frontSlack);
+  }
+
+  private reset(items: readonly UserMessage[], frontSlack: number): void {
+    this.slots = new Array<Slot>(frontSlack + items.length);
+    this.head = frontSlack;
+    this.tail = frontSlack;
+    this.live = 0;
+    this.tombs = 0;
+    this.slotOfId.clear();
+    this.fen = new Int32Array(1);
+    this.fenCap = 0;
+    for (const m of items) this.push(m);
+  }
+
+  private ensureFenwick(): void {
+    if (this.fenCap >= this.tail) return;
+    const cap = Math.max(16, this.tail * 2);
+    const fen = new Int32Array(cap + 1);
+    for (let i = 0; i < this.tail; i++) {
+      if (this.slots[i] === TOMB) fen[i + 1]! += 1;
+    }
+    for (let i = 1; i <= cap; i++) {
+      const parent = i + (i & -i);
+      if (parent <= cap) fen[parent]! += fen[i]!;
+    }
+    this.fen = fen;
+    this.fenCap = cap;
+  }
+
+  private fenAdd(slot: number, delta: number): void {
+    for (let i = slot + 1; i <= this.fenCap; i += i & -i) this.fen[i]! += delta;
+  }
+
+  /** Tombstones in slots [0, slot]. */
+  private tombPrefix(slot: number): number {
+    let sum = 0;
+    for (let i = Math.min(slot + 1, this.fenCap); i > 0; i -= i & -i) sum += this.fen[i]!;
+    return sum;
+  }
+}
+
+const highestPowerOfTwo = (n: number): number => (n <= 0 ? 0 : 2 ** Math.floor(Math.log2(n)));

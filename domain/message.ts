@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import type { MessageId } from './brand.js';
+import { deepFreeze } from './json.js';
+
+/** A text content block. */
+export const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() }).strict();
+/** An image content block: base64 data with its media type. */
+export const ImageBlockSchema = z
+  .object({
+    type: z.literal('image'),
+    mediaType: z.string().regex(/^image\/[a-z0-9.+-]+$/i, 'a media type such as image/png'),
+    data: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64 data'),
+  })
+  .strict();
+export const ContentBlockSchema = z.discriminatedUnion('type', [TextBlockSchema, ImageBlockSchema]);
+export type TextBlock = z.infer<typeof TextBlockSchema>;
+export type ImageBlock = z.infer<typeof ImageBlockSchema>;
+export type ContentBlock = z.infer<typeof ContentBlockSchema>;
+
+/**
+ * Where a message came from. An open union on `kind`: the kinds below are declared and checked;
+ * any other kind is kept verbatim (consumers switch on `kind` and tolerate unknown ones).
+ */
+export type UserSource = { readonly kind: 'user'; readonly rpcId?: string; readonly clientTimeZone?: string };
+export type PluginSource = { readonly kind: 'plugin'; readonly plugin: string; readonly form?: string; readonly [k: string]: unknown };
+export type CoordinatorSource = { readonly kind: 'coordinator'; readonly [k: string]: unknown };
+export type SubagentReportSource = { readonly kind: 'subagent-report'; readonly childSession?: string; readonly [k: string]: unknown };
+export type SubagentSettledSource = { readonly kind: 'subagent-settled'; readonly childSession?: string; readonly [k: string]: unknown };
+/** A source kind steerlog does not declare (an extension's). */
+export type UnknownSource = { readonly kind: string; readonly [k: string]: unknown };
+export type MessageSource =
+  | UserSource
+  | PluginSource
+  | CoordinatorSource
+  | SubagentReportSource
+  | SubagentSettledSource
+  | UnknownSource;
+
+export const DECLARED_SOURCE_KINDS = ['user', 'plugin', 'coordinator', 'subagent-report', 'subagent-settled'] as const;
+
+const declaredSourceSchemas: Record<string, z.ZodTypeAny> = {
+  user: z.object({ kind: z.literal('user'), rpcId: z.string().optional(), clientTimeZone: z.string().optional() }).passthrough(),
+  plugin: z.object({ kind: z.literal('plugin'), plugin: z.string(), form: z.string().optional() }).passthrough(),
+  coordinator: z.object({ kind: z.literal('coordinator') }).passthrough(),
+  'subagent-report': z.object({ kind: z.literal('subagent-report'), childSession: z.string().optional() }).passthrough(),
+  'subagent-settled': z.object({ kind: z.literal('subagent-settled'), childSession: z.string().optional() }).passthrough(),
+};
+
+export const MessageSourceSchema = z
+  .object({ kind: z.string().min(1) })
+  .passthrough()
+  .superRefine((source, ctx) => {
+    const declared = declaredSourceSchemas[source.kind];
+    if (!declared) return;
+    const result = declared.safeParse(source);
+    if (!result.success) for (const issue of result.error.issues) ctx.addIssue(issue);
+  }) as unknown as z.ZodType<MessageSource>;
+
+export const MessageIdSchema = z.string().min(1, 'a message id is a non-empty string') as unknown as z.ZodType<MessageId>;
+
+/** A pending input item: user-role content with a stable id and a required source. */
+export const UserMessageSchema = z
+  .object({
+    id: MessageIdSchema,
+    role: z.literal('user'),
+    content: z.array(ContentBlockSchema),
+    source: MessageSourceSchema,
+  })
+  .strict();
+export interface UserMessage {
+  readonly id: MessageId;
+  readonly role: 'user';
+  readonly content: readonly ContentBlock[];
+  readonly source: MessageSource;
+}
+
+export interface CreateUserMessageOptions {
+  /** Id source, injectable for deterministic replays. @defaultValue crypto.randomUUID */
+  readonly newId?: () => string;
+}
+
+/** A fresh message with a new UUID id: a detached, deep-frozen value. */
+export const createUserMessage = (
+  content: string | readonly ContentBlock[],
+  source: MessageSource = { kind: 'user' },
+  options: CreateUserMessageOptions = {},
+): UserMessage => {
+  const newId = options.newId ?? (() => globalThis.crypto.randomUUID());
+  const blocks = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content;
+  return freezeMessage({ id: newId() as MessageId, role: 'user', content: blocks, source });
+};
+
+/** A detached deep-frozen copy that keeps the id (for edits that keep identity). */
+export const freezeMessage = (message: UserMessage): UserMessage => deepFreeze(structuredClone(message));
+
+/** The text of a message's text blocks, joined; null when any block is not text. */
+export const messageText = (message: UserMessage): string | null =>
+  message.content.every((b) => b.type === 'text') ? message.content.map((b) => (b as TextBlock).text).join('') : null;

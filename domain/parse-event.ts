@@ -1,0 +1,80 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { z } from 'zod';
+import type { EventId } from './brand.js';
+import { EventParseError } from './errors.js';
+import { EVENT_DATA_SCHEMAS, isEventType, type LogEvent } from './events.js';
+import { deepFreeze, findNonJsonPath } from './json.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ENVELOPE_KEYS = new Set(['seq', 'id', 'time', 'type', 'data', 'ignorable']);
+
+const zodPath = (issue: z.ZodIssue): string =>
+  issue.path.reduce<string>((p, k) => (typeof k === 'number' ? `${p}[${k}]` : `${p}.${k}`), 'data');
+
+export interface ParseEventOptions {
+  /** The seq this event must carry (contiguous logs). Omit to accept any. */
+  readonly expectedSeq?: number;
+}
+
+/**
+ * Turns an untrusted JSON value into a typed, deep-frozen log event, or a typed error naming the seq,
+ * the event type and the failing path. Unknown types are errors unless the event is marked `ignorable: true`.
+ */
+export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Either<EventParseError, LogEvent> => {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return E.left(new EventParseError('malformed-envelope', null, null, '', 'an event is a JSON object'));
+  }
+  const env = raw as Record<string, unknown>;
+  const seq = typeof env.seq === 'number' && Number.isSafeInteger(env.seq) && env.seq >= 0 ? env.seq : null;
+  const type = typeof env.type === 'string' && env.type.length > 0 ? env.type : null;
+  const fail = (code: EventParseError['code'], path: string, detail: string) =>
+    E.left(new EventParseError(code, seq, type, path, detail));
+
+  if (seq === null) return fail('malformed-envelope', 'seq', 'seq must be a non-negative safe integer');
+  if (type === null) return fail('malformed-envelope', 'type', 'type must be a non-empty string');
+  if (typeof env.id !== 'string' || !UUID.test(env.id)) return fail('malformed-envelope', 'id', 'id must be a UUID');
+  if (typeof env.time !== 'number' || !Number.isFinite(env.time)) return fail('malformed-envelope', 'time', 'time must be epoch milliseconds');
+  if (!('data' in env)) return fail('malformed-envelope', 'data', 'data is missing');
+  if (env.ignorable !== undefined && env.ignorable !== true) return fail('malformed-envelope', 'ignorable', 'ignorable must be true or absent');
+  for (const key of Object.keys(env)) {
+    if (!ENVELOPE_KEYS.has(key)) return fail('malformed-envelope', key, `unexpected envelope field "${key}"`);
+  }
+  if (options.expectedSeq !== undefined && seq !== options.expectedSeq) {
+    return fail('seq-out-of-order', 'seq', `expected seq ${options.expectedSeq}`);
+  }
+  const nonJson = findNonJsonPath(env.data);
+  if (nonJson !== null) return fail('invalid-event-data', nonJson.replace(/^\$/, 'data'), 'not lossless JSON');
+
+  if (!isEventType(type)) {
+    if (env.ignorable === true) {
+      return E.right(deepFreeze({ seq, id: env.id as EventId, time: env.time, type, data: structuredClone(env.data), ignorable: true as const }));
+    }
+    return fail('unknown-event-type', 'type', `unknown event type "${type}" (not marked ignorable)`);
+  }
+  const result = EVENT_DATA_SCHEMAS[type].safeParse(env.data);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    return fail('invalid-event-data', zodPath(issue), issue.message);
+  }
+  return E.right(
+    deepFreeze({
+      seq,
+      id: env.id as EventId,
+      time: env.time,
+      type,
+      data: result.data,
+      ...(env.ignorable === true ? { ignorable: true as const } : {}),
+    }) as LogEvent,
+  );
+};
+
+/** Parses one line of a JSONL log. */
+export const parseLogLine = (line: string, options: ParseEventOptions = {}): E.Either<EventParseError, LogEvent> => {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch (e) {
+    return E.left(new EventParseError('invalid-json', options.expectedSeq ?? null, null, '', `not JSON (${(e as Error).message})`));
+  }
+  return parseEvent(raw, options);
+};
