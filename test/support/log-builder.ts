@@ -34,6 +34,11 @@ export class LogBuilder {
 
   add<T extends EventType>(type: T, data: EventDataByType[T]): this {
     const seq = this.events.length;
+    if (type === 'turn/start') {
+      this.turn = (data as { turn: number }).turn;
+      this.step = 0;
+    }
+    if (type === 'step/start') this.step = (data as { step: number }).step;
     this.events.push({ seq, id: uuidAt(seq + 1) as EventId, time: this.time++, type, data } as SessionEvent);
     return this;
   }
@@ -60,9 +65,7 @@ export class LogBuilder {
   }
 
   turnStart(): this {
-    this.turn++;
-    this.step = 0;
-    return this.add('turn/start', { turn: this.turn });
+    return this.add('turn/start', { turn: this.turn + 1 });
   }
   /** Claims for the next step (next-turn at a turn's first boundary) and enters the batch as a step. */
   claimAndStep(text = 'ok'): UserMessage[] {
@@ -74,8 +77,7 @@ export class LogBuilder {
     return this.do({ kind: 'claim', target: this.step === 0 ? 'next-turn' : 'next-step' }).removed as UserMessage[];
   }
   stepWith(messages: readonly UserMessage[], text = 'ok'): this {
-    this.step++;
-    this.add('step/start', { turn: this.turn, step: this.step });
+    this.add('step/start', { turn: this.turn, step: this.step + 1 });
     for (const m of messages) this.add('user/message', m);
     this.add('assistant/message', { turn: this.turn, step: this.step, message: { role: 'assistant', content: [{ type: 'text', text }] } });
     return this.add('step/end', { turn: this.turn, step: this.step });
