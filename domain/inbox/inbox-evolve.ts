@@ -24,10 +24,10 @@ export const validateSplice = (state: InboxState, splice: InboxSplicedData): Inb
   }
   if (splice.removedCount === 0) return new InvalidSpliceError('removedCount is written only when at least one item is removed');
   const otherList = listOf(state, other(splice.target));
-  const seen = new Set<string>();
+  const seen = splice.inserted.length > 1 ? new Set<string>() : null;
   for (const m of splice.inserted) {
-    if (seen.has(m.id) || L.has(otherList, m.id)) return new DuplicatePendingIdError(m.id);
-    seen.add(m.id);
+    if (seen?.has(m.id) || L.has(otherList, m.id)) return new DuplicatePendingIdError(m.id);
+    seen?.add(m.id);
     const at = L.indexOf(list, m.id);
     if (at >= 0 && (at < start || at >= start + removed)) return new DuplicatePendingIdError(m.id);
   }
@@ -46,13 +46,12 @@ export const applySplice = (state: InboxState, splice: InboxSplicedData): E.Eith
  * The Inbox's evolve: one durable splice into the next state. A splice that does not fit is a corrupt log:
  * this throws the typed error (use `applySplice` for an Either).
  */
-export const evolveInbox = (state: InboxState, splice: InboxSplicedData): InboxState =>
-  E.match<InboxError, InboxState, InboxState>(
-    (e) => {
-      throw e;
-    },
-    (s) => s,
-  )(applySplice(state, splice));
+export const evolveInbox = (state: InboxState, splice: InboxSplicedData): InboxState => {
+  const invalid = validateSplice(state, splice);
+  if (invalid) throw invalid;
+  const list = listOf(state, splice.target);
+  return withList(state, splice.target, L.spliceExact(list, splice.start, splice.removedCount ?? 0, splice.inserted));
+};
 
 /** Folds every splice in order (the caller passes only events after the seed boundary). */
 export const replayInbox = (splices: Iterable<InboxSplicedData>, from: InboxState): E.Either<InboxError & { readonly index: number }, InboxState> => {

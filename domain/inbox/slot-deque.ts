@@ -157,10 +157,11 @@ export class SlotDeque {
     return pos;
   }
 
+  /** Compacts when the list is empty, when tombstones outnumber items, or when the slots freed at the front do: O(1) amortized. */
   private afterRemoval(): void {
     if (this.live === 0) {
       this.reset([], 8);
-    } else if (this.tombs > 32 && this.tombs > this.live) {
+    } else if ((this.tombs > 32 && this.tombs > this.live) || (this.head > 1024 && this.head > 2 * this.live)) {
       this.rebuild(8);
     }
   }
