@@ -1,0 +1,527 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { MessageId } from '../domain/brand.js';
+import type { AbortCause, AssistantBlock, InboxTarget, LogEvent, TurnEndReason, TurnError } from '../domain/events.js';
+import { admitMessage, decideInbox, type InboxCommand } from '../domain/inbox/inbox-decide.js';
+import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
+import { notificationsOfSplice } from '../domain/inbox/inbox-notifications.js';
+import { hasPending, initialInboxState, nextStepItems, nextTurnItems, type InboxState } from '../domain/inbox/inbox-state.js';
+import * as L from '../domain/inbox/pending-list.js';
+import type { UserMessage } from '../domain/message.js';
+import { modelMessageOf, type ModelMessage } from '../domain/model-messages.js';
+import {
+  claimTargetAt,
+  continuesIntoNextTurn,
+  decideBoundary,
+  failureReason,
+  latchesWake,
+  mergeStepResult,
+  publicStatus,
+  shouldAskTurnStopping,
+  shouldCloseAfterStep,
+  stepResultOf,
+  type DriverAfterTurn,
+  type PreStepDecision,
+  type StepResult,
+} from '../domain/turn-machine.js';
+import { errorChain, isModelError, ModelError, RuntimeError } from './errors.js';
+import { HookRegistry, type AgentHooks, type HookName } from './hooks.js';
+import type { Logger } from './logger.js';
+import type { ModelPort, ModelResponse } from './ports/model.js';
+import type { CommitCheck, EventObserver, SessionLog } from './session-log.js';
+import type { Tool, ToolOutcome } from './tools.js';
+
+type Phase =
+  | { kind: 'idle'; lastTurn: number }
+  | { kind: 'maintenance'; abort: AbortController; lastTurn: number; wakeRequested: boolean }
+  | { kind: 'running'; abort: AbortController; turn: number; step: number; wakeRequested: boolean };
+
+export interface AgentOptions {
+  readonly log: SessionLog;
+  readonly model: ModelPort;
+  readonly tools?: readonly Tool<Agent>[];
+  readonly logger: Logger;
+  /** The system prompt, or a function assembling it at every proposed step (a throw ends the turn `error`). */
+  readonly systemPrompt?: string | ((ctx: { readonly agent: Agent; readonly turn: number; readonly step: number; readonly signal: AbortSignal }) => string | Promise<string>);
+  /** Parallel-safe tool calls run at most this many at once. @defaultValue 4 */
+  readonly toolConcurrency?: number;
+  /** The inbox state and last turn number restored from the log (resume). @defaultValue empty, 0 */
+  readonly restored?: { readonly inbox: InboxState; readonly lastTurn: number };
+}
+
+/** The read-and-edit view of an agent's Inbox. Every edit is one durable splice, decided by the pure Inbox decider. */
+export interface AgentInbox {
+  readonly nextTurn: readonly UserMessage[];
+  readonly nextStep: readonly UserMessage[];
+  /** The persistent inbox state (cheap to keep: it never changes). */
+  readonly state: InboxState;
+  splice(target: InboxTarget, start: number, deleteCount?: number, ...insert: UserMessage[]): UserMessage[];
+  append(target: InboxTarget, message: UserMessage): void;
+  prepend(target: InboxTarget, message: UserMessage): void;
+  /** Replaces the pending item with this id (next-turn searched first); false if it is not pending. */
+  replace(id: string, message: UserMessage): boolean;
+  /** Cancels the pending item with this id; false if it is not pending. */
+  remove(id: string): boolean;
+  /** Cancels everything pending: next-step first, then next-turn. */
+  clear(): UserMessage[];
+}
+
+/** Thrown inside the turn when its signal is aborted. */
+class TurnAborted extends Error {
+  constructor() {
+    super('turn aborted');
+  }
+}
+
+const ABORTED_BEFORE_DISPATCH = 'ABORTED_BEFORE_DISPATCH';
+type ToolCallBlock = Extract<AssistantBlock, { type: 'tool-call' }>;
+/** A tool's outcome plus the error facts the log records for failed or synthetic results. */
+type ToolRun = ToolOutcome & { readonly error?: { readonly name: string; readonly code: string } };
+
+/**
+ * An agent bound to one session stream. All input goes through the durable Inbox; the driver claims it at step
+ * boundaries and runs turns and steps; every decision comes from the pure functions of domain/turn-machine.ts.
+ */
+export class Agent {
+  readonly sessionId: string;
+  readonly #log: SessionLog;
+  readonly #model: ModelPort;
+  readonly #tools: ReadonlyMap<string, Tool<Agent>>;
+  readonly #hooks: HookRegistry<Agent>;
+  readonly #opts: AgentOptions;
+  #inbox: InboxState;
+  #phase: Phase;
+  #activity: Promise<void> = Promise.resolve();
+  readonly #modelMessages: ModelMessage[] = [];
+
+  constructor(sessionId: string, opts: AgentOptions) {
+    this.sessionId = sessionId;
+    this.#opts = opts;
+    this.#log = opts.log;
+    this.#model = opts.model;
+    this.#tools = new Map((opts.tools ?? []).map((t) => [t.name, t]));
+    this.#hooks = new HookRegistry<Agent>(opts.logger);
+    this.#inbox = opts.restored?.inbox ?? initialInboxState();
+    this.#phase = { kind: 'idle', lastTurn: opts.restored?.lastTurn ?? 0 };
+    for (const e of this.#log.events) this.#track(e);
+    this.#log.onEvent((e) => this.#track(e));
+  }
+
+  // ---- observation ---------------------------------------------------------------------------------------------
+
+  get status(): 'idle' | 'running' {
+    return publicStatus(this.#phase.kind);
+  }
+  /** The live log (every durable event, in order). */
+  get events(): readonly LogEvent[] {
+    return this.#log.events;
+  }
+  /** The session/event observer seam: called synchronously after each append (contained). */
+  onEvent(observer: EventObserver): () => void {
+    return this.#log.onEvent(observer);
+  }
+  /** A pre-commit check that may veto an append by throwing. */
+  addCommitCheck(check: CommitCheck): () => void {
+    return this.#log.addCommitCheck(check);
+  }
+  on<K extends HookName>(name: K, listener: AgentHooks<Agent>[K]): () => void {
+    return this.#hooks.on(name, listener);
+  }
+  /** Resolves when everything logged so far is durable in the store. */
+  checkpoint(): Promise<void> {
+    return this.#log.checkpoint();
+  }
+  /** Resolves when the latest driver (or maintenance) settles and no newer one replaced it. Not a per-message handle. */
+  async whenIdle(): Promise<void> {
+    for (;;) {
+      const a = this.#activity;
+      await a.catch(() => {});
+      if (this.#activity === a) return;
+    }
+  }
+
+  get inbox(): AgentInbox {
+    const self = this;
+    return {
+      get nextTurn() {
+        return nextTurnItems(self.#inbox);
+      },
+      get nextStep() {
+        return nextStepItems(self.#inbox);
+      },
+      get state() {
+        return self.#inbox;
+      },
+      splice: (target, start, deleteCount, ...insert) => [...this.#mutate({ kind: 'splice', target, start, deleteCount, insert })],
+      append: (target, message) => void this.#mutate({ kind: 'append', target, message }),
+      prepend: (target, message) => void this.#mutate({ kind: 'prepend', target, message }),
+      replace: (id, message) => this.#mutate({ kind: 'replace', id, message }).length > 0,
+      remove: (id) => this.#mutate({ kind: 'remove', id }).length > 0,
+      clear: () => [...this.#mutate({ kind: 'clear' })],
+    };
+  }
+
+  // ---- input ---------------------------------------------------------------------------------------------------
+
+  /**
+   * Admits a message to the Inbox and, if `wake`, wakes the driver. Returns the message id: proof of admission only
+   * (not of a claim, a reply or durability). A waking send after the active turn was aborted goes to next-turn.
+   * On an idle agent the first turn/start and claim happen inside this call.
+   */
+  send(message: UserMessage, target: InboxTarget, wake: boolean): MessageId {
+    const phase = this.#phase;
+    const wakingAfterAbort = wake && phase.kind !== 'idle' && phase.abort.signal.aborted;
+    const effective: InboxTarget = wakingAfterAbort ? 'next-turn' : target;
+    this.#mutate({ kind: 'append', target: effective, message });
+    if (wake) this.#wakeDriver(wakingAfterAbort);
+    return message.id;
+  }
+  /** A prompt for a later turn: send(message, 'next-turn', wake). */
+  followup(message: UserMessage): MessageId {
+    return this.send(message, 'next-turn', true);
+  }
+  /** Input for the nearest step, waking the agent (an idle steer opens a turn). */
+  steer(message: UserMessage): MessageId {
+    return this.send(message, 'next-step', true);
+  }
+  /** Input for the nearest step, without waking. */
+  inject(message: UserMessage): MessageId {
+    return this.send(message, 'next-step', false);
+  }
+
+  // ---- the Inbox: decide → append → evolve → notify -------------------------------------------------------------
+
+  #mutate(command: InboxCommand): readonly UserMessage[] {
+    const decision = decideInbox(command, this.#inbox);
+    if (E.isLeft(decision)) throw decision.left;
+    const claim = command.kind === 'claim';
+    const turn = this.#phase.kind === 'running' ? this.#phase.turn : this.#lastTurn();
+    const claimed = [];
+    for (const splice of decision.right.events) {
+      const before = this.#inbox;
+      this.#log.append('agent/inbox/spliced', splice);
+      this.#inbox = evolveInbox(before, splice);
+      const notes = notificationsOfSplice(before, splice, turn);
+      if (claim) claimed.push(...notes);
+      else this.#notify(notes);
+    }
+    this.#notify(claimed);
+    return decision.right.removed;
+  }
+
+  #notify(notes: ReturnType<typeof notificationsOfSplice>): void {
+    for (const n of notes) {
+      if (n.type === 'agent/inbox/inserted') this.#hooks.emit('inbox/inserted', n.message);
+      else if (n.type === 'agent/inbox/discarded') this.#hooks.emit('inbox/discarded', n.message);
+      else this.#hooks.emit('inbox/claimed', n.message, n.turn);
+    }
+  }
+
+  #track(e: LogEvent): void {
+    const m = modelMessageOf(e);
+    if (m) this.#modelMessages.push(m);
+  }
+
+  #lastTurn(): number {
+    const p = this.#phase;
+    return p.kind === 'running' ? p.turn : p.lastTurn;
+  }
+
+  // ---- phases --------------------------------------------------------------------------------------------------
+
+  #setPhase(next: Phase): void {
+    const before = publicStatus(this.#phase.kind);
+    this.#phase = next;
+    const after = publicStatus(next.kind);
+    if (before !== after) this.#hooks.emit('status', after);
+  }
+
+  #wakeDriver(afterAbort: boolean): void {
+    const p = this.#phase;
+    if (p.kind !== 'idle') {
+      const cause = p.abort.signal.aborted ? (p.abort.signal.reason as AbortCause) : null;
+      if (latchesWake(p.kind, afterAbort || p.kind === 'maintenance' ? cause : null)) p.wakeRequested = true;
+      return;
+    }
+    let done!: () => void;
+    this.#activity = new Promise<void>((resolve) => (done = resolve));
+    this.#setPhase({ kind: 'running', abort: new AbortController(), turn: p.lastTurn, step: 0, wakeRequested: false });
+    void this.#drive().finally(done);
+  }
+
+  /** The driver: turns while they say continue; then idle, and a latched wake if input is still pending. */
+  async #drive(): Promise<void> {
+    try {
+      while (await this.#runTurn()) {
+        /* next turn */
+      }
+    } catch {
+      // already reported inside the turn
+    } finally {
+      const p = this.#phase;
+      if (p.kind === 'running') {
+        const { turn, wakeRequested } = p;
+        this.#setPhase({ kind: 'idle', lastTurn: turn });
+        if (wakeRequested && hasPending(this.#inbox)) this.#wakeDriver(false);
+      }
+    }
+  }
+
+  #running(): Extract<Phase, { kind: 'running' }> {
+    const p = this.#phase;
+    if (p.kind !== 'running') throw new Error('the driver is not running');
+    return p;
+  }
+
+  #throwIfAborted(p: Extract<Phase, { kind: 'running' }>): void {
+    if (p.abort.signal.aborted) throw new TurnAborted();
+  }
+
+  /** One turn (protocol-core §3.5). Returns whether the driver continues into another turn. */
+  async #runTurn(): Promise<boolean> {
+    const p = this.#running();
+    this.#throwIfAborted(p);
+    const n = p.turn + 1;
+    try {
+      this.#log.append('turn/start', { turn: n });
+    } catch (e) {
+      this.#reportError(n, 0, e);
+      return false;
+    }
+    p.turn = n;
+    p.step = 0;
+    const signal = p.abort.signal;
+    let ending: TurnEndReason | null = null;
+    let reason: TurnEndReason = { kind: 'completed' };
+    let driver: DriverAfterTurn = 'stop';
+    let boundary = 0;
+    let stepsEntered = 0;
+    try {
+      for (;;) {
+        this.#throwIfAborted(p);
+        const k = p.step + 1;
+        const claimed = this.#mutate({ kind: 'claim', target: claimTargetAt(boundary) });
+        boundary++;
+        const system = await this.#assemble(n, k, signal);
+        this.#throwIfAborted(p);
+        const decision = await this.#preStep(claimed, n, k, signal);
+        this.#throwIfAborted(p);
+        const outcome = decideBoundary(decision, stepsEntered, ending);
+        if (outcome.kind === 'close-turn') {
+          reason = outcome.reason;
+          driver = outcome.driver;
+          break;
+        }
+        const entered = decision.kind === 'enter' ? decision.messages : [];
+        this.#log.append('step/start', { turn: n, step: k });
+        p.step = k;
+        stepsEntered++;
+        let result: StepResult;
+        try {
+          for (const m of entered) this.#log.append('user/message', m);
+          result = await this.#runStep(n, k, system, signal);
+        } finally {
+          this.#log.append('step/end', { turn: n, step: k });
+        }
+        ending = mergeStepResult(ending, result);
+        this.#throwIfAborted(p);
+        if (shouldAskTurnStopping(ending, L.size(this.#inbox.nextStep))) {
+          for (const listener of this.#hooks.listeners('turn-stopping')) await listener({ agent: this, turn: n, signal });
+          this.#throwIfAborted(p);
+        }
+        if (shouldCloseAfterStep(ending, L.size(this.#inbox.nextStep))) {
+          reason = ending!;
+          driver = 'continue-if-pending';
+          break;
+        }
+      }
+    } catch (e) {
+      const cause = signal.aborted ? (signal.reason as AbortCause) : null;
+      const facts = errorFacts(e);
+      reason = failureReason(cause, facts);
+      driver = 'stop';
+      if (!cause) this.#hooks.emit('error', { turn: n, step: p.step, error: facts });
+    }
+    try {
+      this.#log.append('turn/end', { turn: n, reason });
+    } catch (e) {
+      this.#reportError(n, p.step, e);
+      return false;
+    }
+    if (!continuesIntoNextTurn(driver, hasPending(this.#inbox))) return false;
+    p.abort = new AbortController();
+    p.wakeRequested = false;
+    p.step = 0;
+    return true;
+  }
+
+  #reportError(turn: number, step: number, e: unknown): void {
+    this.#hooks.emit('error', { turn, step, error: errorFacts(e) });
+  }
+
+  async #assemble(turn: number, step: number, signal: AbortSignal): Promise<string | undefined> {
+    const sp = this.#opts.systemPrompt;
+    if (sp === undefined || typeof sp === 'string') return sp;
+    return sp({ agent: this, turn, step, signal });
+  }
+
+  /** The pre-step waterfall: listeners in registration order, each may call next(); innermost enters the claimed batch. */
+  async #preStep(claimed: readonly UserMessage[], turn: number, step: number, signal: AbortSignal): Promise<PreStepDecision<UserMessage>> {
+    const listeners = this.#hooks.listeners('pre-step');
+    const ctx = { agent: this, messages: claimed, turn, step, signal };
+    const run = async (i: number): Promise<PreStepDecision<UserMessage>> => {
+      if (i === listeners.length) return { kind: 'enter', messages: claimed };
+      return checkDecision(await listeners[i]!(ctx, () => run(i + 1)));
+    };
+    return run(0);
+  }
+
+  /** One model step (protocol-core §3.7): request, assistant message, tools in model order. */
+  async #runStep(turn: number, step: number, system: string | undefined, signal: AbortSignal): Promise<StepResult> {
+    const p = this.#running();
+    let prefix = '';
+    let response: ModelResponse;
+    try {
+      response = await this.#model.complete({
+        ...(system !== undefined ? { system } : {}),
+        messages: [...this.#modelMessages],
+        turn,
+        step,
+        tools: [...this.#tools.values()].map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}) })),
+        signal,
+        onChunk: (chunk) => {
+          if (signal.aborted) return;
+          this.#log.append('assistant/chunk', { turn, step, chunk: { type: chunk.type, text: chunk.text } });
+          if (chunk.type === 'text') prefix += chunk.text;
+        },
+      });
+    } catch (e) {
+      if (signal.aborted && prefix.length > 0) this.#appendInterrupted(turn, step, prefix);
+      throw e;
+    }
+    if (signal.aborted) {
+      if (prefix.length > 0) this.#appendInterrupted(turn, step, prefix);
+      throw new TurnAborted();
+    }
+    if (response.finishReason === 'error') {
+      throw new ModelError(response.error ?? { message: 'the model finished with an error', code: 'MODEL_ERROR' });
+    }
+    const content: AssistantBlock[] = response.finishReason === 'max-tokens' ? response.content.filter((b) => b.type !== 'tool-call') : [...response.content];
+    this.#log.append('assistant/message', {
+      turn,
+      step,
+      message: { role: 'assistant', content, ...(this.#model.provider ? { source: { kind: 'model' as const, provider: this.#model.provider, model: this.#model.model ?? 'unknown' } } : {}) },
+      ...(response.usage ? { usage: response.usage } : {}),
+    });
+    if (response.finishReason === 'max-tokens') return stepResultOf('max-tokens', 0, false);
+    const calls = content.filter((b): b is ToolCallBlock => b.type === 'tool-call');
+    if (calls.length === 0) return stepResultOf(response.finishReason, 0, false);
+    const concluded = await this.#runTools(calls, turn, step, p.abort.signal);
+    return stepResultOf(response.finishReason, calls.length, concluded);
+  }
+
+  #appendInterrupted(turn: number, step: number, prefix: string): void {
+    this.#log.append('assistant/message', { turn, step, message: { role: 'assistant', content: [{ type: 'text', text: prefix }] }, interrupted: true });
+  }
+
+  /**
+   * Tool calls in model order: parallel-safe calls in a bounded pool, others alone as barriers; each started call
+   * logs tool/call; results commit in model order, each followed by its additionalContexts staged to next-step.
+   * After an abort, started calls drain and commit; calls not yet started get a synthetic error result.
+   */
+  async #runTools(calls: readonly ToolCallBlock[], turn: number, step: number, signal: AbortSignal): Promise<boolean> {
+    const limit = Math.max(1, this.#opts.toolConcurrency ?? 4);
+    const outcomes: Promise<ToolRun>[] = [];
+    const settled: (ToolRun | undefined)[] = [];
+    const running = new Set<Promise<unknown>>();
+    let committed = 0;
+    let concluded = false;
+    const commit = (i: number, outcome: ToolRun): void => {
+      const content = typeof outcome.content === 'string' ? [{ type: 'text' as const, text: outcome.content }] : [...outcome.content];
+      this.#log.append('tool/result', {
+        turn,
+        step,
+        message: { role: 'tool', callId: calls[i]!.callId, content, ...(outcome.isError ? { isError: true } : {}) },
+        ...(outcome.error ? { error: outcome.error } : {}),
+      });
+      for (const ctx of outcome.additionalContexts ?? []) this.#mutate({ kind: 'append', target: 'next-step', message: ctx });
+      if (outcome.concludesTurn) concluded = true;
+    };
+    const commitSettledPrefix = (): void => {
+      while (committed < outcomes.length && settled[committed]) commit(committed, settled[committed++]!);
+    };
+    const commitAllInOrder = async (): Promise<void> => {
+      while (committed < outcomes.length) {
+        const outcome = await outcomes[committed]!;
+        commit(committed++, outcome);
+      }
+    };
+    for (let i = 0; i < calls.length; i++) {
+      const call = calls[i]!;
+      const tool = this.#tools.get(call.name);
+      const exclusive = !tool?.parallel;
+      if (exclusive) await commitAllInOrder();
+      else {
+        while (running.size >= limit) {
+          await Promise.race(running);
+          commitSettledPrefix();
+        }
+      }
+      this.#log.append('tool/call', { turn, step, callId: call.callId, name: call.name, arguments: call.arguments });
+      const outcome: Promise<ToolRun> = signal.aborted
+        ? Promise.resolve({ content: 'aborted before dispatch', isError: true, error: { name: 'AbortError', code: ABORTED_BEFORE_DISPATCH } })
+        : this.#executeTool(tool, call, turn, step, signal);
+      outcomes.push(outcome);
+      const tracked: Promise<unknown> = outcome.then((r) => {
+        settled[i] = r;
+        running.delete(tracked);
+      });
+      running.add(tracked);
+      if (exclusive) await commitAllInOrder();
+    }
+    await commitAllInOrder();
+    return concluded;
+  }
+
+  async #executeTool(
+    tool: Tool<Agent> | undefined,
+    call: ToolCallBlock,
+    turn: number,
+    step: number,
+    signal: AbortSignal,
+  ): Promise<ToolRun> {
+    if (!tool) return { content: `unknown tool "${call.name}"`, isError: true, error: { name: 'ToolNotFound', code: 'TOOL_NOT_FOUND' } };
+    let args: unknown;
+    try {
+      args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+    } catch (e) {
+      return { content: `arguments are not JSON: ${errorChain(e)}`, isError: true, error: { name: 'InvalidArguments', code: 'INVALID_ARGUMENTS' } };
+    }
+    try {
+      return await tool.execute(args, { signal, agent: this, callId: call.callId, turn, step });
+    } catch (e) {
+      return { content: errorChain(e), isError: true, error: { name: e instanceof Error ? e.name : 'Error', code: 'TOOL_FAILED' } };
+    }
+  }
+}
+
+const checkDecision = (d: unknown): PreStepDecision<UserMessage> => {
+  if (typeof d === 'object' && d !== null) {
+    const dd = d as { kind?: unknown; messages?: unknown };
+    if (dd.kind === 'reject') return { kind: 'reject' };
+    if (dd.kind === 'enter' && Array.isArray(dd.messages)) {
+      const messages: UserMessage[] = [];
+      for (const m of dd.messages) {
+        const admitted = admitMessage(m, 'pre-step message');
+        if (E.isLeft(admitted)) throw admitted.left;
+        messages.push(admitted.right);
+      }
+      return { kind: 'enter', messages };
+    }
+  }
+  throw new RuntimeError('invalid-pre-step-decision', `a pre-step listener returned ${JSON.stringify(d)}; expected enter(messages) or reject()`);
+};
+
+const errorFacts = (e: unknown): TurnError => {
+  if (isModelError(e)) return { message: e.facts.message, code: e.facts.code, ...(e.facts.status !== undefined ? { status: e.facts.status } : {}) };
+  return { message: errorChain(e), code: 'UNKNOWN' };
+};

@@ -1,0 +1,47 @@
+/** Stable codes of the runtime's own errors. */
+export type RuntimeErrorCode =
+  | 'reentrant-append'
+  | 'non-json-event'
+  | 'session-fenced'
+  | 'session-closed'
+  | 'model-error'
+  | 'invalid-pre-step-decision'
+  | 'maintenance-unavailable'
+  | 'session-not-found'
+  | 'checkpoint-failed';
+
+export class RuntimeError extends Error {
+  readonly code: RuntimeErrorCode;
+  constructor(code: RuntimeErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'RuntimeError';
+    this.code = code;
+  }
+}
+const hasCode = (e: unknown, code: RuntimeErrorCode) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === code;
+export const isRuntimeError = (e: unknown): e is RuntimeError => e instanceof RuntimeError;
+export const isReentrantAppendError = (e: unknown): e is RuntimeError => hasCode(e, 'reentrant-append');
+export const isSessionFencedError = (e: unknown): e is RuntimeError => hasCode(e, 'session-fenced');
+export const isModelError = (e: unknown): e is ModelError => hasCode(e, 'model-error');
+
+/** The model finished with `error` (or its adapter threw one of these): the turn ends `error` with these facts. */
+export class ModelError extends RuntimeError {
+  declare readonly code: 'model-error';
+  constructor(
+    readonly facts: { readonly message: string; readonly code: string; readonly status?: number },
+  ) {
+    super('model-error', facts.message);
+    this.name = 'ModelError';
+  }
+}
+
+/** The message of an error and of its causes, joined. */
+export const errorChain = (e: unknown): string => {
+  const parts: string[] = [];
+  let cur: unknown = e;
+  for (let i = 0; cur !== undefined && cur !== null && i < 8; i++) {
+    parts.push(cur instanceof Error ? cur.message : String(cur));
+    cur = cur instanceof Error ? cur.cause : undefined;
+  }
+  return parts.join(': ');
+};

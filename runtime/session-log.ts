@@ -1,0 +1,203 @@
+import type { EventId } from '../domain/brand.js';
+import type { EventDataByType, EventType, LogEvent, SessionEvent } from '../domain/events.js';
+import { deepFreeze, findNonJsonPath } from '../domain/json.js';
+import type { Clock, IdSource } from './ports/clock.js';
+import type { EventStore, NewEvent } from './ports/event-store.js';
+import { isConcurrencyError } from './ports/store-errors.js';
+import { RuntimeError } from './errors.js';
+import type { Logger } from './logger.js';
+
+export interface SessionLogOptions {
+  readonly store: EventStore;
+  readonly stream: string;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly logger: Logger;
+  /** Events already stored (a resumed session): the live log starts with them. @defaultValue [] */
+  readonly initial?: readonly LogEvent[];
+  /**
+   * Write-behind window: the first event into an idle queue arms one fixed timer; when it fires the whole queue
+   * becomes one durable batch. `checkpoint()` drains at once. @defaultValue 200
+   */
+  readonly writeBatchDelayMs?: number;
+}
+
+/** Vetoes an append before it commits by throwing (a "pre-commit dispatch check"). */
+export type CommitCheck = (type: string, data: unknown) => void;
+export type EventObserver = (event: LogEvent) => void;
+
+/**
+ * The live, in-memory session log and its write-behind to the EventStore.
+ * `append` is synchronous: validate and snapshot, run commit checks, push, publish to observers (contained); it
+ * never waits for I/O. Batches go to the store in order with the expected revision this log last wrote; a
+ * ConcurrencyError means another writer owns the stream: the log is fenced and refuses further appends.
+ */
+export class SessionLog {
+  readonly #events: LogEvent[];
+  readonly #observers = new Set<EventObserver>();
+  readonly #checks = new Set<CommitCheck>();
+  readonly #opts: SessionLogOptions;
+  #publishing = false;
+  #fenced: RuntimeError | null = null;
+  #closed = false;
+  /** Index of the first event not yet durable. */
+  #durable: number;
+  #writing: Promise<void> | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #waiters: Waiter[] = [];
+  #lastError: unknown = null;
+
+  constructor(opts: SessionLogOptions) {
+    this.#opts = opts;
+    this.#events = [...(opts.initial ?? [])];
+    this.#durable = this.#events.length;
+  }
+
+  get events(): readonly LogEvent[] {
+    return this.#events;
+  }
+  get stream(): string {
+    return this.#opts.stream;
+  }
+  /** Number of events known durable in the store. */
+  get durableCount(): number {
+    return this.#durable;
+  }
+  get fenced(): RuntimeError | null {
+    return this.#fenced;
+  }
+
+  onEvent(observer: EventObserver): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+  addCommitCheck(check: CommitCheck): () => void {
+    this.#checks.add(check);
+    return () => this.#checks.delete(check);
+  }
+
+  append<T extends EventType>(type: T, data: EventDataByType[T]): Extract<SessionEvent, { type: T }> {
+    if (this.#publishing) {
+      throw new RuntimeError('reentrant-append', `session append cannot reenter while an event is being published (${type})`);
+    }
+    if (this.#fenced) throw this.#fenced;
+    if (this.#closed) throw new RuntimeError('session-closed', `session ${this.stream} is closed`);
+    const bad = findNonJsonPath(data);
+    if (bad !== null) throw new RuntimeError('non-json-event', `${type}: data is not lossless JSON at ${bad.replace(/^\$/, 'data')}`);
+    const snapshot = deepFreeze(structuredClone(data));
+    for (const check of this.#checks) check(type, snapshot);
+    const event = deepFreeze({
+      seq: this.#events.length,
+      id: this.#opts.ids.next() as EventId,
+      time: this.#opts.clock.now(),
+      type,
+      data: snapshot,
+    }) as unknown as Extract<SessionEvent, { type: T }>;
+    this.#events.push(event);
+    this.#schedule();
+    this.#publishing = true;
+    try {
+      for (const observer of [...this.#observers]) {
+        try {
+          observer(event);
+        } catch (e) {
+          this.#opts.logger.warn(`session/event observer threw on ${type} (contained)`, e);
+        }
+      }
+    } finally {
+      this.#publishing = false;
+    }
+    return event;
+  }
+
+  /** Resolves when every event appended so far is durable; rejects if the write fails or the stream is fenced. */
+  checkpoint(): Promise<void> {
+    const upTo = this.#events.length;
+    if (this.#durable >= upTo) return Promise.resolve();
+    if (this.#fenced) return Promise.reject(this.#fenced);
+    const p = new Promise<void>((resolve, reject) => this.#waiters.push({ upTo, resolve, reject }));
+    this.#drainNow();
+    return p;
+  }
+
+  /** Drains, then refuses further appends. */
+  async close(): Promise<void> {
+    try {
+      await this.checkpoint();
+    } finally {
+      this.#closed = true;
+    }
+  }
+
+  #schedule(): void {
+    if (this.#timer || this.#writing) return;
+    const delay = this.#opts.writeBatchDelayMs ?? 200;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#drainNow();
+    }, delay);
+  }
+
+  #drainNow(): void {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    if (this.#writing || this.#fenced) return;
+    this.#writing = this.#writeLoop().finally(() => {
+      this.#writing = null;
+      // events that arrived during the last write, whose window already expired or that a checkpoint awaits
+      if (this.#durable < this.#events.length && this.#waiters.some((w) => w.upTo > this.#durable)) this.#drainNow();
+      else if (this.#durable < this.#events.length && !this.#lastError) this.#schedule();
+    });
+  }
+
+  async #writeLoop(): Promise<void> {
+    while (this.#durable < this.#events.length && !this.#fenced) {
+      const from = this.#durable;
+      const batch = this.#events.slice(from);
+      const expected = from === 0 ? 'no_stream' : BigInt(from - 1);
+      try {
+        await this.#opts.store.append(this.stream, batch.map(toNewEvent), expected);
+        this.#durable = from + batch.length;
+        this.#lastError = null;
+        this.#settle();
+      } catch (e) {
+        this.#lastError = e;
+        if (isConcurrencyError(e)) {
+          this.#fenced = new RuntimeError('session-fenced', `another writer owns stream ${this.stream}; this session stopped writing`, { cause: e });
+          this.#opts.logger.warn(this.#fenced.message, e);
+        } else {
+          this.#opts.logger.warn(`write of ${batch.length} events to ${this.stream} failed; will retry at the next event or checkpoint`, e);
+        }
+        this.#rejectWaiters(this.#fenced ?? e);
+        return;
+      }
+    }
+  }
+
+  #settle(): void {
+    const keep: Waiter[] = [];
+    for (const w of this.#waiters) (w.upTo <= this.#durable ? w.resolve() : keep.push(w));
+    this.#waiters = keep;
+  }
+  #rejectWaiters(e: unknown): void {
+    const ws = this.#waiters;
+    this.#waiters = [];
+    for (const w of ws) w.reject(e);
+  }
+}
+
+interface Waiter {
+  readonly upTo: number;
+  readonly resolve: () => void;
+  readonly reject: (e: unknown) => void;
+}
+
+const toNewEvent = (e: LogEvent): NewEvent => ({
+  id: e.id,
+  type: e.type,
+  time: e.time,
+  data: e.data,
+  ...(e.ignorable ? { ignorable: true as const } : {}),
+});

@@ -1,0 +1,116 @@
+import { expect } from 'vitest';
+import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
+import { ScriptedModel, type ScriptStep } from '../../adapters/model/scripted/scripted-model.js';
+import { auditLines } from '../../domain/audit.js';
+import type { LogEvent, TurnEndReason } from '../../domain/events.js';
+import { deriveNotifications } from '../../domain/session-fold.js';
+import type { Agent } from '../../runtime/agent.js';
+import { silentLogger } from '../../runtime/logger.js';
+import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
+import type { EventStore } from '../../runtime/ports/event-store.js';
+import { createRuntime, type CreateSessionOptions } from '../../runtime/runtime.js';
+import type { Tool } from '../../runtime/tools.js';
+
+const T: Record<string, string> = { 'next-turn': 'NT', 'next-step': 'NS' };
+const reasonText = (r: TurnEndReason): string =>
+  r.kind === 'aborted' ? `aborted:${r.reason.kind}` : r.kind === 'error' ? `error:${r.error.code}` : r.kind;
+
+/** The spec's notation for a durable event: SPL(NT,0,rc=1,[B],C), TS(1), SS(1,1), UM(A), AM, TC(c1), TR(c1), SE(1,1), TE(1,completed). */
+export const notate = (e: LogEvent): string => {
+  const d = e.data as Record<string, unknown>;
+  switch (e.type) {
+    case 'agent/inbox/spliced': {
+      const ins = d.inserted as { id: string }[];
+      const parts = [T[d.target as string], String(d.start)];
+      if (d.removedCount !== undefined) parts.push(`rc=${d.removedCount}`);
+      if (ins.length) parts.push(`[${ins.map((m) => m.id).join(',')}]`);
+      if (d.outcome) parts.push('C');
+      return `SPL(${parts.join(',')})`;
+    }
+    case 'turn/start':
+      return `TS(${d.turn})`;
+    case 'turn/end':
+      return `TE(${d.turn},${reasonText(d.reason as TurnEndReason)})`;
+    case 'step/start':
+      return `SS(${d.turn},${d.step})`;
+    case 'step/end':
+      return `SE(${d.turn},${d.step})`;
+    case 'user/message':
+      return `UM(${d.id})`;
+    case 'assistant/message':
+      return d.interrupted ? 'AM!' : 'AM';
+    case 'assistant/chunk':
+      return 'CH';
+    case 'tool/call':
+      return `TC(${d.callId})`;
+    case 'tool/result':
+      return `TR(${d.callId})`;
+    default:
+      return e.type;
+  }
+};
+
+export interface HarnessOptions {
+  readonly script?: readonly ScriptStep[];
+  readonly tools?: readonly Tool<Agent>[];
+  readonly session?: CreateSessionOptions;
+  readonly store?: EventStore;
+  /** @defaultValue answer 'ok' to every request */
+  readonly whenExhausted?: ScriptStep;
+}
+
+/** A scripted agent on a memory store with deterministic ids and clock, tracing live notifications and status. */
+export const setup = (opts: HarnessOptions = {}) => {
+  const store = opts.store ?? new MemoryEventStore();
+  const model = new ScriptedModel(opts.script ?? [], { whenExhausted: opts.whenExhausted ?? 'ok' });
+  const runtime = createRuntime({
+    store,
+    model,
+    ...(opts.tools ? { tools: opts.tools } : {}),
+    clock: steppingClock(),
+    ids: sequentialIds(),
+    logger: silentLogger,
+    writeBatchDelayMs: 5,
+  });
+  const agent = runtime.createSession(opts.session);
+  const live: string[] = [];
+  agent.on('inbox/inserted', (m) => live.push(`inserted ${m.id}`));
+  agent.on('inbox/discarded', (m) => live.push(`discarded ${m.id}`));
+  agent.on('inbox/claimed', (m, turn) => live.push(`claimed ${m.id}@${turn}`));
+  agent.on('status', (s) => live.push(`status ${s}`));
+  agent.on('error', (e) => live.push(`error ${e.turn}.${e.step} ${e.error.code}`));
+  const durable = () => agent.events.filter((e) => e.type !== 'session/created').map(notate);
+  return { agent, model, store, live, durable };
+};
+
+/**
+ * What every scenario must satisfy at rest: the audit of the agent's own log is ok and agrees with the live agent
+ * (lists and turn count); notifications derived from the log equal the ones emitted live; the store holds exactly
+ * the live log.
+ */
+export const expectConsistent = async (h: ReturnType<typeof setup>): Promise<void> => {
+  const { agent, live, store } = h;
+  await agent.whenIdle();
+  const report = auditLines(agent.sessionId, agent.events.map((e) => JSON.stringify(e)));
+  expect(report.errors).toEqual([]);
+  expect(report.ok).toBe(true);
+  expect(report.inbox).toEqual({ nextTurn: agent.inbox.nextTurn.map((m) => m.id), nextStep: agent.inbox.nextStep.map((m) => m.id) });
+  expect(report.turns.length).toBe(agent.events.filter((e) => e.type === 'turn/start').length);
+  const derived = deriveNotifications(agent.events).map((n) =>
+    n.type === 'agent/inbox/claimed' ? `claimed ${n.message.id}@${n.turn}` : `${n.type.split('/').at(-1)} ${n.message.id}`,
+  );
+  expect(derived).toEqual(live.filter((l) => /^(inserted|discarded|claimed) /.test(l)));
+  await agent.checkpoint();
+  const stored = [];
+  for await (const e of store.read(agent.sessionId)) stored.push({ seq: Number(e.revision), id: e.id, time: e.time, type: e.type, data: e.data });
+  expect(stored).toEqual(agent.events.map((e) => ({ seq: e.seq, id: e.id, time: e.time, type: e.type, data: e.data })));
+};
+
+export const ids = (ms: readonly { id: string }[]) => ms.map((m) => m.id);
+/** Resolves after pending microtasks and one macrotask. */
+export const tick = () => new Promise<void>((r) => setImmediate(r));
+export const deferred = <T = void>() => {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+};
