@@ -44,7 +44,7 @@ export const notate = (e: LogEvent): string => {
     case 'tool/call':
       return `TC(${d.callId})`;
     case 'tool/result':
-      return `TR(${d.callId})`;
+      return `TR(${(d.message as { callId: string }).callId})`;
     default:
       return e.type;
   }
