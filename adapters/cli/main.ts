@@ -1,9 +1,11 @@
 import { auditCommand } from './audit-command.js';
+import { demoCommand } from './demo-command.js';
 import type { CliIo } from './io.js';
 
 const USAGE = `usage: steerlog <command> [options]
 
 commands:
+  demo [--json]                run a scripted session (queueing, steering, context, a tool round) and audit its log
   audit <log.jsonl> [--json]   validate and fold a session log; print its turns, messages, pending lists and consumed work
   help                         this text
 `;
@@ -14,6 +16,8 @@ export const main = async (argv: readonly string[], io: CliIo): Promise<number> 
   switch (command) {
     case 'audit':
       return auditCommand(args, io);
+    case 'demo':
+      return demoCommand(args, io);
     case 'help':
     case '--help':
     case '-h':

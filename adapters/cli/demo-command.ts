@@ -1,0 +1,88 @@
+import { ScriptedModel } from '../model/scripted/scripted-model.js';
+import { MemoryEventStore } from '../store/memory/memory-event-store.js';
+import { auditLines } from '../../domain/audit.js';
+import { createUserMessage, type MessageSource } from '../../domain/message.js';
+import type { MessageId } from '../../domain/brand.js';
+import { createRuntime } from '../../runtime/runtime.js';
+import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
+import { silentLogger } from '../../runtime/logger.js';
+import type { EventStore } from '../../runtime/ports/event-store.js';
+import type { CliIo } from './io.js';
+import { formatAuditReport } from './format-audit.js';
+
+const m = (id: string, text: string, source: MessageSource = { kind: 'user' }) => createUserMessage(text, source, { newId: () => id as MessageId });
+
+export interface DemoOptions {
+  /** Where the demo session is kept. @defaultValue a MemoryEventStore */
+  readonly store?: EventStore;
+  /** A sentence saying where the data lives, printed at the end. */
+  readonly whereDataLives?: string;
+}
+
+/**
+ * `steerlog demo`: a scripted session that shows queueing (two follow-ups in one tick), steering inside a tool body,
+ * context staged by a tool result and by a plugin, then prints the audit of its own log. Deterministic ids and clock.
+ */
+export const demoCommand = async (args: readonly string[], io: CliIo, options: DemoOptions = {}): Promise<number> => {
+  const json = args.includes('--json');
+  const store = options.store ?? new MemoryEventStore();
+  const say = (line: string) => {
+    if (!json) io.stdout.write(`${line}\n`);
+  };
+  const model = new ScriptedModel([
+    { text: 'Reading the build log.', toolCalls: [{ callId: 'call-1', name: 'read_log', arguments: { path: 'build.log' } }] },
+    (req) => `Noted ${req.messages.filter((x) => x.role === 'user').length} inputs: three tests fail (a, b, c).`,
+    'Ticket OPS-42 opened for the three failures.',
+    'Release notes drafted, with the clock context applied.',
+  ]);
+  const runtime = createRuntime({
+    store,
+    model,
+    clock: steppingClock(1_764_460_800_000, 7),
+    ids: sequentialIds(),
+    logger: silentLogger,
+    tools: [
+      {
+        name: 'read_log',
+        description: 'reads a log file',
+        execute: (_args, { agent }) => {
+          say('  · tool read_log runs; meanwhile the user steers: "Only the failing tests, please"');
+          agent.steer(m('steer-1', 'Only the failing tests, please'));
+          return { content: 'FAIL a\nFAIL b\nFAIL c', additionalContexts: [m('ctx-log', 'log excerpt: 3 failures', { kind: 'plugin', plugin: 'log-reader', form: 'snapshot' })] };
+        },
+      },
+    ],
+  });
+  const agent = runtime.createSession({ sessionId: 'demo-session', systemPrompt: 'You are a release assistant.' });
+  agent.on('inbox/inserted', (x) => say(`  + inserted ${x.id}`));
+  agent.on('inbox/claimed', (x, turn) => say(`  → claimed ${x.id} for turn ${turn}`));
+  agent.on('status', (s) => say(`  status: ${s}`));
+  agent.onEvent((e) => {
+    if (e.type === 'turn/start') say(`turn ${(e.data as { turn: number }).turn} starts`);
+    if (e.type === 'turn/end') say(`turn ${(e.data as { turn: number }).turn} ends: ${(e.data as { reason: { kind: string } }).reason.kind}`);
+    if (e.type === 'assistant/message') {
+      const text = (e.data as { message: { content: { type: string; text?: string }[] } }).message.content.find((b) => b.type === 'text')?.text;
+      if (text) say(`  model: ${text}`);
+    }
+  });
+
+  say('Two follow-ups in one tick: the first opens turn 1, the second waits for turn 2.');
+  agent.followup(m('prompt-1', 'Summarize the build log'));
+  agent.followup(m('prompt-2', 'Then open a ticket'));
+  await agent.whenIdle();
+  say('A plugin injects context without waking the agent; the next prompt claims it first.');
+  agent.inject(m('ctx-clock', 'It is Monday, release day.', { kind: 'plugin', plugin: 'clock' }));
+  agent.followup(m('prompt-3', 'Draft the release notes'));
+  await agent.whenIdle();
+  await agent.checkpoint();
+
+  const report = auditLines(agent.sessionId, agent.events.map((e) => JSON.stringify(e)));
+  if (json) io.stdout.write(`${JSON.stringify(report)}\n`);
+  else {
+    say('');
+    say(`Audit of the session's own log (${agent.events.length} events):`);
+    io.stdout.write(formatAuditReport(report));
+    if (options.whereDataLives) say(options.whereDataLives);
+  }
+  return report.ok ? 0 : 1;
+};
