@@ -16,3 +16,5 @@ export * from './history-classification.js';
 export * from './queue-view.js';
 export * from './session-fold.js';
 export * from './audit.js';
+export * from './turn-machine.js';
+export * from './model-messages.js';
