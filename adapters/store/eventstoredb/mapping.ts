@@ -26,7 +26,6 @@ import { ConcurrencyError, InvalidStreamIdError, StoreError, type ActualRevision
 
 /** Namespace of the UUIDv5-style ids derived from non-UUID port ids. Never change it: stored ids depend on it. */
 export const STEERLOG_EVENT_ID_NAMESPACE = '357e99d2-ad9b-4085-8d1a-0746863c13e4';
-const NAMESPACE_BYTES = Buffer.from(STEERLOG_EVENT_ID_NAMESPACE.replaceAll('-', ''), 'hex');
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
@@ -35,9 +34,10 @@ const formatUuid = (b: Buffer): string => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 };
 
-/** RFC 4122 name-based UUID, version 5 (SHA-1), in the steerlog namespace. */
-export const uuidV5 = (name: string): string => {
-  const hash = createHash('sha1').update(NAMESPACE_BYTES).update(Buffer.from(name, 'utf8')).digest().subarray(0, 16);
+/** RFC 4122 name-based UUID, version 5 (SHA-1 of namespace bytes + UTF-8 name), by default in the steerlog namespace. */
+export const uuidV5 = (name: string, namespace: string = STEERLOG_EVENT_ID_NAMESPACE): string => {
+  const ns = Buffer.from(namespace.replaceAll('-', ''), 'hex');
+  const hash = createHash('sha1').update(ns).update(Buffer.from(name, 'utf8')).digest().subarray(0, 16);
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   return formatUuid(hash);
