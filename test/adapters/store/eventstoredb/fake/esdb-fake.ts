@@ -98,6 +98,7 @@ export class FakeEsdb {
   readonly #calls: Record<FakeRpc, number> = { Append: 0, BatchAppend: 0, Read: 0, GetSupportedMethods: 0 };
   /** Events written through each append RPC. */
   readonly #appendedVia: Record<'Append' | 'BatchAppend', number> = { Append: 0, BatchAppend: 0 };
+  readonly #caughtUpSent = new ChangeNotifier();
   #nextPosition = 0n;
   #port = 0;
 
@@ -140,6 +141,16 @@ export class FakeEsdb {
   /** How many events each append RPC wrote. */
   get appendedVia(): Readonly<Record<'Append' | 'BatchAppend', number>> {
     return { ...this.#appendedVia };
+  }
+
+  /** How many `caught_up` messages have been sent in total. */
+  get caughtUpCount(): number {
+    return this.#caughtUpSent.version;
+  }
+
+  /** Resolves once `n` `caught_up` messages have been sent in total (for tests that hold the client's buffers full). */
+  async caughtUpSent(n: number): Promise<void> {
+    while (this.#caughtUpSent.version < n) await this.#caughtUpSent.waitForChange(this.#caughtUpSent.version);
   }
 
   /** Raw stored ESDB event ids of a stream, for white-box tests. */
@@ -433,6 +444,7 @@ export class FakeEsdb {
           const resp = new ReadResp();
           resp.setCaughtUp(new ReadResp.CaughtUp());
           if (!(await send(resp))) return;
+          this.#caughtUpSent.notify();
         }
         if (source().length > index) continue;
         if (!(await this.#notifier.waitForChange(version, stopped.signal))) {
