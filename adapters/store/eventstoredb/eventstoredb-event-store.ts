@@ -160,9 +160,11 @@ export class EventStoreDbEventStore implements EventStore {
     const backwards = options.direction === 'backwards';
     const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
     if (maxCount <= 0) return;
+    const from = options.from;
+    if (from !== undefined && from < 0n && backwards) return; // nothing before revision 0
     const read = this.#client.readStream(stream, {
       direction: backwards ? 'backwards' : 'forwards',
-      fromRevision: options.from ?? (backwards ? END : START),
+      fromRevision: from === undefined || from < 0n ? (backwards ? END : START) : from,
       maxCount,
     }) as unknown as ClientRead;
     for await (const resolved of this.#readAll(read, `read "${stream}"`)) yield fromResolved(resolved);

@@ -9,22 +9,36 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { Any } from 'google-protobuf/google/protobuf/any_pb.js';
-import { StreamsService } from '@eventstore/db-client/generated/streams_grpc_pb.js';
-import {
-  AppendReq,
-  AppendResp,
-  BatchAppendReq,
-  BatchAppendResp,
-  ReadReq,
-  ReadResp,
-} from '@eventstore/db-client/generated/streams_pb.js';
-import { AllStreamPosition, Empty, StreamIdentifier, UUID, WrongExpectedVersion } from '@eventstore/db-client/generated/shared_pb.js';
-import { Status } from '@eventstore/db-client/generated/status_pb.js';
-import { Code } from '@eventstore/db-client/generated/code_pb.js';
-import { ServerFeaturesService } from '@eventstore/db-client/generated/serverfeatures_grpc_pb.js';
-import { SupportedMethod, SupportedMethods } from '@eventstore/db-client/generated/serverfeatures_pb.js';
+// The generated modules are CommonJS whose exports Node's ESM loader cannot list: import them whole.
+import anyPb from 'google-protobuf/google/protobuf/any_pb.js';
+import streamsGrpc from '@eventstore/db-client/generated/streams_grpc_pb.js';
+import streamsPb from '@eventstore/db-client/generated/streams_pb.js';
+import type * as S from '@eventstore/db-client/generated/streams_pb.js';
+import sharedPb from '@eventstore/db-client/generated/shared_pb.js';
+import statusPb from '@eventstore/db-client/generated/status_pb.js';
+import codePb from '@eventstore/db-client/generated/code_pb.js';
+import featuresGrpc from '@eventstore/db-client/generated/serverfeatures_grpc_pb.js';
+import featuresPb from '@eventstore/db-client/generated/serverfeatures_pb.js';
 import { ChangeNotifier } from '../../../../../adapters/store/shared/change-notifier.js';
+
+const { Any } = anyPb;
+const { StreamsService } = streamsGrpc;
+const { AppendReq, AppendResp, BatchAppendReq, BatchAppendResp, ReadReq, ReadResp } = streamsPb;
+type AppendReq = InstanceType<typeof AppendReq>;
+type AppendResp = InstanceType<typeof AppendResp>;
+type BatchAppendReq = InstanceType<typeof BatchAppendReq>;
+type BatchAppendResp = InstanceType<typeof BatchAppendResp>;
+type ReadReq = InstanceType<typeof ReadReq>;
+type ReadResp = InstanceType<typeof ReadResp>;
+const { AllStreamPosition, Empty, StreamIdentifier, UUID, WrongExpectedVersion } = sharedPb;
+type Empty = InstanceType<typeof Empty>;
+type StreamIdentifier = InstanceType<typeof StreamIdentifier>;
+type UUID = InstanceType<typeof UUID>;
+const { Status } = statusPb;
+const { Code } = codePb;
+const { ServerFeaturesService } = featuresGrpc;
+const { SupportedMethod, SupportedMethods } = featuresPb;
+type SupportedMethods = InstanceType<typeof SupportedMethods>;
 
 /**
  * - `batch-append`: ServerFeatures advertises Read, Append and BatchAppend (what servers ≥ 21.10 do);
@@ -78,7 +92,7 @@ const uuidString = (id: UUID | undefined): string => {
   return id.getString();
 };
 
-const toProposed = (m: AppendReq.ProposedMessage | BatchAppendReq.ProposedMessage): Proposed => {
+const toProposed = (m: S.AppendReq.ProposedMessage | S.BatchAppendReq.ProposedMessage): Proposed => {
   const meta = m.getMetadataMap();
   return {
     id: uuidString(m.getId()),
@@ -261,7 +275,7 @@ export class FakeEsdb {
 
   #append(call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>): void {
     this.#calls.Append++;
-    let options: AppendReq.Options | undefined;
+    let options: S.AppendReq.Options | undefined;
     const proposed: Proposed[] = [];
     let failed = false;
     call.on('data', (req: AppendReq) => {
@@ -313,7 +327,7 @@ export class FakeEsdb {
 
   #batchAppend(call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>): void {
     this.#calls.BatchAppend++;
-    const pending = new Map<string, { options?: BatchAppendReq.Options; proposed: Proposed[] }>();
+    const pending = new Map<string, { options?: S.BatchAppendReq.Options; proposed: Proposed[] }>();
     call.on('data', (req: BatchAppendReq) => {
       const correlation = uuidString(req.getCorrelationId());
       const entry = pending.get(correlation) ?? { proposed: [] };
@@ -503,7 +517,7 @@ export class FakeEsdb {
     if (!cancelled) call.end();
   }
 
-  #filter(options: ReadReq.Options): (e: StoredEvent) => boolean {
+  #filter(options: S.ReadReq.Options): (e: StoredEvent) => boolean {
     if (!options.hasFilter()) return () => true;
     const f = options.getFilter()!;
     const expr = f.hasEventType() ? f.getEventType()! : f.getStreamIdentifier()!;
