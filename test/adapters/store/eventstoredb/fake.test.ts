@@ -85,7 +85,7 @@ describe.each(modes)('eventstoredb protocol fake, features %s (raw client)', (fe
     expect(fake.storedIds(s)).toEqual([uuid(30), uuid(31)]);
   });
 
-  it('like the server, writes a duplicate id when the first id of the batch is new (the adapter guards this)', async () => {
+  it('as modelled on the server, writes a duplicate id when the first id of the batch is new (the adapter guards this)', async () => {
     const s = streamName();
     await client.appendToStream(s, [event(40)], { expectedRevision: NO_STREAM });
     await client.appendToStream(s, [event(41), event(40)], { expectedRevision: ANY });
