@@ -158,8 +158,8 @@ export class EventStoreDbEventStore implements EventStore {
     this.#assertOpen();
     this.#assertStream(stream);
     const backwards = options.direction === 'backwards';
-    const maxCount = options.maxCount ?? Number.MAX_SAFE_INTEGER;
-    if (maxCount <= 0) return;
+    const maxCount = Math.min(Math.floor(options.maxCount ?? Number.MAX_SAFE_INTEGER), Number.MAX_SAFE_INTEGER);
+    if (!(maxCount > 0)) return;
     const from = options.from;
     if (from !== undefined && from < 0n && backwards) return; // nothing before revision 0
     const read = this.#client.readStream(stream, {
@@ -167,7 +167,7 @@ export class EventStoreDbEventStore implements EventStore {
       fromRevision: from === undefined || from < 0n ? (backwards ? END : START) : from,
       maxCount,
     }) as unknown as ClientRead;
-    for await (const resolved of this.#readAll(read, `read "${stream}"`)) yield fromResolved(resolved);
+    for await (const resolved of this.#iterate(read, `read "${stream}"`)) yield fromResolved(resolved);
   }
 
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {
@@ -189,7 +189,7 @@ export class EventStoreDbEventStore implements EventStore {
     // port never shows, so the count is applied here rather than sent to the server.
     const read = this.#client.readAll({ fromPosition: after === undefined || after < 0n ? START : unpackPosition(after) }) as unknown as ClientRead;
     let count = 0;
-    for await (const resolved of this.#readAll(read, 'readAll')) {
+    for await (const resolved of this.#iterate(read, 'readAll')) {
       if (isSystemEvent(resolved)) continue;
       const event = fromResolved(resolved);
       if (after !== undefined && event.position <= after) continue;
@@ -236,7 +236,7 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   /** Iterates a client read, mapping "stream not found" to nothing and other errors to port errors; cancels the call on early exit. */
-  async *#readAll(read: ClientRead, what: string): AsyncGenerator<ResolvedEvent> {
+  async *#iterate(read: ClientRead, what: string): AsyncGenerator<ResolvedEvent> {
     let finished = false;
     const onClose = (): void => {
       void read.cancel().catch(() => {});
@@ -355,7 +355,7 @@ export class EventStoreDbEventStore implements EventStore {
     this.#indexes.set(stream, index);
     while (this.#indexes.size > this.#indexLimit) this.#indexes.delete(this.#indexes.keys().next().value!);
     const read = this.#client.readStream(stream, { fromRevision: index.last < 0n ? START : index.last + 1n }) as unknown as ClientRead;
-    for await (const resolved of this.#readAll(read, `read "${stream}"`)) {
+    for await (const resolved of this.#iterate(read, `read "${stream}"`)) {
       const e = fromResolved(resolved);
       if (e.revision <= index.last) continue; // a concurrent refresh got there first
       index.revisionOfId.set(e.id, e.revision);

@@ -197,6 +197,26 @@ describe.each(['batch-append', 'append-only'] as const)('eventstoredb adapter on
     await it.return?.();
   });
 
+  it('stopping a read or a subscription early cancels the server call', async () => {
+    open();
+    const s = uniqueStream();
+    await store.append(s, evs('c', 2_000), 'no_stream');
+    await fake.readsClosed();
+    expect(await collect(() => store.read(s, { maxCount: 5 }))).toHaveLength(5);
+    const all = await collect(() => store.readAll({ maxCount: 3 }));
+    expect(all).toHaveLength(3);
+    for await (const e of store.read(s)) {
+      if (e.revision === 10n) break;
+    }
+    const ac = new AbortController();
+    const it = store.subscribe(s, { signal: ac.signal })[Symbol.asyncIterator]();
+    await it.next();
+    ac.abort();
+    await it.return?.();
+    await fake.readsClosed();
+    expect(fake.openReads).toBe(0);
+  });
+
   it('close ends live subscriptions and refuses later calls', async () => {
     open();
     const s = uniqueStream();

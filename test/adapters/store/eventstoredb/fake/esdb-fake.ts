@@ -113,6 +113,9 @@ export class FakeEsdb {
   /** Events written through each append RPC. */
   readonly #appendedVia: Record<'Append' | 'BatchAppend', number> = { Append: 0, BatchAppend: 0 };
   readonly #caughtUpSent = new ChangeNotifier();
+  /** Read calls (reads and subscriptions) still open on the server side. */
+  #openReads = 0;
+  readonly #openReadsChanged = new ChangeNotifier();
   #nextPosition = 0n;
   #port = 0;
 
@@ -122,7 +125,13 @@ export class FakeEsdb {
       append: (call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>) =>
         this.#append(call, callback),
       batchAppend: (call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>) => this.#batchAppend(call),
-      read: (call: grpc.ServerWritableStream<ReadReq, ReadResp>) => void this.#read(call),
+      read: (call: grpc.ServerWritableStream<ReadReq, ReadResp>) => {
+        this.#openReads++;
+        void this.#read(call).finally(() => {
+          this.#openReads--;
+          this.#openReadsChanged.notify();
+        });
+      },
     });
     if (this.#features !== 'unimplemented') {
       this.#server.addService(ServerFeaturesService, {
@@ -165,6 +174,15 @@ export class FakeEsdb {
   /** Resolves once `n` `caught_up` messages have been sent in total (for tests that hold the client's buffers full). */
   async caughtUpSent(n: number): Promise<void> {
     while (this.#caughtUpSent.version < n) await this.#caughtUpSent.waitForChange(this.#caughtUpSent.version);
+  }
+
+  get openReads(): number {
+    return this.#openReads;
+  }
+
+  /** Resolves once no Read call (read or subscription) is open on the server side any more. */
+  async readsClosed(): Promise<void> {
+    while (this.#openReads > 0) await this.#openReadsChanged.waitForChange(this.#openReadsChanged.version);
   }
 
   /** Raw stored ESDB event ids of a stream, for white-box tests. */
