@@ -260,6 +260,23 @@ describe('eventstoredb adapter — connection', () => {
     }
   });
 
+  it('a live subscription fails with a store-io StoreError when the server goes away', async () => {
+    const fake = new FakeEsdb({ features: 'batch-append' });
+    await fake.start();
+    const store = openEventStoreDbStore({ connectionString: fake.connectionString });
+    try {
+      const it = store.subscribe(uniqueStream())[Symbol.asyncIterator]();
+      expect(((await it.next()).value as SubscriptionMessage).kind).toBe('caught-up');
+      const pending = it.next();
+      await fake.stop();
+      const e = await rejection(() => pending);
+      expect(isStoreError(e)).toBe(true);
+      expect((e as { code: string }).code).toBe('store-io');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('maps an unreachable server to a store-io StoreError', async () => {
     const fake = new FakeEsdb({ features: 'batch-append' });
     await fake.start();
