@@ -1,0 +1,8 @@
+export {
+  clientFromConnectionString,
+  EventStoreDbEventStore,
+  openEventStoreDbStore,
+  type EventStoreDbStoreOptions,
+  type OpenEventStoreDbStoreOptions,
+} from './eventstoredb-event-store.js';
+export { esdbEventId, packPosition, STEERLOG_EVENT_ID_NAMESPACE, unpackPosition, uuidV5 } from './mapping.js';

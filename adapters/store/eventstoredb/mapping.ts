@@ -1,0 +1,178 @@
+/**
+ * Pure mappings between the EventStore port and `@eventstore/db-client` 6.2.1: event ids, expected revisions,
+ * `$all` positions, event metadata and client errors. No I/O here, so each mapping is unit-tested on its own.
+ */
+import { createHash } from 'node:crypto';
+import {
+  ANY,
+  NO_STREAM,
+  STREAM_EXISTS,
+  type AppendExpectedRevision,
+  type EventData,
+  type Position,
+  type ResolvedEvent,
+} from '@eventstore/db-client';
+import {
+  globalPosition,
+  streamRevision,
+  type ExpectedRevision,
+  type GlobalPosition,
+  type NewEvent,
+  type RecordedEvent,
+} from '../../../runtime/ports/event-store.js';
+import { ConcurrencyError, InvalidStreamIdError, StoreError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
+
+// ---- event ids ----
+
+/** Namespace of the UUIDv5-style ids derived from non-UUID port ids. Never change it: stored ids depend on it. */
+export const STEERLOG_EVENT_ID_NAMESPACE = '357e99d2-ad9b-4085-8d1a-0746863c13e4';
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+const formatUuid = (b: Buffer): string => {
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+};
+
+/** RFC 4122 name-based UUID, version 5 (SHA-1 of namespace bytes + UTF-8 name), by default in the steerlog namespace. */
+export const uuidV5 = (name: string, namespace: string = STEERLOG_EVENT_ID_NAMESPACE): string => {
+  const ns = Buffer.from(namespace.replaceAll('-', ''), 'hex');
+  const hash = createHash('sha1').update(ns).update(Buffer.from(name, 'utf8')).digest().subarray(0, 16);
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  return formatUuid(hash);
+};
+
+/**
+ * The EventStoreDB event id for a port event id: the id itself when it is already a canonical (lowercase,
+ * non-nil) UUID, so the server stores it unchanged; otherwise a deterministic UUIDv5 of it. Deterministic, so a
+ * retried append sends the same ids and the server's own idempotency applies.
+ */
+export const esdbEventId = (portId: string): string =>
+  CANONICAL_UUID.test(portId) && portId !== NIL_UUID ? portId : uuidV5(portId);
+
+// ---- stream ids ----
+
+/** `$`-prefixed streams are EventStoreDB system streams (ACL-protected, hidden from readAll): refuse them. */
+export const assertNotSystemStream = (stream: string): void => {
+  if (stream.startsWith('$')) throw new InvalidStreamIdError(stream, 'names starting with "$" are reserved for EventStoreDB system streams');
+};
+
+// ---- expected revisions ----
+
+export const toEsdbExpected = (expected: ExpectedRevision): AppendExpectedRevision => {
+  switch (expected) {
+    case 'any':
+      return ANY;
+    case 'no_stream':
+      return NO_STREAM;
+    case 'stream_exists':
+      return STREAM_EXISTS;
+    default:
+      return expected;
+  }
+};
+
+// ---- $all positions ----
+
+const U64 = (1n << 64n) - 1n;
+
+/**
+ * A `$all` position is a (commit, prepare) pair of uint64, ordered commit first. The port wants one bigint, so
+ * pack them losslessly: `commit * 2^64 + prepare`. The order of the packed values is the order of the pairs.
+ */
+export const packPosition = (p: Position): GlobalPosition => globalPosition((p.commit << 64n) | (p.prepare & U64));
+export const unpackPosition = (g: bigint): Position => ({ commit: g >> 64n, prepare: g & U64 });
+
+// ---- events ----
+
+/** What the adapter keeps in each event's custom metadata. */
+export interface SteerlogMetadata {
+  readonly steerlog: {
+    readonly v: 1;
+    /** The port's event id (the ESDB id may be a UUIDv5 of it). */
+    readonly id: string;
+    readonly time: number;
+    readonly ignorable?: true;
+  };
+}
+
+export const toEsdbEvent = (e: NewEvent): EventData => ({
+  id: esdbEventId(e.id),
+  contentType: 'application/json',
+  type: e.type,
+  // Validated lossless JSON; the client serializes it with JSON.stringify whatever its static type.
+  data: e.data as EventData['data'],
+  metadata: { steerlog: { v: 1, id: e.id, time: e.time, ...(e.ignorable ? { ignorable: true as const } : {}) } } satisfies SteerlogMetadata,
+} as EventData);
+
+const steerlogMetadata = (metadata: unknown): SteerlogMetadata['steerlog'] | undefined => {
+  if (typeof metadata !== 'object' || metadata === null || metadata instanceof Uint8Array) return undefined;
+  const s = (metadata as { steerlog?: unknown }).steerlog;
+  if (typeof s !== 'object' || s === null) return undefined;
+  const { id, time } = s as { id?: unknown; time?: unknown };
+  return typeof id === 'string' && typeof time === 'number' ? (s as SteerlogMetadata['steerlog']) : undefined;
+};
+
+/** Is this a server/system event that the port never shows (`$`-typed, or in a `$` stream)? */
+export const isSystemEvent = (resolved: ResolvedEvent): boolean => {
+  const e = resolved.event;
+  return !e || e.type.startsWith('$') || e.streamId.startsWith('$');
+};
+
+/**
+ * A recorded event as the port returns it. Events not written by steerlog (no steerlog metadata) keep their ESDB
+ * id and `created` time; binary (non-JSON) data is returned as a base64 string.
+ */
+export const fromResolved = (resolved: ResolvedEvent): RecordedEvent => {
+  const e = resolved.event;
+  if (!e) throw new StoreError('store-corrupt', 'EventStoreDB returned a link whose event is missing');
+  const meta = steerlogMetadata(e.metadata);
+  const data = e.isJson ? e.data : Buffer.from(e.data as Uint8Array).toString('base64');
+  return {
+    stream: e.streamId,
+    revision: streamRevision(e.revision),
+    position: e.position ? packPosition(e.position) : globalPosition(-1),
+    id: meta?.id ?? e.id,
+    type: e.type,
+    time: meta?.time ?? e.created.getTime(),
+    data,
+    ...(meta?.ignorable === true ? { ignorable: true as const } : {}),
+  };
+};
+
+// ---- errors ----
+
+/** The client's `CommandError` classes carry a stable string `type`; match on it, not on `instanceof`. */
+const errorType = (e: unknown): string | undefined =>
+  typeof e === 'object' && e !== null && typeof (e as { type?: unknown }).type === 'string' ? (e as { type: string }).type : undefined;
+
+export const isWrongExpectedVersion = (e: unknown): boolean => errorType(e) === 'wrong-expected-version';
+export const isStreamNotFound = (e: unknown): boolean => errorType(e) === 'stream-not-found';
+
+/** The actual revision a client `WrongExpectedVersionError` reports (`no_stream`, or a revision; -1 means none). */
+export const actualRevisionOf = (e: unknown): ActualRevision | undefined => {
+  const actual = (e as { actualVersion?: unknown }).actualVersion;
+  if (actual === 'no_stream') return 'no_stream';
+  if (typeof actual === 'bigint') return actual < 0n ? 'no_stream' : streamRevision(actual);
+  return undefined;
+};
+
+export const toConcurrencyError = (stream: string, expected: ExpectedRevision, e: unknown, fallback: ActualRevision): ConcurrencyError =>
+  new ConcurrencyError(stream, expected, actualRevisionOf(e) ?? fallback);
+
+/**
+ * Any other client error as a port `StoreError`: `event-too-large` for the server's maximum append size,
+ * `store-io` for everything else (unavailable, deadline, access denied, not leader, deleted stream, unknown).
+ * The client error is kept as `cause`.
+ */
+export const toStoreError = (e: unknown, what: string): StoreError => {
+  if (e instanceof StoreError) return e;
+  const type = errorType(e) ?? 'unknown';
+  const message = e instanceof Error ? e.message : String(e);
+  if (type === 'maximum-append-size-exceeded') {
+    const limit = (e as { maxAppendSize?: unknown }).maxAppendSize;
+    return new StoreError('event-too-large', `${what}: the batch exceeds the server's maximum append size${typeof limit === 'number' ? ` of ${limit} bytes` : ''}`, { cause: e });
+  }
+  return new StoreError('store-io', `${what}: EventStoreDB ${type} error${message ? `: ${message}` : ''}`, { cause: e });
+};

@@ -1,0 +1,577 @@
+/**
+ * An in-process EventStoreDB *protocol fake*: a gRPC server hosting the service definitions that
+ * `@eventstore/db-client` itself ships (`generated/*_grpc_pb.js`), over an in-memory log.
+ *
+ * It implements just enough of `Streams.Append`, `Streams.BatchAppend`, `Streams.Read` (stream and `$all`
+ * reads, stream and `$all` subscriptions with confirmation, catch-up, `caught_up` and live events) and
+ * `ServerFeatures.GetSupportedMethods` for the real client to run the shared contract suite against it.
+ * It is a test double, not a server: see docs/store-eventstoredb.md for everything it does not model.
+ */
+import { randomUUID } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+// The generated modules are CommonJS whose exports Node's ESM loader cannot list: import them whole.
+import anyPb from 'google-protobuf/google/protobuf/any_pb.js';
+import streamsGrpc from '@eventstore/db-client/generated/streams_grpc_pb.js';
+import streamsPb from '@eventstore/db-client/generated/streams_pb.js';
+import type * as S from '@eventstore/db-client/generated/streams_pb.js';
+import sharedPb from '@eventstore/db-client/generated/shared_pb.js';
+import statusPb from '@eventstore/db-client/generated/status_pb.js';
+import codePb from '@eventstore/db-client/generated/code_pb.js';
+import featuresGrpc from '@eventstore/db-client/generated/serverfeatures_grpc_pb.js';
+import featuresPb from '@eventstore/db-client/generated/serverfeatures_pb.js';
+import { ChangeNotifier } from '../../../../../adapters/store/shared/change-notifier.js';
+
+const { Any } = anyPb;
+const { StreamsService } = streamsGrpc;
+const { AppendReq, AppendResp, BatchAppendReq, BatchAppendResp, ReadReq, ReadResp } = streamsPb;
+type AppendReq = InstanceType<typeof AppendReq>;
+type AppendResp = InstanceType<typeof AppendResp>;
+type BatchAppendReq = InstanceType<typeof BatchAppendReq>;
+type BatchAppendResp = InstanceType<typeof BatchAppendResp>;
+type ReadReq = InstanceType<typeof ReadReq>;
+type ReadResp = InstanceType<typeof ReadResp>;
+const { AllStreamPosition, Empty, StreamIdentifier, UUID, WrongExpectedVersion } = sharedPb;
+type Empty = InstanceType<typeof Empty>;
+type StreamIdentifier = InstanceType<typeof StreamIdentifier>;
+type UUID = InstanceType<typeof UUID>;
+const { Status } = statusPb;
+const { Code } = codePb;
+const { ServerFeaturesService } = featuresGrpc;
+const { SupportedMethod, SupportedMethods } = featuresPb;
+type SupportedMethods = InstanceType<typeof SupportedMethods>;
+
+/**
+ * - `batch-append`: ServerFeatures advertises Read, Append and BatchAppend (what servers ≥ 21.10 do);
+ * - `append-only`: ServerFeatures advertises Read and Append only;
+ * - `unimplemented`: no ServerFeatures service at all (the client then assumes an old server).
+ */
+export type FakeFeatures = 'batch-append' | 'append-only' | 'unimplemented';
+
+export interface FakeEsdbOptions {
+  readonly features: FakeFeatures;
+}
+
+export type FakeRpc = 'Append' | 'BatchAppend' | 'Read' | 'GetSupportedMethods';
+
+interface StoredEvent {
+  readonly stream: string;
+  readonly streamBytes: Uint8Array;
+  readonly id: string;
+  readonly revision: bigint;
+  /** The fake uses one number for both commit and prepare position. */
+  readonly position: bigint;
+  readonly type: string;
+  readonly contentType: string;
+  readonly created: string;
+  readonly data: Uint8Array;
+  readonly customMetadata: Uint8Array;
+}
+
+interface Proposed {
+  readonly id: string;
+  readonly type: string;
+  readonly contentType: string;
+  readonly data: Uint8Array;
+  readonly customMetadata: Uint8Array;
+}
+
+/** The expected-state oneof as both append RPCs carry it. */
+type Expected = { kind: 'any' } | { kind: 'no_stream' } | { kind: 'stream_exists' } | { kind: 'revision'; revision: bigint };
+
+type AppendOutcome =
+  | { ok: true; currentRevision: bigint; position: bigint }
+  | { ok: false; current: bigint | 'no_stream'; expected: Expected };
+
+const TICKS_PER_MS = 10_000n;
+const POSITION_GAP = 64n;
+
+const streamName = (id: StreamIdentifier | undefined): string => Buffer.from(id?.getStreamName_asU8() ?? new Uint8Array()).toString('utf8');
+
+const uuidString = (id: UUID | undefined): string => {
+  if (!id || !id.hasString()) throw new Error('the fake only accepts UUIDs in their string form');
+  return id.getString();
+};
+
+const toProposed = (m: S.AppendReq.ProposedMessage | S.BatchAppendReq.ProposedMessage): Proposed => {
+  const meta = m.getMetadataMap();
+  return {
+    id: uuidString(m.getId()),
+    type: meta.get('type') ?? '',
+    contentType: meta.get('content-type') ?? 'application/octet-stream',
+    data: m.getData_asU8(),
+    customMetadata: m.getCustomMetadata_asU8(),
+  };
+};
+
+export class FakeEsdb {
+  readonly #features: FakeFeatures;
+  readonly #server = new grpc.Server();
+  readonly #streams = new Map<string, StoredEvent[]>();
+  readonly #all: StoredEvent[] = [];
+  readonly #notifier = new ChangeNotifier();
+  readonly #calls: Record<FakeRpc, number> = { Append: 0, BatchAppend: 0, Read: 0, GetSupportedMethods: 0 };
+  /** Events written through each append RPC. */
+  readonly #appendedVia: Record<'Append' | 'BatchAppend', number> = { Append: 0, BatchAppend: 0 };
+  readonly #caughtUpSent = new ChangeNotifier();
+  /** Read calls (reads and subscriptions) still open on the server side. */
+  #openReads = 0;
+  readonly #openReadsChanged = new ChangeNotifier();
+  #nextPosition = 0n;
+  #port = 0;
+
+  constructor(options: FakeEsdbOptions) {
+    this.#features = options.features;
+    this.#server.addService(StreamsService, {
+      append: (call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>) =>
+        this.#append(call, callback),
+      batchAppend: (call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>) => this.#batchAppend(call),
+      read: (call: grpc.ServerWritableStream<ReadReq, ReadResp>) => {
+        this.#openReads++;
+        void this.#read(call).finally(() => {
+          this.#openReads--;
+          this.#openReadsChanged.notify();
+        });
+      },
+    });
+    if (this.#features !== 'unimplemented') {
+      this.#server.addService(ServerFeaturesService, {
+        getSupportedMethods: (_call: grpc.ServerUnaryCall<Empty, SupportedMethods>, callback: grpc.sendUnaryData<SupportedMethods>) =>
+          this.#supportedMethods(callback),
+      });
+    }
+  }
+
+  /** Binds 127.0.0.1 on an ephemeral port. */
+  async start(): Promise<void> {
+    this.#port = await new Promise<number>((resolve, reject) =>
+      this.#server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
+    );
+  }
+
+  get connectionString(): string {
+    return `esdb://127.0.0.1:${this.#port}?tls=false`;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  /** How many times each RPC was called. */
+  get calls(): Readonly<Record<FakeRpc, number>> {
+    return { ...this.#calls };
+  }
+
+  /** How many events each append RPC wrote. */
+  get appendedVia(): Readonly<Record<'Append' | 'BatchAppend', number>> {
+    return { ...this.#appendedVia };
+  }
+
+  /** How many `caught_up` messages have been sent in total. */
+  get caughtUpCount(): number {
+    return this.#caughtUpSent.version;
+  }
+
+  /** Resolves once `n` `caught_up` messages have been sent in total (for tests that hold the client's buffers full). */
+  async caughtUpSent(n: number): Promise<void> {
+    while (this.#caughtUpSent.version < n) await this.#caughtUpSent.waitForChange(this.#caughtUpSent.version);
+  }
+
+  get openReads(): number {
+    return this.#openReads;
+  }
+
+  /** Resolves once no Read call (read or subscription) is open on the server side any more. */
+  async readsClosed(): Promise<void> {
+    while (this.#openReads > 0) await this.#openReadsChanged.waitForChange(this.#openReadsChanged.version);
+  }
+
+  /** Raw stored ESDB event ids of a stream, for white-box tests. */
+  storedIds(stream: string): string[] {
+    return (this.#streams.get(stream) ?? []).map((e) => e.id);
+  }
+
+  /** Writes a system event (`$`-typed, in a `$`-stream), like the server's own `$statsCollected` or `$metadata`. */
+  writeSystemEvent(stream: string, type: string): void {
+    this.#commit(stream, [{ id: randomUUID(), type, contentType: 'application/json', data: Buffer.from('{}'), customMetadata: new Uint8Array() }]);
+  }
+
+  async stop(): Promise<void> {
+    this.#notifier.close();
+    this.#server.forceShutdown();
+  }
+
+  // ---- ServerFeatures ----
+
+  #supportedMethods(callback: grpc.sendUnaryData<SupportedMethods>): void {
+    this.#calls.GetSupportedMethods++;
+    const methods = new SupportedMethods();
+    methods.setEventStoreServerVersion('0.0.0-protocol-fake');
+    const names = this.#features === 'batch-append' ? ['read', 'append', 'batchappend'] : ['read', 'append'];
+    for (const name of names) {
+      const m = new SupportedMethod();
+      m.setServiceName('event_store.client.streams.streams');
+      m.setMethodName(name);
+      methods.addMethods(m);
+    }
+    callback(null, methods);
+  }
+
+  // ---- the log ----
+
+  #current(stream: string): bigint | 'no_stream' {
+    const events = this.#streams.get(stream);
+    return events && events.length > 0 ? events[events.length - 1]!.revision : 'no_stream';
+  }
+
+  /**
+   * Expected-revision check and id-based idempotency, as EventStoreDB documents them:
+   * - an exact revision (or `no_stream`, i.e. -1) equal to the current one writes;
+   * - an exact revision *behind* the current one is an idempotent success when the events stored right after it
+   *   carry the batch's ids in order; when only the first matches it is a wrong expected version;
+   * - `any` / `stream_exists`: if the first id is already in the stream, the following stored events must carry
+   *   the following ids (idempotent success), otherwise wrong expected version; if the first id is new, it writes.
+   * The real server looks `any` ids up in a bounded cache of recent writes; the fake scans the whole stream.
+   */
+  #appendEvents(stream: string, expected: Expected, proposed: Proposed[]): AppendOutcome {
+    const events = this.#streams.get(stream) ?? [];
+    const current = this.#current(stream);
+    const currentNum = current === 'no_stream' ? -1n : current;
+    const idempotentFrom = (start: number): AppendOutcome | null => {
+      if (proposed.length === 0) return null;
+      for (let i = 0; i < proposed.length; i++) {
+        if (events[start + i]?.id !== proposed[i]!.id) return { ok: false, current, expected };
+      }
+      const last = events[start + proposed.length - 1]!;
+      return { ok: true, currentRevision: last.revision, position: last.position };
+    };
+    switch (expected.kind) {
+      case 'no_stream':
+      case 'revision': {
+        const want = expected.kind === 'no_stream' ? -1n : expected.revision;
+        if (want === currentNum) break;
+        if (want < currentNum && proposed.length > 0 && events[Number(want + 1n)]?.id === proposed[0]!.id) {
+          return idempotentFrom(Number(want + 1n))!;
+        }
+        return { ok: false, current, expected };
+      }
+      case 'stream_exists':
+      case 'any': {
+        if (expected.kind === 'stream_exists' && current === 'no_stream') return { ok: false, current, expected };
+        const first = proposed.length > 0 ? events.findIndex((e) => e.id === proposed[0]!.id) : -1;
+        if (first >= 0) return idempotentFrom(first)!;
+        break;
+      }
+    }
+    if (proposed.length === 0) {
+      const last = events[events.length - 1];
+      return { ok: true, currentRevision: currentNum, position: last?.position ?? 0n };
+    }
+    const last = this.#commit(stream, proposed);
+    return { ok: true, currentRevision: last.revision, position: last.position };
+  }
+
+  #commit(stream: string, proposed: Proposed[]): StoredEvent {
+    let events = this.#streams.get(stream);
+    if (!events) {
+      events = [];
+      this.#streams.set(stream, events);
+    }
+    const streamBytes = Buffer.from(stream, 'utf8');
+    const created = (BigInt(Date.now()) * TICKS_PER_MS).toString();
+    let last: StoredEvent | undefined;
+    for (const p of proposed) {
+      this.#nextPosition += POSITION_GAP + BigInt(p.data.length);
+      last = { stream, streamBytes, id: p.id, revision: BigInt(events.length), position: this.#nextPosition, type: p.type, contentType: p.contentType, created, data: p.data, customMetadata: p.customMetadata };
+      events.push(last);
+      this.#all.push(last);
+    }
+    this.#notifier.notify();
+    return last!;
+  }
+
+  // ---- Append (client streaming: options, then one proposed message per event) ----
+
+  #append(call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>): void {
+    this.#calls.Append++;
+    let options: S.AppendReq.Options | undefined;
+    const proposed: Proposed[] = [];
+    let failed = false;
+    call.on('data', (req: AppendReq) => {
+      try {
+        if (req.hasOptions()) options = req.getOptions();
+        else if (req.hasProposedMessage()) proposed.push(toProposed(req.getProposedMessage()!));
+      } catch (e) {
+        failed = true;
+        callback({ code: grpc.status.INVALID_ARGUMENT, details: String(e) });
+      }
+    });
+    call.on('end', () => {
+      if (failed) return;
+      if (!options) return callback({ code: grpc.status.INVALID_ARGUMENT, details: 'no options' });
+      let expected: Expected;
+      if (options.hasRevision()) expected = { kind: 'revision', revision: BigInt(options.getRevision()) };
+      else if (options.hasNoStream()) expected = { kind: 'no_stream' };
+      else if (options.hasStreamExists()) expected = { kind: 'stream_exists' };
+      else expected = { kind: 'any' };
+      const outcome = this.#appendEvents(streamName(options.getStreamIdentifier()), expected, proposed);
+      const resp = new AppendResp();
+      if (outcome.ok) {
+        this.#appendedVia.Append += proposed.length;
+        const success = new AppendResp.Success();
+        if (outcome.currentRevision < 0n) success.setNoStream(new Empty());
+        else success.setCurrentRevision(outcome.currentRevision.toString());
+        const pos = new AppendResp.Position();
+        pos.setCommitPosition(outcome.position.toString());
+        pos.setPreparePosition(outcome.position.toString());
+        success.setPosition(pos);
+        resp.setSuccess(success);
+      } else {
+        const wev = new AppendResp.WrongExpectedVersion();
+        if (outcome.current === 'no_stream') wev.setCurrentNoStream(new Empty());
+        else wev.setCurrentRevision(outcome.current.toString());
+        switch (outcome.expected.kind) {
+          case 'any': wev.setExpectedAny(new Empty()); break;
+          case 'no_stream': wev.setExpectedNoStream(new Empty()); break;
+          case 'stream_exists': wev.setExpectedStreamExists(new Empty()); break;
+          case 'revision': wev.setExpectedRevision(outcome.expected.revision.toString()); break;
+        }
+        resp.setWrongExpectedVersion(wev);
+      }
+      callback(null, resp);
+    });
+  }
+
+  // ---- BatchAppend (one long-lived bidi stream; chunks keyed by correlation id, applied on is_final) ----
+
+  #batchAppend(call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>): void {
+    this.#calls.BatchAppend++;
+    const pending = new Map<string, { options?: S.BatchAppendReq.Options; proposed: Proposed[] }>();
+    call.on('data', (req: BatchAppendReq) => {
+      const correlation = uuidString(req.getCorrelationId());
+      const entry = pending.get(correlation) ?? { proposed: [] };
+      pending.set(correlation, entry);
+      if (req.hasOptions()) entry.options = req.getOptions();
+      for (const m of req.getProposedMessagesList()) entry.proposed.push(toProposed(m));
+      if (!req.getIsFinal()) return;
+      pending.delete(correlation);
+      const options = entry.options;
+      const resp = new BatchAppendResp();
+      const correlationId = new UUID();
+      correlationId.setString(correlation);
+      resp.setCorrelationId(correlationId);
+      if (!options) {
+        call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: 'no options in the first chunk' });
+        return;
+      }
+      resp.setStreamIdentifier(options.getStreamIdentifier());
+      let expected: Expected;
+      if (options.hasStreamPosition()) expected = { kind: 'revision', revision: BigInt(options.getStreamPosition()) };
+      else if (options.hasNoStream()) expected = { kind: 'no_stream' };
+      else if (options.hasStreamExists()) expected = { kind: 'stream_exists' };
+      else expected = { kind: 'any' };
+      const outcome = this.#appendEvents(streamName(options.getStreamIdentifier()), expected, entry.proposed);
+      if (outcome.ok) {
+        this.#appendedVia.BatchAppend += entry.proposed.length;
+        const success = new BatchAppendResp.Success();
+        if (outcome.currentRevision < 0n) success.setNoStream(new Empty());
+        else success.setCurrentRevision(outcome.currentRevision.toString());
+        const pos = new AllStreamPosition();
+        pos.setCommitPosition(outcome.position.toString());
+        pos.setPreparePosition(outcome.position.toString());
+        success.setPosition(pos);
+        resp.setSuccess(success);
+      } else {
+        const details = new WrongExpectedVersion();
+        if (outcome.current === 'no_stream') details.setCurrentNoStream(new Empty());
+        else details.setCurrentStreamRevision(outcome.current.toString());
+        switch (outcome.expected.kind) {
+          case 'any': details.setExpectedAny(new Empty()); break;
+          case 'no_stream': details.setExpectedNoStream(new Empty()); break;
+          case 'stream_exists': details.setExpectedStreamExists(new Empty()); break;
+          case 'revision': details.setExpectedStreamPosition(outcome.expected.revision.toString()); break;
+        }
+        const any = new Any();
+        any.pack(details.serializeBinary(), 'event_store.client.WrongExpectedVersion');
+        const status = new Status();
+        status.setCode(Code.FAILED_PRECONDITION);
+        status.setMessage('WrongExpectedVersion');
+        status.setDetails(any);
+        resp.setError(status);
+      }
+      call.write(resp);
+    });
+    call.on('end', () => call.end());
+  }
+
+  // ---- Read (stream and $all reads, subscriptions) ----
+
+  async #read(call: grpc.ServerWritableStream<ReadReq, ReadResp>): Promise<void> {
+    this.#calls.Read++;
+    const options = call.request.getOptions();
+    if (!options) {
+      call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: 'no options' });
+      return;
+    }
+    let cancelled = false;
+    const stopped = new AbortController();
+    call.on('cancelled', () => {
+      cancelled = true;
+      stopped.abort();
+    });
+    const send = async (resp: ReadResp): Promise<boolean> => {
+      if (cancelled) return false;
+      if (!call.write(resp)) {
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            call.off('drain', done);
+            stopped.signal.removeEventListener('abort', done);
+            resolve();
+          };
+          call.on('drain', done);
+          stopped.signal.addEventListener('abort', done);
+        });
+      }
+      return !cancelled;
+    };
+    const sendEvent = (e: StoredEvent): Promise<boolean> => send(this.#readResp(e));
+
+    const filter = this.#filter(options);
+    const isStream = options.hasStream();
+    const streamOpts = options.getStream();
+    const stream = isStream ? streamName(streamOpts?.getStreamIdentifier()) : '';
+    const source = (): readonly StoredEvent[] => (isStream ? (this.#streams.get(stream) ?? []) : this.#all);
+
+    if (options.hasSubscription()) {
+      const confirmation = new ReadResp.SubscriptionConfirmation();
+      confirmation.setSubscriptionId(randomUUID());
+      const first = new ReadResp();
+      first.setConfirmation(confirmation);
+      if (!(await send(first))) return;
+      // Subscriptions start strictly after the given revision / position.
+      let index: number;
+      if (isStream) {
+        if (streamOpts!.hasStart()) index = 0;
+        else if (streamOpts!.hasEnd()) index = source().length;
+        else index = Number(BigInt(streamOpts!.getRevision()) + 1n);
+      } else {
+        const all = options.getAll()!;
+        if (all.hasStart()) index = 0;
+        else if (all.hasEnd()) index = this.#all.length;
+        else {
+          const after = BigInt(all.getPosition()!.getCommitPosition());
+          index = this.#all.findIndex((e) => e.position > after);
+          if (index < 0) index = this.#all.length;
+        }
+      }
+      let caughtUp = false;
+      for (;;) {
+        const version = this.#notifier.version;
+        const events = source();
+        while (index < events.length) {
+          const e = events[index++]!;
+          if (filter(e) && !(await sendEvent(e))) return;
+        }
+        if (!caughtUp) {
+          caughtUp = true;
+          const resp = new ReadResp();
+          resp.setCaughtUp(new ReadResp.CaughtUp());
+          if (!(await send(resp))) return;
+          this.#caughtUpSent.notify();
+        }
+        if (source().length > index) continue;
+        if (!(await this.#notifier.waitForChange(version, stopped.signal))) {
+          if (!cancelled) call.end();
+          return;
+        }
+      }
+    }
+
+    const count = options.hasCount() ? BigInt(options.getCount()) : BigInt(Number.MAX_SAFE_INTEGER);
+    const backwards = options.getReadDirection() === ReadReq.Options.ReadDirection.BACKWARDS;
+    const events = source();
+    if (isStream && events.length === 0) {
+      const nf = new ReadResp.StreamNotFound();
+      nf.setStreamIdentifier(streamOpts!.getStreamIdentifier());
+      const resp = new ReadResp();
+      resp.setStreamNotFound(nf);
+      await send(resp);
+      if (!cancelled) call.end();
+      return;
+    }
+    let index: number;
+    if (isStream) {
+      if (streamOpts!.hasStart()) index = backwards ? -1 : 0;
+      else if (streamOpts!.hasEnd()) index = backwards ? events.length - 1 : events.length;
+      else {
+        const rev = BigInt(streamOpts!.getRevision());
+        index = backwards ? Math.min(Number(rev), events.length - 1) : Number(rev);
+      }
+    } else {
+      const all = options.getAll()!;
+      if (all.hasStart()) index = backwards ? -1 : 0;
+      else if (all.hasEnd()) index = backwards ? events.length - 1 : events.length;
+      else {
+        // Forwards from a position includes the event at that position; backwards starts before it.
+        const at = BigInt(all.getPosition()!.getCommitPosition());
+        if (backwards) {
+          index = events.length - 1;
+          while (index >= 0 && events[index]!.position >= at) index--;
+        } else {
+          index = events.findIndex((e) => e.position >= at);
+          if (index < 0) index = events.length;
+        }
+      }
+    }
+    let sent = 0n;
+    // Snapshot the length: a read returns what was stored when it started.
+    const end = events.length;
+    while (sent < count && index >= 0 && index < end) {
+      const e = events[index]!;
+      index += backwards ? -1 : 1;
+      if (!filter(e)) continue;
+      if (!(await sendEvent(e))) return;
+      sent++;
+    }
+    if (!cancelled) call.end();
+  }
+
+  #filter(options: S.ReadReq.Options): (e: StoredEvent) => boolean {
+    if (!options.hasFilter()) return () => true;
+    const f = options.getFilter()!;
+    const expr = f.hasEventType() ? f.getEventType()! : f.getStreamIdentifier()!;
+    const field = f.hasEventType() ? (e: StoredEvent) => e.type : (e: StoredEvent) => e.stream;
+    const regex = expr.getRegex() ? new RegExp(expr.getRegex()) : null;
+    const prefixes = expr.getPrefixList();
+    return (e) => {
+      const value = field(e);
+      if (regex && !regex.test(value)) return false;
+      if (prefixes.length > 0 && !prefixes.some((p) => value.startsWith(p))) return false;
+      return true;
+    };
+  }
+
+  #readResp(e: StoredEvent): ReadResp {
+    const recorded = new ReadResp.ReadEvent.RecordedEvent();
+    const id = new UUID();
+    id.setString(e.id);
+    recorded.setId(id);
+    const sid = new StreamIdentifier();
+    sid.setStreamName(e.streamBytes);
+    recorded.setStreamIdentifier(sid);
+    recorded.setStreamRevision(e.revision.toString());
+    recorded.setCommitPosition(e.position.toString());
+    recorded.setPreparePosition(e.position.toString());
+    const meta = recorded.getMetadataMap();
+    meta.set('type', e.type);
+    meta.set('content-type', e.contentType);
+    meta.set('created', e.created);
+    recorded.setData(e.data);
+    recorded.setCustomMetadata(e.customMetadata);
+    const read = new ReadResp.ReadEvent();
+    read.setEvent(recorded);
+    read.setCommitPosition(e.position.toString());
+    const resp = new ReadResp();
+    resp.setEvent(read);
+    return resp;
+  }
+}

@@ -1,0 +1,183 @@
+import {
+  MaxAppendSizeExceededError,
+  StreamNotFoundError,
+  UnavailableError,
+  WrongExpectedVersionError,
+  type ResolvedEvent,
+} from '@eventstore/db-client';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  assertNotSystemStream,
+  esdbEventId,
+  fromResolved,
+  isStreamNotFound,
+  isSystemEvent,
+  isWrongExpectedVersion,
+  packPosition,
+  STEERLOG_EVENT_ID_NAMESPACE,
+  toConcurrencyError,
+  toEsdbEvent,
+  toEsdbExpected,
+  toStoreError,
+  unpackPosition,
+  uuidV5,
+} from '../../../../adapters/store/eventstoredb/mapping.js';
+import {
+  isConcurrencyError,
+  isEventTooLargeError,
+  isInvalidStreamIdError,
+  isStoreError,
+  StoreError,
+} from '../../../../runtime/ports/store-errors.js';
+import { streamRevision } from '../../../../runtime/ports/event-store.js';
+
+const CANONICAL = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('eventstoredb mapping — event ids', () => {
+  it('uuidV5 matches RFC 4122 version 5 (vectors computed with Python uuid.uuid5)', () => {
+    expect(uuidV5('python.org', '6ba7b810-9dad-11d1-80b4-00c04fd430c8')).toBe('886313e1-3b8a-5372-9b90-0c9aee199e5d');
+    expect(STEERLOG_EVENT_ID_NAMESPACE).toBe('357e99d2-ad9b-4085-8d1a-0746863c13e4');
+    expect(uuidV5('a-0')).toBe('c57beac5-baa4-5b5f-842c-42ff59b8fb82');
+    expect(uuidV5('ünï ✓')).toBe('c946cc4a-18e8-5bfc-b5cb-c3d34916101f');
+  });
+
+  it('keeps canonical lowercase UUIDs, maps everything else deterministically', () => {
+    const u = '0b8e8f3a-6c4f-4d9e-9a53-3f0c1e2d4b5a';
+    expect(esdbEventId(u)).toBe(u);
+    expect(esdbEventId(u.toUpperCase())).toBe(uuidV5(u.toUpperCase()));
+    expect(esdbEventId('00000000-0000-0000-0000-000000000000')).not.toBe('00000000-0000-0000-0000-000000000000');
+    expect(esdbEventId('a-0')).toBe(uuidV5('a-0'));
+  });
+
+  it('always yields a canonical UUID, the same for the same id, different for different ids', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), (a, b) => {
+        expect(esdbEventId(a)).toMatch(CANONICAL);
+        expect(esdbEventId(a)).toBe(esdbEventId(a));
+        if (a !== b) expect(esdbEventId(a)).not.toBe(esdbEventId(b));
+      }),
+    );
+  });
+
+  it('v5 ids carry version 5 and the RFC 4122 variant', () => {
+    fc.assert(
+      fc.property(fc.string(), (name) => {
+        const id = uuidV5(name);
+        expect(id[14]).toBe('5');
+        expect('89ab').toContain(id[19]);
+      }),
+    );
+  });
+
+  it('an event keeps its port id, time and ignorable flag in custom metadata', () => {
+    const e = toEsdbEvent({ id: 'msg-1', type: 'user/message', time: 42, data: { a: 1 }, ignorable: true });
+    expect(e).toMatchObject({ id: uuidV5('msg-1'), type: 'user/message', contentType: 'application/json', data: { a: 1 } });
+    expect(e.metadata).toEqual({ steerlog: { v: 1, id: 'msg-1', time: 42, ignorable: true } });
+    expect(toEsdbEvent({ id: 'x', type: 't', time: 1, data: null }).metadata).toEqual({ steerlog: { v: 1, id: 'x', time: 1 } });
+  });
+});
+
+describe('eventstoredb mapping — revisions, positions, streams', () => {
+  it('maps expected revisions 1:1', () => {
+    expect(toEsdbExpected('any')).toBe('any');
+    expect(toEsdbExpected('no_stream')).toBe('no_stream');
+    expect(toEsdbExpected('stream_exists')).toBe('stream_exists');
+    expect(toEsdbExpected(7n)).toBe(7n);
+  });
+
+  const u64 = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n });
+  it('packs $all positions losslessly', () => {
+    fc.assert(fc.property(u64, u64, (commit, prepare) => {
+      expect(unpackPosition(packPosition({ commit, prepare }))).toEqual({ commit, prepare });
+    }));
+  });
+
+  it('packed positions order like (commit, prepare) pairs', () => {
+    fc.assert(fc.property(u64, u64, u64, u64, (c1, p1, c2, p2) => {
+      const pairOrder = c1 === c2 ? Math.sign(Number(p1 - p2)) : Math.sign(Number(c1 - c2));
+      const a = packPosition({ commit: c1, prepare: p1 });
+      const b = packPosition({ commit: c2, prepare: p2 });
+      expect(a === b ? 0 : a < b ? -1 : 1).toBe(pairOrder);
+    }));
+  });
+
+  it('refuses $-prefixed (system) stream names', () => {
+    let caught: unknown;
+    try {
+      assertNotSystemStream('$all');
+    } catch (e) {
+      caught = e;
+    }
+    expect(isInvalidStreamIdError(caught)).toBe(true);
+    expect(() => assertNotSystemStream('a$b')).not.toThrow();
+  });
+});
+
+describe('eventstoredb mapping — recorded events', () => {
+  const resolved = (over: Record<string, unknown>): ResolvedEvent =>
+    ({
+      event: {
+        streamId: 's',
+        id: '0b8e8f3a-6c4f-4d9e-9a53-3f0c1e2d4b5a',
+        revision: 3n,
+        type: 't',
+        data: { a: 1 },
+        metadata: { steerlog: { v: 1, id: 'port-id', time: 1234, ignorable: true } },
+        isJson: true,
+        created: new Date(99),
+        position: { commit: 10n, prepare: 10n },
+        ...over,
+      },
+    }) as unknown as ResolvedEvent;
+
+  it('returns the port id, time and ignorable from metadata', () => {
+    expect(fromResolved(resolved({}))).toEqual({
+      stream: 's', revision: 3n, position: packPosition({ commit: 10n, prepare: 10n }), id: 'port-id', type: 't', time: 1234, data: { a: 1 }, ignorable: true,
+    });
+  });
+
+  it('events written by other tools keep their ESDB id and created time; binary data becomes base64', () => {
+    const e = fromResolved(resolved({ metadata: undefined, isJson: false, data: Uint8Array.from([1, 2, 3]) }));
+    expect(e).toMatchObject({ id: '0b8e8f3a-6c4f-4d9e-9a53-3f0c1e2d4b5a', time: 99, data: 'AQID' });
+    expect(e.ignorable).toBeUndefined();
+  });
+
+  it('recognises system events by type or stream', () => {
+    expect(isSystemEvent(resolved({ type: '$metadata' }))).toBe(true);
+    expect(isSystemEvent(resolved({ streamId: '$stats-127.0.0.1:2113' }))).toBe(true);
+    expect(isSystemEvent(resolved({}))).toBe(false);
+  });
+});
+
+describe('eventstoredb mapping — errors', () => {
+  it('WrongExpectedVersionError becomes ConcurrencyError with the actual revision', () => {
+    const wev = new WrongExpectedVersionError(undefined, { streamName: 's', current: 5n, expected: 3n });
+    expect(isWrongExpectedVersion(wev)).toBe(true);
+    const c = toConcurrencyError('s', 3n, wev, 'no_stream');
+    expect(isConcurrencyError(c)).toBe(true);
+    expect(c).toMatchObject({ stream: 's', expected: 3n, actual: 5n });
+    const none = toConcurrencyError('s', 'stream_exists', new WrongExpectedVersionError(undefined, { streamName: 's', current: 'no_stream', expected: 'stream_exists' }), streamRevision(9n));
+    expect(none.actual).toBe('no_stream');
+    const legacy = toConcurrencyError('s', 0n, new WrongExpectedVersionError(undefined, { streamName: 's', current: -1n as never, expected: 0n }), streamRevision(9n));
+    expect(legacy.actual).toBe('no_stream');
+  });
+
+  it('StreamNotFoundError is recognised (reads of absent streams yield nothing)', () => {
+    expect(isStreamNotFound(new StreamNotFoundError(undefined, 's'))).toBe(true);
+    expect(isStreamNotFound(new UnavailableError())).toBe(false);
+  });
+
+  it('maximum append size becomes an event-too-large StoreError; anything else store-io, with the cause', () => {
+    const big = toStoreError(new MaxAppendSizeExceededError(undefined, 1024), 'append');
+    expect(isEventTooLargeError(big)).toBe(true);
+    expect(big.message).toContain('1024');
+    const down = new UnavailableError(undefined, 'connection refused');
+    const io = toStoreError(down, 'append to "s"');
+    expect(isStoreError(io)).toBe(true);
+    expect(io.code).toBe('store-io');
+    expect(io.cause).toBe(down);
+    const own = new StoreError('store-closed', 'closed');
+    expect(toStoreError(own, 'x')).toBe(own);
+  });
+});
