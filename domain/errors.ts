@@ -8,7 +8,10 @@ export type DomainErrorCode =
   | 'duplicate-pending-id'
   | 'invalid-splice'
   | 'invalid-message'
-  | 'impossible-event';
+  | 'impossible-event'
+  | 'queue-item-not-found'
+  | 'steer-unavailable'
+  | 'queue-edit-non-text';
 
 export class DomainError extends Error {
   readonly code: DomainErrorCode;

@@ -18,3 +18,4 @@ export * from './session-fold.js';
 export * from './audit.js';
 export * from './turn-machine.js';
 export * from './model-messages.js';
+export * from './queue-edit.js';

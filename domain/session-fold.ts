@@ -16,8 +16,10 @@ export interface SessionState {
   /** The seq the next event must carry. */
   readonly nextSeq: number;
   readonly created: SessionCreatedData | null;
-  /** seq of the `session/end-seed` that closes a fork's seed, once seen. */
+  /** seq of the `session/end-seed` that closes this session's own fork seed, once seen. */
   readonly seedEndSeq: number | null;
+  /** Where `session/end-seed` restarts the inbox: this session's boundary and those of forks nested in its seed. */
+  readonly inboxResets: readonly number[];
   readonly inbox: InboxState;
   readonly turns: TurnFoldState;
   readonly consumed: ConsumedWorkState;
@@ -30,6 +32,7 @@ export const initialSessionState = (): SessionState => ({
   nextSeq: 0,
   created: null,
   seedEndSeq: null,
+  inboxResets: [],
   inbox: initialInboxState(),
   turns: initialTurnFoldState(),
   consumed: initialConsumedWorkState(),
@@ -84,15 +87,20 @@ export const stepSession = (state: SessionState, event: LogEvent): E.Either<Doma
   if (!isKnownEvent(event)) return E.right({ state: next, notifications });
 
   switch (event.type) {
-    case 'session/created':
+    case 'session/created': {
       if (event.seq === 0) next = { ...next, created: event.data };
+      // a fork (this session, or an ancestor inherited in the seed) restarts its inbox after its own seed
+      const nested = event.data.seedLength;
+      if (nested !== undefined) next = { ...next, inboxResets: [...next.inboxResets, event.seq + nested + 1] };
       break;
+    }
     case 'session/end-seed':
       if (seedLength !== undefined && event.seq === seedLength + 1) {
         if (state.turns.openTurn) return impossible(`the fork boundary falls inside open turn ${state.turns.openTurn.turn}`);
-        // The child never inherits pending input: its inbox starts empty after the seed.
-        next = { ...next, seedEndSeq: event.seq, inbox: initialInboxState() };
+        next = { ...next, seedEndSeq: event.seq };
       }
+      // The child never inherits pending input: its inbox starts empty after the seed.
+      if (state.inboxResets.includes(event.seq)) next = { ...next, inbox: initialInboxState() };
       break;
     case 'agent/inbox/spliced': {
       const splice: InboxSplicedData = event.data;

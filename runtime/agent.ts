@@ -6,7 +6,7 @@ import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
 import { notificationsOfSplice } from '../domain/inbox/inbox-notifications.js';
 import { hasPending, initialInboxState, nextStepItems, nextTurnItems, type InboxState } from '../domain/inbox/inbox-state.js';
 import * as L from '../domain/inbox/pending-list.js';
-import type { UserMessage } from '../domain/message.js';
+import type { ContentBlock, UserMessage } from '../domain/message.js';
 import { modelMessageOf, type ModelMessage } from '../domain/model-messages.js';
 import {
   claimTargetAt,
@@ -24,6 +24,7 @@ import {
   type StepResult,
 } from '../domain/turn-machine.js';
 import { errorChain, isModelError, ModelError, RuntimeError } from './errors.js';
+import { decideQueueEdit, type QueueEditError } from '../domain/queue-edit.js';
 import { HookRegistry, type AgentHooks, type HookName } from './hooks.js';
 import type { Logger } from './logger.js';
 import type { ModelPort, ModelResponse } from './ports/model.js';
@@ -33,7 +34,15 @@ import type { Tool, ToolOutcome } from './tools.js';
 type Phase =
   | { kind: 'idle'; lastTurn: number }
   | { kind: 'maintenance'; abort: AbortController; lastTurn: number; wakeRequested: boolean }
-  | { kind: 'running'; abort: AbortController; turn: number; step: number; wakeRequested: boolean };
+  | {
+      kind: 'running';
+      abort: AbortController;
+      turn: number;
+      step: number;
+      wakeRequested: boolean;
+      /** The last turn closed normally and found nothing pending: input arriving before idle must still run. */
+      closedNormally: boolean;
+    };
 
 export interface AgentOptions {
   readonly log: SessionLog;
@@ -46,6 +55,8 @@ export interface AgentOptions {
   readonly toolConcurrency?: number;
   /** The inbox state and last turn number restored from the log (resume). @defaultValue empty, 0 */
   readonly restored?: { readonly inbox: InboxState; readonly lastTurn: number };
+  /** Called once the agent is disposed (the runtime forgets it). */
+  readonly onDisposed?: () => void;
 }
 
 /** The read-and-edit view of an agent's Inbox. Every edit is one durable splice, decided by the pure Inbox decider. */
@@ -63,6 +74,22 @@ export interface AgentInbox {
   remove(id: string): boolean;
   /** Cancels everything pending: next-step first, then next-turn. */
   clear(): UserMessage[];
+}
+
+/** What `accept` resolves with: the message id, the seq of its splice, and the list it landed in (a waking send after an abort lands in next-turn). */
+export interface DurableReceipt {
+  readonly messageId: MessageId;
+  readonly seq: number;
+  readonly target: InboxTarget;
+}
+
+export interface QueueEdits {
+  /** Replaces a pending item's content (text only), keeping its id and source. */
+  edit(id: string, content: string | readonly ContentBlock[]): E.Either<QueueEditError, { readonly accepted: true }>;
+  /** Cancels a pending item. */
+  remove(id: string): E.Either<QueueEditError, { readonly accepted: true }>;
+  /** Strict steer: moves a next-turn item to next-step while the agent is running. */
+  steer(id: string): E.Either<QueueEditError, { readonly accepted: true }>;
 }
 
 /** Thrown inside the turn when its signal is aborted. */
@@ -90,6 +117,8 @@ export class Agent {
   readonly #opts: AgentOptions;
   #inbox: InboxState;
   #phase: Phase;
+  #disposing = false;
+  #disposed: Promise<void> | null = null;
   #activity: Promise<void> = Promise.resolve();
   readonly #modelMessages: ModelMessage[] = [];
 
@@ -175,6 +204,16 @@ export class Agent {
     if (wake) this.#wakeDriver(wakingAfterAbort);
     return message.id;
   }
+  /**
+   * Runs parked work without a new message: wakes the driver if anything is pending (after a resume, a blocked or
+   * failed turn, a keepInbox cancel). Returns whether there was anything to run.
+   */
+  wake(): boolean {
+    if (!hasPending(this.#inbox)) return false;
+    const p = this.#phase;
+    this.#wakeDriver(p.kind !== 'idle' && p.abort.signal.aborted);
+    return true;
+  }
   /** A prompt for a later turn: send(message, 'next-turn', wake). */
   followup(message: UserMessage): MessageId {
     return this.send(message, 'next-turn', true);
@@ -186,6 +225,111 @@ export class Agent {
   /** Input for the nearest step, without waking. */
   inject(message: UserMessage): MessageId {
     return this.send(message, 'next-step', false);
+  }
+
+  /**
+   * A durable receipt: admits the message like `send` and resolves only when its splice is durable in the store
+   * (for deployments that must not acknowledge before that). Rejects if the write fails or the stream is fenced;
+   * the message stays admitted in the live log either way.
+   */
+  async accept(message: UserMessage, options: { readonly target?: InboxTarget; readonly wake?: boolean } = {}): Promise<DurableReceipt> {
+    const target = options.target ?? 'next-turn';
+    const before = this.#log.events.length;
+    const messageId = this.send(message, target, options.wake ?? true);
+    const splice = this.#log.events.slice(before).find((e) => e.type === 'agent/inbox/spliced')!;
+    await this.#log.checkpoint(splice.seq + 1);
+    const placed = splice.data as { target: InboxTarget };
+    return { messageId, seq: splice.seq, target: placed.target };
+  }
+
+  // ---- cancellation, disposal, maintenance ----------------------------------------------------------------------
+
+  /**
+   * Cancels in three layers (protocol-core §4): unless `keepInbox`, pending input is durably canceled (next-step,
+   * then next-turn) and the wake latch cleared — also when idle; the active turn or maintenance task is aborted with
+   * `cause` (the first cause wins). Claimed input is never restored. An idle keepInbox cancel does nothing.
+   */
+  cancel(cause: AbortCause = { kind: 'user' }, options: { readonly keepInbox?: boolean } = {}): void {
+    if (!options.keepInbox) {
+      this.#mutate({ kind: 'clear' });
+      const p = this.#phase;
+      if (p.kind !== 'idle') p.wakeRequested = false;
+    }
+    const p = this.#phase;
+    if (p.kind !== 'idle' && !p.abort.signal.aborted) p.abort.abort(cause);
+  }
+
+  /**
+   * Disposes the agent (memoized): a default cancel with cause `disposed` (clears pending input, aborts the active
+   * turn, never latches), waits for idle, then drains the log to the store and closes it.
+   */
+  dispose(): Promise<void> {
+    this.#disposed ??= (async () => {
+      this.#disposing = true;
+      try {
+        this.cancel({ kind: 'disposed' });
+      } catch (e) {
+        this.#opts.logger.warn('cancel during dispose failed', e);
+      }
+      await this.whenIdle();
+      try {
+        await this.#log.close();
+      } finally {
+        this.#opts.onDisposed?.();
+      }
+    })();
+    return this.#disposed;
+  }
+
+  /**
+   * Runs a maintenance task while the agent reports idle (only from idle: throws otherwise). Waking sends during
+   * it are queued and latched, and run when the task settles; `cancel` aborts the task's signal.
+   */
+  runMaintenance(task: (signal: AbortSignal) => Promise<void> | void): Promise<void> {
+    const p = this.#phase;
+    if (p.kind !== 'idle') throw new RuntimeError('maintenance-unavailable', 'maintenance runs only while the agent is idle');
+    const abort = new AbortController();
+    this.#setPhase({ kind: 'maintenance', abort, lastTurn: p.lastTurn, wakeRequested: false });
+    const run = (async () => {
+      try {
+        await task(abort.signal);
+      } finally {
+        const m = this.#phase;
+        if (m.kind === 'maintenance') {
+          this.#setPhase({ kind: 'idle', lastTurn: m.lastTurn });
+          if (m.wakeRequested && hasPending(this.#inbox) && !this.#disposing) this.#wakeDriver(false);
+        }
+      }
+    })();
+    this.#activity = run.catch(() => {});
+    return run;
+  }
+
+  // ---- queue edits (protocol-core §7): claim wins every race -------------------------------------------------------
+
+  /** Queue edits by message id, with typed refusals instead of throws. */
+  get queue(): QueueEdits {
+    return {
+      edit: (id, content) => {
+        const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'edit', id, content });
+        if (E.isLeft(decided)) return decided;
+        this.#mutate(decided.right.command);
+        return E.right({ accepted: true });
+      },
+      remove: (id) => {
+        const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'remove', id });
+        if (E.isLeft(decided)) return decided;
+        this.#mutate(decided.right.command);
+        return E.right({ accepted: true });
+      },
+      steer: (id) => {
+        const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'steer', id });
+        if (E.isLeft(decided)) return decided;
+        this.#mutate(decided.right.command);
+        this.steer(decided.right.message);
+        return E.right({ accepted: true });
+      },
+    };
   }
 
   // ---- the Inbox: decide → append → evolve → notify -------------------------------------------------------------
@@ -244,7 +388,7 @@ export class Agent {
     }
     let done!: () => void;
     this.#activity = new Promise<void>((resolve) => (done = resolve));
-    this.#setPhase({ kind: 'running', abort: new AbortController(), turn: p.lastTurn, step: 0, wakeRequested: false });
+    this.#setPhase({ kind: 'running', abort: new AbortController(), turn: p.lastTurn, step: 0, wakeRequested: false, closedNormally: false });
     void this.#drive().finally(done);
   }
 
@@ -259,9 +403,11 @@ export class Agent {
     } finally {
       const p = this.#phase;
       if (p.kind === 'running') {
-        const { turn, wakeRequested } = p;
+        const { turn, wakeRequested, closedNormally } = p;
         this.#setPhase({ kind: 'idle', lastTurn: turn });
-        if (wakeRequested && hasPending(this.#inbox)) this.#wakeDriver(false);
+        // steerlog closes the reference's retirement gap: after a normal close, input that arrived between the
+        // driver's last "anything pending?" check and now runs, exactly as if it had arrived a moment earlier.
+        if ((wakeRequested || closedNormally) && hasPending(this.#inbox) && !this.#disposing) this.#wakeDriver(false);
       }
     }
   }
@@ -300,6 +446,8 @@ export class Agent {
         this.#throwIfAborted(p);
         const k = p.step + 1;
         const claimed = this.#mutate({ kind: 'claim', target: claimTargetAt(boundary) });
+        // fail closed: the enqueue, turn/start and claim are durable before the first pre-step runs
+        if (boundary === 0) await this.#log.checkpoint();
         boundary++;
         const system = await this.#assemble(n, k, signal);
         this.#throwIfAborted(p);
@@ -347,7 +495,10 @@ export class Agent {
       this.#reportError(n, p.step, e);
       return false;
     }
-    if (!continuesIntoNextTurn(driver, hasPending(this.#inbox))) return false;
+    if (!continuesIntoNextTurn(driver, hasPending(this.#inbox))) {
+      p.closedNormally = driver === 'continue-if-pending' && !p.abort.signal.aborted;
+      return false;
+    }
     p.abort = new AbortController();
     p.wakeRequested = false;
     p.step = 0;
@@ -380,6 +531,9 @@ export class Agent {
     const p = this.#running();
     let prefix = '';
     let response: ModelResponse;
+    // fail closed: step/start, the user/messages and everything before them are durable before the model is asked
+    await this.#log.checkpoint();
+    if (signal.aborted) throw new TurnAborted();
     try {
       response = await this.#model.complete({
         ...(system !== undefined ? { system } : {}),
@@ -496,6 +650,12 @@ export class Agent {
     } catch (e) {
       return { content: `arguments are not JSON: ${errorChain(e)}`, isError: true, error: { name: 'InvalidArguments', code: 'INVALID_ARGUMENTS' } };
     }
+    try {
+      await this.#log.checkpoint();
+    } catch (e) {
+      throw new RuntimeError('checkpoint-failed', `checkpoint before tool ${call.name} failed: ${errorChain(e)}`, { cause: e });
+    }
+    if (signal.aborted) return { content: 'aborted before dispatch', isError: true, error: { name: 'AbortError', code: ABORTED_BEFORE_DISPATCH } };
     try {
       return await tool.execute(args, { signal, agent: this, callId: call.callId, turn, step });
     } catch (e) {

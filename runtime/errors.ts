@@ -8,6 +8,9 @@ export type RuntimeErrorCode =
   | 'invalid-pre-step-decision'
   | 'maintenance-unavailable'
   | 'session-not-found'
+  | 'session-corrupt'
+  | 'session-live'
+  | 'invalid-fork-boundary'
   | 'checkpoint-failed';
 
 export class RuntimeError extends Error {

@@ -1,5 +1,10 @@
-import type { SessionKind } from '../domain/events.js';
+import type { LogEvent, SessionKind } from '../domain/events.js';
+import type { InboxState } from '../domain/inbox/inbox-state.js';
+import { initialInboxState } from '../domain/inbox/inbox-state.js';
+import { foldSession } from '../domain/session-fold.js';
 import { Agent, type AgentOptions } from './agent.js';
+import { RuntimeError } from './errors.js';
+import { loadSession, repairClosers } from './load-session.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { randomIds, systemClock, type Clock, type IdSource } from './ports/clock.js';
 import type { EventStore } from './ports/event-store.js';
@@ -33,10 +38,29 @@ export interface CreateSessionOptions {
   readonly systemPrompt?: AgentOptions['systemPrompt'];
 }
 
+export interface ResumeOptions {
+  readonly systemPrompt?: AgentOptions['systemPrompt'];
+}
+
+export interface ForkOptions extends CreateSessionOptions {
+  /** Number of the parent's events the child inherits; must not fall inside an open turn. @defaultValue all of them */
+  readonly boundary?: number;
+}
+
 export interface Runtime {
+  readonly store: EventStore;
   /** A new session stream (first event `session/created`) and the Agent bound to it. */
   createSession(options?: CreateSessionOptions): Agent;
-  readonly store: EventStore;
+  /**
+   * Rebuilds an agent from the store alone: inbox (after the seed boundary), last turn number. A log whose tail turn
+   * is open (a crash) is repaired by appending closers. Never wakes: parked work runs at the next waking send or `wake()`.
+   */
+  resume(sessionId: string, options?: ResumeOptions): Promise<Agent>;
+  /**
+   * Starts a child session seeded with the parent's events up to `boundary`, then `session/end-seed`. The child never
+   * inherits pending input and continues the parent's turn numbers.
+   */
+  fork(parentSessionId: string, options?: ForkOptions): Promise<Agent>;
 }
 
 /** The effectful shell: binds the pure core to a store, a model, tools, a clock and an id source. */
@@ -44,32 +68,82 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const logger = options.logger ?? consoleLogger;
+  /** Sessions with a live agent in this runtime (a live session cannot be resumed). */
+  const live = new Map<string, Agent>();
+
+  const newLog = (stream: string, initial: readonly LogEvent[] = []) =>
+    new SessionLog({
+      store: options.store,
+      stream,
+      clock,
+      ids,
+      logger,
+      initial,
+      ...(options.writeBatchDelayMs !== undefined ? { writeBatchDelayMs: options.writeBatchDelayMs } : {}),
+    });
+
+  const bind = (sessionId: string, log: SessionLog, restored: { inbox: InboxState; lastTurn: number }, systemPrompt?: AgentOptions['systemPrompt']): Agent => {
+    if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} already has a live agent in this runtime`);
+    const agent = new Agent(sessionId, {
+      log,
+      model: options.model,
+      logger,
+      restored,
+      ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
+      ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+      onDisposed: () => live.delete(sessionId),
+    });
+    live.set(sessionId, agent);
+    return agent;
+  };
+
+  const created = (sessionId: string, opts: CreateSessionOptions, seedLength?: number) => ({
+    sessionId,
+    createdAt: clock.now(),
+    kind: opts.kind ?? ('ordinary' as const),
+    ...(opts.parentSession ? { parentSession: opts.parentSession } : {}),
+    ...(seedLength !== undefined ? { seedLength } : {}),
+  });
+
   return {
     store: options.store,
+
     createSession(opts = {}) {
       const sessionId = opts.sessionId ?? ids.next();
-      const log = new SessionLog({
-        store: options.store,
-        stream: sessionId,
-        clock,
-        ids,
-        logger,
-        ...(options.writeBatchDelayMs !== undefined ? { writeBatchDelayMs: options.writeBatchDelayMs } : {}),
-      });
-      log.append('session/created', {
-        sessionId,
-        createdAt: clock.now(),
-        kind: opts.kind ?? 'ordinary',
-        ...(opts.parentSession ? { parentSession: opts.parentSession } : {}),
-      });
-      return new Agent(sessionId, {
-        log,
-        model: options.model,
-        logger,
-        ...(options.tools ? { tools: options.tools } : {}),
-        ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
-        ...(opts.systemPrompt !== undefined ? { systemPrompt: opts.systemPrompt } : {}),
-      });
+      if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} already has a live agent in this runtime`);
+      const log = newLog(sessionId);
+      log.append('session/created', created(sessionId, opts));
+      return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: 0 }, opts.systemPrompt);
+    },
+
+    async resume(sessionId, opts = {}) {
+      if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} is live in this runtime; it cannot be resumed`);
+      const { events, state } = await loadSession(options.store, sessionId);
+      const log = newLog(sessionId, events);
+      const time = events.at(-1)!.time;
+      for (const closer of repairClosers(events, state)) log.append(closer.type, closer.data as never, { time });
+      return bind(sessionId, log, { inbox: state.inbox, lastTurn: state.turns.lastTurn }, opts.systemPrompt);
+    },
+
+    async fork(parentSessionId, opts = {}) {
+      const parent = await loadSession(options.store, parentSessionId);
+      const boundary = opts.boundary ?? parent.events.length;
+      if (!Number.isSafeInteger(boundary) || boundary < 1 || boundary > parent.events.length) {
+        throw new RuntimeError('invalid-fork-boundary', `boundary ${boundary} is outside the parent's ${parent.events.length} events`);
+      }
+      const seed = parent.events.slice(0, boundary);
+      const folded = foldSession(seed);
+      if (folded.state.turns.openTurn) {
+        throw new RuntimeError('invalid-fork-boundary', `boundary ${boundary} falls inside turn ${folded.state.turns.openTurn.turn} of ${parentSessionId}`);
+      }
+      const sessionId = opts.sessionId ?? ids.next();
+      if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} already has a live agent in this runtime`);
+      const log = newLog(sessionId);
+      log.append('session/created', created(sessionId, { ...opts, parentSession: parentSessionId }, boundary));
+      for (const e of seed) log.appendAny(e.type, e.data, { time: e.time, ...(e.ignorable ? { ignorable: true as const } : {}) });
+      log.append('session/end-seed', {});
+      return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: folded.state.turns.lastTurn }, opts.systemPrompt);
     },
   };
 };

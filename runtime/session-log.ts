@@ -76,7 +76,13 @@ export class SessionLog {
     return () => this.#checks.delete(check);
   }
 
-  append<T extends EventType>(type: T, data: EventDataByType[T]): Extract<SessionEvent, { type: T }> {
+  /** Appends one event. `options.time` overrides the clock (crash-repair closers reuse the last real event's time). */
+  append<T extends EventType>(type: T, data: EventDataByType[T], options: { readonly time?: number } = {}): Extract<SessionEvent, { type: T }> {
+    return this.appendAny(type, data, options) as Extract<SessionEvent, { type: T }>;
+  }
+
+  /** Appends an event of any type (a fork's seed copies events it may not know, keeping `ignorable`). */
+  appendAny(type: string, data: unknown, options: { readonly time?: number; readonly ignorable?: true } = {}): LogEvent {
     if (this.#publishing) {
       throw new RuntimeError('reentrant-append', `session append cannot reenter while an event is being published (${type})`);
     }
@@ -89,10 +95,11 @@ export class SessionLog {
     const event = deepFreeze({
       seq: this.#events.length,
       id: this.#opts.ids.next() as EventId,
-      time: this.#opts.clock.now(),
+      time: options.time ?? this.#opts.clock.now(),
       type,
       data: snapshot,
-    }) as unknown as Extract<SessionEvent, { type: T }>;
+      ...(options.ignorable ? { ignorable: true as const } : {}),
+    }) as unknown as LogEvent;
     this.#events.push(event);
     this.#schedule();
     this.#publishing = true;
@@ -111,8 +118,7 @@ export class SessionLog {
   }
 
   /** Resolves when every event appended so far is durable; rejects if the write fails or the stream is fenced. */
-  checkpoint(): Promise<void> {
-    const upTo = this.#events.length;
+  checkpoint(upTo: number = this.#events.length): Promise<void> {
     if (this.#durable >= upTo) return Promise.resolve();
     if (this.#fenced) return Promise.reject(this.#fenced);
     const p = new Promise<void>((resolve, reject) => this.#waiters.push({ upTo, resolve, reject }));
