@@ -73,9 +73,12 @@ export const publicStatus = (phase: DriverPhase): 'idle' | 'running' => (phase =
 
 /**
  * Whether a waking send to a non-idle agent latches a wake (protocol-core §3.3, §4.3): never when the cause is
- * disposal; always during maintenance; otherwise only after the active turn was aborted.
+ * disposal; always during maintenance; after the active turn was aborted; and — where steerlog closes the
+ * reference's retirement gap — once the driver has closed its last turn and is retiring (whatever that turn's
+ * reason), so a send that misses the driver's last "anything pending?" check still runs.
+ * A live driver that is not retiring claims the work itself: no latch.
  */
-export const latchesWake = (phase: Exclude<DriverPhase, 'idle'>, abortedBy: AbortCause | null): boolean => {
+export const latchesWake = (phase: Exclude<DriverPhase, 'idle'>, abortedBy: AbortCause | null, retiring = false): boolean => {
   if (abortedBy?.kind === 'disposed') return false;
-  return phase === 'maintenance' || abortedBy !== null;
+  return phase === 'maintenance' || abortedBy !== null || retiring;
 };

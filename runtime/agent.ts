@@ -40,8 +40,8 @@ type Phase =
       turn: number;
       step: number;
       wakeRequested: boolean;
-      /** The last turn closed normally and found nothing pending: input arriving before idle must still run. */
-      closedNormally: boolean;
+      /** The driver closed its last turn and is about to go idle: a waking send now is latched (no retirement gap). */
+      retiring: boolean;
     };
 
 export interface AgentOptions {
@@ -383,12 +383,13 @@ export class Agent {
     const p = this.#phase;
     if (p.kind !== 'idle') {
       const cause = p.abort.signal.aborted ? (p.abort.signal.reason as AbortCause) : null;
-      if (latchesWake(p.kind, afterAbort || p.kind === 'maintenance' ? cause : null)) p.wakeRequested = true;
+      const retiring = p.kind === 'running' && p.retiring;
+      if (!this.#disposing && latchesWake(p.kind, afterAbort || p.kind === 'maintenance' || retiring ? cause : null, retiring)) p.wakeRequested = true;
       return;
     }
     let done!: () => void;
     this.#activity = new Promise<void>((resolve) => (done = resolve));
-    this.#setPhase({ kind: 'running', abort: new AbortController(), turn: p.lastTurn, step: 0, wakeRequested: false, closedNormally: false });
+    this.#setPhase({ kind: 'running', abort: new AbortController(), turn: p.lastTurn, step: 0, wakeRequested: false, retiring: false });
     void this.#drive().finally(done);
   }
 
@@ -403,11 +404,9 @@ export class Agent {
     } finally {
       const p = this.#phase;
       if (p.kind === 'running') {
-        const { turn, wakeRequested, closedNormally } = p;
+        const { turn, wakeRequested } = p;
         this.#setPhase({ kind: 'idle', lastTurn: turn });
-        // steerlog closes the reference's retirement gap: after a normal close, input that arrived between the
-        // driver's last "anything pending?" check and now runs, exactly as if it had arrived a moment earlier.
-        if ((wakeRequested || closedNormally) && hasPending(this.#inbox) && !this.#disposing) this.#wakeDriver(false);
+        if (wakeRequested && hasPending(this.#inbox) && !this.#disposing) this.#wakeDriver(false);
       }
     }
   }
@@ -431,7 +430,7 @@ export class Agent {
       this.#log.append('turn/start', { turn: n });
     } catch (e) {
       this.#reportError(n, 0, e);
-      return false;
+      return this.#retire(p);
     }
     p.turn = n;
     p.step = 0;
@@ -493,16 +492,19 @@ export class Agent {
       this.#log.append('turn/end', { turn: n, reason });
     } catch (e) {
       this.#reportError(n, p.step, e);
-      return false;
+      return this.#retire(p);
     }
-    if (!continuesIntoNextTurn(driver, hasPending(this.#inbox))) {
-      p.closedNormally = driver === 'continue-if-pending' && !p.abort.signal.aborted;
-      return false;
-    }
+    if (!continuesIntoNextTurn(driver, hasPending(this.#inbox))) return this.#retire(p);
     p.abort = new AbortController();
     p.wakeRequested = false;
     p.step = 0;
     return true;
+  }
+
+  /** The driver stops after this turn: from now until idle, waking sends are latched. */
+  #retire(p: Extract<Phase, { kind: 'running' }>): false {
+    p.retiring = true;
+    return false;
   }
 
   #reportError(turn: number, step: number, e: unknown): void {

@@ -123,11 +123,13 @@ describe('turn machine (pure)', () => {
     expect(failureReason(null, err)).toEqual({ kind: 'error', error: err });
   });
 
-  it('wake latch: never for disposal, always in maintenance, otherwise only after an abort', () => {
+  it('wake latch: never for disposal, always in maintenance, after an abort, and while the driver retires', () => {
     expect(latchesWake('running', null)).toBe(false);
     expect(latchesWake('running', { kind: 'user' })).toBe(true);
     expect(latchesWake('running', { kind: 'disposed' })).toBe(false);
     expect(latchesWake('maintenance', null)).toBe(true);
     expect(latchesWake('maintenance', { kind: 'disposed' })).toBe(false);
+    expect(latchesWake('running', null, true)).toBe(true);
+    expect(latchesWake('running', { kind: 'disposed' }, true)).toBe(false);
   });
 });

@@ -44,13 +44,13 @@ describe('write-behind and checkpoints (§6.3, §6.5, scenario 60)', () => {
     const seen: string[][] = [];
     const model = new ScriptedModel([], {
       whenExhausted: async () => {
-        seen.push((await stored(store)).map(notate));
+        seen.push((await stored(store)).map((e) => notate({ ...e, seq: Number(e.revision) } as never)));
         return 'ok';
       },
     });
     const { agent } = make(store, 60_000, model);
     agent.on('pre-step', async (c, next) => {
-      seen.push((await stored(store)).map(notate));
+      seen.push((await stored(store)).map((e) => notate({ ...e, seq: Number(e.revision) } as never)));
       return next();
     });
     agent.followup(msg('A'));
