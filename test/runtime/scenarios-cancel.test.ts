@@ -20,12 +20,18 @@ const streamUntilAbort = (streaming = deferred<ModelRequest>()) => ({
     }),
 });
 
+/** An agent whose turn 1 (prompt A) has streamed 'partial' and now hangs until aborted. */
+const midStep = async () => {
+  const s = streamUntilAbort();
+  const h = setup({ script: [s.step] });
+  h.agent.followup(A);
+  const req = await s.streaming.promise;
+  return { h, req };
+};
+
 describe('scenarios 35–48: cancellation and the wake latch', () => {
   it('35: default cancel mid-step cancels the queued tail, keeps the visible prefix, ends the turn aborted', async () => {
-    const s = streamUntilAbort();
-    const h = setup({ script: [s.step] });
-    h.agent.followup(A);
-    await s.streaming.promise;
+    const { h } = await midStep();
     h.agent.followup(msg('T'));
     h.agent.cancel({ kind: 'user' });
     await h.agent.whenIdle();
@@ -40,10 +46,7 @@ describe('scenarios 35–48: cancellation and the wake latch', () => {
   });
 
   it('36: keepInbox cancel parks the queued tail; it runs only after a later waking send', async () => {
-    const s = streamUntilAbort();
-    const h = setup({ script: [s.step] });
-    h.agent.followup(A);
-    await s.streaming.promise;
+    const { h } = await midStep();
     h.agent.followup(msg('T'));
     h.agent.cancel({ kind: 'user' }, { keepInbox: true });
     await h.agent.whenIdle();
@@ -58,10 +61,7 @@ describe('scenarios 35–48: cancellation and the wake latch', () => {
   });
 
   it('37: a waking send after the abort is latched and runs right after convergence', async () => {
-    const s = streamUntilAbort();
-    const h = setup({ script: [s.step] });
-    h.agent.followup(A);
-    await s.streaming.promise;
+    const { h } = await midStep();
     h.agent.cancel({ kind: 'user' }, { keepInbox: true });
     h.agent.followup(B);
     await h.agent.whenIdle();
@@ -74,10 +74,7 @@ describe('scenarios 35–48: cancellation and the wake latch', () => {
   });
 
   it('38: a steer after the abort lands in next-turn and runs as turn 2’s prompt (classified prompt)', async () => {
-    const s = streamUntilAbort();
-    const h = setup({ script: [s.step] });
-    h.agent.followup(A);
-    await s.streaming.promise;
+    const { h } = await midStep();
     h.agent.cancel({ kind: 'user' }, { keepInbox: true });
     h.agent.steer(msg('S'));
     await h.agent.whenIdle();
@@ -88,10 +85,7 @@ describe('scenarios 35–48: cancellation and the wake latch', () => {
   });
 
   it('39: a later default cancel clears the latched item and the latch', async () => {
-    const s = streamUntilAbort();
-    const h = setup({ script: [s.step] });
-    h.agent.followup(A);
-    await s.streaming.promise;
+    const { h } = await midStep();
     h.agent.cancel({ kind: 'user' }, { keepInbox: true });
     h.agent.followup(B);
     h.agent.cancel({ kind: 'user' });
@@ -102,10 +96,7 @@ describe('scenarios 35–48: cancellation and the wake latch', () => {
   });
 
   it('40: a latched item removed before convergence: no replay, no empty turn', async () => {
-    const s = streamUntilAbort();
-    const h = setup({ script: [s.step] });
-    h.agent.followup(A);
-    await s.streaming.promise;
+    const { h } = await midStep();
     h.agent.cancel({ kind: 'user' }, { keepInbox: true });
     h.agent.steer(msg('S'));
     h.agent.inbox.remove('S');
@@ -115,10 +106,7 @@ describe('scenarios 35–48: cancellation and the wake latch', () => {
   });
 
   it('41: disposal never latches; the late item stays in the log, pending', async () => {
-    const s = streamUntilAbort();
-    const h = setup({ script: [s.step] });
-    h.agent.followup(A);
-    await s.streaming.promise;
+    const { h } = await midStep();
     const disposed = h.agent.dispose();
     h.agent.followup(msg('L'));
     await disposed;
@@ -166,10 +154,7 @@ describe('scenarios 35–48: cancellation and the wake latch', () => {
   });
 
   it('45: a send from the request signal’s abort listener is latched and runs as turn 2', async () => {
-    const s = streamUntilAbort();
-    const h = setup({ script: [s.step] });
-    h.agent.followup(A);
-    const req = await s.streaming.promise;
+    const { h, req } = await midStep();
     req.signal.addEventListener('abort', () => void h.agent.followup(msg('R')));
     h.agent.cancel({ kind: 'user' }, { keepInbox: true });
     await h.agent.whenIdle();
@@ -237,10 +222,7 @@ describe('scenarios 35–48: cancellation and the wake latch', () => {
 
 describe('scenarios 56–58: queue edits, claim wins every race', () => {
   it('56: edit keeps id and source, text only', async () => {
-    const s = streamUntilAbort();
-    const h = setup({ script: [s.step] });
-    h.agent.followup(A);
-    await s.streaming.promise;
+    const { h } = await midStep();
     h.agent.followup(msg('Q', 'old', { kind: 'user', rpcId: 'r1' }));
     expect(E.isRight(h.agent.queue.edit('Q', 'new'))).toBe(true);
     expect(h.agent.inbox.nextTurn[0]).toMatchObject({ id: 'Q', source: { kind: 'user', rpcId: 'r1' }, content: [{ type: 'text', text: 'new' }] });
@@ -263,9 +245,7 @@ describe('scenarios 56–58: queue edits, claim wins every race', () => {
   });
 
   it('58: strict steer moves a next-turn item to next-step while running; refused when idle or already in next-step', async () => {
-    const s = streamUntilAbort();
     const h = setup({ script: [(req) => (req.turn === 1 ? new Promise((r) => setTimeout(() => r('slow'), 20)) : 'ok')] });
-    expect(s).toBeDefined();
     h.agent.followup(A);
     h.agent.followup(msg('Q'));
     h.agent.followup(msg('R'));
