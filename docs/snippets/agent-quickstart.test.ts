@@ -1,0 +1,19 @@
+import { expect, it } from 'vitest';
+import { auditLines } from '../../index.js';
+import { quickstart } from './agent-quickstart.js';
+
+it('README snippet: two turns, the steer from the tool body runs as a second step of turn 1', async () => {
+  const agent = await quickstart();
+  const report = auditLines(agent.sessionId, agent.events.map((e) => JSON.stringify(e)));
+  expect(report.ok).toBe(true);
+  expect(report.turns.map((t) => [t.turn, t.steps, t.reason])).toEqual([[1, 2, 'completed'], [2, 1, 'completed']]);
+  expect(report.messages.map((m) => m.class)).toEqual(['prompt', 'steering', 'prompt']);
+});
+
+it('README shows exactly the compiled snippet', async () => {
+  const { readFileSync } = await import('node:fs');
+  const snippet = readFileSync(new URL('./agent-quickstart.ts', import.meta.url), 'utf8');
+  const region = snippet.split('// #region quickstart\n')[1]!.split('// #endregion quickstart')[0]!;
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  expect(readme).toContain('```ts\n' + region + '```');
+});
