@@ -133,6 +133,10 @@ export class Agent {
     this.#phase = { kind: 'idle', lastTurn: opts.restored?.lastTurn ?? 0 };
     for (const e of this.#log.events) this.#track(e);
     this.#log.onEvent((e) => this.#track(e));
+    this.#log.onFence((e) => {
+      const p = this.#phase;
+      this.#hooks.emit('error', { turn: this.#lastTurn(), step: p.kind === 'running' ? p.step : 0, error: { message: e.message, code: e.code } });
+    });
   }
 
   // ---- observation ---------------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ export class SessionLog {
   readonly #events: LogEvent[];
   readonly #observers = new Set<EventObserver>();
   readonly #checks = new Set<CommitCheck>();
+  readonly #fenceListeners = new Set<(e: RuntimeError) => void>();
   readonly #opts: SessionLogOptions;
   #publishing = false;
   #fenced: RuntimeError | null = null;
@@ -70,6 +71,11 @@ export class SessionLog {
   onEvent(observer: EventObserver): () => void {
     this.#observers.add(observer);
     return () => this.#observers.delete(observer);
+  }
+  /** Called once if another writer takes the stream (the session stops writing). */
+  onFence(listener: (e: RuntimeError) => void): () => void {
+    this.#fenceListeners.add(listener);
+    return () => this.#fenceListeners.delete(listener);
   }
   addCommitCheck(check: CommitCheck): () => void {
     this.#checks.add(check);
@@ -173,6 +179,13 @@ export class SessionLog {
         if (isConcurrencyError(e)) {
           this.#fenced = new RuntimeError('session-fenced', `another writer owns stream ${this.stream}; this session stopped writing`, { cause: e });
           this.#opts.logger.warn(this.#fenced.message, e);
+          for (const l of this.#fenceListeners) {
+            try {
+              l(this.#fenced);
+            } catch (err) {
+              this.#opts.logger.warn('fence listener threw (contained)', err);
+            }
+          }
         } else {
           this.#opts.logger.warn(`write of ${batch.length} events to ${this.stream} failed; will retry at the next event or checkpoint`, e);
         }

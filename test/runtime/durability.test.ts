@@ -114,9 +114,12 @@ describe('write-behind and checkpoints (§6.3, §6.5, scenario 60)', () => {
     const { agent } = make(store, 0);
     await agent.checkpoint();
     await store.append('s', [{ id: 'intruder', type: 'x/y', time: 1, data: {}, ignorable: true }], 0n);
+    const reported: string[] = [];
+    agent.on('error', (e) => reported.push(e.error.code));
     agent.inject(msg('A'));
     const err = await agent.checkpoint().then(() => null, (e: unknown) => e);
     expect(isSessionFencedError(err)).toBe(true);
+    expect(reported).toEqual(['session-fenced']);
     expect(() => agent.inject(msg('B'))).toThrow(expect.objectContaining({ code: 'session-fenced' }));
     expect((await stored(store)).map((e) => e.id)).toEqual([agent.events[0]!.id, 'intruder']);
   });
