@@ -41,7 +41,7 @@ export interface ProjectionRun<S> {
   checkpoint(): bigint | null;
   /** Every committed position, starting with the loaded one (null before any). */
   readonly checkpoints$: Observable<bigint | null>;
-  /** Resolves when the stored history is folded (the live tail starts); rejects if the run ends first. */
+  /** Resolves when the stored history is folded and committed (the live tail starts); rejects if the run ends first. */
   readonly caughtUp: Promise<void>;
   /** Resolves when the run stops or is abandoned; rejects with `ProjectionFailedError` (or a checkpoint store error). */
   readonly done: Promise<void>;
@@ -206,8 +206,8 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     for await (const message of messages) {
       if (this.#ended || signal.aborted) break;
       if (message.kind === 'caught-up') {
-        this.#resolveCaughtUp();
         await this.#commit();
+        this.#resolveCaughtUp();
         continue;
       }
       const recorded = message.event;
