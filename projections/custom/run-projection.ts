@@ -191,6 +191,7 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
       this.#committed = loaded.position;
       this.#queuedCommit = loaded.position;
       this.#committed$.next({ position: loaded.position });
+      this.#wake();
     } else {
       const bad = findNonJsonPath(this.#projection.initialState);
       if (bad !== null) throw new ProjectionStateNotJsonError(this.#projection.name, bad);

@@ -229,16 +229,22 @@ describe('runProjection', () => {
     await streamRun.stop();
   });
 
-  it('waitFor resolves once a live event is folded', async () => {
+  it('waitFor resolves once a live event is folded, and at once for a position the loaded checkpoint covers', async () => {
     const store = new MemoryEventStore();
+    const checkpoints = new MemoryCheckpointStore();
     const events = sessionLog('s', 12);
     await appendAll(store, 's', events.slice(0, 10));
-    const run = runProjection(digestProjection(), { store, checkpoints: new MemoryCheckpointStore(), stream: 's' });
-    const waiting = run.waitFor(BigInt(events.length - 1));
+    const run = runProjection(digestProjection(), { store, checkpoints, stream: 's' });
+    const head = BigInt(events.length - 1);
+    const waiting = run.waitFor(head);
     await appendAll(store, 's', events.slice(10), 3);
     await waiting;
     expect(run.state()).toEqual(foldDigest(events.map((event) => ({ stream: 's', event }))));
     await run.stop();
     await expect(run.waitFor(10_000n)).rejects.toThrow();
+    const restarted = runProjection(digestProjection(), { store, checkpoints, stream: 's' });
+    await restarted.waitFor(head); // no new event will come: the loaded checkpoint is enough
+    expect(restarted.position()).toBe(head);
+    await restarted.stop();
   });
 });
