@@ -49,7 +49,13 @@ export class PostgresCheckpointStore implements CheckpointStore {
            PRIMARY KEY (name, version)
          )`,
       )
-      .then(() => undefined);
+      .then(
+        () => undefined,
+        (e: unknown) => {
+          this.#ready = null; // let the next call try again
+          throw e;
+        },
+      );
     return this.#ready;
   }
 

@@ -54,7 +54,7 @@ export interface ProjectionRun<S> {
   lag(): Promise<bigint>;
   /** Commits the current low-water mark now. */
   flush(): Promise<void>;
-  /** Ends the store iteration, commits what was folded, and resolves when the checkpoint is saved. */
+  /** Ends the store iteration, commits what was folded, and resolves when the checkpoint is saved (never rejects: see `done`). */
   stop(): Promise<void>;
   /** Ends the run WITHOUT committing (a simulated crash): a save already in progress may still land, nothing more. */
   abandon(): void;
@@ -168,9 +168,13 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     if (!this.#ended) {
       this.#abort.abort();
       await this.#loop;
-      await this.#commit().catch(() => undefined);
-      await this.#saving.catch(() => undefined);
-      this.#end(null);
+      try {
+        await this.#commit();
+        await this.#saving;
+        this.#end(null);
+      } catch (e) {
+        this.#end(e); // the final save failed: `done` rejects with the store's error
+      }
     }
     await this.done.catch(() => undefined);
   }

@@ -247,4 +247,21 @@ describe('runProjection', () => {
     expect(restarted.position()).toBe(head);
     await restarted.stop();
   });
+
+  it('a checkpoint store that fails to save ends the run with its error (done rejects)', async () => {
+    const store = new MemoryEventStore();
+    await appendAll(store, 's', sessionLog('s', 13));
+    const inner = new MemoryCheckpointStore();
+    const failing = {
+      load: inner.load.bind(inner),
+      delete: inner.delete.bind(inner),
+      close: inner.close.bind(inner),
+      save: async () => {
+        throw new Error('disk full');
+      },
+    };
+    const run = runProjection(digestProjection(), { store, checkpoints: failing, stream: 's', batchSize: 5, flushIntervalMs: NEVER });
+    await expect(run.done).rejects.toThrow('disk full');
+    expect(run.checkpoint()).toBeNull();
+  });
 });
