@@ -45,6 +45,39 @@ describe('pullObservable', () => {
     expect(maxInFlight).toBe(1);
   });
 
+  it('over a store: the store subscription is read no further ahead than the subscriber (one event at most)', async () => {
+    const store = new MemoryEventStore();
+    for (let i = 0; i < 10; i++) {
+      await store.append('s', Array.from({ length: 1000 }, (_, k) => ({ id: `e${i * 1000 + k}`, type: 't', time: 1, data: {} })), 'any');
+    }
+    let read = 0;
+    const counting = new Proxy(store, {
+      get(target, key, receiver) {
+        if (key !== 'subscribe') return Reflect.get(target, key, receiver);
+        return async function* (stream: string, options: object) {
+          for await (const m of target.subscribe(stream, options)) {
+            read++;
+            yield m;
+          }
+        };
+      },
+    });
+    let delivered = 0;
+    let maxAhead = 0;
+    await new Promise<void>((resolve) => {
+      const sub = fromStream(counting, 's').subscribe((m) => {
+        delivered++;
+        maxAhead = Math.max(maxAhead, read - delivered);
+        if (m.kind === 'caught-up') {
+          sub.unsubscribe();
+          resolve();
+        }
+      });
+    });
+    expect(delivered).toBe(10_001);
+    expect(maxAhead).toBe(0); // each message was read from the store only when the previous one had been handled
+  });
+
   it('unsubscribing aborts the signal and returns the iterator (its finally runs)', async () => {
     let finished = false;
     let aborted = false;
