@@ -1,0 +1,301 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { BehaviorSubject, filter, map, type Observable } from 'rxjs';
+import { findNonJsonPath } from '../../domain/json.js';
+import type { EventStore, SubscriptionMessage } from '../../runtime/ports/event-store.js';
+import type { CheckpointStore, ProjectionKey } from '../checkpoints/checkpoint-store.js';
+import { ProjectionFailedError, ProjectionStateNotJsonError } from '../errors.js';
+import { toLogEvent } from '../sources/from-store.js';
+import type { Projection, ProjectionEvent } from './define-projection.js';
+import { LowWaterMark } from './low-water-mark.js';
+
+export interface RunProjectionOptions {
+  readonly store: EventStore;
+  readonly checkpoints: CheckpointStore;
+  /**
+   * Fold this one stream; positions are its revisions. Omit to fold every stream in the store's global order;
+   * positions are then global positions. A projection keeps one source for its whole life (its checkpoint is a
+   * position in that source's coordinates).
+   * @defaultValue every stream (readAll order)
+   */
+  readonly stream?: string;
+  /**
+   * `'checkpoint'` resumes from the saved checkpoint (or the start when there is none); `'start'` ignores it and
+   * rebuilds from the start (its first commit replaces the old checkpoint).
+   * @defaultValue 'checkpoint'
+   */
+  readonly from?: 'checkpoint' | 'start';
+  /** Commit once this many events (folded or filtered out) are uncommitted. @defaultValue 100 */
+  readonly batchSize?: number;
+  /** Commit at most this long after the oldest uncommitted event, so an idle tail is committed too. @defaultValue 1000 */
+  readonly flushIntervalMs?: number;
+}
+
+/** A running projection. */
+export interface ProjectionRun<S> {
+  readonly key: ProjectionKey;
+  /** The state after the last folded event. */
+  state(): S;
+  /** The last folded position (null before the first event). */
+  position(): bigint | null;
+  /** The last committed position (null when nothing is committed). */
+  checkpoint(): bigint | null;
+  /** Every committed position, starting with the loaded one (null before any). */
+  readonly checkpoints$: Observable<bigint | null>;
+  /** Resolves when the stored history is folded and committed (the live tail starts); rejects if the run ends first. */
+  readonly caughtUp: Promise<void>;
+  /** Resolves when the run stops or is abandoned; rejects with `ProjectionFailedError` (or a checkpoint store error). */
+  readonly done: Promise<void>;
+  /** Resolves once the event at `position` (or a later one) is folded; rejects if the run ends first. */
+  waitFor(position: bigint): Promise<void>;
+  /**
+   * Lag = head position − checkpoint (events not yet committed). One stream: O(1) via `revision`; all streams:
+   * reads the tail after the checkpoint, O(lag).
+   */
+  lag(): Promise<bigint>;
+  /** Commits the current low-water mark now. */
+  flush(): Promise<void>;
+  /** Ends the store iteration, commits what was folded, and resolves when the checkpoint is saved (never rejects: see `done`). */
+  stop(): Promise<void>;
+  /** Ends the run WITHOUT committing (a simulated crash): a save already in progress may still land, nothing more. */
+  abandon(): void;
+}
+
+class RunEndedError extends Error {
+  constructor() {
+    super('the projection run ended');
+    this.name = 'RunEndedError';
+  }
+}
+
+interface Waiter {
+  readonly position: bigint;
+  readonly resolve: () => void;
+  readonly reject: (e: unknown) => void;
+}
+
+const quiet = <T>(p: Promise<T>): Promise<T> => {
+  p.catch(() => undefined);
+  return p;
+};
+
+class ProjectionRunner<S> implements ProjectionRun<S> {
+  readonly key: ProjectionKey;
+  readonly checkpoints$: Observable<bigint | null>;
+  readonly caughtUp: Promise<void>;
+  readonly done: Promise<void>;
+
+  readonly #projection: Projection<S>;
+  readonly #options: RunProjectionOptions;
+  readonly #batchSize: number;
+  readonly #flushIntervalMs: number;
+  readonly #abort = new AbortController();
+  readonly #committed$ = new BehaviorSubject<{ position: bigint | null }>({ position: null });
+  #lwm = new LowWaterMark();
+  #state!: S;
+  #position: bigint | null = null;
+  #committed: bigint | null = null;
+  #queuedCommit: bigint | null = null;
+  #sinceCommit = 0;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #saving: Promise<void> = Promise.resolve();
+  #ended = false;
+  #abandoned = false;
+  #waiters: Waiter[] = [];
+  #resolveCaughtUp!: () => void;
+  #rejectCaughtUp!: (e: unknown) => void;
+  #resolveDone!: () => void;
+  #rejectDone!: (e: unknown) => void;
+  #loop: Promise<void>;
+
+  constructor(projection: Projection<S>, options: RunProjectionOptions) {
+    this.#projection = projection;
+    this.#options = options;
+    this.key = { name: projection.name, version: projection.version };
+    this.#batchSize = Math.max(1, options.batchSize ?? 100);
+    this.#flushIntervalMs = Math.max(0, options.flushIntervalMs ?? 1000);
+    this.checkpoints$ = this.#committed$.pipe(
+      map((c) => c.position),
+      filter((p, i) => i === 0 || p !== null),
+    );
+    this.caughtUp = quiet(
+      new Promise<void>((resolve, reject) => {
+        this.#resolveCaughtUp = resolve;
+        this.#rejectCaughtUp = reject;
+      }),
+    );
+    this.done = quiet(
+      new Promise<void>((resolve, reject) => {
+        this.#resolveDone = resolve;
+        this.#rejectDone = reject;
+      }),
+    );
+    this.#loop = this.#run().catch((e: unknown) => this.#end(e));
+  }
+
+  state(): S {
+    return this.#state;
+  }
+  position(): bigint | null {
+    return this.#position;
+  }
+  checkpoint(): bigint | null {
+    return this.#committed;
+  }
+
+  waitFor(position: bigint): Promise<void> {
+    if (this.#position !== null && this.#position >= position) return Promise.resolve();
+    if (this.#ended) return Promise.reject(new RunEndedError());
+    return quiet(new Promise<void>((resolve, reject) => this.#waiters.push({ position, resolve, reject })));
+  }
+
+  async lag(): Promise<bigint> {
+    const base = this.#committed ?? -1n;
+    const { store, stream } = this.#options;
+    if (stream !== undefined) {
+      const head = await store.revision(stream);
+      return head === 'no_stream' ? 0n : head > base ? head - base : 0n;
+    }
+    let head = base;
+    for await (const e of store.readAll(this.#committed === null ? {} : { after: this.#committed })) head = e.position;
+    return head - base;
+  }
+
+  flush(): Promise<void> {
+    return this.#commit();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.#ended) {
+      this.#abort.abort();
+      await this.#loop;
+      try {
+        await this.#commit();
+        await this.#saving;
+        this.#end(null);
+      } catch (e) {
+        this.#end(e); // the final save failed: `done` rejects with the store's error
+      }
+    }
+    await this.done.catch(() => undefined);
+  }
+
+  abandon(): void {
+    this.#abandoned = true;
+    this.#abort.abort();
+    this.#end(null);
+  }
+
+  async #run(): Promise<void> {
+    const { checkpoints, store, stream } = this.#options;
+    const loaded = (this.#options.from ?? 'checkpoint') === 'checkpoint' ? await checkpoints.load(this.key) : null;
+    if (this.#ended) return;
+    if (loaded) {
+      this.#state = JSON.parse(loaded.state) as S;
+      this.#position = loaded.position;
+      this.#committed = loaded.position;
+      this.#queuedCommit = loaded.position;
+      this.#committed$.next({ position: loaded.position });
+      this.#wake();
+    } else {
+      const bad = findNonJsonPath(this.#projection.initialState);
+      if (bad !== null) throw new ProjectionStateNotJsonError(this.#projection.name, bad);
+      this.#state = JSON.parse(JSON.stringify(this.#projection.initialState)) as S;
+    }
+    this.#lwm = new LowWaterMark(this.#position);
+    const signal = this.#abort.signal;
+    const messages: AsyncIterable<SubscriptionMessage> =
+      stream !== undefined
+        ? store.subscribe(stream, { from: this.#position === null ? 0n : this.#position + 1n, signal })
+        : store.subscribeAll({ ...(this.#position === null ? {} : { after: this.#position }), signal });
+
+    for await (const message of messages) {
+      if (this.#ended || signal.aborted) break;
+      if (message.kind === 'caught-up') {
+        await this.#commit();
+        this.#resolveCaughtUp();
+        continue;
+      }
+      const recorded = message.event;
+      const position = stream !== undefined ? recorded.revision : recorded.position;
+      this.#lwm.begin(position);
+      const parsed = toLogEvent(recorded);
+      if (E.isLeft(parsed)) throw this.#failure(recorded.stream, position, parsed.left);
+      const event: ProjectionEvent = { stream: recorded.stream, revision: recorded.revision, position: recorded.position, event: parsed.right };
+      try {
+        if (!this.#projection.filter || this.#projection.filter(event)) this.#state = this.#projection.evolve(this.#state, event);
+      } catch (e) {
+        throw this.#failure(recorded.stream, position, e);
+      }
+      this.#lwm.complete(position);
+      this.#position = position;
+      this.#wake();
+      if (++this.#sinceCommit >= this.#batchSize) await this.#commit();
+      else this.#timer ??= setTimeout(() => void this.#commit().catch((e: unknown) => this.#end(e)), this.#flushIntervalMs);
+    }
+  }
+
+  #failure(stream: string, position: bigint, cause: unknown): ProjectionFailedError {
+    return new ProjectionFailedError(this.#projection.name, this.#projection.version, stream, position, cause);
+  }
+
+  #wake(): void {
+    if (this.#waiters.length === 0) return;
+    const position = this.#position!;
+    const still: Waiter[] = [];
+    for (const w of this.#waiters) (position >= w.position ? w.resolve() : still.push(w));
+    this.#waiters = still;
+  }
+
+  /** Queues a save of the low-water mark and the state folded up to it; saves run one at a time, in order. */
+  #commit(): Promise<void> {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    if (this.#abandoned) return this.#saving;
+    const mark = this.#lwm.mark;
+    // The state is the fold up to `#position`; it is committable only when nothing before it is unprocessed.
+    if (mark === null || mark === this.#queuedCommit || mark !== this.#position) return this.#saving;
+    const bad = findNonJsonPath(this.#state);
+    if (bad !== null) return Promise.reject(new ProjectionStateNotJsonError(this.#projection.name, bad));
+    const checkpoint = { position: mark, state: JSON.stringify(this.#state) };
+    this.#queuedCommit = mark;
+    this.#sinceCommit = 0;
+    this.#saving = this.#saving.then(async () => {
+      if (this.#abandoned) return;
+      await this.#options.checkpoints.save(this.key, checkpoint);
+      this.#committed = mark;
+      this.#committed$.next({ position: mark });
+    });
+    return this.#saving;
+  }
+
+  /** Ends the run once: `error` null for a stop or an abandon. A failure commits nothing more. */
+  #end(error: unknown): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#abort.abort();
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    const reason = error ?? new RunEndedError();
+    for (const w of this.#waiters) w.reject(reason);
+    this.#waiters = [];
+    this.#rejectCaughtUp(reason);
+    this.#committed$.complete();
+    if (error === null) this.#resolveDone();
+    else this.#rejectDone(error);
+  }
+}
+
+/**
+ * Runs a custom projection: loads its checkpoint `(name, version) → {position, state}`, subscribes to the store
+ * after that position (catch-up, then live), folds each event with `evolve`, and commits `{position, state}`
+ * together — only ever the contiguous low-water mark, every `batchSize` events, `flushIntervalMs` after the oldest
+ * uncommitted event, when caught up, and on `stop()`. Events are pulled one at a time: nothing is buffered.
+ * A failing event stops the run with `ProjectionFailedError` (position = that event's; nothing at or after it is
+ * committed); fix the projection and run it again to resume from the last checkpoint.
+ */
+export const runProjection = <S>(projection: Projection<S>, options: RunProjectionOptions): ProjectionRun<S> =>
+  new ProjectionRunner(projection, options);

@@ -1,0 +1,75 @@
+import type { EventParseError } from '../domain/errors.js';
+
+/** Stable codes of every error the projections layer raises. Match on `code`, never on the message. */
+export type ProjectionErrorCode = 'invalid-recorded-event' | 'live-log-gap' | 'projection-failed' | 'projection-state-not-json';
+
+export class ProjectionError extends Error {
+  readonly code: ProjectionErrorCode;
+  constructor(code: ProjectionErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ProjectionError';
+    this.code = code;
+  }
+}
+
+const hasCode = (e: unknown, code: ProjectionErrorCode): boolean =>
+  typeof e === 'object' && e !== null && (e as { code?: unknown }).code === code;
+
+/** A stored event that is not a valid session event (its revision is its seq). Wraps the domain's parse error. */
+export class InvalidRecordedEventError extends ProjectionError {
+  declare readonly code: 'invalid-recorded-event';
+  constructor(
+    readonly stream: string,
+    readonly revision: bigint,
+    readonly position: bigint,
+    override readonly cause: EventParseError | Error,
+  ) {
+    super('invalid-recorded-event', `stream "${stream}" revision ${revision} (position ${position}): ${cause.message}`, { cause });
+    this.name = 'InvalidRecordedEventError';
+  }
+}
+export const isInvalidRecordedEventError = (e: unknown): e is InvalidRecordedEventError => hasCode(e, 'invalid-recorded-event');
+
+/** An in-process live log announced an event whose seq is past the next expected one and its `events` do not hold the missing ones. */
+export class LiveLogGapError extends ProjectionError {
+  declare readonly code: 'live-log-gap';
+  constructor(readonly expectedSeq: number, readonly receivedSeq: number) {
+    super('live-log-gap', `live log: expected seq ${expectedSeq}, received seq ${receivedSeq}`);
+    this.name = 'LiveLogGapError';
+  }
+}
+export const isLiveLogGapError = (e: unknown): e is LiveLogGapError => hasCode(e, 'live-log-gap');
+
+/**
+ * A projection stopped on an event it could not fold: its `evolve` (or `filter`) threw, or the event does not parse.
+ * Nothing at or after `position` is checkpointed; once fixed, a new run resumes from the last checkpoint.
+ */
+export class ProjectionFailedError extends ProjectionError {
+  declare readonly code: 'projection-failed';
+  constructor(
+    readonly projection: string,
+    readonly version: number,
+    readonly stream: string,
+    /** The failing event's position in the run's coordinates (revision for one stream, global position for all). */
+    readonly position: bigint,
+    override readonly cause: unknown,
+  ) {
+    super(
+      'projection-failed',
+      `projection "${projection}"@${version} failed on stream "${stream}" at position ${position}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
+    this.name = 'ProjectionFailedError';
+  }
+}
+export const isProjectionFailedError = (e: unknown): e is ProjectionFailedError => hasCode(e, 'projection-failed');
+
+/** A projection's state is not lossless JSON, so it cannot be checkpointed. */
+export class ProjectionStateNotJsonError extends ProjectionError {
+  declare readonly code: 'projection-state-not-json';
+  constructor(readonly projection: string, readonly path: string) {
+    super('projection-state-not-json', `projection "${projection}": its state is not lossless JSON at ${path}`);
+    this.name = 'ProjectionStateNotJsonError';
+  }
+}
+export const isProjectionStateNotJsonError = (e: unknown): e is ProjectionStateNotJsonError => hasCode(e, 'projection-state-not-json');

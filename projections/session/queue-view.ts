@@ -1,0 +1,103 @@
+import { pipe, type OperatorFunction } from 'rxjs';
+import type { InboxSplicedData, LogEvent } from '../../domain/events.js';
+import type { UserMessage } from '../../domain/message.js';
+import { queueView as domainQueueView, type QueueItem } from '../../domain/queue-view.js';
+import { fromFrames, sessionSteps, type SessionFrame } from './session-steps.js';
+
+/**
+ * One row of the queue snapshot. A row with `claimed: true` is a steering item that a claim already took from
+ * next-step but whose durable `user/message` is not in the log yet (placement stays `'steering'`).
+ */
+export interface QueueViewItem extends QueueItem {
+  readonly claimed?: true;
+}
+
+/** The complete queue snapshot after `seq` (last wins). */
+export interface QueueSnapshot {
+  readonly seq: number;
+  readonly items: readonly QueueViewItem[];
+}
+
+export interface QueueViewOptions {
+  /**
+   * Keep a claimed steering item visible (`claimed: true`) until its `user/message` is in the log, or its turn
+   * ends without one, so a UI hands the bubble over without a gap (the reference drops it at claim: protocol-host
+   * §8 D1). `false` gives exactly the reference's frames (domain `queueView` after every splice).
+   * @defaultValue true
+   */
+  readonly gaplessHandoff?: boolean;
+}
+
+const isClaim = (splice: InboxSplicedData): boolean => splice.removedCount !== undefined && splice.outcome !== 'canceled';
+
+/**
+ * Frames → the complete queue snapshot: one snapshot after every splice (a claim that touches both lists gives two),
+ * plus, with the gapless handoff, one when a claimed steering row retires — at its `user/message`, or at the
+ * `turn/end` of a turn that never wrote it.
+ *
+ * Rows: next-turn items (`queued`), then claimed steering rows awaiting their `user/message` (`steering`,
+ * `claimed: true`, in claim order — they were at the head of next-step), then next-step items (`steering` for a
+ * user source, else `context`). The pending part is exactly the domain's `queueView` of the folded inbox.
+ */
+export const queueFrames = (options: QueueViewOptions = {}): OperatorFunction<SessionFrame, QueueSnapshot> =>
+  fromFrames<QueueSnapshot>(() => {
+    const gapless = options.gaplessHandoff ?? true;
+    let handoff: readonly UserMessage[] = [];
+    const snapshot = (seq: number, frame: SessionFrame): QueueSnapshot => {
+      const pending = domainQueueView(frame.step.state.inbox);
+      if (handoff.length === 0) return { seq, items: pending };
+      const firstStep = pending.findIndex((item) => item.placement !== 'queued');
+      const cut = firstStep < 0 ? pending.length : firstStep;
+      return {
+        seq,
+        items: [
+          ...pending.slice(0, cut),
+          ...handoff.map((message): QueueViewItem => ({ id: message.id, placement: 'steering', message, claimed: true })),
+          ...pending.slice(cut),
+        ],
+      };
+    };
+    return (frame, emit) => {
+      const { event } = frame;
+      switch (event.type) {
+        case 'agent/inbox/spliced': {
+          const splice = event.data as InboxSplicedData;
+          if (gapless) {
+            if (handoff.length > 0 && splice.inserted.length > 0) {
+              const reinserted = new Set<string>(splice.inserted.map((m) => m.id));
+              handoff = handoff.filter((m) => !reinserted.has(m.id));
+            }
+            if (splice.target === 'next-step' && isClaim(splice)) {
+              const claimedSteering = frame.step.notifications
+                .filter((n) => n.type === 'agent/inbox/claimed' && n.message.source.kind === 'user')
+                .map((n) => n.message);
+              if (claimedSteering.length > 0) handoff = [...handoff, ...claimedSteering];
+            }
+          }
+          emit(snapshot(event.seq, frame));
+          return;
+        }
+        case 'user/message': {
+          if (handoff.length === 0) return;
+          const id = (event.data as UserMessage).id;
+          const at = handoff.findIndex((m) => m.id === id);
+          if (at < 0) return;
+          handoff = [...handoff.slice(0, at), ...handoff.slice(at + 1)];
+          emit(snapshot(event.seq, frame));
+          return;
+        }
+        case 'turn/end':
+        case 'session/end-seed':
+          if (handoff.length === 0) return;
+          handoff = [];
+          emit(snapshot(event.seq, frame));
+          return;
+        default:
+          return;
+      }
+    };
+  });
+
+/** Session events → the complete queue snapshot after every splice (last wins), with the gapless steering handoff. */
+export const queueView = (options: QueueViewOptions = {}): OperatorFunction<LogEvent, QueueSnapshot> =>
+  pipe(sessionSteps(), queueFrames(options));

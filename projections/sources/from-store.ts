@@ -1,0 +1,89 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { type Observable, type OperatorFunction, Observable as Obs } from 'rxjs';
+import type { LogEvent } from '../../domain/events.js';
+import { parseEvent } from '../../domain/parse-event.js';
+import type { EventStore, RecordedEvent, SubscriptionMessage } from '../../runtime/ports/event-store.js';
+import { InvalidRecordedEventError } from '../errors.js';
+import { pullObservable } from './pull.js';
+
+/** What a source emits: events in order, then exactly one `caught-up` when the stored history is exhausted, then live events. */
+export type SourceMessage<E> = { readonly kind: 'event'; readonly event: E } | { readonly kind: 'caught-up' };
+
+export interface FromStreamOptions {
+  /** First revision to deliver (inclusive). @defaultValue 0n */
+  readonly from?: bigint;
+}
+
+export interface FromAllOptions {
+  /** Deliver events whose global position is strictly greater than `after`. @defaultValue from the beginning */
+  readonly after?: bigint;
+}
+
+/**
+ * One stream, replayed from `from` and then followed live: a cold Observable of `{kind:'event'}` messages, one
+ * `{kind:'caught-up'}` marker at the switch, then live events — no gap and no duplicate at the switch (the store's
+ * subscription guarantees it). Pulls one event at a time (see `pullObservable` for the bound); unsubscribing ends
+ * the store iteration.
+ */
+export const fromStream = (store: EventStore, stream: string, options: FromStreamOptions = {}): Observable<SourceMessage<RecordedEvent>> =>
+  pullObservable<SubscriptionMessage>((signal) => store.subscribe(stream, { from: options.from ?? 0n, signal }));
+
+/** Every stream in global order, after `after`, then live; same guarantees as `fromStream`. */
+export const fromAll = (store: EventStore, options: FromAllOptions = {}): Observable<SourceMessage<RecordedEvent>> =>
+  pullObservable<SubscriptionMessage>((signal) =>
+    store.subscribeAll({ ...(options.after !== undefined ? { after: options.after } : {}), signal }),
+  );
+
+/**
+ * A stored event as the typed session event it carries: the revision becomes the envelope's `seq`, and the
+ * envelope is validated by the domain's `parseEvent`. A refusal names the stream, the revision and the position.
+ */
+export const toLogEvent = (recorded: RecordedEvent): E.Either<InvalidRecordedEventError, LogEvent> => {
+  const seq = Number(recorded.revision);
+  if (!Number.isSafeInteger(seq)) {
+    return E.left(new InvalidRecordedEventError(recorded.stream, recorded.revision, recorded.position, new Error('revision is not a safe integer')));
+  }
+  const parsed = parseEvent({
+    seq,
+    id: recorded.id,
+    time: recorded.time,
+    type: recorded.type,
+    data: recorded.data,
+    ...(recorded.ignorable ? { ignorable: true } : {}),
+  });
+  return E.isLeft(parsed) ? E.left(new InvalidRecordedEventError(recorded.stream, recorded.revision, recorded.position, parsed.left)) : parsed;
+};
+
+/** Maps a source's recorded events to typed session events; errors the Observable with `InvalidRecordedEventError` on the first invalid one. */
+export const parseRecorded = (): OperatorFunction<SourceMessage<RecordedEvent>, SourceMessage<LogEvent>> => (source) =>
+  new Obs<SourceMessage<LogEvent>>((subscriber) =>
+    source.subscribe({
+      next: (message) => {
+        if (message.kind === 'caught-up') {
+          subscriber.next(message);
+          return;
+        }
+        const parsed = toLogEvent(message.event);
+        if (E.isLeft(parsed)) subscriber.error(parsed.left);
+        else subscriber.next({ kind: 'event', event: parsed.right });
+      },
+      error: (e: unknown) => subscriber.error(e),
+      complete: () => subscriber.complete(),
+    }),
+  );
+
+/** Drops the `caught-up` marker: the events-only view of a source. */
+export const eventsOnly = <E>(): OperatorFunction<SourceMessage<E>, E> => (source) =>
+  new Obs<E>((subscriber) =>
+    source.subscribe({
+      next: (message) => {
+        if (message.kind === 'event') subscriber.next(message.event);
+      },
+      error: (e: unknown) => subscriber.error(e),
+      complete: () => subscriber.complete(),
+    }),
+  );
+
+/** The typed session events of one stream, replayed then live (no marker): `fromStream` + `parseRecorded` + `eventsOnly`. */
+export const sessionEvents = (store: EventStore, stream: string, options: FromStreamOptions = {}): Observable<LogEvent> =>
+  fromStream(store, stream, options).pipe(parseRecorded(), eventsOnly());

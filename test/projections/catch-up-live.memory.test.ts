@@ -1,0 +1,4 @@
+import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
+import { describeCatchUpLive } from './catch-up-live.shared.js';
+
+describeCatchUpLive('memory', { create: async () => new MemoryEventStore() });

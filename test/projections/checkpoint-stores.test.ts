@@ -1,0 +1,94 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  FileCheckpointStore,
+  MemoryCheckpointStore,
+  PostgresCheckpointStore,
+  type CheckpointStore,
+} from '../../projections/index.js';
+
+export const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+const describeCheckpointStore = (name: string, open: () => Promise<CheckpointStore>, after?: () => Promise<void>): void => {
+  describe(`checkpoint store: ${name}`, () => {
+    let store: CheckpointStore;
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      await store.close();
+      await after?.();
+    });
+
+    it('loads null before any save, then the last saved position and state', async () => {
+      const key = { name: 'p-roundtrip', version: 1 };
+      expect(await store.load(key)).toBeNull();
+      const state = JSON.stringify({ a: [1, 2.5, -3e-7, null, true], 'ü n i c o d e': '✓ \u0000 "quotes"', nested: { z: 1, a: 2 } });
+      await store.save(key, { position: 41n, state });
+      await store.save(key, { position: 42n, state });
+      const loaded = await store.load(key);
+      expect(loaded?.position).toBe(42n);
+      expect(JSON.parse(loaded!.state)).toEqual(JSON.parse(state));
+    });
+
+    it('keeps versions apart and deletes one', async () => {
+      await store.save({ name: 'p-versions', version: 1 }, { position: 5n, state: '{"v":1}' });
+      await store.save({ name: 'p-versions', version: 2 }, { position: 0n, state: '{"v":2}' });
+      expect((await store.load({ name: 'p-versions', version: 1 }))?.state).toBe('{"v":1}');
+      expect((await store.load({ name: 'p-versions', version: 2 }))?.position).toBe(0n);
+      await store.delete({ name: 'p-versions', version: 1 });
+      expect(await store.load({ name: 'p-versions', version: 1 })).toBeNull();
+      expect(await store.load({ name: 'p-versions', version: 2 })).not.toBeNull();
+    });
+
+    it('keeps positions beyond 2^53', async () => {
+      const key = { name: 'p/big position', version: 3 };
+      await store.save(key, { position: 2n ** 62n + 7n, state: '[]' });
+      expect((await store.load(key))?.position).toBe(2n ** 62n + 7n);
+    });
+  });
+};
+
+describeCheckpointStore('memory', async () => new MemoryCheckpointStore());
+
+let dir = '';
+describeCheckpointStore(
+  'file',
+  async () => {
+    dir = await mkdtemp(join(tmpdir(), 'steerlog-checkpoints-'));
+    return new FileCheckpointStore(join(dir, 'checkpoints'));
+  },
+  async () => {
+    await rm(dir, { recursive: true, force: true });
+  },
+);
+
+describe('file checkpoint store layout', () => {
+  it('writes one small JSON file per projection and leaves no temporary file behind', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'steerlog-checkpoints-'));
+    try {
+      const store = new FileCheckpointStore(root);
+      await Promise.all(Array.from({ length: 20 }, (_, i) => store.save({ name: 'x', version: 1 }, { position: BigInt(i), state: `{"i":${i}}` })));
+      await store.save({ name: 'x', version: 1 }, { position: 99n, state: '{"i":99}' });
+      expect(await readdir(root)).toEqual(['x@1.checkpoint.json']);
+      expect(JSON.parse(await readFile(join(root, 'x@1.checkpoint.json'), 'utf8'))).toEqual({ name: 'x', version: 1, position: '99', state: { i: 99 } });
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+const schema = `steerlog_cp_${process.pid}_${Date.now().toString(36)}`;
+describeCheckpointStore(
+  'postgres',
+  async () => new PostgresCheckpointStore({ connection: PG_URL, schema }),
+  async () => {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+  },
+);
