@@ -40,7 +40,6 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'events, streams, global position counter, append function',
     sql: (schema) => {
       const s = q(schema);
-      const channel = channelName(schema);
       return `
 CREATE TABLE ${s}.streams (
   stream   text   PRIMARY KEY,
@@ -131,7 +130,6 @@ BEGIN
   SELECT v_last - v_n + u.ord, p_stream, v_actual + u.ord, u.id, u.type, u.time, u.data::json, coalesce(u.ign, false)
   FROM unnest(p_ids, p_types, p_times, p_data, p_ignorable) WITH ORDINALITY AS u(id, type, time, data, ign, ord);
 
-  PERFORM pg_notify('${channel}', '');
   RETURN QUERY SELECT 'appended'::text, v_actual + v_n, v_last;
 END
 $fn$;
