@@ -7,13 +7,14 @@
  *
  * For batch sizes 1, 10 and 100 it appends BENCH_EVENTS (default 100,000) events to one fresh stream per store,
  * one append after the other, each with an optimistic-concurrency check (the revision the previous append
- * returned), then reads the stream back in order. Prints events/s per store and the ratio ours/emmett
+ * returned), then reads the stream back in order. The two stores take turns every BENCH_SLICE (5,000) events, and
+ * read back twice in A-B-B-A order, so that load from other work on the machine hits both alike. Prints events/s per store and the ratio ours/emmett
  * (≥ 1.0 means ours is at least as fast).
  *
  * Env: PG_URL (admin connection; default postgres://postgres@127.0.0.1:5432/test), BENCH_DB (database both stores
  * use, created and dropped by this script; default steerlog_bench), BENCH_EVENTS, BENCH_BATCHES (e.g. "1,10,100").
  */
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { openPostgresEventStore } from '../adapters/store/postgres/index.js';
@@ -23,6 +24,8 @@ const ADMIN_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/t
 const DB = process.env['BENCH_DB'] ?? 'steerlog_bench';
 const N = Number(process.env['BENCH_EVENTS'] ?? 100_000);
 const BATCHES = (process.env['BENCH_BATCHES'] ?? '1,10,100').split(',').map(Number);
+/** Events per slice: the two stores take turns every SLICE events. */
+const SLICE = Number(process.env['BENCH_SLICE'] ?? 5_000);
 
 const dbUrl = (() => {
   const u = new URL(ADMIN_URL);
@@ -53,62 +56,100 @@ const payload = (i: number): Record<string, unknown> => ({ i, text: 'a pending u
 interface Result {
   readonly store: string;
   readonly batch: number;
-  readonly appendMs: number;
-  readonly readMs: number;
+  appendMs: number;
+  readMs: number;
 }
 
-async function benchSteerlog(batch: number): Promise<Result> {
+/** One store under test: appends one slice of the run, reads the whole stream back. */
+interface Contender {
+  readonly name: string;
+  /** Appends events [from, to) in batches of `batch`; returns the time spent. */
+  appendSlice(from: number, to: number): Promise<number>;
+  /** Reads the stream back in full, checking order; returns the time spent. */
+  readBack(): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function steerlogContender(batch: number): Promise<Contender> {
   const store = await openPostgresEventStore({ connectionString: dbUrl, schema: 'steerlog_bench', poolSize: 4 });
   const stream = `steerlog-b${batch}`;
-  try {
-    const t0 = performance.now();
-    let expected: bigint | 'no_stream' = 'no_stream';
-    for (let i = 0; i < N; i += batch) {
-      const events: NewEvent[] = [];
-      for (let j = i; j < Math.min(i + batch, N); j++) {
-        events.push({ id: `e-${j}`, type: 'bench/event', time: 1_700_000_000_000 + j, data: payload(j) });
+  let expected: bigint | 'no_stream' = 'no_stream';
+  return {
+    name: 'steerlog',
+    async appendSlice(from, to) {
+      const t0 = performance.now();
+      for (let i = from; i < to; i += batch) {
+        const events: NewEvent[] = [];
+        for (let j = i; j < Math.min(i + batch, to); j++) {
+          events.push({ id: `e-${j}`, type: 'bench/event', time: 1_700_000_000_000 + j, data: payload(j) });
+        }
+        expected = (await store.append(stream, events, expected)).nextExpectedRevision;
       }
-      expected = (await store.append(stream, events, expected)).nextExpectedRevision;
-    }
-    const appendMs = performance.now() - t0;
-    const t1 = performance.now();
-    let count = 0;
-    for await (const e of store.read(stream)) {
-      if ((e.data as { i: number }).i !== count) throw new Error(`steerlog read out of order at ${count}`);
-      count++;
-    }
-    const readMs = performance.now() - t1;
-    if (count !== N) throw new Error(`steerlog read ${count} of ${N}`);
-    return { store: 'steerlog', batch, appendMs, readMs };
-  } finally {
-    await store.close();
-  }
+      return performance.now() - t0;
+    },
+    async readBack() {
+      const t0 = performance.now();
+      let count = 0;
+      for await (const e of store.read(stream)) {
+        if ((e.data as { i: number }).i !== count) throw new Error(`steerlog read out of order at ${count}`);
+        count++;
+      }
+      const ms = performance.now() - t0;
+      if (count !== N) throw new Error(`steerlog read ${count} of ${N}`);
+      return ms;
+    },
+    close: () => store.close(),
+  };
 }
 
-async function benchEmmett(emmett: EmmettModule, core: EmmettCoreModule, batch: number): Promise<Result> {
+async function emmettContender(emmett: EmmettModule, core: EmmettCoreModule, batch: number): Promise<Contender> {
   const store = emmett.getPostgreSQLEventStore(dbUrl);
+  await store.schema.migrate();
   const stream = `emmett-b${batch}`;
+  let expected: bigint | string = core.STREAM_DOES_NOT_EXIST;
+  return {
+    name: 'emmett',
+    async appendSlice(from, to) {
+      const t0 = performance.now();
+      for (let i = from; i < to; i += batch) {
+        const events: { type: string; data: Record<string, unknown> }[] = [];
+        for (let j = i; j < Math.min(i + batch, to); j++) events.push({ type: 'bench/event', data: payload(j) });
+        expected = (await store.appendToStream(stream, events, { expectedStreamVersion: expected })).nextExpectedStreamVersion;
+      }
+      return performance.now() - t0;
+    },
+    async readBack() {
+      const t0 = performance.now();
+      const { events } = await store.readStream(stream);
+      const ms = performance.now() - t0;
+      if (events.length !== N) throw new Error(`emmett read ${events.length} of ${N}`);
+      events.forEach((e, i) => {
+        if ((e as { data: { i: number } }).data.i !== i) throw new Error(`emmett read out of order at ${i}`);
+      });
+      return ms;
+    },
+    close: () => store.close(),
+  };
+}
+
+/**
+ * Both stores append the same run in alternating slices (this machine is shared, so its load drifts; slices make
+ * both stores see the same conditions), then each reads its stream back twice, in A-B-B-A order.
+ */
+async function benchBatch(batch: number, emmett: EmmettModule, core: EmmettCoreModule): Promise<Result[]> {
+  const contenders = [await steerlogContender(batch), await emmettContender(emmett, core, batch)];
+  const results = contenders.map((c) => ({ store: c.name, batch, appendMs: 0, readMs: 0 }));
   try {
-    await store.schema.migrate();
-    const t0 = performance.now();
-    let expected: bigint | string = core.STREAM_DOES_NOT_EXIST;
-    for (let i = 0; i < N; i += batch) {
-      const events: { type: string; data: Record<string, unknown> }[] = [];
-      for (let j = i; j < Math.min(i + batch, N); j++) events.push({ type: 'bench/event', data: payload(j) });
-      expected = (await store.appendToStream(stream, events, { expectedStreamVersion: expected })).nextExpectedStreamVersion;
+    for (let from = 0; from < N; from += SLICE) {
+      const to = Math.min(from + SLICE, N);
+      const order = (from / SLICE) % 2 === 0 ? [0, 1] : [1, 0];
+      for (const k of order) results[k]!.appendMs += await contenders[k]!.appendSlice(from, to);
     }
-    const appendMs = performance.now() - t0;
-    const t1 = performance.now();
-    const { events } = await store.readStream(stream);
-    const readMs = performance.now() - t1;
-    if (events.length !== N) throw new Error(`emmett read ${events.length} of ${N}`);
-    events.forEach((e, i) => {
-      if ((e as { data: { i: number } }).data.i !== i) throw new Error(`emmett read out of order at ${i}`);
-    });
-    return { store: 'emmett', batch, appendMs, readMs };
+    for (const k of [0, 1, 1, 0]) results[k]!.readMs += (await contenders[k]!.readBack()) / 2;
   } finally {
-    await store.close();
+    for (const c of contenders) await c.close();
   }
+  return results;
 }
 
 async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
@@ -144,7 +185,7 @@ async function main(): Promise<void> {
       "SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'wal_sync_method') ORDER BY name",
     )).rows.map((r) => `${r.name}=${r.setting}`).join(' '),
   );
-  console.log(`machine: ${cpus().length} cpus, ${cpus()[0]?.model ?? 'unknown CPU'}; node ${process.version}`);
+  console.log(`machine: ${cpus().length} cpus (nproc), load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${cpus()[0]?.model ?? 'unknown CPU'}; node ${process.version}`);
   console.log(`PostgreSQL ${version} (${fsyncSettings}); database ${DB}; ${N.toLocaleString('en-US')} events per run`);
 
   await admin(async (c) => {
@@ -154,9 +195,7 @@ async function main(): Promise<void> {
   const results: Result[] = [];
   try {
     for (const batch of BATCHES) {
-      // Interleaved per batch size, so slow drift on the machine hits both stores alike.
-      for (const run of [() => benchSteerlog(batch), () => benchEmmett(emmett, core, batch)]) {
-        const r = await run();
+      for (const r of await benchBatch(batch, emmett, core)) {
         results.push(r);
         console.log(
           `  ${r.store.padEnd(8)} batch ${String(batch).padStart(3)}: append ${(r.appendMs / 1000).toFixed(2)} s (${rate(r.appendMs)}), read ${(r.readMs / 1000).toFixed(2)} s (${rate(r.readMs)})`,
