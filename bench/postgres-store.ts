@@ -12,7 +12,8 @@
  * (≥ 1.0 means ours is at least as fast).
  *
  * Env: PG_URL (admin connection; default postgres://postgres@127.0.0.1:5432/test), BENCH_DB (database both stores
- * use, created and dropped by this script; default steerlog_bench), BENCH_EVENTS, BENCH_BATCHES (e.g. "1,10,100").
+ * use, created and dropped by this script; default steerlog_bench), BENCH_EVENTS, BENCH_BATCHES (e.g. "1,10,100"),
+ * BENCH_SLICE, BENCH_NOTIFY=0 (steerlog without its in-transaction NOTIFY), BENCH_VERBOSE=1 (per-slice times).
  */
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -71,7 +72,7 @@ interface Contender {
 }
 
 async function steerlogContender(batch: number): Promise<Contender> {
-  const store = await openPostgresEventStore({ connectionString: dbUrl, schema: 'steerlog_bench', poolSize: 4 });
+  const store = await openPostgresEventStore({ connectionString: dbUrl, schema: 'steerlog_bench', poolSize: 4, notify: process.env['BENCH_NOTIFY'] !== '0' });
   const stream = `steerlog-b${batch}`;
   let expected: bigint | 'no_stream' = 'no_stream';
   return {
@@ -143,7 +144,11 @@ async function benchBatch(batch: number, emmett: EmmettModule, core: EmmettCoreM
     for (let from = 0; from < N; from += SLICE) {
       const to = Math.min(from + SLICE, N);
       const order = (from / SLICE) % 2 === 0 ? [0, 1] : [1, 0];
-      for (const k of order) results[k]!.appendMs += await contenders[k]!.appendSlice(from, to);
+      const sliceMs = [0, 0];
+      for (const k of order) sliceMs[k] = await contenders[k]!.appendSlice(from, to);
+      results[0]!.appendMs += sliceMs[0]!;
+      results[1]!.appendMs += sliceMs[1]!;
+      if (process.env['BENCH_VERBOSE']) console.log(`    slice ${from}-${to}: steerlog ${sliceMs[0]!.toFixed(0)} ms, emmett ${sliceMs[1]!.toFixed(0)} ms`);
     }
     for (const k of [0, 1, 1, 0]) results[k]!.readMs += (await contenders[k]!.readBack()) / 2;
   } finally {

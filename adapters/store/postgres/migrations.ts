@@ -67,10 +67,11 @@ CREATE TABLE ${s}.global_position (
 );
 INSERT INTO ${s}.global_position (singleton, last) VALUES (true, -1);
 
--- One call = one transaction (when run in autocommit) = one round trip.
--- Outcomes: 'appended' (revision, position of the last event), 'empty' (nothing to write; current revision and
--- position), 'conflict' (the actual revision, -1 for no stream; nothing written), 'known' (some ids of the batch
--- are already in the stream: the caller decides between an idempotent retry and a duplicate; nothing written).
+-- One call = one transaction (in autocommit) = one round trip. Returns the stream's revision after the append and
+-- the global position of its last event (for an empty batch: the current ones, -1 when absent). Refusals are
+-- errors, so that nothing of the call remains: SQLSTATE SLC01 = wrong expected revision (DETAIL: the actual
+-- revision, -1 for no stream); 23505 on events_stream_id_key = an id of the batch is already in the stream (the
+-- caller then decides between an idempotent retry and a duplicate).
 CREATE FUNCTION ${s}.append_events(
   p_stream    text,
   p_expected  text,
@@ -78,59 +79,57 @@ CREATE FUNCTION ${s}.append_events(
   p_types     text[],
   p_times     double precision[],
   p_data      text[],
-  p_ignorable boolean[]
-) RETURNS TABLE (outcome text, revision bigint, "position" bigint)
+  p_ignorable boolean[],
+  p_notify    boolean,
+  OUT new_revision  bigint,
+  OUT last_position bigint
+)
 LANGUAGE plpgsql AS $fn$
 DECLARE
   v_n      integer := coalesce(cardinality(p_ids), 0);
   v_actual bigint;
-  v_last   bigint;
 BEGIN
-  LOOP
-    SELECT st.revision INTO v_actual FROM ${s}.streams st WHERE st.stream = p_stream FOR UPDATE;
-    IF NOT FOUND THEN
-      v_actual := -1;
-    END IF;
-
-    IF v_actual >= 0 AND v_n > 0 THEN
-      PERFORM 1 FROM ${s}.events e WHERE e.stream = p_stream AND e.id = ANY (p_ids) LIMIT 1;
-      IF FOUND THEN
-        RETURN QUERY SELECT 'known'::text, v_actual, NULL::bigint;
-        RETURN;
-      END IF;
-    END IF;
-
-    IF NOT (p_expected = 'any'
-            OR (p_expected = 'no_stream' AND v_actual = -1)
-            OR (p_expected = 'stream_exists' AND v_actual >= 0)
-            OR (p_expected ~ '^[0-9]{1,19}$' AND v_actual = p_expected::bigint)) THEN
-      RETURN QUERY SELECT 'conflict'::text, v_actual, NULL::bigint;
-      RETURN;
-    END IF;
-
-    IF v_n = 0 THEN
-      RETURN QUERY SELECT 'empty'::text, v_actual,
-        coalesce((SELECT e.position FROM ${s}.events e WHERE e.stream = p_stream AND e.revision = v_actual), -1);
-      RETURN;
-    END IF;
-
-    IF v_actual = -1 THEN
-      INSERT INTO ${s}.streams (stream, revision) VALUES (p_stream, v_n - 1) ON CONFLICT (stream) DO NOTHING;
-      -- Not inserted: a racing writer created the stream and committed meanwhile; look again, under its lock.
+  IF v_n = 0 THEN
+    SELECT st.revision INTO v_actual FROM ${s}.streams st WHERE st.stream = p_stream;
+    v_actual := coalesce(v_actual, -1);
+  ELSE
+    LOOP
+      -- Lock the stream's head row (writers of one stream queue here) and move it in the same statement.
+      UPDATE ${s}.streams st SET revision = st.revision + v_n WHERE st.stream = p_stream
+        RETURNING st.revision - v_n INTO v_actual;
       EXIT WHEN FOUND;
-    ELSE
-      UPDATE ${s}.streams st SET revision = v_actual + v_n WHERE st.stream = p_stream;
-      EXIT;
-    END IF;
-  END LOOP;
+      v_actual := -1;
+      EXIT WHEN p_expected NOT IN ('any', 'no_stream');
+      INSERT INTO ${s}.streams (stream, revision) VALUES (p_stream, v_n - 1) ON CONFLICT (stream) DO NOTHING;
+      -- Not inserted: a racing writer created the stream and committed meanwhile; update it instead.
+      EXIT WHEN FOUND;
+    END LOOP;
+  END IF;
 
-  UPDATE ${s}.global_position g SET last = g.last + v_n RETURNING g.last INTO v_last;
+  IF NOT (p_expected = 'any'
+          OR (p_expected = 'no_stream' AND v_actual = -1)
+          OR (p_expected = 'stream_exists' AND v_actual >= 0)
+          OR (p_expected ~ '^[0-9]{1,19}$' AND v_actual = p_expected::bigint)) THEN
+    RAISE EXCEPTION USING ERRCODE = 'SLC01', MESSAGE = 'steerlog: wrong expected revision', DETAIL = v_actual::text;
+  END IF;
+
+  new_revision := v_actual + v_n;
+  IF v_n = 0 THEN
+    SELECT e.position INTO last_position FROM ${s}.events e WHERE e.stream = p_stream AND e.revision = v_actual;
+    last_position := coalesce(last_position, -1);
+    RETURN;
+  END IF;
+
+  UPDATE ${s}.global_position g SET last = g.last + v_n RETURNING g.last INTO last_position;
 
   INSERT INTO ${s}.events (position, stream, revision, id, type, time, data, ignorable)
-  SELECT v_last - v_n + u.ord, p_stream, v_actual + u.ord, u.id, u.type, u.time, u.data::json, coalesce(u.ign, false)
+  SELECT last_position - v_n + u.ord, p_stream, v_actual + u.ord, u.id, u.type, u.time, u.data::json, coalesce(u.ign, false)
   FROM unnest(p_ids, p_types, p_times, p_data, p_ignorable) WITH ORDINALITY AS u(id, type, time, data, ign, ord);
 
-  RETURN QUERY SELECT 'appended'::text, v_actual + v_n, v_last;
+  -- Delivered at commit, only if the append commits; listeners then see the events (no wake-up lost in a crash).
+  IF p_notify THEN
+    PERFORM pg_notify('${channelName(schema)}', '');
+  END IF;
 END
 $fn$;
 `;
