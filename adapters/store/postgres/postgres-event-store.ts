@@ -43,8 +43,8 @@ export interface PostgresEventStoreOptions {
   /** Rows fetched per query by `read`, `readAll` and the catch-up part of subscriptions. @defaultValue 1000 */
   readonly readPageSize?: number;
   /**
-   * A batch whose serialized events exceed this many bytes is written as several statements inside one
-   * transaction (still all-or-nothing). @defaultValue 16 MiB
+   * A batch whose serialized events exceed about this many bytes (counted in UTF-16 code units) is written as
+   * several statements inside one transaction (still all-or-nothing). @defaultValue 16 MiB
    */
   readonly maxStatementBytes?: number;
   /** Run the schema migration when opening. @defaultValue true */
