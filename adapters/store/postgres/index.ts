@@ -1,0 +1,7 @@
+export {
+  openPostgresEventStore,
+  PostgresEventStore,
+  POSTGRES_STORE_DEFAULTS,
+  type PostgresEventStoreOptions,
+} from './postgres-event-store.js';
+export { migrate as migratePostgresEventStore, LATEST_SCHEMA_VERSION, MIGRATIONS, type MigrationReport } from './migrations.js';

@@ -1,0 +1,588 @@
+import pg from 'pg';
+import type { ClientConfig, Pool, PoolClient, QueryConfig } from 'pg';
+import {
+  globalPosition,
+  streamRevision,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type StreamRevision,
+  type SubscribeAllOptions,
+  type SubscribeOptions,
+  type SubscriptionMessage,
+} from '../../../runtime/ports/event-store.js';
+import { InvalidEventError, StoreClosedError, StoreError, isStoreClosedError, isStoreError } from '../../../runtime/ports/store-errors.js';
+import {
+  assertValidBatch,
+  assertValidExpected,
+  assertValidStreamId,
+  concurrencyError,
+  DEFAULT_MAX_EVENT_BYTES,
+  idempotencyVerdict,
+} from '../../../runtime/ports/store-validation.js';
+import { deepFreeze } from '../../../domain/json.js';
+import { catchUpThenLive, type CatchUpSource } from '../shared/catch-up.js';
+import { ChangeNotifier } from '../shared/change-notifier.js';
+import { assertValidSchemaName, channelName, migrate } from './migrations.js';
+
+export interface PostgresEventStoreOptions {
+  /** Where to connect; the store creates (and `close()` ends) its own pool. One of `connectionString` or `pool` is required. */
+  readonly connectionString?: string;
+  /** A pool the caller owns: the store uses it and never ends it. */
+  readonly pool?: Pool;
+  /** Schema holding the store's tables; created by the migration. @defaultValue 'steerlog' */
+  readonly schema?: string;
+  /** Size of the pool the store creates from `connectionString`. @defaultValue 10 */
+  readonly poolSize?: number;
+  /** Largest serialized event accepted (as the port measures it). @defaultValue 1 MiB */
+  readonly maxEventBytes?: number;
+  /** Rows fetched per query by `read`, `readAll` and the catch-up part of subscriptions. @defaultValue 1000 */
+  readonly readPageSize?: number;
+  /**
+   * A batch whose serialized events exceed about this many bytes (counted in UTF-16 code units) is written as
+   * several statements inside one transaction (still all-or-nothing). @defaultValue 16 MiB
+   */
+  readonly maxStatementBytes?: number;
+  /** Run the schema migration when opening. @defaultValue true */
+  readonly migrate?: boolean;
+  /**
+   * Wake live subscriptions with LISTEN/NOTIFY on a dedicated connection. Turn off behind a pooler in
+   * transaction mode (pgbouncer), where LISTEN does not work: subscriptions then rely on polling alone.
+   * @defaultValue true
+   */
+  readonly listen?: boolean;
+  /**
+   * Each append issues a NOTIFY inside its transaction (delivered at commit) so that other processes'
+   * subscriptions wake up at once. Turn off when no other process subscribes: it saves roughly a third of the
+   * cost of a one-event append. @defaultValue true
+   */
+  readonly notify?: boolean;
+  /** Connection settings for the LISTEN connection. @defaultValue `{ connectionString }`, or the pool's options */
+  readonly listenConnection?: ClientConfig;
+  /**
+   * While subscriptions are open, they also re-query this often: the fallback when a notification is lost
+   * (listener connection down, `listen: false`). @defaultValue 1000
+   */
+  readonly pollIntervalMs?: number;
+  /** Errors of background work (the LISTEN connection, idle pool clients). @defaultValue ignored */
+  readonly onBackgroundError?: (error: unknown) => void;
+}
+
+export const POSTGRES_STORE_DEFAULTS = {
+  schema: 'steerlog',
+  poolSize: 10,
+  readPageSize: 1000,
+  maxStatementBytes: 16 * 1024 * 1024,
+  pollIntervalMs: 1000,
+} as const;
+
+/** Rows come back as PostgreSQL's text output, whatever type parsers the caller's `pg` has installed. */
+const RAW_TYPES = { getTypeParser: () => (value: string) => value } as unknown as NonNullable<QueryConfig['types']>;
+
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
+// eslint-disable-next-line no-control-regex
+const NUL = /\u0000/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+const WRONG_EXPECTED_REVISION = 'SLC01';
+const UNIQUE_VIOLATION = '23505';
+
+interface AppendRow {
+  readonly outcome: 'appended' | 'conflict' | 'known';
+  readonly revision: string;
+  readonly position: string | null;
+}
+
+interface EventRow {
+  readonly position: string;
+  readonly stream: string;
+  readonly revision: string;
+  readonly id: string;
+  readonly type: string;
+  readonly time: string;
+  readonly data: string;
+  readonly ignorable: string;
+}
+
+type Queryable = Pick<Pool | PoolClient, 'query'>;
+
+/** Opens (and by default migrates) a PostgreSQL event store. */
+export async function openPostgresEventStore(options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
+  const schema = assertValidSchemaName(options.schema ?? POSTGRES_STORE_DEFAULTS.schema);
+  let pool: Pool;
+  let ownsPool: boolean;
+  let listenConnection: ClientConfig | undefined = options.listenConnection;
+  if (options.pool) {
+    pool = options.pool;
+    ownsPool = false;
+    listenConnection ??= (pool as unknown as { options: ClientConfig }).options;
+  } else if (options.connectionString) {
+    pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? POSTGRES_STORE_DEFAULTS.poolSize });
+    ownsPool = true;
+    listenConnection ??= { connectionString: options.connectionString };
+  } else {
+    throw new TypeError('openPostgresEventStore: pass connectionString or pool');
+  }
+  // An idle pooled connection that fails (server restart) must not crash the process.
+  if (ownsPool) pool.on('error', (e) => options.onBackgroundError?.(e));
+  try {
+    if (options.migrate ?? true) await migrate(pool, schema);
+  } catch (e) {
+    if (ownsPool) await pool.end().catch(() => undefined);
+    throw new StoreError('store-io', `migrating schema "${schema}" failed: ${(e as Error).message}`, { cause: e });
+  }
+  return new PostgresEventStore(pool, ownsPool, schema, listenConnection, options);
+}
+
+/**
+ * The EventStore port on PostgreSQL. See docs/store-postgres.md for the schema, the concurrency check,
+ * how the global order avoids gaps, and how subscriptions go live.
+ */
+export class PostgresEventStore implements EventStore {
+  readonly schema: string;
+  readonly #pool: Pool;
+  readonly #ownsPool: boolean;
+  readonly #maxEventBytes: number;
+  readonly #pageSize: number;
+  readonly #maxStatementBytes: number;
+  readonly #pollIntervalMs: number;
+  readonly #listenEnabled: boolean;
+  readonly #notifyEnabled: boolean;
+  readonly #listenConnection: ClientConfig | undefined;
+  readonly #onBackgroundError: (e: unknown) => void;
+  readonly #notifier = new ChangeNotifier();
+  readonly #sql: ReturnType<typeof statements>;
+  #closed = false;
+  #subscribers = 0;
+  #pollTimer: NodeJS.Timeout | undefined;
+  #listener: pg.Client | undefined;
+  #listenerStarting: Promise<void> | undefined;
+  #reconnectTimer: NodeJS.Timeout | undefined;
+
+  /** Use {@link openPostgresEventStore}: it migrates the schema first. */
+  constructor(pool: Pool, ownsPool: boolean, schema: string, listenConnection: ClientConfig | undefined, options: PostgresEventStoreOptions) {
+    this.#pool = pool;
+    this.#ownsPool = ownsPool;
+    this.schema = schema;
+    this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+    this.#pageSize = options.readPageSize ?? POSTGRES_STORE_DEFAULTS.readPageSize;
+    this.#maxStatementBytes = options.maxStatementBytes ?? POSTGRES_STORE_DEFAULTS.maxStatementBytes;
+    this.#pollIntervalMs = options.pollIntervalMs ?? POSTGRES_STORE_DEFAULTS.pollIntervalMs;
+    this.#listenEnabled = options.listen ?? true;
+    this.#notifyEnabled = options.notify ?? true;
+    this.#listenConnection = listenConnection;
+    this.#onBackgroundError = options.onBackgroundError ?? (() => undefined);
+    this.#sql = statements(schema);
+  }
+
+  // ---------------------------------------------------------------- append
+
+  async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    this.#assertOpen();
+    assertValidStreamId(stream);
+    assertValidExpected(expected);
+    assertValidBatch(stream, events, this.#maxEventBytes);
+    const encoded = encodeBatch(events);
+    try {
+      const chunks = chunkBySize(encoded, this.#maxStatementBytes);
+      return chunks.length <= 1
+        ? await this.#appendInOneStatement(stream, events, encoded, expected)
+        : await this.#appendInOneTransaction(stream, events, chunks, expected);
+    } catch (e) {
+      throw this.#wrap(e);
+    }
+  }
+
+  async #appendInOneStatement(stream: string, events: readonly NewEvent[], encoded: EncodedBatch, expected: ExpectedRevision): Promise<AppendResult> {
+    const row = await this.#callAppend(this.#pool, stream, expected, encoded);
+    return this.#settle(row, stream, events, expected);
+  }
+
+  async #appendInOneTransaction(
+    stream: string,
+    events: readonly NewEvent[],
+    chunks: readonly EncodedBatch[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult> {
+    const client = await this.#pool.connect();
+    let open = false;
+    try {
+      await client.query('BEGIN');
+      open = true;
+      let exp: ExpectedRevision = expected;
+      let last: AppendRow | undefined;
+      for (const chunk of chunks) {
+        const row = await this.#callAppend(client, stream, exp, chunk);
+        if (row.outcome !== 'appended') {
+          await client.query('ROLLBACK');
+          open = false;
+          // Only the first chunk can conflict (we hold the stream's lock afterwards); 'known' is decided on the whole batch.
+          return await this.#settle(row, stream, events, expected);
+        }
+        exp = BigInt(row.revision);
+        last = row;
+      }
+      await client.query('COMMIT');
+      open = false;
+      return this.#settle(last!, stream, events, expected);
+    } catch (e) {
+      if (open) await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Runs one `append_events` call; refusals come back as outcomes (the statement, or transaction, then failed). */
+  async #callAppend(db: Queryable, stream: string, expected: ExpectedRevision, batch: EncodedBatch): Promise<AppendRow> {
+    try {
+      const result = await db.query<{ revision: string; position: string }>({
+        name: this.#sql.appendName,
+        text: this.#sql.append,
+        values: [stream, String(expected), batch.ids, batch.types, batch.times, batch.data, batch.ignorable, this.#notifyEnabled],
+        types: RAW_TYPES,
+      });
+      const row = result.rows[0]!;
+      return { outcome: 'appended', revision: row.revision, position: row.position };
+    } catch (e) {
+      const pgErr = e as { code?: string; constraint?: string; detail?: string };
+      if (pgErr.code === WRONG_EXPECTED_REVISION) return { outcome: 'conflict', revision: pgErr.detail ?? '-1', position: null };
+      if (pgErr.code === UNIQUE_VIOLATION && pgErr.constraint === 'events_stream_id_key') {
+        return { outcome: 'known', revision: '-1', position: null };
+      }
+      // Backstop: the stream row lock makes these unreachable, but the unique constraints are what the database guarantees.
+      if (pgErr.code === UNIQUE_VIOLATION && (pgErr.constraint === 'events_stream_revision_key' || pgErr.constraint === 'streams_pkey')) {
+        const actual = await this.#revisionVia(this.#pool, stream);
+        return { outcome: 'conflict', revision: actual === 'no_stream' ? '-1' : String(actual), position: null };
+      }
+      throw e;
+    }
+  }
+
+  async #settle(row: AppendRow, stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    switch (row.outcome) {
+      case 'appended':
+        if (events.length > 0) {
+          this.#notifier.notify();
+        }
+        return { nextExpectedRevision: streamRevision(BigInt(row.revision)), position: globalPosition(BigInt(row.position!)) };
+      case 'conflict': {
+        // As in the memory store, an exact retry of a stored batch succeeds whatever the expected revision says.
+        const actual = BigInt(row.revision);
+        if (actual >= 0n && events.length > 0) {
+          const retried = await this.#settleKnownIds(stream, events);
+          if (retried) return retried;
+        }
+        throw concurrencyError(stream, expected, actual < 0n ? 'no_stream' : streamRevision(actual));
+      }
+      case 'known': {
+        const retried = await this.#settleKnownIds(stream, events);
+        // Ids never disappear, so a unique violation on them always finds them; appending again re-runs every check.
+        return retried ?? this.#appendInOneStatement(stream, events, encodeBatch(events), expected);
+      }
+    }
+  }
+
+  /**
+   * Looks the batch's ids up: undefined when none is stored; the original result for an exact retry;
+   * DuplicateEventIdError for anything else.
+   */
+  async #settleKnownIds(stream: string, events: readonly NewEvent[]): Promise<AppendResult | undefined> {
+    const result = await this.#pool.query<{ id: string; revision: string; position: string }>({
+      name: this.#sql.knownName,
+      text: this.#sql.known,
+      values: [stream, events.map((e) => e.id)],
+      types: RAW_TYPES,
+    });
+    const stored = new Map(result.rows.map((r) => [r.id, { revision: BigInt(r.revision), position: BigInt(r.position) }]));
+    const verdict = idempotencyVerdict(stream, events, (id) => stored.get(id)?.revision);
+    if (verdict.kind === 'new') return undefined;
+    const last = stored.get(events.at(-1)!.id)!;
+    return { nextExpectedRevision: streamRevision(last.revision), position: globalPosition(last.position) };
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  async *read(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
+    this.#assertOpen();
+    assertValidStreamId(stream);
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    const forwards = (options.direction ?? 'forwards') === 'forwards';
+    let cursor = forwards ? (options.from ?? 0n) : (options.from ?? MAX_BIGINT);
+    if (forwards && cursor < 0n) cursor = 0n;
+    if (!forwards && cursor > MAX_BIGINT) cursor = MAX_BIGINT;
+    while (remaining > 0 && cursor >= 0n) {
+      const limit = Math.min(this.#pageSize, remaining);
+      const rows = await this.#page(forwards ? this.#sql.readForwardsName : this.#sql.readBackwardsName,
+        forwards ? this.#sql.readForwards : this.#sql.readBackwards, [stream, cursor.toString(), limit]);
+      for (const row of rows) yield toRecorded(row);
+      remaining -= rows.length;
+      if (rows.length < limit) return;
+      const last = BigInt(rows.at(-1)!.revision);
+      cursor = forwards ? last + 1n : last - 1n;
+    }
+  }
+
+  async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    this.#assertOpen();
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    let cursor = options.after ?? -1n;
+    while (remaining > 0) {
+      const limit = Math.min(this.#pageSize, remaining);
+      const rows = await this.#page(this.#sql.readAllName, this.#sql.readAll, [cursor.toString(), limit]);
+      for (const row of rows) yield toRecorded(row);
+      remaining -= rows.length;
+      if (rows.length < limit) return;
+      cursor = BigInt(rows.at(-1)!.position);
+    }
+  }
+
+  async #page(name: string, text: string, values: unknown[]): Promise<EventRow[]> {
+    this.#assertOpen();
+    try {
+      return (await this.#pool.query<EventRow>({ name, text, values, types: RAW_TYPES })).rows;
+    } catch (e) {
+      throw this.#wrap(e);
+    }
+  }
+
+  async revision(stream: string): Promise<StreamRevision | 'no_stream'> {
+    this.#assertOpen();
+    assertValidStreamId(stream);
+    try {
+      return await this.#revisionVia(this.#pool, stream);
+    } catch (e) {
+      throw this.#wrap(e);
+    }
+  }
+
+  async #revisionVia(db: Queryable, stream: string): Promise<StreamRevision | 'no_stream'> {
+    const result = await db.query<{ revision: string }>({
+      name: this.#sql.revisionName,
+      text: this.#sql.revision,
+      values: [stream],
+      types: RAW_TYPES,
+    });
+    const row = result.rows[0];
+    return row ? streamRevision(BigInt(row.revision)) : 'no_stream';
+  }
+
+  // ---------------------------------------------------------------- subscriptions
+
+  subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {
+    this.#assertOpen();
+    assertValidStreamId(stream);
+    const from = options.from ?? 0n;
+    return this.#live(
+      {
+        readAfter: (cursor) => this.read(stream, { from: cursor === null ? from : cursor + 1n }),
+        cursorOf: (e) => e.revision,
+      },
+      null,
+      options.signal,
+    );
+  }
+
+  subscribeAll(options: SubscribeAllOptions = {}): AsyncIterable<SubscriptionMessage> {
+    this.#assertOpen();
+    return this.#live(
+      {
+        readAfter: (cursor) => this.readAll(cursor === null ? {} : { after: cursor }),
+        cursorOf: (e) => e.position,
+      },
+      options.after ?? null,
+      options.signal,
+    );
+  }
+
+  async *#live(source: CatchUpSource, start: bigint | null, signal: AbortSignal | undefined): AsyncGenerator<SubscriptionMessage> {
+    this.#subscribers++;
+    try {
+      // Listen before the first read: a commit after the read's snapshot then always bumps the notifier.
+      await this.#startWatching();
+      yield* catchUpThenLive(source, this.#notifier, start, signal);
+    } catch (e) {
+      if (this.#closed && isStoreClosedError(e)) return;
+      throw e;
+    } finally {
+      this.#subscribers--;
+      if (this.#subscribers === 0) this.#stopPolling();
+    }
+  }
+
+  async #startWatching(): Promise<void> {
+    if (this.#pollTimer === undefined && !this.#closed) {
+      this.#pollTimer = setInterval(() => this.#notifier.notify(), this.#pollIntervalMs);
+      this.#pollTimer.unref();
+    }
+    if (!this.#listenEnabled || this.#listener || this.#closed) return;
+    this.#listenerStarting ??= this.#connectListener().finally(() => {
+      this.#listenerStarting = undefined;
+    });
+    await this.#listenerStarting;
+  }
+
+  #stopPolling(): void {
+    if (this.#pollTimer !== undefined) clearInterval(this.#pollTimer);
+    this.#pollTimer = undefined;
+  }
+
+  async #connectListener(): Promise<void> {
+    const client = new pg.Client(this.#listenConnection);
+    client.on('notification', () => this.#notifier.notify());
+    client.on('error', (e) => {
+      this.#onBackgroundError(e);
+      this.#dropListener(client);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${channelName(this.schema)}"`);
+    } catch (e) {
+      this.#onBackgroundError(e);
+      await client.end().catch(() => undefined);
+      this.#scheduleReconnect();
+      return; // subscriptions carry on with polling
+    }
+    if (this.#closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.#listener = client;
+    // Whatever was committed while nobody listened is picked up by one more read.
+    this.#notifier.notify();
+  }
+
+  #dropListener(client: pg.Client): void {
+    if (this.#listener === client) this.#listener = undefined;
+    client.end().catch(() => undefined);
+    this.#scheduleReconnect();
+  }
+
+  #scheduleReconnect(): void {
+    if (this.#closed || this.#reconnectTimer !== undefined || this.#subscribers === 0) return;
+    this.#reconnectTimer = setTimeout(() => {
+      this.#reconnectTimer = undefined;
+      if (!this.#closed && this.#subscribers > 0 && !this.#listener) void this.#startWatching().catch(this.#onBackgroundError);
+    }, this.#pollIntervalMs);
+    this.#reconnectTimer.unref();
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#notifier.close();
+    this.#stopPolling();
+    if (this.#reconnectTimer !== undefined) clearTimeout(this.#reconnectTimer);
+    await this.#listenerStarting?.catch(() => undefined);
+    const listener = this.#listener;
+    this.#listener = undefined;
+    await listener?.end().catch(() => undefined);
+    if (this.#ownsPool) await this.#pool.end();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new StoreClosedError();
+  }
+
+  #wrap(e: unknown): unknown {
+    if (isStoreError(e)) return e;
+    if (this.#closed) return new StoreClosedError();
+    return new StoreError('store-io', `PostgreSQL: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+  }
+}
+
+// ------------------------------------------------------------------ SQL and encoding
+
+const statements = (schema: string) => {
+  const s = `"${schema}"`;
+  const columns = 'position, stream, revision, id, type, time, data, ignorable';
+  return {
+    appendName: `stl_append_${schema}`,
+    append: `SELECT new_revision AS revision, last_position AS position FROM ${s}.append_events($1, $2, $3::text[], $4::text[], $5::float8[], $6::text[], $7::boolean[], $8::boolean)`,
+    knownName: `stl_known_${schema}`,
+    known: `SELECT id, revision, position FROM ${s}.events WHERE stream = $1 AND id = ANY ($2::text[])`,
+    revisionName: `stl_revision_${schema}`,
+    revision: `SELECT revision FROM ${s}.streams WHERE stream = $1`,
+    readForwardsName: `stl_read_fwd_${schema}`,
+    readForwards: `SELECT ${columns} FROM ${s}.events WHERE stream = $1 AND revision >= $2::bigint ORDER BY revision ASC LIMIT $3`,
+    readBackwardsName: `stl_read_bwd_${schema}`,
+    readBackwards: `SELECT ${columns} FROM ${s}.events WHERE stream = $1 AND revision <= $2::bigint ORDER BY revision DESC LIMIT $3`,
+    readAllName: `stl_read_all_${schema}`,
+    readAll: `SELECT ${columns} FROM ${s}.events WHERE position > $1::bigint ORDER BY position ASC LIMIT $2`,
+  };
+};
+
+interface EncodedBatch {
+  readonly ids: string[];
+  readonly types: string[];
+  readonly times: number[];
+  readonly data: string[];
+  readonly ignorable: boolean[];
+  readonly bytes: number;
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000, and UTF-8 cannot hold a lone surrogate: refuse such ids and types rather
+ * than let the driver alter them. `data` is kept as JSON text, where both survive as `\u` escapes.
+ */
+const encodeBatch = (events: readonly NewEvent[]): EncodedBatch => {
+  const batch = { ids: [] as string[], types: [] as string[], times: [] as number[], data: [] as string[], ignorable: [] as boolean[], bytes: 0 };
+  events.forEach((e, i) => {
+    for (const [field, value] of [['id', e.id], ['type', e.type]] as const) {
+      if (NUL.test(value)) throw new InvalidEventError(i, `${field} contains U+0000, which PostgreSQL text cannot store`);
+      if (LONE_SURROGATE.test(value)) throw new InvalidEventError(i, `${field} is not valid UTF-16 (lone surrogate)`);
+    }
+    const data = JSON.stringify(e.data);
+    batch.ids.push(e.id);
+    batch.types.push(e.type);
+    batch.times.push(e.time);
+    batch.data.push(data);
+    batch.ignorable.push(e.ignorable === true);
+    batch.bytes += data.length + e.id.length + e.type.length + 32;
+  });
+  return batch;
+};
+
+const chunkBySize = (batch: EncodedBatch, maxBytes: number): EncodedBatch[] => {
+  if (batch.bytes <= maxBytes) return [batch];
+  const chunks: EncodedBatch[] = [];
+  let start = 0;
+  let bytes = 0;
+  const cut = (end: number): void => {
+    chunks.push({
+      ids: batch.ids.slice(start, end),
+      types: batch.types.slice(start, end),
+      times: batch.times.slice(start, end),
+      data: batch.data.slice(start, end),
+      ignorable: batch.ignorable.slice(start, end),
+      bytes,
+    });
+    start = end;
+    bytes = 0;
+  };
+  for (let i = 0; i < batch.ids.length; i++) {
+    const size = batch.data[i]!.length + batch.ids[i]!.length + batch.types[i]!.length + 32;
+    if (i > start && bytes + size > maxBytes) cut(i);
+    bytes += size;
+  }
+  cut(batch.ids.length);
+  return chunks;
+};
+
+const toRecorded = (row: EventRow): RecordedEvent =>
+  deepFreeze({
+    stream: row.stream,
+    revision: streamRevision(BigInt(row.revision)),
+    position: globalPosition(BigInt(row.position)),
+    id: row.id,
+    type: row.type,
+    time: Number(row.time),
+    data: JSON.parse(row.data) as unknown,
+    ...(row.ignorable === 't' ? { ignorable: true as const } : {}),
+  });

@@ -1,0 +1,69 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { openPostgresEventStore, type PostgresEventStore } from '../../../../adapters/store/postgres/index.js';
+import type { SubscriptionMessage } from '../../../../runtime/ports/event-store.js';
+import { ev } from '../../../contract/event-store.contract.js';
+import { dropSchema, PG_URL, uniqueSchema } from './pg-test-support.js';
+
+const schema = uniqueSchema('subs');
+const opened: PostgresEventStore[] = [];
+const open = async (options: { listen?: boolean; notify?: boolean; pollIntervalMs?: number } = {}): Promise<PostgresEventStore> => {
+  const s = await openPostgresEventStore({ connectionString: PG_URL, schema, poolSize: 2, ...options });
+  opened.push(s);
+  return s;
+};
+afterAll(async () => {
+  for (const s of opened) await s.close();
+  await dropSchema(schema);
+});
+
+const nextEvents = async (it: AsyncIterator<SubscriptionMessage>, n: number): Promise<string[]> => {
+  const ids: string[] = [];
+  while (ids.length < n) {
+    const next = await it.next();
+    if (next.done) break;
+    if (next.value.kind === 'event') ids.push(next.value.event.id);
+  }
+  return ids;
+};
+
+describe('PostgreSQL store: live subscriptions across processes', () => {
+  it('LISTEN/NOTIFY: another store (another pool) appends, this one’s subscriptions see it', async () => {
+    // A long poll interval: delivery must come from the notification, not from polling.
+    const reader = await open({ pollIntervalMs: 3_600_000 });
+    const writer = await open();
+    const ac = new AbortController();
+    const all = reader.subscribeAll({ signal: ac.signal })[Symbol.asyncIterator]();
+    const one = reader.subscribe('x-proc', { signal: ac.signal })[Symbol.asyncIterator]();
+    expect((await all.next()).value).toEqual({ kind: 'caught-up' });
+    expect((await one.next()).value).toEqual({ kind: 'caught-up' });
+    await writer.append('x-proc', [ev('n1'), ev('n2')], 'no_stream');
+    await writer.append('x-other', [ev('n3')], 'no_stream');
+    expect(await nextEvents(all, 3)).toEqual(['n1', 'n2', 'n3']);
+    expect(await nextEvents(one, 2)).toEqual(['n1', 'n2']);
+    ac.abort();
+    await all.return?.();
+    await one.return?.();
+  });
+
+  it('polling fallback: with LISTEN off and a writer that does not NOTIFY, events still arrive', async () => {
+    const reader = await open({ listen: false, pollIntervalMs: 20 });
+    const writer = await open({ notify: false });
+    const ac = new AbortController();
+    const sub = reader.subscribe('polled', { signal: ac.signal })[Symbol.asyncIterator]();
+    expect((await sub.next()).value).toEqual({ kind: 'caught-up' });
+    await writer.append('polled', [ev('p1')], 'no_stream');
+    await writer.append('polled', [ev('p2')], 0n);
+    expect(await nextEvents(sub, 2)).toEqual(['p1', 'p2']);
+    ac.abort();
+    await sub.return?.();
+  });
+
+  it('close() ends live subscriptions', async () => {
+    const reader = await openPostgresEventStore({ connectionString: PG_URL, schema, poolSize: 2 });
+    const sub = reader.subscribeAll({ after: 1_000_000n })[Symbol.asyncIterator]();
+    expect((await sub.next()).value).toEqual({ kind: 'caught-up' });
+    const pending = sub.next();
+    await reader.close();
+    expect((await pending).done).toBe(true);
+  });
+});
