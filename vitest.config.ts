@@ -1,10 +1,33 @@
 import { defineConfig } from 'vitest/config';
 
+/** The runtime scenarios that also run on PostgreSQL (issue: "the runtime on every store"). */
+const RUNTIME_ON_STORES = [
+  'test/runtime/scenarios-*.test.ts',
+  'test/runtime/driver.property.test.ts',
+  'test/runtime/parking.property.test.ts',
+  'test/runtime/resume-every-boundary.test.ts',
+  'test/runtime/store-under-test.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'docs/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: { name: 'steerlog', include: ['test/**/*.test.ts', 'docs/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'runtime on postgres',
+          include: RUNTIME_ON_STORES,
+          env: { STEERLOG_TEST_STORE: 'postgres' },
+          setupFiles: ['test/support/postgres-store-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -1,5 +1,4 @@
 import { expect } from 'vitest';
-import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import { ScriptedModel, type ScriptStep } from '../../adapters/model/scripted/scripted-model.js';
 import { auditLines } from '../../domain/audit.js';
 import type { LogEvent, TurnEndReason } from '../../domain/events.js';
@@ -10,6 +9,7 @@ import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { createRuntime, type CreateSessionOptions } from '../../runtime/runtime.js';
 import type { Tool } from '../../runtime/tools.js';
+import { testStore, uniqueSessionId } from '../support/test-store.js';
 
 const T: Record<string, string> = { 'next-turn': 'NT', 'next-step': 'NS' };
 const reasonText = (r: TurnEndReason): string =>
@@ -61,7 +61,7 @@ export interface HarnessOptions {
 
 /** A scripted agent on a memory store with deterministic ids and clock, tracing live notifications and status. */
 export const setup = (opts: HarnessOptions = {}) => {
-  const store = opts.store ?? new MemoryEventStore();
+  const store = opts.store ?? testStore();
   const model = new ScriptedModel(opts.script ?? [], { whenExhausted: opts.whenExhausted ?? 'ok' });
   const runtime = createRuntime({
     store,
@@ -72,7 +72,7 @@ export const setup = (opts: HarnessOptions = {}) => {
     logger: silentLogger,
     writeBatchDelayMs: 5,
   });
-  const agent = runtime.createSession(opts.session);
+  const agent = runtime.createSession({ sessionId: uniqueSessionId(), ...opts.session });
   const live: string[] = [];
   agent.on('inbox/inserted', (m) => live.push(`inserted ${m.id}`));
   agent.on('inbox/discarded', (m) => live.push(`discarded ${m.id}`));

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import { ScriptedModel, type ScriptStep } from '../../adapters/model/scripted/scripted-model.js';
 import { auditLines } from '../../domain/audit.js';
 import type { LogEvent } from '../../domain/events.js';
@@ -11,6 +10,7 @@ import type { Tool } from '../../runtime/tools.js';
 import type { Agent } from '../../runtime/agent.js';
 import { ctx, msg } from '../support/log-builder.js';
 import { deferred, setup } from './harness.js';
+import { testStore, uniqueSessionId } from '../support/test-store.js';
 
 type Program = { readonly name: string; readonly script?: readonly ScriptStep[]; readonly tools?: readonly Tool<Agent>[]; readonly run: (agent: Agent) => Promise<void> };
 
@@ -63,10 +63,11 @@ describe('resume at every event boundary', () => {
     const log = await logOf(program);
     expect(auditLines('full', log.map((e) => JSON.stringify(e))).ok).toBe(true);
     for (let k = 1; k <= log.length; k++) {
-      const store = new MemoryEventStore();
-      await store.append('s', log.slice(0, k).map((e) => ({ id: e.id, type: e.type, time: e.time, data: e.data })), 'no_stream');
+      const store = testStore();
+      const stream = uniqueSessionId(`cut-${k}`);
+      await store.append(stream, log.slice(0, k).map((e) => ({ id: e.id, type: e.type, time: e.time, data: e.data })), 'no_stream');
       const rt = createRuntime({ store, model: new ScriptedModel([], { whenExhausted: 'ok' }), clock: steppingClock(2e12), ids: sequentialIds(9), logger: silentLogger, writeBatchDelayMs: 1 });
-      const agent = await rt.resume('s');
+      const agent = await rt.resume(stream);
       expect(agent.status).toBe('idle');
       agent.wake();
       await agent.whenIdle();
@@ -81,7 +82,7 @@ describe('resume at every event boundary', () => {
       expect(report.turns.every((t) => t.reason !== null), where).toBe(true);
       expect(agent.inbox.nextTurn, where).toEqual([]);
       const stored = [];
-      for await (const e of store.read('s')) stored.push(e.id);
+      for await (const e of store.read(stream)) stored.push(e.id);
       expect(stored, where).toEqual(agent.events.map((e) => e.id));
     }
   });
