@@ -26,6 +26,7 @@ export class CommitQueue<T> {
 
   async #run(): Promise<void> {
     try {
+      await null; // let appends issued in the same tick join the first group
       while (this.#queue.length > 0) {
         const group = this.#queue.splice(0, this.#maxGroup);
         await this.#commit(group); // never rejects: the commit settles each item itself

@@ -443,7 +443,8 @@ export class JsonlEventStore implements EventStore {
     const touched: { file: FileOps; size: number }[] = [];
     let indexTouched = false;
     try {
-      await Promise.all(
+      // allSettled, not all: the rollback must not start while another file's write is still in flight.
+      const written = await Promise.allSettled(
         pieces.map(async ({ draft, headerBytes }) => {
           const body = Buffer.concat(draft.lines);
           if (headerBytes) {
@@ -468,6 +469,8 @@ export class JsonlEventStore implements EventStore {
           }
         }),
       );
+      const failed = written.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
       if (created.length > 0 && sync) await this.#fs.syncDir(this.#streamsDir);
       indexTouched = true;
       await this.#indexWrite.write(encodeIndexRecords(records), indexCount * INDEX_RECORD_BYTES);
