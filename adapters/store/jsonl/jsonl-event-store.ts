@@ -114,6 +114,10 @@ export const openJsonlEventStore = async (dir: string, options: JsonlEventStoreO
   await lock.acquire();
   try {
     const indexPath = join(dir, INDEX_FILE);
+    if ((await fs.sizeOf(indexPath)) === undefined && (await fs.readdir(join(dir, STREAMS_DIR))).some((n) => hashOfFileName(n) !== undefined)) {
+      // Without the index every line would look uncommitted and be cut: refuse instead.
+      throw new StoreCorruptError(indexPath, 0, 'the global index is missing but stream files exist');
+    }
     let created = false;
     try {
       const h = await fs.open(indexPath, 'create');
@@ -340,6 +344,7 @@ export class JsonlEventStore implements EventStore {
       try {
         const size = await file.size();
         const stream = await streamOfFile(file, name);
+        if (streamFileName(stream).hash !== hash) throw new StoreCorruptError(name, 0, `file name does not match its stream ${JSON.stringify(stream)}`, 1);
         this.#streamOfHash.set(hash, stream);
         const tail = await committedTail(file, name, size, stream, hash, index);
         if (tail.end < size) await this.#cut(file, tail.end, 'recovery');
