@@ -20,6 +20,7 @@ import { isErrnoCode } from './fs-ops.js';
  * the others until its lock file is removed by hand (see docs/store-jsonl.md).
  */
 const GENERATION = /^g(\d+)\.lock$/;
+const RELEASED = Buffer.from('released\n');
 const HOST = hostname();
 
 const startTimeOf = (pid: number): string | undefined => {
@@ -60,18 +61,25 @@ export class DirectoryLock {
   readonly #dir: string;
   readonly #timeoutMs: number;
   #held: string | undefined;
+  #ownerFd: number | undefined;
+  #token: string | undefined;
+  #ownerPath: string | undefined;
+  #ownerLine: Buffer | undefined;
 
   constructor(storeDir: string, options: DirectoryLockOptions = {}) {
     this.#dir = join(storeDir, 'locks');
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     fs.mkdirSync(this.#dir, { recursive: true });
+    // Owner files of crashed processes (their generations are already free): tidy up.
+    for (const name of fs.readdirSync(this.#dir)) {
+      const m = /^owner-(\d+)-/.exec(name);
+      if (m && !isAlive(Number(m[1]), undefined)) unlinkQuietly(join(this.#dir, name));
+    }
   }
 
   async acquire(): Promise<void> {
     if (this.#held !== undefined) throw new Error('DirectoryLock: already held by this instance');
-    const owner: Owner = { pid: process.pid, host: HOST, ...(OWN_START ? { start: OWN_START } : {}), token: randomBytes(8).toString('hex') };
-    const tmp = join(this.#dir, `tmp-${process.pid}-${owner.token}`);
-    fs.writeFileSync(tmp, `${JSON.stringify(owner)}\n`);
+    const tmp = this.#ownerFile();
     const deadline = Date.now() + this.#timeoutMs;
     try {
       for (let attempt = 0; ; attempt++) {
@@ -102,16 +110,43 @@ export class DirectoryLock {
     } catch (e) {
       if (e instanceof StoreIoError) throw e;
       throw new StoreIoError('lock', { cause: e });
-    } finally {
-      unlinkQuietly(tmp);
+    }
+  }
+
+  /**
+   * The owner file this instance links as each new generation: created once, then reset to "held" (cut back to
+   * its owner line) before each attempt. Its older links are older generations, superseded and about to be deleted, so
+   * their content no longer matters; the newest link is the one being created.
+   */
+  #ownerFile(): string {
+    if (this.#ownerFd === undefined) {
+      const owner: Owner = { pid: process.pid, host: HOST, ...(OWN_START ? { start: OWN_START } : {}), token: randomBytes(8).toString('hex') };
+      this.#token = owner.token;
+      this.#ownerPath = join(this.#dir, `owner-${process.pid}-${owner.token}`);
+      this.#ownerLine = Buffer.from(`${JSON.stringify(owner)}\n`);
+      this.#ownerFd = fs.openSync(this.#ownerPath, 'w+');
+      fs.writeSync(this.#ownerFd, this.#ownerLine, 0, this.#ownerLine.length, 0);
+    } else {
+      // Drop the `released` line: one atomic truncate, so a reader never sees a partial owner line.
+      fs.ftruncateSync(this.#ownerFd, this.#ownerLine!.length);
+    }
+    return this.#ownerPath!;
+  }
+
+  /** Frees the owner file (the current generation keeps its own link). */
+  dispose(): void {
+    this.release();
+    if (this.#ownerFd !== undefined) {
+      fs.closeSync(this.#ownerFd);
+      this.#ownerFd = undefined;
+      unlinkQuietly(this.#ownerPath!);
     }
   }
 
   release(): void {
-    const held = this.#held;
-    if (held === undefined) return;
+    if (this.#held === undefined) return;
     this.#held = undefined;
-    fs.appendFileSync(held, 'released\n');
+    fs.writeSync(this.#ownerFd!, RELEASED, 0, RELEASED.length, this.#ownerLine!.length);
   }
 
   #path(generation: number): string {
@@ -146,6 +181,8 @@ export class DirectoryLock {
     } catch {
       throw new Error(`unreadable lock file ${this.#path(generation)}`);
     }
+    // One of our own past generations (same owner file, which we just reset): we do not hold it.
+    if (owner.token === this.#token) return true;
     if (owner.host !== HOST) return false;
     return !isAlive(owner.pid, owner.start);
   }

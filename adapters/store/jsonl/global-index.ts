@@ -22,8 +22,10 @@ const SCAN_BACK = 256;
 export const viewIndex = async (file: FileOps, path: string): Promise<IndexView> => {
   const size = await file.size();
   let end = Math.floor(size / INDEX_RECORD_BYTES);
+  let back = 1; // usually the last record ends a batch: read just that one first
   while (end > 0) {
-    const from = Math.max(0, end - SCAN_BACK);
+    const from = Math.max(0, end - back);
+    back = SCAN_BACK;
     const buffer = await readExactly(file, from * INDEX_RECORD_BYTES, (end - from) * INDEX_RECORD_BYTES, path);
     for (let i = end - from - 1; i >= 0; i--) {
       const r = decodeIndexRecord(buffer, i * INDEX_RECORD_BYTES);

@@ -101,6 +101,7 @@ interface Draft {
 
 const STREAMS_DIR = 'streams';
 const READ_ALL_PAGE = 512;
+const WRITE_HANDLES = 128;
 
 /** Opens (creating if needed) a JSONL event store in `dir`, repairing what a crash left behind. */
 export const openJsonlEventStore = async (dir: string, options: JsonlEventStoreOptions = {}): Promise<JsonlEventStore> => {
@@ -157,8 +158,11 @@ export class JsonlEventStore implements EventStore {
   readonly #states = new Map<string, StreamState>();
   readonly #fileOfHash = new Map<string, string>();
   readonly #streamOfHash = new Map<string, string>();
+  readonly #writeHandles = new Map<string, FileOps>();
   #poller: NodeJS.Timeout | undefined;
+  /** Index byte size after this instance's last commit or recovery (a committed size). */
   #lastIndexSize = -1;
+  #polledIndexSize = -1;
   #closed = false;
 
   /** @internal use openJsonlEventStore */
@@ -317,8 +321,11 @@ export class JsonlEventStore implements EventStore {
     this.#closed = true;
     await this.#queue.drain();
     if (this.#poller) clearInterval(this.#poller);
+    this.#lock.dispose();
     this.#notifier.close();
     await this.#indexWrite.close().catch(() => undefined);
+    for (const h of this.#writeHandles.values()) await h.close().catch(() => undefined);
+    this.#writeHandles.clear();
     await this.#indexRead.close().catch(() => undefined);
   }
 
@@ -370,9 +377,14 @@ export class JsonlEventStore implements EventStore {
     try {
       const index = await this.#recoverIndex();
       let nextPos = index.view.count;
+      const refreshed = new Map<string, StreamState>();
       for (const item of items) {
         try {
-          const state = await this.#writerState(item.stream, index);
+          let state = refreshed.get(item.stream);
+          if (!state) {
+            state = await this.#writerState(item.stream, index);
+            refreshed.set(item.stream, state);
+          }
           let draft = drafts.get(item.stream);
           const lastRevision = draft?.lastRevision ?? state.lastRevision;
           const revisionOfId = (id: string): bigint | undefined => {
@@ -467,7 +479,7 @@ export class JsonlEventStore implements EventStore {
             entry.linked = true;
             await this.#fs.unlink(tmp);
           } else {
-            const file = await this.#fs.open(draft.state.path, 'update');
+            const file = await this.#writeHandle(draft.state.path);
             touched.push({ file, size: draft.state.size });
             await file.write(body, draft.state.size);
             if (sync) await file.sync();
@@ -480,6 +492,7 @@ export class JsonlEventStore implements EventStore {
       indexTouched = true;
       await this.#indexWrite.write(encodeIndexRecords(records), indexCount * INDEX_RECORD_BYTES);
       if (sync) await this.#indexWrite.sync();
+      this.#lastIndexSize = (indexCount + records.length) * INDEX_RECORD_BYTES;
     } catch (e) {
       const cause = e;
       try {
@@ -502,8 +515,6 @@ export class JsonlEventStore implements EventStore {
         throw new StoreIoError('append (rollback failed too; the next writer cuts what is left)', { cause: new AggregateError([cause, rollback]) });
       }
       throw new StoreIoError('append', { cause });
-    } finally {
-      for (const t of touched) await t.file.close().catch(() => undefined);
     }
     for (const p of pieces) {
       const s = p.draft.state;
@@ -522,7 +533,11 @@ export class JsonlEventStore implements EventStore {
 
   /** Under the lock: the committed prefix of the index, cutting an unfinished batch a crashed writer left. */
   async #recoverIndex(): Promise<IndexLookup> {
-    const view: IndexView = await this.#io('append', () => viewIndex(this.#indexWrite, this.#indexPath));
+    const size = await this.#io('append', () => this.#indexWrite.size());
+    const view: IndexView =
+      size === this.#lastIndexSize && size % INDEX_RECORD_BYTES === 0
+        ? { count: size / INDEX_RECORD_BYTES, size }
+        : await this.#io('append', () => viewIndex(this.#indexWrite, this.#indexPath));
     if (view.size !== view.count * INDEX_RECORD_BYTES) await this.#cut(this.#indexWrite, view.count * INDEX_RECORD_BYTES, 'recovery');
     this.#lastIndexSize = view.count * INDEX_RECORD_BYTES;
     return { file: this.#indexRead, path: this.#indexPath, view };
@@ -543,8 +558,8 @@ export class JsonlEventStore implements EventStore {
     }
     if (state.exists && size === state.size) return state;
     if (state.exists && size < state.size) throw new StoreCorruptError(state.fileName, size, `file shrank below its committed length ${state.size}`);
-    const file = await this.#io('append', () => this.#fs.open(state.path, 'update'));
-    try {
+    const file = await this.#io('append', () => this.#writeHandle(state.path));
+    {
       let start = state.size;
       if (!state.exists) {
         start = await headerOf(file, state.fileName, stream);
@@ -559,11 +574,27 @@ export class JsonlEventStore implements EventStore {
       state.exists = true;
       state.size = scan.end;
       if (scan.end < size) await this.#cut(file, scan.end, 'append');
-    } finally {
-      await file.close();
     }
     this.#states.set(stream, state);
     return state;
+  }
+
+  /** Write handles stay open between commits (at most WRITE_HANDLES of them). */
+  async #writeHandle(path: string): Promise<FileOps> {
+    let file = this.#writeHandles.get(path);
+    if (file) {
+      this.#writeHandles.delete(path);
+      this.#writeHandles.set(path, file); // most recently used last
+      return file;
+    }
+    if (this.#writeHandles.size >= WRITE_HANDLES) {
+      const [oldest, handle] = this.#writeHandles.entries().next().value as [string, FileOps];
+      this.#writeHandles.delete(oldest);
+      await handle.close().catch(() => undefined);
+    }
+    file = await this.#fs.open(path, 'update');
+    this.#writeHandles.set(path, file);
+    return file;
   }
 
   async #cut(file: FileOps, length: number, operation: string): Promise<void> {
@@ -658,8 +689,8 @@ export class JsonlEventStore implements EventStore {
     this.#poller = setInterval(() => {
       this.#fs.sizeOf(this.#indexPath).then(
         (size) => {
-          if (size !== undefined && size !== this.#lastIndexSize) {
-            this.#lastIndexSize = size;
+          if (size !== undefined && size !== this.#polledIndexSize) {
+            this.#polledIndexSize = size;
             this.#notifier.notify();
           }
         },
