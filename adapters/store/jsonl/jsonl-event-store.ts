@@ -159,6 +159,8 @@ export class JsonlEventStore implements EventStore {
   readonly #fileOfHash = new Map<string, string>();
   readonly #streamOfHash = new Map<string, string>();
   readonly #writeHandles = new Map<string, FileOps>();
+  /** Per stream: the revision whose line starts at `offset` (a committed line boundary). */
+  readonly #readHints = new Map<string, { rev: number; offset: number }>();
   #poller: NodeJS.Timeout | undefined;
   /** Index byte size after this instance's last commit or recovery (a committed size). */
   #lastIndexSize = -1;
@@ -210,12 +212,18 @@ export class JsonlEventStore implements EventStore {
       let count = 0;
       if ((options.direction ?? 'forwards') === 'forwards') {
         const from = Number(options.from ?? 0n);
-        let rev = 0;
-        let line = 1;
-        for await (const raw of forwardLines(file, tail.headerEnd, tail.end)) {
-          line++;
+        // Committed bytes never change, so a remembered (revision, offset) pair lets a read (a live subscription,
+        // typically) start mid-file instead of rescanning from the header.
+        const hint = this.#readHints.get(stream);
+        const useHint = hint !== undefined && hint.rev <= from && hint.offset <= tail.end;
+        let rev = useHint ? hint.rev : 0;
+        let line: number | undefined = useHint ? undefined : 1;
+        for await (const raw of forwardLines(file, useHint ? hint.offset : tail.headerEnd, tail.end)) {
+          if (line !== undefined) line++;
           if (rev >= from) {
-            yield this.#recorded(stream, this.#decodeEvent(raw.bytes, fileName, raw.offset, line, rev));
+            const event = this.#decodeEvent(raw.bytes, fileName, raw.offset, line, rev);
+            this.#readHints.set(stream, { rev: rev + 1, offset: raw.offset + raw.bytes.length + 1 });
+            yield this.#recorded(stream, event);
             if (++count >= max) return;
           }
           rev++;
@@ -526,6 +534,7 @@ export class JsonlEventStore implements EventStore {
       }
       s.size = p.end;
       s.lastRevision = p.draft.lastRevision;
+      this.#readHints.set(s.stream, { rev: s.lastRevision + 1, offset: s.size });
       s.positions.push(...p.draft.newPositions);
       for (const [id, rev] of p.draft.newIds) s.revisionOfId.set(id, rev);
     }
