@@ -112,8 +112,8 @@ export const openJsonlEventStore = async (dir: string, options: JsonlEventStoreO
     throw new StoreIoError('open', { cause: e });
   }
   const lock = new DirectoryLock(dir, options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs });
-  await lock.acquire();
   try {
+    await lock.acquire();
     const indexPath = join(dir, INDEX_FILE);
     if ((await fs.sizeOf(indexPath)) === undefined && (await fs.readdir(join(dir, STREAMS_DIR))).some((n) => hashOfFileName(n) !== undefined)) {
       // Without the index every line would look uncommitted and be cut: refuse instead.
@@ -134,8 +134,17 @@ export const openJsonlEventStore = async (dir: string, options: JsonlEventStoreO
     const indexWrite = await fs.open(indexPath, 'update');
     const indexRead = await fs.open(indexPath, 'read');
     const store = new JsonlEventStore(dir, fs, lock, indexWrite, indexRead, options);
-    await store.recoverAll();
+    try {
+      await store.recoverAll();
+    } catch (e) {
+      lock.release();
+      await store.close();
+      throw e;
+    }
     return store;
+  } catch (e) {
+    lock.dispose();
+    throw e;
   } finally {
     lock.release();
   }
