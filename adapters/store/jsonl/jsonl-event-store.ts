@@ -38,8 +38,9 @@ import { hashOfFileName, streamFileName } from './file-name.js';
 import { isErrnoCode, nodeFsOps, type FileOps, type FsOps } from './fs-ops.js';
 import { encodeIndexRecords, INDEX_FILE, readExactly, readIndexRecords, viewIndex, type IndexView } from './global-index.js';
 import { CommitQueue } from './group-commit.js';
+import { encodeJournalRecord, JOURNAL_FILE, readJournal } from './group-journal.js';
 import { decodeLine, encodeEventLine, encodeHeaderLine, INDEX_RECORD_BYTES, type IndexRecord, type StoredEvent } from './line-codec.js';
-import { committedTail, headerOf, scanCommitted, streamOfFile, type IndexLookup } from './recovery.js';
+import { committedTail, headerOf, isCommitted, scanCommitted, streamOfFile, type IndexLookup } from './recovery.js';
 import { backwardLines, forwardLines } from './stream-file.js';
 
 /**
@@ -102,6 +103,8 @@ interface Draft {
 const STREAMS_DIR = 'streams';
 const READ_ALL_PAGE = 512;
 const WRITE_HANDLES = 128;
+/** A checkpoint (fsync the journaled stream files, empty the journal) runs once the journal is this large. */
+const JOURNAL_LIMIT = 8 * 1024 * 1024;
 
 /** Opens (creating if needed) a JSONL event store in `dir`, repairing what a crash left behind. */
 export const openJsonlEventStore = async (dir: string, options: JsonlEventStoreOptions = {}): Promise<JsonlEventStore> => {
@@ -120,12 +123,14 @@ export const openJsonlEventStore = async (dir: string, options: JsonlEventStoreO
       throw new StoreCorruptError(indexPath, 0, 'the global index is missing but stream files exist');
     }
     let created = false;
-    try {
-      const h = await fs.open(indexPath, 'create');
-      await h.close();
-      created = true;
-    } catch (e) {
-      if (!isErrnoCode(e, 'EEXIST')) throw new StoreIoError('open', { cause: e });
+    for (const path of [indexPath, join(dir, JOURNAL_FILE)]) {
+      try {
+        const h = await fs.open(path, 'create');
+        await h.close();
+        created = true;
+      } catch (e) {
+        if (!isErrnoCode(e, 'EEXIST')) throw new StoreIoError('open', { cause: e });
+      }
     }
     if (created && options.durability !== 'none') {
       await fs.syncDir(dir);
@@ -133,7 +138,8 @@ export const openJsonlEventStore = async (dir: string, options: JsonlEventStoreO
     }
     const indexWrite = await fs.open(indexPath, 'update');
     const indexRead = await fs.open(indexPath, 'read');
-    const store = new JsonlEventStore(dir, fs, lock, indexWrite, indexRead, options);
+    const journal = await fs.open(join(dir, JOURNAL_FILE), 'update');
+    const store = new JsonlEventStore(dir, fs, lock, { indexWrite, indexRead, journal }, options);
     try {
       await store.recoverAll();
     } catch (e) {
@@ -159,6 +165,9 @@ export class JsonlEventStore implements EventStore {
   readonly #lock: DirectoryLock;
   readonly #indexWrite: FileOps;
   readonly #indexRead: FileOps;
+  readonly #journal: FileOps;
+  /** Journal byte size after this instance's last journal write or checkpoint; -1 when unknown. */
+  #journalKnownSize = -1;
   readonly #durability: JsonlDurability;
   readonly #maxEventBytes: number;
   readonly #pollIntervalMs: number;
@@ -177,14 +186,15 @@ export class JsonlEventStore implements EventStore {
   #closed = false;
 
   /** @internal use openJsonlEventStore */
-  constructor(dir: string, fs: FsOps, lock: DirectoryLock, indexWrite: FileOps, indexRead: FileOps, options: JsonlEventStoreOptions) {
+  constructor(dir: string, fs: FsOps, lock: DirectoryLock, files: { indexWrite: FileOps; indexRead: FileOps; journal: FileOps }, options: JsonlEventStoreOptions) {
     this.#dir = dir;
     this.#streamsDir = join(dir, STREAMS_DIR);
     this.#indexPath = join(dir, INDEX_FILE);
     this.#fs = fs;
     this.#lock = lock;
-    this.#indexWrite = indexWrite;
-    this.#indexRead = indexRead;
+    this.#indexWrite = files.indexWrite;
+    this.#indexRead = files.indexRead;
+    this.#journal = files.journal;
     this.#durability = options.durability ?? 'fsync';
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.#pollIntervalMs = options.pollIntervalMs ?? 100;
@@ -341,6 +351,7 @@ export class JsonlEventStore implements EventStore {
     this.#lock.dispose();
     this.#notifier.close();
     await this.#indexWrite.close().catch(() => undefined);
+    await this.#journal.close().catch(() => undefined);
     for (const h of this.#writeHandles.values()) await h.close().catch(() => undefined);
     this.#writeHandles.clear();
     await this.#indexRead.close().catch(() => undefined);
@@ -354,6 +365,8 @@ export class JsonlEventStore implements EventStore {
    */
   async recoverAll(): Promise<void> {
     const index = await this.#recoverIndex();
+    await this.#replayJournal(index);
+    await this.#io('open', () => this.#checkpoint());
     const names = await this.#io('open', () => this.#fs.readdir(this.#streamsDir));
     for (const name of names) {
       if (name.includes('.tmp-')) {
@@ -476,7 +489,17 @@ export class JsonlEventStore implements EventStore {
     const created: { path: string; tmp: string; linked: boolean }[] = [];
     const touched: { file: FileOps; size: number }[] = [];
     let indexTouched = false;
+    // Several existing files in one group: fsync the journal once instead of each file.
+    const journaled = this.#durability === 'group' ? pieces.filter((p) => p.headerBytes === undefined) : [];
+    const useJournal = journaled.length >= 2;
+    let journalStart = -1;
+    let journalEnd = -1;
     try {
+      if (useJournal) {
+        const size = await this.#journal.size();
+        if (size !== this.#journalKnownSize || size > JOURNAL_LIMIT) await this.#checkpoint();
+        journalStart = this.#journalKnownSize;
+      }
       // allSettled, not all: the rollback must not start while another file's write is still in flight.
       const written = await Promise.allSettled(
         pieces.map(async ({ draft, headerBytes }) => {
@@ -499,23 +522,36 @@ export class JsonlEventStore implements EventStore {
             const file = await this.#writeHandle(draft.state.path);
             touched.push({ file, size: draft.state.size });
             await file.write(body, draft.state.size);
-            if (sync) await file.sync();
+            if (sync && !useJournal) await file.sync();
           }
         }),
       );
       const failed = written.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
       if (created.length > 0 && sync) await this.#fs.syncDir(this.#streamsDir);
+      if (useJournal) {
+        const record = encodeJournalRecord(journaled.map((p) => ({ file: p.draft.state.fileName, offset: p.draft.state.size, bytes: Buffer.concat(p.draft.lines) })));
+        journalEnd = journalStart + record.length;
+        await this.#journal.write(record, journalStart);
+        await this.#journal.sync();
+      }
       indexTouched = true;
       await this.#indexWrite.write(encodeIndexRecords(records), indexCount * INDEX_RECORD_BYTES);
       if (sync) await this.#indexWrite.sync();
       this.#lastIndexSize = (indexCount + records.length) * INDEX_RECORD_BYTES;
+      if (useJournal) this.#journalKnownSize = journalEnd;
     } catch (e) {
       const cause = e;
       try {
         if (indexTouched) {
           await this.#indexWrite.truncate(indexCount * INDEX_RECORD_BYTES);
           if (sync) await this.#indexWrite.sync();
+        }
+        if (journalEnd >= 0) {
+          this.#journalKnownSize = -1;
+          await this.#journal.truncate(journalStart);
+          await this.#journal.sync();
+          this.#journalKnownSize = journalStart;
         }
         for (const t of touched) {
           await t.file.truncate(t.size);
@@ -546,6 +582,65 @@ export class JsonlEventStore implements EventStore {
       this.#readHints.set(s.stream, { rev: s.lastRevision + 1, offset: s.size });
       s.positions.push(...p.draft.newPositions);
       for (const [id, rev] of p.draft.newIds) s.revisionOfId.set(id, rev);
+    }
+  }
+
+  /** Under the lock: fsync every stream file the journal names, then empty the journal. */
+  async #checkpoint(): Promise<void> {
+    this.#journalKnownSize = -1;
+    const { entries } = await readJournal(this.#journal);
+    const names = [...new Set(entries.map((e) => e.file))].filter((n) => hashOfFileName(n) !== undefined);
+    await Promise.all(
+      names.map(async (name) => {
+        let file: FileOps;
+        try {
+          file = await this.#fs.open(join(this.#streamsDir, name), 'read');
+        } catch (e) {
+          if (isErrnoCode(e, 'ENOENT')) return;
+          throw e;
+        }
+        try {
+          await file.sync();
+        } finally {
+          await file.close();
+        }
+      }),
+    );
+    if ((await this.#journal.size()) > 0) {
+      await this.#journal.truncate(0);
+      await this.#journal.sync();
+    }
+    this.#journalKnownSize = 0;
+  }
+
+  /**
+   * At open, under the lock: a power loss may have dropped stream bytes that only the journal made durable.
+   * Writes back every journaled line the index says is committed and the file no longer holds. Lines the index
+   * does not know are skipped: they were never acknowledged (and may since have been replaced).
+   */
+  async #replayJournal(index: IndexLookup): Promise<void> {
+    const { entries } = await this.#io('open', () => readJournal(this.#journal));
+    for (const entry of entries) {
+      const hash = hashOfFileName(entry.file);
+      if (hash === undefined) continue;
+      const path = join(this.#streamsDir, entry.file);
+      if ((await this.#io('open', () => this.#fs.sizeOf(path))) === undefined) continue;
+      const file = await this.#io('open', () => this.#writeHandle(path));
+      let at = 0;
+      while (at < entry.bytes.length) {
+        const nl = entry.bytes.indexOf(0x0a, at);
+        if (nl < 0) break;
+        const line = entry.bytes.subarray(at, nl + 1);
+        const offset = entry.offset + at;
+        at = nl + 1;
+        const decoded = decodeLine(line.subarray(0, line.length - 1));
+        if (typeof decoded === 'string' || decoded.kind !== 'event') continue;
+        if (!(await isCommitted(index, hash, { event: decoded.event, offset, length: line.length - 1, crc: decoded.crc }))) continue;
+        const current = Buffer.alloc(line.length);
+        const got = await this.#io('open', () => file.read(current, 0, line.length, offset));
+        if (got === line.length && current.equals(line)) continue;
+        await this.#io('open', () => file.write(line, offset));
+      }
     }
   }
 

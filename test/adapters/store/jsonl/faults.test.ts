@@ -25,6 +25,7 @@ const batch = (prefix: string, n: number): NewEvent[] => Array.from({ length: n 
 const snapshot = (dir: string): Map<string, string> => {
   const out = new Map<string, string>();
   out.set('global.idx', readFileSync(join(dir, 'global.idx')).toString('base64'));
+  out.set('group.journal', readFileSync(join(dir, 'group.journal')).toString('base64'));
   for (const name of readdirSync(join(dir, 'streams'))) out.set(`streams/${name}`, readFileSync(join(dir, 'streams', name)).toString('base64'));
   return out;
 };
@@ -33,6 +34,8 @@ interface Scenario {
   readonly name: string;
   readonly durability: JsonlDurability;
   readonly streams: readonly string[];
+  /** fsyncs a clean run of `act` makes, when the scenario pins it. */
+  readonly fsyncs?: number;
   setup(store: JsonlEventStore): Promise<void>;
   /** The appends under test; all of them must fail when a fault fires. */
   act(store: JsonlEventStore): Promise<unknown>[];
@@ -66,6 +69,17 @@ const scenarios: Scenario[] = [
     },
     act: (s) => [s.append('s/one', batch('g1', 2), 1n), s.append('s/two', batch('g2', 3), 'no_stream')],
   },
+  {
+    name: 'a group of appends to two existing streams, through the group journal (group)',
+    durability: 'group',
+    fsyncs: 2, // the journal's and the index's, none per stream file
+    streams: ['s/one', 's/two'],
+    setup: async (s) => {
+      await s.append('s/one', batch('base1', 2), 'no_stream');
+      await s.append('s/two', batch('base2', 1), 'no_stream');
+    },
+    act: (s) => [s.append('s/one', batch('j1', 2), 1n), s.append('s/two', batch('j2', 3), 0n), s.append('s/one', batch('j3', 1), 3n)],
+  },
 ];
 
 const settle = (ps: Promise<unknown>[]): Promise<PromiseSettledResult<unknown>[]> => Promise.allSettled(ps);
@@ -84,6 +98,7 @@ describe('JSONL store under injected I/O failures', () => {
       await p.close();
       expect(calls).toContain('write');
       expect(calls).toContain('sync');
+      if (sc.fsyncs !== undefined) expect(calls.filter((c) => c === 'sync')).toHaveLength(sc.fsyncs);
 
       for (let k = 0; k < calls.length; k++) {
         const fs = new FaultyFs();

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -52,7 +52,7 @@ describe('stream ids and file names', () => {
     expect(names).toHaveLength(ids.length);
     expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(ids.length);
     for (const n of names) expect(n).toMatch(/^[a-z0-9-]{0,40}_[a-z2-7]{26}\.jsonl$/);
-    expect(readdirSync(dir).sort()).toEqual(['global.idx', 'locks', 'streams']);
+    expect(readdirSync(dir).sort()).toEqual(['global.idx', 'group.journal', 'locks', 'streams']);
     await store.close();
   });
 
@@ -141,6 +141,29 @@ describe('crash recovery', () => {
     writeFileSync(file, bytes);
     expect(isStoreCorruptError(await rejection(openJsonlEventStore(dir)))).toBe(true);
     expect(statSync(file).size).toBe(size);
+  });
+});
+
+describe('group journal', () => {
+  it('writes back committed lines a power loss took from stream files', async () => {
+    const dir = freshDir();
+    const store = await openJsonlEventStore(dir, { durability: 'group' });
+    await store.append('a', [ev('a0')], 'no_stream');
+    await store.append('b', [ev('b0')], 'no_stream');
+    const sizes = [statSync(fileOf(dir, 'a')).size, statSync(fileOf(dir, 'b')).size];
+    // Issued in the same tick: one group, two existing files, so one journal fsync instead of two file fsyncs.
+    await Promise.all([store.append('a', [ev('a1'), ev('a2')], 0n), store.append('b', [ev('b1')], 0n)]);
+    await store.close();
+    expect(statSync(join(dir, 'group.journal')).size).toBeGreaterThan(0);
+    // What an un-fsynced file may look like after a power loss: its last writes are gone.
+    truncateSync(fileOf(dir, 'a'), sizes[0]);
+    truncateSync(fileOf(dir, 'b'), sizes[1]! + 7);
+    const again = await openJsonlEventStore(dir, { durability: 'group' });
+    expect((await collect(again.read('a'))).map((e) => e.id)).toEqual(['a0', 'a1', 'a2']);
+    expect((await collect(again.read('b'))).map((e) => e.id)).toEqual(['b0', 'b1']);
+    expect((await collect(again.readAll())).map((e) => e.id)).toEqual(['a0', 'b0', 'a1', 'a2', 'b1']);
+    expect(statSync(join(dir, 'group.journal')).size).toBe(0);
+    await again.close();
   });
 });
 
