@@ -105,6 +105,8 @@ const READ_ALL_PAGE = 512;
 const WRITE_HANDLES = 128;
 /** A checkpoint (fsync the journaled stream files, empty the journal) runs once the journal is this large. */
 const JOURNAL_LIMIT = 8 * 1024 * 1024;
+/** Larger groups fsync each stream file instead of copying their lines into the journal. */
+const JOURNAL_RECORD_LIMIT = 4 * 1024 * 1024;
 
 /** Opens (creating if needed) a JSONL event store in `dir`, repairing what a crash left behind. */
 export const openJsonlEventStore = async (dir: string, options: JsonlEventStoreOptions = {}): Promise<JsonlEventStore> => {
@@ -491,7 +493,7 @@ export class JsonlEventStore implements EventStore {
     let indexTouched = false;
     // Several existing files in one group: fsync the journal once instead of each file.
     const journaled = this.#durability === 'group' ? pieces.filter((p) => p.headerBytes === undefined) : [];
-    const useJournal = journaled.length >= 2;
+    const useJournal = journaled.length >= 2 && journaled.reduce((n, p) => n + p.end - p.draft.state.size, 0) <= JOURNAL_RECORD_LIMIT;
     let journalStart = -1;
     let journalEnd = -1;
     try {
