@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { openJsonlEventStore, type JsonlDurability } from '../adapters/store/jsonl/index.js';
 
 const SECONDS = Number(process.argv[2] ?? 2);
-const ROUNDS = 10;
-const SLICE_MS = 400;
+const ROUNDS = 16;
+const SLICE_MS = 300;
 const root = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'steerlog-jsonl-bench-'));
 let caseNo = 0;
 const payload = { text: 'hello from a benchmark writer', n: 42, tags: ['a', 'b'] };
@@ -61,7 +61,12 @@ const appendRate = async (durability: JsonlDurability, writers: number, layout: 
  * The done-criterion ratio, robust to a noisy disk: the fsync-per-append store and the group-commit store run
  * in alternating short slices (same writers, same disk moments), and the acks of all slices are summed.
  */
-const interleavedRatio = async (writers: number, layout: Layout, rounds: number, sliceMs: number): Promise<{ fsync: number; group: number }> => {
+const interleavedRatio = async (
+  writers: number,
+  layout: Layout,
+  rounds: number,
+  sliceMs: number,
+): Promise<{ fsync: number; group: number; medianRoundRatio: number }> => {
   const stores = {
     fsync: await openJsonlEventStore(join(root, `case-${caseNo++}`), { durability: 'fsync' }),
     group: await openJsonlEventStore(join(root, `case-${caseNo++}`), { durability: 'group' }),
@@ -69,7 +74,9 @@ const interleavedRatio = async (writers: number, layout: Layout, rounds: number,
   const acks = { fsync: 0, group: 0 };
   const time = { fsync: 0, group: 0 };
   let seq = 0;
+  const roundRatios: number[] = [];
   for (let r = 0; r < rounds; r++) {
+    const slice = { fsync: 0, group: 0 };
     for (const mode of r % 2 === 0 ? (['fsync', 'group'] as const) : (['group', 'fsync'] as const)) {
       const store = stores[mode];
       const start = performance.now();
@@ -80,15 +87,22 @@ const interleavedRatio = async (writers: number, layout: Layout, rounds: number,
           while (performance.now() < deadline) {
             await store.append(stream, [{ id: `i${seq++}`, type: 'bench/event', time: Date.now(), data: payload }], 'any');
             acks[mode]++;
+            slice[mode]++;
           }
         }),
       );
       time[mode] += performance.now() - start;
     }
+    roundRatios.push(slice.group / Math.max(1, slice.fsync));
   }
+  roundRatios.sort((a, b) => a - b);
   await stores.fsync.close();
   await stores.group.close();
-  return { fsync: acks.fsync / (time.fsync / 1000), group: acks.group / (time.group / 1000) };
+  return {
+    fsync: acks.fsync / (time.fsync / 1000),
+    group: acks.group / (time.group / 1000),
+    medianRoundRatio: roundRatios[Math.floor(roundRatios.length / 2)]!,
+  };
 };
 
 const readRates = async (events: number): Promise<{ read: number; readAll: number }> => {
@@ -141,7 +155,10 @@ const main = async (): Promise<void> => {
   console.log(`interleaved, 64 writers, ${ROUNDS} rounds of ${SLICE_MS} ms slices per mode (fsync per append vs group commit):`);
   for (const layout of ['shared stream', 'stream per writer'] as const) {
     const r = await interleavedRatio(64, layout, ROUNDS, SLICE_MS);
-    console.log(`  ${layout.padEnd(18)} fsync ${fmt(r.fsync).padStart(7)} /s   group ${fmt(r.group).padStart(7)} /s   ratio ${(r.group / r.fsync).toFixed(1)}×`);
+    console.log(
+      `  ${layout.padEnd(18)} fsync ${fmt(r.fsync).padStart(7)} /s   group ${fmt(r.group).padStart(7)} /s   ` +
+        `ratio ${(r.group / r.fsync).toFixed(1)}× (median of per-round ratios ${r.medianRoundRatio.toFixed(1)}×)`,
+    );
   }
   const shared = group['shared stream@64']! / fsync64s;
   const perWriter = group['stream per writer@64']! / fsync64;
