@@ -3,13 +3,14 @@ import { crc32 } from './line-codec.js';
 import { forwardLines } from './stream-file.js';
 
 /**
- * The group journal `group.journal`: lets a group commit that touches several existing stream files pay one
- * fsync (the journal's) instead of one per file. The commit writes the stream lines without fsync, appends a
- * copy of them here (file name, offset, bytes) and fsyncs this file, then writes and fsyncs the index.
- * A checkpoint fsyncs every stream file the journal names, then empties the journal. After a power loss,
- * opening the store first writes back any committed journal bytes a stream file lost, then checkpoints.
+ * The group journal `group.journal`: lets a group commit pay one fsync, whatever the number of stream files it
+ * touches. In `group` mode a commit writes the stream lines (no fsync), appends a copy of them and of its index
+ * records here and fsyncs this file — the durability point — then writes the index records (no fsync).
+ * A checkpoint fsyncs every stream file the journal names and the index, then empties the journal. After a
+ * power loss, opening the store writes back whatever the journal holds and the files lost, then checkpoints.
  *
- * One record per line: {"c":"<crc32 of the inner array>","j":[["<file name>",<offset>,"<base64 bytes>"],…]}
+ * One record per line:
+ *   {"c":"<crc32 of the inner value>","j":{"s":[["<file name>",<offset>,"<base64 bytes>"],…],"i":[<first position>,"<base64 records>"]}}
  */
 export const JOURNAL_FILE = 'group.journal';
 
@@ -21,15 +22,27 @@ export interface JournalEntry {
 
 const INNER_START = 20;
 
-export const encodeJournalRecord = (entries: readonly JournalEntry[]): Buffer => {
-  const inner = Buffer.from(JSON.stringify(entries.map((e) => [e.file, e.offset, e.bytes.toString('base64')])), 'utf8');
+export interface JournalRecord {
+  readonly streams: readonly JournalEntry[];
+  /** The commit's index records, which start at global position `first`. */
+  readonly index: { readonly first: number; readonly bytes: Buffer };
+}
+
+export const encodeJournalRecord = (record: JournalRecord): Buffer => {
+  const inner = Buffer.from(
+    JSON.stringify({
+      s: record.streams.map((e) => [e.file, e.offset, e.bytes.toString('base64')]),
+      i: [record.index.first, record.index.bytes.toString('base64')],
+    }),
+    'utf8',
+  );
   const head = Buffer.from(`{"c":"${crc32(inner).toString(16).padStart(8, '0')}","j":`, 'ascii');
   return Buffer.concat([head, inner, Buffer.from('}\n', 'ascii')]);
 };
 
 /** The journal's valid records, in order, and the byte just after the last one (a torn tail is ignored). */
-export const readJournal = async (file: FileOps): Promise<{ entries: JournalEntry[]; end: number }> => {
-  const entries: JournalEntry[] = [];
+export const readJournal = async (file: FileOps): Promise<{ records: JournalRecord[]; end: number }> => {
+  const records: JournalRecord[] = [];
   let end = 0;
   for await (const line of forwardLines(file, 0, await file.size())) {
     const b = line.bytes;
@@ -42,12 +55,14 @@ export const readJournal = async (file: FileOps): Promise<{ entries: JournalEntr
     } catch {
       break;
     }
-    if (!Array.isArray(parsed)) break;
-    for (const item of parsed as unknown[]) {
-      const [name, offset, data] = item as [string, number, string];
-      entries.push({ file: name, offset, bytes: Buffer.from(data, 'base64') });
-    }
+    const o = parsed as { s?: unknown; i?: unknown };
+    if (typeof o !== 'object' || o === null || !Array.isArray(o.s) || !Array.isArray(o.i)) break;
+    const [first, index] = o.i as [number, string];
+    records.push({
+      streams: (o.s as [string, number, string][]).map(([name, offset, data]) => ({ file: name, offset, bytes: Buffer.from(data, 'base64') })),
+      index: { first, bytes: Buffer.from(index, 'base64') },
+    });
     end = line.offset + b.length + 1;
   }
-  return { entries, end };
+  return { records, end };
 };

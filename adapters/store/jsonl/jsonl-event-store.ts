@@ -38,7 +38,7 @@ import { hashOfFileName, streamFileName } from './file-name.js';
 import { isErrnoCode, nodeFsOps, type FileOps, type FsOps } from './fs-ops.js';
 import { encodeIndexRecords, INDEX_FILE, readExactly, readIndexRecords, viewIndex, type IndexView } from './global-index.js';
 import { CommitQueue } from './group-commit.js';
-import { encodeJournalRecord, JOURNAL_FILE, readJournal } from './group-journal.js';
+import { encodeJournalRecord, JOURNAL_FILE, readJournal, type JournalRecord } from './group-journal.js';
 import { decodeLine, encodeEventLine, encodeHeaderLine, INDEX_RECORD_BYTES, type IndexRecord, type StoredEvent } from './line-codec.js';
 import { committedTail, headerOf, isCommitted, scanCommitted, streamOfFile, type IndexLookup } from './recovery.js';
 import { backwardLines, forwardLines } from './stream-file.js';
@@ -366,8 +366,9 @@ export class JsonlEventStore implements EventStore {
    * @internal
    */
   async recoverAll(): Promise<void> {
+    const journaled = await this.#replayJournalIndex();
     const index = await this.#recoverIndex();
-    await this.#replayJournal(index);
+    await this.#replayJournalStreams(journaled, index);
     await this.#io('open', () => this.#checkpoint());
     const names = await this.#io('open', () => this.#fs.readdir(this.#streamsDir));
     for (const name of names) {
@@ -491,9 +492,10 @@ export class JsonlEventStore implements EventStore {
     const created: { path: string; tmp: string; linked: boolean }[] = [];
     const touched: { file: FileOps; size: number }[] = [];
     let indexTouched = false;
-    // Several existing files in one group: fsync the journal once instead of each file.
-    const journaled = this.#durability === 'group' ? pieces.filter((p) => p.headerBytes === undefined) : [];
-    const useJournal = journaled.length >= 2 && journaled.reduce((n, p) => n + p.end - p.draft.state.size, 0) <= JOURNAL_RECORD_LIMIT;
+    // Group mode: one fsync (the journal's) makes the stream lines and index records durable.
+    const journaled = pieces.filter((p) => p.headerBytes === undefined);
+    const useJournal = this.#durability === 'group' && journaled.reduce((n, p) => n + p.end - p.draft.state.size, 0) <= JOURNAL_RECORD_LIMIT;
+    const indexBytes = encodeIndexRecords(records);
     let journalStart = -1;
     let journalEnd = -1;
     try {
@@ -532,14 +534,17 @@ export class JsonlEventStore implements EventStore {
       if (failed) throw failed.reason;
       if (created.length > 0 && sync) await this.#fs.syncDir(this.#streamsDir);
       if (useJournal) {
-        const record = encodeJournalRecord(journaled.map((p) => ({ file: p.draft.state.fileName, offset: p.draft.state.size, bytes: Buffer.concat(p.draft.lines) })));
+        const record = encodeJournalRecord({
+          streams: journaled.map((p) => ({ file: p.draft.state.fileName, offset: p.draft.state.size, bytes: Buffer.concat(p.draft.lines) })),
+          index: { first: indexCount, bytes: indexBytes },
+        });
         journalEnd = journalStart + record.length;
         await this.#journal.write(record, journalStart);
         await this.#journal.sync();
       }
       indexTouched = true;
-      await this.#indexWrite.write(encodeIndexRecords(records), indexCount * INDEX_RECORD_BYTES);
-      if (sync) await this.#indexWrite.sync();
+      await this.#indexWrite.write(indexBytes, indexCount * INDEX_RECORD_BYTES);
+      if (sync && !useJournal) await this.#indexWrite.sync();
       this.#lastIndexSize = (indexCount + records.length) * INDEX_RECORD_BYTES;
       if (useJournal) this.#journalKnownSize = journalEnd;
     } catch (e) {
@@ -587,11 +592,11 @@ export class JsonlEventStore implements EventStore {
     }
   }
 
-  /** Under the lock: fsync every stream file the journal names, then empty the journal. */
+  /** Under the lock: fsync every stream file the journal names and the index, then empty the journal. */
   async #checkpoint(): Promise<void> {
     this.#journalKnownSize = -1;
-    const { entries } = await readJournal(this.#journal);
-    const names = [...new Set(entries.map((e) => e.file))].filter((n) => hashOfFileName(n) !== undefined);
+    const { records } = await readJournal(this.#journal);
+    const names = [...new Set(records.flatMap((r) => r.streams.map((e) => e.file)))].filter((n) => hashOfFileName(n) !== undefined);
     await Promise.all(
       names.map(async (name) => {
         let file: FileOps;
@@ -609,6 +614,7 @@ export class JsonlEventStore implements EventStore {
       }),
     );
     if ((await this.#journal.size()) > 0) {
+      await this.#indexWrite.sync();
       await this.#journal.truncate(0);
       await this.#journal.sync();
     }
@@ -616,13 +622,35 @@ export class JsonlEventStore implements EventStore {
   }
 
   /**
-   * At open, under the lock: a power loss may have dropped stream bytes that only the journal made durable.
-   * Writes back every journaled line the index says is committed and the file no longer holds. Lines the index
-   * does not know are skipped: they were never acknowledged (and may since have been replaced).
+   * At open, under the lock, before anything reads the index: a power loss may have dropped index records and
+   * stream bytes that only the journal made durable. Writes back each journaled commit's index records where the
+   * index is missing them (a record whose place holds different records is an abandoned commit: skipped).
+   * @returns the journal records that belong to the index (for #replayJournalStreams)
    */
-  async #replayJournal(index: IndexLookup): Promise<void> {
-    const { entries } = await this.#io('open', () => readJournal(this.#journal));
-    for (const entry of entries) {
+  async #replayJournalIndex(): Promise<JournalRecord[]> {
+    const { records } = await this.#io('open', () => readJournal(this.#journal));
+    const kept: JournalRecord[] = [];
+    for (const record of records) {
+      const start = record.index.first * INDEX_RECORD_BYTES;
+      const size = await this.#io('open', () => this.#indexWrite.size());
+      if (size < start) continue; // a gap: not a commit that followed the durable index
+      const have = Math.min(size - start, record.index.bytes.length);
+      const current = have > 0 ? await this.#io('open', () => readExactly(this.#indexWrite, start, have, this.#indexPath)) : Buffer.alloc(0);
+      if (!current.equals(record.index.bytes.subarray(0, current.length))) continue;
+      if (current.length < record.index.bytes.length) {
+        await this.#io('open', () => this.#indexWrite.write(record.index.bytes.subarray(current.length), start + current.length));
+      }
+      kept.push(record);
+    }
+    return kept;
+  }
+
+  /**
+   * Then writes back every journaled stream line the (repaired) index says is committed and the file no longer
+   * holds. Lines the index does not know are skipped: never acknowledged, and maybe replaced since.
+   */
+  async #replayJournalStreams(records: readonly JournalRecord[], index: IndexLookup): Promise<void> {
+    for (const entry of records.flatMap((r) => r.streams)) {
       const hash = hashOfFileName(entry.file);
       if (hash === undefined) continue;
       const path = join(this.#streamsDir, entry.file);

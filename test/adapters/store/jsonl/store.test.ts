@@ -12,6 +12,9 @@ import {
   isStoreIoError,
   type StoreCorruptError,
 } from '../../../../runtime/ports/store-errors.js';
+import { encodeIndexRecords } from '../../../../adapters/store/jsonl/global-index.js';
+import { encodeJournalRecord } from '../../../../adapters/store/jsonl/group-journal.js';
+import { encodeEventLine } from '../../../../adapters/store/jsonl/line-codec.js';
 import { collect } from './support/verify.js';
 
 const dirs: string[] = [];
@@ -145,25 +148,50 @@ describe('crash recovery', () => {
 });
 
 describe('group journal', () => {
-  it('writes back committed lines a power loss took from stream files', async () => {
+  it('writes back the index records and stream lines a power loss took (one fsync per group commit)', async () => {
     const dir = freshDir();
     const store = await openJsonlEventStore(dir, { durability: 'group' });
     await store.append('a', [ev('a0')], 'no_stream');
     await store.append('b', [ev('b0')], 'no_stream');
     const sizes = [statSync(fileOf(dir, 'a')).size, statSync(fileOf(dir, 'b')).size];
-    // Issued in the same tick: one group, two existing files, so one journal fsync instead of two file fsyncs.
+    // Issued in the same tick: one group, two files, one fsync (the journal's).
     await Promise.all([store.append('a', [ev('a1'), ev('a2')], 0n), store.append('b', [ev('b1')], 0n)]);
     await store.close();
     expect(statSync(join(dir, 'group.journal')).size).toBeGreaterThan(0);
-    // What an un-fsynced file may look like after a power loss: its last writes are gone.
+    // What un-fsynced files may look like after a power loss: their last writes are gone, the index's too.
     truncateSync(fileOf(dir, 'a'), sizes[0]);
     truncateSync(fileOf(dir, 'b'), sizes[1]! + 7);
+    truncateSync(join(dir, 'global.idx'), 2 * 80 + 30);
     const again = await openJsonlEventStore(dir, { durability: 'group' });
     expect((await collect(again.read('a'))).map((e) => e.id)).toEqual(['a0', 'a1', 'a2']);
     expect((await collect(again.read('b'))).map((e) => e.id)).toEqual(['b0', 'b1']);
     expect((await collect(again.readAll())).map((e) => e.id)).toEqual(['a0', 'b0', 'a1', 'a2', 'b1']);
     expect(statSync(join(dir, 'group.journal')).size).toBe(0);
     await again.close();
+  });
+});
+
+describe('group journal, abandoned commits', () => {
+  it('does not replay a journaled commit whose index positions another commit took', async () => {
+    const dir = freshDir();
+    const s1 = await openJsonlEventStore(dir, { durability: 'group' });
+    await s1.append('a', [ev('a0')], 'no_stream');
+    await s1.close();
+    const s2 = await openJsonlEventStore(dir, { durability: 'fsync' });
+    await s2.append('b', [ev('b0')], 'no_stream'); // position 1, not journaled
+    await s2.close();
+    // A group writer that crashed after its journal fsync but before its index write, racing for position 1.
+    const aFile = fileOf(dir, 'a');
+    const at = statSync(aFile).size;
+    const line = encodeEventLine({ rev: 1, pos: 1, id: 'a1', type: 'unit/test', time: 5, data: {} });
+    appendFileSync(aFile, line.bytes);
+    const record = encodeIndexRecords([{ fileHash: streamFileName('a').hash, offset: at, length: line.bytes.length - 1, lineCrc: line.crc, batchEnd: true }]);
+    appendFileSync(join(dir, 'group.journal'), encodeJournalRecord({ streams: [{ file: streamFileName('a').fileName, offset: at, bytes: line.bytes }], index: { first: 1, bytes: record } }));
+    const store = await openJsonlEventStore(dir, { durability: 'group' });
+    expect((await collect(store.readAll())).map((e) => e.id)).toEqual(['a0', 'b0']);
+    expect((await collect(store.read('a'))).map((e) => e.id)).toEqual(['a0']);
+    expect(statSync(aFile).size).toBe(at);
+    await store.close();
   });
 });
 
