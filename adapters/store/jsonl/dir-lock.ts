@@ -61,6 +61,8 @@ export class DirectoryLock {
   readonly #dir: string;
   readonly #timeoutMs: number;
   #held: string | undefined;
+  #heldGeneration = -1;
+  #lastReleased = -1;
   #ownerFd: number | undefined;
   #token: string | undefined;
   #ownerPath: string | undefined;
@@ -84,7 +86,8 @@ export class DirectoryLock {
     try {
       for (let attempt = 0; ; attempt++) {
         const top = this.#highest();
-        if (top !== undefined && !this.#isFree(top)) {
+        // Our own last generation, released by us: free without reading it.
+        if (top !== undefined && top !== this.#lastReleased && !this.#isFree(top)) {
           if (Date.now() > deadline) throw new StoreIoError('lock', { cause: new Error(`${this.#dir}: held by another writer for ${this.#timeoutMs} ms`) });
           await sleep(Math.min(1 + attempt, 10));
           continue;
@@ -105,6 +108,7 @@ export class DirectoryLock {
         }
         for (const g of generations) if (g < mine) unlinkQuietly(this.#path(g));
         this.#held = name;
+        this.#heldGeneration = mine;
         return;
       }
     } catch (e) {
@@ -146,6 +150,7 @@ export class DirectoryLock {
   release(): void {
     if (this.#held === undefined) return;
     this.#held = undefined;
+    this.#lastReleased = this.#heldGeneration;
     fs.writeSync(this.#ownerFd!, RELEASED, 0, RELEASED.length, this.#ownerLine!.length);
   }
 

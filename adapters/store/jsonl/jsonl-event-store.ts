@@ -675,20 +675,22 @@ export class JsonlEventStore implements EventStore {
   }
 
   /** Under the lock: the committed prefix of the index, cutting an unfinished batch a crashed writer left. */
-  async #recoverIndex(): Promise<IndexLookup> {
+  async #recoverIndex(): Promise<IndexLookup & { readonly unchanged: boolean }> {
     const size = await this.#io('append', () => this.#indexWrite.size());
-    const view: IndexView =
-      size === this.#lastIndexSize && size % INDEX_RECORD_BYTES === 0
-        ? { count: size / INDEX_RECORD_BYTES, size }
-        : await this.#io('append', () => viewIndex(this.#indexWrite, this.#indexPath));
+    // Unchanged since our last commit: no other writer committed (or crashed half-way through its index write).
+    const unchanged = size === this.#lastIndexSize && size % INDEX_RECORD_BYTES === 0;
+    const view: IndexView = unchanged ? { count: size / INDEX_RECORD_BYTES, size } : await this.#io('append', () => viewIndex(this.#indexWrite, this.#indexPath));
     if (view.size !== view.count * INDEX_RECORD_BYTES) await this.#cut(this.#indexWrite, view.count * INDEX_RECORD_BYTES, 'recovery');
     this.#lastIndexSize = view.count * INDEX_RECORD_BYTES;
-    return { file: this.#indexRead, path: this.#indexPath, view };
+    return { file: this.#indexRead, path: this.#indexPath, view, unchanged };
   }
 
   /** Under the lock: the stream's committed state, loading it or catching up with other writers, cutting leftovers. */
-  async #writerState(stream: string, index: IndexLookup): Promise<StreamState> {
+  async #writerState(stream: string, index: IndexLookup & { readonly unchanged: boolean }): Promise<StreamState> {
     let state = this.#states.get(stream);
+    // Nobody else committed since our last commit, so a stream we know is as we left it. (A crashed writer's
+    // uncommitted lines past its end would be overwritten by ours or cut by the next full refresh.)
+    if (state?.exists && index.unchanged) return state;
     if (!state) {
       const { hash, fileName, path } = this.#names(stream);
       state = { stream, hash, fileName, path, exists: false, size: 0, headerEnd: 0, lastRevision: -1, positions: [], revisionOfId: new Map() };
