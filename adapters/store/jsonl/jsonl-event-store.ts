@@ -392,6 +392,7 @@ export class JsonlEventStore implements EventStore {
         await file.close();
       }
     }
+    await this.#trimWriteHandles();
   }
 
   // ---- commit path (runs one group at a time, under the directory lock) ----
@@ -463,6 +464,7 @@ export class JsonlEventStore implements EventStore {
       for (const d of drafts.values()) this.#states.delete(d.state.stream); // reload from disk next time
     } finally {
       this.#lock.release();
+      await this.#trimWriteHandles();
     }
     for (const item of items) {
       const error = errors.get(item) ?? (failure !== undefined && results.has(item) ? failure : undefined);
@@ -724,7 +726,7 @@ export class JsonlEventStore implements EventStore {
     return state;
   }
 
-  /** Write handles stay open between commits (at most WRITE_HANDLES of them). */
+  /** Write handles stay open between commits; #trimWriteHandles closes the least recently used after each. */
   async #writeHandle(path: string): Promise<FileOps> {
     let file = this.#writeHandles.get(path);
     if (file) {
@@ -732,14 +734,23 @@ export class JsonlEventStore implements EventStore {
       this.#writeHandles.set(path, file); // most recently used last
       return file;
     }
-    if (this.#writeHandles.size >= WRITE_HANDLES) {
+    file = await this.#fs.open(path, 'update');
+    const raced = this.#writeHandles.get(path);
+    if (raced) {
+      await file.close();
+      return raced;
+    }
+    this.#writeHandles.set(path, file);
+    return file;
+  }
+
+  /** Between commits only (a group may use more than WRITE_HANDLES files while it runs). */
+  async #trimWriteHandles(): Promise<void> {
+    while (this.#writeHandles.size > WRITE_HANDLES) {
       const [oldest, handle] = this.#writeHandles.entries().next().value as [string, FileOps];
       this.#writeHandles.delete(oldest);
       await handle.close().catch(() => undefined);
     }
-    file = await this.#fs.open(path, 'update');
-    this.#writeHandles.set(path, file);
-    return file;
   }
 
   async #cut(file: FileOps, length: number, operation: string): Promise<void> {

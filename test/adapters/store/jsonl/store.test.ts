@@ -171,6 +171,23 @@ describe('group journal', () => {
   });
 });
 
+describe('many streams', () => {
+  it('a group commit over more streams than the write-handle cache keeps open', async () => {
+    const dir = freshDir();
+    const store = await openJsonlEventStore(dir, { durability: 'group' });
+    const streams = Array.from({ length: 300 }, (_, i) => `many/${i}`);
+    for (let round = 0; round < 3; round++) {
+      const results = await Promise.all(streams.map((s) => store.append(s, [ev(`${s}#${round}`)], round === 0 ? 'no_stream' : BigInt(round - 1))));
+      expect(results.map((r) => r.nextExpectedRevision)).toEqual(streams.map(() => BigInt(round)));
+    }
+    await store.close();
+    const again = await openJsonlEventStore(dir);
+    expect((await collect(again.readAll())).length).toBe(900);
+    expect((await collect(again.read('many/299'))).map((e) => e.id)).toEqual(['many/299#0', 'many/299#1', 'many/299#2']);
+    await again.close();
+  });
+});
+
 describe('group journal, abandoned commits', () => {
   it('does not replay a journaled commit whose index positions another commit took', async () => {
     const dir = freshDir();
