@@ -1,5 +1,9 @@
-import type { FileOps } from './fs-ops.js';
-import { crc32 } from './line-codec.js';
+import { join } from 'node:path';
+import { hashOfFileName } from './file-name.js';
+import { isErrnoCode, type FileOps, type FsOps } from './fs-ops.js';
+import { readExactly } from './global-index.js';
+import { crc32, decodeLine, INDEX_RECORD_BYTES } from './line-codec.js';
+import { isCommitted, type IndexLookup } from './recovery.js';
 import { forwardLines } from './stream-file.js';
 
 /**
@@ -65,4 +69,94 @@ export const readJournal = async (file: FileOps): Promise<{ records: JournalReco
     end = line.offset + b.length + 1;
   }
   return { records, end };
+};
+
+/** What journal maintenance needs from the store (all calls run under the directory lock). */
+export interface JournalContext {
+  readonly fs: FsOps;
+  readonly journal: FileOps;
+  /** The index, opened for writing. */
+  readonly index: FileOps;
+  readonly indexPath: string;
+  readonly streamsDir: string;
+  /** A (cached) read-write handle on a stream file. */
+  writeHandle(path: string): Promise<FileOps>;
+}
+
+/** fsyncs every stream file the journal names and the index, then empties the journal. */
+export const checkpointJournal = async (c: JournalContext): Promise<void> => {
+  const { records } = await readJournal(c.journal);
+  const names = [...new Set(records.flatMap((r) => r.streams.map((e) => e.file)))].filter((n) => hashOfFileName(n) !== undefined);
+  await Promise.all(
+    names.map(async (name) => {
+      let file: FileOps;
+      try {
+        file = await c.fs.open(join(c.streamsDir, name), 'read');
+      } catch (e) {
+        if (isErrnoCode(e, 'ENOENT')) return;
+        throw e;
+      }
+      try {
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+    }),
+  );
+  if ((await c.journal.size()) > 0) {
+    await c.index.sync();
+    await c.journal.truncate(0);
+    await c.journal.sync();
+  }
+};
+
+/**
+ * At open, before anything reads the index: a power loss may have dropped index records and stream bytes that
+ * only the journal made durable. Writes back each journaled commit's index records where the index is missing
+ * them (a record whose place holds different records is an abandoned commit: skipped).
+ * @returns the journal records that belong to the index, for replayJournalStreams
+ */
+export const replayJournalIndex = async (c: JournalContext): Promise<JournalRecord[]> => {
+  const { records } = await readJournal(c.journal);
+  const kept: JournalRecord[] = [];
+  for (const record of records) {
+    const start = record.index.first * INDEX_RECORD_BYTES;
+    const size = await c.index.size();
+    if (size < start) continue; // a gap: not a commit that followed the durable index
+    const have = Math.min(size - start, record.index.bytes.length);
+    const current = have > 0 ? await readExactly(c.index, start, have, c.indexPath) : Buffer.alloc(0);
+    if (!current.equals(record.index.bytes.subarray(0, have))) continue;
+    if (have < record.index.bytes.length) await c.index.write(record.index.bytes.subarray(have), start + have);
+    kept.push(record);
+  }
+  return kept;
+};
+
+/**
+ * Then writes back every journaled stream line the (repaired) index says is committed and the file no longer
+ * holds. Lines the index does not know are skipped: never acknowledged, and maybe replaced since.
+ */
+export const replayJournalStreams = async (c: JournalContext, records: readonly JournalRecord[], index: IndexLookup): Promise<void> => {
+  for (const entry of records.flatMap((r) => r.streams)) {
+    const hash = hashOfFileName(entry.file);
+    if (hash === undefined) continue;
+    const path = join(c.streamsDir, entry.file);
+    if ((await c.fs.sizeOf(path)) === undefined) continue;
+    const file = await c.writeHandle(path);
+    let at = 0;
+    while (at < entry.bytes.length) {
+      const nl = entry.bytes.indexOf(0x0a, at);
+      if (nl < 0) break;
+      const line = entry.bytes.subarray(at, nl + 1);
+      const offset = entry.offset + at;
+      at = nl + 1;
+      const decoded = decodeLine(line.subarray(0, line.length - 1));
+      if (typeof decoded === 'string' || decoded.kind !== 'event') continue;
+      if (!(await isCommitted(index, hash, { event: decoded.event, offset, length: line.length - 1, crc: decoded.crc }))) continue;
+      const current = Buffer.alloc(line.length);
+      const got = await file.read(current, 0, line.length, offset);
+      if (got === line.length && current.equals(line)) continue;
+      await file.write(line, offset);
+    }
+  }
 };

@@ -38,9 +38,9 @@ import { hashOfFileName, streamFileName } from './file-name.js';
 import { isErrnoCode, nodeFsOps, type FileOps, type FsOps } from './fs-ops.js';
 import { encodeIndexRecords, INDEX_FILE, readExactly, readIndexRecords, viewIndex, type IndexView } from './global-index.js';
 import { CommitQueue } from './group-commit.js';
-import { encodeJournalRecord, JOURNAL_FILE, readJournal, type JournalRecord } from './group-journal.js';
+import { checkpointJournal, encodeJournalRecord, JOURNAL_FILE, replayJournalIndex, replayJournalStreams, type JournalContext } from './group-journal.js';
 import { decodeLine, encodeEventLine, encodeHeaderLine, INDEX_RECORD_BYTES, type IndexRecord, type StoredEvent } from './line-codec.js';
-import { committedTail, headerOf, isCommitted, scanCommitted, streamOfFile, type IndexLookup } from './recovery.js';
+import { committedTail, headerOf, scanCommitted, streamOfFile, type IndexLookup } from './recovery.js';
 import { backwardLines, forwardLines } from './stream-file.js';
 
 /**
@@ -366,9 +366,10 @@ export class JsonlEventStore implements EventStore {
    * @internal
    */
   async recoverAll(): Promise<void> {
-    const journaled = await this.#replayJournalIndex();
+    const context = this.#journalContext();
+    const journaled = await this.#io('open', () => replayJournalIndex(context));
     const index = await this.#recoverIndex();
-    await this.#replayJournalStreams(journaled, index);
+    await this.#io('open', () => replayJournalStreams(context, journaled, index));
     await this.#io('open', () => this.#checkpoint());
     const names = await this.#io('open', () => this.#fs.readdir(this.#streamsDir));
     for (const name of names) {
@@ -597,83 +598,19 @@ export class JsonlEventStore implements EventStore {
   /** Under the lock: fsync every stream file the journal names and the index, then empty the journal. */
   async #checkpoint(): Promise<void> {
     this.#journalKnownSize = -1;
-    const { records } = await readJournal(this.#journal);
-    const names = [...new Set(records.flatMap((r) => r.streams.map((e) => e.file)))].filter((n) => hashOfFileName(n) !== undefined);
-    await Promise.all(
-      names.map(async (name) => {
-        let file: FileOps;
-        try {
-          file = await this.#fs.open(join(this.#streamsDir, name), 'read');
-        } catch (e) {
-          if (isErrnoCode(e, 'ENOENT')) return;
-          throw e;
-        }
-        try {
-          await file.sync();
-        } finally {
-          await file.close();
-        }
-      }),
-    );
-    if ((await this.#journal.size()) > 0) {
-      await this.#indexWrite.sync();
-      await this.#journal.truncate(0);
-      await this.#journal.sync();
-    }
+    await checkpointJournal(this.#journalContext());
     this.#journalKnownSize = 0;
   }
 
-  /**
-   * At open, under the lock, before anything reads the index: a power loss may have dropped index records and
-   * stream bytes that only the journal made durable. Writes back each journaled commit's index records where the
-   * index is missing them (a record whose place holds different records is an abandoned commit: skipped).
-   * @returns the journal records that belong to the index (for #replayJournalStreams)
-   */
-  async #replayJournalIndex(): Promise<JournalRecord[]> {
-    const { records } = await this.#io('open', () => readJournal(this.#journal));
-    const kept: JournalRecord[] = [];
-    for (const record of records) {
-      const start = record.index.first * INDEX_RECORD_BYTES;
-      const size = await this.#io('open', () => this.#indexWrite.size());
-      if (size < start) continue; // a gap: not a commit that followed the durable index
-      const have = Math.min(size - start, record.index.bytes.length);
-      const current = have > 0 ? await this.#io('open', () => readExactly(this.#indexWrite, start, have, this.#indexPath)) : Buffer.alloc(0);
-      if (!current.equals(record.index.bytes.subarray(0, current.length))) continue;
-      if (current.length < record.index.bytes.length) {
-        await this.#io('open', () => this.#indexWrite.write(record.index.bytes.subarray(current.length), start + current.length));
-      }
-      kept.push(record);
-    }
-    return kept;
-  }
-
-  /**
-   * Then writes back every journaled stream line the (repaired) index says is committed and the file no longer
-   * holds. Lines the index does not know are skipped: never acknowledged, and maybe replaced since.
-   */
-  async #replayJournalStreams(records: readonly JournalRecord[], index: IndexLookup): Promise<void> {
-    for (const entry of records.flatMap((r) => r.streams)) {
-      const hash = hashOfFileName(entry.file);
-      if (hash === undefined) continue;
-      const path = join(this.#streamsDir, entry.file);
-      if ((await this.#io('open', () => this.#fs.sizeOf(path))) === undefined) continue;
-      const file = await this.#io('open', () => this.#writeHandle(path));
-      let at = 0;
-      while (at < entry.bytes.length) {
-        const nl = entry.bytes.indexOf(0x0a, at);
-        if (nl < 0) break;
-        const line = entry.bytes.subarray(at, nl + 1);
-        const offset = entry.offset + at;
-        at = nl + 1;
-        const decoded = decodeLine(line.subarray(0, line.length - 1));
-        if (typeof decoded === 'string' || decoded.kind !== 'event') continue;
-        if (!(await isCommitted(index, hash, { event: decoded.event, offset, length: line.length - 1, crc: decoded.crc }))) continue;
-        const current = Buffer.alloc(line.length);
-        const got = await this.#io('open', () => file.read(current, 0, line.length, offset));
-        if (got === line.length && current.equals(line)) continue;
-        await this.#io('open', () => file.write(line, offset));
-      }
-    }
+  #journalContext(): JournalContext {
+    return {
+      fs: this.#fs,
+      journal: this.#journal,
+      index: this.#indexWrite,
+      indexPath: this.#indexPath,
+      streamsDir: this.#streamsDir,
+      writeHandle: (path) => this.#writeHandle(path),
+    };
   }
 
   /** Under the lock: the committed prefix of the index, cutting an unfinished batch a crashed writer left. */
