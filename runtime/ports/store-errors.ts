@@ -96,3 +96,32 @@ export class StoreClosedError extends StoreError {
 export const isStoreClosedError = (e: unknown): e is StoreClosedError => hasCode(e, 'store-closed');
 export const isStoreError = (e: unknown): e is StoreError =>
   typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' && e instanceof Error;
+
+/** A file-system or network operation of the store failed; whatever the call was writing was rolled back. */
+export class StoreIoError extends StoreError {
+  declare readonly code: 'store-io';
+  constructor(readonly operation: string, options?: { cause?: unknown }) {
+    const cause = options?.cause;
+    const detail = cause instanceof Error ? `: ${cause.message}` : '';
+    super('store-io', `store I/O failed during ${operation}${detail}`, options);
+    this.name = 'StoreIoError';
+  }
+}
+export const isStoreIoError = (e: unknown): e is StoreIoError => hasCode(e, 'store-io');
+
+/** Stored data is damaged (bad checksum, broken sequence): reported with where it is, never skipped. */
+export class StoreCorruptError extends StoreError {
+  declare readonly code: 'store-corrupt';
+  constructor(
+    readonly file: string,
+    /** Byte offset of the damaged record in `file`. */
+    readonly offset: number,
+    reason: string,
+    /** 1-based line number when known. */
+    readonly line?: number,
+  ) {
+    super('store-corrupt', `${file}${line === undefined ? '' : `:${line}`} (byte ${offset}): ${reason}`);
+    this.name = 'StoreCorruptError';
+  }
+}
+export const isStoreCorruptError = (e: unknown): e is StoreCorruptError => hasCode(e, 'store-corrupt');

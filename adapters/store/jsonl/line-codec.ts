@@ -1,0 +1,161 @@
+import * as zlib from 'node:zlib';
+
+/**
+ * Byte formats of the JSONL store: checksummed stream lines and fixed-size global index records.
+ *
+ * Stream line (one per event, plus one header line opening each file), plain JSON that `jq` reads:
+ *   {"c":"<crc32 of the inner JSON, 8 hex>","e":{"rev":0,"pos":12,"id":"…","type":"…","time":…,"data":…}}
+ *   {"c":"<crc32>","h":{"format":"steerlog-jsonl-stream","version":1,"stream":"<stream id>"}}
+ * The checksum covers exactly the bytes of the inner object, from byte 20 to the closing brace.
+ */
+
+const CRC_TABLE = (() => {
+  const table = new Int32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c;
+  }
+  return table;
+})();
+
+const nativeCrc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
+
+/** CRC-32 (IEEE, as zlib and PNG) of `bytes[start..end)`; zlib's native one where Node has it (≥ 20.15). */
+export const crc32 = (bytes: Uint8Array, start = 0, end = bytes.length): number =>
+  nativeCrc32 ? nativeCrc32(bytes.subarray(start, end)) >>> 0 : crc32Portable(bytes, start, end);
+
+/** The table-driven CRC-32 used when zlib has none. */
+export const crc32Portable = (bytes: Uint8Array, start = 0, end = bytes.length): number => {
+  let crc = -1;
+  for (let i = start; i < end; i++) crc = CRC_TABLE[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ -1) >>> 0;
+};
+
+const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
+
+export const STREAM_FORMAT = 'steerlog-jsonl-stream';
+export const STREAM_FORMAT_VERSION = 1;
+/** Length of `{"c":"xxxxxxxx","e":` — where the checksummed inner object starts. */
+const INNER_START = 20;
+const NEWLINE = 0x0a;
+
+export interface StoredEvent {
+  readonly rev: number;
+  readonly pos: number;
+  readonly id: string;
+  readonly type: string;
+  readonly time: number;
+  readonly data: unknown;
+  readonly ignorable?: true;
+}
+
+export interface EncodedLine {
+  readonly bytes: Buffer;
+  readonly crc: number;
+}
+
+const encode = (key: 'e' | 'h', inner: string): EncodedLine => {
+  const innerBytes = Buffer.from(inner, 'utf8');
+  const crc = crc32(innerBytes);
+  const head = Buffer.from(`{"c":"${hex8(crc)}","${key}":`, 'ascii');
+  return { bytes: Buffer.concat([head, innerBytes, Buffer.from('}\n', 'ascii')]), crc };
+};
+
+export const encodeEventLine = (e: StoredEvent): EncodedLine =>
+  encode(
+    'e',
+    JSON.stringify({
+      rev: e.rev,
+      pos: e.pos,
+      id: e.id,
+      type: e.type,
+      time: e.time,
+      data: e.data,
+      ...(e.ignorable ? { ignorable: true } : {}),
+    }),
+  );
+
+export const encodeHeaderLine = (stream: string): EncodedLine =>
+  encode('h', JSON.stringify({ format: STREAM_FORMAT, version: STREAM_FORMAT_VERSION, stream }));
+
+export type DecodedLine =
+  | { readonly kind: 'event'; readonly event: StoredEvent; readonly crc: number }
+  | { readonly kind: 'header'; readonly stream: string; readonly crc: number };
+
+/** Decodes one line (without its newline). Returns a reason string when the line is damaged. */
+export const decodeLine = (line: Uint8Array): DecodedLine | string => {
+  if (line.length < INNER_START + 3) return 'line too short';
+  const head = Buffer.from(line.buffer, line.byteOffset, INNER_START).toString('latin1');
+  const match = /^\{"c":"([0-9a-f]{8})","([eh])":$/.exec(head);
+  if (!match) return 'not a steerlog line';
+  if (line[line.length - 1] !== 0x7d) return 'line does not end with }';
+  const crc = crc32(line, INNER_START, line.length - 1);
+  if (hex8(crc) !== match[1]) return `checksum mismatch (stored ${match[1]}, computed ${hex8(crc)})`;
+  let inner: unknown;
+  try {
+    inner = JSON.parse(Buffer.from(line.buffer, line.byteOffset + INNER_START, line.length - 1 - INNER_START).toString('utf8'));
+  } catch {
+    return 'checksum matches but the JSON does not parse';
+  }
+  if (typeof inner !== 'object' || inner === null) return 'inner value is not an object';
+  const o = inner as Record<string, unknown>;
+  if (match[2] === 'h') {
+    if (o.format !== STREAM_FORMAT || o.version !== STREAM_FORMAT_VERSION || typeof o.stream !== 'string') {
+      return `unknown header ${JSON.stringify(o).slice(0, 80)}`;
+    }
+    return { kind: 'header', stream: o.stream, crc };
+  }
+  if (
+    !Number.isSafeInteger(o.rev) ||
+    !Number.isSafeInteger(o.pos) ||
+    typeof o.id !== 'string' ||
+    typeof o.type !== 'string' ||
+    typeof o.time !== 'number' ||
+    !('data' in o) ||
+    (o.ignorable !== undefined && o.ignorable !== true)
+  ) {
+    return 'event line lacks rev, pos, id, type, time or data';
+  }
+  return { kind: 'event', event: o as unknown as StoredEvent, crc };
+};
+
+/** Index of the first newline in `bytes[from..]`, or -1. */
+export const indexOfNewline = (bytes: Uint8Array, from: number): number => bytes.indexOf(NEWLINE, from);
+
+/*
+ * Global index record: one per event, fixed width so that position p lives at byte p * INDEX_RECORD_BYTES.
+ *   "<file hash, 26> <line offset, 16 hex> <line length, 8 hex> <line crc, 8 hex> <E|-> <record crc, 8 hex>" padded, "\n"
+ * `E` marks the last event of an append batch: records after the last `E` are an unfinished batch.
+ */
+export const INDEX_RECORD_BYTES = 80;
+const RECORD_BODY = 63;
+
+export interface IndexRecord {
+  readonly fileHash: string;
+  readonly offset: number;
+  readonly length: number;
+  readonly lineCrc: number;
+  readonly batchEnd: boolean;
+}
+
+export const encodeIndexRecord = (r: IndexRecord, into: Buffer, at: number): void => {
+  const body = `${r.fileHash} ${r.offset.toString(16).padStart(16, '0')} ${hex8(r.length)} ${hex8(r.lineCrc)} ${r.batchEnd ? 'E' : '-'}`;
+  const crc = crc32(Buffer.from(body, 'ascii'));
+  into.write(`${body} ${hex8(crc)}`.padEnd(INDEX_RECORD_BYTES - 1, ' ') + '\n', at, INDEX_RECORD_BYTES, 'ascii');
+};
+
+/** Decodes the record at `bytes[at..at+80)`, or returns a reason string. */
+export const decodeIndexRecord = (bytes: Buffer, at: number): IndexRecord | string => {
+  const text = bytes.toString('ascii', at, at + INDEX_RECORD_BYTES);
+  const m = /^([a-z2-7]{26}) ([0-9a-f]{16}) ([0-9a-f]{8}) ([0-9a-f]{8}) ([E-]) ([0-9a-f]{8}) *\n$/.exec(text);
+  if (!m || text.length !== INDEX_RECORD_BYTES) return 'malformed index record';
+  if (hex8(crc32(bytes, at, at + RECORD_BODY)) !== m[6]) return 'index record checksum mismatch';
+  return {
+    fileHash: m[1]!,
+    offset: Number.parseInt(m[2]!, 16),
+    length: Number.parseInt(m[3]!, 16),
+    lineCrc: Number.parseInt(m[4]!, 16),
+    batchEnd: m[5] === 'E',
+  };
+};

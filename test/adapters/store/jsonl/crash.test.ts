@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileStore } from './support/compile-store.js';
+import { verifyLog } from './support/verify.js';
+
+/**
+ * Crash test: a child process appends in a loop (several concurrent writers, batches of 1–3 events) and prints an
+ * ack after each append resolves; it is SIGKILLed at a random moment — sometimes while it is still opening and
+ * recovering, usually after a random number of acks. After every kill the store is opened (recovery) and the
+ * whole log checked: every acknowledged event there exactly once, batches all-or-none, global order consistent.
+ * Two kill loops run in parallel on separate directories; the next child continues the same log.
+ */
+const HERE = dirname(fileURLToPath(import.meta.url));
+const CHILD = join(HERE, 'support/crash-child.mjs');
+const KILLS_PER_LOOP = Number(process.env.STEERLOG_CRASH_KILLS ?? 110);
+const WRITERS = 3;
+const STREAMS = Array.from({ length: WRITERS }, (_, w) => `crash/stream-${w}`);
+
+let build: { dir: string; entry: string };
+const dirs: string[] = [];
+beforeAll(() => {
+  build = compileStore();
+});
+afterAll(() => {
+  rmSync(build.dir, { recursive: true, force: true });
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A small deterministic PRNG so a failing run can be replayed from its seed. */
+const rng = (seed: number) => () => {
+  seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff;
+  return seed / 0x80000000;
+};
+
+interface RoundResult {
+  readonly acks: number;
+  readonly killedBeforeReady: boolean;
+}
+
+const runAndKill = (dir: string, run: string, durability: string, random: () => number, acked: Set<string>): Promise<RoundResult> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CHILD, build.entry, dir, durability, run, String(WRITERS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let buffer = '';
+    let acks = 0;
+    let ready = false;
+    let killed = false;
+    let stderr = '';
+    const earlyKill = random() < 0.2;
+    const killAfterAcks = Math.floor(random() * 40);
+    const kill = (): void => {
+      if (killed) return;
+      killed = true;
+      child.kill('SIGKILL');
+    };
+    if (earlyKill) setTimeout(kill, Math.floor(random() * 60));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.stdout.on('data', (d: Buffer) => {
+      buffer += d.toString();
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        if (line === 'ready') {
+          ready = true;
+          if (!earlyKill && killAfterAcks === 0) kill();
+          continue;
+        }
+        const [, , , ids] = line.split(' ');
+        for (const id of ids!.split(',')) acked.add(id);
+        acks++;
+        if (!earlyKill && acks >= killAfterAcks) kill();
+      }
+    });
+    child.on('exit', (code, signal) => {
+      if (signal === 'SIGKILL') resolve({ acks, killedBeforeReady: !ready });
+      else reject(new Error(`child exited with ${code ?? signal}: ${stderr}`));
+    });
+  });
+
+const killLoop = async (seed: number): Promise<{ kills: number; acks: number; beforeReady: number; events: number }> => {
+  const dir = mkdtempSync(join(tmpdir(), 'steerlog-jsonl-crash-'));
+  dirs.push(dir);
+  const random = rng(seed);
+  const acked = new Set<string>();
+  let acks = 0;
+  let beforeReady = 0;
+  let events = 0;
+  for (let k = 0; k < KILLS_PER_LOOP; k++) {
+    const durability = k % 2 === 0 ? 'group' : 'fsync';
+    const r = await runAndKill(dir, `s${seed}r${k}`, durability, random, acked);
+    acks += r.acks;
+    if (r.killedBeforeReady) beforeReady++;
+    try {
+      const log = await verifyLog(dir, STREAMS, acked);
+      events = [...log.values()].reduce((n, e) => n + e.length, 0);
+    } catch (e) {
+      throw new Error(`seed ${seed}, kill #${k} (${durability}): ${(e as Error).message}`, { cause: e });
+    }
+  }
+  return { kills: KILLS_PER_LOOP, acks, beforeReady, events };
+};
+
+describe('JSONL store survives SIGKILL', () => {
+  it(`loses no acknowledged event and duplicates none over ${2 * KILLS_PER_LOOP} kills`, async () => {
+    const started = Date.now();
+    const results = await Promise.all([killLoop(1), killLoop(2)]);
+    const kills = results.reduce((n, r) => n + r.kills, 0);
+    console.log(
+      `crash test: ${kills} SIGKILLs, ${results.reduce((n, r) => n + r.acks, 0)} acknowledged appends, ` +
+        `${results.reduce((n, r) => n + r.beforeReady, 0)} kills during open/recovery, ` +
+        `${results.reduce((n, r) => n + r.events, 0)} events in the final logs, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
+    if (process.env.STEERLOG_CRASH_KILLS === undefined) expect(kills).toBeGreaterThanOrEqual(200);
+    expect(results.every((r) => r.acks > 0)).toBe(true);
+  }, 170_000);
+});
