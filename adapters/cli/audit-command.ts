@@ -3,29 +3,55 @@ import { stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createAuditor, type AuditReport } from '../../domain/audit.js';
+import type { EventStore } from '../../runtime/ports/event-store.js';
+import { errorChain } from '../../runtime/errors.js';
+import { openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { formatAuditReport } from './format-audit.js';
+import { parseArgs } from './parse-args.js';
 
-export const AUDIT_USAGE = 'usage: steerlog audit <log.jsonl> [--json]';
+export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--json]
+       steerlog audit --store <spec> <session-id> [--json]`;
 
-/** `steerlog audit <log.jsonl> [--json]`: exit 0 for a valid log, 1 for an invalid one, 2 for a usage error. */
-export const auditCommand = async (args: readonly string[], io: CliIo): Promise<number> => {
-  const json = args.includes('--json');
-  const rest = args.filter((a) => a !== '--json');
-  const unknown = rest.filter((a) => a.startsWith('-'));
-  if (rest.length !== 1 || unknown.length > 0) {
-    io.stderr.write(`${unknown.length ? `unknown option ${unknown[0]}\n` : ''}${AUDIT_USAGE}\n`);
+/**
+ * `steerlog audit`: validates and folds a session log — a JSONL file (one envelope per line) or a session stream in a
+ * store — and prints the report. Exit 0 for a valid log, 1 for an invalid one, 2 for a usage error.
+ */
+export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
+  const args = parseArgs(argv, { values: ['store'], flags: ['json'] });
+  if (!args.ok || args.positional.length !== 1) {
+    io.stderr.write(`${args.ok ? '' : `${args.error}\n`}${AUDIT_USAGE}\n`);
     return 2;
   }
-  const file = rest[0]!;
-  try {
-    if (!(await stat(file)).isFile()) throw new Error('not a file');
-  } catch {
-    io.stderr.write(`steerlog audit: cannot read ${file}\n${AUDIT_USAGE}\n`);
-    return 2;
+  const target = args.positional[0]!;
+  let report: AuditReport;
+  if (args.values.store !== undefined) {
+    let store: EventStore;
+    try {
+      store = await openStore(args.values.store);
+    } catch (e) {
+      io.stderr.write(`steerlog audit: ${errorChain(e)}\n${AUDIT_USAGE}\n`);
+      return 2;
+    }
+    try {
+      report = await auditStream(store, target);
+    } finally {
+      await store.close();
+    }
+    if (report.events === 0 && report.ok) {
+      io.stderr.write(`steerlog audit: no session ${target} in ${args.values.store}\n`);
+      return 2;
+    }
+  } else {
+    try {
+      if (!(await stat(target)).isFile()) throw new Error('not a file');
+    } catch {
+      io.stderr.write(`steerlog audit: cannot read ${target}\n${AUDIT_USAGE}\n`);
+      return 2;
+    }
+    report = await auditFile(target);
   }
-  const report = await auditFile(file);
-  io.stdout.write(json ? `${JSON.stringify(report)}\n` : formatAuditReport(report));
+  io.stdout.write(args.flags.json ? `${JSON.stringify(report)}\n` : formatAuditReport(report));
   return report.ok ? 0 : 1;
 };
 
@@ -34,5 +60,14 @@ export const auditFile = async (file: string): Promise<AuditReport> => {
   const auditor = createAuditor(basename(file, extname(file)));
   const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   for await (const line of lines) auditor.push(line);
+  return auditor.report();
+};
+
+/** Streams a session stream from a store through the auditor (each stored event as its envelope; seq = revision). */
+export const auditStream = async (store: EventStore, stream: string): Promise<AuditReport> => {
+  const auditor = createAuditor(stream);
+  for await (const e of store.read(stream)) {
+    auditor.push(JSON.stringify({ seq: Number(e.revision), id: e.id, time: e.time, type: e.type, data: e.data, ...(e.ignorable ? { ignorable: true } : {}) }));
+  }
   return auditor.report();
 };

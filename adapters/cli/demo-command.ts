@@ -1,5 +1,7 @@
 import { ScriptedModel } from '../model/scripted/scripted-model.js';
-import { MemoryEventStore } from '../store/memory/memory-event-store.js';
+import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
+import { errorChain } from '../../runtime/errors.js';
+import { parseArgs } from './parse-args.js';
 import { auditLines } from '../../domain/audit.js';
 import { createUserMessage, type MessageSource } from '../../domain/message.js';
 import type { MessageId } from '../../domain/brand.js';
@@ -12,20 +14,39 @@ import { formatAuditReport } from './format-audit.js';
 
 const m = (id: string, text: string, source: MessageSource = { kind: 'user' }) => createUserMessage(text, source, { newId: () => id as MessageId });
 
-export interface DemoOptions {
-  /** Where the demo session is kept. @defaultValue a MemoryEventStore */
-  readonly store?: EventStore;
-  /** A sentence saying where the data lives, printed at the end. */
-  readonly whereDataLives?: string;
-}
+export const DEMO_USAGE = `usage: steerlog demo [--store <spec>] [--session <id>] [--json]
+  --store <spec>    where the session is kept: jsonl:<dir> | postgres://… | esdb://… | memory:   (default ${DEFAULT_STORE_SPEC})
+  --session <id>    the session id (default demo-<random>)
+  --json            print only the audit report, as JSON`;
 
 /**
  * `steerlog demo`: a scripted session that shows queueing (two follow-ups in one tick), steering inside a tool body,
  * context staged by a tool result and by a plugin, then prints the audit of its own log. Deterministic ids and clock.
  */
-export const demoCommand = async (args: readonly string[], io: CliIo, options: DemoOptions = {}): Promise<number> => {
-  const json = args.includes('--json');
-  const store = options.store ?? new MemoryEventStore();
+export const demoCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
+  const args = parseArgs(argv, { values: ['store', 'session'], flags: ['json'] });
+  if (!args.ok || args.positional.length > 0) {
+    io.stderr.write(`${args.ok ? '' : `${args.error}\n`}${DEMO_USAGE}\n`);
+    return 2;
+  }
+  const json = args.flags.json === true;
+  const spec = args.values.store ?? DEFAULT_STORE_SPEC;
+  const sessionId = args.values.session ?? `demo-${globalThis.crypto.randomUUID().slice(0, 8)}`;
+  let store: EventStore;
+  try {
+    store = await openStore(spec);
+  } catch (e) {
+    io.stderr.write(`steerlog demo: ${errorChain(e)}\n`);
+    return 2;
+  }
+  try {
+    return await runDemo(store, spec, sessionId, json, io);
+  } finally {
+    await store.close();
+  }
+};
+
+const runDemo = async (store: EventStore, spec: string, sessionId: string, json: boolean, io: CliIo): Promise<number> => {
   const say = (line: string) => {
     if (!json) io.stdout.write(`${line}\n`);
   };
@@ -53,7 +74,7 @@ export const demoCommand = async (args: readonly string[], io: CliIo, options: D
       },
     ],
   });
-  const agent = runtime.createSession({ sessionId: 'demo-session', systemPrompt: 'You are a release assistant.' });
+  const agent = runtime.createSession({ sessionId, systemPrompt: 'You are a release assistant.' });
   agent.on('inbox/inserted', (x) => say(`  + inserted ${x.id}`));
   agent.on('inbox/claimed', (x, turn) => say(`  → claimed ${x.id} for turn ${turn}`));
   agent.on('status', (s) => say(`  status: ${s}`));
@@ -74,7 +95,7 @@ export const demoCommand = async (args: readonly string[], io: CliIo, options: D
   agent.inject(m('ctx-clock', 'It is Monday, release day.', { kind: 'plugin', plugin: 'clock' }));
   agent.followup(m('prompt-3', 'Draft the release notes'));
   await agent.whenIdle();
-  await agent.checkpoint();
+  await agent.dispose(); // drains the log to the store
 
   const report = auditLines(agent.sessionId, agent.events.map((e) => JSON.stringify(e)));
   if (json) io.stdout.write(`${JSON.stringify(report)}\n`);
@@ -82,7 +103,9 @@ export const demoCommand = async (args: readonly string[], io: CliIo, options: D
     say('');
     say(`Audit of the session's own log (${agent.events.length} events):`);
     io.stdout.write(formatAuditReport(report));
-    if (options.whereDataLives) say(options.whereDataLives);
+    say('');
+    say(`The session is stored in ${spec.startsWith('jsonl:') ? `the JSONL store in ${spec.slice(6)}` : spec} as stream ${sessionId}.`);
+    say(`Audit it again from the store: steerlog audit --store ${spec} ${sessionId}`);
   }
   return report.ok ? 0 : 1;
 };

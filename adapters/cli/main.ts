@@ -1,12 +1,19 @@
 import { auditCommand } from './audit-command.js';
 import { demoCommand } from './demo-command.js';
+import { projectCommand } from './project-command.js';
 import type { CliIo } from './io.js';
 
 const USAGE = `usage: steerlog <command> [options]
 
 commands:
-  demo [--json]                run a scripted session (queueing, steering, context, a tool round) and audit its log
+  demo [--store <spec>] [--session <id>] [--json]
+                               run a scripted session (queueing, steering, context, a tool round), keep it in the
+                               store (default jsonl:./.steerlog) and audit its log
   audit <log.jsonl> [--json]   validate and fold a session log; print its turns, messages, pending lists and consumed work
+  audit --store <spec> <session-id> [--json]
+                               the same for a session stream in a store
+  project <module> [--store <spec>] [--stream <id>] [--checkpoints <dir>] [--rebuild]
+                               fold the store into a user projection (default export of <module>) and print its report
   help                         this text
 `;
 
@@ -18,6 +25,8 @@ export const main = async (argv: readonly string[], io: CliIo): Promise<number> 
       return auditCommand(args, io);
     case 'demo':
       return demoCommand(args, io);
+    case 'project':
+      return projectCommand(args, io);
     case 'help':
     case '--help':
     case '-h':

@@ -9,7 +9,7 @@ const run = async (...argv: string[]) => {
 
 describe('steerlog demo', () => {
   it('runs a scripted session showing queueing, steering, context and a tool round, and audits it', async () => {
-    const { code, stdout } = await run('demo');
+    const { code, stdout } = await run('demo', '--store', 'memory:', '--session', 'demo-session');
     expect(code).toBe(0);
     expect(stdout).toContain('session demo-session: 38 events, valid');
     expect(stdout).toContain('seq 15  steering  steer-1');
@@ -18,8 +18,9 @@ describe('steerlog demo', () => {
   });
 
   it('is deterministic: two runs print the same bytes', async () => {
-    expect((await run('demo', '--json')).stdout).toBe((await run('demo', '--json')).stdout);
-    const report = JSON.parse((await run('demo', '--json')).stdout);
+    const args = ['demo', '--store', 'memory:', '--session', 'demo-session', '--json'];
+    expect((await run(...args)).stdout).toBe((await run(...args)).stdout);
+    const report = JSON.parse((await run(...args)).stdout);
     expect(report.ok).toBe(true);
     expect(report.turns.map((t: { claimed: string[] }) => t.claimed)).toEqual([['prompt-1', 'steer-1', 'ctx-log'], ['prompt-2'], ['ctx-clock', 'prompt-3']]);
   });
