@@ -13,3 +13,8 @@ export { Agent, type AgentInbox, type AgentOptions } from './runtime/agent.js';
 export { SessionLog, type SessionLogOptions } from './runtime/session-log.js';
 export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions } from './runtime/runtime.js';
 export { ScriptedModel, echoModel, type ScriptStep, type ScriptedResponse } from './adapters/model/scripted/scripted-model.js';
+export { openRuntime, type OpenRuntimeOptions, type OpenedRuntime } from './adapters/open-runtime.js';
+export { openStore, DEFAULT_STORE_SPEC, InvalidStoreSpecError, isInvalidStoreSpecError, type StoreSpec } from './adapters/store/open-store.js';
+export { openJsonlEventStore, JsonlEventStore, type JsonlEventStoreOptions, type JsonlDurability } from './adapters/store/jsonl/index.js';
+export { openPostgresEventStore, PostgresEventStore, type PostgresEventStoreOptions } from './adapters/store/postgres/index.js';
+export { openEventStoreDbStore, EventStoreDbEventStore, type OpenEventStoreDbStoreOptions } from './adapters/store/eventstoredb/index.js';
