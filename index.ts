@@ -1,4 +1,7 @@
-/** steerlog's public API. */
+/**
+ * steerlog's public API. The PostgreSQL and EventStoreDB stores are subpaths (`steerlog/postgres`,
+ * `steerlog/eventstoredb`) so that importing steerlog never loads their drivers; `openStore` loads them on demand.
+ */
 export * from './domain/index.js';
 export * from './runtime/ports/event-store.js';
 export * from './runtime/ports/store-errors.js';
@@ -16,5 +19,3 @@ export { ScriptedModel, echoModel, type ScriptStep, type ScriptedResponse } from
 export { openRuntime, type OpenRuntimeOptions, type OpenedRuntime } from './adapters/open-runtime.js';
 export { openStore, DEFAULT_STORE_SPEC, InvalidStoreSpecError, isInvalidStoreSpecError, type StoreSpec } from './adapters/store/open-store.js';
 export { openJsonlEventStore, JsonlEventStore, type JsonlEventStoreOptions, type JsonlDurability } from './adapters/store/jsonl/index.js';
-export { openPostgresEventStore, PostgresEventStore, type PostgresEventStoreOptions } from './adapters/store/postgres/index.js';
-export { openEventStoreDbStore, EventStoreDbEventStore, type OpenEventStoreDbStoreOptions } from './adapters/store/eventstoredb/index.js';
