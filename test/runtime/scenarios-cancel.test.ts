@@ -116,6 +116,17 @@ describe('scenarios 35–48: cancellation and the wake latch', () => {
     await expectConsistent(h);
   });
 
+  it('disposing an idle agent cancels parked input durably, drains the log and forgets the session', async () => {
+    const h = setup();
+    h.agent.inject(ctx('C'));
+    h.agent.inbox.append('next-turn', msg('Q'));
+    await h.agent.dispose();
+    expect(h.durable()).toEqual(['SPL(NS,0,[C])', 'SPL(NT,0,[Q])', 'SPL(NS,0,rc=1,C)', 'SPL(NT,0,rc=1,C)']);
+    expect(h.agent.dispose()).toBe(h.agent.dispose()); // memoized
+    expect(() => h.agent.inject(ctx('late'))).toThrow(expect.objectContaining({ code: 'session-closed' }));
+    await expectConsistent(h);
+  });
+
   it('42: cancel right after a waking send: the claimed prompt is lost, the queued one canceled, no step', async () => {
     const h = setup();
     h.agent.followup(A);
