@@ -38,7 +38,8 @@ export const collect = async <T>(iterable: () => AsyncIterable<T>): Promise<T[]>
   return out;
 };
 
-const rejection = async (fn: () => Promise<unknown>): Promise<unknown> => {
+/** The error `fn` rejects with (fails the test if it resolves). */
+export const rejection = async (fn: () => Promise<unknown>): Promise<unknown> => {
   try {
     await fn();
   } catch (e) {

@@ -18,17 +18,9 @@ import {
   isStoreClosedError,
   isStoreError,
 } from '../../../../runtime/ports/store-errors.js';
-import { collect, ev, uniqueStream } from '../../../contract/event-store.contract.js';
+import { collect, ev, rejection, uniqueStream } from '../../../contract/event-store.contract.js';
 import { FakeEsdb, type FakeFeatures } from './fake/esdb-fake.js';
 
-const rejection = async (fn: () => Promise<unknown>): Promise<unknown> => {
-  try {
-    await fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-};
 
 const evs = (prefix: string, n: number): NewEvent[] => Array.from({ length: n }, (_, i) => ev(`${prefix}-${i}`));
 

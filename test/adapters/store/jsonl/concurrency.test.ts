@@ -1,10 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileStore } from './support/compile-store.js';
+import { describe, expect, it } from 'vitest';
+import { useCompiledStore } from './support/compile-store.js';
 import { verifyLog } from './support/verify.js';
 
 /**
@@ -14,15 +14,7 @@ import { verifyLog } from './support/verify.js';
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'support/race-child.mjs');
 const ROUNDS = 150;
 
-let build: { dir: string; entry: string };
-const dirs: string[] = [];
-beforeAll(() => {
-  build = compileStore();
-});
-afterAll(() => {
-  rmSync(build.dir, { recursive: true, force: true });
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const compiled = useCompiledStore();
 
 interface Summary {
   readonly wins: number[];
@@ -31,7 +23,7 @@ interface Summary {
 }
 
 const start = (dir: string, durability: string, who: string, stream: string): { child: ChildProcessWithoutNullStreams; ready: Promise<void>; done: Promise<Summary> } => {
-  const child = spawn(process.execPath, [CHILD, build.entry, dir, durability, who, String(ROUNDS), stream]);
+  const child = spawn(process.execPath, [CHILD, compiled.entry(), dir, durability, who, String(ROUNDS), stream]);
   let out = '';
   let err = '';
   let onReady: () => void = () => undefined;
@@ -54,7 +46,7 @@ describe('two processes racing on one stream', () => {
   for (const durability of ['fsync', 'group', 'none']) {
     it(`exactly one wins each revision (${durability})`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'steerlog-jsonl-race-'));
-      dirs.push(dir);
+      compiled.track(dir);
       const stream = 'race/inbox';
       const a = start(dir, durability, 'a', stream);
       const b = start(dir, durability, 'b', stream);

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileStore } from './support/compile-store.js';
+import { describe, expect, it } from 'vitest';
+import { useCompiledStore } from './support/compile-store.js';
 import { verifyLog } from './support/verify.js';
 
 /**
@@ -20,15 +20,7 @@ const KILLS_PER_LOOP = Number(process.env.STEERLOG_CRASH_KILLS ?? 110);
 const WRITERS = 3;
 const STREAMS = Array.from({ length: WRITERS }, (_, w) => `crash/stream-${w}`);
 
-let build: { dir: string; entry: string };
-const dirs: string[] = [];
-beforeAll(() => {
-  build = compileStore();
-});
-afterAll(() => {
-  rmSync(build.dir, { recursive: true, force: true });
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const compiled = useCompiledStore();
 
 /** A small deterministic PRNG so a failing run can be replayed from its seed. */
 const rng = (seed: number) => () => {
@@ -43,7 +35,7 @@ interface RoundResult {
 
 const runAndKill = (dir: string, run: string, durability: string, random: () => number, acked: Set<string>): Promise<RoundResult> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, build.entry, dir, durability, run, String(WRITERS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CHILD, compiled.entry(), dir, durability, run, String(WRITERS)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let buffer = '';
     let acks = 0;
     let ready = false;
@@ -85,7 +77,7 @@ const runAndKill = (dir: string, run: string, durability: string, random: () => 
 
 const killLoop = async (seed: number): Promise<{ kills: number; acks: number; beforeReady: number; events: number }> => {
   const dir = mkdtempSync(join(tmpdir(), 'steerlog-jsonl-crash-'));
-  dirs.push(dir);
+  compiled.track(dir);
   const random = rng(seed);
   const acked = new Set<string>();
   let acks = 0;

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,4 +30,24 @@ export const compileStore = (): { dir: string; entry: string } => {
     }
   }
   return { dir: out, entry: join(out, 'adapters/store/jsonl/index.js') };
+};
+
+/**
+ * For a test file whose child processes load the compiled store: compiles it before the file's tests, and removes
+ * the build and every directory passed to `track` afterwards.
+ */
+export const useCompiledStore = (): { readonly entry: () => string; readonly track: (dir: string) => string } => {
+  let build: { dir: string; entry: string } | undefined;
+  const dirs: string[] = [];
+  beforeAll(() => {
+    build = compileStore();
+  });
+  afterAll(() => {
+    if (build) rmSync(build.dir, { recursive: true, force: true });
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  return {
+    entry: () => build!.entry,
+    track: (dir) => (dirs.push(dir), dir),
+  };
 };
