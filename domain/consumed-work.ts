@@ -13,16 +13,19 @@ export interface ConsumedWork {
 
 export interface ConsumedWorkState extends ConsumedWork {
   readonly open?: number;
-  readonly stepped: ReadonlySet<number>;
-  readonly claimed: ReadonlySet<number>;
+  /** Turns that entered a step / claimed input, and have not ended yet (a handful at most: kept as arrays). */
+  readonly stepped: readonly number[];
+  readonly claimed: readonly number[];
 }
 
-export const initialConsumedWorkState = (): ConsumedWorkState => ({ droppedUnrun: false, stepped: new Set(), claimed: new Set() });
+const NONE: readonly number[] = Object.freeze([]);
+export const initialConsumedWorkState = (): ConsumedWorkState => ({ droppedUnrun: false, stepped: NONE, claimed: NONE });
 
 /** `completed` with a claim but no step means the claim was rewritten away: nothing ran, nothing dropped. Unknown kinds account. */
 export const accountsForClaim = (reason: TurnEndReason | { readonly kind: string }): boolean => reason.kind !== 'completed';
 
-const withAdded = (set: ReadonlySet<number>, n: number): ReadonlySet<number> => (set.has(n) ? set : new Set(set).add(n));
+const withAdded = (turns: readonly number[], n: number): readonly number[] => (turns.includes(n) ? turns : [...turns, n]);
+const without = (turns: readonly number[], n: number): readonly number[] => (turns.includes(n) ? turns.filter((t) => t !== n) : turns);
 
 /** One event into the accounting state. Other event types leave it unchanged. */
 export const evolveConsumedWork = (state: ConsumedWorkState, event: LogEvent): ConsumedWorkState => {
@@ -39,12 +42,8 @@ export const evolveConsumedWork = (state: ConsumedWorkState, event: LogEvent): C
     }
     case 'turn/end': {
       const { turn, reason } = event.data as { turn: number; reason: TurnEndReason };
-      const accounts = state.stepped.has(turn) || (state.claimed.has(turn) && accountsForClaim(reason));
-      const stepped = new Set(state.stepped);
-      const claimed = new Set(state.claimed);
-      stepped.delete(turn);
-      claimed.delete(turn);
-      const base = { stepped, claimed, open: undefined };
+      const accounts = state.stepped.includes(turn) || (state.claimed.includes(turn) && accountsForClaim(reason));
+      const base = { stepped: without(state.stepped, turn), claimed: without(state.claimed, turn), open: undefined };
       return accounts ? { ...base, end: { seq: event.seq, turn, reason }, droppedUnrun: false } : { ...state, ...base };
     }
     default:

@@ -110,16 +110,14 @@ export const stepSession = (state: SessionState, event: LogEvent): E.Either<Doma
         return E.left(Object.assign(e, { message: `seq ${event.seq}: ${e.message}`, seq: event.seq }));
       }
       const turn = state.turns.openTurn?.turn ?? state.turns.lastTurn;
-      if (isOwned) notifications = notificationsOfSplice(state.inbox, splice, turn);
+      const implied = notificationsOfSplice(state.inbox, splice, turn);
+      if (isOwned) notifications = implied;
       const isClaim = splice.removedCount !== undefined && splice.outcome !== 'canceled';
       next = {
         ...next,
         inbox: applied.right,
         classification: classifySplice(state.classification, state.inbox, splice),
-        openTurnClaimed:
-          isClaim && state.turns.openTurn
-            ? [...state.openTurnClaimed, ...notificationsOfSplice(state.inbox, splice, turn).map((n) => n.message.id)]
-            : state.openTurnClaimed,
+        openTurnClaimed: isClaim && state.turns.openTurn ? [...state.openTurnClaimed, ...implied.map((n) => n.message.id)] : state.openTurnClaimed,
       };
       break;
     }
