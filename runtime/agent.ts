@@ -210,12 +210,15 @@ export class Agent {
   }
   /**
    * Runs parked work without a new message: wakes the driver if anything is pending (after a resume, a blocked or
-   * failed turn, a keepInbox cancel). Returns whether there was anything to run.
+   * failed turn, a keepInbox cancel); while a driver or maintenance is active, the pending work runs once it settles.
+   * Returns whether there was anything to run.
    */
   wake(): boolean {
-    if (!hasPending(this.#inbox)) return false;
+    if (!hasPending(this.#inbox) || this.#disposing) return false;
     const p = this.#phase;
-    this.#wakeDriver(p.kind !== 'idle' && p.abort.signal.aborted);
+    // an explicit wake while a driver or maintenance is active: run whatever is still pending once it settles
+    if (p.kind !== 'idle') p.wakeRequested = true;
+    else this.#wakeDriver(false);
     return true;
   }
   /** A prompt for a later turn: send(message, 'next-turn', wake). */

@@ -2,6 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../runtime/ports/model.js';
 import { isQueueEditError } from '../../domain/queue-edit.js';
+import { reject } from '../../runtime/hooks.js';
 import { auditLines } from '../../domain/audit.js';
 import { ctx, msg } from '../support/log-builder.js';
 import { deferred, expectConsistent, ids, setup, tick } from './harness.js';
@@ -302,6 +303,19 @@ describe('the retirement gap is closed', () => {
     await h.agent.whenIdle();
     expect(h.durable().filter((d) => d.startsWith('UM'))).toEqual(['UM(B)']);
     expect(h.agent.wake()).toBe(false);
+    await expectConsistent(h);
+  });
+
+  it('wake() during a turn that will block runs the parked work once the driver settles', async () => {
+    const h = setup();
+    const release = deferred();
+    h.agent.on('pre-step', async (c, next) => (c.turn === 1 ? (await release.promise, reject()) : next()));
+    h.agent.followup(A);
+    h.agent.followup(B);
+    expect(h.agent.wake()).toBe(true);
+    release.resolve();
+    await h.agent.whenIdle();
+    expect(h.durable().filter((d) => d.startsWith('TE') || d.startsWith('UM'))).toEqual(['TE(1,blocked)', 'UM(B)', 'TE(2,completed)']);
     await expectConsistent(h);
   });
 });
