@@ -18,6 +18,7 @@ export const loadUserModule = async (path: string): Promise<Record<string, unkno
       throw new Error(`${path} is TypeScript: install tsx (npm i -D tsx) to load it, or compile it to JavaScript`);
     }
     tsx.register();
-    return (await import(url)) as Record<string, unknown>;
+    // a new specifier: the failed load of `url` stays cached in the module map
+    return (await import(`${url}?ts`)) as Record<string, unknown>;
   }
 };

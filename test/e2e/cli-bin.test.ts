@@ -1,0 +1,36 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+/** The installed command as a newcomer runs it: the built package (dist/) through bin/steerlog.js, in a child process. */
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const steerlog = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin/steerlog.js'), ...args], { cwd: ROOT, encoding: 'utf8' });
+
+describe('bin/steerlog.js (the built package)', () => {
+  beforeAll(() => {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+  }, 120_000);
+
+  it('demo keeps a session in a JSONL store, audit --store reads it, project runs a TypeScript projection module on it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steerlog-bin-'));
+    const demo = steerlog('demo', '--store', `jsonl:${dir}`, '--session', 'bin-demo');
+    expect(demo.status).toBe(0);
+    expect(demo.stdout).toContain('session bin-demo: 38 events, valid');
+    const audit = steerlog('audit', '--store', `jsonl:${dir}`, 'bin-demo', '--json');
+    expect(audit.status).toBe(0);
+    expect(JSON.parse(audit.stdout)).toMatchObject({ stream: 'bin-demo', ok: true, events: 38 });
+    const project = steerlog('project', 'docs/projections/accept-to-claim.ts', '--store', `jsonl:${dir}`);
+    expect(project.stderr).toBe('');
+    expect(project.status).toBe(0);
+    expect(JSON.parse(project.stdout).user.count).toBeGreaterThan(0);
+  });
+
+  it('audits a shipped example and exits 1 on an invalid log, 2 on a usage error', () => {
+    expect(steerlog('audit', 'docs/examples/queue-steer-context.jsonl').status).toBe(0);
+    expect(steerlog('audit', 'docs/examples/invalid-schema.jsonl').status).toBe(1);
+    expect(steerlog('audit').status).toBe(2);
+  });
+});
