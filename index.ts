@@ -19,3 +19,4 @@ export { ScriptedModel, echoModel, type ScriptStep, type ScriptedResponse } from
 export { openRuntime, type OpenRuntimeOptions, type OpenedRuntime } from './adapters/open-runtime.js';
 export { openStore, DEFAULT_STORE_SPEC, InvalidStoreSpecError, isInvalidStoreSpecError, type StoreSpec } from './adapters/store/open-store.js';
 export { openJsonlEventStore, JsonlEventStore, type JsonlEventStoreOptions, type JsonlDurability } from './adapters/store/jsonl/index.js';
+export { MemoryCheckpointStore, FileCheckpointStore, type FileCheckpointStoreOptions } from './adapters/checkpoints/index.js';

@@ -17,7 +17,8 @@ import { MemoryEventStore } from '../adapters/store/memory/memory-event-store.js
 import type { LogEvent } from '../domain/events.js';
 import { initialSessionState, stepSession } from '../domain/session-fold.js';
 import acceptToClaim, { report, type AcceptToClaimState } from '../docs/projections/accept-to-claim.js';
-import { historyClassification, MemoryCheckpointStore, notifications, queueView, runProjection, type ProjectionEvent } from '../projections/index.js';
+import { historyClassification, notifications, queueView, runProjection, type ProjectionEvent } from '../projections/index.js';
+import { MemoryCheckpointStore } from '../adapters/checkpoints/index.js';
 import { ctx, LogBuilder, msg } from '../test/support/log-builder.js';
 
 const TARGET = Number(process.argv[2] ?? 1_000_000);

@@ -9,6 +9,3 @@ export * from './custom/define-projection.js';
 export * from './custom/low-water-mark.js';
 export * from './custom/run-projection.js';
 export * from './checkpoints/checkpoint-store.js';
-export * from './checkpoints/memory-checkpoint-store.js';
-export * from './checkpoints/file-checkpoint-store.js';
-export * from './checkpoints/postgres-checkpoint-store.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { isProjection, runProjection, type Projection } from '../../projections/index.js';
-import { FileCheckpointStore } from '../../projections/checkpoints/file-checkpoint-store.js';
-import { MemoryCheckpointStore } from '../../projections/checkpoints/memory-checkpoint-store.js';
+import { FileCheckpointStore } from '../checkpoints/file-checkpoint-store.js';
+import { MemoryCheckpointStore } from '../checkpoints/memory-checkpoint-store.js';
 import type { CheckpointStore } from '../../projections/checkpoints/checkpoint-store.js';
 import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
 import { errorChain } from '../../runtime/errors.js';

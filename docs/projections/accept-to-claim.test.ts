@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import type { LogEvent, SessionEvent } from '../../domain/events.js';
-import { isProjection, MemoryCheckpointStore, runProjection } from '../../projections/index.js';
+import { isProjection, runProjection } from '../../projections/index.js';
+import { MemoryCheckpointStore } from '../../adapters/checkpoints/index.js';
 import { ctx, LogBuilder, msg, uuidAt } from '../../test/support/log-builder.js';
 import acceptToClaim, { report, type AcceptToClaimState } from './accept-to-claim.js';
 

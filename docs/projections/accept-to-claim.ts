@@ -52,12 +52,14 @@ const evolve = (state: AcceptToClaimState, { stream, event }: ProjectionEvent): 
       if (event.seq >= 1 && event.seq <= session.seedLength) return state; // inherited history
       const splice = event.data as InboxSplicedData;
       const accepted = splice.inserted.map((m) => ({ id: m.id, sourceKind: m.source.kind, acceptedAt: event.time }));
+      // #region splice
       // The log's coordinates are exact (the domain validated them when they were written).
       const removed = session[splice.target].splice(splice.start, splice.removedCount ?? 0, ...accepted);
       const isClaim = splice.removedCount !== undefined && splice.outcome === undefined;
       if (isClaim) {
         for (const m of removed) (state.samples[m.sourceKind] ??= []).push(event.time - m.acceptedAt);
       }
+      // #endregion splice
       return state;
     }
     default:

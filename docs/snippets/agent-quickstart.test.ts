@@ -10,10 +10,3 @@ it('README snippet: two turns, the steer from the tool body runs as a second ste
   expect(report.messages.map((m) => m.class)).toEqual(['prompt', 'steering', 'prompt']);
 });
 
-it('README shows exactly the compiled snippet', async () => {
-  const { readFileSync } = await import('node:fs');
-  const snippet = readFileSync(new URL('./agent-quickstart.ts', import.meta.url), 'utf8');
-  const region = snippet.split('// #region quickstart\n')[1]!.split('// #endregion quickstart')[0]!;
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  expect(readme).toContain('```ts\n' + region + '```');
-});

@@ -6,15 +6,8 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import type { LogEvent } from '../../domain/events.js';
-import {
-  defineProjection,
-  FileCheckpointStore,
-  MemoryCheckpointStore,
-  PostgresCheckpointStore,
-  runProjection,
-  type CheckpointStore,
-  type ProjectionRun,
-} from '../../projections/index.js';
+import { defineProjection, runProjection, type CheckpointStore, type ProjectionRun } from '../../projections/index.js';
+import { FileCheckpointStore, MemoryCheckpointStore, PostgresCheckpointStore } from '../../adapters/checkpoints/index.js';
 import { buildLog, opArb } from './support/random-log.js';
 import { digestStep, foldDigest, initialDigest, toNew, type DigestState } from './support/projection-fixtures.js';
 

@@ -3,14 +3,8 @@ import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import type { LogEvent } from '../../domain/events.js';
-import {
-  defineProjection,
-  isProjectionFailedError,
-  isProjectionStateNotJsonError,
-  LowWaterMark,
-  MemoryCheckpointStore,
-  runProjection,
-} from '../../projections/index.js';
+import { defineProjection, isProjectionFailedError, isProjectionStateNotJsonError, LowWaterMark, runProjection } from '../../projections/index.js';
+import { MemoryCheckpointStore } from '../../adapters/checkpoints/index.js';
 import { buildLog, opArb } from './support/random-log.js';
 import { appendAll, digestProjection, digestStep, foldDigest, initialDigest, type DigestState } from './support/projection-fixtures.js';
 

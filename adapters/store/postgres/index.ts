@@ -5,3 +5,4 @@ export {
   type PostgresEventStoreOptions,
 } from './postgres-event-store.js';
 export { migrate as migratePostgresEventStore, LATEST_SCHEMA_VERSION, MIGRATIONS, type MigrationReport } from './migrations.js';
+export { PostgresCheckpointStore, type PostgresCheckpointStoreOptions } from '../../checkpoints/postgres-checkpoint-store.js';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Checkpoint, CheckpointStore, ProjectionKey } from './checkpoint-store.js';
+import type { Checkpoint, CheckpointStore, ProjectionKey } from '../../projections/checkpoints/checkpoint-store.js';
 
 export interface PostgresCheckpointStoreOptions {
   /** A pool to use (not closed by `close()`), or a connection string for a pool the store owns. */

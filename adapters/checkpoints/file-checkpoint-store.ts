@@ -1,6 +1,6 @@
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Checkpoint, CheckpointStore, ProjectionKey } from './checkpoint-store.js';
+import type { Checkpoint, CheckpointStore, ProjectionKey } from '../../projections/checkpoints/checkpoint-store.js';
 
 export interface FileCheckpointStoreOptions {
   /**

@@ -1,4 +1,4 @@
-import { keyText, type Checkpoint, type CheckpointStore, type ProjectionKey } from './checkpoint-store.js';
+import { keyText, type Checkpoint, type CheckpointStore, type ProjectionKey } from '../../projections/checkpoints/checkpoint-store.js';
 
 /** Checkpoints in a Map: for tests and short-lived processes. Survives runner restarts, not process restarts. */
 export class MemoryCheckpointStore implements CheckpointStore {

@@ -3,12 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  FileCheckpointStore,
-  MemoryCheckpointStore,
-  PostgresCheckpointStore,
-  type CheckpointStore,
-} from '../../projections/index.js';
+import { type CheckpointStore } from '../../../projections/index.js';
+import { FileCheckpointStore, MemoryCheckpointStore, PostgresCheckpointStore } from '../../../adapters/checkpoints/index.js';
 
 export const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 

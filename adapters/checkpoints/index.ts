@@ -1,0 +1,3 @@
+export * from './memory-checkpoint-store.js';
+export * from './file-checkpoint-store.js';
+export * from './postgres-checkpoint-store.js';

@@ -1,0 +1,37 @@
+import { EventStoreDBClient } from '@eventstore/db-client';
+import { openJsonlEventStore } from '../../adapters/store/jsonl/index.js';
+import { openPostgresEventStore } from '../../adapters/store/postgres/index.js';
+import { openEventStoreDbStore } from '../../adapters/store/eventstoredb/index.js';
+
+/** docs/store-jsonl.md (in a package: `from 'steerlog'`). */
+export const jsonlExample = async (dir: string, id: string, data: unknown) => {
+  // #region jsonl
+  const store = await openJsonlEventStore(dir, { durability: 'fsync' });
+  await store.append('session-42', [{ id, type: 'user/message', time: Date.now(), data }], 'no_stream');
+  await store.close();
+  // #endregion jsonl
+};
+
+/** docs/store-postgres.md (in a package: `from 'steerlog/postgres'`). */
+export const postgresExample = async (connectionString: string, schema: string) => {
+  // #region postgres
+  const store = await openPostgresEventStore({ connectionString, schema }); // migrates first
+  await store.append('session-1', [{ id: 'e1', type: 'user/message', time: Date.now(), data: { text: 'hi' } }], 'no_stream');
+  await store.close(); // ends the pool the store created
+  // #endregion postgres
+};
+
+/** docs/store-eventstoredb.md (in a package: `from 'steerlog/eventstoredb'`). */
+export const eventStoreDbExample = async (connectionString: string) => {
+  // #region eventstoredb
+  // The store creates the client, owns it, and disposes it on close():
+  const store = openEventStoreDbStore({ connectionString });
+
+  // Or pass a client you own. close() then ends this store's reads and subscriptions but leaves the client open:
+  const client = EventStoreDBClient.connectionString(connectionString);
+  const shared = openEventStoreDbStore({ client });
+  // #endregion eventstoredb
+  await store.close();
+  await shared.close();
+  await client.dispose();
+};

@@ -1,0 +1,82 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { firstValueFrom, take, takeWhile, toArray } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MemoryEventStore, createRuntime, createUserMessage, ScriptedModel, silentLogger } from '../../index.js';
+import { openJsonlEventStore } from '../../adapters/store/jsonl/index.js';
+import { openPostgresEventStore } from '../../adapters/store/postgres/index.js';
+import { FakeEsdb } from '../../test/adapters/store/eventstoredb/fake/esdb-fake.js';
+import { dropSchema, PG_URL, uniqueSchema } from '../../test/adapters/store/postgres/pg-test-support.js';
+import { eventStoreDbExample, jsonlExample, postgresExample } from './store-usage.js';
+import { sharedFramesExample, turnsPerSessionExample } from './projection-usage.js';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'steerlog-snippet-'));
+
+describe('store snippets run', () => {
+  it('docs/store-jsonl.md', async () => {
+    const dir = tmp();
+    await jsonlExample(dir, '00000000-0000-4000-8000-00000000abcd', { text: 'hi' });
+    const store = await openJsonlEventStore(dir);
+    const events = [];
+    for await (const e of store.read('session-42')) events.push(e);
+    await store.close();
+    expect(events.map((e) => e.data)).toEqual([{ text: 'hi' }]);
+  });
+
+  it('docs/store-postgres.md', async () => {
+    const schema = uniqueSchema('snippet');
+    try {
+      await postgresExample(PG_URL, schema);
+      const store = await openPostgresEventStore({ connectionString: PG_URL, schema });
+      expect(await store.revision('session-1')).toBe(0n);
+      await store.close();
+    } finally {
+      await dropSchema(schema);
+    }
+  });
+
+  describe('docs/store-eventstoredb.md (against the protocol fake)', () => {
+    const fake = new FakeEsdb({ features: 'batch-append' });
+    beforeAll(() => fake.start());
+    afterAll(() => fake.stop());
+    it('opens a store from a connection string and from a client', async () => {
+      await expect(eventStoreDbExample(fake.connectionString)).resolves.toBeUndefined();
+    });
+  });
+});
+
+describe('projection snippets run', () => {
+  const session = async () => {
+    const store = new MemoryEventStore();
+    const agent = createRuntime({ store, model: new ScriptedModel([], { whenExhausted: 'ok' }), logger: silentLogger }).createSession({ sessionId: 's1' });
+    agent.followup(createUserMessage('one'));
+    agent.followup(createUserMessage('two'));
+    agent.steer(createUserMessage('steer'));
+    await agent.whenIdle();
+    await agent.dispose();
+    return { store, agent };
+  };
+
+  it('docs/projections.md §3: the custom projection counts turns per session and checkpoints to a file', async () => {
+    const { store } = await session();
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const state = await turnsPerSessionExample(store, tmp());
+    log.mockRestore();
+    expect(state).toEqual({ turns: { s1: 2 } });
+  });
+
+  it('docs/projections.md §2: one shared fold feeds the queue and the history', async () => {
+    const { store, agent } = await session();
+    const { queue$, history$ } = sharedFramesExample(store, 's1');
+    const lastSplice = agent.events.filter((e) => e.type === 'agent/inbox/spliced').at(-1)!.seq;
+    const messages = agent.events.filter((e) => e.type === 'user/message').length;
+    const [queue, history] = await Promise.all([
+      firstValueFrom(queue$.pipe(takeWhile((f) => f.seq < lastSplice, true), toArray())),
+      firstValueFrom(history$.pipe(take(messages), toArray())),
+    ]);
+    expect(queue.at(-1)).toEqual({ seq: lastSplice, items: [] });
+    expect(queue.some((f) => f.items.some((i) => i.placement === 'queued'))).toBe(true);
+    expect(history.map((h) => h.class)).toEqual(['prompt', 'steering', 'prompt']);
+  });
+});
