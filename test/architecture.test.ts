@@ -1,0 +1,44 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/** The layering of docs/architecture.md, enforced on every import of every source file. */
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const filesUnder = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(join(ROOT, path)).isDirectory() ? filesUnder(path) : path.endsWith('.ts') ? [path] : [];
+  });
+const importsOf = (file: string): string[] =>
+  [...readFileSync(join(ROOT, file), 'utf8').matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'([^']+)'/g)].map((m) => m[1]!);
+/** The folder (top two levels for runtime/ports) an import lands in, or the package name. */
+const target = (file: string, spec: string): string => {
+  if (!spec.startsWith('.')) return spec.startsWith('node:') ? 'node' : spec.split('/')[0]!;
+  const rel = relative(ROOT, resolve(ROOT, dirname(file), spec));
+  return rel.startsWith('runtime/ports') ? 'runtime/ports' : rel.split('/')[0]!;
+};
+
+const rules: { folder: string; allowed: readonly string[] }[] = [
+  { folder: 'domain', allowed: ['domain', 'zod', 'fp-ts'] },
+  { folder: 'projections', allowed: ['projections', 'domain', 'runtime/ports', 'rxjs', 'fp-ts'] },
+  { folder: 'runtime', allowed: ['runtime', 'runtime/ports', 'domain', 'fp-ts'] },
+];
+
+describe('architecture', () => {
+  it.each(rules.map((r) => [r.folder, r] as const))('%s/ imports only what its layer may', (_, rule) => {
+    const violations = filesUnder(rule.folder).flatMap((file) =>
+      importsOf(file)
+        .map((spec) => ({ file, spec, lands: target(file, spec) }))
+        .filter((i) => !rule.allowed.includes(i.lands)),
+    );
+    expect(violations).toEqual([]);
+  });
+
+  it('finds the imports it checks', () => {
+    expect(importsOf('runtime/agent.ts').length).toBeGreaterThan(5);
+    expect(target('runtime/agent.ts', '../domain/events.js')).toBe('domain');
+    expect(target('projections/index.ts', '../runtime/ports/event-store.js')).toBe('runtime/ports');
+    expect(rules.find((r) => r.folder === 'runtime')!.allowed).not.toContain(target('runtime/agent.ts', '../adapters/store/memory/memory-event-store.js'));
+  });
+});
