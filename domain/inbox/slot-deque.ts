@@ -60,11 +60,16 @@ export class SlotDeque {
     return out;
   }
 
-  /** Items at ranks [start, start + count). */
+  /** Items at ranks [start, start + count): O(log n + count + tombstones passed). */
   slice(start: number, count: number): UserMessage[] {
-    if (count === 0) return [];
+    if (count <= 0 || start >= this.live) return [];
     if (this.tombs === 0) return this.slots.slice(this.head + start, this.head + start + count) as UserMessage[];
-    return this.toArray().slice(start, start + count);
+    const out: UserMessage[] = [];
+    for (let slot = this.slotOfRank(start); slot < this.tail && out.length < count; slot++) {
+      const s = this.slots[slot];
+      if (s !== TOMB && s !== undefined) out.push(s);
+    }
+    return out;
   }
 
   push(m: UserMessage): void {
