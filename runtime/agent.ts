@@ -6,7 +6,7 @@ import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
 import { notificationsOfSplice } from '../domain/inbox/inbox-notifications.js';
 import { hasPending, initialInboxState, nextStepItems, nextTurnItems, type InboxState } from '../domain/inbox/inbox-state.js';
 import * as L from '../domain/inbox/pending-list.js';
-import type { ContentBlock, UserMessage } from '../domain/message.js';
+import { parseContent, type ContentBlock, type UserMessage } from '../domain/message.js';
 import { modelMessageOf, type ModelMessage } from '../domain/model-messages.js';
 import {
   claimTargetAt,
@@ -666,12 +666,23 @@ export class Agent {
     }
     if (signal.aborted) return { content: 'aborted before dispatch', isError: true, error: { name: 'AbortError', code: ABORTED_BEFORE_DISPATCH } };
     try {
-      return await tool.execute(args, { signal, agent: this, callId: call.callId, turn, step });
+      return checkToolOutcome(await tool.execute(args, { signal, agent: this, callId: call.callId, turn, step }));
     } catch (e) {
       return { content: errorChain(e), isError: true, error: { name: e instanceof Error ? e.name : 'Error', code: 'TOOL_FAILED' } };
     }
   }
 }
+
+/** A tool's outcome as the log can hold it; anything else becomes an error result the model sees. */
+const checkToolOutcome = (outcome: unknown): ToolRun => {
+  const o = outcome as ToolOutcome | null;
+  const parsed = parseContent(o?.content);
+  if (!parsed.ok || (o?.additionalContexts !== undefined && !Array.isArray(o.additionalContexts))) {
+    const issue = parsed.ok ? 'additionalContexts must be an array of messages' : parsed.problem;
+    return { content: `the tool returned an invalid outcome: ${issue}`, isError: true, error: { name: 'InvalidToolOutcome', code: 'INVALID_TOOL_OUTCOME' } };
+  }
+  return o!;
+};
 
 const checkDecision = (d: unknown): PreStepDecision<UserMessage> => {
   if (typeof d === 'object' && d !== null) {

@@ -2,6 +2,7 @@
 export type RuntimeErrorCode =
   | 'reentrant-append'
   | 'non-json-event'
+  | 'invalid-event'
   | 'session-fenced'
   | 'session-closed'
   | 'model-error'

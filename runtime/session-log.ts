@@ -1,5 +1,5 @@
 import type { EventId } from '../domain/brand.js';
-import type { EventDataByType, EventType, LogEvent, SessionEvent } from '../domain/events.js';
+import { EVENT_DATA_SCHEMAS, isEventType, type EventDataByType, type EventType, type LogEvent, type SessionEvent } from '../domain/events.js';
 import { deepFreeze, findNonJsonPath } from '../domain/json.js';
 import type { Clock, IdSource } from './ports/clock.js';
 import type { EventStore, NewEvent } from './ports/event-store.js';
@@ -96,6 +96,16 @@ export class SessionLog {
     if (this.#closed) throw new RuntimeError('session-closed', `session ${this.stream} is closed`);
     const bad = findNonJsonPath(data);
     if (bad !== null) throw new RuntimeError('non-json-event', `${type}: data is not lossless JSON at ${bad.replace(/^\$/, 'data')}`);
+    // the live log never holds an event that a reader of the stored log would refuse
+    if (isEventType(type)) {
+      const checked = EVENT_DATA_SCHEMAS[type].safeParse(data);
+      if (!checked.success) {
+        const issue = checked.error.issues[0]!;
+        throw new RuntimeError('invalid-event', `${type}: ${issue.message} at ${['data', ...issue.path].join('.')}`);
+      }
+    } else if (!options.ignorable) {
+      throw new RuntimeError('invalid-event', `unknown event type "${type}" (only ignorable events of unknown types may be appended)`);
+    }
     const snapshot = deepFreeze(structuredClone(data));
     for (const check of this.#checks) check(type, snapshot);
     const event = deepFreeze({

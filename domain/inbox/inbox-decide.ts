@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { InvalidMessageError, type InboxError } from '../errors.js';
+import { InvalidMessageError, InvalidSpliceError, type InboxError } from '../errors.js';
 import type { InboxSplicedData, InboxTarget } from '../events.js';
 import { deepFreeze, findNonJsonPath } from '../json.js';
 import { UserMessageSchema, type UserMessage } from '../message.js';
@@ -112,8 +112,18 @@ const decideClear = (state: InboxState): InboxDecision => {
   return events.length === 0 ? NOTHING : { events, removed };
 };
 
+const TARGETS: readonly unknown[] = ['next-turn', 'next-step'];
+
 /** The Inbox's decide: pure; returns the events to append, or a typed refusal. */
 export const decideInbox = (command: InboxCommand, state: InboxState): E.Either<InboxError, InboxDecision> => {
+  if ('target' in command && !TARGETS.includes(command.target)) {
+    return E.left(new InvalidSpliceError(`target must be 'next-turn' or 'next-step', got ${JSON.stringify(command.target)}`));
+  }
+  if ('start' in command && typeof command.start !== 'number') return E.left(new InvalidSpliceError(`start must be a number, got ${JSON.stringify(command.start)}`));
+  if ('deleteCount' in command && command.deleteCount !== undefined && typeof command.deleteCount !== 'number') {
+    return E.left(new InvalidSpliceError(`deleteCount must be a number, got ${JSON.stringify(command.deleteCount)}`));
+  }
+  if ('insert' in command && !Array.isArray(command.insert)) return E.left(new InvalidSpliceError('insert must be an array of messages'));
   switch (command.kind) {
     case 'splice':
       return decideSplice(state, command.target, command.start, command.deleteCount, command.insert);
