@@ -6,7 +6,7 @@ import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
 import { notificationsOfSplice } from '../domain/inbox/inbox-notifications.js';
 import { hasPending, initialInboxState, nextStepItems, nextTurnItems, type InboxState } from '../domain/inbox/inbox-state.js';
 import * as L from '../domain/inbox/pending-list.js';
-import { parseContent, type ContentBlock, type UserMessage } from '../domain/message.js';
+import type { ContentBlock, UserMessage } from '../domain/message.js';
 import { modelMessageOf, type ModelMessage } from '../domain/model-messages.js';
 import {
   claimTargetAt,
@@ -29,7 +29,8 @@ import { HookRegistry, type AgentHooks, type HookName } from './hooks.js';
 import type { Logger } from './logger.js';
 import type { ModelPort, ModelResponse } from './ports/model.js';
 import type { CommitCheck, EventObserver, SessionLog } from './session-log.js';
-import type { Tool, ToolOutcome } from './tools.js';
+import type { Tool } from './tools.js';
+import { runToolCalls, type ToolCallBlock } from './tool-runner.js';
 
 type Phase =
   | { kind: 'idle'; lastTurn: number }
@@ -99,10 +100,6 @@ class TurnAborted extends Error {
   }
 }
 
-const ABORTED_BEFORE_DISPATCH = 'ABORTED_BEFORE_DISPATCH';
-type ToolCallBlock = Extract<AssistantBlock, { type: 'tool-call' }>;
-/** A tool's outcome plus the error facts the log records for failed or synthetic results. */
-type ToolRun = ToolOutcome & { readonly error?: { readonly name: string; readonly code: string } };
 
 /**
  * An agent bound to one session stream. All input goes through the durable Inbox; the driver claims it at step
@@ -578,111 +575,34 @@ export class Agent {
     if (response.finishReason === 'max-tokens') return stepResultOf('max-tokens', 0, false);
     const calls = content.filter((b): b is ToolCallBlock => b.type === 'tool-call');
     if (calls.length === 0) return stepResultOf(response.finishReason, 0, false);
-    const concluded = await this.#runTools(calls, turn, step, p.abort.signal);
+    const concluded = await runToolCalls(
+      {
+        tools: this.#tools,
+        agent: this,
+        concurrency: this.#opts.toolConcurrency ?? 4,
+        logCall: (call) => this.#log.append('tool/call', { turn, step, callId: call.callId, name: call.name, arguments: call.arguments }),
+        commitResult: (call, outcome) => {
+          const content = typeof outcome.content === 'string' ? [{ type: 'text' as const, text: outcome.content }] : [...outcome.content];
+          this.#log.append('tool/result', {
+            turn,
+            step,
+            message: { role: 'tool', callId: call.callId, content, ...(outcome.isError ? { isError: true } : {}) },
+            ...(outcome.error ? { error: outcome.error } : {}),
+          });
+          for (const ctx of outcome.additionalContexts ?? []) this.#mutate({ kind: 'append', target: 'next-step', message: ctx });
+        },
+        checkpoint: () => this.#log.checkpoint(),
+      },
+      calls,
+      { turn, step, signal: p.abort.signal },
+    );
     return stepResultOf(response.finishReason, calls.length, concluded);
   }
 
   #appendInterrupted(turn: number, step: number, prefix: string): void {
     this.#log.append('assistant/message', { turn, step, message: { role: 'assistant', content: [{ type: 'text', text: prefix }] }, interrupted: true });
   }
-
-  /**
-   * Tool calls in model order: parallel-safe calls in a bounded pool, others alone as barriers; each started call
-   * logs tool/call; results commit in model order, each followed by its additionalContexts staged to next-step.
-   * After an abort, started calls drain and commit; calls not yet started get a synthetic error result.
-   */
-  async #runTools(calls: readonly ToolCallBlock[], turn: number, step: number, signal: AbortSignal): Promise<boolean> {
-    const limit = Math.max(1, this.#opts.toolConcurrency ?? 4);
-    const outcomes: Promise<ToolRun>[] = [];
-    const settled: (ToolRun | undefined)[] = [];
-    const running = new Set<Promise<unknown>>();
-    let committed = 0;
-    let concluded = false;
-    const commit = (i: number, outcome: ToolRun): void => {
-      const content = typeof outcome.content === 'string' ? [{ type: 'text' as const, text: outcome.content }] : [...outcome.content];
-      this.#log.append('tool/result', {
-        turn,
-        step,
-        message: { role: 'tool', callId: calls[i]!.callId, content, ...(outcome.isError ? { isError: true } : {}) },
-        ...(outcome.error ? { error: outcome.error } : {}),
-      });
-      for (const ctx of outcome.additionalContexts ?? []) this.#mutate({ kind: 'append', target: 'next-step', message: ctx });
-      if (outcome.concludesTurn) concluded = true;
-    };
-    const commitSettledPrefix = (): void => {
-      while (committed < outcomes.length && settled[committed]) commit(committed, settled[committed++]!);
-    };
-    const commitAllInOrder = async (): Promise<void> => {
-      while (committed < outcomes.length) {
-        const outcome = await outcomes[committed]!;
-        commit(committed++, outcome);
-      }
-    };
-    for (let i = 0; i < calls.length; i++) {
-      const call = calls[i]!;
-      const tool = this.#tools.get(call.name);
-      const exclusive = !tool?.parallel;
-      if (exclusive) await commitAllInOrder();
-      else {
-        while (running.size >= limit) {
-          await Promise.race(running);
-          commitSettledPrefix();
-        }
-      }
-      this.#log.append('tool/call', { turn, step, callId: call.callId, name: call.name, arguments: call.arguments });
-      const outcome: Promise<ToolRun> = signal.aborted
-        ? Promise.resolve({ content: 'aborted before dispatch', isError: true, error: { name: 'AbortError', code: ABORTED_BEFORE_DISPATCH } })
-        : this.#executeTool(tool, call, turn, step, signal);
-      outcomes.push(outcome);
-      const tracked: Promise<unknown> = outcome.then((r) => {
-        settled[i] = r;
-        running.delete(tracked);
-      });
-      running.add(tracked);
-      if (exclusive) await commitAllInOrder();
-    }
-    await commitAllInOrder();
-    return concluded;
-  }
-
-  async #executeTool(
-    tool: Tool<Agent> | undefined,
-    call: ToolCallBlock,
-    turn: number,
-    step: number,
-    signal: AbortSignal,
-  ): Promise<ToolRun> {
-    if (!tool) return { content: `unknown tool "${call.name}"`, isError: true, error: { name: 'ToolNotFound', code: 'TOOL_NOT_FOUND' } };
-    let args: unknown;
-    try {
-      args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
-    } catch (e) {
-      return { content: `arguments are not JSON: ${errorChain(e)}`, isError: true, error: { name: 'InvalidArguments', code: 'INVALID_ARGUMENTS' } };
-    }
-    try {
-      await this.#log.checkpoint();
-    } catch (e) {
-      throw new RuntimeError('checkpoint-failed', `checkpoint before tool ${call.name} failed: ${errorChain(e)}`, { cause: e });
-    }
-    if (signal.aborted) return { content: 'aborted before dispatch', isError: true, error: { name: 'AbortError', code: ABORTED_BEFORE_DISPATCH } };
-    try {
-      return checkToolOutcome(await tool.execute(args, { signal, agent: this, callId: call.callId, turn, step }));
-    } catch (e) {
-      return { content: errorChain(e), isError: true, error: { name: e instanceof Error ? e.name : 'Error', code: 'TOOL_FAILED' } };
-    }
-  }
 }
-
-/** A tool's outcome as the log can hold it; anything else becomes an error result the model sees. */
-const checkToolOutcome = (outcome: unknown): ToolRun => {
-  const o = outcome as ToolOutcome | null;
-  const parsed = parseContent(o?.content);
-  if (!parsed.ok || (o?.additionalContexts !== undefined && !Array.isArray(o.additionalContexts))) {
-    const issue = parsed.ok ? 'additionalContexts must be an array of messages' : parsed.problem;
-    return { content: `the tool returned an invalid outcome: ${issue}`, isError: true, error: { name: 'InvalidToolOutcome', code: 'INVALID_TOOL_OUTCOME' } };
-  }
-  return o!;
-};
 
 const checkDecision = (d: unknown): PreStepDecision<UserMessage> => {
   if (typeof d === 'object' && d !== null) {
