@@ -1,6 +1,6 @@
-// #region quickstart
 import { createRuntime, createUserMessage, MemoryEventStore, ScriptedModel, enter, type Agent } from '../../index.js';
 
+// #region quickstart
 /** A scripted agent: two queued prompts, a steer from inside a tool, a pre-step hook that redacts. */
 export const quickstart = async (): Promise<Agent> => {
   const runtime = createRuntime({
