@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import { isSessionFencedError } from '../../runtime/errors.js';
@@ -35,7 +35,8 @@ describe('write-behind and checkpoints (§6.3, §6.5, scenario 60)', () => {
     const { agent } = make(store, 30);
     agent.inject(msg('A'));
     agent.inject(msg('B'));
-    await new Promise((r) => setTimeout(r, 80));
+    expect(store.calls).toEqual([]); // nothing is written before the window expires
+    await vi.waitFor(() => expect(store.calls.length).toBeGreaterThan(0), { timeout: 10_000, interval: 5 });
     expect(store.calls.map((c) => c.ids.length)).toEqual([3]);
   });
 

@@ -14,7 +14,15 @@ import { testStore, uniqueSessionId } from '../support/test-store.js';
 
 type Program = { readonly name: string; readonly script?: readonly ScriptStep[]; readonly tools?: readonly Tool<Agent>[]; readonly run: (agent: Agent) => Promise<void> };
 
-const hang = (): ScriptStep => (req) => new Promise((_, rej) => (req.onChunk({ type: 'text', text: 'part' }), req.signal.addEventListener('abort', () => rej(new Error('aborted')))));
+/** A model step that streams, signals `streaming`, then hangs until the turn is aborted. */
+const hang = (streaming: { resolve: () => void }): ScriptStep => (req) =>
+  new Promise((_, rej) => {
+    req.onChunk({ type: 'text', text: 'part' });
+    req.signal.addEventListener('abort', () => rej(new Error('aborted')));
+    streaming.resolve();
+  });
+const midStep = deferred();
+const midStep2 = deferred();
 
 /** Programs that reproduce the spec's scenarios; each leaves a log to cut at every boundary. */
 const programs: Program[] = [
@@ -37,8 +45,8 @@ const programs: Program[] = [
   { name: 'max-tokens sticky (34)', script: [{ text: 'cut', finishReason: 'max-tokens' }, 'fine'], run: async (a) => {
     let once = true; a.on('turn-stopping', (c) => { if (once) c.agent.steer(msg('more')); once = false; }); a.followup(msg('A')); await a.whenIdle();
   } },
-  { name: 'default cancel mid-step (35)', script: [hang()], run: async (a) => { a.followup(msg('A')); await new Promise((r) => setTimeout(r, 5)); a.followup(msg('T')); a.cancel(); await a.whenIdle(); } },
-  { name: 'keepInbox cancel and latch (36, 37)', script: [hang()], run: async (a) => { a.followup(msg('A')); await new Promise((r) => setTimeout(r, 5)); a.followup(msg('T')); a.cancel({ kind: 'user' }, { keepInbox: true }); a.followup(msg('B')); await a.whenIdle(); } },
+  { name: 'default cancel mid-step (35)', script: [hang(midStep)], run: async (a) => { a.followup(msg('A')); await midStep.promise; a.followup(msg('T')); a.cancel(); await a.whenIdle(); } },
+  { name: 'keepInbox cancel and latch (36, 37)', script: [hang(midStep2)], run: async (a) => { a.followup(msg('A')); await midStep2.promise; a.followup(msg('T')); a.cancel({ kind: 'user' }, { keepInbox: true }); a.followup(msg('B')); await a.whenIdle(); } },
   { name: 'maintenance latch (47)', run: async (a) => { const t = deferred(); const d = a.runMaintenance(() => t.promise); a.followup(msg('A')); a.inject(ctx('C')); t.resolve(); await d; await a.whenIdle(); } },
   { name: 'queue edits (56–58)', script: [(r) => (r.turn === 1 ? new Promise((res) => setTimeout(() => res('slow'), 10)) : 'ok')], run: async (a) => {
     a.followup(msg('A')); a.followup(msg('Q')); a.followup(msg('R')); a.queue.edit('R', 'edited'); a.queue.steer('Q'); await a.whenIdle(); a.inbox.append('next-turn', msg('Z')); a.queue.remove('Z');
