@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { deepFreeze } from '../../../domain/json.js';
 import {
   globalPosition,
   streamRevision,
@@ -31,15 +30,15 @@ import { ChangeNotifier } from '../shared/change-notifier.js';
 import { DirectoryLock } from './dir-lock.js';
 import { hashOfFileName, streamFileName } from './file-name.js';
 import { isErrnoCode, nodeFsOps, type FileOps, type FsOps } from './fs-ops.js';
-import { encodeIndexRecords, INDEX_FILE, readExactly, readIndexRecords, viewIndex, type IndexView } from './global-index.js';
+import { encodeIndexRecords, INDEX_FILE, viewIndex, type IndexView } from './global-index.js';
 import { CommitQueue } from './group-commit.js';
 import { encodeJournalRecord, JOURNAL_FILE, replayJournalIndex, replayJournalStreams } from './group-journal.js';
-import { decodeLine, encodeEventLine, encodeHeaderLine, INDEX_RECORD_BYTES, type IndexRecord, type StoredEvent } from './line-codec.js';
+import { encodeEventLine, encodeHeaderLine, INDEX_RECORD_BYTES, type IndexRecord, type StoredEvent } from './line-codec.js';
 import { committedTail, headerOf, scanCommitted, streamOfFile, type IndexLookup } from './recovery.js';
-import { backwardLines, forwardLines } from './stream-file.js';
 import { io, STREAMS_DIR, StoreDirectory } from './store-directory.js';
 import type { JsonlEventStoreOptions } from './store-options.js';
 import { StreamCache, type StreamState } from './stream-cache.js';
+import { readAllEvents, readStream, revisionOf } from './event-reads.js';
 
 interface PendingAppend {
   readonly stream: string;
@@ -58,7 +57,6 @@ interface Draft {
   bytes: number;
 }
 
-const READ_ALL_PAGE = 512;
 /** A checkpoint (fsync the journaled stream files, empty the journal) runs once the journal is this large. */
 const JOURNAL_LIMIT = 8 * 1024 * 1024;
 /** Larger groups fsync each stream file instead of copying their lines into the journal. */
@@ -153,50 +151,8 @@ export class JsonlEventStore implements EventStore {
     return new Promise<AppendResult>((resolve, reject) => this.#queue.push({ stream, events: copy, expected, resolve, reject }));
   }
 
-  async *read(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
-    this.#directory.assertOpen();
-    const { path, fileName } = this.#directory.names(stream);
-    const size = await io('read', () => this.#directory.fs.sizeOf(path));
-    if (size === undefined) return;
-    const file = await io('read', () => this.#directory.fs.open(path, 'read'));
-    try {
-      const tail = await this.#tailOf(stream, file, fileName, size);
-      const max = options.maxCount ?? Number.POSITIVE_INFINITY;
-      if (max <= 0 || tail.lastRevision < 0) return;
-      let count = 0;
-      if ((options.direction ?? 'forwards') === 'forwards') {
-        const from = Number(options.from ?? 0n);
-        // Committed bytes never change, so a remembered (revision, offset) pair lets a read (a live subscription,
-        // typically) start mid-file instead of rescanning from the header.
-        const hint = this.#cache.readHints.get(stream);
-        const useHint = hint !== undefined && hint.rev <= from && hint.offset <= tail.end;
-        let rev = useHint ? hint.rev : 0;
-        let line: number | undefined = useHint ? undefined : 1;
-        for await (const raw of forwardLines(file, useHint ? hint.offset : tail.headerEnd, tail.end)) {
-          if (line !== undefined) line++;
-          if (rev >= from) {
-            const event = this.#decodeEvent(raw.bytes, fileName, raw.offset, line, rev);
-            this.#cache.readHints.set(stream, { rev: rev + 1, offset: raw.offset + raw.bytes.length + 1 });
-            yield this.#recorded(stream, event);
-            if (++count >= max) return;
-          }
-          rev++;
-        }
-      } else {
-        const from = options.from === undefined ? tail.lastRevision : Math.min(Number(options.from), tail.lastRevision);
-        let rev = tail.lastRevision;
-        for await (const raw of backwardLines(file, tail.end)) {
-          if (raw.offset < tail.headerEnd) return;
-          if (rev <= from) {
-            yield this.#recorded(stream, this.#decodeEvent(raw.bytes, fileName, raw.offset, undefined, rev));
-            if (++count >= max) return;
-          }
-          rev--;
-        }
-      }
-    } finally {
-      await file.close();
-    }
+  read(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
+    return readStream(this.#directory, this.#cache, stream, options);
   }
 
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {
@@ -215,39 +171,8 @@ export class JsonlEventStore implements EventStore {
     );
   }
 
-  async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
-    this.#directory.assertOpen();
-    const view = await io('readAll', () => viewIndex(this.#directory.indexRead, this.#directory.indexPath));
-    const max = options.maxCount ?? Number.POSITIVE_INFINITY;
-    let p = options.after === undefined ? 0 : Number(options.after) + 1;
-    let count = 0;
-    const files = new Map<string, FileOps>();
-    try {
-      while (p < view.count && count < max) {
-        const n = Math.min(READ_ALL_PAGE, view.count - p, max - count);
-        const records = await readIndexRecords(this.#directory.indexRead, this.#directory.indexPath, p, n);
-        let i = 0;
-        while (i < records.length) {
-          // One read for a run of records that are contiguous in the same file (one batch, usually).
-          let j = i + 1;
-          while (
-            j < records.length &&
-            records[j]!.fileHash === records[i]!.fileHash &&
-            records[j]!.offset === records[j - 1]!.offset + records[j - 1]!.length + 1
-          ) {
-            j++;
-          }
-          for (const event of await this.#readRun(files, records.slice(i, j), p + i)) {
-            yield event;
-            count++;
-          }
-          i = j;
-        }
-        p += n;
-      }
-    } finally {
-      for (const f of files.values()) await f.close();
-    }
+  readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    return readAllEvents(this.#directory, this.#cache, options);
   }
 
   subscribeAll(options: SubscribeAllOptions = {}): AsyncIterable<SubscriptionMessage> {
@@ -264,18 +189,8 @@ export class JsonlEventStore implements EventStore {
     );
   }
 
-  async revision(stream: string): Promise<StreamRevision | 'no_stream'> {
-    this.#directory.assertOpen();
-    const { path, fileName } = this.#directory.names(stream);
-    const size = await io('revision', () => this.#directory.fs.sizeOf(path));
-    if (size === undefined) return 'no_stream';
-    const file = await io('revision', () => this.#directory.fs.open(path, 'read'));
-    try {
-      const tail = await this.#tailOf(stream, file, fileName, size);
-      return tail.lastRevision < 0 ? 'no_stream' : streamRevision(tail.lastRevision);
-    } finally {
-      await file.close();
-    }
+  revision(stream: string): Promise<StreamRevision | 'no_stream'> {
+    return revisionOf(this.#directory, this.#cache, stream);
   }
 
   async close(): Promise<void> {
@@ -574,66 +489,9 @@ export class JsonlEventStore implements EventStore {
     return state;
   }
 
-  // ---- read path ----
 
-  async #tailOf(stream: string, file: FileOps, fileName: string, size: number): Promise<{ end: number; headerEnd: number; lastRevision: number }> {
-    const state = this.#cache.states.get(stream);
-    if (state?.exists && state.size === size) return { end: size, headerEnd: state.headerEnd, lastRevision: state.lastRevision };
-    const view = await viewIndex(this.#directory.indexRead, this.#directory.indexPath);
-    return committedTail(file, fileName, size, stream, this.#directory.names(stream).hash, { file: this.#directory.indexRead, path: this.#directory.indexPath, view });
-  }
 
-  async #readRun(files: Map<string, FileOps>, run: IndexRecord[], firstPos: number): Promise<RecordedEvent[]> {
-    const hash = run[0]!.fileHash;
-    let file = files.get(hash);
-    if (!file) {
-      if (files.size >= 64) {
-        for (const f of files.values()) await f.close();
-        files.clear();
-      }
-      const name = await this.#cache.fileNameOf(hash);
-      file = await this.#directory.fs.open(join(this.#directory.streamsDir, name), 'read');
-      files.set(hash, file);
-    }
-    const name = this.#cache.fileOfHash.get(hash)!;
-    let stream = this.#cache.streamOfHash.get(hash);
-    if (stream === undefined) {
-      stream = await streamOfFile(file, name);
-      this.#cache.streamOfHash.set(hash, stream);
-    }
-    const start = run[0]!.offset;
-    const last = run[run.length - 1]!;
-    const bytes = await readExactly(file, start, last.offset + last.length + 1 - start, name);
-    return run.map((r, i) => {
-      const line = bytes.subarray(r.offset - start, r.offset - start + r.length);
-      const decoded = decodeLine(line);
-      if (typeof decoded === 'string' || decoded.kind !== 'event' || decoded.crc !== r.lineCrc || decoded.event.pos !== firstPos + i) {
-        throw new StoreCorruptError(name, r.offset, typeof decoded === 'string' ? decoded : `line does not match index record ${firstPos + i}`);
-      }
-      return this.#recorded(stream, decoded.event);
-    });
-  }
 
-  #decodeEvent(bytes: Buffer, fileName: string, offset: number, line: number | undefined, expectedRev: number): StoredEvent {
-    const decoded = decodeLine(bytes);
-    if (typeof decoded === 'string') throw new StoreCorruptError(fileName, offset, decoded, line);
-    if (decoded.kind !== 'event') throw new StoreCorruptError(fileName, offset, 'unexpected header line', line);
-    if (decoded.event.rev !== expectedRev) throw new StoreCorruptError(fileName, offset, `revision ${decoded.event.rev}, expected ${expectedRev}`, line);
-    return decoded.event;
-  }
-
-  #recorded(stream: string, e: StoredEvent): RecordedEvent {
-    return deepFreeze({
-      stream,
-      revision: streamRevision(e.rev),
-      position: globalPosition(e.pos),
-      id: e.id,
-      type: e.type,
-      time: e.time,
-      data: e.data,
-      ...(e.ignorable ? { ignorable: true as const } : {}),
-    });
-  }
 
   /** Cross-process live updates: watch the index size while subscriptions exist (in-process appends notify at once). */
   #startPolling(): void {
