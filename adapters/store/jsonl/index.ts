@@ -1,8 +1,5 @@
-export {
-  JsonlEventStore,
-  openJsonlEventStore,
-  type JsonlDurability,
-  type JsonlEventStoreOptions,
-} from './jsonl-event-store.js';
+export { JsonlEventStore } from './jsonl-event-store.js';
+export { openJsonlEventStore } from './open-store.js';
+export type { JsonlDurability, JsonlEventStoreOptions } from './store-options.js';
 export { nodeFsOps, type FileOps, type FsOps, type OpenMode } from './fs-ops.js';
 export { streamFileName } from './file-name.js';

@@ -1,0 +1,114 @@
+import {
+  globalPosition,
+  streamRevision,
+  type AppendResult,
+  type ExpectedRevision,
+  type NewEvent,
+} from '../../../runtime/ports/event-store.js';
+import { isStoreError, StoreIoError } from '../../../runtime/ports/store-errors.js';
+import { concurrencyError, expectedRevisionMatches, idempotencyVerdict } from '../../../runtime/ports/store-validation.js';
+import type { ChangeNotifier } from '../shared/change-notifier.js';
+import type { DirectoryLock } from './dir-lock.js';
+import { encodeEventLine, type StoredEvent } from './line-codec.js';
+import type { StoreDirectory } from './store-directory.js';
+import type { StreamCache, StreamState } from './stream-cache.js';
+import { writeDrafts, type Draft } from './write-drafts.js';
+import { recoverIndex, writerState } from './writer-state.js';
+
+/** One append call waiting in the commit queue. */
+export interface PendingAppend {
+  readonly stream: string;
+  readonly events: readonly NewEvent[];
+  readonly expected: ExpectedRevision;
+  readonly resolve: (r: AppendResult) => void;
+  readonly reject: (e: unknown) => void;
+}
+
+/** What a commit works with: the open directory, the stream cache, the cross-process lock, and who to tell. */
+export interface CommitContext {
+  readonly directory: StoreDirectory;
+  readonly cache: StreamCache;
+  readonly lock: DirectoryLock;
+  readonly notifier: ChangeNotifier;
+}
+
+/**
+ * Commits one group of appends under the directory lock: checks each against its stream (idempotency, expected
+ * revision), drafts the new lines, writes them all, then settles every append (it never rejects).
+ */
+export const commitAppends = async ({ directory, cache, lock, notifier }: CommitContext, items: PendingAppend[]): Promise<void> => {
+  const results = new Map<PendingAppend, AppendResult>();
+  const errors = new Map<PendingAppend, unknown>();
+  const drafts = new Map<string, Draft>();
+  let failure: unknown;
+  try {
+    await lock.acquire();
+  } catch (e) {
+    for (const item of items) item.reject(e);
+    return;
+  }
+  try {
+    const index = await recoverIndex(directory);
+    let nextPos = index.view.count;
+    const refreshed = new Map<string, StreamState>();
+    for (const item of items) {
+      try {
+        let state = refreshed.get(item.stream);
+        if (!state) {
+          state = await writerState(directory, cache, item.stream, index);
+          refreshed.set(item.stream, state);
+        }
+        let draft = drafts.get(item.stream);
+        const lastRevision = draft?.lastRevision ?? state.lastRevision;
+        const revisionOfId = (id: string): bigint | undefined => {
+          const r = draft?.newIds.get(id) ?? state.revisionOfId.get(id);
+          return r === undefined ? undefined : BigInt(r);
+        };
+        const positionOf = (rev: number): number => (rev < state.positions.length ? state.positions[rev]! : draft!.newPositions[rev - state.positions.length]!);
+        const verdict = idempotencyVerdict(item.stream, item.events, revisionOfId);
+        if (verdict.kind === 'already-appended') {
+          const rev = Number(verdict.lastRevision);
+          results.set(item, { nextExpectedRevision: streamRevision(rev), position: globalPosition(positionOf(rev)) });
+          continue;
+        }
+        const actual = lastRevision < 0 ? 'no_stream' : streamRevision(lastRevision);
+        if (!expectedRevisionMatches(item.expected, actual)) throw concurrencyError(item.stream, item.expected, actual);
+        if (item.events.length === 0) {
+          results.set(item, {
+            nextExpectedRevision: streamRevision(lastRevision),
+            position: globalPosition(lastRevision < 0 ? -1 : positionOf(lastRevision)),
+          });
+          continue;
+        }
+        if (!draft) {
+          draft = { state, lines: [], newIds: new Map(), newPositions: [], lastRevision: state.lastRevision, bytes: 0 };
+          drafts.set(item.stream, draft);
+        }
+        for (const e of item.events) {
+          const rev = ++draft.lastRevision;
+          const pos = nextPos++;
+          const stored: StoredEvent = { rev, pos, id: e.id, type: e.type, time: e.time, data: e.data, ...(e.ignorable ? { ignorable: true as const } : {}) };
+          draft.lines.push(encodeEventLine(stored).bytes);
+          draft.newIds.set(e.id, rev);
+          draft.newPositions.push(pos);
+        }
+        results.set(item, { nextExpectedRevision: streamRevision(draft.lastRevision), position: globalPosition(nextPos - 1) });
+      } catch (e) {
+        errors.set(item, e);
+      }
+    }
+    if (drafts.size > 0) await writeDrafts(directory, cache, [...drafts.values()], index.view.count);
+  } catch (e) {
+    failure = isStoreError(e) ? e : new StoreIoError('append', { cause: e });
+    for (const d of drafts.values()) cache.states.delete(d.state.stream); // reload from disk next time
+  } finally {
+    lock.release();
+    await directory.trimWriteHandles();
+  }
+  for (const item of items) {
+    const error = errors.get(item) ?? (failure !== undefined && results.has(item) ? failure : undefined);
+    if (error !== undefined) item.reject(error);
+    else item.resolve(results.get(item)!);
+  }
+  if (drafts.size > 0 && failure === undefined) notifier.notify();
+};

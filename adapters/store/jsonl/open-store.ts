@@ -1,0 +1,60 @@
+import { join } from 'node:path';
+import { StoreCorruptError, StoreIoError } from '../../../runtime/ports/store-errors.js';
+import { DirectoryLock } from './dir-lock.js';
+import { hashOfFileName } from './file-name.js';
+import { isErrnoCode, nodeFsOps } from './fs-ops.js';
+import { INDEX_FILE } from './global-index.js';
+import { JOURNAL_FILE } from './group-journal.js';
+import { JsonlEventStore } from './jsonl-event-store.js';
+import { STREAMS_DIR } from './store-directory.js';
+import type { JsonlEventStoreOptions } from './store-options.js';
+
+/** Opens (creating if needed) a JSONL event store in `dir`, repairing what a crash left behind. */
+export const openJsonlEventStore = async (dir: string, options: JsonlEventStoreOptions = {}): Promise<JsonlEventStore> => {
+  const fs = options.fs ?? nodeFsOps;
+  try {
+    await fs.mkdir(join(dir, STREAMS_DIR));
+  } catch (e) {
+    throw new StoreIoError('open', { cause: e });
+  }
+  const lock = new DirectoryLock(dir, options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs });
+  try {
+    await lock.acquire();
+    const indexPath = join(dir, INDEX_FILE);
+    if ((await fs.sizeOf(indexPath)) === undefined && (await fs.readdir(join(dir, STREAMS_DIR))).some((n) => hashOfFileName(n) !== undefined)) {
+      // Without the index every line would look uncommitted and be cut: refuse instead.
+      throw new StoreCorruptError(indexPath, 0, 'the global index is missing but stream files exist');
+    }
+    let created = false;
+    for (const path of [indexPath, join(dir, JOURNAL_FILE)]) {
+      try {
+        const h = await fs.open(path, 'create');
+        await h.close();
+        created = true;
+      } catch (e) {
+        if (!isErrnoCode(e, 'EEXIST')) throw new StoreIoError('open', { cause: e });
+      }
+    }
+    if (created && options.durability !== 'none') {
+      await fs.syncDir(dir);
+      await fs.syncDir(join(dir, STREAMS_DIR));
+    }
+    const indexWrite = await fs.open(indexPath, 'update');
+    const indexRead = await fs.open(indexPath, 'read');
+    const journal = await fs.open(join(dir, JOURNAL_FILE), 'update');
+    const store = new JsonlEventStore(dir, fs, lock, { indexWrite, indexRead, journal }, options);
+    try {
+      await store.recoverAll();
+    } catch (e) {
+      lock.release();
+      await store.close();
+      throw e;
+    }
+    return store;
+  } catch (e) {
+    lock.dispose();
+    throw e;
+  } finally {
+    lock.release();
+  }
+};

@@ -1,0 +1,119 @@
+import { join } from 'node:path';
+import { isStoreError, StoreClosedError, StoreIoError } from '../../../runtime/ports/store-errors.js';
+import { streamFileName } from './file-name.js';
+import type { FileOps, FsOps } from './fs-ops.js';
+import { INDEX_FILE } from './global-index.js';
+import { checkpointJournal, type JournalContext } from './group-journal.js';
+import type { JsonlDurability } from './store-options.js';
+
+export const STREAMS_DIR = 'streams';
+const WRITE_HANDLES = 128;
+
+/** Runs one file-system step of `operation`, wrapping a non-store error in StoreIoError. */
+export const io = async <T>(operation: string, fn: () => Promise<T>): Promise<T> => {
+  try {
+    return await fn();
+  } catch (e) {
+    if (isStoreError(e)) throw e;
+    throw new StoreIoError(operation, { cause: e });
+  }
+};
+
+/** The store's directory as one instance has it open: paths, open files, write handles, and the sizes it last saw. */
+export class StoreDirectory {
+  readonly dir: string;
+  readonly streamsDir: string;
+  readonly indexPath: string;
+  readonly fs: FsOps;
+  readonly indexWrite: FileOps;
+  readonly indexRead: FileOps;
+  readonly journal: FileOps;
+  readonly durability: JsonlDurability;
+  /** Journal byte size after this instance's last journal write or checkpoint; -1 when unknown. */
+  journalKnownSize = -1;
+  /** Index byte size after this instance's last commit or recovery (a committed size). */
+  lastIndexSize = -1;
+  closed = false;
+  readonly #writeHandles = new Map<string, FileOps>();
+
+  constructor(dir: string, fs: FsOps, files: { indexWrite: FileOps; indexRead: FileOps; journal: FileOps }, durability: JsonlDurability) {
+    this.dir = dir;
+    this.streamsDir = join(dir, STREAMS_DIR);
+    this.indexPath = join(dir, INDEX_FILE);
+    this.fs = fs;
+    this.indexWrite = files.indexWrite;
+    this.indexRead = files.indexRead;
+    this.journal = files.journal;
+    this.durability = durability;
+  }
+
+  assertOpen(): void {
+    if (this.closed) throw new StoreClosedError();
+  }
+
+  names(stream: string): { hash: string; fileName: string; path: string } {
+    const { hash, fileName } = streamFileName(stream);
+    return { hash, fileName, path: join(this.streamsDir, fileName) };
+  }
+
+  /** Write handles stay open between commits; trimWriteHandles closes the least recently used after each. */
+  async writeHandle(path: string): Promise<FileOps> {
+    let file = this.#writeHandles.get(path);
+    if (file) {
+      this.#writeHandles.delete(path);
+      this.#writeHandles.set(path, file); // most recently used last
+      return file;
+    }
+    file = await this.fs.open(path, 'update');
+    const raced = this.#writeHandles.get(path);
+    if (raced) {
+      await file.close();
+      return raced;
+    }
+    this.#writeHandles.set(path, file);
+    return file;
+  }
+
+  /** Between commits only (a group may use more than WRITE_HANDLES files while it runs). */
+  async trimWriteHandles(): Promise<void> {
+    while (this.#writeHandles.size > WRITE_HANDLES) {
+      const [oldest, handle] = this.#writeHandles.entries().next().value as [string, FileOps];
+      this.#writeHandles.delete(oldest);
+      await handle.close().catch(() => undefined);
+    }
+  }
+
+  async cut(file: FileOps, length: number, operation: string): Promise<void> {
+    await io(operation, async () => {
+      await file.truncate(length);
+      if (this.durability !== 'none') await file.sync();
+    });
+  }
+
+  /** Under the lock: fsync every stream file the journal names and the index, then empty the journal. */
+  async checkpoint(): Promise<void> {
+    this.journalKnownSize = -1;
+    await checkpointJournal(this.journalContext());
+    this.journalKnownSize = 0;
+  }
+
+  journalContext(): JournalContext {
+    return {
+      fs: this.fs,
+      journal: this.journal,
+      index: this.indexWrite,
+      indexPath: this.indexPath,
+      streamsDir: this.streamsDir,
+      writeHandle: (path) => this.writeHandle(path),
+    };
+  }
+
+  /** Closes every file this instance holds open; errors are ignored. */
+  async closeFiles(): Promise<void> {
+    await this.indexWrite.close().catch(() => undefined);
+    await this.journal.close().catch(() => undefined);
+    for (const h of this.#writeHandles.values()) await h.close().catch(() => undefined);
+    this.#writeHandles.clear();
+    await this.indexRead.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,48 @@
+import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
+import { hashOfFileName } from './file-name.js';
+import type { StoreDirectory } from './store-directory.js';
+
+/** What the lock holder knows of one stream's committed part. */
+export interface StreamState {
+  readonly stream: string;
+  readonly hash: string;
+  readonly fileName: string;
+  readonly path: string;
+  exists: boolean;
+  /** Byte length of the committed part of the file. */
+  size: number;
+  /** Byte just after the header line. */
+  headerEnd: number;
+  lastRevision: number;
+  /** Global position of each committed revision. */
+  readonly positions: number[];
+  readonly revisionOfId: Map<string, number>;
+}
+
+/** What one store instance remembers about streams between calls: their state, file names and read hints. */
+export class StreamCache {
+  readonly #directory: StoreDirectory;
+  readonly states = new Map<string, StreamState>();
+  readonly fileOfHash = new Map<string, string>();
+  readonly streamOfHash = new Map<string, string>();
+  /** Per stream: the revision whose line starts at `offset` (a committed line boundary). */
+  readonly readHints = new Map<string, { rev: number; offset: number }>();
+
+  constructor(directory: StoreDirectory) {
+    this.#directory = directory;
+  }
+
+  /** The stream file name of a file hash, listing the streams directory once when it is not known yet. */
+  async fileNameOf(hash: string): Promise<string> {
+    let name = this.fileOfHash.get(hash);
+    if (name === undefined) {
+      for (const n of await this.#directory.fs.readdir(this.#directory.streamsDir)) {
+        const h = hashOfFileName(n);
+        if (h !== undefined) this.fileOfHash.set(h, n);
+      }
+      name = this.fileOfHash.get(hash);
+      if (name === undefined) throw new StoreCorruptError(this.#directory.indexPath, 0, `index refers to a missing stream file (hash ${hash})`);
+    }
+    return name;
+  }
+}

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { StoreIoError } from '../../../runtime/ports/store-errors.js';
+import { isErrnoCode, type FileOps } from './fs-ops.js';
+import { encodeIndexRecords } from './global-index.js';
+import { encodeJournalRecord } from './group-journal.js';
+import { encodeHeaderLine, INDEX_RECORD_BYTES, type IndexRecord } from './line-codec.js';
+import type { StoreDirectory } from './store-directory.js';
+import type { StreamCache, StreamState } from './stream-cache.js';
+
+/** The lines a commit adds to one stream, with the ids and global positions they take. */
+export interface Draft {
+  readonly state: StreamState;
+  readonly lines: Buffer[];
+  readonly newIds: Map<string, number>;
+  readonly newPositions: number[];
+  lastRevision: number;
+  bytes: number;
+}
+
+/** A checkpoint (fsync the journaled stream files, empty the journal) runs once the journal is this large. */
+const JOURNAL_LIMIT = 8 * 1024 * 1024;
+/** Larger groups fsync each stream file instead of copying their lines into the journal. */
+const JOURNAL_RECORD_LIMIT = 4 * 1024 * 1024;
+
+const crcOf = (line: Buffer): number => Number.parseInt(line.toString('latin1', 6, 14), 16);
+
+/** Writes every draft's lines, then the index records; fsyncs per the durability mode; rolls back on failure. */
+export const writeDrafts = async (directory: StoreDirectory, cache: StreamCache, drafts: Draft[], indexCount: number): Promise<void> => {
+  const sync = directory.durability !== 'none';
+  const numbered: { pos: number; record: IndexRecord }[] = [];
+  const pieces = drafts.map((d) => {
+    const headerBytes = d.state.exists ? undefined : encodeHeaderLine(d.state.stream).bytes;
+    let offset = d.state.exists ? d.state.size : headerBytes!.length;
+    d.lines.forEach((line, i) => {
+      numbered.push({ pos: d.newPositions[i]!, record: { fileHash: d.state.hash, offset, length: line.length - 1, lineCrc: crcOf(line), batchEnd: false } });
+      offset += line.length;
+    });
+    return { draft: d, headerBytes, headerEnd: headerBytes?.length ?? d.state.headerEnd, end: offset };
+  });
+  // Index records in global-position order (appends of one group interleave streams); the group's last record
+  // carries the batch-end mark: the whole group commits or none of it does.
+  numbered.sort((a, b) => a.pos - b.pos);
+  const records = numbered.map((n, i) => (i === numbered.length - 1 ? { ...n.record, batchEnd: true } : n.record));
+  const created: { path: string; tmp: string; linked: boolean }[] = [];
+  const touched: { file: FileOps; size: number }[] = [];
+  let indexTouched = false;
+  // Group mode: one fsync (the journal's) makes the stream lines and index records durable.
+  const journaled = pieces.filter((p) => p.headerBytes === undefined);
+  const useJournal = directory.durability === 'group' && journaled.reduce((n, p) => n + p.end - p.draft.state.size, 0) <= JOURNAL_RECORD_LIMIT;
+  const indexBytes = encodeIndexRecords(records);
+  let journalStart = -1;
+  let journalEnd = -1;
+  try {
+    if (useJournal) {
+      const size = await directory.journal.size();
+      if (size !== directory.journalKnownSize || size > JOURNAL_LIMIT) await directory.checkpoint();
+      journalStart = directory.journalKnownSize;
+    }
+    // allSettled, not all: the rollback must not start while another file's write is still in flight.
+    const written = await Promise.allSettled(
+      pieces.map(async ({ draft, headerBytes }) => {
+        const body = Buffer.concat(draft.lines);
+        if (headerBytes) {
+          const tmp = `${draft.state.path}.tmp-${randomBytes(6).toString('hex')}`;
+          const entry = { path: draft.state.path, tmp, linked: false };
+          created.push(entry);
+          const file = await directory.fs.open(tmp, 'create');
+          try {
+            await file.write(Buffer.concat([headerBytes, body]), 0);
+            if (sync) await file.sync();
+          } finally {
+            await file.close();
+          }
+          await directory.fs.link(tmp, draft.state.path);
+          entry.linked = true;
+          await directory.fs.unlink(tmp);
+        } else {
+          const file = await directory.writeHandle(draft.state.path);
+          touched.push({ file, size: draft.state.size });
+          await file.write(body, draft.state.size);
+          if (sync && !useJournal) await file.sync();
+        }
+      }),
+    );
+    const failed = written.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    if (created.length > 0 && sync) await directory.fs.syncDir(directory.streamsDir);
+    if (useJournal) {
+      const record = encodeJournalRecord({
+        streams: journaled.map((p) => ({ file: p.draft.state.fileName, offset: p.draft.state.size, bytes: Buffer.concat(p.draft.lines) })),
+        index: { first: indexCount, bytes: indexBytes },
+      });
+      journalEnd = journalStart + record.length;
+      await directory.journal.write(record, journalStart);
+      await directory.journal.sync();
+    }
+    indexTouched = true;
+    await directory.indexWrite.write(indexBytes, indexCount * INDEX_RECORD_BYTES);
+    if (sync && !useJournal) await directory.indexWrite.sync();
+    directory.lastIndexSize = (indexCount + records.length) * INDEX_RECORD_BYTES;
+    if (useJournal) directory.journalKnownSize = journalEnd;
+  } catch (e) {
+    const cause = e;
+    try {
+      if (indexTouched) {
+        await directory.indexWrite.truncate(indexCount * INDEX_RECORD_BYTES);
+        if (sync) await directory.indexWrite.sync();
+      }
+      if (journalEnd >= 0) {
+        directory.journalKnownSize = -1;
+        await directory.journal.truncate(journalStart);
+        await directory.journal.sync();
+        directory.journalKnownSize = journalStart;
+      }
+      for (const t of touched) {
+        await t.file.truncate(t.size);
+        if (sync) await t.file.sync();
+      }
+      for (const c of created) {
+        if (c.linked) await directory.fs.unlink(c.path);
+        await directory.fs.unlink(c.tmp).catch((err: unknown) => {
+          if (!isErrnoCode(err, 'ENOENT')) throw err;
+        });
+      }
+      if (created.length > 0 && sync) await directory.fs.syncDir(directory.streamsDir);
+    } catch (rollback) {
+      throw new StoreIoError('append (rollback failed too; the next writer cuts what is left)', { cause: new AggregateError([cause, rollback]) });
+    }
+    throw new StoreIoError('append', { cause });
+  }
+  for (const p of pieces) {
+    const s = p.draft.state;
+    if (!s.exists) {
+      s.exists = true;
+      s.headerEnd = p.headerEnd;
+      cache.fileOfHash.set(s.hash, s.fileName);
+      cache.streamOfHash.set(s.hash, s.stream);
+    }
+    s.size = p.end;
+    s.lastRevision = p.draft.lastRevision;
+    cache.readHints.set(s.stream, { rev: s.lastRevision + 1, offset: s.size });
+    s.positions.push(...p.draft.newPositions);
+    for (const [id, rev] of p.draft.newIds) s.revisionOfId.set(id, rev);
+  }
+};

@@ -1,0 +1,64 @@
+import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
+import { viewIndex, type IndexView } from './global-index.js';
+import { INDEX_RECORD_BYTES } from './line-codec.js';
+import { headerOf, scanCommitted, type IndexLookup } from './recovery.js';
+import { io, type StoreDirectory } from './store-directory.js';
+import type { StreamCache, StreamState } from './stream-cache.js';
+
+/**
+ * What the lock holder sees before it writes: the committed index, and each stream's committed state, caught up
+ * with what other writers committed and cut back where a crashed writer left uncommitted bytes.
+ */
+
+/** The committed index; `unchanged` when nobody wrote to it since this instance's last commit. */
+export type WriterIndex = IndexLookup & { readonly unchanged: boolean };
+
+/** Under the lock: the committed prefix of the index, cutting an unfinished batch a crashed writer left. */
+export const recoverIndex = async (directory: StoreDirectory): Promise<WriterIndex> => {
+  const size = await io('append', () => directory.indexWrite.size());
+  // Unchanged since our last commit: no other writer committed (or crashed half-way through its index write).
+  const unchanged = size === directory.lastIndexSize && size % INDEX_RECORD_BYTES === 0;
+  const view: IndexView = unchanged ? { count: size / INDEX_RECORD_BYTES, size } : await io('append', () => viewIndex(directory.indexWrite, directory.indexPath));
+  if (view.size !== view.count * INDEX_RECORD_BYTES) await directory.cut(directory.indexWrite, view.count * INDEX_RECORD_BYTES, 'recovery');
+  directory.lastIndexSize = view.count * INDEX_RECORD_BYTES;
+  return { file: directory.indexRead, path: directory.indexPath, view, unchanged };
+};
+
+/** Under the lock: the stream's committed state, loading it or catching up with other writers, cutting leftovers. */
+export const writerState = async (directory: StoreDirectory, cache: StreamCache, stream: string, index: WriterIndex): Promise<StreamState> => {
+  let state = cache.states.get(stream);
+  // Nobody else committed since our last commit, so a stream we know is as we left it. (A crashed writer's
+  // uncommitted lines past its end would be overwritten by ours or cut by the next full refresh.)
+  if (state?.exists && index.unchanged) return state;
+  if (!state) {
+    const { hash, fileName, path } = directory.names(stream);
+    state = { stream, hash, fileName, path, exists: false, size: 0, headerEnd: 0, lastRevision: -1, positions: [], revisionOfId: new Map() };
+  }
+  const size = await io('append', () => directory.fs.sizeOf(state.path));
+  if (size === undefined) {
+    if (state.exists) throw new StoreCorruptError(state.fileName, 0, 'stream file disappeared');
+    cache.states.set(stream, state);
+    return state;
+  }
+  if (state.exists && size === state.size) return state;
+  if (state.exists && size < state.size) throw new StoreCorruptError(state.fileName, size, `file shrank below its committed length ${state.size}`);
+  const file = await io('append', () => directory.writeHandle(state.path));
+  {
+    let start = state.size;
+    if (!state.exists) {
+      start = await headerOf(file, state.fileName, stream);
+      state.headerEnd = start;
+    }
+    const scan = await scanCommitted(file, state.fileName, start, size, state.lastRevision, state.positions.at(-1) ?? -1, state.hash, index);
+    for (const e of scan.entries) {
+      state.positions.push(e.event.pos);
+      state.revisionOfId.set(e.event.id, e.event.rev);
+      state.lastRevision = e.event.rev;
+    }
+    state.exists = true;
+    state.size = scan.end;
+    if (scan.end < size) await directory.cut(file, scan.end, 'append');
+  }
+  cache.states.set(stream, state);
+  return state;
+};
