@@ -12,7 +12,7 @@ import type {
   SubscriptionMessage,
 } from '../../../runtime/ports/event-store.js';
 import { assertValidBatch, assertValidExpected, assertValidStreamId, DEFAULT_MAX_EVENT_BYTES } from '../../../runtime/ports/store-validation.js';
-import { catchUpThenLive } from '../shared/catch-up.js';
+import { allSource, catchUpThenLive, streamSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
 import { commitAppends, type PendingAppend } from './commit-appends.js';
 import type { DirectoryLock } from './dir-lock.js';
@@ -72,16 +72,7 @@ export class JsonlEventStore implements EventStore {
     this.#directory.assertOpen();
     assertValidStreamId(stream);
     this.#startPolling();
-    const from = options.from ?? 0n;
-    return catchUpThenLive(
-      {
-        readAfter: (cursor) => this.read(stream, { from: cursor === null ? from : cursor + 1n }),
-        cursorOf: (e) => e.revision,
-      },
-      this.#notifier,
-      null,
-      options.signal,
-    );
+    return catchUpThenLive(streamSource(this, stream, options.from), this.#notifier, null, options.signal);
   }
 
   readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
@@ -91,15 +82,7 @@ export class JsonlEventStore implements EventStore {
   subscribeAll(options: SubscribeAllOptions = {}): AsyncIterable<SubscriptionMessage> {
     this.#directory.assertOpen();
     this.#startPolling();
-    return catchUpThenLive(
-      {
-        readAfter: (cursor) => this.readAll(cursor === null ? {} : { after: cursor }),
-        cursorOf: (e) => e.position,
-      },
-      this.#notifier,
-      options.after ?? null,
-      options.signal,
-    );
+    return catchUpThenLive(allSource(this), this.#notifier, options.after ?? null, options.signal);
   }
 
   revision(stream: string): Promise<StreamRevision | 'no_stream'> {

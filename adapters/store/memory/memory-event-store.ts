@@ -24,7 +24,7 @@ import {
   idempotencyVerdict,
 } from '../../../runtime/ports/store-validation.js';
 import { deepFreeze } from '../../../domain/json.js';
-import { catchUpThenLive } from '../shared/catch-up.js';
+import { allSource, catchUpThenLive, streamSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
 
 export interface MemoryEventStoreOptions {
@@ -108,16 +108,7 @@ export class MemoryEventStore implements EventStore {
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {
     this.#assertOpen();
     assertValidStreamId(stream);
-    const from = options.from ?? 0n;
-    return catchUpThenLive(
-      {
-        readAfter: (cursor) => this.read(stream, { from: cursor === null ? from : cursor + 1n }),
-        cursorOf: (e) => e.revision,
-      },
-      this.#notifier,
-      null,
-      options.signal,
-    );
+    return catchUpThenLive(streamSource(this, stream, options.from), this.#notifier, null, options.signal);
   }
 
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
@@ -131,15 +122,7 @@ export class MemoryEventStore implements EventStore {
 
   subscribeAll(options: SubscribeAllOptions = {}): AsyncIterable<SubscriptionMessage> {
     this.#assertOpen();
-    return catchUpThenLive(
-      {
-        readAfter: (cursor) => this.readAll(cursor === null ? {} : { after: cursor }),
-        cursorOf: (e) => e.position,
-      },
-      this.#notifier,
-      options.after ?? null,
-      options.signal,
-    );
+    return catchUpThenLive(allSource(this), this.#notifier, options.after ?? null, options.signal);
   }
 
   async revision(stream: string): Promise<StreamRevision | 'no_stream'> {

@@ -25,7 +25,7 @@ import {
   idempotencyVerdict,
 } from '../../../runtime/ports/store-validation.js';
 import { deepFreeze } from '../../../domain/json.js';
-import { catchUpThenLive, type CatchUpSource } from '../shared/catch-up.js';
+import { allSource, catchUpThenLive, streamSource, type CatchUpSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
 import { assertValidSchemaName, channelName, migrate } from './migrations.js';
 
@@ -376,27 +376,12 @@ export class PostgresEventStore implements EventStore {
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {
     this.#assertOpen();
     assertValidStreamId(stream);
-    const from = options.from ?? 0n;
-    return this.#live(
-      {
-        readAfter: (cursor) => this.read(stream, { from: cursor === null ? from : cursor + 1n }),
-        cursorOf: (e) => e.revision,
-      },
-      null,
-      options.signal,
-    );
+    return this.#live(streamSource(this, stream, options.from), null, options.signal);
   }
 
   subscribeAll(options: SubscribeAllOptions = {}): AsyncIterable<SubscriptionMessage> {
     this.#assertOpen();
-    return this.#live(
-      {
-        readAfter: (cursor) => this.readAll(cursor === null ? {} : { after: cursor }),
-        cursorOf: (e) => e.position,
-      },
-      options.after ?? null,
-      options.signal,
-    );
+    return this.#live(allSource(this), options.after ?? null, options.signal);
   }
 
   async *#live(source: CatchUpSource, start: bigint | null, signal: AbortSignal | undefined): AsyncGenerator<SubscriptionMessage> {

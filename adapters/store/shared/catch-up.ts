@@ -1,4 +1,4 @@
-import type { RecordedEvent, SubscriptionMessage } from '../../../runtime/ports/event-store.js';
+import type { EventStore, RecordedEvent, SubscriptionMessage } from '../../../runtime/ports/event-store.js';
 import type { ChangeNotifier } from './change-notifier.js';
 
 export interface CatchUpSource {
@@ -37,3 +37,19 @@ export async function* catchUpThenLive(
     if (!(await notifier.waitForChange(version, signal))) return;
   }
 }
+
+/** The catch-up source of one stream, from revision `from` (inclusive); its cursor is the revision. */
+export const streamSource = (
+  store: Pick<EventStore, 'read'>,
+  stream: string,
+  from: bigint = 0n,
+): CatchUpSource => ({
+  readAfter: (cursor) => store.read(stream, { from: cursor === null ? from : cursor + 1n }),
+  cursorOf: (e) => e.revision,
+});
+
+/** The catch-up source of the global order; its cursor is the global position (start with `after`, exclusive). */
+export const allSource = (store: Pick<EventStore, 'readAll'>): CatchUpSource => ({
+  readAfter: (cursor) => store.readAll(cursor === null ? {} : { after: cursor }),
+  cursorOf: (e) => e.position,
+});
