@@ -91,19 +91,27 @@ export const setup = (opts: HarnessOptions = {}) => {
 export const expectConsistent = async (h: ReturnType<typeof setup>): Promise<void> => {
   const { agent, live, store } = h;
   await agent.whenIdle();
-  const report = auditLines(agent.sessionId, agent.events.map((e) => JSON.stringify(e)));
-  expect(report.errors).toEqual([]);
-  expect(report.ok).toBe(true);
-  expect(report.inbox).toEqual({ nextTurn: agent.inbox.nextTurn.map((m) => m.id), nextStep: agent.inbox.nextStep.map((m) => m.id) });
-  expect(report.turns.length).toBe(agent.events.filter((e) => e.type === 'turn/start').length);
+  await expectLogAgrees(agent, store);
   const derived = deriveNotifications(agent.events).map((n) =>
     n.type === 'agent/inbox/claimed' ? `claimed ${n.message.id}@${n.turn}` : `${n.type.split('/').at(-1)} ${n.message.id}`,
   );
   expect(derived).toEqual(live.filter((l) => /^(inserted|discarded|claimed) /.test(l)));
+};
+
+/**
+ * The agent's log is valid, its audit agrees with the live lists and turn count, and once checkpointed the store
+ * holds exactly the live log. `where` labels failures.
+ */
+export const expectLogAgrees = async (agent: Agent, store: EventStore, where = agent.sessionId): Promise<void> => {
+  const report = auditLines(agent.sessionId, agent.events.map((e) => JSON.stringify(e)));
+  expect(report.errors, where).toEqual([]);
+  expect(report.ok, where).toBe(true);
+  expect(report.inbox, where).toEqual({ nextTurn: agent.inbox.nextTurn.map((m) => m.id), nextStep: agent.inbox.nextStep.map((m) => m.id) });
+  expect(report.turns.length, where).toBe(agent.events.filter((e) => e.type === 'turn/start').length);
   await agent.checkpoint();
   const stored = [];
   for await (const e of store.read(agent.sessionId)) stored.push({ seq: Number(e.revision), id: e.id, time: e.time, type: e.type, data: e.data });
-  expect(stored).toEqual(agent.events.map((e) => ({ seq: e.seq, id: e.id, time: e.time, type: e.type, data: e.data })));
+  expect(stored, where).toEqual(agent.events.map((e) => ({ seq: e.seq, id: e.id, time: e.time, type: e.type, data: e.data })));
 };
 
 export const ids = (ms: readonly { id: string }[]) => ms.map((m) => m.id);
