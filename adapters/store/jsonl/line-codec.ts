@@ -48,6 +48,13 @@ export interface StoredEvent {
   readonly time: number;
   readonly data: unknown;
   readonly ignorable?: true;
+  /**
+   * The first global position of the commit that wrote this line (every line of one commit carries the same
+   * value). Recovery uses it to tell the one unfinished commit a crash can leave (`g` equal to the index's
+   * committed count) from committed lines whose index records were lost (`g` past it). Absent in lines written
+   * before it existed.
+   */
+  readonly g?: number;
 }
 
 export interface EncodedLine {
@@ -73,6 +80,7 @@ export const encodeEventLine = (e: StoredEvent): EncodedLine =>
       time: e.time,
       data: e.data,
       ...(e.ignorable ? { ignorable: true } : {}),
+      ...(e.g === undefined ? {} : { g: e.g }),
     }),
   );
 
@@ -113,7 +121,8 @@ export const decodeLine = (line: Uint8Array): DecodedLine | string => {
     typeof o.type !== 'string' ||
     typeof o.time !== 'number' ||
     !('data' in o) ||
-    (o.ignorable !== undefined && o.ignorable !== true)
+    (o.ignorable !== undefined && o.ignorable !== true) ||
+    (o.g !== undefined && (!Number.isSafeInteger(o.g) || (o.g as number) < 0 || (o.g as number) > (o.pos as number)))
   ) {
     return 'event line lacks rev, pos, id, type, time or data';
   }
