@@ -22,10 +22,14 @@ import { recoverIndex } from './writer-state.js';
 export const recoverDirectory = async (directory: StoreDirectory, cache: StreamCache): Promise<void> => {
   const context = directory.journalContext();
   const journaled = await io('open', () => replayJournalIndex(context));
-  const index = await recoverIndex(directory);
+  const view = await io('open', () => viewIndex(directory.indexWrite, directory.indexPath));
+  await io('open', () => assertCrashTail(directory.indexWrite, directory.indexPath, view));
+  const index: IndexLookup = { file: directory.indexRead, path: directory.indexPath, view };
   await io('open', () => replayJournalStreams(context, journaled, index));
-  await io('open', () => directory.checkpoint());
+  // Everything is checked before anything is cut: a refusal leaves every byte where it was.
   const plan = await verifyDirectory(directory, cache, index);
+  await recoverIndex(directory);
+  await io('open', () => directory.checkpoint());
   for (const tmp of plan.temporary) {
     await io('open', () => quarantineFile(directory.quarantineTarget(), join(directory.streamsDir, tmp), 'temporary file of a stream creation that never finished'));
   }
@@ -34,7 +38,7 @@ export const recoverDirectory = async (directory: StoreDirectory, cache: StreamC
     const path = join(directory.streamsDir, f.name);
     const file = await io('open', () => directory.fs.open(path, 'update'));
     try {
-      await directory.cut(file, path, f.committedEnd, `stream lines after the last committed one (the index holds ${index.view.count} records): an unfinished commit`, 'open');
+      await directory.cut(file, path, f.committedEnd, `stream lines after the last committed one (the index holds ${view.count} records): an unfinished commit`, 'open');
     } finally {
       await file.close();
     }
