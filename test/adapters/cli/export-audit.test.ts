@@ -59,7 +59,7 @@ describe('demo → export → audit on every store', () => {
   });
 
   it('EventStoreDB (the protocol fake)', async () => {
-    const fake = new FakeEsdb({});
+    const fake = new FakeEsdb({ features: 'batch-append' });
     await fake.start();
     try {
       await roundTrip(fake.connectionString);
