@@ -33,4 +33,23 @@ describe('bin/steerlog.js (the built package)', () => {
     expect(steerlog('audit', 'docs/examples/invalid-schema.jsonl').status).toBe(1);
     expect(steerlog('audit').status).toBe(2);
   });
+
+  it('exits quietly when its reader closes the pipe (steerlog demo | head -1)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steerlog-bin-'));
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" bin/steerlog.js demo --store jsonl:${dir} | head -1`], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.stdout.split('\n')[0]).toMatch(/^Two follow-ups/);
+    expect(r.stderr).toBe('');
+  });
+
+  it('a store that cannot be read exits 3 with one line, never a stack trace; --version works', () => {
+    const missing = join(mkdtempSync(join(tmpdir(), 'steerlog-bin-')), 'none');
+    const r = steerlog('audit', '--store', `jsonl:${missing}`, 's');
+    expect(r.status).toBe(3);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const pgDown = steerlog('audit', '--store', 'postgres://postgres@127.0.0.1:1/test', 's', '--json');
+    expect(pgDown.status).toBe(3);
+    expect(JSON.parse(pgDown.stdout)).toMatchObject({ ok: false, error: { code: 'store-io' } });
+    expect(steerlog('--version').stdout).toMatch(/^steerlog \d+\.\d+\.\d+\n$/);
+  });
 });
