@@ -96,7 +96,7 @@ describe('failures are not verdicts', () => {
     const dir = await demoStore();
     const file = join(dir, 'streams', streamFileName('c-1').fileName);
     const bytes = readFileSync(file);
-    bytes[bytes.length - 30] ^= 0x04;
+    bytes[bytes.length - 30] = bytes[bytes.length - 30]! ^ 0x04;
     writeFileSync(file, bytes);
     const r = await run('audit', '--store', `jsonl:${dir}`, 'c-1');
     expect(r.code).toBe(3);
