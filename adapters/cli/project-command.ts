@@ -4,10 +4,9 @@ import { FileCheckpointStore } from '../checkpoints/file-checkpoint-store.js';
 import { MemoryCheckpointStore } from '../checkpoints/memory-checkpoint-store.js';
 import type { CheckpointStore } from '../../projections/checkpoints/checkpoint-store.js';
 import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
-import { errorChain } from '../../runtime/errors.js';
 import { isStoreError } from '../../runtime/ports/store-errors.js';
 import { parseCommandArgs } from './cli-args.js';
-import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
+import { EXIT, oneLine, reportFailure, reportUsage } from './cli-failure.js';
 import type { CliIo } from './io.js';
 import { loadUserModule } from './load-module.js';
 
@@ -33,7 +32,7 @@ export const projectCommand = async (argv: readonly string[], io: CliIo): Promis
   try {
     mod = await loadUserModule(modulePath);
   } catch (e) {
-    io.stderr.write(`steerlog project: cannot load ${modulePath}: ${errorChain(e)}\n`);
+    io.stderr.write(`steerlog project: cannot load ${modulePath}: ${oneLine(e)}\n`);
     return 2;
   }
   const projection = mod.default;
@@ -65,7 +64,7 @@ export const projectCommand = async (argv: readonly string[], io: CliIo): Promis
     return 0;
   } catch (e) {
     if (isStoreError(e)) return reportFailure(io, 'project', e, false);
-    io.stderr.write(`steerlog project: ${errorChain(e)}\n`);
+    io.stderr.write(`steerlog project: ${oneLine(e)}\n`);
     return EXIT.invalid;
   } finally {
     await checkpoints.close();
