@@ -104,12 +104,14 @@ describe('tools and interruption: calls on abort', () => {
 
   it('a started call that settles after the abort: the model sees ABORTED, the log keeps the outcome, its contexts are not staged', async () => {
     const slow = gated({ content: 'late', additionalContexts: [ctx('K')], concludesTurn: true });
+    const fastRan = deferred();
     const h = setup({
       script: [calls('slow', 'fast')],
-      tools: [tool('slow', slow.execute, true), tool('fast', () => ({ content: 'early', additionalContexts: [ctx('E')] }), true)],
+      tools: [tool('slow', slow.execute, true), tool('fast', () => (fastRan.resolve(), { content: 'early', additionalContexts: [ctx('E')] }), true)],
     });
     h.agent.followup(A);
     await slow.started.promise;
+    await fastRan.promise;
     await tick(); // fast has settled before the abort; its result waits for slow's (model order)
     h.agent.cancel({ kind: 'user' });
     slow.gate.resolve();
@@ -131,13 +133,15 @@ describe('tools and interruption: calls on abort', () => {
 
   it('with lateToolResults "keep", the late outcome commits as returned, marked, and its contexts are parked', async () => {
     const slow = gated({ content: 'late', additionalContexts: [ctx('K')] });
+    const fastRan = deferred();
     const h = setup({
       script: [calls('slow', 'fast')],
-      tools: [tool('slow', slow.execute, true), tool('fast', () => ({ content: 'early', additionalContexts: [ctx('E')] }), true)],
+      tools: [tool('slow', slow.execute, true), tool('fast', () => (fastRan.resolve(), { content: 'early', additionalContexts: [ctx('E')] }), true)],
       toolOptions: { lateToolResults: 'keep' },
     });
     h.agent.followup(A);
     await slow.started.promise;
+    await fastRan.promise;
     await tick();
     h.agent.cancel({ kind: 'user' });
     slow.gate.resolve();
@@ -167,6 +171,7 @@ describe('tools and interruption: a step failure drains running calls first', ()
   it('the log refusing a result while a parallel call runs: the step waits for it, every call gets one pair, its steer is parked', async () => {
     const slow = gated({ content: 'slow done' });
     let vetoed = false;
+    const refused = deferred();
     const h = setup({
       script: [calls('fast', 'slow', 'x')],
       tools: [
@@ -182,14 +187,15 @@ describe('tools and interruption: a step failure drains running calls first', ()
     h.agent.addCommitCheck((type, data) => {
       if (type === 'tool/result' && (data as ToolResultData).message.callId === 'fast' && !vetoed) {
         vetoed = true;
+        refused.resolve();
         throw new Error('result refused');
       }
     });
     h.agent.followup(A);
     await slow.started.promise;
-    for (let i = 0; i < 5; i++) await tick();
+    await refused.promise;
+    for (let i = 0; i < 3; i++) await tick();
     // the failure happened, but the step stays open while slow runs
-    expect(vetoed).toBe(true);
     expect(h.durable()).not.toContain('SE(1,1)');
     expect(h.agent.status).toBe('running');
     slow.gate.resolve();
