@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ToolResultData } from '../../domain/events.js';
 import type { Agent } from '../../runtime/agent.js';
 import type { ModelRequest } from '../../runtime/ports/model.js';
 import type { Tool, ToolOutcome } from '../../runtime/tools.js';
+import { FaultyStore } from '../support/faulty-store.js';
 import { ctx, msg } from '../support/log-builder.js';
 import { deferred, expectConsistent, ids, setup, tick } from './harness.js';
 
@@ -207,6 +208,32 @@ describe('tools and interruption: a step failure drains running calls first', ()
     expect(h.live).toContain('error 1.1 UNKNOWN');
     expect(ids(h.agent.inbox.nextStep)).toEqual(['S']); // parked by the failed turn, which accounts for it
     expect(slow.ended()).toBeLessThan(h.agent.events.findIndex((e) => e.type === 'step/end'));
+    await expectConsistent(h);
+  });
+  it('a failed checkpoint before a body while another call runs: that call never runs, the running one drains first', async () => {
+    const store = new FaultyStore();
+    const [p0, p1] = [gated({ content: '0' }), gated({ content: '1' })];
+    let p2Ran = false;
+    const h = setup({
+      store,
+      script: [calls('p0', 'p1', 'p2')],
+      tools: [tool('p0', p0.execute, true), tool('p1', p1.execute, true), tool('p2', () => ((p2Ran = true), { content: '2' }), true)],
+      toolOptions: { toolConcurrency: 2 },
+    });
+    h.agent.followup(A);
+    await Promise.all([p0.started.promise, p1.started.promise]);
+    store.failNext('fail'); // the checkpoint before p2's body fails
+    p0.gate.resolve();
+    await vi.waitFor(() => expect(store.calls.at(-1)?.outcome).toBe('failed'), { timeout: 10_000, interval: 2 });
+    for (let i = 0; i < 3; i++) await tick();
+    expect(h.durable()).not.toContain('SE(1,1)'); // p1 still runs: the step stays open
+    p1.gate.resolve();
+    await h.agent.whenIdle();
+    expect(fromAM(h.durable())).toEqual(['AM', 'TC(p0)', 'TC(p1)', 'TR(p0)', 'TC(p2)', 'TR(p1)', 'TR(p2)', 'SE(1,1)', 'TE(1,error:UNKNOWN)']);
+    expect(results(h.agent).map((r) => r.error?.code)).toEqual([undefined, undefined, 'STEP_FAILED']);
+    expect(textOf(resultOf(h.agent, 'p2'))).toContain('checkpoint');
+    expect(p2Ran).toBe(false);
+    expect(p1.ended()).toBeLessThan(h.agent.events.findIndex((e) => e.type === 'step/end'));
     await expectConsistent(h);
   });
 });
