@@ -44,9 +44,7 @@ export interface ToolRunnerPort<A> {
 interface Slot<A> {
   readonly call: ToolCallBlock;
   readonly tool: Tool<A> | undefined;
-  /** Its `tool/call` is in the log. */
-  logged: boolean;
-  /** It was dispatched: its body was started (as opposed to a synthetic pair written at close-out). */
+  /** It was dispatched (its `tool/call` logged, its body started), as opposed to a pair written at close-out. */
   started: boolean;
   body: BodyRun | null;
   committed: boolean;
@@ -72,7 +70,7 @@ export const runToolCalls = async <A>(
   calls: readonly ToolCallBlock[],
   ctx: { readonly turn: number; readonly step: number; readonly signal: AbortSignal },
 ): Promise<boolean> => {
-  const slots: Slot<A>[] = calls.map((call) => ({ call, tool: port.tools.get(call.name), logged: false, started: false, body: null, committed: false }));
+  const slots: Slot<A>[] = calls.map((call) => ({ call, tool: port.tools.get(call.name), started: false, body: null, committed: false }));
   const limit = Math.max(1, Math.floor(port.concurrency));
   const running = new Set<Promise<void>>();
   let failure: { readonly error: unknown } | null = null;
@@ -130,7 +128,6 @@ export const runToolCalls = async <A>(
 
   const dispatch = (slot: Slot<A>): void => {
     port.logCall(slot.call);
-    slot.logged = true;
     slot.started = true;
     const body: Promise<void> = runToolBody(slot.tool, slot.call, { agent: port.agent, turn: ctx.turn, step: ctx.step, signal: ctx.signal, checkpoint: port.checkpoint })
       .then((b) => void (slot.body = b), fail)
@@ -155,10 +152,9 @@ export const runToolCalls = async <A>(
   // close out in model order: every call gets exactly one call/result pair
   for (; next < slots.length; next++) {
     const slot = slots[next]!;
-    if (!slot.logged) {
+    if (!slot.started) {
       try {
         port.logCall(slot.call);
-        slot.logged = true;
       } catch (e) {
         fail(e);
         continue;
