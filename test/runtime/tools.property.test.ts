@@ -32,6 +32,8 @@ interface Program {
   /** Abort the turn from outside after this many macrotasks (null: never). */
   readonly abortAfter: number | null;
   readonly keepInbox: boolean;
+  /** The log refuses the first tool/result of this call once (a step failure), if the call exists. */
+  readonly refuse: { readonly step: number; readonly call: number } | null;
 }
 
 const callSpec: fc.Arbitrary<CallSpec> = fc.record({
@@ -49,6 +51,7 @@ const program: fc.Arbitrary<Program> = fc.record({
   late: fc.constantFrom<LateToolResults>('withhold', 'keep'),
   abortAfter: fc.option(fc.nat({ max: 25 }), { nil: null, freq: 2 }),
   keepInbox: fc.boolean(),
+  refuse: fc.option(fc.record({ step: fc.nat({ max: 2 }), call: fc.nat({ max: 4 }) }), { nil: null, freq: 3 }),
 });
 
 interface Body {
@@ -108,6 +111,14 @@ const run = async (p: Program) => {
     ],
     toolOptions: { toolConcurrency: p.concurrency, lateToolResults: p.late },
   });
+  const refuseId = p.refuse ? `r${p.refuse.step}c${p.refuse.call}` : null;
+  let refused = false;
+  h.agent.addCommitCheck((type, data) => {
+    if (type === 'tool/result' && !refused && (data as ToolResultData).message.callId === refuseId) {
+      refused = true;
+      throw new Error('result refused');
+    }
+  });
   h.agent.onEvent((e) => {
     if (e.type === 'step/end' && active.size > 0) violations.push(`step/end at seq ${e.seq} while ${[...active].join(',')} ran`);
   });
@@ -117,7 +128,7 @@ const run = async (p: Program) => {
     h.agent.cancel({ kind: 'user' }, { keepInbox: p.keepInbox });
   }
   await h.agent.whenIdle();
-  return { h, bodies, violations, specs, abortedAt };
+  return { h, bodies, violations, specs, abortedAt, refused: refused ? refuseId : null };
 };
 
 /** The events of one step, by (turn, step). */
@@ -131,12 +142,12 @@ describe('tool properties', () => {
   it('random parallel tool mixes: results in model order, one call/result pair per call, no body outlives its step, audit agrees', async () => {
     await fc.assert(
       fc.asyncProperty(program, async (p) => {
-        const { h, bodies, violations, specs, abortedAt } = await run(p);
+        const { h, bodies, violations, specs, abortedAt, refused } = await run(p);
         const events = h.agent.events;
         expect(violations).toEqual([]);
         const turnEnd = events.find((e) => e.type === 'turn/end')!.data as { reason: TurnEndReason };
         const aborted = turnEnd.reason.kind === 'aborted';
-        if (!aborted) expect(turnEnd.reason.kind).toBe('completed');
+        if (!aborted) expect(turnEnd.reason.kind).toBe(refused ? 'error' : 'completed');
 
         const staged = new Set<string>();
         const expectedStaged = new Set<string>();
@@ -167,13 +178,21 @@ describe('tool properties', () => {
             const id = r.message.callId;
             const spec = specs.get(id)!;
             const body = bodies.get(id);
+            if (id === refused) {
+              // the call whose result the log refused: a STEP_FAILED result in its place
+              expect(r.error).toEqual({ name: 'StepFailed', code: 'STEP_FAILED' });
+              continue;
+            }
             if (!body) {
-              // never ran: only after an abort, as a synthetic abort result
-              expect(aborted).toBe(true);
-              expect(r.error).toEqual({ name: 'AbortError', code: 'ABORTED_BEFORE_DISPATCH' });
+              // never ran: only after an abort (a synthetic abort result) or a step failure (STEP_FAILED)
+              if (r.error?.code === 'STEP_FAILED') expect(refused).not.toBeNull();
+              else {
+                expect(aborted).toBe(true);
+                expect(r.error).toEqual({ name: 'AbortError', code: 'ABORTED_BEFORE_DISPATCH' });
+              }
               // dispatched before the abort (stopped before its body), or a synthetic pair: result right after call
               const tc = inStep.findIndex((e) => e.type === 'tool/call' && (e.data as ToolCallData).callId === id);
-              if (inStep[tc]!.seq >= abortedAt) expect(inStep[tc + 1]).toMatchObject({ type: 'tool/result', data: { message: { callId: id } } });
+              if (inStep[tc]!.seq >= abortedAt || r.error?.code === 'STEP_FAILED') expect(inStep[tc + 1]).toMatchObject({ type: 'tool/result', data: { message: { callId: id } } });
               continue;
             }
             // the body ran inside its step, after its tool/call
@@ -199,7 +218,8 @@ describe('tool properties', () => {
           }
           // a text answer ends the turn; a tool step continues it unless a result concluded it and nothing was staged
           const nextStep = events.some((e) => e.type === 'step/start' && (e.data as { turn: number; step: number }).turn === turn && (e.data as { step: number }).step === step + 1);
-          if (!aborted) expect(nextStep).toBe(order.length > 0 && (!concluded || stagedHere));
+          if (refused !== null && order.includes(refused)) expect(nextStep).toBe(false);
+          else if (!aborted) expect(nextStep).toBe(order.length > 0 && (!concluded || stagedHere));
         }
         // contexts are staged exactly for committed, non-withheld results
         expect([...staged].sort()).toEqual([...expectedStaged].sort());
