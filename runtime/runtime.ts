@@ -10,6 +10,7 @@ import { randomIds, systemClock, type Clock, type IdSource } from './ports/clock
 import type { EventStore } from './ports/event-store.js';
 import type { ModelPort } from './ports/model.js';
 import { SessionLog } from './session-log.js';
+import type { LateToolResults } from './tool-runner.js';
 import type { Tool } from './tools.js';
 
 export interface RuntimeOptions {
@@ -27,6 +28,12 @@ export interface RuntimeOptions {
   readonly writeBatchDelayMs?: number;
   /** Parallel-safe tool calls at once. @defaultValue 4 */
   readonly toolConcurrency?: number;
+  /**
+   * The outcome of a tool body that settles after its turn was aborted: `'withhold'` gives the model an `ABORTED`
+   * error result instead (the log keeps the outcome under `meta.withheld`); `'keep'` commits it as returned.
+   * @defaultValue 'withhold'
+   */
+  readonly lateToolResults?: LateToolResults;
 }
 
 export interface CreateSessionOptions {
@@ -91,6 +98,7 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       restored,
       ...(options.tools ? { tools: options.tools } : {}),
       ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
+      ...(options.lateToolResults !== undefined ? { lateToolResults: options.lateToolResults } : {}),
       ...(systemPrompt !== undefined ? { systemPrompt } : {}),
       onDisposed: () => live.delete(sessionId),
     });
