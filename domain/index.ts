@@ -19,3 +19,4 @@ export * from './audit.js';
 export * from './turn-machine.js';
 export * from './model-messages.js';
 export * from './queue-edit.js';
+export * from './children/index.js';
