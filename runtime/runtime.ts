@@ -1,4 +1,4 @@
-import type { LogEvent, SessionKind } from '../domain/events.js';
+import type { LogEvent, SessionCreatedData, SessionKind } from '../domain/events.js';
 import type { InboxState } from '../domain/inbox/inbox-state.js';
 import { initialInboxState } from '../domain/inbox/inbox-state.js';
 import { foldSession } from '../domain/session-fold.js';
@@ -35,6 +35,10 @@ export interface CreateSessionOptions {
   /** @defaultValue 'ordinary' */
   readonly kind?: SessionKind;
   readonly parentSession?: string;
+  /** Who made the session (`subagent` for a child a parent started). */
+  readonly origin?: SessionCreatedData['origin'];
+  /** A child's distance from its root session. */
+  readonly delegationDepth?: number;
   readonly systemPrompt?: AgentOptions['systemPrompt'];
 }
 
@@ -61,6 +65,8 @@ export interface Runtime {
    * inherits pending input and continues the parent's turn numbers.
    */
   fork(parentSessionId: string, options?: ForkOptions): Promise<Agent>;
+  /** The live agent of a session in this runtime, or undefined: the registry the children's authorisation checks. */
+  liveAgent(sessionId: string): Agent | undefined;
 }
 
 /** The effectful shell: binds the pure core to a store, a model, tools, a clock and an id source. */
@@ -104,10 +110,14 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
     kind: opts.kind ?? ('ordinary' as const),
     ...(opts.parentSession ? { parentSession: opts.parentSession } : {}),
     ...(seedLength !== undefined ? { seedLength } : {}),
+    ...(opts.origin !== undefined ? { origin: opts.origin } : {}),
+    ...(opts.delegationDepth !== undefined ? { delegationDepth: opts.delegationDepth } : {}),
   });
 
   return {
     store: options.store,
+
+    liveAgent: (sessionId) => live.get(sessionId),
 
     createSession(opts = {}) {
       const sessionId = opts.sessionId ?? ids.next();

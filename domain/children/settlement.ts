@@ -10,6 +10,7 @@ export interface SettledSource {
   /** The outcome sentence, at most 120 characters. */
   readonly summary: string;
   readonly senderSessionId: string;
+  readonly [k: string]: unknown;
 }
 
 /** The settlement account of one activation epoch: what the parent is told when a child settles. */
@@ -84,3 +85,17 @@ export const settlementOf = (childSessionId: string, epochEvents: Iterable<LogEv
 
 /** The content of an explicit report, as the parent's inbox receives it. */
 export const reportText = (childSessionId: string, output: string): string => `Background subagent ${childSessionId} reported:\n${output}`;
+
+/** How a settlement account reaches the parent. */
+export type SettlementDelivery = 'dropped' | 'inject' | 'followup' | 'steer';
+
+/**
+ * The delivery rule of a settlement account: a parent that is not live gets nothing (dropped silently, no mailbox);
+ * a parent whose lineage is closing gets it injected (no wake); otherwise an idle parent gets a follow-up (one turn)
+ * and a running parent a steer (batched into its next step with any other notices).
+ */
+export const settlementDelivery = (parent: { readonly live: boolean; readonly lineageClosing: boolean; readonly status: 'idle' | 'running' }): SettlementDelivery => {
+  if (!parent.live) return 'dropped';
+  if (parent.lineageClosing) return 'inject';
+  return parent.status === 'idle' ? 'followup' : 'steer';
+};

@@ -1,0 +1,532 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { MessageId } from '../../domain/brand.js';
+import { authoriseDelivery, authoriseInterrupt, type InterruptAuthority } from '../../domain/children/child-authorisation.js';
+import { resumableDescriptor } from '../../domain/children/child-descriptor.js';
+import { ChildError } from '../../domain/children/child-errors.js';
+import { childState, evolveAcceptedIds, type ChildState } from '../../domain/children/child-state.js';
+import { reportText, settlementDelivery, settlementOf, type SettlementAccount } from '../../domain/children/settlement.js';
+import type { ChildMode, SubagentDescriptorData } from '../../domain/children/subagent-events.js';
+import type { SessionCreatedData } from '../../domain/events.js';
+import { createUserMessage, type ContentBlock, type MessageSource, type UserMessage } from '../../domain/message.js';
+import type { Agent } from '../agent.js';
+import { RuntimeError } from '../errors.js';
+import { loadSession, type LoadedSession } from '../load-session.js';
+import { silentLogger, type Logger } from '../logger.js';
+import { randomIds, type IdSource } from '../ports/clock.js';
+import type { Runtime } from '../runtime.js';
+import type { Activation } from './activation.js';
+import { KeyedLock } from './keyed-lock.js';
+
+/** Options of the children manager. */
+export interface ChildrenOptions {
+  /** The runtime whose sessions the children are: creates, resumes and registers their agents. */
+  readonly runtime: Runtime;
+  /** Run ids and message ids. @defaultValue random UUIDs */
+  readonly ids?: IdSource;
+  /** The deepest delegation allowed (a root session is depth 0, its children depth 1). @defaultValue 4 */
+  readonly maxDepth?: number;
+  /** How an explicit report reaches the parent: `next-step` steers it (waking), `quiet` injects it. @defaultValue 'next-step' */
+  readonly reportDelivery?: 'next-step' | 'quiet';
+  /** The system prompt of a child, from its descriptor. @defaultValue the descriptor's persona, if any */
+  readonly systemPrompt?: (descriptor: SubagentDescriptorData, childSessionId: string) => string | undefined;
+  /** Where contained failures (a best-effort flush, a settlement that could not be sent) are reported. @defaultValue silent */
+  readonly logger?: Logger;
+}
+
+/** What a parent asks of a new child. */
+export interface StartChildSpec {
+  /** The child's first prompt. */
+  readonly content: string | readonly ContentBlock[];
+  /** A short label of the task. @defaultValue '' */
+  readonly label?: string;
+  /** The delegation kind that starts it. @defaultValue 'spawn' */
+  readonly provider?: string;
+  readonly persona?: string;
+  readonly toolFilter?: readonly string[];
+  readonly agentProvider?: string;
+  readonly agentModel?: string;
+  /** A caller-reserved child id; refused with `subagent-duplicate-child` if it is live or already stored. */
+  readonly childSessionId?: string;
+  /** Owns the operation until acceptance; aborting before then rolls it back. */
+  readonly signal?: AbortSignal;
+}
+
+/** The receipt of a started continuable child: its id and the id of the first prompt its inbox accepted. */
+export interface StartedChild {
+  readonly childSessionId: string;
+  readonly messageId: MessageId;
+}
+
+/** The single result of a one-shot child. */
+export interface OneShotResult extends StartedChild {
+  readonly stopReason: SettlementAccount['stopReason'];
+  /** The child's last assistant text, or null. */
+  readonly text: string | null;
+}
+
+/** Options of a parent-to-child delivery. */
+export interface DeliveryOptions {
+  /** @defaultValue `{kind: 'user'}` */
+  readonly source?: MessageSource;
+  /** Owns the delivery until acceptance. */
+  readonly signal?: AbortSignal;
+}
+
+/** One row of `list`. */
+export interface ChildEntry {
+  readonly childSessionId: string;
+  readonly parentSessionId: string;
+  readonly mode: ChildMode;
+  readonly state: ChildState;
+  readonly epoch: number;
+  readonly label: string;
+}
+
+const cancelled = (childSessionId: string) => new ChildError('subagent-delivery-unavailable', childSessionId, `delivery to ${childSessionId} was cancelled before acceptance`);
+const headerOf = (events: LoadedSession['events']): SessionCreatedData => events[0]!.data as SessionCreatedData;
+
+/**
+ * Continuable and one-shot children (sub-agents). A continuable child is a durable session with its own Inbox and
+ * at most one resident Activation at a time; this manager owns residency, ownership and admission, and a per-child
+ * lock linearises every delivery, the settlement decision and disposal of that child. The rules themselves are the
+ * pure functions of `domain/children` (authorisation, the descriptor fold, child state, the settlement account);
+ * everything a child does is visible in the logs: `subagent/descriptor` in the child's, `subagent/start` and
+ * `subagent/end` per epoch in the parent's.
+ */
+export class ChildManager {
+  readonly #runtime: Runtime;
+  readonly #ids: IdSource;
+  readonly #maxDepth: number;
+  readonly #reportDelivery: 'next-step' | 'quiet';
+  readonly #systemPrompt: NonNullable<ChildrenOptions['systemPrompt']>;
+  readonly #logger: Logger;
+  readonly #lock = new KeyedLock();
+  readonly #activations = new Map<string, Activation>();
+  /** Live activations owned by each session (a root or a child). */
+  readonly #owned = new Map<string, Set<string>>();
+  /** Sessions whose lineage is closing: settlements to them are injected, never waking. */
+  readonly #closing = new Set<string>();
+  #draining = false;
+
+  constructor(options: ChildrenOptions) {
+    this.#runtime = options.runtime;
+    this.#ids = options.ids ?? randomIds;
+    this.#maxDepth = options.maxDepth ?? 4;
+    this.#reportDelivery = options.reportDelivery ?? 'next-step';
+    this.#systemPrompt = options.systemPrompt ?? ((d) => d.persona);
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  // ---- starting ------------------------------------------------------------------------------------------------
+
+  /**
+   * Starts a continuable child of `parent` and submits its first prompt as a follow-up (source `user`). Resolves at
+   * inbox acceptance — not at turn start or durability. Any failure before acceptance rolls everything back: no
+   * activation, no ownership, and a `subagent/start` already logged is closed by `subagent/end {abnormal}`.
+   */
+  async startContinuable(parent: Agent, spec: StartChildSpec): Promise<StartedChild> {
+    const { childSessionId, depth, descriptor } = await this.#admitStart(parent, spec, 'continuable');
+    const message = this.#message(spec.content, { kind: 'user' });
+    return this.#lock.run(childSessionId, async () => {
+      let child: Agent | undefined;
+      let activation: Activation | undefined;
+      try {
+        child = this.#runtime.createSession({
+          sessionId: childSessionId,
+          kind: 'continuable',
+          parentSession: parent.sessionId,
+          origin: 'subagent',
+          delegationDepth: depth,
+          ...this.#promptOf(descriptor, childSessionId),
+        });
+        child.recordChildEvent('subagent/descriptor', descriptor);
+        activation = this.#activate(parent, child, 1, 0, descriptor.label);
+        if (spec.signal?.aborted) throw cancelled(childSessionId);
+        this.#accept(activation, message.id);
+        child.followup(message);
+        return { childSessionId, messageId: message.id };
+      } catch (e) {
+        if (activation) this.#rollback(parent, activation);
+        await child?.dispose().catch((d) => this.#logger.warn(`child ${childSessionId}: dispose after a failed start`, d));
+        throw e;
+      }
+    });
+  }
+
+  /**
+   * Runs a one-shot child to its end and returns its single result. No activation, no follow-up, no cold resume,
+   * no report, no interrupt; the parent's log still records `subagent/start` and `subagent/end`. Aborting `signal`
+   * cancels the child with cause `parent`.
+   */
+  async start(parent: Agent, spec: StartChildSpec): Promise<OneShotResult> {
+    const { childSessionId, depth, descriptor } = await this.#admitStart(parent, spec, 'one-shot');
+    const message = this.#message(spec.content, { kind: 'user' });
+    const child = this.#runtime.createSession({
+      sessionId: childSessionId,
+      kind: 'one-shot',
+      parentSession: parent.sessionId,
+      origin: 'subagent',
+      delegationDepth: depth,
+      ...this.#promptOf(descriptor, childSessionId),
+    });
+    const runId = this.#ids.next();
+    child.recordChildEvent('subagent/descriptor', descriptor);
+    parent.recordChildEvent('subagent/start', { runId, childSessionId, mode: 'one-shot', epoch: 1 });
+    const onAbort = () => child.cancel({ kind: 'parent' });
+    spec.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (spec.signal?.aborted) onAbort();
+      else child.followup(message);
+      await child.whenIdle();
+    } finally {
+      spec.signal?.removeEventListener('abort', onAbort);
+    }
+    const account = settlementOf(childSessionId, child.events);
+    await child.dispose();
+    if (this.#runtime.liveAgent(parent.sessionId) === parent) {
+      parent.recordChildEvent('subagent/end', {
+        runId,
+        childSessionId,
+        mode: 'one-shot',
+        epoch: 1,
+        stopReason: account.stopReason,
+        ...(account.closingText !== null ? { lastAssistantText: account.closingText } : {}),
+      });
+    }
+    return { childSessionId, messageId: message.id, stopReason: account.stopReason, text: account.closingText };
+  }
+
+  // ---- delivering ----------------------------------------------------------------------------------------------
+
+  /**
+   * A parent-to-child follow-up (always next-turn: it never steers work already underway), under the child's lock:
+   * a resident child is authorised and gets it; a child whose disposal began is waited for, then cold-resumed; an
+   * absent child is inspected, authorised BEFORE its log is folded, resumed from its own descriptor, and gets it.
+   * Resolves with the accepted message id. Refusals are `ChildError`s.
+   */
+  followup(parent: Agent, childSessionId: string, content: string | readonly ContentBlock[], options: DeliveryOptions = {}): Promise<MessageId> {
+    const message = this.#message(content, options.source ?? { kind: 'user' });
+    return this.#lock.run(childSessionId, async () => {
+      if (this.#draining) throw new ChildError('subagent-delivery-unavailable', childSessionId, `the runtime is draining; ${childSessionId} takes no deliveries`);
+      if (options.signal?.aborted) throw cancelled(childSessionId);
+      let activation = this.#activations.get(childSessionId);
+      if (activation?.disposing) {
+        await activation.disposing;
+        activation = this.#activations.get(childSessionId);
+      }
+      if (!activation) activation = await this.#coldResume(parent, childSessionId);
+      if (options.signal?.aborted) throw cancelled(childSessionId);
+      // the final authorisation, with no await between it and the send
+      this.#authorise(parent, childSessionId, headerOf(activation.agent.events));
+      this.#accept(activation, message.id);
+      activation.agent.followup(message);
+      return message.id;
+    });
+  }
+
+  /**
+   * Interrupts a resident child: `cancel(user|parent, {keepInbox: true})`. Claimed work is not requeued; queued
+   * follow-ups park until the next waking delivery; the activation stays. An absent, settled, one-shot or disposing
+   * target is an accepted no-op. Returns whether a cancel was issued; throws `subagent-unauthorized` otherwise.
+   */
+  interrupt(childSessionId: string, authority: InterruptAuthority): boolean {
+    const activation = this.#activations.get(childSessionId);
+    const target = activation && !activation.disposing ? { childSessionId, parentSession: activation.parentSessionId, ancestry: activation.ancestry } : null;
+    const decided = authoriseInterrupt(authority, childSessionId, target);
+    if (E.isLeft(decided)) throw decided.left;
+    if (!decided.right || !activation) return false;
+    activation.agent.cancel({ kind: authority.kind === 'user' ? 'user' : 'parent' }, { keepInbox: true });
+    return true;
+  }
+
+  /**
+   * The explicit report of a continuable child to its live parent: `"Background subagent <id> reported:"` + output,
+   * source `subagent-report`; steered (waking) or injected (quiet) as configured. Repeatable, never automatic.
+   */
+  report(child: Agent, output: string): MessageId {
+    const activation = this.#activations.get(child.sessionId);
+    if (!activation || activation.agent !== child) {
+      throw new ChildError('subagent-unauthorized', child.sessionId, `session ${child.sessionId} is not a resident continuable child`);
+    }
+    if (activation.disposing) throw new ChildError('subagent-activation-closing', child.sessionId, `child ${child.sessionId} is closing; the report was not delivered`);
+    const parent = this.#runtime.liveAgent(activation.parentSessionId);
+    if (!parent) {
+      throw new ChildError('subagent-parent-unavailable', child.sessionId, 'the direct parent is not live; the report was not delivered');
+    }
+    const message = this.#message(reportText(child.sessionId, output), { kind: 'subagent-report', form: 'relay', senderSessionId: child.sessionId });
+    if (this.#reportDelivery === 'quiet') return parent.inject(message);
+    const parentActivation = this.#activations.get(parent.sessionId);
+    if (parentActivation?.agent === parent) this.#accept(parentActivation, message.id);
+    return parent.steer(message);
+  }
+
+  // ---- observing -----------------------------------------------------------------------------------------------
+
+  /** The live children of a session (`children`) or its whole live subtree (`descendants`). */
+  list(parentSessionId: string, scope: 'children' | 'descendants' = 'children'): ChildEntry[] {
+    const out: ChildEntry[] = [];
+    const visit = (id: string) => {
+      for (const childId of this.#owned.get(id) ?? []) {
+        const a = this.#activations.get(childId);
+        if (!a) continue;
+        out.push({ childSessionId: childId, parentSessionId: id, mode: 'continuable', state: this.state(childId), epoch: a.epoch, label: a.label });
+        if (scope === 'descendants') visit(childId);
+      }
+    };
+    visit(parentSessionId);
+    return out;
+  }
+
+  /** The derived state of a child (`absent` when it has no activation here). */
+  state(childSessionId: string): ChildState {
+    const a = this.#activations.get(childSessionId);
+    if (!a) return 'absent';
+    return childState({
+      resident: true,
+      agentRunning: a.agent.status === 'running',
+      acceptedPending: a.accepted.size,
+      liveChildren: this.#owned.get(childSessionId)?.size ?? 0,
+    });
+  }
+
+  // ---- closing -------------------------------------------------------------------------------------------------
+
+  /**
+   * Closes a session's lineage: every child it owns is disposed (children first, each with its settlement injected
+   * into its closing parent without waking), then the session's own agent is disposed, which clears those notices.
+   */
+  async closeLineage(agent: Agent): Promise<void> {
+    this.#closing.add(agent.sessionId);
+    try {
+      await this.#disposeOwned(agent.sessionId);
+      await agent.dispose();
+    } finally {
+      this.#closing.delete(agent.sessionId);
+    }
+  }
+
+  /** Stops admission (deliveries and starts refuse with `subagent-delivery-unavailable`) and disposes every activation. */
+  async drain(): Promise<void> {
+    this.#draining = true;
+    const roots = [...this.#activations.values()].filter((a) => !this.#activations.has(a.parentSessionId)).map((a) => a.parentSessionId);
+    for (const root of new Set(roots)) {
+      this.#closing.add(root);
+      try {
+        await this.#disposeOwned(root);
+      } finally {
+        this.#closing.delete(root);
+      }
+    }
+  }
+
+  // ---- internals -----------------------------------------------------------------------------------------------
+
+  async #admitStart(parent: Agent, spec: StartChildSpec, mode: ChildMode) {
+    const fallback = spec.childSessionId ?? 'a new child';
+    if (this.#draining) throw new ChildError('subagent-delivery-unavailable', fallback, 'the runtime is draining; no child can start');
+    if (this.#runtime.liveAgent(parent.sessionId) !== parent) {
+      throw new ChildError('subagent-parent-unavailable', fallback, `session ${parent.sessionId} is not live in this runtime`);
+    }
+    const parentHeader = headerOf(parent.events);
+    const depth = (parentHeader.delegationDepth ?? 0) + 1;
+    if (depth > this.#maxDepth) throw new ChildError('subagent-depth-exceeded', fallback, `delegation depth ${depth} exceeds the cap of ${this.#maxDepth}`);
+    // the descriptor is a snapshot taken before any await
+    const descriptor: SubagentDescriptorData = {
+      version: 1,
+      mode,
+      provider: spec.provider ?? 'spawn',
+      label: spec.label ?? '',
+      ...(spec.agentProvider !== undefined ? { agentProvider: spec.agentProvider } : {}),
+      ...(spec.agentModel !== undefined ? { agentModel: spec.agentModel } : {}),
+      ...(spec.persona !== undefined ? { persona: spec.persona } : {}),
+      ...(spec.toolFilter !== undefined ? { toolFilter: [...spec.toolFilter] } : {}),
+    };
+    const childSessionId = spec.childSessionId ?? this.#ids.next();
+    const taken = this.#activations.has(childSessionId) || this.#runtime.liveAgent(childSessionId) !== undefined;
+    if (taken || (spec.childSessionId !== undefined && (await this.#runtime.store.revision(childSessionId)) !== 'no_stream')) {
+      throw new ChildError('subagent-duplicate-child', childSessionId, `session ${childSessionId} already exists`);
+    }
+    if (spec.signal?.aborted) throw cancelled(childSessionId);
+    return { childSessionId, depth, descriptor };
+  }
+
+  #promptOf(descriptor: SubagentDescriptorData, childSessionId: string): { systemPrompt?: string } {
+    const prompt = this.#systemPrompt(descriptor, childSessionId);
+    return prompt === undefined ? {} : { systemPrompt: prompt };
+  }
+
+  #message(content: string | readonly ContentBlock[], source: MessageSource): UserMessage {
+    return createUserMessage(content, source, { newId: () => this.#ids.next() });
+  }
+
+  #authorise(parent: Agent, childSessionId: string, header: SessionCreatedData): void {
+    const decided = authoriseDelivery({ sessionId: parent.sessionId, isLiveEntry: this.#runtime.liveAgent(parent.sessionId) === parent }, childSessionId, header);
+    if (E.isLeft(decided)) throw decided.left;
+  }
+
+  #accept(activation: Activation, messageId: string): void {
+    activation.accepted = new Set([...activation.accepted, messageId]);
+  }
+
+  /** Registers a resident activation, its ownership in the parent, and the `subagent/start` edge in the parent's log. */
+  #activate(parent: Agent, child: Agent, epoch: number, epochStartSeq: number, label: string): Activation {
+    const childSessionId = child.sessionId;
+    const parentActivation = this.#activations.get(parent.sessionId);
+    const runId = this.#ids.next();
+    const listeners = [
+      child.on('inbox/claimed', (m, turn) => this.#settleAccepted(childSessionId, { type: 'agent/inbox/claimed', message: m, turn })),
+      child.on('inbox/discarded', (m) => this.#settleAccepted(childSessionId, { type: 'agent/inbox/discarded', message: m })),
+      child.on('status', (s) => {
+        if (s === 'idle') queueMicrotask(() => void this.#maybeSettle(childSessionId));
+      }),
+    ];
+    const activation: Activation = {
+      childSessionId,
+      parentSessionId: parent.sessionId,
+      agent: child,
+      epoch,
+      runId,
+      ancestry: [parent.sessionId, ...(parentActivation?.ancestry ?? [])],
+      epochStartSeq,
+      label,
+      accepted: new Set(),
+      disposing: null,
+      detach: () => listeners.forEach((off) => off()),
+    };
+    this.#activations.set(childSessionId, activation);
+    this.#ownedBy(parent.sessionId).add(childSessionId);
+    parent.recordChildEvent('subagent/start', { runId, childSessionId, mode: 'continuable', epoch });
+    return activation;
+  }
+
+  #settleAccepted(childSessionId: string, note: Parameters<typeof evolveAcceptedIds>[1]): void {
+    const a = this.#activations.get(childSessionId);
+    if (!a) return;
+    a.accepted = evolveAcceptedIds(a.accepted, note);
+    if (a.accepted.size === 0) queueMicrotask(() => void this.#maybeSettle(childSessionId));
+  }
+
+  #ownedBy(sessionId: string): Set<string> {
+    let set = this.#owned.get(sessionId);
+    if (!set) this.#owned.set(sessionId, (set = new Set()));
+    return set;
+  }
+
+  /** Removes the activation from the registry (no more deliveries reach this agent). */
+  #deactivate(activation: Activation): void {
+    activation.detach();
+    if (this.#activations.get(activation.childSessionId) === activation) this.#activations.delete(activation.childSessionId);
+  }
+
+  /** Releases the parent's ownership of the child. */
+  #disown(activation: Activation): void {
+    const owned = this.#owned.get(activation.parentSessionId);
+    owned?.delete(activation.childSessionId);
+    if (owned?.size === 0) this.#owned.delete(activation.parentSessionId);
+  }
+
+  #rollback(parent: Agent, activation: Activation): void {
+    this.#deactivate(activation);
+    this.#disown(activation);
+    parent.recordChildEvent('subagent/end', { runId: activation.runId, childSessionId: activation.childSessionId, mode: 'continuable', epoch: activation.epoch, stopReason: 'abnormal' });
+  }
+
+  /** Cold resume of an absent child: inspect, authorise before folding, fold its own descriptor, resume, activate. */
+  async #coldResume(parent: Agent, childSessionId: string): Promise<Activation> {
+    let loaded: LoadedSession;
+    try {
+      loaded = await loadSession(this.#runtime.store, childSessionId);
+    } catch (e) {
+      throw new ChildError('subagent-not-resumable', childSessionId, `child ${childSessionId} cannot be inspected (${e instanceof RuntimeError ? e.code : 'store error'}); do not retry with this id`);
+    }
+    if (this.#draining) throw new ChildError('subagent-delivery-unavailable', childSessionId, `the runtime is draining; ${childSessionId} takes no deliveries`);
+    const header = headerOf(loaded.events);
+    this.#authorise(parent, childSessionId, header);
+    const descriptor = resumableDescriptor(childSessionId, header, loaded.events);
+    if (E.isLeft(descriptor)) throw descriptor.left;
+    const agent = await this.#runtime.resume(childSessionId, this.#promptOf(descriptor.right, childSessionId));
+    const epoch = parent.events.filter((e) => e.type === 'subagent/start' && (e.data as { childSessionId: string }).childSessionId === childSessionId).length + 1;
+    return this.#activate(parent, agent, epoch, loaded.events.length, descriptor.right.label);
+  }
+
+  /** The settlement decision, inside the child's lock: a quiet, childless activation is disposed. */
+  #maybeSettle(childSessionId: string): Promise<void> {
+    return this.#lock
+      .run(childSessionId, async () => {
+        const a = this.#activations.get(childSessionId);
+        if (!a || a.disposing || this.state(childSessionId) !== 'settled') return;
+        await a.agent.whenIdle();
+        if (this.#activations.get(childSessionId) !== a || this.state(childSessionId) !== 'settled') return;
+        await this.#dispose(a);
+      })
+      .catch((e) => this.#logger.warn(`child ${childSessionId}: settlement failed`, e));
+  }
+
+  async #disposeOwned(sessionId: string): Promise<void> {
+    for (const childId of [...(this.#owned.get(sessionId) ?? [])]) {
+      await this.#lock.run(childId, async () => {
+        const a = this.#activations.get(childId);
+        if (a && !a.disposing) await this.#dispose(a);
+        else if (a?.disposing) await a.disposing;
+      });
+    }
+  }
+
+  /**
+   * Disposal, in this order (inside the child's lock): admission cutoff; cancel with cause `parent` (pending input
+   * cleared); dispose owned children first; await idle; best-effort flush; capture the epoch's account; dispose the
+   * agent; remove the activation; send the settlement notice; release ownership; log `subagent/end`.
+   */
+  #dispose(a: Activation): Promise<void> {
+    let cutoff!: () => void;
+    a.disposing = new Promise<void>((resolve) => (cutoff = resolve)); // the admission cutoff, synchronously
+    return this.#disposeSteps(a).finally(cutoff);
+  }
+
+  async #disposeSteps(a: Activation): Promise<void> {
+    a.agent.cancel({ kind: 'parent' });
+    this.#closing.add(a.childSessionId);
+    try {
+      await this.#disposeOwned(a.childSessionId);
+    } finally {
+      this.#closing.delete(a.childSessionId);
+    }
+    await a.agent.whenIdle();
+    await a.agent.checkpoint().catch((e) => this.#logger.warn(`child ${a.childSessionId}: flush before disposal failed`, e));
+    const account = settlementOf(a.childSessionId, a.agent.events.slice(a.epochStartSeq));
+    await a.agent.dispose().catch((e) => this.#logger.warn(`child ${a.childSessionId}: dispose failed`, e));
+    this.#deactivate(a);
+    const parent = this.#runtime.liveAgent(a.parentSessionId);
+    const parentActivation = this.#activations.get(a.parentSessionId);
+    const delivery = settlementDelivery({
+      live: parent !== undefined,
+      lineageClosing: this.#closing.has(a.parentSessionId) || Boolean(parentActivation?.disposing),
+      status: parent?.status ?? 'idle',
+    });
+    if (parent && delivery !== 'dropped') {
+      const notice = this.#message(account.content, account.source);
+      try {
+        if (delivery === 'inject') parent.inject(notice);
+        else {
+          if (parentActivation?.agent === parent) this.#accept(parentActivation, notice.id);
+          if (delivery === 'followup') parent.followup(notice);
+          else parent.steer(notice);
+        }
+      } catch (e) {
+        this.#logger.warn(`child ${a.childSessionId}: settlement notice not delivered`, e);
+      }
+    }
+    this.#disown(a);
+    if (!parent) return;
+    parent.recordChildEvent('subagent/end', {
+      runId: a.runId,
+      childSessionId: a.childSessionId,
+      mode: 'continuable',
+      epoch: a.epoch,
+      stopReason: account.stopReason,
+      ...(account.closingText !== null ? { lastAssistantText: account.closingText } : {}),
+    });
+    // the parent may itself be a child that was only waiting for this one
+    if (parentActivation?.agent === parent) queueMicrotask(() => void this.#maybeSettle(parent.sessionId));
+  }
+}
