@@ -262,6 +262,11 @@ export class ChildManager {
 
   // ---- observing -----------------------------------------------------------------------------------------------
 
+  /** Whether `agent` is the runtime's current live entry for its session id (not a stale, replaced object). */
+  isLiveEntry(agent: Agent): boolean {
+    return this.#runtime.liveAgent(agent.sessionId) === agent;
+  }
+
   /** The live children of a session (`children`) or its whole live subtree (`descendants`). */
   list(parentSessionId: string, scope: 'children' | 'descendants' = 'children'): ChildEntry[] {
     const out: ChildEntry[] = [];

@@ -51,8 +51,12 @@ const guarded =
  * - `interrupt_agent {agent_id}` → `{accepted}` with ancestor authority (a direct child or any deeper descendant);
  * - `list_agents {scope?: 'children' | 'descendants'}` → the caller's live children;
  * - `report {output}` → `{messageId}`: only a resident continuable child may call it (others get an error result).
+ *
+ * Pass the manager, or a function returning it when the tools must exist before the runtime (and so the manager) does.
  */
-export const childTools = (manager: ChildManager, isLiveEntry: (agent: Agent) => boolean): Tool<Agent>[] => [
+export const childTools = (children: ChildManager | (() => ChildManager)): Tool<Agent>[] => {
+  const manager = (): ChildManager => (typeof children === 'function' ? children() : children);
+  return [
   {
     name: 'send_message',
     description: 'Send a follow-up message to one of your continuable subagents. It runs as a later turn of that subagent; no answer is returned.',
@@ -60,7 +64,7 @@ export const childTools = (manager: ChildManager, isLiveEntry: (agent: Agent) =>
       const id = stringArg(args, 'subagent_id');
       const message = stringArg(args, 'message');
       if (id === null || message === null) return failure('send_message needs a subagent_id and a message (non-empty strings)');
-      const messageId = await manager.followup(agent, id, message, { source: { kind: 'coordinator', form: 'relay', senderSessionId: agent.sessionId } });
+      const messageId = await manager().followup(agent, id, message, { source: { kind: 'coordinator', form: 'relay', senderSessionId: agent.sessionId } });
       return ok({ messageId });
     }),
   },
@@ -70,7 +74,7 @@ export const childTools = (manager: ChildManager, isLiveEntry: (agent: Agent) =>
     execute: guarded('interrupt_agent', (args, agent) => {
       const id = stringArg(args, 'agent_id');
       if (id === null) return failure('interrupt_agent needs an agent_id (a non-empty string)');
-      manager.interrupt(id, { kind: 'ancestor', callerSessionId: agent.sessionId, callerIsLiveEntry: isLiveEntry(agent) });
+      manager().interrupt(id, { kind: 'ancestor', callerSessionId: agent.sessionId, callerIsLiveEntry: manager().isLiveEntry(agent) });
       return ok({ accepted: true });
     }),
   },
@@ -81,7 +85,7 @@ export const childTools = (manager: ChildManager, isLiveEntry: (agent: Agent) =>
     execute: guarded('list_agents', (args, agent) => {
       const scope = stringArg(args, 'scope') ?? 'children';
       if (scope !== 'children' && scope !== 'descendants') return failure('scope is "children" or "descendants"');
-      return ok({ agents: manager.list(agent.sessionId, scope) });
+      return ok({ agents: manager().list(agent.sessionId, scope) });
     }),
   },
   {
@@ -90,7 +94,8 @@ export const childTools = (manager: ChildManager, isLiveEntry: (agent: Agent) =>
     execute: guarded('report', (args, agent) => {
       const output = stringArg(args, 'output');
       if (output === null) return failure('report needs an output (a non-empty string)');
-      return ok({ messageId: manager.report(agent, output) });
+      return ok({ messageId: manager().report(agent, output) });
     }),
   },
 ];
+};
