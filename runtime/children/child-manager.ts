@@ -282,6 +282,11 @@ export class ChildManager {
     return out;
   }
 
+  /** Whether the child's activation is being disposed (deliveries wait for it, then cold-resume a new epoch). */
+  isClosing(childSessionId: string): boolean {
+    return Boolean(this.#activations.get(childSessionId)?.disposing);
+  }
+
   /** The derived state of a child (`absent` when it has no activation here). */
   state(childSessionId: string): ChildState {
     const a = this.#activations.get(childSessionId);

@@ -60,6 +60,8 @@ export const notateChild = (e: LogEvent, name: (id: string) => string = (id) => 
 
 export interface ChildHarnessOptions {
   readonly store?: EventStore;
+  /** Resume this parent session instead of creating one (a restart over the same store). */
+  readonly resumeParent?: string;
   readonly reportDelivery?: ChildrenOptions['reportDelivery'];
   readonly tools?: readonly Tool<Agent>[];
   readonly model?: RoutedModel;
@@ -67,6 +69,19 @@ export interface ChildHarnessOptions {
 
 /** A parent session, a children manager with the model tools, a routed scripted model; ids and clock deterministic. */
 export const childSetup = (opts: ChildHarnessOptions = {}) => {
+  const h = childSetupWith(opts);
+  const parent = h.runtime.createSession({ sessionId: `${h.prefix}-parent`, systemPrompt: 'parent' });
+  return { ...h, parent, ...naming(parent) };
+};
+
+/** The same over an existing store and model, with the parent resumed: what a host restart sees. */
+export const restartedSetup = async (store: EventStore, model: RoutedModel, parentSessionId: string) => {
+  const h = childSetupWith({ store, model });
+  const parent = await h.runtime.resume(parentSessionId, { systemPrompt: 'parent' });
+  return { ...h, parent, ...naming(parent) };
+};
+
+const childSetupWith = (opts: ChildHarnessOptions) => {
   const store = opts.store ?? testStore();
   const model = opts.model ?? new RoutedModel();
   const prefix = uniqueSessionId('run');
@@ -88,7 +103,10 @@ export const childSetup = (opts: ChildHarnessOptions = {}) => {
     systemPrompt: (_d, childId) => childId,
     ...(opts.reportDelivery ? { reportDelivery: opts.reportDelivery } : {}),
   });
-  const parent = runtime.createSession({ sessionId: `${prefix}-parent`, systemPrompt: 'parent' });
+  return { store, model, runtime, manager, ids, prefix };
+};
+
+const naming = (parent: Agent) => {
   /** Short names for ids in notations: the parent is P, children C1, C2… in order of first appearance, messages m1… */
   const names = new Map<string, string>([[parent.sessionId, 'P']]);
   const name = (id: string): string => names.get(id) ?? id;
@@ -100,7 +118,7 @@ export const childSetup = (opts: ChildHarnessOptions = {}) => {
   };
   const durable = (agent: Agent | readonly LogEvent[]): string[] =>
     ('events' in agent ? agent.events : agent).filter((e) => e.type !== 'session/created').map((e) => shorten(notateChild(e)));
-  return { store, model, runtime, manager, parent, ids, durable, nameChild, name, prefix };
+  return { durable, nameChild, name };
 };
 
 /** Reads a stored session's events (what a restart would see). */
