@@ -76,12 +76,14 @@ export const childSetup = (opts: ChildHarnessOptions = {}) => {
 
 /** The same over an existing store and model, with the parent resumed: what a host restart sees. */
 export const restartedSetup = async (store: EventStore, model: RoutedModel, parentSessionId: string) => {
-  const h = childSetupWith({ store, model });
+  const h = childSetupWith({ store, model }, ++restarts);
   const parent = await h.runtime.resume(parentSessionId, { systemPrompt: 'parent' });
   return { ...h, parent, ...naming(parent) };
 };
 
-const childSetupWith = (opts: ChildHarnessOptions) => {
+let restarts = 0;
+/** `eventIdBlock` keeps a restarted runtime's sequential event ids apart from the ones already stored. */
+const childSetupWith = (opts: ChildHarnessOptions, eventIdBlock = 0) => {
   const store = opts.store ?? testStore();
   const model = opts.model ?? new RoutedModel();
   const prefix = uniqueSessionId('run');
@@ -93,7 +95,7 @@ const childSetupWith = (opts: ChildHarnessOptions) => {
     model,
     tools: [...childTools(() => manager), ...(opts.tools ?? [])],
     clock: steppingClock(),
-    ids: sequentialIds(),
+    ids: sequentialIds(eventIdBlock),
     logger: silentLogger,
     writeBatchDelayMs: 5,
   });

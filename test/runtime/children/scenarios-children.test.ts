@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { ChildManager } from '../../../runtime/children/child-manager.js';
 import { FaultyStore } from '../../support/faulty-store.js';
 import { deferred } from '../harness.js';
-import { childSetup } from './child-harness.js';
+import { hasChildCode } from '../../../domain/children/child-errors.js';
+import { msg } from '../../support/log-builder.js';
+import { childSetup, restartedSetup, storedEvents } from './child-harness.js';
 import { spawnTool, until, userMessageIds } from './support.js';
 
 
@@ -115,5 +117,127 @@ describe('children scenarios 30–32: disposal races, cold resume, not resumable
       'DESC(continuable)', 'SPL(NT,0,[m1])', 'TS(1)', 'SPL(NT,0,rc=1)', 'SS(1,1)', 'UM(m1)', 'AM', 'SE(1,1)', 'TE(1,completed)',
       'SPL(NT,0,[m2])', 'TS(2)', 'SPL(NT,0,rc=1)', 'SS(2,1)', 'UM(m2)', 'AM', 'SE(2,1)', 'TE(2,completed)',
     ]);
+  });
+});
+
+describe('children scenarios 31–34: cold resume, refusals, an offline parent', () => {
+  it('31: a follow-up to an absent child (after a restart) resumes it from its own descriptor; its parked work runs first', async () => {
+    const h = childSetup();
+    const c1 = `${h.prefix}-c1`;
+    const gate = deferred();
+    h.model.script(c1, async (req) => {
+      await gate.promise;
+      if (req.signal.aborted) throw new Error('aborted');
+      return 'never';
+    });
+    await h.manager.startContinuable(h.parent, { content: 'task', childSessionId: c1 });
+    const child = h.runtime.liveAgent(c1)!;
+    await until(() => h.model.requests.some((r) => r.session === c1));
+    const m2 = await h.manager.followup(h.parent, c1, 'parked');
+    expect(h.manager.interrupt(c1, { kind: 'user', parentSessionId: h.parent.sessionId })).toBe(true);
+    gate.resolve();
+    await child.whenIdle();
+    expect(h.manager.state(c1)).toBe('running'); // m2 accepted but not claimed: the activation stays
+    await child.checkpoint();
+    await h.parent.checkpoint();
+    // a restart: a new runtime and manager over the same store; the parent is resumed, the child is absent
+    const r = await restartedSetup(h.store, h.model, h.parent.sessionId);
+    r.nameChild(c1, 'C1');
+    expect(r.manager.state(c1)).toBe('absent');
+    const m3 = await r.manager.followup(r.parent, c1, 'after restart');
+    const resumed = r.runtime.liveAgent(c1)!;
+    await until(() => r.manager.state(c1) === 'absent');
+    await r.parent.whenIdle();
+    r.nameChild(userMessageIds(resumed)[0]!, 'm1');
+    r.nameChild(m2, 'm2');
+    r.nameChild(m3, 'm3');
+    expect(r.durable(resumed)).toEqual([
+      'DESC(continuable)', 'SPL(NT,0,[m1])', 'TS(1)', 'SPL(NT,0,rc=1)', 'SS(1,1)', 'UM(m1)', 'SPL(NT,0,[m2])', 'SE(1,1)', 'TE(1,aborted:user)',
+      // epoch 2: the parked m2 runs before m3
+      'SPL(NT,1,[m3])', 'TS(2)', 'SPL(NT,0,rc=1)', 'SS(2,1)', 'UM(m2)', 'AM', 'SE(2,1)', 'TE(2,completed)',
+      'TS(3)', 'SPL(NT,0,rc=1)', 'SS(3,1)', 'UM(m3)', 'AM', 'SE(3,1)', 'TE(3,completed)',
+    ]);
+    const starts = r.parent.events.filter((e) => e.type === 'subagent/start').map((e) => (e.data as { epoch: number }).epoch);
+    expect(starts).toEqual([1, 2]);
+  });
+
+  it('32: a fork-seeded child whose only descriptor is inherited is not resumable; nor is a one-shot child', async () => {
+    const h = childSetup();
+    const c1 = `${h.prefix}-c1`;
+    await h.manager.startContinuable(h.parent, { content: 'task', childSessionId: c1 });
+    await until(() => h.manager.state(c1) === 'absent');
+    await h.parent.whenIdle();
+    // F is a fork of C1: its seed holds C1's descriptor, its header names C1 as parent
+    const fork = await h.runtime.fork(c1, { sessionId: `${h.prefix}-f` });
+    await fork.dispose();
+    const c1Agent = await h.runtime.resume(c1);
+    const before = (await storedEvents(h.store, fork.sessionId)).length;
+    const refused = await h.manager.followup(c1Agent, fork.sessionId, 'x').catch((e: unknown) => e);
+    expect(hasChildCode(refused, 'subagent-not-resumable')).toBe(true);
+    expect((await storedEvents(h.store, fork.sessionId)).length).toBe(before);
+    expect(c1Agent.events.some((e) => e.type === 'subagent/start')).toBe(false);
+    // a one-shot child returns one result and is never resumed
+    const once = await h.manager.start(h.parent, { content: 'one thing', childSessionId: `${h.prefix}-o` });
+    expect(once).toMatchObject({ stopReason: 'completed', text: `done ${h.prefix}-o` });
+    const notOneShot = await h.manager.followup(h.parent, once.childSessionId, 'more').catch((e: unknown) => e);
+    expect(hasChildCode(notOneShot, 'subagent-not-resumable')).toBe(true);
+    expect(h.manager.interrupt(once.childSessionId, { kind: 'user', parentSessionId: h.parent.sessionId })).toBe(false);
+  });
+
+  it('33: another parent, and a stale parent object, are refused before anything of the child is read or resumed', async () => {
+    const h = childSetup();
+    const c1 = `${h.prefix}-c1`;
+    await h.manager.startContinuable(h.parent, { content: 'task', childSessionId: c1 });
+    await until(() => h.manager.state(c1) === 'absent');
+    await h.parent.whenIdle();
+    const other = h.runtime.createSession({ sessionId: `${h.prefix}-p2`, systemPrompt: 'other' });
+    const before = (await storedEvents(h.store, c1)).length;
+    const refused = await h.manager.followup(other, c1, 'hijack').catch((e: unknown) => e);
+    expect(hasChildCode(refused, 'subagent-unauthorized')).toBe(true);
+    expect(h.runtime.liveAgent(c1)).toBeUndefined();
+    expect((await storedEvents(h.store, c1)).length).toBe(before);
+    // through the model tool: an error result, nothing delivered
+    h.model.script('other', { toolCalls: [{ callId: 's1', name: 'send_message', arguments: { subagent_id: c1, message: 'hijack' } }] }, 'ok');
+    other.followup(msg('go'));
+    await other.whenIdle();
+    const result = other.events.find((e) => e.type === 'tool/result')!.data as { message: { content: { text: string }[]; isError?: boolean } };
+    expect(result.message).toMatchObject({ isError: true, content: [{ type: 'text', text: `subagent ${c1} belongs to another parent session` }] });
+    // a stale parent object: the same id, replaced by a resumed agent
+    await h.parent.dispose();
+    const fresh = await h.runtime.resume(h.parent.sessionId, { systemPrompt: 'parent' });
+    const stale = await h.manager.followup(h.parent, c1, 'from the old object').catch((e: unknown) => e);
+    expect(hasChildCode(stale, 'subagent-unauthorized')).toBe(true);
+    expect(h.runtime.liveAgent(c1)).toBeUndefined();
+    await expect(h.manager.followup(fresh, c1, 'from the live parent')).resolves.toEqual(expect.any(String));
+  });
+
+  it('34: with the parent offline a report is refused, the settlement is dropped, and a user interrupt still works', async () => {
+    const h = childSetup();
+    const c1 = `${h.prefix}-c1`;
+    const gate = deferred();
+    h.model.script(
+      c1,
+      async () => {
+        await gate.promise;
+        return { toolCalls: [{ callId: 'r1', name: 'report', arguments: { output: 'half way' } }] };
+      },
+      async (req) => {
+        await new Promise<void>((resolve) => req.signal.addEventListener('abort', () => resolve(), { once: true }));
+        throw new Error('aborted');
+      },
+    );
+    await h.manager.startContinuable(h.parent, { content: 'task', childSessionId: c1 });
+    const child = h.runtime.liveAgent(c1)!;
+    await h.parent.dispose();
+    const parentEvents = h.parent.events.length;
+    gate.resolve();
+    await until(() => child.events.some((e) => e.type === 'tool/result'));
+    const result = child.events.find((e) => e.type === 'tool/result')!.data as { message: unknown };
+    expect(result.message).toMatchObject({ isError: true, content: [{ type: 'text', text: 'the direct parent is not live; the report was not delivered' }] });
+    await until(() => h.model.requests.filter((r) => r.session === c1).length === 2);
+    expect(h.manager.interrupt(c1, { kind: 'user', parentSessionId: h.parent.sessionId })).toBe(true);
+    await until(() => h.manager.state(c1) === 'absent');
+    expect(child.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'aborted', reason: { kind: 'user' } } } });
+    expect(h.parent.events.length).toBe(parentEvents); // nothing reached the offline parent
   });
 });
