@@ -241,3 +241,144 @@ describe('children scenarios 31–34: cold resume, refusals, an offline parent',
     expect(h.parent.events.length).toBe(parentEvents); // nothing reached the offline parent
   });
 });
+
+/** A scripted step that reports `output` through the model tool `report`. */
+const reportStep = (callId: string, output: string) => ({ toolCalls: [{ callId, name: 'report', arguments: { output } }] });
+/** A parent step that waits for `gate` (the parent stays running meanwhile). */
+const waitFor = (gate: Promise<void>) => async () => {
+  await gate;
+  return 'parent step';
+};
+
+describe('children scenarios 35–39: report, then settlement', () => {
+  it('35: with the parent running, the report and the settlement land in next-step in that order and enter one step', async () => {
+    const h = childSetup();
+    const c1 = `${h.prefix}-c1`;
+    h.nameChild(c1, 'C1');
+    const parentGate = deferred();
+    h.model.script('parent', waitFor(parentGate.promise));
+    h.model.script(c1, reportStep('r1', 'half way'), 'all done');
+    h.parent.followup(msg('A'));
+    h.nameChild('A', 'A');
+    await until(() => h.model.requests.some((r) => r.session === 'parent'));
+    await h.manager.startContinuable(h.parent, { content: 'task', childSessionId: c1 });
+    await until(() => h.manager.state(c1) === 'absent');
+    const [report, notice] = h.parent.inbox.nextStep;
+    expect([report?.source.kind, notice?.source.kind]).toEqual(['subagent-report', 'subagent-settled']);
+    h.nameChild(report!.id, 'R');
+    h.nameChild(notice!.id, 'N');
+    parentGate.resolve();
+    await h.parent.whenIdle();
+    expect(h.durable(h.parent)).toEqual([
+      'SPL(NT,0,[A])', 'TS(1)', 'SPL(NT,0,rc=1)', 'SS(1,1)', 'UM(A)', 'START(C1,1)', 'SPL(NS,0,[R])', 'SPL(NS,1,[N])', 'END(C1,1,completed)', 'AM', 'SE(1,1)',
+      'SPL(NS,0,rc=2)', 'SS(1,2)', 'UM(R:subagent-report)', 'UM(N:subagent-settled)', 'AM', 'SE(1,2)', 'TE(1,completed)',
+    ]);
+    expect((report!.content[0] as { text: string }).text).toBe(`Background subagent ${c1} reported:\nhalf way`);
+    expect(report!.source).toEqual({ kind: 'subagent-report', form: 'relay', senderSessionId: c1 });
+  });
+
+  it('36: a report to an idle parent opens its turn and is claimed at once; the settlement follows it', async () => {
+    const h = childSetup();
+    const c1 = `${h.prefix}-c1`;
+    h.nameChild(c1, 'C1');
+    const parentGate = deferred();
+    h.model.script('parent', waitFor(parentGate.promise));
+    const childGate = deferred();
+    h.model.script(c1, reportStep('r1', 'early'), async () => {
+      await childGate.promise;
+      return 'finished';
+    });
+    await h.manager.startContinuable(h.parent, { content: 'task', childSessionId: c1 });
+    await until(() => h.parent.status === 'running');
+    const reportSplice = h.parent.events.find((e) => e.type === 'agent/inbox/spliced')!;
+    const reportId = (reportSplice.data as { inserted: { id: string }[] }).inserted[0]!.id;
+    h.nameChild(reportId, 'R');
+    expect(h.parent.inbox.nextStep).toEqual([]); // claimed synchronously by the turn the report opened
+    childGate.resolve();
+    await until(() => h.manager.state(c1) === 'absent');
+    h.nameChild(h.parent.inbox.nextStep[0]!.id, 'N');
+    parentGate.resolve();
+    await h.parent.whenIdle();
+    expect(h.durable(h.parent)).toEqual([
+      'START(C1,1)', 'SPL(NS,0,[R])', 'TS(1)', 'SPL(NS,0,rc=1)', 'SS(1,1)', 'UM(R:subagent-report)', 'SPL(NS,0,[N])', 'END(C1,1,completed)', 'AM', 'SE(1,1)',
+      'SPL(NS,0,rc=1)', 'SS(1,2)', 'UM(N:subagent-settled)', 'AM', 'SE(1,2)', 'TE(1,completed)',
+    ]);
+  });
+
+  it('37: during parent maintenance the report waits in next-step (latched), the settlement in next-turn; one claim takes both', async () => {
+    const h = childSetup();
+    const c1 = `${h.prefix}-c1`;
+    h.nameChild(c1, 'C1');
+    const maintenance = deferred();
+    const done = h.parent.runMaintenance(() => maintenance.promise);
+    h.model.script(c1, reportStep('r1', 'early'), 'finished');
+    await h.manager.startContinuable(h.parent, { content: 'task', childSessionId: c1 });
+    await until(() => h.manager.state(c1) === 'absent');
+    expect(h.parent.status).toBe('idle');
+    const [report] = h.parent.inbox.nextStep;
+    const [notice] = h.parent.inbox.nextTurn;
+    h.nameChild(report!.id, 'R');
+    h.nameChild(notice!.id, 'N');
+    maintenance.resolve();
+    await done;
+    await h.parent.whenIdle();
+    expect(h.durable(h.parent)).toEqual([
+      'START(C1,1)', 'SPL(NS,0,[R])', 'SPL(NT,0,[N])', 'END(C1,1,completed)',
+      'TS(1)', 'SPL(NS,0,rc=1)', 'SPL(NT,0,rc=1)', 'SS(1,1)', 'UM(R:subagent-report)', 'UM(N:subagent-settled)', 'AM', 'SE(1,1)', 'TE(1,completed)',
+    ]);
+  });
+
+  it('38: a quiet report is injected without waking; the settlement follow-up opens the turn that carries both', async () => {
+    const h = childSetup({ reportDelivery: 'quiet' });
+    const c1 = `${h.prefix}-c1`;
+    h.nameChild(c1, 'C1');
+    const childGate = deferred();
+    h.model.script(c1, reportStep('r1', 'fyi'), async () => {
+      await childGate.promise;
+      return 'finished';
+    });
+    await h.manager.startContinuable(h.parent, { content: 'task', childSessionId: c1 });
+    await until(() => h.parent.inbox.nextStep.length === 1);
+    expect(h.parent.status).toBe('idle');
+    h.nameChild(h.parent.inbox.nextStep[0]!.id, 'R');
+    childGate.resolve();
+    await until(() => h.manager.state(c1) === 'absent');
+    await h.parent.whenIdle();
+    h.nameChild(userMessageIds(h.parent)[1]!, 'N');
+    expect(h.durable(h.parent)).toEqual([
+      'START(C1,1)', 'SPL(NS,0,[R])', 'SPL(NT,0,[N])', 'TS(1)', 'SPL(NS,0,rc=1)', 'SPL(NT,0,rc=1)', 'END(C1,1,completed)',
+      'SS(1,1)', 'UM(R:subagent-report)', 'UM(N:subagent-settled)', 'AM', 'SE(1,1)', 'TE(1,completed)',
+    ]);
+  });
+
+  it('39: a report from a closing child is refused with subagent-activation-closing', async () => {
+    const store = new FaultyStore();
+    const h = childSetup({ store });
+    const c1 = `${h.prefix}-c1`;
+    const release = deferred();
+    h.model.script(c1, () => {
+      store.hold(release.promise);
+      return 'done';
+    });
+    await h.manager.startContinuable(h.parent, { content: 'task', childSessionId: c1 });
+    const child = h.runtime.liveAgent(c1)!;
+    await until(() => h.manager.isClosing(c1));
+    let refused: unknown;
+    try {
+      h.manager.report(child, 'too late');
+    } catch (e) {
+      refused = e;
+    }
+    expect(hasChildCode(refused, 'subagent-activation-closing')).toBe(true);
+    release.resolve();
+    await until(() => h.manager.state(c1) === 'absent');
+    // a session that is no resident child may not report
+    let notAChild: unknown;
+    try {
+      h.manager.report(h.parent, 'x');
+    } catch (e) {
+      notAChild = e;
+    }
+    expect(hasChildCode(notAChild, 'subagent-unauthorized')).toBe(true);
+  });
+});
