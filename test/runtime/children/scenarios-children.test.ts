@@ -382,3 +382,139 @@ describe('children scenarios 35–39: report, then settlement', () => {
     expect(hasChildCode(notAChild, 'subagent-unauthorized')).toBe(true);
   });
 });
+
+/** A child step that runs until its turn is aborted. */
+const untilAborted = async (req: { signal: AbortSignal }): Promise<string> => {
+  await new Promise<void>((resolve) => {
+    if (req.signal.aborted) resolve();
+    req.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  throw new Error('aborted');
+};
+
+describe('children scenarios 40–42: interrupts, simultaneous settlements, lineage teardown', () => {
+  it('40: an interrupt aborts the turn and parks queued work; the activation stays; the next delivery runs the parked work first', async () => {
+    const h = childSetup();
+    const c1 = `${h.prefix}-c1`;
+    h.nameChild(c1, 'C1');
+    h.model.script(c1, untilAborted);
+    const started = await h.manager.startContinuable(h.parent, { content: 'task', childSessionId: c1 });
+    const child = h.runtime.liveAgent(c1)!;
+    await until(() => h.model.requests.some((r) => r.session === c1));
+    const m2 = await h.manager.followup(h.parent, c1, 'queued');
+    // authority: the wrong parent is refused, the named parent is accepted
+    expect(() => h.manager.interrupt(c1, { kind: 'user', parentSessionId: 'someone-else' })).toThrow(expect.objectContaining({ code: 'subagent-unauthorized' }));
+    expect(h.manager.interrupt(c1, { kind: 'user', parentSessionId: h.parent.sessionId })).toBe(true);
+    await child.whenIdle();
+    expect(child.inbox.nextTurn.map((m) => m.id)).toEqual([m2]);
+    expect(h.manager.state(c1)).toBe('running'); // m2 is accepted and unclaimed
+    const m3 = await h.manager.followup(h.parent, c1, 'more');
+    await until(() => h.manager.state(c1) === 'absent');
+    h.nameChild(started.messageId, 'm1');
+    h.nameChild(m2, 'm2');
+    h.nameChild(m3, 'm3');
+    expect(h.durable(child)).toEqual([
+      'DESC(continuable)', 'SPL(NT,0,[m1])', 'TS(1)', 'SPL(NT,0,rc=1)', 'SS(1,1)', 'UM(m1)', 'SPL(NT,0,[m2])', 'SE(1,1)', 'TE(1,aborted:user)',
+      'SPL(NT,1,[m3])', 'TS(2)', 'SPL(NT,0,rc=1)', 'SS(2,1)', 'UM(m2)', 'AM', 'SE(2,1)', 'TE(2,completed)',
+      'TS(3)', 'SPL(NT,0,rc=1)', 'SS(3,1)', 'UM(m3)', 'AM', 'SE(3,1)', 'TE(3,completed)',
+    ]);
+    // interrupting an absent child is an accepted no-op
+    expect(h.manager.interrupt(c1, { kind: 'user', parentSessionId: h.parent.sessionId })).toBe(false);
+  });
+
+  it('40: an interrupted child with nothing queued settles, and the parent is told it was stopped before it finished', async () => {
+    const h = childSetup();
+    const c1 = `${h.prefix}-c1`;
+    h.model.script(c1, untilAborted);
+    await h.manager.startContinuable(h.parent, { content: 'task', childSessionId: c1 });
+    await until(() => h.model.requests.some((r) => r.session === c1));
+    h.manager.interrupt(c1, { kind: 'user', parentSessionId: h.parent.sessionId });
+    await until(() => h.manager.state(c1) === 'absent');
+    await h.parent.whenIdle();
+    const notice = h.parent.events.find((e) => e.type === 'user/message')!.data as { content: { text: string }[] };
+    expect(notice.content[0]!.text).toBe(`Background subagent ${c1} was stopped before it finished.\nIt left no closing message.`);
+    expect(h.parent.events.find((e) => e.type === 'subagent/end')!.data).toMatchObject({ stopReason: 'stopped', epoch: 1 });
+  });
+
+  it('40: interrupt_agent: a grandparent stops a grandchild with cause parent; a sibling and the child itself are refused', async () => {
+    let manager!: ChildManager;
+    const h = childSetup({ tools: [spawnTool(() => manager)] });
+    manager = h.manager;
+    const c1 = `${h.prefix}-c1`;
+    const c2 = `${h.prefix}-c2`;
+    const g = `${h.prefix}-g`;
+    const c1Gate = deferred();
+    h.model.script(c1, { toolCalls: [{ callId: 't1', name: 'spawn', arguments: { id: g, task: 'sub' } }] }, async () => {
+      await c1Gate.promise;
+      return 'c1 done';
+    });
+    h.model.script(g, untilAborted);
+    const c2Gate = deferred();
+    h.model.script(c2, { toolCalls: [{ callId: 'i1', name: 'interrupt_agent', arguments: { agent_id: g } }, { callId: 'i2', name: 'interrupt_agent', arguments: { agent_id: c2 } }] }, async () => {
+      await c2Gate.promise;
+      return 'c2 done';
+    });
+    await h.manager.startContinuable(h.parent, { content: 'task', childSessionId: c1 });
+    await until(() => h.model.requests.some((r) => r.session === g));
+    await h.manager.startContinuable(h.parent, { content: 'meddle', childSessionId: c2 });
+    const sibling = h.runtime.liveAgent(c2)!;
+    await until(() => sibling.events.filter((e) => e.type === 'tool/result').length === 2);
+    const results = sibling.events.filter((e) => e.type === 'tool/result').map((e) => (e.data as { message: { isError?: boolean; content: { text: string }[] } }).message);
+    expect(results.map((r) => [r.isError ?? false, r.content[0]!.text])).toEqual([
+      [true, `subagent ${g} belongs to another parent session`],
+      [true, `subagent ${c2} belongs to another parent session`],
+    ]);
+    expect(h.manager.state(g)).toBe('running');
+    // the root (a grandparent of g) may stop it: cause `parent`
+    h.model.script('parent', { toolCalls: [{ callId: 'i3', name: 'interrupt_agent', arguments: { agent_id: g } }] }, 'stopped it');
+    h.parent.followup(msg('stop the grandchild'));
+    await until(() => h.manager.state(g) === 'absent');
+    const grandchildLog = await storedEvents(h.store, g).catch(() => []);
+    const ended = (h.runtime.liveAgent(g)?.events ?? grandchildLog).filter((e) => e.type === 'turn/end');
+    expect(ended.at(-1)?.data).toMatchObject({ reason: { kind: 'aborted', reason: { kind: 'parent' } } });
+    c1Gate.resolve();
+    c2Gate.resolve();
+    await until(() => h.manager.state(c1) === 'absent' && h.manager.state(c2) === 'absent');
+  });
+
+  it('41: three children settling while the parent runs give three steers that enter one step', async () => {
+    const h = childSetup();
+    const parentGate = deferred();
+    h.model.script('parent', waitFor(parentGate.promise));
+    h.parent.followup(msg('A'));
+    await until(() => h.model.requests.some((r) => r.session === 'parent'));
+    const children = [1, 2, 3].map((i) => `${h.prefix}-c${i}`);
+    for (const id of children) await h.manager.startContinuable(h.parent, { content: 'task', childSessionId: id });
+    await until(() => children.every((id) => h.manager.state(id) === 'absent'));
+    expect(h.parent.inbox.nextStep.map((m) => m.source.kind)).toEqual(['subagent-settled', 'subagent-settled', 'subagent-settled']);
+    parentGate.resolve();
+    await h.parent.whenIdle();
+    const steps = h.parent.events.filter((e) => e.type === 'step/start').length;
+    expect(steps).toBe(2);
+    const secondStep = h.parent.events.slice(h.parent.events.findLastIndex((e) => e.type === 'step/start'));
+    expect(secondStep.filter((e) => e.type === 'user/message').map((e) => (e.data as { source: { senderSessionId?: string } }).source.senderSessionId)).toEqual(children);
+  });
+
+  it('42: closing a parent lineage injects the children\'s notices without waking it; its own disposal then clears them', async () => {
+    const h = childSetup();
+    const c1 = `${h.prefix}-c1`;
+    const c2 = `${h.prefix}-c2`;
+    h.nameChild(c1, 'C1');
+    h.nameChild(c2, 'C2');
+    h.model.script(c1, untilAborted);
+    h.model.script(c2, untilAborted);
+    await h.manager.startContinuable(h.parent, { content: 'one', childSessionId: c1 });
+    await h.manager.startContinuable(h.parent, { content: 'two', childSessionId: c2 });
+    await until(() => h.model.requests.filter((r) => r.session === c1 || r.session === c2).length === 2);
+    await h.manager.closeLineage(h.parent);
+    const notices = h.parent.events.filter((e) => e.type === 'agent/inbox/spliced' && (e.data as { inserted: unknown[] }).inserted.length > 0);
+    notices.forEach((e, i) => h.nameChild((e.data as { inserted: { id: string }[] }).inserted[0]!.id, `N${i + 1}`));
+    expect(h.durable(h.parent)).toEqual([
+      'START(C1,1)', 'START(C2,1)', 'SPL(NS,0,[N1])', 'END(C1,1,stopped)', 'SPL(NS,1,[N2])', 'END(C2,1,stopped)', 'SPL(NS,0,rc=2,C)',
+    ]);
+    for (const id of [c1, c2]) {
+      const log = await storedEvents(h.store, id);
+      expect(log.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'aborted', reason: { kind: 'parent' } } } });
+    }
+  });
+});
