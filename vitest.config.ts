@@ -7,6 +7,7 @@ const RUNTIME_ON_STORES = [
   'test/runtime/parking.property.test.ts',
   'test/runtime/resume-every-boundary.test.ts',
   'test/runtime/store-under-test.test.ts',
+  'test/runtime/children/*.test.ts',
 ];
 
 export default defineConfig({

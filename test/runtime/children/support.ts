@@ -2,11 +2,14 @@ import type { Agent } from '../../../runtime/agent.js';
 import type { ChildManager } from '../../../runtime/children/child-manager.js';
 import type { Tool } from '../../../runtime/tools.js';
 
-/** Polls (one macrotask at a time) until `predicate` holds; fails after many rounds instead of hanging. */
-export const until = async (predicate: () => boolean, rounds = 5000): Promise<void> => {
-  for (let i = 0; i < rounds; i++) {
+/**
+ * Polls until `predicate` holds: one macrotask at a time at first, then every 2 ms (a real database answers in
+ * milliseconds); fails after about 20 s instead of hanging.
+ */
+export const until = async (predicate: () => boolean): Promise<void> => {
+  for (let i = 0; i < 10_000; i++) {
     if (predicate()) return;
-    await new Promise<void>((r) => setImmediate(r));
+    await new Promise<void>((r) => (i < 200 ? setImmediate(r) : setTimeout(r, 2)));
   }
   throw new Error('condition never held');
 };
