@@ -7,12 +7,14 @@ import { childState, evolveAcceptedIds, type ChildState } from '../../domain/chi
 import { reportText, settlementDelivery, settlementOf, type SettlementAccount } from '../../domain/children/settlement.js';
 import type { ChildMode, SubagentDescriptorData } from '../../domain/children/subagent-events.js';
 import type { SessionCreatedData } from '../../domain/events.js';
-import { createUserMessage, type ContentBlock, type MessageSource, type UserMessage } from '../../domain/message.js';
+import { InvalidMessageError } from '../../domain/errors.js';
+import { createUserMessage, parseContent, type ContentBlock, type MessageSource, type UserMessage } from '../../domain/message.js';
 import type { Agent } from '../agent.js';
 import { RuntimeError } from '../errors.js';
 import { loadSession, type LoadedSession } from '../load-session.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { randomIds, type IdSource } from '../ports/clock.js';
+import type { ModelPort } from '../ports/model.js';
 import type { Runtime } from '../runtime.js';
 import type { Activation } from './activation.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -29,6 +31,11 @@ export interface ChildrenOptions {
   readonly reportDelivery?: 'next-step' | 'quiet';
   /** The system prompt of a child, from its descriptor. @defaultValue the descriptor's persona, if any */
   readonly systemPrompt?: (descriptor: SubagentDescriptorData, childSessionId: string) => string | undefined;
+  /**
+   * The model of a child, from its descriptor's route (`agentProvider` / `agentModel`), at start and at every cold
+   * resume. @defaultValue the runtime's model for every route
+   */
+  readonly route?: (descriptor: SubagentDescriptorData) => ModelPort | undefined;
   /** Where contained failures (a best-effort flush, a settlement that could not be sent) are reported. @defaultValue silent */
   readonly logger?: Logger;
 }
@@ -99,6 +106,7 @@ export class ChildManager {
   readonly #maxDepth: number;
   readonly #reportDelivery: 'next-step' | 'quiet';
   readonly #systemPrompt: NonNullable<ChildrenOptions['systemPrompt']>;
+  readonly #route: ChildrenOptions['route'];
   readonly #logger: Logger;
   readonly #lock = new KeyedLock();
   readonly #activations = new Map<string, Activation>();
@@ -114,6 +122,7 @@ export class ChildManager {
     this.#maxDepth = options.maxDepth ?? 4;
     this.#reportDelivery = options.reportDelivery ?? 'next-step';
     this.#systemPrompt = options.systemPrompt ?? ((d) => d.persona);
+    this.#route = options.route;
     this.#logger = options.logger ?? silentLogger;
   }
 
@@ -130,6 +139,7 @@ export class ChildManager {
     return this.#lock.run(childSessionId, async () => {
       let child: Agent | undefined;
       let activation: Activation | undefined;
+      if (spec.signal?.aborted) throw cancelled(childSessionId);
       try {
         child = this.#runtime.createSession({
           sessionId: childSessionId,
@@ -137,7 +147,7 @@ export class ChildManager {
           parentSession: parent.sessionId,
           origin: 'subagent',
           delegationDepth: depth,
-          ...this.#promptOf(descriptor, childSessionId),
+          ...this.#setupOf(descriptor, childSessionId),
         });
         child.recordChildEvent('subagent/descriptor', descriptor);
         activation = this.#activate(parent, child, 1, 0, descriptor.label);
@@ -167,7 +177,7 @@ export class ChildManager {
       parentSession: parent.sessionId,
       origin: 'subagent',
       delegationDepth: depth,
-      ...this.#promptOf(descriptor, childSessionId),
+      ...this.#setupOf(descriptor, childSessionId),
     });
     const runId = this.#ids.next();
     child.recordChildEvent('subagent/descriptor', descriptor);
@@ -357,12 +367,25 @@ export class ChildManager {
       throw new ChildError('subagent-duplicate-child', childSessionId, `session ${childSessionId} already exists`);
     }
     if (spec.signal?.aborted) throw cancelled(childSessionId);
+    const content = parseContent(spec.content);
+    if (!content.ok) throw new InvalidMessageError('content', content.problem);
     return { childSessionId, depth, descriptor };
   }
 
-  #promptOf(descriptor: SubagentDescriptorData, childSessionId: string): { systemPrompt?: string } {
+  /**
+   * How a child's agent is set up, from its descriptor (at start and at every cold resume): its system prompt, its
+   * model route, and its tools — the descriptor's tool filter plus what the deployment contributes to continuable
+   * children now (the `report` tool).
+   */
+  #setupOf(descriptor: SubagentDescriptorData, childSessionId: string): { systemPrompt?: string; model?: ModelPort; toolNames?: readonly string[] } {
     const prompt = this.#systemPrompt(descriptor, childSessionId);
-    return prompt === undefined ? {} : { systemPrompt: prompt };
+    const model = this.#route?.(descriptor);
+    const filter = descriptor.toolFilter;
+    return {
+      ...(prompt !== undefined ? { systemPrompt: prompt } : {}),
+      ...(model !== undefined ? { model } : {}),
+      ...(filter !== undefined ? { toolNames: descriptor.mode === 'continuable' ? [...filter, 'report'] : filter } : {}),
+    };
   }
 
   #message(content: string | readonly ContentBlock[], source: MessageSource): UserMessage {
@@ -454,7 +477,7 @@ export class ChildManager {
     this.#authorise(parent, childSessionId, header);
     const descriptor = resumableDescriptor(childSessionId, header, loaded.events);
     if (E.isLeft(descriptor)) throw descriptor.left;
-    const agent = await this.#runtime.resume(childSessionId, this.#promptOf(descriptor.right, childSessionId));
+    const agent = await this.#runtime.resume(childSessionId, this.#setupOf(descriptor.right, childSessionId));
     const epoch = parent.events.filter((e) => e.type === 'subagent/start' && (e.data as { childSessionId: string }).childSessionId === childSessionId).length + 1;
     return this.#activate(parent, agent, epoch, loaded.events.length, descriptor.right.label);
   }
