@@ -4,3 +4,4 @@ export * from './child-descriptor.js';
 export * from './child-authorisation.js';
 export * from './child-state.js';
 export * from './settlement.js';
+export * from './child-edges.js';
