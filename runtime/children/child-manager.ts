@@ -3,8 +3,8 @@ import type { MessageId } from '../../domain/brand.js';
 import { authoriseDelivery, authoriseInterrupt, type InterruptAuthority } from '../../domain/children/child-authorisation.js';
 import { resumableDescriptor } from '../../domain/children/child-descriptor.js';
 import { ChildError } from '../../domain/children/child-errors.js';
-import { childState, evolveAcceptedIds, type ChildState } from '../../domain/children/child-state.js';
-import { reportText, settlementDelivery, settlementOf, type SettlementAccount } from '../../domain/children/settlement.js';
+import type { ChildState } from '../../domain/children/child-state.js';
+import { reportText, settlementDelivery, settlementOf } from '../../domain/children/settlement.js';
 import type { ChildMode, SubagentDescriptorData } from '../../domain/children/subagent-events.js';
 import type { SessionCreatedData } from '../../domain/events.js';
 import { InvalidMessageError } from '../../domain/errors.js';
@@ -14,80 +14,12 @@ import { RuntimeError } from '../errors.js';
 import { loadSession, type LoadedSession } from '../load-session.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { randomIds, type IdSource } from '../ports/clock.js';
-import type { ModelPort } from '../ports/model.js';
 import type { Runtime } from '../runtime.js';
 import type { Activation } from './activation.js';
 import { KeyedLock } from './keyed-lock.js';
-
-/** Options of the children manager. */
-export interface ChildrenOptions {
-  /** The runtime whose sessions the children are: creates, resumes and registers their agents. */
-  readonly runtime: Runtime;
-  /** Run ids and message ids. @defaultValue random UUIDs */
-  readonly ids?: IdSource;
-  /** The deepest delegation allowed (a root session is depth 0, its children depth 1). @defaultValue 4 */
-  readonly maxDepth?: number;
-  /** How an explicit report reaches the parent: `next-step` steers it (waking), `quiet` injects it. @defaultValue 'next-step' */
-  readonly reportDelivery?: 'next-step' | 'quiet';
-  /** The system prompt of a child, from its descriptor. @defaultValue the descriptor's persona, if any */
-  readonly systemPrompt?: (descriptor: SubagentDescriptorData, childSessionId: string) => string | undefined;
-  /**
-   * The model of a child, from its descriptor's route (`agentProvider` / `agentModel`), at start and at every cold
-   * resume. @defaultValue the runtime's model for every route
-   */
-  readonly route?: (descriptor: SubagentDescriptorData) => ModelPort | undefined;
-  /** Where contained failures (a best-effort flush, a settlement that could not be sent) are reported. @defaultValue silent */
-  readonly logger?: Logger;
-}
-
-/** What a parent asks of a new child. */
-export interface StartChildSpec {
-  /** The child's first prompt. */
-  readonly content: string | readonly ContentBlock[];
-  /** A short label of the task. @defaultValue '' */
-  readonly label?: string;
-  /** The delegation kind that starts it. @defaultValue 'spawn' */
-  readonly provider?: string;
-  readonly persona?: string;
-  readonly toolFilter?: readonly string[];
-  readonly agentProvider?: string;
-  readonly agentModel?: string;
-  /** A caller-reserved child id; refused with `subagent-duplicate-child` if it is live or already stored. */
-  readonly childSessionId?: string;
-  /** Owns the operation until acceptance; aborting before then rolls it back. */
-  readonly signal?: AbortSignal;
-}
-
-/** The receipt of a started continuable child: its id and the id of the first prompt its inbox accepted. */
-export interface StartedChild {
-  readonly childSessionId: string;
-  readonly messageId: MessageId;
-}
-
-/** The single result of a one-shot child. */
-export interface OneShotResult extends StartedChild {
-  readonly stopReason: SettlementAccount['stopReason'];
-  /** The child's last assistant text, or null. */
-  readonly text: string | null;
-}
-
-/** Options of a parent-to-child delivery. */
-export interface DeliveryOptions {
-  /** @defaultValue `{kind: 'user'}` */
-  readonly source?: MessageSource;
-  /** Owns the delivery until acceptance. */
-  readonly signal?: AbortSignal;
-}
-
-/** One row of `list`. */
-export interface ChildEntry {
-  readonly childSessionId: string;
-  readonly parentSessionId: string;
-  readonly mode: ChildMode;
-  readonly state: ChildState;
-  readonly epoch: number;
-  readonly label: string;
-}
+import { ActivationRegistry } from './activation-registry.js';
+import { childAgentSetup, descriptorOf, type ChildAgentSetup } from './child-setup.js';
+import type { ChildEntry, ChildrenOptions, DeliveryOptions, OneShotResult, StartChildSpec, StartedChild } from './child-options.js';
 
 const cancelled = (childSessionId: string) => new ChildError('subagent-delivery-unavailable', childSessionId, `delivery to ${childSessionId} was cancelled before acceptance`);
 const headerOf = (events: LoadedSession['events']): SessionCreatedData => events[0]!.data as SessionCreatedData;
@@ -109,9 +41,7 @@ export class ChildManager {
   readonly #route: ChildrenOptions['route'];
   readonly #logger: Logger;
   readonly #lock = new KeyedLock();
-  readonly #activations = new Map<string, Activation>();
-  /** Live activations owned by each session (a root or a child). */
-  readonly #owned = new Map<string, Set<string>>();
+  readonly #registry = new ActivationRegistry((childSessionId) => void this.#maybeSettle(childSessionId));
   /** Sessions whose lineage is closing: settlements to them are injected, never waking. */
   readonly #closing = new Set<string>();
   #draining = false;
@@ -152,7 +82,7 @@ export class ChildManager {
         child.recordChildEvent('subagent/descriptor', descriptor);
         activation = this.#activate(parent, child, 1, 0, descriptor.label);
         if (spec.signal?.aborted) throw cancelled(childSessionId);
-        this.#accept(activation, message.id);
+        this.#registry.accept(activation, message.id);
         child.followup(message);
         return { childSessionId, messageId: message.id };
       } catch (e) {
@@ -219,16 +149,16 @@ export class ChildManager {
     return this.#lock.run(childSessionId, async () => {
       if (this.#draining) throw new ChildError('subagent-delivery-unavailable', childSessionId, `the runtime is draining; ${childSessionId} takes no deliveries`);
       if (options.signal?.aborted) throw cancelled(childSessionId);
-      let activation = this.#activations.get(childSessionId);
+      let activation = this.#registry.get(childSessionId);
       if (activation?.disposing) {
         await activation.disposing;
-        activation = this.#activations.get(childSessionId);
+        activation = this.#registry.get(childSessionId);
       }
       if (!activation) activation = await this.#coldResume(parent, childSessionId);
       if (options.signal?.aborted) throw cancelled(childSessionId);
       // the final authorisation, with no await between it and the send
       this.#authorise(parent, childSessionId, headerOf(activation.agent.events));
-      this.#accept(activation, message.id);
+      this.#registry.accept(activation, message.id);
       activation.agent.followup(message);
       return message.id;
     });
@@ -240,7 +170,7 @@ export class ChildManager {
    * target is an accepted no-op. Returns whether a cancel was issued; throws `subagent-unauthorized` otherwise.
    */
   interrupt(childSessionId: string, authority: InterruptAuthority): boolean {
-    const activation = this.#activations.get(childSessionId);
+    const activation = this.#registry.get(childSessionId);
     const target = activation && !activation.disposing ? { childSessionId, parentSession: activation.parentSessionId, ancestry: activation.ancestry } : null;
     const decided = authoriseInterrupt(authority, childSessionId, target);
     if (E.isLeft(decided)) throw decided.left;
@@ -254,7 +184,7 @@ export class ChildManager {
    * source `subagent-report`; steered (waking) or injected (quiet) as configured. Repeatable, never automatic.
    */
   report(child: Agent, output: string): MessageId {
-    const activation = this.#activations.get(child.sessionId);
+    const activation = this.#registry.get(child.sessionId);
     if (!activation || activation.agent !== child) {
       throw new ChildError('subagent-unauthorized', child.sessionId, `session ${child.sessionId} is not a resident continuable child`);
     }
@@ -265,8 +195,7 @@ export class ChildManager {
     }
     const message = this.#message(reportText(child.sessionId, output), { kind: 'subagent-report', form: 'relay', senderSessionId: child.sessionId });
     if (this.#reportDelivery === 'quiet') return parent.inject(message);
-    const parentActivation = this.#activations.get(parent.sessionId);
-    if (parentActivation?.agent === parent) this.#accept(parentActivation, message.id);
+    this.#registry.acceptFor(parent, message.id);
     return parent.steer(message);
   }
 
@@ -279,34 +208,17 @@ export class ChildManager {
 
   /** The live children of a session (`children`) or its whole live subtree (`descendants`). */
   list(parentSessionId: string, scope: 'children' | 'descendants' = 'children'): ChildEntry[] {
-    const out: ChildEntry[] = [];
-    const visit = (id: string) => {
-      for (const childId of this.#owned.get(id) ?? []) {
-        const a = this.#activations.get(childId);
-        if (!a) continue;
-        out.push({ childSessionId: childId, parentSessionId: id, mode: 'continuable', state: this.state(childId), epoch: a.epoch, label: a.label });
-        if (scope === 'descendants') visit(childId);
-      }
-    };
-    visit(parentSessionId);
-    return out;
+    return this.#registry.list(parentSessionId, scope);
   }
 
   /** Whether the child's activation is being disposed (deliveries wait for it, then cold-resume a new epoch). */
   isClosing(childSessionId: string): boolean {
-    return Boolean(this.#activations.get(childSessionId)?.disposing);
+    return Boolean(this.#registry.get(childSessionId)?.disposing);
   }
 
   /** The derived state of a child (`absent` when it has no activation here). */
   state(childSessionId: string): ChildState {
-    const a = this.#activations.get(childSessionId);
-    if (!a) return 'absent';
-    return childState({
-      resident: true,
-      agentRunning: a.agent.status === 'running',
-      acceptedPending: a.accepted.size,
-      liveChildren: this.#owned.get(childSessionId)?.size ?? 0,
-    });
+    return this.#registry.state(childSessionId);
   }
 
   // ---- closing -------------------------------------------------------------------------------------------------
@@ -328,7 +240,7 @@ export class ChildManager {
   /** Stops admission (deliveries and starts refuse with `subagent-delivery-unavailable`) and disposes every activation. */
   async drain(): Promise<void> {
     this.#draining = true;
-    const roots = [...this.#activations.values()].filter((a) => !this.#activations.has(a.parentSessionId)).map((a) => a.parentSessionId);
+    const roots = this.#registry.all().filter((a) => !this.#registry.get(a.parentSessionId)).map((a) => a.parentSessionId);
     for (const root of new Set(roots)) {
       this.#closing.add(root);
       try {
@@ -350,19 +262,9 @@ export class ChildManager {
     const parentHeader = headerOf(parent.events);
     const depth = (parentHeader.delegationDepth ?? 0) + 1;
     if (depth > this.#maxDepth) throw new ChildError('subagent-depth-exceeded', fallback, `delegation depth ${depth} exceeds the cap of ${this.#maxDepth}`);
-    // the descriptor is a snapshot taken before any await
-    const descriptor: SubagentDescriptorData = {
-      version: 1,
-      mode,
-      provider: spec.provider ?? 'spawn',
-      label: spec.label ?? '',
-      ...(spec.agentProvider !== undefined ? { agentProvider: spec.agentProvider } : {}),
-      ...(spec.agentModel !== undefined ? { agentModel: spec.agentModel } : {}),
-      ...(spec.persona !== undefined ? { persona: spec.persona } : {}),
-      ...(spec.toolFilter !== undefined ? { toolFilter: [...spec.toolFilter] } : {}),
-    };
+    const descriptor = descriptorOf(spec, mode); // a snapshot taken before any await
     const childSessionId = spec.childSessionId ?? this.#ids.next();
-    const taken = this.#activations.has(childSessionId) || this.#runtime.liveAgent(childSessionId) !== undefined;
+    const taken = this.#registry.get(childSessionId) !== undefined || this.#runtime.liveAgent(childSessionId) !== undefined;
     if (taken || (spec.childSessionId !== undefined && (await this.#runtime.store.revision(childSessionId)) !== 'no_stream')) {
       throw new ChildError('subagent-duplicate-child', childSessionId, `session ${childSessionId} already exists`);
     }
@@ -372,20 +274,8 @@ export class ChildManager {
     return { childSessionId, depth, descriptor };
   }
 
-  /**
-   * How a child's agent is set up, from its descriptor (at start and at every cold resume): its system prompt, its
-   * model route, and its tools — the descriptor's tool filter plus what the deployment contributes to continuable
-   * children now (the `report` tool).
-   */
-  #setupOf(descriptor: SubagentDescriptorData, childSessionId: string): { systemPrompt?: string; model?: ModelPort; toolNames?: readonly string[] } {
-    const prompt = this.#systemPrompt(descriptor, childSessionId);
-    const model = this.#route?.(descriptor);
-    const filter = descriptor.toolFilter;
-    return {
-      ...(prompt !== undefined ? { systemPrompt: prompt } : {}),
-      ...(model !== undefined ? { model } : {}),
-      ...(filter !== undefined ? { toolNames: descriptor.mode === 'continuable' ? [...filter, 'report'] : filter } : {}),
-    };
+  #setupOf(descriptor: SubagentDescriptorData, childSessionId: string): ChildAgentSetup {
+    return childAgentSetup(descriptor, childSessionId, this.#systemPrompt, this.#route);
   }
 
   #message(content: string | readonly ContentBlock[], source: MessageSource): UserMessage {
@@ -397,70 +287,17 @@ export class ChildManager {
     if (E.isLeft(decided)) throw decided.left;
   }
 
-  #accept(activation: Activation, messageId: string): void {
-    activation.accepted = new Set([...activation.accepted, messageId]);
-  }
-
-  /** Registers a resident activation, its ownership in the parent, and the `subagent/start` edge in the parent's log. */
+  /** Registers a resident activation and logs its `subagent/start` edge in the parent's log. */
   #activate(parent: Agent, child: Agent, epoch: number, epochStartSeq: number, label: string): Activation {
-    const childSessionId = child.sessionId;
-    const parentActivation = this.#activations.get(parent.sessionId);
     const runId = this.#ids.next();
-    const listeners = [
-      child.on('inbox/claimed', (m, turn) => this.#settleAccepted(childSessionId, { type: 'agent/inbox/claimed', message: m, turn })),
-      child.on('inbox/discarded', (m) => this.#settleAccepted(childSessionId, { type: 'agent/inbox/discarded', message: m })),
-      child.on('status', (s) => {
-        if (s === 'idle') queueMicrotask(() => void this.#maybeSettle(childSessionId));
-      }),
-    ];
-    const activation: Activation = {
-      childSessionId,
-      parentSessionId: parent.sessionId,
-      agent: child,
-      epoch,
-      runId,
-      ancestry: [parent.sessionId, ...(parentActivation?.ancestry ?? [])],
-      epochStartSeq,
-      label,
-      accepted: new Set(),
-      disposing: null,
-      detach: () => listeners.forEach((off) => off()),
-    };
-    this.#activations.set(childSessionId, activation);
-    this.#ownedBy(parent.sessionId).add(childSessionId);
-    parent.recordChildEvent('subagent/start', { runId, childSessionId, mode: 'continuable', epoch });
+    const activation = this.#registry.register(parent, child, { epoch, runId, epochStartSeq, label });
+    parent.recordChildEvent('subagent/start', { runId, childSessionId: child.sessionId, mode: 'continuable', epoch });
     return activation;
   }
 
-  #settleAccepted(childSessionId: string, note: Parameters<typeof evolveAcceptedIds>[1]): void {
-    const a = this.#activations.get(childSessionId);
-    if (!a) return;
-    a.accepted = evolveAcceptedIds(a.accepted, note);
-    if (a.accepted.size === 0) queueMicrotask(() => void this.#maybeSettle(childSessionId));
-  }
-
-  #ownedBy(sessionId: string): Set<string> {
-    let set = this.#owned.get(sessionId);
-    if (!set) this.#owned.set(sessionId, (set = new Set()));
-    return set;
-  }
-
-  /** Removes the activation from the registry (no more deliveries reach this agent). */
-  #deactivate(activation: Activation): void {
-    activation.detach();
-    if (this.#activations.get(activation.childSessionId) === activation) this.#activations.delete(activation.childSessionId);
-  }
-
-  /** Releases the parent's ownership of the child. */
-  #disown(activation: Activation): void {
-    const owned = this.#owned.get(activation.parentSessionId);
-    owned?.delete(activation.childSessionId);
-    if (owned?.size === 0) this.#owned.delete(activation.parentSessionId);
-  }
-
   #rollback(parent: Agent, activation: Activation): void {
-    this.#deactivate(activation);
-    this.#disown(activation);
+    this.#registry.deactivate(activation);
+    this.#registry.disown(activation);
     parent.recordChildEvent('subagent/end', { runId: activation.runId, childSessionId: activation.childSessionId, mode: 'continuable', epoch: activation.epoch, stopReason: 'abnormal' });
   }
 
@@ -486,19 +323,19 @@ export class ChildManager {
   #maybeSettle(childSessionId: string): Promise<void> {
     return this.#lock
       .run(childSessionId, async () => {
-        const a = this.#activations.get(childSessionId);
+        const a = this.#registry.get(childSessionId);
         if (!a || a.disposing || this.state(childSessionId) !== 'settled') return;
         await a.agent.whenIdle();
-        if (this.#activations.get(childSessionId) !== a || this.state(childSessionId) !== 'settled') return;
+        if (this.#registry.get(childSessionId) !== a || this.state(childSessionId) !== 'settled') return;
         await this.#dispose(a);
       })
       .catch((e) => this.#logger.warn(`child ${childSessionId}: settlement failed`, e));
   }
 
   async #disposeOwned(sessionId: string): Promise<void> {
-    for (const childId of [...(this.#owned.get(sessionId) ?? [])]) {
+    for (const childId of [...(this.#registry.owned(sessionId))]) {
       await this.#lock.run(childId, async () => {
-        const a = this.#activations.get(childId);
+        const a = this.#registry.get(childId);
         if (a && !a.disposing) await this.#dispose(a);
         else if (a?.disposing) await a.disposing;
       });
@@ -528,9 +365,9 @@ export class ChildManager {
     await a.agent.checkpoint().catch((e) => this.#logger.warn(`child ${a.childSessionId}: flush before disposal failed`, e));
     const account = settlementOf(a.childSessionId, a.agent.events.slice(a.epochStartSeq));
     await a.agent.dispose().catch((e) => this.#logger.warn(`child ${a.childSessionId}: dispose failed`, e));
-    this.#deactivate(a);
+    this.#registry.deactivate(a);
     const parent = this.#runtime.liveAgent(a.parentSessionId);
-    const parentActivation = this.#activations.get(a.parentSessionId);
+    const parentActivation = this.#registry.get(a.parentSessionId);
     const delivery = settlementDelivery({
       live: parent !== undefined,
       lineageClosing: this.#closing.has(a.parentSessionId) || Boolean(parentActivation?.disposing),
@@ -541,7 +378,7 @@ export class ChildManager {
       try {
         if (delivery === 'inject') parent.inject(notice);
         else {
-          if (parentActivation?.agent === parent) this.#accept(parentActivation, notice.id);
+          this.#registry.acceptFor(parent, notice.id);
           if (delivery === 'followup') parent.followup(notice);
           else parent.steer(notice);
         }
@@ -549,7 +386,7 @@ export class ChildManager {
         this.#logger.warn(`child ${a.childSessionId}: settlement notice not delivered`, e);
       }
     }
-    this.#disown(a);
+    this.#registry.disown(a);
     if (!parent) return;
     parent.recordChildEvent('subagent/end', {
       runId: a.runId,

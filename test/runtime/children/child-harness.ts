@@ -1,7 +1,8 @@
 import { ScriptedModel, type ScriptStep } from '../../../adapters/model/scripted/scripted-model.js';
 import type { LogEvent } from '../../../domain/events.js';
 import type { Agent } from '../../../runtime/agent.js';
-import { ChildManager, type ChildrenOptions } from '../../../runtime/children/child-manager.js';
+import { ChildManager } from '../../../runtime/children/child-manager.js';
+import type { ChildrenOptions } from '../../../runtime/children/child-options.js';
 import { childTools } from '../../../runtime/children/child-tools.js';
 import { silentLogger } from '../../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../../runtime/ports/clock.js';
