@@ -22,3 +22,4 @@ export { openRuntime, type OpenRuntimeOptions, type OpenedRuntime } from './adap
 export { openStore, DEFAULT_STORE_SPEC, InvalidStoreSpecError, isInvalidStoreSpecError, type StoreSpec } from './adapters/store/open-store.js';
 export { openJsonlEventStore, JsonlEventStore, type JsonlEventStoreOptions, type JsonlDurability } from './adapters/store/jsonl/index.js';
 export { MemoryCheckpointStore, FileCheckpointStore, type FileCheckpointStoreOptions } from './adapters/checkpoints/index.js';
+export * from './runtime/children/index.js';

@@ -8,6 +8,7 @@ const RUNTIME_ON_STORES = [
   'test/runtime/tools.property.test.ts',
   'test/runtime/resume-every-boundary.test.ts',
   'test/runtime/store-under-test.test.ts',
+  'test/runtime/children/*.test.ts',
 ];
 
 export default defineConfig({

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { MessageId } from '../domain/brand.js';
-import type { AbortCause, InboxTarget, LogEvent, TurnEndReason, TurnError } from '../domain/events.js';
+import type { AbortCause, EventDataByType, InboxTarget, LogEvent, TurnEndReason, TurnError } from '../domain/events.js';
 import { admitMessage, decideInbox, type InboxCommand } from '../domain/inbox/inbox-decide.js';
 import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
 import { notificationsOfSplice } from '../domain/inbox/inbox-notifications.js';
@@ -44,6 +44,9 @@ type Phase =
       /** The driver closed its last turn and is about to go idle: a waking send now is latched (no retirement gap). */
       retiring: boolean;
     };
+
+/** The child lifecycle events an agent may be asked to record. */
+export type ChildEventType = 'subagent/descriptor' | 'subagent/start' | 'subagent/end';
 
 export interface AgentOptions {
   readonly log: SessionLog;
@@ -177,6 +180,14 @@ export class Agent {
       await a.catch(() => {});
       if (this.#activity === a) return;
     }
+  }
+
+  /**
+   * Appends a child lifecycle event: `subagent/descriptor` to a child's own log, `subagent/start` / `subagent/end`
+   * to a parent's log. Not an inbox change; the runtime's children manager is its only caller.
+   */
+  recordChildEvent<T extends ChildEventType>(type: T, data: EventDataByType[T]): void {
+    this.#log.append(type, data);
   }
 
   get inbox(): AgentInbox {
