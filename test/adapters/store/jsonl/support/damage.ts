@@ -54,7 +54,7 @@ export interface SeededStore {
   readonly files: readonly string[];
 }
 
-export const seedStore = async (parent: string): Promise<SeededStore> => {
+export const seedStore = async (parent: string, options: { readonly journalPending?: boolean } = {}): Promise<SeededStore> => {
   const dir = mkdtempSync(join(parent, 'seed-'));
   const store = await openJsonlEventStore(dir, { durability: 'none' });
   const committed: { id: string; stream: string }[] = [];
@@ -72,8 +72,9 @@ export const seedStore = async (parent: string): Promise<SeededStore> => {
   await Promise.all([group.append('s/a', [ev('a3')], 2n), group.append('s/c', [ev('c3'), ev('c4')], 2n)]);
   await group.close();
   committed.push({ id: 'a3', stream: 's/a' }, { id: 'c3', stream: 's/c' }, { id: 'c4', stream: 's/c' });
-  // One more open checkpoints the group journal, so the cases below pay no fsync.
-  await (await openJsonlEventStore(dir, { durability: 'none' })).close();
+  // One more open checkpoints the group journal, so the cases below pay no fsync — unless the journal is to stay
+  // pending (as after a power loss), for recovery to replay it.
+  if (!options.journalPending) await (await openJsonlEventStore(dir, { durability: 'none' })).close();
   const files = ['global.idx', ...readdirSync(join(dir, 'streams')).map((n) => `streams/${n}`)];
   return { dir, committed, lastCommit: ['a3', 'c3', 'c4'], files };
 };
@@ -81,7 +82,8 @@ export const seedStore = async (parent: string): Promise<SeededStore> => {
 /** A copy of the seeded store in a fresh directory under `parent`. */
 export const copyStore = (seed: SeededStore, parent: string): string => {
   const dir = mkdtempSync(join(parent, 'case-'));
-  const files = (seedFiles ??= { of: seed, files: snapshotStore(seed.dir) }).of === seed ? seedFiles.files : snapshotStore(seed.dir);
+  if (seedFiles?.of !== seed) seedFiles = { of: seed, files: snapshotStore(seed.dir) };
+  const files = seedFiles.files;
   mkdirSync(join(dir, 'streams'));
   for (const [rel, content] of files) writeFileSync(join(dir, rel), Buffer.from(content, 'base64'));
   return dir;
