@@ -106,5 +106,5 @@ describe('a damaged JSONL store directory', () => {
     else expect(tally.intact).toBeGreaterThan(5);
     expect(rebuilt).toBeGreaterThan(10);
     console.log(`damage cases (${_}): ${JSON.stringify(tally)}, index rebuilt ${rebuilt}×`);
-  });
+  }, 900_000); // STEERLOG_DAMAGE_STEP=1 runs thousands of cases
 });
