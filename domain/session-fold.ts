@@ -3,8 +3,8 @@ import { initialConsumedWorkState, evolveConsumedWork, type ConsumedWorkState } 
 import { ImpossibleEventError, type DomainError } from './errors.js';
 import { isKnownEvent, type InboxNotification, type InboxSplicedData, type LogEvent, type SessionCreatedData } from './events.js';
 import { classifyMessage, classifySplice, initialClassificationState, type ClassificationState, type MessageClass } from './history-classification.js';
-import { applySplice } from './inbox/inbox-evolve.js';
-import { notificationsOfSplice } from './inbox/inbox-notifications.js';
+import { applySpliceRemoving } from './inbox/inbox-evolve.js';
+import { notificationsOfRemoval } from './inbox/inbox-notifications.js';
 import { initialInboxState, type InboxState } from './inbox/inbox-state.js';
 import { evolveTurns, initialTurnFoldState, type TurnFoldState, type TurnRecord } from './turns.js';
 
@@ -104,19 +104,21 @@ export const stepSession = (state: SessionState, event: LogEvent): E.Either<Doma
       break;
     case 'agent/inbox/spliced': {
       const splice: InboxSplicedData = event.data;
-      const applied = applySplice(state.inbox, splice);
+      // The removed messages come back from the splice itself: nothing below reads the state it applied to.
+      const applied = applySpliceRemoving(state.inbox, splice);
       if (E.isLeft(applied)) {
         const e = applied.left;
         return E.left(Object.assign(e, { message: `seq ${event.seq}: ${e.message}`, seq: event.seq }));
       }
+      const { removed } = applied.right;
       const turn = state.turns.openTurn?.turn ?? state.turns.lastTurn;
-      const implied = notificationsOfSplice(state.inbox, splice, turn);
+      const implied = notificationsOfRemoval(splice, removed, turn);
       if (isOwned) notifications = implied;
       const isClaim = splice.removedCount !== undefined && splice.outcome !== 'canceled';
       next = {
         ...next,
-        inbox: applied.right,
-        classification: classifySplice(state.classification, state.inbox, splice),
+        inbox: applied.right.state,
+        classification: classifySplice(state.classification, splice, removed),
         openTurnClaimed: isClaim && state.turns.openTurn ? [...state.openTurnClaimed, ...implied.map((n) => n.message.id)] : state.openTurnClaimed,
       };
       break;

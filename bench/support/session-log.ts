@@ -1,0 +1,69 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { inboxChurn } from './inbox-log.js';
+
+/** A deterministic UUID for event number `n`. */
+const uuidAt = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+/** One session-log envelope (what a JSONL line holds). */
+export interface Envelope {
+  readonly seq: number;
+  readonly id: string;
+  readonly time: number;
+  readonly type: string;
+  readonly data: unknown;
+}
+
+/**
+ * A whole session log of exactly `events` events around the inbox churn of `inboxSplices(peak)` (10,000 pending
+ * items at the peak for the benchmarks): `session/created`, then every splice as an `agent/inbox/spliced` event;
+ * each claim runs inside a turn the way the driver writes it — `turn/start`, the claim, `step/start`, a
+ * `user/message` per claimed message, `assistant/message`, `step/end`, `turn/end` — so the turn fold, consumed
+ * work and history classification all have work to do. Produced one event at a time.
+ */
+export function* sessionLog(events: number, peak: number, sessionId = 'bench-session'): Generator<Envelope> {
+  let n = 0;
+  for (const e of endlessSessionLog(peak, sessionId)) {
+    if (n++ >= events) return;
+    yield e;
+  }
+}
+
+function* endlessSessionLog(peak: number, sessionId: string): Generator<Envelope, never> {
+  let seq = 0;
+  const at = (type: string, data: unknown): Envelope => ({ seq, id: uuidAt(seq + 1), time: 1_700_000_000_000 + seq++, type, data });
+  yield at('session/created', { sessionId, createdAt: 1_700_000_000_000, kind: 'ordinary' });
+  let turn = 0;
+  const churn = inboxChurn(peak);
+  for (;;) {
+    const { splice, removed } = churn.next().value;
+    const isClaim = splice.removedCount !== undefined && splice.outcome !== 'canceled';
+    if (!isClaim) {
+      yield at('agent/inbox/spliced', splice);
+      continue;
+    }
+    turn++;
+    yield at('turn/start', { turn });
+    yield at('agent/inbox/spliced', splice);
+    yield at('step/start', { turn, step: 1 });
+    for (const m of removed) yield at('user/message', m);
+    yield at('assistant/message', { turn, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'done' }] } });
+    yield at('step/end', { turn, step: 1 });
+    yield at('turn/end', { turn, reason: { kind: 'completed' } });
+  }
+}
+
+/** Writes `sessionLog(events, peak)` to `file` as JSONL, streaming (memory stays flat whatever `events` is). */
+export const writeSessionLog = async (file: string, events: number, peak: number): Promise<void> => {
+  const out = createWriteStream(file);
+  let chunk = '';
+  for (const e of sessionLog(events, peak)) {
+    chunk += `${JSON.stringify(e)}\n`;
+    if (chunk.length > 1 << 20) {
+      if (!out.write(chunk)) await once(out, 'drain');
+      chunk = '';
+    }
+  }
+  out.end(chunk);
+  await once(out, 'finish');
+};
