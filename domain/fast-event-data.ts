@@ -1,4 +1,5 @@
 import type { EventType } from './events.js';
+import { deepFreeze } from './json.js';
 
 /**
  * A fast path for the event data a session log is mostly made of: hand-written checks that accept a strict subset
@@ -32,11 +33,16 @@ const isPos = (v: unknown): v is number => typeof v === 'number' && Number.isSaf
 const isStr = (v: unknown): v is string => typeof v === 'string';
 const isNonEmpty = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 const freeze = <T>(v: T): T => Object.freeze(v);
+/** Copy mode (the caller's value stays untouched) or in-place mode (the caller owns the value: it is frozen as is). */
+let copying = true;
+/** The checked value: a fresh frozen copy built by `build`, or in place, `v` itself (frozen at the end). */
+const keep = (v: Plain, build: () => Plain): Plain => (copying ? freeze(build()) : v);
+const keepArray = (v: unknown[], built: Plain[]): readonly Plain[] => (copying ? freeze(built) : (v as Plain[]));
 
 /** A text block `{type:'text', text}` (the only content block the fast path takes). */
 const textBlock = (v: unknown): Plain | null => {
   if (!isPlain(v) || v.type !== 'text' || !isStr(v.text) || !keysFit(v, ['type', 'text'])) return MISS;
-  return freeze({ type: 'text', text: v.text });
+  return keep(v, () => ({ type: 'text', text: v.text }));
 };
 const textBlocks = (v: unknown): readonly Plain[] | null => {
   if (!Array.isArray(v)) return MISS;
@@ -46,7 +52,7 @@ const textBlocks = (v: unknown): readonly Plain[] | null => {
     if (b === MISS) return MISS;
     out.push(b);
   }
-  return freeze(out);
+  return keepArray(v, out);
 };
 
 /** Sources `{kind:'user', rpcId?, clientTimeZone?}` and `{kind:'plugin', plugin, form?}`, nothing more. */
@@ -56,12 +62,12 @@ const source = (v: unknown): Plain | null => {
     if (!keysFit(v, ['kind'], ['rpcId', 'clientTimeZone'])) return MISS;
     if (v.rpcId !== undefined && !isStr(v.rpcId)) return MISS;
     if (v.clientTimeZone !== undefined && !isStr(v.clientTimeZone)) return MISS;
-    return freeze({ ...v });
+    return keep(v, () => ({ ...v }));
   }
   if (v.kind === 'plugin') {
     if (!keysFit(v, ['kind', 'plugin'], ['form']) || !isStr(v.plugin)) return MISS;
     if (v.form !== undefined && !isStr(v.form)) return MISS;
-    return freeze({ ...v });
+    return keep(v, () => ({ ...v }));
   }
   return MISS;
 };
@@ -72,7 +78,7 @@ const userMessage = (v: unknown): Plain | null => {
   if (content === MISS) return MISS;
   const src = source(v.source);
   if (src === MISS) return MISS;
-  return freeze({ id: v.id, role: 'user', content, source: src });
+  return keep(v, () => ({ id: v.id, role: 'user', content, source: src }));
 };
 
 const splice = (v: unknown): Plain | null => {
@@ -89,23 +95,25 @@ const splice = (v: unknown): Plain | null => {
     if (u === MISS) return MISS;
     inserted.push(u);
   }
-  const out: Plain = { target: v.target, start: v.start };
-  if (v.removedCount !== undefined) out.removedCount = v.removedCount;
-  out.inserted = freeze(inserted);
-  if (v.outcome !== undefined) out.outcome = v.outcome;
-  return freeze(out);
+  return keep(v, () => {
+    const out: Plain = { target: v.target, start: v.start };
+    if (v.removedCount !== undefined) out.removedCount = v.removedCount;
+    out.inserted = keepArray(v.inserted as unknown[], inserted);
+    if (v.outcome !== undefined) out.outcome = v.outcome;
+    return out;
+  });
 };
 
-const turnRef = (v: unknown): Plain | null => (isPlain(v) && isPos(v.turn) && keysFit(v, ['turn']) ? freeze({ turn: v.turn }) : MISS);
+const turnRef = (v: unknown): Plain | null => (isPlain(v) && isPos(v.turn) && keysFit(v, ['turn']) ? keep(v, () => ({ turn: v.turn })) : MISS);
 const stepRef = (v: unknown): Plain | null =>
-  isPlain(v) && isPos(v.turn) && isPos(v.step) && keysFit(v, ['turn', 'step']) ? freeze({ turn: v.turn, step: v.step }) : MISS;
+  isPlain(v) && isPos(v.turn) && isPos(v.step) && keysFit(v, ['turn', 'step']) ? keep(v, () => ({ turn: v.turn, step: v.step })) : MISS;
 
 const SIMPLE_REASONS: readonly unknown[] = ['completed', 'max-tokens', 'blocked', 'interrupted'];
 const turnEnd = (v: unknown): Plain | null => {
   if (!isPlain(v) || !isPos(v.turn) || !keysFit(v, ['turn', 'reason'])) return MISS;
   const r = v.reason;
   if (!isPlain(r) || !SIMPLE_REASONS.includes(r.kind) || !keysFit(r, ['kind'])) return MISS;
-  return freeze({ turn: v.turn, reason: freeze({ kind: r.kind }) });
+  return keep(v, () => ({ turn: v.turn, reason: keep(r, () => ({ kind: r.kind })) }));
 };
 
 const assistantMessage = (v: unknown): Plain | null => {
@@ -114,14 +122,14 @@ const assistantMessage = (v: unknown): Plain | null => {
   if (!isPlain(m) || m.role !== 'assistant' || !keysFit(m, ['role', 'content'])) return MISS;
   const content = textBlocks(m.content);
   if (content === MISS) return MISS;
-  return freeze({ turn: v.turn, step: v.step, message: freeze({ role: 'assistant', content }) });
+  return keep(v, () => ({ turn: v.turn, step: v.step, message: keep(m, () => ({ role: 'assistant', content })) }));
 };
 
 const sessionCreated = (v: unknown): Plain | null => {
   if (!isPlain(v) || !keysFit(v, ['sessionId', 'createdAt', 'kind'])) return MISS;
   if (!isNonEmpty(v.sessionId) || typeof v.createdAt !== 'number' || !Number.isFinite(v.createdAt) || Object.is(v.createdAt, -0)) return MISS;
   if (v.kind !== 'ordinary' && v.kind !== 'continuable' && v.kind !== 'one-shot') return MISS;
-  return freeze({ sessionId: v.sessionId, createdAt: v.createdAt, kind: v.kind });
+  return keep(v, () => ({ sessionId: v.sessionId, createdAt: v.createdAt, kind: v.kind }));
 };
 
 const FAST: Partial<Record<EventType, (v: unknown) => Plain | null>> = {
@@ -136,10 +144,15 @@ const FAST: Partial<Record<EventType, (v: unknown) => Plain | null>> = {
 };
 
 /**
- * The data of a known event type as a fresh deep-frozen copy when it has one of the common shapes, else null
- * (the caller then validates with zod). Never reads beyond own enumerable string keys, never writes to `data`.
+ * The data of a known event type, deep-frozen, when it has one of the common shapes, else null (the caller then
+ * validates with zod). By default a fresh copy, and `data` is never written to; with `inPlace` (for a value the
+ * caller owns, such as what JSON.parse just returned) `data` itself is frozen and returned, which saves the copy.
  */
-export const fastEventData = (type: EventType, data: unknown): unknown => {
+export const fastEventData = (type: EventType, data: unknown, options: { readonly inPlace?: boolean } = {}): unknown => {
   const check = FAST[type];
-  return check === undefined ? null : check(data);
+  if (check === undefined) return null;
+  copying = options.inPlace !== true;
+  const checked = check(data);
+  copying = true;
+  return checked === null || options.inPlace !== true ? checked : deepFreeze(checked);
 };

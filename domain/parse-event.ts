@@ -15,6 +15,11 @@ const zodPath = (issue: z.ZodIssue): string =>
 export interface ParseEventOptions {
   /** The seq this event must carry (contiguous logs). Omit to accept any. */
   readonly expectedSeq?: number;
+  /**
+   * The caller owns `raw` (nobody else holds it, as with what JSON.parse just returned): a valid event is frozen in
+   * place instead of copied. @defaultValue false
+   */
+  readonly owned?: boolean;
 }
 
 /**
@@ -45,7 +50,7 @@ export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Eit
   }
   if (env.ignorable !== true && isEventType(type)) {
     // the common shapes: checked and copied by hand (a strict subset of what the schema accepts, every leaf checked)
-    const fast = fastEventData(type, env.data);
+    const fast = fastEventData(type, env.data, { inPlace: options.owned === true });
     if (fast !== null) return E.right(Object.freeze({ seq, id: env.id as EventId, time: env.time, type, data: fast }) as LogEvent);
   }
   const nonJson = findNonJsonPath(env.data);
@@ -82,5 +87,5 @@ export const parseLogLine = (line: string, options: ParseEventOptions = {}): E.E
   } catch (e) {
     return E.left(new EventParseError('invalid-json', options.expectedSeq ?? null, null, '', `not JSON (${(e as Error).message})`));
   }
-  return parseEvent(raw, options);
+  return parseEvent(raw, { ...options, owned: true });
 };

@@ -53,11 +53,26 @@ function* endlessSessionLog(peak: number, sessionId: string): Generator<Envelope
   }
 }
 
-/** Writes `sessionLog(events, peak)` to `file` as JSONL, streaming (memory stays flat whatever `events` is). */
-export const writeSessionLog = async (file: string, events: number, peak: number): Promise<void> => {
+/** The ids pending at the end of a log, next-turn then next-step. */
+export interface FinalLists {
+  readonly nextTurn: readonly string[];
+  readonly nextStep: readonly string[];
+}
+
+/**
+ * Writes `sessionLog(events, peak)` to `file` as JSONL, streaming (memory stays flat whatever `events` is), and
+ * returns the lists pending at its end as a plain-array model computes them (each splice applied with
+ * Array.prototype.splice): the reference every benchmark checks its final lists against.
+ */
+export const writeSessionLog = async (file: string, events: number, peak: number): Promise<FinalLists> => {
   const out = createWriteStream(file);
+  const lists = { 'next-turn': [] as string[], 'next-step': [] as string[] };
   let chunk = '';
   for (const e of sessionLog(events, peak)) {
+    if (e.type === 'agent/inbox/spliced') {
+      const d = e.data as { target: 'next-turn' | 'next-step'; start: number; removedCount?: number; inserted: readonly { id: string }[] };
+      lists[d.target].splice(d.start, d.removedCount ?? 0, ...d.inserted.map((m) => m.id));
+    }
     chunk += `${JSON.stringify(e)}\n`;
     if (chunk.length > 1 << 20) {
       if (!out.write(chunk)) await once(out, 'drain');
@@ -66,4 +81,5 @@ export const writeSessionLog = async (file: string, events: number, peak: number
   }
   out.end(chunk);
   await once(out, 'finish');
+  return { nextTurn: lists['next-turn'], nextStep: lists['next-step'] };
 };

@@ -62,7 +62,13 @@ describe('fastEventData (the parse fast path) accepts only what the schemas acce
         const { type, data } = samples[i]!;
         const edited = mutate(structuredClone(data), path, replacement, mode);
         const fast = fastEventData(type, edited);
+        const owned = edited === undefined ? undefined : structuredClone(edited);
+        const inPlace = fastEventData(type, owned, { inPlace: true });
+        expect(inPlace === null).toBe(fast === null);
         if (fast === null) return;
+        expect(inPlace).toBe(owned);
+        expect(inPlace).toEqual(fast);
+        expect(Object.isFrozen(inPlace)).toBe(true);
         expect(findNonJsonPath(edited)).toBeNull();
         const zod = EVENT_DATA_SCHEMAS[type].safeParse(edited);
         expect(zod.success).toBe(true);
