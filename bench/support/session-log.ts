@@ -15,27 +15,21 @@ export interface Envelope {
 }
 
 /**
- * A whole session log of exactly `events` events around the inbox churn of `inboxSplices(peak)` (10,000 pending
+ * A whole session log of at least `events` events around the inbox churn of `inboxChurn(peak)` (10,000 pending
  * items at the peak for the benchmarks): `session/created`, then every splice as an `agent/inbox/spliced` event;
  * each claim runs inside a turn the way the driver writes it — `turn/start`, the claim, `step/start`, a
  * `user/message` per claimed message, `assistant/message`, `step/end`, `turn/end` — so the turn fold, consumed
- * work and history classification all have work to do. Produced one event at a time.
+ * work and history classification all have work to do. It ends after the first whole step of the churn that
+ * reaches `events` (at most 6 events more), never inside a turn. Produced one event at a time.
  */
 export function* sessionLog(events: number, peak: number, sessionId = 'bench-session'): Generator<Envelope> {
-  let n = 0;
-  for (const e of endlessSessionLog(peak, sessionId)) {
-    if (n++ >= events) return;
-    yield e;
-  }
-}
-
-function* endlessSessionLog(peak: number, sessionId: string): Generator<Envelope, never> {
   let seq = 0;
   const at = (type: string, data: unknown): Envelope => ({ seq, id: uuidAt(seq + 1), time: 1_700_000_000_000 + seq++, type, data });
+  if (events <= 0) return;
   yield at('session/created', { sessionId, createdAt: 1_700_000_000_000, kind: 'ordinary' });
   let turn = 0;
   const churn = inboxChurn(peak);
-  for (;;) {
+  while (seq < events) {
     const { splice, removed } = churn.next().value;
     const isClaim = splice.removedCount !== undefined && splice.outcome !== 'canceled';
     if (!isClaim) {
@@ -55,6 +49,8 @@ function* endlessSessionLog(peak: number, sessionId: string): Generator<Envelope
 
 /** The ids pending at the end of a log, next-turn then next-step. */
 export interface FinalLists {
+  /** Events in the log (set by writeSessionLog). */
+  readonly events?: number;
   readonly nextTurn: readonly string[];
   readonly nextStep: readonly string[];
 }
@@ -68,7 +64,9 @@ export const writeSessionLog = async (file: string, events: number, peak: number
   const out = createWriteStream(file);
   const lists = { 'next-turn': [] as string[], 'next-step': [] as string[] };
   let chunk = '';
+  let count = 0;
   for (const e of sessionLog(events, peak)) {
+    count++;
     if (e.type === 'agent/inbox/spliced') {
       const d = e.data as { target: 'next-turn' | 'next-step'; start: number; removedCount?: number; inserted: readonly { id: string }[] };
       lists[d.target].splice(d.start, d.removedCount ?? 0, ...d.inserted.map((m) => m.id));
@@ -81,5 +79,5 @@ export const writeSessionLog = async (file: string, events: number, peak: number
   }
   out.end(chunk);
   await once(out, 'finish');
-  return { nextTurn: lists['next-turn'], nextStep: lists['next-step'] };
+  return { events: count, nextTurn: lists['next-turn'], nextStep: lists['next-step'] };
 };
