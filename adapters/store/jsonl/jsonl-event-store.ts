@@ -38,7 +38,7 @@ export class JsonlEventStore implements EventStore {
 
   /** @internal use openJsonlEventStore */
   constructor(dir: string, fs: FsOps, lock: DirectoryLock, files: { indexWrite: FileOps; indexRead: FileOps; journal: FileOps }, options: JsonlEventStoreOptions) {
-    this.#directory = new StoreDirectory(dir, fs, files, options.durability ?? 'fsync');
+    this.#directory = new StoreDirectory(dir, fs, files, options.durability ?? 'group');
     this.#cache = new StreamCache(this.#directory);
     this.#lock = lock;
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
