@@ -11,6 +11,7 @@ import { parseCommandArgs } from './cli-args.js';
 import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
 import { formatAuditReport } from './format-audit.js';
 import type { CliIo } from './io.js';
+import { readLineBatches } from './read-lines.js';
 
 export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--json]
        steerlog audit --store <spec> <session-id> [--json]
@@ -60,11 +61,10 @@ const noSession = (io: CliIo, session: string, spec: string, json: boolean): num
   return EXIT.usage;
 };
 
-/** Streams an envelope log (one JSON envelope per line) through the auditor. */
+/** Streams an envelope log (one JSON envelope per line) through the auditor, memory flat in the log's length. */
 export const auditFile = async (file: string): Promise<AuditReport> => {
   const auditor = createAuditor(basename(file, extname(file)));
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const line of lines) auditor.push(line);
+  for await (const lines of readLineBatches(file)) for (const line of lines) auditor.push(line);
   return auditor.report();
 };
 

@@ -19,6 +19,7 @@ import type { DirectoryLock } from './dir-lock.js';
 import { readAllEvents, readStream, revisionOf } from './event-reads.js';
 import type { FileOps, FsOps } from './fs-ops.js';
 import { CommitQueue } from './group-commit.js';
+import { LockLease } from './lock-lease.js';
 import { recoverDirectory, verifyReadOnly } from './open-recovery.js';
 import { StoreIoError } from '../../../runtime/ports/store-errors.js';
 import { StoreDirectory } from './store-directory.js';
@@ -39,7 +40,7 @@ export class JsonlEventStore implements EventStore {
 
   /** @internal use openJsonlEventStore */
   constructor(dir: string, fs: FsOps, lock: DirectoryLock | undefined, files: { indexWrite: FileOps; indexRead: FileOps; journal: FileOps }, options: JsonlEventStoreOptions) {
-    this.#directory = new StoreDirectory(dir, fs, files, options.durability ?? 'fsync');
+    this.#directory = new StoreDirectory(dir, fs, files, options.durability ?? 'group');
     this.#cache = new StreamCache(this.#directory);
     this.#lock = lock;
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
@@ -47,9 +48,11 @@ export class JsonlEventStore implements EventStore {
     const directory = this.#directory;
     const cache = this.#cache;
     const notifier = this.#notifier;
+    // A read-only store (no lock) refuses every append.
+    const lease = lock ? new LockLease(lock) : undefined;
     this.#queue = new CommitQueue(
-      async (items) => {
-        if (lock) await commitAppends({ directory, cache, lock, notifier }, items);
+      async (items, more) => {
+        if (lease) await commitAppends({ directory, cache, lock: lease, notifier }, items, more);
         else for (const item of items) item.reject(new StoreIoError('append', { cause: new Error(`${dir} was opened read-only`) }));
       },
       this.#directory.durability === 'group' ? (options.maxGroupAppends ?? 1024) : 1,
