@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CheckpointStore } from '../../../projections/index.js';
-import { FileCheckpointStore, MemoryCheckpointStore, PostgresCheckpointStore } from '../../../adapters/checkpoints/index.js';
+import { FileCheckpointStore, MemoryCheckpointStore } from '../../../adapters/checkpoints/index.js';
+import { PostgresCheckpointStore } from '../../../adapters/checkpoints/postgres-checkpoint-store.js';
 import { describePg, dropSchema, PG_URL } from '../store/postgres/pg-test-support.js';
 
 const describeCheckpointStore = (name: string, open: () => Promise<CheckpointStore>, after?: () => Promise<void>): void => {
