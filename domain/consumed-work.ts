@@ -1,4 +1,4 @@
-import type { LogEvent, TurnEndReason } from './events.js';
+import { isKnownEvent, type LogEvent, type TurnEndReason } from './events.js';
 
 /**
  * Consumed-work accounting (protocol-core §5): which turn last accounted for consumed input, and whether unrun
@@ -29,19 +29,20 @@ const without = (turns: readonly number[], n: number): readonly number[] => (tur
 
 /** One event into the accounting state. Other event types leave it unchanged. */
 export const evolveConsumedWork = (state: ConsumedWorkState, event: LogEvent): ConsumedWorkState => {
+  if (!isKnownEvent(event)) return state;
   switch (event.type) {
     case 'turn/start':
-      return { ...state, open: (event.data as { turn: number }).turn };
+      return { ...state, open: event.data.turn };
     case 'step/start':
-      return { ...state, stepped: withAdded(state.stepped, (event.data as { turn: number }).turn) };
+      return { ...state, stepped: withAdded(state.stepped, event.data.turn) };
     case 'agent/inbox/spliced': {
-      const d = event.data as { removedCount?: number; inserted: readonly unknown[]; outcome?: 'canceled' };
+      const d = event.data;
       if (d.removedCount === undefined) return state;
       if (d.outcome === 'canceled') return d.inserted.length === 0 && !state.droppedUnrun ? { ...state, droppedUnrun: true } : state;
       return state.open === undefined ? state : { ...state, claimed: withAdded(state.claimed, state.open) };
     }
     case 'turn/end': {
-      const { turn, reason } = event.data as { turn: number; reason: TurnEndReason };
+      const { turn, reason } = event.data;
       const accounts = state.stepped.includes(turn) || (state.claimed.includes(turn) && accountsForClaim(reason));
       const base = { stepped: without(state.stepped, turn), claimed: without(state.claimed, turn), open: undefined };
       return accounts ? { ...base, end: { seq: event.seq, turn, reason }, droppedUnrun: false } : { ...state, ...base };

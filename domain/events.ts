@@ -237,9 +237,17 @@ export type SessionEvent = { [T in EventType]: Envelope<T, EventDataByType[T]> }
 export type EventOf<T extends EventType> = Extract<SessionEvent, { type: T }>;
 /** An event of a type steerlog does not know, marked `ignorable: true`: kept, never interpreted. */
 export type IgnoredEvent = Envelope<string, unknown> & { readonly ignorable: true };
-/** What a log line parses to. */
+/**
+ * What a log line parses to: a typed {@link SessionEvent}, or an {@link IgnoredEvent} of a type steerlog does not
+ * know. An ignored event's `type` is any string, so comparing `event.type` with a known type does not narrow a
+ * `LogEvent`: guard first (`if (!isKnownEvent(event)) return …`), then `switch (event.type)` narrows `event.data`.
+ * Custom projections receive known events only (`ProjectionEvent`); ignored ones reach `evolveIgnored`.
+ */
 export type LogEvent = SessionEvent | IgnoredEvent;
+/** Is this an event of a type steerlog knows? Narrows a {@link LogEvent} to a {@link SessionEvent}. */
 export const isKnownEvent = (e: LogEvent): e is SessionEvent => isEventType(e.type);
+/** Is this an ignorable event of a type steerlog does not know? Narrows a {@link LogEvent} to an {@link IgnoredEvent}. */
+export const isIgnoredEvent = (e: LogEvent): e is IgnoredEvent => !isEventType(e.type);
 
 // ---- live notifications (not durable; derivable from the log) --------------------------------------------------
 export type InboxNotification =

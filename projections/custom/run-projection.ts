@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { BehaviorSubject, filter, map, type Observable } from 'rxjs';
+import { isKnownEvent } from '../../domain/events.js';
 import { findNonJsonPath } from '../../domain/json.js';
 import type { EventStore, SubscriptionMessage } from '../../runtime/ports/event-store.js';
 import type { CheckpointStore, ProjectionKey } from '../checkpoints/checkpoint-store.js';
@@ -220,9 +221,15 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
       this.#lwm.begin(position);
       const parsed = toLogEvent(recorded);
       if (E.isLeft(parsed)) throw this.#failure(recorded.stream, position, parsed.left);
-      const event: ProjectionEvent = { stream: recorded.stream, revision: recorded.revision, position: recorded.position, event: parsed.right };
+      const where = { stream: recorded.stream, revision: recorded.revision, position: recorded.position };
+      const parsedEvent = parsed.right;
       try {
-        if (!this.#projection.filter || this.#projection.filter(event)) this.#state = this.#projection.evolve(this.#state, event);
+        if (isKnownEvent(parsedEvent)) {
+          const event: ProjectionEvent = { ...where, event: parsedEvent };
+          if (!this.#projection.filter || this.#projection.filter(event)) this.#state = this.#projection.evolve(this.#state, event);
+        } else if (this.#projection.evolveIgnored) {
+          this.#state = this.#projection.evolveIgnored(this.#state, { ...where, event: parsedEvent });
+        }
       } catch (e) {
         throw this.#failure(recorded.stream, position, e);
       }

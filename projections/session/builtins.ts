@@ -1,6 +1,6 @@
 import { pipe, type OperatorFunction } from 'rxjs';
 import type { ConsumedWork } from '../../domain/consumed-work.js';
-import type { InboxNotification, LogEvent } from '../../domain/events.js';
+import { isKnownEvent, type InboxNotification, type LogEvent } from '../../domain/events.js';
 import type { MessageClass } from '../../domain/history-classification.js';
 import type { UserMessage } from '../../domain/message.js';
 import type { TurnRecord } from '../../domain/turns.js';
@@ -17,8 +17,9 @@ export interface ClassifiedMessage {
 /** Frames → each user/message's class, as the fold decides it. */
 export const classificationFrames = (): OperatorFunction<SessionFrame, ClassifiedMessage> =>
   fromFrames<ClassifiedMessage>(() => (frame, emit) => {
-    if (frame.step.messageClass !== undefined && frame.event.type === 'user/message') {
-      emit({ seq: frame.event.seq, message: frame.event.data as UserMessage, class: frame.step.messageClass });
+    const { event } = frame;
+    if (frame.step.messageClass !== undefined && isKnownEvent(event) && event.type === 'user/message') {
+      emit({ seq: event.seq, message: event.data, class: frame.step.messageClass });
     }
   });
 

@@ -94,20 +94,16 @@ describe.each(harnesses)('runner killed at random points, restarted ($name check
             let seen = 0;
             let killed!: () => void;
             const wasKilled = new Promise<void>((resolve) => (killed = resolve));
-            const projection = defineProjection<DigestState>({
-              name: 'crash',
-              version: 1,
-              initialState: initialDigest(),
-              evolve: (state, e) => {
-                const next = digestStep(state, e);
-                if (++seen === kill.after && current) {
-                  if (kill.mode === 'abandon') current.abandon();
-                  else void current.stop();
-                  killed();
-                }
-                return next;
-              },
-            });
+            const step = (state: DigestState, e: Parameters<typeof digestStep>[1]): DigestState => {
+              const next = digestStep(state, e);
+              if (++seen === kill.after && current) {
+                if (kill.mode === 'abandon') current.abandon();
+                else void current.stop();
+                killed();
+              }
+              return next;
+            };
+            const projection = defineProjection<DigestState>({ name: 'crash', version: 1, initialState: initialDigest(), evolve: step, evolveIgnored: step });
             const run = runProjection(projection, { store, checkpoints, ...source, batchSize, flushIntervalMs: 5 });
             current = run;
             const finished = writer.then(async () => run.waitFor(await headOf())).catch(() => undefined);
@@ -119,7 +115,7 @@ describe.each(harnesses)('runner killed at random points, restarted ($name check
 
           await writer;
           const head = await headOf();
-          const final = runProjection(defineProjection<DigestState>({ name: 'crash', version: 1, initialState: initialDigest(), evolve: digestStep }), {
+          const final = runProjection(defineProjection<DigestState>({ name: 'crash', version: 1, initialState: initialDigest(), evolve: digestStep, evolveIgnored: digestStep }), {
             store,
             checkpoints,
             ...source,
