@@ -66,6 +66,11 @@ export interface AgentInbox {
   readonly nextStep: readonly UserMessage[];
   /** The persistent inbox state (cheap to keep: it never changes). */
   readonly state: InboxState;
+  /**
+   * Removes and inserts pending items like `Array.prototype.splice` on the target list, as one durable splice;
+   * returns the removed items. As in JavaScript, only an *omitted* `deleteCount` removes everything from `start`:
+   * `splice(target, 0, undefined, m)` removes nothing (undefined counts as 0), `splice(target, 0)` clears the list.
+   */
   splice(target: InboxTarget, start: number, deleteCount?: number, ...insert: UserMessage[]): UserMessage[];
   append(target: InboxTarget, message: UserMessage): void;
   prepend(target: InboxTarget, message: UserMessage): void;
@@ -181,7 +186,12 @@ export class Agent {
       get state() {
         return self.#inbox;
       },
-      splice: (target, start, deleteCount, ...insert) => [...this.#mutate({ kind: 'splice', target, start, deleteCount, insert })],
+      splice: (target: InboxTarget, start: number, ...rest: [deleteCount?: number, ...insert: UserMessage[]]) => {
+        const [deleteCount, ...insert] = rest;
+        // the domain's command reads an absent deleteCount as "to the end": pass one only when the caller omitted it
+        const count = rest.length === 0 ? undefined : (deleteCount ?? 0);
+        return [...this.#mutate({ kind: 'splice', target, start, deleteCount: count, insert })];
+      },
       append: (target, message) => void this.#mutate({ kind: 'append', target, message }),
       prepend: (target, message) => void this.#mutate({ kind: 'prepend', target, message }),
       replace: (id, message) => this.#mutate({ kind: 'replace', id, message }).length > 0,
