@@ -19,7 +19,7 @@ import { initialSessionState, stepSession } from '../domain/session-fold.js';
 import acceptToClaim, { report, type AcceptToClaimState } from '../docs/projections/accept-to-claim.js';
 import { historyClassification, notifications, queueView, runProjection, type ProjectionEvent } from '../projections/index.js';
 import { MemoryCheckpointStore } from '../adapters/checkpoints/index.js';
-import { ctx, LogBuilder, msg } from '../test/support/log-builder.js';
+import { ctx, LogBuilder, msg } from '../testing/log-builder.js';
 
 const TARGET = Number(process.argv[2] ?? 1_000_000);
 const REPEATS = Number(process.argv[3] ?? 3);

@@ -1,12 +1,12 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { BehaviorSubject, filter, map, type Observable } from 'rxjs';
-import { isKnownEvent } from '../../domain/events.js';
 import { findNonJsonPath } from '../../domain/json.js';
 import type { EventStore, SubscriptionMessage } from '../../runtime/ports/event-store.js';
 import type { CheckpointStore, ProjectionKey } from '../checkpoints/checkpoint-store.js';
 import { ProjectionFailedError, ProjectionStateNotJsonError } from '../errors.js';
 import { toLogEvent } from '../sources/from-store.js';
-import type { Projection, ProjectionEvent } from './define-projection.js';
+import { applyProjectionEvent } from './apply-event.js';
+import type { Projection } from './define-projection.js';
 import { LowWaterMark } from './low-water-mark.js';
 
 export interface RunProjectionOptions {
@@ -222,14 +222,8 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
       const parsed = toLogEvent(recorded);
       if (E.isLeft(parsed)) throw this.#failure(recorded.stream, position, parsed.left);
       const where = { stream: recorded.stream, revision: recorded.revision, position: recorded.position };
-      const parsedEvent = parsed.right;
       try {
-        if (isKnownEvent(parsedEvent)) {
-          const event: ProjectionEvent = { ...where, event: parsedEvent };
-          if (!this.#projection.filter || this.#projection.filter(event)) this.#state = this.#projection.evolve(this.#state, event);
-        } else if (this.#projection.evolveIgnored) {
-          this.#state = this.#projection.evolveIgnored(this.#state, { ...where, event: parsedEvent });
-        }
+        this.#state = applyProjectionEvent(this.#projection, this.#state, where, parsed.right);
       } catch (e) {
         throw this.#failure(recorded.stream, position, e);
       }

@@ -10,7 +10,7 @@ import {
 } from '../../domain/events.js';
 import type { UserMessage } from '../../domain/message.js';
 import { defineProjection, type IgnoredProjectionEvent, type ProjectionEvent } from '../../projections/index.js';
-import { LogBuilder, msg } from '../support/log-builder.js';
+import { LogBuilder, msg } from '../../testing/log-builder.js';
 
 /**
  * Types that narrow: these assertions are checked by `tsc` (part of `npm test`); a wrong type is a compile error.

@@ -6,7 +6,7 @@ import { silentLogger } from '../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { FaultyStore } from '../support/faulty-store.js';
-import { msg } from '../support/log-builder.js';
+import { msg } from '../../testing/log-builder.js';
 import { deferred, notate } from './harness.js';
 
 const make = (store: MemoryEventStore, writeBatchDelayMs = 200, model = new ScriptedModel([], { whenExhausted: 'ok' })) => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { UserMessage } from '../../domain/message.js';
-import { msg } from '../support/log-builder.js';
+import { msg } from '../../testing/log-builder.js';
 import { ids, setup } from './harness.js';
 
 /**

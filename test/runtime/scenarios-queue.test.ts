@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isDuplicatePendingIdError } from '../../domain/errors.js';
-import { ctx, msg } from '../support/log-builder.js';
+import { ctx, msg } from '../../testing/log-builder.js';
 import { expectConsistent, ids, setup } from './harness.js';
 
 const A = msg('A');

@@ -1,11 +1,11 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { EventId, MessageId } from '../../domain/brand.js';
-import type { EventDataByType, EventType, InboxNotification, SessionEvent, TurnEndReason } from '../../domain/events.js';
-import { decideInbox, type InboxCommand, type InboxDecision } from '../../domain/inbox/inbox-decide.js';
-import { evolveInbox } from '../../domain/inbox/inbox-evolve.js';
-import { notificationsOfSplice } from '../../domain/inbox/inbox-notifications.js';
-import { initialInboxState, nextStepItems, nextTurnItems, type InboxState } from '../../domain/inbox/inbox-state.js';
-import { createUserMessage, type MessageSource, type UserMessage } from '../../domain/message.js';
+import type { EventId, MessageId } from '../domain/brand.js';
+import type { EventDataByType, EventType, InboxNotification, SessionEvent, TurnEndReason } from '../domain/events.js';
+import { decideInbox, type InboxCommand, type InboxDecision } from '../domain/inbox/inbox-decide.js';
+import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
+import { notificationsOfSplice } from '../domain/inbox/inbox-notifications.js';
+import { initialInboxState, nextStepItems, nextTurnItems, type InboxState } from '../domain/inbox/inbox-state.js';
+import { createUserMessage, type MessageSource, type UserMessage } from '../domain/message.js';
 
 /** Deterministic UUIDs: 00000000-0000-4000-8000-<n as 12 hex digits>. */
 export const uuidAt = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -13,6 +13,7 @@ export const uuidAt = (n: number): string => `00000000-0000-4000-8000-${n.toStri
 /** A message with a readable id, for tests and examples. */
 export const msg = (id: string, text = id, source: MessageSource = { kind: 'user' }): UserMessage =>
   createUserMessage(text, source, { newId: () => id as MessageId });
+/** A context message from a plugin, with a readable id. */
 export const ctx = (id: string, plugin = 'test-plugin'): UserMessage => msg(id, id, { kind: 'plugin', plugin });
 
 /**
@@ -40,6 +41,12 @@ export class LogBuilder {
     }
     if (type === 'step/start') this.step = (data as { step: number }).step;
     this.events.push({ seq, id: uuidAt(seq + 1) as EventId, time: this.time++, type, data } as SessionEvent);
+    return this;
+  }
+
+  /** Lets `ms` milliseconds pass before the next event (the clock otherwise ticks 1 ms per event). */
+  wait(ms: number): this {
+    this.time += ms;
     return this;
   }
 
