@@ -1,7 +1,7 @@
 import { isKnownEvent, type LogEvent, type TurnEndReason } from './events.js';
 
 /**
- * Consumed-work accounting (protocol-core §5): which turn last accounted for consumed input, and whether unrun
+ * Consumed-work accounting (docs/protocol.md §5): which turn last accounted for consumed input, and whether unrun
  * work was canceled after it. A turn *accounts* iff it stepped, or it claimed input and its reason accounts for a claim.
  */
 export interface ConsumedWork {

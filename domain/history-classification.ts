@@ -4,7 +4,7 @@ import type { InboxState } from './inbox/inbox-state.js';
 import { listOf } from './inbox/inbox-state.js';
 import type { UserMessage } from './message.js';
 
-/** How history shows a durable user/message (protocol-host §3.4). */
+/** How history shows a durable user/message (docs/protocol.md §6). */
 export type MessageClass = 'prompt' | 'steering' | 'context';
 
 /**

@@ -31,7 +31,7 @@ export type QueueEditAction =
 const notFound = (id: string) => new QueueEditError('queue-item-not-found', id, `queued item "${id}" is no longer pending`);
 
 /**
- * The queue edits of protocol-core §7 as a pure decision over the inbox state and the public status:
+ * The queue edits of docs/protocol.md §10 as a pure decision over the inbox state and the public status:
  * the inbox command to run (and, for a strict steer, the message to steer again), or a typed refusal.
  */
 export const decideQueueEdit = (

@@ -259,7 +259,7 @@ export class Agent {
   // ---- cancellation, disposal, maintenance ----------------------------------------------------------------------
 
   /**
-   * Cancels in three layers (protocol-core §4): unless `keepInbox`, pending input is durably canceled (next-step,
+   * Cancels in three layers (docs/protocol.md §9): unless `keepInbox`, pending input is durably canceled (next-step,
    * then next-turn) and the wake latch cleared — also when idle; the active turn or maintenance task is aborted with
    * `cause` (the first cause wins). Claimed input is never restored. An idle keepInbox cancel does nothing.
    */
@@ -319,7 +319,7 @@ export class Agent {
     return run;
   }
 
-  // ---- queue edits (protocol-core §7): claim wins every race -------------------------------------------------------
+  // ---- queue edits (docs/protocol.md §10): claim wins every race -------------------------------------------------------
 
   /** Queue edits by message id, with typed refusals instead of throws. */
   get queue(): QueueEdits {
@@ -435,7 +435,7 @@ export class Agent {
     if (p.abort.signal.aborted) throw new TurnAborted();
   }
 
-  /** One turn (protocol-core §3.5). Returns whether the driver continues into another turn. */
+  /** One turn (docs/protocol.md §8). Returns whether the driver continues into another turn. */
   async #runTurn(): Promise<boolean> {
     const p = this.#running();
     this.#throwIfAborted(p);
@@ -542,7 +542,7 @@ export class Agent {
     return run(0);
   }
 
-  /** One model step (protocol-core §3.7): request, assistant message, tools in model order. */
+  /** One model step (docs/protocol.md §8, step 4): request, assistant message, tools in model order. */
   async #runStep(turn: number, step: number, system: string | undefined, signal: AbortSignal): Promise<StepResult> {
     const p = this.#running();
     let prefix = '';

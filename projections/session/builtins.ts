@@ -7,7 +7,7 @@ import type { TurnRecord } from '../../domain/turns.js';
 import { fromFrames, sessionSteps, type SessionFrame } from './session-steps.js';
 
 // ---- history classification ------------------------------------------------------------------------------------
-/** A durable user/message and the class history shows it with (protocol-host §3.4). */
+/** A durable user/message and the class history shows it with (docs/protocol.md §6). */
 export interface ClassifiedMessage {
   readonly seq: number;
   readonly message: UserMessage;
@@ -27,7 +27,7 @@ export const classificationFrames = (): OperatorFunction<SessionFrame, Classifie
 export const historyClassification = (): OperatorFunction<LogEvent, ClassifiedMessage> => pipe(sessionSteps(), classificationFrames());
 
 // ---- consumed work ---------------------------------------------------------------------------------------------
-/** The consumed-work summary (protocol-core §5) as of `seq`. */
+/** The consumed-work summary (docs/protocol.md §5) as of `seq`. */
 export interface ConsumedWorkUpdate extends ConsumedWork {
   readonly seq: number;
 }

@@ -21,8 +21,8 @@ export interface QueueSnapshot {
 export interface QueueViewOptions {
   /**
    * Keep a claimed steering item visible (`claimed: true`) until its `user/message` is in the log, or its turn
-   * ends without one, so a UI hands the bubble over without a gap (the reference drops it at claim: protocol-host
-   * §8 D1). `false` gives exactly the reference's frames (domain `queueView` after every splice).
+   * ends without one, so a UI hands the bubble over without a gap (a queue that drops the row at claim shows the
+   * message nowhere until its user/message). `false` gives the plain frames (domain `queueView` after every splice).
    * @defaultValue true
    */
   readonly gaplessHandoff?: boolean;

@@ -33,7 +33,7 @@ describe('gapless steering handoff', () => {
     ]);
   });
 
-  it('the reference behaviour (gaplessHandoff: false) drops the row at claim time, before step/start and user/message', async () => {
+  it('without the handoff (gaplessHandoff: false) the row drops at claim time, before step/start and user/message', async () => {
     expect(await frames(runningTurnSteer(), false)).toEqual([
       'spliced@1: [Q:queued]',
       'spliced@3: []',

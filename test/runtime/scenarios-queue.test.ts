@@ -7,7 +7,7 @@ const A = msg('A');
 const B = msg('B');
 const C = msg('C');
 
-describe('protocol-core §9 scenarios 1–10: queueing, steering, injection', () => {
+describe('scenarios 1–10: queueing, steering, injection', () => {
   it('1: idle follow-up claims inside the call and runs one turn', async () => {
     const h = setup();
     h.agent.followup(A);
