@@ -27,6 +27,7 @@ export interface AuditReport {
   readonly queue: readonly { readonly id: string; readonly placement: QueuePlacement }[];
 }
 
+/** An incremental audit: feed it log lines one by one, then ask for the report (what `steerlog audit` prints). */
 export interface Auditor {
   /** Feeds one line of the log (lines after the first invalid one are ignored). */
   push(line: string): void;

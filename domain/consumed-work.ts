@@ -11,6 +11,7 @@ export interface ConsumedWork {
   readonly droppedUnrun: boolean;
 }
 
+/** The consumed-work fold's state: the summary plus the open turn's step and claim marks. */
 export interface ConsumedWorkState extends ConsumedWork {
   readonly open?: number;
   /** Turns that entered a step / claimed input, and have not ended yet (a handful at most: kept as arrays). */
@@ -19,6 +20,7 @@ export interface ConsumedWorkState extends ConsumedWork {
 }
 
 const NONE: readonly number[] = Object.freeze([]);
+/** The consumed-work fold's state before any event. */
 export const initialConsumedWorkState = (): ConsumedWorkState => ({ droppedUnrun: false, stepped: NONE, claimed: NONE });
 
 /** `completed` with a claim but no step means the claim was rewritten away: nothing ran, nothing dropped. Unknown kinds account. */

@@ -15,6 +15,7 @@ export interface ClassificationState {
   readonly claimedFromNextStep: ReadonlySet<string>;
 }
 
+/** The classification fold's state before any event. */
 export const initialClassificationState = (): ClassificationState => ({ claimedFromNextStep: new Set() });
 
 /** Updates the marks for one splice; `before` is the inbox state the splice applies to. */
@@ -36,4 +37,5 @@ export const classifyMessage = (state: ClassificationState, message: UserMessage
   return { state: next, class: marked ? 'steering' : 'prompt' };
 };
 
+/** Is this a `user/message` event? Narrows a {@link LogEvent}. */
 export const isUserMessageEvent = (e: LogEvent): e is Extract<LogEvent, { type: 'user/message' }> => e.type === 'user/message';

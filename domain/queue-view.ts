@@ -5,6 +5,7 @@ import type { UserMessage } from './message.js';
 /** Where a pending item shows (docs/protocol.md §6). */
 export type QueuePlacement = 'queued' | 'steering' | 'context';
 
+/** One row of the queue view: a pending message and where it shows (queued, steering, context). */
 export interface QueueItem {
   readonly id: string;
   readonly placement: QueuePlacement;

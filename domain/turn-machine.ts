@@ -69,6 +69,7 @@ export const failureReason = (aborted: AbortCause | null, error: TurnError): Tur
 
 /** Public status from the private phase: maintenance reports idle. */
 export type DriverPhase = 'idle' | 'maintenance' | 'running';
+/** The status an agent reports for a driver phase (maintenance reports idle). */
 export const publicStatus = (phase: DriverPhase): 'idle' | 'running' => (phase === 'running' ? 'running' : 'idle');
 
 /**

@@ -13,6 +13,7 @@ export interface TurnRecord {
   readonly steps: number;
 }
 
+/** The turn fold's state: the last turn number, the open turn and step, the last closed turn. */
 export interface TurnFoldState {
   /** Number of the last turn/start anywhere in the log (seed included), else 0. */
   readonly lastTurn: number;
@@ -23,6 +24,7 @@ export interface TurnFoldState {
   readonly lastClosed: TurnRecord | null;
 }
 
+/** The turn fold's state before any event. */
 export const initialTurnFoldState = (): TurnFoldState => ({ lastTurn: 0, openTurn: null, openStep: null, lastClosed: null });
 
 type StepRef = { turn: number; step: number };

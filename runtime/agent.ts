@@ -45,6 +45,7 @@ type Phase =
       retiring: boolean;
     };
 
+/** How an Agent is built (by `Runtime.createSession`, `resume` and `fork`; not usually constructed directly). */
 export interface AgentOptions {
   readonly log: SessionLog;
   readonly model: ModelPort;

@@ -12,6 +12,7 @@ import type { ModelPort } from './ports/model.js';
 import { SessionLog } from './session-log.js';
 import type { Tool } from './tools.js';
 
+/** Options of {@link createRuntime}: the store, the model, the tools, and the injectable clock, ids and logger. */
 export interface RuntimeOptions {
   /** Where session streams are kept. */
   readonly store: EventStore;
@@ -29,6 +30,7 @@ export interface RuntimeOptions {
   readonly toolConcurrency?: number;
 }
 
+/** Options of `Runtime.createSession`: the session id (from the id source by default), its kind, its parent session and system prompt. */
 export interface CreateSessionOptions {
   /** @defaultValue a fresh id from the runtime's id source */
   readonly sessionId?: string;
@@ -47,6 +49,7 @@ export interface ForkOptions extends CreateSessionOptions {
   readonly boundary?: number;
 }
 
+/** Creates, resumes and forks sessions on one store with one model and one set of tools. */
 export interface Runtime {
   readonly store: EventStore;
   /** A new session stream (first event `session/created`) and the Agent bound to it. */

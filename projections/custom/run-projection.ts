@@ -9,6 +9,7 @@ import { applyProjectionEvent } from './apply-event.js';
 import type { Projection } from './define-projection.js';
 import { LowWaterMark } from './low-water-mark.js';
 
+/** Options of {@link runProjection}: the store, the checkpoint store, the source and the commit policy. */
 export interface RunProjectionOptions {
   readonly store: EventStore;
   readonly checkpoints: CheckpointStore;

@@ -45,6 +45,7 @@ export const consumedWorkFrames = (): OperatorFunction<SessionFrame, ConsumedWor
 export const consumedWork = (): OperatorFunction<LogEvent, ConsumedWorkUpdate> => pipe(sessionSteps(), consumedWorkFrames());
 
 // ---- turn timeline ---------------------------------------------------------------------------------------------
+/** One entry of the turn timeline: a turn started, a step started, or a turn ended (with the claimed ids). */
 export type TurnTimelineEntry =
   | { readonly kind: 'turn-started'; readonly seq: number; readonly turn: number }
   | { readonly kind: 'step-started'; readonly seq: number; readonly turn: number; readonly step: number }

@@ -18,6 +18,7 @@ export interface QueueSnapshot {
   readonly items: readonly QueueViewItem[];
 }
 
+/** Options of the `queueView()` operator. */
 export interface QueueViewOptions {
   /**
    * Keep a claimed steering item visible (`claimed: true`) until its `user/message` is in the log, or its turn

@@ -7,6 +7,7 @@ export type ScriptStep =
   | ScriptedResponse
   | ((request: ModelRequest, ctx: ScriptContext) => string | ScriptedResponse | Promise<string | ScriptedResponse>);
 
+/** One scripted model answer: text, streamed chunks, tool calls, a finish reason, usage, or an error to throw. */
 export interface ScriptedResponse {
   readonly text?: string;
   readonly toolCalls?: readonly { readonly callId: string; readonly name: string; readonly arguments?: unknown }[];
@@ -18,11 +19,13 @@ export interface ScriptedResponse {
   readonly usage?: Usage;
 }
 
+/** What a scripted step function gets besides the request: the index of the call (0-based). */
 export interface ScriptContext {
   /** 0-based index of this request among all requests the model got. */
   readonly index: number;
 }
 
+/** Options of {@link ScriptedModel}. */
 export interface ScriptedModelOptions {
   /** What to answer once the script is exhausted. @defaultValue throw an error (the turn ends `error`) */
   readonly whenExhausted?: ScriptStep;
