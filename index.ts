@@ -13,10 +13,12 @@ export * from './runtime/errors.js';
 export * from './runtime/logger.js';
 export { enter, reject, type AgentHooks, type HookName, type PreStepListener, type TurnStoppingListener } from './runtime/hooks.js';
 export type { Tool, ToolContext, ToolOutcome } from './runtime/tools.js';
+export type { LateToolResults } from './runtime/tool-runner.js';
+export { ToolResultCode, type ToolErrorFacts } from './runtime/tool-outcomes.js';
 export { Agent, type AgentInbox, type AgentOptions } from './runtime/agent.js';
 export { SessionLog, type SessionLogOptions } from './runtime/session-log.js';
 export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions } from './runtime/runtime.js';
-export { ScriptedModel, echoModel, type ScriptStep, type ScriptedResponse } from './adapters/model/scripted/scripted-model.js';
+export { ScriptedModel, echoModel, type ScriptStep, type ScriptedResponse, type ScriptedChunk } from './adapters/model/scripted/scripted-model.js';
 export { openRuntime, type OpenRuntimeOptions, type OpenedRuntime } from './adapters/open-runtime.js';
 export {
   openStore,
@@ -31,3 +33,4 @@ export {
 export { openJsonlEventStore, JsonlEventStore, type JsonlEventStoreOptions, type JsonlDurability } from './adapters/store/jsonl/index.js';
 export { MemoryCheckpointStore } from './adapters/checkpoints/memory-checkpoint-store.js';
 export { FileCheckpointStore, type FileCheckpointStoreOptions } from './adapters/checkpoints/file-checkpoint-store.js';
+export * from './runtime/children/index.js';

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import type { EventId } from './brand.js';
 import { ContentBlockSchema, UserMessageSchema, type UserMessage } from './message.js';
+import {
+  SubagentDescriptorDataSchema,
+  SubagentEndDataSchema,
+  SubagentStartDataSchema,
+  type SubagentDescriptorData,
+  type SubagentEndData,
+  type SubagentStartData,
+} from './children/subagent-events.js';
 
 /** The two inbox lists. */
 export const InboxTargetSchema = z.enum(['next-turn', 'next-step']);
@@ -25,6 +33,10 @@ export const SessionCreatedDataSchema = z
     parentSession: z.string().min(1).optional(),
     /** Number of events inherited from the parent (a fork's seed): the inbox replays only events at seq >= seedLength. */
     seedLength: int.optional(),
+    /** Who made the session: `subagent` for a child started by its parent session. */
+    origin: z.enum(['user', 'fork', 'subagent']).optional(),
+    /** A child's distance from its root session (1 for a direct child of a root). */
+    delegationDepth: positiveInt.optional(),
   })
   .strict();
 /** The data of `session/created`: the session id, when it was created, its kind and, for a fork, its parent and seed length. */
@@ -241,6 +253,9 @@ export const EVENT_DATA_SCHEMAS = {
   'assistant/message': AssistantMessageDataSchema,
   'tool/call': ToolCallDataSchema,
   'tool/result': ToolResultDataSchema,
+  'subagent/descriptor': SubagentDescriptorDataSchema,
+  'subagent/start': SubagentStartDataSchema,
+  'subagent/end': SubagentEndDataSchema,
 } as const;
 
 /** The data type of each known event type. */
@@ -257,6 +272,9 @@ export interface EventDataByType {
   'assistant/message': AssistantMessageData;
   'tool/call': ToolCallData;
   'tool/result': ToolResultData;
+  'subagent/descriptor': SubagentDescriptorData;
+  'subagent/start': SubagentStartData;
+  'subagent/end': SubagentEndData;
 }
 /** The name of a known event type. */
 export type EventType = keyof EventDataByType;

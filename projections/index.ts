@@ -10,3 +10,4 @@ export * from './custom/apply-event.js';
 export * from './custom/low-water-mark.js';
 export * from './custom/run-projection.js';
 export * from './checkpoints/checkpoint-store.js';
+export * from './session/child-records.js';
