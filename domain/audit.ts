@@ -32,6 +32,7 @@ export interface AuditReport {
   readonly lineage?: NonNullable<ChildrenState['lineage']>;
 }
 
+/** An incremental audit: feed it log lines one by one, then ask for the report (what `steerlog audit` prints). */
 export interface Auditor {
   /** Feeds one line of the log (lines after the first invalid one are ignored). */
   push(line: string): void;

@@ -3,6 +3,7 @@ import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
 import { auditLines } from '../../domain/audit.js';
+import { isKnownEvent } from '../../domain/events.js';
 import { createUserMessage, type MessageSource } from '../../domain/message.js';
 import type { MessageId } from '../../domain/brand.js';
 import { createRuntime } from '../../runtime/runtime.js';
@@ -79,10 +80,11 @@ const runDemo = async (store: EventStore, spec: string, sessionId: string, json:
   agent.on('inbox/claimed', (x, turn) => say(`  → claimed ${x.id} for turn ${turn}`));
   agent.on('status', (s) => say(`  status: ${s}`));
   agent.onEvent((e) => {
-    if (e.type === 'turn/start') say(`turn ${(e.data as { turn: number }).turn} starts`);
-    if (e.type === 'turn/end') say(`turn ${(e.data as { turn: number }).turn} ends: ${(e.data as { reason: { kind: string } }).reason.kind}`);
+    if (!isKnownEvent(e)) return; // an ignorable event of an unknown type: nothing to narrate
+    if (e.type === 'turn/start') say(`turn ${e.data.turn} starts`);
+    if (e.type === 'turn/end') say(`turn ${e.data.turn} ends: ${e.data.reason.kind}`);
     if (e.type === 'assistant/message') {
-      const text = (e.data as { message: { content: { type: string; text?: string }[] } }).message.content.find((b) => b.type === 'text')?.text;
+      const text = e.data.message.content.find((b) => b.type === 'text')?.text;
       if (text) say(`  model: ${text}`);
     }
   });

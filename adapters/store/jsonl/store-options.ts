@@ -12,6 +12,7 @@ import type { FsOps } from './fs-ops.js';
  */
 export type JsonlDurability = 'fsync' | 'group' | 'none';
 
+/** Options of the JSONL store: durability, the largest event, group-commit size, polling and lock timeouts, the file system. */
 export interface JsonlEventStoreOptions {
   /** @defaultValue 'group' */
   readonly durability?: JsonlDurability;

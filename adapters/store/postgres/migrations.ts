@@ -34,6 +34,7 @@ export interface Migration {
 
 const q = (schema: string): string => `"${schema}"`;
 
+/** The PostgreSQL store's migrations, in order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -137,8 +138,10 @@ $fn$;
   },
 ];
 
+/** The schema version the latest migration creates. */
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
 
+/** What a migration run did: the versions it applied and the schema version after it. */
 export interface MigrationReport {
   /** Versions this call applied (empty when the schema was already current). */
   readonly applied: readonly number[];

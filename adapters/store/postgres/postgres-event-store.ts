@@ -29,6 +29,7 @@ import { allSource, catchUpThenLive, streamSource, type CatchUpSource } from '..
 import { ChangeNotifier } from '../shared/change-notifier.js';
 import { assertSchemaCurrent, assertValidSchemaName, channelName, migrate } from './migrations.js';
 
+/** Options of the PostgreSQL store: the connection, schema, pool and subscription settings. */
 export interface PostgresEventStoreOptions {
   /** Where to connect; the store creates (and `close()` ends) its own pool. One of `connectionString` or `pool` is required. */
   readonly connectionString?: string;
@@ -78,6 +79,7 @@ export interface PostgresEventStoreOptions {
   readonly onBackgroundError?: (error: unknown) => void;
 }
 
+/** The defaults of {@link PostgresEventStoreOptions}. */
 export const POSTGRES_STORE_DEFAULTS = {
   schema: 'steerlog',
   poolSize: 10,

@@ -3,7 +3,7 @@ import type { ChildManager } from '../../../runtime/children/child-manager.js';
 import { FaultyStore } from '../../support/faulty-store.js';
 import { deferred } from '../harness.js';
 import { hasChildCode } from '../../../domain/children/child-errors.js';
-import { msg } from '../../support/log-builder.js';
+import { msg } from '../../../testing/log-builder.js';
 import { childSetup, restartedSetup, storedEvents } from './child-harness.js';
 import { spawnTool, until, userMessageIds } from './support.js';
 
