@@ -86,6 +86,11 @@ export class Host {
     return this.#live;
   }
 
+  /** Number of listeners (open live-mirror streams). */
+  get listenerCount(): number {
+    return this.#listeners.size;
+  }
+
   /** Listens to every frame and attachment (synchronously, in order). */
   listen(listener: (signal: HostSignal) => void): () => void {
     this.#listeners.add(listener);
