@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HostFrame } from '../../runtime/host/schemas.js';
@@ -38,7 +39,8 @@ describe('docs/host.md snippets run', () => {
     const blocks = [...doc.matchAll(/<!-- curl -->\n```sh\n([\s\S]*?)```\n(?:\n?```json\n([\s\S]*?)```\n)?/g)];
     expect(blocks.length).toBeGreaterThanOrEqual(3);
     for (const [, script, expected] of blocks) {
-      const out = execFileSync('sh', ['-c', script!], { env: { ...process.env, URL: h.url }, encoding: 'utf8' });
+      // asynchronously: the host answering curl runs in this process
+      const { stdout: out } = await promisify(execFile)('sh', ['-c', script!], { env: { ...process.env, URL: h.url }, encoding: 'utf8' });
       if (expected) expect(JSON.parse(out), script).toMatchObject(JSON.parse(expected));
     }
   });
