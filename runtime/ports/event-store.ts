@@ -96,6 +96,10 @@ export interface EventStore {
    * Appends `events` atomically (all or none) if the stream's state matches `expected`.
    * Re-appending a batch whose ids are already stored, in the same order and place, succeeds without writing.
    * @throws ConcurrencyError, InvalidStreamIdError, InvalidEventError, EventTooLargeError, DuplicateEventIdError
+   * @throws UnknownOutcomeError when the store cannot tell whether the batch was written (the request was sent,
+   *   the answer lost or ambiguous). The batch is then stored completely or not at all (atomicity holds), so a
+   *   caller resolves it by reading the stream's tail: ids and revision say which. `StoreIoError` and every other
+   *   error mean nothing was written.
    */
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Streams the stream's events; an absent stream yields nothing. */

@@ -9,7 +9,8 @@ export type StoreErrorCode =
   | 'duplicate-event-id'
   | 'store-closed'
   | 'store-io'
-  | 'store-corrupt';
+  | 'store-corrupt'
+  | 'unknown-outcome';
 
 export class StoreError extends Error {
   readonly code: StoreErrorCode;
@@ -125,3 +126,26 @@ export class StoreCorruptError extends StoreError {
   }
 }
 export const isStoreCorruptError = (e: unknown): e is StoreCorruptError => hasCode(e, 'store-corrupt');
+
+/**
+ * The store may or may not have written the batch: the request reached it, and then the answer was lost or came
+ * back as a failure that does not say whether the write committed (a timeout after the write was sent, a dropped
+ * connection after COMMIT, an fsync error whose rollback failed too). Nothing about the stream can be assumed:
+ * resolve it by reading the stream's tail (its last revision and the ids stored there) and continue from what is
+ * actually stored. Retrying the same batch blindly is safe only with the same ids at the same place.
+ */
+export class UnknownOutcomeError extends StoreError {
+  declare readonly code: 'unknown-outcome';
+  constructor(
+    readonly stream: string,
+    /** Number of events in the batch whose outcome is unknown. */
+    readonly events: number,
+    /** What happened, in one line (`"EventStoreDB timeout after the append was sent"`). */
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super('unknown-outcome', `stream "${stream}": the outcome of an append of ${events} event(s) is unknown: ${reason}`, options);
+    this.name = 'UnknownOutcomeError';
+  }
+}
+export const isUnknownOutcomeError = (e: unknown): e is UnknownOutcomeError => hasCode(e, 'unknown-outcome');

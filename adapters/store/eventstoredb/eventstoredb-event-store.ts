@@ -39,6 +39,7 @@ import {
   isSystemEvent,
   isWrongExpectedVersion,
   packPosition,
+  toAppendError,
   toConcurrencyError,
   toEsdbEvent,
   toEsdbExpected,
@@ -145,7 +146,7 @@ export class EventStoreDbEventStore implements EventStore {
       this.#recordAppend(stream, events, result.nextExpectedRevision, position);
       return { nextExpectedRevision: streamRevision(result.nextExpectedRevision), position };
     } catch (e) {
-      if (!isWrongExpectedVersion(e)) throw toStoreError(e, `append to "${stream}"`);
+      if (!isWrongExpectedVersion(e)) throw toAppendError(e, stream, events.length);
       // Another writer got there first, or wrote this very batch: look again before calling it a conflict.
       index = await this.#refreshIndex(stream);
       const again = idempotencyVerdict(stream, events, (id) => index.revisionOfId.get(id));

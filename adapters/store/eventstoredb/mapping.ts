@@ -20,7 +20,7 @@ import {
   type NewEvent,
   type RecordedEvent,
 } from '../../../runtime/ports/event-store.js';
-import { ConcurrencyError, InvalidStreamIdError, StoreError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
+import { ConcurrencyError, InvalidStreamIdError, StoreError, UnknownOutcomeError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
 
 // ---- event ids ----
 
@@ -148,6 +148,22 @@ const errorType = (e: unknown): string | undefined =>
   typeof e === 'object' && e !== null && typeof (e as { type?: unknown }).type === 'string' ? (e as { type: string }).type : undefined;
 
 export const isWrongExpectedVersion = (e: unknown): boolean => errorType(e) === 'wrong-expected-version';
+
+/**
+ * Client error types after which an append may or may not have been written. The server commits a write and still
+ * answers `Timeout` when replication or the index is slow (CommitTimeout; the client raises `timeout` for the
+ * Append RPC's ABORTED status and `deadline-exceeded` for BatchAppend's Timeout detail or an expired deadline), a
+ * dropped connection or a broken BatchAppend stream (`unavailable`, `cancelled`, `unknown`) says nothing about
+ * what the server did with a request it had received. Every other answer (wrong expected version, access denied,
+ * stream deleted, maximum append size, not leader, invalid argument) is a refusal: nothing was written.
+ */
+const AMBIGUOUS_APPEND_FAILURES: ReadonlySet<string> = new Set(['timeout', 'deadline-exceeded', 'unavailable', 'cancelled', 'unknown']);
+
+/** Is this failure of an append call one whose outcome is unknown? Errors that are not client errors count as unknown. */
+export const isAmbiguousAppendFailure = (e: unknown): boolean => {
+  const type = errorType(e);
+  return type === undefined || AMBIGUOUS_APPEND_FAILURES.has(type);
+};
 export const isStreamNotFound = (e: unknown): boolean => errorType(e) === 'stream-not-found';
 
 /** The actual revision a client `WrongExpectedVersionError` reports (`no_stream`, or a revision; -1 means none). */
@@ -175,4 +191,13 @@ export const toStoreError = (e: unknown, what: string): StoreError => {
     return new StoreError('event-too-large', `${what}: the batch exceeds the server's maximum append size${typeof limit === 'number' ? ` of ${limit} bytes` : ''}`, { cause: e });
   }
   return new StoreError('store-io', `${what}: EventStoreDB ${type} error${message ? `: ${message}` : ''}`, { cause: e });
+};
+
+/** An append call's failure as a port error: `UnknownOutcomeError` when the write may have committed, else `toStoreError`. */
+export const toAppendError = (e: unknown, stream: string, events: number): StoreError => {
+  if (e instanceof StoreError) return e;
+  if (!isAmbiguousAppendFailure(e)) return toStoreError(e, `append to "${stream}"`);
+  const type = errorType(e) ?? 'transport';
+  const message = e instanceof Error && e.message ? `: ${e.message}` : '';
+  return new UnknownOutcomeError(stream, events, `EventStoreDB answered ${type} after the append was sent${message}`, { cause: e });
 };

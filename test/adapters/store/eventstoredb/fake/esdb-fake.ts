@@ -20,6 +20,7 @@ import codePb from '@eventstore/db-client/generated/code_pb.js';
 import featuresGrpc from '@eventstore/db-client/generated/serverfeatures_grpc_pb.js';
 import featuresPb from '@eventstore/db-client/generated/serverfeatures_pb.js';
 import { ChangeNotifier } from '../../../../../adapters/store/shared/change-notifier.js';
+import { faultAnswer, faultCommits, type AppendFault } from './append-faults.js';
 
 const { Any } = anyPb;
 const { StreamsService } = streamsGrpc;
@@ -118,6 +119,9 @@ export class FakeEsdb {
   readonly #openReadsChanged = new ChangeNotifier();
   #nextPosition = 0n;
   #port = 0;
+  /** Faults for the next appends, in order (see append-faults.ts). */
+  readonly #faults: AppendFault[] = [];
+  #faultsFired = 0;
 
   constructor(options: FakeEsdbOptions) {
     this.#features = options.features;
@@ -183,6 +187,16 @@ export class FakeEsdb {
   /** Resolves once no Read call (read or subscription) is open on the server side any more. */
   async readsClosed(): Promise<void> {
     while (this.#openReads > 0) await this.#openReadsChanged.waitForChange(this.#openReadsChanged.version);
+  }
+
+  /** The next appends (one per append request, either RPC) fail with these faults, in order. */
+  injectAppendFaults(...faults: AppendFault[]): void {
+    this.#faults.push(...faults);
+  }
+
+  /** How many injected faults have fired. */
+  get faultsFired(): number {
+    return this.#faultsFired;
   }
 
   /** Raw stored ESDB event ids of a stream, for white-box tests. */
@@ -313,6 +327,14 @@ export class FakeEsdb {
       else if (options.hasNoStream()) expected = { kind: 'no_stream' };
       else if (options.hasStreamExists()) expected = { kind: 'stream_exists' };
       else expected = { kind: 'any' };
+      const fault = this.#faults.shift();
+      if (fault !== undefined) {
+        this.#faultsFired++;
+        if (faultCommits(fault)) this.#appendEvents(streamName(options.getStreamIdentifier()), expected, proposed);
+        const answer = faultAnswer(fault, 'Append');
+        // Append has no in-band error: every fault fails the call.
+        return callback(answer.kind === 'rpc-error' ? answer.error : { code: grpc.status.ABORTED, details: 'Operation timed out' });
+      }
       const outcome = this.#appendEvents(streamName(options.getStreamIdentifier()), expected, proposed);
       const resp = new AppendResp();
       if (outcome.ok) {
@@ -369,6 +391,19 @@ export class FakeEsdb {
       else if (options.hasNoStream()) expected = { kind: 'no_stream' };
       else if (options.hasStreamExists()) expected = { kind: 'stream_exists' };
       else expected = { kind: 'any' };
+      const fault = this.#faults.shift();
+      if (fault !== undefined) {
+        this.#faultsFired++;
+        if (faultCommits(fault)) this.#appendEvents(streamName(options.getStreamIdentifier()), expected, entry.proposed);
+        const answer = faultAnswer(fault, 'BatchAppend');
+        if (answer.kind === 'rpc-error') {
+          call.emit('error', answer.error); // ends the whole bidi stream
+          return;
+        }
+        resp.setError(answer.status);
+        call.write(resp);
+        return;
+      }
       const outcome = this.#appendEvents(streamName(options.getStreamIdentifier()), expected, entry.proposed);
       if (outcome.ok) {
         this.#appendedVia.BatchAppend += entry.proposed.length;
