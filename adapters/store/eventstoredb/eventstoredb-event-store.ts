@@ -4,7 +4,7 @@
  *
  * Checked against an in-process protocol fake built from the client's own gRPC stubs, not against a real server.
  */
-import { END, EventStoreDBClient, excludeSystemEvents, START, type ResolvedEvent } from '@eventstore/db-client';
+import { END, EventStoreDBClient, excludeSystemEvents, START, type EventData, type ResolvedEvent } from '@eventstore/db-client';
 import type { Readable } from 'node:stream';
 import {
   globalPosition,
@@ -22,7 +22,8 @@ import {
   type SubscribeOptions,
   type SubscriptionMessage,
 } from '../../../runtime/ports/event-store.js';
-import { StoreClosedError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
+import { StoreClosedError, UnknownOutcomeError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
+import { ESDB_SERVER_LIMITS, splitToFit, type EventStoreDbServerLimits } from './append-limits.js';
 import {
   assertValidBatch,
   assertValidExpected,
@@ -48,8 +49,16 @@ import {
 } from './mapping.js';
 
 export interface EventStoreDbStoreOptions {
-  /** Largest serialized event accepted (checked before sending). @defaultValue 1 MiB */
+  /** Largest serialized event accepted (checked before sending, in the port's measure). @defaultValue 1 MiB */
   readonly maxEventBytes?: number;
+  /**
+   * The server's append limits, in the server's measure (data + metadata + 2 × type). A batch larger than
+   * `maxAppendSize` is sent as several appends (see docs/store-eventstoredb.md, *Limits*); one event larger than
+   * `maxEventSize` is refused with `EventTooLargeError`. Raise to `ESDB_SERVER_LIMITS.from25_1` (or the server's
+   * configured `MaxAppendSize`) only for servers that accept it.
+   * @defaultValue `ESDB_SERVER_LIMITS.upTo25_0` (1 MiB per request), safe on every server version
+   */
+  readonly serverLimits?: EventStoreDbServerLimits;
   /** How many streams' id indexes (used for idempotency checks) to keep, least recently used first out. @defaultValue 1000 */
   readonly idIndexStreams?: number;
 }
@@ -100,10 +109,14 @@ type ClientRead = Readable & { cancel(): Promise<void> };
 
 const NEVER = new Promise<never>(() => {});
 
+/** Bytes kept free in each event for steerlog's custom metadata (`{"steerlog":{"v":1,"id":…,"time":…}}`). */
+const METADATA_ALLOWANCE = 512;
+
 export class EventStoreDbEventStore implements EventStore {
   readonly #client: EventStoreDBClient;
   readonly #ownsClient: boolean;
   readonly #maxEventBytes: number;
+  readonly #limits: EventStoreDbServerLimits;
   readonly #indexLimit: number;
   readonly #indexes = new Map<string, IdIndex>();
   /** Aborted on close: ends every live subscription and pending read of this store. */
@@ -114,7 +127,18 @@ export class EventStoreDbEventStore implements EventStore {
     this.#client = client;
     this.#ownsClient = ownsClient;
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+    this.#limits = options.serverLimits ?? ESDB_SERVER_LIMITS.upTo25_0;
     this.#indexLimit = Math.max(1, options.idIndexStreams ?? 1000);
+  }
+
+  /**
+   * Largest event this store accepts, in the port's measure (UTF-8 bytes of the JSON data + type + id): the
+   * smaller of `maxEventBytes` and the server's per-event limit less what steerlog's own metadata takes. An event
+   * with a long type can still be refused at append, where the server's measure counts the type twice.
+   */
+  get maxEventSize(): number {
+    const server = Math.min(this.#limits.maxEventSize, this.#limits.maxAppendSize) - METADATA_ALLOWANCE;
+    return Math.max(0, Math.min(this.#maxEventBytes, server));
   }
 
   /** The underlying client, for diagnostics. */
@@ -130,7 +154,7 @@ export class EventStoreDbEventStore implements EventStore {
 
     // Idempotency first, as the port orders it: a batch whose ids are all stored, in order, is a no-op whatever
     // `expected` says; a batch repeating only some stored ids is refused. The server alone cannot say the latter.
-    let index = await this.#refreshIndex(stream);
+    const index = await this.#refreshIndex(stream);
     const verdict = idempotencyVerdict(stream, events, (id) => index.revisionOfId.get(id));
     if (verdict.kind === 'already-appended') return this.#alreadyAppended(stream, verdict.lastRevision);
 
@@ -140,15 +164,44 @@ export class EventStoreDbEventStore implements EventStore {
       return { nextExpectedRevision: streamRevision(index.last), position: index.lastPosition };
     }
 
+    const esdbEvents = events.map(toEsdbEvent);
+    const chunks = splitToFit(esdbEvents, this.#limits);
+    if (chunks.length === 1) return this.#appendOne(stream, events, esdbEvents, expected);
+    // Larger than one request: consecutive appends, each atomic, the next expecting the revision the last returned.
+    // Atomicity ends at each chunk boundary: a failure after the first chunk leaves whole chunks stored.
+    let next: ExpectedRevision = expected;
+    let done = 0;
+    let result: AppendResult | undefined;
+    for (const chunk of chunks) {
+      const portChunk = events.slice(done, done + chunk.length);
+      try {
+        result = await this.#appendOne(stream, portChunk, chunk, next);
+      } catch (e) {
+        if (done === 0) throw e;
+        throw new UnknownOutcomeError(
+          stream,
+          events.length,
+          `the batch was split into ${chunks.length} appends to fit the server's ${this.#limits.maxAppendSize}-byte request limit; the first ${done} events were stored, then: ${e instanceof Error ? e.message : String(e)}`,
+          { cause: e },
+        );
+      }
+      done += chunk.length;
+      next = result.nextExpectedRevision;
+    }
+    return result!;
+  }
+
+  /** One append call (one server request), with the adapter's idempotency recheck on a wrong expected version. */
+  async #appendOne(stream: string, events: readonly NewEvent[], esdbEvents: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     try {
-      const result = await this.#client.appendToStream(stream, events.map(toEsdbEvent), { expectedRevision: toEsdbExpected(expected) });
+      const result = await this.#client.appendToStream(stream, esdbEvents as EventData[], { expectedRevision: toEsdbExpected(expected) });
       const position = result.position ? packPosition(result.position) : globalPosition(-1);
       this.#recordAppend(stream, events, result.nextExpectedRevision, position);
       return { nextExpectedRevision: streamRevision(result.nextExpectedRevision), position };
     } catch (e) {
       if (!isWrongExpectedVersion(e)) throw toAppendError(e, stream, events.length);
       // Another writer got there first, or wrote this very batch: look again before calling it a conflict.
-      index = await this.#refreshIndex(stream);
+      const index = await this.#refreshIndex(stream);
       const again = idempotencyVerdict(stream, events, (id) => index.revisionOfId.get(id));
       if (again.kind === 'already-appended') return this.#alreadyAppended(stream, again.lastRevision);
       throw toConcurrencyError(stream, expected, e, actualOf(index));

@@ -6,3 +6,4 @@ export {
   type OpenEventStoreDbStoreOptions,
 } from './eventstoredb-event-store.js';
 export { esdbEventId, packPosition, STEERLOG_EVENT_ID_NAMESPACE, unpackPosition, uuidV5 } from './mapping.js';
+export { ESDB_SERVER_LIMITS, serverEventSize, type EventStoreDbServerLimits } from './append-limits.js';

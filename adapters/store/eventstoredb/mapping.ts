@@ -162,7 +162,21 @@ const AMBIGUOUS_APPEND_FAILURES: ReadonlySet<string> = new Set(['timeout', 'dead
 /** Is this failure of an append call one whose outcome is unknown? Errors that are not client errors count as unknown. */
 export const isAmbiguousAppendFailure = (e: unknown): boolean => {
   const type = errorType(e);
+  if (type === 'unknown' && (grpcCodeOf(e) === INVALID_ARGUMENT || exceptionOf(e) !== undefined)) return false; // a refusal the client does not know
   return type === undefined || AMBIGUOUS_APPEND_FAILURES.has(type);
+};
+
+/** gRPC status INVALID_ARGUMENT: the server refused the request as such. */
+const INVALID_ARGUMENT = 3;
+const grpcCodeOf = (e: unknown): number | undefined => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'number' ? code : undefined;
+};
+/** The server's `exception` trailer (a stable protocol key), kept by the client on the raw gRPC error. */
+const exceptionOf = (e: unknown): string | undefined => {
+  const raw = (e as { _raw?: { metadata?: { get?: (k: string) => unknown[] } } } | null)?._raw;
+  const value = raw?.metadata?.get?.('exception')?.[0];
+  return value === undefined ? undefined : String(value);
 };
 export const isStreamNotFound = (e: unknown): boolean => errorType(e) === 'stream-not-found';
 
@@ -186,6 +200,9 @@ export const toStoreError = (e: unknown, what: string): StoreError => {
   if (e instanceof StoreError) return e;
   const type = errorType(e) ?? 'unknown';
   const message = e instanceof Error ? e.message : String(e);
+  if (exceptionOf(e) === 'maximum-append-event-size-exceeded') {
+    return new StoreError('event-too-large', `${what}: an event exceeds the server's maximum event size (25.1+ MaxAppendEventSize)`, { cause: e });
+  }
   if (type === 'maximum-append-size-exceeded') {
     const limit = (e as { maxAppendSize?: unknown }).maxAppendSize;
     return new StoreError('event-too-large', `${what}: the batch exceeds the server's maximum append size${typeof limit === 'number' ? ` of ${limit} bytes` : ''}`, { cause: e });

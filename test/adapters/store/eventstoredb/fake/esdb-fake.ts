@@ -21,6 +21,7 @@ import featuresGrpc from '@eventstore/db-client/generated/serverfeatures_grpc_pb
 import featuresPb from '@eventstore/db-client/generated/serverfeatures_pb.js';
 import { ChangeNotifier } from '../../../../../adapters/store/shared/change-notifier.js';
 import { faultAnswer, faultCommits, type AppendFault } from './append-faults.js';
+import { appendLimitError, batchLimitStatus, checkLimits, profileLimits, sendsCaughtUp, type FakeLimits, type FakeServerProfile } from './server-profile.js';
 
 const { Any } = anyPb;
 const { StreamsService } = streamsGrpc;
@@ -50,6 +51,12 @@ export type FakeFeatures = 'batch-append' | 'append-only' | 'unimplemented';
 
 export interface FakeEsdbOptions {
   readonly features: FakeFeatures;
+  /** Which server version to imitate where versions differ (see server-profile.ts). @defaultValue '24.2' */
+  readonly profile?: FakeServerProfile;
+  /** Overrides the profile's request limit (the server's `MaxAppendSize` setting). */
+  readonly maxAppendSize?: number;
+  /** Overrides the profile's event limit (25.1's `MaxAppendEventSize`; the fake's gRPC server takes 4 MiB messages). */
+  readonly maxEventSize?: number;
 }
 
 export type FakeRpc = 'Append' | 'BatchAppend' | 'Read' | 'GetSupportedMethods';
@@ -106,6 +113,8 @@ const toProposed = (m: S.AppendReq.ProposedMessage | S.BatchAppendReq.ProposedMe
 
 export class FakeEsdb {
   readonly #features: FakeFeatures;
+  readonly #profile: FakeServerProfile;
+  readonly #limits: FakeLimits;
   readonly #server = new grpc.Server();
   readonly #streams = new Map<string, StoredEvent[]>();
   readonly #all: StoredEvent[] = [];
@@ -120,11 +129,19 @@ export class FakeEsdb {
   #nextPosition = 0n;
   #port = 0;
   /** Faults for the next appends, in order (see append-faults.ts). */
-  readonly #faults: AppendFault[] = [];
+  readonly #faults: (AppendFault | null)[] = [];
   #faultsFired = 0;
+  #limitRefusals = 0;
+  readonly #appendSizes: number[] = [];
 
   constructor(options: FakeEsdbOptions) {
     this.#features = options.features;
+    this.#profile = options.profile ?? '24.2';
+    const limits = profileLimits(this.#profile);
+    this.#limits = {
+      maxAppendSize: options.maxAppendSize ?? limits.maxAppendSize,
+      ...(options.maxEventSize ?? limits.maxEventSize) !== undefined ? { maxEventSize: options.maxEventSize ?? limits.maxEventSize } : {},
+    };
     this.#server.addService(StreamsService, {
       append: (call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>) =>
         this.#append(call, callback),
@@ -189,14 +206,24 @@ export class FakeEsdb {
     while (this.#openReads > 0) await this.#openReadsChanged.waitForChange(this.#openReadsChanged.version);
   }
 
-  /** The next appends (one per append request, either RPC) fail with these faults, in order. */
-  injectAppendFaults(...faults: AppendFault[]): void {
+  /** The next appends (one per append request, either RPC) fail with these faults, in order; `null` lets one pass. */
+  injectAppendFaults(...faults: (AppendFault | null)[]): void {
     this.#faults.push(...faults);
   }
 
   /** How many injected faults have fired. */
   get faultsFired(): number {
     return this.#faultsFired;
+  }
+
+  /** How many appends were refused for their size. */
+  get limitRefusals(): number {
+    return this.#limitRefusals;
+  }
+
+  /** Append requests that reached the log (written or refused for their expected revision), with their event counts. */
+  get appendSizes(): readonly number[] {
+    return this.#appendSizes;
   }
 
   /** Raw stored ESDB event ids of a stream, for white-box tests. */
@@ -247,6 +274,7 @@ export class FakeEsdb {
    * The real server looks `any` ids up in a bounded cache of recent writes; the fake scans the whole stream.
    */
   #appendEvents(stream: string, expected: Expected, proposed: Proposed[]): AppendOutcome {
+    this.#appendSizes.push(proposed.length);
     const events = this.#streams.get(stream) ?? [];
     const current = this.#current(stream);
     const currentNum = current === 'no_stream' ? -1n : current;
@@ -327,8 +355,13 @@ export class FakeEsdb {
       else if (options.hasNoStream()) expected = { kind: 'no_stream' };
       else if (options.hasStreamExists()) expected = { kind: 'stream_exists' };
       else expected = { kind: 'any' };
+      const limit = checkLimits(proposed, this.#limits);
+      if (limit.kind !== 'ok') {
+        this.#limitRefusals++;
+        return callback(appendLimitError(limit));
+      }
       const fault = this.#faults.shift();
-      if (fault !== undefined) {
+      if (fault !== undefined && fault !== null) {
         this.#faultsFired++;
         if (faultCommits(fault)) this.#appendEvents(streamName(options.getStreamIdentifier()), expected, proposed);
         const answer = faultAnswer(fault, 'Append');
@@ -391,8 +424,15 @@ export class FakeEsdb {
       else if (options.hasNoStream()) expected = { kind: 'no_stream' };
       else if (options.hasStreamExists()) expected = { kind: 'stream_exists' };
       else expected = { kind: 'any' };
+      const limit = checkLimits(entry.proposed, this.#limits);
+      if (limit.kind !== 'ok') {
+        this.#limitRefusals++;
+        resp.setError(batchLimitStatus(limit));
+        call.write(resp);
+        return;
+      }
       const fault = this.#faults.shift();
-      if (fault !== undefined) {
+      if (fault !== undefined && fault !== null) {
         this.#faultsFired++;
         if (faultCommits(fault)) this.#appendEvents(streamName(options.getStreamIdentifier()), expected, entry.proposed);
         const answer = faultAnswer(fault, 'BatchAppend');
@@ -506,6 +546,7 @@ export class FakeEsdb {
           const e = events[index++]!;
           if (filter(e) && !(await sendEvent(e))) return;
         }
+        if (!caughtUp && !sendsCaughtUp(this.#profile)) caughtUp = true;
         if (!caughtUp) {
           caughtUp = true;
           const resp = new ReadResp();
