@@ -10,7 +10,8 @@ export type StoreErrorCode =
   | 'store-closed'
   | 'store-io'
   | 'store-corrupt'
-  | 'unknown-outcome';
+  | 'unknown-outcome'
+  | 'subscription-dropped';
 
 export class StoreError extends Error {
   readonly code: StoreErrorCode;
@@ -149,3 +150,16 @@ export class UnknownOutcomeError extends StoreError {
   }
 }
 export const isUnknownOutcomeError = (e: unknown): e is UnknownOutcomeError => hasCode(e, 'unknown-outcome');
+
+/**
+ * The server ended a live subscription (a consumer too slow for the server's live buffer, a dropped connection, a
+ * leader change). Retryable: subscribe again after the last position handled; nothing was skipped before it.
+ */
+export class SubscriptionDroppedError extends StoreError {
+  declare readonly code: 'subscription-dropped';
+  constructor(what: string, reason: string, options?: { cause?: unknown }) {
+    super('subscription-dropped', `${what}: the subscription was dropped: ${reason}`, options);
+    this.name = 'SubscriptionDroppedError';
+  }
+}
+export const isSubscriptionDroppedError = (e: unknown): e is SubscriptionDroppedError => hasCode(e, 'subscription-dropped');

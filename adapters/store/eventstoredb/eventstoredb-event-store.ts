@@ -4,7 +4,7 @@
  *
  * Checked against an in-process protocol fake built from the client's own gRPC stubs, not against a real server.
  */
-import { END, EventStoreDBClient, excludeSystemEvents, START, type EventData, type ResolvedEvent } from '@eventstore/db-client';
+import { END, EventStoreDBClient, excludeSystemEvents, START, type EventData, type Position, type ResolvedEvent } from '@eventstore/db-client';
 import type { Readable } from 'node:stream';
 import {
   globalPosition,
@@ -42,6 +42,7 @@ import {
   packPosition,
   toAppendError,
   toConcurrencyError,
+  toSubscriptionError,
   toEsdbEvent,
   toEsdbExpected,
   toStoreError,
@@ -108,6 +109,9 @@ type ClientSubscription = Readable & {
 type ClientRead = Readable & { cancel(): Promise<void> };
 
 const NEVER = new Promise<never>(() => {});
+
+/** Where a subscription is caught up: `'now'` (nothing stored to catch up on), or the test for the head event. */
+type Head = 'now' | ((e: RecordedEvent) => boolean);
 
 /** Bytes kept free in each event for steerlog's custom metadata (`{"steerlog":{"v":1,"id":…,"time":…}}`). */
 const METADATA_ALLOWANCE = 512;
@@ -231,7 +235,12 @@ export class EventStoreDbEventStore implements EventStore {
     // Server subscriptions start strictly after the given revision; the port's `from` is inclusive.
     const open = (): ClientSubscription =>
       this.#client.subscribeToStream(stream, { fromRevision: from <= 0n ? START : from - 1n }) as unknown as ClientSubscription;
-    return this.#subscription(open, (e) => e.revision >= from, options.signal, `subscribe to "${stream}"`);
+    // The caught-up point: the stream's last revision when the subscription starts (servers before 24.2 send no caught_up).
+    const head = async (): Promise<Head> => {
+      const last = await this.revision(stream);
+      return last === 'no_stream' || last < from ? 'now' : (e) => e.revision >= last;
+    };
+    return this.#subscription(open, head, (e) => e.revision >= from, options.signal, `subscribe to "${stream}"`);
   }
 
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
@@ -260,14 +269,22 @@ export class EventStoreDbEventStore implements EventStore {
         fromPosition: after === undefined || after < 0n ? START : unpackPosition(after),
         filter: excludeSystemEvents(),
       }) as unknown as ClientSubscription;
-    return this.#subscription(open, (e) => after === undefined || e.position > after, options.signal, 'subscribeAll', true);
+    // The caught-up point: the last event the port shows in `$all` when the subscription starts.
+    const head = async (): Promise<Head> => {
+      const last = await this.#lastVisiblePosition();
+      return last === null || (after !== undefined && last <= after) ? 'now' : (e) => e.position >= last;
+    };
+    return this.#subscription(open, head, (e) => after === undefined || e.position > after, options.signal, 'subscribeAll', true);
   }
 
   async revision(stream: string): Promise<StreamRevision | 'no_stream'> {
     this.#assertOpen();
     this.#assertStream(stream);
-    for await (const e of this.read(stream, { direction: 'backwards', maxCount: 1 })) return e.revision;
-    return 'no_stream';
+    // Read to the end (one event) rather than returning early: a read cancelled before it ended can leave the
+    // client's stream unfinished, and the client's dispose() then waits for it.
+    let last: StreamRevision | 'no_stream' = 'no_stream';
+    for await (const e of this.read(stream, { direction: 'backwards', maxCount: 1 })) last = e.revision;
+    return last;
   }
 
   async close(): Promise<void> {
@@ -325,6 +342,7 @@ export class EventStoreDbEventStore implements EventStore {
    */
   #subscription(
     open: () => ClientSubscription,
+    head: () => Promise<Head>,
     keep: (e: RecordedEvent) => boolean,
     signal: AbortSignal | undefined,
     what: string,
@@ -334,6 +352,14 @@ export class EventStoreDbEventStore implements EventStore {
     const isClosed = (): boolean => this.#closed;
     return {
       async *[Symbol.asyncIterator](): AsyncGenerator<SubscriptionMessage> {
+        if (signal?.aborted || isClosed()) return;
+        let reached: Head;
+        try {
+          reached = await head();
+        } catch (e) {
+          if (signal?.aborted || isClosed()) return;
+          throw toStoreError(e, what);
+        }
         if (signal?.aborted || isClosed()) return;
         const sub = open();
         let converted = 0;
@@ -366,6 +392,10 @@ export class EventStoreDbEventStore implements EventStore {
         let consumed = 0;
         let sentCaughtUp = false;
         try {
+          if (reached === 'now') {
+            sentCaughtUp = true;
+            yield { kind: 'caught-up' };
+          }
           for (;;) {
             if (signal?.aborted || isClosed()) return;
             if (!sentCaughtUp && caughtUpAt !== null && consumed >= caughtUpAt) {
@@ -382,11 +412,16 @@ export class EventStoreDbEventStore implements EventStore {
             consumed++;
             if (filterSystem && isSystemEvent(next.value)) continue;
             const event = fromResolved(next.value);
-            if (keep(event)) yield { kind: 'event', event };
+            if (!keep(event)) continue;
+            yield { kind: 'event', event };
+            if (!sentCaughtUp && reached !== 'now' && reached(event)) {
+              sentCaughtUp = true;
+              yield { kind: 'caught-up' };
+            }
           }
         } catch (e) {
           if (signal?.aborted || isClosed()) return;
-          throw toStoreError(e, what);
+          throw toSubscriptionError(e, what);
         } finally {
           signal?.removeEventListener('abort', onStop);
           closing.removeEventListener('abort', onStop);
@@ -396,6 +431,33 @@ export class EventStoreDbEventStore implements EventStore {
         }
       },
     };
+  }
+
+  /** Position of the last `$all` event the port shows (steerlog's, not the server's own), or null when there is none. */
+  async #lastVisiblePosition(): Promise<GlobalPosition | null> {
+    // Pages read to their end (see `revision`), newest first, until one holds an event the port shows.
+    const PAGE = 64;
+    let from: Position | typeof END = END;
+    let newestSeen: GlobalPosition | null = null;
+    for (;;) {
+      let count = 0;
+      let oldest: GlobalPosition | null = null;
+      let found: GlobalPosition | null = null;
+      const read = this.#client.readAll({ direction: 'backwards', fromPosition: from, maxCount: PAGE }) as unknown as ClientRead;
+      for await (const resolved of this.#iterate(read, 'readAll')) {
+        count++;
+        const p = resolved.event?.position;
+        if (!p) continue;
+        const position = packPosition(p);
+        if (newestSeen !== null && position >= newestSeen) continue; // a page may include its starting position
+        oldest = position;
+        if (found === null && !isSystemEvent(resolved)) found = position;
+      }
+      if (found !== null) return found;
+      if (count < PAGE || oldest === null) return null;
+      newestSeen = oldest;
+      from = unpackPosition(oldest);
+    }
   }
 
   /** Brings the stream's id index up to date by reading only the events after the last indexed one. */

@@ -20,7 +20,7 @@ import {
   type NewEvent,
   type RecordedEvent,
 } from '../../../runtime/ports/event-store.js';
-import { ConcurrencyError, InvalidStreamIdError, StoreError, UnknownOutcomeError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
+import { ConcurrencyError, InvalidStreamIdError, StoreError, SubscriptionDroppedError, UnknownOutcomeError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
 
 // ---- event ids ----
 
@@ -217,4 +217,17 @@ export const toAppendError = (e: unknown, stream: string, events: number): Store
   const type = errorType(e) ?? 'transport';
   const message = e instanceof Error && e.message ? `: ${e.message}` : '';
   return new UnknownOutcomeError(stream, events, `EventStoreDB answered ${type} after the append was sent${message}`, { cause: e });
+};
+
+/** Client error types that end a subscription without refusing it: subscribing again resumes it. */
+const DROPPED_SUBSCRIPTION: ReadonlySet<string> = new Set(['timeout', 'deadline-exceeded', 'unavailable', 'cancelled']);
+
+/** A subscription's failure as a port error: `SubscriptionDroppedError` when resubscribing can resume it. */
+export const toSubscriptionError = (e: unknown, what: string): StoreError => {
+  if (e instanceof StoreError) return e;
+  const type = errorType(e);
+  if (type !== undefined && DROPPED_SUBSCRIPTION.has(type)) {
+    return new SubscriptionDroppedError(what, `EventStoreDB ${type}${e instanceof Error && e.message ? `: ${e.message}` : ''}`, { cause: e });
+  }
+  return toStoreError(e, what);
 };

@@ -252,7 +252,7 @@ describe('eventstoredb adapter — connection', () => {
     }
   });
 
-  it('a live subscription fails with a store-io StoreError when the server goes away', async () => {
+  it('a live subscription fails with a retryable subscription-dropped StoreError when the server goes away', async () => {
     const fake = new FakeEsdb({ features: 'batch-append' });
     await fake.start();
     const store = openEventStoreDbStore({ connectionString: fake.connectionString });
@@ -263,7 +263,7 @@ describe('eventstoredb adapter — connection', () => {
       await fake.stop();
       const e = await rejection(() => pending);
       expect(isStoreError(e)).toBe(true);
-      expect((e as { code: string }).code).toBe('store-io');
+      expect((e as { code: string }).code).toBe('subscription-dropped');
     } finally {
       await store.close();
     }

@@ -21,7 +21,7 @@ import featuresGrpc from '@eventstore/db-client/generated/serverfeatures_grpc_pb
 import featuresPb from '@eventstore/db-client/generated/serverfeatures_pb.js';
 import { ChangeNotifier } from '../../../../../adapters/store/shared/change-notifier.js';
 import { faultAnswer, faultCommits, type AppendFault } from './append-faults.js';
-import { appendLimitError, batchLimitStatus, checkLimits, profileLimits, sendsCaughtUp, type FakeLimits, type FakeServerProfile } from './server-profile.js';
+import { appendLimitError, batchLimitStatus, checkLimits, LIVE_BUFFER, profileLimits, sendsCaughtUp, type FakeLimits, type FakeServerProfile } from './server-profile.js';
 
 const { Any } = anyPb;
 const { StreamsService } = streamsGrpc;
@@ -55,6 +55,11 @@ export interface FakeEsdbOptions {
   readonly profile?: FakeServerProfile;
   /** Overrides the profile's request limit (the server's `MaxAppendSize` setting). */
   readonly maxAppendSize?: number;
+  /**
+   * Drop a live subscriber that lags more than 32 events behind (ABORTED "consumer too slow"), as servers do.
+   * Off by default: the shared contract suite does not resubscribe. @defaultValue false
+   */
+  readonly dropSlowSubscribers?: boolean;
   /** Overrides the profile's event limit (25.1's `MaxAppendEventSize`; the fake's gRPC server takes 4 MiB messages). */
   readonly maxEventSize?: number;
 }
@@ -115,6 +120,8 @@ export class FakeEsdb {
   readonly #features: FakeFeatures;
   readonly #profile: FakeServerProfile;
   readonly #limits: FakeLimits;
+  readonly #dropSlow: boolean;
+  #slowDrops = 0;
   readonly #server = new grpc.Server();
   readonly #streams = new Map<string, StoredEvent[]>();
   readonly #all: StoredEvent[] = [];
@@ -137,6 +144,7 @@ export class FakeEsdb {
   constructor(options: FakeEsdbOptions) {
     this.#features = options.features;
     this.#profile = options.profile ?? '24.2';
+    this.#dropSlow = options.dropSlowSubscribers ?? false;
     const limits = profileLimits(this.#profile);
     this.#limits = {
       maxAppendSize: options.maxAppendSize ?? limits.maxAppendSize,
@@ -214,6 +222,11 @@ export class FakeEsdb {
   /** How many injected faults have fired. */
   get faultsFired(): number {
     return this.#faultsFired;
+  }
+
+  /** How many live subscribers were dropped as too slow. */
+  get slowDrops(): number {
+    return this.#slowDrops;
   }
 
   /** How many appends were refused for their size. */
@@ -493,8 +506,19 @@ export class FakeEsdb {
       cancelled = true;
       stopped.abort();
     });
+    /** Set in a subscription's live phase: true once the subscriber lags more than the live buffer. */
+    let tooSlow: () => boolean = () => false;
+    let dropped = false;
+    const dropIfTooSlow = (): boolean => {
+      if (dropped || !tooSlow()) return dropped;
+      dropped = true;
+      this.#slowDrops++;
+      call.emit('error', { code: grpc.status.ABORTED, details: 'Operation timed out: consumer too slow to handle event while live' });
+      stopped.abort();
+      return true;
+    };
     const send = async (resp: ReadResp): Promise<boolean> => {
-      if (cancelled) return false;
+      if (cancelled || dropIfTooSlow()) return false;
       if (!call.write(resp)) {
         await new Promise<void>((resolve) => {
           const done = (): void => {
@@ -504,9 +528,17 @@ export class FakeEsdb {
           };
           call.on('drain', done);
           stopped.signal.addEventListener('abort', done);
+          // while the transport is full, new events pile up: past the live buffer, the subscriber is dropped
+          void (async () => {
+            let v = this.#notifier.version;
+            while (!stopped.signal.aborted && (await this.#notifier.waitForChange(v, stopped.signal))) {
+              v = this.#notifier.version;
+              if (dropIfTooSlow()) return;
+            }
+          })();
         });
       }
-      return !cancelled;
+      return !cancelled && !dropped;
     };
     const sendEvent = (e: StoredEvent): Promise<boolean> => send(this.#readResp(e));
 
@@ -546,6 +578,7 @@ export class FakeEsdb {
           const e = events[index++]!;
           if (filter(e) && !(await sendEvent(e))) return;
         }
+        if (!caughtUp && this.#dropSlow) tooSlow = () => source().length - index > LIVE_BUFFER;
         if (!caughtUp && !sendsCaughtUp(this.#profile)) caughtUp = true;
         if (!caughtUp) {
           caughtUp = true;
@@ -556,7 +589,7 @@ export class FakeEsdb {
         }
         if (source().length > index) continue;
         if (!(await this.#notifier.waitForChange(version, stopped.signal))) {
-          if (!cancelled) call.end();
+          if (!cancelled && !dropped) call.end();
           return;
         }
       }
