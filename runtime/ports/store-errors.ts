@@ -11,7 +11,9 @@ export type StoreErrorCode =
   | 'store-io'
   | 'store-corrupt'
   | 'unknown-outcome'
-  | 'subscription-dropped';
+  | 'subscription-dropped'
+  | 'not-leader'
+  | 'access-denied';
 
 export class StoreError extends Error {
   readonly code: StoreErrorCode;
@@ -163,3 +165,32 @@ export class SubscriptionDroppedError extends StoreError {
   }
 }
 export const isSubscriptionDroppedError = (e: unknown): e is SubscriptionDroppedError => hasCode(e, 'subscription-dropped');
+
+/**
+ * The node the store talked to cannot take this write: it is a follower (or read-only replica) of a cluster.
+ * Nothing was written. Retryable: the client reconnects to `leader` (when the node named it) and the write can be
+ * sent again.
+ */
+export class NotLeaderError extends StoreError {
+  declare readonly code: 'not-leader';
+  constructor(
+    what: string,
+    /** The leader's address as the node reported it, when it did. */
+    readonly leader: { readonly host: string; readonly port: number } | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super('not-leader', `${what}: the node is not the cluster leader${leader ? `; the leader is ${leader.host}:${leader.port}` : ''}`, options);
+    this.name = 'NotLeaderError';
+  }
+}
+export const isNotLeaderError = (e: unknown): e is NotLeaderError => hasCode(e, 'not-leader');
+
+/** The store's credentials do not allow the operation (EventStoreDB: reading `$all` needs admin rights). Nothing was read or written. */
+export class StoreAccessDeniedError extends StoreError {
+  declare readonly code: 'access-denied';
+  constructor(what: string, hint: string, options?: { cause?: unknown }) {
+    super('access-denied', `${what}: access denied; ${hint}`, options);
+    this.name = 'StoreAccessDeniedError';
+  }
+}
+export const isStoreAccessDeniedError = (e: unknown): e is StoreAccessDeniedError => hasCode(e, 'access-denied');

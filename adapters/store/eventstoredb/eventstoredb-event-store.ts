@@ -34,6 +34,7 @@ import {
   idempotencyVerdict,
 } from '../../../runtime/ports/store-validation.js';
 import {
+  assertNoSystemEventTypes,
   assertNotSystemStream,
   fromResolved,
   isStreamNotFound,
@@ -155,6 +156,7 @@ export class EventStoreDbEventStore implements EventStore {
     this.#assertStream(stream);
     assertValidExpected(expected);
     assertValidBatch(stream, events, this.#maxEventBytes);
+    assertNoSystemEventTypes(events);
 
     // Idempotency first, as the port orders it: a batch whose ids are all stored, in order, is a no-op whatever
     // `expected` says; a batch repeating only some stored ids is refused. The server alone cannot say the latter.
@@ -198,7 +200,9 @@ export class EventStoreDbEventStore implements EventStore {
   /** One append call (one server request), with the adapter's idempotency recheck on a wrong expected version. */
   async #appendOne(stream: string, events: readonly NewEvent[], esdbEvents: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     try {
-      const result = await this.#client.appendToStream(stream, esdbEvents as EventData[], { expectedRevision: toEsdbExpected(expected) });
+      // requiresLeader: a follower refuses (NotLeader, with the leader's address) instead of forwarding the write,
+      // so a write is never left waiting on a forward timeout whose outcome is unknown.
+      const result = await this.#client.appendToStream(stream, esdbEvents as EventData[], { expectedRevision: toEsdbExpected(expected), requiresLeader: true });
       const position = result.position ? packPosition(result.position) : globalPosition(-1);
       this.#recordAppend(stream, events, result.nextExpectedRevision, position);
       return { nextExpectedRevision: streamRevision(result.nextExpectedRevision), position };

@@ -20,7 +20,7 @@ import {
   type NewEvent,
   type RecordedEvent,
 } from '../../../runtime/ports/event-store.js';
-import { ConcurrencyError, InvalidStreamIdError, StoreError, SubscriptionDroppedError, UnknownOutcomeError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
+import { ConcurrencyError, InvalidEventError, InvalidStreamIdError, NotLeaderError, StoreAccessDeniedError, StoreError, SubscriptionDroppedError, UnknownOutcomeError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
 
 // ---- event ids ----
 
@@ -56,6 +56,16 @@ export const esdbEventId = (portId: string): string =>
 /** `$`-prefixed streams are EventStoreDB system streams (ACL-protected, hidden from readAll): refuse them. */
 export const assertNotSystemStream = (stream: string): void => {
   if (stream.startsWith('$')) throw new InvalidStreamIdError(stream, 'names starting with "$" are reserved for EventStoreDB system streams');
+};
+
+/**
+ * Event types starting with `$` are EventStoreDB's own: `$all` readers (steerlog's included) skip them as system
+ * events, so such an event would be stored and then never seen. Refuse it at append instead.
+ */
+export const assertNoSystemEventTypes = (events: readonly { readonly type: string }[]): void => {
+  events.forEach((e, i) => {
+    if (e.type.startsWith('$')) throw new InvalidEventError(i, `type "${e.type.slice(0, 40)}" starts with "$", which EventStoreDB reserves for system events`);
+  });
 };
 
 // ---- expected revisions ----
@@ -200,6 +210,20 @@ export const toStoreError = (e: unknown, what: string): StoreError => {
   if (e instanceof StoreError) return e;
   const type = errorType(e) ?? 'unknown';
   const message = e instanceof Error ? e.message : String(e);
+  if (type === 'not-leader') {
+    const leader = (e as { leader?: { address?: unknown; port?: unknown } }).leader;
+    const known = leader && typeof leader.address === 'string' && typeof leader.port === 'number' && Number.isFinite(leader.port);
+    return new NotLeaderError(what, known ? { host: leader.address as string, port: leader.port as number } : undefined, { cause: e });
+  }
+  if (type === 'access-denied') {
+    return new StoreAccessDeniedError(
+      what,
+      what.startsWith('readAll') || what.startsWith('subscribeAll')
+        ? 'reading $all needs a user in the $admins group (or $ops); connect with such credentials'
+        : 'check the credentials in the connection string and the stream ACLs',
+      { cause: e },
+    );
+  }
   if (exceptionOf(e) === 'maximum-append-event-size-exceeded') {
     return new StoreError('event-too-large', `${what}: an event exceeds the server's maximum event size (25.1+ MaxAppendEventSize)`, { cause: e });
   }

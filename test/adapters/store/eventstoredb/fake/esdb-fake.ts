@@ -138,6 +138,10 @@ export class FakeEsdb {
   /** Faults for the next appends, in order (see append-faults.ts). */
   readonly #faults: (AppendFault | null)[] = [];
   #faultsFired = 0;
+  /** Set: the fake is a follower that names this leader; appends that require the leader are refused. */
+  #leader: { host: string; port: number } | null = null;
+  #requiresLeaderSeen = 0;
+  #notLeaderRefusals = 0;
   #limitRefusals = 0;
   readonly #appendSizes: number[] = [];
 
@@ -222,6 +226,31 @@ export class FakeEsdb {
   /** How many injected faults have fired. */
   get faultsFired(): number {
     return this.#faultsFired;
+  }
+
+  /** Play a follower: appends sent with `requires-leader` are refused with NotLeader naming `leader`. */
+  becomeFollower(leader: { host: string; port: number }): void {
+    this.#leader = leader;
+  }
+  becomeLeader(): void {
+    this.#leader = null;
+  }
+  /** Append calls that carried `requires-leader: true`, and appends refused as NotLeader. */
+  get leaderChecks(): { readonly requiresLeader: number; readonly refused: number } {
+    return { requiresLeader: this.#requiresLeaderSeen, refused: this.#notLeaderRefusals };
+  }
+
+  /** NotLeader as the server says it: status NOT_FOUND with the `not-leader` exception and the leader's endpoint. */
+  #notLeader(metadata: grpc.Metadata): Partial<grpc.StatusObject> | null {
+    const requires = metadata.get('requires-leader')[0] === 'true';
+    if (requires) this.#requiresLeaderSeen++;
+    if (!this.#leader || !requires) return null;
+    this.#notLeaderRefusals++;
+    const trailer = new grpc.Metadata();
+    trailer.set('exception', 'not-leader');
+    trailer.set('leader-endpoint-host', this.#leader.host);
+    trailer.set('leader-endpoint-port', String(this.#leader.port));
+    return { code: grpc.status.NOT_FOUND, details: 'Leader info available', metadata: trailer };
   }
 
   /** How many live subscribers were dropped as too slow. */
@@ -368,6 +397,8 @@ export class FakeEsdb {
       else if (options.hasNoStream()) expected = { kind: 'no_stream' };
       else if (options.hasStreamExists()) expected = { kind: 'stream_exists' };
       else expected = { kind: 'any' };
+      const notLeader = this.#notLeader(call.metadata);
+      if (notLeader) return callback(notLeader);
       const limit = checkLimits(proposed, this.#limits);
       if (limit.kind !== 'ok') {
         this.#limitRefusals++;
@@ -437,6 +468,12 @@ export class FakeEsdb {
       else if (options.hasNoStream()) expected = { kind: 'no_stream' };
       else if (options.hasStreamExists()) expected = { kind: 'stream_exists' };
       else expected = { kind: 'any' };
+      // A follower ends the whole BatchAppend stream on NotLeader, as the server does.
+      const notLeader = this.#notLeader(call.metadata);
+      if (notLeader) {
+        call.emit('error', notLeader);
+        return;
+      }
       const limit = checkLimits(entry.proposed, this.#limits);
       if (limit.kind !== 'ok') {
         this.#limitRefusals++;
