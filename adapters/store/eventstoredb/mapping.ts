@@ -142,7 +142,8 @@ export const fromResolved = (resolved: ResolvedEvent): RecordedEvent => {
   return {
     stream: e.streamId,
     revision: streamRevision(e.revision),
-    position: e.position ? packPosition(e.position) : globalPosition(-1),
+    // Servers before 22.6 give events read from a stream the maximum value instead of a position: unknown (-1).
+    position: e.position && e.position.commit !== U64 ? packPosition(e.position) : globalPosition(-1),
     id: meta?.id ?? e.id,
     type: e.type,
     time: meta?.time ?? e.created.getTime(),

@@ -60,6 +60,8 @@ export interface FakeEsdbOptions {
    * Off by default: the shared contract suite does not resubscribe. @defaultValue false
    */
   readonly dropSlowSubscribers?: boolean;
+  /** Refuse `$all` reads and subscriptions as the server does for a user outside `$admins`/`$ops`. @defaultValue false */
+  readonly denyAllReads?: boolean;
   /** Overrides the profile's event limit (25.1's `MaxAppendEventSize`; the fake's gRPC server takes 4 MiB messages). */
   readonly maxEventSize?: number;
 }
@@ -96,6 +98,8 @@ type AppendOutcome =
   | { ok: false; current: bigint | 'no_stream'; expected: Expected };
 
 const TICKS_PER_MS = 10_000n;
+const U64_MAX = ((1n << 64n) - 1n).toString();
+const isStreamRead = (options: S.ReadReq.Options): boolean => options.hasStream();
 const POSITION_GAP = 64n;
 
 const streamName = (id: StreamIdentifier | undefined): string => Buffer.from(id?.getStreamName_asU8() ?? new Uint8Array()).toString('utf8');
@@ -121,6 +125,7 @@ export class FakeEsdb {
   readonly #profile: FakeServerProfile;
   readonly #limits: FakeLimits;
   readonly #dropSlow: boolean;
+  readonly #denyAll: boolean;
   #slowDrops = 0;
   readonly #server = new grpc.Server();
   readonly #streams = new Map<string, StoredEvent[]>();
@@ -133,7 +138,8 @@ export class FakeEsdb {
   /** Read calls (reads and subscriptions) still open on the server side. */
   #openReads = 0;
   readonly #openReadsChanged = new ChangeNotifier();
-  #nextPosition = 0n;
+  /** Real logs start far from 0: a commit position of 2^40 (1 TiB of log) is ordinary. */
+  #nextPosition = 1n << 40n;
   #port = 0;
   /** Faults for the next appends, in order (see append-faults.ts). */
   readonly #faults: (AppendFault | null)[] = [];
@@ -149,6 +155,7 @@ export class FakeEsdb {
     this.#features = options.features;
     this.#profile = options.profile ?? '24.2';
     this.#dropSlow = options.dropSlowSubscribers ?? false;
+    this.#denyAll = options.denyAllReads ?? false;
     const limits = profileLimits(this.#profile);
     this.#limits = {
       maxAppendSize: options.maxAppendSize ?? limits.maxAppendSize,
@@ -577,8 +584,16 @@ export class FakeEsdb {
       }
       return !cancelled && !dropped;
     };
-    const sendEvent = (e: StoredEvent): Promise<boolean> => send(this.#readResp(e));
+    // Before 22.6, events read from a stream carry the maximum value instead of their $all position.
+    const maxPositions = isStreamRead(options) && this.#profile === '21.10';
+    const sendEvent = (e: StoredEvent): Promise<boolean> => send(this.#readResp(e, maxPositions));
 
+    if (!options.hasStream() && this.#denyAll) {
+      const trailer = new grpc.Metadata();
+      trailer.set('exception', 'access-denied');
+      call.emit('error', { code: grpc.status.PERMISSION_DENIED, details: 'Access Denied', metadata: trailer });
+      return;
+    }
     const filter = this.#filter(options);
     const isStream = options.hasStream();
     const streamOpts = options.getStream();
@@ -696,7 +711,7 @@ export class FakeEsdb {
     };
   }
 
-  #readResp(e: StoredEvent): ReadResp {
+  #readResp(e: StoredEvent, maxPositions = false): ReadResp {
     const recorded = new ReadResp.ReadEvent.RecordedEvent();
     const id = new UUID();
     id.setString(e.id);
@@ -705,8 +720,9 @@ export class FakeEsdb {
     sid.setStreamName(e.streamBytes);
     recorded.setStreamIdentifier(sid);
     recorded.setStreamRevision(e.revision.toString());
-    recorded.setCommitPosition(e.position.toString());
-    recorded.setPreparePosition(e.position.toString());
+    const position = maxPositions ? U64_MAX : e.position.toString();
+    recorded.setCommitPosition(position);
+    recorded.setPreparePosition(position);
     const meta = recorded.getMetadataMap();
     meta.set('type', e.type);
     meta.set('content-type', e.contentType);
@@ -715,7 +731,7 @@ export class FakeEsdb {
     recorded.setCustomMetadata(e.customMetadata);
     const read = new ReadResp.ReadEvent();
     read.setEvent(recorded);
-    read.setCommitPosition(e.position.toString());
+    read.setCommitPosition(position);
     const resp = new ReadResp();
     resp.setEvent(read);
     return resp;

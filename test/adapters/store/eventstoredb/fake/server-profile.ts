@@ -1,6 +1,8 @@
 /**
  * What differs between the EventStoreDB server versions the fake imitates, and the limit answers each gives.
  *
+ * - `21.10`: as 23.10, and events read from a stream (not from `$all`) carry the maximum uint64 as their commit
+ *   and prepare positions (servers before 22.6);
  * - `23.10`: no `caught_up` message on subscriptions; a live subscriber that falls 32 events behind is dropped with
  *   ABORTED "consumer too slow"; appends limited to 1 MiB per request.
  * - `24.2`: as 23.10, but subscriptions send `caught_up` when the catch-up ends (24.2 and later).
@@ -19,7 +21,7 @@ const { Status } = statusPb;
 const { Code } = codePb;
 type Status = InstanceType<typeof Status>;
 
-export type FakeServerProfile = '23.10' | '24.2' | '25.1';
+export type FakeServerProfile = '21.10' | '23.10' | '24.2' | '25.1';
 
 export interface FakeLimits {
   /** Largest request: data + metadata + 2 × type, summed over the batch. */
@@ -34,7 +36,7 @@ export const profileLimits = (profile: FakeServerProfile): FakeLimits =>
   profile === '25.1' ? { maxAppendSize: 256 * MiB, maxEventSize: 16 * MiB } : { maxAppendSize: MiB };
 
 /** Does this profile send `caught_up` at the end of a subscription's catch-up? */
-export const sendsCaughtUp = (profile: FakeServerProfile): boolean => profile !== '23.10';
+export const sendsCaughtUp = (profile: FakeServerProfile): boolean => profile !== '23.10' && profile !== '21.10';
 
 /** Live events a subscription may have unsent before the server drops it as too slow. */
 export const LIVE_BUFFER = 32;
