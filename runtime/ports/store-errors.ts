@@ -145,11 +145,26 @@ export class UnknownOutcomeError extends StoreError {
     readonly events: number,
     /** What happened, in one line (`"EventStoreDB timeout after the append was sent"`). */
     reason: string,
-    options?: { cause?: unknown },
+    options?: {
+      cause?: unknown;
+      /**
+       * What probably caused it, when the store can tell: `'clock-skew'` when the server answered "timed out" at
+       * once, as it does when the request's absolute deadline (set from this machine's clock) is already past
+       * by its own clock.
+       */
+      hint?: 'clock-skew';
+    },
   ) {
-    super('unknown-outcome', `stream "${stream}": the outcome of an append of ${events} event(s) is unknown: ${reason}`, options);
+    super(
+      'unknown-outcome',
+      `stream "${stream}": the outcome of an append of ${events} event(s) is unknown: ${reason}${options?.hint === 'clock-skew' ? " (the server timed it out at once: check this machine's clock against the server's)" : ''}`,
+      options,
+    );
     this.name = 'UnknownOutcomeError';
+    if (options?.hint !== undefined) this.hint = options.hint;
   }
+  /** See the constructor's `options.hint`. */
+  readonly hint?: 'clock-skew';
 }
 export const isUnknownOutcomeError = (e: unknown): e is UnknownOutcomeError => hasCode(e, 'unknown-outcome');
 

@@ -22,9 +22,11 @@ const fakeSuite = (name: string, features: FakeFeatures, path: 'Append' | 'Batch
     beforeAll(() => fake.start());
     afterAll(() => fake.stop());
 
+    // steerlog appends over Append by default; the BatchAppend suite asks for BatchAppend explicitly.
+    const appendRpc = path === 'BatchAppend' ? ('batch-append' as const) : ('append' as const);
     describeEventStoreContract(name, {
-      create: async () => openEventStoreDbStore({ connectionString: fake.connectionString }),
-      openPeer: async () => openEventStoreDbStore({ connectionString: fake.connectionString }),
+      create: async () => openEventStoreDbStore({ connectionString: fake.connectionString, appendRpc }),
+      openPeer: async () => openEventStoreDbStore({ connectionString: fake.connectionString, appendRpc }),
       bigStreamEvents: FAKE_BIG_STREAM_EVENTS,
     });
 

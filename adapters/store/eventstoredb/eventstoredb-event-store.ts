@@ -61,6 +61,23 @@ export interface EventStoreDbStoreOptions {
    * @defaultValue `ESDB_SERVER_LIMITS.upTo25_0` (1 MiB per request), safe on every server version
    */
   readonly serverLimits?: EventStoreDbServerLimits;
+  /**
+   * Which append RPC carries appends. `'append'` (one call per append) keeps each append's failure to itself:
+   * client 6.2.1's BatchAppend shares one table of pending appends per process, so a broken BatchAppend stream of
+   * any client rejects every client's pending appends, a late answer then throws an uncaught TypeError, and its
+   * deadline is an absolute timestamp from this machine's clock. The client takes the Append path when per-call
+   * credentials are passed, which the adapter does (see `credentials`). `'batch-append'` uses BatchAppend when the
+   * server offers it; its failures are then reported as unknown outcomes.
+   * @defaultValue 'append'
+   */
+  readonly appendRpc?: 'append' | 'batch-append';
+  /**
+   * Credentials passed with each append (they select the Append path). Needed for `appendRpc: 'append'` on a
+   * secure connection; taken from the connection string's `user:password@` when the store creates the client; on
+   * an insecure connection (`tls=false`) the client ignores credentials, so placeholders are sent. Without them on a
+   * secure connection the adapter falls back to BatchAppend.
+   */
+  readonly credentials?: { readonly username: string; readonly password: string };
   /** How many streams' id indexes (used for idempotency checks) to keep, least recently used first out. @defaultValue 1000 */
   readonly idIndexStreams?: number;
 }
@@ -92,7 +109,22 @@ export const clientFromConnectionString = (connectionString: string): EventStore
 export const openEventStoreDbStore = (options: OpenEventStoreDbStoreOptions): EventStoreDbEventStore =>
   'client' in options
     ? new EventStoreDbEventStore(options.client, false, options)
-    : new EventStoreDbEventStore(clientFromConnectionString(options.connectionString), true, options);
+    : new EventStoreDbEventStore(clientFromConnectionString(options.connectionString), true, {
+        ...options,
+        ...(options.credentials ? {} : credentialsFor(options.connectionString)),
+      });
+
+/** Per-call credentials that select the Append path: the connection string's own, or placeholders when it is insecure. */
+const credentialsFor = (connectionString: string): { credentials?: { username: string; password: string } } => {
+  const m = /^esdb(?:\+discover)?:\/\/([^@/?]*)@/i.exec(connectionString);
+  if (m && m[1]!.includes(':')) {
+    const [user, ...rest] = m[1]!.split(':');
+    return { credentials: { username: decodeURIComponent(user!), password: decodeURIComponent(rest.join(':')) } };
+  }
+  // Credentials are ignored on an insecure channel; they only steer the client to the Append path.
+  if (/[?&]tls=false(&|$)/i.test(connectionString)) return { credentials: { username: 'steerlog', password: 'ignored-on-insecure-channels' } };
+  return {};
+};
 
 /** What the adapter knows about one stream's stored ids: enough to decide idempotency without rereading it. */
 interface IdIndex {
@@ -122,6 +154,8 @@ export class EventStoreDbEventStore implements EventStore {
   readonly #ownsClient: boolean;
   readonly #maxEventBytes: number;
   readonly #limits: EventStoreDbServerLimits;
+  /** Per-call credentials when appends take the Append path; undefined: BatchAppend (when the server offers it). */
+  readonly #appendCredentials: { readonly username: string; readonly password: string } | undefined;
   readonly #indexLimit: number;
   readonly #indexes = new Map<string, IdIndex>();
   /** Aborted on close: ends every live subscription and pending read of this store. */
@@ -133,6 +167,7 @@ export class EventStoreDbEventStore implements EventStore {
     this.#ownsClient = ownsClient;
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.#limits = options.serverLimits ?? ESDB_SERVER_LIMITS.upTo25_0;
+    this.#appendCredentials = (options.appendRpc ?? 'append') === 'append' ? options.credentials : undefined;
     this.#indexLimit = Math.max(1, options.idIndexStreams ?? 1000);
   }
 
@@ -199,15 +234,20 @@ export class EventStoreDbEventStore implements EventStore {
 
   /** One append call (one server request), with the adapter's idempotency recheck on a wrong expected version. */
   async #appendOne(stream: string, events: readonly NewEvent[], esdbEvents: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult> {
+    const sent = performance.now();
     try {
       // requiresLeader: a follower refuses (NotLeader, with the leader's address) instead of forwarding the write,
       // so a write is never left waiting on a forward timeout whose outcome is unknown.
-      const result = await this.#client.appendToStream(stream, esdbEvents as EventData[], { expectedRevision: toEsdbExpected(expected), requiresLeader: true });
+      const result = await this.#client.appendToStream(stream, esdbEvents as EventData[], {
+        expectedRevision: toEsdbExpected(expected),
+        requiresLeader: true,
+        ...(this.#appendCredentials ? { credentials: { ...this.#appendCredentials } } : {}),
+      });
       const position = result.position ? packPosition(result.position) : globalPosition(-1);
       this.#recordAppend(stream, events, result.nextExpectedRevision, position);
       return { nextExpectedRevision: streamRevision(result.nextExpectedRevision), position };
     } catch (e) {
-      if (!isWrongExpectedVersion(e)) throw toAppendError(e, stream, events.length);
+      if (!isWrongExpectedVersion(e)) throw toAppendError(e, stream, events.length, performance.now() - sent);
       // Another writer got there first, or wrote this very batch: look again before calling it a conflict.
       const index = await this.#refreshIndex(stream);
       const again = idempotencyVerdict(stream, events, (id) => index.revisionOfId.get(id));

@@ -236,13 +236,22 @@ export const toStoreError = (e: unknown, what: string): StoreError => {
 };
 
 /** An append call's failure as a port error: `UnknownOutcomeError` when the write may have committed, else `toStoreError`. */
-export const toAppendError = (e: unknown, stream: string, events: number): StoreError => {
+export const toAppendError = (e: unknown, stream: string, events: number, elapsedMs = Number.POSITIVE_INFINITY): StoreError => {
   if (e instanceof StoreError) return e;
   if (!isAmbiguousAppendFailure(e)) return toStoreError(e, `append to "${stream}"`);
   const type = errorType(e) ?? 'transport';
   const message = e instanceof Error && e.message ? `: ${e.message}` : '';
-  return new UnknownOutcomeError(stream, events, `EventStoreDB answered ${type} after the append was sent${message}`, { cause: e });
+  // A server times a write out after its write timeout (2 s by default); far sooner means the request's absolute
+  // deadline (BatchAppend sends this machine's clock + 10 s) was already past by the server's clock.
+  const skew = (type === 'deadline-exceeded' || type === 'timeout') && elapsedMs < CLOCK_SKEW_SUSPECT_MS;
+  return new UnknownOutcomeError(stream, events, `EventStoreDB answered ${type} after the append was sent${message}`, {
+    cause: e,
+    ...(skew ? { hint: 'clock-skew' as const } : {}),
+  });
 };
+
+/** A Timeout answered within this many milliseconds of sending suggests clock skew rather than a slow server. */
+export const CLOCK_SKEW_SUSPECT_MS = 500;
 
 /** Client error types that end a subscription without refusing it: subscribing again resumes it. */
 const DROPPED_SUBSCRIPTION: ReadonlySet<string> = new Set(['timeout', 'deadline-exceeded', 'unavailable', 'cancelled']);

@@ -25,15 +25,16 @@ import { FakeEsdb, type FakeFeatures } from './fake/esdb-fake.js';
 const evs = (prefix: string, n: number): NewEvent[] => Array.from({ length: n }, (_, i) => ev(`${prefix}-${i}`));
 
 describe('eventstoredb adapter — RPC path', () => {
-  const cases: [FakeFeatures, 'Append' | 'BatchAppend'][] = [
-    ['batch-append', 'BatchAppend'],
-    ['append-only', 'Append'],
-    ['unimplemented', 'Append'],
+  const cases: [FakeFeatures, 'append' | 'batch-append', 'Append' | 'BatchAppend'][] = [
+    ['batch-append', 'append', 'Append'], // the default: Append even where BatchAppend is offered
+    ['batch-append', 'batch-append', 'BatchAppend'],
+    ['append-only', 'batch-append', 'Append'],
+    ['unimplemented', 'batch-append', 'Append'],
   ];
-  it.each(cases)('features %s: appends go over %s', async (features, rpc) => {
+  it.each(cases)('features %s, appendRpc %s: appends go over %s', async (features, appendRpc, rpc) => {
     const fake = new FakeEsdb({ features });
     await fake.start();
-    const store = openEventStoreDbStore({ connectionString: fake.connectionString });
+    const store = openEventStoreDbStore({ connectionString: fake.connectionString, appendRpc });
     try {
       const s = uniqueStream();
       await store.append(s, evs('a', 3), 'no_stream');
@@ -41,7 +42,8 @@ describe('eventstoredb adapter — RPC path', () => {
       expect(fake.appendedVia[rpc]).toBe(4);
       expect(fake.appendedVia[rpc === 'Append' ? 'BatchAppend' : 'Append']).toBe(0);
       expect(fake.calls[rpc === 'Append' ? 'BatchAppend' : 'Append']).toBe(0);
-      expect(fake.calls.GetSupportedMethods).toBe(features === 'unimplemented' ? 0 : 1);
+      // the client asks which methods the server has only when it may use BatchAppend
+      expect(fake.calls.GetSupportedMethods).toBe(features === 'unimplemented' || appendRpc === 'append' ? 0 : 1);
     } finally {
       await store.close();
       await fake.stop();

@@ -21,7 +21,7 @@ describe.each(['batch-append', 'append-only'] as FakeFeatures[])('eventstoredb o
     const fake = new FakeEsdb({ features });
     await fake.start();
     fakes.push(fake);
-    const store = openEventStoreDbStore({ connectionString: fake.connectionString });
+    const store = openEventStoreDbStore({ connectionString: fake.connectionString, appendRpc: features === 'batch-append' ? 'batch-append' : 'append' });
     stores.push(store);
     const s = uniqueStream();
     await store.append(s, [ev('a')], 'no_stream');

@@ -53,7 +53,7 @@ describe.each(['batch-append', 'append-only'] as FakeFeatures[])('eventstoredb l
       await client.dispose();
     }
     // configured for 25.1's defaults, the adapter sends the event; the server's lower setting refuses it
-    const store = openEventStoreDbStore({ connectionString: fake.connectionString, serverLimits: ESDB_SERVER_LIMITS.from25_1, maxEventBytes: 1024 * KiB });
+    const store = openEventStoreDbStore({ connectionString: fake.connectionString, appendRpc: features === 'batch-append' ? 'batch-append' : 'append', serverLimits: ESDB_SERVER_LIMITS.from25_1, maxEventBytes: 1024 * KiB });
     stores.push(store);
     const s = uniqueStream();
     const refused = await rejection(() => store.append(s, [big('a', 200 * KiB)], 'no_stream'));
@@ -64,7 +64,7 @@ describe.each(['batch-append', 'append-only'] as FakeFeatures[])('eventstoredb l
 
   it('the adapter splits a batch over the request limit into appends that fit, in order', async () => {
     const fake = await startFake({ features, profile: '23.10' });
-    const store = openEventStoreDbStore({ connectionString: fake.connectionString });
+    const store = openEventStoreDbStore({ connectionString: fake.connectionString, appendRpc: features === 'batch-append' ? 'batch-append' : 'append' });
     stores.push(store);
     const s = uniqueStream();
     const batch = ['a', 'b', 'c', 'd', 'e'].map((id) => big(id, 300 * KiB));
@@ -79,7 +79,7 @@ describe.each(['batch-append', 'append-only'] as FakeFeatures[])('eventstoredb l
 
   it('atomicity ends at a chunk boundary: a failure after the first chunk is unknown-outcome, whole chunks stored', async () => {
     const fake = await startFake({ features, profile: '23.10' });
-    const store = openEventStoreDbStore({ connectionString: fake.connectionString });
+    const store = openEventStoreDbStore({ connectionString: fake.connectionString, appendRpc: features === 'batch-append' ? 'batch-append' : 'append' });
     stores.push(store);
     const s = uniqueStream();
     fake.injectAppendFaults(null, 'break-without-commit');
@@ -91,7 +91,7 @@ describe.each(['batch-append', 'append-only'] as FakeFeatures[])('eventstoredb l
 
   it('one event over the limit is refused as event-too-large with its size and the limit, before anything is sent', async () => {
     const fake = await startFake({ features, profile: '23.10' });
-    const store = openEventStoreDbStore({ connectionString: fake.connectionString, maxEventBytes: 4 * 1024 * KiB });
+    const store = openEventStoreDbStore({ connectionString: fake.connectionString, appendRpc: features === 'batch-append' ? 'batch-append' : 'append', maxEventBytes: 4 * 1024 * KiB });
     stores.push(store);
     const e = await rejection(() => store.append(uniqueStream(), [big('ok', 10), big('huge', 1100 * KiB)], 'no_stream'));
     expect(isEventTooLargeError(e)).toBe(true);

@@ -16,7 +16,7 @@ describe.each(['batch-append', 'append-only'] as const)('eventstoredb unknown ou
   let store: EventStoreDbEventStore;
   beforeAll(async () => {
     await fake.start();
-    store = openEventStoreDbStore({ connectionString: fake.connectionString });
+    store = openEventStoreDbStore({ connectionString: fake.connectionString, appendRpc: features === 'batch-append' ? 'batch-append' : 'append' });
   });
   afterAll(async () => {
     await store.close();

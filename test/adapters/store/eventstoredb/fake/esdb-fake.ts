@@ -20,7 +20,7 @@ import codePb from '@eventstore/db-client/generated/code_pb.js';
 import featuresGrpc from '@eventstore/db-client/generated/serverfeatures_grpc_pb.js';
 import featuresPb from '@eventstore/db-client/generated/serverfeatures_pb.js';
 import { ChangeNotifier } from '../../../../../adapters/store/shared/change-notifier.js';
-import { faultAnswer, faultCommits, type AppendFault } from './append-faults.js';
+import { faultAnswer, faultCommits, timeoutStatus, type AppendFault } from './append-faults.js';
 import { appendLimitError, batchLimitStatus, checkLimits, LIVE_BUFFER, profileLimits, sendsCaughtUp, type FakeLimits, type FakeServerProfile } from './server-profile.js';
 
 const { Any } = anyPb;
@@ -60,6 +60,12 @@ export interface FakeEsdbOptions {
    * Off by default: the shared contract suite does not resubscribe. @defaultValue false
    */
   readonly dropSlowSubscribers?: boolean;
+  /**
+   * How far the server's clock is ahead of the client's, in ms. BatchAppend carries an absolute deadline from the
+   * client's clock (now + 10 s): past it by the server's clock, the server answers Timeout at once, writing
+   * nothing. (Append uses a relative gRPC timeout, which skew does not affect.) @defaultValue 0
+   */
+  readonly clockSkewMs?: number;
   /** Refuse `$all` reads and subscriptions as the server does for a user outside `$admins`/`$ops`. @defaultValue false */
   readonly denyAllReads?: boolean;
   /** Overrides the profile's event limit (25.1's `MaxAppendEventSize`; the fake's gRPC server takes 4 MiB messages). */
@@ -126,6 +132,9 @@ export class FakeEsdb {
   readonly #limits: FakeLimits;
   readonly #dropSlow: boolean;
   readonly #denyAll: boolean;
+  readonly #clockSkewMs: number;
+  /** BatchAppend chunk handling is held until this resolves (tests that need a reply to arrive late). */
+  #batchGate: Promise<void> | null = null;
   #slowDrops = 0;
   readonly #server = new grpc.Server();
   readonly #streams = new Map<string, StoredEvent[]>();
@@ -156,6 +165,7 @@ export class FakeEsdb {
     this.#profile = options.profile ?? '24.2';
     this.#dropSlow = options.dropSlowSubscribers ?? false;
     this.#denyAll = options.denyAllReads ?? false;
+    this.#clockSkewMs = options.clockSkewMs ?? 0;
     const limits = profileLimits(this.#profile);
     this.#limits = {
       maxAppendSize: options.maxAppendSize ?? limits.maxAppendSize,
@@ -233,6 +243,14 @@ export class FakeEsdb {
   /** How many injected faults have fired. */
   get faultsFired(): number {
     return this.#faultsFired;
+  }
+
+  /** Holds every BatchAppend request received from now until `release` resolves (answers then arrive late). */
+  holdBatchAppends(release: Promise<void>): void {
+    this.#batchGate = release;
+    void release.then(() => {
+      if (this.#batchGate === release) this.#batchGate = null;
+    });
   }
 
   /** Play a follower: appends sent with `requires-leader` are refused with NotLeader naming `leader`. */
@@ -452,7 +470,16 @@ export class FakeEsdb {
   #batchAppend(call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>): void {
     this.#calls.BatchAppend++;
     const pending = new Map<string, { options?: S.BatchAppendReq.Options; proposed: Proposed[] }>();
+    let queue: Promise<void> = Promise.resolve();
     call.on('data', (req: BatchAppendReq) => {
+      const gate = this.#batchGate;
+      // in order, and after the gate when one is set
+      queue = queue.then(async () => {
+        if (gate) await gate;
+        handle(req);
+      });
+    });
+    const handle = (req: BatchAppendReq): void => {
       const correlation = uuidString(req.getCorrelationId());
       const entry = pending.get(correlation) ?? { proposed: [] };
       pending.set(correlation, entry);
@@ -475,6 +502,12 @@ export class FakeEsdb {
       else if (options.hasNoStream()) expected = { kind: 'no_stream' };
       else if (options.hasStreamExists()) expected = { kind: 'stream_exists' };
       else expected = { kind: 'any' };
+      const deadline = options.getDeadline();
+      if (deadline && deadline.toDate().getTime() < Date.now() + this.#clockSkewMs) {
+        resp.setError(timeoutStatus());
+        call.write(resp);
+        return;
+      }
       // A follower ends the whole BatchAppend stream on NotLeader, as the server does.
       const notLeader = this.#notLeader(call.metadata);
       if (notLeader) {
@@ -531,8 +564,8 @@ export class FakeEsdb {
         resp.setError(status);
       }
       call.write(resp);
-    });
-    call.on('end', () => call.end());
+    };
+    call.on('end', () => void queue.then(() => call.end()));
   }
 
   // ---- Read (stream and $all reads, subscriptions) ----
