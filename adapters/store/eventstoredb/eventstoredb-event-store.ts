@@ -4,7 +4,7 @@
  *
  * Checked against an in-process protocol fake built from the client's own gRPC stubs, not against a real server.
  */
-import { END, EventStoreDBClient, excludeSystemEvents, START, type EventData, type Position, type ResolvedEvent } from '@eventstore/db-client';
+import { END, EventStoreDBClient, START, streamNameFilter, type EventData, type Position, type ResolvedEvent } from '@eventstore/db-client';
 import type { Readable } from 'node:stream';
 import {
   globalPosition,
@@ -78,6 +78,14 @@ export interface EventStoreDbStoreOptions {
    * secure connection the adapter falls back to BatchAppend.
    */
   readonly credentials?: { readonly username: string; readonly password: string };
+  /**
+   * Prefix of the EventStoreDB stream that holds each port stream (`steerlog-` + the port's stream id), which makes
+   * `steerlog` the streams' category. `$all` holds much that is not steerlog's (system streams, `$>` links, `$$`
+   * metadata, tombstones, other applications' events): `readAll` and `subscribeAll` return only events of streams
+   * with this prefix, without parsing anything else. Changing it hides streams written under the old one.
+   * @defaultValue 'steerlog-'
+   */
+  readonly streamPrefix?: string;
   /** How many streams' id indexes (used for idempotency checks) to keep, least recently used first out. @defaultValue 1000 */
   readonly idIndexStreams?: number;
 }
@@ -146,6 +154,9 @@ const NEVER = new Promise<never>(() => {});
 /** Where a subscription is caught up: `'now'` (nothing stored to catch up on), or the test for the head event. */
 type Head = 'now' | ((e: RecordedEvent) => boolean);
 
+/** See `EventStoreDbStoreOptions.streamPrefix`. */
+export const DEFAULT_STREAM_PREFIX = 'steerlog-';
+
 /** Bytes kept free in each event for steerlog's custom metadata (`{"steerlog":{"v":1,"id":…,"time":…}}`). */
 const METADATA_ALLOWANCE = 512;
 
@@ -154,6 +165,7 @@ export class EventStoreDbEventStore implements EventStore {
   readonly #ownsClient: boolean;
   readonly #maxEventBytes: number;
   readonly #limits: EventStoreDbServerLimits;
+  readonly #prefix: string;
   /** Per-call credentials when appends take the Append path; undefined: BatchAppend (when the server offers it). */
   readonly #appendCredentials: { readonly username: string; readonly password: string } | undefined;
   readonly #indexLimit: number;
@@ -167,6 +179,8 @@ export class EventStoreDbEventStore implements EventStore {
     this.#ownsClient = ownsClient;
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.#limits = options.serverLimits ?? ESDB_SERVER_LIMITS.upTo25_0;
+    this.#prefix = options.streamPrefix ?? DEFAULT_STREAM_PREFIX;
+    if (this.#prefix.length === 0 || this.#prefix.startsWith('$')) throw new TypeError(`streamPrefix must be non-empty and not start with "$", got ${JSON.stringify(this.#prefix)}`);
     this.#appendCredentials = (options.appendRpc ?? 'append') === 'append' ? options.credentials : undefined;
     this.#indexLimit = Math.max(1, options.idIndexStreams ?? 1000);
   }
@@ -238,7 +252,7 @@ export class EventStoreDbEventStore implements EventStore {
     try {
       // requiresLeader: a follower refuses (NotLeader, with the leader's address) instead of forwarding the write,
       // so a write is never left waiting on a forward timeout whose outcome is unknown.
-      const result = await this.#client.appendToStream(stream, esdbEvents as EventData[], {
+      const result = await this.#client.appendToStream(this.#prefix + stream, esdbEvents as EventData[], {
         expectedRevision: toEsdbExpected(expected),
         requiresLeader: true,
         ...(this.#appendCredentials ? { credentials: { ...this.#appendCredentials } } : {}),
@@ -264,12 +278,12 @@ export class EventStoreDbEventStore implements EventStore {
     if (!(maxCount > 0)) return;
     const from = options.from;
     if (from !== undefined && from < 0n && backwards) return; // nothing before revision 0
-    const read = this.#client.readStream(stream, {
+    const read = this.#client.readStream(this.#prefix + stream, {
       direction: backwards ? 'backwards' : 'forwards',
       fromRevision: from === undefined || from < 0n ? (backwards ? END : START) : from,
       maxCount,
     }) as unknown as ClientRead;
-    for await (const resolved of this.#iterate(read, `read "${stream}"`)) yield fromResolved(resolved);
+    for await (const resolved of this.#iterate(read, `read "${stream}"`)) yield fromResolved(resolved, this.#prefix);
   }
 
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {
@@ -278,7 +292,7 @@ export class EventStoreDbEventStore implements EventStore {
     const from = options.from ?? 0n;
     // Server subscriptions start strictly after the given revision; the port's `from` is inclusive.
     const open = (): ClientSubscription =>
-      this.#client.subscribeToStream(stream, { fromRevision: from <= 0n ? START : from - 1n }) as unknown as ClientSubscription;
+      this.#client.subscribeToStream(this.#prefix + stream, { fromRevision: from <= 0n ? START : from - 1n }) as unknown as ClientSubscription;
     // The caught-up point: the stream's last revision when the subscription starts (servers before 24.2 send no caught_up).
     const head = async (): Promise<Head> => {
       const last = await this.revision(stream);
@@ -297,8 +311,8 @@ export class EventStoreDbEventStore implements EventStore {
     const read = this.#client.readAll({ fromPosition: after === undefined || after < 0n ? START : unpackPosition(after) }) as unknown as ClientRead;
     let count = 0;
     for await (const resolved of this.#iterate(read, 'readAll')) {
-      if (isSystemEvent(resolved)) continue;
-      const event = fromResolved(resolved);
+      if (!this.#isVisible(resolved)) continue;
+      const event = fromResolved(resolved, this.#prefix);
       if (after !== undefined && event.position <= after) continue;
       yield event;
       if (++count >= max) return;
@@ -311,7 +325,7 @@ export class EventStoreDbEventStore implements EventStore {
     const open = (): ClientSubscription =>
       this.#client.subscribeToAll({
         fromPosition: after === undefined || after < 0n ? START : unpackPosition(after),
-        filter: excludeSystemEvents(),
+        filter: streamNameFilter({ prefixes: [this.#prefix] }),
       }) as unknown as ClientSubscription;
     // The caught-up point: the last event the port shows in `$all` when the subscription starts.
     const head = async (): Promise<Head> => {
@@ -394,6 +408,8 @@ export class EventStoreDbEventStore implements EventStore {
   ): AsyncIterable<SubscriptionMessage> {
     const closing = this.#closing.signal;
     const isClosed = (): boolean => this.#closed;
+    const isVisible = (r: ResolvedEvent): boolean => this.#isVisible(r);
+    const prefix = this.#prefix;
     return {
       async *[Symbol.asyncIterator](): AsyncGenerator<SubscriptionMessage> {
         if (signal?.aborted || isClosed()) return;
@@ -454,8 +470,8 @@ export class EventStoreDbEventStore implements EventStore {
             pending = null;
             if (next.done) return;
             consumed++;
-            if (filterSystem && isSystemEvent(next.value)) continue;
-            const event = fromResolved(next.value);
+            if (filterSystem && !isVisible(next.value)) continue;
+            const event = fromResolved(next.value, prefix);
             if (!keep(event)) continue;
             yield { kind: 'event', event };
             if (!sentCaughtUp && reached !== 'now' && reached(event)) {
@@ -495,13 +511,18 @@ export class EventStoreDbEventStore implements EventStore {
         const position = packPosition(p);
         if (newestSeen !== null && position >= newestSeen) continue; // a page may include its starting position
         oldest = position;
-        if (found === null && !isSystemEvent(resolved)) found = position;
+        if (found === null && this.#isVisible(resolved)) found = position;
       }
       if (found !== null) return found;
       if (count < PAGE || oldest === null) return null;
       newestSeen = oldest;
       from = unpackPosition(oldest);
     }
+  }
+
+  /** Is this `$all` event one of steerlog's (a stream with the prefix, not a server event)? Nothing else is parsed. */
+  #isVisible(resolved: ResolvedEvent): boolean {
+    return !isSystemEvent(resolved) && resolved.event!.streamId.startsWith(this.#prefix);
   }
 
   /** Brings the stream's id index up to date by reading only the events after the last indexed one. */
@@ -514,9 +535,9 @@ export class EventStoreDbEventStore implements EventStore {
     }
     this.#indexes.set(stream, index);
     while (this.#indexes.size > this.#indexLimit) this.#indexes.delete(this.#indexes.keys().next().value!);
-    const read = this.#client.readStream(stream, { fromRevision: index.last < 0n ? START : index.last + 1n }) as unknown as ClientRead;
+    const read = this.#client.readStream(this.#prefix + stream, { fromRevision: index.last < 0n ? START : index.last + 1n }) as unknown as ClientRead;
     for await (const resolved of this.#iterate(read, `read "${stream}"`)) {
-      const e = fromResolved(resolved);
+      const e = fromResolved(resolved, this.#prefix);
       if (e.revision <= index.last) continue; // a concurrent refresh got there first
       index.revisionOfId.set(e.id, e.revision);
       index.last = e.revision;

@@ -134,13 +134,13 @@ export const isSystemEvent = (resolved: ResolvedEvent): boolean => {
  * A recorded event as the port returns it. Events not written by steerlog (no steerlog metadata) keep their ESDB
  * id and `created` time; binary (non-JSON) data is returned as a base64 string.
  */
-export const fromResolved = (resolved: ResolvedEvent): RecordedEvent => {
+export const fromResolved = (resolved: ResolvedEvent, streamPrefix = ''): RecordedEvent => {
   const e = resolved.event;
   if (!e) throw new StoreError('store-corrupt', 'EventStoreDB returned a link whose event is missing');
   const meta = steerlogMetadata(e.metadata);
   const data = e.isJson ? e.data : Buffer.from(e.data as Uint8Array).toString('base64');
   return {
-    stream: e.streamId,
+    stream: e.streamId.startsWith(streamPrefix) ? e.streamId.slice(streamPrefix.length) : e.streamId,
     revision: streamRevision(e.revision),
     // Servers before 22.6 give events read from a stream the maximum value instead of a position: unknown (-1).
     position: e.position && e.position.commit !== U64 ? packPosition(e.position) : globalPosition(-1),

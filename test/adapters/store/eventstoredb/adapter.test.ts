@@ -6,6 +6,7 @@ import { EventStoreDBClient, jsonEvent } from '@eventstore/db-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   clientFromConnectionString,
+  DEFAULT_STREAM_PREFIX,
   openEventStoreDbStore,
   type EventStoreDbEventStore,
 } from '../../../../adapters/store/eventstoredb/index.js';
@@ -66,7 +67,7 @@ describe.each(['batch-append', 'append-only'] as const)('eventstoredb adapter on
     const s = uniqueStream();
     const u = '6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b';
     await store.append(s, [ev('msg-1'), ev(u)], 'no_stream');
-    expect(fake.storedIds(s)).toEqual([uuidV5('msg-1'), u]);
+    expect(fake.storedIds(DEFAULT_STREAM_PREFIX + s)).toEqual([uuidV5('msg-1'), u]);
     expect((await collect(() => store.read(s))).map((e) => e.id)).toEqual(['msg-1', u]);
   });
 
@@ -78,7 +79,7 @@ describe.each(['batch-append', 'append-only'] as const)('eventstoredb adapter on
       const again = await store.append(s, evs('a', 3), expected);
       expect(again).toEqual(first);
     }
-    expect(fake.storedIds(s)).toHaveLength(3);
+    expect(fake.storedIds(DEFAULT_STREAM_PREFIX + s)).toHaveLength(3);
   });
 
   it('the append result position is the position of the batch last event in readAll', async () => {
@@ -97,7 +98,7 @@ describe.each(['batch-append', 'append-only'] as const)('eventstoredb adapter on
     expect(isDuplicateEventIdError(e)).toBe(true);
     const e2 = await rejection(() => store.append(s, [ev('b'), ev('a')], 0n));
     expect(isDuplicateEventIdError(e2)).toBe(true);
-    expect(fake.storedIds(s)).toEqual([uuidV5('a')]);
+    expect(fake.storedIds(DEFAULT_STREAM_PREFIX + s)).toEqual([uuidV5('a')]);
   });
 
   it('sees ids written by another store instance (its id index refreshes from the server)', async () => {
@@ -125,7 +126,7 @@ describe.each(['batch-append', 'append-only'] as const)('eventstoredb adapter on
       const [a, b] = await Promise.all([store.append(s, evs('r', 2), 'no_stream'), peer.append(s, evs('r', 2), 'no_stream')]);
       expect(a.nextExpectedRevision).toBe(1n);
       expect(b.nextExpectedRevision).toBe(1n);
-      expect(fake.storedIds(s)).toHaveLength(2);
+      expect(fake.storedIds(DEFAULT_STREAM_PREFIX + s)).toHaveLength(2);
     } finally {
       await peer.close();
     }
@@ -230,7 +231,7 @@ describe.each(['batch-append', 'append-only'] as const)('eventstoredb adapter on
       const s = uniqueStream();
       await store.append(s, [ev('a')], 'no_stream');
       await store.close();
-      const r = await client.appendToStream(s, jsonEvent({ type: 't', data: {} }), { expectedRevision: 0n });
+      const r = await client.appendToStream(DEFAULT_STREAM_PREFIX + s, jsonEvent({ type: 't', data: {} }), { expectedRevision: 0n });
       expect(r.nextExpectedRevision).toBe(1n);
     } finally {
       await client.dispose();

@@ -7,10 +7,10 @@
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PostgresCheckpointStore } from '../../../../adapters/checkpoints/index.js';
-import { openEventStoreDbStore, type EventStoreDbEventStore } from '../../../../adapters/store/eventstoredb/index.js';
+import { MemoryCheckpointStore, PostgresCheckpointStore } from '../../../../adapters/checkpoints/index.js';
+import { DEFAULT_STREAM_PREFIX, openEventStoreDbStore, type EventStoreDbEventStore } from '../../../../adapters/store/eventstoredb/index.js';
 import { defineProjection, runProjection } from '../../../../projections/index.js';
-import type { NewEvent } from '../../../../runtime/ports/event-store.js';
+import type { NewEvent, SubscriptionMessage } from '../../../../runtime/ports/event-store.js';
 import { isStoreAccessDeniedError } from '../../../../runtime/ports/store-errors.js';
 import { collect, rejection, uniqueStream } from '../../../contract/event-store.contract.js';
 import { PG_URL } from '../postgres/pg-test-support.js';
@@ -62,6 +62,33 @@ describe('eventstoredb $all — protocol fake', () => {
       for await (const m of store.subscribeAll()) void m;
     });
     expect(isStoreAccessDeniedError(sub)).toBe(true);
+  });
+
+  it("readAll, subscribeAll and a projection over $all see only steerlog's streams among system, link, metadata, tombstone and foreign events", async () => {
+    const { fake, store } = await setup();
+    const s = uniqueStream();
+    const mine = [tick(), tick()];
+    await store.append(s, [mine[0]!], 'no_stream');
+    fake.seedForeignEvents(DEFAULT_STREAM_PREFIX + s);
+    await store.append(s, [mine[1]!], 0n);
+    fake.seedForeignEvents(DEFAULT_STREAM_PREFIX + s); // foreign events after the last visible one, too
+    const ids = mine.map((e) => e.id);
+    expect((await collect(() => store.readAll())).map((e) => [e.stream, e.id])).toEqual(ids.map((id) => [s, id]));
+    const ac = new AbortController();
+    const it = store.subscribeAll({ signal: ac.signal })[Symbol.asyncIterator]();
+    const got: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const m = (await it.next()).value as SubscriptionMessage;
+      got.push(m.kind === 'event' ? m.event.id : 'caught-up');
+    }
+    expect(got).toEqual([...ids, 'caught-up']);
+    ac.abort();
+    await it.return?.();
+    const projection = defineProjection<{ n: number }>({ name: 'count', version: 1, initialState: { n: 0 }, evolve: (st) => ({ n: st.n + 1 }) });
+    const run = runProjection(projection, { store, checkpoints: new MemoryCheckpointStore() });
+    await run.caughtUp; // a foreign event reaching the fold would fail the run
+    expect(run.state().n).toBe(2);
+    await run.stop();
   });
 
   it('end to end: a projection over $all with PostgreSQL checkpoints resumes from a packed position, each event once', async () => {

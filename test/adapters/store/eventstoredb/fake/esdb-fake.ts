@@ -303,6 +303,25 @@ export class FakeEsdb {
     this.#commit(stream, [{ id: randomUUID(), type, contentType: 'application/json', data: Buffer.from('{}'), customMetadata: new Uint8Array() }]);
   }
 
+  /**
+   * Seeds what a real `$all` holds besides one application's events: a statistics event in a `$stats-` stream,
+   * stream metadata (`$metadata` in a `$$` stream), a `$>` link event in a `$ce-` category stream, a tombstone
+   * (`$streamDeleted`), and another application's events (JSON and binary, without steerlog's metadata) in a stream
+   * named like steerlog's but for its prefix. `ofStream` names a steerlog ESDB stream the links and metadata point at.
+   */
+  seedForeignEvents(ofStream: string): void {
+    const raw = (stream: string, type: string, data: string | Uint8Array, contentType = 'application/json'): void => {
+      this.#commit(stream, [{ id: randomUUID(), type, contentType, data: typeof data === 'string' ? Buffer.from(data) : data, customMetadata: new Uint8Array() }]);
+    };
+    raw('$stats-127.0.0.1:2113', '$statsCollected', '{"proc-cpu":1}');
+    raw(`$$${ofStream}`, '$metadata', '{"$maxAge":86400}');
+    raw(`$ce-${ofStream.split('-')[0]}`, '$>', `0@${ofStream}`);
+    raw('orders-7', 'OrderPlaced', '{"sku":"x"}');
+    raw('orders-7', 'Blob', new Uint8Array([0xff, 0x00, 0xfe]), 'application/octet-stream');
+    raw('orders-8', '$streamDeleted', '{}');
+    raw('steerlogx-1', 'NotOurs', '{"looks":"close"}');
+  }
+
   async stop(): Promise<void> {
     this.#notifier.close();
     this.#server.forceShutdown();
