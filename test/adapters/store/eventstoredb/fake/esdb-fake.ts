@@ -20,6 +20,7 @@ import codePb from '@eventstore/db-client/generated/code_pb.js';
 import featuresGrpc from '@eventstore/db-client/generated/serverfeatures_grpc_pb.js';
 import featuresPb from '@eventstore/db-client/generated/serverfeatures_pb.js';
 import { ChangeNotifier } from '../../../../../adapters/store/shared/change-notifier.js';
+import { filterOf, isStreamRead, POSITION_GAP, readRespOf, streamName, TICKS_PER_MS, toProposed, uuidString, type AppendOutcome, type Expected, type Proposed, type StoredEvent } from './wire.js';
 import { faultAnswer, faultCommits, timeoutStatus, type AppendFault } from './append-faults.js';
 import { appendLimitError, batchLimitStatus, checkLimits, LIVE_BUFFER, profileLimits, sendsCaughtUp, type FakeLimits, type FakeServerProfile } from './server-profile.js';
 
@@ -73,58 +74,6 @@ export interface FakeEsdbOptions {
 }
 
 export type FakeRpc = 'Append' | 'BatchAppend' | 'Read' | 'GetSupportedMethods';
-
-interface StoredEvent {
-  readonly stream: string;
-  readonly streamBytes: Uint8Array;
-  readonly id: string;
-  readonly revision: bigint;
-  /** The fake uses one number for both commit and prepare position. */
-  readonly position: bigint;
-  readonly type: string;
-  readonly contentType: string;
-  readonly created: string;
-  readonly data: Uint8Array;
-  readonly customMetadata: Uint8Array;
-}
-
-interface Proposed {
-  readonly id: string;
-  readonly type: string;
-  readonly contentType: string;
-  readonly data: Uint8Array;
-  readonly customMetadata: Uint8Array;
-}
-
-/** The expected-state oneof as both append RPCs carry it. */
-type Expected = { kind: 'any' } | { kind: 'no_stream' } | { kind: 'stream_exists' } | { kind: 'revision'; revision: bigint };
-
-type AppendOutcome =
-  | { ok: true; currentRevision: bigint; position: bigint }
-  | { ok: false; current: bigint | 'no_stream'; expected: Expected };
-
-const TICKS_PER_MS = 10_000n;
-const U64_MAX = ((1n << 64n) - 1n).toString();
-const isStreamRead = (options: S.ReadReq.Options): boolean => options.hasStream();
-const POSITION_GAP = 64n;
-
-const streamName = (id: StreamIdentifier | undefined): string => Buffer.from(id?.getStreamName_asU8() ?? new Uint8Array()).toString('utf8');
-
-const uuidString = (id: UUID | undefined): string => {
-  if (!id || !id.hasString()) throw new Error('the fake only accepts UUIDs in their string form');
-  return id.getString();
-};
-
-const toProposed = (m: S.AppendReq.ProposedMessage | S.BatchAppendReq.ProposedMessage): Proposed => {
-  const meta = m.getMetadataMap();
-  return {
-    id: uuidString(m.getId()),
-    type: meta.get('type') ?? '',
-    contentType: meta.get('content-type') ?? 'application/octet-stream',
-    data: m.getData_asU8(),
-    customMetadata: m.getCustomMetadata_asU8(),
-  };
-};
 
 export class FakeEsdb {
   readonly #features: FakeFeatures;
@@ -638,7 +587,7 @@ export class FakeEsdb {
     };
     // Before 22.6, events read from a stream carry the maximum value instead of their $all position.
     const maxPositions = isStreamRead(options) && this.#profile === '21.10';
-    const sendEvent = (e: StoredEvent): Promise<boolean> => send(this.#readResp(e, maxPositions));
+    const sendEvent = (e: StoredEvent): Promise<boolean> => send(readRespOf(e, maxPositions));
 
     if (!options.hasStream() && this.#denyAll) {
       const trailer = new grpc.Metadata();
@@ -646,7 +595,7 @@ export class FakeEsdb {
       call.emit('error', { code: grpc.status.PERMISSION_DENIED, details: 'Access Denied', metadata: trailer });
       return;
     }
-    const filter = this.#filter(options);
+    const filter = filterOf(options);
     const isStream = options.hasStream();
     const streamOpts = options.getStream();
     const stream = isStream ? streamName(streamOpts?.getStreamIdentifier()) : '';
@@ -748,44 +697,4 @@ export class FakeEsdb {
     if (!cancelled) call.end();
   }
 
-  #filter(options: S.ReadReq.Options): (e: StoredEvent) => boolean {
-    if (!options.hasFilter()) return () => true;
-    const f = options.getFilter()!;
-    const expr = f.hasEventType() ? f.getEventType()! : f.getStreamIdentifier()!;
-    const field = f.hasEventType() ? (e: StoredEvent) => e.type : (e: StoredEvent) => e.stream;
-    const regex = expr.getRegex() ? new RegExp(expr.getRegex()) : null;
-    const prefixes = expr.getPrefixList();
-    return (e) => {
-      const value = field(e);
-      if (regex && !regex.test(value)) return false;
-      if (prefixes.length > 0 && !prefixes.some((p) => value.startsWith(p))) return false;
-      return true;
-    };
-  }
-
-  #readResp(e: StoredEvent, maxPositions = false): ReadResp {
-    const recorded = new ReadResp.ReadEvent.RecordedEvent();
-    const id = new UUID();
-    id.setString(e.id);
-    recorded.setId(id);
-    const sid = new StreamIdentifier();
-    sid.setStreamName(e.streamBytes);
-    recorded.setStreamIdentifier(sid);
-    recorded.setStreamRevision(e.revision.toString());
-    const position = maxPositions ? U64_MAX : e.position.toString();
-    recorded.setCommitPosition(position);
-    recorded.setPreparePosition(position);
-    const meta = recorded.getMetadataMap();
-    meta.set('type', e.type);
-    meta.set('content-type', e.contentType);
-    meta.set('created', e.created);
-    recorded.setData(e.data);
-    recorded.setCustomMetadata(e.customMetadata);
-    const read = new ReadResp.ReadEvent();
-    read.setEvent(recorded);
-    read.setCommitPosition(position);
-    const resp = new ReadResp();
-    resp.setEvent(read);
-    return resp;
-  }
 }
