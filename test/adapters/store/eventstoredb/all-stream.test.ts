@@ -45,6 +45,29 @@ describe('eventstoredb $all — protocol fake', () => {
     expect((await collect(() => store.readAll({ after: all[0]!.position }))).map((e) => e.id)).toEqual(all.slice(1).map((e) => e.id));
   });
 
+  it('an old transactional write (commit > prepare): packed positions keep $all order, and reading after one inside it resumes exactly', async () => {
+    const { fake, store } = await setup();
+    const s = uniqueStream();
+    await store.append(s, [tick()], 'no_stream');
+    const ids = fake.writeTransaction(DEFAULT_STREAM_PREFIX + s, 3);
+    await store.append(s, [tick()], 3n);
+    const all = await collect(() => store.readAll());
+    const tx = all.filter((e) => ids.includes(e.id));
+    expect(tx).toHaveLength(3);
+    const commit = (p: bigint): bigint => p >> 64n;
+    const prepare = (p: bigint): bigint => p & ((1n << 64n) - 1n);
+    for (const e of tx) expect(commit(e.position) > prepare(e.position)).toBe(true);
+    expect(new Set(tx.map((e) => commit(e.position))).size).toBe(1);
+    for (let i = 1; i < all.length; i++) expect(all[i]!.position > all[i - 1]!.position).toBe(true);
+    expect((await collect(() => store.readAll({ after: tx[1]!.position }))).map((e) => e.id)).toEqual(all.slice(3).map((e) => e.id));
+    const ac = new AbortController();
+    const it = store.subscribeAll({ after: tx[0]!.position, signal: ac.signal })[Symbol.asyncIterator]();
+    const next = (await it.next()).value as SubscriptionMessage;
+    expect(next.kind === 'event' && next.event.id).toBe(tx[1]!.id);
+    ac.abort();
+    await it.return?.();
+  });
+
   it('21.10 profile: stream reads carry the maximum value, reported as position -1 (unknown); $all keeps real positions', async () => {
     const { store } = await setup({ profile: '21.10' });
     const s = uniqueStream();

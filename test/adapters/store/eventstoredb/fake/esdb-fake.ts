@@ -20,7 +20,7 @@ import codePb from '@eventstore/db-client/generated/code_pb.js';
 import featuresGrpc from '@eventstore/db-client/generated/serverfeatures_grpc_pb.js';
 import featuresPb from '@eventstore/db-client/generated/serverfeatures_pb.js';
 import { ChangeNotifier } from '../../../../../adapters/store/shared/change-notifier.js';
-import { filterOf, isStreamRead, POSITION_GAP, readRespOf, streamName, TICKS_PER_MS, toProposed, uuidString, type AppendOutcome, type Expected, type Proposed, type StoredEvent } from './wire.js';
+import { allOrder, filterOf, requestedOrder, isStreamRead, POSITION_GAP, readRespOf, streamName, TICKS_PER_MS, toProposed, uuidString, type AppendOutcome, type Expected, type Proposed, type StoredEvent } from './wire.js';
 import { faultAnswer, faultCommits, timeoutStatus, type AppendFault } from './append-faults.js';
 import { appendLimitError, batchLimitStatus, checkLimits, LIVE_BUFFER, profileLimits, sendsCaughtUp, type FakeLimits, type FakeServerProfile } from './server-profile.js';
 
@@ -271,6 +271,33 @@ export class FakeEsdb {
     raw('steerlogx-1', 'NotOurs', '{"looks":"close"}');
   }
 
+  /**
+   * Writes `n` events to `stream` as one old-style transaction: each event has its own prepare position and all
+   * share the commit position written after them, so commit > prepare. Returns their ESDB ids.
+   */
+  writeTransaction(stream: string, n: number, type = 'test/tick'): string[] {
+    let events = this.#streams.get(stream);
+    if (!events) {
+      events = [];
+      this.#streams.set(stream, events);
+    }
+    const streamBytes = Buffer.from(stream, 'utf8');
+    const created = (BigInt(Date.now()) * TICKS_PER_MS).toString();
+    const prepares: bigint[] = [];
+    for (let i = 0; i < n; i++) prepares.push((this.#nextPosition += POSITION_GAP));
+    const commit = (this.#nextPosition += POSITION_GAP);
+    const ids: string[] = [];
+    for (const prepare of prepares) {
+      const id = randomUUID();
+      const e: StoredEvent = { stream, streamBytes, id, revision: BigInt(events.length), position: commit, prepare, type, contentType: 'application/json', created, data: Buffer.from('{}'), customMetadata: new Uint8Array() };
+      events.push(e);
+      this.#all.push(e);
+      ids.push(id);
+    }
+    this.#notifier.notify();
+    return ids;
+  }
+
   async stop(): Promise<void> {
     this.#notifier.close();
     this.#server.forceShutdown();
@@ -358,7 +385,7 @@ export class FakeEsdb {
     let last: StoredEvent | undefined;
     for (const p of proposed) {
       this.#nextPosition += POSITION_GAP + BigInt(p.data.length);
-      last = { stream, streamBytes, id: p.id, revision: BigInt(events.length), position: this.#nextPosition, type: p.type, contentType: p.contentType, created, data: p.data, customMetadata: p.customMetadata };
+      last = { stream, streamBytes, id: p.id, revision: BigInt(events.length), position: this.#nextPosition, prepare: this.#nextPosition, type: p.type, contentType: p.contentType, created, data: p.data, customMetadata: p.customMetadata };
       events.push(last);
       this.#all.push(last);
     }
@@ -618,8 +645,9 @@ export class FakeEsdb {
         if (all.hasStart()) index = 0;
         else if (all.hasEnd()) index = this.#all.length;
         else {
-          const after = BigInt(all.getPosition()!.getCommitPosition());
-          index = this.#all.findIndex((e) => e.position > after);
+          const p = all.getPosition()!;
+          const after = requestedOrder(p.getCommitPosition(), p.getPreparePosition());
+          index = this.#all.findIndex((e) => allOrder(e) > after);
           if (index < 0) index = this.#all.length;
         }
       }
@@ -674,12 +702,13 @@ export class FakeEsdb {
       else if (all.hasEnd()) index = backwards ? events.length - 1 : events.length;
       else {
         // Forwards from a position includes the event at that position; backwards starts before it.
-        const at = BigInt(all.getPosition()!.getCommitPosition());
+        const p = all.getPosition()!;
+        const at = requestedOrder(p.getCommitPosition(), p.getPreparePosition());
         if (backwards) {
           index = events.length - 1;
-          while (index >= 0 && events[index]!.position >= at) index--;
+          while (index >= 0 && allOrder(events[index]!) >= at) index--;
         } else {
-          index = events.findIndex((e) => e.position >= at);
+          index = events.findIndex((e) => allOrder(e) >= at);
           if (index < 0) index = events.length;
         }
       }

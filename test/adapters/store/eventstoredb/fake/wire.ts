@@ -17,8 +17,10 @@ export interface StoredEvent {
   readonly streamBytes: Uint8Array;
   readonly id: string;
   readonly revision: bigint;
-  /** The fake uses one number for both commit and prepare position. */
+  /** Commit position: where its transaction committed (for one write, the same as `prepare`). */
   readonly position: bigint;
+  /** Prepare position: where the event itself was written (below `position` for old transactional writes). */
+  readonly prepare: bigint;
   readonly type: string;
   readonly contentType: string;
   readonly created: string;
@@ -92,7 +94,7 @@ export const readRespOf = (e: StoredEvent, maxPositions = false): ReadResp => {
   recorded.setStreamRevision(e.revision.toString());
   const position = maxPositions ? U64_MAX : e.position.toString();
   recorded.setCommitPosition(position);
-  recorded.setPreparePosition(position);
+  recorded.setPreparePosition(maxPositions ? U64_MAX : e.prepare.toString());
   const meta = recorded.getMetadataMap();
   meta.set('type', e.type);
   meta.set('content-type', e.contentType);
@@ -106,3 +108,8 @@ export const readRespOf = (e: StoredEvent, maxPositions = false): ReadResp => {
   resp.setEvent(read);
   return resp;
 };
+
+/** The `$all` order of an event: commit position first, then prepare position. */
+export const allOrder = (e: StoredEvent): bigint => (e.position << 64n) | e.prepare;
+/** The same order for a requested (commit, prepare) pair. */
+export const requestedOrder = (commit: string, prepare: string): bigint => (BigInt(commit) << 64n) | BigInt(prepare);
