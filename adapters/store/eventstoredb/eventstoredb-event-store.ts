@@ -24,6 +24,7 @@ import {
 } from '../../../runtime/ports/event-store.js';
 import { StoreClosedError, UnknownOutcomeError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
 import { ESDB_SERVER_LIMITS, splitToFit, type EventStoreDbServerLimits } from './append-limits.js';
+import { portSubscription, type ClientSubscription, type Head, type SubscriptionSpec } from './subscription.js';
 import {
   assertValidBatch,
   assertValidExpected,
@@ -43,7 +44,6 @@ import {
   packPosition,
   toAppendError,
   toConcurrencyError,
-  toSubscriptionError,
   toEsdbEvent,
   toEsdbExpected,
   toStoreError,
@@ -142,17 +142,7 @@ interface IdIndex {
   lastPosition: GlobalPosition;
 }
 
-/** The client's subscription object, with the (runtime-public, typed-protected) conversion hook it calls per event. */
-type ClientSubscription = Readable & {
-  unsubscribe(): Promise<void>;
-  convertGrpcEvent: (e: unknown) => ResolvedEvent;
-};
 type ClientRead = Readable & { cancel(): Promise<void> };
-
-const NEVER = new Promise<never>(() => {});
-
-/** Where a subscription is caught up: `'now'` (nothing stored to catch up on), or the test for the head event. */
-type Head = 'now' | ((e: RecordedEvent) => boolean);
 
 /** See `EventStoreDbStoreOptions.streamPrefix`. */
 export const DEFAULT_STREAM_PREFIX = 'steerlog-';
@@ -298,7 +288,7 @@ export class EventStoreDbEventStore implements EventStore {
       const last = await this.revision(stream);
       return last === 'no_stream' || last < from ? 'now' : (e) => e.revision >= last;
     };
-    return this.#subscription(open, head, (e) => e.revision >= from, options.signal, `subscribe to "${stream}"`);
+    return this.#subscription({ open, head, keep: (e) => e.revision >= from, signal: options.signal, what: `subscribe to "${stream}"` });
   }
 
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
@@ -332,7 +322,14 @@ export class EventStoreDbEventStore implements EventStore {
       const last = await this.#lastVisiblePosition();
       return last === null || (after !== undefined && last <= after) ? 'now' : (e) => e.position >= last;
     };
-    return this.#subscription(open, head, (e) => after === undefined || e.position > after, options.signal, 'subscribeAll', true);
+    return this.#subscription({
+      open,
+      head,
+      keep: (e) => after === undefined || e.position > after,
+      visible: (r) => this.#isVisible(r),
+      signal: options.signal,
+      what: 'subscribeAll',
+    });
   }
 
   async revision(stream: string): Promise<StreamRevision | 'no_stream'> {
@@ -392,105 +389,8 @@ export class EventStoreDbEventStore implements EventStore {
     }
   }
 
-  /**
-   * A client subscription as port messages: events in order, one `caught-up` where the server's `caught_up`
-   * message fell in the event sequence, then live events. The client emits `caughtUp` as a side event while its
-   * events are buffered, so the adapter counts the events the client had converted when `caughtUp` fired and
-   * places the marker after that many.
-   */
-  #subscription(
-    open: () => ClientSubscription,
-    head: () => Promise<Head>,
-    keep: (e: RecordedEvent) => boolean,
-    signal: AbortSignal | undefined,
-    what: string,
-    filterSystem = false,
-  ): AsyncIterable<SubscriptionMessage> {
-    const closing = this.#closing.signal;
-    const isClosed = (): boolean => this.#closed;
-    const isVisible = (r: ResolvedEvent): boolean => this.#isVisible(r);
-    const prefix = this.#prefix;
-    return {
-      async *[Symbol.asyncIterator](): AsyncGenerator<SubscriptionMessage> {
-        if (signal?.aborted || isClosed()) return;
-        let reached: Head;
-        try {
-          reached = await head();
-        } catch (e) {
-          if (signal?.aborted || isClosed()) return;
-          throw toStoreError(e, what);
-        }
-        if (signal?.aborted || isClosed()) return;
-        const sub = open();
-        let converted = 0;
-        const convert = sub.convertGrpcEvent;
-        if (typeof convert !== 'function') throw new Error('unsupported @eventstore/db-client version: no subscription conversion hook');
-        sub.convertGrpcEvent = (e: unknown): ResolvedEvent => {
-          converted++;
-          return convert.call(sub, e);
-        };
-        let caughtUpAt: number | null = null;
-        let markCaughtUp: () => void = () => {};
-        const caughtUp = new Promise<'caught-up'>((resolve) => {
-          markCaughtUp = () => resolve('caught-up');
-        });
-        sub.on('caughtUp', () => {
-          if (caughtUpAt === null) {
-            caughtUpAt = converted;
-            markCaughtUp();
-          }
-        });
-        let onStop: () => void = () => {};
-        const stopped = new Promise<'stop'>((resolve) => {
-          onStop = () => resolve('stop');
-        });
-        signal?.addEventListener('abort', onStop, { once: true });
-        closing.addEventListener('abort', onStop, { once: true });
-
-        const iterator = (sub as AsyncIterable<ResolvedEvent>)[Symbol.asyncIterator]();
-        let pending: Promise<IteratorResult<ResolvedEvent>> | null = null;
-        let consumed = 0;
-        let sentCaughtUp = false;
-        try {
-          if (reached === 'now') {
-            sentCaughtUp = true;
-            yield { kind: 'caught-up' };
-          }
-          for (;;) {
-            if (signal?.aborted || isClosed()) return;
-            if (!sentCaughtUp && caughtUpAt !== null && consumed >= caughtUpAt) {
-              sentCaughtUp = true;
-              yield { kind: 'caught-up' };
-              continue;
-            }
-            pending ??= iterator.next();
-            const next = await Promise.race([pending, stopped, caughtUpAt === null ? caughtUp : NEVER]);
-            if (next === 'stop') return;
-            if (next === 'caught-up') continue;
-            pending = null;
-            if (next.done) return;
-            consumed++;
-            if (filterSystem && !isVisible(next.value)) continue;
-            const event = fromResolved(next.value, prefix);
-            if (!keep(event)) continue;
-            yield { kind: 'event', event };
-            if (!sentCaughtUp && reached !== 'now' && reached(event)) {
-              sentCaughtUp = true;
-              yield { kind: 'caught-up' };
-            }
-          }
-        } catch (e) {
-          if (signal?.aborted || isClosed()) return;
-          throw toSubscriptionError(e, what);
-        } finally {
-          signal?.removeEventListener('abort', onStop);
-          closing.removeEventListener('abort', onStop);
-          pending?.catch(() => {});
-          void sub.unsubscribe().catch(() => {});
-          sub.destroy();
-        }
-      },
-    };
+  #subscription(spec: Omit<SubscriptionSpec, 'closing' | 'isClosed' | 'streamPrefix'>): AsyncIterable<SubscriptionMessage> {
+    return portSubscription({ ...spec, closing: this.#closing.signal, isClosed: () => this.#closed, streamPrefix: this.#prefix });
   }
 
   /** Position of the last `$all` event the port shows (steerlog's, not the server's own), or null when there is none. */
