@@ -20,7 +20,8 @@ import codePb from '@eventstore/db-client/generated/code_pb.js';
 import featuresGrpc from '@eventstore/db-client/generated/serverfeatures_grpc_pb.js';
 import featuresPb from '@eventstore/db-client/generated/serverfeatures_pb.js';
 import { ChangeNotifier } from '../../../../../adapters/store/shared/change-notifier.js';
-import { allOrder, filterOf, requestedOrder, isStreamRead, POSITION_GAP, readRespOf, streamName, TICKS_PER_MS, toProposed, uuidString, type AppendOutcome, type Expected, type Proposed, type StoredEvent } from './wire.js';
+import { FakeLog } from './fake-log.js';
+import { allOrder, filterOf, isStreamRead, readRespOf, requestedOrder, streamName, toProposed, uuidString, type Expected, type Proposed, type StoredEvent } from './wire.js';
 import { faultAnswer, faultCommits, timeoutStatus, type AppendFault } from './append-faults.js';
 import { appendLimitError, batchLimitStatus, checkLimits, LIVE_BUFFER, profileLimits, sendsCaughtUp, type FakeLimits, type FakeServerProfile } from './server-profile.js';
 
@@ -86,9 +87,7 @@ export class FakeEsdb {
   #batchGate: Promise<void> | null = null;
   #slowDrops = 0;
   readonly #server = new grpc.Server();
-  readonly #streams = new Map<string, StoredEvent[]>();
-  readonly #all: StoredEvent[] = [];
-  readonly #notifier = new ChangeNotifier();
+  readonly #log = new FakeLog();
   readonly #calls: Record<FakeRpc, number> = { Append: 0, BatchAppend: 0, Read: 0, GetSupportedMethods: 0 };
   /** Events written through each append RPC. */
   readonly #appendedVia: Record<'Append' | 'BatchAppend', number> = { Append: 0, BatchAppend: 0 };
@@ -96,8 +95,6 @@ export class FakeEsdb {
   /** Read calls (reads and subscriptions) still open on the server side. */
   #openReads = 0;
   readonly #openReadsChanged = new ChangeNotifier();
-  /** Real logs start far from 0: a commit position of 2^40 (1 TiB of log) is ordinary. */
-  #nextPosition = 1n << 40n;
   #port = 0;
   /** Faults for the next appends, in order (see append-faults.ts). */
   readonly #faults: (AppendFault | null)[] = [];
@@ -107,7 +104,6 @@ export class FakeEsdb {
   #requiresLeaderSeen = 0;
   #notLeaderRefusals = 0;
   #limitRefusals = 0;
-  readonly #appendSizes: number[] = [];
 
   constructor(options: FakeEsdbOptions) {
     this.#features = options.features;
@@ -239,17 +235,17 @@ export class FakeEsdb {
 
   /** Append requests that reached the log (written or refused for their expected revision), with their event counts. */
   get appendSizes(): readonly number[] {
-    return this.#appendSizes;
+    return this.#log.appendSizes;
   }
 
   /** Raw stored ESDB event ids of a stream, for white-box tests. */
   storedIds(stream: string): string[] {
-    return (this.#streams.get(stream) ?? []).map((e) => e.id);
+    return (this.#log.streams.get(stream) ?? []).map((e) => e.id);
   }
 
   /** Writes a system event (`$`-typed, in a `$`-stream), like the server's own `$statsCollected` or `$metadata`. */
   writeSystemEvent(stream: string, type: string): void {
-    this.#commit(stream, [{ id: randomUUID(), type, contentType: 'application/json', data: Buffer.from('{}'), customMetadata: new Uint8Array() }]);
+    this.#log.commit(stream, [{ id: randomUUID(), type, contentType: 'application/json', data: Buffer.from('{}'), customMetadata: new Uint8Array() }]);
   }
 
   /**
@@ -260,7 +256,7 @@ export class FakeEsdb {
    */
   seedForeignEvents(ofStream: string): void {
     const raw = (stream: string, type: string, data: string | Uint8Array, contentType = 'application/json'): void => {
-      this.#commit(stream, [{ id: randomUUID(), type, contentType, data: typeof data === 'string' ? Buffer.from(data) : data, customMetadata: new Uint8Array() }]);
+      this.#log.commit(stream, [{ id: randomUUID(), type, contentType, data: typeof data === 'string' ? Buffer.from(data) : data, customMetadata: new Uint8Array() }]);
     };
     raw('$stats-127.0.0.1:2113', '$statsCollected', '{"proc-cpu":1}');
     raw(`$$${ofStream}`, '$metadata', '{"$maxAge":86400}');
@@ -276,30 +272,11 @@ export class FakeEsdb {
    * share the commit position written after them, so commit > prepare. Returns their ESDB ids.
    */
   writeTransaction(stream: string, n: number, type = 'test/tick'): string[] {
-    let events = this.#streams.get(stream);
-    if (!events) {
-      events = [];
-      this.#streams.set(stream, events);
-    }
-    const streamBytes = Buffer.from(stream, 'utf8');
-    const created = (BigInt(Date.now()) * TICKS_PER_MS).toString();
-    const prepares: bigint[] = [];
-    for (let i = 0; i < n; i++) prepares.push((this.#nextPosition += POSITION_GAP));
-    const commit = (this.#nextPosition += POSITION_GAP);
-    const ids: string[] = [];
-    for (const prepare of prepares) {
-      const id = randomUUID();
-      const e: StoredEvent = { stream, streamBytes, id, revision: BigInt(events.length), position: commit, prepare, type, contentType: 'application/json', created, data: Buffer.from('{}'), customMetadata: new Uint8Array() };
-      events.push(e);
-      this.#all.push(e);
-      ids.push(id);
-    }
-    this.#notifier.notify();
-    return ids;
+    return this.#log.writeTransaction(stream, n, type);
   }
 
   async stop(): Promise<void> {
-    this.#notifier.close();
+    this.#log.notifier.close();
     this.#server.forceShutdown();
   }
 
@@ -320,78 +297,6 @@ export class FakeEsdb {
   }
 
   // ---- the log ----
-
-  #current(stream: string): bigint | 'no_stream' {
-    const events = this.#streams.get(stream);
-    return events && events.length > 0 ? events[events.length - 1]!.revision : 'no_stream';
-  }
-
-  /**
-   * Expected-revision check and id-based idempotency, as EventStoreDB documents them:
-   * - an exact revision (or `no_stream`, i.e. -1) equal to the current one writes;
-   * - an exact revision *behind* the current one is an idempotent success when the events stored right after it
-   *   carry the batch's ids in order; when only the first matches it is a wrong expected version;
-   * - `any` / `stream_exists`: if the first id is already in the stream, the following stored events must carry
-   *   the following ids (idempotent success), otherwise wrong expected version; if the first id is new, it writes.
-   * The real server looks `any` ids up in a bounded cache of recent writes; the fake scans the whole stream.
-   */
-  #appendEvents(stream: string, expected: Expected, proposed: Proposed[]): AppendOutcome {
-    this.#appendSizes.push(proposed.length);
-    const events = this.#streams.get(stream) ?? [];
-    const current = this.#current(stream);
-    const currentNum = current === 'no_stream' ? -1n : current;
-    const idempotentFrom = (start: number): AppendOutcome | null => {
-      if (proposed.length === 0) return null;
-      for (let i = 0; i < proposed.length; i++) {
-        if (events[start + i]?.id !== proposed[i]!.id) return { ok: false, current, expected };
-      }
-      const last = events[start + proposed.length - 1]!;
-      return { ok: true, currentRevision: last.revision, position: last.position };
-    };
-    switch (expected.kind) {
-      case 'no_stream':
-      case 'revision': {
-        const want = expected.kind === 'no_stream' ? -1n : expected.revision;
-        if (want === currentNum) break;
-        if (want < currentNum && proposed.length > 0 && events[Number(want + 1n)]?.id === proposed[0]!.id) {
-          return idempotentFrom(Number(want + 1n))!;
-        }
-        return { ok: false, current, expected };
-      }
-      case 'stream_exists':
-      case 'any': {
-        if (expected.kind === 'stream_exists' && current === 'no_stream') return { ok: false, current, expected };
-        const first = proposed.length > 0 ? events.findIndex((e) => e.id === proposed[0]!.id) : -1;
-        if (first >= 0) return idempotentFrom(first)!;
-        break;
-      }
-    }
-    if (proposed.length === 0) {
-      const last = events[events.length - 1];
-      return { ok: true, currentRevision: currentNum, position: last?.position ?? 0n };
-    }
-    const last = this.#commit(stream, proposed);
-    return { ok: true, currentRevision: last.revision, position: last.position };
-  }
-
-  #commit(stream: string, proposed: Proposed[]): StoredEvent {
-    let events = this.#streams.get(stream);
-    if (!events) {
-      events = [];
-      this.#streams.set(stream, events);
-    }
-    const streamBytes = Buffer.from(stream, 'utf8');
-    const created = (BigInt(Date.now()) * TICKS_PER_MS).toString();
-    let last: StoredEvent | undefined;
-    for (const p of proposed) {
-      this.#nextPosition += POSITION_GAP + BigInt(p.data.length);
-      last = { stream, streamBytes, id: p.id, revision: BigInt(events.length), position: this.#nextPosition, prepare: this.#nextPosition, type: p.type, contentType: p.contentType, created, data: p.data, customMetadata: p.customMetadata };
-      events.push(last);
-      this.#all.push(last);
-    }
-    this.#notifier.notify();
-    return last!;
-  }
 
   // ---- Append (client streaming: options, then one proposed message per event) ----
 
@@ -427,12 +332,12 @@ export class FakeEsdb {
       const fault = this.#faults.shift();
       if (fault !== undefined && fault !== null) {
         this.#faultsFired++;
-        if (faultCommits(fault)) this.#appendEvents(streamName(options.getStreamIdentifier()), expected, proposed);
+        if (faultCommits(fault)) this.#log.append(streamName(options.getStreamIdentifier()), expected, proposed);
         const answer = faultAnswer(fault, 'Append');
         // Append has no in-band error: every fault fails the call.
         return callback(answer.kind === 'rpc-error' ? answer.error : { code: grpc.status.ABORTED, details: 'Operation timed out' });
       }
-      const outcome = this.#appendEvents(streamName(options.getStreamIdentifier()), expected, proposed);
+      const outcome = this.#log.append(streamName(options.getStreamIdentifier()), expected, proposed);
       const resp = new AppendResp();
       if (outcome.ok) {
         this.#appendedVia.Append += proposed.length;
@@ -519,7 +424,7 @@ export class FakeEsdb {
       const fault = this.#faults.shift();
       if (fault !== undefined && fault !== null) {
         this.#faultsFired++;
-        if (faultCommits(fault)) this.#appendEvents(streamName(options.getStreamIdentifier()), expected, entry.proposed);
+        if (faultCommits(fault)) this.#log.append(streamName(options.getStreamIdentifier()), expected, entry.proposed);
         const answer = faultAnswer(fault, 'BatchAppend');
         if (answer.kind === 'rpc-error') {
           call.emit('error', answer.error); // ends the whole bidi stream
@@ -529,7 +434,7 @@ export class FakeEsdb {
         call.write(resp);
         return;
       }
-      const outcome = this.#appendEvents(streamName(options.getStreamIdentifier()), expected, entry.proposed);
+      const outcome = this.#log.append(streamName(options.getStreamIdentifier()), expected, entry.proposed);
       if (outcome.ok) {
         this.#appendedVia.BatchAppend += entry.proposed.length;
         const success = new BatchAppendResp.Success();
@@ -602,9 +507,9 @@ export class FakeEsdb {
           stopped.signal.addEventListener('abort', done);
           // while the transport is full, new events pile up: past the live buffer, the subscriber is dropped
           void (async () => {
-            let v = this.#notifier.version;
-            while (!stopped.signal.aborted && (await this.#notifier.waitForChange(v, stopped.signal))) {
-              v = this.#notifier.version;
+            let v = this.#log.notifier.version;
+            while (!stopped.signal.aborted && (await this.#log.notifier.waitForChange(v, stopped.signal))) {
+              v = this.#log.notifier.version;
               if (dropIfTooSlow()) return;
             }
           })();
@@ -626,7 +531,7 @@ export class FakeEsdb {
     const isStream = options.hasStream();
     const streamOpts = options.getStream();
     const stream = isStream ? streamName(streamOpts?.getStreamIdentifier()) : '';
-    const source = (): readonly StoredEvent[] => (isStream ? (this.#streams.get(stream) ?? []) : this.#all);
+    const source = (): readonly StoredEvent[] => (isStream ? (this.#log.streams.get(stream) ?? []) : this.#log.all);
 
     if (options.hasSubscription()) {
       const confirmation = new ReadResp.SubscriptionConfirmation();
@@ -643,17 +548,17 @@ export class FakeEsdb {
       } else {
         const all = options.getAll()!;
         if (all.hasStart()) index = 0;
-        else if (all.hasEnd()) index = this.#all.length;
+        else if (all.hasEnd()) index = this.#log.all.length;
         else {
           const p = all.getPosition()!;
           const after = requestedOrder(p.getCommitPosition(), p.getPreparePosition());
-          index = this.#all.findIndex((e) => allOrder(e) > after);
-          if (index < 0) index = this.#all.length;
+          index = this.#log.all.findIndex((e) => allOrder(e) > after);
+          if (index < 0) index = this.#log.all.length;
         }
       }
       let caughtUp = false;
       for (;;) {
-        const version = this.#notifier.version;
+        const version = this.#log.notifier.version;
         const events = source();
         while (index < events.length) {
           const e = events[index++]!;
@@ -669,7 +574,7 @@ export class FakeEsdb {
           this.#caughtUpSent.notify();
         }
         if (source().length > index) continue;
-        if (!(await this.#notifier.waitForChange(version, stopped.signal))) {
+        if (!(await this.#log.notifier.waitForChange(version, stopped.signal))) {
           if (!cancelled && !dropped) call.end();
           return;
         }
