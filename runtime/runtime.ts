@@ -82,6 +82,11 @@ export interface Runtime {
   fork(parentSessionId: string, options?: ForkOptions): Promise<Agent>;
   /** The live agent of a session in this runtime, or undefined: the registry the children's authorisation checks. */
   liveAgent(sessionId: string): Agent | undefined;
+  /**
+   * Forgets a live agent without disposing it (its host lost the session to another host; the store's optimistic
+   * concurrency fences any write it still tries), so that a later `resume` of the id can run here again.
+   */
+  forget(sessionId: string): void;
 }
 
 /** The effectful shell: binds the pure core to a store, a model, tools, a clock and an id source. */
@@ -116,7 +121,9 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
       ...(options.lateToolResults !== undefined ? { lateToolResults: options.lateToolResults } : {}),
       ...(systemPrompt !== undefined ? { systemPrompt } : {}),
-      onDisposed: () => live.delete(sessionId),
+      onDisposed: () => {
+        if (live.get(sessionId) === agent) live.delete(sessionId);
+      },
     });
     live.set(sessionId, agent);
     return agent;
@@ -152,6 +159,10 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       const time = events.at(-1)!.time;
       for (const closer of repairClosers(events, state)) log.append(closer.type, closer.data as never, { time });
       return bind(sessionId, log, { inbox: state.inbox, lastTurn: state.turns.lastTurn }, opts);
+    },
+
+    forget(sessionId) {
+      live.delete(sessionId);
     },
 
     async fork(parentSessionId, opts = {}) {

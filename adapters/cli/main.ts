@@ -1,6 +1,7 @@
 import { auditCommand } from './audit-command.js';
 import { demoCommand } from './demo-command.js';
 import { projectCommand } from './project-command.js';
+import { serveCommand } from './serve-command.js';
 import type { CliIo } from './io.js';
 
 const USAGE = `usage: steerlog <command> [options]
@@ -14,6 +15,8 @@ commands:
                                the same for a session stream in a store
   project <module> [--store <spec>] [--stream <id>] [--checkpoints <dir>] [--rebuild]
                                fold the store into a user projection (default export of <module>) and print its report
+  serve [--store <spec>] [--port <n>] [--model <spec>] …
+                               run the Host: HTTP API and live mirror (default store jsonl:./.steerlog); see serve --help
   help                         this text
 `;
 
@@ -27,6 +30,8 @@ export const main = async (argv: readonly string[], io: CliIo): Promise<number> 
       return demoCommand(args, io);
     case 'project':
       return projectCommand(args, io);
+    case 'serve':
+      return serveCommand(args, io);
     case 'help':
     case '--help':
     case '-h':
