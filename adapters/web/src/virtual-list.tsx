@@ -26,7 +26,7 @@ export const VirtualList = <T,>({ items, rowHeight, height, label, render }: Vir
     );
   }
   return (
-    <div class="vlist" tabIndex={0} role="region" aria-label={label} style={{ height: `${Math.min(height, Math.max(rowHeight, items.length * rowHeight))}px` }} onScroll={(e) => setTop((e.currentTarget as HTMLElement).scrollTop)}>
+    <div class="vlist" tabIndex={0} style={{ height: `${Math.min(height, Math.max(rowHeight, items.length * rowHeight))}px` }} onScroll={(e) => setTop((e.currentTarget as HTMLElement).scrollTop)}>
       <ul role="list" aria-label={label} style={{ height: `${items.length * rowHeight}px`, position: 'relative', margin: 0, padding: 0, listStyle: 'none' }}>
         {rows}
       </ul>
