@@ -35,7 +35,7 @@ const Conversation = ({ state }: { state: MirrorState }) => {
         e.kind === 'user' ? (
           <li key={e.seq} class="bubble user" data-message-id={e.id} data-durable-message>
             <div class="meta">
-              <ClassLabel cls={e.class} /> <time dateTime={new Date(e.time).toISOString()}>🕒 {new Date(e.time).toLocaleTimeString()}</time> <CopyButton text={e.text} />
+              <ClassLabel cls={e.class} /> <time dateTime={new Date(e.time).toISOString()}>at {new Date(e.time).toLocaleTimeString()}</time> <CopyButton text={e.text} />
             </div>
             <div class="text">{e.text}</div>
           </li>

@@ -33,7 +33,7 @@ const QueueRowView = ({ row, running, actions, onEditing }: { row: MirrorRow; ru
   };
   return (
     <li class="queue-row" data-queue-row={row.id}>
-      <span class="glyph" aria-hidden="true">⏳</span>
+      <span class="glyph" aria-hidden="true">≡</span>
       {draft === null ? (
         <span class="preview">{row.preview}</span>
       ) : (
