@@ -4,9 +4,8 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
 import type { Host } from '../../runtime/host/host.js';
-import { auditSession } from '../../runtime/host/session-audit.js';
-import { readSession } from '../../runtime/host/session-reads.js';
-import { isHostError } from '../../runtime/host/errors.js';
+import type { LogEvent } from '../../domain/events.js';
+import { createSessionAuditCache } from '../../runtime/host/session-audit.js';
 import { HostSessionIdSchema } from '../../runtime/host/schemas.js';
 
 const TYPES: Readonly<Record<string, string>> = {
@@ -31,6 +30,26 @@ export const consoleAssetsDir = (): string | null => {
   return null;
 };
 
+/**
+ * A stored session's events as read (seq = stream revision), unfolded: the audit validates and folds them itself,
+ * and stops at the first event it refuses, so an invalid log is reported rather than refused. The log is
+ * append-only, so the events already read are kept (for a few sessions) and only later ones are read again.
+ */
+const storedReader = (host: Host, keep = 4) => {
+  const cache = new Map<string, LogEvent[]>();
+  return async (sessionId: string): Promise<readonly LogEvent[]> => {
+    const held = cache.get(sessionId) ?? [];
+    cache.delete(sessionId);
+    const out = [...held];
+    for await (const r of host.store.read(sessionId, { from: BigInt(out.length) })) {
+      out.push({ seq: Number(r.revision), id: r.id, time: r.time, type: r.type, data: r.data, ...(r.ignorable ? { ignorable: true } : {}) } as LogEvent);
+    }
+    cache.set(sessionId, out);
+    while (cache.size > keep) cache.delete(cache.keys().next().value!);
+    return out;
+  };
+};
+
 /** Options of {@link registerConsoleRoutes}. */
 export interface ConsoleRoutesOptions {
   /** Where the built console lives. @defaultValue {@link consoleAssetsDir} */
@@ -43,6 +62,8 @@ export interface ConsoleRoutesOptions {
  * built console (any other non-API path answers the console's index, so its own routes survive a reload).
  */
 export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: ConsoleRoutesOptions = {}): void => {
+  const audits = createSessionAuditCache();
+  const readStored = storedReader(host);
   app.get('/api/audit/:sessionId', async (c) => {
     const sessionId = c.req.param('sessionId');
     if (!HostSessionIdSchema.safeParse(sessionId).success) return c.json({ error: 'invalid session id' }, 400);
@@ -50,13 +71,10 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
     const at = rawAt === undefined || rawAt === '' ? undefined : Number(rawAt);
     if (at !== undefined && (!Number.isSafeInteger(at) || at < -1)) return c.json({ error: 'at must be an integer seq' }, 400);
     const messageId = c.req.query('message');
-    try {
-      const { events } = await readSession(host.store, sessionId, host.live.get(sessionId));
-      return c.json(auditSession(sessionId, events, { ...(at !== undefined ? { at } : {}), ...(messageId ? { messageId } : {}) }));
-    } catch (e) {
-      if (isHostError(e) && e.code === 'session-not-found') return c.json({ error: 'session-not-found', sessionId }, 404);
-      throw e;
-    }
+    const live = host.live.get(sessionId);
+    const events = live ? live.agent.events : await readStored(sessionId);
+    if (events.length === 0) return c.json({ error: 'session-not-found', sessionId }, 404);
+    return c.json(await audits.audit(sessionId, events, { ...(at !== undefined ? { at } : {}), ...(messageId ? { messageId } : {}) }));
   });
 
   const dir = options.assetsDir === undefined ? consoleAssetsDir() : options.assetsDir;
