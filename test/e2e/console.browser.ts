@@ -171,7 +171,7 @@ describe.skipIf(!run)('the web console in Chromium against steerlog serve', () =
     await page.locator('.notice', { hasText: 'Edit failed' }).waitFor();
     await page.unroute('**/api/session.updateQueue');
     expect(await durable('fifth edited').count()).toBe(0);
-    await shot(page, 'live-edit-race-notice');
+    await shot(page, 'live-edit-race-notice', true);
     await expect.poll(() => page.locator('.status').getAttribute('data-running')).toBe('false');
 
     // the host's classification of what ran
