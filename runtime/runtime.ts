@@ -80,13 +80,13 @@ export interface Runtime {
    * inherits pending input and continues the parent's turn numbers.
    */
   fork(parentSessionId: string, options?: ForkOptions): Promise<Agent>;
-  /** The live agent of a session in this runtime, or undefined: the registry the children's authorisation checks. */
-  liveAgent(sessionId: string): Agent | undefined;
   /**
    * Forgets a live agent without disposing it (its host lost the session to another host; the store's optimistic
    * concurrency fences any write it still tries), so that a later `resume` of the id can run here again.
    */
   forget(sessionId: string): void;
+  /** The live agent of a session in this runtime, or undefined: the registry the children's authorisation checks. */
+  liveAgent(sessionId: string): Agent | undefined;
 }
 
 /** The effectful shell: binds the pure core to a store, a model, tools, a clock and an id source. */

@@ -42,8 +42,12 @@ const intOption = (value: string | undefined, name: string, fallback: number): n
 export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> => {
   const args = parseArgs(argv, {
     values: ['store', 'host', 'port', 'token', 'principal', 'model', 'body-limit', 'max-image-bytes', 'cors', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms'],
-    flags: ['reference-frames'],
+    flags: ['reference-frames', 'help'],
   });
+  if (args.ok && args.flags['help']) {
+    io.stdout.write(`${SERVE_USAGE}\n`);
+    return 0;
+  }
   if (!args.ok || args.positional.length > 0) {
     io.stderr.write(`${args.ok ? `unexpected ${args.positional[0]}` : args.error}\n${SERVE_USAGE}\n`);
     return 2;

@@ -107,3 +107,21 @@ describe('bearer tokens', () => {
     await expect(startHttpServer({ host: h.host, hostname: '0.0.0.0', port: 0 })).rejects.toSatisfy(isHostConfigError);
   });
 });
+
+describe('server timeouts', () => {
+  it('cuts off a client that sends its headers too slowly (slowloris) with 408', async () => {
+    const { connect } = await import('node:net');
+    h = await startTestHost({ http: { headersTimeoutMs: 300, requestTimeoutMs: 600 } });
+    const url = new URL(h.url);
+    const socket = connect(Number(url.port), url.hostname);
+    let received = '';
+    socket.on('data', (c: Buffer) => (received += c.toString()));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write('POST /api/session.list HTTP/1.1\r\nHost: x\r\n');
+    // one header byte at a time, never finishing the headers
+    const drip = setInterval(() => socket.writable && socket.write('X'), 50);
+    await closed;
+    clearInterval(drip);
+    expect(received).toMatch(/^HTTP\/1\.1 408/);
+  });
+});
