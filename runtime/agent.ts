@@ -2,8 +2,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { MessageId } from '../domain/brand.js';
 import type { AbortCause, EventDataByType, InboxTarget, LogEvent, TurnEndReason, TurnError } from '../domain/events.js';
 import { admitMessage, decideInbox, type InboxCommand } from '../domain/inbox/inbox-decide.js';
-import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
-import { notificationsOfSplice } from '../domain/inbox/inbox-notifications.js';
+import { applySpliceRemoving } from '../domain/inbox/inbox-evolve.js';
+import { notificationsOfRemoval } from '../domain/inbox/inbox-notifications.js';
 import { hasPending, initialInboxState, nextStepItems, nextTurnItems, type InboxState } from '../domain/inbox/inbox-state.js';
 import * as L from '../domain/inbox/pending-list.js';
 import type { ContentBlock, UserMessage } from '../domain/message.js';
@@ -366,10 +366,12 @@ export class Agent {
     const turn = this.#phase.kind === 'running' ? this.#phase.turn : this.#lastTurn();
     const claimed = [];
     for (const splice of decision.right.events) {
-      const before = this.#inbox;
       this.#log.append('agent/inbox/spliced', splice);
-      this.#inbox = evolveInbox(before, splice);
-      const notes = notificationsOfSplice(before, splice, turn);
+      // the removed messages come from the splice itself: reading the previous state again would walk back to it
+      const applied = applySpliceRemoving(this.#inbox, splice);
+      if (E.isLeft(applied)) throw applied.left;
+      this.#inbox = applied.right.state;
+      const notes = notificationsOfRemoval(splice, applied.right.removed, turn);
       if (claim) claimed.push(...notes);
       else this.#notify(notes);
     }
@@ -377,7 +379,7 @@ export class Agent {
     return decision.right.removed;
   }
 
-  #notify(notes: ReturnType<typeof notificationsOfSplice>): void {
+  #notify(notes: ReturnType<typeof notificationsOfRemoval>): void {
     for (const n of notes) {
       if (n.type === 'agent/inbox/inserted') this.#hooks.emit('inbox/inserted', n.message);
       else if (n.type === 'agent/inbox/discarded') this.#hooks.emit('inbox/discarded', n.message);

@@ -1,7 +1,5 @@
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { createInterface } from 'node:readline';
 import { createAuditor, type AuditReport } from '../../domain/audit.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { errorChain } from '../../runtime/errors.js';
@@ -9,6 +7,7 @@ import { openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { formatAuditReport } from './format-audit.js';
 import { parseArgs } from './parse-args.js';
+import { readLineBatches } from './read-lines.js';
 
 export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--json]
        steerlog audit --store <spec> <session-id> [--json]`;
@@ -55,11 +54,10 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
   return report.ok ? 0 : 1;
 };
 
-/** Streams a JSONL log through the auditor, line by line. */
+/** Streams a JSONL log through the auditor, line by line (memory flat in the log's length). */
 export const auditFile = async (file: string): Promise<AuditReport> => {
   const auditor = createAuditor(basename(file, extname(file)));
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const line of lines) auditor.push(line);
+  for await (const lines of readLineBatches(file)) for (const line of lines) auditor.push(line);
   return auditor.report();
 };
 
