@@ -50,6 +50,8 @@ const main = async () => {
       const body = await res.text();
       return { ms: Math.round(performance.now() - t0), kb: Math.round(body.length / 1024) };
     };
+    const first = await time('');
+    process.stdout.write(`first request (reads and folds everything) ${first.ms} ms\n`);
     const rows: Record<string, { ms: number; kb: number }[]> = { last: [], middle: [], fate: [] };
     for (let round = 0; round < 3; round++) {
       rows['last']!.push(await time(''));
