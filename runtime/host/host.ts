@@ -68,6 +68,7 @@ export class Host {
   readonly #catalog: SessionCatalog;
   readonly #live = new Map<string, LiveSession>();
   readonly #resolving = new Map<string, Promise<LiveSession>>();
+  readonly #offs = new Map<string, () => void>();
   readonly #listeners = new Set<(signal: HostSignal) => void>();
   readonly #offLost: () => void;
 
@@ -413,9 +414,10 @@ export class Host {
       publish: (frame) => this.#emit({ kind: 'frame', frame }),
     });
     this.#live.set(agent.sessionId, session);
-    agent.on('error', (e) => {
+    const offFence = agent.on('error', (e) => {
       if (e.error.code === 'session-fenced') this.#lose(agent.sessionId);
     });
+    this.#offs.set(agent.sessionId, offFence);
     this.#emit({ kind: 'attached', session, created });
     return session;
   }
@@ -438,6 +440,8 @@ export class Host {
     const session = this.#live.get(sessionId);
     if (!session) return;
     session.detach();
+    this.#offs.get(sessionId)?.();
+    this.#offs.delete(sessionId);
     this.#live.delete(sessionId);
     this.#emit({ kind: 'detached', sessionId });
   }

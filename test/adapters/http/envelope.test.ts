@@ -125,3 +125,17 @@ describe('server timeouts', () => {
     expect(received).toMatch(/^HTTP\/1\.1 408/);
   });
 });
+
+describe('CORS', () => {
+  it('sends no CORS headers unless origins are configured, and then only for those origins', async () => {
+    h = await startTestHost();
+    const plain = await fetch(`${h.url}/api/session.list`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    expect(plain.headers.get('access-control-allow-origin')).toBeNull();
+    await h.close();
+    h = await startTestHost({ http: { corsOrigins: ['https://console.example'] } });
+    const ok = await fetch(`${h.url}/api/session.list`, { method: 'OPTIONS', headers: { origin: 'https://console.example', 'access-control-request-method': 'POST' } });
+    expect(ok.headers.get('access-control-allow-origin')).toBe('https://console.example');
+    const other = await fetch(`${h.url}/api/session.list`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    expect(other.headers.get('access-control-allow-origin')).not.toBe('https://evil.example');
+  });
+});
