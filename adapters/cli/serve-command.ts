@@ -8,7 +8,7 @@ import { consoleLogger } from '../../runtime/logger.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
-import { parseArgs } from './parse-args.js';
+import { parseCommandArgs } from './cli-args.js';
 import { openModel } from './serve-model.js';
 
 export const SERVE_USAGE = `usage: steerlog serve [options]
@@ -40,19 +40,19 @@ const intOption = (value: string | undefined, name: string, fallback: number): n
  * `serve` processes can share one database.
  */
 export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> => {
-  const args = parseArgs(argv, {
-    values: ['store', 'host', 'port', 'token', 'principal', 'model', 'body-limit', 'max-image-bytes', 'cors', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms'],
+  const args = parseCommandArgs(argv, {
+    strings: ['store', 'host', 'port', 'token', 'principal', 'model', 'body-limit', 'max-image-bytes', 'cors', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms'],
     flags: ['reference-frames', 'help'],
   });
   if (args.ok && args.flags['help']) {
     io.stdout.write(`${SERVE_USAGE}\n`);
     return 0;
   }
-  if (!args.ok || args.positional.length > 0) {
-    io.stderr.write(`${args.ok ? `unexpected ${args.positional[0]}` : args.error}\n${SERVE_USAGE}\n`);
+  if (!args.ok || args.positionals.length > 0) {
+    io.stderr.write(`${args.ok ? `unexpected ${args.positionals[0]}` : args.error}\n${SERVE_USAGE}\n`);
     return 2;
   }
-  const v = args.values;
+  const v = args.strings;
   const token = v.token ?? process.env['STEERLOG_TOKEN'];
   const tokens = token ? [{ principal: v.principal ?? 'operator', token }] : [];
   const spec = v.store ?? DEFAULT_STORE_SPEC;

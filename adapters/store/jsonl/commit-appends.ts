@@ -92,7 +92,16 @@ export const commitAppends = async (
         for (const e of item.events) {
           const rev = ++draft.lastRevision;
           const pos = nextPos++;
-          const stored: StoredEvent = { rev, pos, id: e.id, type: e.type, time: e.time, data: e.data, ...(e.ignorable ? { ignorable: true as const } : {}) };
+          const stored: StoredEvent = {
+            rev,
+            pos,
+            id: e.id,
+            type: e.type,
+            time: e.time,
+            data: e.data,
+            ...(e.ignorable ? { ignorable: true as const } : {}),
+            g: index.view.count, // the commit's first position: see StoredEvent.g
+          };
           draft.lines.push(encodeEventLine(stored).bytes);
           draft.newIds.set(e.id, rev);
           draft.newPositions.push(pos);

@@ -294,6 +294,8 @@ describe('children scenarios 35–39: report, then settlement', () => {
     const reportId = (reportSplice.data as { inserted: { id: string }[] }).inserted[0]!.id;
     h.nameChild(reportId, 'R');
     expect(h.parent.inbox.nextStep).toEqual([]); // claimed synchronously by the turn the report opened
+    // let the parent reach its model call (on a real database its checkpoints take a while) before the child ends
+    await until(() => h.model.requests.some((r) => r.session === 'parent'));
     childGate.resolve();
     await until(() => h.manager.state(c1) === 'absent');
     h.nameChild(h.parent.inbox.nextStep[0]!.id, 'N');
