@@ -25,7 +25,7 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   export: { summary: 'write a stored session as an envelope log (what audit reads)', usage: EXPORT_USAGE, run: exportCommand },
   project: { summary: 'fold the store into a user projection and print its report', usage: PROJECT_USAGE, run: projectCommand },
   store: { summary: 'check a JSONL store, or rebuild its index', usage: STORE_USAGE, run: storeCommand },
-  serve: { summary: 'run the Host: HTTP API and live mirror of sessions (default store jsonl:./.steerlog)', usage: SERVE_USAGE, run: serveCommand },
+  serve: { summary: 'run the Host: HTTP API, live mirror and the web console (default store jsonl:./.steerlog)', usage: SERVE_USAGE, run: serveCommand },
 };
 
 /** The package version, from package.json (found from both the sources and dist/). */

@@ -5,6 +5,7 @@ import type { Principal } from '../../runtime/host/actor.js';
 import type { Host } from '../../runtime/host/host.js';
 import { ClientRequestSchema, INVALID_REQUEST_RPC_ID, isHostMethod, type ServerResponse } from '../../runtime/host/schemas.js';
 import { authenticate, type BearerToken } from './auth.js';
+import { registerConsoleRoutes } from './console-routes.js';
 import { parseJsonBody } from './json-body.js';
 import { sseStream, type SseOptions } from './sse-stream.js';
 
@@ -99,6 +100,8 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
       return c.json(reply(rpcId, result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error }));
     },
   );
+
+  registerConsoleRoutes(app, host);
 
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((e, c) => {
