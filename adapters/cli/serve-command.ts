@@ -21,7 +21,7 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
   --body-limit <bytes>    largest request body (default 1048576)
   --max-image-bytes <n>   largest image in a prompt (default 5242880)
   --cors <origins>        comma-separated origins allowed by CORS (default: CORS off)
-  --reference-frames      queue frames exactly as the reference host sends them (no steering handoff)
+  --reference-frames      claim-time queue frames: a steering row leaves at its claim (no steering handoff)
   --host-id <id>          this host's name in leases (PostgreSQL; default a random id)
   --advertise <url>       the URL other hosts' clients are sent to (default the listening URL)
   --lease-ms <n>          lease time of a session on PostgreSQL (default 10000)

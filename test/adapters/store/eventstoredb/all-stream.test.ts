@@ -108,7 +108,7 @@ describe('eventstoredb $all — protocol fake', () => {
     expect(got).toEqual([...ids, 'caught-up']);
     ac.abort();
     await it.return?.();
-    const projection = defineProjection<{ n: number }>({ name: 'count', version: 1, initialState: { n: 0 }, evolve: (st) => ({ n: st.n + 1 }) });
+    const projection = defineProjection<{ n: number }>({ name: 'count', version: 1, initialState: { n: 0 }, evolve: (st) => ({ n: st.n + 1 }), evolveIgnored: (st) => ({ n: st.n + 1 }) });
     const run = runProjection(projection, { store, checkpoints: new MemoryCheckpointStore() });
     await run.caughtUp; // a foreign event reaching the fold would fail the run
     expect(run.state().n).toBe(2);
@@ -119,7 +119,7 @@ describe('eventstoredb $all — protocol fake', () => {
     const { store } = await setup();
     const schema = `steerlog_e2e_${process.pid}_${Date.now().toString(36)}`;
     const checkpoints = new PostgresCheckpointStore({ connection: PG_URL, schema });
-    const projection = defineProjection<{ ids: string[] }>({ name: 'all-ids', version: 1, initialState: { ids: [] }, evolve: (st, e) => ({ ids: [...st.ids, e.event.id] }) });
+    const projection = defineProjection<{ ids: string[] }>({ name: 'all-ids', version: 1, initialState: { ids: [] }, evolve: (st, e) => ({ ids: [...st.ids, e.event.id] }), evolveIgnored: (st, e) => ({ ids: [...st.ids, e.event.id] }) });
     try {
       const s = uniqueStream();
       const first = [tick(), tick(), tick()];

@@ -109,6 +109,7 @@ describe('eventstoredb slow live subscribers — protocol fake', () => {
       version: 1,
       initialState: { ids: [] },
       evolve: (st, e) => ({ ids: [...st.ids, e.event.id] }),
+      evolveIgnored: (st, e) => ({ ids: [...st.ids, e.event.id] }),
     });
     const run = runProjection(projection, { store, checkpoints: new SlowCheckpoints(), stream: s, batchSize: 1 });
     await run.caughtUp;
