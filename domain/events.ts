@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EventId } from './brand.js';
+import type { EventMetadata } from './event-metadata.js';
 import { ContentBlockSchema, UserMessageSchema, type UserMessage } from './message.js';
 
 /** The two inbox lists. */
@@ -187,6 +188,21 @@ export type ToolResultData = z.infer<typeof ToolResultDataSchema>;
 export const EndSeedDataSchema = z.object({}).strict();
 export type EndSeedData = z.infer<typeof EndSeedDataSchema>;
 
+// ---- chain/head ------------------------------------------------------------------------------------------------
+/**
+ * A signed chain head: the writer's signature over `{stream, seq, hash}` of the event just before this one, so a
+ * holder of the public key can tell a complete log from a truncated or rewritten one. The folds ignore it.
+ */
+export const ChainHeadDataSchema = z
+  .object({
+    seq: int,
+    hash: z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 hex digest'),
+    keyId: z.string().min(1),
+    signature: z.string().min(1),
+  })
+  .strict();
+export type ChainHeadData = z.infer<typeof ChainHeadDataSchema>;
+
 // ---- the catalogue ---------------------------------------------------------------------------------------------
 /** Every durable event type steerlog reads, with the schema of its data. */
 export const EVENT_DATA_SCHEMAS = {
@@ -202,6 +218,7 @@ export const EVENT_DATA_SCHEMAS = {
   'assistant/message': AssistantMessageDataSchema,
   'tool/call': ToolCallDataSchema,
   'tool/result': ToolResultDataSchema,
+  'chain/head': ChainHeadDataSchema,
 } as const;
 
 export interface EventDataByType {
@@ -217,12 +234,16 @@ export interface EventDataByType {
   'assistant/message': AssistantMessageData;
   'tool/call': ToolCallData;
   'tool/result': ToolResultData;
+  'chain/head': ChainHeadData;
 }
 export type EventType = keyof EventDataByType;
 export const EVENT_TYPES = Object.keys(EVENT_DATA_SCHEMAS) as readonly EventType[];
 export const isEventType = (type: string): type is EventType => Object.prototype.hasOwnProperty.call(EVENT_DATA_SCHEMAS, type);
 
-/** The durable envelope: `seq` is 0-based and contiguous per stream. */
+/**
+ * The durable envelope: `seq` is 0-based and contiguous per stream. `metadata` says who and what caused the event;
+ * `hash` links it to the previous event of its stream (see event-chain.ts). Logs written before the chain have none.
+ */
 export interface Envelope<T extends string, D> {
   readonly seq: number;
   readonly id: EventId;
@@ -230,6 +251,8 @@ export interface Envelope<T extends string, D> {
   readonly type: T;
   readonly data: D;
   readonly ignorable?: true;
+  readonly metadata?: EventMetadata;
+  readonly hash?: string;
 }
 
 /** A typed durable session event. */

@@ -19,3 +19,5 @@ export * from './audit.js';
 export * from './turn-machine.js';
 export * from './model-messages.js';
 export * from './queue-edit.js';
+export * from './event-metadata.js';
+export * from './event-chain.js';

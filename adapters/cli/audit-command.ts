@@ -4,6 +4,7 @@ import { basename, extname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createAuditor, type AuditReport } from '../../domain/audit.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
+import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
 import { errorChain } from '../../runtime/errors.js';
 import { openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
@@ -67,7 +68,7 @@ export const auditFile = async (file: string): Promise<AuditReport> => {
 export const auditStream = async (store: EventStore, stream: string): Promise<AuditReport> => {
   const auditor = createAuditor(stream);
   for await (const e of store.read(stream)) {
-    auditor.push(JSON.stringify({ seq: Number(e.revision), id: e.id, time: e.time, type: e.type, data: e.data, ...(e.ignorable ? { ignorable: true } : {}) }));
+    auditor.push(JSON.stringify(envelopeOfRecorded(e)));
   }
   return auditor.report();
 };

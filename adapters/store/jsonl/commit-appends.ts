@@ -87,7 +87,17 @@ export const commitAppends = async ({ directory, cache, lock, notifier }: Commit
         for (const e of item.events) {
           const rev = ++draft.lastRevision;
           const pos = nextPos++;
-          const stored: StoredEvent = { rev, pos, id: e.id, type: e.type, time: e.time, data: e.data, ...(e.ignorable ? { ignorable: true as const } : {}) };
+          const stored: StoredEvent = {
+            rev,
+            pos,
+            id: e.id,
+            type: e.type,
+            time: e.time,
+            data: e.data,
+            ...(e.ignorable ? { ignorable: true as const } : {}),
+            ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
+            ...(e.hash !== undefined ? { hash: e.hash } : {}),
+          };
           draft.lines.push(encodeEventLine(stored).bytes);
           draft.newIds.set(e.id, rev);
           draft.newPositions.push(pos);
