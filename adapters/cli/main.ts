@@ -1,6 +1,7 @@
 import { auditCommand } from './audit-command.js';
 import { demoCommand } from './demo-command.js';
 import { projectCommand } from './project-command.js';
+import { verifyCommand } from './verify-command.js';
 import type { CliIo } from './io.js';
 
 const USAGE = `usage: steerlog <command> [options]
@@ -14,6 +15,9 @@ commands:
                                the same for a session stream in a store
   project <module> [--store <spec>] [--stream <id>] [--checkpoints <dir>] [--rebuild]
                                fold the store into a user projection (default export of <module>) and print its report
+  verify <log.jsonl> | --store <spec> <session-id>… | --all [--pubkey <pem>] [--anchor <seq>:<hash>] [--head] [--json]
+                               recompute the hash chain and report the first broken link; check signed heads;
+                               --head prints the chain head to keep elsewhere
   help                         this text
 `;
 
@@ -27,6 +31,8 @@ export const main = async (argv: readonly string[], io: CliIo): Promise<number> 
       return demoCommand(args, io);
     case 'project':
       return projectCommand(args, io);
+    case 'verify':
+      return verifyCommand(args, io);
     case 'help':
     case '--help':
     case '-h':
