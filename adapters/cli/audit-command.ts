@@ -9,6 +9,7 @@ import { errorChain } from '../../runtime/errors.js';
 import { openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { formatAuditReport } from './format-audit.js';
+import { auditFileChain, auditStreamChain, chainFails, formatAuditChain, type AuditChain } from './audit-chain.js';
 import { parseArgs } from './parse-args.js';
 
 export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--json]
@@ -26,6 +27,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
   }
   const target = args.positional[0]!;
   let report: AuditReport;
+  let chain: AuditChain;
   if (args.values.store !== undefined) {
     let store: EventStore;
     try {
@@ -36,6 +38,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
     }
     try {
       report = await auditStream(store, target);
+      chain = await auditStreamChain(store, target);
     } finally {
       await store.close();
     }
@@ -51,9 +54,10 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
       return 2;
     }
     report = await auditFile(target);
+    chain = await auditFileChain(target);
   }
-  io.stdout.write(args.flags.json ? `${JSON.stringify(report)}\n` : formatAuditReport(report));
-  return report.ok ? 0 : 1;
+  io.stdout.write(args.flags.json ? `${JSON.stringify({ ...report, chain })}\n` : formatAuditReport(report) + formatAuditChain(report, chain));
+  return report.ok && !chainFails(chain) ? 0 : 1;
 };
 
 /** Streams a JSONL log through the auditor, line by line. */
