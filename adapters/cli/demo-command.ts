@@ -2,6 +2,8 @@ import { ScriptedModel } from '../model/scripted/scripted-model.js';
 import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
 import { errorChain } from '../../runtime/errors.js';
 import { parseArgs } from './parse-args.js';
+import { signerFromOption } from '../chain/signer-option.js';
+import type { HeadSigner } from '../../runtime/ports/head-signer.js';
 import { auditLines } from '../../domain/audit.js';
 import { createUserMessage, type MessageSource } from '../../domain/message.js';
 import type { MessageId } from '../../domain/brand.js';
@@ -14,7 +16,8 @@ import { formatAuditReport } from './format-audit.js';
 
 const m = (id: string, text: string, source: MessageSource = { kind: 'user' }) => createUserMessage(text, source, { newId: () => id as MessageId });
 
-export const DEMO_USAGE = `usage: steerlog demo [--store <spec>] [--session <id>] [--json]
+export const DEMO_USAGE = `usage: steerlog demo [--store <spec>] [--session <id>] [--key <ed25519.pem>] [--json]
+  --key <pem>       sign the chain head at every checkpoint with this Ed25519 private key (default: $STEERLOG_SIGNING_KEY, else none)
   --store <spec>    where the session is kept: jsonl:<dir> | postgres://… | esdb://… | memory:   (default ${DEFAULT_STORE_SPEC})
   --session <id>    the session id (default demo-<random>)
   --json            print only the audit report, as JSON`;
@@ -24,7 +27,7 @@ export const DEMO_USAGE = `usage: steerlog demo [--store <spec>] [--session <id>
  * context staged by a tool result and by a plugin, then prints the audit of its own log. Deterministic ids and clock.
  */
 export const demoCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseArgs(argv, { values: ['store', 'session'], flags: ['json'] });
+  const args = parseArgs(argv, { values: ['store', 'session', 'key'], flags: ['json'] });
   if (!args.ok || args.positional.length > 0) {
     io.stderr.write(`${args.ok ? '' : `${args.error}\n`}${DEMO_USAGE}\n`);
     return 2;
@@ -32,6 +35,13 @@ export const demoCommand = async (argv: readonly string[], io: CliIo): Promise<n
   const json = args.flags.json === true;
   const spec = args.values.store ?? DEFAULT_STORE_SPEC;
   const sessionId = args.values.session ?? `demo-${globalThis.crypto.randomUUID().slice(0, 8)}`;
+  let signer: HeadSigner | undefined;
+  try {
+    signer = signerFromOption(args.values.key);
+  } catch (e) {
+    io.stderr.write(`steerlog demo: ${errorChain(e)}\n`);
+    return 2;
+  }
   let store: EventStore;
   try {
     store = await openStore(spec);
@@ -40,13 +50,13 @@ export const demoCommand = async (argv: readonly string[], io: CliIo): Promise<n
     return 2;
   }
   try {
-    return await runDemo(store, spec, sessionId, json, io);
+    return await runDemo(store, spec, sessionId, json, io, signer);
   } finally {
     await store.close();
   }
 };
 
-const runDemo = async (store: EventStore, spec: string, sessionId: string, json: boolean, io: CliIo): Promise<number> => {
+const runDemo = async (store: EventStore, spec: string, sessionId: string, json: boolean, io: CliIo, signer?: HeadSigner): Promise<number> => {
   const say = (line: string) => {
     if (!json) io.stdout.write(`${line}\n`);
   };
@@ -62,6 +72,7 @@ const runDemo = async (store: EventStore, spec: string, sessionId: string, json:
     clock: steppingClock(1_764_460_800_000, 7),
     ids: sequentialIds(),
     logger: silentLogger,
+    ...(signer ? { signer } : {}),
     tools: [
       {
         name: 'read_log',
@@ -74,7 +85,7 @@ const runDemo = async (store: EventStore, spec: string, sessionId: string, json:
       },
     ],
   });
-  const agent = runtime.createSession({ sessionId, systemPrompt: 'You are a release assistant.' });
+  const agent = runtime.createSession({ sessionId, systemPrompt: 'You are a release assistant.', metadata: { actor: 'user:demo' } });
   agent.on('inbox/inserted', (x) => say(`  + inserted ${x.id}`));
   agent.on('inbox/claimed', (x, turn) => say(`  → claimed ${x.id} for turn ${turn}`));
   agent.on('status', (s) => say(`  status: ${s}`));
@@ -88,12 +99,12 @@ const runDemo = async (store: EventStore, spec: string, sessionId: string, json:
   });
 
   say('Two follow-ups in one tick: the first opens turn 1, the second waits for turn 2.');
-  agent.followup(m('prompt-1', 'Summarize the build log'));
-  agent.followup(m('prompt-2', 'Then open a ticket'));
+  agent.followup(m('prompt-1', 'Summarize the build log'), { metadata: { actor: 'user:demo' } });
+  agent.followup(m('prompt-2', 'Then open a ticket'), { metadata: { actor: 'user:demo' } });
   await agent.whenIdle();
   say('A plugin injects context without waking the agent; the next prompt claims it first.');
   agent.inject(m('ctx-clock', 'It is Monday, release day.', { kind: 'plugin', plugin: 'clock' }));
-  agent.followup(m('prompt-3', 'Draft the release notes'));
+  agent.followup(m('prompt-3', 'Draft the release notes'), { metadata: { actor: 'user:demo' } });
   await agent.whenIdle();
   await agent.dispose(); // drains the log to the store
 
@@ -106,6 +117,7 @@ const runDemo = async (store: EventStore, spec: string, sessionId: string, json:
     say('');
     say(`The session is stored in ${spec.startsWith('jsonl:') ? `the JSONL store in ${spec.slice(6)}` : spec} as stream ${sessionId}.`);
     say(`Audit it again from the store: steerlog audit --store ${spec} ${sessionId}`);
+    say(`Verify its hash chain: steerlog verify --store ${spec} ${sessionId}`);
   }
   return report.ok ? 0 : 1;
 };

@@ -84,3 +84,36 @@ describe('signed chain heads', () => {
     expect(v.break).toMatchObject({ kind: 'head-mismatch', seq: h.seq });
   });
 });
+
+describe('the signing key option', () => {
+  it('openRuntime signs with the key STEERLOG_SIGNING_KEY names; a non-Ed25519 key is a typed error', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { generateKeyPairSync } = await import('node:crypto');
+    const { signerFromOption } = await import('../../../adapters/chain/signer-option.js');
+    const { isSigningKeyError } = await import('../../../adapters/chain/ed25519.js');
+    const dir = mkdtempSync(join(tmpdir(), 'steerlog-key-'));
+    try {
+      const { privateKey, publicKey } = testKeys();
+      const pem = join(dir, 'key.pem');
+      writeFileSync(pem, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+      const signer = signerFromOption(undefined, { STEERLOG_SIGNING_KEY: pem })!;
+      expect(signer.keyId).toBe(ed25519Verifier(publicKey).keyId);
+      expect(signerFromOption(undefined, {})).toBeUndefined();
+      const rsa = join(dir, 'rsa.pem');
+      writeFileSync(rsa, generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+      const e = (() => {
+        try {
+          signerFromOption(rsa, {});
+        } catch (x) {
+          return x;
+        }
+        return null;
+      })();
+      expect(isSigningKeyError(e)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
