@@ -21,3 +21,4 @@ export * from './model-messages.js';
 export * from './queue-edit.js';
 export * from './event-metadata.js';
 export * from './event-chain.js';
+export * from './message-fate.js';

@@ -2,6 +2,7 @@ import { auditCommand } from './audit-command.js';
 import { demoCommand } from './demo-command.js';
 import { projectCommand } from './project-command.js';
 import { verifyCommand } from './verify-command.js';
+import { whyCommand } from './why-command.js';
 import type { CliIo } from './io.js';
 
 const USAGE = `usage: steerlog <command> [options]
@@ -18,6 +19,9 @@ commands:
   verify <log.jsonl> | --store <spec> <session-id>… | --all [--pubkey <pem>] [--anchor <seq>:<hash>] [--head] [--json]
                                recompute the hash chain and report the first broken link; check signed heads;
                                --head prints the chain head to keep elsewhere
+  why <log.jsonl> <id> | why --store <spec> <session-id> <id> [--json]
+                               the whole life of one input (admitted, edited, claimed, entered / dropped / rejected /
+                               canceled / pending) or tool call
   help                         this text
 `;
 
@@ -33,6 +37,8 @@ export const main = async (argv: readonly string[], io: CliIo): Promise<number> 
       return projectCommand(args, io);
     case 'verify':
       return verifyCommand(args, io);
+    case 'why':
+      return whyCommand(args, io);
     case 'help':
     case '--help':
     case '-h':
