@@ -57,8 +57,8 @@ export interface MessageFactState {
   readonly turnClaimed: readonly string[];
   /** Did the open turn run a step? */
   readonly stepped: boolean;
-  /** The last pure cancellation: a strict steer re-admits its ids in the next event. */
-  readonly lastCancel: { readonly seq: number; readonly ids: readonly string[] } | null;
+  /** The last pure cancellation: a strict steer re-admits its ids into the other list in the next event. */
+  readonly lastCancel: { readonly seq: number; readonly target: InboxTarget; readonly ids: readonly string[] } | null;
 }
 
 export const initialMessageFactState = (): MessageFactState => ({
@@ -105,14 +105,15 @@ export const stepMessageFacts = (state: MessageFactState, event: LogEvent): E.Ei
       const insertedIds = new Set(d.inserted.map((m) => m.id));
       for (const m of removed) if (!insertedIds.has(m.id)) facts.push({ kind: 'canceled', ...at, id: m.id, target: d.target, ...meta });
       const removedIds = new Set(removed.map((m) => m.id));
-      const moved = state.lastCancel !== null && state.lastCancel.seq === event.seq - 1 ? new Set(state.lastCancel.ids) : new Set<string>();
+      const c = state.lastCancel;
+      const moved = c !== null && c.seq === event.seq - 1 && c.target !== d.target ? new Set(c.ids) : new Set<string>();
       for (const m of d.inserted) {
         if (removedIds.has(m.id)) facts.push({ kind: 'edited', ...at, id: m.id, target: d.target, ...meta });
         else if (moved.has(m.id)) facts.push({ kind: 'moved', ...at, id: m.id, to: d.target, ...meta });
         else facts.push({ kind: 'admitted', ...at, id: m.id, target: d.target, source: m.source, ...meta });
       }
       const pureCancel = d.outcome === 'canceled' && d.inserted.length === 0;
-      return E.right({ state: { ...base, lastCancel: pureCancel ? { seq: event.seq, ids: removed.map((m) => m.id) } : null }, facts });
+      return E.right({ state: { ...base, lastCancel: pureCancel ? { seq: event.seq, target: d.target, ids: removed.map((m) => m.id) } : null }, facts });
     }
     case 'step/start':
       return E.right({ state: { ...base, inStep: state.awaiting, awaiting: [], enteredInStep: [], stepped: true, lastCancel: null }, facts: [] });

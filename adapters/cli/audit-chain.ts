@@ -1,19 +1,6 @@
 import type { AuditReport } from '../../domain/audit.js';
-import type { EventStore } from '../../runtime/ports/event-store.js';
-import { verifySession, type SessionVerification } from '../chain/verify-session.js';
-import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
+import type { AuditChain, AuditOutput } from './audit-extras.js';
 import { formatVerification } from './verify-command.js';
-
-/** The chain part of an audit: what `verify` says about the same log. */
-export type AuditChain = Pick<SessionVerification, 'status' | 'chained' | 'unchained' | 'break' | 'head'>;
-
-const summary = (v: SessionVerification): AuditChain => ({ status: v.status, chained: v.chained, unchained: v.unchained, break: v.break, head: v.head });
-
-/** Verifies the chain of a JSONL log file (a second streaming pass). */
-export const auditFileChain = async (file: string): Promise<AuditChain> => summary(await verifySession(null, fileEnvelopes(file)));
-
-/** Verifies the chain of a session stream in a store (a second streaming pass). */
-export const auditStreamChain = async (store: EventStore, stream: string): Promise<AuditChain> => summary(await verifySession(stream, storeEnvelopes(store, stream)));
 
 /** Does the chain make the audit fail? A broken or unreadable chain does; an unchained (older) log does not. */
 export const chainFails = (chain: AuditChain): boolean => chain.status === 'broken' || chain.status === 'unreadable';
@@ -23,3 +10,10 @@ export const formatAuditChain = (report: AuditReport, chain: AuditChain): string
   `\nchain:\n  ${formatVerification({ stream: report.stream, events: chain.chained + chain.unchained, ...chain, signatures: null, anchor: null, ok: false })
     .replace(/^session \S+: /, '')
     .trimEnd()}\n`;
+
+/** The human lines for inputs that never entered the model (canceled, rejected, dropped, pending). */
+export const formatOtherFates = (out: AuditOutput): string => {
+  const others = out.messages.filter((m) => m.fate.fate !== 'entered');
+  if (others.length === 0) return '';
+  return `\ninputs that did not enter the model:\n${others.map((m) => `  seq ${m.fate.admitted?.seq ?? '?'}  ${m.fate.fate.padEnd(8)}  ${m.id}${m.fate.decided ? ` (at seq ${m.fate.decided.seq})` : ''}`).join('\n')}\n`;
+};
