@@ -3,6 +3,7 @@ import { demoCommand } from './demo-command.js';
 import { projectCommand } from './project-command.js';
 import { verifyCommand } from './verify-command.js';
 import { whyCommand } from './why-command.js';
+import { sessionsCommand } from './sessions-command.js';
 import type { CliIo } from './io.js';
 
 const USAGE = `usage: steerlog <command> [options]
@@ -22,6 +23,8 @@ commands:
   why <log.jsonl> <id> | why --store <spec> <session-id> <id> [--json]
                                the whole life of one input (admitted, edited, claimed, entered / dropped / rejected /
                                canceled / pending) or tool call
+  sessions [--store <spec>] [--json]
+                               every session: created, events, turns, status at the end of its log, chain status
   help                         this text
 `;
 
@@ -39,6 +42,8 @@ export const main = async (argv: readonly string[], io: CliIo): Promise<number> 
       return verifyCommand(args, io);
     case 'why':
       return whyCommand(args, io);
+    case 'sessions':
+      return sessionsCommand(args, io);
     case 'help':
     case '--help':
     case '-h':
