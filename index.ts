@@ -22,4 +22,16 @@ export { ScriptedModel, echoModel, type ScriptStep, type ScriptedResponse } from
 export { openRuntime, type OpenRuntimeOptions, type OpenedRuntime } from './adapters/open-runtime.js';
 export { openStore, DEFAULT_STORE_SPEC, InvalidStoreSpecError, isInvalidStoreSpecError, type StoreSpec } from './adapters/store/open-store.js';
 export { openJsonlEventStore, JsonlEventStore, type JsonlEventStoreOptions, type JsonlDurability } from './adapters/store/jsonl/index.js';
+export {
+  ed25519Signer,
+  ed25519Verifier,
+  loadSigner,
+  loadVerifier,
+  keyIdOf,
+  SigningKeyError,
+  isSigningKeyError,
+  SIGNING_KEY_ENV,
+  type HeadVerifier,
+} from './adapters/chain/ed25519.js';
+export { verifySession, createSessionVerifier, type SessionVerification, type VerifyOptions, type SessionVerifier } from './adapters/chain/verify-session.js';
 export { MemoryCheckpointStore, FileCheckpointStore, type FileCheckpointStoreOptions } from './adapters/checkpoints/index.js';
