@@ -15,10 +15,12 @@ export * from './runtime/errors.js';
 export * from './runtime/logger.js';
 export { enter, reject, type AgentHooks, type HookName, type PreStepListener, type TurnStoppingListener } from './runtime/hooks.js';
 export type { Tool, ToolContext, ToolOutcome } from './runtime/tools.js';
+export type { LateToolResults } from './runtime/tool-runner.js';
+export { ToolResultCode, type ToolErrorFacts } from './runtime/tool-outcomes.js';
 export { Agent, type AgentInbox, type AgentOptions, type InputOptions } from './runtime/agent.js';
 export { SessionLog, type SessionLogOptions, type AppendOptions } from './runtime/session-log.js';
 export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions } from './runtime/runtime.js';
-export { ScriptedModel, echoModel, type ScriptStep, type ScriptedResponse } from './adapters/model/scripted/scripted-model.js';
+export { ScriptedModel, echoModel, type ScriptStep, type ScriptedResponse, type ScriptedChunk } from './adapters/model/scripted/scripted-model.js';
 export { openRuntime, type OpenRuntimeOptions, type OpenedRuntime } from './adapters/open-runtime.js';
 export { openStore, DEFAULT_STORE_SPEC, InvalidStoreSpecError, isInvalidStoreSpecError, type StoreSpec } from './adapters/store/open-store.js';
 export { openJsonlEventStore, JsonlEventStore, type JsonlEventStoreOptions, type JsonlDurability } from './adapters/store/jsonl/index.js';
@@ -35,3 +37,4 @@ export {
 } from './adapters/chain/ed25519.js';
 export { verifySession, createSessionVerifier, type SessionVerification, type VerifyOptions, type SessionVerifier } from './adapters/chain/verify-session.js';
 export { MemoryCheckpointStore, FileCheckpointStore, type FileCheckpointStoreOptions } from './adapters/checkpoints/index.js';
+export * from './runtime/children/index.js';

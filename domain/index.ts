@@ -22,3 +22,5 @@ export * from './queue-edit.js';
 export * from './event-metadata.js';
 export * from './event-chain.js';
 export * from './message-fate.js';
+export * from './stream-assembly.js';
+export * from './children/index.js';

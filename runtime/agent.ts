@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { MessageId } from '../domain/brand.js';
 import type { EventMetadata } from '../domain/event-metadata.js';
-import type { AbortCause, AssistantBlock, InboxTarget, LogEvent, TurnEndReason, TurnError } from '../domain/events.js';
+import type { AbortCause, EventDataByType, InboxTarget, LogEvent, TurnEndReason, TurnError } from '../domain/events.js';
 import { admitMessage, decideInbox, type InboxCommand } from '../domain/inbox/inbox-decide.js';
 import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
 import { notificationsOfSplice } from '../domain/inbox/inbox-notifications.js';
@@ -19,19 +19,19 @@ import {
   publicStatus,
   shouldAskTurnStopping,
   shouldCloseAfterStep,
-  stepResultOf,
   type DriverAfterTurn,
   type PreStepDecision,
   type StepResult,
 } from '../domain/turn-machine.js';
-import { errorChain, isModelError, ModelError, RuntimeError } from './errors.js';
+import { errorChain, isModelError, RuntimeError } from './errors.js';
 import { decideQueueEdit, type QueueEditError } from '../domain/queue-edit.js';
 import { HookRegistry, type AgentHooks, type HookName } from './hooks.js';
 import type { Logger } from './logger.js';
-import type { ModelPort, ModelResponse } from './ports/model.js';
+import { runModelStep, TurnAborted, type ModelStepPort } from './model-step.js';
+import type { ModelPort } from './ports/model.js';
 import type { CommitCheck, EventObserver, SessionLog } from './session-log.js';
 import type { Tool } from './tools.js';
-import { runToolCalls, type ToolCallBlock } from './tool-runner.js';
+import type { LateToolResults } from './tool-runner.js';
 
 type Phase =
   | { kind: 'idle'; lastTurn: number }
@@ -46,6 +46,9 @@ type Phase =
       retiring: boolean;
     };
 
+/** The child lifecycle events an agent may be asked to record. */
+export type ChildEventType = 'subagent/descriptor' | 'subagent/start' | 'subagent/end';
+
 export interface AgentOptions {
   readonly log: SessionLog;
   readonly model: ModelPort;
@@ -55,6 +58,11 @@ export interface AgentOptions {
   readonly systemPrompt?: string | ((ctx: { readonly agent: Agent; readonly turn: number; readonly step: number; readonly signal: AbortSignal }) => string | Promise<string>);
   /** Parallel-safe tool calls run at most this many at once. @defaultValue 4 */
   readonly toolConcurrency?: number;
+  /**
+   * The outcome of a tool body that settles after the turn was aborted: `'withhold'` replaces it with an `ABORTED`
+   * error result (the log keeps it under `meta.withheld`), `'keep'` commits it as returned. @defaultValue 'withhold'
+   */
+  readonly lateToolResults?: LateToolResults;
   /** The inbox state and last turn number restored from the log (resume). @defaultValue empty, 0 */
   readonly restored?: { readonly inbox: InboxState; readonly lastTurn: number };
   /** Called once the agent is disposed (the runtime forgets it). */
@@ -103,14 +111,6 @@ export interface QueueEdits {
   steer(id: string, options?: InputOptions): E.Either<QueueEditError, { readonly accepted: true }>;
 }
 
-/** Thrown inside the turn when its signal is aborted. */
-class TurnAborted extends Error {
-  constructor() {
-    super('turn aborted');
-  }
-}
-
-
 /**
  * An agent bound to one session stream. All input goes through the durable Inbox; the driver claims it at step
  * boundaries and runs turns and steps; every decision comes from the pure functions of domain/turn-machine.ts.
@@ -132,6 +132,8 @@ export class Agent {
   #turnStartId: string | undefined;
   /** Id of the latest claim splice: the cause of the user/messages it entered. */
   #claimId: string | undefined;
+  /** What each model step needs from this agent. */
+  readonly #stepPort: ModelStepPort<Agent>;
 
   constructor(sessionId: string, opts: AgentOptions) {
     this.sessionId = sessionId;
@@ -144,6 +146,17 @@ export class Agent {
     this.#phase = { kind: 'idle', lastTurn: opts.restored?.lastTurn ?? 0 };
     for (const e of this.#log.events) this.#track(e);
     this.#log.onEvent((e) => this.#track(e));
+    this.#stepPort = {
+      log: this.#log,
+      model: this.#model,
+      tools: this.#tools,
+      agent: this,
+      messages: () => this.#modelMessages,
+      inbox: () => this.#inbox,
+      stageContext: (message, causationId) => void this.#mutate({ kind: 'append', target: 'next-step', message }, this.#causedBy(causationId)),
+      toolConcurrency: opts.toolConcurrency ?? 4,
+      lateToolResults: opts.lateToolResults ?? 'withhold',
+    };
     this.#log.onFence((e) => {
       const p = this.#phase;
       this.#hooks.emit('error', { turn: this.#lastTurn(), step: p.kind === 'running' ? p.step : 0, error: { message: e.message, code: e.code } });
@@ -181,6 +194,14 @@ export class Agent {
       await a.catch(() => {});
       if (this.#activity === a) return;
     }
+  }
+
+  /**
+   * Appends a child lifecycle event: `subagent/descriptor` to a child's own log, `subagent/start` / `subagent/end`
+   * to a parent's log. Not an inbox change; the runtime's children manager is its only caller.
+   */
+  recordChildEvent<T extends ChildEventType>(type: T, data: EventDataByType[T]): void {
+    this.#log.append(type, data);
   }
 
   get inbox(): AgentInbox {
@@ -492,7 +513,7 @@ export class Agent {
         let result: StepResult;
         try {
           for (const m of entered) this.#log.append('user/message', m, { metadata: this.#causedBy(this.#claimId) });
-          result = await this.#runStep(n, k, system, signal);
+          result = await runModelStep(this.#stepPort, { turn: n, step: k, system, signal });
         } finally {
           this.#log.append('step/end', { turn: n, step: k });
         }
@@ -553,90 +574,6 @@ export class Agent {
       return checkDecision(await listeners[i]!(ctx, () => run(i + 1)));
     };
     return run(0);
-  }
-
-  /** One model step (protocol-core §3.7): request, assistant message, tools in model order. */
-  async #runStep(turn: number, step: number, system: string | undefined, signal: AbortSignal): Promise<StepResult> {
-    const p = this.#running();
-    let prefix = '';
-    let response: ModelResponse;
-    // fail closed: step/start, the user/messages and everything before them are durable before the model is asked
-    await this.#log.checkpoint();
-    if (signal.aborted) throw new TurnAborted();
-    try {
-      response = await this.#model.complete({
-        ...(system !== undefined ? { system } : {}),
-        messages: [...this.#modelMessages],
-        turn,
-        step,
-        tools: [...this.#tools.values()].map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}) })),
-        signal,
-        onChunk: (chunk) => {
-          if (signal.aborted) return;
-          this.#log.append('assistant/chunk', { turn, step, chunk: { type: chunk.type, text: chunk.text } });
-          if (chunk.type === 'text') prefix += chunk.text;
-        },
-      });
-    } catch (e) {
-      if (signal.aborted && prefix.length > 0) this.#appendInterrupted(turn, step, prefix);
-      throw e;
-    }
-    if (signal.aborted) {
-      if (prefix.length > 0) this.#appendInterrupted(turn, step, prefix);
-      throw new TurnAborted();
-    }
-    if (response.finishReason === 'error') {
-      throw new ModelError(response.error ?? { message: 'the model finished with an error', code: 'MODEL_ERROR' });
-    }
-    const content: AssistantBlock[] = response.finishReason === 'max-tokens' ? response.content.filter((b) => b.type !== 'tool-call') : [...response.content];
-    const answer = this.#log.append('assistant/message', {
-      turn,
-      step,
-      message: { role: 'assistant', content, ...(this.#model.provider ? { source: { kind: 'model' as const, provider: this.#model.provider, model: this.#model.model ?? 'unknown' } } : {}) },
-      ...(response.usage ? { usage: response.usage } : {}),
-    });
-    /** tool/call event ids by call id: each tool/result is caused by its call (or by the answer when never started). */
-    const callEvents = new Map<string, string>();
-    if (response.finishReason === 'max-tokens') return stepResultOf('max-tokens', 0, false);
-    const calls = content.filter((b): b is ToolCallBlock => b.type === 'tool-call');
-    if (calls.length === 0) return stepResultOf(response.finishReason, 0, false);
-    const concluded = await runToolCalls(
-      {
-        tools: this.#tools,
-        agent: this,
-        concurrency: this.#opts.toolConcurrency ?? 4,
-        logCall: (call) => {
-          const logged = this.#log.append(
-            'tool/call',
-            { turn, step, callId: call.callId, name: call.name, arguments: call.arguments },
-            { metadata: { causationId: answer.id } },
-          );
-          callEvents.set(call.callId, logged.id);
-        },
-        commitResult: (call, outcome) => {
-          const content = typeof outcome.content === 'string' ? [{ type: 'text' as const, text: outcome.content }] : [...outcome.content];
-          const result = this.#log.append(
-            'tool/result',
-            {
-              turn,
-              step,
-              message: { role: 'tool', callId: call.callId, content, ...(outcome.isError ? { isError: true } : {}) },
-              ...(outcome.error ? { error: outcome.error } : {}),
-            },
-            { metadata: { causationId: callEvents.get(call.callId) ?? answer.id } },
-          );
-          for (const ctx of outcome.additionalContexts ?? []) this.#mutate({ kind: 'append', target: 'next-step', message: ctx }, { causationId: result.id });
-        },
-        checkpoint: () => this.#log.checkpoint(),
-      },
-      calls,
-      { turn, step, signal: p.abort.signal },
-    );
-    return stepResultOf(response.finishReason, calls.length, concluded);
-  }
-
-  #appendInterrupted(turn: number, step: number, prefix: string): void {
-    this.#log.append('assistant/message', { turn, step, message: { role: 'assistant', content: [{ type: 'text', text: prefix }] }, interrupted: true });
   }
 }
 

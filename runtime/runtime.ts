@@ -1,6 +1,6 @@
 import type { ChainHashFn } from '../domain/event-chain.js';
 import type { EventMetadata } from '../domain/event-metadata.js';
-import type { LogEvent, SessionKind } from '../domain/events.js';
+import type { LogEvent, SessionCreatedData, SessionKind } from '../domain/events.js';
 import type { InboxState } from '../domain/inbox/inbox-state.js';
 import { initialInboxState } from '../domain/inbox/inbox-state.js';
 import { foldSession } from '../domain/session-fold.js';
@@ -13,6 +13,7 @@ import type { EventStore } from './ports/event-store.js';
 import type { HeadSigner } from './ports/head-signer.js';
 import type { ModelPort } from './ports/model.js';
 import { SessionLog } from './session-log.js';
+import type { LateToolResults } from './tool-runner.js';
 import type { Tool } from './tools.js';
 
 export interface RuntimeOptions {
@@ -34,6 +35,12 @@ export interface RuntimeOptions {
   readonly hashOf?: ChainHashFn;
   /** Signs a `chain/head` event at every full checkpoint of every session. @defaultValue none */
   readonly signer?: HeadSigner;
+  /**
+   * The outcome of a tool body that settles after its turn was aborted: `'withhold'` gives the model an `ABORTED`
+   * error result instead (the log keeps the outcome under `meta.withheld`); `'keep'` commits it as returned.
+   * @defaultValue 'withhold'
+   */
+  readonly lateToolResults?: LateToolResults;
 }
 
 export interface CreateSessionOptions {
@@ -42,13 +49,25 @@ export interface CreateSessionOptions {
   /** @defaultValue 'ordinary' */
   readonly kind?: SessionKind;
   readonly parentSession?: string;
+  /** Who made the session (`subagent` for a child a parent started). */
+  readonly origin?: SessionCreatedData['origin'];
+  /** A child's distance from its root session. */
+  readonly delegationDepth?: number;
   readonly systemPrompt?: AgentOptions['systemPrompt'];
   /** Provenance of `session/created` (who opened the session, correlation). @defaultValue none */
   readonly metadata?: EventMetadata;
+  /** This session's model, instead of the runtime's (a child's model route). @defaultValue the runtime's model */
+  readonly model?: ModelPort;
+  /** Only these of the runtime's tools are offered to this session (a child's tool filter). @defaultValue all of them */
+  readonly toolNames?: readonly string[];
 }
 
 export interface ResumeOptions {
   readonly systemPrompt?: AgentOptions['systemPrompt'];
+  /** As in `CreateSessionOptions`. @defaultValue the runtime's model */
+  readonly model?: ModelPort;
+  /** As in `CreateSessionOptions`. @defaultValue all of the runtime's tools */
+  readonly toolNames?: readonly string[];
 }
 
 export interface ForkOptions extends CreateSessionOptions {
@@ -70,6 +89,8 @@ export interface Runtime {
    * inherits pending input and continues the parent's turn numbers.
    */
   fork(parentSessionId: string, options?: ForkOptions): Promise<Agent>;
+  /** The live agent of a session in this runtime, or undefined: the registry the children's authorisation checks. */
+  liveAgent(sessionId: string): Agent | undefined;
 }
 
 /** The effectful shell: binds the pure core to a store, a model, tools, a clock and an id source. */
@@ -93,15 +114,18 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       ...(options.signer ? { signer: options.signer } : {}),
     });
 
-  const bind = (sessionId: string, log: SessionLog, restored: { inbox: InboxState; lastTurn: number }, systemPrompt?: AgentOptions['systemPrompt']): Agent => {
+  const bind = (sessionId: string, log: SessionLog, restored: { inbox: InboxState; lastTurn: number }, setup: ResumeOptions = {}): Agent => {
     if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} already has a live agent in this runtime`);
+    const { systemPrompt, toolNames } = setup;
+    const tools = toolNames && options.tools ? options.tools.filter((t) => toolNames.includes(t.name)) : options.tools;
     const agent = new Agent(sessionId, {
       log,
-      model: options.model,
+      model: setup.model ?? options.model,
       logger,
       restored,
-      ...(options.tools ? { tools: options.tools } : {}),
+      ...(tools ? { tools } : {}),
       ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
+      ...(options.lateToolResults !== undefined ? { lateToolResults: options.lateToolResults } : {}),
       ...(systemPrompt !== undefined ? { systemPrompt } : {}),
       onDisposed: () => live.delete(sessionId),
     });
@@ -115,17 +139,21 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
     kind: opts.kind ?? ('ordinary' as const),
     ...(opts.parentSession ? { parentSession: opts.parentSession } : {}),
     ...(seedLength !== undefined ? { seedLength } : {}),
+    ...(opts.origin !== undefined ? { origin: opts.origin } : {}),
+    ...(opts.delegationDepth !== undefined ? { delegationDepth: opts.delegationDepth } : {}),
   });
 
   return {
     store: options.store,
+
+    liveAgent: (sessionId) => live.get(sessionId),
 
     createSession(opts = {}) {
       const sessionId = opts.sessionId ?? ids.next();
       if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} already has a live agent in this runtime`);
       const log = newLog(sessionId);
       log.append('session/created', created(sessionId, opts), opts.metadata ? { metadata: opts.metadata } : {});
-      return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: 0 }, opts.systemPrompt);
+      return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: 0 }, opts);
     },
 
     async resume(sessionId, opts = {}) {
@@ -134,7 +162,7 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       const log = newLog(sessionId, events);
       const time = events.at(-1)!.time;
       for (const closer of repairClosers(events, state)) log.append(closer.type, closer.data as never, { time });
-      return bind(sessionId, log, { inbox: state.inbox, lastTurn: state.turns.lastTurn }, opts.systemPrompt);
+      return bind(sessionId, log, { inbox: state.inbox, lastTurn: state.turns.lastTurn }, opts);
     },
 
     async fork(parentSessionId, opts = {}) {
@@ -159,7 +187,7 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
         log.appendAny(e.type, e.data, { time: e.time, ...(e.ignorable ? { ignorable: true as const } : {}), ...(e.metadata ? { metadata: e.metadata } : {}) });
       }
       log.append('session/end-seed', {});
-      return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: folded.state.turns.lastTurn }, opts.systemPrompt);
+      return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: folded.state.turns.lastTurn }, opts);
     },
   };
 };

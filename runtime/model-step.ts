@@ -1,0 +1,145 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { AssistantBlock } from '../domain/events.js';
+import { decideInbox } from '../domain/inbox/inbox-decide.js';
+import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
+import type { InboxState } from '../domain/inbox/inbox-state.js';
+import type { UserMessage } from '../domain/message.js';
+import type { ModelMessage } from '../domain/model-messages.js';
+import { assembleDeltas, type StreamDelta } from '../domain/stream-assembly.js';
+import { stepResultOf, type StepResult } from '../domain/turn-machine.js';
+import { ModelError } from './errors.js';
+import type { ModelPort, ModelResponse } from './ports/model.js';
+import type { SessionLog } from './session-log.js';
+import { runToolCalls, type LateToolResults, type ToolCallBlock } from './tool-runner.js';
+import type { Tool } from './tools.js';
+
+/** Thrown inside the turn when its signal is aborted. */
+export class TurnAborted extends Error {
+  constructor() {
+    super('turn aborted');
+    this.name = 'TurnAborted';
+  }
+}
+
+/** What one model step needs from its agent. */
+export interface ModelStepPort<A> {
+  readonly log: SessionLog;
+  readonly model: ModelPort;
+  readonly tools: ReadonlyMap<string, Tool<A>>;
+  readonly agent: A;
+  /** Every surface message of the log so far, in order. */
+  readonly messages: () => readonly ModelMessage[];
+  /** The live inbox (to decide whether a result's contexts can be staged). */
+  readonly inbox: () => InboxState;
+  /** Stages one context to next-step (one durable splice); `causationId`: the tool/result that staged it. */
+  readonly stageContext: (message: UserMessage, causationId?: string) => void;
+  readonly toolConcurrency: number;
+  readonly lateToolResults: LateToolResults;
+}
+
+/** Why these contexts cannot be appended to next-step in this order (a duplicate id, …), or null: decides only. */
+const contextProblem = (inbox: InboxState, contexts: readonly UserMessage[]): string | null => {
+  let state = inbox;
+  for (const message of contexts) {
+    const d = decideInbox({ kind: 'append', target: 'next-step', message }, state);
+    if (E.isLeft(d)) return d.left.message;
+    for (const splice of d.right.events) state = evolveInbox(state, splice);
+  }
+  return null;
+};
+
+/**
+ * One model step: the request (after a checkpoint: step/start and its user messages are durable first), the
+ * streamed chunks, the assistant message, then the tool calls in model order. On an abort mid-stream every block
+ * assembled so far (text and reasoning, in stream order) is kept as an interrupted assistant message, then the
+ * step throws. Returns how the step ended.
+ */
+export const runModelStep = async <A>(
+  port: ModelStepPort<A>,
+  at: { readonly turn: number; readonly step: number; readonly system: string | undefined; readonly signal: AbortSignal },
+): Promise<StepResult> => {
+  const { turn, step, system, signal } = at;
+  const { log, model } = port;
+  const deltas: StreamDelta[] = [];
+  const keepAssembled = (): void => {
+    const content = assembleDeltas(deltas);
+    if (content.length > 0) log.append('assistant/message', { turn, step, message: { role: 'assistant', content }, interrupted: true });
+  };
+  await log.checkpoint();
+  if (signal.aborted) throw new TurnAborted();
+  let response: ModelResponse;
+  try {
+    response = await model.complete({
+      ...(system !== undefined ? { system } : {}),
+      messages: [...port.messages()],
+      turn,
+      step,
+      tools: [...port.tools.values()].map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}) })),
+      signal,
+      onChunk: (chunk) => {
+        if (signal.aborted) return;
+        const delta: StreamDelta = { type: chunk.type, text: chunk.text };
+        log.append('assistant/chunk', { turn, step, chunk: delta });
+        deltas.push(delta);
+      },
+    });
+  } catch (e) {
+    if (signal.aborted) keepAssembled();
+    throw e;
+  }
+  if (signal.aborted) {
+    keepAssembled();
+    throw new TurnAborted();
+  }
+  if (response.finishReason === 'error') {
+    throw new ModelError(response.error ?? { message: 'the model finished with an error', code: 'MODEL_ERROR' });
+  }
+  const content: AssistantBlock[] = response.finishReason === 'max-tokens' ? response.content.filter((b) => b.type !== 'tool-call') : [...response.content];
+  const answer = log.append('assistant/message', {
+    turn,
+    step,
+    message: { role: 'assistant', content, ...(model.provider ? { source: { kind: 'model' as const, provider: model.provider, model: model.model ?? 'unknown' } } : {}) },
+    ...(response.usage ? { usage: response.usage } : {}),
+  });
+  if (response.finishReason === 'max-tokens') return stepResultOf('max-tokens', 0, false);
+  const calls = content.filter((b): b is ToolCallBlock => b.type === 'tool-call');
+  if (calls.length === 0) return stepResultOf(response.finishReason, 0, false);
+  // provenance: a tool/call is caused by the answer that requested it, a tool/result by its tool/call (by the answer
+  // when the call never started), staged context by its tool/result
+  const callEvents = new Map<string, string>();
+  let lastResult: string | undefined;
+  const concluded = await runToolCalls(
+    {
+      tools: port.tools,
+      agent: port.agent,
+      concurrency: port.toolConcurrency,
+      lateResults: port.lateToolResults,
+      logCall: (call) => {
+        const logged = log.append('tool/call', { turn, step, callId: call.callId, name: call.name, arguments: call.arguments }, { metadata: { causationId: answer.id } });
+        callEvents.set(call.callId, logged.id);
+      },
+      appendResult: (call, run) => {
+        lastResult = log.append(
+          'tool/result',
+          {
+            turn,
+            step,
+            message: { role: 'tool', callId: call.callId, content: [...run.content], ...(run.isError ? { isError: true } : {}) },
+            ...(run.error ? { error: run.error } : {}),
+            ...(run.meta ? { meta: run.meta } : {}),
+          },
+          { metadata: { causationId: callEvents.get(call.callId) ?? answer.id } },
+        ).id;
+      },
+      checkContexts: (contexts) => contextProblem(port.inbox(), contexts),
+      // called right after the appendResult of the same call
+      stageContexts: (contexts) => {
+        for (const c of contexts) port.stageContext(c, lastResult);
+      },
+      checkpoint: () => log.checkpoint(),
+    },
+    calls,
+    { turn, step, signal },
+  );
+  return stepResultOf(response.finishReason, calls.length, concluded);
+};
