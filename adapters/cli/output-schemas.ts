@@ -116,6 +116,9 @@ export const AuditOutputSchema = z
     turns: z.array(z.object({ turn: seq, startSeq: seq, endSeq: seq.nullable(), reason: z.string().nullable(), steps: seq, claimed: z.array(z.string()) }).strict()),
     consumedWork: z.object({ endSeq: seq.nullable(), endTurn: seq.nullable(), droppedUnrun: z.boolean() }).strict(),
     queue: z.array(z.object({ id: z.string(), placement: z.enum(['queued', 'steering', 'context']) }).strict()),
+    // present only for sessions with continuable children; their inner shape is not pinned by this schema yet
+    children: z.array(z.object({ childSessionId: z.string() }).passthrough()).optional(),
+    lineage: z.object({ parentSession: z.string(), origin: z.string().nullable(), delegationDepth: z.number().int().nullable() }).strict().optional(),
     at: z.union([z.object({ seq }).strict(), z.object({ time }).strict()]).nullable(),
     times: z.object({ first: time.nullable(), last: time.nullable() }).strict(),
     messages: z.array(z.object({ seq, id: z.string(), class: z.enum(['prompt', 'steering', 'context']).nullable(), fate }).strict()),
@@ -188,7 +191,8 @@ export const SessionsOutputSchema = z
 // Compile-time ties: what each schema accepts is a value of the output's TypeScript type.
 export const asOutputTypes = {
   verify: (x: z.infer<typeof VerifyOutputSchema>): VerifyOutput => x,
-  audit: (x: z.infer<typeof AuditOutputSchema>): AuditOutput => x,
+  // children: the schema pins only childSessionId (see above)
+  audit: ({ children: _c, ...x }: z.infer<typeof AuditOutputSchema>): Omit<AuditOutput, 'children'> => x,
   why: (x: z.infer<typeof WhyOutputSchema>): WhyOutput => x,
   sessions: (x: z.infer<typeof SessionsOutputSchema>): SessionsOutput => x,
 };
