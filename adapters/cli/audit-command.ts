@@ -12,6 +12,7 @@ import { formatAuditReport } from './format-audit.js';
 import { chainFails, formatAuditChain, formatOtherFates } from './audit-chain.js';
 import { auditExtras, auditOutput, parseAuditLimit, pastLimit, type AuditExtras, type AuditLimit } from './audit-extras.js';
 import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
+import { createProgress } from './progress.js';
 import { parseArgs } from './parse-args.js';
 
 export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--at <seq|ISO time>] [--json]
@@ -35,6 +36,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
   const target = args.positional[0]!;
   let report: AuditReport;
   let extras: AuditExtras;
+  const progress = createProgress(io, 'auditing', args.flags.json === true);
   if (args.values.store !== undefined) {
     let store: EventStore;
     try {
@@ -45,7 +47,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
     }
     try {
       report = await auditStream(store, target, limit);
-      extras = await auditExtras(target, storeEnvelopes(store, target), limit);
+      extras = await auditExtras(target, storeEnvelopes(store, target), limit, progress.tick);
     } finally {
       await store.close();
     }
@@ -61,8 +63,9 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
       return 2;
     }
     report = await auditFile(target, limit);
-    extras = await auditExtras(null, fileEnvelopes(target), limit);
+    extras = await auditExtras(null, fileEnvelopes(target), limit, progress.tick);
   }
+  progress.done();
   const out = auditOutput(report, extras, limit ?? null);
   io.stdout.write(args.flags.json ? `${JSON.stringify(out)}\n` : formatAuditReport(report) + formatOtherFates(out) + formatAuditChain(report, extras.chain));
   return report.ok && !chainFails(extras.chain) ? 0 : 1;

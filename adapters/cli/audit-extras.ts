@@ -33,8 +33,8 @@ export interface AuditExtras {
 }
 
 /** One streaming pass over raw envelopes: chain check, message facts (up to the first invalid event), times. */
-export const auditExtras = async (stream: string | null, raws: AsyncIterable<unknown>, limit?: AuditLimit): Promise<AuditExtras> => {
-  const verifier = createSessionVerifier(stream);
+export const auditExtras = async (stream: string | null, raws: AsyncIterable<unknown>, limit?: AuditLimit, onEvent?: () => void): Promise<AuditExtras> => {
+  const verifier = createSessionVerifier(stream, onEvent ? { onEvent } : {});
   let state: MessageFactState = initialMessageFactState();
   let folding = true;
   const facts = new Map<string, MessageFact[]>();

@@ -8,6 +8,7 @@ import { openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { fileEnvelopes, listStreams, storeEnvelopes } from './log-sources.js';
 import { parseArgs } from './parse-args.js';
+import { createProgress } from './progress.js';
 
 export const VERIFY_USAGE = `usage: steerlog verify <log.jsonl> [--pubkey <pem>[,<pem>…]] [--anchor <seq>:<hash>] [--head] [--json]
        steerlog verify --store <spec> <session-id>… | --all [--pubkey …] [--anchor …] [--head] [--json]`;
@@ -114,7 +115,8 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
     if (!parsed) return usage('--anchor takes <seq>:<64 hex digits>, as `steerlog verify --head` prints it');
     anchor = parsed;
   }
-  const options: VerifyOptions = { verifiers, ...(anchor ? { anchor } : {}) };
+  const progress = createProgress(io, 'verifying', args.flags.json === true || args.flags.head === true);
+  const options: VerifyOptions = { verifiers, ...(anchor ? { anchor } : {}), onEvent: progress.tick };
 
   const results: SessionVerification[] = [];
   if (fromStore) {
@@ -151,6 +153,7 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
       return 3;
     }
   }
+  progress.done();
   const ok = results.every((r) => r.ok);
   if (args.flags.json) {
     const out: VerifyOutput = { format: 'steerlog-verify', version: 1, ok, sessions: results };
