@@ -3,8 +3,8 @@ import type { MessageId } from '../domain/brand.js';
 import type { EventMetadata } from '../domain/event-metadata.js';
 import type { AbortCause, EventDataByType, InboxTarget, LogEvent, TurnEndReason, TurnError } from '../domain/events.js';
 import { admitMessage, decideInbox, type InboxCommand } from '../domain/inbox/inbox-decide.js';
-import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
-import { notificationsOfSplice } from '../domain/inbox/inbox-notifications.js';
+import { applySpliceRemoving } from '../domain/inbox/inbox-evolve.js';
+import { notificationsOfRemoval } from '../domain/inbox/inbox-notifications.js';
 import { hasPending, initialInboxState, nextStepItems, nextTurnItems, type InboxState } from '../domain/inbox/inbox-state.js';
 import * as L from '../domain/inbox/pending-list.js';
 import type { ContentBlock, UserMessage } from '../domain/message.js';
@@ -382,11 +382,13 @@ export class Agent {
     const claimed = [];
     const meta = claim ? this.#causedBy(this.#turnStartId) : metadata;
     for (const splice of decision.right.events) {
-      const before = this.#inbox;
       const appended = this.#log.append('agent/inbox/spliced', splice, meta ? { metadata: meta } : {});
       if (claim) this.#claimId = appended.id;
-      this.#inbox = evolveInbox(before, splice);
-      const notes = notificationsOfSplice(before, splice, turn);
+      // the removed messages come from the splice itself: reading the previous state again would walk back to it
+      const applied = applySpliceRemoving(this.#inbox, splice);
+      if (E.isLeft(applied)) throw applied.left;
+      this.#inbox = applied.right.state;
+      const notes = notificationsOfRemoval(splice, applied.right.removed, turn);
       if (claim) claimed.push(...notes);
       else this.#notify(notes);
     }
@@ -394,7 +396,7 @@ export class Agent {
     return decision.right.removed;
   }
 
-  #notify(notes: ReturnType<typeof notificationsOfSplice>): void {
+  #notify(notes: ReturnType<typeof notificationsOfRemoval>): void {
     for (const n of notes) {
       if (n.type === 'agent/inbox/inserted') this.#hooks.emit('inbox/inserted', n.message);
       else if (n.type === 'agent/inbox/discarded') this.#hooks.emit('inbox/discarded', n.message);

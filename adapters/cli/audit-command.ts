@@ -1,7 +1,5 @@
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { createInterface } from 'node:readline';
 import { createAuditor, type AuditReport } from '../../domain/audit.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
@@ -14,6 +12,7 @@ import { auditExtras, auditOutput, parseAuditLimit, pastLimit, type AuditExtras,
 import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
 import { createProgress } from './progress.js';
 import { parseArgs } from './parse-args.js';
+import { readLineBatches } from './read-lines.js';
 
 export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--at <seq|ISO time>] [--json]
        steerlog audit --store <spec> <session-id> [--at <seq|ISO time>] [--json]`;
@@ -71,13 +70,14 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
   return report.ok && !chainFails(extras.chain) ? 0 : 1;
 };
 
-/** Streams a JSONL log through the auditor, line by line. */
+/** Streams a JSONL log through the auditor, line by line (memory flat in the log's length); stops past `limit`. */
 export const auditFile = async (file: string, limit?: AuditLimit): Promise<AuditReport> => {
   const auditor = createAuditor(basename(file, extname(file)));
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (limit && line.trim() !== '' && pastLimit(safeJson(line), limit)) break;
-    auditor.push(line);
+  outer: for await (const lines of readLineBatches(file)) {
+    for (const line of lines) {
+      if (limit && line.trim() !== '' && pastLimit(safeJson(line), limit)) break outer;
+      auditor.push(line);
+    }
   }
   return auditor.report();
 };

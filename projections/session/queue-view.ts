@@ -12,7 +12,11 @@ export interface QueueViewItem extends QueueItem {
   readonly claimed?: true;
 }
 
-/** The complete queue snapshot after `seq` (last wins). */
+/**
+ * The complete queue snapshot after `seq` (last wins). `items` is built when first read (then kept), so folding a
+ * log through `queueView()` costs O(1) per event however long the queue is; reading every snapshot costs what the
+ * rows cost.
+ */
 export interface QueueSnapshot {
   readonly seq: number;
   readonly items: readonly QueueViewItem[];
@@ -27,6 +31,18 @@ export interface QueueViewOptions {
    */
   readonly gaplessHandoff?: boolean;
 }
+
+/** The pending rows with the claimed steering rows awaiting their user/message put between next-turn and next-step. */
+const rowsOf = (pending: readonly QueueItem[], handoff: readonly UserMessage[]): readonly QueueViewItem[] => {
+  if (handoff.length === 0) return pending;
+  const firstStep = pending.findIndex((item) => item.placement !== 'queued');
+  const cut = firstStep < 0 ? pending.length : firstStep;
+  return [
+    ...pending.slice(0, cut),
+    ...handoff.map((message): QueueViewItem => ({ id: message.id, placement: 'steering', message, claimed: true })),
+    ...pending.slice(cut),
+  ];
+};
 
 const isClaim = (splice: InboxSplicedData): boolean => splice.removedCount !== undefined && splice.outcome !== 'canceled';
 
@@ -43,18 +59,17 @@ export const queueFrames = (options: QueueViewOptions = {}): OperatorFunction<Se
   fromFrames<QueueSnapshot>(() => {
     const gapless = options.gaplessHandoff ?? true;
     let handoff: readonly UserMessage[] = [];
+    // A snapshot is lazy: its rows are built when first read, from the persistent inbox it captured, so a consumer
+    // that keeps only the latest snapshot (last wins) pays O(1) per splice instead of O(pending).
     const snapshot = (seq: number, frame: SessionFrame): QueueSnapshot => {
-      const pending = domainQueueView(frame.step.state.inbox);
-      if (handoff.length === 0) return { seq, items: pending };
-      const firstStep = pending.findIndex((item) => item.placement !== 'queued');
-      const cut = firstStep < 0 ? pending.length : firstStep;
+      const inbox = frame.step.state.inbox;
+      const claimed = handoff;
+      let items: readonly QueueViewItem[] | null = null;
       return {
         seq,
-        items: [
-          ...pending.slice(0, cut),
-          ...handoff.map((message): QueueViewItem => ({ id: message.id, placement: 'steering', message, claimed: true })),
-          ...pending.slice(cut),
-        ],
+        get items(): readonly QueueViewItem[] {
+          return (items ??= rowsOf(domainQueueView(inbox), claimed));
+        },
       };
     };
     return (frame, emit) => {

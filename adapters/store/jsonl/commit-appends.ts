@@ -8,7 +8,7 @@ import {
 import { isStoreError, StoreIoError } from '../../../runtime/ports/store-errors.js';
 import { concurrencyError, expectedRevisionMatches, idempotencyVerdict } from '../../../runtime/ports/store-validation.js';
 import type { ChangeNotifier } from '../shared/change-notifier.js';
-import type { DirectoryLock } from './dir-lock.js';
+import type { LockLease } from './lock-lease.js';
 import { encodeEventLine, type StoredEvent } from './line-codec.js';
 import type { StoreDirectory } from './store-directory.js';
 import type { StreamCache, StreamState } from './stream-cache.js';
@@ -28,7 +28,7 @@ export interface PendingAppend {
 export interface CommitContext {
   readonly directory: StoreDirectory;
   readonly cache: StreamCache;
-  readonly lock: DirectoryLock;
+  readonly lock: LockLease;
   readonly notifier: ChangeNotifier;
 }
 
@@ -36,7 +36,12 @@ export interface CommitContext {
  * Commits one group of appends under the directory lock: checks each against its stream (idempotency, expected
  * revision), drafts the new lines, writes them all, then settles every append (it never rejects).
  */
-export const commitAppends = async ({ directory, cache, lock, notifier }: CommitContext, items: PendingAppend[]): Promise<void> => {
+export const commitAppends = async (
+  { directory, cache, lock, notifier }: CommitContext,
+  items: PendingAppend[],
+  /** Are more appends queued behind this group? Then the lock may stay held for the next commit. */
+  more: () => boolean = () => false,
+): Promise<void> => {
   const results = new Map<PendingAppend, AppendResult>();
   const errors = new Map<PendingAppend, unknown>();
   const drafts = new Map<string, Draft>();
@@ -112,7 +117,7 @@ export const commitAppends = async ({ directory, cache, lock, notifier }: Commit
     failure = isStoreError(e) ? e : new StoreIoError('append', { cause: e });
     for (const d of drafts.values()) cache.states.delete(d.state.stream); // reload from disk next time
   } finally {
-    lock.release();
+    lock.release(failure === undefined && more());
     await directory.trimWriteHandles();
   }
   for (const item of items) {

@@ -19,6 +19,7 @@ import type { DirectoryLock } from './dir-lock.js';
 import { readAllEvents, readStream, revisionOf } from './event-reads.js';
 import type { FileOps, FsOps } from './fs-ops.js';
 import { CommitQueue } from './group-commit.js';
+import { LockLease } from './lock-lease.js';
 import { recoverDirectory } from './open-recovery.js';
 import { StoreDirectory } from './store-directory.js';
 import type { JsonlEventStoreOptions } from './store-options.js';
@@ -38,13 +39,13 @@ export class JsonlEventStore implements EventStore {
 
   /** @internal use openJsonlEventStore */
   constructor(dir: string, fs: FsOps, lock: DirectoryLock, files: { indexWrite: FileOps; indexRead: FileOps; journal: FileOps }, options: JsonlEventStoreOptions) {
-    this.#directory = new StoreDirectory(dir, fs, files, options.durability ?? 'fsync');
+    this.#directory = new StoreDirectory(dir, fs, files, options.durability ?? 'group');
     this.#cache = new StreamCache(this.#directory);
     this.#lock = lock;
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.#pollIntervalMs = options.pollIntervalMs ?? 100;
-    const context = { directory: this.#directory, cache: this.#cache, lock, notifier: this.#notifier };
-    this.#queue = new CommitQueue((items) => commitAppends(context, items), this.#directory.durability === 'group' ? (options.maxGroupAppends ?? 1024) : 1);
+    const context = { directory: this.#directory, cache: this.#cache, lock: new LockLease(lock), notifier: this.#notifier };
+    this.#queue = new CommitQueue((items, more) => commitAppends(context, items, more), this.#directory.durability === 'group' ? (options.maxGroupAppends ?? 1024) : 1);
   }
 
   get directory(): string {

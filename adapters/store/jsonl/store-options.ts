@@ -1,16 +1,19 @@
 import type { FsOps } from './fs-ops.js';
 
 /**
- * - `fsync` (default): every append is its own commit: stream file written + fsynced, then its index records
- *   written + fsynced, before the promise resolves.
- * - `group`: appends that queue up while a commit is running share the next commit (same two fsyncs per touched
- *   file); each is still acknowledged only after its data is fsynced.
+ * - `group` (default): appends that queue up while a commit is running share the next commit; each is acknowledged
+ *   only after its data is fsynced. A commit costs one fsync: its stream lines and index records are copied into the
+ *   group journal and the journal is fsynced (the stream files and the index are flushed at the journal's next
+ *   checkpoint; after a power loss, opening the store writes the journal back).
+ * - `fsync`: the same commit, one append call at a time (no sharing): one fsync per append.
  * - `none`: no fsync at all (tests, throwaway data): a power loss can lose acknowledged events; a process crash cannot.
+ * In both durable modes a commit that creates a stream file also fsyncs the new file and the streams directory,
+ * and a commit larger than 4 MiB fsyncs its stream files and the index instead of journaling them.
  */
 export type JsonlDurability = 'fsync' | 'group' | 'none';
 
 export interface JsonlEventStoreOptions {
-  /** @defaultValue 'fsync' */
+  /** @defaultValue 'group' */
   readonly durability?: JsonlDurability;
   /** Largest serialized event accepted (EventTooLargeError above). @defaultValue 1 MiB */
   readonly maxEventBytes?: number;
