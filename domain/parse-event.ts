@@ -56,7 +56,7 @@ export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Eit
       const issue = m.error.issues[0]!;
       return fail('malformed-envelope', ['metadata', ...issue.path].join('.'), issue.message);
     }
-    metadata = structuredClone(env.metadata) as EventMetadata;
+    metadata = deepFreeze(structuredClone(env.metadata) as EventMetadata);
   }
   if (env.hash !== undefined && (typeof env.hash !== 'string' || !CHAIN_HASH_PATTERN.test(env.hash))) {
     return fail('malformed-envelope', 'hash', 'hash must be 64 lowercase hex digits (SHA-256)');
@@ -72,7 +72,7 @@ export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Eit
   if (env.ignorable !== true && isEventType(type)) {
     // the common shapes: checked and copied by hand (a strict subset of what the schema accepts, every leaf checked)
     const fast = fastEventData(type, env.data, { inPlace: options.owned === true });
-    if (fast !== null) return E.right(Object.freeze({ seq, id: env.id as EventId, time: env.time, type, data: fast }) as LogEvent);
+    if (fast !== null) return E.right(Object.freeze({ seq, id: env.id as EventId, time: env.time, type, data: fast, ...trailer }) as LogEvent);
   }
   const nonJson = findNonJsonPath(env.data);
   if (nonJson !== null) return fail('invalid-event-data', nonJson.replace(/^\$/, 'data'), 'not lossless JSON');
