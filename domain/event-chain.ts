@@ -12,6 +12,9 @@ import type { EventMetadata } from './event-metadata.js';
  * (`ChainHashFn`), computed by the runtime with node:crypto.
  */
 
+/** The shape of a chain hash: SHA-256 as 64 lowercase hex digits. (Here, not beside the zod schemas: stores import it.) */
+export const CHAIN_HASH_PATTERN = /^[0-9a-f]{64}$/;
+
 /** `prev` of the first event of every stream. */
 export const GENESIS_HASH = '0'.repeat(64);
 

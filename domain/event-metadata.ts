@@ -29,5 +29,4 @@ export interface EventMetadata {
   readonly [key: string]: unknown;
 }
 
-/** The shape of a chain hash: SHA-256 as 64 lowercase hex digits. */
-export const CHAIN_HASH_PATTERN = /^[0-9a-f]{64}$/;
+export { CHAIN_HASH_PATTERN } from './event-chain.js';

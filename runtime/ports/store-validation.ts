@@ -1,4 +1,4 @@
-import { CHAIN_HASH_PATTERN } from '../../domain/event-metadata.js';
+import { CHAIN_HASH_PATTERN } from '../../domain/event-chain.js';
 import { findNonJsonPath } from '../../domain/json.js';
 import type { ExpectedRevision, NewEvent } from './event-store.js';
 import {
