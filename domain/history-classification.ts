@@ -2,7 +2,7 @@ import type { InboxSplicedData, LogEvent } from './events.js';
 import type { UserMessage } from './message.js';
 import { emptyPersistentSet, persistentSetAdd, persistentSetHas, persistentSetRemove, type PersistentSet } from './persistent-set.js';
 
-/** How history shows a durable user/message (protocol-host §3.4). */
+/** How history shows a durable user/message (docs/protocol.md §6). */
 export type MessageClass = 'prompt' | 'steering' | 'context';
 
 /**
@@ -14,6 +14,7 @@ export interface ClassificationState {
   readonly claimedFromNextStep: PersistentSet;
 }
 
+/** The classification fold's state before any event. */
 export const initialClassificationState = (): ClassificationState => ({ claimedFromNextStep: emptyPersistentSet() });
 
 /** Is `id` marked as claimed from next-step and still waiting for its user/message? */
@@ -40,4 +41,5 @@ export const classifyMessage = (state: ClassificationState, message: UserMessage
   return { state: next, class: marked ? 'steering' : 'prompt' };
 };
 
+/** Is this a `user/message` event? Narrows a {@link LogEvent}. */
 export const isUserMessageEvent = (e: LogEvent): e is Extract<LogEvent, { type: 'user/message' }> => e.type === 'user/message';

@@ -13,6 +13,7 @@ const ENVELOPE_KEYS = new Set(['seq', 'id', 'time', 'type', 'data', 'ignorable',
 const zodPath = (issue: z.ZodIssue): string =>
   issue.path.reduce<string>((p, k) => (typeof k === 'number' ? `${p}[${k}]` : `${p}.${k}`), 'data');
 
+/** Options of {@link parseEvent}. */
 export interface ParseEventOptions {
   /** The seq this event must carry (contiguous logs). Omit to accept any. */
   readonly expectedSeq?: number;

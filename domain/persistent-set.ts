@@ -54,7 +54,9 @@ const setOf = (s: PersistentSet): Set<string> => {
   return root;
 };
 
+/** Whether the set holds this id. */
 export const persistentSetHas = (s: PersistentSet, id: string): boolean => setOf(s).has(id);
+/** The number of ids in the set. */
 export const persistentSetSize = (s: PersistentSet): number => setOf(s).size;
 /** The members, in insertion order: O(n). */
 export const persistentSetValues = (s: PersistentSet): readonly string[] => [...setOf(s)];

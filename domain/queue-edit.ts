@@ -5,6 +5,7 @@ import { locate, type InboxState } from './inbox/inbox-state.js';
 import * as L from './inbox/pending-list.js';
 import { freezeMessage, type ContentBlock, type UserMessage } from './message.js';
 
+/** Why a queue edit was refused: the stable codes of {@link QueueEditError}. */
 export type QueueEditErrorCode = 'queue-item-not-found' | 'steer-unavailable' | 'queue-edit-non-text';
 
 /** A refused queue edit: the item is no longer pending (claim won), steering is unavailable, or the edit is not text. */
@@ -20,9 +21,11 @@ export class QueueEditError extends DomainError {
   }
 }
 const QUEUE_CODES: readonly string[] = ['queue-item-not-found', 'steer-unavailable', 'queue-edit-non-text'];
+/** Is this a {@link QueueEditError}? (by its stable `code`) */
 export const isQueueEditError = (e: unknown): e is QueueEditError =>
   typeof e === 'object' && e !== null && QUEUE_CODES.includes((e as { code?: string }).code ?? '');
 
+/** A queue edit of one pending item by id: edit its text, remove it, or steer it to the next step. */
 export type QueueEditAction =
   | { readonly kind: 'edit'; readonly id: string; readonly content: string | readonly ContentBlock[] }
   | { readonly kind: 'remove'; readonly id: string }
@@ -31,7 +34,7 @@ export type QueueEditAction =
 const notFound = (id: string) => new QueueEditError('queue-item-not-found', id, `queued item "${id}" is no longer pending`);
 
 /**
- * The queue edits of protocol-core §7 as a pure decision over the inbox state and the public status:
+ * The queue edits of docs/protocol.md §10 as a pure decision over the inbox state and the public status:
  * the inbox command to run (and, for a strict steer, the message to steer again), or a typed refusal.
  */
 export const decideQueueEdit = (

@@ -28,6 +28,7 @@ export interface SessionState {
   readonly openTurnClaimed: readonly string[];
 }
 
+/** The whole-session fold's state before any event. */
 export const initialSessionState = (): SessionState => ({
   nextSeq: 0,
   created: null,

@@ -16,6 +16,7 @@ import { SessionLog } from './session-log.js';
 import type { LateToolResults } from './tool-runner.js';
 import type { Tool } from './tools.js';
 
+/** Options of {@link createRuntime}: the store, the model, the tools, and the injectable clock, ids and logger. */
 export interface RuntimeOptions {
   /** Where session streams are kept. */
   readonly store: EventStore;
@@ -43,6 +44,7 @@ export interface RuntimeOptions {
   readonly lateToolResults?: LateToolResults;
 }
 
+/** Options of `Runtime.createSession`: the session id (from the id source by default), its kind, its parent session and system prompt. */
 export interface CreateSessionOptions {
   /** @defaultValue a fresh id from the runtime's id source */
   readonly sessionId?: string;
@@ -75,6 +77,7 @@ export interface ForkOptions extends CreateSessionOptions {
   readonly boundary?: number;
 }
 
+/** Creates, resumes and forks sessions on one store with one model and one set of tools. */
 export interface Runtime {
   readonly store: EventStore;
   /** A new session stream (first event `session/created`) and the Agent bound to it. */

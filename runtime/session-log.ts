@@ -12,6 +12,7 @@ import { isConcurrencyError } from './ports/store-errors.js';
 import { RuntimeError } from './errors.js';
 import type { Logger } from './logger.js';
 
+/** Options of {@link SessionLog}: the store and stream, clock, ids, logger, the events it starts from and the write-behind window. */
 export interface SessionLogOptions {
   readonly store: EventStore;
   readonly stream: string;

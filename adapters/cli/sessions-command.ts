@@ -9,7 +9,7 @@ import { createSessionVerifier } from '../chain/verify-session.js';
 import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { listStreams, storeEnvelopes } from './log-sources.js';
-import { parseArgs } from './parse-args.js';
+import { parseCommandArgs } from './cli-args.js';
 
 export const SESSIONS_USAGE = `usage: steerlog sessions [--store <spec>] [--json]   (default store ${DEFAULT_STORE_SPEC})`;
 
@@ -72,12 +72,12 @@ const iso = (t: number | null): string => (t === null ? '-' : new Date(t).toISOS
 
 /** `steerlog sessions`: every session in a store, with its state at the end of its log and its chain status. */
 export const sessionsCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseArgs(argv, { values: ['store'], flags: ['json'] });
-  if (!args.ok || args.positional.length > 0) {
+  const args = parseCommandArgs(argv, { strings: ['store'], flags: ['json'] });
+  if (!args.ok || args.positionals.length > 0) {
     io.stderr.write(`${args.ok ? '' : `${args.error}\n`}${SESSIONS_USAGE}\n`);
     return 2;
   }
-  const spec = args.values.store ?? DEFAULT_STORE_SPEC;
+  const spec = args.strings.store ?? DEFAULT_STORE_SPEC;
   let store: EventStore;
   try {
     store = await openStore(spec);

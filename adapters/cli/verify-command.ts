@@ -7,7 +7,7 @@ import { verifySession, type SessionVerification, type VerifyOptions } from '../
 import { openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { fileEnvelopes, listStreams, storeEnvelopes } from './log-sources.js';
-import { parseArgs } from './parse-args.js';
+import { parseCommandArgs } from './cli-args.js';
 import { createProgress } from './progress.js';
 
 export const VERIFY_USAGE = `usage: steerlog verify <log.jsonl> [--pubkey <pem>[,<pem>…]] [--anchor <seq>:<hash>] [--head] [--json]
@@ -93,25 +93,25 @@ const parseAnchor = (text: string): { seq: number; hash: string } | null => {
  * 3 when the store or file cannot be read.
  */
 export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseArgs(argv, { values: ['store', 'pubkey', 'anchor'], flags: ['json', 'all', 'head'] });
+  const args = parseCommandArgs(argv, { strings: ['store', 'pubkey', 'anchor'], flags: ['json', 'all', 'head'] });
   const usage = (why: string): number => {
     io.stderr.write(`${why ? `${why}\n` : ''}${VERIFY_USAGE}\n`);
     return 2;
   };
   if (!args.ok) return usage(args.error);
-  const fromStore = args.values.store !== undefined;
-  if (fromStore ? args.positional.length === 0 && !args.flags.all : args.positional.length !== 1 || args.flags.all) return usage('');
-  if (fromStore && args.flags.all && args.positional.length > 0) return usage('--all or session ids, not both');
+  const fromStore = args.strings.store !== undefined;
+  if (fromStore ? args.positionals.length === 0 && !args.flags.all : args.positionals.length !== 1 || args.flags.all) return usage('');
+  if (fromStore && args.flags.all && args.positionals.length > 0) return usage('--all or session ids, not both');
   let verifiers: HeadVerifier[] = [];
   try {
-    verifiers = (args.values.pubkey?.split(',') ?? []).map((f) => loadVerifier(f));
+    verifiers = (args.strings.pubkey?.split(',') ?? []).map((f) => loadVerifier(f));
   } catch (e) {
     if (isSigningKeyError(e)) return usage(`steerlog verify: ${e.message}`);
     throw e;
   }
   let anchor: { seq: number; hash: string } | undefined;
-  if (args.values.anchor !== undefined) {
-    const parsed = parseAnchor(args.values.anchor);
+  if (args.strings.anchor !== undefined) {
+    const parsed = parseAnchor(args.strings.anchor);
     if (!parsed) return usage('--anchor takes <seq>:<64 hex digits>, as `steerlog verify --head` prints it');
     anchor = parsed;
   }
@@ -122,29 +122,29 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
   if (fromStore) {
     let store: EventStore;
     try {
-      store = await openStore(args.values.store!);
+      store = await openStore(args.strings.store!);
     } catch (e) {
-      io.stderr.write(`steerlog verify: cannot open ${args.values.store}: ${errorChain(e)}\n`);
+      io.stderr.write(`steerlog verify: cannot open ${args.strings.store}: ${errorChain(e)}\n`);
       return 3;
     }
     try {
-      const sessions = args.flags.all ? await listStreams(store) : args.positional;
+      const sessions = args.flags.all ? await listStreams(store) : args.positionals;
       for (const s of sessions) {
         const v = await verifySession(s, storeEnvelopes(store, s), options);
         if (v.status === 'empty' && !args.flags.all) {
-          io.stderr.write(`steerlog verify: no session ${s} in ${args.values.store}\n`);
+          io.stderr.write(`steerlog verify: no session ${s} in ${args.strings.store}\n`);
           return 3;
         }
         results.push(v);
       }
     } catch (e) {
-      io.stderr.write(`steerlog verify: cannot read ${args.values.store}: ${errorChain(e)}\n`);
+      io.stderr.write(`steerlog verify: cannot read ${args.strings.store}: ${errorChain(e)}\n`);
       return 3;
     } finally {
       await store.close();
     }
   } else {
-    const file = args.positional[0]!;
+    const file = args.positionals[0]!;
     try {
       if (!(await stat(file)).isFile()) throw new Error('not a file');
       results.push(await verifySession(null, fileEnvelopes(file), options));

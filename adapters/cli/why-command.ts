@@ -8,7 +8,7 @@ import { errorChain } from '../../runtime/errors.js';
 import { openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
-import { parseArgs } from './parse-args.js';
+import { parseCommandArgs } from './cli-args.js';
 
 export const WHY_USAGE = `usage: steerlog why <log.jsonl> <message-id | tool-call-id> [--json]
        steerlog why --store <spec> <session-id> <message-id | tool-call-id> [--json]`;
@@ -161,31 +161,31 @@ export const formatWhy = (w: WhyOutput): string => {
  * 3 when the store or file cannot be read.
  */
 export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseArgs(argv, { values: ['store'], flags: ['json'] });
-  if (!args.ok || args.positional.length !== 2) {
+  const args = parseCommandArgs(argv, { strings: ['store'], flags: ['json'] });
+  if (!args.ok || args.positionals.length !== 2) {
     io.stderr.write(`${args.ok ? '' : `${args.error}\n`}${WHY_USAGE}\n`);
     return 2;
   }
-  const [target, id] = args.positional as [string, string];
+  const [target, id] = args.positionals as [string, string];
   let answer: WhyOutput;
-  if (args.values.store !== undefined) {
+  if (args.strings.store !== undefined) {
     let store: EventStore;
     try {
-      store = await openStore(args.values.store);
+      store = await openStore(args.strings.store);
     } catch (e) {
-      io.stderr.write(`steerlog why: cannot open ${args.values.store}: ${errorChain(e)}\n`);
+      io.stderr.write(`steerlog why: cannot open ${args.strings.store}: ${errorChain(e)}\n`);
       return 3;
     }
     try {
       answer = await answerWhy(target, id, storeEnvelopes(store, target));
     } catch (e) {
-      io.stderr.write(`steerlog why: cannot read ${args.values.store}: ${errorChain(e)}\n`);
+      io.stderr.write(`steerlog why: cannot read ${args.strings.store}: ${errorChain(e)}\n`);
       return 3;
     } finally {
       await store.close();
     }
     if (answer.events === 0 && !answer.error) {
-      io.stderr.write(`steerlog why: no session ${target} in ${args.values.store}\n`);
+      io.stderr.write(`steerlog why: no session ${target} in ${args.strings.store}\n`);
       return 3;
     }
   } else {

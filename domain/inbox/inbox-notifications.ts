@@ -4,7 +4,7 @@ import * as L from './pending-list.js';
 import { listOf, type InboxState } from './inbox-state.js';
 
 /**
- * The live notifications one durable splice implies, in commit order (protocol-core §2.5–2.6), computed from the
+ * The live notifications one durable splice implies, in commit order (docs/protocol.md §2), computed from the
  * state it applies to: an ordinary removal gives `discarded` per removed item, then `inserted` per inserted item;
  * a claim (pure deletion) gives `claimed` per removed item with the open turn.
  */

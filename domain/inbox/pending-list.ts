@@ -34,6 +34,7 @@ const EMPTY_DEQUE = new SlotDeque();
 /** The empty list (shared; never mutated because every change to an empty list starts from a fresh deque). */
 export const emptyPendingList: PendingList = make(EMPTY_DEQUE);
 
+/** A pending list holding these items, in order. */
 export const pendingListOf = (items: readonly UserMessage[]): PendingList =>
   items.length === 0 ? emptyPendingList : make(new SlotDeque(items));
 
@@ -79,13 +80,17 @@ const deque = (list: PendingList): SlotDeque => {
   return d;
 };
 
+/** The number of items in a pending list. */
 export const size = (list: PendingList): number => deque(list).size;
+/** Whether a pending list holds an item with this id. */
 export const has = (list: PendingList, id: string): boolean => deque(list).has(id);
 /** Rank of a pending id, or -1. O(log n). */
 export const indexOf = (list: PendingList, id: string): number => deque(list).rankOf(id);
+/** The item at an index of a pending list, or undefined. */
 export const at = (list: PendingList, index: number): UserMessage | undefined => deque(list).at(index);
 /** Every item, in order: O(n), as any full read is. */
 export const toArray = (list: PendingList): readonly UserMessage[] => deque(list).toArray();
+/** `count` items of a pending list from `start`. */
 export const slice = (list: PendingList, start: number, count: number): readonly UserMessage[] => deque(list).slice(start, count);
 
 /** A new version and the items the splice removed from the old one. */

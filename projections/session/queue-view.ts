@@ -1,5 +1,5 @@
 import { pipe, type OperatorFunction } from 'rxjs';
-import type { InboxSplicedData, LogEvent } from '../../domain/events.js';
+import { isKnownEvent, type InboxSplicedData, type LogEvent } from '../../domain/events.js';
 import type { UserMessage } from '../../domain/message.js';
 import { queueView as domainQueueView, type QueueItem } from '../../domain/queue-view.js';
 import { fromFrames, sessionSteps, type SessionFrame } from './session-steps.js';
@@ -22,11 +22,12 @@ export interface QueueSnapshot {
   readonly items: readonly QueueViewItem[];
 }
 
+/** Options of the `queueView()` operator. */
 export interface QueueViewOptions {
   /**
    * Keep a claimed steering item visible (`claimed: true`) until its `user/message` is in the log, or its turn
-   * ends without one, so a UI hands the bubble over without a gap (the reference drops it at claim: protocol-host
-   * §8 D1). `false` gives exactly the reference's frames (domain `queueView` after every splice).
+   * ends without one, so a UI hands the bubble over without a gap (a queue that drops the row at claim shows the
+   * message nowhere until its user/message). `false` gives the plain frames (domain `queueView` after every splice).
    * @defaultValue true
    */
   readonly gaplessHandoff?: boolean;
@@ -74,9 +75,10 @@ export const queueFrames = (options: QueueViewOptions = {}): OperatorFunction<Se
     };
     return (frame, emit) => {
       const { event } = frame;
+      if (!isKnownEvent(event)) return; // an ignorable event of an unknown type changes no list
       switch (event.type) {
         case 'agent/inbox/spliced': {
-          const splice = event.data as InboxSplicedData;
+          const splice = event.data;
           if (gapless) {
             if (handoff.length > 0 && splice.inserted.length > 0) {
               const reinserted = new Set<string>(splice.inserted.map((m) => m.id));
@@ -94,7 +96,7 @@ export const queueFrames = (options: QueueViewOptions = {}): OperatorFunction<Se
         }
         case 'user/message': {
           if (handoff.length === 0) return;
-          const id = (event.data as UserMessage).id;
+          const id = event.data.id;
           const at = handoff.findIndex((m) => m.id === id);
           if (at < 0) return;
           handoff = [...handoff.slice(0, at), ...handoff.slice(at + 1)];

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as L from '../../domain/inbox/pending-list.js';
 import type { UserMessage } from '../../domain/message.js';
-import { msg } from '../support/log-builder.js';
+import { msg } from '../../testing/log-builder.js';
 
 type Op =
   | { kind: 'push'; n: number }

@@ -102,6 +102,7 @@ export const commitAppends = async (
             ...(e.ignorable ? { ignorable: true as const } : {}),
             ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
             ...(e.hash !== undefined ? { hash: e.hash } : {}),
+            g: index.view.count, // the commit's first position: see StoredEvent.g
           };
           draft.lines.push(encodeEventLine(stored).bytes);
           draft.newIds.set(e.id, rev);

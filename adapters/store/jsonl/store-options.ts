@@ -12,6 +12,7 @@ import type { FsOps } from './fs-ops.js';
  */
 export type JsonlDurability = 'fsync' | 'group' | 'none';
 
+/** Options of the JSONL store: durability, the largest event, group-commit size, polling and lock timeouts, the file system. */
 export interface JsonlEventStoreOptions {
   /** @defaultValue 'group' */
   readonly durability?: JsonlDurability;
@@ -23,6 +24,12 @@ export interface JsonlEventStoreOptions {
   readonly pollIntervalMs?: number;
   /** How long an append waits for another process's commit before failing with `store-io`. @defaultValue 30_000 */
   readonly lockTimeoutMs?: number;
+  /**
+   * Open for reading only: nothing is created, locked, repaired or written (appends reject with `store-io`).
+   * The directory must hold a store; opening checks it against its index like a writable open does, but
+   * refuses (`store-corrupt`) what a writable open would cut. @defaultValue false
+   */
+  readonly readOnly?: boolean;
   /** File-system calls (tests inject failures here). @defaultValue node:fs */
   readonly fs?: FsOps;
 }
