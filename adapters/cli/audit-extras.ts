@@ -75,7 +75,9 @@ export const auditExtras = async (stream: string | null, raws: AsyncIterable<unk
 export type AuditMessage = Omit<AuditReport['messages'][number], 'class'> & { readonly class: AuditReport['messages'][number]['class'] | null; readonly fate: MessageFate };
 
 /** What `steerlog audit --json` prints. */
-export type AuditOutput = Omit<AuditReport, 'messages'> & {
+export type AuditOutput = Omit<AuditReport, 'messages' | 'errors'> & {
+  /** The fold's first refusal, then (when the chain is broken or unreadable) the first broken link. */
+  readonly errors: readonly (AuditReport['errors'][number] | { readonly seq: number; readonly code: 'chain-broken'; readonly message: string })[];
   readonly format: 'steerlog-audit';
   readonly version: 1;
   /** The `--at` limit applied, or null for the whole log. */
@@ -96,5 +98,20 @@ export const auditOutput = (report: AuditReport, extras: AuditExtras, at: AuditL
     .map((f) => ({ seq: f.admitted?.seq ?? f.claimed?.seq ?? 0, id: f.id, class: null, fate: f }))
     .sort((a, b) => a.seq - b.seq);
   const { messages: _m, ...rest } = report;
-  return { format: 'steerlog-audit', version: 1, ...rest, at, times: extras.times, messages: [...entered, ...others], chain: extras.chain };
+  const brk = extras.chain.break;
+  // a log the fold already refused says why in its own error; a schema-valid log with a broken chain gets this one
+  const chainError = report.ok && brk && (extras.chain.status === 'broken' || extras.chain.status === 'unreadable')
+    ? [{ seq: brk.seq, code: 'chain-broken' as const, message: `seq ${brk.seq}: the hash chain is broken here (${brk.kind})` }]
+    : [];
+  return {
+    format: 'steerlog-audit',
+    version: 1,
+    ...rest,
+    ok: rest.ok && chainError.length === 0,
+    errors: [...report.errors, ...chainError],
+    at,
+    times: extras.times,
+    messages: [...entered, ...others],
+    chain: extras.chain,
+  };
 };

@@ -5,6 +5,7 @@ import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
 import { signerFromOption } from '../chain/signer-option.js';
 import type { HeadSigner } from '../../runtime/ports/head-signer.js';
 import { auditLines } from '../../domain/audit.js';
+import { auditExtras, auditOutput } from './audit-extras.js';
 import { isKnownEvent } from '../../domain/events.js';
 import { createUserMessage, type MessageSource } from '../../domain/message.js';
 import type { MessageId } from '../../domain/brand.js';
@@ -110,7 +111,9 @@ const runDemo = async (store: EventStore, spec: string, sessionId: string, json:
   await agent.dispose(); // drains the log to the store
 
   const report = auditLines(agent.sessionId, agent.events.map((e) => JSON.stringify(e)));
-  if (json) io.stdout.write(`${JSON.stringify(report)}\n`);
+  // the same object `steerlog audit --json` prints for this session (chain, fates, times included)
+  const out = auditOutput(report, await auditExtras(agent.sessionId, (async function* () { yield* agent.events; })()), null);
+  if (json) io.stdout.write(`${JSON.stringify(out)}\n`);
   else {
     say('');
     say(`Audit of the session's own log (${agent.events.length} events):`);

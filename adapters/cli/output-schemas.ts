@@ -111,7 +111,12 @@ export const AuditOutputSchema = z
     stream: z.string(),
     events: seq,
     ok: z.boolean(),
-    errors: z.array(z.object({ seq: seq.nullable(), code: z.enum(DOMAIN_ERROR_CODES), message: z.string() }).strict()),
+    errors: z.array(
+      z.union([
+        z.object({ seq: seq.nullable(), code: z.enum(DOMAIN_ERROR_CODES), message: z.string() }).strict(),
+        z.object({ seq, code: z.literal('chain-broken'), message: z.string() }).strict(),
+      ]),
+    ),
     inbox: z.object({ nextTurn: z.array(z.string()), nextStep: z.array(z.string()) }).strict(),
     turns: z.array(z.object({ turn: seq, startSeq: seq, endSeq: seq.nullable(), reason: z.string().nullable(), steps: seq, claimed: z.array(z.string()) }).strict()),
     consumedWork: z.object({ endSeq: seq.nullable(), endTurn: seq.nullable(), droppedUnrun: z.boolean() }).strict(),
