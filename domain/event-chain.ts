@@ -93,6 +93,7 @@ export interface ChainCheckState {
   readonly head: { readonly seq: number; readonly hash: string } | null;
 }
 
+/** A chain check before any event: expecting seq 0 after the genesis hash. */
 export const initialChainCheck = (): ChainCheckState => ({ next: 0, prev: GENESIS_HASH, unchained: 0, chained: 0, break: null, head: null });
 
 /** One event into the chain check. After the first break the state no longer changes. */

@@ -252,6 +252,7 @@ export const ChainHeadDataSchema = z
     signature: z.string().min(1),
   })
   .strict();
+/** The data of a `chain/head` event. */
 export type ChainHeadData = z.infer<typeof ChainHeadDataSchema>;
 
 // ---- the catalogue ---------------------------------------------------------------------------------------------

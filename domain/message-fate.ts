@@ -61,6 +61,7 @@ export interface MessageFactState {
   readonly lastCancel: { readonly seq: number; readonly target: InboxTarget; readonly ids: readonly string[] } | null;
 }
 
+/** The fold before any event. */
 export const initialMessageFactState = (): MessageFactState => ({
   session: initialSessionState(),
   awaiting: [],

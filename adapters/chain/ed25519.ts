@@ -11,6 +11,7 @@ export class SigningKeyError extends Error {
     this.name = 'SigningKeyError';
   }
 }
+/** Is this a `SigningKeyError` (by its stable code)? */
 export const isSigningKeyError = (e: unknown): e is SigningKeyError =>
   typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'invalid-signing-key';
 

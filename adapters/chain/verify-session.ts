@@ -68,6 +68,7 @@ export interface SessionVerification {
   readonly ok: boolean;
 }
 
+/** What to check beyond the chain itself. */
 export interface VerifyOptions {
   /** Public keys that check chain/head signatures; none: signatures are not checked. @defaultValue [] */
   readonly verifiers?: readonly HeadVerifier[];
