@@ -1,201 +1,103 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { accountsForClaim } from './consumed-work.js';
+import type { LogEvent } from './events.js';
 import type { DomainError } from './errors.js';
-import type { EventMetadata } from './event-metadata.js';
-import type { InboxTarget, LogEvent, TurnEndReason } from './events.js';
-import * as L from './inbox/pending-list.js';
-import { listOf } from './inbox/inbox-state.js';
-import type { MessageSource, UserMessage } from './message.js';
-import { inSeed, initialSessionState, stepSession, type SessionState } from './session-fold.js';
+import type { MessageClass } from './history-classification.js';
+import { initialSessionState, stepSession, type SessionState } from './session-fold.js';
 
-/**
- * The life of each input, as the log tells it: a pure fold that turns every event into *facts* about the messages
- * it touches (admitted, edited, moved, claimed, entered, dropped, rejected, canceled, turn ended), and a reducer
- * that turns one message's facts into its fate. `steerlog why` prints the facts; `audit --json` the fates.
- * Events inside a fork's inherited seed say nothing about this session's inbox and give no facts.
- */
+/** One thing that happened to a pending input, at the seq and time of the event that did it. */
+export type FateEntry =
+  | { readonly kind: 'admitted'; readonly seq: number; readonly time: number; readonly target: 'next-turn' | 'next-step' }
+  | { readonly kind: 'edited'; readonly seq: number; readonly time: number; readonly target: 'next-turn' | 'next-step' }
+  | { readonly kind: 'canceled'; readonly seq: number; readonly time: number }
+  | { readonly kind: 'claimed'; readonly seq: number; readonly time: number; readonly turn: number }
+  | { readonly kind: 'entered'; readonly seq: number; readonly time: number; readonly turn: number | null; readonly step: number | null; readonly class: MessageClass }
+  | { readonly kind: 'not-run'; readonly seq: number; readonly time: number; readonly turn: number; readonly reason: string };
 
-/** Who and when, for every fact. */
-interface At {
-  readonly seq: number;
-  readonly time: number;
-}
-
-/** One thing the log says about one message. */
-export type MessageFact =
-  | (At & { readonly kind: 'admitted'; readonly id: string; readonly target: InboxTarget; readonly source: MessageSource; readonly metadata?: EventMetadata })
-  /** Replaced in place by a queue edit (same id, new content). */
-  | (At & { readonly kind: 'edited'; readonly id: string; readonly target: InboxTarget; readonly metadata?: EventMetadata })
-  /** Moved to another list (a strict steer: canceled, then admitted again under the same id in the next event). */
-  | (At & { readonly kind: 'moved'; readonly id: string; readonly to: InboxTarget; readonly metadata?: EventMetadata })
-  | (At & { readonly kind: 'canceled'; readonly id: string; readonly target: InboxTarget; readonly metadata?: EventMetadata })
-  /** Claimed at a step boundary of `turn`, for its step `step`, together with `batch` (in claim order). */
-  | (At & { readonly kind: 'claimed'; readonly id: string; readonly target: InboxTarget; readonly turn: number; readonly step: number; readonly batch: readonly string[] })
-  /** Entered the model as a user/message; `rewritten` when the pre-step changed its content. */
-  | (At & { readonly kind: 'entered'; readonly id: string; readonly turn: number; readonly step: number; readonly rewritten: boolean })
-  /** Claimed for a step that ran without it: the pre-step dropped it. */
-  | (At & { readonly kind: 'dropped'; readonly id: string; readonly turn: number; readonly step: number })
-  /** Claimed, but the turn closed before a step ran: the pre-step rejected the step (or the turn failed first). */
-  | (At & { readonly kind: 'rejected'; readonly id: string; readonly turn: number; readonly reason: TurnEndReason })
-  /** The turn that claimed it ended; `accounted`: that turn accounts for consumed work (protocol: it stepped, or its reason accounts for a claim). */
-  | (At & { readonly kind: 'turn-ended'; readonly id: string; readonly turn: number; readonly reason: TurnEndReason; readonly accounted: boolean });
-
-interface Claimed {
-  readonly message: UserMessage;
-  readonly step: number;
-}
-
-/** The fold state: the session fold plus what the open turn claimed. */
-export interface MessageFactState {
-  readonly session: SessionState;
-  /** Claimed in the open turn and not yet seen in a step (id → claim). */
-  readonly awaiting: readonly Claimed[];
-  /** Claimed for the open step, and which of them entered. */
-  readonly inStep: readonly Claimed[];
-  readonly enteredInStep: readonly string[];
-  /** Every id claimed by the open turn. */
-  readonly turnClaimed: readonly string[];
-  /** Did the open turn run a step? */
-  readonly stepped: boolean;
-  /** The last pure cancellation: a strict steer re-admits its ids into the other list in the next event. */
-  readonly lastCancel: { readonly seq: number; readonly target: InboxTarget; readonly ids: readonly string[] } | null;
-}
-
-/** The fold before any event. */
-export const initialMessageFactState = (): MessageFactState => ({
-  session: initialSessionState(),
-  awaiting: [],
-  inStep: [],
-  enteredInStep: [],
-  turnClaimed: [],
-  stepped: false,
-  lastCancel: null,
-});
-
-const sameContent = (a: UserMessage, b: UserMessage): boolean => JSON.stringify(a.content) === JSON.stringify(b.content);
-
-/**
- * One event into the fold: the new state and the facts it states, or the session fold's refusal (the same one
- * `audit` reports). Pure.
- */
-export const stepMessageFacts = (state: MessageFactState, event: LogEvent): E.Either<DomainError, { readonly state: MessageFactState; readonly facts: readonly MessageFact[] }> => {
-  const stepped = stepSession(state.session, event);
-  if (E.isLeft(stepped)) return stepped;
-  const session = stepped.right.state;
-  const base: MessageFactState = { ...state, session };
-  if (event.seq === 0 || inSeed(state.session, event.seq)) return E.right({ state: base, facts: [] });
-  const at = { seq: event.seq, time: event.time };
-  const meta = event.metadata ? { metadata: event.metadata } : {};
-  const before = state.session;
-  const openTurn = before.turns.openTurn;
-  switch (event.type) {
-    case 'agent/inbox/spliced': {
-      const d = event.data as { target: InboxTarget; start: number; removedCount?: number; inserted: readonly UserMessage[]; outcome?: 'canceled' };
-      const removed = d.removedCount ? L.slice(listOf(before.inbox, d.target), d.start, d.removedCount) : [];
-      const facts: MessageFact[] = [];
-      if (d.removedCount && d.outcome !== 'canceled') {
-        const turn = openTurn?.turn ?? before.turns.lastTurn;
-        const step = (openTurn?.steps ?? 0) + 1;
-        const batch = removed.map((m) => m.id);
-        for (const m of removed) facts.push({ kind: 'claimed', ...at, id: m.id, target: d.target, turn, step, batch });
-        return E.right({
-          state: { ...base, awaiting: [...state.awaiting, ...removed.map((message) => ({ message, step }))], turnClaimed: [...state.turnClaimed, ...batch], lastCancel: null },
-          facts,
-        });
-      }
-      const insertedIds = new Set(d.inserted.map((m) => m.id));
-      for (const m of removed) if (!insertedIds.has(m.id)) facts.push({ kind: 'canceled', ...at, id: m.id, target: d.target, ...meta });
-      const removedIds = new Set(removed.map((m) => m.id));
-      const c = state.lastCancel;
-      const moved = c !== null && c.seq === event.seq - 1 && c.target !== d.target ? new Set(c.ids) : new Set<string>();
-      for (const m of d.inserted) {
-        if (removedIds.has(m.id)) facts.push({ kind: 'edited', ...at, id: m.id, target: d.target, ...meta });
-        else if (moved.has(m.id)) facts.push({ kind: 'moved', ...at, id: m.id, to: d.target, ...meta });
-        else facts.push({ kind: 'admitted', ...at, id: m.id, target: d.target, source: m.source, ...meta });
-      }
-      const pureCancel = d.outcome === 'canceled' && d.inserted.length === 0;
-      return E.right({ state: { ...base, lastCancel: pureCancel ? { seq: event.seq, target: d.target, ids: removed.map((m) => m.id) } : null }, facts });
-    }
-    case 'step/start':
-      return E.right({ state: { ...base, inStep: state.awaiting, awaiting: [], enteredInStep: [], stepped: true, lastCancel: null }, facts: [] });
-    case 'user/message': {
-      const m = event.data as UserMessage;
-      const claim = state.inStep.find((c) => c.message.id === m.id);
-      const turn = openTurn?.turn ?? before.turns.lastTurn;
-      const fact: MessageFact = { kind: 'entered', ...at, id: m.id, turn, step: before.turns.openStep ?? 0, rewritten: claim ? !sameContent(claim.message, m) : false };
-      return E.right({ state: { ...base, enteredInStep: [...state.enteredInStep, m.id], lastCancel: null }, facts: [fact] });
-    }
-    case 'step/end': {
-      const facts: MessageFact[] = state.inStep
-        .filter((c) => !state.enteredInStep.includes(c.message.id))
-        .map((c) => ({ kind: 'dropped', ...at, id: c.message.id, turn: openTurn?.turn ?? 0, step: before.turns.openStep ?? 0 }));
-      return E.right({ state: { ...base, inStep: [], enteredInStep: [], lastCancel: null }, facts });
-    }
-    case 'turn/end': {
-      const { turn, reason } = event.data as { turn: number; reason: TurnEndReason };
-      const accounted = state.stepped || (state.turnClaimed.length > 0 && accountsForClaim(reason));
-      const facts: MessageFact[] = [
-        ...state.awaiting.map((c): MessageFact => ({ kind: 'rejected', ...at, id: c.message.id, turn, reason })),
-        ...state.turnClaimed.map((id): MessageFact => ({ kind: 'turn-ended', ...at, id, turn, reason, accounted })),
-      ];
-      return E.right({ state: { ...base, awaiting: [], inStep: [], enteredInStep: [], turnClaimed: [], stepped: false, lastCancel: null }, facts });
-    }
-    case 'turn/start':
-      return E.right({ state: { ...base, awaiting: [], inStep: [], enteredInStep: [], turnClaimed: [], stepped: false, lastCancel: null }, facts: [] });
-    default:
-      return E.right({ state: { ...base, lastCancel: event.type === 'chain/head' ? state.lastCancel : null }, facts: [] });
-  }
-};
-
-/** Where one input ended up. */
-export type FateKind = 'entered' | 'rejected' | 'dropped' | 'canceled' | 'pending';
-
-/** The fate of one message: its last life in the log, with the seqs and times that decided it. */
+/** Everything the log says happened to one message id, in seq order (an id may be re-admitted after it left). */
 export interface MessageFate {
   readonly id: string;
-  readonly fate: FateKind;
-  readonly admitted: { readonly seq: number; readonly time: number; readonly target: InboxTarget; readonly actor: string | null } | null;
-  readonly claimed: { readonly seq: number; readonly time: number; readonly turn: number; readonly step: number } | null;
-  /** The seq and time of the fact that decided the fate (entered, rejected, dropped, canceled); null when pending. */
-  readonly decided: { readonly seq: number; readonly time: number } | null;
-  /** Entered with content the pre-step rewrote. */
-  readonly rewritten: boolean;
-  /** The turn that claimed it ended: its seq, reason kind, and whether it accounts for consumed work. */
-  readonly turnEnd: { readonly seq: number; readonly turn: number; readonly reason: string; readonly accounted: boolean } | null;
+  readonly source: string;
+  readonly preview: string;
+  readonly entries: readonly FateEntry[];
 }
 
-/** Reduces one message's facts (in log order) to its fate. Pure. */
-export const fateOf = (id: string, facts: readonly MessageFact[]): MessageFate => {
-  let fate: MessageFate = { id, fate: 'pending', admitted: null, claimed: null, decided: null, rewritten: false, turnEnd: null };
-  for (const f of facts) {
-    switch (f.kind) {
-      case 'admitted':
-        fate = { id, fate: 'pending', admitted: { seq: f.seq, time: f.time, target: f.target, actor: f.metadata?.actor ?? null }, claimed: null, decided: null, rewritten: false, turnEnd: null };
-        break;
-      case 'moved':
-        fate = { ...fate, fate: 'pending', decided: null, admitted: fate.admitted ? { ...fate.admitted, target: f.to } : null };
-        break;
-      case 'edited':
-        break;
-      case 'canceled':
-        fate = { ...fate, fate: 'canceled', decided: { seq: f.seq, time: f.time } };
-        break;
-      case 'claimed':
-        fate = { ...fate, claimed: { seq: f.seq, time: f.time, turn: f.turn, step: f.step } };
-        break;
-      case 'entered':
-        fate = { ...fate, fate: 'entered', decided: { seq: f.seq, time: f.time }, rewritten: f.rewritten };
-        break;
-      case 'dropped':
-        fate = { ...fate, fate: 'dropped', decided: { seq: f.seq, time: f.time } };
-        break;
-      case 'rejected':
-        fate = { ...fate, fate: 'rejected', decided: { seq: f.seq, time: f.time } };
-        break;
-      case 'turn-ended':
-        fate = { ...fate, turnEnd: { seq: f.seq, turn: f.turn, reason: f.reason.kind, accounted: f.accounted } };
-        break;
-    }
-  }
-  return fate;
+const previewOf = (content: readonly { readonly type: string; readonly text?: string }[]): string => {
+  const text = content.map((b) => (b.type === 'text' ? (b.text ?? '') : `[${b.type}]`)).join(' ').replace(/\s+/g, ' ').trim();
+  const chars = [...text];
+  return chars.length > 200 ? `${chars.slice(0, 200).join('')}…` : text;
+};
+
+/** An incremental {@link messageFates}: push events in seq order, read the fates so far at any point. */
+export interface FateFold {
+  /** Folds one more event; false (and nothing changes) when the session fold refuses it, and from then on. */
+  push(event: LogEvent): boolean;
+  readonly fates: ReadonlyMap<string, MessageFate>;
+  readonly error: DomainError | null;
+}
+
+/**
+ * "What happened to this input?": folds the log with the session fold (the one the audit uses) and records, per
+ * message id, its admission, in-place edits, cancellation, claim (turn), entry (turn, step, class), and — for input
+ * claimed by a turn that ended blocked, aborted, error or interrupted before the input entered — that it never ran.
+ */
+export const createFateFold = (): FateFold => {
+  const fates = new Map<string, { id: string; source: string; preview: string; entries: FateEntry[] }>();
+  const at = (id: string, source: string, preview: string) => {
+    let f = fates.get(id);
+    if (!f) fates.set(id, (f = { id, source, preview, entries: [] }));
+    f.preview = preview;
+    return f;
+  };
+  let state: SessionState = initialSessionState();
+  let error: DomainError | null = null;
+  return {
+    get fates() {
+      return fates;
+    },
+    get error() {
+      return error;
+    },
+    push(event) {
+      if (error) return false;
+      const before = state;
+      const step = stepSession(state, event);
+      if (E.isLeft(step)) {
+        error = step.left;
+        return false;
+      }
+      state = step.right.state;
+      const { seq, time } = event;
+      if (event.type === 'agent/inbox/spliced') {
+        const target = (event.data as { target: 'next-turn' | 'next-step' }).target;
+        const notes = step.right.notifications;
+        for (const n of notes) {
+          const f = at(n.message.id, n.message.source.kind, previewOf(n.message.content));
+          const replaced = (type: 'agent/inbox/inserted' | 'agent/inbox/discarded') => notes.some((o) => o.type === type && o.message.id === n.message.id);
+          if (n.type === 'agent/inbox/claimed') f.entries.push({ kind: 'claimed', seq, time, turn: n.turn });
+          else if (n.type === 'agent/inbox/inserted') f.entries.push({ kind: replaced('agent/inbox/discarded') ? 'edited' : 'admitted', seq, time, target });
+          else if (!replaced('agent/inbox/inserted')) f.entries.push({ kind: 'canceled', seq, time });
+        }
+      } else if (event.type === 'user/message' && step.right.messageClass) {
+        const message = event.data as { id: string; source: { kind: string }; content: { type: string; text?: string }[] };
+        const f = at(message.id, message.source.kind, previewOf(message.content));
+        f.entries.push({ kind: 'entered', seq, time, turn: before.turns.openTurn?.turn ?? null, step: state.turns.openStep, class: step.right.messageClass });
+      }
+      const closed = step.right.closedTurn;
+      if (closed && closed.reason && closed.reason.kind !== 'completed' && closed.reason.kind !== 'max-tokens') {
+        for (const id of closed.claimed) {
+          const f = fates.get(id);
+          const last = f?.entries.at(-1);
+          if (f && last?.kind === 'claimed' && last.turn === closed.turn) f.entries.push({ kind: 'not-run', seq, time, turn: closed.turn, reason: closed.reason.kind });
+        }
+      }
+      return true;
+    },
+  };
+};
+
+/** {@link createFateFold} over a whole log: every message's fate, and the first event the fold refused, if any. */
+export const messageFates = (events: Iterable<LogEvent>): { readonly fates: ReadonlyMap<string, MessageFate>; readonly error: DomainError | null } => {
+  const fold = createFateFold();
+  for (const event of events) if (!fold.push(event)) break;
+  return { fates: fold.fates, error: fold.error };
 };

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { AuditReport } from '../../domain/audit.js';
-import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact, type MessageFactState, type MessageFate } from '../../domain/message-fate.js';
+import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact, type MessageFactState, type InputFate } from '../../domain/message-facts.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import { createSessionVerifier, type SessionVerification } from '../chain/verify-session.js';
 
@@ -28,7 +28,7 @@ export const pastLimit = (raw: unknown, limit: AuditLimit | undefined): boolean 
 /** What the audit adds to the fold's report: the chain, each input's fate, and the log's time span. */
 export interface AuditExtras {
   readonly chain: AuditChain;
-  readonly fates: readonly MessageFate[];
+  readonly fates: readonly InputFate[];
   readonly times: { readonly first: number | null; readonly last: number | null };
 }
 
@@ -72,7 +72,7 @@ export const auditExtras = async (stream: string | null, raws: AsyncIterable<unk
 };
 
 /** An audit message with its fate (entered ones keep their class; inputs that never entered have class null). */
-export type AuditMessage = Omit<AuditReport['messages'][number], 'class'> & { readonly class: AuditReport['messages'][number]['class'] | null; readonly fate: MessageFate };
+export type AuditMessage = Omit<AuditReport['messages'][number], 'class'> & { readonly class: AuditReport['messages'][number]['class'] | null; readonly fate: InputFate };
 
 /** What `steerlog audit --json` prints. */
 export type AuditOutput = Omit<AuditReport, 'messages' | 'errors'> & {

@@ -9,6 +9,7 @@ import { WHY_USAGE, whyCommand } from './why-command.js';
 import { SESSIONS_USAGE, sessionsCommand } from './sessions-command.js';
 import type { CliIo } from './io.js';
 import { PROJECT_USAGE, projectCommand } from './project-command.js';
+import { SERVE_USAGE, serveCommand } from './serve-command.js';
 import { STORE_USAGE, storeCommand } from './store-command.js';
 
 /** One `steerlog <command>`: its one-line summary for the top-level help, its usage text, and what runs it. */
@@ -30,6 +31,7 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   verify: { summary: 'recompute the hash chain and name the first broken link; check signed heads (--pubkey); print the head (--head)', usage: VERIFY_USAGE, run: verifyCommand },
   why: { summary: 'the whole life of one input (admitted, claimed, entered / dropped / rejected / canceled / pending) or tool call', usage: WHY_USAGE, run: whyCommand },
   sessions: { summary: 'every session of a store: created, events, turns, status at the end of its log, chain status', usage: SESSIONS_USAGE, run: sessionsCommand },
+  serve: { summary: 'run the Host: HTTP API, live mirror and the web console (default store jsonl:./.steerlog)', usage: SERVE_USAGE, run: serveCommand },
 };
 
 /** The package version, from package.json (found from both the sources and dist/). */

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { stat } from 'node:fs/promises';
 import { isKnownEvent, type LogEvent } from '../../domain/events.js';
-import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact, type MessageFate, type MessageFactState } from '../../domain/message-fate.js';
+import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact, type InputFate, type MessageFactState } from '../../domain/message-facts.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { errorChain } from '../../runtime/errors.js';
@@ -32,7 +32,7 @@ export interface WhyOutput {
   /** What the id named: an input, a tool call, both (ids may collide), or nothing in this log. */
   readonly found: 'message' | 'tool-call' | 'both' | 'none';
   readonly facts: readonly MessageFact[];
-  readonly fate: MessageFate | null;
+  readonly fate: InputFate | null;
   readonly toolCall: ToolCallLife | null;
   /** Events read; the answer covers exactly these. */
   readonly events: number;

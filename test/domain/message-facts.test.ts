@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import type { LogEvent } from '../../domain/events.js';
-import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact } from '../../domain/message-fate.js';
+import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact } from '../../domain/message-facts.js';
 import { LogBuilder, msg } from '../support/log-builder.js';
 
 const factsOf = (events: readonly LogEvent[]): MessageFact[] => {

@@ -1,0 +1,94 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Hono } from 'hono';
+import type { Host } from '../../runtime/host/host.js';
+import type { LogEvent } from '../../domain/events.js';
+import { createSessionAuditCache } from '../../runtime/host/session-audit.js';
+import { HostSessionIdSchema } from '../../runtime/host/schemas.js';
+
+const TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+};
+
+/**
+ * The console's built assets: `dist/console` next to the compiled server (`dist/adapters/http/…`), or, when the
+ * server runs from source, `dist/console` of the checkout. Null when neither exists (the console was not built).
+ */
+export const consoleAssetsDir = (): string | null => {
+  for (const rel of ['../../console/', '../../dist/console/']) {
+    const dir = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(join(dir, 'index.html'))) return dir;
+  }
+  return null;
+};
+
+/**
+ * A stored session's events as read (seq = stream revision), unfolded: the audit validates and folds them itself,
+ * and stops at the first event it refuses, so an invalid log is reported rather than refused. The log is
+ * append-only, so the events already read are kept (for a few sessions) and only later ones are read again.
+ */
+const storedReader = (host: Host, keep = 4) => {
+  const cache = new Map<string, LogEvent[]>();
+  return async (sessionId: string): Promise<readonly LogEvent[]> => {
+    const held = cache.get(sessionId) ?? [];
+    cache.delete(sessionId);
+    const out = [...held];
+    for await (const r of host.store.read(sessionId, { from: BigInt(out.length) })) {
+      out.push({ seq: Number(r.revision), id: r.id, time: r.time, type: r.type, data: r.data, ...(r.ignorable ? { ignorable: true } : {}) } as LogEvent);
+    }
+    cache.set(sessionId, out);
+    while (cache.size > keep) cache.delete(cache.keys().next().value!);
+    return out;
+  };
+};
+
+/** Options of {@link registerConsoleRoutes}. */
+export interface ConsoleRoutesOptions {
+  /** Where the built console lives. @defaultValue {@link consoleAssetsDir} */
+  readonly assetsDir?: string | null;
+}
+
+/**
+ * The web console's routes: `GET /api/audit/<sessionId>[?at=<seq>][&message=<id>]` folds a session's log up to a
+ * seq on the server (the audit report of the CLI plus each input's fate), and `GET /` with its assets serves the
+ * built console (any other non-API path answers the console's index, so its own routes survive a reload).
+ */
+export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: ConsoleRoutesOptions = {}): void => {
+  const audits = createSessionAuditCache();
+  const readStored = storedReader(host);
+  app.get('/api/audit/:sessionId', async (c) => {
+    const sessionId = c.req.param('sessionId');
+    if (!HostSessionIdSchema.safeParse(sessionId).success) return c.json({ error: 'invalid session id' }, 400);
+    const rawAt = c.req.query('at');
+    const at = rawAt === undefined || rawAt === '' ? undefined : Number(rawAt);
+    if (at !== undefined && (!Number.isSafeInteger(at) || at < -1)) return c.json({ error: 'at must be an integer seq' }, 400);
+    const messageId = c.req.query('message');
+    const live = host.live.get(sessionId);
+    const events = live ? live.agent.events : await readStored(sessionId);
+    if (events.length === 0) return c.json({ error: 'session-not-found', sessionId }, 404);
+    return c.json(await audits.audit(sessionId, events, { ...(at !== undefined ? { at } : {}), ...(messageId ? { messageId } : {}) }));
+  });
+
+  const dir = options.assetsDir === undefined ? consoleAssetsDir() : options.assetsDir;
+  app.get('*', async (c, next) => {
+    const path = new URL(c.req.url).pathname;
+    if (path.startsWith('/api/')) return next();
+    if (!dir) return c.text('the console is not built (npm run build)', 404);
+    const rel = normalize(decodeURIComponent(path)).replace(/^([/\\])+/, '');
+    const file = join(dir, rel);
+    const inside = file.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+    const type = TYPES[extname(file)];
+    if (inside && type && existsSync(file)) {
+      return c.body(await readFile(file), 200, { 'content-type': type, 'cache-control': rel.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache' });
+    }
+    return c.body(await readFile(join(dir, 'index.html')), 200, { 'content-type': TYPES['.html']!, 'cache-control': 'no-cache' });
+  });
+};

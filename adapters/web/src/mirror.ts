@@ -1,0 +1,147 @@
+import type { HostFrame, QueueRow } from '../../../runtime/host/schemas.js';
+
+/** How a durable user message is classified by the Host's history fold. */
+export type MessageClass = 'prompt' | 'steering' | 'context';
+
+/** A row of the client mirror: the Host's queue row plus what the console renders. */
+export interface MirrorRow {
+  readonly id: string;
+  readonly placement: QueueRow['placement'];
+  readonly claimed: boolean;
+  /** Whitespace-collapsed text, non-text blocks as `[type]`, at most 200 code points then `…`. */
+  readonly preview: string;
+  /** The joined text, or null when any block is not text (such a row is not editable). */
+  readonly text: string | null;
+}
+
+/** One entry of the conversation, from a durable event. */
+export type ConversationEntry =
+  | { readonly kind: 'user'; readonly seq: number; readonly time: number; readonly id: string; readonly text: string; readonly class: MessageClass | null }
+  | { readonly kind: 'assistant'; readonly seq: number; readonly time: number; readonly text: string }
+  | { readonly kind: 'turn-end'; readonly seq: number; readonly time: number; readonly turn: number; readonly reason: string };
+
+/** The console's mirror of one live session. */
+export interface MirrorState {
+  readonly sessionId: string;
+  /** seq of the last durable event held; -1 before any. */
+  readonly lastSeq: number;
+  readonly conversation: readonly ConversationEntry[];
+  readonly rows: readonly MirrorRow[];
+  readonly running: boolean;
+  /** Number of `session/subscribed` frames seen (one per stream generation). */
+  readonly generation: number;
+  /** Set when the stream skipped events the console does not hold: the history must be re-read. */
+  readonly gap: boolean;
+  readonly streamError: string | null;
+}
+
+export const initialMirror = (sessionId: string): MirrorState => ({
+  sessionId,
+  lastSeq: -1,
+  conversation: [],
+  rows: [],
+  running: false,
+  generation: 0,
+  gap: false,
+  streamError: null,
+});
+
+type Block = { readonly type: string; readonly text?: string };
+
+const textOf = (content: readonly Block[]): string => content.map((b) => (b.type === 'text' ? (b.text ?? '') : `[${b.type}]`)).join('');
+
+/** The preview of a message's content: whitespace collapsed, non-text as `[type]`, capped at 200 code points + `…`. */
+export const previewOf = (content: readonly Block[]): string => {
+  const collapsed = content.map((b) => (b.type === 'text' ? (b.text ?? '') : `[${b.type}]`)).join(' ').replace(/\s+/g, ' ').trim();
+  const chars = [...collapsed];
+  return chars.length > 200 ? `${chars.slice(0, 200).join('')}…` : collapsed;
+};
+
+/** A Host queue row as a mirror row. */
+export const mirrorRow = (row: QueueRow): MirrorRow => {
+  const content = row.message.content as Block[];
+  return {
+    id: row.id,
+    placement: row.placement,
+    claimed: row.claimed === true,
+    preview: previewOf(content),
+    text: content.every((b) => b.type === 'text') ? content.map((b) => b.text ?? '').join('') : null,
+  };
+};
+
+/** A durable event as a conversation entry (null for events the conversation does not show). */
+export const entryOf = (event: { readonly seq: number; readonly time?: number; readonly type: string; readonly data?: unknown }, cls: MessageClass | null): ConversationEntry | null => {
+  const time = event.time ?? 0;
+  switch (event.type) {
+    case 'user/message': {
+      const m = event.data as { id: string; content: Block[] };
+      return { kind: 'user', seq: event.seq, time, id: m.id, text: textOf(m.content), class: cls };
+    }
+    case 'assistant/message': {
+      const m = (event.data as { message: { content: Block[] } }).message;
+      return { kind: 'assistant', seq: event.seq, time, text: textOf(m.content.filter((b) => b.type === 'text')) };
+    }
+    case 'turn/end': {
+      const d = event.data as { turn: number; reason: { kind: string } };
+      return { kind: 'turn-end', seq: event.seq, time, turn: d.turn, reason: d.reason.kind };
+    }
+    default:
+      return null;
+  }
+};
+
+/** What changes the mirror. */
+export type MirrorAction =
+  | { readonly kind: 'frame'; readonly frame: HostFrame }
+  | { readonly kind: 'history'; readonly entries: readonly ConversationEntry[]; readonly lastSeq: number; readonly running?: boolean }
+  | { readonly kind: 'classified'; readonly seq: number; readonly class: MessageClass };
+
+/**
+ * The client mirror's rules: a `session/subscribed` (a new stream generation) clears the queue rows and the
+ * baseline that follows refills them; a `session/queue` replaces them whole; a live `user/message` with the next
+ * seq joins the conversation and retires the first steering row with its id in the same update (so the pending
+ * bubble hands over to the durable message with no gap and no duplicate); an overlapping event is dropped, a
+ * skipped seq marks a gap for the caller to fill from the history.
+ */
+export const reduceMirror = (state: MirrorState, action: MirrorAction): MirrorState => {
+  switch (action.kind) {
+    case 'history': {
+      const bySeq = new Map(state.conversation.map((e) => [e.seq, e] as const));
+      for (const e of action.entries) bySeq.set(e.seq, e);
+      const conversation = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+      return { ...state, conversation, lastSeq: Math.max(state.lastSeq, action.lastSeq), gap: false, ...(action.running !== undefined ? { running: action.running } : {}) };
+    }
+    case 'classified':
+      return { ...state, conversation: state.conversation.map((e) => (e.kind === 'user' && e.seq === action.seq ? { ...e, class: action.class } : e)) };
+    case 'frame': {
+      const f = action.frame;
+      switch (f.type) {
+        case 'session/subscribed':
+          if (f.sessionId !== state.sessionId) return state;
+          return { ...state, rows: [], generation: state.generation + 1, gap: state.gap || f.lastSeq > state.lastSeq, streamError: null };
+        case 'session/queue':
+          return f.sessionId === state.sessionId ? { ...state, rows: f.items.map(mirrorRow) } : state;
+        case 'host/session-status':
+          return f.sessionId === state.sessionId ? { ...state, running: f.running } : state;
+        case 'session/event': {
+          if (f.sessionId !== state.sessionId) return state;
+          const seq = f.event.seq;
+          if (seq <= state.lastSeq) return state;
+          if (seq > state.lastSeq + 1) return { ...state, gap: true };
+          const entry = entryOf(f.event as { seq: number; time?: number; type: string; data?: unknown }, null);
+          let rows = state.rows;
+          if (entry?.kind === 'user') {
+            const i = rows.findIndex((r) => r.placement === 'steering' && r.id === entry.id);
+            if (i >= 0) rows = [...rows.slice(0, i), ...rows.slice(i + 1)];
+          }
+          return { ...state, lastSeq: seq, rows, conversation: entry ? [...state.conversation, entry] : state.conversation };
+        }
+        case 'stream/error':
+          return { ...state, streamError: f.error.message };
+        case 'host/session-added':
+        case 'host/session-removed':
+          return state;
+      }
+    }
+  }
+};

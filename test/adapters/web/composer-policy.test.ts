@@ -1,0 +1,40 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { composerIntent, type ComposerContext, type ComposerKey } from '../../../adapters/web/src/composer-policy.js';
+
+const key = (k: Partial<ComposerKey> = {}): ComposerKey => ({ key: 'Enter', shiftKey: false, metaKey: false, ctrlKey: false, isComposing: false, ...k });
+const ctx = (c: Partial<ComposerContext> = {}): ComposerContext => ({ running: false, busyEnter: 'queue', draftEmpty: false, queuedCount: 0, ...c });
+
+describe('the composer policy', () => {
+  it('idle: Enter and Cmd/Ctrl+Enter both queue; Shift+Enter is a newline', () => {
+    expect(composerIntent(key(), ctx())).toBe('queue');
+    expect(composerIntent(key({ metaKey: true }), ctx())).toBe('queue');
+    expect(composerIntent(key({ ctrlKey: true }), ctx())).toBe('queue');
+    expect(composerIntent(key({ shiftKey: true }), ctx())).toBe('newline');
+  });
+
+  it('running: Enter is the busy-Enter preference, Cmd/Ctrl+Enter the opposite', () => {
+    expect(composerIntent(key(), ctx({ running: true }))).toBe('queue');
+    expect(composerIntent(key({ metaKey: true }), ctx({ running: true }))).toBe('steer');
+    expect(composerIntent(key(), ctx({ running: true, busyEnter: 'steer' }))).toBe('steer');
+    expect(composerIntent(key({ ctrlKey: true }), ctx({ running: true, busyEnter: 'steer' }))).toBe('queue');
+  });
+
+  it('empty draft: plain Enter does nothing; Cmd/Ctrl+Enter steers all only while running with a queued row', () => {
+    expect(composerIntent(key(), ctx({ draftEmpty: true, running: true, queuedCount: 2 }))).toBe('none');
+    expect(composerIntent(key({ metaKey: true }), ctx({ draftEmpty: true, running: true, queuedCount: 2 }))).toBe('steer-all');
+    expect(composerIntent(key({ metaKey: true }), ctx({ draftEmpty: true, running: true, queuedCount: 0 }))).toBe('none');
+    expect(composerIntent(key({ metaKey: true }), ctx({ draftEmpty: true, running: false, queuedCount: 2 }))).toBe('none');
+  });
+
+  it('never sends during an IME composition or on another key, and never steers while idle', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.boolean(), fc.boolean(), fc.boolean(), fc.boolean(), fc.constantFrom('queue' as const, 'steer' as const), fc.boolean(), fc.nat(3), (k, shift, meta, ctrl, composing, busyEnter, empty, queued) => {
+        const intent = composerIntent(key({ key: k, shiftKey: shift, metaKey: meta, ctrlKey: ctrl, isComposing: composing }), ctx({ busyEnter, draftEmpty: empty, queuedCount: queued }));
+        if (composing || k !== 'Enter') expect(intent).toBe('none');
+        expect(intent).not.toBe('steer');
+        expect(intent).not.toBe('steer-all');
+      }),
+    );
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { initialMirror, previewOf, reduceMirror, type MirrorState } from '../../../adapters/web/src/mirror.js';
+import type { HostFrame, QueueRow } from '../../../runtime/host/schemas.js';
+
+const msg = (id: string, text: string, kind = 'user'): QueueRow['message'] => ({ id, role: 'user', content: [{ type: 'text', text }], source: { kind } });
+const queue = (...items: QueueRow[]): HostFrame => ({ type: 'session/queue', sessionId: 's', seq: 0, items });
+const userMessage = (seq: number, id: string, text: string): HostFrame => ({
+  type: 'session/event',
+  sessionId: 's',
+  event: { seq, type: 'user/message', time: 1, id: `e${seq}`, data: msg(id, text) },
+});
+const apply = (state: MirrorState, ...frames: HostFrame[]) => frames.reduce((s, frame) => reduceMirror(s, { kind: 'frame', frame }), state);
+
+describe('the console mirror', () => {
+  it('a session/subscribed clears the rows; the baseline that follows refills them', () => {
+    const s1 = apply(initialMirror('s'), queue({ id: 'B', placement: 'queued', message: msg('B', 'b') }));
+    expect(s1.rows.map((r) => r.id)).toEqual(['B']);
+    const s2 = apply(s1, { type: 'session/subscribed', sessionId: 's', lastSeq: -1 });
+    expect(s2.rows).toEqual([]);
+    expect(s2.generation).toBe(1);
+    expect(apply(s2, queue({ id: 'B', placement: 'queued', message: msg('B', 'b') })).rows.map((r) => r.id)).toEqual(['B']);
+  });
+
+  it('running-status changes never touch the rows', () => {
+    const s = apply(initialMirror('s'), queue({ id: 'B', placement: 'queued', message: msg('B', 'b') }), { type: 'host/session-status', sessionId: 's', running: true });
+    expect(s.running).toBe(true);
+    expect(s.rows.map((r) => r.id)).toEqual(['B']);
+  });
+
+  it('a live user/message retires the first steering row with its id in the same update, later rows reusing the id stay; an overlapping replay does nothing', () => {
+    const s1 = apply(
+      initialMirror('s'),
+      queue({ id: 'm', placement: 'steering', message: msg('m', 'one') }, { id: 'm', placement: 'steering', message: msg('m', 'two') }),
+      userMessage(0, 'm', 'one'),
+    );
+    expect(s1.rows.map((r) => r.preview)).toEqual(['two']);
+    expect(s1.conversation.map((e) => e.kind === 'user' && e.text)).toEqual(['one']);
+    const s2 = apply(s1, userMessage(0, 'm', 'one'));
+    expect(s2).toBe(s1);
+  });
+
+  it('a skipped seq marks a gap instead of appending', () => {
+    const s = apply(initialMirror('s'), userMessage(3, 'm', 'x'));
+    expect(s.gap).toBe(true);
+    expect(s.conversation).toEqual([]);
+  });
+
+  it('rows: preview collapses whitespace, shows non-text as [type], caps at 200 code points; a non-text row is not editable', () => {
+    expect(previewOf([{ type: 'text', text: ' a \n\t b ' }, { type: 'image' }])).toBe('a b [image]');
+    expect(previewOf([{ type: 'text', text: '😀'.repeat(201) }])).toBe(`${'😀'.repeat(200)}…`);
+    const s = apply(initialMirror('s'), queue({ id: 'B', placement: 'queued', message: { id: 'B', role: 'user', content: [{ type: 'image' }], source: { kind: 'user' } } }));
+    expect(s.rows[0]!.text).toBeNull();
+  });
+});
