@@ -9,14 +9,17 @@ export * from './runtime/ports/store-errors.js';
 export { MemoryEventStore, type MemoryEventStoreOptions } from './adapters/store/memory/memory-event-store.js';
 export * from './runtime/ports/model.js';
 export * from './runtime/ports/clock.js';
+export * from './runtime/ports/head-signer.js';
+export * from './runtime/ports/recorded-envelope.js';
+export { canonicalJson, sha256ChainHash } from './runtime/chain-hash.js';
 export * from './runtime/errors.js';
 export * from './runtime/logger.js';
 export { enter, reject, type AgentHooks, type HookName, type PreStepListener, type TurnStoppingListener } from './runtime/hooks.js';
 export type { Tool, ToolContext, ToolOutcome } from './runtime/tools.js';
 export type { LateToolResults } from './runtime/tool-runner.js';
 export { ToolResultCode, type ToolErrorFacts } from './runtime/tool-outcomes.js';
-export { Agent, type AgentInbox, type AgentOptions } from './runtime/agent.js';
-export { SessionLog, type SessionLogOptions } from './runtime/session-log.js';
+export { Agent, type AgentInbox, type AgentOptions, type InputOptions } from './runtime/agent.js';
+export { SessionLog, type SessionLogOptions, type AppendOptions } from './runtime/session-log.js';
 export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions } from './runtime/runtime.js';
 export { ScriptedModel, echoModel, type ScriptStep, type ScriptedResponse, type ScriptedChunk } from './adapters/model/scripted/scripted-model.js';
 export { openRuntime, type OpenRuntimeOptions, type OpenedRuntime } from './adapters/open-runtime.js';
@@ -33,4 +36,16 @@ export {
 export { openJsonlEventStore, JsonlEventStore, type JsonlEventStoreOptions, type JsonlDurability } from './adapters/store/jsonl/index.js';
 export { MemoryCheckpointStore } from './adapters/checkpoints/memory-checkpoint-store.js';
 export { FileCheckpointStore, type FileCheckpointStoreOptions } from './adapters/checkpoints/file-checkpoint-store.js';
+export {
+  ed25519Signer,
+  ed25519Verifier,
+  loadSigner,
+  loadVerifier,
+  keyIdOf,
+  SigningKeyError,
+  isSigningKeyError,
+  SIGNING_KEY_ENV,
+  type HeadVerifier,
+} from './adapters/chain/ed25519.js';
+export { verifySession, createSessionVerifier, type SessionVerification, type VerifyOptions, type SessionVerifier } from './adapters/chain/verify-session.js';
 export * from './runtime/children/index.js';

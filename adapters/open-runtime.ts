@@ -1,6 +1,7 @@
 import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/runtime.js';
 import type { EventStore } from '../runtime/ports/event-store.js';
 import { DEFAULT_STORE_SPEC, openStore, type StoreSpec } from './store/open-store.js';
+import { signerFromOption } from './chain/signer-option.js';
 
 /** Options of {@link openRuntime}: those of `createRuntime`, with the store given as a spec. */
 export interface OpenRuntimeOptions extends Omit<RuntimeOptions, 'store'> {
@@ -9,6 +10,11 @@ export interface OpenRuntimeOptions extends Omit<RuntimeOptions, 'store'> {
    * @defaultValue 'jsonl:./.steerlog'
    */
   readonly store?: StoreSpec;
+  /**
+   * PEM file of an Ed25519 private key: the runtime signs a `chain/head` at every checkpoint. Ignored when `signer`
+   * is given. @defaultValue the file `STEERLOG_SIGNING_KEY` names, else no signing
+   */
+  readonly signingKeyFile?: string;
 }
 
 /** A runtime on the store a spec names; `close()` closes the store when the spec opened it. */
@@ -20,6 +26,7 @@ export interface OpenedRuntime extends Runtime {
 export const openRuntime = async (options: OpenRuntimeOptions): Promise<OpenedRuntime> => {
   const spec = options.store ?? DEFAULT_STORE_SPEC;
   const store: EventStore = await openStore(spec);
-  const runtime = createRuntime({ ...options, store });
+  const signer = options.signer ?? signerFromOption(options.signingKeyFile);
+  const runtime = createRuntime({ ...options, store, ...(signer ? { signer } : {}) });
   return { ...runtime, close: async () => (typeof spec === 'string' ? store.close() : undefined) };
 };

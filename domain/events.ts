@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EventId } from './brand.js';
+import type { EventMetadata } from './event-metadata.js';
 import { ContentBlockSchema, UserMessageSchema, type UserMessage } from './message.js';
 import {
   SubagentDescriptorDataSchema,
@@ -238,6 +239,22 @@ export const EndSeedDataSchema = z.object({}).strict();
 /** The data of `session/end-seed` (empty): marks the end of a fork's inherited seed. */
 export type EndSeedData = z.infer<typeof EndSeedDataSchema>;
 
+// ---- chain/head ------------------------------------------------------------------------------------------------
+/**
+ * A signed chain head: the writer's signature over `{stream, seq, hash}` of the event just before this one, so a
+ * holder of the public key can tell a complete log from a truncated or rewritten one. The folds ignore it.
+ */
+export const ChainHeadDataSchema = z
+  .object({
+    seq: int,
+    hash: z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 hex digest'),
+    keyId: z.string().min(1),
+    signature: z.string().min(1),
+  })
+  .strict();
+/** The data of a `chain/head` event. */
+export type ChainHeadData = z.infer<typeof ChainHeadDataSchema>;
+
 // ---- the catalogue ---------------------------------------------------------------------------------------------
 /** Every durable event type steerlog reads, with the schema of its data. */
 export const EVENT_DATA_SCHEMAS = {
@@ -256,6 +273,7 @@ export const EVENT_DATA_SCHEMAS = {
   'subagent/descriptor': SubagentDescriptorDataSchema,
   'subagent/start': SubagentStartDataSchema,
   'subagent/end': SubagentEndDataSchema,
+  'chain/head': ChainHeadDataSchema,
 } as const;
 
 /** The data type of each known event type. */
@@ -275,6 +293,7 @@ export interface EventDataByType {
   'subagent/descriptor': SubagentDescriptorData;
   'subagent/start': SubagentStartData;
   'subagent/end': SubagentEndData;
+  'chain/head': ChainHeadData;
 }
 /** The name of a known event type. */
 export type EventType = keyof EventDataByType;
@@ -283,7 +302,10 @@ export const EVENT_TYPES = Object.keys(EVENT_DATA_SCHEMAS) as readonly EventType
 /** Is this a {@link EventType}? (by its stable `code`) */
 export const isEventType = (type: string): type is EventType => Object.prototype.hasOwnProperty.call(EVENT_DATA_SCHEMAS, type);
 
-/** The durable envelope: `seq` is 0-based and contiguous per stream. */
+/**
+ * The durable envelope: `seq` is 0-based and contiguous per stream. `metadata` says who and what caused the event;
+ * `hash` links it to the previous event of its stream (see event-chain.ts). Logs written before the chain have none.
+ */
 export interface Envelope<T extends string, D> {
   readonly seq: number;
   readonly id: EventId;
@@ -291,6 +313,8 @@ export interface Envelope<T extends string, D> {
   readonly type: T;
   readonly data: D;
   readonly ignorable?: true;
+  readonly metadata?: EventMetadata;
+  readonly hash?: string;
 }
 
 /** A typed durable session event. */

@@ -20,5 +20,8 @@ export * from './audit.js';
 export * from './turn-machine.js';
 export * from './model-messages.js';
 export * from './queue-edit.js';
+export * from './event-metadata.js';
+export * from './event-chain.js';
+export * from './message-facts.js';
 export * from './stream-assembly.js';
 export * from './children/index.js';

@@ -2,12 +2,13 @@ import * as E from 'fp-ts/lib/Either.js';
 import { z } from 'zod';
 import type { EventId } from './brand.js';
 import { EventParseError } from './errors.js';
+import { CHAIN_HASH_PATTERN, EventMetadataSchema, type EventMetadata } from './event-metadata.js';
 import { EVENT_DATA_SCHEMAS, isEventType, type LogEvent } from './events.js';
 import { fastEventData } from './fast-event-data.js';
 import { deepFreeze, findNonJsonPath } from './json.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ENVELOPE_KEYS = new Set(['seq', 'id', 'time', 'type', 'data', 'ignorable']);
+const ENVELOPE_KEYS = new Set(['seq', 'id', 'time', 'type', 'data', 'ignorable', 'metadata', 'hash']);
 
 const zodPath = (issue: z.ZodIssue): string =>
   issue.path.reduce<string>((p, k) => (typeof k === 'number' ? `${p}[${k}]` : `${p}.${k}`), 'data');
@@ -46,20 +47,40 @@ export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Eit
   for (const key of Object.keys(env)) {
     if (!ENVELOPE_KEYS.has(key)) return fail('malformed-envelope', key, `unexpected envelope field "${key}"`);
   }
+  let metadata: EventMetadata | undefined;
+  if (env.metadata !== undefined) {
+    if (typeof env.metadata !== 'object' || env.metadata === null || Array.isArray(env.metadata)) {
+      return fail('malformed-envelope', 'metadata', 'metadata must be an object');
+    }
+    const m = EventMetadataSchema.safeParse(env.metadata);
+    if (!m.success) {
+      const issue = m.error.issues[0]!;
+      return fail('malformed-envelope', ['metadata', ...issue.path].join('.'), issue.message);
+    }
+    metadata = deepFreeze(structuredClone(env.metadata) as EventMetadata);
+  }
+  if (env.hash !== undefined && (typeof env.hash !== 'string' || !CHAIN_HASH_PATTERN.test(env.hash))) {
+    return fail('malformed-envelope', 'hash', 'hash must be 64 lowercase hex digits (SHA-256)');
+  }
+  const trailer = {
+    ...(env.ignorable === true ? { ignorable: true as const } : {}),
+    ...(metadata !== undefined ? { metadata } : {}),
+    ...(typeof env.hash === 'string' ? { hash: env.hash } : {}),
+  };
   if (options.expectedSeq !== undefined && seq !== options.expectedSeq) {
     return fail('seq-out-of-order', 'seq', `expected seq ${options.expectedSeq}`);
   }
   if (env.ignorable !== true && isEventType(type)) {
     // the common shapes: checked and copied by hand (a strict subset of what the schema accepts, every leaf checked)
     const fast = fastEventData(type, env.data, { inPlace: options.owned === true });
-    if (fast !== null) return E.right(Object.freeze({ seq, id: env.id as EventId, time: env.time, type, data: fast }) as LogEvent);
+    if (fast !== null) return E.right(Object.freeze({ seq, id: env.id as EventId, time: env.time, type, data: fast, ...trailer }) as LogEvent);
   }
   const nonJson = findNonJsonPath(env.data);
   if (nonJson !== null) return fail('invalid-event-data', nonJson.replace(/^\$/, 'data'), 'not lossless JSON');
 
   if (!isEventType(type)) {
     if (env.ignorable === true) {
-      return E.right(deepFreeze({ seq, id: env.id as EventId, time: env.time, type, data: structuredClone(env.data), ignorable: true as const }));
+      return E.right(deepFreeze({ seq, id: env.id as EventId, time: env.time, type, data: structuredClone(env.data), ...trailer, ignorable: true as const }));
     }
     return fail('unknown-event-type', 'type', `unknown event type "${type}" (not marked ignorable)`);
   }
@@ -75,7 +96,7 @@ export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Eit
       time: env.time,
       type,
       data: result.data,
-      ...(env.ignorable === true ? { ignorable: true as const } : {}),
+      ...trailer,
     }) as LogEvent,
   );
 };

@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { MessageId } from '../domain/brand.js';
+import type { EventMetadata } from '../domain/event-metadata.js';
 import type { AbortCause, EventDataByType, InboxTarget, LogEvent, TurnEndReason, TurnError } from '../domain/events.js';
 import { admitMessage, decideInbox, type InboxCommand } from '../domain/inbox/inbox-decide.js';
 import { applySpliceRemoving } from '../domain/inbox/inbox-evolve.js';
@@ -91,6 +92,15 @@ export interface AgentInbox {
   clear(): UserMessage[];
 }
 
+/** Options of an input call (`followup`, `steer`, `inject`, `send`, `accept`, queue edits, `cancel`). */
+export interface InputOptions {
+  /**
+   * Provenance of the input, stored (and hashed) with the splice that admits, edits or cancels it: `actor` (who, as
+   * the host authenticated them), `correlationId`, `causationId`, and any key of the deployment's. @defaultValue none
+   */
+  readonly metadata?: EventMetadata;
+}
+
 /** What `accept` resolves with: the message id, the seq of its splice, and the list it landed in (a waking send after an abort lands in next-turn). */
 export interface DurableReceipt {
   readonly messageId: MessageId;
@@ -100,11 +110,11 @@ export interface DurableReceipt {
 
 export interface QueueEdits {
   /** Replaces a pending item's content (text only), keeping its id and source. */
-  edit(id: string, content: string | readonly ContentBlock[]): E.Either<QueueEditError, { readonly accepted: true }>;
+  edit(id: string, content: string | readonly ContentBlock[], options?: InputOptions): E.Either<QueueEditError, { readonly accepted: true }>;
   /** Cancels a pending item. */
-  remove(id: string): E.Either<QueueEditError, { readonly accepted: true }>;
+  remove(id: string, options?: InputOptions): E.Either<QueueEditError, { readonly accepted: true }>;
   /** Strict steer: moves a next-turn item to next-step while the agent is running. */
-  steer(id: string): E.Either<QueueEditError, { readonly accepted: true }>;
+  steer(id: string, options?: InputOptions): E.Either<QueueEditError, { readonly accepted: true }>;
 }
 
 /**
@@ -124,6 +134,10 @@ export class Agent {
   #disposed: Promise<void> | null = null;
   #activity: Promise<void> = Promise.resolve();
   readonly #modelMessages: ModelMessage[] = [];
+  /** Id of the open turn's turn/start: the cause of its claims, steps and turn/end. */
+  #turnStartId: string | undefined;
+  /** Id of the latest claim splice: the cause of the user/messages it entered. */
+  #claimId: string | undefined;
   /** What each model step needs from this agent. */
   readonly #stepPort: ModelStepPort<Agent>;
 
@@ -145,7 +159,7 @@ export class Agent {
       agent: this,
       messages: () => this.#modelMessages,
       inbox: () => this.#inbox,
-      stageContext: (message) => void this.#mutate({ kind: 'append', target: 'next-step', message }),
+      stageContext: (message, causationId) => void this.#mutate({ kind: 'append', target: 'next-step', message }, this.#causedBy(causationId)),
       toolConcurrency: opts.toolConcurrency ?? 4,
       lateToolResults: opts.lateToolResults ?? 'withhold',
     };
@@ -229,11 +243,11 @@ export class Agent {
    * (not of a claim, a reply or durability). A waking send after the active turn was aborted goes to next-turn.
    * On an idle agent the first turn/start and claim happen inside this call.
    */
-  send(message: UserMessage, target: InboxTarget, wake: boolean): MessageId {
+  send(message: UserMessage, target: InboxTarget, wake: boolean, options: InputOptions = {}): MessageId {
     const phase = this.#phase;
     const wakingAfterAbort = wake && phase.kind !== 'idle' && phase.abort.signal.aborted;
     const effective: InboxTarget = wakingAfterAbort ? 'next-turn' : target;
-    this.#mutate({ kind: 'append', target: effective, message });
+    this.#mutate({ kind: 'append', target: effective, message }, options.metadata);
     if (wake) this.#wakeDriver(wakingAfterAbort);
     return message.id;
   }
@@ -251,16 +265,16 @@ export class Agent {
     return true;
   }
   /** A prompt for a later turn: send(message, 'next-turn', wake). */
-  followup(message: UserMessage): MessageId {
-    return this.send(message, 'next-turn', true);
+  followup(message: UserMessage, options: InputOptions = {}): MessageId {
+    return this.send(message, 'next-turn', true, options);
   }
   /** Input for the nearest step, waking the agent (an idle steer opens a turn). */
-  steer(message: UserMessage): MessageId {
-    return this.send(message, 'next-step', true);
+  steer(message: UserMessage, options: InputOptions = {}): MessageId {
+    return this.send(message, 'next-step', true, options);
   }
   /** Input for the nearest step, without waking. */
-  inject(message: UserMessage): MessageId {
-    return this.send(message, 'next-step', false);
+  inject(message: UserMessage, options: InputOptions = {}): MessageId {
+    return this.send(message, 'next-step', false, options);
   }
 
   /**
@@ -268,10 +282,10 @@ export class Agent {
    * (for deployments that must not acknowledge before that). Rejects if the write fails or the stream is fenced;
    * the message stays admitted in the live log either way.
    */
-  async accept(message: UserMessage, options: { readonly target?: InboxTarget; readonly wake?: boolean } = {}): Promise<DurableReceipt> {
+  async accept(message: UserMessage, options: InputOptions & { readonly target?: InboxTarget; readonly wake?: boolean } = {}): Promise<DurableReceipt> {
     const target = options.target ?? 'next-turn';
     const before = this.#log.events.length;
-    const messageId = this.send(message, target, options.wake ?? true);
+    const messageId = this.send(message, target, options.wake ?? true, options.metadata ? { metadata: options.metadata } : {});
     const splice = this.#log.events.slice(before).find((e) => e.type === 'agent/inbox/spliced')!;
     await this.#log.checkpoint(splice.seq + 1);
     const placed = splice.data as { target: InboxTarget };
@@ -285,9 +299,9 @@ export class Agent {
    * then next-turn) and the wake latch cleared — also when idle; the active turn or maintenance task is aborted with
    * `cause` (the first cause wins). Claimed input is never restored. An idle keepInbox cancel does nothing.
    */
-  cancel(cause: AbortCause = { kind: 'user' }, options: { readonly keepInbox?: boolean } = {}): void {
+  cancel(cause: AbortCause = { kind: 'user' }, options: InputOptions & { readonly keepInbox?: boolean } = {}): void {
     if (!options.keepInbox) {
-      this.#mutate({ kind: 'clear' });
+      this.#mutate({ kind: 'clear' }, options.metadata);
       const p = this.#phase;
       if (p.kind !== 'idle') p.wakeRequested = false;
     }
@@ -346,23 +360,23 @@ export class Agent {
   /** Queue edits by message id, with typed refusals instead of throws. */
   get queue(): QueueEdits {
     return {
-      edit: (id, content) => {
+      edit: (id, content, options = {}) => {
         const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'edit', id, content });
         if (E.isLeft(decided)) return decided;
-        this.#mutate(decided.right.command);
+        this.#mutate(decided.right.command, options.metadata);
         return E.right({ accepted: true });
       },
-      remove: (id) => {
+      remove: (id, options = {}) => {
         const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'remove', id });
         if (E.isLeft(decided)) return decided;
-        this.#mutate(decided.right.command);
+        this.#mutate(decided.right.command, options.metadata);
         return E.right({ accepted: true });
       },
-      steer: (id) => {
+      steer: (id, options = {}) => {
         const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'steer', id });
         if (E.isLeft(decided)) return decided;
-        this.#mutate(decided.right.command);
-        this.steer(decided.right.message);
+        this.#mutate(decided.right.command, options.metadata);
+        this.steer(decided.right.message, options);
         return E.right({ accepted: true });
       },
     };
@@ -370,14 +384,17 @@ export class Agent {
 
   // ---- the Inbox: decide → append → evolve → notify -------------------------------------------------------------
 
-  #mutate(command: InboxCommand): readonly UserMessage[] {
+  /** `metadata`: the caller's provenance; a claim is caused by its turn/start, whatever is passed. */
+  #mutate(command: InboxCommand, metadata?: EventMetadata): readonly UserMessage[] {
     const decision = decideInbox(command, this.#inbox);
     if (E.isLeft(decision)) throw decision.left;
     const claim = command.kind === 'claim';
     const turn = this.#phase.kind === 'running' ? this.#phase.turn : this.#lastTurn();
     const claimed = [];
+    const meta = claim ? this.#causedBy(this.#turnStartId) : metadata;
     for (const splice of decision.right.events) {
-      this.#log.append('agent/inbox/spliced', splice);
+      const appended = this.#log.append('agent/inbox/spliced', splice, meta ? { metadata: meta } : {});
+      if (claim) this.#claimId = appended.id;
       // the removed messages come from the splice itself: reading the previous state again would walk back to it
       const applied = applySpliceRemoving(this.#inbox, splice);
       if (E.isLeft(applied)) throw applied.left;
@@ -396,6 +413,11 @@ export class Agent {
       else if (n.type === 'agent/inbox/discarded') this.#hooks.emit('inbox/discarded', n.message);
       else this.#hooks.emit('inbox/claimed', n.message, n.turn);
     }
+  }
+
+  /** Metadata naming the event that caused this one (none when the cause is unknown). */
+  #causedBy(eventId: string | undefined): EventMetadata | undefined {
+    return eventId === undefined ? undefined : { causationId: eventId };
   }
 
   #track(e: LogEvent): void {
@@ -465,7 +487,8 @@ export class Agent {
     this.#throwIfAborted(p);
     const n = p.turn + 1;
     try {
-      this.#log.append('turn/start', { turn: n });
+      this.#turnStartId = this.#log.append('turn/start', { turn: n }).id;
+      this.#claimId = undefined;
     } catch (e) {
       this.#reportError(n, 0, e);
       return this.#retire(p);
@@ -497,12 +520,12 @@ export class Agent {
           break;
         }
         const entered = decision.kind === 'enter' ? decision.messages : [];
-        this.#log.append('step/start', { turn: n, step: k });
+        this.#log.append('step/start', { turn: n, step: k }, { metadata: this.#causedBy(this.#turnStartId) });
         p.step = k;
         stepsEntered++;
         let result: StepResult;
         try {
-          for (const m of entered) this.#log.append('user/message', m);
+          for (const m of entered) this.#log.append('user/message', m, { metadata: this.#causedBy(this.#claimId) });
           result = await runModelStep(this.#stepPort, { turn: n, step: k, system, signal });
         } finally {
           this.#log.append('step/end', { turn: n, step: k });
@@ -527,7 +550,7 @@ export class Agent {
       if (!cause) this.#hooks.emit('error', { turn: n, step: p.step, error: facts });
     }
     try {
-      this.#log.append('turn/end', { turn: n, reason });
+      this.#log.append('turn/end', { turn: n, reason }, { metadata: this.#causedBy(this.#turnStartId) });
     } catch (e) {
       this.#reportError(n, p.step, e);
       return this.#retire(p);

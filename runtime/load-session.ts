@@ -3,6 +3,7 @@ import type { LogEvent, AssistantBlock } from '../domain/events.js';
 import { parseEvent } from '../domain/parse-event.js';
 import { foldSession, type SessionState } from '../domain/session-fold.js';
 import type { EventStore } from './ports/event-store.js';
+import { envelopeOfRecorded } from './ports/recorded-envelope.js';
 import { RuntimeError } from './errors.js';
 
 /** A stored session, parsed and folded. */
@@ -15,10 +16,7 @@ export interface LoadedSession {
 export const loadSession = async (store: EventStore, sessionId: string): Promise<LoadedSession> => {
   const events: LogEvent[] = [];
   for await (const r of store.read(sessionId)) {
-    const parsed = parseEvent(
-      { seq: Number(r.revision), id: r.id, time: r.time, type: r.type, data: r.data, ...(r.ignorable ? { ignorable: true } : {}) },
-      { expectedSeq: events.length },
-    );
+    const parsed = parseEvent(envelopeOfRecorded(r), { expectedSeq: events.length });
     if (E.isLeft(parsed)) throw new RuntimeError('session-corrupt', `session ${sessionId}: ${parsed.left.message}`, { cause: parsed.left });
     events.push(parsed.right);
   }

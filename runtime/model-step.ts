@@ -31,8 +31,8 @@ export interface ModelStepPort<A> {
   readonly messages: () => readonly ModelMessage[];
   /** The live inbox (to decide whether a result's contexts can be staged). */
   readonly inbox: () => InboxState;
-  /** Stages one context to next-step (one durable splice). */
-  readonly stageContext: (message: UserMessage) => void;
+  /** Stages one context to next-step (one durable splice); `causationId`: the tool/result that staged it. */
+  readonly stageContext: (message: UserMessage, causationId?: string) => void;
   readonly toolConcurrency: number;
   readonly lateToolResults: LateToolResults;
 }
@@ -95,7 +95,7 @@ export const runModelStep = async <A>(
     throw new ModelError(response.error ?? { message: 'the model finished with an error', code: 'MODEL_ERROR' });
   }
   const content: AssistantBlock[] = response.finishReason === 'max-tokens' ? response.content.filter((b) => b.type !== 'tool-call') : [...response.content];
-  log.append('assistant/message', {
+  const answer = log.append('assistant/message', {
     turn,
     step,
     message: { role: 'assistant', content, ...(model.provider ? { source: { kind: 'model' as const, provider: model.provider, model: model.model ?? 'unknown' } } : {}) },
@@ -104,24 +104,37 @@ export const runModelStep = async <A>(
   if (response.finishReason === 'max-tokens') return stepResultOf('max-tokens', 0, false);
   const calls = content.filter((b): b is ToolCallBlock => b.type === 'tool-call');
   if (calls.length === 0) return stepResultOf(response.finishReason, 0, false);
+  // provenance: a tool/call is caused by the answer that requested it, a tool/result by its tool/call (by the answer
+  // when the call never started), staged context by its tool/result
+  const callEvents = new Map<string, string>();
+  let lastResult: string | undefined;
   const concluded = await runToolCalls(
     {
       tools: port.tools,
       agent: port.agent,
       concurrency: port.toolConcurrency,
       lateResults: port.lateToolResults,
-      logCall: (call) => log.append('tool/call', { turn, step, callId: call.callId, name: call.name, arguments: call.arguments }),
-      appendResult: (call, run) =>
-        void log.append('tool/result', {
-          turn,
-          step,
-          message: { role: 'tool', callId: call.callId, content: [...run.content], ...(run.isError ? { isError: true } : {}) },
-          ...(run.error ? { error: run.error } : {}),
-          ...(run.meta ? { meta: run.meta } : {}),
-        }),
+      logCall: (call) => {
+        const logged = log.append('tool/call', { turn, step, callId: call.callId, name: call.name, arguments: call.arguments }, { metadata: { causationId: answer.id } });
+        callEvents.set(call.callId, logged.id);
+      },
+      appendResult: (call, run) => {
+        lastResult = log.append(
+          'tool/result',
+          {
+            turn,
+            step,
+            message: { role: 'tool', callId: call.callId, content: [...run.content], ...(run.isError ? { isError: true } : {}) },
+            ...(run.error ? { error: run.error } : {}),
+            ...(run.meta ? { meta: run.meta } : {}),
+          },
+          { metadata: { causationId: callEvents.get(call.callId) ?? answer.id } },
+        ).id;
+      },
       checkContexts: (contexts) => contextProblem(port.inbox(), contexts),
+      // called right after the appendResult of the same call
       stageContexts: (contexts) => {
-        for (const c of contexts) port.stageContext(c);
+        for (const c of contexts) port.stageContext(c, lastResult);
       },
       checkpoint: () => log.checkpoint(),
     },

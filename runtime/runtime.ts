@@ -1,3 +1,5 @@
+import type { ChainHashFn } from '../domain/event-chain.js';
+import type { EventMetadata } from '../domain/event-metadata.js';
 import type { LogEvent, SessionCreatedData, SessionKind } from '../domain/events.js';
 import type { InboxState } from '../domain/inbox/inbox-state.js';
 import { initialInboxState } from '../domain/inbox/inbox-state.js';
@@ -8,6 +10,7 @@ import { loadSession, repairClosers } from './load-session.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { randomIds, systemClock, type Clock, type IdSource } from './ports/clock.js';
 import type { EventStore } from './ports/event-store.js';
+import type { HeadSigner } from './ports/head-signer.js';
 import type { ModelPort } from './ports/model.js';
 import { SessionLog } from './session-log.js';
 import type { LateToolResults } from './tool-runner.js';
@@ -29,6 +32,10 @@ export interface RuntimeOptions {
   readonly writeBatchDelayMs?: number;
   /** Parallel-safe tool calls at once. @defaultValue 4 */
   readonly toolConcurrency?: number;
+  /** The hash chain's digest. @defaultValue SHA-256 over RFC 8785 JSON */
+  readonly hashOf?: ChainHashFn;
+  /** Signs a `chain/head` event at every full checkpoint of every session. @defaultValue none */
+  readonly signer?: HeadSigner;
   /**
    * The outcome of a tool body that settles after its turn was aborted: `'withhold'` gives the model an `ABORTED`
    * error result instead (the log keeps the outcome under `meta.withheld`); `'keep'` commits it as returned.
@@ -49,6 +56,8 @@ export interface CreateSessionOptions {
   /** A child's distance from its root session. */
   readonly delegationDepth?: number;
   readonly systemPrompt?: AgentOptions['systemPrompt'];
+  /** Provenance of `session/created` (who opened the session, correlation). @defaultValue none */
+  readonly metadata?: EventMetadata;
   /** This session's model, instead of the runtime's (a child's model route). @defaultValue the runtime's model */
   readonly model?: ModelPort;
   /** Only these of the runtime's tools are offered to this session (a child's tool filter). @defaultValue all of them */
@@ -109,6 +118,8 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       logger,
       initial,
       ...(options.writeBatchDelayMs !== undefined ? { writeBatchDelayMs: options.writeBatchDelayMs } : {}),
+      ...(options.hashOf ? { hashOf: options.hashOf } : {}),
+      ...(options.signer ? { signer: options.signer } : {}),
     });
 
   const bind = (sessionId: string, log: SessionLog, restored: { inbox: InboxState; lastTurn: number }, setup: ResumeOptions = {}): Agent => {
@@ -151,7 +162,7 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       const sessionId = opts.sessionId ?? ids.next();
       if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} already has a live agent in this runtime`);
       const log = newLog(sessionId);
-      log.append('session/created', created(sessionId, opts));
+      log.append('session/created', created(sessionId, opts), opts.metadata ? { metadata: opts.metadata } : {});
       return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: 0 }, opts);
     },
 
@@ -182,8 +193,13 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       const sessionId = opts.sessionId ?? ids.next();
       if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} already has a live agent in this runtime`);
       const log = newLog(sessionId);
-      log.append('session/created', created(sessionId, { ...opts, parentSession: parentSessionId }, boundary));
-      for (const e of seed) log.appendAny(e.type, e.data, { time: e.time, ...(e.ignorable ? { ignorable: true as const } : {}) });
+      // the child is caused by the parent's last inherited event; seed events keep their own provenance
+      log.append('session/created', created(sessionId, { ...opts, parentSession: parentSessionId }, boundary), {
+        metadata: { ...opts.metadata, causationId: seed.at(-1)!.id },
+      });
+      for (const e of seed) {
+        log.appendAny(e.type, e.data, { time: e.time, ...(e.ignorable ? { ignorable: true as const } : {}), ...(e.metadata ? { metadata: e.metadata } : {}) });
+      }
       log.append('session/end-seed', {});
       return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: folded.state.turns.lastTurn }, opts);
     },

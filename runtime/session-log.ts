@@ -1,8 +1,13 @@
 import type { EventId } from '../domain/brand.js';
+import { chainInputOf, GENESIS_HASH, type ChainHashFn } from '../domain/event-chain.js';
+import { EventMetadataSchema, type EventMetadata } from '../domain/event-metadata.js';
 import { EVENT_DATA_SCHEMAS, isEventType, type EventDataByType, type EventType, type LogEvent, type SessionEvent } from '../domain/events.js';
 import { deepFreeze, findNonJsonPath } from '../domain/json.js';
+import { sha256ChainHash } from './chain-hash.js';
 import type { Clock, IdSource } from './ports/clock.js';
 import type { EventStore, NewEvent } from './ports/event-store.js';
+import type { HeadSigner } from './ports/head-signer.js';
+import { newEventOf } from './ports/recorded-envelope.js';
 import { ConcurrencyError, isConcurrencyError, isDuplicateEventIdError, isUnknownOutcomeError } from './ports/store-errors.js';
 import { RuntimeError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -21,6 +26,18 @@ export interface SessionLogOptions {
    * becomes one durable batch. `checkpoint()` drains at once. @defaultValue 200
    */
   readonly writeBatchDelayMs?: number;
+  /** The chain's digest. @defaultValue SHA-256 over RFC 8785 JSON (`sha256ChainHash`) */
+  readonly hashOf?: ChainHashFn;
+  /** Signs the chain head at every full checkpoint (a `chain/head` event). @defaultValue none: no signed heads */
+  readonly signer?: HeadSigner;
+}
+
+/** Per-append options. */
+export interface AppendOptions {
+  /** Overrides the clock (crash-repair closers reuse the last real event's time). @defaultValue the clock */
+  readonly time?: number;
+  /** Provenance of the event (hashed with it). @defaultValue none */
+  readonly metadata?: EventMetadata;
 }
 
 /** Vetoes an append before it commits by throwing (a "pre-commit dispatch check"). */
@@ -48,6 +65,9 @@ export class SessionLog {
   #timer: NodeJS.Timeout | null = null;
   #waiters: Waiter[] = [];
   #lastError: unknown = null;
+  /** The chain hash of the last event (recomputed for events stored before the chain existed). */
+  #head: string;
+  readonly #hashOf: ChainHashFn;
   /** The last append failed: what the store holds after `#durable` is not known until the tail is read. */
   #unsure = false;
 
@@ -55,6 +75,12 @@ export class SessionLog {
     this.#opts = opts;
     this.#events = [...(opts.initial ?? [])];
     this.#durable = this.#events.length;
+    this.#hashOf = opts.hashOf ?? sha256ChainHash;
+    // a resumed log continues its chain; a log stored before the chain existed gets one from here on, whose first
+    // link covers the unchained prefix as it is now
+    let head = GENESIS_HASH;
+    for (const e of this.#events) head = e.hash ?? this.#hashOf(chainInputOf(opts.stream, e, head));
+    this.#head = head;
   }
 
   get events(): readonly LogEvent[] {
@@ -85,13 +111,18 @@ export class SessionLog {
     return () => this.#checks.delete(check);
   }
 
-  /** Appends one event. `options.time` overrides the clock (crash-repair closers reuse the last real event's time). */
-  append<T extends EventType>(type: T, data: EventDataByType[T], options: { readonly time?: number } = {}): Extract<SessionEvent, { type: T }> {
+  /** The chain hash of the last event (GENESIS_HASH for an empty log). */
+  get head(): string {
+    return this.#head;
+  }
+
+  /** Appends one event, chained to the previous one. */
+  append<T extends EventType>(type: T, data: EventDataByType[T], options: AppendOptions = {}): Extract<SessionEvent, { type: T }> {
     return this.appendAny(type, data, options) as Extract<SessionEvent, { type: T }>;
   }
 
   /** Appends an event of any type (a fork's seed copies events it may not know, keeping `ignorable`). */
-  appendAny(type: string, data: unknown, options: { readonly time?: number; readonly ignorable?: true } = {}): LogEvent {
+  appendAny(type: string, data: unknown, options: AppendOptions & { readonly ignorable?: true } = {}): LogEvent {
     if (this.#publishing) {
       throw new RuntimeError('reentrant-append', `session append cannot reenter while an event is being published (${type})`);
     }
@@ -109,16 +140,30 @@ export class SessionLog {
     } else if (!options.ignorable) {
       throw new RuntimeError('invalid-event', `unknown event type "${type}" (only ignorable events of unknown types may be appended)`);
     }
+    let metadata: EventMetadata | undefined;
+    if (options.metadata !== undefined) {
+      const checkedMeta = EventMetadataSchema.safeParse(options.metadata);
+      if (!checkedMeta.success) {
+        const issue = checkedMeta.error.issues[0]!;
+        throw new RuntimeError('invalid-event', `${type}: ${issue.message} at ${['metadata', ...issue.path].join('.')}`);
+      }
+      metadata = deepFreeze(structuredClone(options.metadata));
+    }
     const snapshot = deepFreeze(structuredClone(data));
     for (const check of this.#checks) check(type, snapshot);
-    const event = deepFreeze({
+    const fields = {
       seq: this.#events.length,
       id: this.#opts.ids.next() as EventId,
       time: options.time ?? this.#opts.clock.now(),
       type,
       data: snapshot,
       ...(options.ignorable ? { ignorable: true as const } : {}),
-    }) as unknown as LogEvent;
+      ...(metadata !== undefined ? { metadata } : {}),
+    };
+    // throws (before anything is logged) for what RFC 8785 cannot serialize, e.g. a lone surrogate
+    const hash = this.#hashOf(chainInputOf(this.stream, fields, this.#head));
+    const event = deepFreeze({ ...fields, hash }) as unknown as LogEvent;
+    this.#head = hash;
     this.#events.push(event);
     this.#schedule();
     this.#publishing = true;
@@ -136,8 +181,16 @@ export class SessionLog {
     return event;
   }
 
-  /** Resolves when every event appended so far is durable; rejects if the write fails or the stream is fenced. */
-  checkpoint(upTo: number = this.#events.length): Promise<void> {
+  /**
+   * Resolves when every event appended so far is durable; rejects if the write fails or the stream is fenced.
+   * A full checkpoint (no `upTo`) with a signer first appends a signed `chain/head` for the last event, unless that
+   * event already is one.
+   */
+  checkpoint(upTo?: number): Promise<void> {
+    if (upTo === undefined) {
+      this.#signHead();
+      upTo = this.#events.length;
+    }
     if (this.#durable >= upTo) return Promise.resolve();
     if (this.#fenced) return Promise.reject(this.#fenced);
     const p = new Promise<void>((resolve, reject) => this.#waiters.push({ upTo, resolve, reject }));
@@ -152,6 +205,14 @@ export class SessionLog {
     } finally {
       this.#closed = true;
     }
+  }
+
+  #signHead(): void {
+    const signer = this.#opts.signer;
+    const last = this.#events.at(-1);
+    if (!signer || !last || last.type === 'chain/head' || this.#publishing || this.#fenced || this.#closed) return;
+    const claim = { stream: this.stream, seq: last.seq, hash: this.#head };
+    this.append('chain/head', { seq: claim.seq, hash: claim.hash, keyId: signer.keyId, signature: signer.sign(claim) });
   }
 
   #schedule(): void {
@@ -209,7 +270,7 @@ export class SessionLog {
       const expected = from === 0 ? 'no_stream' : BigInt(from - 1);
       attempts++;
       try {
-        await this.#opts.store.append(this.stream, batch.map(toNewEvent), expected);
+        await this.#opts.store.append(this.stream, batch.map(newEventOf), expected);
         this.#durable = from + batch.length;
         this.#lastError = null;
         attempts = 0;
@@ -301,11 +362,3 @@ interface Waiter {
   readonly resolve: () => void;
   readonly reject: (e: unknown) => void;
 }
-
-const toNewEvent = (e: LogEvent): NewEvent => ({
-  id: e.id,
-  type: e.type,
-  time: e.time,
-  data: e.data,
-  ...(e.ignorable ? { ignorable: true as const } : {}),
-});

@@ -14,7 +14,7 @@ const importsOf = (file: string): string[] =>
   [...readFileSync(join(ROOT, file), 'utf8').matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'([^']+)'/g)].map((m) => m[1]!);
 /** The folder (top two levels for runtime/ports) an import lands in, or the package name. */
 const target = (file: string, spec: string): string => {
-  if (!spec.startsWith('.')) return spec.startsWith('node:') ? 'node' : spec.split('/')[0]!;
+  if (!spec.startsWith('.')) return spec === 'node:crypto' ? spec : spec.startsWith('node:') ? 'node' : spec.split('/')[0]!;
   const rel = relative(ROOT, resolve(ROOT, dirname(file), spec));
   if (rel.startsWith('runtime/ports')) return 'runtime/ports';
   if (rel.startsWith('runtime/host')) return 'runtime/host';
@@ -24,7 +24,8 @@ const target = (file: string, spec: string): string => {
 const rules: { folder: string; allowed: readonly string[] }[] = [
   { folder: 'domain', allowed: ['domain', 'zod', 'fp-ts'] },
   { folder: 'projections', allowed: ['projections', 'domain', 'runtime/ports', 'rxjs', 'fp-ts'] },
-  { folder: 'runtime', allowed: ['runtime', 'runtime/ports', 'domain', 'fp-ts'] },
+  // node:crypto and canonicalize compute the hash chain (SHA-256 over RFC 8785 JSON): platform and pure code, no I/O
+  { folder: 'runtime', allowed: ['runtime', 'runtime/ports', 'domain', 'fp-ts', 'node:crypto', 'canonicalize'] },
   // steerlog/testing: no test runner (it throws node:assert errors), no store adapter, no driver
   { folder: 'testing', allowed: ['testing', 'domain', 'projections', 'runtime/ports', 'adapters', 'node', 'fp-ts'] },
   // the Host's rules: sessions, admission, the mirror's frames; projections for the queue view, zod for the wire

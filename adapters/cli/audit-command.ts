@@ -12,9 +12,15 @@ import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
 import { formatAuditReport } from './format-audit.js';
 import type { CliIo } from './io.js';
 import { readLineBatches } from './read-lines.js';
+import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
+import { chainFails, formatAuditChain, formatOtherFates } from './audit-chain.js';
+import { auditExtras, auditOutput, parseAuditLimit, pastLimit, type AuditExtras, type AuditLimit } from './audit-extras.js';
+import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
+import { createProgress } from './progress.js';
 
-export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--json]
-       steerlog audit --store <spec> <session-id> [--json]
+export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--at <seq|ISO time>] [--json]
+       steerlog audit --store <spec> <session-id> [--at <seq|ISO time>] [--json]
+  --at <seq|time>   the state as of that seq, or of the last event at or before that ISO 8601 time (time travel)
   <log.jsonl>       a session log, one envelope per line (what steerlog export writes), or a JSONL store's
                     stream file (.steerlog/streams/<file>.jsonl: its header line says so)
   --store <spec>    read the session from a store, read-only: jsonl:<dir> | postgres://… | esdb://…
@@ -26,32 +32,49 @@ exit: 0 valid, 1 invalid, 2 usage or no such session, 3 the store or file could 
  * session stream in a store opened read-only — and prints the report. Exit codes: see AUDIT_USAGE.
  */
 export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseCommandArgs(argv, { strings: ['store'], flags: ['json'] });
+  const args = parseCommandArgs(argv, { strings: ['store', 'at'], flags: ['json'] });
   if (!args.ok) return reportUsage(io, AUDIT_USAGE, args.error, argv.includes('--json'));
   const json = args.flags.json === true;
   if (args.positionals.length !== 1) return reportUsage(io, AUDIT_USAGE, args.positionals.length === 0 ? 'which log?' : 'one log at a time', json);
   const target = args.positionals[0]!;
   const spec = args.strings.store;
+  const limit = args.strings.at === undefined ? undefined : parseAuditLimit(args.strings.at);
+  if (limit === null) return reportUsage(io, AUDIT_USAGE, '--at takes a seq or an ISO 8601 time', json);
+  const progress = createProgress(io, 'auditing', json);
   let report: AuditReport;
+  // the chain, the fates and the times (a second streaming pass); not for a store's raw stream file
+  let extras: AuditExtras | null = null;
   try {
     if (spec !== undefined) {
       const store = await openStore(spec, { readOnly: true });
       try {
-        const audited = await auditStream(store, target);
+        const audited = await auditStream(store, target, limit);
         if (audited === undefined) return noSession(io, target, spec, json);
         report = audited;
+        extras = await auditExtras(target, storeEnvelopes(store, target), limit, progress.tick);
       } finally {
         await store.close();
       }
     } else {
       if (!(await stat(target).catch(() => undefined))?.isFile()) return reportUsage(io, AUDIT_USAGE, `cannot read ${target}: no such file`, json);
-      report = (await isStreamFile(target)) ? await auditStreamFile(target) : await auditFile(target);
+      if (await isStreamFile(target)) report = await auditStreamFile(target);
+      else {
+        report = await auditFile(target, limit);
+        extras = await auditExtras(null, fileEnvelopes(target), limit, progress.tick);
+      }
     }
   } catch (e) {
     return reportFailure(io, 'audit', e, json);
+  } finally {
+    progress.done();
   }
-  io.stdout.write(json ? `${JSON.stringify(report)}\n` : formatAuditReport(report));
-  return report.ok ? EXIT.ok : EXIT.invalid;
+  if (extras === null) {
+    io.stdout.write(json ? `${JSON.stringify(report)}\n` : formatAuditReport(report));
+    return report.ok ? EXIT.ok : EXIT.invalid;
+  }
+  const out = auditOutput(report, extras, limit ?? null);
+  io.stdout.write(json ? `${JSON.stringify(out)}\n` : formatAuditReport(report) + formatOtherFates(out) + formatAuditChain(report, extras.chain));
+  return report.ok && !chainFails(extras.chain) ? EXIT.ok : EXIT.invalid;
 };
 
 const noSession = (io: CliIo, session: string, spec: string, json: boolean): number => {
@@ -62,23 +85,29 @@ const noSession = (io: CliIo, session: string, spec: string, json: boolean): num
 };
 
 /** Streams an envelope log (one JSON envelope per line) through the auditor, memory flat in the log's length. */
-export const auditFile = async (file: string): Promise<AuditReport> => {
+export const auditFile = async (file: string, limit?: AuditLimit): Promise<AuditReport> => {
   const auditor = createAuditor(basename(file, extname(file)));
-  for await (const lines of readLineBatches(file)) for (const line of lines) auditor.push(line);
+  outer: for await (const lines of readLineBatches(file)) {
+    for (const line of lines) {
+      if (limit && line.trim() !== '' && pastLimit(safeJson(line), limit)) break outer;
+      auditor.push(line);
+    }
+  }
   return auditor.report();
 };
 
 /** A stored event as the envelope line of the exchange format (`seq` = stream revision). */
-export const envelopeLine = (e: RecordedEvent): string =>
-  JSON.stringify({ seq: Number(e.revision), id: e.id, time: e.time, type: e.type, data: e.data, ...(e.ignorable ? { ignorable: true } : {}) });
+export const envelopeLine = (e: RecordedEvent): string => JSON.stringify(envelopeOfRecorded(e));
 
 /** Streams a session from a store through the auditor; undefined when the store has no such session. */
-export const auditStream = async (store: EventStore, stream: string): Promise<AuditReport | undefined> => {
+export const auditStream = async (store: EventStore, stream: string, limit?: AuditLimit): Promise<AuditReport | undefined> => {
   const auditor = createAuditor(stream);
   let any = false;
   for await (const e of store.read(stream)) {
     any = true;
-    auditor.push(envelopeLine(e));
+    const envelope = envelopeOfRecorded(e);
+    if (pastLimit(envelope, limit)) break;
+    auditor.push(JSON.stringify(envelope));
   }
   return any ? auditor.report() : undefined;
 };
@@ -128,7 +157,18 @@ export const auditStreamFile = async (file: string): Promise<AuditReport> => {
       auditor = createAuditor(decoded.stream);
     } else {
       const e = decoded.event;
-      auditor!.push(JSON.stringify({ seq: e.rev, id: e.id, time: e.time, type: e.type, data: e.data, ...(e.ignorable ? { ignorable: true } : {}) }));
+      auditor!.push(
+        JSON.stringify({
+          seq: e.rev,
+          id: e.id,
+          time: e.time,
+          type: e.type,
+          data: e.data,
+          ...(e.ignorable ? { ignorable: true } : {}),
+          ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
+          ...(e.hash !== undefined ? { hash: e.hash } : {}),
+        }),
+      );
     }
     offset += bytes.length + 1;
   }
@@ -145,5 +185,13 @@ const headerStream = async (file: string): Promise<string> => {
     return decoded.stream;
   } finally {
     await handle.close();
+  }
+};
+
+const safeJson = (line: string): unknown => {
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    return null;
   }
 };

@@ -2,7 +2,10 @@ import { ScriptedModel } from '../model/scripted/scripted-model.js';
 import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
+import { signerFromOption } from '../chain/signer-option.js';
+import type { HeadSigner } from '../../runtime/ports/head-signer.js';
 import { auditLines } from '../../domain/audit.js';
+import { auditExtras, auditOutput } from './audit-extras.js';
 import { isKnownEvent } from '../../domain/events.js';
 import { createUserMessage, type MessageSource } from '../../domain/message.js';
 import type { MessageId } from '../../domain/brand.js';
@@ -15,7 +18,8 @@ import { formatAuditReport } from './format-audit.js';
 
 const m = (id: string, text: string, source: MessageSource = { kind: 'user' }) => createUserMessage(text, source, { newId: () => id as MessageId });
 
-export const DEMO_USAGE = `usage: steerlog demo [--store <spec>] [--session <id>] [--json]
+export const DEMO_USAGE = `usage: steerlog demo [--store <spec>] [--session <id>] [--key <ed25519.pem>] [--json]
+  --key <pem>       sign the chain head at every checkpoint with this Ed25519 private key (default: $STEERLOG_SIGNING_KEY, else none)
   --store <spec>    where the session is kept: jsonl:<dir> | postgres://… | esdb://… | memory:   (default ${DEFAULT_STORE_SPEC})
   --session <id>    the session id (default demo-<random>)
   --json            print only the audit report, as JSON
@@ -26,12 +30,18 @@ exit: 0 the session's log is valid, 1 invalid, 2 usage, 3 the store could not be
  * context staged by a tool result and by a plugin, then prints the audit of its own log. Deterministic ids and clock.
  */
 export const demoCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseCommandArgs(argv, { strings: ['store', 'session'], flags: ['json'] });
+  const args = parseCommandArgs(argv, { strings: ['store', 'session', 'key'], flags: ['json'] });
   if (!args.ok) return reportUsage(io, DEMO_USAGE, args.error, argv.includes('--json'));
   const json = args.flags.json === true;
   if (args.positionals.length > 0) return reportUsage(io, DEMO_USAGE, `unexpected argument ${args.positionals[0]}`, json);
   const spec = args.strings.store ?? DEFAULT_STORE_SPEC;
   const sessionId = args.strings.session ?? `demo-${globalThis.crypto.randomUUID().slice(0, 8)}`;
+  let signer: HeadSigner | undefined;
+  try {
+    signer = signerFromOption(args.strings.key);
+  } catch (e) {
+    return reportUsage(io, DEMO_USAGE, (e as Error).message, json);
+  }
   let store: EventStore;
   try {
     store = await openStore(spec);
@@ -39,7 +49,7 @@ export const demoCommand = async (argv: readonly string[], io: CliIo): Promise<n
     return reportFailure(io, 'demo', e, json);
   }
   try {
-    return await runDemo(store, spec, sessionId, json, io);
+    return await runDemo(store, spec, sessionId, json, io, signer);
   } catch (e) {
     return reportFailure(io, 'demo', e, json);
   } finally {
@@ -47,7 +57,7 @@ export const demoCommand = async (argv: readonly string[], io: CliIo): Promise<n
   }
 };
 
-const runDemo = async (store: EventStore, spec: string, sessionId: string, json: boolean, io: CliIo): Promise<number> => {
+const runDemo = async (store: EventStore, spec: string, sessionId: string, json: boolean, io: CliIo, signer?: HeadSigner): Promise<number> => {
   const say = (line: string) => {
     if (!json) io.stdout.write(`${line}\n`);
   };
@@ -63,6 +73,7 @@ const runDemo = async (store: EventStore, spec: string, sessionId: string, json:
     clock: steppingClock(1_764_460_800_000, 7),
     ids: sequentialIds(),
     logger: silentLogger,
+    ...(signer ? { signer } : {}),
     tools: [
       {
         name: 'read_log',
@@ -75,7 +86,7 @@ const runDemo = async (store: EventStore, spec: string, sessionId: string, json:
       },
     ],
   });
-  const agent = runtime.createSession({ sessionId, systemPrompt: 'You are a release assistant.' });
+  const agent = runtime.createSession({ sessionId, systemPrompt: 'You are a release assistant.', metadata: { actor: 'user:demo' } });
   agent.on('inbox/inserted', (x) => say(`  + inserted ${x.id}`));
   agent.on('inbox/claimed', (x, turn) => say(`  → claimed ${x.id} for turn ${turn}`));
   agent.on('status', (s) => say(`  status: ${s}`));
@@ -90,17 +101,19 @@ const runDemo = async (store: EventStore, spec: string, sessionId: string, json:
   });
 
   say('Two follow-ups in one tick: the first opens turn 1, the second waits for turn 2.');
-  agent.followup(m('prompt-1', 'Summarize the build log'));
-  agent.followup(m('prompt-2', 'Then open a ticket'));
+  agent.followup(m('prompt-1', 'Summarize the build log'), { metadata: { actor: 'user:demo' } });
+  agent.followup(m('prompt-2', 'Then open a ticket'), { metadata: { actor: 'user:demo' } });
   await agent.whenIdle();
   say('A plugin injects context without waking the agent; the next prompt claims it first.');
   agent.inject(m('ctx-clock', 'It is Monday, release day.', { kind: 'plugin', plugin: 'clock' }));
-  agent.followup(m('prompt-3', 'Draft the release notes'));
+  agent.followup(m('prompt-3', 'Draft the release notes'), { metadata: { actor: 'user:demo' } });
   await agent.whenIdle();
   await agent.dispose(); // drains the log to the store
 
   const report = auditLines(agent.sessionId, agent.events.map((e) => JSON.stringify(e)));
-  if (json) io.stdout.write(`${JSON.stringify(report)}\n`);
+  // the same object `steerlog audit --json` prints for this session (chain, fates, times included)
+  const out = auditOutput(report, await auditExtras(agent.sessionId, (async function* () { yield* agent.events; })()), null);
+  if (json) io.stdout.write(`${JSON.stringify(out)}\n`);
   else {
     say('');
     say(`Audit of the session's own log (${agent.events.length} events):`);
@@ -108,6 +121,7 @@ const runDemo = async (store: EventStore, spec: string, sessionId: string, json:
     say('');
     say(`The session is stored in ${spec.startsWith('jsonl:') ? `the JSONL store in ${spec.slice(6)}` : spec} as stream ${sessionId}.`);
     say(`Audit it again from the store: steerlog audit --store ${spec} ${sessionId}`);
+    say(`Verify its hash chain: steerlog verify --store ${spec} ${sessionId}`);
   }
   return report.ok ? EXIT.ok : EXIT.invalid;
 };

@@ -4,6 +4,9 @@ import { wantsHelp } from './cli-args.js';
 import { EXIT, reportFailure } from './cli-failure.js';
 import { DEMO_USAGE, demoCommand } from './demo-command.js';
 import { EXPORT_USAGE, exportCommand } from './export-command.js';
+import { VERIFY_USAGE, verifyCommand } from './verify-command.js';
+import { WHY_USAGE, whyCommand } from './why-command.js';
+import { SESSIONS_USAGE, sessionsCommand } from './sessions-command.js';
 import type { CliIo } from './io.js';
 import { PROJECT_USAGE, projectCommand } from './project-command.js';
 import { SERVE_USAGE, serveCommand } from './serve-command.js';
@@ -25,6 +28,9 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   export: { summary: 'write a stored session as an envelope log (what audit reads)', usage: EXPORT_USAGE, run: exportCommand },
   project: { summary: 'fold the store into a user projection and print its report', usage: PROJECT_USAGE, run: projectCommand },
   store: { summary: 'check a JSONL store, or rebuild its index', usage: STORE_USAGE, run: storeCommand },
+  verify: { summary: 'recompute the hash chain and name the first broken link; check signed heads (--pubkey); print the head (--head)', usage: VERIFY_USAGE, run: verifyCommand },
+  why: { summary: 'the whole life of one input (admitted, claimed, entered / dropped / rejected / canceled / pending) or tool call', usage: WHY_USAGE, run: whyCommand },
+  sessions: { summary: 'every session of a store: created, events, turns, status at the end of its log, chain status', usage: SESSIONS_USAGE, run: sessionsCommand },
   serve: { summary: 'run the Host: HTTP API, live mirror and the web console (default store jsonl:./.steerlog)', usage: SERVE_USAGE, run: serveCommand },
 };
 

@@ -3,6 +3,7 @@ import { type Observable, type OperatorFunction, Observable as Obs } from 'rxjs'
 import type { LogEvent } from '../../domain/events.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import type { EventStore, RecordedEvent, SubscriptionMessage } from '../../runtime/ports/event-store.js';
+import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
 import { InvalidRecordedEventError } from '../errors.js';
 import { pullObservable } from './pull.js';
 
@@ -45,14 +46,7 @@ export const toLogEvent = (recorded: RecordedEvent): E.Either<InvalidRecordedEve
   if (!Number.isSafeInteger(seq)) {
     return E.left(new InvalidRecordedEventError(recorded.stream, recorded.revision, recorded.position, new Error('revision is not a safe integer')));
   }
-  const parsed = parseEvent({
-    seq,
-    id: recorded.id,
-    time: recorded.time,
-    type: recorded.type,
-    data: recorded.data,
-    ...(recorded.ignorable ? { ignorable: true } : {}),
-  });
+  const parsed = parseEvent(envelopeOfRecorded(recorded));
   return E.isLeft(parsed) ? E.left(new InvalidRecordedEventError(recorded.stream, recorded.revision, recorded.position, parsed.left)) : parsed;
 };
 

@@ -194,9 +194,12 @@ export class ChildManager {
       throw new ChildError('subagent-parent-unavailable', child.sessionId, 'the direct parent is not live; the report was not delivered');
     }
     const message = this.#message(reportText(child.sessionId, output), { kind: 'subagent-report', form: 'relay', senderSessionId: child.sessionId });
-    if (this.#reportDelivery === 'quiet') return parent.inject(message);
+    // provenance: the report is caused by the child session (its latest event), named by its stream
+    const last = child.events.at(-1);
+    const metadata = { ...(last ? { causationId: last.id } : {}), causationStream: child.sessionId };
+    if (this.#reportDelivery === 'quiet') return parent.inject(message, { metadata });
     this.#registry.acceptFor(parent, message.id);
-    return parent.steer(message);
+    return parent.steer(message, { metadata });
   }
 
   // ---- observing -----------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import type { Brand } from '../../domain/brand.js';
+import type { EventMetadata } from '../../domain/event-metadata.js';
 
 /**
  * The EventStore port: what the runtime needs from any store (memory, JSONL, PostgreSQL, EventStoreDB).
@@ -35,6 +36,10 @@ export interface NewEvent {
   readonly data: unknown;
   /** A reader that does not know `type` may skip this event instead of refusing the log. */
   readonly ignorable?: true;
+  /** Provenance (actor, correlation, causation, user keys): lossless JSON, kept verbatim. */
+  readonly metadata?: EventMetadata;
+  /** The event's chain hash, computed by the writer (64 hex digits): kept verbatim, never computed by a store. */
+  readonly hash?: string;
 }
 
 /** An event as a store returns it. */

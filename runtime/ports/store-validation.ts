@@ -1,3 +1,4 @@
+import { CHAIN_HASH_PATTERN } from '../../domain/event-chain.js';
 import { findNonJsonPath } from '../../domain/json.js';
 import type { ExpectedRevision, NewEvent } from './event-store.js';
 import {
@@ -50,9 +51,21 @@ export const assertValidBatch = (
     if (e.ignorable !== undefined && e.ignorable !== true) throw new InvalidEventError(i, 'ignorable must be true or absent');
     const bad = findNonJsonPath(e.data);
     if (bad !== null) throw new InvalidEventError(i, `data is not lossless JSON at ${bad}`);
+    if (e.metadata !== undefined) {
+      if (typeof e.metadata !== 'object' || e.metadata === null || Array.isArray(e.metadata)) throw new InvalidEventError(i, 'metadata must be an object or absent');
+      const badMeta = findNonJsonPath(e.metadata);
+      if (badMeta !== null) throw new InvalidEventError(i, `metadata is not lossless JSON at ${badMeta}`);
+    }
+    if (e.hash !== undefined && (typeof e.hash !== 'string' || !CHAIN_HASH_PATTERN.test(e.hash))) {
+      throw new InvalidEventError(i, 'hash must be 64 lowercase hex digits or absent');
+    }
     if (ids.has(e.id)) throw new DuplicateEventIdError(stream, e.id, 'appears twice in one batch');
     ids.add(e.id);
-    const bytes = Buffer.byteLength(JSON.stringify(e.data), 'utf8') + Buffer.byteLength(e.type) + Buffer.byteLength(e.id);
+    const bytes =
+      Buffer.byteLength(JSON.stringify(e.data), 'utf8') +
+      Buffer.byteLength(e.type) +
+      Buffer.byteLength(e.id) +
+      (e.metadata === undefined ? 0 : Buffer.byteLength(JSON.stringify(e.metadata), 'utf8'));
     if (bytes > maxEventBytes) throw new EventTooLargeError(i, bytes, maxEventBytes);
   });
 };

@@ -180,6 +180,25 @@ export function describeEventStoreContract(name: string, harness: EventStoreHarn
       });
     });
 
+    describe('provenance and chain hash', () => {
+      it('keeps metadata and hash verbatim, in stream reads and in the global order; absent ones stay absent', async () => {
+        const hash = 'ab'.repeat(32);
+        const metadata = { actor: 'user:ana', correlationId: 'req-1', causationId: 'evt-0', tenant: { id: 7, tags: ['a', 'é\u2028'] } };
+        await store.append(stream, [{ ...ev('m-0'), metadata, hash }, ev('m-1')], 'no_stream');
+        const got = await collect(() => store.read(stream));
+        expect(got[0]).toMatchObject({ id: 'm-0', metadata, hash });
+        expect(got[1]!.metadata).toBeUndefined();
+        expect(got[1]!.hash).toBeUndefined();
+        const all = (await collect(() => store.readAll())).filter((e) => e.stream === stream);
+        expect(all[0]).toMatchObject({ metadata, hash });
+      });
+      it('refuses a hash that is not 64 lowercase hex digits and metadata that is not a JSON object', async () => {
+        expect(isInvalidEventError(await rejection(() => store.append(stream, [{ ...ev('h'), hash: 'XYZ' }], 'any')))).toBe(true);
+        expect(isInvalidEventError(await rejection(() => store.append(stream, [{ ...ev('h'), metadata: [1] as never }], 'any')))).toBe(true);
+        expect(await store.revision(stream)).toBe('no_stream');
+      });
+    });
+
     describe('reads', () => {
       beforeEach(async () => {
         await store.append(stream, evs('e', 10), 'no_stream');

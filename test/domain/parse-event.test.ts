@@ -93,3 +93,28 @@ describe('parseEvent', () => {
     }
   });
 });
+
+describe('metadata and hash in the envelope', () => {
+  it('are kept on every path (the hand-checked common shapes and zod), frozen; a bad hash or metadata is a malformed envelope', async () => {
+    const { parseEvent: parse } = await import('../../domain/parse-event.js');
+    const E2 = await import('fp-ts/lib/Either.js');
+    const hash = 'ab'.repeat(32);
+    const metadata = { actor: 'user:ana', extra: { n: 1 } };
+    const base = { seq: 0, id: '00000000-0000-4000-8000-000000000001', time: 1, metadata, hash };
+    for (const raw of [
+      { ...base, type: 'turn/start', data: { turn: 1 } },
+      { ...base, type: 'session/created', data: { sessionId: 's', createdAt: 1, kind: 'ordinary' } },
+      { ...base, type: 'x/unknown', data: {}, ignorable: true },
+    ]) {
+      const parsed = parse(raw);
+      if (E2.isLeft(parsed)) throw parsed.left;
+      expect(parsed.right.metadata).toEqual(metadata);
+      expect(parsed.right.hash).toBe(hash);
+      expect(Object.isFrozen(parsed.right.metadata)).toBe(true);
+    }
+    const bad = (over: object) => parse({ ...base, type: 'turn/start', data: { turn: 1 }, ...over });
+    expect(E2.isLeft(bad({ hash: 'XY' })) && (bad({ hash: 'XY' }) as { left: { code: string } }).left.code).toBe('malformed-envelope');
+    expect(E2.isLeft(bad({ metadata: [1] }))).toBe(true);
+    expect(E2.isLeft(bad({ metadata: { actor: '' } }))).toBe(true);
+  });
+});

@@ -105,6 +105,10 @@ export interface SteerlogMetadata {
     readonly id: string;
     readonly time: number;
     readonly ignorable?: true;
+    /** The event's provenance (the port's `metadata`), verbatim. */
+    readonly metadata?: Readonly<Record<string, unknown>>;
+    /** The writer's chain hash, verbatim. */
+    readonly hash?: string;
   };
 }
 
@@ -114,7 +118,16 @@ export const toEsdbEvent = (e: NewEvent): EventData => ({
   type: e.type,
   // Validated lossless JSON; the client serializes it with JSON.stringify whatever its static type.
   data: e.data as EventData['data'],
-  metadata: { steerlog: { v: 1, id: e.id, time: e.time, ...(e.ignorable ? { ignorable: true as const } : {}) } } satisfies SteerlogMetadata,
+  metadata: {
+    steerlog: {
+      v: 1,
+      id: e.id,
+      time: e.time,
+      ...(e.ignorable ? { ignorable: true as const } : {}),
+      ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
+      ...(e.hash !== undefined ? { hash: e.hash } : {}),
+    },
+  } satisfies SteerlogMetadata,
 } as EventData);
 
 const steerlogMetadata = (metadata: unknown): SteerlogMetadata['steerlog'] | undefined => {
@@ -150,6 +163,8 @@ export const fromResolved = (resolved: ResolvedEvent, streamPrefix = ''): Record
     time: meta?.time ?? e.created.getTime(),
     data,
     ...(meta?.ignorable === true ? { ignorable: true as const } : {}),
+    ...(typeof meta?.metadata === 'object' && meta.metadata !== null && !Array.isArray(meta.metadata) ? { metadata: meta.metadata } : {}),
+    ...(typeof meta?.hash === 'string' ? { hash: meta.hash } : {}),
   };
 };
 

@@ -100,6 +100,8 @@ export const commitAppends = async (
             time: e.time,
             data: e.data,
             ...(e.ignorable ? { ignorable: true as const } : {}),
+            ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
+            ...(e.hash !== undefined ? { hash: e.hash } : {}),
             g: index.view.count, // the commit's first position: see StoredEvent.g
           };
           draft.lines.push(encodeEventLine(stored).bytes);

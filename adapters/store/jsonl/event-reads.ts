@@ -178,4 +178,6 @@ const recordedEvent = (stream: string, e: StoredEvent): RecordedEvent =>
     time: e.time,
     data: e.data,
     ...(e.ignorable ? { ignorable: true as const } : {}),
+    ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
+    ...(e.hash !== undefined ? { hash: e.hash } : {}),
   });

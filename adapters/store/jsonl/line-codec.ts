@@ -4,7 +4,8 @@ import * as zlib from 'node:zlib';
  * Byte formats of the JSONL store: checksummed stream lines and fixed-size global index records.
  *
  * Stream line (one per event, plus one header line opening each file), plain JSON that `jq` reads:
- *   {"c":"<crc32 of the inner JSON, 8 hex>","e":{"rev":0,"pos":12,"id":"…","type":"…","time":…,"data":…}}
+ *   {"c":"<crc32 of the inner JSON, 8 hex>","e":{"rev":0,"pos":12,"id":"…","type":"…","time":…,"data":…,"metadata":…,"hash":"…"}}
+ * (`ignorable`, `metadata` and `hash` only when present; lines written before they existed have none.)
  *   {"c":"<crc32>","h":{"format":"steerlog-jsonl-stream","version":1,"stream":"<stream id>"}}
  * The checksum covers exactly the bytes of the inner object, from byte 20 to the closing brace.
  */
@@ -48,6 +49,10 @@ export interface StoredEvent {
   readonly time: number;
   readonly data: unknown;
   readonly ignorable?: true;
+  /** Provenance, kept verbatim (absent in lines written before it existed). */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  /** The writer's chain hash, kept verbatim (absent in lines written before the chain existed). */
+  readonly hash?: string;
   /**
    * The first global position of the commit that wrote this line (every line of one commit carries the same
    * value). Recovery uses it to tell the one unfinished commit a crash can leave (`g` equal to the index's
@@ -80,6 +85,8 @@ export const encodeEventLine = (e: StoredEvent): EncodedLine =>
       time: e.time,
       data: e.data,
       ...(e.ignorable ? { ignorable: true } : {}),
+      ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
+      ...(e.hash !== undefined ? { hash: e.hash } : {}),
       ...(e.g === undefined ? {} : { g: e.g }),
     }),
   );
@@ -126,6 +133,10 @@ export const decodeLine = (line: Uint8Array): DecodedLine | string => {
   ) {
     return 'event line lacks rev, pos, id, type, time or data';
   }
+  if (o.metadata !== undefined && (typeof o.metadata !== 'object' || o.metadata === null || Array.isArray(o.metadata))) {
+    return 'event line metadata is not an object';
+  }
+  if (o.hash !== undefined && typeof o.hash !== 'string') return 'event line hash is not a string';
   return { kind: 'event', event: o as unknown as StoredEvent, crc };
 };
 

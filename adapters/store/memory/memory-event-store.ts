@@ -83,6 +83,8 @@ export class MemoryEventStore implements EventStore {
         time: e.time,
         data: structuredClone(e.data),
         ...(e.ignorable ? { ignorable: true as const } : {}),
+        ...(e.metadata !== undefined ? { metadata: structuredClone(e.metadata) } : {}),
+        ...(e.hash !== undefined ? { hash: e.hash } : {}),
       });
       target.events.push(last);
       target.revisionOfId.set(e.id, last.revision);

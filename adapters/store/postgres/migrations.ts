@@ -136,6 +136,101 @@ $fn$;
 `;
     },
   },
+  {
+    version: 2,
+    name: 'metadata and chain hash columns, server-side recorded_at, append-only events table',
+    sql: (schema) => {
+      const s = q(schema);
+      return `
+-- Provenance and the writer's chain hash, kept verbatim (NULL in rows written before they existed).
+ALTER TABLE ${s}.events
+  ADD COLUMN metadata    json,
+  ADD COLUMN hash        text CHECK (hash ~ '^[0-9a-f]{64}$'),
+  ADD COLUMN recorded_at timestamptz;
+-- Rows written before this migration keep recorded_at NULL: their commit time is unknown.
+
+-- recorded_at is the database's commit-transaction time, whatever the writer sends.
+CREATE FUNCTION ${s}.stamp_recorded_at() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  NEW.recorded_at := now();
+  RETURN NEW;
+END
+$fn$;
+CREATE TRIGGER events_recorded_at BEFORE INSERT ON ${s}.events FOR EACH ROW EXECUTE FUNCTION ${s}.stamp_recorded_at();
+
+-- The events table is append-only: UPDATE, DELETE and TRUNCATE are refused (SQLSTATE SLC02), whoever asks.
+CREATE FUNCTION ${s}.refuse_event_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  RAISE EXCEPTION USING ERRCODE = 'SLC02', MESSAGE = format('steerlog: the events table is append-only (%s refused)', TG_OP);
+END
+$fn$;
+CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON ${s}.events FOR EACH ROW EXECUTE FUNCTION ${s}.refuse_event_change();
+CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON ${s}.events FOR EACH STATEMENT EXECUTE FUNCTION ${s}.refuse_event_change();
+
+-- append_events gains the metadata and hash of each event.
+DROP FUNCTION ${s}.append_events(text, text, text[], text[], double precision[], text[], boolean[], boolean);
+CREATE FUNCTION ${s}.append_events(
+  p_stream    text,
+  p_expected  text,
+  p_ids       text[],
+  p_types     text[],
+  p_times     double precision[],
+  p_data      text[],
+  p_ignorable boolean[],
+  p_metadata  text[],
+  p_hashes    text[],
+  p_notify    boolean,
+  OUT new_revision  bigint,
+  OUT last_position bigint
+)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_n      integer := coalesce(cardinality(p_ids), 0);
+  v_actual bigint;
+BEGIN
+  IF v_n = 0 THEN
+    SELECT st.revision INTO v_actual FROM ${s}.streams st WHERE st.stream = p_stream;
+    v_actual := coalesce(v_actual, -1);
+  ELSE
+    LOOP
+      UPDATE ${s}.streams st SET revision = st.revision + v_n WHERE st.stream = p_stream
+        RETURNING st.revision - v_n INTO v_actual;
+      EXIT WHEN FOUND;
+      v_actual := -1;
+      EXIT WHEN p_expected NOT IN ('any', 'no_stream');
+      INSERT INTO ${s}.streams (stream, revision) VALUES (p_stream, v_n - 1) ON CONFLICT (stream) DO NOTHING;
+      EXIT WHEN FOUND;
+    END LOOP;
+  END IF;
+
+  IF NOT (p_expected = 'any'
+          OR (p_expected = 'no_stream' AND v_actual = -1)
+          OR (p_expected = 'stream_exists' AND v_actual >= 0)
+          OR (p_expected ~ '^[0-9]{1,19}$' AND v_actual = p_expected::bigint)) THEN
+    RAISE EXCEPTION USING ERRCODE = 'SLC01', MESSAGE = 'steerlog: wrong expected revision', DETAIL = v_actual::text;
+  END IF;
+
+  new_revision := v_actual + v_n;
+  IF v_n = 0 THEN
+    SELECT e.position INTO last_position FROM ${s}.events e WHERE e.stream = p_stream AND e.revision = v_actual;
+    last_position := coalesce(last_position, -1);
+    RETURN;
+  END IF;
+
+  UPDATE ${s}.global_position g SET last = g.last + v_n RETURNING g.last INTO last_position;
+
+  INSERT INTO ${s}.events (position, stream, revision, id, type, time, data, ignorable, metadata, hash)
+  SELECT last_position - v_n + u.ord, p_stream, v_actual + u.ord, u.id, u.type, u.time, u.data::json, coalesce(u.ign, false), u.meta::json, u.hash
+  FROM unnest(p_ids, p_types, p_times, p_data, p_ignorable, p_metadata, p_hashes) WITH ORDINALITY AS u(id, type, time, data, ign, meta, hash, ord);
+
+  IF p_notify THEN
+    PERFORM pg_notify('${channelName(schema)}', '');
+  END IF;
+END
+$fn$;
+`;
+    },
+  },
 ];
 
 /** The schema version the latest migration creates. */

@@ -115,6 +115,8 @@ interface EventRow {
   readonly time: string;
   readonly data: string;
   readonly ignorable: string;
+  readonly metadata: string | null;
+  readonly hash: string | null;
 }
 
 type Queryable = Pick<Pool | PoolClient, 'query'>;
@@ -271,7 +273,7 @@ export class PostgresEventStore implements EventStore {
       const result = await db.query<{ revision: string; position: string }>({
         name: this.#sql.appendName,
         text: this.#sql.append,
-        values: [stream, String(expected), batch.ids, batch.types, batch.times, batch.data, batch.ignorable, this.#notifyEnabled],
+        values: [stream, String(expected), batch.ids, batch.types, batch.times, batch.data, batch.ignorable, batch.metadata, batch.hashes, this.#notifyEnabled],
         types: RAW_TYPES,
       });
       const row = result.rows[0]!;
@@ -514,10 +516,10 @@ export class PostgresEventStore implements EventStore {
 
 const statements = (schema: string) => {
   const s = `"${schema}"`;
-  const columns = 'position, stream, revision, id, type, time, data, ignorable';
+  const columns = 'position, stream, revision, id, type, time, data, ignorable, metadata, hash';
   return {
     appendName: `stl_append_${schema}`,
-    append: `SELECT new_revision AS revision, last_position AS position FROM ${s}.append_events($1, $2, $3::text[], $4::text[], $5::float8[], $6::text[], $7::boolean[], $8::boolean)`,
+    append: `SELECT new_revision AS revision, last_position AS position FROM ${s}.append_events($1, $2, $3::text[], $4::text[], $5::float8[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::boolean)`,
     knownName: `stl_known_${schema}`,
     known: `SELECT id, revision, position FROM ${s}.events WHERE stream = $1 AND id = ANY ($2::text[])`,
     revisionName: `stl_revision_${schema}`,
@@ -537,6 +539,8 @@ interface EncodedBatch {
   readonly times: number[];
   readonly data: string[];
   readonly ignorable: boolean[];
+  readonly metadata: (string | null)[];
+  readonly hashes: (string | null)[];
   readonly bytes: number;
 }
 
@@ -545,7 +549,16 @@ interface EncodedBatch {
  * than let the driver alter them. `data` is kept as JSON text, where both survive as `\u` escapes.
  */
 const encodeBatch = (events: readonly NewEvent[]): EncodedBatch => {
-  const batch = { ids: [] as string[], types: [] as string[], times: [] as number[], data: [] as string[], ignorable: [] as boolean[], bytes: 0 };
+  const batch = {
+    ids: [] as string[],
+    types: [] as string[],
+    times: [] as number[],
+    data: [] as string[],
+    ignorable: [] as boolean[],
+    metadata: [] as (string | null)[],
+    hashes: [] as (string | null)[],
+    bytes: 0,
+  };
   events.forEach((e, i) => {
     for (const [field, value] of [['id', e.id], ['type', e.type]] as const) {
       if (NUL.test(value)) throw new InvalidEventError(i, `${field} contains U+0000, which PostgreSQL text cannot store`);
@@ -557,7 +570,10 @@ const encodeBatch = (events: readonly NewEvent[]): EncodedBatch => {
     batch.times.push(e.time);
     batch.data.push(data);
     batch.ignorable.push(e.ignorable === true);
-    batch.bytes += data.length + e.id.length + e.type.length + 32;
+    const metadata = e.metadata === undefined ? null : JSON.stringify(e.metadata);
+    batch.metadata.push(metadata);
+    batch.hashes.push(e.hash ?? null);
+    batch.bytes += data.length + e.id.length + e.type.length + (metadata?.length ?? 0) + 96;
   });
   return batch;
 };
@@ -574,13 +590,15 @@ const chunkBySize = (batch: EncodedBatch, maxBytes: number): EncodedBatch[] => {
       times: batch.times.slice(start, end),
       data: batch.data.slice(start, end),
       ignorable: batch.ignorable.slice(start, end),
+      metadata: batch.metadata.slice(start, end),
+      hashes: batch.hashes.slice(start, end),
       bytes,
     });
     start = end;
     bytes = 0;
   };
   for (let i = 0; i < batch.ids.length; i++) {
-    const size = batch.data[i]!.length + batch.ids[i]!.length + batch.types[i]!.length + 32;
+    const size = batch.data[i]!.length + batch.ids[i]!.length + batch.types[i]!.length + (batch.metadata[i]?.length ?? 0) + 96;
     if (i > start && bytes + size > maxBytes) cut(i);
     bytes += size;
   }
@@ -598,4 +616,6 @@ const toRecorded = (row: EventRow): RecordedEvent =>
     time: Number(row.time),
     data: JSON.parse(row.data) as unknown,
     ...(row.ignorable === 't' ? { ignorable: true as const } : {}),
+    ...(row.metadata !== null ? { metadata: JSON.parse(row.metadata) as Record<string, unknown> } : {}),
+    ...(row.hash !== null ? { hash: row.hash } : {}),
   });

@@ -52,7 +52,7 @@ describePg('PostgreSQL store: global order under concurrency', () => {
       const aPid = (await a.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       await a.query('BEGIN');
       const taken = await a.query<{ position: string }>(
-        `SELECT last_position::text AS position FROM "${schema}".append_events($1, 'any', ARRAY['a1'], ARRAY['t'], ARRAY[1]::float8[], ARRAY['{"from":"A"}'], ARRAY[false], true)`,
+        `SELECT last_position::text AS position FROM "${schema}".append_events($1, 'any', ARRAY['a1'], ARRAY['t'], ARRAY[1]::float8[], ARRAY['{"from":"A"}'], ARRAY[false], ARRAY[NULL]::text[], ARRAY[NULL]::text[], true)`,
         ['gap-a'],
       );
       const aPosition = BigInt(taken.rows[0]!.position);
@@ -102,7 +102,7 @@ describePg('PostgreSQL store: global order under concurrency', () => {
     try {
       await a.query('BEGIN');
       await a.query(
-        `SELECT * FROM "${schema}".append_events('rolled-back', 'any', ARRAY['r1','r2'], ARRAY['t','t'], ARRAY[1,1]::float8[], ARRAY['1','2'], ARRAY[false,false], true)`,
+        `SELECT * FROM "${schema}".append_events('rolled-back', 'any', ARRAY['r1','r2'], ARRAY['t','t'], ARRAY[1,1]::float8[], ARRAY['1','2'], ARRAY[false,false], ARRAY[NULL,NULL]::text[], ARRAY[NULL,NULL]::text[], true)`,
       );
       await a.query('ROLLBACK');
     } finally {

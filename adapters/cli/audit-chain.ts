@@ -1,0 +1,19 @@
+import type { AuditReport } from '../../domain/audit.js';
+import type { AuditChain, AuditOutput } from './audit-extras.js';
+import { formatVerification } from './verify-command.js';
+
+/** Does the chain make the audit fail? A broken or unreadable chain does; an unchained (older) log does not. */
+export const chainFails = (chain: AuditChain): boolean => chain.status === 'broken' || chain.status === 'unreadable';
+
+/** The chain lines of the human audit report. */
+export const formatAuditChain = (report: AuditReport, chain: AuditChain): string =>
+  `\nchain:\n  ${formatVerification({ stream: report.stream, events: chain.chained + chain.unchained, ...chain, signatures: null, anchor: null, ok: false })
+    .replace(/^session \S+: /, '')
+    .trimEnd()}\n`;
+
+/** The human lines for inputs that never entered the model (canceled, rejected, dropped, pending). */
+export const formatOtherFates = (out: AuditOutput): string => {
+  const others = out.messages.filter((m) => m.fate.fate !== 'entered');
+  if (others.length === 0) return '';
+  return `\ninputs that did not enter the model:\n${others.map((m) => `  seq ${m.fate.admitted?.seq ?? '?'}  ${m.fate.fate.padEnd(8)}  ${m.id}${m.fate.decided ? ` (at seq ${m.fate.decided.seq})` : ''}`).join('\n')}\n`;
+};

@@ -1,0 +1,117 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { AuditReport } from '../../domain/audit.js';
+import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact, type MessageFactState, type InputFate } from '../../domain/message-facts.js';
+import { parseEvent } from '../../domain/parse-event.js';
+import { createSessionVerifier, type SessionVerification } from '../chain/verify-session.js';
+
+/** The chain part of an audit: what `verify` says about the same log. */
+export type AuditChain = Pick<SessionVerification, 'status' | 'chained' | 'unchained' | 'break' | 'head'>;
+
+/** Where `audit --at` stops: after the event with this seq, or after the last event at or before this time. */
+export type AuditLimit = { readonly seq: number } | { readonly time: number };
+
+/** Parses `--at`: a seq (digits) or an ISO 8601 time; null when it is neither. */
+export const parseAuditLimit = (text: string): AuditLimit | null => {
+  if (/^\d+$/.test(text)) return { seq: Number(text) };
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return null;
+  const t = Date.parse(text);
+  return Number.isNaN(t) ? null : { time: t };
+};
+
+/** Is this raw envelope past the limit? (Events are in seq order; times may repeat.) */
+export const pastLimit = (raw: unknown, limit: AuditLimit | undefined): boolean => {
+  if (!limit || typeof raw !== 'object' || raw === null) return false;
+  const e = raw as { seq?: unknown; time?: unknown };
+  return 'seq' in limit ? typeof e.seq === 'number' && e.seq > limit.seq : typeof e.time === 'number' && e.time > limit.time;
+};
+
+/** What the audit adds to the fold's report: the chain, each input's fate, and the log's time span. */
+export interface AuditExtras {
+  readonly chain: AuditChain;
+  readonly fates: readonly InputFate[];
+  readonly times: { readonly first: number | null; readonly last: number | null };
+}
+
+/** One streaming pass over raw envelopes: chain check, message facts (up to the first invalid event), times. */
+export const auditExtras = async (stream: string | null, raws: AsyncIterable<unknown>, limit?: AuditLimit, onEvent?: () => void): Promise<AuditExtras> => {
+  const verifier = createSessionVerifier(stream, onEvent ? { onEvent } : {});
+  let state: MessageFactState = initialMessageFactState();
+  let folding = true;
+  const facts = new Map<string, MessageFact[]>();
+  let first: number | null = null;
+  let last: number | null = null;
+  for await (const raw of raws) {
+    if (pastLimit(raw, limit)) break;
+    verifier.push(raw);
+    if (!folding) continue;
+    const parsed = parseEvent(raw, { expectedSeq: state.session.nextSeq });
+    if (E.isLeft(parsed)) {
+      folding = false;
+      continue;
+    }
+    const step = stepMessageFacts(state, parsed.right);
+    if (E.isLeft(step)) {
+      folding = false;
+      continue;
+    }
+    state = step.right.state;
+    first ??= parsed.right.time;
+    last = parsed.right.time;
+    for (const f of step.right.facts) {
+      const list = facts.get(f.id);
+      if (list) list.push(f);
+      else facts.set(f.id, [f]);
+    }
+  }
+  const v = verifier.result();
+  return {
+    chain: { status: v.status, chained: v.chained, unchained: v.unchained, break: v.break, head: v.head },
+    fates: [...facts.entries()].map(([id, fs]) => fateOf(id, fs)),
+    times: { first, last },
+  };
+};
+
+/** An audit message with its fate (entered ones keep their class; inputs that never entered have class null). */
+export type AuditMessage = Omit<AuditReport['messages'][number], 'class'> & { readonly class: AuditReport['messages'][number]['class'] | null; readonly fate: InputFate };
+
+/** What `steerlog audit --json` prints. */
+export type AuditOutput = Omit<AuditReport, 'messages' | 'errors'> & {
+  /** The fold's first refusal, then (when the chain is broken or unreadable) the first broken link. */
+  readonly errors: readonly (AuditReport['errors'][number] | { readonly seq: number; readonly code: 'chain-broken'; readonly message: string })[];
+  readonly format: 'steerlog-audit';
+  readonly version: 1;
+  /** The `--at` limit applied, or null for the whole log. */
+  readonly at: AuditLimit | null;
+  readonly times: AuditExtras['times'];
+  /** Every input admitted: entered ones first in entry order (seq of their user/message), then the rest by admission seq. */
+  readonly messages: readonly AuditMessage[];
+  readonly chain: AuditChain;
+};
+
+/** Joins the fold's report and the extras into the audit output. */
+export const auditOutput = (report: AuditReport, extras: AuditExtras, at: AuditLimit | null): AuditOutput => {
+  const fates = new Map(extras.fates.map((f) => [f.id, f]));
+  const entered = report.messages.map((m) => ({ ...m, fate: fates.get(m.id) ?? fateOf(m.id, []) }));
+  const shown = new Set(report.messages.map((m) => m.id));
+  const others = extras.fates
+    .filter((f) => !shown.has(f.id))
+    .map((f) => ({ seq: f.admitted?.seq ?? f.claimed?.seq ?? 0, id: f.id, class: null, fate: f }))
+    .sort((a, b) => a.seq - b.seq);
+  const { messages: _m, ...rest } = report;
+  const brk = extras.chain.break;
+  // a log the fold already refused says why in its own error; a schema-valid log with a broken chain gets this one
+  const chainError = report.ok && brk && (extras.chain.status === 'broken' || extras.chain.status === 'unreadable')
+    ? [{ seq: brk.seq, code: 'chain-broken' as const, message: `seq ${brk.seq}: the hash chain is broken here (${brk.kind})` }]
+    : [];
+  return {
+    format: 'steerlog-audit',
+    version: 1,
+    ...rest,
+    ok: rest.ok && chainError.length === 0,
+    errors: [...report.errors, ...chainError],
+    at,
+    times: extras.times,
+    messages: [...entered, ...others],
+    chain: extras.chain,
+  };
+};

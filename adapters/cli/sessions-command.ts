@@ -1,0 +1,109 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { hasPending } from '../../domain/inbox/inbox-state.js';
+import { parseEvent } from '../../domain/parse-event.js';
+import { initialSessionState, stepSession, type SessionState } from '../../domain/session-fold.js';
+import type { ChainStatus } from '../../domain/event-chain.js';
+import type { EventStore } from '../../runtime/ports/event-store.js';
+import { errorChain } from '../../runtime/errors.js';
+import { createSessionVerifier } from '../chain/verify-session.js';
+import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
+import type { CliIo } from './io.js';
+import { listStreams, storeEnvelopes } from './log-sources.js';
+import { parseCommandArgs } from './cli-args.js';
+
+export const SESSIONS_USAGE = `usage: steerlog sessions [--store <spec>] [--json]   (default store ${DEFAULT_STORE_SPEC})`;
+
+/** One session as `steerlog sessions` lists it. */
+export interface SessionSummary {
+  readonly session: string;
+  /** session/created's createdAt, or null when the log does not start with one. */
+  readonly createdAt: number | null;
+  readonly events: number;
+  readonly lastSeq: number | null;
+  readonly lastTime: number | null;
+  readonly turns: number;
+  /** At the end of the log: a turn still open (a crash or a running session), pending input, or idle. */
+  readonly status: 'idle' | 'open-turn' | 'pending-work' | 'invalid';
+  /** The first invalid event, when the fold stopped. */
+  readonly invalidAt: number | null;
+  readonly chain: ChainStatus | 'unreadable';
+}
+
+/** What `steerlog sessions --json` prints. */
+export interface SessionsOutput {
+  readonly format: 'steerlog-sessions';
+  readonly version: 1;
+  readonly sessions: readonly SessionSummary[];
+}
+
+/** Folds and verifies one stream in one streaming pass. */
+export const summarizeSession = async (store: EventStore, stream: string): Promise<SessionSummary> => {
+  const verifier = createSessionVerifier(stream);
+  let state: SessionState = initialSessionState();
+  let invalidAt: number | null = null;
+  let events = 0;
+  let lastTime: number | null = null;
+  for await (const raw of storeEnvelopes(store, stream)) {
+    verifier.push(raw);
+    events++;
+    lastTime = raw.time;
+    if (invalidAt !== null) continue;
+    const parsed = parseEvent(raw, { expectedSeq: state.nextSeq });
+    const step = E.isLeft(parsed) ? parsed : stepSession(state, parsed.right);
+    if (E.isLeft(step)) invalidAt = raw.seq;
+    else state = step.right.state;
+  }
+  const status: SessionSummary['status'] =
+    invalidAt !== null ? 'invalid' : state.turns.openTurn ? 'open-turn' : hasPending(state.inbox) ? 'pending-work' : 'idle';
+  return {
+    session: stream,
+    createdAt: state.created?.createdAt ?? null,
+    events,
+    lastSeq: events === 0 ? null : events - 1,
+    lastTime,
+    turns: state.turns.lastTurn,
+    status,
+    invalidAt,
+    chain: verifier.result().status,
+  };
+};
+
+const iso = (t: number | null): string => (t === null ? '-' : new Date(t).toISOString());
+
+/** `steerlog sessions`: every session in a store, with its state at the end of its log and its chain status. */
+export const sessionsCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
+  const args = parseCommandArgs(argv, { strings: ['store'], flags: ['json'] });
+  if (!args.ok || args.positionals.length > 0) {
+    io.stderr.write(`${args.ok ? '' : `${args.error}\n`}${SESSIONS_USAGE}\n`);
+    return 2;
+  }
+  const spec = args.strings.store ?? DEFAULT_STORE_SPEC;
+  let store: EventStore;
+  try {
+    store = await openStore(spec);
+  } catch (e) {
+    io.stderr.write(`steerlog sessions: cannot open ${spec}: ${errorChain(e)}\n`);
+    return 3;
+  }
+  const sessions: SessionSummary[] = [];
+  try {
+    for (const stream of await listStreams(store)) sessions.push(await summarizeSession(store, stream));
+  } catch (e) {
+    io.stderr.write(`steerlog sessions: cannot read ${spec}: ${errorChain(e)}\n`);
+    return 3;
+  } finally {
+    await store.close();
+  }
+  if (args.flags.json) {
+    const out: SessionsOutput = { format: 'steerlog-sessions', version: 1, sessions };
+    io.stdout.write(`${JSON.stringify(out)}\n`);
+  } else if (sessions.length === 0) {
+    io.stdout.write(`no sessions in ${spec}\n`);
+  } else {
+    io.stdout.write('session  created  events  turns  status  chain\n');
+    for (const s of sessions) {
+      io.stdout.write(`${s.session}  ${iso(s.createdAt)}  ${s.events}  ${s.turns}  ${s.status}${s.invalidAt !== null ? ` (at seq ${s.invalidAt})` : ''}  ${s.chain}\n`);
+    }
+  }
+  return 0;
+};

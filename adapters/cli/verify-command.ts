@@ -1,0 +1,169 @@
+import { stat } from 'node:fs/promises';
+
+import type { EventStore } from '../../runtime/ports/event-store.js';
+import { errorChain } from '../../runtime/errors.js';
+import { isSigningKeyError, loadVerifier, type HeadVerifier } from '../chain/ed25519.js';
+import { verifySession, type SessionVerification, type VerifyOptions } from '../chain/verify-session.js';
+import { openStore } from '../store/open-store.js';
+import type { CliIo } from './io.js';
+import { fileEnvelopes, listStreams, storeEnvelopes } from './log-sources.js';
+import { parseCommandArgs } from './cli-args.js';
+import { createProgress } from './progress.js';
+
+export const VERIFY_USAGE = `usage: steerlog verify <log.jsonl> [--pubkey <pem>[,<pem>…]] [--anchor <seq>:<hash>] [--head] [--json]
+       steerlog verify --store <spec> <session-id>… | --all [--pubkey …] [--anchor …] [--head] [--json]`;
+
+/** What `steerlog verify --json` prints. */
+export interface VerifyOutput {
+  readonly format: 'steerlog-verify';
+  readonly version: 1;
+  readonly ok: boolean;
+  readonly sessions: readonly SessionVerification[];
+}
+
+const short = (h: string): string => h.slice(0, 16);
+
+const describeBreak = (b: NonNullable<SessionVerification['break']>): string => {
+  switch (b.kind) {
+    case 'seq-mismatch':
+      return `seq ${b.seq}: expected seq ${b.expected}, found seq ${b.found} (an event was deleted, inserted or moved)`;
+    case 'hash-mismatch':
+      return `seq ${b.seq}: hash mismatch (expected ${b.expected}, found ${b.found})`;
+    case 'hash-missing':
+      return `seq ${b.seq}: hash missing after chained events (expected ${b.expected})`;
+    case 'unreadable':
+      return `seq ${b.seq}: unreadable (${b.reason})`;
+    case 'head-mismatch':
+      return `seq ${b.seq}: chain/head claims seq ${b.claimed.seq} ${short(b.claimed.hash)}…, the chain has ${b.actual ? `seq ${b.actual.seq} ${short(b.actual.hash)}…` : 'nothing before it'}`;
+  }
+};
+
+/** One session's verdict, human-readable. */
+export const formatVerification = (v: SessionVerification): string => {
+  const out: string[] = [];
+  const n = `${v.events} event${v.events === 1 ? '' : 's'}`;
+  switch (v.status) {
+    case 'verified':
+      out.push(`session ${v.stream}: ${n}, chain verified (head seq ${v.head!.seq} ${v.head!.hash})`);
+      break;
+    case 'partly-chained':
+      out.push(
+        `session ${v.stream}: ${n}, PARTLY CHAINED: seq 0–${v.unchained - 1} carry no hash (written before the chain, or stripped); the links from seq ${v.unchained} hold and cover that prefix as it is now`,
+      );
+      break;
+    case 'unchained':
+      out.push(`session ${v.stream}: ${n}, UNCHAINED: written before the hash chain existed; nothing is verified`);
+      break;
+    case 'empty':
+      out.push(`session ${v.stream}: no events`);
+      break;
+    case 'broken':
+    case 'unreadable':
+      out.push(`session ${v.stream}: TAMPERED or damaged: first broken link at ${describeBreak(v.break!)}`);
+      break;
+  }
+  const sig = v.signatures;
+  if (sig) {
+    const p = sig.problem;
+    const what = `${sig.heads} signed head${sig.heads === 1 ? '' : 's'}`;
+    if (!p) out.push(`  signatures: ${what}, all valid; the last covers the whole log`);
+    else if (p.kind === 'no-signed-head') out.push(`  signatures: NO valid signed head: nothing is covered by a signature`);
+    else if (p.kind === 'bad-signature') out.push(`  signatures: BAD signature on the chain/head at seq ${p.seq} (key ${p.keyId})`);
+    else if (p.kind === 'unknown-key') out.push(`  signatures: the chain/head at seq ${p.seq} is signed by key ${p.keyId}, which was not given`);
+    else out.push(`  signatures: ${p.events} event${p.events === 1 ? '' : 's'} after the last signed head (which signs seq ${p.lastSignedSeq}) are NOT covered: a running session, a crash, or events added without the key`);
+  }
+  const a = v.anchor;
+  if (a) {
+    if (a.verdict === 'found') out.push(`  anchor seq ${a.seq}: present, hash matches`);
+    else if (a.verdict === 'missing') out.push(`  anchor seq ${a.seq}: MISSING: the log ends before the anchored head (truncated)`);
+    else out.push(`  anchor seq ${a.seq}: MISMATCH: the log has another event there (rewritten)`);
+  }
+  return out.join('\n') + '\n';
+};
+
+const parseAnchor = (text: string): { seq: number; hash: string } | null => {
+  const m = /^(\d+):([0-9a-f]{64})$/.exec(text);
+  return m ? { seq: Number(m[1]), hash: m[2]! } : null;
+};
+
+/**
+ * `steerlog verify`: recomputes every session's hash chain and reports the first broken link; with `--pubkey`,
+ * checks the signed chain heads and reports truncation; `--head` prints the head to anchor elsewhere.
+ * Exit 0 when every session verifies, 1 when one is tampered, unchained or not covered, 2 for a usage error,
+ * 3 when the store or file cannot be read.
+ */
+export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
+  const args = parseCommandArgs(argv, { strings: ['store', 'pubkey', 'anchor'], flags: ['json', 'all', 'head'] });
+  const usage = (why: string): number => {
+    io.stderr.write(`${why ? `${why}\n` : ''}${VERIFY_USAGE}\n`);
+    return 2;
+  };
+  if (!args.ok) return usage(args.error);
+  const fromStore = args.strings.store !== undefined;
+  if (fromStore ? args.positionals.length === 0 && !args.flags.all : args.positionals.length !== 1 || args.flags.all) return usage('');
+  if (fromStore && args.flags.all && args.positionals.length > 0) return usage('--all or session ids, not both');
+  let verifiers: HeadVerifier[] = [];
+  try {
+    verifiers = (args.strings.pubkey?.split(',') ?? []).map((f) => loadVerifier(f));
+  } catch (e) {
+    if (isSigningKeyError(e)) return usage(`steerlog verify: ${e.message}`);
+    throw e;
+  }
+  let anchor: { seq: number; hash: string } | undefined;
+  if (args.strings.anchor !== undefined) {
+    const parsed = parseAnchor(args.strings.anchor);
+    if (!parsed) return usage('--anchor takes <seq>:<64 hex digits>, as `steerlog verify --head` prints it');
+    anchor = parsed;
+  }
+  const progress = createProgress(io, 'verifying', args.flags.json === true || args.flags.head === true);
+  const options: VerifyOptions = { verifiers, ...(anchor ? { anchor } : {}), onEvent: progress.tick };
+
+  const results: SessionVerification[] = [];
+  if (fromStore) {
+    let store: EventStore;
+    try {
+      store = await openStore(args.strings.store!);
+    } catch (e) {
+      io.stderr.write(`steerlog verify: cannot open ${args.strings.store}: ${errorChain(e)}\n`);
+      return 3;
+    }
+    try {
+      const sessions = args.flags.all ? await listStreams(store) : args.positionals;
+      for (const s of sessions) {
+        const v = await verifySession(s, storeEnvelopes(store, s), options);
+        if (v.status === 'empty' && !args.flags.all) {
+          io.stderr.write(`steerlog verify: no session ${s} in ${args.strings.store}\n`);
+          return 3;
+        }
+        results.push(v);
+      }
+    } catch (e) {
+      io.stderr.write(`steerlog verify: cannot read ${args.strings.store}: ${errorChain(e)}\n`);
+      return 3;
+    } finally {
+      await store.close();
+    }
+  } else {
+    const file = args.positionals[0]!;
+    try {
+      if (!(await stat(file)).isFile()) throw new Error('not a file');
+      results.push(await verifySession(null, fileEnvelopes(file), options));
+    } catch (e) {
+      io.stderr.write(`steerlog verify: cannot read ${file}: ${errorChain(e)}\n`);
+      return 3;
+    }
+  }
+  progress.done();
+  const ok = results.every((r) => r.ok);
+  if (args.flags.json) {
+    const out: VerifyOutput = { format: 'steerlog-verify', version: 1, ok, sessions: results };
+    io.stdout.write(`${JSON.stringify(out)}\n`);
+  } else if (args.flags.head) {
+    for (const r of results) io.stdout.write(r.head ? `${r.stream} ${r.head.seq}:${r.head.hash}\n` : `${r.stream} -\n`);
+  } else {
+    for (const r of results) io.stdout.write(formatVerification(r));
+  }
+  return ok ? 0 : 1;
+};
+
+

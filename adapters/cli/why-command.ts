@@ -1,0 +1,203 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { stat } from 'node:fs/promises';
+import { isKnownEvent, type LogEvent } from '../../domain/events.js';
+import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact, type InputFate, type MessageFactState } from '../../domain/message-facts.js';
+import { parseEvent } from '../../domain/parse-event.js';
+import type { EventStore } from '../../runtime/ports/event-store.js';
+import { errorChain } from '../../runtime/errors.js';
+import { openStore } from '../store/open-store.js';
+import type { CliIo } from './io.js';
+import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
+import { parseCommandArgs } from './cli-args.js';
+
+export const WHY_USAGE = `usage: steerlog why <log.jsonl> <message-id | tool-call-id> [--json]
+       steerlog why --store <spec> <session-id> <message-id | tool-call-id> [--json]`;
+
+/** What the log says about one tool call. */
+export interface ToolCallLife {
+  readonly callId: string;
+  readonly requested: { readonly seq: number; readonly time: number; readonly turn: number; readonly step: number } | null;
+  readonly started: { readonly seq: number; readonly time: number; readonly name: string; readonly actor: string | null } | null;
+  readonly result: { readonly seq: number; readonly time: number; readonly isError: boolean; readonly errorCode: string | null } | null;
+  /** Context the result staged (admitted with the result as their cause). */
+  readonly staged: readonly string[];
+}
+
+/** What `steerlog why --json` prints. */
+export interface WhyOutput {
+  readonly format: 'steerlog-why';
+  readonly version: 1;
+  readonly session: string;
+  readonly id: string;
+  /** What the id named: an input, a tool call, both (ids may collide), or nothing in this log. */
+  readonly found: 'message' | 'tool-call' | 'both' | 'none';
+  readonly facts: readonly MessageFact[];
+  readonly fate: InputFate | null;
+  readonly toolCall: ToolCallLife | null;
+  /** Events read; the answer covers exactly these. */
+  readonly events: number;
+  /** The log's first invalid event, where reading stopped (the answer covers what comes before it). */
+  readonly error: { readonly seq: number | null; readonly code: string; readonly message: string } | null;
+}
+
+/** Answers "what happened to `id`?" over a stream of raw envelopes. */
+export const answerWhy = async (session: string | null, id: string, raws: AsyncIterable<unknown>): Promise<WhyOutput> => {
+  let state: MessageFactState = initialMessageFactState();
+  const facts: MessageFact[] = [];
+  let call: { -readonly [K in keyof ToolCallLife]: ToolCallLife[K] } = { callId: id, requested: null, started: null, result: null, staged: [] };
+  let resultEventId: string | null = null;
+  let error: WhyOutput['error'] = null;
+  let events = 0;
+  let name = session;
+  for await (const raw of raws) {
+    const parsed = parseEvent(raw, { expectedSeq: events });
+    if (E.isLeft(parsed)) {
+      error = { seq: parsed.left.seq, code: parsed.left.code, message: parsed.left.message };
+      break;
+    }
+    const e: LogEvent = parsed.right;
+    const step = stepMessageFacts(state, e);
+    if (E.isLeft(step)) {
+      error = { seq: e.seq, code: step.left.code, message: step.left.message };
+      break;
+    }
+    state = step.right.state;
+    events++;
+    for (const f of step.right.facts) if (f.id === id) facts.push(f);
+    if (!isKnownEvent(e)) continue;
+    switch (e.type) {
+      case 'session/created':
+        if (name === null && e.seq === 0) name = e.data.sessionId;
+        break;
+      case 'assistant/message':
+        if (e.data.message.content.some((b) => b.type === 'tool-call' && b.callId === id)) {
+          call = { ...call, requested: { seq: e.seq, time: e.time, turn: e.data.turn, step: e.data.step } };
+        }
+        break;
+      case 'tool/call':
+        if (e.data.callId === id) call = { ...call, started: { seq: e.seq, time: e.time, name: e.data.name, actor: e.metadata?.actor ?? null } };
+        break;
+      case 'tool/result':
+        if (e.data.message.callId === id) {
+          resultEventId = e.id;
+          call = { ...call, result: { seq: e.seq, time: e.time, isError: e.data.message.isError === true, errorCode: e.data.error?.code ?? null } };
+        }
+        break;
+      case 'agent/inbox/spliced':
+        if (resultEventId !== null && e.metadata?.causationId === resultEventId) call = { ...call, staged: [...call.staged, ...e.data.inserted.map((m) => m.id)] };
+        break;
+      default:
+        break;
+    }
+  }
+  const isMessage = facts.length > 0;
+  const isCall = call.requested !== null || call.started !== null || call.result !== null;
+  return {
+    format: 'steerlog-why',
+    version: 1,
+    session: name ?? 'unknown',
+    id,
+    found: isMessage && isCall ? 'both' : isMessage ? 'message' : isCall ? 'tool-call' : 'none',
+    facts,
+    fate: isMessage ? fateOf(id, facts) : null,
+    toolCall: isCall ? call : null,
+    events,
+    error,
+  };
+};
+
+const iso = (t: number): string => new Date(t).toISOString();
+const by = (m: { readonly metadata?: { readonly actor?: string } }): string => (m.metadata?.actor ? ` by ${m.metadata.actor}` : '');
+
+const describeFact = (f: MessageFact): string => {
+  const where = `seq ${f.seq}  ${iso(f.time)}  `;
+  switch (f.kind) {
+    case 'admitted':
+      return `${where}admitted to ${f.target}${by(f)} (source ${f.source.kind}${f.metadata?.correlationId ? `, correlation ${f.metadata.correlationId}` : ''})`;
+    case 'edited':
+      return `${where}edited in place in ${f.target}${by(f)}`;
+    case 'moved':
+      return `${where}moved to ${f.to}${by(f)} (strict steer)`;
+    case 'canceled':
+      return `${where}canceled from ${f.target}${by(f) || ' (no actor recorded)'}`;
+    case 'claimed':
+      return `${where}claimed from ${f.target} by turn ${f.turn} for step ${f.step}, batch: ${f.batch.join(', ')}`;
+    case 'entered':
+      return `${where}entered the model in turn ${f.turn} step ${f.step}${f.rewritten ? ', its content REWRITTEN by the pre-step' : ''}`;
+    case 'dropped':
+      return `${where}DROPPED by the pre-step: step ${f.step} of turn ${f.turn} ran without it`;
+    case 'rejected':
+      return `${where}REJECTED: turn ${f.turn} closed (${f.reason.kind}) before any step ran with it`;
+    case 'turn-ended':
+      return `${where}turn ${f.turn} ended: ${f.reason.kind}; consumed work: ${f.accounted ? 'this turn accounts for its input' : 'nothing ran, nothing accounted'}`;
+  }
+};
+
+/** The human answer. */
+export const formatWhy = (w: WhyOutput): string => {
+  const out: string[] = [];
+  if (w.found === 'none') out.push(`session ${w.session}: no input and no tool call ${w.id} in ${w.events} events`);
+  if (w.fate) {
+    out.push(`message ${w.id} in session ${w.session}: ${w.fate.fate.toUpperCase()}${w.fate.fate === 'pending' ? (w.fate.claimed ? ' (claimed by the open turn, no step yet)' : ' at the end of the log') : ''}`);
+    for (const f of w.facts) out.push(`  ${describeFact(f)}`);
+  }
+  const c = w.toolCall;
+  if (c) {
+    out.push(`tool call ${c.callId} in session ${w.session}:`);
+    if (c.requested) out.push(`  seq ${c.requested.seq}  ${iso(c.requested.time)}  requested by the model in turn ${c.requested.turn} step ${c.requested.step}`);
+    if (c.started) out.push(`  seq ${c.started.seq}  ${iso(c.started.time)}  started: tool ${c.started.name}`);
+    else out.push('  never started');
+    if (c.result) out.push(`  seq ${c.result.seq}  ${iso(c.result.time)}  result: ${c.result.isError ? `error${c.result.errorCode ? ` ${c.result.errorCode}` : ''}` : 'ok'}`);
+    else out.push('  no result in the log');
+    if (c.staged.length > 0) out.push(`  staged context: ${c.staged.join(', ')}`);
+  }
+  if (w.error) out.push(`the log is invalid at seq ${w.error.seq ?? '?'} [${w.error.code}]: the answer covers the ${w.events} events before it`);
+  return out.join('\n') + '\n';
+};
+
+/**
+ * `steerlog why`: the whole life of one input (or tool call) in a session log. Exit 0 answered, 1 when the log is
+ * invalid before the end (the answer covers what precedes), 2 for a usage error or an id the log does not know,
+ * 3 when the store or file cannot be read.
+ */
+export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
+  const args = parseCommandArgs(argv, { strings: ['store'], flags: ['json'] });
+  if (!args.ok || args.positionals.length !== 2) {
+    io.stderr.write(`${args.ok ? '' : `${args.error}\n`}${WHY_USAGE}\n`);
+    return 2;
+  }
+  const [target, id] = args.positionals as [string, string];
+  let answer: WhyOutput;
+  if (args.strings.store !== undefined) {
+    let store: EventStore;
+    try {
+      store = await openStore(args.strings.store);
+    } catch (e) {
+      io.stderr.write(`steerlog why: cannot open ${args.strings.store}: ${errorChain(e)}\n`);
+      return 3;
+    }
+    try {
+      answer = await answerWhy(target, id, storeEnvelopes(store, target));
+    } catch (e) {
+      io.stderr.write(`steerlog why: cannot read ${args.strings.store}: ${errorChain(e)}\n`);
+      return 3;
+    } finally {
+      await store.close();
+    }
+    if (answer.events === 0 && !answer.error) {
+      io.stderr.write(`steerlog why: no session ${target} in ${args.strings.store}\n`);
+      return 3;
+    }
+  } else {
+    try {
+      if (!(await stat(target)).isFile()) throw new Error('not a file');
+      answer = await answerWhy(null, id, fileEnvelopes(target));
+    } catch (e) {
+      io.stderr.write(`steerlog why: cannot read ${target}: ${errorChain(e)}\n`);
+      return 3;
+    }
+  }
+  io.stdout.write(args.flags.json ? `${JSON.stringify(answer)}\n` : formatWhy(answer));
+  if (answer.error) return 1;
+  return answer.found === 'none' ? 2 : 0;
+};

@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../../adapters/cli/main.js';
+import { openJsonlEventStore } from '../../../adapters/store/jsonl/index.js';
+import { asNewEvents, chainedSession } from '../../support/chained-session.js';
+import { LogBuilder, msg } from '../../support/log-builder.js';
+
+const run = async (...argv: string[]) => {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
+  return { code, stdout, stderr };
+};
+const dir = mkdtempSync(join(tmpdir(), 'steerlog-sessions-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('steerlog sessions', () => {
+  it('lists every session with created time, events, turns, status at the end of its log and chain status', async () => {
+    const store = await openJsonlEventStore(dir, { durability: 'none' });
+    const chained = await chainedSession('chained-1');
+    await store.append('chained-1', asNewEvents(chained), 'no_stream');
+    const open = new LogBuilder('open-1');
+    open.followup(msg('A')).turnStart();
+    open.claim();
+    await store.append('open-1', open.events.map((e) => ({ id: e.id, type: e.type, time: e.time, data: e.data })), 'no_stream');
+    const pending = new LogBuilder('pending-1');
+    pending.followup(msg('B'));
+    await store.append('pending-1', pending.events.map((e) => ({ id: e.id, type: e.type, time: e.time, data: e.data })), 'no_stream');
+    await store.close();
+
+    const r = await run('sessions', '--store', `jsonl:${dir}`, '--json');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.format).toBe('steerlog-sessions');
+    expect(out.sessions).toEqual([
+      { session: 'chained-1', createdAt: (chained[0]!.data as { createdAt: number }).createdAt, events: chained.length, lastSeq: chained.length - 1, lastTime: chained.at(-1)!.time, turns: 2, status: 'idle', invalidAt: null, chain: 'verified' },
+      { session: 'open-1', createdAt: 1_700_000_000_000, events: 4, lastSeq: 3, lastTime: 1_700_000_000_003, turns: 1, status: 'open-turn', invalidAt: null, chain: 'unchained' },
+      { session: 'pending-1', createdAt: 1_700_000_000_000, events: 2, lastSeq: 1, lastTime: 1_700_000_000_001, turns: 0, status: 'pending-work', invalidAt: null, chain: 'unchained' },
+    ]);
+    const text = await run('sessions', '--store', `jsonl:${dir}`);
+    expect(text.stdout.split('\n')[1]).toBe(`chained-1  ${new Date((chained[0]!.data as { createdAt: number }).createdAt).toISOString()}  ${chained.length}  2  idle  verified`);
+    expect((await run('sessions', 'extra')).code).toBe(2);
+  });
+});

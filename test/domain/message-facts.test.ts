@@ -1,0 +1,59 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { describe, expect, it } from 'vitest';
+import type { LogEvent } from '../../domain/events.js';
+import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact } from '../../domain/message-facts.js';
+import { LogBuilder, msg } from '../support/log-builder.js';
+
+const factsOf = (events: readonly LogEvent[]): MessageFact[] => {
+  let state = initialMessageFactState();
+  const out: MessageFact[] = [];
+  for (const e of events) {
+    const step = stepMessageFacts(state, e);
+    if (E.isLeft(step)) throw step.left;
+    state = step.right.state;
+    out.push(...step.right.facts);
+  }
+  return out;
+};
+const kinds = (facts: readonly MessageFact[], id: string) => facts.filter((f) => f.id === id).map((f) => `${f.kind}@${f.seq}`);
+
+describe('message fates', () => {
+  it('a strict steer (cancel from next-turn, then admitted to next-step in the next event) is a move, not a cancellation', () => {
+    const b = new LogBuilder('s');
+    b.followup(msg('A')).followup(msg('B'));
+    b.turnStart();
+    b.claim(); // A (turn 1, step 1)
+    b.add('step/start', { turn: 1, step: 1 }).add('user/message', msg('A'));
+    b.do({ kind: 'remove', id: 'B' });
+    b.do({ kind: 'append', target: 'next-step', message: msg('B') });
+    b.add('step/end', { turn: 1, step: 1 });
+    b.claimAndStep();
+    b.turnEnd();
+    const facts = factsOf(b.events);
+    expect(kinds(facts, 'B')).toEqual(['admitted@2', 'canceled@7', 'moved@8', 'claimed@10', 'entered@12', 'turn-ended@15']);
+    expect(fateOf('B', facts.filter((f) => f.id === 'B'))).toMatchObject({ fate: 'entered', admitted: { seq: 2, target: 'next-step' }, claimed: { turn: 1, step: 2 } });
+  });
+
+  it('a step that runs without a claimed input drops it; content changed by the pre-step is "rewritten"', () => {
+    const b = new LogBuilder('s');
+    b.followup(msg('A', 'secret sk-1')).turnStart();
+    b.do({ kind: 'append', target: 'next-step', message: msg('C') });
+    b.claim(); // C and A
+    b.add('step/start', { turn: 1, step: 1 }).add('user/message', msg('A', 'secret [redacted]'));
+    b.add('step/end', { turn: 1, step: 1 }).turnEnd();
+    const facts = factsOf(b.events);
+    expect(fateOf('C', facts.filter((f) => f.id === 'C'))).toMatchObject({ fate: 'dropped', decided: { seq: 8 } });
+    expect(fateOf('A', facts.filter((f) => f.id === 'A'))).toMatchObject({ fate: 'entered', rewritten: true });
+  });
+
+  it('inputs inside a fork\'s inherited seed give no facts: the child never inherits pending input', () => {
+    const parent = new LogBuilder('p');
+    parent.followup(msg('P'));
+    const child = new LogBuilder('c');
+    child.events.length = 0;
+    child.add('session/created', { sessionId: 'c', createdAt: 1, kind: 'ordinary', seedLength: parent.events.length });
+    for (const e of parent.events) child.add(e.type, e.data as never);
+    child.add('session/end-seed', {});
+    expect(factsOf(child.events)).toEqual([]);
+  });
+});

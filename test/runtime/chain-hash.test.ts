@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { chainInputOf, GENESIS_HASH } from '../../domain/event-chain.js';
+import { canonicalJson, sha256ChainHash } from '../../runtime/chain-hash.js';
+import { isRuntimeError } from '../../runtime/errors.js';
+
+/** The IEEE-754 double with these 16 hex digits. */
+const double = (hex: string): number => {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setBigUint64(0, BigInt(`0x${hex}`));
+  return view.getFloat64(0);
+};
+
+describe('canonical JSON (RFC 8785)', () => {
+  it('serializes the RFC 8785 example of section 3.2.2 byte for byte', () => {
+    const input = JSON.parse(
+      '{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001], "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}',
+    );
+    expect(canonicalJson(input)).toBe('{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}');
+  });
+
+  it('sorts properties by UTF-16 code units (the example of section 3.2.3)', () => {
+    const input = JSON.parse(
+      '{"\\u20ac": "Euro Sign", "\\r": "Carriage Return", "\\ufb33": "Hebrew Letter Dalet With Dagesh", "1": "One", "\\ud83d\\ude00": "Emoji: Grinning Face", "\\u0080": "Control", "\\u00f6": "Latin Small Letter O With Diaeresis"}',
+    );
+    const order = [
+      ['\\r', 'Carriage Return'],
+      ['1', 'One'],
+      ['\u0080', 'Control'],
+      ['\u00f6', 'Latin Small Letter O With Diaeresis'],
+      ['\u20ac', 'Euro Sign'],
+      ['\ud83d\ude00', 'Emoji: Grinning Face'],
+      ['\ufb33', 'Hebrew Letter Dalet With Dagesh'],
+    ];
+    expect(canonicalJson(input)).toBe(`{${order.map(([k, v]) => `"${k}":"${v}"`).join(',')}}`);
+  });
+
+  it.each([
+    ['0000000000000000', '0'],
+    ['8000000000000000', '0'],
+    ['0000000000000001', '5e-324'],
+    ['8000000000000001', '-5e-324'],
+    ['7fefffffffffffff', '1.7976931348623157e+308'],
+    ['ffefffffffffffff', '-1.7976931348623157e+308'],
+    ['4340000000000000', '9007199254740992'],
+    ['c340000000000000', '-9007199254740992'],
+    ['4430000000000000', '295147905179352830000'],
+    ['44b52d02c7e14af5', '9.999999999999997e+22'],
+    ['44b52d02c7e14af6', '1e+23'],
+    ['44b52d02c7e14af7', '1.0000000000000001e+23'],
+    ['444b1ae4d6e2ef4e', '999999999999999700000'],
+    ['444b1ae4d6e2ef4f', '999999999999999900000'],
+    ['444b1ae4d6e2ef50', '1e+21'],
+    ['3eb0c6f7a0b5ed8c', '9.999999999999997e-7'],
+    ['3eb0c6f7a0b5ed8d', '0.000001'],
+    ['41b3de4355555553', '333333333.3333332'],
+    ['41b3de4355555554', '333333333.33333325'],
+    ['41b3de4355555555', '333333333.3333333'],
+    ['41b3de4355555556', '333333333.3333334'],
+    ['41b3de4355555557', '333333333.33333343'],
+    ['becbf647612f3696', '-0.0000033333333333333333'],
+    ['43143ff3c1cb0959', '1424953923781206.2'],
+  ])('formats the number of Appendix B %s as %s', (hex, expected) => {
+    expect(canonicalJson(double(hex))).toBe(expected);
+  });
+
+  it('refuses what RFC 8785 refuses (lone surrogates, non-finite numbers) with a typed error', () => {
+    for (const bad of [{ s: '\ud800' }, [Number.NaN], { n: Number.POSITIVE_INFINITY }]) {
+      const e = (() => {
+        try {
+          canonicalJson(bad);
+        } catch (x) {
+          return x;
+        }
+        return null;
+      })();
+      expect(isRuntimeError(e) && e.code).toBe('non-json-event');
+    }
+  });
+});
+
+describe('the chain hash', () => {
+  it('is SHA-256 of the canonical chain input, and the input has exactly the documented fields', () => {
+    const event = { seq: 0, id: 'e1', time: 5, type: 't', data: { b: 1, a: [2] } };
+    const input = chainInputOf('s', event, GENESIS_HASH);
+    expect(canonicalJson(input)).toBe(`{"data":{"a":[2],"b":1},"id":"e1","metadata":null,"prev":"${GENESIS_HASH}","seq":0,"stream":"s","time":5,"type":"t"}`);
+    // computed independently: printf '%s' '<the line above>' | sha256sum
+    expect(sha256ChainHash(input)).toBe('49dd02e3ec596b160260cd47b53c606a3ed384e6ac8eff2c45dce11a37c93cb0');
+    expect(sha256ChainHash(input)).not.toBe(sha256ChainHash({ ...input, stream: 's2' }));
+    expect(Object.keys(chainInputOf('s', { ...event, ignorable: true, metadata: { actor: 'a' } }, GENESIS_HASH)).sort()).toEqual(
+      ['data', 'id', 'ignorable', 'metadata', 'prev', 'seq', 'stream', 'time', 'type'],
+    );
+  });
+});
