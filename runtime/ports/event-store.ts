@@ -93,6 +93,12 @@ export type SubscriptionMessage =
 
 export interface EventStore {
   /**
+   * The largest event this store accepts, in bytes as `eventSizeBytes` (runtime/ports/store-validation.ts) measures
+   * it; a larger one makes `append` fail with EventTooLargeError. The runtime refuses such events before they enter a
+   * session's live log.
+   */
+  readonly maxEventBytes: number;
+  /**
    * Appends `events` atomically (all or none) if the stream's state matches `expected`.
    * Re-appending a batch whose ids are already stored, in the same order and place, succeeds without writing.
    * @throws ConcurrencyError, InvalidStreamIdError, InvalidEventError, EventTooLargeError, DuplicateEventIdError

@@ -18,12 +18,17 @@ export const DEFAULT_MAX_EVENT_BYTES = 1024 * 1024;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** Refuses ids that no store can keep safely: not a string, empty, too long, control characters, broken UTF-16. */
+/**
+ * Refuses ids that some store cannot keep safely: not a string, empty, too long, control characters (NUL, newline,
+ * tab…), broken UTF-16 (a lone surrogate), or a leading `$` (EventStoreDB's system streams). Every store and the
+ * runtime (createSession, resume, fork) call this one function, so an id one store takes every store takes.
+ */
 export const assertValidStreamId = (stream: unknown): string => {
   if (typeof stream !== 'string') throw new InvalidStreamIdError(stream, 'not a string');
   if (stream.length === 0) throw new InvalidStreamIdError(stream, 'empty');
   if (LONE_SURROGATE.test(stream)) throw new InvalidStreamIdError(stream, 'not valid UTF-16 (lone surrogate)');
   if (CONTROL.test(stream)) throw new InvalidStreamIdError(stream, 'control characters are not allowed');
+  if (stream.startsWith('$')) throw new InvalidStreamIdError(stream, 'names starting with "$" are reserved (EventStoreDB system streams)');
   const bytes = Buffer.byteLength(stream, 'utf8');
   if (bytes > MAX_STREAM_ID_BYTES) {
     throw new InvalidStreamIdError(stream, `${bytes} bytes; at most ${MAX_STREAM_ID_BYTES}`);
@@ -32,7 +37,15 @@ export const assertValidStreamId = (stream: unknown): string => {
 };
 
 /**
- * Checks every event of a batch and returns each one's serialized size.
+ * The size of an event as every store measures it against its `maxEventBytes`: the UTF-8 bytes of its id, its type
+ * and its data serialized as JSON. The runtime measures the events it is about to log with this same function, so
+ * an event the live log admits is never one the store refuses as too large.
+ */
+export const eventSizeBytes = (event: { readonly id: string; readonly type: string; readonly data: unknown }): number =>
+  Buffer.byteLength(JSON.stringify(event.data), 'utf8') + Buffer.byteLength(event.type, 'utf8') + Buffer.byteLength(event.id, 'utf8');
+
+/**
+ * Checks every event of a batch.
  * Ids must be non-empty strings, unique inside the batch; data lossless JSON; the envelope within `maxEventBytes`.
  */
 export const assertValidBatch = (
@@ -52,7 +65,7 @@ export const assertValidBatch = (
     if (bad !== null) throw new InvalidEventError(i, `data is not lossless JSON at ${bad}`);
     if (ids.has(e.id)) throw new DuplicateEventIdError(stream, e.id, 'appears twice in one batch');
     ids.add(e.id);
-    const bytes = Buffer.byteLength(JSON.stringify(e.data), 'utf8') + Buffer.byteLength(e.type) + Buffer.byteLength(e.id);
+    const bytes = eventSizeBytes(e);
     if (bytes > maxEventBytes) throw new EventTooLargeError(i, bytes, maxEventBytes);
   });
 };

@@ -121,6 +121,11 @@ export class EventStoreDbEventStore implements EventStore {
     return this.#client;
   }
 
+  /** The largest event this store accepts (the `maxEventBytes` option). */
+  get maxEventBytes(): number {
+    return this.#maxEventBytes;
+  }
+
   async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     this.#assertOpen();
     this.#assertStream(stream);

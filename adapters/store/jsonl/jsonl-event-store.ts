@@ -51,6 +51,11 @@ export class JsonlEventStore implements EventStore {
     return this.#directory.dir;
   }
 
+  /** The largest event this store accepts (the `maxEventBytes` option). */
+  get maxEventBytes(): number {
+    return this.#maxEventBytes;
+  }
+
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     try {
       this.#directory.assertOpen();
