@@ -23,14 +23,17 @@ import {
   type PreStepDecision,
   type StepResult,
 } from '../domain/turn-machine.js';
-import { errorChain, isModelError, ModelError, RuntimeError } from './errors.js';
+import { errorChain, isMessageTooLargeError, isModelError, MessageTooLargeError, ModelError, RuntimeError } from './errors.js';
 import { decideQueueEdit, type QueueEditError } from '../domain/queue-edit.js';
+import type { InvalidMessageError } from '../domain/errors.js';
+import { checkAbortCause, invalidArgument, optionalBoolean, readOptions, requireBoolean, requireFunction } from './arguments.js';
 import { HookRegistry, type AgentHooks, type HookName } from './hooks.js';
 import type { Logger } from './logger.js';
 import type { ModelPort, ModelResponse } from './ports/model.js';
 import type { CommitCheck, EventObserver, SessionLog } from './session-log.js';
 import type { Tool } from './tools.js';
 import { runToolCalls, type ToolCallBlock } from './tool-runner.js';
+import { fitToolResult } from './tool-result-size.js';
 
 type Phase =
   | { kind: 'idle'; lastTurn: number }
@@ -84,13 +87,19 @@ export interface DurableReceipt {
   readonly target: InboxTarget;
 }
 
+/**
+ * Why a queue edit was refused: the item is gone or steering is unavailable (`QueueEditError`), the new content is
+ * not content (`invalid-message`), or the edited message would be larger than the store accepts (`message-too-large`).
+ */
+export type QueueEditRefusal = QueueEditError | InvalidMessageError | MessageTooLargeError;
+
 export interface QueueEdits {
   /** Replaces a pending item's content (text only), keeping its id and source. */
-  edit(id: string, content: string | readonly ContentBlock[]): E.Either<QueueEditError, { readonly accepted: true }>;
+  edit(id: string, content: string | readonly ContentBlock[]): E.Either<QueueEditRefusal, { readonly accepted: true }>;
   /** Cancels a pending item. */
-  remove(id: string): E.Either<QueueEditError, { readonly accepted: true }>;
+  remove(id: string): E.Either<QueueEditRefusal, { readonly accepted: true }>;
   /** Strict steer: moves a next-turn item to next-step while the agent is running. */
-  steer(id: string): E.Either<QueueEditError, { readonly accepted: true }>;
+  steer(id: string): E.Either<QueueEditRefusal, { readonly accepted: true }>;
 }
 
 /** Thrown inside the turn when its signal is aborted. */
@@ -147,14 +156,15 @@ export class Agent {
   }
   /** The session/event observer seam: called synchronously after each append (contained). */
   onEvent(observer: EventObserver): () => void {
-    return this.#log.onEvent(observer);
+    return this.#log.onEvent(requireFunction(observer, 'onEvent(observer)'));
   }
   /** A pre-commit check that may veto an append by throwing. */
   addCommitCheck(check: CommitCheck): () => void {
-    return this.#log.addCommitCheck(check);
+    return this.#log.addCommitCheck(requireFunction(check, 'addCommitCheck(check)'));
   }
   on<K extends HookName>(name: K, listener: AgentHooks<Agent>[K]): () => void {
-    return this.#hooks.on(name, listener);
+    if (!HOOK_NAMES.includes(name)) throw invalidArgument('on(name)', `unknown hook ${describeHook(name)}`);
+    return this.#hooks.on(name, requireFunction(listener, `on('${name}', listener)`));
   }
   /** Resolves when everything logged so far is durable in the store. */
   checkpoint(): Promise<void> {
@@ -198,6 +208,7 @@ export class Agent {
    * On an idle agent the first turn/start and claim happen inside this call.
    */
   send(message: UserMessage, target: InboxTarget, wake: boolean): MessageId {
+    requireBoolean(wake, 'send(wake)');
     const phase = this.#phase;
     const wakingAfterAbort = wake && phase.kind !== 'idle' && phase.abort.signal.aborted;
     const effective: InboxTarget = wakingAfterAbort ? 'next-turn' : target;
@@ -237,9 +248,10 @@ export class Agent {
    * the message stays admitted in the live log either way.
    */
   async accept(message: UserMessage, options: { readonly target?: InboxTarget; readonly wake?: boolean } = {}): Promise<DurableReceipt> {
-    const target = options.target ?? 'next-turn';
+    const opts = readOptions(options, 'accept(options)', ['target', 'wake']);
+    const target = (opts.target ?? 'next-turn') as InboxTarget;
     const before = this.#log.events.length;
-    const messageId = this.send(message, target, options.wake ?? true);
+    const messageId = this.send(message, target, optionalBoolean(opts.wake, 'accept(options).wake') ?? true);
     const splice = this.#log.events.slice(before).find((e) => e.type === 'agent/inbox/spliced')!;
     await this.#log.checkpoint(splice.seq + 1);
     const placed = splice.data as { target: InboxTarget };
@@ -254,7 +266,12 @@ export class Agent {
    * `cause` (the first cause wins). Claimed input is never restored. An idle keepInbox cancel does nothing.
    */
   cancel(cause: AbortCause = { kind: 'user' }, options: { readonly keepInbox?: boolean } = {}): void {
-    if (!options.keepInbox) {
+    cause = checkAbortCause(cause, 'cancel(cause)');
+    // the cause is recorded in `turn/end aborted`: one the store could not hold is refused now, never at the turn's end
+    const closing = this.#log.measure('turn/end', { turn: this.#lastTurn() + 1, reason: { kind: 'aborted', reason: cause } });
+    if (closing > this.#log.maxEventBytes) throw new MessageTooLargeError('turn/end', closing, this.#log.maxEventBytes);
+    const keepInbox = optionalBoolean(readOptions(options, 'cancel(options)', ['keepInbox']).keepInbox, 'cancel(options).keepInbox');
+    if (!keepInbox) {
       this.#mutate({ kind: 'clear' });
       const p = this.#phase;
       if (p.kind !== 'idle') p.wakeRequested = false;
@@ -286,10 +303,13 @@ export class Agent {
   }
 
   /**
-   * Runs a maintenance task while the agent reports idle (only from idle: throws otherwise). Waking sends during
+   * Runs a maintenance task while the agent reports idle (only from idle: throws `maintenance-unavailable` otherwise,
+ * and `session-closed` once `dispose` was called). Waking sends during
    * it are queued and latched, and run when the task settles; `cancel` aborts the task's signal.
    */
   runMaintenance(task: (signal: AbortSignal) => Promise<void> | void): Promise<void> {
+    requireFunction(task, 'runMaintenance(task)');
+    if (this.#disposing) throw new RuntimeError('session-closed', `session ${this.sessionId} is disposed; maintenance cannot run`);
     const p = this.#phase;
     if (p.kind !== 'idle') throw new RuntimeError('maintenance-unavailable', 'maintenance runs only while the agent is idle');
     const abort = new AbortController();
@@ -317,7 +337,13 @@ export class Agent {
       edit: (id, content) => {
         const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'edit', id, content });
         if (E.isLeft(decided)) return decided;
-        this.#mutate(decided.right.command);
+        try {
+          this.#mutate(decided.right.command);
+        } catch (e) {
+          // the edited message is larger than the store accepts: refused like any other edit, nothing logged
+          if (isMessageTooLargeError(e)) return E.left(e);
+          throw e;
+        }
         return E.right({ accepted: true });
       },
       remove: (id) => {
@@ -329,6 +355,9 @@ export class Agent {
       steer: (id) => {
         const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'steer', id });
         if (E.isLeft(decided)) return decided;
+        // the message moves as it is: refuse before the removal if its re-insertion could not be logged
+        const size = this.#log.measure('agent/inbox/spliced', { target: 'next-step', start: L.size(this.#inbox.nextStep), inserted: [decided.right.message] });
+        if (size > this.#log.maxEventBytes) return E.left(new MessageTooLargeError('agent/inbox/spliced', size, this.#log.maxEventBytes));
         this.#mutate(decided.right.command);
         this.steer(decided.right.message);
         return E.right({ accepted: true });
@@ -536,6 +565,8 @@ export class Agent {
   async #runStep(turn: number, step: number, system: string | undefined, signal: AbortSignal): Promise<StepResult> {
     const p = this.#running();
     let prefix = '';
+    /** A streamed chunk the store could not hold: the step fails with it once the model returns. */
+    let refusedChunk: unknown = null;
     let response: ModelResponse;
     // fail closed: step/start, the user/messages and everything before them are durable before the model is asked
     await this.#log.checkpoint();
@@ -549,8 +580,13 @@ export class Agent {
         tools: [...this.#tools.values()].map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}) })),
         signal,
         onChunk: (chunk) => {
-          if (signal.aborted) return;
-          this.#log.append('assistant/chunk', { turn, step, chunk: { type: chunk.type, text: chunk.text } });
+          if (signal.aborted || refusedChunk !== null) return;
+          try {
+            this.#log.append('assistant/chunk', { turn, step, chunk: { type: chunk.type, text: chunk.text } });
+          } catch (e) {
+            refusedChunk = e;
+            return;
+          }
           if (chunk.type === 'text') prefix += chunk.text;
         },
       });
@@ -562,6 +598,7 @@ export class Agent {
       if (prefix.length > 0) this.#appendInterrupted(turn, step, prefix);
       throw new TurnAborted();
     }
+    if (refusedChunk !== null) throw refusedChunk;
     if (response.finishReason === 'error') {
       throw new ModelError(response.error ?? { message: 'the model finished with an error', code: 'MODEL_ERROR' });
     }
@@ -583,13 +620,23 @@ export class Agent {
         logCall: (call) => this.#log.append('tool/call', { turn, step, callId: call.callId, name: call.name, arguments: call.arguments }),
         commitResult: (call, outcome) => {
           const content = typeof outcome.content === 'string' ? [{ type: 'text' as const, text: outcome.content }] : [...outcome.content];
-          this.#log.append('tool/result', {
-            turn,
-            step,
-            message: { role: 'tool', callId: call.callId, content, ...(outcome.isError ? { isError: true } : {}) },
-            ...(outcome.error ? { error: outcome.error } : {}),
-          });
-          for (const ctx of outcome.additionalContexts ?? []) this.#mutate({ kind: 'append', target: 'next-step', message: ctx });
+          // an outcome the store could not hold becomes an error result the model sees, never an unwritable log
+          const fitted = fitToolResult(
+            {
+              data: {
+                turn,
+                step,
+                message: { role: 'tool', callId: call.callId, content, ...(outcome.isError ? { isError: true } : {}) },
+                ...(outcome.error ? { error: outcome.error } : {}),
+              },
+              contexts: outcome.additionalContexts ?? [],
+            },
+            L.size(this.#inbox.nextStep),
+            this.#log.maxEventBytes,
+            (type, data) => this.#log.measure(type, data),
+          );
+          this.#log.append('tool/result', fitted.data);
+          for (const ctx of fitted.contexts) this.#mutate({ kind: 'append', target: 'next-step', message: ctx });
         },
         checkpoint: () => this.#log.checkpoint(),
       },
@@ -600,7 +647,13 @@ export class Agent {
   }
 
   #appendInterrupted(turn: number, step: number, prefix: string): void {
-    this.#log.append('assistant/message', { turn, step, message: { role: 'assistant', content: [{ type: 'text', text: prefix }] }, interrupted: true });
+    try {
+      this.#log.append('assistant/message', { turn, step, message: { role: 'assistant', content: [{ type: 'text', text: prefix }] }, interrupted: true });
+    } catch (e) {
+      // the visible prefix is larger than one event may be: its chunks stay in the log; the turn still ends aborted
+      if (!isMessageTooLargeError(e)) throw e;
+      this.#opts.logger.warn(`the interrupted answer of turn ${turn} step ${step} is too large to record as one message; its chunks are in the log`, e);
+    }
   }
 }
 
@@ -621,7 +674,15 @@ const checkDecision = (d: unknown): PreStepDecision<UserMessage> => {
   throw new RuntimeError('invalid-pre-step-decision', `a pre-step listener returned ${JSON.stringify(d)}; expected enter(messages) or reject()`);
 };
 
+/** Longest error message a `turn/end` records (a longer one is cut, saying so), so the closing event always fits. */
+const MAX_ERROR_MESSAGE = 4096;
+const capMessage = (m: string): string => (m.length <= MAX_ERROR_MESSAGE ? m : `${m.slice(0, MAX_ERROR_MESSAGE)}… (${m.length} characters, cut)`);
+
 const errorFacts = (e: unknown): TurnError => {
-  if (isModelError(e)) return { message: e.facts.message, code: e.facts.code, ...(e.facts.status !== undefined ? { status: e.facts.status } : {}) };
-  return { message: errorChain(e), code: 'UNKNOWN' };
+  if (isModelError(e)) return { message: capMessage(e.facts.message), code: e.facts.code, ...(e.facts.status !== undefined ? { status: e.facts.status } : {}) };
+  if (isMessageTooLargeError(e)) return { message: e.message, code: 'MESSAGE_TOO_LARGE' };
+  return { message: capMessage(errorChain(e)), code: 'UNKNOWN' };
 };
+
+const HOOK_NAMES: readonly string[] = ['pre-step', 'turn-stopping', 'status', 'inbox/inserted', 'inbox/claimed', 'inbox/discarded', 'error'] satisfies readonly HookName[];
+const describeHook = (name: unknown): string => (typeof name === 'string' ? JSON.stringify(name) : typeof name);

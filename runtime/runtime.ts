@@ -11,6 +11,8 @@ import type { EventStore } from './ports/event-store.js';
 import type { ModelPort } from './ports/model.js';
 import { SessionLog } from './session-log.js';
 import type { Tool } from './tools.js';
+import { assertValidStreamId } from './ports/store-validation.js';
+import { invalidArgument, optionalPositiveInteger, readOptions } from './arguments.js';
 
 export interface RuntimeOptions {
   /** Where session streams are kept. */
@@ -27,6 +29,12 @@ export interface RuntimeOptions {
   readonly writeBatchDelayMs?: number;
   /** Parallel-safe tool calls at once. @defaultValue 4 */
   readonly toolConcurrency?: number;
+  /**
+   * Largest event a session logs, in bytes as the store measures it (`eventSizeBytes`). It can only lower the store's
+   * own `maxEventBytes`. Input that would make a larger event is refused at admission (`message-too-large`).
+   * @defaultValue the store's `maxEventBytes`
+   */
+  readonly maxEventBytes?: number;
 }
 
 export interface CreateSessionOptions {
@@ -65,6 +73,7 @@ export interface Runtime {
 
 /** The effectful shell: binds the pure core to a store, a model, tools, a clock and an id source. */
 export const createRuntime = (options: RuntimeOptions): Runtime => {
+  checkRuntimeOptions(options);
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const logger = options.logger ?? consoleLogger;
@@ -80,6 +89,7 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       logger,
       initial,
       ...(options.writeBatchDelayMs !== undefined ? { writeBatchDelayMs: options.writeBatchDelayMs } : {}),
+      ...(options.maxEventBytes !== undefined ? { maxEventBytes: options.maxEventBytes } : {}),
     });
 
   const bind = (sessionId: string, log: SessionLog, restored: { inbox: InboxState; lastTurn: number }, systemPrompt?: AgentOptions['systemPrompt']): Agent => {
@@ -109,7 +119,8 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
   return {
     store: options.store,
 
-    createSession(opts = {}) {
+    createSession(given) {
+      const opts = sessionOptions(given, 'createSession(options)');
       const sessionId = opts.sessionId ?? ids.next();
       if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} already has a live agent in this runtime`);
       const log = newLog(sessionId);
@@ -117,7 +128,9 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: 0 }, opts.systemPrompt);
     },
 
-    async resume(sessionId, opts = {}) {
+    async resume(sessionId, given) {
+      assertValidStreamId(sessionId);
+      const opts = sessionOptions(given, 'resume(options)');
       if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} is live in this runtime; it cannot be resumed`);
       const { events, state } = await loadSession(options.store, sessionId);
       const log = newLog(sessionId, events);
@@ -126,7 +139,9 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       return bind(sessionId, log, { inbox: state.inbox, lastTurn: state.turns.lastTurn }, opts.systemPrompt);
     },
 
-    async fork(parentSessionId, opts = {}) {
+    async fork(parentSessionId, given) {
+      assertValidStreamId(parentSessionId);
+      const opts = forkOptions(given);
       const parent = await loadSession(options.store, parentSessionId);
       const boundary = opts.boundary ?? parent.events.length;
       if (!Number.isSafeInteger(boundary) || boundary < 1 || boundary > parent.events.length) {
@@ -140,10 +155,51 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       const sessionId = opts.sessionId ?? ids.next();
       if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} already has a live agent in this runtime`);
       const log = newLog(sessionId);
-      log.append('session/created', created(sessionId, { ...opts, parentSession: parentSessionId }, boundary));
-      for (const e of seed) log.appendAny(e.type, e.data, { time: e.time, ...(e.ignorable ? { ignorable: true as const } : {}) });
-      log.append('session/end-seed', {});
+      try {
+        log.append('session/created', created(sessionId, { ...opts, parentSession: parentSessionId }, boundary));
+        for (const e of seed) log.appendAny(e.type, e.data, { time: e.time, ...(e.ignorable ? { ignorable: true as const } : {}) });
+        log.append('session/end-seed', {});
+      } catch (e) {
+        // a seed event this runtime cannot log (larger than its limit): the child is never written, not half-seeded
+        log.abandon();
+        throw e;
+      }
       return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: folded.state.turns.lastTurn }, opts.systemPrompt);
     },
   };
+};
+
+const SESSION_KINDS: readonly unknown[] = ['ordinary', 'continuable', 'one-shot'];
+
+/** Session options, read once and checked: ids by the stores' own rule (`invalid-stream-id`), the rest `invalid-argument`. */
+const sessionOptions = (given: unknown, where: string): CreateSessionOptions => {
+  const o = readOptions(given, where, ['sessionId', 'kind', 'parentSession', 'systemPrompt']);
+  if (o.sessionId !== undefined) assertValidStreamId(o.sessionId);
+  if (o.parentSession !== undefined) assertValidStreamId(o.parentSession);
+  if (o.kind !== undefined && !SESSION_KINDS.includes(o.kind)) throw invalidArgument(`${where}.kind`, `expected one of ${SESSION_KINDS.join(', ')}`);
+  if (o.systemPrompt !== undefined && typeof o.systemPrompt !== 'string' && typeof o.systemPrompt !== 'function') {
+    throw invalidArgument(`${where}.systemPrompt`, 'expected a string or a function');
+  }
+  return o as CreateSessionOptions;
+};
+
+const forkOptions = (given: unknown): ForkOptions => {
+  const o = sessionOptions(given, 'fork(options)');
+  const { boundary } = readOptions(given, 'fork(options)', ['boundary']);
+  if (boundary !== undefined && typeof boundary !== 'number') throw invalidArgument('fork(options).boundary', 'expected a number');
+  return { ...o, ...(boundary !== undefined ? { boundary } : {}) } as ForkOptions;
+};
+
+const checkRuntimeOptions = (options: RuntimeOptions): void => {
+  const o = readOptions(options, 'createRuntime(options)', ['store', 'model', 'maxEventBytes']);
+  const store = o.store as Partial<EventStore> | undefined;
+  if (typeof store !== 'object' || store === null || typeof store.append !== 'function' || typeof store.read !== 'function') {
+    throw invalidArgument('createRuntime(options).store', 'expected an EventStore');
+  }
+  if (typeof store.maxEventBytes !== 'number' || !(store.maxEventBytes > 0)) {
+    throw invalidArgument('createRuntime(options).store', 'the store does not say its maxEventBytes (every EventStore must)');
+  }
+  const model = o.model as { complete?: unknown } | undefined;
+  if (typeof model !== 'object' || model === null || typeof model.complete !== 'function') throw invalidArgument('createRuntime(options).model', 'expected a ModelPort');
+  optionalPositiveInteger(o.maxEventBytes, 'createRuntime(options).maxEventBytes');
 };

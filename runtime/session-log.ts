@@ -1,10 +1,11 @@
 import type { EventId } from '../domain/brand.js';
 import { EVENT_DATA_SCHEMAS, isEventType, type EventDataByType, type EventType, type LogEvent, type SessionEvent } from '../domain/events.js';
-import { deepFreeze, findNonJsonPath } from '../domain/json.js';
+import { deepFreeze, snapshotJson } from '../domain/json.js';
 import type { Clock, IdSource } from './ports/clock.js';
 import type { EventStore, NewEvent } from './ports/event-store.js';
 import { isConcurrencyError } from './ports/store-errors.js';
-import { RuntimeError } from './errors.js';
+import { MessageTooLargeError, RuntimeError } from './errors.js';
+import { eventSizeBytes } from './ports/store-validation.js';
 import type { Logger } from './logger.js';
 
 export interface SessionLogOptions {
@@ -20,6 +21,8 @@ export interface SessionLogOptions {
    * becomes one durable batch. `checkpoint()` drains at once. @defaultValue 200
    */
   readonly writeBatchDelayMs?: number;
+  /** Largest event this log admits; the store's `maxEventBytes` when that is lower. @defaultValue the store's */
+  readonly maxEventBytes?: number;
 }
 
 /** Vetoes an append before it commits by throwing (a "pre-commit dispatch check"). */
@@ -47,11 +50,15 @@ export class SessionLog {
   #timer: NodeJS.Timeout | null = null;
   #waiters: Waiter[] = [];
   #lastError: unknown = null;
+  #peekedId: string | null = null;
+  /** The largest event this log admits: the store's maximum, or the lower `maxEventBytes` option. */
+  readonly maxEventBytes: number;
 
   constructor(opts: SessionLogOptions) {
     this.#opts = opts;
     this.#events = [...(opts.initial ?? [])];
     this.#durable = this.#events.length;
+    this.maxEventBytes = Math.min(opts.store.maxEventBytes, opts.maxEventBytes ?? Number.POSITIVE_INFINITY);
   }
 
   get events(): readonly LogEvent[] {
@@ -94,11 +101,12 @@ export class SessionLog {
     }
     if (this.#fenced) throw this.#fenced;
     if (this.#closed) throw new RuntimeError('session-closed', `session ${this.stream} is closed`);
-    const bad = findNonJsonPath(data);
-    if (bad !== null) throw new RuntimeError('non-json-event', `${type}: data is not lossless JSON at ${bad.replace(/^\$/, 'data')}`);
+    // one read of every property: the copy is what is checked, measured and logged
+    const copied = snapshotJson(data);
+    if (!copied.ok) throw new RuntimeError('non-json-event', `${type}: data is ${copied.problem} at ${copied.path.replace(/^\$/, 'data')}`);
     // the live log never holds an event that a reader of the stored log would refuse
     if (isEventType(type)) {
-      const checked = EVENT_DATA_SCHEMAS[type].safeParse(data);
+      const checked = EVENT_DATA_SCHEMAS[type].safeParse(copied.value);
       if (!checked.success) {
         const issue = checked.error.issues[0]!;
         throw new RuntimeError('invalid-event', `${type}: ${issue.message} at ${['data', ...issue.path].join('.')}`);
@@ -106,11 +114,16 @@ export class SessionLog {
     } else if (!options.ignorable) {
       throw new RuntimeError('invalid-event', `unknown event type "${type}" (only ignorable events of unknown types may be appended)`);
     }
-    const snapshot = deepFreeze(structuredClone(data));
+    const snapshot = deepFreeze(copied.value);
+    // nor one the store would refuse as too large: measured as the store measures it, with the id it will carry
+    const id = this.#nextId();
+    const size = eventSizeBytes({ id, type, data: snapshot });
+    if (size > this.maxEventBytes) throw new MessageTooLargeError(type, size, this.maxEventBytes);
     for (const check of this.#checks) check(type, snapshot);
+    this.#peekedId = null;
     const event = deepFreeze({
       seq: this.#events.length,
-      id: this.#opts.ids.next() as EventId,
+      id: id as EventId,
       time: options.time ?? this.#opts.clock.now(),
       type,
       data: snapshot,
@@ -133,6 +146,21 @@ export class SessionLog {
     return event;
   }
 
+  /**
+   * The size the next appended event of this type and data would have, measured as the store measures it
+   * (`eventSizeBytes`, with the id the event will carry). An append fails with `message-too-large` above
+   * `maxEventBytes`. Assumes `data` is lossless JSON.
+   */
+  measure(type: string, data: unknown): number {
+    return eventSizeBytes({ id: this.#nextId(), type, data });
+  }
+
+  /** The id the next appended event gets: drawn once, kept until an event takes it (a refused append wastes none). */
+  #nextId(): string {
+    this.#peekedId ??= this.#opts.ids.next();
+    return this.#peekedId;
+  }
+
   /** Resolves when every event appended so far is durable; rejects if the write fails or the stream is fenced. */
   checkpoint(upTo: number = this.#events.length): Promise<void> {
     if (this.#durable >= upTo) return Promise.resolve();
@@ -140,6 +168,18 @@ export class SessionLog {
     const p = new Promise<void>((resolve, reject) => this.#waiters.push({ upTo, resolve, reject }));
     this.#drainNow();
     return p;
+  }
+
+  /**
+   * Drops a log of which nothing was written yet (a session whose construction failed half-way, inside one
+   * synchronous call): the pending write is cancelled and the log refuses further appends.
+   */
+  abandon(): void {
+    if (this.#durable > 0 || this.#writing) throw new RuntimeError('session-closed', `session ${this.stream} was already written; it cannot be abandoned`);
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#events.length = 0;
+    this.#closed = true;
   }
 
   /** Drains, then refuses further appends. */
