@@ -1,3 +1,4 @@
+import { describeValue } from '../../domain/json.js';
 import type { ExpectedRevision, StreamRevision } from './event-store.js';
 
 /** Every error a store raises has a stable `code`; match on it, never on the message. */
@@ -47,7 +48,7 @@ export const isConcurrencyError = (e: unknown): e is ConcurrencyError => hasCode
 export class InvalidStreamIdError extends StoreError {
   declare readonly code: 'invalid-stream-id';
   constructor(readonly stream: unknown, reason: string) {
-    super('invalid-stream-id', `invalid stream id ${JSON.stringify(String(stream)).slice(0, 80)}: ${reason}`);
+    super('invalid-stream-id', `invalid stream id ${typeof stream === 'string' ? JSON.stringify(stream).slice(0, 80) : describeValue(stream)}: ${reason}`);
     this.name = 'InvalidStreamIdError';
   }
 }

@@ -1,4 +1,4 @@
-import { findNonJsonPath } from '../../domain/json.js';
+import { describeValue, findNonJsonPath } from '../../domain/json.js';
 import type { ExpectedRevision, NewEvent } from './event-store.js';
 import {
   ConcurrencyError,
@@ -81,7 +81,7 @@ export const expectedRevisionMatches = (expected: ExpectedRevision, actual: Actu
 export const assertValidExpected = (expected: unknown): ExpectedRevision => {
   if (expected === 'any' || expected === 'no_stream' || expected === 'stream_exists') return expected;
   if (typeof expected === 'bigint' && expected >= 0n) return expected;
-  throw new InvalidEventError(0, `expected revision must be 'any', 'no_stream', 'stream_exists' or a bigint >= 0, got ${String(expected)}`);
+  throw new InvalidEventError(0, `expected revision must be 'any', 'no_stream', 'stream_exists' or a bigint >= 0, got ${describeValue(expected)}`);
 };
 
 /**
