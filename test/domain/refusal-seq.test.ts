@@ -26,7 +26,8 @@ const MUTATIONS: Record<string, Mutation> = {
   extra: withField('extra'),
 };
 
-const expectNamesItsSeq = (message: string, seq: number): void => {
+const expectNamesItsSeq = (message: string, seq: number | null): void => {
+  expect(seq, message).not.toBeNull();
   expect(message.startsWith(`seq ${seq}`), message).toBe(true);
   expect(message, message).not.toMatch(/\bat seq\s*($|[^\s\d])/);
   expect(message, message).not.toMatch(/seq (undefined|null|NaN)/);
