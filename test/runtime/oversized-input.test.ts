@@ -234,6 +234,16 @@ describe.each(STORES)('oversized input on the $name store', ({ open }) => {
     await expectHealthy(s);
   });
 
+  it('a pre-step rewrite that enters an oversized message ends the turn error MESSAGE_TOO_LARGE; nothing oversized is logged', async () => {
+    const s = await setup();
+    s.agent.on('pre-step', async (c, next) => (c.turn === 1 ? { kind: 'enter', messages: [big('R')] } : next()));
+    s.agent.followup(message('A', 'go'));
+    await s.agent.whenIdle();
+    expect(s.agent.events.some((e) => e.type === 'user/message')).toBe(false);
+    expect(s.agent.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'error', error: { code: 'MESSAGE_TOO_LARGE' } } } });
+    await expectHealthy(s);
+  });
+
   it('an oversized streamed chunk ends the turn error MESSAGE_TOO_LARGE', async () => {
     const s = await setup({ script: [{ text: 'done', chunks: ['a', 'x'.repeat(LIMIT + 1), 'b'] }] });
     s.agent.followup(message('A', 'go'));
