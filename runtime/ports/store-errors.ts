@@ -95,8 +95,22 @@ export class StoreClosedError extends StoreError {
   }
 }
 export const isStoreClosedError = (e: unknown): e is StoreClosedError => hasCode(e, 'store-closed');
+const STORE_ERROR_CODES: readonly string[] = [
+  'concurrency',
+  'invalid-stream-id',
+  'invalid-event',
+  'event-too-large',
+  'duplicate-event-id',
+  'store-closed',
+  'store-io',
+  'store-corrupt',
+] satisfies readonly StoreErrorCode[];
+/**
+ * Is `e` one of the store's typed errors? Only the codes above count: a raw errno (`ENOSPC`, `EIO`) or a driver's
+ * error (PostgreSQL's `57P01`) also carries a string `code`, and must be wrapped, not passed through as typed.
+ */
 export const isStoreError = (e: unknown): e is StoreError =>
-  typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' && e instanceof Error;
+  e instanceof Error && STORE_ERROR_CODES.includes((e as { code?: unknown }).code as string);
 
 /** A file-system or network operation of the store failed; whatever the call was writing was rolled back. */
 export class StoreIoError extends StoreError {

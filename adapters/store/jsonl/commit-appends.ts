@@ -102,7 +102,12 @@ export const commitAppends = async ({ directory, cache, lock, notifier }: Commit
     failure = isStoreError(e) ? e : new StoreIoError('append', { cause: e });
     for (const d of drafts.values()) cache.states.delete(d.state.stream); // reload from disk next time
   } finally {
-    lock.release();
+    try {
+      lock.release();
+    } catch {
+      // a full disk refused the lock's "released" line after the commit: this process still treats the lock as free
+      // (dir-lock.ts); what was committed stays committed and is acknowledged
+    }
     await directory.trimWriteHandles();
   }
   for (const item of items) {

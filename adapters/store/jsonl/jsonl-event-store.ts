@@ -99,9 +99,12 @@ export class JsonlEventStore implements EventStore {
     this.#directory.closed = true;
     await this.#queue.drain();
     if (this.#poller) clearInterval(this.#poller);
-    this.#lock.dispose();
-    this.#notifier.close();
-    await this.#directory.closeFiles();
+    try {
+      this.#lock.dispose();
+    } finally {
+      this.#notifier.close();
+      await this.#directory.closeFiles();
+    }
   }
 
   /**
