@@ -19,7 +19,7 @@ import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import type { Tool } from '../../runtime/tools.js';
 import { uniqueSessionId } from '../support/test-store.js';
 import { dropSchema, PG_URL, uniqueSchema } from '../adapters/store/postgres/pg-test-support.js';
-import { expectLogAgrees } from './harness.js';
+import { deferred, expectLogAgrees } from './harness.js';
 
 /**
  * One oversized input never poisons a session: on every store, input whose event would exceed the store's maximum
@@ -192,6 +192,30 @@ describe.each(STORES)('oversized input on the $name store', ({ open }) => {
     expectTooLarge(E.isLeft(r) ? r.left : null);
     expect(s.agent.events.length).toBe(before);
     expect(s.agent.inbox.nextTurn[0]!.content).toEqual([{ type: 'text', text: 'short' }]);
+    await expectHealthy(s);
+  });
+
+  it('queue.steer of an item whose re-insertion into next-step would be too large is refused before the removal; the item stays queued', async () => {
+    const s = await setup();
+    const hold = deferred();
+    s.agent.on('pre-step', async (c, next) => {
+      if (c.turn === 1) await hold.promise;
+      return next();
+    });
+    s.agent.followup(message('A', 'go'));
+    // Q's insertion at next-turn[1] is exactly the limit; moved to next-step[10] its splice is one byte larger
+    const q = message('Q', 'x'.repeat(LIMIT - spliceSize(message('Q', ''), 'next-turn', 1)));
+    expect(spliceSize(q, 'next-turn', 1)).toBe(LIMIT);
+    s.agent.send(q, 'next-turn', false);
+    for (let i = 0; i < 10; i++) s.agent.inject(message(`c${i}`, 'c', { kind: 'plugin', plugin: 'p' }));
+    const before = s.agent.events.length;
+    const r = s.agent.queue.steer('Q');
+    expect(E.isLeft(r)).toBe(true);
+    expect(expectTooLarge(E.isLeft(r) ? r.left : null).size).toBe(LIMIT + 1);
+    expect(s.agent.events.length).toBe(before);
+    expect(s.agent.inbox.nextTurn.map((m) => m.id)).toEqual(['Q']);
+    hold.resolve();
+    await s.agent.whenIdle();
     await expectHealthy(s);
   });
 
