@@ -72,8 +72,8 @@ export interface Runtime {
 }
 
 /** The effectful shell: binds the pure core to a store, a model, tools, a clock and an id source. */
-export const createRuntime = (options: RuntimeOptions): Runtime => {
-  checkRuntimeOptions(options);
+export const createRuntime = (given: RuntimeOptions): Runtime => {
+  const options = checkRuntimeOptions(given);
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const logger = options.logger ?? consoleLogger;
@@ -190,16 +190,30 @@ const forkOptions = (given: unknown): ForkOptions => {
   return { ...o, ...(boundary !== undefined ? { boundary } : {}) } as ForkOptions;
 };
 
-const checkRuntimeOptions = (options: RuntimeOptions): void => {
-  const o = readOptions(options, 'createRuntime(options)', ['store', 'model', 'maxEventBytes']);
+/** The runtime's options, read once and checked (`invalid-argument` naming the option). */
+const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
+  const where = 'createRuntime(options)';
+  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'maxEventBytes']);
   const store = o.store as Partial<EventStore> | undefined;
   if (typeof store !== 'object' || store === null || typeof store.append !== 'function' || typeof store.read !== 'function') {
-    throw invalidArgument('createRuntime(options).store', 'expected an EventStore');
+    throw invalidArgument(`${where}.store`, 'expected an EventStore');
   }
   if (typeof store.maxEventBytes !== 'number' || !(store.maxEventBytes > 0)) {
-    throw invalidArgument('createRuntime(options).store', 'the store does not say its maxEventBytes (every EventStore must)');
+    throw invalidArgument(`${where}.store`, 'the store does not say its maxEventBytes (every EventStore must)');
   }
-  const model = o.model as { complete?: unknown } | undefined;
-  if (typeof model !== 'object' || model === null || typeof model.complete !== 'function') throw invalidArgument('createRuntime(options).model', 'expected a ModelPort');
-  optionalPositiveInteger(o.maxEventBytes, 'createRuntime(options).maxEventBytes');
+  const hasMethod = (value: unknown, method: string): boolean =>
+    typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[method] === 'function';
+  if (!hasMethod(o.model, 'complete')) throw invalidArgument(`${where}.model`, 'expected a ModelPort');
+  if (o.clock !== undefined && !hasMethod(o.clock, 'now')) throw invalidArgument(`${where}.clock`, 'expected a Clock');
+  if (o.ids !== undefined && !hasMethod(o.ids, 'next')) throw invalidArgument(`${where}.ids`, 'expected an IdSource');
+  if (o.logger !== undefined && !hasMethod(o.logger, 'warn')) throw invalidArgument(`${where}.logger`, 'expected a Logger');
+  if (o.tools !== undefined && (!Array.isArray(o.tools) || !o.tools.every((t) => hasMethod(t, 'execute') && typeof (t as Tool).name === 'string'))) {
+    throw invalidArgument(`${where}.tools`, 'expected an array of tools (name and execute)');
+  }
+  if (o.writeBatchDelayMs !== undefined && !(typeof o.writeBatchDelayMs === 'number' && o.writeBatchDelayMs >= 0 && Number.isFinite(o.writeBatchDelayMs))) {
+    throw invalidArgument(`${where}.writeBatchDelayMs`, 'expected a number of milliseconds >= 0');
+  }
+  optionalPositiveInteger(o.toolConcurrency, `${where}.toolConcurrency`);
+  optionalPositiveInteger(o.maxEventBytes, `${where}.maxEventBytes`);
+  return o as RuntimeOptions;
 };

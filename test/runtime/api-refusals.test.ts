@@ -203,6 +203,27 @@ describe('the public API under arbitrary values', () => {
     );
   });
 
+  it('createRuntime with arbitrary options (or arbitrary values in each option) refuses with a typed error', () => {
+    const store = new MemoryEventStore();
+    const model = new ScriptedModel([]);
+    const KEYS = ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'maxEventBytes'] as const;
+    fc.assert(
+      fc.property(ANYTHING, fc.constantFrom(...KEYS), ANYTHING, (options, key, value) => {
+        try {
+          createRuntime(options as never);
+        } catch (e) {
+          expectTyped(e, 'createRuntime');
+        }
+        try {
+          createRuntime({ store, model, [key]: value } as never);
+        } catch (e) {
+          expectTyped(e, `createRuntime ${key}`);
+        }
+      }),
+      { numRuns: Number(process.env.STEERLOG_API_FUZZ_RUNS ?? 150) },
+    );
+  });
+
   it('runtime calls: createSession, resume and fork with arbitrary arguments succeed or refuse with a typed error, writing nothing when refused', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('createSession', 'resume', 'fork'), ANYTHING, ANYTHING, async (name, a, b) => {
