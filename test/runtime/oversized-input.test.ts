@@ -7,6 +7,8 @@ import { ScriptedModel, type ScriptStep } from '../../adapters/model/scripted/sc
 import { openJsonlEventStore } from '../../adapters/store/jsonl/index.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import { openPostgresEventStore } from '../../adapters/store/postgres/index.js';
+import { openEventStoreDbStore } from '../../adapters/store/eventstoredb/index.js';
+import { FakeEsdb } from '../adapters/store/eventstoredb/fake/esdb-fake.js';
 import type { MessageId } from '../../domain/brand.js';
 import { createUserMessage, type MessageSource, type UserMessage } from '../../domain/message.js';
 import type { Agent } from '../../runtime/agent.js';
@@ -40,6 +42,13 @@ afterAll(async () => {
   for (const s of schemas) await dropSchema(s);
 });
 
+/** The EventStoreDB adapter against the in-process protocol fake (not a real server: see docs/store-eventstoredb.md). */
+const esdbFake = new FakeEsdb({ features: 'batch-append' });
+let esdbStarted: Promise<void> | null = null;
+afterAll(async () => {
+  if (esdbStarted) await esdbFake.stop();
+});
+
 const STORES: readonly { readonly name: string; readonly open: (maxEventBytes: number) => Promise<EventStore> }[] = [
   { name: 'memory', open: async (maxEventBytes) => new MemoryEventStore({ maxEventBytes }) },
   {
@@ -56,6 +65,13 @@ const STORES: readonly { readonly name: string; readonly open: (maxEventBytes: n
       const schema = uniqueSchema('big');
       schemas.push(schema);
       return openPostgresEventStore({ connectionString: PG_URL, schema, maxEventBytes });
+    },
+  },
+  {
+    name: 'eventstoredb (protocol fake)',
+    open: async (maxEventBytes) => {
+      await (esdbStarted ??= esdbFake.start());
+      return openEventStoreDbStore({ connectionString: esdbFake.connectionString, maxEventBytes });
     },
   },
 ];
