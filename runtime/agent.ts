@@ -26,6 +26,7 @@ import {
 import { errorChain, isMessageTooLargeError, isModelError, MessageTooLargeError, ModelError, RuntimeError } from './errors.js';
 import { decideQueueEdit, type QueueEditError } from '../domain/queue-edit.js';
 import type { InvalidMessageError } from '../domain/errors.js';
+import { describeValue } from '../domain/json.js';
 import { checkAbortCause, invalidArgument, optionalBoolean, readOptions, requireBoolean, requireFunction } from './arguments.js';
 import { HookRegistry, type AgentHooks, type HookName } from './hooks.js';
 import type { Logger } from './logger.js';
@@ -304,8 +305,8 @@ export class Agent {
 
   /**
    * Runs a maintenance task while the agent reports idle (only from idle: throws `maintenance-unavailable` otherwise,
- * and `session-closed` once `dispose` was called). Waking sends during
-   * it are queued and latched, and run when the task settles; `cancel` aborts the task's signal.
+   * and `session-closed` once `dispose` was called). Waking sends during it are queued and latched, and run when the
+   * task settles; `cancel` aborts the task's signal.
    */
   runMaintenance(task: (signal: AbortSignal) => Promise<void> | void): Promise<void> {
     requireFunction(task, 'runMaintenance(task)');
@@ -671,7 +672,7 @@ const checkDecision = (d: unknown): PreStepDecision<UserMessage> => {
       return { kind: 'enter', messages };
     }
   }
-  throw new RuntimeError('invalid-pre-step-decision', `a pre-step listener returned ${JSON.stringify(d)}; expected enter(messages) or reject()`);
+  throw new RuntimeError('invalid-pre-step-decision', `a pre-step listener returned ${describeValue(d)}; expected enter(messages) or reject()`);
 };
 
 /** Longest error message a `turn/end` records (a longer one is cut, saying so), so the closing event always fits. */
