@@ -5,8 +5,10 @@ const RUNTIME_ON_STORES = [
   'test/runtime/scenarios-*.test.ts',
   'test/runtime/driver.property.test.ts',
   'test/runtime/parking.property.test.ts',
+  'test/runtime/tools.property.test.ts',
   'test/runtime/resume-every-boundary.test.ts',
   'test/runtime/store-under-test.test.ts',
+  'test/runtime/children/*.test.ts',
 ];
 
 export default defineConfig({

@@ -5,6 +5,7 @@ import type { MessageClass } from './history-classification.js';
 import { nextStepItems, nextTurnItems } from './inbox/inbox-state.js';
 import { queueView, type QueuePlacement } from './queue-view.js';
 import { initialSessionState, stepSession, type SessionState } from './session-fold.js';
+import { evolveChildren, initialChildrenState, type ChildRecord, type ChildrenState } from './children/child-edges.js';
 
 /** The audit of one session log: what `steerlog audit --json` prints. */
 export interface AuditReport {
@@ -25,6 +26,10 @@ export interface AuditReport {
   readonly consumedWork: { readonly endSeq: number | null; readonly endTurn: number | null; readonly droppedUnrun: boolean };
   readonly messages: readonly { readonly seq: number; readonly id: string; readonly class: MessageClass }[];
   readonly queue: readonly { readonly id: string; readonly placement: QueuePlacement }[];
+  /** Present when the session has children: each with its epochs, reports and settlements (from this log alone). */
+  readonly children?: readonly ChildRecord[];
+  /** Present when the session is a child (or a fork): its parent, origin and delegation depth. */
+  readonly lineage?: NonNullable<ChildrenState['lineage']>;
 }
 
 export interface Auditor {
@@ -40,6 +45,7 @@ export interface Auditor {
  */
 export const createAuditor = (stream: string): Auditor => {
   let state: SessionState = initialSessionState();
+  let children: ChildrenState = initialChildrenState();
   let events = 0;
   let error: AuditReport['errors'][number] | null = null;
   let pendingBlank: number | null = null;
@@ -68,6 +74,7 @@ export const createAuditor = (stream: string): Auditor => {
         return;
       }
       state = step.right.state;
+      children = evolveChildren(children, parsed.right);
       events++;
       if (step.right.messageClass) messages.push({ seq: parsed.right.seq, id: (parsed.right.data as { id: string }).id, class: step.right.messageClass });
       const closed = step.right.closedTurn;
@@ -90,6 +97,8 @@ export const createAuditor = (stream: string): Auditor => {
         consumedWork: { endSeq: end?.seq ?? null, endTurn: end?.turn ?? null, droppedUnrun: state.consumed.droppedUnrun },
         messages: [...messages],
         queue: queueView(state.inbox).map((q) => ({ id: q.id, placement: q.placement })),
+        ...(children.children.size > 0 ? { children: [...children.children.values()] } : {}),
+        ...(children.lineage ? { lineage: children.lineage } : {}),
       };
     },
   };

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import type { EventId } from './brand.js';
 import { ContentBlockSchema, UserMessageSchema, type UserMessage } from './message.js';
+import {
+  SubagentDescriptorDataSchema,
+  SubagentEndDataSchema,
+  SubagentStartDataSchema,
+  type SubagentDescriptorData,
+  type SubagentEndData,
+  type SubagentStartData,
+} from './children/subagent-events.js';
 
 /** The two inbox lists. */
 export const InboxTargetSchema = z.enum(['next-turn', 'next-step']);
@@ -21,6 +29,10 @@ export const SessionCreatedDataSchema = z
     parentSession: z.string().min(1).optional(),
     /** Number of events inherited from the parent (a fork's seed): the inbox replays only events at seq >= seedLength. */
     seedLength: int.optional(),
+    /** Who made the session: `subagent` for a child started by its parent session. */
+    origin: z.enum(['user', 'fork', 'subagent']).optional(),
+    /** A child's distance from its root session (1 for a direct child of a root). */
+    delegationDepth: positiveInt.optional(),
   })
   .strict();
 export type SessionCreatedData = z.infer<typeof SessionCreatedDataSchema>;
@@ -202,6 +214,9 @@ export const EVENT_DATA_SCHEMAS = {
   'assistant/message': AssistantMessageDataSchema,
   'tool/call': ToolCallDataSchema,
   'tool/result': ToolResultDataSchema,
+  'subagent/descriptor': SubagentDescriptorDataSchema,
+  'subagent/start': SubagentStartDataSchema,
+  'subagent/end': SubagentEndDataSchema,
 } as const;
 
 export interface EventDataByType {
@@ -217,6 +232,9 @@ export interface EventDataByType {
   'assistant/message': AssistantMessageData;
   'tool/call': ToolCallData;
   'tool/result': ToolResultData;
+  'subagent/descriptor': SubagentDescriptorData;
+  'subagent/start': SubagentStartData;
+  'subagent/end': SubagentEndData;
 }
 export type EventType = keyof EventDataByType;
 export const EVENT_TYPES = Object.keys(EVENT_DATA_SCHEMAS) as readonly EventType[];

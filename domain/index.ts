@@ -19,3 +19,5 @@ export * from './audit.js';
 export * from './turn-machine.js';
 export * from './model-messages.js';
 export * from './queue-edit.js';
+export * from './stream-assembly.js';
+export * from './children/index.js';

@@ -9,3 +9,4 @@ export * from './custom/define-projection.js';
 export * from './custom/low-water-mark.js';
 export * from './custom/run-projection.js';
 export * from './checkpoints/checkpoint-store.js';
+export * from './session/child-records.js';

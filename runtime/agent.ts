@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { MessageId } from '../domain/brand.js';
-import type { AbortCause, AssistantBlock, InboxTarget, LogEvent, TurnEndReason, TurnError } from '../domain/events.js';
+import type { AbortCause, EventDataByType, InboxTarget, LogEvent, TurnEndReason, TurnError } from '../domain/events.js';
 import { admitMessage, decideInbox, type InboxCommand } from '../domain/inbox/inbox-decide.js';
 import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
 import { notificationsOfSplice } from '../domain/inbox/inbox-notifications.js';
@@ -18,23 +18,22 @@ import {
   publicStatus,
   shouldAskTurnStopping,
   shouldCloseAfterStep,
-  stepResultOf,
   type DriverAfterTurn,
   type PreStepDecision,
   type StepResult,
 } from '../domain/turn-machine.js';
-import { errorChain, isMessageTooLargeError, isModelError, MessageTooLargeError, ModelError, RuntimeError } from './errors.js';
+import { errorChain, isMessageTooLargeError, isModelError, MessageTooLargeError, RuntimeError } from './errors.js';
 import { decideQueueEdit, type QueueEditError } from '../domain/queue-edit.js';
 import type { InvalidMessageError } from '../domain/errors.js';
 import { describeValue } from '../domain/json.js';
 import { checkAbortCause, invalidArgument, optionalBoolean, readOptions, requireBoolean, requireFunction } from './arguments.js';
 import { HookRegistry, type AgentHooks, type HookName } from './hooks.js';
 import type { Logger } from './logger.js';
-import type { ModelPort, ModelResponse } from './ports/model.js';
+import { runModelStep, TurnAborted, type ModelStepPort } from './model-step.js';
+import type { ModelPort } from './ports/model.js';
 import type { CommitCheck, EventObserver, SessionLog } from './session-log.js';
 import type { Tool } from './tools.js';
-import { runToolCalls, type ToolCallBlock } from './tool-runner.js';
-import { fitToolResult } from './tool-result-size.js';
+import type { LateToolResults } from './tool-runner.js';
 
 type Phase =
   | { kind: 'idle'; lastTurn: number }
@@ -49,6 +48,9 @@ type Phase =
       retiring: boolean;
     };
 
+/** The child lifecycle events an agent may be asked to record. */
+export type ChildEventType = 'subagent/descriptor' | 'subagent/start' | 'subagent/end';
+
 export interface AgentOptions {
   readonly log: SessionLog;
   readonly model: ModelPort;
@@ -58,6 +60,11 @@ export interface AgentOptions {
   readonly systemPrompt?: string | ((ctx: { readonly agent: Agent; readonly turn: number; readonly step: number; readonly signal: AbortSignal }) => string | Promise<string>);
   /** Parallel-safe tool calls run at most this many at once. @defaultValue 4 */
   readonly toolConcurrency?: number;
+  /**
+   * The outcome of a tool body that settles after the turn was aborted: `'withhold'` replaces it with an `ABORTED`
+   * error result (the log keeps it under `meta.withheld`), `'keep'` commits it as returned. @defaultValue 'withhold'
+   */
+  readonly lateToolResults?: LateToolResults;
   /** The inbox state and last turn number restored from the log (resume). @defaultValue empty, 0 */
   readonly restored?: { readonly inbox: InboxState; readonly lastTurn: number };
   /** Called once the agent is disposed (the runtime forgets it). */
@@ -103,14 +110,6 @@ export interface QueueEdits {
   steer(id: string): E.Either<QueueEditRefusal, { readonly accepted: true }>;
 }
 
-/** Thrown inside the turn when its signal is aborted. */
-class TurnAborted extends Error {
-  constructor() {
-    super('turn aborted');
-  }
-}
-
-
 /**
  * An agent bound to one session stream. All input goes through the durable Inbox; the driver claims it at step
  * boundaries and runs turns and steps; every decision comes from the pure functions of domain/turn-machine.ts.
@@ -128,6 +127,8 @@ export class Agent {
   #disposed: Promise<void> | null = null;
   #activity: Promise<void> = Promise.resolve();
   readonly #modelMessages: ModelMessage[] = [];
+  /** What each model step needs from this agent. */
+  readonly #stepPort: ModelStepPort<Agent>;
 
   constructor(sessionId: string, opts: AgentOptions) {
     this.sessionId = sessionId;
@@ -140,6 +141,17 @@ export class Agent {
     this.#phase = { kind: 'idle', lastTurn: opts.restored?.lastTurn ?? 0 };
     for (const e of this.#log.events) this.#track(e);
     this.#log.onEvent((e) => this.#track(e));
+    this.#stepPort = {
+      log: this.#log,
+      model: this.#model,
+      tools: this.#tools,
+      agent: this,
+      messages: () => this.#modelMessages,
+      inbox: () => this.#inbox,
+      stageContext: (message) => void this.#mutate({ kind: 'append', target: 'next-step', message }),
+      toolConcurrency: opts.toolConcurrency ?? 4,
+      lateToolResults: opts.lateToolResults ?? 'withhold',
+    };
     this.#log.onFence((e) => {
       const p = this.#phase;
       this.#hooks.emit('error', { turn: this.#lastTurn(), step: p.kind === 'running' ? p.step : 0, error: { message: e.message, code: e.code } });
@@ -178,6 +190,14 @@ export class Agent {
       await a.catch(() => {});
       if (this.#activity === a) return;
     }
+  }
+
+  /**
+   * Appends a child lifecycle event: `subagent/descriptor` to a child's own log, `subagent/start` / `subagent/end`
+   * to a parent's log. Not an inbox change; the runtime's children manager is its only caller.
+   */
+  recordChildEvent<T extends ChildEventType>(type: T, data: EventDataByType[T]): void {
+    this.#log.append(type, data);
   }
 
   get inbox(): AgentInbox {
@@ -499,7 +519,7 @@ export class Agent {
         let result: StepResult;
         try {
           for (const m of entered) this.#log.append('user/message', m);
-          result = await this.#runStep(n, k, system, signal);
+          result = await runModelStep(this.#stepPort, { turn: n, step: k, system, signal });
         } finally {
           this.#log.append('step/end', { turn: n, step: k });
         }
@@ -561,101 +581,6 @@ export class Agent {
     };
     return run(0);
   }
-
-  /** One model step (protocol-core §3.7): request, assistant message, tools in model order. */
-  async #runStep(turn: number, step: number, system: string | undefined, signal: AbortSignal): Promise<StepResult> {
-    const p = this.#running();
-    let prefix = '';
-    /** A streamed chunk the store could not hold: the step fails with it once the model returns. */
-    let refusedChunk: unknown = null;
-    let response: ModelResponse;
-    // fail closed: step/start, the user/messages and everything before them are durable before the model is asked
-    await this.#log.checkpoint();
-    if (signal.aborted) throw new TurnAborted();
-    try {
-      response = await this.#model.complete({
-        ...(system !== undefined ? { system } : {}),
-        messages: [...this.#modelMessages],
-        turn,
-        step,
-        tools: [...this.#tools.values()].map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}) })),
-        signal,
-        onChunk: (chunk) => {
-          if (signal.aborted || refusedChunk !== null) return;
-          try {
-            this.#log.append('assistant/chunk', { turn, step, chunk: { type: chunk.type, text: chunk.text } });
-          } catch (e) {
-            refusedChunk = e;
-            return;
-          }
-          if (chunk.type === 'text') prefix += chunk.text;
-        },
-      });
-    } catch (e) {
-      if (signal.aborted && prefix.length > 0) this.#appendInterrupted(turn, step, prefix);
-      throw e;
-    }
-    if (signal.aborted) {
-      if (prefix.length > 0) this.#appendInterrupted(turn, step, prefix);
-      throw new TurnAborted();
-    }
-    if (refusedChunk !== null) throw refusedChunk;
-    if (response.finishReason === 'error') {
-      throw new ModelError(response.error ?? { message: 'the model finished with an error', code: 'MODEL_ERROR' });
-    }
-    const content: AssistantBlock[] = response.finishReason === 'max-tokens' ? response.content.filter((b) => b.type !== 'tool-call') : [...response.content];
-    this.#log.append('assistant/message', {
-      turn,
-      step,
-      message: { role: 'assistant', content, ...(this.#model.provider ? { source: { kind: 'model' as const, provider: this.#model.provider, model: this.#model.model ?? 'unknown' } } : {}) },
-      ...(response.usage ? { usage: response.usage } : {}),
-    });
-    if (response.finishReason === 'max-tokens') return stepResultOf('max-tokens', 0, false);
-    const calls = content.filter((b): b is ToolCallBlock => b.type === 'tool-call');
-    if (calls.length === 0) return stepResultOf(response.finishReason, 0, false);
-    const concluded = await runToolCalls(
-      {
-        tools: this.#tools,
-        agent: this,
-        concurrency: this.#opts.toolConcurrency ?? 4,
-        logCall: (call) => this.#log.append('tool/call', { turn, step, callId: call.callId, name: call.name, arguments: call.arguments }),
-        commitResult: (call, outcome) => {
-          const content = typeof outcome.content === 'string' ? [{ type: 'text' as const, text: outcome.content }] : [...outcome.content];
-          // an outcome the store could not hold becomes an error result the model sees, never an unwritable log
-          const fitted = fitToolResult(
-            {
-              data: {
-                turn,
-                step,
-                message: { role: 'tool', callId: call.callId, content, ...(outcome.isError ? { isError: true } : {}) },
-                ...(outcome.error ? { error: outcome.error } : {}),
-              },
-              contexts: outcome.additionalContexts ?? [],
-            },
-            L.size(this.#inbox.nextStep),
-            this.#log.maxEventBytes,
-            (type, data) => this.#log.measure(type, data),
-          );
-          this.#log.append('tool/result', fitted.data);
-          for (const ctx of fitted.contexts) this.#mutate({ kind: 'append', target: 'next-step', message: ctx });
-        },
-        checkpoint: () => this.#log.checkpoint(),
-      },
-      calls,
-      { turn, step, signal: p.abort.signal },
-    );
-    return stepResultOf(response.finishReason, calls.length, concluded);
-  }
-
-  #appendInterrupted(turn: number, step: number, prefix: string): void {
-    try {
-      this.#log.append('assistant/message', { turn, step, message: { role: 'assistant', content: [{ type: 'text', text: prefix }] }, interrupted: true });
-    } catch (e) {
-      // the visible prefix is larger than one event may be: its chunks stay in the log; the turn still ends aborted
-      if (!isMessageTooLargeError(e)) throw e;
-      this.#opts.logger.warn(`the interrupted answer of turn ${turn} step ${step} is too large to record as one message; its chunks are in the log`, e);
-    }
-  }
 }
 
 const checkDecision = (d: unknown): PreStepDecision<UserMessage> => {
@@ -685,5 +610,13 @@ const errorFacts = (e: unknown): TurnError => {
   return { message: capMessage(errorChain(e)), code: 'UNKNOWN' };
 };
 
-const HOOK_NAMES: readonly string[] = ['pre-step', 'turn-stopping', 'status', 'inbox/inserted', 'inbox/claimed', 'inbox/discarded', 'error'] satisfies readonly HookName[];
+const HOOK_NAMES: readonly string[] = Object.keys({
+  'pre-step': true,
+  'turn-stopping': true,
+  status: true,
+  'inbox/inserted': true,
+  'inbox/claimed': true,
+  'inbox/discarded': true,
+  error: true,
+} satisfies Record<HookName, true>);
 const describeHook = (name: unknown): string => (typeof name === 'string' ? JSON.stringify(name) : typeof name);

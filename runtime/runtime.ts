@@ -1,4 +1,4 @@
-import type { LogEvent, SessionKind } from '../domain/events.js';
+import type { LogEvent, SessionCreatedData, SessionKind } from '../domain/events.js';
 import type { InboxState } from '../domain/inbox/inbox-state.js';
 import { initialInboxState } from '../domain/inbox/inbox-state.js';
 import { foldSession } from '../domain/session-fold.js';
@@ -10,6 +10,7 @@ import { randomIds, systemClock, type Clock, type IdSource } from './ports/clock
 import type { EventStore } from './ports/event-store.js';
 import type { ModelPort } from './ports/model.js';
 import { SessionLog } from './session-log.js';
+import type { LateToolResults } from './tool-runner.js';
 import type { Tool } from './tools.js';
 import { assertValidStreamId } from './ports/store-validation.js';
 import { invalidArgument, optionalPositiveInteger, readOptions } from './arguments.js';
@@ -30,6 +31,12 @@ export interface RuntimeOptions {
   /** Parallel-safe tool calls at once. @defaultValue 4 */
   readonly toolConcurrency?: number;
   /**
+   * The outcome of a tool body that settles after its turn was aborted: `'withhold'` gives the model an `ABORTED`
+   * error result instead (the log keeps the outcome under `meta.withheld`); `'keep'` commits it as returned.
+   * @defaultValue 'withhold'
+   */
+  readonly lateToolResults?: LateToolResults;
+  /**
    * Largest event a session logs, in bytes as the store measures it (`eventSizeBytes`). It can only lower the store's
    * own `maxEventBytes`. Input that would make a larger event is refused at admission (`message-too-large`).
    * @defaultValue the store's `maxEventBytes`
@@ -43,11 +50,23 @@ export interface CreateSessionOptions {
   /** @defaultValue 'ordinary' */
   readonly kind?: SessionKind;
   readonly parentSession?: string;
+  /** Who made the session (`subagent` for a child a parent started). */
+  readonly origin?: SessionCreatedData['origin'];
+  /** A child's distance from its root session. */
+  readonly delegationDepth?: number;
   readonly systemPrompt?: AgentOptions['systemPrompt'];
+  /** This session's model, instead of the runtime's (a child's model route). @defaultValue the runtime's model */
+  readonly model?: ModelPort;
+  /** Only these of the runtime's tools are offered to this session (a child's tool filter). @defaultValue all of them */
+  readonly toolNames?: readonly string[];
 }
 
 export interface ResumeOptions {
   readonly systemPrompt?: AgentOptions['systemPrompt'];
+  /** As in `CreateSessionOptions`. @defaultValue the runtime's model */
+  readonly model?: ModelPort;
+  /** As in `CreateSessionOptions`. @defaultValue all of the runtime's tools */
+  readonly toolNames?: readonly string[];
 }
 
 export interface ForkOptions extends CreateSessionOptions {
@@ -69,6 +88,8 @@ export interface Runtime {
    * inherits pending input and continues the parent's turn numbers.
    */
   fork(parentSessionId: string, options?: ForkOptions): Promise<Agent>;
+  /** The live agent of a session in this runtime, or undefined: the registry the children's authorisation checks. */
+  liveAgent(sessionId: string): Agent | undefined;
 }
 
 /** The effectful shell: binds the pure core to a store, a model, tools, a clock and an id source. */
@@ -92,15 +113,18 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       ...(options.maxEventBytes !== undefined ? { maxEventBytes: options.maxEventBytes } : {}),
     });
 
-  const bind = (sessionId: string, log: SessionLog, restored: { inbox: InboxState; lastTurn: number }, systemPrompt?: AgentOptions['systemPrompt']): Agent => {
+  const bind = (sessionId: string, log: SessionLog, restored: { inbox: InboxState; lastTurn: number }, setup: ResumeOptions = {}): Agent => {
     if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} already has a live agent in this runtime`);
+    const { systemPrompt, toolNames } = setup;
+    const tools = toolNames && options.tools ? options.tools.filter((t) => toolNames.includes(t.name)) : options.tools;
     const agent = new Agent(sessionId, {
       log,
-      model: options.model,
+      model: setup.model ?? options.model,
       logger,
       restored,
-      ...(options.tools ? { tools: options.tools } : {}),
+      ...(tools ? { tools } : {}),
       ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
+      ...(options.lateToolResults !== undefined ? { lateToolResults: options.lateToolResults } : {}),
       ...(systemPrompt !== undefined ? { systemPrompt } : {}),
       onDisposed: () => live.delete(sessionId),
     });
@@ -114,10 +138,14 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
     kind: opts.kind ?? ('ordinary' as const),
     ...(opts.parentSession ? { parentSession: opts.parentSession } : {}),
     ...(seedLength !== undefined ? { seedLength } : {}),
+    ...(opts.origin !== undefined ? { origin: opts.origin } : {}),
+    ...(opts.delegationDepth !== undefined ? { delegationDepth: opts.delegationDepth } : {}),
   });
 
   return {
     store: options.store,
+
+    liveAgent: (sessionId) => live.get(sessionId),
 
     createSession(given) {
       const opts = sessionOptions(given, 'createSession(options)');
@@ -125,7 +153,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} already has a live agent in this runtime`);
       const log = newLog(sessionId);
       log.append('session/created', created(sessionId, opts));
-      return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: 0 }, opts.systemPrompt);
+      return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: 0 }, opts);
     },
 
     async resume(sessionId, given) {
@@ -136,7 +164,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       const log = newLog(sessionId, events);
       const time = events.at(-1)!.time;
       for (const closer of repairClosers(events, state)) log.append(closer.type, closer.data as never, { time });
-      return bind(sessionId, log, { inbox: state.inbox, lastTurn: state.turns.lastTurn }, opts.systemPrompt);
+      return bind(sessionId, log, { inbox: state.inbox, lastTurn: state.turns.lastTurn }, opts);
     },
 
     async fork(parentSessionId, given) {
@@ -164,21 +192,30 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
         log.abandon();
         throw e;
       }
-      return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: folded.state.turns.lastTurn }, opts.systemPrompt);
+      return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: folded.state.turns.lastTurn }, opts);
     },
   };
 };
 
 const SESSION_KINDS: readonly unknown[] = ['ordinary', 'continuable', 'one-shot'];
+const ORIGINS: readonly unknown[] = ['user', 'fork', 'subagent'];
+const hasMethod = (value: unknown, method: string): boolean =>
+  typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[method] === 'function';
 
 /** Session options, read once and checked: ids by the stores' own rule (`invalid-stream-id`), the rest `invalid-argument`. */
 const sessionOptions = (given: unknown, where: string): CreateSessionOptions => {
-  const o = readOptions(given, where, ['sessionId', 'kind', 'parentSession', 'systemPrompt']);
+  const o = readOptions(given, where, ['sessionId', 'kind', 'parentSession', 'origin', 'delegationDepth', 'systemPrompt', 'model', 'toolNames']);
   if (o.sessionId !== undefined) assertValidStreamId(o.sessionId);
   if (o.parentSession !== undefined) assertValidStreamId(o.parentSession);
   if (o.kind !== undefined && !SESSION_KINDS.includes(o.kind)) throw invalidArgument(`${where}.kind`, `expected one of ${SESSION_KINDS.join(', ')}`);
+  if (o.origin !== undefined && !ORIGINS.includes(o.origin)) throw invalidArgument(`${where}.origin`, `expected one of ${ORIGINS.join(', ')}`);
+  optionalPositiveInteger(o.delegationDepth, `${where}.delegationDepth`);
   if (o.systemPrompt !== undefined && typeof o.systemPrompt !== 'string' && typeof o.systemPrompt !== 'function') {
     throw invalidArgument(`${where}.systemPrompt`, 'expected a string or a function');
+  }
+  if (o.model !== undefined && !hasMethod(o.model, 'complete')) throw invalidArgument(`${where}.model`, 'expected a ModelPort');
+  if (o.toolNames !== undefined && !(Array.isArray(o.toolNames) && o.toolNames.every((n) => typeof n === 'string'))) {
+    throw invalidArgument(`${where}.toolNames`, 'expected an array of tool names');
   }
   return o as CreateSessionOptions;
 };
@@ -193,7 +230,7 @@ const forkOptions = (given: unknown): ForkOptions => {
 /** The runtime's options, read once and checked (`invalid-argument` naming the option). */
 const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   const where = 'createRuntime(options)';
-  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'maxEventBytes']);
+  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes']);
   const store = o.store as Partial<EventStore> | undefined;
   if (typeof store !== 'object' || store === null || typeof store.append !== 'function' || typeof store.read !== 'function') {
     throw invalidArgument(`${where}.store`, 'expected an EventStore');
@@ -201,8 +238,6 @@ const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   if (typeof store.maxEventBytes !== 'number' || !(store.maxEventBytes > 0)) {
     throw invalidArgument(`${where}.store`, 'the store does not say its maxEventBytes (every EventStore must)');
   }
-  const hasMethod = (value: unknown, method: string): boolean =>
-    typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[method] === 'function';
   if (!hasMethod(o.model, 'complete')) throw invalidArgument(`${where}.model`, 'expected a ModelPort');
   if (o.clock !== undefined && !hasMethod(o.clock, 'now')) throw invalidArgument(`${where}.clock`, 'expected a Clock');
   if (o.ids !== undefined && !hasMethod(o.ids, 'next')) throw invalidArgument(`${where}.ids`, 'expected an IdSource');
@@ -212,6 +247,9 @@ const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   }
   if (o.writeBatchDelayMs !== undefined && !(typeof o.writeBatchDelayMs === 'number' && o.writeBatchDelayMs >= 0 && Number.isFinite(o.writeBatchDelayMs))) {
     throw invalidArgument(`${where}.writeBatchDelayMs`, 'expected a number of milliseconds >= 0');
+  }
+  if (o.lateToolResults !== undefined && o.lateToolResults !== 'withhold' && o.lateToolResults !== 'keep') {
+    throw invalidArgument(`${where}.lateToolResults`, "expected 'withhold' or 'keep'");
   }
   optionalPositiveInteger(o.toolConcurrency, `${where}.toolConcurrency`);
   optionalPositiveInteger(o.maxEventBytes, `${where}.maxEventBytes`);

@@ -1,117 +1,167 @@
-import type { AssistantBlock } from '../domain/events.js';
-import { parseContent } from '../domain/message.js';
-import { errorChain, RuntimeError } from './errors.js';
-import type { Tool, ToolOutcome } from './tools.js';
+import type { UserMessage } from '../domain/message.js';
+import {
+  abortedBeforeDispatch,
+  invalidOutcome,
+  keptAfterAbort,
+  runToolBody,
+  stepFailed,
+  withheldAfterAbort,
+  type BodyRun,
+  type ToolCallBlock,
+  type ToolRun,
+} from './tool-outcomes.js';
+import type { Tool } from './tools.js';
 
-export type ToolCallBlock = Extract<AssistantBlock, { type: 'tool-call' }>;
-/** A tool's outcome plus the error facts the log records for failed or synthetic results. */
-export type ToolRun = ToolOutcome & { readonly error?: { readonly name: string; readonly code: string } };
+export type { ToolCallBlock, ToolRun } from './tool-outcomes.js';
 
-export const ABORTED_BEFORE_DISPATCH = 'ABORTED_BEFORE_DISPATCH';
-const abortedBeforeDispatch = (): ToolRun => ({ content: 'aborted before dispatch', isError: true, error: { name: 'AbortError', code: ABORTED_BEFORE_DISPATCH } });
+/**
+ * What happens to the outcome of a tool body that settles after the turn was aborted:
+ * - `'withhold'` (default): the model sees an `ABORTED` error result instead, so it never sees a result produced
+ *   after the user stopped; the log keeps the outcome under `meta.withheld` and its contexts are not staged;
+ * - `'keep'`: the outcome commits as returned (marked `meta.settledAfterAbort`), its contexts staged (parked).
+ */
+export type LateToolResults = 'withhold' | 'keep';
 
 /** What the tool runner needs from the agent: its tools, and the effects it performs in the agent's log. */
 export interface ToolRunnerPort<A> {
   readonly tools: ReadonlyMap<string, Tool<A>>;
   readonly agent: A;
-  /** Parallel-safe calls at once. */
+  /** Parallel-safe calls at once (at least 1). */
   readonly concurrency: number;
-  /** Appends `tool/call` as the call starts. */
+  readonly lateResults: LateToolResults;
+  /** Appends `tool/call` (throws if the log refuses). */
   readonly logCall: (call: ToolCallBlock) => void;
-  /** Appends `tool/result`, then stages the outcome's additional contexts to next-step. */
-  readonly commitResult: (call: ToolCallBlock, outcome: ToolRun) => void;
+  /** Appends `tool/result` (throws if the log refuses). */
+  readonly appendResult: (call: ToolCallBlock, run: ToolRun) => void;
+  /** Why these contexts cannot be staged to next-step now (e.g. a duplicate id), or null. Decides only. */
+  readonly checkContexts: (contexts: readonly UserMessage[]) => string | null;
+  /** Stages contexts to next-step, each one splice, in order. */
+  readonly stageContexts: (contexts: readonly UserMessage[]) => void;
   /** Makes everything logged so far durable (before each tool body). */
   readonly checkpoint: () => Promise<void>;
 }
 
+interface Slot<A> {
+  readonly call: ToolCallBlock;
+  readonly tool: Tool<A> | undefined;
+  /** It was dispatched (its `tool/call` logged, its body started), as opposed to a pair written at close-out. */
+  started: boolean;
+  body: BodyRun | null;
+  committed: boolean;
+}
+
 /**
- * Runs one step's tool calls in model order: parallel-safe calls in a bounded pool, others alone as barriers; each
- * started call is logged; results commit in model order. After an abort, started calls drain and commit, and calls
- * not yet started get a synthetic error result. Resolves whether any committed result concluded the turn.
+ * Runs one step's tool calls (the model's order is the order of `calls`):
+ * - dispatch in model order: a parallel-safe call joins a bounded pool, any other call is a barrier (it waits for
+ *   every running call, runs alone, and the next call waits for it); `tool/call` is appended as each call is
+ *   dispatched, right before its body runs;
+ * - results commit in model order (`tool/result`, then that result's contexts staged to next-step), each as soon as
+ *   it and every earlier result have settled;
+ * - on abort: nothing more is dispatched; running bodies drain; then each call that never started gets its
+ *   synthetic `tool/call` + `tool/result` (`ABORTED_BEFORE_DISPATCH`), pair by pair in model order;
+ * - on a step failure (the log refuses a write, a checkpoint fails): nothing more is dispatched, running bodies
+ *   drain, every call still gets one call/result pair (best effort: `STEP_FAILED` where no result could be
+ *   committed), then the failure is rethrown.
+ * Either way no tool body outlives this call: it settles only after every body it started has settled.
+ * Resolves whether any committed result concluded the turn.
  */
 export const runToolCalls = async <A>(
   port: ToolRunnerPort<A>,
   calls: readonly ToolCallBlock[],
   ctx: { readonly turn: number; readonly step: number; readonly signal: AbortSignal },
 ): Promise<boolean> => {
-  const limit = Math.max(1, port.concurrency);
-  const outcomes: Promise<ToolRun>[] = [];
-  const settled: (ToolRun | undefined)[] = [];
-  const running = new Set<Promise<unknown>>();
-  let committed = 0;
+  const slots: Slot<A>[] = calls.map((call) => ({ call, tool: port.tools.get(call.name), started: false, body: null, committed: false }));
+  const limit = Math.max(1, Math.floor(port.concurrency));
+  const running = new Set<Promise<void>>();
+  let failure: { readonly error: unknown } | null = null;
+  let next = 0; // the next slot to commit
   let concluded = false;
-  const commit = (i: number, outcome: ToolRun): void => {
-    port.commitResult(calls[i]!, outcome);
-    if (outcome.concludesTurn) concluded = true;
+  const fail = (error: unknown): void => {
+    failure ??= { error };
   };
-  const commitSettledPrefix = (): void => {
-    while (committed < outcomes.length && settled[committed]) commit(committed, settled[committed++]!);
-  };
-  const commitAllInOrder = async (): Promise<void> => {
-    while (committed < outcomes.length) {
-      const outcome = await outcomes[committed]!;
-      commit(committed++, outcome);
-    }
-  };
-  for (let i = 0; i < calls.length; i++) {
-    const call = calls[i]!;
-    const tool = port.tools.get(call.name);
-    const exclusive = !tool?.parallel;
-    if (exclusive) await commitAllInOrder();
-    else {
-      while (running.size >= limit) {
-        await Promise.race(running);
-        commitSettledPrefix();
+
+  /** The run to commit for a settled body: a late outcome is withheld or kept per the option. */
+  const finalRun = (body: BodyRun): ToolRun => (!body.late ? body.run : port.lateResults === 'keep' ? keptAfterAbort(body.run) : withheldAfterAbort(body.run));
+
+  /** Commits one slot's result (and stages its contexts); after a failure, falls back to a STEP_FAILED result. */
+  const commit = (slot: Slot<A>, run: ToolRun): void => {
+    try {
+      const problem = run.additionalContexts ? port.checkContexts(run.additionalContexts) : null;
+      const checked = problem === null ? run : invalidOutcome(problem);
+      port.appendResult(slot.call, checked);
+      slot.committed = true;
+      if (checked.concludesTurn) concluded = true;
+      if (checked.additionalContexts) port.stageContexts(checked.additionalContexts);
+    } catch (e) {
+      fail(e);
+      if (!slot.committed) {
+        try {
+          port.appendResult(slot.call, stepFailed(e));
+          slot.committed = true;
+        } catch {
+          // the log refuses every write: the failure is already recorded
+        }
       }
     }
-    port.logCall(call);
-    const outcome = ctx.signal.aborted ? Promise.resolve(abortedBeforeDispatch()) : executeTool(port, tool, call, ctx);
-    outcomes.push(outcome);
-    const tracked: Promise<unknown> = outcome.then((r) => {
-      settled[i] = r;
-      running.delete(tracked);
-    });
-    running.add(tracked);
-    if (exclusive) await commitAllInOrder();
+  };
+
+  /** Commits every settled result at the head of model order (stops at the first call still running). */
+  const commitSettled = (): void => {
+    while (failure === null && next < slots.length && slots[next]!.body !== null) {
+      const slot = slots[next++]!;
+      commit(slot, finalRun(slot.body!));
+    }
+  };
+
+  /** The result of a call the dispatch loop left without an outcome. */
+  const closingRun = (slot: Slot<A>): ToolRun => {
+    if (slot.body !== null) return finalRun(slot.body);
+    // never dispatched because the turn was aborted: the synthetic abort pair; otherwise the step failed
+    if (!slot.started && ctx.signal.aborted) return abortedBeforeDispatch();
+    return stepFailed(failure === null ? new Error('the call has no outcome') : failure.error);
+  };
+
+  const awaitOne = async (): Promise<void> => {
+    await Promise.race(running);
+    commitSettled();
+  };
+
+  const dispatch = (slot: Slot<A>): void => {
+    port.logCall(slot.call);
+    slot.started = true;
+    const body: Promise<void> = runToolBody(slot.tool, slot.call, { agent: port.agent, turn: ctx.turn, step: ctx.step, signal: ctx.signal, checkpoint: port.checkpoint })
+      .then((b) => void (slot.body = b), fail)
+      .finally(() => void running.delete(body));
+    running.add(body);
+  };
+
+  try {
+    for (const slot of slots) {
+      const exclusive = !slot.tool?.parallel;
+      if (exclusive) while (running.size > 0) await awaitOne();
+      else while (running.size >= limit) await awaitOne();
+      if (ctx.signal.aborted || failure !== null) break;
+      dispatch(slot);
+      if (exclusive) while (running.size > 0) await awaitOne();
+    }
+  } catch (e) {
+    fail(e);
   }
-  await commitAllInOrder();
+  // drain: no body outlives the step
+  while (running.size > 0) await awaitOne();
+  // close out in model order: every call gets exactly one call/result pair
+  for (; next < slots.length; next++) {
+    const slot = slots[next]!;
+    if (!slot.started) {
+      try {
+        port.logCall(slot.call);
+      } catch (e) {
+        fail(e);
+        continue;
+      }
+    }
+    commit(slot, closingRun(slot));
+  }
+  if (failure !== null) throw (failure as { error: unknown }).error;
   return concluded;
-};
-
-/** One tool body: unknown tools, non-JSON arguments, throws and malformed outcomes become error results. */
-const executeTool = async <A>(
-  port: ToolRunnerPort<A>,
-  tool: Tool<A> | undefined,
-  call: ToolCallBlock,
-  ctx: { readonly turn: number; readonly step: number; readonly signal: AbortSignal },
-): Promise<ToolRun> => {
-  if (!tool) return { content: `unknown tool "${call.name}"`, isError: true, error: { name: 'ToolNotFound', code: 'TOOL_NOT_FOUND' } };
-  let args: unknown;
-  try {
-    args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
-  } catch (e) {
-    return { content: `arguments are not JSON: ${errorChain(e)}`, isError: true, error: { name: 'InvalidArguments', code: 'INVALID_ARGUMENTS' } };
-  }
-  try {
-    await port.checkpoint();
-  } catch (e) {
-    throw new RuntimeError('checkpoint-failed', `checkpoint before tool ${call.name} failed: ${errorChain(e)}`, { cause: e });
-  }
-  if (ctx.signal.aborted) return abortedBeforeDispatch();
-  try {
-    return checkToolOutcome(await tool.execute(args, { signal: ctx.signal, agent: port.agent, callId: call.callId, turn: ctx.turn, step: ctx.step }));
-  } catch (e) {
-    return { content: errorChain(e), isError: true, error: { name: e instanceof Error ? e.name : 'Error', code: 'TOOL_FAILED' } };
-  }
-};
-
-/** A tool's outcome as the log can hold it; anything else becomes an error result the model sees. */
-const checkToolOutcome = (outcome: unknown): ToolRun => {
-  const o = outcome as ToolOutcome | null;
-  const parsed = parseContent(o?.content);
-  if (!parsed.ok || (o?.additionalContexts !== undefined && !Array.isArray(o.additionalContexts))) {
-    const issue = parsed.ok ? 'additionalContexts must be an array of messages' : parsed.problem;
-    return { content: `the tool returned an invalid outcome: ${issue}`, isError: true, error: { name: 'InvalidToolOutcome', code: 'INVALID_TOOL_OUTCOME' } };
-  }
-  return o!;
 };

@@ -18,6 +18,19 @@ export const formatAuditReport = (r: AuditReport): string => {
   for (const m of r.messages) out.push(`  seq ${m.seq}  ${m.class.padEnd(8)}  ${m.id}`);
   out.push('', 'pending:', `  next-turn: ${list(r.inbox.nextTurn)}`, `  next-step: ${list(r.inbox.nextStep)}`);
   if (r.queue.length > 0) out.push('  queue: ' + r.queue.map((q) => `${q.id} (${q.placement})`).join(', '));
+  if (r.lineage) {
+    const depth = r.lineage.delegationDepth === null ? '' : `, depth ${r.lineage.delegationDepth}`;
+    out.push('', `parent: ${r.lineage.parentSession} (${r.lineage.origin ?? 'fork'}${depth})`);
+  }
+  if (r.children) {
+    out.push('', 'children:');
+    for (const c of r.children) {
+      out.push(`  ${c.childSessionId}  ${c.mode ?? 'unknown mode'}`);
+      for (const e of c.epochs) out.push(`    epoch ${e.epoch}  seq ${e.startSeq}–${e.endSeq ?? '…'}  ${e.stopReason ?? 'open'}`);
+      if (c.reports.length > 0) out.push(`    reports at seq ${c.reports.map((m) => m.seq).join(', ')}`);
+      if (c.settlements.length > 0) out.push(`    settlements at seq ${c.settlements.map((m) => m.seq).join(', ')}`);
+    }
+  }
   const cw = r.consumedWork;
   out.push(
     '',

@@ -17,7 +17,11 @@ export interface ModelRequest {
   readonly tools: readonly ToolSpec[];
   /** Aborted when the turn is canceled; a model should stop and reject (or return what it has). */
   readonly signal: AbortSignal;
-  /** Streaming: call with each visible text chunk as it arrives (optional; logged as assistant/chunk). */
+  /**
+   * Streaming (optional): call with each delta as it arrives — `text` for visible text, `reasoning` for reasoning —
+   * each logged as an assistant/chunk. If the turn is aborted mid-stream, the blocks these deltas assembled (text and
+   * reasoning, in order; a change of kind starts a new block) are kept as an interrupted assistant message.
+   */
   readonly onChunk: (chunk: { readonly type: 'text' | 'reasoning'; readonly text: string }) => void;
 }
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 /** docs/guarantees.md cites tests as "path › test name": every cited file exists and holds every cited name. */
 describe('docs/guarantees.md', () => {
   const doc = readFileSync(new URL('../../docs/guarantees.md', import.meta.url), 'utf8');
-  const citations = [...doc.matchAll(/(test\/[\w/.-]+\.ts)((?:\s›\s[^;|›]+)*)/g)].map((m) => ({
+  const citations = [...doc.matchAll(/(test\/[\w/.-]+\.ts)((?:\s›\s[^;|›]*[^;|›\s])*)/g)].map((m) => ({
     file: m[1]!,
     names: (m[2] ?? '').split('›').map((s) => s.trim()).filter(Boolean),
   }));

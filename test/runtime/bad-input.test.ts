@@ -5,7 +5,7 @@ import { silentLogger } from '../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import type { ModelPort } from '../../runtime/ports/model.js';
 import { createRuntime } from '../../runtime/runtime.js';
-import { msg } from '../support/log-builder.js';
+import { ctx, msg } from '../support/log-builder.js';
 import { expectConsistent, setup } from './harness.js';
 
 const thrown = (f: () => unknown): unknown => {
@@ -60,14 +60,21 @@ describe('bad input to the agent is refused with a typed error and changes nothi
     await expectConsistent(h);
   });
 
-  it('additional contexts that are not messages end the turn error before anything invalid is logged', async () => {
+  it('additional contexts that are not messages, or repeat a pending id, become an error result; nothing is staged', async () => {
     const h = setup({
-      script: [{ toolCalls: [{ callId: 'c1', name: 'ctx' }] }],
-      tools: [{ name: 'ctx', execute: () => ({ content: 'ok', additionalContexts: [{ id: '' } as never] }) }],
+      script: [{ toolCalls: [{ callId: 'c1', name: 'ctx' }, { callId: 'c2', name: 'dup' }] }, 'handled'],
+      tools: [
+        { name: 'ctx', execute: () => ({ content: 'ok', additionalContexts: [{ id: '' } as never] }) },
+        { name: 'dup', execute: () => ({ content: 'ok', additionalContexts: [ctx('D'), ctx('D')] }) },
+      ],
     });
     h.agent.followup(msg('A'));
     await h.agent.whenIdle();
-    expect(h.durable().slice(-4)).toEqual(['TC(c1)', 'TR(c1)', 'SE(1,1)', 'TE(1,error:UNKNOWN)']);
+    expect(h.durable().slice(-9)).toEqual(['TC(c1)', 'TR(c1)', 'TC(c2)', 'TR(c2)', 'SE(1,1)', 'SS(1,2)', 'AM', 'SE(1,2)', 'TE(1,completed)']);
+    const results = h.agent.events.filter((e) => e.type === 'tool/result').map((e) => e.data as { error?: { code: string }; message: { content: { text: string }[] } });
+    expect(results.map((r) => r.error?.code)).toEqual(['INVALID_TOOL_OUTCOME', 'INVALID_TOOL_OUTCOME']);
+    expect(results[1]!.message.content[0]!.text).toContain('D');
+    expect(h.agent.events.some((e) => e.type === 'agent/inbox/spliced' && (e.data as { target: string }).target === 'next-step')).toBe(false);
     await expectConsistent(h);
   });
 });

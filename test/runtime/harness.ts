@@ -7,7 +7,7 @@ import type { Agent } from '../../runtime/agent.js';
 import { silentLogger } from '../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
-import { createRuntime, type CreateSessionOptions } from '../../runtime/runtime.js';
+import { createRuntime, type CreateSessionOptions, type RuntimeOptions } from '../../runtime/runtime.js';
 import type { Tool } from '../../runtime/tools.js';
 import { plainNotifications } from '../support/plain-notifications.js';
 import { testStore, uniqueSessionId } from '../support/test-store.js';
@@ -58,6 +58,8 @@ export interface HarnessOptions {
   readonly store?: EventStore;
   /** @defaultValue answer 'ok' to every request */
   readonly whenExhausted?: ScriptStep;
+  /** Tool scheduling options of the runtime. @defaultValue the runtime's defaults */
+  readonly toolOptions?: Pick<RuntimeOptions, 'toolConcurrency' | 'lateToolResults'>;
 }
 
 /** A scripted agent on a memory store with deterministic ids and clock, tracing live notifications and status. */
@@ -72,6 +74,7 @@ export const setup = (opts: HarnessOptions = {}) => {
     ids: sequentialIds(),
     logger: silentLogger,
     writeBatchDelayMs: 5,
+    ...opts.toolOptions,
   });
   const agent = runtime.createSession({ sessionId: uniqueSessionId(), ...opts.session });
   const live: string[] = [];

@@ -256,8 +256,10 @@ describe.each(STORES)('oversized input on the $name store', ({ open }) => {
     s.agent.followup(message('A', 'go'));
     await s.agent.whenIdle();
     const results = s.agent.events.filter((e) => e.type === 'tool/result').map((e) => e.data as { error?: { code: string }; message: { isError?: boolean; content: { text: string }[] } });
-    expect(results.map((r) => r.error?.code)).toEqual(['TOOL_RESULT_TOO_LARGE', 'TOOL_RESULT_TOO_LARGE']);
+    // the oversized result is replaced by an error result; the oversized context makes the outcome invalid (nothing staged)
+    expect(results.map((r) => r.error?.code)).toEqual(['TOOL_RESULT_TOO_LARGE', 'INVALID_TOOL_OUTCOME']);
     expect(results.every((r) => r.message.isError === true)).toBe(true);
+    for (const r of results) expect(r.message.content[0]!.text).toContain(`too large to record`);
     expect(results[0]!.message.content[0]!.text).toContain(`the limit is ${LIMIT}`);
     expect(s.agent.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'completed' } } });
     expect(s.agent.inbox.nextStep).toHaveLength(0);

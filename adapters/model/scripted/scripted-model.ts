@@ -7,14 +7,22 @@ export type ScriptStep =
   | ScriptedResponse
   | ((request: ModelRequest, ctx: ScriptContext) => string | ScriptedResponse | Promise<string | ScriptedResponse>);
 
+/** A streamed delta: visible text (a plain string) or reasoning. */
+export type ScriptedChunk = string | { readonly type: 'text' | 'reasoning'; readonly text: string };
+
 export interface ScriptedResponse {
+  /** A reasoning block, placed before the text in the final message. */
+  readonly reasoning?: string;
   readonly text?: string;
   readonly toolCalls?: readonly { readonly callId: string; readonly name: string; readonly arguments?: unknown }[];
   /** @defaultValue 'tool-calls' when there are tool calls, else 'stop' */
   readonly finishReason?: FinishReason;
   readonly error?: { readonly message: string; readonly code: string; readonly status?: number };
-  /** Text streamed as chunks before the response resolves (each one an assistant/chunk). */
-  readonly chunks?: readonly string[];
+  /**
+   * Deltas streamed before the response resolves (each one an assistant/chunk): a string is a text delta, an object
+   * may be a reasoning delta. The model stops (rejects) as soon as the request is aborted between two deltas.
+   */
+  readonly chunks?: readonly ScriptedChunk[];
   readonly usage?: Usage;
 }
 
@@ -59,12 +67,13 @@ export class ScriptedModel implements ModelPort {
     const reply = typeof step === 'function' ? await step(request, { index }) : step;
     const r: ScriptedResponse = typeof reply === 'string' ? { text: reply } : reply;
     for (const chunk of r.chunks ?? []) {
-      request.onChunk({ type: 'text', text: chunk });
+      request.onChunk(typeof chunk === 'string' ? { type: 'text', text: chunk } : { type: chunk.type, text: chunk.text });
       await Promise.resolve();
       if (request.signal.aborted) throw new Error('aborted');
     }
     if (request.signal.aborted) throw new Error('aborted');
     const content: AssistantBlock[] = [];
+    if (r.reasoning !== undefined) content.push({ type: 'reasoning', text: r.reasoning });
     if (r.text !== undefined) content.push({ type: 'text', text: r.text });
     for (const c of r.toolCalls ?? []) {
       content.push({ type: 'tool-call', callId: c.callId, name: c.name, arguments: c.arguments === undefined ? '{}' : JSON.stringify(c.arguments) });

@@ -1,0 +1,155 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { AssistantBlock } from '../domain/events.js';
+import { decideInbox } from '../domain/inbox/inbox-decide.js';
+import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
+import type { InboxState } from '../domain/inbox/inbox-state.js';
+import type { UserMessage } from '../domain/message.js';
+import type { ModelMessage } from '../domain/model-messages.js';
+import { assembleDeltas, type StreamDelta } from '../domain/stream-assembly.js';
+import { stepResultOf, type StepResult } from '../domain/turn-machine.js';
+import { isMessageTooLargeError, ModelError } from './errors.js';
+import * as L from '../domain/inbox/pending-list.js';
+import { fitToolResult, oversizedContexts } from './tool-result-size.js';
+import type { ModelPort, ModelResponse } from './ports/model.js';
+import type { SessionLog } from './session-log.js';
+import { runToolCalls, type LateToolResults, type ToolCallBlock } from './tool-runner.js';
+import type { Tool } from './tools.js';
+
+/** Thrown inside the turn when its signal is aborted. */
+export class TurnAborted extends Error {
+  constructor() {
+    super('turn aborted');
+    this.name = 'TurnAborted';
+  }
+}
+
+/** What one model step needs from its agent. */
+export interface ModelStepPort<A> {
+  readonly log: SessionLog;
+  readonly model: ModelPort;
+  readonly tools: ReadonlyMap<string, Tool<A>>;
+  readonly agent: A;
+  /** Every surface message of the log so far, in order. */
+  readonly messages: () => readonly ModelMessage[];
+  /** The live inbox (to decide whether a result's contexts can be staged). */
+  readonly inbox: () => InboxState;
+  /** Stages one context to next-step (one durable splice). */
+  readonly stageContext: (message: UserMessage) => void;
+  readonly toolConcurrency: number;
+  readonly lateToolResults: LateToolResults;
+}
+
+/** Why these contexts cannot be appended to next-step in this order (a duplicate id, …), or null: decides only. */
+const contextProblem = (inbox: InboxState, contexts: readonly UserMessage[]): string | null => {
+  let state = inbox;
+  for (const message of contexts) {
+    const d = decideInbox({ kind: 'append', target: 'next-step', message }, state);
+    if (E.isLeft(d)) return d.left.message;
+    for (const splice of d.right.events) state = evolveInbox(state, splice);
+  }
+  return null;
+};
+
+/**
+ * One model step: the request (after a checkpoint: step/start and its user messages are durable first), the
+ * streamed chunks, the assistant message, then the tool calls in model order. On an abort mid-stream every block
+ * assembled so far (text and reasoning, in stream order) is kept as an interrupted assistant message, then the
+ * step throws. Returns how the step ended.
+ */
+export const runModelStep = async <A>(
+  port: ModelStepPort<A>,
+  at: { readonly turn: number; readonly step: number; readonly system: string | undefined; readonly signal: AbortSignal },
+): Promise<StepResult> => {
+  const { turn, step, system, signal } = at;
+  const { log, model } = port;
+  const deltas: StreamDelta[] = [];
+  const keepAssembled = (): void => {
+    const content = assembleDeltas(deltas);
+    if (content.length === 0) return;
+    try {
+      log.append('assistant/message', { turn, step, message: { role: 'assistant', content }, interrupted: true });
+    } catch (e) {
+      // the assembled prefix is larger than one event may be: its chunks stay in the log; the turn still ends aborted
+      if (!isMessageTooLargeError(e)) throw e;
+    }
+  };
+  /** A streamed chunk the store could not hold: the step fails with it once the model returns. */
+  let refusedChunk: { readonly error: unknown } | null = null;
+  await log.checkpoint();
+  if (signal.aborted) throw new TurnAborted();
+  let response: ModelResponse;
+  try {
+    response = await model.complete({
+      ...(system !== undefined ? { system } : {}),
+      messages: [...port.messages()],
+      turn,
+      step,
+      tools: [...port.tools.values()].map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}) })),
+      signal,
+      onChunk: (chunk) => {
+        if (signal.aborted || refusedChunk !== null) return;
+        const delta: StreamDelta = { type: chunk.type, text: chunk.text };
+        try {
+          log.append('assistant/chunk', { turn, step, chunk: delta });
+        } catch (e) {
+          refusedChunk = { error: e };
+          return;
+        }
+        deltas.push(delta);
+      },
+    });
+  } catch (e) {
+    if (signal.aborted) keepAssembled();
+    throw e;
+  }
+  if (signal.aborted) {
+    keepAssembled();
+    throw new TurnAborted();
+  }
+  if (refusedChunk !== null) throw (refusedChunk as { readonly error: unknown }).error;
+  if (response.finishReason === 'error') {
+    throw new ModelError(response.error ?? { message: 'the model finished with an error', code: 'MODEL_ERROR' });
+  }
+  const content: AssistantBlock[] = response.finishReason === 'max-tokens' ? response.content.filter((b) => b.type !== 'tool-call') : [...response.content];
+  log.append('assistant/message', {
+    turn,
+    step,
+    message: { role: 'assistant', content, ...(model.provider ? { source: { kind: 'model' as const, provider: model.provider, model: model.model ?? 'unknown' } } : {}) },
+    ...(response.usage ? { usage: response.usage } : {}),
+  });
+  if (response.finishReason === 'max-tokens') return stepResultOf('max-tokens', 0, false);
+  const calls = content.filter((b): b is ToolCallBlock => b.type === 'tool-call');
+  if (calls.length === 0) return stepResultOf(response.finishReason, 0, false);
+  const concluded = await runToolCalls(
+    {
+      tools: port.tools,
+      agent: port.agent,
+      concurrency: port.toolConcurrency,
+      lateResults: port.lateToolResults,
+      logCall: (call) => log.append('tool/call', { turn, step, callId: call.callId, name: call.name, arguments: call.arguments }),
+      // a result the store could not hold becomes an error result the model sees, never an unwritable log
+      appendResult: (call, run) =>
+        void log.append(
+          'tool/result',
+          fitToolResult(
+            {
+              turn,
+              step,
+              message: { role: 'tool', callId: call.callId, content: [...run.content], ...(run.isError ? { isError: true } : {}) },
+              ...(run.error ? { error: run.error } : {}),
+              ...(run.meta ? { meta: run.meta } : {}),
+            },
+            log,
+          ),
+        ),
+      checkContexts: (contexts) => contextProblem(port.inbox(), contexts) ?? oversizedContexts(contexts, L.size(port.inbox().nextStep), log),
+      stageContexts: (contexts) => {
+        for (const c of contexts) port.stageContext(c);
+      },
+      checkpoint: () => log.checkpoint(),
+    },
+    calls,
+    { turn, step, signal },
+  );
+  return stepResultOf(response.finishReason, calls.length, concluded);
+};
