@@ -16,7 +16,8 @@ const MUTATIONS: Record<string, Mutation> = {
   drop: (lines, i) => lines.filter((_, k) => k !== i),
   duplicate: (lines, i) => [...lines.slice(0, i + 1), ...lines.slice(i)],
   swap: (lines, i) => (i + 1 < lines.length ? [...lines.slice(0, i), lines[i + 1]!, lines[i]!, ...lines.slice(i + 2)] : lines),
-  junk: (lines, i, value) => lines.map((l, k) => (k === i ? String(value) : l)),
+  // text that is usually not JSON: a string as is, anything else serialized without its first character
+  junk: (lines, i, value) => lines.map((l, k) => (k === i ? (typeof value === 'string' ? value : (JSON.stringify(value) ?? '').slice(1)) : l)),
   json: (lines, i, value) => lines.map((l, k) => (k === i ? (JSON.stringify(value) ?? 'undefined') : l)),
   seq: withField('seq'),
   type: withField('type'),
