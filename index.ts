@@ -1,6 +1,7 @@
 /**
- * steerlog's public API. The PostgreSQL and EventStoreDB stores are subpaths (`steerlog/postgres`,
- * `steerlog/eventstoredb`) so that importing steerlog never loads their drivers; `openStore` loads them on demand.
+ * steerlog's public API. The PostgreSQL and EventStoreDB stores (and the PostgreSQL checkpoint store) are subpaths
+ * (`steerlog/postgres`, `steerlog/eventstoredb`), so that importing steerlog never loads their drivers (optional
+ * peer dependencies); `openStore` loads them on demand. test/package/module-graph.test.ts checks it.
  */
 export * from './domain/index.js';
 export * from './runtime/ports/event-store.js';
@@ -20,7 +21,17 @@ export { SessionLog, type SessionLogOptions } from './runtime/session-log.js';
 export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions } from './runtime/runtime.js';
 export { ScriptedModel, echoModel, type ScriptStep, type ScriptedResponse, type ScriptedChunk } from './adapters/model/scripted/scripted-model.js';
 export { openRuntime, type OpenRuntimeOptions, type OpenedRuntime } from './adapters/open-runtime.js';
-export { openStore, DEFAULT_STORE_SPEC, InvalidStoreSpecError, isInvalidStoreSpecError, type StoreSpec } from './adapters/store/open-store.js';
+export {
+  openStore,
+  DEFAULT_STORE_SPEC,
+  InvalidStoreSpecError,
+  isInvalidStoreSpecError,
+  StoreDriverMissingError,
+  isStoreDriverMissingError,
+  STORE_DRIVER_PACKAGES,
+  type StoreSpec,
+} from './adapters/store/open-store.js';
 export { openJsonlEventStore, JsonlEventStore, type JsonlEventStoreOptions, type JsonlDurability } from './adapters/store/jsonl/index.js';
-export { MemoryCheckpointStore, FileCheckpointStore, type FileCheckpointStoreOptions } from './adapters/checkpoints/index.js';
+export { MemoryCheckpointStore } from './adapters/checkpoints/memory-checkpoint-store.js';
+export { FileCheckpointStore, type FileCheckpointStoreOptions } from './adapters/checkpoints/file-checkpoint-store.js';
 export * from './runtime/children/index.js';

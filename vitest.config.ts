@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /** The runtime scenarios that also run on PostgreSQL (issue: "the runtime on every store"). */
@@ -16,6 +17,11 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // vitest's default is one worker per core minus one: a single worker on a 2-core machine. Most files wait on
+    // fsync, PostgreSQL, gRPC or child processes, so one worker per core (at least 2) finishes sooner.
+    maxWorkers: Math.max(2, availableParallelism()),
+    // a temp root for the run (removed at the end) and the PostgreSQL probe (skip locally, required in CI)
+    globalSetup: ['test/support/global-setup.ts'],
     projects: [
       {
         extends: true,

@@ -2,6 +2,7 @@ import { createRuntime, type Runtime, type RuntimeOptions } from '../runtime/run
 import type { EventStore } from '../runtime/ports/event-store.js';
 import { DEFAULT_STORE_SPEC, openStore, type StoreSpec } from './store/open-store.js';
 
+/** Options of {@link openRuntime}: those of `createRuntime`, with the store given as a spec. */
 export interface OpenRuntimeOptions extends Omit<RuntimeOptions, 'store'> {
   /**
    * Where sessions live: `'jsonl:./dir'`, `'postgres://…'`, `'esdb://…'`, `'memory:'`, or a store object.

@@ -14,12 +14,12 @@ import { availableParallelism } from 'node:os';
 import * as E from 'fp-ts/lib/Either.js';
 import { from, type OperatorFunction } from 'rxjs';
 import { MemoryEventStore } from '../adapters/store/memory/memory-event-store.js';
-import type { LogEvent } from '../domain/events.js';
+import { isKnownEvent, type LogEvent } from '../domain/events.js';
 import { initialSessionState, stepSession } from '../domain/session-fold.js';
 import acceptToClaim, { report, type AcceptToClaimState } from '../docs/projections/accept-to-claim.js';
 import { historyClassification, notifications, queueView, runProjection, type ProjectionEvent } from '../projections/index.js';
 import { MemoryCheckpointStore } from '../adapters/checkpoints/index.js';
-import { ctx, LogBuilder, msg } from '../test/support/log-builder.js';
+import { ctx, LogBuilder, msg } from '../testing/log-builder.js';
 
 const TARGET = Number(process.argv[2] ?? 1_000_000);
 const REPEATS = Number(process.argv[3] ?? 3);
@@ -144,7 +144,9 @@ const main = async (): Promise<void> => {
       time(() => {
         let state = JSON.parse(JSON.stringify(acceptToClaim.initialState)) as AcceptToClaimState;
         for (let i = 0; i < events.length; i++) {
-          const pe: ProjectionEvent = { stream: 'bench', revision: BigInt(i), position: BigInt(i), event: events[i]! };
+          const event = events[i]!;
+          if (!isKnownEvent(event)) continue;
+          const pe: ProjectionEvent = { stream: 'bench', revision: BigInt(i), position: BigInt(i), event };
           if (!acceptToClaim.filter || acceptToClaim.filter(pe)) state = acceptToClaim.evolve(state, pe);
         }
         void report(state);

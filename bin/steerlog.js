@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { main } from '../dist/adapters/cli/main.js';
+import { runCli } from '../dist/adapters/cli/main.js';
 
-process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr });
+await runCli(process.argv.slice(2));

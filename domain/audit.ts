@@ -32,6 +32,7 @@ export interface AuditReport {
   readonly lineage?: NonNullable<ChildrenState['lineage']>;
 }
 
+/** An incremental audit: feed it log lines one by one, then ask for the report (what `steerlog audit` prints). */
 export interface Auditor {
   /** Feeds one line of the log (lines after the first invalid one are ignored). */
   push(line: string): void;
@@ -65,12 +66,13 @@ export const createAuditor = (stream: string): Auditor => {
       }
       const parsed = parseLogLine(line, { expectedSeq: state.nextSeq });
       if (E.isLeft(parsed)) {
-        error = { seq: parsed.left.seq ?? state.nextSeq, code: parsed.left.code, message: parsed.left.message };
+        const seq = parsed.left.seq ?? state.nextSeq;
+        error = { seq, code: parsed.left.code, message: withSeq(seq, parsed.left.message) };
         return;
       }
       const step = stepSession(state, parsed.right);
       if (E.isLeft(step)) {
-        error = { seq: parsed.right.seq, code: step.left.code, message: step.left.message };
+        error = { seq: parsed.right.seq, code: step.left.code, message: withSeq(parsed.right.seq, step.left.message) };
         return;
       }
       state = step.right.state;
@@ -85,11 +87,13 @@ export const createAuditor = (stream: string): Auditor => {
     report() {
       const open = state.turns.openTurn;
       const end = state.consumed.end;
+      // An empty (or blank) log is not a session: every log starts with session/created.
+      const failure = error ?? (events === 0 ? { seq: 0, code: 'impossible-event' as const, message: 'seq 0: the log is empty: a session log starts with session/created' } : null);
       return {
         stream: state.created?.sessionId ?? stream,
         events,
-        ok: error === null,
-        errors: error ? [error] : [],
+        ok: failure === null,
+        errors: failure ? [failure] : [],
         inbox: { nextTurn: nextTurnItems(state.inbox).map((m) => m.id), nextStep: nextStepItems(state.inbox).map((m) => m.id) },
         turns: open
           ? [...turns, { turn: open.turn, startSeq: open.startSeq, endSeq: null, reason: null, steps: open.steps, claimed: state.openTurnClaimed }]
@@ -102,6 +106,12 @@ export const createAuditor = (stream: string): Auditor => {
       };
     },
   };
+};
+
+/** A refusal's message always names its seq first: `seq 7: …` (the fold's own messages may not). */
+const withSeq = (seq: number, message: string): string => {
+  const named = message.replace(/^event(?= |:)/, `seq ${seq}`);
+  return named.startsWith(`seq ${seq}`) ? named : `seq ${seq}: ${named}`;
 };
 
 /** Audits a whole log given as lines. */

@@ -1,7 +1,7 @@
-import type { LogEvent, TurnEndReason } from './events.js';
+import { isKnownEvent, type LogEvent, type TurnEndReason } from './events.js';
 
 /**
- * Consumed-work accounting (protocol-core §5): which turn last accounted for consumed input, and whether unrun
+ * Consumed-work accounting (docs/protocol.md §5): which turn last accounted for consumed input, and whether unrun
  * work was canceled after it. A turn *accounts* iff it stepped, or it claimed input and its reason accounts for a claim.
  */
 export interface ConsumedWork {
@@ -11,6 +11,7 @@ export interface ConsumedWork {
   readonly droppedUnrun: boolean;
 }
 
+/** The consumed-work fold's state: the summary plus the open turn's step and claim marks. */
 export interface ConsumedWorkState extends ConsumedWork {
   readonly open?: number;
   /** Turns that entered a step / claimed input, and have not ended yet (a handful at most: kept as arrays). */
@@ -19,6 +20,7 @@ export interface ConsumedWorkState extends ConsumedWork {
 }
 
 const NONE: readonly number[] = Object.freeze([]);
+/** The consumed-work fold's state before any event. */
 export const initialConsumedWorkState = (): ConsumedWorkState => ({ droppedUnrun: false, stepped: NONE, claimed: NONE });
 
 /** `completed` with a claim but no step means the claim was rewritten away: nothing ran, nothing dropped. Unknown kinds account. */
@@ -29,19 +31,20 @@ const without = (turns: readonly number[], n: number): readonly number[] => (tur
 
 /** One event into the accounting state. Other event types leave it unchanged. */
 export const evolveConsumedWork = (state: ConsumedWorkState, event: LogEvent): ConsumedWorkState => {
+  if (!isKnownEvent(event)) return state;
   switch (event.type) {
     case 'turn/start':
-      return { ...state, open: (event.data as { turn: number }).turn };
+      return { ...state, open: event.data.turn };
     case 'step/start':
-      return { ...state, stepped: withAdded(state.stepped, (event.data as { turn: number }).turn) };
+      return { ...state, stepped: withAdded(state.stepped, event.data.turn) };
     case 'agent/inbox/spliced': {
-      const d = event.data as { removedCount?: number; inserted: readonly unknown[]; outcome?: 'canceled' };
+      const d = event.data;
       if (d.removedCount === undefined) return state;
       if (d.outcome === 'canceled') return d.inserted.length === 0 && !state.droppedUnrun ? { ...state, droppedUnrun: true } : state;
       return state.open === undefined ? state : { ...state, claimed: withAdded(state.claimed, state.open) };
     }
     case 'turn/end': {
-      const { turn, reason } = event.data as { turn: number; reason: TurnEndReason };
+      const { turn, reason } = event.data;
       const accounts = state.stepped.includes(turn) || (state.claimed.includes(turn) && accountsForClaim(reason));
       const base = { stepped: without(state.stepped, turn), claimed: without(state.claimed, turn), open: undefined };
       return accounts ? { ...base, end: { seq: event.seq, turn, reason }, droppedUnrun: false } : { ...state, ...base };

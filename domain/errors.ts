@@ -13,6 +13,7 @@ export type DomainErrorCode =
   | 'steer-unavailable'
   | 'queue-edit-non-text';
 
+/** Base class of the domain's typed errors: each has a stable `code`. */
 export class DomainError extends Error {
   readonly code: DomainErrorCode;
   constructor(code: DomainErrorCode, message: string) {
@@ -25,6 +26,7 @@ export class DomainError extends Error {
 const hasCode = (e: unknown, ...codes: DomainErrorCode[]): boolean =>
   typeof e === 'object' && e !== null && codes.includes((e as { code?: DomainErrorCode }).code as DomainErrorCode);
 
+/** Why an event did not parse: the stable codes of {@link EventParseError}. */
 export type EventParseErrorCode = 'invalid-json' | 'malformed-envelope' | 'unknown-event-type' | 'invalid-event-data' | 'seq-out-of-order';
 
 /** Where in the event: a data path reads "at data.x"; an envelope field is named as one (never a bare "at seq"). */
@@ -44,6 +46,7 @@ export class EventParseError extends DomainError {
     this.name = 'EventParseError';
   }
 }
+/** Is this a {@link EventParseError}? (by its stable `code`) */
 export const isEventParseError = (e: unknown): e is EventParseError =>
   hasCode(e, 'invalid-json', 'malformed-envelope', 'unknown-event-type', 'invalid-event-data', 'seq-out-of-order');
 
@@ -55,6 +58,7 @@ export class DuplicatePendingIdError extends DomainError {
     this.name = 'DuplicatePendingIdError';
   }
 }
+/** Is this a {@link DuplicatePendingIdError}? (by its stable `code`) */
 export const isDuplicatePendingIdError = (e: unknown): e is DuplicatePendingIdError => hasCode(e, 'duplicate-pending-id');
 
 /** Splice coordinates that do not fit the list (durable splices must be exact; commands are normalized first). */
@@ -65,6 +69,7 @@ export class InvalidSpliceError extends DomainError {
     this.name = 'InvalidSpliceError';
   }
 }
+/** Is this a {@link InvalidSpliceError}? (by its stable `code`) */
 export const isInvalidSpliceError = (e: unknown): e is InvalidSpliceError => hasCode(e, 'invalid-splice');
 
 /** A message that is not a valid UserMessage (or not lossless JSON). */
@@ -75,6 +80,7 @@ export class InvalidMessageError extends DomainError {
     this.name = 'InvalidMessageError';
   }
 }
+/** Is this a {@link InvalidMessageError}? (by its stable `code`) */
 export const isInvalidMessageError = (e: unknown): e is InvalidMessageError => hasCode(e, 'invalid-message');
 
 /** A well-formed event that cannot happen where it stands in the log (a step outside a turn, a second turn/start…). */
@@ -85,7 +91,10 @@ export class ImpossibleEventError extends DomainError {
     this.name = 'ImpossibleEventError';
   }
 }
+/** Is this a {@link ImpossibleEventError}? (by its stable `code`) */
 export const isImpossibleEventError = (e: unknown): e is ImpossibleEventError => hasCode(e, 'impossible-event');
 
+/** What the Inbox decider refuses with. */
 export type InboxError = DuplicatePendingIdError | InvalidSpliceError | InvalidMessageError;
+/** Is this a {@link DomainError}? */
 export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;

@@ -12,6 +12,7 @@ import {
 
 /** The two inbox lists. */
 export const InboxTargetSchema = z.enum(['next-turn', 'next-step']);
+/** One of the two inbox lists: `next-turn` (queued prompts) or `next-step` (steering and context). */
 export type InboxTarget = z.infer<typeof InboxTargetSchema>;
 
 const int = z.number().int().nonnegative().refine(Number.isSafeInteger, 'a safe integer');
@@ -19,8 +20,11 @@ const positiveInt = z.number().int().positive().refine(Number.isSafeInteger, 'a 
 const turnNumber = positiveInt;
 
 // ---- session/created -------------------------------------------------------------------------------------------
+/** The zod schema of {@link SessionKind}. */
 export const SessionKindSchema = z.enum(['ordinary', 'continuable', 'one-shot']);
+/** How a session runs: `ordinary`, `continuable` or `one-shot`. */
 export type SessionKind = z.infer<typeof SessionKindSchema>;
+/** The zod schema of {@link SessionCreatedData}. */
 export const SessionCreatedDataSchema = z
   .object({
     sessionId: z.string().min(1),
@@ -35,6 +39,7 @@ export const SessionCreatedDataSchema = z
     delegationDepth: positiveInt.optional(),
   })
   .strict();
+/** The data of `session/created`: the session id, when it was created, its kind and, for a fork, its parent and seed length. */
 export type SessionCreatedData = z.infer<typeof SessionCreatedDataSchema>;
 
 // ---- agent/inbox/spliced ---------------------------------------------------------------------------------------
@@ -64,6 +69,7 @@ export const InboxSplicedDataSchema = z
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['inserted'], message: 'a claim (removal without outcome) inserts nothing' });
     }
   });
+/** The data of `agent/inbox/spliced`: one change to one inbox list, in `Array.prototype.splice` coordinates. */
 export interface InboxSplicedData {
   readonly target: InboxTarget;
   readonly start: number;
@@ -73,9 +79,12 @@ export interface InboxSplicedData {
 }
 
 // ---- turns and steps -------------------------------------------------------------------------------------------
+/** The zod schema of {@link TurnStartData}. */
 export const TurnStartDataSchema = z.object({ turn: turnNumber }).strict();
+/** The data of `turn/start`: the turn number. */
 export type TurnStartData = z.infer<typeof TurnStartDataSchema>;
 
+/** The zod schema of {@link AbortCause}. */
 export const AbortCauseSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('user') }).strict(),
   z.object({ kind: z.literal('parent') }).strict(),
@@ -83,8 +92,10 @@ export const AbortCauseSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('disposed') }).strict(),
   z.object({ kind: z.literal('legacy') }).strict(),
 ]);
+/** Why a turn was aborted: the user, the parent agent, a hook (with an optional reason), disposal, or a legacy log. */
 export type AbortCause = z.infer<typeof AbortCauseSchema>;
 
+/** The zod schema of {@link TurnError}. */
 export const TurnErrorSchema = z
   .object({
     message: z.string(),
@@ -94,9 +105,12 @@ export const TurnErrorSchema = z
     requestId: z.string().optional(),
   })
   .strict();
+/** The error a turn ended with: message, code and the provider's details. */
 export type TurnError = z.infer<typeof TurnErrorSchema>;
 
+/** The turn end reasons steerlog declares; a log may carry others (they count as accounting, see the consumed-work fold). */
 export const DECLARED_TURN_END_KINDS = ['completed', 'max-tokens', 'blocked', 'interrupted', 'aborted', 'error'] as const;
+/** Why a turn ended: completed, max-tokens, blocked, interrupted, aborted (with the cause) or error (with the error). */
 export type TurnEndReason =
   | { readonly kind: 'completed' }
   | { readonly kind: 'max-tokens' }
@@ -112,6 +126,7 @@ const declaredReasonSchemas: Record<string, z.ZodTypeAny> = {
   aborted: z.object({ kind: z.literal('aborted'), reason: AbortCauseSchema }).strict(),
   error: z.object({ kind: z.literal('error'), error: TurnErrorSchema }).strict(),
 };
+/** The zod schema of {@link TurnEndReason}. */
 export const TurnEndReasonSchema = z
   .object({ kind: z.string().min(1) })
   .passthrough()
@@ -125,23 +140,32 @@ export const TurnEndReasonSchema = z
     if (!res.success) for (const issue of res.error.issues) ctx.addIssue(issue);
   }) as unknown as z.ZodType<TurnEndReason>;
 
+/** The zod schema of {@link TurnEndData}. */
 export const TurnEndDataSchema = z.object({ turn: turnNumber, reason: TurnEndReasonSchema }).strict();
+/** The data of `turn/end`: the turn and why it ended. */
 export interface TurnEndData {
   readonly turn: number;
   readonly reason: TurnEndReason;
 }
 
+/** The zod schema of {@link StepData}. */
 export const StepDataSchema = z.object({ turn: turnNumber, step: positiveInt }).strict();
+/** The data of `step/start` and `step/end`: the turn and step numbers. */
 export type StepData = z.infer<typeof StepDataSchema>;
 
 // ---- surface messages ------------------------------------------------------------------------------------------
+/** The zod schema of {@link ToolCallBlock}. */
 export const ToolCallBlockSchema = z
   .object({ type: z.literal('tool-call'), callId: z.string().min(1), name: z.string().min(1), arguments: z.string() })
   .strict();
+/** The zod schema of a reasoning block in an assistant message. */
 export const ReasoningBlockSchema = z.object({ type: z.literal('reasoning'), text: z.string() }).strict();
+/** The zod schema of {@link AssistantBlock}. */
 export const AssistantBlockSchema = z.union([ContentBlockSchema, ToolCallBlockSchema, ReasoningBlockSchema]);
+/** One block of an assistant message: text, image, a tool call or reasoning. */
 export type AssistantBlock = z.infer<typeof AssistantBlockSchema>;
 
+/** The zod schema of {@link AssistantMessage}. */
 export const AssistantMessageSchema = z
   .object({
     role: z.literal('assistant'),
@@ -149,11 +173,15 @@ export const AssistantMessageSchema = z
     source: z.object({ kind: z.literal('model'), provider: z.string(), model: z.string() }).strict().optional(),
   })
   .strict();
+/** A message from the model: its content blocks (text, tool calls, reasoning). */
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 
+/** The zod schema of {@link Usage}. */
 export const UsageSchema = z.object({ inputTokens: int, outputTokens: int }).strict();
+/** Tokens a model step used. */
 export type Usage = z.infer<typeof UsageSchema>;
 
+/** The zod schema of {@link AssistantMessageData}. */
 export const AssistantMessageDataSchema = z
   .object({
     turn: turnNumber,
@@ -163,18 +191,24 @@ export const AssistantMessageDataSchema = z
     interrupted: z.literal(true).optional(),
   })
   .strict();
+/** The data of `assistant/message`: the model's complete answer in a step, its usage, and whether it was interrupted. */
 export type AssistantMessageData = z.infer<typeof AssistantMessageDataSchema>;
 
+/** The zod schema of {@link AssistantChunkData}. */
 export const AssistantChunkDataSchema = z
   .object({ turn: turnNumber, step: positiveInt, chunk: z.object({ type: z.enum(['text', 'reasoning']), text: z.string() }).strict() })
   .strict();
+/** The data of `assistant/chunk`: one streamed piece of the model's answer in a step. */
 export type AssistantChunkData = z.infer<typeof AssistantChunkDataSchema>;
 
+/** The zod schema of {@link ToolCallData}. */
 export const ToolCallDataSchema = z
   .object({ turn: turnNumber, step: positiveInt, callId: z.string().min(1), name: z.string().min(1), arguments: z.string() })
   .strict();
+/** The data of `tool/call`: the call id, tool name and arguments the model asked for. */
 export type ToolCallData = z.infer<typeof ToolCallDataSchema>;
 
+/** The zod schema of {@link ToolResultMessage}. */
 export const ToolResultMessageSchema = z
   .object({
     role: z.literal('tool'),
@@ -183,8 +217,10 @@ export const ToolResultMessageSchema = z
     isError: z.boolean().optional(),
   })
   .strict();
+/** A tool result as the model sees it. */
 export type ToolResultMessage = z.infer<typeof ToolResultMessageSchema>;
 
+/** The zod schema of {@link ToolResultData}. */
 export const ToolResultDataSchema = z
   .object({
     turn: turnNumber,
@@ -194,9 +230,12 @@ export const ToolResultDataSchema = z
     meta: z.record(z.unknown()).optional(),
   })
   .strict();
+/** The data of `tool/result`: the result message, and the error that produced it if any. */
 export type ToolResultData = z.infer<typeof ToolResultDataSchema>;
 
+/** The zod schema of {@link EndSeedData}. */
 export const EndSeedDataSchema = z.object({}).strict();
+/** The data of `session/end-seed` (empty): marks the end of a fork's inherited seed. */
 export type EndSeedData = z.infer<typeof EndSeedDataSchema>;
 
 // ---- the catalogue ---------------------------------------------------------------------------------------------
@@ -219,6 +258,7 @@ export const EVENT_DATA_SCHEMAS = {
   'subagent/end': SubagentEndDataSchema,
 } as const;
 
+/** The data type of each known event type. */
 export interface EventDataByType {
   'session/created': SessionCreatedData;
   'session/end-seed': EndSeedData;
@@ -236,8 +276,11 @@ export interface EventDataByType {
   'subagent/start': SubagentStartData;
   'subagent/end': SubagentEndData;
 }
+/** The name of a known event type. */
 export type EventType = keyof EventDataByType;
+/** Every event type steerlog knows, in catalogue order. */
 export const EVENT_TYPES = Object.keys(EVENT_DATA_SCHEMAS) as readonly EventType[];
+/** Is this a {@link EventType}? (by its stable `code`) */
 export const isEventType = (type: string): type is EventType => Object.prototype.hasOwnProperty.call(EVENT_DATA_SCHEMAS, type);
 
 /** The durable envelope: `seq` is 0-based and contiguous per stream. */
@@ -252,14 +295,24 @@ export interface Envelope<T extends string, D> {
 
 /** A typed durable session event. */
 export type SessionEvent = { [T in EventType]: Envelope<T, EventDataByType[T]> }[EventType];
+/** The typed event of one known type, e.g. `EventOf<'turn/end'>`. */
 export type EventOf<T extends EventType> = Extract<SessionEvent, { type: T }>;
 /** An event of a type steerlog does not know, marked `ignorable: true`: kept, never interpreted. */
 export type IgnoredEvent = Envelope<string, unknown> & { readonly ignorable: true };
-/** What a log line parses to. */
+/**
+ * What a log line parses to: a typed {@link SessionEvent}, or an {@link IgnoredEvent} of a type steerlog does not
+ * know. An ignored event's `type` is any string, so comparing `event.type` with a known type does not narrow a
+ * `LogEvent`: guard first (`if (!isKnownEvent(event)) return …`), then `switch (event.type)` narrows `event.data`.
+ * Custom projections receive known events only (`ProjectionEvent`); ignored ones reach `evolveIgnored`.
+ */
 export type LogEvent = SessionEvent | IgnoredEvent;
+/** Is this an event of a type steerlog knows? Narrows a {@link LogEvent} to a {@link SessionEvent}. */
 export const isKnownEvent = (e: LogEvent): e is SessionEvent => isEventType(e.type);
+/** Is this an ignorable event of a type steerlog does not know? Narrows a {@link LogEvent} to an {@link IgnoredEvent}. */
+export const isIgnoredEvent = (e: LogEvent): e is IgnoredEvent => !isEventType(e.type);
 
 // ---- live notifications (not durable; derivable from the log) --------------------------------------------------
+/** A live inbox notification (not stored: derivable from the log): inserted, claimed or discarded. */
 export type InboxNotification =
   | { readonly type: 'agent/inbox/inserted'; readonly message: UserMessage }
   | { readonly type: 'agent/inbox/claimed'; readonly message: UserMessage; readonly turn: number }

@@ -12,6 +12,7 @@ export * from './inbox/inbox-evolve.js';
 export * from './inbox/inbox-notifications.js';
 export * from './turns.js';
 export * from './consumed-work.js';
+export * from './persistent-set.js';
 export * from './history-classification.js';
 export * from './queue-view.js';
 export * from './session-fold.js';

@@ -41,6 +41,7 @@ const walk = (value: unknown, path: string, seen: Set<object>): string | null =>
   }
 };
 
+/** Whether a value survives JSON unchanged (no undefined, NaN, -0, bigint, Date, cycles, …). */
 export const isLosslessJson = (value: unknown): boolean => findNonJsonPath(value) === null;
 
 /** Recursively freezes a JSON value in place and returns it. */

@@ -12,9 +12,13 @@ export const ImageBlockSchema = z
     data: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64 data'),
   })
   .strict();
+/** The zod schema of {@link ContentBlock}. */
 export const ContentBlockSchema = z.discriminatedUnion('type', [TextBlockSchema, ImageBlockSchema]);
+/** A text content block. */
 export type TextBlock = z.infer<typeof TextBlockSchema>;
+/** An image content block: media type and base64 data. */
 export type ImageBlock = z.infer<typeof ImageBlockSchema>;
+/** One block of a user message: text, or a base64 image. */
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
 /**
@@ -22,12 +26,17 @@ export type ContentBlock = z.infer<typeof ContentBlockSchema>;
  * any other kind is kept verbatim (consumers switch on `kind` and tolerate unknown ones).
  */
 export type UserSource = { readonly kind: 'user'; readonly rpcId?: string; readonly clientTimeZone?: string };
+/** The source of a message a plugin injected (`form` says how, e.g. `snapshot`). */
 export type PluginSource = { readonly kind: 'plugin'; readonly plugin: string; readonly form?: string; readonly [k: string]: unknown };
+/** The source of a message from a coordinating agent. */
 export type CoordinatorSource = { readonly kind: 'coordinator'; readonly [k: string]: unknown };
+/** The source of a report a child agent sent. */
 export type SubagentReportSource = { readonly kind: 'subagent-report'; readonly childSession?: string; readonly [k: string]: unknown };
+/** The source of the message that says a child agent settled. */
 export type SubagentSettledSource = { readonly kind: 'subagent-settled'; readonly childSession?: string; readonly [k: string]: unknown };
 /** A source kind steerlog does not declare (an extension's). */
 export type UnknownSource = { readonly kind: string; readonly [k: string]: unknown };
+/** Where a message came from: an open union on `kind` (user, plugin, coordinator, subagent reports, or any other kind, kept verbatim). */
 export type MessageSource =
   | UserSource
   | PluginSource
@@ -36,6 +45,7 @@ export type MessageSource =
   | SubagentSettledSource
   | UnknownSource;
 
+/** The source kinds steerlog declares and checks; any other kind is kept verbatim. */
 export const DECLARED_SOURCE_KINDS = ['user', 'plugin', 'coordinator', 'subagent-report', 'subagent-settled'] as const;
 
 const declaredSourceSchemas: Record<string, z.ZodTypeAny> = {
@@ -46,6 +56,7 @@ const declaredSourceSchemas: Record<string, z.ZodTypeAny> = {
   'subagent-settled': z.object({ kind: z.literal('subagent-settled'), childSession: z.string().optional() }).passthrough(),
 };
 
+/** The zod schema of {@link MessageSource}. */
 export const MessageSourceSchema = z
   .object({ kind: z.string().min(1) })
   .passthrough()
@@ -56,6 +67,7 @@ export const MessageSourceSchema = z
     if (!result.success) for (const issue of result.error.issues) ctx.addIssue(issue);
   }) as unknown as z.ZodType<MessageSource>;
 
+/** The zod schema of a {@link MessageId}: a non-empty string. */
 export const MessageIdSchema = z.string().min(1, 'a message id is a non-empty string') as unknown as z.ZodType<MessageId>;
 
 /** A pending input item: user-role content with a stable id and a required source. */
@@ -67,6 +79,7 @@ export const UserMessageSchema = z
     source: MessageSourceSchema,
   })
   .strict();
+/** A pending input: a message with a stable id, content blocks and its source. */
 export interface UserMessage {
   readonly id: MessageId;
   readonly role: 'user';
@@ -74,6 +87,7 @@ export interface UserMessage {
   readonly source: MessageSource;
 }
 
+/** Options of {@link createUserMessage}: where the new message id comes from. */
 export interface CreateUserMessageOptions {
   /** Id source, injectable for deterministic replays. @defaultValue crypto.randomUUID */
   readonly newId?: () => string;

@@ -1,4 +1,4 @@
-import type { AssistantMessage, LogEvent, ToolResultMessage } from './events.js';
+import { isKnownEvent, type AssistantMessage, type LogEvent, type ToolResultMessage } from './events.js';
 import type { UserMessage } from './message.js';
 
 /** A message as the model sees it: the surface of the log, in log order. */
@@ -6,13 +6,14 @@ export type ModelMessage = UserMessage | AssistantMessage | ToolResultMessage;
 
 /** The model-facing message of one event, or null for events that are not surface messages. */
 export const modelMessageOf = (event: LogEvent): ModelMessage | null => {
+  if (!isKnownEvent(event)) return null;
   switch (event.type) {
     case 'user/message':
-      return event.data as UserMessage;
+      return event.data;
     case 'assistant/message':
-      return (event.data as { message: AssistantMessage }).message;
+      return event.data.message;
     case 'tool/result':
-      return (event.data as { message: ToolResultMessage }).message;
+      return event.data.message;
     default:
       return null;
   }

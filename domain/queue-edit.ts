@@ -6,6 +6,7 @@ import * as L from './inbox/pending-list.js';
 import { describeValue, snapshotJson } from './json.js';
 import { freezeMessage, parseContent, type ContentBlock, type UserMessage } from './message.js';
 
+/** Why a queue edit was refused: the stable codes of {@link QueueEditError}. */
 export type QueueEditErrorCode = 'queue-item-not-found' | 'steer-unavailable' | 'queue-edit-non-text';
 
 /** A refused queue edit: the item is no longer pending (claim won), steering is unavailable, or the edit is not text. */
@@ -21,9 +22,11 @@ export class QueueEditError extends DomainError {
   }
 }
 const QUEUE_CODES: readonly string[] = ['queue-item-not-found', 'steer-unavailable', 'queue-edit-non-text'];
+/** Is this a {@link QueueEditError}? (by its stable `code`) */
 export const isQueueEditError = (e: unknown): e is QueueEditError =>
   typeof e === 'object' && e !== null && QUEUE_CODES.includes((e as { code?: string }).code ?? '');
 
+/** A queue edit of one pending item by id: edit its text, remove it, or steer it to the next step. */
 export type QueueEditAction =
   | { readonly kind: 'edit'; readonly id: string; readonly content: string | readonly ContentBlock[] }
   | { readonly kind: 'remove'; readonly id: string }
@@ -33,7 +36,7 @@ const notFound = (id: unknown) =>
   new QueueEditError('queue-item-not-found', typeof id === 'string' ? id : describeValue(id), `queued item ${describeValue(id)} is no longer pending`);
 
 /**
- * The queue edits of protocol-core §7 as a pure decision over the inbox state and the public status:
+ * The queue edits of docs/protocol.md §10 as a pure decision over the inbox state and the public status:
  * the inbox command to run (and, for a strict steer, the message to steer again), or a typed refusal. Content that
  * is not a string or content blocks (or cannot be read) is refused with `invalid-message`.
  */

@@ -2,9 +2,10 @@ import type { InboxState } from './inbox/inbox-state.js';
 import * as L from './inbox/pending-list.js';
 import type { UserMessage } from './message.js';
 
-/** Where a pending item shows (protocol-host §3.1). */
+/** Where a pending item shows (docs/protocol.md §6). */
 export type QueuePlacement = 'queued' | 'steering' | 'context';
 
+/** One row of the queue view: a pending message and where it shows (queued, steering, context). */
 export interface QueueItem {
   readonly id: string;
   readonly placement: QueuePlacement;

@@ -3,8 +3,8 @@ import { initialConsumedWorkState, evolveConsumedWork, type ConsumedWorkState } 
 import { ImpossibleEventError, type DomainError } from './errors.js';
 import { isKnownEvent, type InboxNotification, type InboxSplicedData, type LogEvent, type SessionCreatedData } from './events.js';
 import { classifyMessage, classifySplice, initialClassificationState, type ClassificationState, type MessageClass } from './history-classification.js';
-import { applySplice } from './inbox/inbox-evolve.js';
-import { notificationsOfSplice } from './inbox/inbox-notifications.js';
+import { applySpliceRemoving } from './inbox/inbox-evolve.js';
+import { notificationsOfRemoval } from './inbox/inbox-notifications.js';
 import { initialInboxState, type InboxState } from './inbox/inbox-state.js';
 import { evolveTurns, initialTurnFoldState, type TurnFoldState, type TurnRecord } from './turns.js';
 
@@ -28,6 +28,7 @@ export interface SessionState {
   readonly openTurnClaimed: readonly string[];
 }
 
+/** The whole-session fold's state before any event. */
 export const initialSessionState = (): SessionState => ({
   nextSeq: 0,
   created: null,
@@ -63,80 +64,97 @@ const owned = (state: SessionState, seq: number): boolean => !inSeed(state, seq)
  * a fork boundary that is missing or inside an open turn, a splice that does not fit, an impossible turn event.
  */
 export const stepSession = (state: SessionState, event: LogEvent): E.Either<DomainError, SessionStep> => {
-  const impossible = (reason: string) => E.left(new ImpossibleEventError(event.seq, event.type, reason));
-  if (event.seq !== state.nextSeq) return impossible(`expected seq ${state.nextSeq}`);
-  if (event.seq === 0 && event.type !== 'session/created') return impossible('the first event of a session is session/created');
+  if (event.seq !== state.nextSeq) return impossible(event, `expected seq ${state.nextSeq}`);
+  if (event.seq === 0 && event.type !== 'session/created') return impossible(event, 'the first event of a session is session/created');
   const seedLength = state.created?.seedLength;
   if (seedLength !== undefined && event.seq === seedLength + 1 && event.type !== 'session/end-seed') {
-    return impossible(`a fork's seed of ${seedLength} events ends with session/end-seed at seq ${seedLength + 1}`);
+    return impossible(event, `a fork's seed of ${seedLength} events ends with session/end-seed at seq ${seedLength + 1}`);
   }
   if (event.type === 'session/created' && event.seq !== 0 && !inSeed(state, event.seq)) {
-    return impossible('session/created appears only first (or inside an inherited seed)');
+    return impossible(event, 'session/created appears only first (or inside an inherited seed)');
   }
 
   const turns = evolveTurns(state.turns, event);
   if (E.isLeft(turns)) return turns;
   const isOwned = owned(state, event.seq);
-  let next: SessionState = {
-    ...state,
-    nextSeq: state.nextSeq + 1,
-    turns: turns.right,
-    consumed: isOwned ? evolveConsumedWork(state.consumed, event) : state.consumed,
-  };
-  let notifications: readonly InboxNotification[] = [];
-  if (!isKnownEvent(event)) return E.right({ state: next, notifications });
+  // Every field of the next state, changed below as the event requires; the state is built once, at the end.
+  let { created, seedEndSeq, inboxResets, inbox, classification, openTurnClaimed } = state;
+  const consumed = isOwned ? evolveConsumedWork(state.consumed, event) : state.consumed;
+  let notifications: readonly InboxNotification[] = NO_NOTIFICATIONS;
+  let messageClass: MessageClass | undefined;
+  let closedTurn: SessionStep['closedTurn'];
 
-  switch (event.type) {
-    case 'session/created': {
-      if (event.seq === 0) next = { ...next, created: event.data };
-      // a fork (this session, or an ancestor inherited in the seed) restarts its inbox after its own seed
-      const nested = event.data.seedLength;
-      if (nested !== undefined) next = { ...next, inboxResets: [...next.inboxResets, event.seq + nested + 1] };
-      break;
-    }
-    case 'session/end-seed':
-      if (seedLength !== undefined && event.seq === seedLength + 1) {
-        if (state.turns.openTurn) return impossible(`the fork boundary falls inside open turn ${state.turns.openTurn.turn}`);
-        next = { ...next, seedEndSeq: event.seq };
+  if (isKnownEvent(event)) {
+    switch (event.type) {
+      case 'session/created': {
+        if (event.seq === 0) created = event.data;
+        // a fork (this session, or an ancestor inherited in the seed) restarts its inbox after its own seed
+        const nested = event.data.seedLength;
+        if (nested !== undefined) inboxResets = [...inboxResets, event.seq + nested + 1];
+        break;
       }
-      // The child never inherits pending input: its inbox starts empty after the seed.
-      if (state.inboxResets.includes(event.seq)) next = { ...next, inbox: initialInboxState() };
-      break;
-    case 'agent/inbox/spliced': {
-      const splice: InboxSplicedData = event.data;
-      const applied = applySplice(state.inbox, splice);
-      if (E.isLeft(applied)) {
-        const e = applied.left;
-        return E.left(Object.assign(e, { message: `seq ${event.seq}: ${e.message}`, seq: event.seq }));
+      case 'session/end-seed':
+        if (seedLength !== undefined && event.seq === seedLength + 1) {
+          if (state.turns.openTurn) return impossible(event, `the fork boundary falls inside open turn ${state.turns.openTurn.turn}`);
+          seedEndSeq = event.seq;
+        }
+        // The child never inherits pending input: its inbox starts empty after the seed.
+        if (state.inboxResets.includes(event.seq)) inbox = initialInboxState();
+        break;
+      case 'agent/inbox/spliced': {
+        const splice: InboxSplicedData = event.data;
+        // The removed messages come back from the splice itself: nothing below reads the state it applied to.
+        const applied = applySpliceRemoving(state.inbox, splice);
+        if (E.isLeft(applied)) {
+          const e = applied.left;
+          return E.left(Object.assign(e, { message: `seq ${event.seq}: ${e.message}`, seq: event.seq }));
+        }
+        const { removed } = applied.right;
+        const turn = state.turns.openTurn?.turn ?? state.turns.lastTurn;
+        const implied = notificationsOfRemoval(splice, removed, turn);
+        if (isOwned) notifications = implied;
+        const isClaim = splice.removedCount !== undefined && splice.outcome !== 'canceled';
+        inbox = applied.right.state;
+        classification = classifySplice(state.classification, splice, removed);
+        if (isClaim && state.turns.openTurn) openTurnClaimed = [...state.openTurnClaimed, ...removed.map((m) => m.id)];
+        break;
       }
-      const turn = state.turns.openTurn?.turn ?? state.turns.lastTurn;
-      const implied = notificationsOfSplice(state.inbox, splice, turn);
-      if (isOwned) notifications = implied;
-      const isClaim = splice.removedCount !== undefined && splice.outcome !== 'canceled';
-      next = {
-        ...next,
-        inbox: applied.right,
-        classification: classifySplice(state.classification, state.inbox, splice),
-        openTurnClaimed: isClaim && state.turns.openTurn ? [...state.openTurnClaimed, ...implied.map((n) => n.message.id)] : state.openTurnClaimed,
-      };
-      break;
+      case 'user/message': {
+        const classified = classifyMessage(state.classification, event.data);
+        classification = classified.state;
+        messageClass = classified.class;
+        break;
+      }
+      case 'turn/start':
+        openTurnClaimed = NO_IDS;
+        break;
+      case 'turn/end':
+        closedTurn = { ...turns.right.lastClosed!, claimed: state.openTurnClaimed };
+        openTurnClaimed = NO_IDS;
+        break;
+      default:
+        break;
     }
-    case 'user/message': {
-      const classified = classifyMessage(state.classification, event.data);
-      return E.right({ state: { ...next, classification: classified.state }, notifications, messageClass: classified.class });
-    }
-    case 'turn/start':
-      next = { ...next, openTurnClaimed: [] };
-      break;
-    case 'turn/end': {
-      const closed = next.turns.lastClosed!;
-      return E.right({ state: { ...next, openTurnClaimed: [] }, notifications, closedTurn: { ...closed, claimed: state.openTurnClaimed } });
-    }
-    default:
-      break;
   }
+  const next: SessionState = {
+    nextSeq: state.nextSeq + 1,
+    created,
+    seedEndSeq,
+    inboxResets,
+    inbox,
+    turns: turns.right,
+    consumed,
+    classification,
+    openTurnClaimed,
+  };
+  if (messageClass !== undefined) return E.right({ state: next, notifications, messageClass });
+  if (closedTurn !== undefined) return E.right({ state: next, notifications, closedTurn });
   return E.right({ state: next, notifications });
 };
+
+const NO_NOTIFICATIONS: readonly InboxNotification[] = Object.freeze([]);
+const NO_IDS: readonly string[] = Object.freeze([]);
+const impossible = (event: LogEvent, reason: string) => E.left(new ImpossibleEventError(event.seq, event.type, reason));
 
 /** Folds a whole log; stops at the first refusal and reports the state before it. */
 export const foldSession = (

@@ -1,7 +1,7 @@
 import type { AbortCause, InboxTarget, TurnEndReason, TurnError } from './events.js';
 
 /**
- * The driver's decisions as pure functions (protocol-core §3.5–3.8). The async loop in runtime/ only performs
+ * The driver's decisions as pure functions (docs/protocol.md §8). The async loop in runtime/ only performs
  * effects (hooks, the model call, tool bodies, appends) and asks these functions what to do next.
  */
 
@@ -69,12 +69,13 @@ export const failureReason = (aborted: AbortCause | null, error: TurnError): Tur
 
 /** Public status from the private phase: maintenance reports idle. */
 export type DriverPhase = 'idle' | 'maintenance' | 'running';
+/** The status an agent reports for a driver phase (maintenance reports idle). */
 export const publicStatus = (phase: DriverPhase): 'idle' | 'running' => (phase === 'running' ? 'running' : 'idle');
 
 /**
- * Whether a waking send to a non-idle agent latches a wake (protocol-core §3.3, §4.3): never when the cause is
- * disposal; always during maintenance; after the active turn was aborted; and — where steerlog closes the
- * reference's retirement gap — once the driver has closed its last turn and is retiring (whatever that turn's
+ * Whether a waking send to a non-idle agent latches a wake (docs/protocol.md §8, §9): never when the cause is
+ * disposal; always during maintenance; after the active turn was aborted; and — so that no send is stranded
+ * (docs/protocol.md §12) — once the driver has closed its last turn and is retiring (whatever that turn's
  * reason), so a send that misses the driver's last "anything pending?" check still runs.
  * A live driver that is not retiring claims the work itself: no latch.
  */

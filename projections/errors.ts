@@ -3,6 +3,7 @@ import type { EventParseError } from '../domain/errors.js';
 /** Stable codes of every error the projections layer raises. Match on `code`, never on the message. */
 export type ProjectionErrorCode = 'invalid-recorded-event' | 'live-log-gap' | 'projection-failed' | 'projection-state-not-json';
 
+/** Base class of the projection errors: each has a stable `code`. */
 export class ProjectionError extends Error {
   readonly code: ProjectionErrorCode;
   constructor(code: ProjectionErrorCode, message: string, options?: { cause?: unknown }) {
@@ -28,6 +29,7 @@ export class InvalidRecordedEventError extends ProjectionError {
     this.name = 'InvalidRecordedEventError';
   }
 }
+/** Is this a {@link InvalidRecordedEventError}? (by its stable `code`) */
 export const isInvalidRecordedEventError = (e: unknown): e is InvalidRecordedEventError => hasCode(e, 'invalid-recorded-event');
 
 /** An in-process live log announced an event whose seq is past the next expected one and its `events` do not hold the missing ones. */
@@ -38,6 +40,7 @@ export class LiveLogGapError extends ProjectionError {
     this.name = 'LiveLogGapError';
   }
 }
+/** Is this a {@link LiveLogGapError}? (by its stable `code`) */
 export const isLiveLogGapError = (e: unknown): e is LiveLogGapError => hasCode(e, 'live-log-gap');
 
 /**
@@ -62,6 +65,7 @@ export class ProjectionFailedError extends ProjectionError {
     this.name = 'ProjectionFailedError';
   }
 }
+/** Is this a {@link ProjectionFailedError}? (by its stable `code`) */
 export const isProjectionFailedError = (e: unknown): e is ProjectionFailedError => hasCode(e, 'projection-failed');
 
 /** A projection's state is not lossless JSON, so it cannot be checkpointed. */
@@ -72,4 +76,5 @@ export class ProjectionStateNotJsonError extends ProjectionError {
     this.name = 'ProjectionStateNotJsonError';
   }
 }
+/** Is this a {@link ProjectionStateNotJsonError}? (by its stable `code`) */
 export const isProjectionStateNotJsonError = (e: unknown): e is ProjectionStateNotJsonError => hasCode(e, 'projection-state-not-json');

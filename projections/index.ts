@@ -6,6 +6,7 @@ export * from './session/session-steps.js';
 export * from './session/builtins.js';
 export * from './session/queue-view.js';
 export * from './custom/define-projection.js';
+export * from './custom/apply-event.js';
 export * from './custom/low-water-mark.js';
 export * from './custom/run-projection.js';
 export * from './checkpoints/checkpoint-store.js';

@@ -2,8 +2,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { MessageId } from '../domain/brand.js';
 import type { AbortCause, EventDataByType, InboxTarget, LogEvent, TurnEndReason, TurnError } from '../domain/events.js';
 import { admitMessage, decideInbox, type InboxCommand } from '../domain/inbox/inbox-decide.js';
-import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
-import { notificationsOfSplice } from '../domain/inbox/inbox-notifications.js';
+import { applySpliceRemoving } from '../domain/inbox/inbox-evolve.js';
+import { notificationsOfRemoval } from '../domain/inbox/inbox-notifications.js';
 import { hasPending, initialInboxState, nextStepItems, nextTurnItems, type InboxState } from '../domain/inbox/inbox-state.js';
 import * as L from '../domain/inbox/pending-list.js';
 import type { ContentBlock, UserMessage } from '../domain/message.js';
@@ -51,6 +51,7 @@ type Phase =
 /** The child lifecycle events an agent may be asked to record. */
 export type ChildEventType = 'subagent/descriptor' | 'subagent/start' | 'subagent/end';
 
+/** How an Agent is built (by `Runtime.createSession`, `resume` and `fork`; not usually constructed directly). */
 export interface AgentOptions {
   readonly log: SessionLog;
   readonly model: ModelPort;
@@ -77,6 +78,11 @@ export interface AgentInbox {
   readonly nextStep: readonly UserMessage[];
   /** The persistent inbox state (cheap to keep: it never changes). */
   readonly state: InboxState;
+  /**
+   * Removes and inserts pending items like `Array.prototype.splice` on the target list, as one durable splice;
+   * returns the removed items. As in JavaScript, only an *omitted* `deleteCount` removes everything from `start`:
+   * `splice(target, 0, undefined, m)` removes nothing (undefined counts as 0), `splice(target, 0)` clears the list.
+   */
   splice(target: InboxTarget, start: number, deleteCount?: number, ...insert: UserMessage[]): UserMessage[];
   append(target: InboxTarget, message: UserMessage): void;
   prepend(target: InboxTarget, message: UserMessage): void;
@@ -212,7 +218,12 @@ export class Agent {
       get state() {
         return self.#inbox;
       },
-      splice: (target, start, deleteCount, ...insert) => [...this.#mutate({ kind: 'splice', target, start, deleteCount, insert })],
+      splice: (target: InboxTarget, start: number, ...rest: [deleteCount?: number, ...insert: UserMessage[]]) => {
+        const [deleteCount, ...insert] = rest;
+        // the domain's command reads an absent deleteCount as "to the end": pass one only when the caller omitted it
+        const count = rest.length === 0 ? undefined : (deleteCount ?? 0);
+        return [...this.#mutate({ kind: 'splice', target, start, deleteCount: count, insert })];
+      },
       append: (target, message) => void this.#mutate({ kind: 'append', target, message }),
       prepend: (target, message) => void this.#mutate({ kind: 'prepend', target, message }),
       replace: (id, message) => this.#mutate({ kind: 'replace', id, message }).length > 0,
@@ -282,7 +293,7 @@ export class Agent {
   // ---- cancellation, disposal, maintenance ----------------------------------------------------------------------
 
   /**
-   * Cancels in three layers (protocol-core §4): unless `keepInbox`, pending input is durably canceled (next-step,
+   * Cancels in three layers (docs/protocol.md §9): unless `keepInbox`, pending input is durably canceled (next-step,
    * then next-turn) and the wake latch cleared — also when idle; the active turn or maintenance task is aborted with
    * `cause` (the first cause wins). Claimed input is never restored. An idle keepInbox cancel does nothing.
    */
@@ -350,7 +361,7 @@ export class Agent {
     return run;
   }
 
-  // ---- queue edits (protocol-core §7): claim wins every race -------------------------------------------------------
+  // ---- queue edits (docs/protocol.md §10): claim wins every race -------------------------------------------------------
 
   /** Queue edits by message id, with typed refusals instead of throws. */
   get queue(): QueueEdits {
@@ -395,10 +406,12 @@ export class Agent {
     const turn = this.#phase.kind === 'running' ? this.#phase.turn : this.#lastTurn();
     const claimed = [];
     for (const splice of decision.right.events) {
-      const before = this.#inbox;
       this.#log.append('agent/inbox/spliced', splice);
-      this.#inbox = evolveInbox(before, splice);
-      const notes = notificationsOfSplice(before, splice, turn);
+      // the removed messages come from the splice itself: reading the previous state again would walk back to it
+      const applied = applySpliceRemoving(this.#inbox, splice);
+      if (E.isLeft(applied)) throw applied.left;
+      this.#inbox = applied.right.state;
+      const notes = notificationsOfRemoval(splice, applied.right.removed, turn);
       if (claim) claimed.push(...notes);
       else this.#notify(notes);
     }
@@ -406,7 +419,7 @@ export class Agent {
     return decision.right.removed;
   }
 
-  #notify(notes: ReturnType<typeof notificationsOfSplice>): void {
+  #notify(notes: ReturnType<typeof notificationsOfRemoval>): void {
     for (const n of notes) {
       if (n.type === 'agent/inbox/inserted') this.#hooks.emit('inbox/inserted', n.message);
       else if (n.type === 'agent/inbox/discarded') this.#hooks.emit('inbox/discarded', n.message);
@@ -475,7 +488,7 @@ export class Agent {
     if (p.abort.signal.aborted) throw new TurnAborted();
   }
 
-  /** One turn (protocol-core §3.5). Returns whether the driver continues into another turn. */
+  /** One turn (docs/protocol.md §8). Returns whether the driver continues into another turn. */
   async #runTurn(): Promise<boolean> {
     const p = this.#running();
     this.#throwIfAborted(p);

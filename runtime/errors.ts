@@ -16,6 +16,7 @@ export type RuntimeErrorCode =
   | 'message-too-large'
   | 'invalid-argument';
 
+/** A typed error of the runtime, with a stable `code` (`session-live`, `session-not-found`, `session-fenced`, …). */
 export class RuntimeError extends Error {
   readonly code: RuntimeErrorCode;
   constructor(code: RuntimeErrorCode, message: string, options?: { cause?: unknown }) {
@@ -25,9 +26,13 @@ export class RuntimeError extends Error {
   }
 }
 const hasCode = (e: unknown, code: RuntimeErrorCode) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === code;
+/** Is this a {@link RuntimeError}? */
 export const isRuntimeError = (e: unknown): e is RuntimeError => e instanceof RuntimeError;
+/** Is this a {@link ReentrantAppendError}? (by its stable `code`) */
 export const isReentrantAppendError = (e: unknown): e is RuntimeError => hasCode(e, 'reentrant-append');
+/** Is this a {@link SessionFencedError}? (by its stable `code`) */
 export const isSessionFencedError = (e: unknown): e is RuntimeError => hasCode(e, 'session-fenced');
+/** Is this a {@link ModelError}? (by its stable `code`) */
 export const isModelError = (e: unknown): e is ModelError => hasCode(e, 'model-error');
 
 /** The model finished with `error` (or its adapter threw one of these): the turn ends `error` with these facts. */

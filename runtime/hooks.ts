@@ -42,6 +42,7 @@ export interface AgentHooks<A> {
   'inbox/discarded': (message: UserMessage) => void;
   error: (event: { readonly turn: number; readonly step: number; readonly error: TurnError }) => void;
 }
+/** The name of an agent hook (`pre-step`, `turn-stopping`, …). */
 export type HookName = keyof AgentHooks<unknown>;
 
 /** Listener lists per hook. Notifications are contained: a throwing listener is logged, later listeners still run. */

@@ -28,7 +28,7 @@ export const loadSession = async (store: EventStore, sessionId: string): Promise
   return { events, state };
 };
 
-/** A closer that crash repair appends (protocol-core §6.9). */
+/** A closer that crash repair appends (docs/protocol.md §11). */
 export type RepairCloser =
   | { readonly type: 'tool/result'; readonly data: { turn: number; step: number; message: { role: 'tool'; callId: string; content: { type: 'text'; text: string }[]; isError: true }; error: { name: string; code: string } } }
   | { readonly type: 'step/end'; readonly data: { turn: number; step: number } }

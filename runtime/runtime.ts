@@ -15,6 +15,7 @@ import type { Tool } from './tools.js';
 import { assertValidStreamId } from './ports/store-validation.js';
 import { invalidArgument, optionalPositiveInteger, readOptions } from './arguments.js';
 
+/** Options of {@link createRuntime}: the store, the model, the tools, and the injectable clock, ids and logger. */
 export interface RuntimeOptions {
   /** Where session streams are kept. */
   readonly store: EventStore;
@@ -44,6 +45,7 @@ export interface RuntimeOptions {
   readonly maxEventBytes?: number;
 }
 
+/** Options of `Runtime.createSession`: the session id (from the id source by default), its kind, its parent session and system prompt. */
 export interface CreateSessionOptions {
   /** @defaultValue a fresh id from the runtime's id source */
   readonly sessionId?: string;
@@ -74,6 +76,7 @@ export interface ForkOptions extends CreateSessionOptions {
   readonly boundary?: number;
 }
 
+/** Creates, resumes and forks sessions on one store with one model and one set of tools. */
 export interface Runtime {
   readonly store: EventStore;
   /** A new session stream (first event `session/created`) and the Agent bound to it. */

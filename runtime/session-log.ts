@@ -8,6 +8,7 @@ import { MessageTooLargeError, RuntimeError } from './errors.js';
 import { eventSizeBytes } from './ports/store-validation.js';
 import type { Logger } from './logger.js';
 
+/** Options of {@link SessionLog}: the store and stream, clock, ids, logger, the events it starts from and the write-behind window. */
 export interface SessionLogOptions {
   readonly store: EventStore;
   readonly stream: string;

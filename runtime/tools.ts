@@ -1,6 +1,7 @@
 import type { ContentBlock } from '../domain/message.js';
 import type { UserMessage } from '../domain/message.js';
 
+/** What a tool body gets besides its arguments: the agent (to steer, inject, …), the call id, its turn and step, and an abort signal. */
 export interface ToolContext<A> {
   readonly signal: AbortSignal;
   readonly agent: A;
@@ -9,6 +10,7 @@ export interface ToolContext<A> {
   readonly step: number;
 }
 
+/** What a tool returns: its content, whether it is an error, contexts to splice into next-step, and whether it concludes the turn. */
 export interface ToolOutcome {
   readonly content: string | readonly ContentBlock[];
   readonly isError?: boolean;
@@ -18,6 +20,7 @@ export interface ToolOutcome {
   readonly concludesTurn?: boolean;
 }
 
+/** A tool the model may call: a name, an optional description, whether it may run in parallel with others, and `execute`, which returns a {@link ToolOutcome}. */
 export interface Tool<A = unknown> {
   readonly name: string;
   readonly description?: string;

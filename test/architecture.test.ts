@@ -23,6 +23,8 @@ const rules: { folder: string; allowed: readonly string[] }[] = [
   { folder: 'domain', allowed: ['domain', 'zod', 'fp-ts'] },
   { folder: 'projections', allowed: ['projections', 'domain', 'runtime/ports', 'rxjs', 'fp-ts'] },
   { folder: 'runtime', allowed: ['runtime', 'runtime/ports', 'domain', 'fp-ts'] },
+  // steerlog/testing: no test runner (it throws node:assert errors), no store adapter, no driver
+  { folder: 'testing', allowed: ['testing', 'domain', 'projections', 'runtime/ports', 'adapters', 'node', 'fp-ts'] },
 ];
 
 describe('architecture', () => {

@@ -2,6 +2,7 @@ import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Checkpoint, CheckpointStore, ProjectionKey } from '../../projections/checkpoints/checkpoint-store.js';
 
+/** Options of {@link FileCheckpointStore}. */
 export interface FileCheckpointStoreOptions {
   /**
    * fsync the file before the rename and the directory after it. Turn off only for tests.

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Checkpoint, CheckpointStore, ProjectionKey } from '../../projections/checkpoints/checkpoint-store.js';
 
+/** Options of {@link PostgresCheckpointStore}. */
 export interface PostgresCheckpointStoreOptions {
   /** A pool to use (not closed by `close()`), or a connection string for a pool the store owns. */
   readonly connection: pg.Pool | string;

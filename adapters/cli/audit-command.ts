@@ -1,73 +1,149 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { basename, extname } from 'node:path';
+import { open, stat } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createAuditor, type AuditReport } from '../../domain/audit.js';
-import type { EventStore } from '../../runtime/ports/event-store.js';
-import { errorChain } from '../../runtime/errors.js';
+import type { EventStore, RecordedEvent } from '../../runtime/ports/event-store.js';
+import { StoreCorruptError } from '../../runtime/ports/store-errors.js';
+import { decodeLine } from '../store/jsonl/line-codec.js';
 import { openStore } from '../store/open-store.js';
-import type { CliIo } from './io.js';
+import { parseCommandArgs } from './cli-args.js';
+import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
 import { formatAuditReport } from './format-audit.js';
-import { parseArgs } from './parse-args.js';
+import type { CliIo } from './io.js';
+import { readLineBatches } from './read-lines.js';
 
 export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--json]
-       steerlog audit --store <spec> <session-id> [--json]`;
+       steerlog audit --store <spec> <session-id> [--json]
+  <log.jsonl>       a session log, one envelope per line (what steerlog export writes), or a JSONL store's
+                    stream file (.steerlog/streams/<file>.jsonl: its header line says so)
+  --store <spec>    read the session from a store, read-only: jsonl:<dir> | postgres://… | esdb://…
+  --json            print the report (or the error) as one JSON object
+exit: 0 valid, 1 invalid, 2 usage or no such session, 3 the store or file could not be read`;
 
 /**
- * `steerlog audit`: validates and folds a session log — a JSONL file (one envelope per line) or a session stream in a
- * store — and prints the report. Exit 0 for a valid log, 1 for an invalid one, 2 for a usage error.
+ * `steerlog audit`: validates and folds a session log — an envelope log file, a JSONL store's stream file, or a
+ * session stream in a store opened read-only — and prints the report. Exit codes: see AUDIT_USAGE.
  */
 export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseArgs(argv, { values: ['store'], flags: ['json'] });
-  if (!args.ok || args.positional.length !== 1) {
-    io.stderr.write(`${args.ok ? '' : `${args.error}\n`}${AUDIT_USAGE}\n`);
-    return 2;
-  }
-  const target = args.positional[0]!;
+  const args = parseCommandArgs(argv, { strings: ['store'], flags: ['json'] });
+  if (!args.ok) return reportUsage(io, AUDIT_USAGE, args.error, argv.includes('--json'));
+  const json = args.flags.json === true;
+  if (args.positionals.length !== 1) return reportUsage(io, AUDIT_USAGE, args.positionals.length === 0 ? 'which log?' : 'one log at a time', json);
+  const target = args.positionals[0]!;
+  const spec = args.strings.store;
   let report: AuditReport;
-  if (args.values.store !== undefined) {
-    let store: EventStore;
-    try {
-      store = await openStore(args.values.store);
-    } catch (e) {
-      io.stderr.write(`steerlog audit: ${errorChain(e)}\n${AUDIT_USAGE}\n`);
-      return 2;
+  try {
+    if (spec !== undefined) {
+      const store = await openStore(spec, { readOnly: true });
+      try {
+        const audited = await auditStream(store, target);
+        if (audited === undefined) return noSession(io, target, spec, json);
+        report = audited;
+      } finally {
+        await store.close();
+      }
+    } else {
+      if (!(await stat(target).catch(() => undefined))?.isFile()) return reportUsage(io, AUDIT_USAGE, `cannot read ${target}: no such file`, json);
+      report = (await isStreamFile(target)) ? await auditStreamFile(target) : await auditFile(target);
     }
+  } catch (e) {
+    return reportFailure(io, 'audit', e, json);
+  }
+  io.stdout.write(json ? `${JSON.stringify(report)}\n` : formatAuditReport(report));
+  return report.ok ? EXIT.ok : EXIT.invalid;
+};
+
+const noSession = (io: CliIo, session: string, spec: string, json: boolean): number => {
+  const message = `no session ${session} in ${spec}`;
+  if (json) io.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'session-not-found', message } })}\n`);
+  else io.stderr.write(`steerlog audit: ${message}\n`);
+  return EXIT.usage;
+};
+
+/** Streams an envelope log (one JSON envelope per line) through the auditor, memory flat in the log's length. */
+export const auditFile = async (file: string): Promise<AuditReport> => {
+  const auditor = createAuditor(basename(file, extname(file)));
+  for await (const lines of readLineBatches(file)) for (const line of lines) auditor.push(line);
+  return auditor.report();
+};
+
+/** A stored event as the envelope line of the exchange format (`seq` = stream revision). */
+export const envelopeLine = (e: RecordedEvent): string =>
+  JSON.stringify({ seq: Number(e.revision), id: e.id, time: e.time, type: e.type, data: e.data, ...(e.ignorable ? { ignorable: true } : {}) });
+
+/** Streams a session from a store through the auditor; undefined when the store has no such session. */
+export const auditStream = async (store: EventStore, stream: string): Promise<AuditReport | undefined> => {
+  const auditor = createAuditor(stream);
+  let any = false;
+  for await (const e of store.read(stream)) {
+    any = true;
+    auditor.push(envelopeLine(e));
+  }
+  return any ? auditor.report() : undefined;
+};
+
+/** Whether the file starts with a JSONL store stream header line. */
+export const isStreamFile = async (file: string): Promise<boolean> => {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(4096);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const nl = buffer.subarray(0, bytesRead).indexOf(0x0a);
+    if (nl < 0) return false;
+    const decoded = decodeLine(buffer.subarray(0, nl));
+    return typeof decoded !== 'string' && decoded.kind === 'header';
+  } finally {
+    await handle.close();
+  }
+};
+
+/**
+ * Audits a JSONL store's stream file. Inside a store directory (`<dir>/streams/<file>`) the store is opened
+ * read-only and the session read through it, so only committed events count and damage is refused; a copy
+ * outside any store is read line by line (every checksum verified; it has no index to say what was committed).
+ */
+export const auditStreamFile = async (file: string): Promise<AuditReport> => {
+  const storeDir = dirname(dirname(file));
+  if (basename(dirname(file)) === 'streams' && (await stat(join(storeDir, 'global.idx')).catch(() => undefined))) {
+    const store = await openStore(`jsonl:${storeDir}`, { readOnly: true });
     try {
-      report = await auditStream(store, target);
+      const header = await headerStream(file);
+      return (await auditStream(store, header)) ?? createAuditor(header).report();
     } finally {
       await store.close();
     }
-    if (report.events === 0 && report.ok) {
-      io.stderr.write(`steerlog audit: no session ${target} in ${args.values.store}\n`);
-      return 2;
-    }
-  } else {
-    try {
-      if (!(await stat(target)).isFile()) throw new Error('not a file');
-    } catch {
-      io.stderr.write(`steerlog audit: cannot read ${target}\n${AUDIT_USAGE}\n`);
-      return 2;
-    }
-    report = await auditFile(target);
   }
-  io.stdout.write(args.flags.json ? `${JSON.stringify(report)}\n` : formatAuditReport(report));
-  return report.ok ? 0 : 1;
+  const lines = createInterface({ input: createReadStream(file, { encoding: 'latin1' }), crlfDelay: Infinity });
+  let auditor: ReturnType<typeof createAuditor> | undefined;
+  let n = 0;
+  let offset = 0;
+  for await (const text of lines) {
+    n++;
+    const bytes = Buffer.from(text, 'latin1');
+    const decoded = decodeLine(bytes);
+    if (typeof decoded === 'string') throw new StoreCorruptError(file, offset, decoded, n);
+    if (decoded.kind === 'header') {
+      if (auditor) throw new StoreCorruptError(file, offset, 'a header line in the middle of the file', n);
+      auditor = createAuditor(decoded.stream);
+    } else {
+      const e = decoded.event;
+      auditor!.push(JSON.stringify({ seq: e.rev, id: e.id, time: e.time, type: e.type, data: e.data, ...(e.ignorable ? { ignorable: true } : {}) }));
+    }
+    offset += bytes.length + 1;
+  }
+  return auditor!.report();
 };
 
-/** Streams a JSONL log through the auditor, line by line. */
-export const auditFile = async (file: string): Promise<AuditReport> => {
-  const auditor = createAuditor(basename(file, extname(file)));
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const line of lines) auditor.push(line);
-  return auditor.report();
-};
-
-/** Streams a session stream from a store through the auditor (each stored event as its envelope; seq = revision). */
-export const auditStream = async (store: EventStore, stream: string): Promise<AuditReport> => {
-  const auditor = createAuditor(stream);
-  for await (const e of store.read(stream)) {
-    auditor.push(JSON.stringify({ seq: Number(e.revision), id: e.id, time: e.time, type: e.type, data: e.data, ...(e.ignorable ? { ignorable: true } : {}) }));
+const headerStream = async (file: string): Promise<string> => {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(4096);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const decoded = decodeLine(buffer.subarray(0, buffer.subarray(0, bytesRead).indexOf(0x0a)));
+    if (typeof decoded === 'string' || decoded.kind !== 'header') throw new StoreCorruptError(file, 0, 'no header line', 1);
+    return decoded.stream;
+  } finally {
+    await handle.close();
   }
-  return auditor.report();
 };

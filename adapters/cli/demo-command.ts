@@ -1,8 +1,9 @@
 import { ScriptedModel } from '../model/scripted/scripted-model.js';
 import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
-import { errorChain } from '../../runtime/errors.js';
-import { parseArgs } from './parse-args.js';
+import { parseCommandArgs } from './cli-args.js';
+import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
 import { auditLines } from '../../domain/audit.js';
+import { isKnownEvent } from '../../domain/events.js';
 import { createUserMessage, type MessageSource } from '../../domain/message.js';
 import type { MessageId } from '../../domain/brand.js';
 import { createRuntime } from '../../runtime/runtime.js';
@@ -17,32 +18,32 @@ const m = (id: string, text: string, source: MessageSource = { kind: 'user' }) =
 export const DEMO_USAGE = `usage: steerlog demo [--store <spec>] [--session <id>] [--json]
   --store <spec>    where the session is kept: jsonl:<dir> | postgres://… | esdb://… | memory:   (default ${DEFAULT_STORE_SPEC})
   --session <id>    the session id (default demo-<random>)
-  --json            print only the audit report, as JSON`;
+  --json            print only the audit report, as JSON
+exit: 0 the session's log is valid, 1 invalid, 2 usage, 3 the store could not be opened or written`;
 
 /**
  * `steerlog demo`: a scripted session that shows queueing (two follow-ups in one tick), steering inside a tool body,
  * context staged by a tool result and by a plugin, then prints the audit of its own log. Deterministic ids and clock.
  */
 export const demoCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseArgs(argv, { values: ['store', 'session'], flags: ['json'] });
-  if (!args.ok || args.positional.length > 0) {
-    io.stderr.write(`${args.ok ? '' : `${args.error}\n`}${DEMO_USAGE}\n`);
-    return 2;
-  }
+  const args = parseCommandArgs(argv, { strings: ['store', 'session'], flags: ['json'] });
+  if (!args.ok) return reportUsage(io, DEMO_USAGE, args.error, argv.includes('--json'));
   const json = args.flags.json === true;
-  const spec = args.values.store ?? DEFAULT_STORE_SPEC;
-  const sessionId = args.values.session ?? `demo-${globalThis.crypto.randomUUID().slice(0, 8)}`;
+  if (args.positionals.length > 0) return reportUsage(io, DEMO_USAGE, `unexpected argument ${args.positionals[0]}`, json);
+  const spec = args.strings.store ?? DEFAULT_STORE_SPEC;
+  const sessionId = args.strings.session ?? `demo-${globalThis.crypto.randomUUID().slice(0, 8)}`;
   let store: EventStore;
   try {
     store = await openStore(spec);
   } catch (e) {
-    io.stderr.write(`steerlog demo: ${errorChain(e)}\n`);
-    return 2;
+    return reportFailure(io, 'demo', e, json);
   }
   try {
     return await runDemo(store, spec, sessionId, json, io);
+  } catch (e) {
+    return reportFailure(io, 'demo', e, json);
   } finally {
-    await store.close();
+    await store.close().catch(() => undefined);
   }
 };
 
@@ -79,10 +80,11 @@ const runDemo = async (store: EventStore, spec: string, sessionId: string, json:
   agent.on('inbox/claimed', (x, turn) => say(`  → claimed ${x.id} for turn ${turn}`));
   agent.on('status', (s) => say(`  status: ${s}`));
   agent.onEvent((e) => {
-    if (e.type === 'turn/start') say(`turn ${(e.data as { turn: number }).turn} starts`);
-    if (e.type === 'turn/end') say(`turn ${(e.data as { turn: number }).turn} ends: ${(e.data as { reason: { kind: string } }).reason.kind}`);
+    if (!isKnownEvent(e)) return; // an ignorable event of an unknown type: nothing to narrate
+    if (e.type === 'turn/start') say(`turn ${e.data.turn} starts`);
+    if (e.type === 'turn/end') say(`turn ${e.data.turn} ends: ${e.data.reason.kind}`);
     if (e.type === 'assistant/message') {
-      const text = (e.data as { message: { content: { type: string; text?: string }[] } }).message.content.find((b) => b.type === 'text')?.text;
+      const text = e.data.message.content.find((b) => b.type === 'text')?.text;
       if (text) say(`  model: ${text}`);
     }
   });
@@ -107,5 +109,5 @@ const runDemo = async (store: EventStore, spec: string, sessionId: string, json:
     say(`The session is stored in ${spec.startsWith('jsonl:') ? `the JSONL store in ${spec.slice(6)}` : spec} as stream ${sessionId}.`);
     say(`Audit it again from the store: steerlog audit --store ${spec} ${sessionId}`);
   }
-  return report.ok ? 0 : 1;
+  return report.ok ? EXIT.ok : EXIT.invalid;
 };

@@ -4,10 +4,11 @@ import { FileCheckpointStore } from '../checkpoints/file-checkpoint-store.js';
 import { MemoryCheckpointStore } from '../checkpoints/memory-checkpoint-store.js';
 import type { CheckpointStore } from '../../projections/checkpoints/checkpoint-store.js';
 import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
-import { errorChain } from '../../runtime/errors.js';
+import { isStoreError } from '../../runtime/ports/store-errors.js';
+import { parseCommandArgs } from './cli-args.js';
+import { EXIT, oneLine, reportFailure, reportUsage } from './cli-failure.js';
 import type { CliIo } from './io.js';
 import { loadUserModule } from './load-module.js';
-import { parseArgs } from './parse-args.js';
 
 export const PROJECT_USAGE = `usage: steerlog project <module> [--store <spec>] [--stream <session>] [--checkpoints <dir>] [--rebuild]
   <module>            a JS or TS module whose default export is a projection (defineProjection); an optional
@@ -15,24 +16,23 @@ export const PROJECT_USAGE = `usage: steerlog project <module> [--store <spec>] 
   --store <spec>      jsonl:<dir> | postgres://… | esdb://… | memory:   (default ${DEFAULT_STORE_SPEC})
   --stream <session>  fold one session stream (default: every stream, in the store's global order)
   --checkpoints <dir> where checkpoints live (default: <dir>/projections for a jsonl store, else in memory)
-  --rebuild           ignore the checkpoint and fold from the start`;
+  --rebuild           ignore the checkpoint and fold from the start
+exit: 0 done, 1 the projection failed, 2 usage or a module that is not a projection, 3 the store could not be read`;
 
 /**
  * `steerlog project <module>`: folds the store into a user projection up to the head, commits the checkpoint (so the
  * next run resumes), prints `report(state)` (or the state) as JSON. Exit 0, 1 when the projection fails, 2 on usage errors.
  */
 export const projectCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseArgs(argv, { values: ['store', 'stream', 'checkpoints'], flags: ['rebuild'] });
-  if (!args.ok || args.positional.length !== 1) {
-    io.stderr.write(`${args.ok ? '' : `${args.error}\n`}${PROJECT_USAGE}\n`);
-    return 2;
-  }
-  const modulePath = args.positional[0]!;
+  const args = parseCommandArgs(argv, { strings: ['store', 'stream', 'checkpoints'], flags: ['rebuild'] });
+  if (!args.ok) return reportUsage(io, PROJECT_USAGE, args.error);
+  if (args.positionals.length !== 1) return reportUsage(io, PROJECT_USAGE, 'project needs one module');
+  const modulePath = args.positionals[0]!;
   let mod: Record<string, unknown>;
   try {
     mod = await loadUserModule(modulePath);
   } catch (e) {
-    io.stderr.write(`steerlog project: cannot load ${modulePath}: ${errorChain(e)}\n`);
+    io.stderr.write(`steerlog project: cannot load ${modulePath}: ${oneLine(e)}\n`);
     return 2;
   }
   const projection = mod.default;
@@ -41,22 +41,21 @@ export const projectCommand = async (argv: readonly string[], io: CliIo): Promis
     return 2;
   }
   const report = typeof mod.report === 'function' ? (mod.report as (s: unknown) => unknown) : (s: unknown) => s;
-  const spec = args.values.store ?? DEFAULT_STORE_SPEC;
+  const spec = args.strings.store ?? DEFAULT_STORE_SPEC;
   let store;
   try {
     store = await openStore(spec);
   } catch (e) {
-    io.stderr.write(`steerlog project: ${errorChain(e)}\n`);
-    return 2;
+    return reportFailure(io, 'project', e, false);
   }
-  const checkpointDir = args.values.checkpoints ?? (spec.startsWith('jsonl:') ? join(spec.slice('jsonl:'.length), 'projections') : undefined);
+  const checkpointDir = args.strings.checkpoints ?? (spec.startsWith('jsonl:') ? join(spec.slice('jsonl:'.length), 'projections') : undefined);
   const checkpoints: CheckpointStore = checkpointDir ? new FileCheckpointStore(checkpointDir) : new MemoryCheckpointStore();
   try {
     const run = runProjection(projection as Projection<unknown>, {
       store,
       checkpoints,
       from: args.flags.rebuild ? 'start' : 'checkpoint',
-      ...(args.values.stream ? { stream: args.values.stream } : {}),
+      ...(args.strings.stream ? { stream: args.strings.stream } : {}),
     });
     await Promise.race([run.caughtUp, run.done]);
     await run.stop();
@@ -64,8 +63,9 @@ export const projectCommand = async (argv: readonly string[], io: CliIo): Promis
     io.stdout.write(`${JSON.stringify(report(run.state()), null, 2)}\n`);
     return 0;
   } catch (e) {
-    io.stderr.write(`steerlog project: ${errorChain(e)}\n`);
-    return 1;
+    if (isStoreError(e)) return reportFailure(io, 'project', e, false);
+    io.stderr.write(`steerlog project: ${oneLine(e)}\n`);
+    return EXIT.invalid;
   } finally {
     await checkpoints.close();
     await store.close();

@@ -9,6 +9,28 @@ import type { UserMessage } from '../../domain/message.js';
  * Message objects are recycled once no longer pending, so the log's own memory stays small.
  */
 export const buildInboxLog = (events: number, peak: number): InboxSplicedData[] => {
+  const log: InboxSplicedData[] = [];
+  for (const splice of inboxSplices(peak)) {
+    if (log.length >= events) break;
+    log.push(splice);
+  }
+  return log;
+};
+
+/** The same splices as `buildInboxLog`, produced one at a time without end (so a log of any length never sits in memory). */
+export function* inboxSplices(peak: number): Generator<InboxSplicedData, never> {
+  for (const { splice } of inboxChurn(peak)) yield splice;
+  throw new Error('unreachable');
+}
+
+/** One splice of the churn and the messages it removes. */
+export interface ChurnStep {
+  readonly splice: InboxSplicedData;
+  readonly removed: readonly UserMessage[];
+}
+
+/** `inboxSplices` with the messages each splice removes. */
+export function* inboxChurn(peak: number): Generator<ChurnStep, never> {
   let seed = 42;
   const rand = (n: number): number => {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
@@ -25,44 +47,44 @@ export const buildInboxLog = (events: number, peak: number): InboxSplicedData[] 
   };
   const nt: UserMessage[] = [];
   const ns: UserMessage[] = [];
-  const log: InboxSplicedData[] = [];
-  const push = (e: InboxSplicedData) => log.push(e);
 
-  while (nt.length < peak && log.length < events) {
+  while (nt.length < peak) {
     const m = take();
-    push({ target: 'next-turn', start: nt.length, inserted: [m] });
+    yield { splice: { target: 'next-turn', start: nt.length, inserted: [m] }, removed: [] };
     nt.push(m);
   }
-  while (log.length < events) {
+  for (;;) {
     const r = rand(100);
     if (r < 40 && nt.length < peak) {
       const m = take();
-      push({ target: 'next-turn', start: nt.length, inserted: [m] });
+      yield { splice: { target: 'next-turn', start: nt.length, inserted: [m] }, removed: [] };
       nt.push(m);
     } else if (r < 70 && nt.length > 0) {
-      push({ target: 'next-turn', start: 0, removedCount: 1, inserted: [] });
-      free.push(nt.shift()!);
+      const claimed = nt.shift()!;
+      yield { splice: { target: 'next-turn', start: 0, removedCount: 1, inserted: [] }, removed: [claimed] };
+      free.push(claimed);
     } else if (r < 82) {
       const m = take(r % 2 === 0);
-      push({ target: 'next-step', start: ns.length, inserted: [m] });
+      yield { splice: { target: 'next-step', start: ns.length, inserted: [m] }, removed: [] };
       ns.push(m);
     } else if (r < 88 && ns.length > 0) {
-      push({ target: 'next-step', start: 0, removedCount: ns.length, inserted: [] });
-      free.push(...ns.splice(0));
+      const claimed = ns.splice(0);
+      yield { splice: { target: 'next-step', start: 0, removedCount: claimed.length, inserted: [] }, removed: claimed };
+      free.push(...claimed);
     } else if (r < 94 && nt.length > 2) {
       const i = 1 + rand(nt.length - 1);
-      push({ target: 'next-turn', start: i, removedCount: 1, inserted: [], outcome: 'canceled' });
-      free.push(...nt.splice(i, 1));
+      const removed = nt.splice(i, 1);
+      yield { splice: { target: 'next-turn', start: i, removedCount: 1, inserted: [], outcome: 'canceled' }, removed };
+      free.push(...removed);
     } else if (nt.length > 2) {
       const i = rand(nt.length);
       const old = nt[i]!;
       const edited: UserMessage = { ...old, content: [{ type: 'text', text: `edited ${old.id}` }] };
-      push({ target: 'next-turn', start: i, removedCount: 1, inserted: [edited], outcome: 'canceled' });
       nt[i] = edited;
+      yield { splice: { target: 'next-turn', start: i, removedCount: 1, inserted: [edited], outcome: 'canceled' }, removed: [old] };
     }
   }
-  return log;
-};
+}
 
 /** The naive reducer the benchmark compares against: copy the target list on every splice, check ids by scanning. */
 export interface NaiveInbox {

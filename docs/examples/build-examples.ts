@@ -1,4 +1,4 @@
-import { LogBuilder, ctx, msg } from '../../test/support/log-builder.js';
+import { LogBuilder, ctx, msg } from '../../testing/log-builder.js';
 
 /**
  * The example session logs shipped in docs/examples/, built through the pure deciders with deterministic ids and

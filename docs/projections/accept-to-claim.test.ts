@@ -3,15 +3,13 @@ import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store
 import type { LogEvent, SessionEvent } from '../../domain/events.js';
 import { isProjection, runProjection } from '../../projections/index.js';
 import { MemoryCheckpointStore } from '../../adapters/checkpoints/index.js';
-import { ctx, LogBuilder, msg, uuidAt } from '../../test/support/log-builder.js';
+import { ctx, LogBuilder, msg, projectionSpecification, uuidAt } from '../../testing/index.js';
 import acceptToClaim, { report, type AcceptToClaimState } from './accept-to-claim.js';
 
 const toNew = (e: LogEvent) => ({ id: e.id, type: e.type, time: e.time, data: e.data });
 
 /** LogBuilder's clock ticks 1 ms per event; `wait` adds idle time before the next event. */
-const wait = (b: LogBuilder, ms: number): void => {
-  (b as unknown as { time: number }).time += ms;
-};
+const wait = (b: LogBuilder, ms: number): void => void b.wait(ms);
 
 const T0 = 1_700_000_000_000;
 
@@ -35,6 +33,18 @@ const scenario = (): LogBuilder => {
 };
 
 describe('docs example: accept-to-claim projection', () => {
+  // #region spec
+  it('given a queued prompt, when a turn claims it after 100 idle ms, then one user sample of 102 ms', () => {
+    const log = new LogBuilder().followup(msg('Q1')).wait(100); // accepted at seq 1
+    const history = [...log.events];
+    log.runTurn(); // turn/start, then the claim of Q1, one step, turn/end
+    projectionSpecification(acceptToClaim)
+      .given(history)
+      .when(log.events.slice(history.length))
+      .then({ sessions: { 'session-1': { seedLength: 0, 'next-turn': [], 'next-step': [] } }, samples: { user: [102] } }); // + 1 ms per event
+  });
+  // #endregion spec
+
   it('is a projection module: the default export is the projection, `report` is a named export', async () => {
     const module = (await import('./accept-to-claim.js')) as Record<string, unknown>;
     expect(isProjection(module.default)).toBe(true);

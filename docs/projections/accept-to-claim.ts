@@ -8,7 +8,6 @@
  * Loadable by `steerlog project <module>`: the module's DEFAULT export is the projection; the optional named
  * export `report` turns its state into what the command prints.
  */
-import type { InboxSplicedData, SessionCreatedData } from '../../domain/events.js';
 import { defineProjection, type ProjectionEvent } from '../../projections/index.js';
 
 /** A pending message as this projection remembers it: enough to time its claim. JSON, like all projection state. */
@@ -32,14 +31,14 @@ export interface AcceptToClaimState {
   samples: Record<string, number[]>;
 }
 
-const RELEVANT = new Set(['session/created', 'session/end-seed', 'agent/inbox/spliced']);
+const RELEVANT: ReadonlySet<string> = new Set(['session/created', 'session/end-seed', 'agent/inbox/spliced']);
 
 const emptyLists = (seedLength: number): SessionLists => ({ seedLength, 'next-turn': [], 'next-step': [] });
 
 const evolve = (state: AcceptToClaimState, { stream, event }: ProjectionEvent): AcceptToClaimState => {
   switch (event.type) {
     case 'session/created':
-      if (event.seq === 0) state.sessions[stream] = emptyLists((event.data as SessionCreatedData).seedLength ?? 0);
+      if (event.seq === 0) state.sessions[stream] = emptyLists(event.data.seedLength ?? 0);
       return state;
     case 'session/end-seed': {
       // A fork's inbox starts empty after its seed.
@@ -50,7 +49,7 @@ const evolve = (state: AcceptToClaimState, { stream, event }: ProjectionEvent): 
     case 'agent/inbox/spliced': {
       const session = (state.sessions[stream] ??= emptyLists(0));
       if (event.seq >= 1 && event.seq <= session.seedLength) return state; // inherited history
-      const splice = event.data as InboxSplicedData;
+      const splice = event.data; // narrowed by the case: InboxSplicedData
       const accepted = splice.inserted.map((m) => ({ id: m.id, sourceKind: m.source.kind, acceptedAt: event.time }));
       // #region splice
       // The log's coordinates are exact (the domain validated them when they were written).

@@ -1,7 +1,7 @@
 import { createRuntime, createUserMessage, MemoryEventStore, ScriptedModel, enter, type Agent } from '../../index.js';
 
 // #region quickstart
-/** A scripted agent: two queued prompts, a steer from inside a tool, a pre-step hook that redacts. */
+/** A scripted agent: two queued prompts, a steer from inside a tool, a pre-step hook that filters what the model sees. */
 export const quickstart = async (): Promise<Agent> => {
   const runtime = createRuntime({
     store: new MemoryEventStore(),
@@ -17,7 +17,9 @@ export const quickstart = async (): Promise<Agent> => {
     ],
   });
   const agent = runtime.createSession();
-  // every proposed step passes the pre-step waterfall: here, drop messages that contain a secret
+  // every proposed step passes the pre-step waterfall: here, keep messages that contain a secret out of the step —
+  // out of the model request and the transcript (no user/message). The splice that admitted such a message is
+  // already in the durable log, secret included: to keep a secret out of the store, redact it before followup().
   agent.on('pre-step', async ({ messages }, next) => {
     const decision = await next();
     return decision.kind === 'enter' ? enter(messages.filter((m) => !JSON.stringify(m.content).includes('sk-'))) : decision;

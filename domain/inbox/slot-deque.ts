@@ -1,4 +1,5 @@
 import type { UserMessage } from '../message.js';
+import { reportListWalk } from './list-work.js';
 
 /** Marks a slot whose item was removed from the middle of the list. */
 const TOMB = Symbol('tomb');
@@ -9,7 +10,8 @@ type Slot = UserMessage | typeof TOMB | undefined;
  *
  * Items sit in `slots[head..tail)`; removals from the front advance `head`, removals inside the list leave a
  * tombstone counted in a Fenwick tree so that rank <-> slot conversions stay O(log n). Costs (n = pending items):
- * push, prepend, pop-front: O(1) amortized; remove/replace at a rank or by id: O(log n); any other splice: O(n + k).
+ * push, prepend, pop-front, pop-back: O(1) amortized; remove/replace at a rank or by id: O(log n); inserting one
+ * item where a tombstone sits (undoing a removal): O(log n); any other splice: O(n + k).
  */
 export class SlotDeque {
   private slots: Slot[];
@@ -52,6 +54,11 @@ export class SlotDeque {
   }
 
   toArray(): UserMessage[] {
+    reportListWalk('read-all', this.tail - this.head);
+    return this.items();
+  }
+
+  private items(): UserMessage[] {
     const out: UserMessage[] = [];
     for (let i = this.head; i < this.tail; i++) {
       const s = this.slots[i];
@@ -86,6 +93,66 @@ export class SlotDeque {
     this.slots[slot] = m;
     this.slotOfId.set(m.id, slot);
     this.live++;
+  }
+
+  /** Removes and returns the last item. */
+  popBack(): UserMessage {
+    for (;;) {
+      const slot = this.tail - 1;
+      const s = this.slots[slot];
+      this.slots[slot] = undefined;
+      this.tail--;
+      if (s !== TOMB) {
+        const m = s as UserMessage;
+        this.slotOfId.delete(m.id);
+        this.live--;
+        this.afterRemoval();
+        return m;
+      }
+      this.tombs--;
+      if (this.fenCap > slot) this.fenAdd(slot, -1);
+    }
+  }
+
+  /**
+   * Splice with exact coordinates (0 <= start <= size, start + deleteCount <= size), through the cheapest path that
+   * fits; returns the removed items.
+   */
+  splice(start: number, deleteCount: number, inserted: readonly UserMessage[]): UserMessage[] {
+    const n = this.live;
+    const removed: UserMessage[] = [];
+    if (deleteCount === 0 && start === n) {
+      for (const m of inserted) this.push(m);
+    } else if (deleteCount === 0 && start === 0) {
+      for (let i = inserted.length - 1; i >= 0; i--) this.prepend(inserted[i]!);
+    } else if (inserted.length === 0 && start === 0) {
+      for (let i = 0; i < deleteCount; i++) removed.push(this.popFront());
+    } else if (inserted.length === 0 && start + deleteCount === n) {
+      for (let i = 0; i < deleteCount; i++) removed.push(this.popBack());
+      removed.reverse();
+    } else if (deleteCount === 1 && inserted.length === 1) {
+      removed.push(this.replaceAt(start, inserted[0]!));
+    } else if (deleteCount === 1 && inserted.length === 0) {
+      removed.push(this.removeAt(start));
+    } else if (deleteCount === 0 && inserted.length === 1 && this.fillTombBefore(start, inserted[0]!)) {
+      // undoing a removal from the middle: the tombstone it left takes the item back
+    } else {
+      removed.push(...this.spliceGeneral(start, deleteCount, inserted));
+    }
+    return removed;
+  }
+
+  /** Puts `m` at rank `rank` (0 < rank < size) if a tombstone sits just before the item now at that rank. */
+  private fillTombBefore(rank: number, m: UserMessage): boolean {
+    if (rank <= 0 || rank >= this.live || this.tombs === 0) return false;
+    const slot = this.slotOfRank(rank) - 1;
+    if (this.slots[slot] !== TOMB) return false;
+    this.slots[slot] = m;
+    this.fenAdd(slot, -1);
+    this.tombs--;
+    this.slotOfId.set(m.id, slot);
+    this.live++;
+    return true;
   }
 
   /** Removes and returns the first item. */
@@ -135,14 +202,16 @@ export class SlotDeque {
 
   /** The general case: O(n + k). */
   spliceGeneral(start: number, deleteCount: number, inserted: readonly UserMessage[]): UserMessage[] {
-    const items = this.toArray();
+    reportListWalk('general-splice', this.tail - this.head + inserted.length);
+    const items = this.items();
     const removed = items.splice(start, deleteCount, ...inserted);
     this.reset(items, 8);
     return removed;
   }
 
   copy(): SlotDeque {
-    return new SlotDeque(this.toArray());
+    reportListWalk('copy', this.tail - this.head);
+    return new SlotDeque(this.items());
   }
 
   private slotOfRank(rank: number): number {
@@ -172,7 +241,8 @@ export class SlotDeque {
   }
 
   private rebuild(frontSlack: number): void {
-    this.reset(this.toArray(), frontSlack);
+    reportListWalk('compact', this.tail - this.head);
+    this.reset(this.items(), frontSlack);
   }
 
   private reset(items: readonly UserMessage[], frontSlack: number): void {

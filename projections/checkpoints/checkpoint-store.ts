@@ -23,4 +23,5 @@ export interface CheckpointStore {
   close(): Promise<void>;
 }
 
+/** The text form of a projection key: `name@version`. */
 export const keyText = (key: ProjectionKey): string => `${key.name}@${key.version}`;

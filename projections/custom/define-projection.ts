@@ -1,13 +1,28 @@
-import type { LogEvent } from '../../domain/events.js';
+import type { IgnoredEvent, SessionEvent } from '../../domain/events.js';
 
-/** One stored event as a custom projection sees it: where it sits, and the typed session event it carries. */
-export interface ProjectionEvent {
+/** Where a stored event sits. */
+export interface ProjectionEventPosition {
+  /** The stream (session) it belongs to. */
   readonly stream: string;
   /** Its revision in its stream (= the session envelope's `seq`). */
   readonly revision: bigint;
   /** Its position in the store's global order. */
   readonly position: bigint;
-  readonly event: LogEvent;
+}
+
+/**
+ * One stored event of a known type, as a custom projection's `evolve` sees it. `event` is a {@link SessionEvent}, a
+ * union discriminated by `type`: `if (event.type === 'user/message')` narrows `event.data` to the message.
+ */
+export interface ProjectionEvent extends ProjectionEventPosition {
+  /** The typed session event. */
+  readonly event: SessionEvent;
+}
+
+/** One stored ignorable event of a type steerlog does not know (see `Projection.evolveIgnored`). */
+export interface IgnoredProjectionEvent extends ProjectionEventPosition {
+  /** The event, kept as stored: its `data` is not interpreted. */
+  readonly event: IgnoredEvent;
 }
 
 /**
@@ -21,13 +36,22 @@ export interface ProjectionEvent {
  *   serializes it when it commits). It must be deterministic. If it throws, the run stops with a
  *   `ProjectionFailedError` (no event is ever skipped silently).
  * - `filter` (optional) says which events `evolve` sees; events it drops still advance the checkpoint.
+ * - `evolveIgnored` (optional) folds the ignorable events of types steerlog does not know (plugins' own events, a
+ *   newer writer's). Without it they are skipped; either way they advance the checkpoint.
  */
 export interface Projection<S> {
+  /** Names the projection; with `version`, keys its checkpoint. */
   readonly name: string;
+  /** Bump it when `evolve` changes meaning: the new version rebuilds from the start. */
   readonly version: number;
+  /** The state before the first event (lossless JSON). */
   readonly initialState: S;
+  /** Folds one event of a known type into the state. */
   readonly evolve: (state: S, event: ProjectionEvent) => S;
+  /** Which known events `evolve` sees. @defaultValue every event */
   readonly filter?: (event: ProjectionEvent) => boolean;
+  /** Folds one ignorable event of an unknown type. @defaultValue skip it */
+  readonly evolveIgnored?: (state: S, event: IgnoredProjectionEvent) => S;
 }
 
 /** Checks and freezes a projection definition (typed by its state). */
@@ -35,6 +59,9 @@ export const defineProjection = <S>(projection: Projection<S>): Projection<S> =>
   if (typeof projection.name !== 'string' || projection.name.length === 0) throw new TypeError('a projection needs a non-empty name');
   if (!Number.isSafeInteger(projection.version) || projection.version < 0) throw new TypeError(`projection "${projection.name}": version must be a non-negative integer`);
   if (typeof projection.evolve !== 'function') throw new TypeError(`projection "${projection.name}": evolve must be a function`);
+  if (projection.evolveIgnored !== undefined && typeof projection.evolveIgnored !== 'function') {
+    throw new TypeError(`projection "${projection.name}": evolveIgnored must be a function`);
+  }
   return Object.freeze({ ...projection });
 };
 

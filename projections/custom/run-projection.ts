@@ -5,9 +5,11 @@ import type { EventStore, SubscriptionMessage } from '../../runtime/ports/event-
 import type { CheckpointStore, ProjectionKey } from '../checkpoints/checkpoint-store.js';
 import { ProjectionFailedError, ProjectionStateNotJsonError } from '../errors.js';
 import { toLogEvent } from '../sources/from-store.js';
-import type { Projection, ProjectionEvent } from './define-projection.js';
+import { applyProjectionEvent } from './apply-event.js';
+import type { Projection } from './define-projection.js';
 import { LowWaterMark } from './low-water-mark.js';
 
+/** Options of {@link runProjection}: the store, the checkpoint store, the source and the commit policy. */
 export interface RunProjectionOptions {
   readonly store: EventStore;
   readonly checkpoints: CheckpointStore;
@@ -220,9 +222,9 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
       this.#lwm.begin(position);
       const parsed = toLogEvent(recorded);
       if (E.isLeft(parsed)) throw this.#failure(recorded.stream, position, parsed.left);
-      const event: ProjectionEvent = { stream: recorded.stream, revision: recorded.revision, position: recorded.position, event: parsed.right };
+      const where = { stream: recorded.stream, revision: recorded.revision, position: recorded.position };
       try {
-        if (!this.#projection.filter || this.#projection.filter(event)) this.#state = this.#projection.evolve(this.#state, event);
+        this.#state = applyProjectionEvent(this.#projection, this.#state, where, parsed.right);
       } catch (e) {
         throw this.#failure(recorded.stream, position, e);
       }

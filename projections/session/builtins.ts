@@ -1,13 +1,13 @@
 import { pipe, type OperatorFunction } from 'rxjs';
 import type { ConsumedWork } from '../../domain/consumed-work.js';
-import type { InboxNotification, LogEvent } from '../../domain/events.js';
+import { isKnownEvent, type InboxNotification, type LogEvent } from '../../domain/events.js';
 import type { MessageClass } from '../../domain/history-classification.js';
 import type { UserMessage } from '../../domain/message.js';
 import type { TurnRecord } from '../../domain/turns.js';
 import { fromFrames, sessionSteps, type SessionFrame } from './session-steps.js';
 
 // ---- history classification ------------------------------------------------------------------------------------
-/** A durable user/message and the class history shows it with (protocol-host §3.4). */
+/** A durable user/message and the class history shows it with (docs/protocol.md §6). */
 export interface ClassifiedMessage {
   readonly seq: number;
   readonly message: UserMessage;
@@ -17,8 +17,9 @@ export interface ClassifiedMessage {
 /** Frames → each user/message's class, as the fold decides it. */
 export const classificationFrames = (): OperatorFunction<SessionFrame, ClassifiedMessage> =>
   fromFrames<ClassifiedMessage>(() => (frame, emit) => {
-    if (frame.step.messageClass !== undefined && frame.event.type === 'user/message') {
-      emit({ seq: frame.event.seq, message: frame.event.data as UserMessage, class: frame.step.messageClass });
+    const { event } = frame;
+    if (frame.step.messageClass !== undefined && isKnownEvent(event) && event.type === 'user/message') {
+      emit({ seq: event.seq, message: event.data, class: frame.step.messageClass });
     }
   });
 
@@ -26,7 +27,7 @@ export const classificationFrames = (): OperatorFunction<SessionFrame, Classifie
 export const historyClassification = (): OperatorFunction<LogEvent, ClassifiedMessage> => pipe(sessionSteps(), classificationFrames());
 
 // ---- consumed work ---------------------------------------------------------------------------------------------
-/** The consumed-work summary (protocol-core §5) as of `seq`. */
+/** The consumed-work summary (docs/protocol.md §5) as of `seq`. */
 export interface ConsumedWorkUpdate extends ConsumedWork {
   readonly seq: number;
 }
@@ -44,6 +45,7 @@ export const consumedWorkFrames = (): OperatorFunction<SessionFrame, ConsumedWor
 export const consumedWork = (): OperatorFunction<LogEvent, ConsumedWorkUpdate> => pipe(sessionSteps(), consumedWorkFrames());
 
 // ---- turn timeline ---------------------------------------------------------------------------------------------
+/** One entry of the turn timeline: a turn started, a step started, or a turn ended (with the claimed ids). */
 export type TurnTimelineEntry =
   | { readonly kind: 'turn-started'; readonly seq: number; readonly turn: number }
   | { readonly kind: 'step-started'; readonly seq: number; readonly turn: number; readonly step: number }

@@ -1,5 +1,5 @@
 import { pipe, type OperatorFunction } from 'rxjs';
-import type { InboxSplicedData, LogEvent } from '../../domain/events.js';
+import { isKnownEvent, type InboxSplicedData, type LogEvent } from '../../domain/events.js';
 import type { UserMessage } from '../../domain/message.js';
 import { queueView as domainQueueView, type QueueItem } from '../../domain/queue-view.js';
 import { fromFrames, sessionSteps, type SessionFrame } from './session-steps.js';
@@ -12,21 +12,38 @@ export interface QueueViewItem extends QueueItem {
   readonly claimed?: true;
 }
 
-/** The complete queue snapshot after `seq` (last wins). */
+/**
+ * The complete queue snapshot after `seq` (last wins). `items` is built when first read (then kept), so folding a
+ * log through `queueView()` costs O(1) per event however long the queue is; reading every snapshot costs what the
+ * rows cost.
+ */
 export interface QueueSnapshot {
   readonly seq: number;
   readonly items: readonly QueueViewItem[];
 }
 
+/** Options of the `queueView()` operator. */
 export interface QueueViewOptions {
   /**
    * Keep a claimed steering item visible (`claimed: true`) until its `user/message` is in the log, or its turn
-   * ends without one, so a UI hands the bubble over without a gap (the reference drops it at claim: protocol-host
-   * §8 D1). `false` gives exactly the reference's frames (domain `queueView` after every splice).
+   * ends without one, so a UI hands the bubble over without a gap (a queue that drops the row at claim shows the
+   * message nowhere until its user/message). `false` gives the plain frames (domain `queueView` after every splice).
    * @defaultValue true
    */
   readonly gaplessHandoff?: boolean;
 }
+
+/** The pending rows with the claimed steering rows awaiting their user/message put between next-turn and next-step. */
+const rowsOf = (pending: readonly QueueItem[], handoff: readonly UserMessage[]): readonly QueueViewItem[] => {
+  if (handoff.length === 0) return pending;
+  const firstStep = pending.findIndex((item) => item.placement !== 'queued');
+  const cut = firstStep < 0 ? pending.length : firstStep;
+  return [
+    ...pending.slice(0, cut),
+    ...handoff.map((message): QueueViewItem => ({ id: message.id, placement: 'steering', message, claimed: true })),
+    ...pending.slice(cut),
+  ];
+};
 
 const isClaim = (splice: InboxSplicedData): boolean => splice.removedCount !== undefined && splice.outcome !== 'canceled';
 
@@ -43,25 +60,25 @@ export const queueFrames = (options: QueueViewOptions = {}): OperatorFunction<Se
   fromFrames<QueueSnapshot>(() => {
     const gapless = options.gaplessHandoff ?? true;
     let handoff: readonly UserMessage[] = [];
+    // A snapshot is lazy: its rows are built when first read, from the persistent inbox it captured, so a consumer
+    // that keeps only the latest snapshot (last wins) pays O(1) per splice instead of O(pending).
     const snapshot = (seq: number, frame: SessionFrame): QueueSnapshot => {
-      const pending = domainQueueView(frame.step.state.inbox);
-      if (handoff.length === 0) return { seq, items: pending };
-      const firstStep = pending.findIndex((item) => item.placement !== 'queued');
-      const cut = firstStep < 0 ? pending.length : firstStep;
+      const inbox = frame.step.state.inbox;
+      const claimed = handoff;
+      let items: readonly QueueViewItem[] | null = null;
       return {
         seq,
-        items: [
-          ...pending.slice(0, cut),
-          ...handoff.map((message): QueueViewItem => ({ id: message.id, placement: 'steering', message, claimed: true })),
-          ...pending.slice(cut),
-        ],
+        get items(): readonly QueueViewItem[] {
+          return (items ??= rowsOf(domainQueueView(inbox), claimed));
+        },
       };
     };
     return (frame, emit) => {
       const { event } = frame;
+      if (!isKnownEvent(event)) return; // an ignorable event of an unknown type changes no list
       switch (event.type) {
         case 'agent/inbox/spliced': {
-          const splice = event.data as InboxSplicedData;
+          const splice = event.data;
           if (gapless) {
             if (handoff.length > 0 && splice.inserted.length > 0) {
               const reinserted = new Set<string>(splice.inserted.map((m) => m.id));
@@ -79,7 +96,7 @@ export const queueFrames = (options: QueueViewOptions = {}): OperatorFunction<Se
         }
         case 'user/message': {
           if (handoff.length === 0) return;
-          const id = (event.data as UserMessage).id;
+          const id = event.data.id;
           const at = handoff.findIndex((m) => m.id === id);
           if (at < 0) return;
           handoff = [...handoff.slice(0, at), ...handoff.slice(at + 1)];

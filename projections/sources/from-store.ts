@@ -9,11 +9,13 @@ import { pullObservable } from './pull.js';
 /** What a source emits: events in order, then exactly one `caught-up` when the stored history is exhausted, then live events. */
 export type SourceMessage<E> = { readonly kind: 'event'; readonly event: E } | { readonly kind: 'caught-up' };
 
+/** Options of {@link fromStream}: the revision to start from. */
 export interface FromStreamOptions {
   /** First revision to deliver (inclusive). @defaultValue 0n */
   readonly from?: bigint;
 }
 
+/** Options of {@link fromAll}: the global position to start after. */
 export interface FromAllOptions {
   /** Deliver events whose global position is strictly greater than `after`. @defaultValue from the beginning */
   readonly after?: bigint;

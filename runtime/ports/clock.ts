@@ -3,6 +3,7 @@ export interface Clock {
   /** Epoch milliseconds. */
   now(): number;
 }
+/** The wall clock (the default clock). */
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** A clock that starts at `start` and advances by `step` ms on every reading. */
@@ -15,6 +16,7 @@ export const steppingClock = (start = 1_700_000_000_000, step = 1): Clock => {
 export interface IdSource {
   next(): string;
 }
+/** Random UUIDs (the default id source). */
 export const randomIds: IdSource = { next: () => globalThis.crypto.randomUUID() };
 
 /** Deterministic UUID-shaped ids: 00000000-0000-4000-8000-000000000001, …02, … (optionally with a prefix block). */

@@ -10,7 +10,9 @@ export type StreamRevision = Brand<bigint, 'StreamRevision'>;
 /** Position of an event in the store's global order (readAll). Monotonic, not necessarily contiguous. */
 export type GlobalPosition = Brand<bigint, 'GlobalPosition'>;
 
+/** Brands a bigint as a stream revision (a non-negative integer). */
 export const streamRevision = (n: bigint | number): StreamRevision => BigInt(n) as StreamRevision;
+/** Brands a bigint as a global position (a non-negative integer). */
 export const globalPosition = (n: bigint | number): GlobalPosition => BigInt(n) as GlobalPosition;
 
 /**
@@ -42,6 +44,7 @@ export interface RecordedEvent extends NewEvent {
   readonly position: GlobalPosition;
 }
 
+/** What a successful append returns: the revision to expect next and the global position of the last event written. */
 export interface AppendResult {
   /** The revision of the stream's last event after the append: pass it as `expected` next time. */
   readonly nextExpectedRevision: StreamRevision;
@@ -49,8 +52,10 @@ export interface AppendResult {
   readonly position: GlobalPosition;
 }
 
+/** Which way a read goes. */
 export type ReadDirection = 'forwards' | 'backwards';
 
+/** Options of `EventStore.read`: start revision, direction and maximum count. */
 export interface ReadStreamOptions {
   /**
    * First revision to return (inclusive). Defaults to the start (forwards) or the end (backwards).
@@ -63,6 +68,7 @@ export interface ReadStreamOptions {
   readonly maxCount?: number;
 }
 
+/** Options of the all-streams read: the global position to start after, and how many events at most. */
 export interface ReadAllOptions {
   /** Return events whose global position is strictly greater than `after`. @defaultValue from the beginning */
   readonly after?: bigint;
@@ -70,6 +76,7 @@ export interface ReadAllOptions {
   readonly maxCount?: number;
 }
 
+/** Options of `EventStore.subscribe`: the revision to start from, and the abort signal that ends it. */
 export interface SubscribeOptions {
   /** First revision to deliver (inclusive). @defaultValue 0 */
   readonly from?: bigint;
@@ -77,6 +84,7 @@ export interface SubscribeOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Options of the all-streams subscription: the global position to start after, and the abort signal that ends it. */
 export interface SubscribeAllOptions {
   /** Deliver events whose global position is strictly greater than `after`. @defaultValue from the beginning */
   readonly after?: bigint;
@@ -91,6 +99,7 @@ export type SubscriptionMessage =
   | { readonly kind: 'event'; readonly event: RecordedEvent }
   | { readonly kind: 'caught-up' };
 
+/** The store port every store implements: optimistic-concurrency appends, streaming reads, catch-up-then-live subscriptions and a global order. One shared contract suite checks every implementation. */
 export interface EventStore {
   /**
    * The largest event this store accepts, in bytes as `eventSizeBytes` (runtime/ports/store-validation.ts) measures

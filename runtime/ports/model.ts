@@ -25,6 +25,7 @@ export interface ModelRequest {
   readonly onChunk: (chunk: { readonly type: 'text' | 'reasoning'; readonly text: string }) => void;
 }
 
+/** Why the model stopped a step: it finished, it asked for tools, or it hit its token limit. */
 export type FinishReason = 'stop' | 'tool-calls' | 'max-tokens' | 'error';
 
 /** The model's answer: content blocks (text, reasoning, tool calls in model order) and why it stopped. */

@@ -12,6 +12,7 @@ export type StoreErrorCode =
   | 'store-io'
   | 'store-corrupt';
 
+/** Base class of the store errors: each has a stable `code` and a guard. */
 export class StoreError extends Error {
   readonly code: StoreErrorCode;
   constructor(code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
@@ -42,6 +43,7 @@ export class ConcurrencyError extends StoreError {
     this.name = 'ConcurrencyError';
   }
 }
+/** Is this a {@link ConcurrencyError}? (by its stable `code`) */
 export const isConcurrencyError = (e: unknown): e is ConcurrencyError => hasCode(e, 'concurrency');
 
 /** The stream id is empty, too long, or holds characters no store can keep safely. */
@@ -52,6 +54,7 @@ export class InvalidStreamIdError extends StoreError {
     this.name = 'InvalidStreamIdError';
   }
 }
+/** Is this a {@link InvalidStreamIdError}? (by its stable `code`) */
 export const isInvalidStreamIdError = (e: unknown): e is InvalidStreamIdError => hasCode(e, 'invalid-stream-id');
 
 /** An event to append is malformed: missing id or type, data that is not lossless JSON. */
@@ -62,6 +65,7 @@ export class InvalidEventError extends StoreError {
     this.name = 'InvalidEventError';
   }
 }
+/** Is this a {@link InvalidEventError}? (by its stable `code`) */
 export const isInvalidEventError = (e: unknown): e is InvalidEventError => hasCode(e, 'invalid-event');
 
 /** An event's serialized form exceeds the store's limit. */
@@ -72,6 +76,7 @@ export class EventTooLargeError extends StoreError {
     this.name = 'EventTooLargeError';
   }
 }
+/** Is this a {@link EventTooLargeError}? (by its stable `code`) */
 export const isEventTooLargeError = (e: unknown): e is EventTooLargeError => hasCode(e, 'event-too-large');
 
 /**
@@ -85,8 +90,10 @@ export class DuplicateEventIdError extends StoreError {
     this.name = 'DuplicateEventIdError';
   }
 }
+/** Is this a {@link DuplicateEventIdError}? (by its stable `code`) */
 export const isDuplicateEventIdError = (e: unknown): e is DuplicateEventIdError => hasCode(e, 'duplicate-event-id');
 
+/** The store was closed: no more appends, reads or subscriptions. */
 export class StoreClosedError extends StoreError {
   declare readonly code: 'store-closed';
   constructor() {
@@ -94,6 +101,7 @@ export class StoreClosedError extends StoreError {
     this.name = 'StoreClosedError';
   }
 }
+/** Is this a {@link StoreClosedError}? (by its stable `code`) */
 export const isStoreClosedError = (e: unknown): e is StoreClosedError => hasCode(e, 'store-closed');
 const STORE_ERROR_CODES: readonly string[] = [
   'concurrency',
@@ -122,6 +130,7 @@ export class StoreIoError extends StoreError {
     this.name = 'StoreIoError';
   }
 }
+/** Is this a {@link StoreIoError}? (by its stable `code`) */
 export const isStoreIoError = (e: unknown): e is StoreIoError => hasCode(e, 'store-io');
 
 /** Stored data is damaged (bad checksum, broken sequence): reported with where it is, never skipped. */
@@ -139,4 +148,5 @@ export class StoreCorruptError extends StoreError {
     this.name = 'StoreCorruptError';
   }
 }
+/** Is this a {@link StoreCorruptError}? (by its stable `code`) */
 export const isStoreCorruptError = (e: unknown): e is StoreCorruptError => hasCode(e, 'store-corrupt');

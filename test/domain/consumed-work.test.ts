@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { foldConsumedWork } from '../../domain/consumed-work.js';
 import type { TurnEndReason } from '../../domain/events.js';
-import { LogBuilder, msg } from '../support/log-builder.js';
+import { LogBuilder, msg } from '../../testing/log-builder.js';
 
 /** A fresh log after a stepped, completed turn 1. */
 const afterTurn1 = () => new LogBuilder().followup(msg('first')).runTurn();

@@ -7,7 +7,7 @@ import { evolveInbox, replayInbox } from '../../domain/inbox/inbox-evolve.js';
 import { notificationsOfSplice } from '../../domain/inbox/inbox-notifications.js';
 import { initialInboxState, nextStepItems, nextTurnItems, type InboxState } from '../../domain/inbox/inbox-state.js';
 import type { UserMessage } from '../../domain/message.js';
-import { msg } from '../support/log-builder.js';
+import { msg } from '../../testing/log-builder.js';
 
 /**
  * Model-based test: the Inbox against two plain arrays driven by Array.prototype.splice, over random sequences of

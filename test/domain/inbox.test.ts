@@ -6,7 +6,7 @@ import { decideInbox, type InboxCommand } from '../../domain/inbox/inbox-decide.
 import { applySplice, evolveInbox } from '../../domain/inbox/inbox-evolve.js';
 import { notificationsOfSplice } from '../../domain/inbox/inbox-notifications.js';
 import { inboxOf, initialInboxState, nextStepItems, nextTurnItems, type InboxState } from '../../domain/inbox/inbox-state.js';
-import { ctx, msg } from '../support/log-builder.js';
+import { ctx, msg } from '../../testing/log-builder.js';
 
 const A = msg('A');
 const B = msg('B');

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { isEventParseError, type EventParseError } from '../../domain/errors.js';
 import { parseEvent, parseLogLine } from '../../domain/parse-event.js';
-import { uuidAt } from '../support/log-builder.js';
+import { uuidAt } from '../../testing/log-builder.js';
 
 const env = (over: Record<string, unknown> = {}) => ({ seq: 3, id: uuidAt(4), time: 1_700_000_000_000, type: 'turn/start', data: { turn: 1 }, ...over });
 const user = { id: 'A', role: 'user', content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } };

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as L from '../../domain/inbox/pending-list.js';
 import type { UserMessage } from '../../domain/message.js';
-import { msg } from '../support/log-builder.js';
+import { msg } from '../../testing/log-builder.js';
 
 type Op =
   | { kind: 'push'; n: number }
@@ -118,5 +118,31 @@ describe('PendingList (persistent list behind each inbox list)', () => {
     for (let i = 0; i < 300; i++) list = L.spliceExact(list, (i * 13) % L.size(list), 1, []);
     expect(L.toArray(old).map((m) => m.id)).toEqual(ids);
     expect(L.size(list)).toBe(200);
+  });
+});
+
+describe('PendingList: reading an older version reroots instead of copying', () => {
+  it('alternating between the newest version and the one before it walks no list, and both keep their items', async () => {
+    const { installListWorkProbe } = await import('../../domain/inbox/list-work.js');
+    let list = L.emptyPendingList;
+    for (let i = 0; i < 10_000; i++) list = L.spliceExact(list, L.size(list), 0, [msg(`p${i}`)]);
+    let walked = 0;
+    const remove = installListWorkProbe({ walked: (_what, n) => void (walked += n) });
+    try {
+      for (let i = 0; i < 2_000; i++) {
+        const before = list;
+        // a claim of the head, a removal from the middle, a replace: then read the older version again
+        const op = i % 3;
+        list = op === 0 ? L.spliceExact(list, 0, 1, []) : op === 1 ? L.spliceExact(list, 4_000, 1, []) : L.spliceExact(list, 10, 1, [msg(`r${i}`)]);
+        const removed = L.at(before, op === 0 ? 0 : op === 1 ? 4_000 : 10)!;
+        expect(L.indexOf(before, removed.id)).toBe(op === 0 ? 0 : op === 1 ? 4_000 : 10);
+        expect(L.size(before)).toBe(L.size(list) + (op === 2 ? 0 : 1));
+        list = L.spliceExact(list, L.size(list), 0, [msg(`n${i}`)]);
+      }
+    } finally {
+      remove();
+    }
+    // compactions only (amortized): nothing near 2,000 copies of 10,000 items
+    expect(walked).toBeLessThan(100_000);
   });
 });

@@ -5,7 +5,7 @@ import { nextTurnItems } from '../../domain/inbox/inbox-state.js';
 import { queueView } from '../../domain/queue-view.js';
 import { deriveNotifications, foldSession } from '../../domain/session-fold.js';
 import { auditLines } from '../../domain/audit.js';
-import { ctx, LogBuilder, msg, uuidAt } from '../support/log-builder.js';
+import { ctx, LogBuilder, msg, uuidAt } from '../../testing/log-builder.js';
 
 const retype = (events: SessionEvent[]): SessionEvent[] => events.map((e, i) => ({ ...e, seq: i, id: uuidAt(i + 1) }) as SessionEvent);
 

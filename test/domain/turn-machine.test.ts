@@ -85,7 +85,7 @@ describe('turn machine (pure)', () => {
     );
   });
 
-  it('a simulated turn closes with blocked, max-tokens or completed exactly as §3.8 says', () => {
+  it('a simulated turn closes with blocked, max-tokens or completed exactly as docs/protocol.md §8 says', () => {
     const step = fc.record({ result: stepResult, staged: fc.nat(2), enter: fc.constantFrom<'claimed' | 'empty' | 'reject'>('claimed', 'claimed', 'empty', 'reject') });
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 10 }), (steps) => {

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,5 +32,40 @@ describe('bin/steerlog.js (the built package)', () => {
     expect(steerlog('audit', 'docs/examples/queue-steer-context.jsonl').status).toBe(0);
     expect(steerlog('audit', 'docs/examples/invalid-schema.jsonl').status).toBe(1);
     expect(steerlog('audit').status).toBe(2);
+  });
+
+  it('exits quietly when its reader closes the pipe (steerlog demo | head -1)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steerlog-bin-'));
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" bin/steerlog.js demo --store jsonl:${dir} | head -1`], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.stdout.split('\n')[0]).toMatch(/^Two follow-ups/);
+    expect(r.stderr).toBe('');
+  });
+
+  it('a store that cannot be read exits 3 with one line, never a stack trace; --version works', () => {
+    const missing = join(mkdtempSync(join(tmpdir(), 'steerlog-bin-')), 'none');
+    const r = steerlog('audit', '--store', `jsonl:${missing}`, 's');
+    expect(r.status).toBe(3);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const pgDown = steerlog('audit', '--store', 'postgres://postgres@127.0.0.1:1/test', 's', '--json');
+    expect(pgDown.status).toBe(3);
+    expect(JSON.parse(pgDown.stdout)).toMatchObject({ ok: false, error: { code: 'store-io' } });
+    expect(steerlog('--version').stdout).toMatch(/^steerlog \d+\.\d+\.\d+\n$/);
+  });
+
+  it('on damaged stores: exit 1 or 3, one line or one JSON object, no stack trace', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steerlog-bin-'));
+    expect(steerlog('demo', '--store', `jsonl:${dir}`, '--session', 'dmg', '--json').status).toBe(0);
+    const index = join(dir, 'global.idx');
+    const bytes = readFileSync(index);
+    bytes[100] = bytes[100]! ^ 0x20;
+    writeFileSync(index, bytes);
+    const audit = steerlog('audit', '--store', `jsonl:${dir}`, 'dmg');
+    expect(audit.status).toBe(3);
+    expect(audit.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(audit.stderr).not.toMatch(/\n\s+at /);
+    const check = steerlog('store', 'check', `jsonl:${dir}`, '--json');
+    expect(check.status).toBe(1);
+    expect(JSON.parse(check.stdout)).toMatchObject({ ok: false });
   });
 });

@@ -6,7 +6,7 @@ import type { LogEvent } from '../../domain/events.js';
 import { queueView as domainQueueView } from '../../domain/queue-view.js';
 import { deriveNotifications, initialSessionState, stepSession } from '../../domain/session-fold.js';
 import { eventsOnly, fromAgentLog, historyClassification, notifications, queueView } from '../../projections/index.js';
-import { ctx, msg } from '../support/log-builder.js';
+import { ctx, msg } from '../../testing/log-builder.js';
 import { setup } from '../runtime/harness.js';
 
 const run = <T>(events: readonly LogEvent[], op: OperatorFunction<LogEvent, T>): Promise<T[]> => lastValueFrom(from(events).pipe(op, toArray()));

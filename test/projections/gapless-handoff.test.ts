@@ -2,7 +2,7 @@ import { from, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { LogEvent } from '../../domain/events.js';
 import { queueView, type QueueSnapshot } from '../../projections/index.js';
-import { ctx, LogBuilder, msg } from '../support/log-builder.js';
+import { ctx, LogBuilder, msg } from '../../testing/log-builder.js';
 
 const frames = async (b: LogBuilder, gaplessHandoff = true): Promise<string[]> => {
   const out = await lastValueFrom(from(b.events as LogEvent[]).pipe(queueView({ gaplessHandoff }), toArray()));
@@ -33,7 +33,7 @@ describe('gapless steering handoff', () => {
     ]);
   });
 
-  it('the reference behaviour (gaplessHandoff: false) drops the row at claim time, before step/start and user/message', async () => {
+  it('without the handoff (gaplessHandoff: false) the row drops at claim time, before step/start and user/message', async () => {
     expect(await frames(runningTurnSteer(), false)).toEqual([
       'spliced@1: [Q:queued]',
       'spliced@3: []',

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { filter, firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
-import type { LogEvent } from '../../domain/events.js';
+import { isKnownEvent, type LogEvent } from '../../domain/events.js';
 import { defineProjection, isProjectionFailedError, isProjectionStateNotJsonError, LowWaterMark, runProjection } from '../../projections/index.js';
 import { MemoryCheckpointStore } from '../../adapters/checkpoints/index.js';
 import { buildLog, opArb } from './support/random-log.js';
@@ -73,6 +73,7 @@ describe('runProjection', () => {
       version: 1,
       initialState: initialDigest(),
       evolve: (s, e) => (evolved++, digestStep(s, e)),
+      evolveIgnored: (s, e) => (evolved++, digestStep(s, e)),
     });
     const run2 = runProjection(counting, { store, checkpoints, stream: 's' });
     await run2.caughtUp;
@@ -130,7 +131,8 @@ describe('runProjection', () => {
     await v1.caughtUp;
     await v1.stop();
     let evolved = 0;
-    const v2 = defineProjection<{ n: number }>({ name: 'd', version: 2, initialState: { n: 0 }, evolve: (s) => (evolved++, { n: s.n + 1 }) });
+    const count = (s: { n: number }) => (evolved++, { n: s.n + 1 });
+    const v2 = defineProjection<{ n: number }>({ name: 'd', version: 2, initialState: { n: 0 }, evolve: count, evolveIgnored: count });
     const run2 = runProjection(v2, { store, checkpoints, stream: 's' });
     await run2.caughtUp;
     expect(evolved).toBe(events.length);
@@ -153,6 +155,10 @@ describe('runProjection', () => {
       version: 1,
       initialState: initialDigest(),
       evolve: (s, e) => {
+        if (e.revision === badAt) throw new Error('cannot handle this one');
+        return digestStep(s, e);
+      },
+      evolveIgnored: (s, e) => {
         if (e.revision === badAt) throw new Error('cannot handle this one');
         return digestStep(s, e);
       },
@@ -179,6 +185,34 @@ describe('runProjection', () => {
     await fixed.caughtUp;
     expect(fixed.state()).toEqual(foldDigest(events.map((event) => ({ stream: 's', event }))));
     await fixed.stop();
+  });
+
+  it('ignorable events of unknown types skip evolve (and advance the checkpoint) unless evolveIgnored folds them', async () => {
+    const store = new MemoryEventStore();
+    const checkpoints = new MemoryCheckpointStore();
+    const events = sessionLog('s', 2);
+    const ignored = events.filter((e) => !isKnownEvent(e)).length;
+    expect(ignored).toBeGreaterThan(0);
+    await appendAll(store, 's', events);
+    const seen = { known: 0, ignored: 0 };
+    const knownOnly = defineProjection<{ n: number }>({ name: 'known', version: 1, initialState: { n: 0 }, evolve: (s) => (seen.known++, { n: s.n + 1 }) });
+    const run = runProjection(knownOnly, { store, checkpoints, stream: 's' });
+    await run.caughtUp;
+    expect(run.state()).toEqual({ n: events.length - ignored });
+    expect(run.checkpoint()).toBe(BigInt(events.length - 1));
+    await run.stop();
+    const both = defineProjection<{ n: number; types: string[] }>({
+      name: 'both',
+      version: 1,
+      initialState: { n: 0, types: [] },
+      evolve: (s) => ({ ...s, n: s.n + 1 }),
+      evolveIgnored: (s, { event }) => (seen.ignored++, { ...s, types: [...s.types, event.type] }),
+    });
+    const run2 = runProjection(both, { store, checkpoints, stream: 's' });
+    await run2.caughtUp;
+    expect(run2.state().types).toEqual(events.filter((e) => !isKnownEvent(e)).map((e) => e.type));
+    expect(seen).toEqual({ known: events.length - ignored, ignored });
+    await run2.stop();
   });
 
   it('an event that does not parse fails the run the same way (no silent skip)', async () => {

@@ -16,7 +16,7 @@ import {
   type LiveLog,
   type SourceMessage,
 } from '../../projections/index.js';
-import { LogBuilder, msg } from '../support/log-builder.js';
+import { LogBuilder, msg } from '../../testing/log-builder.js';
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

@@ -5,7 +5,7 @@ import { silentLogger } from '../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import type { ModelPort } from '../../runtime/ports/model.js';
 import { createRuntime } from '../../runtime/runtime.js';
-import { ctx, msg } from '../support/log-builder.js';
+import { ctx, msg } from '../../testing/log-builder.js';
 import { expectConsistent, setup } from './harness.js';
 
 const thrown = (f: () => unknown): unknown => {

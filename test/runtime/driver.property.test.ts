@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { InboxSplicedData } from '../../domain/events.js';
 import type { Agent } from '../../runtime/agent.js';
 import type { ScriptedResponse } from '../../adapters/model/scripted/scripted-model.js';
-import { ctx, msg } from '../support/log-builder.js';
+import { ctx, msg } from '../../testing/log-builder.js';
 import { expectConsistent, setup, tick } from './harness.js';
 
 type Send = 'followup' | 'steer' | 'inject';

@@ -6,7 +6,7 @@ import { silentLogger } from '../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { FaultyStore } from '../support/faulty-store.js';
-import { msg } from '../support/log-builder.js';
+import { msg } from '../../testing/log-builder.js';
 import { deferred, notate } from './harness.js';
 
 const make = (store: MemoryEventStore, writeBatchDelayMs = 200, model = new ScriptedModel([], { whenExhausted: 'ok' })) => {
@@ -19,7 +19,7 @@ const stored = async (store: MemoryEventStore, stream = 's') => {
   return out;
 };
 
-describe('write-behind and checkpoints (§6.3, §6.5, scenario 60)', () => {
+describe('write-behind and checkpoints (docs/protocol.md §11, scenario 60)', () => {
   it('60: a send is accepted synchronously but not durable until the window or a checkpoint', async () => {
     const store = new MemoryEventStore();
     const { agent } = make(store, 60_000);

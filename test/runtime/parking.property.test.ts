@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LogEvent, TurnEndReason } from '../../domain/events.js';
 import { enter, reject } from '../../runtime/hooks.js';
-import { ctx, msg } from '../support/log-builder.js';
+import { ctx, msg } from '../../testing/log-builder.js';
 import { expectConsistent, setup, tick } from './harness.js';
 
 type Op =

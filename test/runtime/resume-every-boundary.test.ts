@@ -8,7 +8,7 @@ import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import type { Tool } from '../../runtime/tools.js';
 import type { Agent } from '../../runtime/agent.js';
-import { ctx, msg } from '../support/log-builder.js';
+import { ctx, msg } from '../../testing/log-builder.js';
 import { deferred, expectLogAgrees, setup } from './harness.js';
 import { testStore, uniqueSessionId } from '../support/test-store.js';
 

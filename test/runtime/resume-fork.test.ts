@@ -7,7 +7,7 @@ import { silentLogger } from '../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { isRuntimeError } from '../../runtime/errors.js';
-import { ctx, msg } from '../support/log-builder.js';
+import { ctx, msg } from '../../testing/log-builder.js';
 import { deferred, ids, notate } from './harness.js';
 
 const runtimeOn = (store: MemoryEventStore, prefix = 0) =>

@@ -4,7 +4,7 @@ import type { ModelRequest } from '../../runtime/ports/model.js';
 import { isQueueEditError } from '../../domain/queue-edit.js';
 import { reject } from '../../runtime/hooks.js';
 import { auditLines } from '../../domain/audit.js';
-import { ctx, msg } from '../support/log-builder.js';
+import { ctx, msg } from '../../testing/log-builder.js';
 import { deferred, expectConsistent, ids, setup, tick } from './harness.js';
 
 const A = msg('A');

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { isDuplicatePendingIdError } from '../../domain/errors.js';
-import { ctx, msg } from '../support/log-builder.js';
+import { ctx, msg } from '../../testing/log-builder.js';
 import { expectConsistent, ids, setup } from './harness.js';
 
 const A = msg('A');
 const B = msg('B');
 const C = msg('C');
 
-describe('protocol-core §9 scenarios 1–10: queueing, steering, injection', () => {
+describe('scenarios 1–10: queueing, steering, injection', () => {
   it('1: idle follow-up claims inside the call and runs one turn', async () => {
     const h = setup();
     h.agent.followup(A);

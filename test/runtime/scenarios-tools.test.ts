@@ -4,7 +4,7 @@ import type { Agent } from '../../runtime/agent.js';
 import type { ModelRequest } from '../../runtime/ports/model.js';
 import type { Tool, ToolOutcome } from '../../runtime/tools.js';
 import { FaultyStore } from '../support/faulty-store.js';
-import { ctx, msg } from '../support/log-builder.js';
+import { ctx, msg } from '../../testing/log-builder.js';
 import { deferred, expectConsistent, ids, setup, tick } from './harness.js';
 
 const A = msg('A');

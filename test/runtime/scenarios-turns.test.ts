@@ -3,7 +3,7 @@ import { auditLines } from '../../domain/audit.js';
 import { enter, reject } from '../../runtime/hooks.js';
 import type { Tool } from '../../runtime/tools.js';
 import type { Agent } from '../../runtime/agent.js';
-import { ctx, msg } from '../support/log-builder.js';
+import { ctx, msg } from '../../testing/log-builder.js';
 import { deferred, expectConsistent, ids, setup } from './harness.js';
 
 const A = msg('A');

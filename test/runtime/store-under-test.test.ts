@@ -3,7 +3,7 @@ import { PostgresEventStore } from '../../adapters/store/postgres/index.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import { testStore, testStoreKind } from '../support/test-store.js';
 import { setup } from './harness.js';
-import { msg } from '../support/log-builder.js';
+import { msg } from '../../testing/log-builder.js';
 
 it(`the runtime scenarios in this project run on the ${testStoreKind()} store`, async () => {
   const expected = testStoreKind() === 'postgres' ? PostgresEventStore : MemoryEventStore;

@@ -5,7 +5,7 @@ import type { ScriptedResponse } from '../../adapters/model/scripted/scripted-mo
 import type { Agent } from '../../runtime/agent.js';
 import type { LateToolResults } from '../../runtime/tool-runner.js';
 import type { Tool } from '../../runtime/tools.js';
-import { ctx, msg } from '../support/log-builder.js';
+import { ctx, msg } from '../../testing/log-builder.js';
 import { expectConsistent, setup, tick } from './harness.js';
 
 /** Runs per property (a few seconds on memory and on PostgreSQL); raise with STEERLOG_TOOLS_PROPERTY_RUNS. */

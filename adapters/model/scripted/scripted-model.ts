@@ -10,6 +10,7 @@ export type ScriptStep =
 /** A streamed delta: visible text (a plain string) or reasoning. */
 export type ScriptedChunk = string | { readonly type: 'text' | 'reasoning'; readonly text: string };
 
+/** One scripted model answer: text, streamed chunks, tool calls, a finish reason, usage, or an error to throw. */
 export interface ScriptedResponse {
   /** A reasoning block, placed before the text in the final message. */
   readonly reasoning?: string;
@@ -26,11 +27,13 @@ export interface ScriptedResponse {
   readonly usage?: Usage;
 }
 
+/** What a scripted step function gets besides the request: the index of the call (0-based). */
 export interface ScriptContext {
   /** 0-based index of this request among all requests the model got. */
   readonly index: number;
 }
 
+/** Options of {@link ScriptedModel}. */
 export interface ScriptedModelOptions {
   /** What to answer once the script is exhausted. @defaultValue throw an error (the turn ends `error`) */
   readonly whenExhausted?: ScriptStep;

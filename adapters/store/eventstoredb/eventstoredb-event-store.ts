@@ -46,6 +46,7 @@ import {
   unpackPosition,
 } from './mapping.js';
 
+/** Options of the EventStoreDB store. */
 export interface EventStoreDbStoreOptions {
   /** Largest serialized event accepted (checked before sending). @defaultValue 1 MiB */
   readonly maxEventBytes?: number;
@@ -53,6 +54,7 @@ export interface EventStoreDbStoreOptions {
   readonly idIndexStreams?: number;
 }
 
+/** Options of {@link openEventStoreDbStore}: the store options with a client or a connection string. */
 export type OpenEventStoreDbStoreOptions = EventStoreDbStoreOptions &
   (
     | {
@@ -77,6 +79,7 @@ export const clientFromConnectionString = (connectionString: string): EventStore
   }
 };
 
+/** Opens the EventStoreDB store on a client or a connection string. */
 export const openEventStoreDbStore = (options: OpenEventStoreDbStoreOptions): EventStoreDbEventStore =>
   'client' in options
     ? new EventStoreDbEventStore(options.client, false, options)
@@ -99,6 +102,7 @@ type ClientRead = Readable & { cancel(): Promise<void> };
 
 const NEVER = new Promise<never>(() => {});
 
+/** The EventStore port on EventStoreDB, through `@eventstore/db-client`. */
 export class EventStoreDbEventStore implements EventStore {
   readonly #client: EventStoreDBClient;
   readonly #ownsClient: boolean;

@@ -82,6 +82,7 @@ const U64 = (1n << 64n) - 1n;
  * pack them losslessly: `commit * 2^64 + prepare`. The order of the packed values is the order of the pairs.
  */
 export const packPosition = (p: Position): GlobalPosition => globalPosition((p.commit << 64n) | (p.prepare & U64));
+/** Splits a steerlog global position back into EventStoreDB's commit and prepare positions. */
 export const unpackPosition = (g: bigint): Position => ({ commit: g >> 64n, prepare: g & U64 });
 
 // ---- events ----

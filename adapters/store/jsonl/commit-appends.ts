@@ -8,7 +8,7 @@ import {
 import { isStoreError, StoreIoError } from '../../../runtime/ports/store-errors.js';
 import { concurrencyError, expectedRevisionMatches, idempotencyVerdict } from '../../../runtime/ports/store-validation.js';
 import type { ChangeNotifier } from '../shared/change-notifier.js';
-import type { DirectoryLock } from './dir-lock.js';
+import type { LockLease } from './lock-lease.js';
 import { encodeEventLine, type StoredEvent } from './line-codec.js';
 import type { StoreDirectory } from './store-directory.js';
 import type { StreamCache, StreamState } from './stream-cache.js';
@@ -28,7 +28,7 @@ export interface PendingAppend {
 export interface CommitContext {
   readonly directory: StoreDirectory;
   readonly cache: StreamCache;
-  readonly lock: DirectoryLock;
+  readonly lock: LockLease;
   readonly notifier: ChangeNotifier;
 }
 
@@ -36,7 +36,12 @@ export interface CommitContext {
  * Commits one group of appends under the directory lock: checks each against its stream (idempotency, expected
  * revision), drafts the new lines, writes them all, then settles every append (it never rejects).
  */
-export const commitAppends = async ({ directory, cache, lock, notifier }: CommitContext, items: PendingAppend[]): Promise<void> => {
+export const commitAppends = async (
+  { directory, cache, lock, notifier }: CommitContext,
+  items: PendingAppend[],
+  /** Are more appends queued behind this group? Then the lock may stay held for the next commit. */
+  more: () => boolean = () => false,
+): Promise<void> => {
   const results = new Map<PendingAppend, AppendResult>();
   const errors = new Map<PendingAppend, unknown>();
   const drafts = new Map<string, Draft>();
@@ -87,7 +92,16 @@ export const commitAppends = async ({ directory, cache, lock, notifier }: Commit
         for (const e of item.events) {
           const rev = ++draft.lastRevision;
           const pos = nextPos++;
-          const stored: StoredEvent = { rev, pos, id: e.id, type: e.type, time: e.time, data: e.data, ...(e.ignorable ? { ignorable: true as const } : {}) };
+          const stored: StoredEvent = {
+            rev,
+            pos,
+            id: e.id,
+            type: e.type,
+            time: e.time,
+            data: e.data,
+            ...(e.ignorable ? { ignorable: true as const } : {}),
+            g: index.view.count, // the commit's first position: see StoredEvent.g
+          };
           draft.lines.push(encodeEventLine(stored).bytes);
           draft.newIds.set(e.id, rev);
           draft.newPositions.push(pos);
@@ -103,7 +117,7 @@ export const commitAppends = async ({ directory, cache, lock, notifier }: Commit
     for (const d of drafts.values()) cache.states.delete(d.state.stream); // reload from disk next time
   } finally {
     try {
-      lock.release();
+      lock.release(failure === undefined && more());
     } catch {
       // a full disk refused the lock's "released" line after the commit: this process still treats the lock as free
       // (dir-lock.ts); what was committed stays committed and is acknowledged

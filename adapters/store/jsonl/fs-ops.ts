@@ -24,6 +24,11 @@ export type OpenMode =
   /** Create a new file for writing; fails with EEXIST if it exists. */
   | 'create';
 
+/**
+ * The file-system seam of the JSONL store: every call that reads or changes the store's files goes through it
+ * (the directory lock excepted). Tests wrap it to fail any call (test/adapters/store/jsonl/support/faulty-fs.ts)
+ * or to track what each fsync made durable and simulate a power loss (support/power-fs.ts).
+ */
 export interface FsOps {
   open(path: string, mode: OpenMode): Promise<FileOps>;
   /** fsync a directory, so that a file created in it survives a power loss. */

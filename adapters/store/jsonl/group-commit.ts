@@ -4,12 +4,13 @@
  * up during the previous fsync. `maxGroup` 1 gives one commit (one fsync pair) per append.
  */
 export class CommitQueue<T> {
-  readonly #commit: (items: T[]) => Promise<void>;
+  readonly #commit: (items: T[], more: () => boolean) => Promise<void>;
   readonly #maxGroup: number;
   readonly #queue: T[] = [];
   #running: Promise<void> | undefined;
 
-  constructor(commit: (items: T[]) => Promise<void>, maxGroup: number) {
+  /** `commit` gets the group and a function telling whether more items are queued behind it. */
+  constructor(commit: (items: T[], more: () => boolean) => Promise<void>, maxGroup: number) {
     this.#commit = commit;
     this.#maxGroup = Math.max(1, maxGroup);
   }
@@ -24,12 +25,14 @@ export class CommitQueue<T> {
     while (this.#running) await this.#running;
   }
 
+  readonly #more = (): boolean => this.#queue.length > 0;
+
   async #run(): Promise<void> {
     try {
       await null; // let appends issued in the same tick join the first group
       while (this.#queue.length > 0) {
         const group = this.#queue.splice(0, this.#maxGroup);
-        await this.#commit(group); // never rejects: the commit settles each item itself
+        await this.#commit(group, this.#more); // never rejects: the commit settles each item itself
       }
     } finally {
       this.#running = undefined;

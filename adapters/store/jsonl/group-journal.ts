@@ -113,13 +113,18 @@ export const checkpointJournal = async (c: JournalContext): Promise<void> => {
 /**
  * At open, before anything reads the index: a power loss may have dropped index records and stream bytes that
  * only the journal made durable. Writes back each journaled commit's index records where the index is missing
- * them (a record whose place holds different records is an abandoned commit: skipped).
+ * them (a record whose place holds different records, or whose positions a later journaled commit starts inside,
+ * is an abandoned commit: skipped — batches stay all-or-none).
  * @returns the journal records that belong to the index, for replayJournalStreams
  */
 export const replayJournalIndex = async (c: JournalContext): Promise<JournalRecord[]> => {
   const { records } = await readJournal(c.journal);
   const kept: JournalRecord[] = [];
-  for (const record of records) {
+  for (const [i, record] of records.entries()) {
+    // Commits are serialized: a later commit that starts inside this one's positions found this one not in the
+    // index — this one was abandoned (its index write never happened), whatever the index shows now.
+    const end = record.index.first + record.index.bytes.length / INDEX_RECORD_BYTES;
+    if (records.slice(i + 1).some((later) => later.index.first < end)) continue;
     const start = record.index.first * INDEX_RECORD_BYTES;
     const size = await c.index.size();
     if (size < start) continue; // a gap: not a commit that followed the durable index
@@ -143,6 +148,7 @@ export const replayJournalStreams = async (c: JournalContext, records: readonly 
     const path = join(c.streamsDir, entry.file);
     if ((await c.fs.sizeOf(path)) === undefined) continue;
     const file = await c.writeHandle(path);
+    let size = await file.size();
     let at = 0;
     while (at < entry.bytes.length) {
       const nl = entry.bytes.indexOf(0x0a, at);
@@ -153,10 +159,14 @@ export const replayJournalStreams = async (c: JournalContext, records: readonly 
       const decoded = decodeLine(line.subarray(0, line.length - 1));
       if (typeof decoded === 'string' || decoded.kind !== 'event') continue;
       if (!(await isCommitted(index, hash, { event: decoded.event, offset, length: line.length - 1, crc: decoded.crc }))) continue;
+      // Written back only where the file still reaches: a file that lost bytes before the journaled ones lost
+      // more than a power loss can take, and verification refuses it rather than leaving a hole.
+      if (offset > size) break;
       const current = Buffer.alloc(line.length);
       const got = await file.read(current, 0, line.length, offset);
       if (got === line.length && current.equals(line)) continue;
       await file.write(line, offset);
+      size = Math.max(size, offset + line.length);
     }
   }
 };

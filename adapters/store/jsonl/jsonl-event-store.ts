@@ -19,7 +19,9 @@ import type { DirectoryLock } from './dir-lock.js';
 import { readAllEvents, readStream, revisionOf } from './event-reads.js';
 import type { FileOps, FsOps } from './fs-ops.js';
 import { CommitQueue } from './group-commit.js';
-import { recoverDirectory } from './open-recovery.js';
+import { LockLease } from './lock-lease.js';
+import { recoverDirectory, verifyReadOnly } from './open-recovery.js';
+import { StoreIoError } from '../../../runtime/ports/store-errors.js';
 import { StoreDirectory } from './store-directory.js';
 import type { JsonlEventStoreOptions } from './store-options.js';
 import { StreamCache } from './stream-cache.js';
@@ -28,7 +30,7 @@ import { StreamCache } from './stream-cache.js';
 export class JsonlEventStore implements EventStore {
   readonly #directory: StoreDirectory;
   readonly #cache: StreamCache;
-  readonly #lock: DirectoryLock;
+  readonly #lock: DirectoryLock | undefined;
   readonly #maxEventBytes: number;
   readonly #pollIntervalMs: number;
   readonly #queue: CommitQueue<PendingAppend>;
@@ -37,14 +39,24 @@ export class JsonlEventStore implements EventStore {
   #polledIndexSize = -1;
 
   /** @internal use openJsonlEventStore */
-  constructor(dir: string, fs: FsOps, lock: DirectoryLock, files: { indexWrite: FileOps; indexRead: FileOps; journal: FileOps }, options: JsonlEventStoreOptions) {
-    this.#directory = new StoreDirectory(dir, fs, files, options.durability ?? 'fsync');
+  constructor(dir: string, fs: FsOps, lock: DirectoryLock | undefined, files: { indexWrite: FileOps; indexRead: FileOps; journal: FileOps }, options: JsonlEventStoreOptions) {
+    this.#directory = new StoreDirectory(dir, fs, files, options.durability ?? 'group');
     this.#cache = new StreamCache(this.#directory);
     this.#lock = lock;
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.#pollIntervalMs = options.pollIntervalMs ?? 100;
-    const context = { directory: this.#directory, cache: this.#cache, lock, notifier: this.#notifier };
-    this.#queue = new CommitQueue((items) => commitAppends(context, items), this.#directory.durability === 'group' ? (options.maxGroupAppends ?? 1024) : 1);
+    const directory = this.#directory;
+    const cache = this.#cache;
+    const notifier = this.#notifier;
+    // A read-only store (no lock) refuses every append.
+    const lease = lock ? new LockLease(lock) : undefined;
+    this.#queue = new CommitQueue(
+      async (items, more) => {
+        if (lease) await commitAppends({ directory, cache, lock: lease, notifier }, items, more);
+        else for (const item of items) item.reject(new StoreIoError('append', { cause: new Error(`${dir} was opened read-only`) }));
+      },
+      this.#directory.durability === 'group' ? (options.maxGroupAppends ?? 1024) : 1,
+    );
   }
 
   get directory(): string {
@@ -100,7 +112,7 @@ export class JsonlEventStore implements EventStore {
     await this.#queue.drain();
     if (this.#poller) clearInterval(this.#poller);
     try {
-      this.#lock.dispose();
+      this.#lock?.dispose();
     } finally {
       this.#notifier.close();
       await this.#directory.closeFiles();
@@ -112,7 +124,8 @@ export class JsonlEventStore implements EventStore {
    * @internal
    */
   async recoverAll(): Promise<void> {
-    await recoverDirectory(this.#directory, this.#cache);
+    if (this.#lock) await recoverDirectory(this.#directory, this.#cache);
+    else await verifyReadOnly(this.#directory, this.#cache);
   }
 
   /** Cross-process live updates: watch the index size while subscriptions exist (in-process appends notify at once). */

@@ -48,6 +48,13 @@ export interface StoredEvent {
   readonly time: number;
   readonly data: unknown;
   readonly ignorable?: true;
+  /**
+   * The first global position of the commit that wrote this line (every line of one commit carries the same
+   * value). Recovery uses it to tell the one unfinished commit a crash can leave (`g` equal to the index's
+   * committed count) from committed lines whose index records were lost (`g` past it). Absent in lines written
+   * before it existed.
+   */
+  readonly g?: number;
 }
 
 export interface EncodedLine {
@@ -73,6 +80,7 @@ export const encodeEventLine = (e: StoredEvent): EncodedLine =>
       time: e.time,
       data: e.data,
       ...(e.ignorable ? { ignorable: true } : {}),
+      ...(e.g === undefined ? {} : { g: e.g }),
     }),
   );
 
@@ -113,7 +121,8 @@ export const decodeLine = (line: Uint8Array): DecodedLine | string => {
     typeof o.type !== 'string' ||
     typeof o.time !== 'number' ||
     !('data' in o) ||
-    (o.ignorable !== undefined && o.ignorable !== true)
+    (o.ignorable !== undefined && o.ignorable !== true) ||
+    (o.g !== undefined && (!Number.isSafeInteger(o.g) || (o.g as number) < 0 || (o.g as number) > (o.pos as number)))
   ) {
     return 'event line lacks rev, pos, id, type, time or data';
   }
@@ -145,17 +154,46 @@ export const encodeIndexRecord = (r: IndexRecord, into: Buffer, at: number): voi
   into.write(`${body} ${hex8(crc)}`.padEnd(INDEX_RECORD_BYTES - 1, ' ') + '\n', at, INDEX_RECORD_BYTES, 'ascii');
 };
 
-/** Decodes the record at `bytes[at..at+80)`, or returns a reason string. */
+const HEX_VALUE = (() => {
+  const t = new Int8Array(256).fill(-1);
+  for (let c = 0; c < 10; c++) t[48 + c] = c;
+  for (let c = 0; c < 6; c++) t[97 + c] = 10 + c;
+  return t;
+})();
+const SPACE = 0x20;
+
+/** The value of the lowercase hex digits `bytes[from, from + n)`, or -1 when one is not a hex digit. */
+const hexAt = (bytes: Buffer, from: number, n: number): number => {
+  let v = 0;
+  for (let i = from; i < from + n; i++) {
+    const d = HEX_VALUE[bytes[i]!]!;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+};
+
+/**
+ * Decodes the record at `bytes[at..at+80)`, or returns a reason string. Byte by byte at fixed offsets (no string
+ * conversion or regular expression: opening a store decodes every record of its index).
+ */
 export const decodeIndexRecord = (bytes: Buffer, at: number): IndexRecord | string => {
-  const text = bytes.toString('ascii', at, at + INDEX_RECORD_BYTES);
-  const m = /^([a-z2-7]{26}) ([0-9a-f]{16}) ([0-9a-f]{8}) ([0-9a-f]{8}) ([E-]) ([0-9a-f]{8}) *\n$/.exec(text);
-  if (!m || text.length !== INDEX_RECORD_BYTES) return 'malformed index record';
-  if (hex8(crc32(bytes, at, at + RECORD_BODY)) !== m[6]) return 'index record checksum mismatch';
-  return {
-    fileHash: m[1]!,
-    offset: Number.parseInt(m[2]!, 16),
-    length: Number.parseInt(m[3]!, 16),
-    lineCrc: Number.parseInt(m[4]!, 16),
-    batchEnd: m[5] === 'E',
-  };
+  const malformed = 'malformed index record';
+  if (at + INDEX_RECORD_BYTES > bytes.length) return malformed;
+  for (let i = at; i < at + 26; i++) {
+    const c = bytes[i]!;
+    if (!((c >= 97 && c <= 122) || (c >= 50 && c <= 55))) return malformed;
+  }
+  for (const k of [26, 43, 52, 61, 63]) if (bytes[at + k] !== SPACE) return malformed;
+  for (let i = at + 72; i < at + INDEX_RECORD_BYTES - 1; i++) if (bytes[i] !== SPACE) return malformed;
+  if (bytes[at + INDEX_RECORD_BYTES - 1] !== NEWLINE) return malformed;
+  const mark = bytes[at + 62];
+  if (mark !== 0x45 && mark !== 0x2d) return malformed;
+  const offset = hexAt(bytes, at + 27, 16);
+  const length = hexAt(bytes, at + 44, 8);
+  const lineCrc = hexAt(bytes, at + 53, 8);
+  const recordCrc = hexAt(bytes, at + 64, 8);
+  if (offset < 0 || length < 0 || lineCrc < 0 || recordCrc < 0) return malformed;
+  if (crc32(bytes, at, at + RECORD_BODY) !== recordCrc) return 'index record checksum mismatch';
+  return { fileHash: bytes.toString('latin1', at, at + 26), offset, length, lineCrc, batchEnd: mark === 0x45 };
 };

@@ -1,44 +1,141 @@
 import { join } from 'node:path';
 import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import { hashOfFileName, streamFileName } from './file-name.js';
+import type { FileOps } from './fs-ops.js';
+import { readExactly, viewIndex } from './global-index.js';
 import { replayJournalIndex, replayJournalStreams } from './group-journal.js';
-import { committedTail, streamOfFile } from './recovery.js';
+import { assertCrashTail, surveyIndex, type FileCommitted } from './index-survey.js';
+import { decodeLine } from './line-codec.js';
+import { quarantineFile } from './quarantine.js';
+import { assertCrashLeftover, headerOf, streamOfFile, type IndexLookup } from './recovery.js';
 import { io, type StoreDirectory } from './store-directory.js';
 import type { StreamCache } from './stream-cache.js';
+import { forwardLines } from './stream-file.js';
 import { recoverIndex } from './writer-state.js';
 
 /**
- * Crash recovery, run at open under the directory lock: writes back what the group journal holds, cuts an
- * unfinished batch off the index, and every stream file back to its last committed line (a torn line, or lines
- * whose batch never reached the index). Complete committed lines are never rewritten.
+ * Crash recovery, run at open under the directory lock: writes back what the group journal holds, then checks
+ * the whole directory against the index (verifyDirectory) and cuts only what a crash can leave — records after
+ * the index's last commit mark, and stream lines of the one unfinished commit — after moving those bytes to the
+ * quarantine. Anything else that does not add up is refused with StoreCorruptError, and nothing is touched.
  */
 export const recoverDirectory = async (directory: StoreDirectory, cache: StreamCache): Promise<void> => {
   const context = directory.journalContext();
   const journaled = await io('open', () => replayJournalIndex(context));
-  const index = await recoverIndex(directory);
+  const view = await io('open', () => viewIndex(directory.indexWrite, directory.indexPath));
+  await io('open', () => assertCrashTail(directory.indexWrite, directory.indexPath, view));
+  const index: IndexLookup = { file: directory.indexRead, path: directory.indexPath, view };
   await io('open', () => replayJournalStreams(context, journaled, index));
+  // Everything is checked before anything is cut: a refusal leaves every byte where it was.
+  const plan = await verifyDirectory(directory, cache, index);
+  await recoverIndex(directory);
   await io('open', () => directory.checkpoint());
-  const names = await io('open', () => directory.fs.readdir(directory.streamsDir));
-  for (const name of names) {
-    if (name.includes('.tmp-')) {
-      await io('open', () => directory.fs.unlink(join(directory.streamsDir, name)));
-      continue;
-    }
-    const hash = hashOfFileName(name);
-    if (hash === undefined) continue;
-    cache.fileOfHash.set(hash, name);
-    const path = join(directory.streamsDir, name);
+  for (const tmp of plan.temporary) {
+    await io('open', () => quarantineFile(directory.quarantineTarget(), join(directory.streamsDir, tmp), 'temporary file of a stream creation that never finished'));
+  }
+  for (const f of plan.files) {
+    if (f.committedEnd >= f.size) continue;
+    const path = join(directory.streamsDir, f.name);
     const file = await io('open', () => directory.fs.open(path, 'update'));
     try {
-      const size = await file.size();
-      const stream = await streamOfFile(file, name);
-      if (streamFileName(stream).hash !== hash) throw new StoreCorruptError(name, 0, `file name does not match its stream ${JSON.stringify(stream)}`, 1);
-      cache.streamOfHash.set(hash, stream);
-      const tail = await committedTail(file, name, size, stream, hash, index);
-      if (tail.end < size) await directory.cut(file, tail.end, 'recovery');
+      await directory.cut(file, path, f.committedEnd, `stream lines after the last committed one (the index holds ${view.count} records): an unfinished commit`, 'open');
     } finally {
       await file.close();
     }
   }
   await directory.trimWriteHandles();
+};
+
+/** Opening read-only: the same checks as recovery, nothing written. */
+export const verifyReadOnly = async (directory: StoreDirectory, cache: StreamCache): Promise<void> => {
+  // Writers may be committing meanwhile: a finding is only believed once the index stood still across it.
+  for (let attempt = 0; ; attempt++) {
+    const view = await io('open', () => viewIndex(directory.indexRead, directory.indexPath));
+    try {
+      await io('open', () => assertCrashTail(directory.indexRead, directory.indexPath, view));
+      await verifyDirectory(directory, cache, { file: directory.indexRead, path: directory.indexPath, view });
+      return;
+    } catch (e) {
+      const now = await io('open', () => directory.fs.sizeOf(directory.indexPath));
+      if (attempt >= 4 || now === view.size) throw e;
+    }
+  }
+};
+
+/** One stream file as the index sees it. */
+export interface FilePlan {
+  readonly name: string;
+  readonly size: number;
+  /** Where its committed part ends: bytes after it are the unfinished commit of a crash. */
+  readonly committedEnd: number;
+}
+
+/**
+ * Checks every stream file against the index: each file the index points into exists, holds the stream its name
+ * says, is at least as long as the index needs, and its last committed line is the one the index records
+ * (same offset, length and checksum); what follows it is only what a crash can leave.
+ */
+export const verifyDirectory = async (
+  directory: StoreDirectory,
+  cache: StreamCache,
+  index: IndexLookup,
+): Promise<{ files: FilePlan[]; temporary: string[] }> => {
+  const survey = await io('open', () => surveyIndex(index.file, index.path, index.view.count));
+  const names = await io('open', () => directory.fs.readdir(directory.streamsDir));
+  const files: FilePlan[] = [];
+  const temporary: string[] = [];
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (name.includes('.tmp-')) {
+      temporary.push(name);
+      continue;
+    }
+    const hash = hashOfFileName(name);
+    if (hash === undefined) continue;
+    seen.add(hash);
+    cache.fileOfHash.set(hash, name);
+    const file = await io('open', () => directory.fs.open(join(directory.streamsDir, name), 'read'));
+    try {
+      const size = await io('open', () => file.size());
+      const stream = await streamOfFile(file, name);
+      if (streamFileName(stream).hash !== hash) throw new StoreCorruptError(name, 0, `file name does not match its stream ${JSON.stringify(stream)}`, 1);
+      cache.streamOfHash.set(hash, stream);
+      const committedEnd = await checkStreamFile(file, name, size, survey.get(hash), index.view.count);
+      files.push({ name, size, committedEnd });
+    } finally {
+      await file.close();
+    }
+  }
+  for (const [hash, f] of survey) {
+    if (!seen.has(hash)) {
+      throw new StoreCorruptError(index.path, f.lastPos * 80, `index records (${f.count}, the last at position ${f.lastPos}) point into a stream file that does not exist (hash ${hash})`, f.lastPos + 1);
+    }
+  }
+  return { files, temporary };
+};
+
+const checkStreamFile = async (file: FileOps, name: string, size: number, committed: FileCommitted | undefined, count: number): Promise<number> => {
+  const headerEnd = await headerOf(file, name, undefined);
+  let end = headerEnd;
+  if (committed) {
+    const { record, lastPos } = committed;
+    if (size < committed.end) {
+      throw new StoreCorruptError(name, size, `the file ends at byte ${size}, but the index's record of position ${lastPos} needs it to reach byte ${committed.end}: committed lines are missing`);
+    }
+    if (record.offset < headerEnd) throw new StoreCorruptError(name, record.offset, `the index's record of position ${lastPos} points into the header line`);
+    const bytes = await io('open', () => readExactly(file, record.offset, record.length + 1, name));
+    const decoded = bytes[record.length] === 0x0a ? decodeLine(bytes.subarray(0, record.length)) : 'no line ends where the index record says';
+    if (typeof decoded === 'string' || decoded.kind !== 'event' || decoded.crc !== record.lineCrc || decoded.event.pos !== lastPos) {
+      const why = typeof decoded === 'string' ? decoded : decoded.kind !== 'event' ? 'a header line' : decoded.crc !== record.lineCrc ? 'a line with another checksum' : `the line of position ${decoded.event.pos}`;
+      throw new StoreCorruptError(name, record.offset, `the index's record of position ${lastPos} points at ${why}`);
+    }
+    end = committed.end;
+  }
+  for await (const line of forwardLines(file, end, size)) {
+    const decoded = decodeLine(line.bytes);
+    if (typeof decoded === 'string') continue; // a damaged line of the unfinished commit (a power loss may leave one)
+    if (decoded.kind !== 'event') throw new StoreCorruptError(name, line.offset, 'a header line after the committed part');
+    assertCrashLeftover(name, { event: decoded.event, offset: line.offset, length: line.bytes.length, crc: decoded.crc }, count);
+  }
+  return end;
 };

@@ -2,16 +2,20 @@ import { join } from 'node:path';
 import { StoreCorruptError, StoreError, StoreIoError } from '../../../runtime/ports/store-errors.js';
 import { DirectoryLock } from './dir-lock.js';
 import { hashOfFileName } from './file-name.js';
-import { isErrnoCode, nodeFsOps } from './fs-ops.js';
+import { isErrnoCode, nodeFsOps, type FileOps, type FsOps } from './fs-ops.js';
 import { INDEX_FILE } from './global-index.js';
 import { JOURNAL_FILE } from './group-journal.js';
 import { JsonlEventStore } from './jsonl-event-store.js';
 import { STREAMS_DIR } from './store-directory.js';
 import type { JsonlEventStoreOptions } from './store-options.js';
 
-/** Opens (creating if needed) a JSONL event store in `dir`, repairing what a crash left behind. */
+/**
+ * Opens (creating if needed) a JSONL event store in `dir`, repairing what a crash left behind; with
+ * `readOnly: true`, opens an existing store without writing anything.
+ */
 export const openJsonlEventStore = async (dir: string, options: JsonlEventStoreOptions = {}): Promise<JsonlEventStore> => {
   const fs = options.fs ?? nodeFsOps;
+  if (options.readOnly) return openReadOnly(dir, fs, options);
   try {
     await fs.mkdir(join(dir, STREAMS_DIR));
   } catch (e) {
@@ -65,4 +69,25 @@ export const openJsonlEventStore = async (dir: string, options: JsonlEventStoreO
     }
     throw e instanceof StoreError ? e : new StoreIoError('open', { cause: e });
   }
+};
+
+const openReadOnly = async (dir: string, fs: FsOps, options: JsonlEventStoreOptions): Promise<JsonlEventStore> => {
+  const indexPath = join(dir, INDEX_FILE);
+  let indexRead: FileOps;
+  try {
+    indexRead = await fs.open(indexPath, 'read');
+  } catch (e) {
+    if (!isErrnoCode(e, 'ENOENT')) throw new StoreIoError('open', { cause: e });
+    const streams = await fs.readdir(join(dir, STREAMS_DIR)).catch(() => [] as string[]);
+    if (streams.some((n) => hashOfFileName(n) !== undefined)) throw new StoreCorruptError(indexPath, 0, 'the global index is missing but stream files exist');
+    throw new StoreIoError('open', { cause: new Error(`no JSONL store in ${dir} (${indexPath} does not exist)`) });
+  }
+  const store = new JsonlEventStore(dir, fs, undefined, { indexWrite: indexRead, indexRead, journal: indexRead }, options);
+  try {
+    await store.recoverAll();
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  return store;
 };

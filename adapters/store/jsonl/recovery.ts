@@ -44,6 +44,23 @@ const assertNotCommitted = async (index: IndexLookup, hash: string, afterPos: nu
   }
 };
 
+/**
+ * An uncommitted line after a file's committed part may only be what a crash leaves: a line of the one unfinished
+ * commit, which started at the index's committed count (`g` = count), or of an older abandoned commit whose
+ * positions others took (`g` < count). A line of a commit that started past the index's end was committed once
+ * and the index lost its records: refuse rather than cut it.
+ */
+export const assertCrashLeftover = (fileName: string, e: LineEntry, count: number): void => {
+  const g = e.event.g;
+  if (g !== undefined && g > count) {
+    throw new StoreCorruptError(
+      fileName,
+      e.offset,
+      `the line of position ${e.event.pos} (revision ${e.event.rev}) belongs to a commit that started at position ${g}, but the index holds only ${count} committed records: the index lost committed records`,
+    );
+  }
+};
+
 export interface StreamTail {
   /** Byte just after the last committed line (or after the header when no event is committed). */
   readonly end: number;
@@ -165,6 +182,7 @@ export const scanCommitted = async (
   let k = entries.length - 1;
   while (k >= 0 && !(await isCommitted(index, hash, entries[k]!))) k--;
   const committed = entries.slice(0, k + 1);
+  for (const e of entries.slice(k + 1)) assertCrashLeftover(fileName, e, index.view.count);
   if (damaged) {
     const lastCommitted = committed.at(-1);
     if (lastCommitted && damaged.offset <= lastCommitted.offset) throw new StoreCorruptError(fileName, damaged.offset, damaged.reason);

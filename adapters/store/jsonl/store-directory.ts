@@ -4,6 +4,7 @@ import { streamFileName } from './file-name.js';
 import type { FileOps, FsOps } from './fs-ops.js';
 import { INDEX_FILE } from './global-index.js';
 import { checkpointJournal, type JournalContext } from './group-journal.js';
+import { quarantineBytes, type QuarantineTarget } from './quarantine.js';
 import type { JsonlDurability } from './store-options.js';
 
 export const STREAMS_DIR = 'streams';
@@ -83,11 +84,23 @@ export class StoreDirectory {
     }
   }
 
-  async cut(file: FileOps, length: number, operation: string): Promise<void> {
+  /**
+   * Cuts `file` back to `length` — only ever the unfinished commit a crash left — after moving the bytes it
+   * removes into the quarantine with `reason` (see quarantine.ts).
+   */
+  async cut(file: FileOps, path: string, length: number, reason: string, operation: string): Promise<void> {
     await io(operation, async () => {
+      const size = await file.size();
+      if (size <= length) return;
+      await quarantineBytes(this.quarantineTarget(), file, path, length, size, reason);
       await file.truncate(length);
       if (this.durability !== 'none') await file.sync();
     });
+  }
+
+  /** Where and how carefully recovery keeps the bytes it cuts. */
+  quarantineTarget(): QuarantineTarget {
+    return { fs: this.fs, dir: this.dir, sync: this.durability !== 'none' };
   }
 
   /** Under the lock: fsync every stream file the journal names and the index, then empty the journal. */

@@ -2,16 +2,20 @@ import type { LockFs } from './dir-lock.js';
 import type { FsOps } from './fs-ops.js';
 
 /**
- * - `fsync` (default): every append is its own commit: stream file written + fsynced, then its index records
- *   written + fsynced, before the promise resolves.
- * - `group`: appends that queue up while a commit is running share the next commit (same two fsyncs per touched
- *   file); each is still acknowledged only after its data is fsynced.
+ * - `group` (default): appends that queue up while a commit is running share the next commit; each is acknowledged
+ *   only after its data is fsynced. A commit costs one fsync: its stream lines and index records are copied into the
+ *   group journal and the journal is fsynced (the stream files and the index are flushed at the journal's next
+ *   checkpoint; after a power loss, opening the store writes the journal back).
+ * - `fsync`: the same commit, one append call at a time (no sharing): one fsync per append.
  * - `none`: no fsync at all (tests, throwaway data): a power loss can lose acknowledged events; a process crash cannot.
+ * In both durable modes a commit that creates a stream file also fsyncs the new file and the streams directory,
+ * and a commit larger than 4 MiB fsyncs its stream files and the index instead of journaling them.
  */
 export type JsonlDurability = 'fsync' | 'group' | 'none';
 
+/** Options of the JSONL store: durability, the largest event, group-commit size, polling and lock timeouts, the file system. */
 export interface JsonlEventStoreOptions {
-  /** @defaultValue 'fsync' */
+  /** @defaultValue 'group' */
   readonly durability?: JsonlDurability;
   /** Largest serialized event accepted (EventTooLargeError above). @defaultValue 1 MiB */
   readonly maxEventBytes?: number;
@@ -21,6 +25,12 @@ export interface JsonlEventStoreOptions {
   readonly pollIntervalMs?: number;
   /** How long an append waits for another process's commit before failing with `store-io`. @defaultValue 30_000 */
   readonly lockTimeoutMs?: number;
+  /**
+   * Open for reading only: nothing is created, locked, repaired or written (appends reject with `store-io`).
+   * The directory must hold a store; opening checks it against its index like a writable open does, but
+   * refuses (`store-corrupt`) what a writable open would cut. @defaultValue false
+   */
+  readonly readOnly?: boolean;
   /** File-system calls (tests inject failures here). @defaultValue node:fs */
   readonly fs?: FsOps;
   /** The directory lock's synchronous file-system calls (tests inject failures here). @defaultValue node:fs */

@@ -44,9 +44,11 @@ export const writeDrafts = async (directory: StoreDirectory, cache: StreamCache,
   const created: { path: string; tmp: string; linked: boolean }[] = [];
   const touched: { file: FileOps; size: number }[] = [];
   let indexTouched = false;
-  // Group mode: one fsync (the journal's) makes the stream lines and index records durable.
+  // One fsync per commit (the journal's) makes the stream lines and index records durable, in `group` and `fsync`
+  // mode alike: the stream files and the index are written without fsync and flushed at the next checkpoint.
+  // (Until this changed, `fsync` mode flushed each stream file and then the index: two flushes per commit.)
   const journaled = pieces.filter((p) => p.headerBytes === undefined);
-  const useJournal = directory.durability === 'group' && journaled.reduce((n, p) => n + p.end - p.draft.state.size, 0) <= JOURNAL_RECORD_LIMIT;
+  const useJournal = sync && journaled.reduce((n, p) => n + p.end - p.draft.state.size, 0) <= JOURNAL_RECORD_LIMIT;
   const indexBytes = encodeIndexRecords(records);
   let journalStart = -1;
   let journalEnd = -1;

@@ -1,5 +1,6 @@
 import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import { viewIndex, type IndexView } from './global-index.js';
+import { assertCrashTail } from './index-survey.js';
 import { INDEX_RECORD_BYTES } from './line-codec.js';
 import { headerOf, scanCommitted, type IndexLookup } from './recovery.js';
 import { io, type StoreDirectory } from './store-directory.js';
@@ -19,7 +20,10 @@ export const recoverIndex = async (directory: StoreDirectory): Promise<WriterInd
   // Unchanged since our last commit: no other writer committed (or crashed half-way through its index write).
   const unchanged = size === directory.lastIndexSize && size % INDEX_RECORD_BYTES === 0;
   const view: IndexView = unchanged ? { count: size / INDEX_RECORD_BYTES, size } : await io('append', () => viewIndex(directory.indexWrite, directory.indexPath));
-  if (view.size !== view.count * INDEX_RECORD_BYTES) await directory.cut(directory.indexWrite, view.count * INDEX_RECORD_BYTES, 'recovery');
+  if (view.size !== view.count * INDEX_RECORD_BYTES) {
+    await io('recovery', () => assertCrashTail(directory.indexWrite, directory.indexPath, view));
+    await directory.cut(directory.indexWrite, directory.indexPath, view.count * INDEX_RECORD_BYTES, `index records after the last commit mark (position ${view.count}): an unfinished commit`, 'recovery');
+  }
   directory.lastIndexSize = view.count * INDEX_RECORD_BYTES;
   return { file: directory.indexRead, path: directory.indexPath, view, unchanged };
 };
@@ -57,7 +61,7 @@ export const writerState = async (directory: StoreDirectory, cache: StreamCache,
     }
     state.exists = true;
     state.size = scan.end;
-    if (scan.end < size) await directory.cut(file, scan.end, 'append');
+    if (scan.end < size) await directory.cut(file, state.path, scan.end, `uncommitted lines after the last committed one (the index holds ${index.view.count} records): an unfinished commit`, 'append');
   }
   cache.states.set(stream, state);
   return state;

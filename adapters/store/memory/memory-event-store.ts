@@ -27,6 +27,7 @@ import { deepFreeze } from '../../../domain/json.js';
 import { allSource, catchUpThenLive, streamSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
 
+/** Options of {@link MemoryEventStore}. */
 export interface MemoryEventStoreOptions {
   /** Largest serialized event accepted. @defaultValue 1 MiB */
   readonly maxEventBytes?: number;

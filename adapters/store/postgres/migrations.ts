@@ -34,6 +34,7 @@ export interface Migration {
 
 const q = (schema: string): string => `"${schema}"`;
 
+/** The PostgreSQL store's migrations, in order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -137,8 +138,10 @@ $fn$;
   },
 ];
 
+/** The schema version the latest migration creates. */
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
 
+/** What a migration run did: the versions it applied and the schema version after it. */
 export interface MigrationReport {
   /** Versions this call applied (empty when the schema was already current). */
   readonly applied: readonly number[];
@@ -185,5 +188,25 @@ export async function migrate(pool: Pool, schema: string): Promise<MigrationRepo
     }
   } finally {
     client.release();
+  }
+}
+
+/**
+ * For a read-only open (a role without DDL rights): checks, without writing, that `schema` holds steerlog's
+ * tables at exactly the version this code knows. Throws an Error saying what is missing or older/newer.
+ */
+export async function assertSchemaCurrent(pool: Pool, schema: string): Promise<void> {
+  assertValidSchemaName(schema);
+  const table = await pool.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${q(schema)}.migrations`]);
+  if (table.rows[0]?.t === null || table.rows[0]?.t === undefined) {
+    throw new Error(`schema "${schema}" holds no steerlog store (no ${schema}.migrations table); a writable open creates it`);
+  }
+  const done = await pool.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${q(schema)}.migrations`);
+  const version = Number(done.rows[0]?.v ?? -1);
+  if (version < LATEST_SCHEMA_VERSION) {
+    throw new Error(`schema "${schema}" is at version ${version}; this steerlog needs version ${LATEST_SCHEMA_VERSION} (a writable open migrates it)`);
+  }
+  if (version > LATEST_SCHEMA_VERSION) {
+    throw new Error(`schema "${schema}" is at version ${version}; this steerlog knows up to ${LATEST_SCHEMA_VERSION}`);
   }
 }

@@ -27,8 +27,9 @@ import {
 import { deepFreeze } from '../../../domain/json.js';
 import { allSource, catchUpThenLive, streamSource, type CatchUpSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
-import { assertValidSchemaName, channelName, migrate } from './migrations.js';
+import { assertSchemaCurrent, assertValidSchemaName, channelName, migrate } from './migrations.js';
 
+/** Options of the PostgreSQL store: the connection, schema, pool and subscription settings. */
 export interface PostgresEventStoreOptions {
   /** Where to connect; the store creates (and `close()` ends) its own pool. One of `connectionString` or `pool` is required. */
   readonly connectionString?: string;
@@ -49,6 +50,12 @@ export interface PostgresEventStoreOptions {
   readonly maxStatementBytes?: number;
   /** Run the schema migration when opening. @defaultValue true */
   readonly migrate?: boolean;
+  /**
+   * Open for reading (audit, export): no migration, no DDL — the schema must already be at this code's version,
+   * else opening fails with `store-io` saying what is missing. A role without DDL rights can open this way.
+   * @defaultValue false
+   */
+  readonly readOnly?: boolean;
   /**
    * Wake live subscriptions with LISTEN/NOTIFY on a dedicated connection. Turn off behind a pooler in
    * transaction mode (pgbouncer), where LISTEN does not work: subscriptions then rely on polling alone.
@@ -72,6 +79,7 @@ export interface PostgresEventStoreOptions {
   readonly onBackgroundError?: (error: unknown) => void;
 }
 
+/** The defaults of {@link PostgresEventStoreOptions}. */
 export const POSTGRES_STORE_DEFAULTS = {
   schema: 'steerlog',
   poolSize: 10,
@@ -130,10 +138,12 @@ export async function openPostgresEventStore(options: PostgresEventStoreOptions)
   // An idle pooled connection that fails (server restart) must not crash the process.
   if (ownsPool) pool.on('error', (e) => options.onBackgroundError?.(e));
   try {
-    if (options.migrate ?? true) await migrate(pool, schema);
+    if (options.readOnly) await assertSchemaCurrent(pool, schema);
+    else if (options.migrate ?? true) await migrate(pool, schema);
   } catch (e) {
     if (ownsPool) await pool.end().catch(() => undefined);
-    throw new StoreError('store-io', `migrating schema "${schema}" failed: ${(e as Error).message}`, { cause: e });
+    const doing = options.readOnly ? `opening schema "${schema}" read-only` : `migrating schema "${schema}"`;
+    throw new StoreError('store-io', `${doing} failed: ${(e as Error).message}`, { cause: e });
   }
   return new PostgresEventStore(pool, ownsPool, schema, listenConnection, options);
 }

@@ -1,12 +1,11 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CheckpointStore } from '../../../projections/index.js';
-import { FileCheckpointStore, MemoryCheckpointStore, PostgresCheckpointStore } from '../../../adapters/checkpoints/index.js';
-
-export const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+import { FileCheckpointStore, MemoryCheckpointStore } from '../../../adapters/checkpoints/index.js';
+import { PostgresCheckpointStore } from '../../../adapters/checkpoints/postgres-checkpoint-store.js';
+import { describePg, dropSchema, PG_URL } from '../store/postgres/pg-test-support.js';
 
 const describeCheckpointStore = (name: string, open: () => Promise<CheckpointStore>, after?: () => Promise<void>): void => {
   describe(`checkpoint store: ${name}`, () => {
@@ -78,13 +77,10 @@ describe('file checkpoint store layout', () => {
 });
 
 const schema = `steerlog_cp_${process.pid}_${Date.now().toString(36)}`;
-describeCheckpointStore(
-  'postgres',
-  async () => new PostgresCheckpointStore({ connection: PG_URL, schema }),
-  async () => {
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
-  },
-);
+describePg('on postgres', () => {
+  describeCheckpointStore(
+    'postgres',
+    async () => new PostgresCheckpointStore({ connection: PG_URL, schema }),
+    () => dropSchema(schema),
+  );
+});

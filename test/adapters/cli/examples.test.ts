@@ -77,11 +77,37 @@ describe('steerlog audit', () => {
     }
   });
 
-  it('an ignorable unknown event is accepted; an empty file is a valid empty log', async () => {
+  it('an ignorable unknown event is accepted', async () => {
     const good = readFileSync(join(dir, 'blocked-and-dropped.jsonl'), 'utf8').split('\n').filter(Boolean);
     const ign = JSON.stringify({ ...JSON.parse(good[1]!), type: 'plugin/metrics', data: { x: 1 }, ignorable: true });
     expect((await run('audit', write('ign.jsonl', [good[0]!, ign].join('\n')), '--json')).code).toBe(0);
-    expect((await run('audit', write('empty.jsonl', ''), '--json')).code).toBe(0);
+  });
+
+  it('an empty or whitespace-only file is an invalid log (no session/created), exit 1, naming seq 0', async () => {
+    for (const [name, text] of [['empty.jsonl', ''], ['blank.jsonl', '\n  \n\t\n']] as const) {
+      const r = await run('audit', write(name, text), '--json');
+      expect(r.code).toBe(1);
+      const report = JSON.parse(r.stdout);
+      expect(report).toMatchObject({ ok: false, events: 0, errors: [{ seq: 0, code: 'impossible-event' }] });
+      expect(report.errors[0].message).toMatch(/^seq 0: .*session\/created/);
+    }
+  });
+
+  it('every refusal names its seq in the message', async () => {
+    const good = readFileSync(join(dir, 'blocked-and-dropped.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const broken = [
+      [good[0]!, '{not json'],
+      [good[0]!, JSON.stringify({ ...JSON.parse(good[1]!), seq: 'x' })],
+      [good[0]!, JSON.stringify({ ...JSON.parse(good[1]!), seq: 5 })],
+      [good[0]!, JSON.stringify({ ...JSON.parse(good[1]!), type: 'no/such-type' })],
+      [good[1]!],
+    ];
+    for (const [i, lines] of broken.entries()) {
+      const report = JSON.parse((await run('audit', write(`broken-${i}.jsonl`, lines.join('\n')), '--json')).stdout);
+      expect(report.ok).toBe(false);
+      const e = report.errors[0];
+      expect(e.message, e.message).toMatch(new RegExp(`^seq ${e.seq}\\b`));
+    }
   });
 
   it('exits 2 on usage errors', async () => {

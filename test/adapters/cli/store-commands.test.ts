@@ -9,7 +9,7 @@ import { JsonlEventStore } from '../../../adapters/store/jsonl/index.js';
 import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
 import { ScriptedModel } from '../../../adapters/model/scripted/scripted-model.js';
 import { silentLogger } from '../../../runtime/logger.js';
-import { msg } from '../../support/log-builder.js';
+import { msg } from '../../../testing/log-builder.js';
 
 const run = async (...argv: string[]) => {
   let stdout = '';

@@ -9,7 +9,7 @@ import { outcomeSentence, reportText, settlementOf } from '../../../domain/child
 import type { SubagentDescriptorData } from '../../../domain/children/subagent-events.js';
 import type { SessionCreatedData, TurnEndReason } from '../../../domain/events.js';
 import { parseEvent } from '../../../domain/parse-event.js';
-import { LogBuilder, msg, uuidAt } from '../../support/log-builder.js';
+import { LogBuilder, msg, uuidAt } from '../../../testing/log-builder.js';
 
 const descriptor = (label: string, mode: 'continuable' | 'one-shot' = 'continuable'): SubagentDescriptorData => ({ version: 1, mode, provider: 'spawn', label });
 const header = (over: Partial<SessionCreatedData> = {}): SessionCreatedData => ({

@@ -1,6 +1,6 @@
-import type { LogEvent } from '../../../domain/events.js';
+import { isKnownEvent, type LogEvent } from '../../../domain/events.js';
 import type { EventStore, NewEvent } from '../../../runtime/ports/event-store.js';
-import { defineProjection, type ProjectionEvent } from '../../../projections/index.js';
+import { defineProjection, type IgnoredProjectionEvent, type ProjectionEvent } from '../../../projections/index.js';
 
 /** An order-sensitive digest of everything folded: a duplicate, a gap or a reordering changes it. */
 export interface DigestState {
@@ -10,7 +10,7 @@ export interface DigestState {
   byStream: Record<string, number>;
 }
 
-export const digestStep = (state: DigestState, e: ProjectionEvent): DigestState => {
+export const digestStep = (state: DigestState, e: ProjectionEvent | IgnoredProjectionEvent): DigestState => {
   state.count++;
   state.digest = (Math.imul(state.digest, 31) + e.event.seq + 7 * e.event.type.length + e.stream.length) | 0;
   state.byType[e.event.type] = (state.byType[e.event.type] ?? 0) + 1;
@@ -21,11 +21,17 @@ export const digestStep = (state: DigestState, e: ProjectionEvent): DigestState 
 export const initialDigest = (): DigestState => ({ count: 0, digest: 17, byType: {}, byStream: {} });
 
 export const digestProjection = (name = 'digest', version = 1) =>
-  defineProjection<DigestState>({ name, version, initialState: initialDigest(), evolve: digestStep });
+  defineProjection<DigestState>({ name, version, initialState: initialDigest(), evolve: digestStep, evolveIgnored: digestStep });
 
 /** The same fold without the runner. */
 export const foldDigest = (events: readonly { stream: string; event: LogEvent }[]): DigestState =>
-  events.reduce((s, e) => digestStep(s, { stream: e.stream, revision: BigInt(e.event.seq), position: 0n, event: e.event }), initialDigest());
+  events.reduce(
+    (s, { stream, event }) =>
+      isKnownEvent(event)
+        ? digestStep(s, { stream, revision: BigInt(event.seq), position: 0n, event })
+        : digestStep(s, { stream, revision: BigInt(event.seq), position: 0n, event }),
+    initialDigest(),
+  );
 
 export const toNew = (e: LogEvent): NewEvent => ({ id: e.id, type: e.type, time: e.time, data: e.data, ...(e.ignorable ? { ignorable: true as const } : {}) });
 

@@ -3,7 +3,7 @@ import type { EventId } from '../../../domain/brand.js';
 import type { LogEvent, TurnEndReason } from '../../../domain/events.js';
 import { nextStepItems, nextTurnItems } from '../../../domain/inbox/inbox-state.js';
 import type { MessageSource } from '../../../domain/message.js';
-import { LogBuilder, msg, uuidAt } from '../../support/log-builder.js';
+import { LogBuilder, msg, uuidAt } from '../../../testing/log-builder.js';
 
 type SourceKind = 'user' | 'plugin' | 'coordinator' | 'subagent-report';
 const source = (kind: SourceKind): MessageSource =>

@@ -3,7 +3,7 @@ import type { ChildManager } from '../../../runtime/children/child-manager.js';
 import { FaultyStore } from '../../support/faulty-store.js';
 import { deferred } from '../harness.js';
 import { hasChildCode } from '../../../domain/children/child-errors.js';
-import { msg } from '../../support/log-builder.js';
+import { msg } from '../../../testing/log-builder.js';
 import { childSetup, restartedSetup, storedEvents } from './child-harness.js';
 import { spawnTool, until, userMessageIds } from './support.js';
 
@@ -294,6 +294,8 @@ describe('children scenarios 35–39: report, then settlement', () => {
     const reportId = (reportSplice.data as { inserted: { id: string }[] }).inserted[0]!.id;
     h.nameChild(reportId, 'R');
     expect(h.parent.inbox.nextStep).toEqual([]); // claimed synchronously by the turn the report opened
+    // let the parent reach its model call (on a real database its checkpoints take a while) before the child ends
+    await until(() => h.model.requests.some((r) => r.session === 'parent'));
     childGate.resolve();
     await until(() => h.manager.state(c1) === 'absent');
     h.nameChild(h.parent.inbox.nextStep[0]!.id, 'N');

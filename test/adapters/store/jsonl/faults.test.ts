@@ -45,6 +45,7 @@ const scenarios: Scenario[] = [
   {
     name: 'a batch of 3 onto an existing stream (fsync)',
     durability: 'fsync',
+    fsyncs: 1, // one acknowledged commit, one flush: the journal's (the stream file and the index wait for the checkpoint)
     streams: ['s/one'],
     setup: async (s) => {
       await s.append('s/one', batch('base', 2), 'no_stream');

@@ -85,7 +85,9 @@ describe('stream ids and file names', () => {
 describe('crash recovery', () => {
   const seeded = async (): Promise<{ dir: string; size: number; index: number }> => {
     const dir = freshDir();
-    const store = await openJsonlEventStore(dir);
+    // no fsync, so no group journal: the journal would hold a copy of the last commit and opening would write it
+    // back over a damaged line (see "group journal" below); these tests are about the stream file alone
+    const store = await openJsonlEventStore(dir, { durability: 'none' });
     await store.append('s', [ev('a'), ev('b')], 'no_stream');
     await store.append('s', [ev('c')], 1n);
     await store.close();

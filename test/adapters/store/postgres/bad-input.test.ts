@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openPostgresEventStore, type PostgresEventStore } from '../../../../adapters/store/postgres/index.js';
 import type { NewEvent } from '../../../../runtime/ports/event-store.js';
 import {
@@ -12,19 +12,21 @@ import {
   type StoreErrorCode,
 } from '../../../../runtime/ports/store-errors.js';
 import { collect, ev } from '../../../contract/event-store.contract.js';
-import { dropSchema, PG_URL, uniqueSchema } from './pg-test-support.js';
+import { describePg, dropSchema, PG_URL, postgresAvailable, uniqueSchema } from './pg-test-support.js';
 
 const schema = uniqueSchema('bad');
 let store: PostgresEventStore;
 let db: pg.Client;
 
 beforeAll(async () => {
+  if (!postgresAvailable) return;
   store = await openPostgresEventStore({ connectionString: PG_URL, schema, maxEventBytes: 4096 });
   db = new pg.Client({ connectionString: PG_URL });
   await db.connect();
   await store.append('existing', [ev('e-0'), ev('e-1')], 'no_stream');
 });
 afterAll(async () => {
+  if (!postgresAvailable) return;
   await store.close();
   await db.end();
   await dropSchema(schema);
@@ -49,7 +51,7 @@ const codeOf = async (fn: () => Promise<unknown>): Promise<StoreErrorCode | 'non
   }
 };
 
-describe('PostgreSQL store: typed errors on bad input leave the tables unchanged', () => {
+describePg('PostgreSQL store: typed errors on bad input leave the tables unchanged', () => {
   const cases: [string, () => Promise<unknown>, StoreErrorCode][] = [
     ['empty stream id', () => store.append('', [ev('a')], 'any'), 'invalid-stream-id'],
     ['NUL in stream id', () => store.append('a\u0000b', [ev('a')], 'any'), 'invalid-stream-id'],

@@ -1,20 +1,22 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openPostgresEventStore, type PostgresEventStore } from '../../../../adapters/store/postgres/index.js';
 import type { RecordedEvent, SubscriptionMessage } from '../../../../runtime/ports/event-store.js';
 import { collect, ev } from '../../../contract/event-store.contract.js';
-import { dropSchema, PG_URL, uniqueSchema } from './pg-test-support.js';
+import { describePg, dropSchema, PG_URL, postgresAvailable, uniqueSchema } from './pg-test-support.js';
 
 const schema = uniqueSchema('order');
 let store: PostgresEventStore;
 let observer: pg.Client;
 
 beforeAll(async () => {
+  if (!postgresAvailable) return;
   store = await openPostgresEventStore({ connectionString: PG_URL, schema });
   observer = new pg.Client({ connectionString: PG_URL });
   await observer.connect();
 });
 afterAll(async () => {
+  if (!postgresAvailable) return;
   await store.close();
   await observer.end();
   await dropSchema(schema);
@@ -33,7 +35,7 @@ const untilAnAppendWaitsOnALock = async (exceptPid: number): Promise<void> => {
   }
 };
 
-describe('PostgreSQL store: global order under concurrency', () => {
+describePg('PostgreSQL store: global order under concurrency', () => {
   it('readAll never skips an event whose lower position was still uncommitted when a reader passed by', async () => {
     const before = await collect(() => store.readAll());
     const cursor = before.at(-1)?.position ?? -1n;

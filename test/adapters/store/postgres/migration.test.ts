@@ -1,11 +1,11 @@
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import {
   LATEST_SCHEMA_VERSION,
   migratePostgresEventStore,
   openPostgresEventStore,
 } from '../../../../adapters/store/postgres/index.js';
-import { dropSchema, PG_URL, uniqueSchema } from './pg-test-support.js';
+import { describePg, dropSchema, PG_URL, postgresAvailable, uniqueSchema } from './pg-test-support.js';
 
 const schemas: string[] = [];
 const fresh = (label: string): string => {
@@ -14,13 +14,14 @@ const fresh = (label: string): string => {
   return s;
 };
 afterAll(async () => {
+  if (!postgresAvailable) return;
   for (const s of schemas) await dropSchema(s);
 });
 
 const migrationRows = async (pool: pg.Pool, schema: string): Promise<number[]> =>
   (await pool.query<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`)).rows.map((r) => r.version);
 
-describe('PostgreSQL store migration', () => {
+describePg('PostgreSQL store migration', () => {
   it('creates the schema once; running it again applies nothing and keeps the data', async () => {
     const schema = fresh('mig');
     const pool = new pg.Pool({ connectionString: PG_URL, max: 2 });

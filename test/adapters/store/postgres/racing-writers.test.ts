@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openPostgresEventStore, type PostgresEventStore } from '../../../../adapters/store/postgres/index.js';
 import { isConcurrencyError, type ConcurrencyError } from '../../../../runtime/ports/store-errors.js';
 import { collect, ev } from '../../../contract/event-store.contract.js';
-import { dropSchema, PG_URL, uniqueSchema } from './pg-test-support.js';
+import { describePg, dropSchema, PG_URL, postgresAvailable, uniqueSchema } from './pg-test-support.js';
 
 const WRITERS = 8;
 const schema = uniqueSchema('race');
@@ -10,14 +10,16 @@ const schema = uniqueSchema('race');
 let writers: PostgresEventStore[] = [];
 
 beforeAll(async () => {
+  if (!postgresAvailable) return;
   writers = await Promise.all(Array.from({ length: WRITERS }, () => openPostgresEventStore({ connectionString: PG_URL, schema, poolSize: 2 })));
 });
 afterAll(async () => {
+  if (!postgresAvailable) return;
   await Promise.all(writers.map((w) => w.close()));
   await dropSchema(schema);
 });
 
-describe('PostgreSQL store: N racing writers on separate connections', () => {
+describePg('PostgreSQL store: N racing writers on separate connections', () => {
   it('creating one stream with no_stream: exactly one wins, the others see its revision', async () => {
     const results = await Promise.allSettled(writers.map((w, i) => w.append('fresh', [ev(`w${i}-a`), ev(`w${i}-b`)], 'no_stream')));
     const won = results.filter((r) => r.status === 'fulfilled');

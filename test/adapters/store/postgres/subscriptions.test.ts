@@ -1,8 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { openPostgresEventStore, type PostgresEventStore } from '../../../../adapters/store/postgres/index.js';
 import type { SubscriptionMessage } from '../../../../runtime/ports/event-store.js';
 import { ev } from '../../../contract/event-store.contract.js';
-import { dropSchema, PG_URL, uniqueSchema } from './pg-test-support.js';
+import { describePg, dropSchema, PG_URL, postgresAvailable, uniqueSchema } from './pg-test-support.js';
 
 const schema = uniqueSchema('subs');
 const opened: PostgresEventStore[] = [];
@@ -12,6 +12,7 @@ const open = async (options: { listen?: boolean; notify?: boolean; pollIntervalM
   return s;
 };
 afterAll(async () => {
+  if (!postgresAvailable) return;
   for (const s of opened) await s.close();
   await dropSchema(schema);
 });
@@ -26,7 +27,7 @@ const nextEvents = async (it: AsyncIterator<SubscriptionMessage>, n: number): Pr
   return ids;
 };
 
-describe('PostgreSQL store: live subscriptions across processes', () => {
+describePg('PostgreSQL store: live subscriptions across processes', () => {
   it('LISTEN/NOTIFY: another store (another pool) appends, this one’s subscriptions see it', async () => {
     // A long poll interval: delivery must come from the notification, not from polling.
     const reader = await open({ pollIntervalMs: 3_600_000 });

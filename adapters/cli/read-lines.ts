@@ -1,0 +1,42 @@
+import { createReadStream } from 'node:fs';
+
+/** Options of `readLineBatches`. */
+export interface ReadLinesOptions {
+  /** Bytes read from the file at a time. @defaultValue 1 MiB */
+  readonly chunkBytes?: number;
+}
+
+const NEWLINE = 0x0a;
+const CR = 0x0d;
+
+/**
+ * Streams a text file as batches of lines (the lines each read chunk completes), never holding more of the file
+ * than one chunk and one unfinished line, so memory stays flat however long the file is. Lines end at `\n`; a
+ * `\r` before it is dropped (CRLF files read like LF files); the last line needs no terminator; an empty file
+ * gives no line. Bytes are decoded as UTF-8 per line (a `\n` byte never occurs inside a multi-byte character).
+ */
+export async function* readLineBatches(file: string, options: ReadLinesOptions = {}): AsyncGenerator<string[]> {
+  const stream = createReadStream(file, { highWaterMark: options.chunkBytes ?? 1 << 20 });
+  let carry: Buffer | null = null;
+  const decode = (buf: Buffer, start: number, end: number): string => buf.toString('utf8', start, end > start && buf[end - 1] === CR ? end - 1 : end);
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    const lines: string[] = [];
+    let from = 0;
+    let nl = chunk.indexOf(NEWLINE);
+    if (carry !== null && nl >= 0) {
+      const first = Buffer.concat([carry, chunk.subarray(0, nl)]);
+      lines.push(decode(first, 0, first.length));
+      carry = null;
+      from = nl + 1;
+      nl = chunk.indexOf(NEWLINE, from);
+    }
+    while (nl >= 0) {
+      lines.push(decode(chunk, from, nl));
+      from = nl + 1;
+      nl = chunk.indexOf(NEWLINE, from);
+    }
+    if (from < chunk.length) carry = carry === null ? Buffer.from(chunk.subarray(from)) : Buffer.concat([carry, chunk.subarray(from)]);
+    if (lines.length > 0) yield lines;
+  }
+  if (carry !== null && carry.length > 0) yield [decode(carry, 0, carry.length)];
+}

@@ -1,0 +1,67 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { checkJsonlStore, openJsonlEventStore, QUARANTINE_DIR, QUARANTINE_LOG, rebuildJsonlIndex, type StoreCheckReport } from '../store/jsonl/index.js';
+import { StoreIoError } from '../../runtime/ports/store-errors.js';
+import { parseCommandArgs } from './cli-args.js';
+import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
+import type { CliIo } from './io.js';
+
+export const STORE_USAGE = `usage: steerlog store check <jsonl:dir> [--json]
+       steerlog store repair <jsonl:dir> [--rebuild-index] [--json]
+  check             verify every line, checksum, index record and cross-reference of a JSONL store, writing
+                    nothing; report damage (and what a crash left, which the next writable open quarantines)
+  repair            run crash recovery now (what any writable open does): replay the group journal, move a
+                    crash's unfinished commit to quarantine/; refuses damage like open does
+  repair --rebuild-index
+                    rebuild global.idx from the stream files, whose lines carry their positions; refuses when
+                    lines are damaged, positions conflict or are missing; the old index goes to quarantine/
+exit: 0 clean / repaired, 1 damage found, 2 usage, 3 the store could not be read or repaired`;
+
+const dirOf = (spec: string): string | undefined => (spec.startsWith('jsonl:') && spec.length > 6 ? spec.slice(6) : undefined);
+
+/** `steerlog store check|repair`: maintenance of a JSONL store directory. */
+export const storeCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
+  const args = parseCommandArgs(argv, { flags: ['json', 'rebuild-index'] });
+  if (!args.ok) return reportUsage(io, STORE_USAGE, args.error, argv.includes('--json'));
+  const json = args.flags.json === true;
+  const [action, spec, ...rest] = args.positionals;
+  if ((action !== 'check' && action !== 'repair') || spec === undefined || rest.length > 0) return reportUsage(io, STORE_USAGE, action === undefined ? 'check or repair?' : undefined, json);
+  const dir = dirOf(spec);
+  if (dir === undefined) return reportUsage(io, STORE_USAGE, `${spec}: store check and repair work on JSONL stores (jsonl:<dir>)`, json);
+  try {
+    if (action === 'check') {
+      const report = await checkJsonlStore(dir).catch((e: unknown) => {
+        throw new StoreIoError('check', { cause: e });
+      });
+      io.stdout.write(json ? `${JSON.stringify(report)}\n` : formatCheck(spec, report));
+      return report.ok ? EXIT.ok : EXIT.invalid;
+    }
+    if (!args.flags['rebuild-index']) {
+      const before = await quarantined(dir);
+      const store = await openJsonlEventStore(dir);
+      await store.close();
+      const cut = (await quarantined(dir)) - before;
+      const line = `recovered ${spec}: ${cut === 0 ? 'nothing to cut' : `${cut} unfinished-commit piece${cut === 1 ? '' : 's'} moved to ${QUARANTINE_DIR}/ (see ${QUARANTINE_DIR}/${QUARANTINE_LOG})`}`;
+      io.stdout.write(json ? `${JSON.stringify({ ok: true, quarantined: cut })}\n` : `${line}\n`);
+      return EXIT.ok;
+    }
+    const rebuilt = await rebuildJsonlIndex(dir);
+    const line = `rebuilt global.idx of ${spec}: ${rebuilt.events} events from ${rebuilt.streams} stream files${rebuilt.previousIndex ? `; the previous index is in ${rebuilt.previousIndex}` : ''}`;
+    io.stdout.write(json ? `${JSON.stringify({ ok: true, ...rebuilt })}\n` : `${line}\n`);
+    return EXIT.ok;
+  } catch (e) {
+    return reportFailure(io, `store ${action}`, e, json);
+  }
+};
+
+/** Lines in the quarantine log: one per cut. */
+const quarantined = async (dir: string): Promise<number> =>
+  (await readFile(join(dir, QUARANTINE_DIR, QUARANTINE_LOG), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
+
+/** The human report of `store check`. */
+export const formatCheck = (spec: string, r: StoreCheckReport): string => {
+  const out = [`store ${spec}: ${r.events} committed events in ${r.streams} stream file${r.streams === 1 ? '' : 's'}, ${r.ok ? 'ok' : `DAMAGED (${r.problems.length} problem${r.problems.length === 1 ? '' : 's'})`}`];
+  for (const p of r.problems) out.push(`  problem  ${p.file} byte ${p.offset}: ${p.message}`);
+  for (const n of r.notes) out.push(`  note     ${n.file} byte ${n.offset}: ${n.message}`);
+  return `${out.join('\n')}\n`;
+};

@@ -1,0 +1,118 @@
+/**
+ * The runtime end to end: turns/s and events/s of 1 session against 100 concurrent sessions, for 1-step turns (a
+ * text reply) and 3-step turns (two tool rounds, then text), on the memory store, the JSONL store with its default
+ * options (group commit, acknowledged after fsync) and PostgreSQL. Every step awaits the durability of what came
+ * before it (fail closed), so on a durable store one session's turn rate is bounded by the flush latency; concurrent
+ * sessions share flushes. Rounds alternate 1 and 100 sessions; medians reported.
+ *
+ *   npx tsx bench/runtime-sessions.ts [--seconds 2] [--rounds 2] [--sessions 100] [--no-postgres]
+ *
+ * The JSONL store lives in a temp dir (BENCH_DIR or the OS's), deleted at the end; PostgreSQL (PG_URL, default
+ * postgres://postgres@127.0.0.1:5432/test) gets a schema of its own, dropped at the end.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { ScriptedModel } from '../adapters/model/scripted/scripted-model.js';
+import { MemoryEventStore } from '../adapters/store/memory/memory-event-store.js';
+import { openJsonlEventStore } from '../adapters/store/jsonl/index.js';
+import { openPostgresEventStore } from '../adapters/store/postgres/index.js';
+import { createUserMessage } from '../domain/message.js';
+import type { EventStore } from '../runtime/ports/event-store.js';
+import type { ModelRequest } from '../runtime/ports/model.js';
+import { createRuntime } from '../runtime/runtime.js';
+import { silentLogger } from '../runtime/logger.js';
+import { fmt, machineLine, median } from './support/machine.js';
+
+const arg = (name: string, dflt: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const SECONDS = arg('seconds', 2);
+const ROUNDS = arg('rounds', 2);
+const SESSIONS = arg('sessions', 100);
+const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+type Shape = '1-step' | '3-step';
+/** Answers every request: for 3-step turns, a tool call at steps 1 and 2, text at step 3. */
+const modelFor = (shape: Shape) =>
+  new ScriptedModel([], {
+    whenExhausted: (request: ModelRequest) =>
+      shape === '3-step' && request.step < 3 ? { toolCalls: [{ callId: `c${request.turn}-${request.step}`, name: 'noop' }] } : 'done',
+  });
+
+interface Rate {
+  readonly turns: number;
+  readonly events: number;
+}
+
+let sessionNo = 0;
+const run = async (store: EventStore, shape: Shape, sessions: number): Promise<Rate> => {
+  const runtime = createRuntime({ store, model: modelFor(shape), tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], logger: silentLogger });
+  const agents = Array.from({ length: sessions }, () => runtime.createSession({ sessionId: `bench-${process.pid}-${sessionNo++}` }));
+  let turns = 0;
+  const start = performance.now();
+  const deadline = start + SECONDS * 1000;
+  await Promise.all(
+    agents.map(async (agent) => {
+      while (performance.now() < deadline) {
+        agent.followup(createUserMessage('go'));
+        await agent.whenIdle();
+        turns++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - start) / 1000;
+  const events = agents.reduce((n, a) => n + a.events.length, 0);
+  await Promise.all(agents.map((a) => a.dispose()));
+  return { turns: turns / elapsed, events: events / elapsed };
+};
+
+const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'steerlog-runtime-bench-'));
+const schema = `bench_runtime_${process.pid}`;
+try {
+  console.log(`machine: ${machineLine()}`);
+  console.log(`date: ${new Date().toISOString()}; ${SECONDS} s per case, ${ROUNDS} interleaved rounds, medians`);
+  const stores: [string, () => Promise<EventStore>][] = [
+    ['memory', async () => new MemoryEventStore()],
+    ['JSONL (default: group commit, fsync)', async () => openJsonlEventStore(join(dir, 'jsonl'))],
+  ];
+  if (!process.argv.includes('--no-postgres')) {
+    stores.push(['PostgreSQL', async () => openPostgresEventStore({ connectionString: PG_URL, schema })]);
+  }
+  console.log(`${'store'.padEnd(38)} ${'turn'.padEnd(7)} ${'sessions'.padStart(8)} ${'turns/s'.padStart(10)} ${'events/s'.padStart(10)}   ratio`);
+  for (const [name, open] of stores) {
+    const store = await open();
+    try {
+      for (const shape of ['1-step', '3-step'] as const) {
+        const one: Rate[] = [];
+        const many: Rate[] = [];
+        for (let r = 0; r < ROUNDS; r++) {
+          if (r % 2 === 0) {
+            one.push(await run(store, shape, 1));
+            many.push(await run(store, shape, SESSIONS));
+          } else {
+            many.push(await run(store, shape, SESSIONS));
+            one.push(await run(store, shape, 1));
+          }
+        }
+        const m = (rs: Rate[], k: keyof Rate) => median(rs.map((x) => x[k]));
+        console.log(`${name.padEnd(38)} ${shape.padEnd(7)} ${'1'.padStart(8)} ${fmt(m(one, 'turns')).padStart(10)} ${fmt(m(one, 'events')).padStart(10)}`);
+        console.log(
+          `${name.padEnd(38)} ${shape.padEnd(7)} ${String(SESSIONS).padStart(8)} ${fmt(m(many, 'turns')).padStart(10)} ${fmt(m(many, 'events')).padStart(10)}   ${(m(many, 'turns') / m(one, 'turns')).toFixed(1)}x the turns/s of one session`,
+        );
+      }
+    } finally {
+      await store.close();
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+  if (!process.argv.includes('--no-postgres')) {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+  }
+}

@@ -1,0 +1,157 @@
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openJsonlEventStore, streamFileName } from '../../../../adapters/store/jsonl/index.js';
+import { encodeIndexRecords } from '../../../../adapters/store/jsonl/global-index.js';
+import { encodeJournalRecord } from '../../../../adapters/store/jsonl/group-journal.js';
+import { encodeEventLine } from '../../../../adapters/store/jsonl/line-codec.js';
+import type { NewEvent } from '../../../../runtime/ports/event-store.js';
+import { isStoreCorruptError, isStoreIoError, type StoreCorruptError } from '../../../../runtime/ports/store-errors.js';
+import { scratchParent, snapshotStore } from './support/damage.js';
+import { collect } from './support/verify.js';
+
+const parent = scratchParent('steerlog-recovery-edges-');
+afterAll(() => rmSync(parent, { recursive: true, force: true }));
+let n = 0;
+const freshDir = (): string => join(parent, `d${n++}`);
+const ev = (id: string): NewEvent => ({ id, type: 'edge/test', time: 9, data: { id } });
+const fileOf = (dir: string, stream: string): string => join(dir, 'streams', streamFileName(stream).fileName);
+const rejection = async (p: Promise<unknown>): Promise<unknown> => p.then(() => new Error('expected a rejection'), (e: unknown) => e);
+
+/** 38 events in 10 commits on one stream, like a demo session written by the runtime's write-behind. */
+const session = async (): Promise<string> => {
+  const dir = freshDir();
+  const store = await openJsonlEventStore(dir, { durability: 'none' });
+  let rev = -1;
+  for (let c = 0; c < 10; c++) {
+    const size = c < 8 ? 4 : 3;
+    await store.append('demo-1', Array.from({ length: size }, (_, i) => ev(`e${c}.${i}`)), rev < 0 ? 'no_stream' : BigInt(rev));
+    rev += size;
+  }
+  await store.close();
+  return dir;
+};
+
+describe('a truncated global index', () => {
+  it('is refused with the file, the offset and what disagrees, and every byte stays where it was', async () => {
+    const dir = await session();
+    truncateSync(join(dir, 'global.idx'), 9 * 80 + 17);
+    const before = snapshotStore(dir);
+    const e = (await rejection(openJsonlEventStore(dir))) as StoreCorruptError;
+    expect(isStoreCorruptError(e)).toBe(true);
+    expect(e.file).toBe(streamFileName('demo-1').fileName);
+    expect(e.message).toMatch(/the index lost committed records/);
+    expect(e.offset).toBeGreaterThan(0);
+    expect(snapshotStore(dir)).toEqual(before);
+    // read-only (audit) refuses the same way
+    expect(isStoreCorruptError(await rejection(openJsonlEventStore(dir, { readOnly: true })))).toBe(true);
+    expect(snapshotStore(dir)).toEqual(before);
+  });
+});
+
+describe('an index record whose line has the same offset and length but other content', () => {
+  it('does not count as committed: open refuses instead of serving or cutting it', async () => {
+    const dir = await session();
+    const file = fileOf(dir, 'demo-1');
+    const text = readFileSync(file, 'utf8');
+    const lines = text.split('\n');
+    const last = lines.at(-2)!;
+    const event = JSON.parse(last).e;
+    // A valid line (its own checksum matches) of the same length in the same place, with another id.
+    const forged = encodeEventLine({ ...event, id: event.id.replace('9', '8') }).bytes.toString('utf8').trimEnd();
+    expect(forged.length).toBe(last.length);
+    lines[lines.length - 2] = forged;
+    writeFileSync(file, lines.join('\n'));
+    const before = snapshotStore(dir);
+    const e = (await rejection(openJsonlEventStore(dir))) as StoreCorruptError;
+    expect(isStoreCorruptError(e)).toBe(true);
+    expect(e.message).toMatch(/another checksum/);
+    expect(snapshotStore(dir)).toEqual(before);
+  });
+});
+
+describe('the quarantine', () => {
+  it('keeps the bytes recovery cuts, with a one-line record of why', async () => {
+    const dir = await session();
+    const file = fileOf(dir, 's');
+    const store = await openJsonlEventStore(dir, { durability: 'none' });
+    await store.append('s', [ev('a')], 'no_stream');
+    await store.close();
+    const size = statSync(file).size;
+    const torn = '{"c":"0000aaaa","e":{"rev":1';
+    appendFileSync(file, torn);
+    const again = await openJsonlEventStore(dir, { durability: 'none' });
+    await again.close();
+    expect(statSync(file).size).toBe(size);
+    const log = readFileSync(join(dir, 'quarantine', 'quarantine.log'), 'utf8').trim().split('\n');
+    expect(log).toHaveLength(1);
+    const entry = JSON.parse(log[0]!);
+    expect(entry).toMatchObject({ file: `streams/${streamFileName('s').fileName}`, offset: size, length: torn.length });
+    expect(entry.reason).toMatch(/unfinished commit/);
+    expect(readFileSync(join(dir, entry.saved), 'utf8')).toBe(torn);
+  });
+
+  it('moves a leftover temporary file of a stream creation there instead of deleting it', async () => {
+    const dir = await session();
+    const tmp = `${fileOf(dir, 'new')}.tmp-abc123`;
+    writeFileSync(tmp, 'half a new stream');
+    await (await openJsonlEventStore(dir, { durability: 'none' })).close();
+    expect(existsSync(tmp)).toBe(false);
+    const saved = readdirSync(join(dir, 'quarantine')).filter((x) => x.includes('.tmp-abc123'));
+    expect(saved).toHaveLength(1);
+    expect(readFileSync(join(dir, 'quarantine', saved[0]!), 'utf8')).toBe('half a new stream');
+  });
+});
+
+describe('opening read-only', () => {
+  it('writes nothing: a missing directory is an error, a crash leftover stays in place and is not read', async () => {
+    const missing = freshDir();
+    expect(isStoreIoError(await rejection(openJsonlEventStore(missing, { readOnly: true })))).toBe(true);
+    expect(existsSync(missing)).toBe(false);
+    const dir = await session();
+    appendFileSync(fileOf(dir, 'demo-1'), '{"c":"0000');
+    const before = snapshotStore(dir);
+    const store = await openJsonlEventStore(dir, { readOnly: true });
+    expect((await collect(store.read('demo-1'))).length).toBe(38);
+    expect(isStoreIoError(await rejection(store.append('demo-1', [ev('x')], 37n)))).toBe(true);
+    await store.close();
+    expect(snapshotStore(dir)).toEqual(before);
+  });
+});
+
+describe('group journal, an abandoned commit of two records', () => {
+  it('is not resurrected when another commit took only its first position', async () => {
+    const dir = freshDir();
+    const s1 = await openJsonlEventStore(dir, { durability: 'group' });
+    await s1.append('a', [ev('a0')], 'no_stream');
+    await s1.close();
+    // Commit B: b0 at position 1, journaled (group mode); acknowledged.
+    const s2 = await openJsonlEventStore(dir, { durability: 'group' });
+    await s2.append('b', [ev('b0')], 'no_stream');
+    await s2.close();
+    const journalB = readFileSync(join(dir, 'group.journal'));
+    expect(journalB.length).toBeGreaterThan(0);
+    // Commit A, before B: journaled for positions 1 and 2, its writer crashed before its index write, so B's
+    // writer found 1 committed record and took position 1. A's lines are still in a's file.
+    const aFile = fileOf(dir, 'a');
+    const at = statSync(aFile).size;
+    const l1 = encodeEventLine({ rev: 1, pos: 1, id: 'a1', type: 'edge/test', time: 9, data: {}, g: 1 });
+    const l2 = encodeEventLine({ rev: 2, pos: 2, id: 'a2', type: 'edge/test', time: 9, data: {}, g: 1 });
+    const hash = streamFileName('a').hash;
+    const abandoned = encodeIndexRecords([
+      { fileHash: hash, offset: at, length: l1.bytes.length - 1, lineCrc: l1.crc, batchEnd: false },
+      { fileHash: hash, offset: at + l1.bytes.length, length: l2.bytes.length - 1, lineCrc: l2.crc, batchEnd: true },
+    ]);
+    appendFileSync(aFile, Buffer.concat([l1.bytes, l2.bytes]));
+    const journalA = encodeJournalRecord({ streams: [{ file: streamFileName('a').fileName, offset: at, bytes: Buffer.concat([l1.bytes, l2.bytes]) }], index: { first: 1, bytes: abandoned } });
+    writeFileSync(join(dir, 'group.journal'), Buffer.concat([journalA, journalB]));
+    // A power loss took B's index record (group mode does not fsync the index): only the journal has it.
+    truncateSync(join(dir, 'global.idx'), 80);
+    const store = await openJsonlEventStore(dir, { durability: 'group' });
+    expect((await collect(store.readAll())).map((e) => e.id)).toEqual(['a0', 'b0']);
+    expect((await collect(store.read('a'))).map((e) => e.id)).toEqual(['a0']);
+    expect((await collect(store.read('b'))).map((e) => e.id)).toEqual(['b0']);
+    expect(statSync(aFile).size).toBe(at);
+    await store.close();
+  });
+});

@@ -1,0 +1,82 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { EVENT_DATA_SCHEMAS, type EventType } from '../../domain/events.js';
+import { fastEventData } from '../../domain/fast-event-data.js';
+import { findNonJsonPath } from '../../domain/json.js';
+
+/** One valid sample of every shape the fast path takes, and a few it leaves to zod. */
+const samples: readonly { readonly type: EventType; readonly data: unknown }[] = [
+  { type: 'session/created', data: { sessionId: 's', createdAt: 1, kind: 'ordinary' } },
+  { type: 'session/created', data: { sessionId: 's', createdAt: 1, kind: 'ordinary', seedLength: 3, parentSession: 'p' } },
+  { type: 'agent/inbox/spliced', data: { target: 'next-turn', start: 0, inserted: [{ id: 'a', role: 'user', content: [{ type: 'text', text: 'hi' }], source: { kind: 'user' } }] } },
+  { type: 'agent/inbox/spliced', data: { target: 'next-step', start: 2, removedCount: 1, inserted: [] } },
+  { type: 'agent/inbox/spliced', data: { target: 'next-turn', start: 1, removedCount: 1, outcome: 'canceled', inserted: [{ id: 'b', role: 'user', content: [], source: { kind: 'plugin', plugin: 'x', form: 'f' } }] } },
+  { type: 'agent/inbox/spliced', data: { target: 'next-turn', start: 0, inserted: [{ id: 'c', role: 'user', content: [{ type: 'image', mediaType: 'image/png', data: 'AA==' }], source: { kind: 'user', rpcId: 'r' } }] } },
+  { type: 'user/message', data: { id: 'a', role: 'user', content: [{ type: 'text', text: 'x' }], source: { kind: 'user', rpcId: 'r', clientTimeZone: 'UTC' } } },
+  { type: 'user/message', data: { id: 'a', role: 'user', content: [], source: { kind: 'coordinator', extra: 1 } } },
+  { type: 'turn/start', data: { turn: 1 } },
+  { type: 'turn/end', data: { turn: 1, reason: { kind: 'completed' } } },
+  { type: 'turn/end', data: { turn: 2, reason: { kind: 'aborted', reason: { kind: 'user' } } } },
+  { type: 'step/start', data: { turn: 1, step: 1 } },
+  { type: 'step/end', data: { turn: 1, step: 2 } },
+  { type: 'assistant/message', data: { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }] } } },
+  { type: 'assistant/message', data: { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'reasoning', text: 'r' }] }, usage: { inputTokens: 1, outputTokens: 2 } } },
+];
+
+/** A random edit somewhere inside a JSON value: drop a key, add one, or replace a value (with another JSON value or an edge number). */
+const mutate = (value: unknown, path: readonly number[], replacement: unknown, mode: number): unknown => {
+  if (typeof value !== 'object' || value === null) return replacement;
+  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+  if (entries.length === 0 || path.length === 0) {
+    if (Array.isArray(value)) return mode % 2 === 0 ? [...value, replacement] : replacement;
+    return mode % 3 === 0 ? { ...value, extra: replacement } : replacement;
+  }
+  const i = path[0]! % entries.length;
+  const [key, child] = entries[i]!;
+  if (Array.isArray(value)) return value.map((v, j) => (j === i ? mutate(child, path.slice(1), replacement, mode) : v));
+  const copy: Record<string, unknown> = { ...value };
+  if (mode % 7 === 0 && path.length === 1) delete copy[key];
+  else copy[key] = mutate(child, path.slice(1), replacement, mode);
+  return copy;
+};
+
+const edgeValue = fc.oneof(
+  { weight: 1, arbitrary: fc.jsonValue() },
+  { weight: 4, arbitrary: fc.constantFrom(-0, 0, 1, -1, 1.5, Number.MAX_SAFE_INTEGER + 2, Number.NaN, Number.POSITIVE_INFINITY, '', 'text', 'user', 'plugin', 'next-step', 'canceled', 'completed', undefined, null, [], {}) },
+);
+
+describe('fastEventData (the parse fast path) accepts only what the schemas accept, to the same value', () => {
+  it('takes the common shapes, and leaves the unusual ones to zod', () => {
+    for (const s of samples) {
+      const fast = fastEventData(s.type, s.data);
+      const zod = EVENT_DATA_SCHEMAS[s.type].safeParse(s.data);
+      expect(zod.success).toBe(true);
+      if (fast !== null) expect(fast).toEqual(zod.data);
+    }
+    expect(samples.filter((s) => fastEventData(s.type, s.data) !== null).length).toBe(10);
+  });
+
+  it('whatever it accepts after a random edit, zod accepts as an equal, lossless value (and it copies, never freezing the input)', () => {
+    fc.assert(
+      fc.property(fc.nat(samples.length - 1), fc.array(fc.nat(20), { maxLength: 4 }), edgeValue, fc.nat(100), (i, path, replacement, mode) => {
+        const { type, data } = samples[i]!;
+        const edited = mutate(structuredClone(data), path, replacement, mode);
+        const fast = fastEventData(type, edited);
+        const owned = edited === undefined ? undefined : structuredClone(edited);
+        const inPlace = fastEventData(type, owned, { inPlace: true });
+        expect(inPlace === null).toBe(fast === null);
+        if (fast === null) return;
+        expect(inPlace).toBe(owned);
+        expect(inPlace).toEqual(fast);
+        expect(Object.isFrozen(inPlace)).toBe(true);
+        expect(findNonJsonPath(edited)).toBeNull();
+        const zod = EVENT_DATA_SCHEMAS[type].safeParse(edited);
+        expect(zod.success).toBe(true);
+        expect(fast).toEqual(zod.data);
+        expect(Object.isFrozen(fast)).toBe(true);
+        if (typeof edited === 'object' && edited !== null) expect(Object.isFrozen(edited)).toBe(false);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
