@@ -107,6 +107,7 @@ export interface DurableReceipt {
  */
 export type QueueEditRefusal = QueueEditError | InvalidMessageError | MessageTooLargeError;
 
+/** Queue edits by message id (`agent.queue`): each returns a typed refusal instead of throwing; claim wins every race. */
 export interface QueueEdits {
   /** Replaces a pending item's content (text only), keeping its id and source. */
   edit(id: string, content: string | readonly ContentBlock[]): E.Either<QueueEditRefusal, { readonly accepted: true }>;

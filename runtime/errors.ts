@@ -73,4 +73,5 @@ export class MessageTooLargeError extends RuntimeError {
     this.name = 'MessageTooLargeError';
   }
 }
+/** Is this a {@link MessageTooLargeError}? (by its stable `code`) */
 export const isMessageTooLargeError = (e: unknown): e is MessageTooLargeError => hasCode(e, 'message-too-large');
