@@ -91,6 +91,11 @@ export interface Runtime {
    * inherits pending input and continues the parent's turn numbers.
    */
   fork(parentSessionId: string, options?: ForkOptions): Promise<Agent>;
+  /**
+   * Forgets a live agent without disposing it (its host lost the session to another host; the store's optimistic
+   * concurrency fences any write it still tries), so that a later `resume` of the id can run here again.
+   */
+  forget(sessionId: string): void;
   /** The live agent of a session in this runtime, or undefined: the registry the children's authorisation checks. */
   liveAgent(sessionId: string): Agent | undefined;
 }
@@ -129,7 +134,9 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
       ...(options.lateToolResults !== undefined ? { lateToolResults: options.lateToolResults } : {}),
       ...(systemPrompt !== undefined ? { systemPrompt } : {}),
-      onDisposed: () => live.delete(sessionId),
+      onDisposed: () => {
+        if (live.get(sessionId) === agent) live.delete(sessionId);
+      },
     });
     live.set(sessionId, agent);
     return agent;
@@ -168,6 +175,10 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       const time = events.at(-1)!.time;
       for (const closer of repairClosers(events, state)) log.append(closer.type, closer.data as never, { time });
       return bind(sessionId, log, { inbox: state.inbox, lastTurn: state.turns.lastTurn }, opts);
+    },
+
+    forget(sessionId) {
+      live.delete(sessionId);
     },
 
     async fork(parentSessionId, given) {

@@ -3,7 +3,7 @@ import { EVENT_DATA_SCHEMAS, isEventType, type EventDataByType, type EventType, 
 import { deepFreeze, snapshotJson } from '../domain/json.js';
 import type { Clock, IdSource } from './ports/clock.js';
 import type { EventStore, NewEvent } from './ports/event-store.js';
-import { isConcurrencyError } from './ports/store-errors.js';
+import { ConcurrencyError, isConcurrencyError, isDuplicateEventIdError, isUnknownOutcomeError } from './ports/store-errors.js';
 import { MessageTooLargeError, RuntimeError } from './errors.js';
 import { eventSizeBytes } from './ports/store-validation.js';
 import type { Logger } from './logger.js';
@@ -54,6 +54,8 @@ export class SessionLog {
   #peekedId: string | null = null;
   /** The largest event this log admits: the store's maximum, or the lower `maxEventBytes` option. */
   readonly maxEventBytes: number;
+  /** The last append failed: what the store holds after `#durable` is not known until the tail is read. */
+  #unsure = false;
 
   constructor(opts: SessionLogOptions) {
     this.#opts = opts;
@@ -215,33 +217,106 @@ export class SessionLog {
     });
   }
 
+  /**
+   * Writes the queue in batches with the expected revision this log last wrote. After any failed append the
+   * next attempt first reads the stream's tail, because a failure does not always mean "nothing was written":
+   * - an unknown outcome (`UnknownOutcomeError`: a timeout after the request was sent, a dropped connection
+   *   after COMMIT) is resolved at once: the tail says whether the batch is stored; if it is not, the batch is
+   *   sent again, at most `IMMEDIATE_ATTEMPTS` times before the waiters are told and the next event or checkpoint
+   *   tries again;
+   * - a `ConcurrencyError` or `DuplicateEventIdError` may be this log's own earlier write (stored, acknowledgement
+   *   lost, then a grown batch retried): if the tail holds only this log's events, they count as durable and the
+   *   rest is written after them. Only an event this log did not write fences the session.
+   * So a batch is stored exactly once and an unknown outcome never stalls the session or fences it by itself.
+   */
   async #writeLoop(): Promise<void> {
+    /** Consecutive sends of the batch at `#durable` that failed. */
+    let attempts = 0;
     while (this.#durable < this.#events.length && !this.#fenced) {
+      if (this.#unsure) {
+        try {
+          await this.#resolveFromTail(null);
+        } catch (e) {
+          this.#lastError = e;
+          this.#opts.logger.warn(`reading the tail of ${this.stream} after a failed write failed; will retry at the next event or checkpoint`, e);
+          this.#rejectWaiters(e);
+          return;
+        }
+        continue;
+      }
       const from = this.#durable;
       const batch = this.#events.slice(from);
       const expected = from === 0 ? 'no_stream' : BigInt(from - 1);
+      attempts++;
       try {
         await this.#opts.store.append(this.stream, batch.map(toNewEvent), expected);
         this.#durable = from + batch.length;
         this.#lastError = null;
+        attempts = 0;
         this.#settle();
       } catch (e) {
         this.#lastError = e;
-        if (isConcurrencyError(e)) {
-          this.#fenced = new RuntimeError('session-fenced', `another writer owns stream ${this.stream}; this session stopped writing`, { cause: e });
-          this.#opts.logger.warn(this.#fenced.message, e);
-          for (const l of this.#fenceListeners) {
-            try {
-              l(this.#fenced);
-            } catch (err) {
-              this.#opts.logger.warn('fence listener threw (contained)', err);
-            }
+        this.#unsure = true;
+        const ownWriteSuspected = isConcurrencyError(e) || isDuplicateEventIdError(e);
+        if (ownWriteSuspected || (isUnknownOutcomeError(e) && attempts < IMMEDIATE_ATTEMPTS)) {
+          let advanced: boolean | null = null;
+          try {
+            advanced = await this.#resolveFromTail(isConcurrencyError(e) ? e : null);
+          } catch (readError) {
+            this.#opts.logger.warn(`reading the tail of ${this.stream} after a failed write failed`, readError);
           }
-        } else {
-          this.#opts.logger.warn(`write of ${batch.length} events to ${this.stream} failed; will retry at the next event or checkpoint`, e);
+          if (this.#fenced) break;
+          if (advanced === true) attempts = 0;
+          // stored (in part or whole): write the rest; not stored after an unknown outcome: send it again
+          if (advanced === true || (advanced === false && !ownWriteSuspected)) continue;
+          // the stream holds nothing of this batch and the store still says another writer is there: fence
+          if (advanced === false && isConcurrencyError(e)) {
+            this.#fence(e);
+            break;
+          }
         }
-        this.#rejectWaiters(this.#fenced ?? e);
+        this.#opts.logger.warn(`write of ${batch.length} events to ${this.stream} failed; will retry at the next event or checkpoint`, e);
+        this.#rejectWaiters(e);
         return;
+      }
+    }
+    if (this.#fenced) this.#rejectWaiters(this.#fenced);
+  }
+
+  /**
+   * Reads the stream from the first revision not known durable and compares ids with the live log: events of this
+   * log found there become durable (returns true when any did). An event this log did not write fences the
+   * session (with `conflict` as the cause when there is one). Clears the "unsure" state when it completes.
+   */
+  async #resolveFromTail(conflict: ConcurrencyError | null): Promise<boolean> {
+    const from = this.#durable;
+    let next = from;
+    for await (const stored of this.#opts.store.read(this.stream, { from: BigInt(from) })) {
+      const mine = this.#events[next];
+      if (stored.revision !== BigInt(next) || mine === undefined || mine.id !== stored.id) {
+        this.#fence(conflict ?? new ConcurrencyError(this.stream, from === 0 ? 'no_stream' : BigInt(from - 1), stored.revision));
+        this.#unsure = false;
+        return false;
+      }
+      next++;
+    }
+    this.#unsure = false;
+    if (next === from) return false;
+    this.#opts.logger.warn(`${next - from} events of ${this.stream} were stored by an append that reported failure; continuing after them`);
+    this.#durable = next;
+    this.#lastError = null;
+    this.#settle();
+    return true;
+  }
+
+  #fence(cause: unknown): void {
+    this.#fenced = new RuntimeError('session-fenced', `another writer owns stream ${this.stream}; this session stopped writing`, { cause });
+    this.#opts.logger.warn(this.#fenced.message, cause);
+    for (const l of this.#fenceListeners) {
+      try {
+        l(this.#fenced);
+      } catch (err) {
+        this.#opts.logger.warn('fence listener threw (contained)', err);
       }
     }
   }
@@ -257,6 +332,9 @@ export class SessionLog {
     for (const w of ws) w.reject(e);
   }
 }
+
+/** How many times one write pass sends a batch whose outcome came back unknown before it tells the waiters. */
+const IMMEDIATE_ATTEMPTS = 3;
 
 interface Waiter {
   readonly upTo: number;

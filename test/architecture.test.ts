@@ -16,7 +16,9 @@ const importsOf = (file: string): string[] =>
 const target = (file: string, spec: string): string => {
   if (!spec.startsWith('.')) return spec.startsWith('node:') ? 'node' : spec.split('/')[0]!;
   const rel = relative(ROOT, resolve(ROOT, dirname(file), spec));
-  return rel.startsWith('runtime/ports') ? 'runtime/ports' : rel.split('/')[0]!;
+  if (rel.startsWith('runtime/ports')) return 'runtime/ports';
+  if (rel.startsWith('runtime/host')) return 'runtime/host';
+  return rel.split('/')[0]!;
 };
 
 const rules: { folder: string; allowed: readonly string[] }[] = [
@@ -25,11 +27,16 @@ const rules: { folder: string; allowed: readonly string[] }[] = [
   { folder: 'runtime', allowed: ['runtime', 'runtime/ports', 'domain', 'fp-ts'] },
   // steerlog/testing: no test runner (it throws node:assert errors), no store adapter, no driver
   { folder: 'testing', allowed: ['testing', 'domain', 'projections', 'runtime/ports', 'adapters', 'node', 'fp-ts'] },
+  // the Host's rules: sessions, admission, the mirror's frames; projections for the queue view, zod for the wire
+  { folder: 'runtime/host', allowed: ['runtime/host', 'runtime', 'runtime/ports', 'domain', 'projections', 'fp-ts', 'zod', 'rxjs'] },
 ];
+/** Files of a rule's folder, without its nested layers (runtime/ excludes runtime/host/). */
+const filesOf = (folder: string): string[] =>
+  filesUnder(folder).filter((f) => !rules.some((r) => r.folder !== folder && r.folder.startsWith(`${folder}/`) && f.startsWith(`${r.folder}/`)));
 
 describe('architecture', () => {
   it.each(rules.map((r) => [r.folder, r] as const))('%s/ imports only what its layer may', (_, rule) => {
-    const violations = filesUnder(rule.folder).flatMap((file) =>
+    const violations = filesOf(rule.folder).flatMap((file) =>
       importsOf(file)
         .map((spec) => ({ file, spec, lands: target(file, spec) }))
         .filter((i) => !rule.allowed.includes(i.lands)),
@@ -42,5 +49,10 @@ describe('architecture', () => {
     expect(target('runtime/agent.ts', '../domain/events.js')).toBe('domain');
     expect(target('projections/index.ts', '../runtime/ports/event-store.js')).toBe('runtime/ports');
     expect(rules.find((r) => r.folder === 'runtime')!.allowed).not.toContain(target('runtime/agent.ts', '../adapters/store/memory/memory-event-store.js'));
+    // the core runtime never reaches into the Host layer; the Host never into an adapter
+    expect(rules.find((r) => r.folder === 'runtime')!.allowed).not.toContain(target('runtime/agent.ts', './host/host.js'));
+    expect(rules.find((r) => r.folder === 'runtime/host')!.allowed).not.toContain(target('runtime/host/host.ts', '../../adapters/http/app.js'));
+    expect(filesOf('runtime')).not.toContain('runtime/host/host.ts');
+    expect(filesOf('runtime/host')).toContain('runtime/host/host.ts');
   });
 });

@@ -11,6 +11,9 @@ export interface PostgresCheckpointStoreOptions {
   readonly table?: string;
 }
 
+/** Decimal digits of the position column: 2^128 − 1 has 39, so any packed (commit, prepare) pair of uint64 fits. */
+const POSITION_DIGITS = 39;
+
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const ident = (name: string): string => {
   if (!IDENT.test(name)) throw new TypeError(`not a plain SQL identifier: ${JSON.stringify(name)}`);
@@ -18,7 +21,7 @@ const ident = (name: string): string => {
 };
 
 /**
- * Checkpoints in a PostgreSQL table `(name text, version int, position numeric, state json, updated_at)`,
+ * Checkpoints in a PostgreSQL table `(name text, version int, position numeric(39, 0), state json, updated_at)`,
  * primary key `(name, version)`. `save` is one UPSERT statement, so position and state change together. The state
  * column is `json` (not `jsonb`): the JSON text is kept byte for byte.
  */
@@ -44,12 +47,13 @@ export class PostgresCheckpointStore implements CheckpointStore {
          CREATE TABLE IF NOT EXISTS ${this.#table} (
            name text NOT NULL,
            version integer NOT NULL,
-           position numeric(20, 0) NOT NULL,
+           position numeric(39, 0) NOT NULL,
            state json NOT NULL,
            updated_at timestamptz NOT NULL DEFAULT now(),
            PRIMARY KEY (name, version)
          )`,
       )
+      .then(() => this.#widenPosition())
       .then(
         () => undefined,
         (e: unknown) => {
@@ -58,6 +62,24 @@ export class PostgresCheckpointStore implements CheckpointStore {
         },
       );
     return this.#ready;
+  }
+
+  /**
+   * Migration 1 → 2: tables created before version 2 hold `position numeric(20, 0)`, which cannot keep a packed
+   * EventStoreDB `$all` position (commit · 2^64 + prepare, about 2^104 for a commit position of 2^40). Widen it to
+   * `numeric(39, 0)`, which holds any pair of uint64; existing values are kept as they are. Runs once per table.
+   */
+  async #widenPosition(): Promise<void> {
+    const schema = this.#schema.slice(1, -1);
+    const table = this.#table.slice(this.#schema.length + 2, -1);
+    const { rows } = await this.#pool.query<{ precision: number | null }>(
+      `SELECT numeric_precision AS precision FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 AND column_name = 'position'`,
+      [schema, table],
+    );
+    const precision = rows[0]?.precision;
+    if (precision !== null && precision !== undefined && precision < POSITION_DIGITS) {
+      await this.#pool.query(`ALTER TABLE ${this.#table} ALTER COLUMN position TYPE numeric(${POSITION_DIGITS}, 0)`);
+    }
   }
 
   async load(key: ProjectionKey): Promise<Checkpoint | null> {

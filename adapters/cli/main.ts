@@ -6,6 +6,7 @@ import { DEMO_USAGE, demoCommand } from './demo-command.js';
 import { EXPORT_USAGE, exportCommand } from './export-command.js';
 import type { CliIo } from './io.js';
 import { PROJECT_USAGE, projectCommand } from './project-command.js';
+import { SERVE_USAGE, serveCommand } from './serve-command.js';
 import { STORE_USAGE, storeCommand } from './store-command.js';
 
 /** One `steerlog <command>`: its one-line summary for the top-level help, its usage text, and what runs it. */
@@ -24,6 +25,7 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   export: { summary: 'write a stored session as an envelope log (what audit reads)', usage: EXPORT_USAGE, run: exportCommand },
   project: { summary: 'fold the store into a user projection and print its report', usage: PROJECT_USAGE, run: projectCommand },
   store: { summary: 'check a JSONL store, or rebuild its index', usage: STORE_USAGE, run: storeCommand },
+  serve: { summary: 'run the Host: HTTP API and live mirror of sessions (default store jsonl:./.steerlog)', usage: SERVE_USAGE, run: serveCommand },
 };
 
 /** The package version, from package.json (found from both the sources and dist/). */

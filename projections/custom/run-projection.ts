@@ -2,6 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { BehaviorSubject, filter, map, type Observable } from 'rxjs';
 import { findNonJsonPath } from '../../domain/json.js';
 import type { EventStore, SubscriptionMessage } from '../../runtime/ports/event-store.js';
+import { isSubscriptionDroppedError } from '../../runtime/ports/store-errors.js';
 import type { CheckpointStore, ProjectionKey } from '../checkpoints/checkpoint-store.js';
 import { ProjectionFailedError, ProjectionStateNotJsonError } from '../errors.js';
 import { toLogEvent } from '../sources/from-store.js';
@@ -74,6 +75,11 @@ interface Waiter {
   readonly resolve: () => void;
   readonly reject: (e: unknown) => void;
 }
+
+/** Consecutive subscription drops without a folded event before the run gives up. */
+const MAX_DROPS_WITHOUT_PROGRESS = 5;
+/** Wait before resubscribing, times the number of consecutive drops. */
+const RESUBSCRIBE_DELAY_MS = 50;
 
 const quiet = <T>(p: Promise<T>): Promise<T> => {
   p.catch(() => undefined);
@@ -188,7 +194,7 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
   }
 
   async #run(): Promise<void> {
-    const { checkpoints, store, stream } = this.#options;
+    const { checkpoints } = this.#options;
     const loaded = (this.#options.from ?? 'checkpoint') === 'checkpoint' ? await checkpoints.load(this.key) : null;
     if (this.#ended) return;
     if (loaded) {
@@ -205,6 +211,28 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     }
     this.#lwm = new LowWaterMark(this.#position);
     const signal = this.#abort.signal;
+    // A dropped subscription (the server's live buffer overflowed, the connection or the leader changed) is
+    // resumed after the last folded event: nothing skipped, nothing folded twice. Consecutive drops without
+    // progress are given up after `MAX_DROPS_WITHOUT_PROGRESS`, and the run fails with the store's error.
+    let drops = 0;
+    for (;;) {
+      const before = this.#position;
+      try {
+        await this.#consume(signal);
+        return;
+      } catch (e) {
+        if (!isSubscriptionDroppedError(e) || this.#ended || signal.aborted) throw e;
+        drops = this.#position === before ? drops + 1 : 1;
+        if (drops > MAX_DROPS_WITHOUT_PROGRESS) throw e;
+        await new Promise((resolve) => setTimeout(resolve, RESUBSCRIBE_DELAY_MS * drops));
+        if (this.#ended || signal.aborted) return;
+      }
+    }
+  }
+
+  /** Subscribes after the last folded position and folds until the subscription ends. */
+  async #consume(signal: AbortSignal): Promise<void> {
+    const { store, stream } = this.#options;
     const messages: AsyncIterable<SubscriptionMessage> =
       stream !== undefined
         ? store.subscribe(stream, { from: this.#position === null ? 0n : this.#position + 1n, signal })

@@ -108,9 +108,20 @@ export interface EventStore {
    */
   readonly maxEventBytes: number;
   /**
+   * Largest event this store accepts, in bytes of the port's measure: UTF-8 JSON of `data`, plus `type` and `id`.
+   * An admission check can refuse bigger events before they enter a session; `append` refuses them with
+   * `EventTooLargeError` either way. Absent when the store does not say (then 1 MiB is the portable bound).
+   */
+  readonly maxEventSize?: number;
+  /**
    * Appends `events` atomically (all or none) if the stream's state matches `expected`.
    * Re-appending a batch whose ids are already stored, in the same order and place, succeeds without writing.
    * @throws ConcurrencyError, InvalidStreamIdError, InvalidEventError, EventTooLargeError, DuplicateEventIdError
+   * @throws UnknownOutcomeError when the store cannot tell whether the batch was written (the request was sent,
+   *   the answer lost or ambiguous). The batch is then stored completely or not at all — except where a store
+   *   documents that it splits large batches (EventStoreDB: whole chunks of a batch larger than the server's request
+   *   limit may be stored) — so a caller resolves it by reading the stream's tail: ids and revision say which.
+   *   `StoreIoError` and every other error mean nothing was written.
    */
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Streams the stream's events; an absent stream yields nothing. */

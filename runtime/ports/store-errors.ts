@@ -10,7 +10,11 @@ export type StoreErrorCode =
   | 'duplicate-event-id'
   | 'store-closed'
   | 'store-io'
-  | 'store-corrupt';
+  | 'store-corrupt'
+  | 'unknown-outcome'
+  | 'subscription-dropped'
+  | 'not-leader'
+  | 'access-denied';
 
 /** Base class of the store errors: each has a stable `code` and a guard. */
 export class StoreError extends Error {
@@ -150,3 +154,83 @@ export class StoreCorruptError extends StoreError {
 }
 /** Is this a {@link StoreCorruptError}? (by its stable `code`) */
 export const isStoreCorruptError = (e: unknown): e is StoreCorruptError => hasCode(e, 'store-corrupt');
+
+/**
+ * The store may or may not have written the batch: the request reached it, and then the answer was lost or came
+ * back as a failure that does not say whether the write committed (a timeout after the write was sent, a dropped
+ * connection after COMMIT, an fsync error whose rollback failed too). Nothing about the stream can be assumed:
+ * resolve it by reading the stream's tail (its last revision and the ids stored there) and continue from what is
+ * actually stored. Retrying the same batch blindly is safe only with the same ids at the same place.
+ */
+export class UnknownOutcomeError extends StoreError {
+  declare readonly code: 'unknown-outcome';
+  constructor(
+    readonly stream: string,
+    /** Number of events in the batch whose outcome is unknown. */
+    readonly events: number,
+    /** What happened, in one line (`"EventStoreDB timeout after the append was sent"`). */
+    reason: string,
+    options?: {
+      cause?: unknown;
+      /**
+       * What probably caused it, when the store can tell: `'clock-skew'` when the server answered "timed out" at
+       * once, as it does when the request's absolute deadline (set from this machine's clock) is already past
+       * by its own clock.
+       */
+      hint?: 'clock-skew';
+    },
+  ) {
+    super(
+      'unknown-outcome',
+      `stream "${stream}": the outcome of an append of ${events} event(s) is unknown: ${reason}${options?.hint === 'clock-skew' ? " (the server timed it out at once: check this machine's clock against the server's)" : ''}`,
+      options,
+    );
+    this.name = 'UnknownOutcomeError';
+    if (options?.hint !== undefined) this.hint = options.hint;
+  }
+  /** See the constructor's `options.hint`. */
+  readonly hint?: 'clock-skew';
+}
+export const isUnknownOutcomeError = (e: unknown): e is UnknownOutcomeError => hasCode(e, 'unknown-outcome');
+
+/**
+ * The server ended a live subscription (a consumer too slow for the server's live buffer, a dropped connection, a
+ * leader change). Retryable: subscribe again after the last position handled; nothing was skipped before it.
+ */
+export class SubscriptionDroppedError extends StoreError {
+  declare readonly code: 'subscription-dropped';
+  constructor(what: string, reason: string, options?: { cause?: unknown }) {
+    super('subscription-dropped', `${what}: the subscription was dropped: ${reason}`, options);
+    this.name = 'SubscriptionDroppedError';
+  }
+}
+export const isSubscriptionDroppedError = (e: unknown): e is SubscriptionDroppedError => hasCode(e, 'subscription-dropped');
+
+/**
+ * The node the store talked to cannot take this write: it is a follower (or read-only replica) of a cluster.
+ * Nothing was written. Retryable: the client reconnects to `leader` (when the node named it) and the write can be
+ * sent again.
+ */
+export class NotLeaderError extends StoreError {
+  declare readonly code: 'not-leader';
+  constructor(
+    what: string,
+    /** The leader's address as the node reported it, when it did. */
+    readonly leader: { readonly host: string; readonly port: number } | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super('not-leader', `${what}: the node is not the cluster leader${leader ? `; the leader is ${leader.host}:${leader.port}` : ''}`, options);
+    this.name = 'NotLeaderError';
+  }
+}
+export const isNotLeaderError = (e: unknown): e is NotLeaderError => hasCode(e, 'not-leader');
+
+/** The store's credentials do not allow the operation (EventStoreDB: reading `$all` needs admin rights). Nothing was read or written. */
+export class StoreAccessDeniedError extends StoreError {
+  declare readonly code: 'access-denied';
+  constructor(what: string, hint: string, options?: { cause?: unknown }) {
+    super('access-denied', `${what}: access denied; ${hint}`, options);
+    this.name = 'StoreAccessDeniedError';
+  }
+}
+export const isStoreAccessDeniedError = (e: unknown): e is StoreAccessDeniedError => hasCode(e, 'access-denied');

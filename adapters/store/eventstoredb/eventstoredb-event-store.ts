@@ -4,7 +4,7 @@
  *
  * Checked against an in-process protocol fake built from the client's own gRPC stubs, not against a real server.
  */
-import { END, EventStoreDBClient, excludeSystemEvents, START, type ResolvedEvent } from '@eventstore/db-client';
+import { END, EventStoreDBClient, START, streamNameFilter, type EventData, type Position, type ResolvedEvent } from '@eventstore/db-client';
 import type { Readable } from 'node:stream';
 import {
   globalPosition,
@@ -22,7 +22,9 @@ import {
   type SubscribeOptions,
   type SubscriptionMessage,
 } from '../../../runtime/ports/event-store.js';
-import { StoreClosedError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
+import { StoreClosedError, UnknownOutcomeError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
+import { ESDB_SERVER_LIMITS, splitToFit, type EventStoreDbServerLimits } from './append-limits.js';
+import { portSubscription, type ClientSubscription, type Head, type SubscriptionSpec } from './subscription.js';
 import {
   assertValidBatch,
   assertValidExpected,
@@ -33,12 +35,14 @@ import {
   idempotencyVerdict,
 } from '../../../runtime/ports/store-validation.js';
 import {
+  assertNoSystemEventTypes,
   assertNotSystemStream,
   fromResolved,
   isStreamNotFound,
   isSystemEvent,
   isWrongExpectedVersion,
   packPosition,
+  toAppendError,
   toConcurrencyError,
   toEsdbEvent,
   toEsdbExpected,
@@ -48,8 +52,41 @@ import {
 
 /** Options of the EventStoreDB store. */
 export interface EventStoreDbStoreOptions {
-  /** Largest serialized event accepted (checked before sending). @defaultValue 1 MiB */
+  /** Largest serialized event accepted (checked before sending, in the port's measure). @defaultValue 1 MiB */
   readonly maxEventBytes?: number;
+  /**
+   * The server's append limits, in the server's measure (data + metadata + 2 × type). A batch larger than
+   * `maxAppendSize` is sent as several appends (see docs/store-eventstoredb.md, *Limits*); one event larger than
+   * `maxEventSize` is refused with `EventTooLargeError`. Raise to `ESDB_SERVER_LIMITS.from25_1` (or the server's
+   * configured `MaxAppendSize`) only for servers that accept it.
+   * @defaultValue `ESDB_SERVER_LIMITS.upTo25_0` (1 MiB per request), safe on every server version
+   */
+  readonly serverLimits?: EventStoreDbServerLimits;
+  /**
+   * Which append RPC carries appends. `'append'` (one call per append) keeps each append's failure to itself:
+   * client 6.2.1's BatchAppend shares one table of pending appends per process, so a broken BatchAppend stream of
+   * any client rejects every client's pending appends, a late answer then throws an uncaught TypeError, and its
+   * deadline is an absolute timestamp from this machine's clock. The client takes the Append path when per-call
+   * credentials are passed, which the adapter does (see `credentials`). `'batch-append'` uses BatchAppend when the
+   * server offers it; its failures are then reported as unknown outcomes.
+   * @defaultValue 'append'
+   */
+  readonly appendRpc?: 'append' | 'batch-append';
+  /**
+   * Credentials passed with each append (they select the Append path). Needed for `appendRpc: 'append'` on a
+   * secure connection; taken from the connection string's `user:password@` when the store creates the client; on
+   * an insecure connection (`tls=false`) the client ignores credentials, so placeholders are sent. Without them on a
+   * secure connection the adapter falls back to BatchAppend.
+   */
+  readonly credentials?: { readonly username: string; readonly password: string };
+  /**
+   * Prefix of the EventStoreDB stream that holds each port stream (`steerlog-` + the port's stream id), which makes
+   * `steerlog` the streams' category. `$all` holds much that is not steerlog's (system streams, `$>` links, `$$`
+   * metadata, tombstones, other applications' events): `readAll` and `subscribeAll` return only events of streams
+   * with this prefix, without parsing anything else. Changing it hides streams written under the old one.
+   * @defaultValue 'steerlog-'
+   */
+  readonly streamPrefix?: string;
   /** How many streams' id indexes (used for idempotency checks) to keep, least recently used first out. @defaultValue 1000 */
   readonly idIndexStreams?: number;
 }
@@ -83,7 +120,22 @@ export const clientFromConnectionString = (connectionString: string): EventStore
 export const openEventStoreDbStore = (options: OpenEventStoreDbStoreOptions): EventStoreDbEventStore =>
   'client' in options
     ? new EventStoreDbEventStore(options.client, false, options)
-    : new EventStoreDbEventStore(clientFromConnectionString(options.connectionString), true, options);
+    : new EventStoreDbEventStore(clientFromConnectionString(options.connectionString), true, {
+        ...options,
+        ...(options.credentials ? {} : credentialsFor(options.connectionString)),
+      });
+
+/** Per-call credentials that select the Append path: the connection string's own, or placeholders when it is insecure. */
+const credentialsFor = (connectionString: string): { credentials?: { username: string; password: string } } => {
+  const m = /^esdb(?:\+discover)?:\/\/([^@/?]*)@/i.exec(connectionString);
+  if (m && m[1]!.includes(':')) {
+    const [user, ...rest] = m[1]!.split(':');
+    return { credentials: { username: decodeURIComponent(user!), password: decodeURIComponent(rest.join(':')) } };
+  }
+  // Credentials are ignored on an insecure channel; they only steer the client to the Append path.
+  if (/[?&]tls=false(&|$)/i.test(connectionString)) return { credentials: { username: 'steerlog', password: 'ignored-on-insecure-channels' } };
+  return {};
+};
 
 /** What the adapter knows about one stream's stored ids: enough to decide idempotency without rereading it. */
 interface IdIndex {
@@ -93,20 +145,23 @@ interface IdIndex {
   lastPosition: GlobalPosition;
 }
 
-/** The client's subscription object, with the (runtime-public, typed-protected) conversion hook it calls per event. */
-type ClientSubscription = Readable & {
-  unsubscribe(): Promise<void>;
-  convertGrpcEvent: (e: unknown) => ResolvedEvent;
-};
 type ClientRead = Readable & { cancel(): Promise<void> };
 
-const NEVER = new Promise<never>(() => {});
+/** See `EventStoreDbStoreOptions.streamPrefix`. */
+export const DEFAULT_STREAM_PREFIX = 'steerlog-';
+
+/** Bytes kept free in each event for steerlog's custom metadata (`{"steerlog":{"v":1,"id":…,"time":…}}`). */
+const METADATA_ALLOWANCE = 512;
 
 /** The EventStore port on EventStoreDB, through `@eventstore/db-client`. */
 export class EventStoreDbEventStore implements EventStore {
   readonly #client: EventStoreDBClient;
   readonly #ownsClient: boolean;
   readonly #maxEventBytes: number;
+  readonly #limits: EventStoreDbServerLimits;
+  readonly #prefix: string;
+  /** Per-call credentials when appends take the Append path; undefined: BatchAppend (when the server offers it). */
+  readonly #appendCredentials: { readonly username: string; readonly password: string } | undefined;
   readonly #indexLimit: number;
   readonly #indexes = new Map<string, IdIndex>();
   /** Aborted on close: ends every live subscription and pending read of this store. */
@@ -117,7 +172,21 @@ export class EventStoreDbEventStore implements EventStore {
     this.#client = client;
     this.#ownsClient = ownsClient;
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+    this.#limits = options.serverLimits ?? ESDB_SERVER_LIMITS.upTo25_0;
+    this.#prefix = options.streamPrefix ?? DEFAULT_STREAM_PREFIX;
+    if (this.#prefix.length === 0 || this.#prefix.startsWith('$')) throw new TypeError(`streamPrefix must be non-empty and not start with "$", got ${JSON.stringify(this.#prefix)}`);
+    this.#appendCredentials = (options.appendRpc ?? 'append') === 'append' ? options.credentials : undefined;
     this.#indexLimit = Math.max(1, options.idIndexStreams ?? 1000);
+  }
+
+  /**
+   * Largest event this store accepts, in the port's measure (UTF-8 bytes of the JSON data + type + id): the
+   * smaller of `maxEventBytes` and the server's per-event limit less what steerlog's own metadata takes. An event
+   * with a long type can still be refused at append, where the server's measure counts the type twice.
+   */
+  get maxEventSize(): number {
+    const server = Math.min(this.#limits.maxEventSize, this.#limits.maxAppendSize) - METADATA_ALLOWANCE;
+    return Math.max(0, Math.min(this.#maxEventBytes, server));
   }
 
   /** The underlying client, for diagnostics. */
@@ -125,9 +194,9 @@ export class EventStoreDbEventStore implements EventStore {
     return this.#client;
   }
 
-  /** The largest event this store accepts (the `maxEventBytes` option). */
+  /** The largest event this store accepts: `maxEventSize` (the option, bounded by the server's limits). */
   get maxEventBytes(): number {
-    return this.#maxEventBytes;
+    return this.maxEventSize;
   }
 
   async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -135,10 +204,11 @@ export class EventStoreDbEventStore implements EventStore {
     this.#assertStream(stream);
     assertValidExpected(expected);
     assertValidBatch(stream, events, this.#maxEventBytes);
+    assertNoSystemEventTypes(events);
 
     // Idempotency first, as the port orders it: a batch whose ids are all stored, in order, is a no-op whatever
     // `expected` says; a batch repeating only some stored ids is refused. The server alone cannot say the latter.
-    let index = await this.#refreshIndex(stream);
+    const index = await this.#refreshIndex(stream);
     const verdict = idempotencyVerdict(stream, events, (id) => index.revisionOfId.get(id));
     if (verdict.kind === 'already-appended') return this.#alreadyAppended(stream, verdict.lastRevision);
 
@@ -148,15 +218,51 @@ export class EventStoreDbEventStore implements EventStore {
       return { nextExpectedRevision: streamRevision(index.last), position: index.lastPosition };
     }
 
+    const esdbEvents = events.map(toEsdbEvent);
+    const chunks = splitToFit(esdbEvents, this.#limits);
+    if (chunks.length === 1) return this.#appendOne(stream, events, esdbEvents, expected);
+    // Larger than one request: consecutive appends, each atomic, the next expecting the revision the last returned.
+    // Atomicity ends at each chunk boundary: a failure after the first chunk leaves whole chunks stored.
+    let next: ExpectedRevision = expected;
+    let done = 0;
+    let result: AppendResult | undefined;
+    for (const chunk of chunks) {
+      const portChunk = events.slice(done, done + chunk.length);
+      try {
+        result = await this.#appendOne(stream, portChunk, chunk, next);
+      } catch (e) {
+        if (done === 0) throw e;
+        throw new UnknownOutcomeError(
+          stream,
+          events.length,
+          `the batch was split into ${chunks.length} appends to fit the server's ${this.#limits.maxAppendSize}-byte request limit; the first ${done} events were stored, then: ${e instanceof Error ? e.message : String(e)}`,
+          { cause: e },
+        );
+      }
+      done += chunk.length;
+      next = result.nextExpectedRevision;
+    }
+    return result!;
+  }
+
+  /** One append call (one server request), with the adapter's idempotency recheck on a wrong expected version. */
+  async #appendOne(stream: string, events: readonly NewEvent[], esdbEvents: readonly EventData[], expected: ExpectedRevision): Promise<AppendResult> {
+    const sent = performance.now();
     try {
-      const result = await this.#client.appendToStream(stream, events.map(toEsdbEvent), { expectedRevision: toEsdbExpected(expected) });
+      // requiresLeader: a follower refuses (NotLeader, with the leader's address) instead of forwarding the write,
+      // so a write is never left waiting on a forward timeout whose outcome is unknown.
+      const result = await this.#client.appendToStream(this.#prefix + stream, esdbEvents as EventData[], {
+        expectedRevision: toEsdbExpected(expected),
+        requiresLeader: true,
+        ...(this.#appendCredentials ? { credentials: { ...this.#appendCredentials } } : {}),
+      });
       const position = result.position ? packPosition(result.position) : globalPosition(-1);
       this.#recordAppend(stream, events, result.nextExpectedRevision, position);
       return { nextExpectedRevision: streamRevision(result.nextExpectedRevision), position };
     } catch (e) {
-      if (!isWrongExpectedVersion(e)) throw toStoreError(e, `append to "${stream}"`);
+      if (!isWrongExpectedVersion(e)) throw toAppendError(e, stream, events.length, performance.now() - sent);
       // Another writer got there first, or wrote this very batch: look again before calling it a conflict.
-      index = await this.#refreshIndex(stream);
+      const index = await this.#refreshIndex(stream);
       const again = idempotencyVerdict(stream, events, (id) => index.revisionOfId.get(id));
       if (again.kind === 'already-appended') return this.#alreadyAppended(stream, again.lastRevision);
       throw toConcurrencyError(stream, expected, e, actualOf(index));
@@ -171,12 +277,12 @@ export class EventStoreDbEventStore implements EventStore {
     if (!(maxCount > 0)) return;
     const from = options.from;
     if (from !== undefined && from < 0n && backwards) return; // nothing before revision 0
-    const read = this.#client.readStream(stream, {
+    const read = this.#client.readStream(this.#prefix + stream, {
       direction: backwards ? 'backwards' : 'forwards',
       fromRevision: from === undefined || from < 0n ? (backwards ? END : START) : from,
       maxCount,
     }) as unknown as ClientRead;
-    for await (const resolved of this.#iterate(read, `read "${stream}"`)) yield fromResolved(resolved);
+    for await (const resolved of this.#iterate(read, `read "${stream}"`)) yield fromResolved(resolved, this.#prefix);
   }
 
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {
@@ -185,8 +291,13 @@ export class EventStoreDbEventStore implements EventStore {
     const from = options.from ?? 0n;
     // Server subscriptions start strictly after the given revision; the port's `from` is inclusive.
     const open = (): ClientSubscription =>
-      this.#client.subscribeToStream(stream, { fromRevision: from <= 0n ? START : from - 1n }) as unknown as ClientSubscription;
-    return this.#subscription(open, (e) => e.revision >= from, options.signal, `subscribe to "${stream}"`);
+      this.#client.subscribeToStream(this.#prefix + stream, { fromRevision: from <= 0n ? START : from - 1n }) as unknown as ClientSubscription;
+    // The caught-up point: the stream's last revision when the subscription starts (servers before 24.2 send no caught_up).
+    const head = async (): Promise<Head> => {
+      const last = await this.revision(stream);
+      return last === 'no_stream' || last < from ? 'now' : (e) => e.revision >= last;
+    };
+    return this.#subscription({ open, head, keep: (e) => e.revision >= from, signal: options.signal, what: `subscribe to "${stream}"` });
   }
 
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
@@ -199,8 +310,8 @@ export class EventStoreDbEventStore implements EventStore {
     const read = this.#client.readAll({ fromPosition: after === undefined || after < 0n ? START : unpackPosition(after) }) as unknown as ClientRead;
     let count = 0;
     for await (const resolved of this.#iterate(read, 'readAll')) {
-      if (isSystemEvent(resolved)) continue;
-      const event = fromResolved(resolved);
+      if (!this.#isVisible(resolved)) continue;
+      const event = fromResolved(resolved, this.#prefix);
       if (after !== undefined && event.position <= after) continue;
       yield event;
       if (++count >= max) return;
@@ -213,16 +324,31 @@ export class EventStoreDbEventStore implements EventStore {
     const open = (): ClientSubscription =>
       this.#client.subscribeToAll({
         fromPosition: after === undefined || after < 0n ? START : unpackPosition(after),
-        filter: excludeSystemEvents(),
+        filter: streamNameFilter({ prefixes: [this.#prefix] }),
       }) as unknown as ClientSubscription;
-    return this.#subscription(open, (e) => after === undefined || e.position > after, options.signal, 'subscribeAll', true);
+    // The caught-up point: the last event the port shows in `$all` when the subscription starts.
+    const head = async (): Promise<Head> => {
+      const last = await this.#lastVisiblePosition();
+      return last === null || (after !== undefined && last <= after) ? 'now' : (e) => e.position >= last;
+    };
+    return this.#subscription({
+      open,
+      head,
+      keep: (e) => after === undefined || e.position > after,
+      visible: (r) => this.#isVisible(r),
+      signal: options.signal,
+      what: 'subscribeAll',
+    });
   }
 
   async revision(stream: string): Promise<StreamRevision | 'no_stream'> {
     this.#assertOpen();
     this.#assertStream(stream);
-    for await (const e of this.read(stream, { direction: 'backwards', maxCount: 1 })) return e.revision;
-    return 'no_stream';
+    // Read to the end (one event) rather than returning early: a read cancelled before it ended can leave the
+    // client's stream unfinished, and the client's dispose() then waits for it.
+    let last: StreamRevision | 'no_stream' = 'no_stream';
+    for await (const e of this.read(stream, { direction: 'backwards', maxCount: 1 })) last = e.revision;
+    return last;
   }
 
   async close(): Promise<void> {
@@ -272,85 +398,40 @@ export class EventStoreDbEventStore implements EventStore {
     }
   }
 
-  /**
-   * A client subscription as port messages: events in order, one `caught-up` where the server's `caught_up`
-   * message fell in the event sequence, then live events. The client emits `caughtUp` as a side event while its
-   * events are buffered, so the adapter counts the events the client had converted when `caughtUp` fired and
-   * places the marker after that many.
-   */
-  #subscription(
-    open: () => ClientSubscription,
-    keep: (e: RecordedEvent) => boolean,
-    signal: AbortSignal | undefined,
-    what: string,
-    filterSystem = false,
-  ): AsyncIterable<SubscriptionMessage> {
-    const closing = this.#closing.signal;
-    const isClosed = (): boolean => this.#closed;
-    return {
-      async *[Symbol.asyncIterator](): AsyncGenerator<SubscriptionMessage> {
-        if (signal?.aborted || isClosed()) return;
-        const sub = open();
-        let converted = 0;
-        const convert = sub.convertGrpcEvent;
-        if (typeof convert !== 'function') throw new Error('unsupported @eventstore/db-client version: no subscription conversion hook');
-        sub.convertGrpcEvent = (e: unknown): ResolvedEvent => {
-          converted++;
-          return convert.call(sub, e);
-        };
-        let caughtUpAt: number | null = null;
-        let markCaughtUp: () => void = () => {};
-        const caughtUp = new Promise<'caught-up'>((resolve) => {
-          markCaughtUp = () => resolve('caught-up');
-        });
-        sub.on('caughtUp', () => {
-          if (caughtUpAt === null) {
-            caughtUpAt = converted;
-            markCaughtUp();
-          }
-        });
-        let onStop: () => void = () => {};
-        const stopped = new Promise<'stop'>((resolve) => {
-          onStop = () => resolve('stop');
-        });
-        signal?.addEventListener('abort', onStop, { once: true });
-        closing.addEventListener('abort', onStop, { once: true });
+  #subscription(spec: Omit<SubscriptionSpec, 'closing' | 'isClosed' | 'streamPrefix'>): AsyncIterable<SubscriptionMessage> {
+    return portSubscription({ ...spec, closing: this.#closing.signal, isClosed: () => this.#closed, streamPrefix: this.#prefix });
+  }
 
-        const iterator = (sub as AsyncIterable<ResolvedEvent>)[Symbol.asyncIterator]();
-        let pending: Promise<IteratorResult<ResolvedEvent>> | null = null;
-        let consumed = 0;
-        let sentCaughtUp = false;
-        try {
-          for (;;) {
-            if (signal?.aborted || isClosed()) return;
-            if (!sentCaughtUp && caughtUpAt !== null && consumed >= caughtUpAt) {
-              sentCaughtUp = true;
-              yield { kind: 'caught-up' };
-              continue;
-            }
-            pending ??= iterator.next();
-            const next = await Promise.race([pending, stopped, caughtUpAt === null ? caughtUp : NEVER]);
-            if (next === 'stop') return;
-            if (next === 'caught-up') continue;
-            pending = null;
-            if (next.done) return;
-            consumed++;
-            if (filterSystem && isSystemEvent(next.value)) continue;
-            const event = fromResolved(next.value);
-            if (keep(event)) yield { kind: 'event', event };
-          }
-        } catch (e) {
-          if (signal?.aborted || isClosed()) return;
-          throw toStoreError(e, what);
-        } finally {
-          signal?.removeEventListener('abort', onStop);
-          closing.removeEventListener('abort', onStop);
-          pending?.catch(() => {});
-          void sub.unsubscribe().catch(() => {});
-          sub.destroy();
-        }
-      },
-    };
+  /** Position of the last `$all` event the port shows (steerlog's, not the server's own), or null when there is none. */
+  async #lastVisiblePosition(): Promise<GlobalPosition | null> {
+    // Pages read to their end (see `revision`), newest first, until one holds an event the port shows.
+    const PAGE = 64;
+    let from: Position | typeof END = END;
+    let newestSeen: GlobalPosition | null = null;
+    for (;;) {
+      let count = 0;
+      let oldest: GlobalPosition | null = null;
+      let found: GlobalPosition | null = null;
+      const read = this.#client.readAll({ direction: 'backwards', fromPosition: from, maxCount: PAGE }) as unknown as ClientRead;
+      for await (const resolved of this.#iterate(read, 'readAll')) {
+        count++;
+        const p = resolved.event?.position;
+        if (!p) continue;
+        const position = packPosition(p);
+        if (newestSeen !== null && position >= newestSeen) continue; // a page may include its starting position
+        oldest = position;
+        if (found === null && this.#isVisible(resolved)) found = position;
+      }
+      if (found !== null) return found;
+      if (count < PAGE || oldest === null) return null;
+      newestSeen = oldest;
+      from = unpackPosition(oldest);
+    }
+  }
+
+  /** Is this `$all` event one of steerlog's (a stream with the prefix, not a server event)? Nothing else is parsed. */
+  #isVisible(resolved: ResolvedEvent): boolean {
+    return !isSystemEvent(resolved) && resolved.event!.streamId.startsWith(this.#prefix);
   }
 
   /** Brings the stream's id index up to date by reading only the events after the last indexed one. */
@@ -363,9 +444,9 @@ export class EventStoreDbEventStore implements EventStore {
     }
     this.#indexes.set(stream, index);
     while (this.#indexes.size > this.#indexLimit) this.#indexes.delete(this.#indexes.keys().next().value!);
-    const read = this.#client.readStream(stream, { fromRevision: index.last < 0n ? START : index.last + 1n }) as unknown as ClientRead;
+    const read = this.#client.readStream(this.#prefix + stream, { fromRevision: index.last < 0n ? START : index.last + 1n }) as unknown as ClientRead;
     for await (const resolved of this.#iterate(read, `read "${stream}"`)) {
-      const e = fromResolved(resolved);
+      const e = fromResolved(resolved, this.#prefix);
       if (e.revision <= index.last) continue; // a concurrent refresh got there first
       index.revisionOfId.set(e.id, e.revision);
       index.last = e.revision;

@@ -20,7 +20,7 @@ import {
   type NewEvent,
   type RecordedEvent,
 } from '../../../runtime/ports/event-store.js';
-import { ConcurrencyError, InvalidStreamIdError, StoreError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
+import { ConcurrencyError, InvalidEventError, InvalidStreamIdError, NotLeaderError, StoreAccessDeniedError, StoreError, SubscriptionDroppedError, UnknownOutcomeError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
 
 // ---- event ids ----
 
@@ -56,6 +56,16 @@ export const esdbEventId = (portId: string): string =>
 /** `$`-prefixed streams are EventStoreDB system streams (ACL-protected, hidden from readAll): refuse them. */
 export const assertNotSystemStream = (stream: string): void => {
   if (stream.startsWith('$')) throw new InvalidStreamIdError(stream, 'names starting with "$" are reserved for EventStoreDB system streams');
+};
+
+/**
+ * Event types starting with `$` are EventStoreDB's own: `$all` readers (steerlog's included) skip them as system
+ * events, so such an event would be stored and then never seen. Refuse it at append instead.
+ */
+export const assertNoSystemEventTypes = (events: readonly { readonly type: string }[]): void => {
+  events.forEach((e, i) => {
+    if (e.type.startsWith('$')) throw new InvalidEventError(i, `type "${e.type.slice(0, 40)}" starts with "$", which EventStoreDB reserves for system events`);
+  });
 };
 
 // ---- expected revisions ----
@@ -125,15 +135,16 @@ export const isSystemEvent = (resolved: ResolvedEvent): boolean => {
  * A recorded event as the port returns it. Events not written by steerlog (no steerlog metadata) keep their ESDB
  * id and `created` time; binary (non-JSON) data is returned as a base64 string.
  */
-export const fromResolved = (resolved: ResolvedEvent): RecordedEvent => {
+export const fromResolved = (resolved: ResolvedEvent, streamPrefix = ''): RecordedEvent => {
   const e = resolved.event;
   if (!e) throw new StoreError('store-corrupt', 'EventStoreDB returned a link whose event is missing');
   const meta = steerlogMetadata(e.metadata);
   const data = e.isJson ? e.data : Buffer.from(e.data as Uint8Array).toString('base64');
   return {
-    stream: e.streamId,
+    stream: e.streamId.startsWith(streamPrefix) ? e.streamId.slice(streamPrefix.length) : e.streamId,
     revision: streamRevision(e.revision),
-    position: e.position ? packPosition(e.position) : globalPosition(-1),
+    // Servers before 22.6 give events read from a stream the maximum value instead of a position: unknown (-1).
+    position: e.position && e.position.commit !== U64 ? packPosition(e.position) : globalPosition(-1),
     id: meta?.id ?? e.id,
     type: e.type,
     time: meta?.time ?? e.created.getTime(),
@@ -149,6 +160,36 @@ const errorType = (e: unknown): string | undefined =>
   typeof e === 'object' && e !== null && typeof (e as { type?: unknown }).type === 'string' ? (e as { type: string }).type : undefined;
 
 export const isWrongExpectedVersion = (e: unknown): boolean => errorType(e) === 'wrong-expected-version';
+
+/**
+ * Client error types after which an append may or may not have been written. The server commits a write and still
+ * answers `Timeout` when replication or the index is slow (CommitTimeout; the client raises `timeout` for the
+ * Append RPC's ABORTED status and `deadline-exceeded` for BatchAppend's Timeout detail or an expired deadline), a
+ * dropped connection or a broken BatchAppend stream (`unavailable`, `cancelled`, `unknown`) says nothing about
+ * what the server did with a request it had received. Every other answer (wrong expected version, access denied,
+ * stream deleted, maximum append size, not leader, invalid argument) is a refusal: nothing was written.
+ */
+const AMBIGUOUS_APPEND_FAILURES: ReadonlySet<string> = new Set(['timeout', 'deadline-exceeded', 'unavailable', 'cancelled', 'unknown']);
+
+/** Is this failure of an append call one whose outcome is unknown? Errors that are not client errors count as unknown. */
+export const isAmbiguousAppendFailure = (e: unknown): boolean => {
+  const type = errorType(e);
+  if (type === 'unknown' && (grpcCodeOf(e) === INVALID_ARGUMENT || exceptionOf(e) !== undefined)) return false; // a refusal the client does not know
+  return type === undefined || AMBIGUOUS_APPEND_FAILURES.has(type);
+};
+
+/** gRPC status INVALID_ARGUMENT: the server refused the request as such. */
+const INVALID_ARGUMENT = 3;
+const grpcCodeOf = (e: unknown): number | undefined => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'number' ? code : undefined;
+};
+/** The server's `exception` trailer (a stable protocol key), kept by the client on the raw gRPC error. */
+const exceptionOf = (e: unknown): string | undefined => {
+  const raw = (e as { _raw?: { metadata?: { get?: (k: string) => unknown[] } } } | null)?._raw;
+  const value = raw?.metadata?.get?.('exception')?.[0];
+  return value === undefined ? undefined : String(value);
+};
 export const isStreamNotFound = (e: unknown): boolean => errorType(e) === 'stream-not-found';
 
 /** The actual revision a client `WrongExpectedVersionError` reports (`no_stream`, or a revision; -1 means none). */
@@ -171,9 +212,57 @@ export const toStoreError = (e: unknown, what: string): StoreError => {
   if (e instanceof StoreError) return e;
   const type = errorType(e) ?? 'unknown';
   const message = e instanceof Error ? e.message : String(e);
+  if (type === 'not-leader') {
+    const leader = (e as { leader?: { address?: unknown; port?: unknown } }).leader;
+    const known = leader && typeof leader.address === 'string' && typeof leader.port === 'number' && Number.isFinite(leader.port);
+    return new NotLeaderError(what, known ? { host: leader.address as string, port: leader.port as number } : undefined, { cause: e });
+  }
+  if (type === 'access-denied') {
+    return new StoreAccessDeniedError(
+      what,
+      what.startsWith('readAll') || what.startsWith('subscribeAll')
+        ? 'reading $all needs a user in the $admins group (or $ops); connect with such credentials'
+        : 'check the credentials in the connection string and the stream ACLs',
+      { cause: e },
+    );
+  }
+  if (exceptionOf(e) === 'maximum-append-event-size-exceeded') {
+    return new StoreError('event-too-large', `${what}: an event exceeds the server's maximum event size (25.1+ MaxAppendEventSize)`, { cause: e });
+  }
   if (type === 'maximum-append-size-exceeded') {
     const limit = (e as { maxAppendSize?: unknown }).maxAppendSize;
     return new StoreError('event-too-large', `${what}: the batch exceeds the server's maximum append size${typeof limit === 'number' ? ` of ${limit} bytes` : ''}`, { cause: e });
   }
   return new StoreError('store-io', `${what}: EventStoreDB ${type} error${message ? `: ${message}` : ''}`, { cause: e });
+};
+
+/** An append call's failure as a port error: `UnknownOutcomeError` when the write may have committed, else `toStoreError`. */
+export const toAppendError = (e: unknown, stream: string, events: number, elapsedMs = Number.POSITIVE_INFINITY): StoreError => {
+  if (e instanceof StoreError) return e;
+  if (!isAmbiguousAppendFailure(e)) return toStoreError(e, `append to "${stream}"`);
+  const type = errorType(e) ?? 'transport';
+  const message = e instanceof Error && e.message ? `: ${e.message}` : '';
+  // A server times a write out after its write timeout (2 s by default); far sooner means the request's absolute
+  // deadline (BatchAppend sends this machine's clock + 10 s) was already past by the server's clock.
+  const skew = (type === 'deadline-exceeded' || type === 'timeout') && elapsedMs < CLOCK_SKEW_SUSPECT_MS;
+  return new UnknownOutcomeError(stream, events, `EventStoreDB answered ${type} after the append was sent${message}`, {
+    cause: e,
+    ...(skew ? { hint: 'clock-skew' as const } : {}),
+  });
+};
+
+/** A Timeout answered within this many milliseconds of sending suggests clock skew rather than a slow server. */
+export const CLOCK_SKEW_SUSPECT_MS = 500;
+
+/** Client error types that end a subscription without refusing it: subscribing again resumes it. */
+const DROPPED_SUBSCRIPTION: ReadonlySet<string> = new Set(['timeout', 'deadline-exceeded', 'unavailable', 'cancelled']);
+
+/** A subscription's failure as a port error: `SubscriptionDroppedError` when resubscribing can resume it. */
+export const toSubscriptionError = (e: unknown, what: string): StoreError => {
+  if (e instanceof StoreError) return e;
+  const type = errorType(e);
+  if (type !== undefined && DROPPED_SUBSCRIPTION.has(type)) {
+    return new SubscriptionDroppedError(what, `EventStoreDB ${type}${e instanceof Error && e.message ? `: ${e.message}` : ''}`, { cause: e });
+  }
+  return toStoreError(e, what);
 };

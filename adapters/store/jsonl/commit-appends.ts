@@ -5,14 +5,14 @@ import {
   type ExpectedRevision,
   type NewEvent,
 } from '../../../runtime/ports/event-store.js';
-import { isStoreError, StoreIoError } from '../../../runtime/ports/store-errors.js';
+import { isStoreError, StoreIoError, UnknownOutcomeError } from '../../../runtime/ports/store-errors.js';
 import { concurrencyError, expectedRevisionMatches, idempotencyVerdict } from '../../../runtime/ports/store-validation.js';
 import type { ChangeNotifier } from '../shared/change-notifier.js';
 import type { LockLease } from './lock-lease.js';
 import { encodeEventLine, type StoredEvent } from './line-codec.js';
 import type { StoreDirectory } from './store-directory.js';
 import type { StreamCache, StreamState } from './stream-cache.js';
-import { writeDrafts, type Draft } from './write-drafts.js';
+import { UncertainCommitError, writeDrafts, type Draft } from './write-drafts.js';
 import { recoverIndex, writerState } from './writer-state.js';
 
 /** One append call waiting in the commit queue. */
@@ -125,7 +125,13 @@ export const commitAppends = async (
     await directory.trimWriteHandles();
   }
   for (const item of items) {
-    const error = errors.get(item) ?? (failure !== undefined && results.has(item) ? failure : undefined);
+    const error =
+      errors.get(item) ??
+      (failure !== undefined && results.has(item)
+        ? failure instanceof UncertainCommitError
+          ? new UnknownOutcomeError(item.stream, item.events.length, 'a JSONL write failed and its rollback failed too', { cause: failure })
+          : failure
+        : undefined);
     if (error !== undefined) item.reject(error);
     else item.resolve(results.get(item)!);
   }

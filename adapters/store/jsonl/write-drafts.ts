@@ -17,6 +17,16 @@ export interface Draft {
   bytes: number;
 }
 
+/**
+ * A write failed after its index (or journal) record was written, and undoing it failed too: whether the batch
+ * counts as committed is decided by the next recovery, so the append's outcome is unknown.
+ */
+export class UncertainCommitError extends StoreIoError {
+  constructor(cause: unknown) {
+    super('append (rollback failed after the index record was written; recovery decides whether the batch commits)', { cause });
+  }
+}
+
 /** A checkpoint (fsync the journaled stream files, empty the journal) runs once the journal is this large. */
 const JOURNAL_LIMIT = 8 * 1024 * 1024;
 /** Larger groups fsync each stream file instead of copying their lines into the journal. */
@@ -126,7 +136,10 @@ export const writeDrafts = async (directory: StoreDirectory, cache: StreamCache,
       }
       if (created.length > 0 && sync) await directory.fs.syncDir(directory.streamsDir);
     } catch (rollback) {
-      throw new StoreIoError('append (rollback failed too; the next writer cuts what is left)', { cause: new AggregateError([cause, rollback]) });
+      const both = new AggregateError([cause, rollback]);
+      // Once index records (or the journal record) were written, recovery may find the batch complete and keep it.
+      if (indexTouched || journalEnd >= 0) throw new UncertainCommitError(both);
+      throw new StoreIoError('append (rollback failed too; the next writer cuts what is left)', { cause: both });
     }
     throw new StoreIoError('append', { cause });
   }

@@ -15,7 +15,8 @@ import {
   type SubscribeOptions,
   type SubscriptionMessage,
 } from '../../../runtime/ports/event-store.js';
-import { InvalidEventError, StoreClosedError, StoreError, isStoreClosedError, isStoreError } from '../../../runtime/ports/store-errors.js';
+import { InvalidEventError, StoreClosedError, StoreError, UnknownOutcomeError, isStoreClosedError, isStoreError } from '../../../runtime/ports/store-errors.js';
+import { isLostConnection } from './append-outcome.js';
 import {
   assertValidBatch,
   assertValidExpected,
@@ -213,7 +214,16 @@ export class PostgresEventStore implements EventStore {
   }
 
   async #appendInOneStatement(stream: string, events: readonly NewEvent[], encoded: EncodedBatch, expected: ExpectedRevision): Promise<AppendResult> {
-    const row = await this.#callAppend(this.#pool, stream, expected, encoded);
+    let row: AppendRow;
+    try {
+      row = await this.#callAppend(this.#pool, stream, expected, encoded);
+    } catch (e) {
+      // One autocommit statement: if the connection broke after it was sent, it may have committed.
+      if (isLostConnection(e) && !this.#closed) {
+        throw new UnknownOutcomeError(stream, events.length, `the PostgreSQL connection broke before the append's answer: ${(e as Error).message}`, { cause: e });
+      }
+      throw e;
+    }
     return this.#settle(row, stream, events, expected);
   }
 
@@ -241,8 +251,16 @@ export class PostgresEventStore implements EventStore {
         exp = BigInt(row.revision);
         last = row;
       }
-      await client.query('COMMIT');
       open = false;
+      try {
+        await client.query('COMMIT');
+      } catch (e) {
+        // Before COMMIT a broken connection rolls the transaction back; during it, the commit may have happened.
+        if (isLostConnection(e) && !this.#closed) {
+          throw new UnknownOutcomeError(stream, events.length, `the PostgreSQL connection broke during COMMIT: ${(e as Error).message}`, { cause: e });
+        }
+        throw e;
+      }
       return this.#settle(last!, stream, events, expected);
     } catch (e) {
       if (open) await client.query('ROLLBACK').catch(() => undefined);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CheckpointStore } from '../../../projections/index.js';
 import { FileCheckpointStore, MemoryCheckpointStore } from '../../../adapters/checkpoints/index.js';
 import { PostgresCheckpointStore } from '../../../adapters/checkpoints/postgres-checkpoint-store.js';
+import pg from 'pg';
 import { describePg, dropSchema, PG_URL } from '../store/postgres/pg-test-support.js';
 
 const describeCheckpointStore = (name: string, open: () => Promise<CheckpointStore>, after?: () => Promise<void>): void => {
@@ -37,6 +38,14 @@ const describeCheckpointStore = (name: string, open: () => Promise<CheckpointSto
       await store.delete({ name: 'p-versions', version: 1 });
       expect(await store.load({ name: 'p-versions', version: 1 })).toBeNull();
       expect(await store.load({ name: 'p-versions', version: 2 })).not.toBeNull();
+    });
+
+    it('keeps packed EventStoreDB $all positions (commit · 2^64 + prepare, both ≥ 2^40, up to 2^128 − 1)', async () => {
+      const key = { name: 'p/esdb position', version: 1 };
+      for (const position of [((2n ** 41n + 5n) << 64n) | (2n ** 41n + 3n), 2n ** 128n - 1n]) {
+        await store.save(key, { position, state: '{}' });
+        expect((await store.load(key))?.position).toBe(position);
+      }
     });
 
     it('keeps positions beyond 2^53', async () => {
@@ -83,4 +92,36 @@ describePg('on postgres', () => {
     async () => new PostgresCheckpointStore({ connection: PG_URL, schema }),
     () => dropSchema(schema),
   );
+
+  describe('postgres checkpoint store migration', () => {
+  it('widens a numeric(20, 0) position column from before version 2, keeping its rows', async () => {
+    const old = `steerlog_cp_old_${process.pid}_${Date.now().toString(36)}`;
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA "${old}"; CREATE TABLE "${old}".steerlog_checkpoints (
+        name text NOT NULL, version integer NOT NULL, position numeric(20, 0) NOT NULL, state json NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (name, version))`);
+      await client.query(`INSERT INTO "${old}".steerlog_checkpoints (name, version, position, state) VALUES ('kept', 1, 99999999999999999999, '{"a":1}')`);
+      const big = ((2n ** 40n) << 64n) | 2n ** 40n;
+      const overflow = await client
+        .query(`INSERT INTO "${old}".steerlog_checkpoints (name, version, position, state) VALUES ('big', 1, $1::numeric, '{}')`, [big.toString()])
+        .then(() => null, (e: unknown) => e);
+      expect(overflow).toMatchObject({ code: '22003' }); // what the old column did to a packed position
+      const store = new PostgresCheckpointStore({ connection: PG_URL, schema: old });
+      try {
+        expect(await store.load({ name: 'kept', version: 1 })).toEqual({ position: 99999999999999999999n, state: '{"a":1}' });
+        await store.save({ name: 'big', version: 1 }, { position: big, state: '{}' });
+        expect((await store.load({ name: 'big', version: 1 }))?.position).toBe(big);
+        const { rows } = await client.query(`SELECT numeric_precision FROM information_schema.columns WHERE table_schema = $1 AND column_name = 'position'`, [old]);
+        expect(rows[0].numeric_precision).toBe(39);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await client.query(`DROP SCHEMA IF EXISTS "${old}" CASCADE`);
+      await client.end();
+    }
+  });
+});
 });

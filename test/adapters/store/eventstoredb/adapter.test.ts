@@ -6,6 +6,7 @@ import { EventStoreDBClient, jsonEvent } from '@eventstore/db-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   clientFromConnectionString,
+  DEFAULT_STREAM_PREFIX,
   openEventStoreDbStore,
   type EventStoreDbEventStore,
 } from '../../../../adapters/store/eventstoredb/index.js';
@@ -25,15 +26,16 @@ import { FakeEsdb, type FakeFeatures } from './fake/esdb-fake.js';
 const evs = (prefix: string, n: number): NewEvent[] => Array.from({ length: n }, (_, i) => ev(`${prefix}-${i}`));
 
 describe('eventstoredb adapter — RPC path', () => {
-  const cases: [FakeFeatures, 'Append' | 'BatchAppend'][] = [
-    ['batch-append', 'BatchAppend'],
-    ['append-only', 'Append'],
-    ['unimplemented', 'Append'],
+  const cases: [FakeFeatures, 'append' | 'batch-append', 'Append' | 'BatchAppend'][] = [
+    ['batch-append', 'append', 'Append'], // the default: Append even where BatchAppend is offered
+    ['batch-append', 'batch-append', 'BatchAppend'],
+    ['append-only', 'batch-append', 'Append'],
+    ['unimplemented', 'batch-append', 'Append'],
   ];
-  it.each(cases)('features %s: appends go over %s', async (features, rpc) => {
+  it.each(cases)('features %s, appendRpc %s: appends go over %s', async (features, appendRpc, rpc) => {
     const fake = new FakeEsdb({ features });
     await fake.start();
-    const store = openEventStoreDbStore({ connectionString: fake.connectionString });
+    const store = openEventStoreDbStore({ connectionString: fake.connectionString, appendRpc });
     try {
       const s = uniqueStream();
       await store.append(s, evs('a', 3), 'no_stream');
@@ -41,7 +43,8 @@ describe('eventstoredb adapter — RPC path', () => {
       expect(fake.appendedVia[rpc]).toBe(4);
       expect(fake.appendedVia[rpc === 'Append' ? 'BatchAppend' : 'Append']).toBe(0);
       expect(fake.calls[rpc === 'Append' ? 'BatchAppend' : 'Append']).toBe(0);
-      expect(fake.calls.GetSupportedMethods).toBe(features === 'unimplemented' ? 0 : 1);
+      // the client asks which methods the server has only when it may use BatchAppend
+      expect(fake.calls.GetSupportedMethods).toBe(features === 'unimplemented' || appendRpc === 'append' ? 0 : 1);
     } finally {
       await store.close();
       await fake.stop();
@@ -64,7 +67,7 @@ describe.each(['batch-append', 'append-only'] as const)('eventstoredb adapter on
     const s = uniqueStream();
     const u = '6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b';
     await store.append(s, [ev('msg-1'), ev(u)], 'no_stream');
-    expect(fake.storedIds(s)).toEqual([uuidV5('msg-1'), u]);
+    expect(fake.storedIds(DEFAULT_STREAM_PREFIX + s)).toEqual([uuidV5('msg-1'), u]);
     expect((await collect(() => store.read(s))).map((e) => e.id)).toEqual(['msg-1', u]);
   });
 
@@ -76,7 +79,7 @@ describe.each(['batch-append', 'append-only'] as const)('eventstoredb adapter on
       const again = await store.append(s, evs('a', 3), expected);
       expect(again).toEqual(first);
     }
-    expect(fake.storedIds(s)).toHaveLength(3);
+    expect(fake.storedIds(DEFAULT_STREAM_PREFIX + s)).toHaveLength(3);
   });
 
   it('the append result position is the position of the batch last event in readAll', async () => {
@@ -95,7 +98,7 @@ describe.each(['batch-append', 'append-only'] as const)('eventstoredb adapter on
     expect(isDuplicateEventIdError(e)).toBe(true);
     const e2 = await rejection(() => store.append(s, [ev('b'), ev('a')], 0n));
     expect(isDuplicateEventIdError(e2)).toBe(true);
-    expect(fake.storedIds(s)).toEqual([uuidV5('a')]);
+    expect(fake.storedIds(DEFAULT_STREAM_PREFIX + s)).toEqual([uuidV5('a')]);
   });
 
   it('sees ids written by another store instance (its id index refreshes from the server)', async () => {
@@ -123,7 +126,7 @@ describe.each(['batch-append', 'append-only'] as const)('eventstoredb adapter on
       const [a, b] = await Promise.all([store.append(s, evs('r', 2), 'no_stream'), peer.append(s, evs('r', 2), 'no_stream')]);
       expect(a.nextExpectedRevision).toBe(1n);
       expect(b.nextExpectedRevision).toBe(1n);
-      expect(fake.storedIds(s)).toHaveLength(2);
+      expect(fake.storedIds(DEFAULT_STREAM_PREFIX + s)).toHaveLength(2);
     } finally {
       await peer.close();
     }
@@ -228,7 +231,7 @@ describe.each(['batch-append', 'append-only'] as const)('eventstoredb adapter on
       const s = uniqueStream();
       await store.append(s, [ev('a')], 'no_stream');
       await store.close();
-      const r = await client.appendToStream(s, jsonEvent({ type: 't', data: {} }), { expectedRevision: 0n });
+      const r = await client.appendToStream(DEFAULT_STREAM_PREFIX + s, jsonEvent({ type: 't', data: {} }), { expectedRevision: 0n });
       expect(r.nextExpectedRevision).toBe(1n);
     } finally {
       await client.dispose();
@@ -252,7 +255,7 @@ describe('eventstoredb adapter — connection', () => {
     }
   });
 
-  it('a live subscription fails with a store-io StoreError when the server goes away', async () => {
+  it('a live subscription fails with a retryable subscription-dropped StoreError when the server goes away', async () => {
     const fake = new FakeEsdb({ features: 'batch-append' });
     await fake.start();
     const store = openEventStoreDbStore({ connectionString: fake.connectionString });
@@ -263,7 +266,7 @@ describe('eventstoredb adapter — connection', () => {
       await fake.stop();
       const e = await rejection(() => pending);
       expect(isStoreError(e)).toBe(true);
-      expect((e as { code: string }).code).toBe('store-io');
+      expect((e as { code: string }).code).toBe('subscription-dropped');
     } finally {
       await store.close();
     }

@@ -1,5 +1,10 @@
 import {
+  AccessDeniedError,
+  CancelledError,
+  DeadlineExceededError,
   MaxAppendSizeExceededError,
+  TimeoutError,
+  UnknownError,
   StreamNotFoundError,
   UnavailableError,
   WrongExpectedVersionError,
@@ -8,6 +13,7 @@ import {
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  assertNoSystemEventTypes,
   assertNotSystemStream,
   esdbEventId,
   fromResolved,
@@ -16,14 +22,21 @@ import {
   isWrongExpectedVersion,
   packPosition,
   STEERLOG_EVENT_ID_NAMESPACE,
+  toAppendError,
   toConcurrencyError,
   toEsdbEvent,
+  toSubscriptionError,
   toEsdbExpected,
   toStoreError,
   unpackPosition,
   uuidV5,
 } from '../../../../adapters/store/eventstoredb/mapping.js';
 import {
+  isNotLeaderError,
+  isStoreAccessDeniedError,
+  isSubscriptionDroppedError,
+  isUnknownOutcomeError,
+  type UnknownOutcomeError,
   isConcurrencyError,
   isEventTooLargeError,
   isInvalidStreamIdError,
@@ -179,5 +192,58 @@ describe('eventstoredb mapping — errors', () => {
     expect(io.cause).toBe(down);
     const own = new StoreError('store-closed', 'closed');
     expect(toStoreError(own, 'x')).toBe(own);
+  });
+});
+
+describe('eventstoredb mapping — append and subscription failures', () => {
+  const clientErrors = {
+    timeout: new TimeoutError(undefined, 'Operation timed out'),
+    'deadline-exceeded': new DeadlineExceededError(),
+    unavailable: new UnavailableError(),
+    cancelled: new CancelledError(),
+    unknown: new UnknownError(),
+  };
+
+  it('timeouts, deadlines, dropped connections and unrecognized answers after an append was sent are unknown outcomes', () => {
+    for (const [type, e] of Object.entries(clientErrors)) {
+      const mapped = toAppendError(e, 's', 3);
+      expect(isUnknownOutcomeError(mapped), type).toBe(true);
+      expect(mapped).toMatchObject({ stream: 's', events: 3 });
+      expect(mapped.cause).toBe(e);
+    }
+    expect(isUnknownOutcomeError(toAppendError(new Error('socket hang up'), 's', 1))).toBe(true);
+  });
+
+  it('refusals are not unknown: wrong expected version, size, access denied, not leader, invalid argument', () => {
+    expect(isEventTooLargeError(toAppendError(new MaxAppendSizeExceededError(undefined, 1024), 's', 1))).toBe(true);
+    expect(isStoreAccessDeniedError(toAppendError(new AccessDeniedError(), 's', 1))).toBe(true);
+    const refused = Object.assign(new UnknownError(), { code: 3 }); // INVALID_ARGUMENT the client does not know
+    expect(isUnknownOutcomeError(toAppendError(refused, 's', 1))).toBe(false);
+  });
+
+  it('an immediate Timeout carries the clock-skew hint; a slow one does not', () => {
+    expect((toAppendError(clientErrors['deadline-exceeded'], 's', 1, 3) as UnknownOutcomeError).hint).toBe('clock-skew');
+    expect((toAppendError(clientErrors['deadline-exceeded'], 's', 1, 2_500) as UnknownOutcomeError).hint).toBeUndefined();
+    expect((toAppendError(clientErrors.unavailable, 's', 1, 3) as UnknownOutcomeError).hint).toBeUndefined();
+  });
+
+  it('NotLeader becomes the retryable not-leader error with the leader address', () => {
+    const e = Object.assign(new UnknownError(), { type: 'not-leader', leader: { address: '10.0.0.2', port: 2113 } });
+    const mapped = toStoreError(e, 'append to "s"');
+    expect(isNotLeaderError(mapped)).toBe(true);
+    expect(mapped).toMatchObject({ leader: { host: '10.0.0.2', port: 2113 } });
+  });
+
+  it('a subscription ended by a timeout, a lost connection or a cancel is subscription-dropped (retryable); others stay as they are', () => {
+    for (const type of ['timeout', 'deadline-exceeded', 'unavailable', 'cancelled'] as const) {
+      expect(isSubscriptionDroppedError(toSubscriptionError(clientErrors[type], 'subscribe')), type).toBe(true);
+    }
+    expect(isStoreAccessDeniedError(toSubscriptionError(new AccessDeniedError(), 'subscribeAll'))).toBe(true);
+    expect(toSubscriptionError(new UnknownError(), 'subscribe').code).toBe('store-io');
+  });
+
+  it('event types starting with $ are refused with the index of the first', () => {
+    expect(() => assertNoSystemEventTypes([{ type: 'ok' }, { type: '$metadata' }])).toThrow(expect.objectContaining({ code: 'invalid-event', index: 1 }));
+    expect(() => assertNoSystemEventTypes([{ type: 'a$b' }])).not.toThrow();
   });
 });

@@ -20,6 +20,10 @@ import codePb from '@eventstore/db-client/generated/code_pb.js';
 import featuresGrpc from '@eventstore/db-client/generated/serverfeatures_grpc_pb.js';
 import featuresPb from '@eventstore/db-client/generated/serverfeatures_pb.js';
 import { ChangeNotifier } from '../../../../../adapters/store/shared/change-notifier.js';
+import { FakeLog } from './fake-log.js';
+import { allOrder, filterOf, isStreamRead, readRespOf, requestedOrder, streamName, toProposed, uuidString, type Expected, type Proposed, type StoredEvent } from './wire.js';
+import { faultAnswer, faultCommits, timeoutStatus, type AppendFault } from './append-faults.js';
+import { appendLimitError, batchLimitStatus, checkLimits, LIVE_BUFFER, profileLimits, sendsCaughtUp, type FakeLimits, type FakeServerProfile } from './server-profile.js';
 
 const { Any } = anyPb;
 const { StreamsService } = streamsGrpc;
@@ -49,66 +53,41 @@ export type FakeFeatures = 'batch-append' | 'append-only' | 'unimplemented';
 
 export interface FakeEsdbOptions {
   readonly features: FakeFeatures;
+  /** Which server version to imitate where versions differ (see server-profile.ts). @defaultValue '24.2' */
+  readonly profile?: FakeServerProfile;
+  /** Overrides the profile's request limit (the server's `MaxAppendSize` setting). */
+  readonly maxAppendSize?: number;
+  /**
+   * Drop a live subscriber that lags more than 32 events behind (ABORTED "consumer too slow"), as servers do.
+   * Off by default: the shared contract suite does not resubscribe. @defaultValue false
+   */
+  readonly dropSlowSubscribers?: boolean;
+  /**
+   * How far the server's clock is ahead of the client's, in ms. BatchAppend carries an absolute deadline from the
+   * client's clock (now + 10 s): past it by the server's clock, the server answers Timeout at once, writing
+   * nothing. (Append uses a relative gRPC timeout, which skew does not affect.) @defaultValue 0
+   */
+  readonly clockSkewMs?: number;
+  /** Refuse `$all` reads and subscriptions as the server does for a user outside `$admins`/`$ops`. @defaultValue false */
+  readonly denyAllReads?: boolean;
+  /** Overrides the profile's event limit (25.1's `MaxAppendEventSize`; the fake's gRPC server takes 4 MiB messages). */
+  readonly maxEventSize?: number;
 }
 
 export type FakeRpc = 'Append' | 'BatchAppend' | 'Read' | 'GetSupportedMethods';
 
-interface StoredEvent {
-  readonly stream: string;
-  readonly streamBytes: Uint8Array;
-  readonly id: string;
-  readonly revision: bigint;
-  /** The fake uses one number for both commit and prepare position. */
-  readonly position: bigint;
-  readonly type: string;
-  readonly contentType: string;
-  readonly created: string;
-  readonly data: Uint8Array;
-  readonly customMetadata: Uint8Array;
-}
-
-interface Proposed {
-  readonly id: string;
-  readonly type: string;
-  readonly contentType: string;
-  readonly data: Uint8Array;
-  readonly customMetadata: Uint8Array;
-}
-
-/** The expected-state oneof as both append RPCs carry it. */
-type Expected = { kind: 'any' } | { kind: 'no_stream' } | { kind: 'stream_exists' } | { kind: 'revision'; revision: bigint };
-
-type AppendOutcome =
-  | { ok: true; currentRevision: bigint; position: bigint }
-  | { ok: false; current: bigint | 'no_stream'; expected: Expected };
-
-const TICKS_PER_MS = 10_000n;
-const POSITION_GAP = 64n;
-
-const streamName = (id: StreamIdentifier | undefined): string => Buffer.from(id?.getStreamName_asU8() ?? new Uint8Array()).toString('utf8');
-
-const uuidString = (id: UUID | undefined): string => {
-  if (!id || !id.hasString()) throw new Error('the fake only accepts UUIDs in their string form');
-  return id.getString();
-};
-
-const toProposed = (m: S.AppendReq.ProposedMessage | S.BatchAppendReq.ProposedMessage): Proposed => {
-  const meta = m.getMetadataMap();
-  return {
-    id: uuidString(m.getId()),
-    type: meta.get('type') ?? '',
-    contentType: meta.get('content-type') ?? 'application/octet-stream',
-    data: m.getData_asU8(),
-    customMetadata: m.getCustomMetadata_asU8(),
-  };
-};
-
 export class FakeEsdb {
   readonly #features: FakeFeatures;
+  readonly #profile: FakeServerProfile;
+  readonly #limits: FakeLimits;
+  readonly #dropSlow: boolean;
+  readonly #denyAll: boolean;
+  readonly #clockSkewMs: number;
+  /** BatchAppend chunk handling is held until this resolves (tests that need a reply to arrive late). */
+  #batchGate: Promise<void> | null = null;
+  #slowDrops = 0;
   readonly #server = new grpc.Server();
-  readonly #streams = new Map<string, StoredEvent[]>();
-  readonly #all: StoredEvent[] = [];
-  readonly #notifier = new ChangeNotifier();
+  readonly #log = new FakeLog();
   readonly #calls: Record<FakeRpc, number> = { Append: 0, BatchAppend: 0, Read: 0, GetSupportedMethods: 0 };
   /** Events written through each append RPC. */
   readonly #appendedVia: Record<'Append' | 'BatchAppend', number> = { Append: 0, BatchAppend: 0 };
@@ -116,11 +95,27 @@ export class FakeEsdb {
   /** Read calls (reads and subscriptions) still open on the server side. */
   #openReads = 0;
   readonly #openReadsChanged = new ChangeNotifier();
-  #nextPosition = 0n;
   #port = 0;
+  /** Faults for the next appends, in order (see append-faults.ts). */
+  readonly #faults: (AppendFault | null)[] = [];
+  #faultsFired = 0;
+  /** Set: the fake is a follower that names this leader; appends that require the leader are refused. */
+  #leader: { host: string; port: number } | null = null;
+  #requiresLeaderSeen = 0;
+  #notLeaderRefusals = 0;
+  #limitRefusals = 0;
 
   constructor(options: FakeEsdbOptions) {
     this.#features = options.features;
+    this.#profile = options.profile ?? '24.2';
+    this.#dropSlow = options.dropSlowSubscribers ?? false;
+    this.#denyAll = options.denyAllReads ?? false;
+    this.#clockSkewMs = options.clockSkewMs ?? 0;
+    const limits = profileLimits(this.#profile);
+    this.#limits = {
+      maxAppendSize: options.maxAppendSize ?? limits.maxAppendSize,
+      ...(options.maxEventSize ?? limits.maxEventSize) !== undefined ? { maxEventSize: options.maxEventSize ?? limits.maxEventSize } : {},
+    };
     this.#server.addService(StreamsService, {
       append: (call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>) =>
         this.#append(call, callback),
@@ -185,18 +180,103 @@ export class FakeEsdb {
     while (this.#openReads > 0) await this.#openReadsChanged.waitForChange(this.#openReadsChanged.version);
   }
 
+  /** The next appends (one per append request, either RPC) fail with these faults, in order; `null` lets one pass. */
+  injectAppendFaults(...faults: (AppendFault | null)[]): void {
+    this.#faults.push(...faults);
+  }
+
+  /** How many injected faults have fired. */
+  get faultsFired(): number {
+    return this.#faultsFired;
+  }
+
+  /** Holds every BatchAppend request received from now until `release` resolves (answers then arrive late). */
+  holdBatchAppends(release: Promise<void>): void {
+    this.#batchGate = release;
+    void release.then(() => {
+      if (this.#batchGate === release) this.#batchGate = null;
+    });
+  }
+
+  /** Play a follower: appends sent with `requires-leader` are refused with NotLeader naming `leader`. */
+  becomeFollower(leader: { host: string; port: number }): void {
+    this.#leader = leader;
+  }
+  becomeLeader(): void {
+    this.#leader = null;
+  }
+  /** Append calls that carried `requires-leader: true`, and appends refused as NotLeader. */
+  get leaderChecks(): { readonly requiresLeader: number; readonly refused: number } {
+    return { requiresLeader: this.#requiresLeaderSeen, refused: this.#notLeaderRefusals };
+  }
+
+  /** NotLeader as the server says it: status NOT_FOUND with the `not-leader` exception and the leader's endpoint. */
+  #notLeader(metadata: grpc.Metadata): Partial<grpc.StatusObject> | null {
+    const requires = metadata.get('requires-leader')[0] === 'true';
+    if (requires) this.#requiresLeaderSeen++;
+    if (!this.#leader || !requires) return null;
+    this.#notLeaderRefusals++;
+    const trailer = new grpc.Metadata();
+    trailer.set('exception', 'not-leader');
+    trailer.set('leader-endpoint-host', this.#leader.host);
+    trailer.set('leader-endpoint-port', String(this.#leader.port));
+    return { code: grpc.status.NOT_FOUND, details: 'Leader info available', metadata: trailer };
+  }
+
+  /** How many live subscribers were dropped as too slow. */
+  get slowDrops(): number {
+    return this.#slowDrops;
+  }
+
+  /** How many appends were refused for their size. */
+  get limitRefusals(): number {
+    return this.#limitRefusals;
+  }
+
+  /** Append requests that reached the log (written or refused for their expected revision), with their event counts. */
+  get appendSizes(): readonly number[] {
+    return this.#log.appendSizes;
+  }
+
   /** Raw stored ESDB event ids of a stream, for white-box tests. */
   storedIds(stream: string): string[] {
-    return (this.#streams.get(stream) ?? []).map((e) => e.id);
+    return (this.#log.streams.get(stream) ?? []).map((e) => e.id);
   }
 
   /** Writes a system event (`$`-typed, in a `$`-stream), like the server's own `$statsCollected` or `$metadata`. */
   writeSystemEvent(stream: string, type: string): void {
-    this.#commit(stream, [{ id: randomUUID(), type, contentType: 'application/json', data: Buffer.from('{}'), customMetadata: new Uint8Array() }]);
+    this.#log.commit(stream, [{ id: randomUUID(), type, contentType: 'application/json', data: Buffer.from('{}'), customMetadata: new Uint8Array() }]);
+  }
+
+  /**
+   * Seeds what a real `$all` holds besides one application's events: a statistics event in a `$stats-` stream,
+   * stream metadata (`$metadata` in a `$$` stream), a `$>` link event in a `$ce-` category stream, a tombstone
+   * (`$streamDeleted`), and another application's events (JSON and binary, without steerlog's metadata) in a stream
+   * named like steerlog's but for its prefix. `ofStream` names a steerlog ESDB stream the links and metadata point at.
+   */
+  seedForeignEvents(ofStream: string): void {
+    const raw = (stream: string, type: string, data: string | Uint8Array, contentType = 'application/json'): void => {
+      this.#log.commit(stream, [{ id: randomUUID(), type, contentType, data: typeof data === 'string' ? Buffer.from(data) : data, customMetadata: new Uint8Array() }]);
+    };
+    raw('$stats-127.0.0.1:2113', '$statsCollected', '{"proc-cpu":1}');
+    raw(`$$${ofStream}`, '$metadata', '{"$maxAge":86400}');
+    raw(`$ce-${ofStream.split('-')[0]}`, '$>', `0@${ofStream}`);
+    raw('orders-7', 'OrderPlaced', '{"sku":"x"}');
+    raw('orders-7', 'Blob', new Uint8Array([0xff, 0x00, 0xfe]), 'application/octet-stream');
+    raw('orders-8', '$streamDeleted', '{}');
+    raw('steerlogx-1', 'NotOurs', '{"looks":"close"}');
+  }
+
+  /**
+   * Writes `n` events to `stream` as one old-style transaction: each event has its own prepare position and all
+   * share the commit position written after them, so commit > prepare. Returns their ESDB ids.
+   */
+  writeTransaction(stream: string, n: number, type = 'test/tick'): string[] {
+    return this.#log.writeTransaction(stream, n, type);
   }
 
   async stop(): Promise<void> {
-    this.#notifier.close();
+    this.#log.notifier.close();
     this.#server.forceShutdown();
   }
 
@@ -217,77 +297,6 @@ export class FakeEsdb {
   }
 
   // ---- the log ----
-
-  #current(stream: string): bigint | 'no_stream' {
-    const events = this.#streams.get(stream);
-    return events && events.length > 0 ? events[events.length - 1]!.revision : 'no_stream';
-  }
-
-  /**
-   * Expected-revision check and id-based idempotency, as EventStoreDB documents them:
-   * - an exact revision (or `no_stream`, i.e. -1) equal to the current one writes;
-   * - an exact revision *behind* the current one is an idempotent success when the events stored right after it
-   *   carry the batch's ids in order; when only the first matches it is a wrong expected version;
-   * - `any` / `stream_exists`: if the first id is already in the stream, the following stored events must carry
-   *   the following ids (idempotent success), otherwise wrong expected version; if the first id is new, it writes.
-   * The real server looks `any` ids up in a bounded cache of recent writes; the fake scans the whole stream.
-   */
-  #appendEvents(stream: string, expected: Expected, proposed: Proposed[]): AppendOutcome {
-    const events = this.#streams.get(stream) ?? [];
-    const current = this.#current(stream);
-    const currentNum = current === 'no_stream' ? -1n : current;
-    const idempotentFrom = (start: number): AppendOutcome | null => {
-      if (proposed.length === 0) return null;
-      for (let i = 0; i < proposed.length; i++) {
-        if (events[start + i]?.id !== proposed[i]!.id) return { ok: false, current, expected };
-      }
-      const last = events[start + proposed.length - 1]!;
-      return { ok: true, currentRevision: last.revision, position: last.position };
-    };
-    switch (expected.kind) {
-      case 'no_stream':
-      case 'revision': {
-        const want = expected.kind === 'no_stream' ? -1n : expected.revision;
-        if (want === currentNum) break;
-        if (want < currentNum && proposed.length > 0 && events[Number(want + 1n)]?.id === proposed[0]!.id) {
-          return idempotentFrom(Number(want + 1n))!;
-        }
-        return { ok: false, current, expected };
-      }
-      case 'stream_exists':
-      case 'any': {
-        if (expected.kind === 'stream_exists' && current === 'no_stream') return { ok: false, current, expected };
-        const first = proposed.length > 0 ? events.findIndex((e) => e.id === proposed[0]!.id) : -1;
-        if (first >= 0) return idempotentFrom(first)!;
-        break;
-      }
-    }
-    if (proposed.length === 0) {
-      const last = events[events.length - 1];
-      return { ok: true, currentRevision: currentNum, position: last?.position ?? 0n };
-    }
-    const last = this.#commit(stream, proposed);
-    return { ok: true, currentRevision: last.revision, position: last.position };
-  }
-
-  #commit(stream: string, proposed: Proposed[]): StoredEvent {
-    let events = this.#streams.get(stream);
-    if (!events) {
-      events = [];
-      this.#streams.set(stream, events);
-    }
-    const streamBytes = Buffer.from(stream, 'utf8');
-    const created = (BigInt(Date.now()) * TICKS_PER_MS).toString();
-    let last: StoredEvent | undefined;
-    for (const p of proposed) {
-      this.#nextPosition += POSITION_GAP + BigInt(p.data.length);
-      last = { stream, streamBytes, id: p.id, revision: BigInt(events.length), position: this.#nextPosition, type: p.type, contentType: p.contentType, created, data: p.data, customMetadata: p.customMetadata };
-      events.push(last);
-      this.#all.push(last);
-    }
-    this.#notifier.notify();
-    return last!;
-  }
 
   // ---- Append (client streaming: options, then one proposed message per event) ----
 
@@ -313,7 +322,22 @@ export class FakeEsdb {
       else if (options.hasNoStream()) expected = { kind: 'no_stream' };
       else if (options.hasStreamExists()) expected = { kind: 'stream_exists' };
       else expected = { kind: 'any' };
-      const outcome = this.#appendEvents(streamName(options.getStreamIdentifier()), expected, proposed);
+      const notLeader = this.#notLeader(call.metadata);
+      if (notLeader) return callback(notLeader);
+      const limit = checkLimits(proposed, this.#limits);
+      if (limit.kind !== 'ok') {
+        this.#limitRefusals++;
+        return callback(appendLimitError(limit));
+      }
+      const fault = this.#faults.shift();
+      if (fault !== undefined && fault !== null) {
+        this.#faultsFired++;
+        if (faultCommits(fault)) this.#log.append(streamName(options.getStreamIdentifier()), expected, proposed);
+        const answer = faultAnswer(fault, 'Append');
+        // Append has no in-band error: every fault fails the call.
+        return callback(answer.kind === 'rpc-error' ? answer.error : { code: grpc.status.ABORTED, details: 'Operation timed out' });
+      }
+      const outcome = this.#log.append(streamName(options.getStreamIdentifier()), expected, proposed);
       const resp = new AppendResp();
       if (outcome.ok) {
         this.#appendedVia.Append += proposed.length;
@@ -346,7 +370,16 @@ export class FakeEsdb {
   #batchAppend(call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>): void {
     this.#calls.BatchAppend++;
     const pending = new Map<string, { options?: S.BatchAppendReq.Options; proposed: Proposed[] }>();
+    let queue: Promise<void> = Promise.resolve();
     call.on('data', (req: BatchAppendReq) => {
+      const gate = this.#batchGate;
+      // in order, and after the gate when one is set
+      queue = queue.then(async () => {
+        if (gate) await gate;
+        handle(req);
+      });
+    });
+    const handle = (req: BatchAppendReq): void => {
       const correlation = uuidString(req.getCorrelationId());
       const entry = pending.get(correlation) ?? { proposed: [] };
       pending.set(correlation, entry);
@@ -369,7 +402,39 @@ export class FakeEsdb {
       else if (options.hasNoStream()) expected = { kind: 'no_stream' };
       else if (options.hasStreamExists()) expected = { kind: 'stream_exists' };
       else expected = { kind: 'any' };
-      const outcome = this.#appendEvents(streamName(options.getStreamIdentifier()), expected, entry.proposed);
+      const deadline = options.getDeadline();
+      if (deadline && deadline.toDate().getTime() < Date.now() + this.#clockSkewMs) {
+        resp.setError(timeoutStatus());
+        call.write(resp);
+        return;
+      }
+      // A follower ends the whole BatchAppend stream on NotLeader, as the server does.
+      const notLeader = this.#notLeader(call.metadata);
+      if (notLeader) {
+        call.emit('error', notLeader);
+        return;
+      }
+      const limit = checkLimits(entry.proposed, this.#limits);
+      if (limit.kind !== 'ok') {
+        this.#limitRefusals++;
+        resp.setError(batchLimitStatus(limit));
+        call.write(resp);
+        return;
+      }
+      const fault = this.#faults.shift();
+      if (fault !== undefined && fault !== null) {
+        this.#faultsFired++;
+        if (faultCommits(fault)) this.#log.append(streamName(options.getStreamIdentifier()), expected, entry.proposed);
+        const answer = faultAnswer(fault, 'BatchAppend');
+        if (answer.kind === 'rpc-error') {
+          call.emit('error', answer.error); // ends the whole bidi stream
+          return;
+        }
+        resp.setError(answer.status);
+        call.write(resp);
+        return;
+      }
+      const outcome = this.#log.append(streamName(options.getStreamIdentifier()), expected, entry.proposed);
       if (outcome.ok) {
         this.#appendedVia.BatchAppend += entry.proposed.length;
         const success = new BatchAppendResp.Success();
@@ -399,8 +464,8 @@ export class FakeEsdb {
         resp.setError(status);
       }
       call.write(resp);
-    });
-    call.on('end', () => call.end());
+    };
+    call.on('end', () => void queue.then(() => call.end()));
   }
 
   // ---- Read (stream and $all reads, subscriptions) ----
@@ -418,8 +483,19 @@ export class FakeEsdb {
       cancelled = true;
       stopped.abort();
     });
+    /** Set in a subscription's live phase: true once the subscriber lags more than the live buffer. */
+    let tooSlow: () => boolean = () => false;
+    let dropped = false;
+    const dropIfTooSlow = (): boolean => {
+      if (dropped || !tooSlow()) return dropped;
+      dropped = true;
+      this.#slowDrops++;
+      call.emit('error', { code: grpc.status.ABORTED, details: 'Operation timed out: consumer too slow to handle event while live' });
+      stopped.abort();
+      return true;
+    };
     const send = async (resp: ReadResp): Promise<boolean> => {
-      if (cancelled) return false;
+      if (cancelled || dropIfTooSlow()) return false;
       if (!call.write(resp)) {
         await new Promise<void>((resolve) => {
           const done = (): void => {
@@ -429,17 +505,33 @@ export class FakeEsdb {
           };
           call.on('drain', done);
           stopped.signal.addEventListener('abort', done);
+          // while the transport is full, new events pile up: past the live buffer, the subscriber is dropped
+          void (async () => {
+            let v = this.#log.notifier.version;
+            while (!stopped.signal.aborted && (await this.#log.notifier.waitForChange(v, stopped.signal))) {
+              v = this.#log.notifier.version;
+              if (dropIfTooSlow()) return;
+            }
+          })();
         });
       }
-      return !cancelled;
+      return !cancelled && !dropped;
     };
-    const sendEvent = (e: StoredEvent): Promise<boolean> => send(this.#readResp(e));
+    // Before 22.6, events read from a stream carry the maximum value instead of their $all position.
+    const maxPositions = isStreamRead(options) && this.#profile === '21.10';
+    const sendEvent = (e: StoredEvent): Promise<boolean> => send(readRespOf(e, maxPositions));
 
-    const filter = this.#filter(options);
+    if (!options.hasStream() && this.#denyAll) {
+      const trailer = new grpc.Metadata();
+      trailer.set('exception', 'access-denied');
+      call.emit('error', { code: grpc.status.PERMISSION_DENIED, details: 'Access Denied', metadata: trailer });
+      return;
+    }
+    const filter = filterOf(options);
     const isStream = options.hasStream();
     const streamOpts = options.getStream();
     const stream = isStream ? streamName(streamOpts?.getStreamIdentifier()) : '';
-    const source = (): readonly StoredEvent[] => (isStream ? (this.#streams.get(stream) ?? []) : this.#all);
+    const source = (): readonly StoredEvent[] => (isStream ? (this.#log.streams.get(stream) ?? []) : this.#log.all);
 
     if (options.hasSubscription()) {
       const confirmation = new ReadResp.SubscriptionConfirmation();
@@ -456,21 +548,24 @@ export class FakeEsdb {
       } else {
         const all = options.getAll()!;
         if (all.hasStart()) index = 0;
-        else if (all.hasEnd()) index = this.#all.length;
+        else if (all.hasEnd()) index = this.#log.all.length;
         else {
-          const after = BigInt(all.getPosition()!.getCommitPosition());
-          index = this.#all.findIndex((e) => e.position > after);
-          if (index < 0) index = this.#all.length;
+          const p = all.getPosition()!;
+          const after = requestedOrder(p.getCommitPosition(), p.getPreparePosition());
+          index = this.#log.all.findIndex((e) => allOrder(e) > after);
+          if (index < 0) index = this.#log.all.length;
         }
       }
       let caughtUp = false;
       for (;;) {
-        const version = this.#notifier.version;
+        const version = this.#log.notifier.version;
         const events = source();
         while (index < events.length) {
           const e = events[index++]!;
           if (filter(e) && !(await sendEvent(e))) return;
         }
+        if (!caughtUp && this.#dropSlow) tooSlow = () => source().length - index > LIVE_BUFFER;
+        if (!caughtUp && !sendsCaughtUp(this.#profile)) caughtUp = true;
         if (!caughtUp) {
           caughtUp = true;
           const resp = new ReadResp();
@@ -479,8 +574,8 @@ export class FakeEsdb {
           this.#caughtUpSent.notify();
         }
         if (source().length > index) continue;
-        if (!(await this.#notifier.waitForChange(version, stopped.signal))) {
-          if (!cancelled) call.end();
+        if (!(await this.#log.notifier.waitForChange(version, stopped.signal))) {
+          if (!cancelled && !dropped) call.end();
           return;
         }
       }
@@ -512,12 +607,13 @@ export class FakeEsdb {
       else if (all.hasEnd()) index = backwards ? events.length - 1 : events.length;
       else {
         // Forwards from a position includes the event at that position; backwards starts before it.
-        const at = BigInt(all.getPosition()!.getCommitPosition());
+        const p = all.getPosition()!;
+        const at = requestedOrder(p.getCommitPosition(), p.getPreparePosition());
         if (backwards) {
           index = events.length - 1;
-          while (index >= 0 && events[index]!.position >= at) index--;
+          while (index >= 0 && allOrder(events[index]!) >= at) index--;
         } else {
-          index = events.findIndex((e) => e.position >= at);
+          index = events.findIndex((e) => allOrder(e) >= at);
           if (index < 0) index = events.length;
         }
       }
@@ -535,43 +631,4 @@ export class FakeEsdb {
     if (!cancelled) call.end();
   }
 
-  #filter(options: S.ReadReq.Options): (e: StoredEvent) => boolean {
-    if (!options.hasFilter()) return () => true;
-    const f = options.getFilter()!;
-    const expr = f.hasEventType() ? f.getEventType()! : f.getStreamIdentifier()!;
-    const field = f.hasEventType() ? (e: StoredEvent) => e.type : (e: StoredEvent) => e.stream;
-    const regex = expr.getRegex() ? new RegExp(expr.getRegex()) : null;
-    const prefixes = expr.getPrefixList();
-    return (e) => {
-      const value = field(e);
-      if (regex && !regex.test(value)) return false;
-      if (prefixes.length > 0 && !prefixes.some((p) => value.startsWith(p))) return false;
-      return true;
-    };
-  }
-
-  #readResp(e: StoredEvent): ReadResp {
-    const recorded = new ReadResp.ReadEvent.RecordedEvent();
-    const id = new UUID();
-    id.setString(e.id);
-    recorded.setId(id);
-    const sid = new StreamIdentifier();
-    sid.setStreamName(e.streamBytes);
-    recorded.setStreamIdentifier(sid);
-    recorded.setStreamRevision(e.revision.toString());
-    recorded.setCommitPosition(e.position.toString());
-    recorded.setPreparePosition(e.position.toString());
-    const meta = recorded.getMetadataMap();
-    meta.set('type', e.type);
-    meta.set('content-type', e.contentType);
-    meta.set('created', e.created);
-    recorded.setData(e.data);
-    recorded.setCustomMetadata(e.customMetadata);
-    const read = new ReadResp.ReadEvent();
-    read.setEvent(recorded);
-    read.setCommitPosition(e.position.toString());
-    const resp = new ReadResp();
-    resp.setEvent(read);
-    return resp;
-  }
 }

@@ -14,18 +14,34 @@ export class FaultyFs implements FsOps {
   armed: number | undefined;
   fired: OpKind | undefined;
   breakRollback = false;
+  /** With `breakRollback`: how many rollback calls still fail (Infinity: all of them). */
+  #rollbackBreaks = Number.POSITIVE_INFINITY;
+  /** `armKind`: fail the `n`th call (0-based) of this kind from now on. */
+  #armedKind: { kind: OpKind; n: number } | undefined;
   readonly log: OpKind[] = [];
+  /** How many injected failures have fired in total (rollback failures not counted). */
+  firedCount = 0;
 
-  arm(k: number, breakRollback = false): void {
+  /** Call number `k` from now fails; with `breakRollback`, the rollback calls after it fail too (all, or that many). */
+  arm(k: number, breakRollback: boolean | number = false): void {
     this.count = 0;
     this.armed = k;
     this.fired = undefined;
-    this.breakRollback = breakRollback;
+    this.breakRollback = breakRollback !== false;
+    this.#rollbackBreaks = typeof breakRollback === 'number' ? breakRollback : Number.POSITIVE_INFINITY;
     this.log.length = 0;
+  }
+
+  /** The `n`th call of `kind` from now fails (e.g. the second fsync); `breakRollback` as for `arm`. */
+  armKind(kind: OpKind, n: number, breakRollback: boolean | number = false): void {
+    this.arm(-1, breakRollback);
+    this.armed = undefined;
+    this.#armedKind = { kind, n };
   }
 
   disarm(): void {
     this.armed = undefined;
+    this.#armedKind = undefined;
     this.breakRollback = false;
     this.count = 0;
     this.log.length = 0;
@@ -34,11 +50,15 @@ export class FaultyFs implements FsOps {
   #check(kind: OpKind): void {
     this.log.push(kind);
     const n = this.count++;
-    if (this.armed !== undefined && n === this.armed) {
+    const byKind = this.#armedKind !== undefined && this.#armedKind.kind === kind && this.#armedKind.n-- === 0;
+    if ((this.armed !== undefined && n === this.armed) || byKind) {
+      if (byKind) this.#armedKind = undefined;
       this.fired = kind;
+      this.firedCount++;
       throw Object.assign(new Error(`injected EIO on ${kind} (call #${n})`), { code: 'EIO' });
     }
-    if (this.fired !== undefined && this.breakRollback && (kind === 'truncate' || kind === 'unlink')) {
+    if (this.fired !== undefined && this.breakRollback && this.#rollbackBreaks > 0 && (kind === 'truncate' || kind === 'unlink')) {
+      this.#rollbackBreaks--;
       throw Object.assign(new Error(`injected EIO on rollback ${kind}`), { code: 'EIO' });
     }
   }

@@ -1,0 +1,108 @@
+import { once } from 'node:events';
+import { startHttpServer, isHostConfigError } from '../http/server.js';
+import { Host } from '../../runtime/host/host.js';
+import { localOwnership, type SessionOwnership } from '../../runtime/host/ports/ownership.js';
+import { createRuntime } from '../../runtime/runtime.js';
+import { errorChain } from '../../runtime/errors.js';
+import { consoleLogger } from '../../runtime/logger.js';
+import type { EventStore } from '../../runtime/ports/event-store.js';
+import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
+import type { CliIo } from './io.js';
+import { parseCommandArgs } from './cli-args.js';
+import { openModel } from './serve-model.js';
+
+export const SERVE_USAGE = `usage: steerlog serve [options]
+  --store <spec>          where sessions live: jsonl:<dir> | postgres://… | memory:   (default ${DEFAULT_STORE_SPEC})
+  --host <address>        interface to bind (default 127.0.0.1; anything else needs a token)
+  --port <n>              port (default 7420; 0 picks a free one)
+  --token <secret>        bearer token clients must send (or STEERLOG_TOKEN)
+  --principal <name>      the actor recorded on prompts sent with the token (default operator)
+  --model <spec>          echo | openai:<model> | module:<path>   (default echo; openai reads OPENAI_BASE_URL, OPENAI_API_KEY)
+  --body-limit <bytes>    largest request body (default 1048576)
+  --max-image-bytes <n>   largest image in a prompt (default 5242880)
+  --cors <origins>        comma-separated origins allowed by CORS (default: CORS off)
+  --reference-frames      queue frames exactly as the reference host sends them (no steering handoff)
+  --host-id <id>          this host's name in leases (PostgreSQL; default a random id)
+  --advertise <url>       the URL other hosts' clients are sent to (default the listening URL)
+  --lease-ms <n>          lease time of a session on PostgreSQL (default 10000)
+  --write-batch-ms <n>    write-behind window of every session (default 200)`;
+
+const intOption = (value: string | undefined, name: string, fallback: number): number => {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer`);
+  return n;
+};
+
+/**
+ * `steerlog serve`: the Host over HTTP on the given store (default the embedded JSONL store), until SIGINT/SIGTERM
+ * (or `stop`). Prints the URL on its first line of output. On PostgreSQL, sessions are leased per host, so several
+ * `serve` processes can share one database.
+ */
+export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> => {
+  const args = parseCommandArgs(argv, {
+    strings: ['store', 'host', 'port', 'token', 'principal', 'model', 'body-limit', 'max-image-bytes', 'cors', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms'],
+    flags: ['reference-frames', 'help'],
+  });
+  if (args.ok && args.flags['help']) {
+    io.stdout.write(`${SERVE_USAGE}\n`);
+    return 0;
+  }
+  if (!args.ok || args.positionals.length > 0) {
+    io.stderr.write(`${args.ok ? `unexpected ${args.positionals[0]}` : args.error}\n${SERVE_USAGE}\n`);
+    return 2;
+  }
+  const v = args.strings;
+  const token = v.token ?? process.env['STEERLOG_TOKEN'];
+  const tokens = token ? [{ principal: v.principal ?? 'operator', token }] : [];
+  const spec = v.store ?? DEFAULT_STORE_SPEC;
+  let store: EventStore | null = null;
+  let ownership: SessionOwnership;
+  try {
+    const port = intOption(v.port, 'port', 7420);
+    const bodyLimitBytes = intOption(v['body-limit'], 'body-limit', 1024 * 1024);
+    const maxImageBytes = intOption(v['max-image-bytes'], 'max-image-bytes', 5 * 1024 * 1024);
+    const leaseMs = intOption(v['lease-ms'], 'lease-ms', 10_000);
+    const writeBatchDelayMs = intOption(v['write-batch-ms'], 'write-batch-ms', 200);
+    const { model, acceptsImages } = await openModel(v.model ?? 'echo', process.env);
+    store = await openStore(spec);
+    const hostId = v['host-id'] ?? `host-${globalThis.crypto.randomUUID().slice(0, 8)}`;
+    const runtime = createRuntime({ store, model, writeBatchDelayMs });
+    const holder: { url?: string } = {};
+    if (/^postgres(ql)?:\/\//.test(spec)) {
+      const { openPostgresOwnership } = await import('../lease/postgres-ownership.js');
+      ownership = await openPostgresOwnership({ url: spec, hostId, leaseMs, advertise: () => v.advertise ?? holder.url });
+    } else ownership = localOwnership(hostId);
+    const host = new Host({ runtime, ownership, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger: consoleLogger });
+    const server = await startHttpServer({
+      host,
+      tokens,
+      bodyLimitBytes,
+      port,
+      ...(v.host !== undefined ? { hostname: v.host } : {}),
+      ...(v.cors ? { corsOrigins: v.cors.split(',').filter(Boolean) } : {}),
+      log: (line) => io.stderr.write(`${line}\n`),
+    });
+    holder.url = server.url;
+    io.stdout.write(`steerlog serve: listening on ${server.url} (store ${redact(spec)}, model ${v.model ?? 'echo'}, host ${hostId})\n`);
+    const ac = new AbortController();
+    const onSignal = () => ac.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    stop?.addEventListener('abort', onSignal, { once: true });
+    if (!ac.signal.aborted) await once(ac.signal, 'abort');
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await host.close();
+    await server.close();
+    return 0;
+  } catch (e) {
+    io.stderr.write(`steerlog serve: ${isHostConfigError(e) ? e.message : errorChain(e)}\n`);
+    return 2;
+  } finally {
+    await store?.close().catch(() => {});
+  }
+};
+
+/** A store spec without its password. */
+const redact = (spec: string): string => spec.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');

@@ -1,0 +1,48 @@
+import type { ModelPort } from '../../runtime/ports/model.js';
+import { EchoModel } from '../model/echo/echo-model.js';
+import { loadUserModule } from './load-module.js';
+
+/** A refused `--model` value. */
+export class ModelSpecError extends Error {
+  readonly code = 'invalid-model-spec' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'ModelSpecError';
+  }
+}
+export const isModelSpecError = (e: unknown): e is ModelSpecError => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'invalid-model-spec';
+
+/**
+ * The model a `--model` value names: `echo` (the default: streams its input back slowly), `openai:<model>` (an
+ * OpenAI-compatible chat-completions endpoint: `OPENAI_BASE_URL`, `OPENAI_API_KEY`), or `module:<path>` (a module
+ * whose default export is a ModelPort or a function returning one).
+ */
+export const openModel = async (spec: string, env: NodeJS.ProcessEnv): Promise<{ model: ModelPort; acceptsImages: boolean }> => {
+  if (spec === 'echo') {
+    const delay = env['STEERLOG_ECHO_DELAY_MS'];
+    return { model: new EchoModel(delay !== undefined ? { delayMs: Number(delay) } : {}), acceptsImages: true };
+  }
+  if (spec.startsWith('openai:')) {
+    const name = spec.slice('openai:'.length);
+    if (!name) throw new ModelSpecError('openai: needs a model name, e.g. openai:gpt-4o-mini');
+    const { OpenAiChatModel } = await import('../model/openai/openai-chat-model.js');
+    return {
+      model: new OpenAiChatModel({
+        model: name,
+        baseUrl: env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1',
+        ...(env['OPENAI_API_KEY'] !== undefined ? { apiKey: env['OPENAI_API_KEY'] } : {}),
+      }),
+      acceptsImages: true,
+    };
+  }
+  if (spec.startsWith('module:')) {
+    const mod = await loadUserModule(spec.slice('module:'.length));
+    const exported = mod['default'];
+    const model = typeof exported === 'function' ? await (exported as () => ModelPort | Promise<ModelPort>)() : exported;
+    if (typeof model !== 'object' || model === null || typeof (model as ModelPort).complete !== 'function') {
+      throw new ModelSpecError(`${spec}: the default export is not a model (an object with complete(request))`);
+    }
+    return { model: model as ModelPort, acceptsImages: true };
+  }
+  throw new ModelSpecError(`unknown model "${spec}": expected echo, openai:<model> or module:<path>`);
+};

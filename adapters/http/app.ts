@@ -1,0 +1,109 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import type { Principal } from '../../runtime/host/actor.js';
+import type { Host } from '../../runtime/host/host.js';
+import { ClientRequestSchema, INVALID_REQUEST_RPC_ID, isHostMethod, type ServerResponse } from '../../runtime/host/schemas.js';
+import { authenticate, type BearerToken } from './auth.js';
+import { parseJsonBody } from './json-body.js';
+import { sseStream, type SseOptions } from './sse-stream.js';
+
+export interface HttpAppOptions {
+  readonly host: Host;
+  /** Bearer tokens; when empty every request is the principal `local`. @defaultValue [] */
+  readonly tokens?: readonly BearerToken[];
+  /** Largest request body, bytes (larger → 413). @defaultValue 1 MiB */
+  readonly bodyLimitBytes?: number;
+  /** Origins allowed by CORS; CORS headers are sent only when this is set. @defaultValue none */
+  readonly corsOrigins?: readonly string[];
+  readonly sse?: SseOptions;
+  /** One line per request and per failure, each with its request id. @defaultValue stderr */
+  readonly log?: (line: string) => void;
+  /** Request ids. @defaultValue crypto.randomUUID */
+  readonly newRequestId?: () => string;
+}
+
+type Env = { Variables: { principal: Principal; requestId: string } };
+
+const reply = (rpcId: string, result: ServerResponse['result']): ServerResponse => ({ type: 'server-response', rpcId, result });
+const badRequest = (rpcId: string, issues: readonly { path: readonly (string | number)[]; message: string }[]): ServerResponse =>
+  reply(rpcId, { ok: false, error: { code: 'bad-request', message: 'the request does not match its schema', details: { issues } } });
+
+/**
+ * The Host over HTTP: `POST /api/<method>` with the client-request envelope, `GET /api/stream` for the live mirror.
+ * Non-JSON bodies → 400, wrong media type → 415, unknown paths → 404, a body over the limit → 413, a missing or
+ * wrong token → 401; an envelope or payload that fails its schema → 200 with `bad-request {issues}`; a crash → 500
+ * with a request id and no stack.
+ */
+export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
+  const { host } = options;
+  const tokens = options.tokens ?? [];
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const newRequestId = options.newRequestId ?? (() => globalThis.crypto.randomUUID());
+  const app = new Hono<Env>();
+
+  app.use('*', async (c, next) => {
+    const requestId = newRequestId();
+    c.set('requestId', requestId);
+    const started = Date.now();
+    await next();
+    c.res.headers.set('x-request-id', requestId);
+    log(`${requestId} ${c.req.method} ${new URL(c.req.url).pathname} ${c.res.status} ${Date.now() - started}ms`);
+  });
+  if (options.corsOrigins && options.corsOrigins.length > 0) {
+    app.use('/api/*', cors({ origin: [...options.corsOrigins], allowHeaders: ['authorization', 'content-type', 'idempotency-key', 'last-event-id'] }));
+  }
+  app.use('*', async (c, next) => {
+    if (tokens.length === 0) {
+      c.set('principal', { id: 'local' });
+      return next();
+    }
+    const principal = authenticate(c.req.header('authorization'), tokens);
+    if (!principal) return c.json({ error: 'unauthorized' }, 401, { 'www-authenticate': 'Bearer' });
+    c.set('principal', principal);
+    return next();
+  });
+
+  app.get('/api/stream', (c) => sseStream(c, host, options.sse ?? {}));
+
+  app.post(
+    '/api/:method',
+    async (c, next) => {
+      if (!isHostMethod(c.req.param('method'))) return c.json({ error: 'not found' }, 404);
+      const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+      if (type !== 'application/json') return c.json({ error: 'expected content-type application/json' }, 415);
+      return next();
+    },
+    bodyLimit({ maxSize: options.bodyLimitBytes ?? 1024 * 1024, onError: (c) => c.json({ error: 'request body too large' }, 413) }),
+    async (c) => {
+      const pathMethod = c.req.param('method');
+      const body = parseJsonBody(new Uint8Array(await c.req.arrayBuffer()));
+      if (!body.ok) return c.json({ error: body.problem }, 400);
+      const raw = body.value as { rpcId?: unknown } | null;
+      const envelope = ClientRequestSchema.safeParse(body.value);
+      if (!envelope.success) {
+        const rpcId = typeof raw === 'object' && raw !== null && typeof raw.rpcId === 'string' && raw.rpcId.length > 0 && raw.rpcId.length <= 200 ? raw.rpcId : INVALID_REQUEST_RPC_ID;
+        return c.json(badRequest(rpcId, envelope.error.issues.map((i) => ({ path: i.path, message: i.message }))));
+      }
+      const { rpcId, method, payload } = envelope.data;
+      if (method !== pathMethod) return c.json(badRequest(rpcId, [{ path: ['method'], message: `method ${method} sent to /api/${pathMethod}` }]));
+      const idempotencyKey = c.req.header('idempotency-key');
+      const result = await host.call(method, payload, {
+        rpcId,
+        principal: c.get('principal'),
+        requestId: c.get('requestId'),
+        ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+      });
+      if (!result.ok && result.error.code === 'internal') log(`${c.get('requestId')} ${method} answered internal: ${result.error.message}`);
+      if (!result.ok && result.crashed) return c.json(reply(rpcId, { ok: false, error: result.error }), 500);
+      return c.json(reply(rpcId, result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error }));
+    },
+  );
+
+  app.notFound((c) => c.json({ error: 'not found' }, 404));
+  app.onError((e, c) => {
+    log(`${c.get('requestId') ?? '-'} failed: ${e instanceof Error ? e.name : 'error'}`);
+    return c.json({ error: 'internal', requestId: c.get('requestId') ?? null }, 500);
+  });
+  return app;
+};

@@ -1,0 +1,72 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import { isLoopback, type BearerToken } from './auth.js';
+import { createHttpApp, type HttpAppOptions } from './app.js';
+
+export interface HttpServerOptions extends HttpAppOptions {
+  /** Interface to bind. Anything but a loopback address requires at least one token. @defaultValue '127.0.0.1' */
+  readonly hostname?: string;
+  /** @defaultValue 7420; 0 picks a free port */
+  readonly port?: number;
+  /** Time to receive a request's headers (a slow-header client is cut off with 408). @defaultValue 10_000 */
+  readonly headersTimeoutMs?: number;
+  /** Time to receive a whole request. @defaultValue 30_000 */
+  readonly requestTimeoutMs?: number;
+  /** Idle keep-alive connections close after this. @defaultValue 5_000 */
+  readonly keepAliveTimeoutMs?: number;
+}
+
+/** A listening Host server. */
+export interface RunningHttpServer {
+  readonly url: string;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+/** Refused configuration: a non-loopback bind without a token. */
+export class HostConfigError extends Error {
+  readonly code = 'host-config' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'HostConfigError';
+  }
+}
+export const isHostConfigError = (e: unknown): e is HostConfigError => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'host-config';
+
+/** Checks that a bind is safe: loopback, or guarded by a token. */
+export const checkBind = (hostname: string, tokens: readonly BearerToken[]): void => {
+  if (!isLoopback(hostname) && tokens.length === 0) throw new HostConfigError(`binding ${hostname} needs a token (--token or STEERLOG_TOKEN)`);
+};
+
+/** Starts the HTTP server on @hono/node-server with the request timeouts set. */
+export const startHttpServer = async (options: HttpServerOptions): Promise<RunningHttpServer> => {
+  const hostname = options.hostname ?? '127.0.0.1';
+  checkBind(hostname, options.tokens ?? []);
+  const app = createHttpApp(options);
+  const server = createAdaptorServer({
+    fetch: app.fetch,
+    serverOptions: {
+      headersTimeout: options.headersTimeoutMs ?? 10_000,
+      requestTimeout: options.requestTimeoutMs ?? 30_000,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
+      // the header and request timeouts are enforced by a periodic sweep: make it fine enough for short limits
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor((options.headersTimeoutMs ?? 10_000) / 2))),
+    },
+  }) as Server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 7420, hostname, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+};

@@ -1,0 +1,147 @@
+import type { AssistantBlock } from '../../../domain/events.js';
+import type { ModelMessage } from '../../../domain/model-messages.js';
+import { ModelError } from '../../../runtime/errors.js';
+import type { FinishReason, ModelPort, ModelRequest, ModelResponse } from '../../../runtime/ports/model.js';
+import { readSseData } from './sse-lines.js';
+
+export interface OpenAiChatModelOptions {
+  readonly model: string;
+  /** e.g. https://api.openai.com/v1 or any compatible server. */
+  readonly baseUrl: string;
+  /** Sent as `Authorization: Bearer …` when set. */
+  readonly apiKey?: string;
+  /** @defaultValue globalThis.fetch */
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+type WireMessage = Record<string, unknown>;
+
+/** The log's surface messages as chat-completions messages. */
+export const toWireMessages = (system: string | undefined, messages: readonly ModelMessage[]): WireMessage[] => {
+  const out: WireMessage[] = system !== undefined ? [{ role: 'system', content: system }] : [];
+  for (const m of messages) {
+    switch (m.role) {
+      case 'user':
+        out.push({
+          role: 'user',
+          content: m.content.map((b) => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'image_url', image_url: { url: `data:${b.mediaType};base64,${b.data}` } })),
+        });
+        break;
+      case 'assistant': {
+        const text = m.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('');
+        const calls = m.content.filter((b): b is Extract<AssistantBlock, { type: 'tool-call' }> => b.type === 'tool-call');
+        out.push({
+          role: 'assistant',
+          content: text || null,
+          ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.callId, type: 'function', function: { name: c.name, arguments: c.arguments } })) } : {}),
+        });
+        break;
+      }
+      case 'tool':
+        out.push({ role: 'tool', tool_call_id: m.callId, content: m.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('') });
+        break;
+    }
+  }
+  return out;
+};
+
+const finishOf = (reason: string | null | undefined, hasCalls: boolean): FinishReason => {
+  if (reason === 'length') return 'max-tokens';
+  if (reason === 'tool_calls' || hasCalls) return 'tool-calls';
+  return 'stop';
+};
+
+/**
+ * A ModelPort for OpenAI-compatible `POST {baseUrl}/chat/completions` with `stream: true`: text deltas are streamed
+ * as chunks, tool calls are assembled from their deltas, the request is aborted when the turn is canceled, and an
+ * HTTP or network failure becomes a `ModelError` (the turn ends `error` with its code and status).
+ */
+export class OpenAiChatModel implements ModelPort {
+  readonly provider = 'openai';
+  readonly model: string;
+  readonly #opts: OpenAiChatModelOptions;
+
+  constructor(options: OpenAiChatModelOptions) {
+    this.#opts = options;
+    this.model = options.model;
+  }
+
+  async complete(request: ModelRequest): Promise<ModelResponse> {
+    const fetchFn = this.#opts.fetch ?? globalThis.fetch;
+    let res: Response;
+    try {
+      res = await fetchFn(`${this.#opts.baseUrl.replace(/\/$/, '')}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(this.#opts.apiKey ? { authorization: `Bearer ${this.#opts.apiKey}` } : {}) },
+        body: JSON.stringify({
+          model: this.model,
+          stream: true,
+          stream_options: { include_usage: true },
+          messages: toWireMessages(request.system, request.messages),
+          ...(request.tools.length
+            ? { tools: request.tools.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: { type: 'object' } } })) }
+            : {}),
+        }),
+        signal: request.signal,
+      });
+    } catch (e) {
+      if (request.signal.aborted) throw e;
+      throw new ModelError({ message: `request to the model failed: ${e instanceof Error ? e.message : String(e)}`, code: 'NETWORK' });
+    }
+    if (!res.ok || !res.body) {
+      const body = await res.text().catch(() => '');
+      let code = `HTTP_${res.status}`;
+      let message = `the model answered HTTP ${res.status}`;
+      try {
+        const err = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } }).error;
+        if (typeof err?.code === 'string' && err.code) code = err.code;
+        if (typeof err?.message === 'string' && err.message) message = err.message;
+      } catch {
+        // not JSON: keep the status
+      }
+      throw new ModelError({ message, code, status: res.status });
+    }
+    let text = '';
+    let finish: string | null = null;
+    let usage: { inputTokens: number; outputTokens: number } | undefined;
+    const calls: { id: string; name: string; arguments: string }[] = [];
+    for await (const data of readSseData(res.body)) {
+      if (data === '[DONE]') break;
+      let chunk: {
+        choices?: { delta?: { content?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[];
+        usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+        error?: { message?: string; code?: string };
+      };
+      try {
+        chunk = JSON.parse(data);
+      } catch {
+        throw new ModelError({ message: 'the model streamed a chunk that is not JSON', code: 'BAD_STREAM' });
+      }
+      if (chunk.error) throw new ModelError({ message: chunk.error.message ?? 'the model streamed an error', code: chunk.error.code ?? 'STREAM_ERROR' });
+      if (chunk.usage && typeof chunk.usage.prompt_tokens === 'number' && typeof chunk.usage.completion_tokens === 'number') {
+        usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+      }
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      const delta = choice.delta ?? {};
+      if (typeof delta.content === 'string' && delta.content) {
+        text += delta.content;
+        request.onChunk({ type: 'text', text: delta.content });
+      }
+      for (const tc of delta.tool_calls ?? []) {
+        const call = (calls[tc.index] ??= { id: '', name: '', arguments: '' });
+        if (tc.id) call.id = tc.id;
+        if (tc.function?.name) call.name += tc.function.name;
+        if (tc.function?.arguments) call.arguments += tc.function.arguments;
+      }
+      if (choice.finish_reason) finish = choice.finish_reason;
+    }
+    const content: AssistantBlock[] = [];
+    if (text) content.push({ type: 'text', text });
+    for (const [i, c] of calls.entries()) {
+      if (!c) continue;
+      content.push({ type: 'tool-call', callId: c.id || `call-${i}`, name: c.name, arguments: c.arguments || '{}' });
+    }
+    return { content, finishReason: finishOf(finish, calls.length > 0), ...(usage ? { usage } : {}) };
+  }
+}

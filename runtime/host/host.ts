@@ -1,0 +1,462 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { InboxSplicedData, InboxTarget, SessionCreatedData } from '../../domain/events.js';
+import { isDuplicatePendingIdError } from '../../domain/errors.js';
+import { isQueueEditError } from '../../domain/queue-edit.js';
+import { foldSession } from '../../domain/session-fold.js';
+import type { Agent } from '../agent.js';
+import { isRuntimeError } from '../errors.js';
+import { consoleLogger, type Logger } from '../logger.js';
+import type { EventStore } from '../ports/event-store.js';
+import type { Runtime } from '../runtime.js';
+import { promptSource, type Principal } from './actor.js';
+import { SessionCatalog } from './catalog.js';
+import { HostError, isHostError } from './errors.js';
+import { LiveSession } from './live-session.js';
+import { localOwnership, type SessionOwnership } from './ports/ownership.js';
+import { checkImages, promptMessage, sameContent, toContentBlocks } from './prompt.js';
+import { ClientMessageIdSchema, HOST_REQUEST_SCHEMAS, isHostMethod, type HostErrorBody, type HostFrame, type HostMethod, type HostRequest, type HostResult } from './schemas.js';
+import { historyPage, queueRowsOf, readSession } from './session-reads.js';
+import { canonicalTimeZone } from './time-zone.js';
+
+export interface HostOptions {
+  readonly runtime: Runtime;
+  /** Who runs which session when several hosts share the store. @defaultValue localOwnership(): this host alone */
+  readonly ownership?: SessionOwnership;
+  /** @defaultValue console */
+  readonly logger?: Logger;
+  /** The reference's exact queue frames: no steering handoff, each splice's queue frame before its event frame. @defaultValue false */
+  readonly referenceFrames?: boolean;
+  /** The model takes image input. @defaultValue true */
+  readonly modelAcceptsImages?: boolean;
+  /** Largest decoded image in a prompt, bytes. @defaultValue 5 MiB */
+  readonly maxImageBytes?: number;
+  /** `{provider, model}` when the model cannot serve prompts now (a prompt is then refused `model-unavailable`). @defaultValue always available */
+  readonly modelUnavailable?: () => { readonly provider: string; readonly model: string } | null;
+  /** Message ids for prompts without a client-supplied one. @defaultValue crypto.randomUUID */
+  readonly newMessageId?: () => string;
+}
+
+/** Who is calling, for one request. */
+export interface CallContext {
+  readonly rpcId: string;
+  readonly principal: Principal;
+  /** The `Idempotency-Key` header, when sent: used as the prompt's message id. */
+  readonly idempotencyKey?: string;
+  /** For log lines. */
+  readonly requestId?: string;
+}
+
+/** A method's answer; `crashed` marks an unexpected failure (the transport answers it with HTTP 500). */
+export type CallResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: HostErrorBody; readonly crashed?: true };
+
+/** What a live-mirror stream listens to: frames, and sessions attaching to or leaving this host. */
+export type HostSignal =
+  | { readonly kind: 'frame'; readonly frame: HostFrame }
+  | { readonly kind: 'attached'; readonly session: LiveSession; readonly created: boolean }
+  | { readonly kind: 'detached'; readonly sessionId: string };
+
+/**
+ * The Host: admits prompts, edits queues, cancels turns, and mirrors every live session. Transport-free: a request
+ * is a method name, an untrusted payload and a context; the answer is a result or a typed error body.
+ */
+export class Host {
+  readonly store: EventStore;
+  readonly #runtime: Runtime;
+  readonly #ownership: SessionOwnership;
+  readonly #logger: Logger;
+  readonly #opts: HostOptions;
+  readonly #catalog: SessionCatalog;
+  readonly #live = new Map<string, LiveSession>();
+  readonly #resolving = new Map<string, Promise<LiveSession>>();
+  readonly #offs = new Map<string, () => void>();
+  readonly #listeners = new Set<(signal: HostSignal) => void>();
+  readonly #offLost: () => void;
+
+  constructor(options: HostOptions) {
+    this.#opts = options;
+    this.#runtime = options.runtime;
+    this.store = options.runtime.store;
+    this.#ownership = options.ownership ?? localOwnership();
+    this.#logger = options.logger ?? consoleLogger;
+    this.#catalog = new SessionCatalog(this.store);
+    this.#offLost = this.#ownership.onLost((id) => this.#lose(id));
+  }
+
+  /** Sessions live on this host. */
+  get live(): ReadonlyMap<string, LiveSession> {
+    return this.#live;
+  }
+
+  /** Number of listeners (open live-mirror streams). */
+  get listenerCount(): number {
+    return this.#listeners.size;
+  }
+
+  /** Listens to every frame and attachment (synchronously, in order). */
+  listen(listener: (signal: HostSignal) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Runs one method. Never throws: refusals are typed error bodies; anything unexpected is logged and answered `internal`. */
+  async call(method: string, payload: unknown, ctx: CallContext): Promise<CallResult> {
+    try {
+      if (!isHostMethod(method)) throw new HostError('bad-request', `unknown method ${method}`, { issues: [{ path: ['method'], message: `unknown method ${method}` }] });
+      const parsed = HOST_REQUEST_SCHEMAS[method].safeParse(payload);
+      if (!parsed.success) {
+        throw new HostError('bad-request', `invalid ${method} payload`, {
+          issues: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })),
+        });
+      }
+      return { ok: true, value: await this.#dispatch(method, parsed.data as never, ctx) };
+    } catch (e) {
+      if (isHostError(e)) return { ok: false, error: e.toBody() };
+      this.#logger.warn(`request ${ctx.requestId ?? '-'} ${method} failed`, e);
+      return { ok: false, error: { code: 'internal', message: `internal error (request ${ctx.requestId ?? ctx.rpcId})`, details: {} }, crashed: true };
+    }
+  }
+
+  /** Aborts running turns (pending input is kept, parked), makes every live log durable, releases the leases. */
+  async close(): Promise<void> {
+    this.#offLost();
+    const sessions = [...this.#live.values()];
+    for (const s of sessions) s.agent.cancel({ kind: 'hook', reason: 'host-shutdown' }, { keepInbox: true });
+    await Promise.allSettled(sessions.map(async (s) => {
+      await s.agent.whenIdle();
+      await s.agent.checkpoint();
+    }));
+    for (const s of sessions) this.#detach(s.agent.sessionId);
+    await Promise.allSettled(sessions.map((s) => this.#ownership.release(s.agent.sessionId)));
+    await this.#ownership.close();
+  }
+
+  #dispatch<M extends HostMethod>(method: M, request: HostRequest<M>, ctx: CallContext): Promise<HostResult<M>> {
+    const r = request as never;
+    switch (method) {
+      case 'session.create':
+        return this.#create(r) as Promise<HostResult<M>>;
+      case 'session.list':
+        return this.#list() as Promise<HostResult<M>>;
+      case 'session.get':
+        return this.#get(r) as Promise<HostResult<M>>;
+      case 'session.history':
+        return this.#history(r) as Promise<HostResult<M>>;
+      case 'session.prompt':
+        return this.#prompt(r, ctx) as Promise<HostResult<M>>;
+      case 'session.updateQueue':
+        return this.#updateQueue(r) as Promise<HostResult<M>>;
+      case 'session.cancel':
+        return this.#cancel(r) as Promise<HostResult<M>>;
+      case 'session.wake':
+        return this.#wake(r) as Promise<HostResult<M>>;
+      case 'session.fork':
+        return this.#fork(r) as Promise<HostResult<M>>;
+      default: {
+        const never: never = method;
+        throw new HostError('bad-request', `unknown method ${String(never)}`);
+      }
+    }
+  }
+
+  // ---- methods -------------------------------------------------------------------------------------------------
+
+  async #create(request: HostRequest<'session.create'>): Promise<HostResult<'session.create'>> {
+    const sessionId = request.sessionId ?? this.#newId();
+    await this.#ensureFree(sessionId);
+    await this.#own(sessionId);
+    const agent = this.#runtime.createSession({ sessionId });
+    await this.#attachNew(agent);
+    return { sessionId };
+  }
+
+  async #list(): Promise<HostResult<'session.list'>> {
+    await this.#catalog.refresh();
+    return {
+      sessions: this.#catalog.list().map((e) => {
+        const live = this.#live.get(e.sessionId);
+        return {
+          sessionId: e.sessionId,
+          kind: e.kind,
+          createdAt: e.createdAt,
+          ...(e.parentSession !== undefined ? { parentSessionId: e.parentSession } : {}),
+          live: live !== undefined,
+          running: live?.agent.status === 'running',
+        };
+      }),
+    };
+  }
+
+  async #get(request: HostRequest<'session.get'>): Promise<HostResult<'session.get'>> {
+    const live = this.#live.get(request.sessionId);
+    if (live) {
+      const created = live.agent.events[0]!.data as SessionCreatedData;
+      const state = foldSession(live.agent.events).state;
+      return {
+        sessionId: request.sessionId,
+        kind: created.kind,
+        createdAt: created.createdAt,
+        ...(created.parentSession !== undefined ? { parentSessionId: created.parentSession } : {}),
+        live: true,
+        running: live.agent.status === 'running',
+        lastSeq: live.lastSeq,
+        lastTurn: state.turns.lastTurn,
+        openTurn: state.turns.openTurn?.turn ?? null,
+        queue: live.queue ? (live.queue.items as never) : [],
+      };
+    }
+    const { events, state } = await readSession(this.store, request.sessionId, undefined);
+    const created = state!.created!;
+    return {
+      sessionId: request.sessionId,
+      kind: created.kind,
+      createdAt: created.createdAt,
+      ...(created.parentSession !== undefined ? { parentSessionId: created.parentSession } : {}),
+      live: false,
+      running: false,
+      lastSeq: events.length - 1,
+      lastTurn: state!.turns.lastTurn,
+      openTurn: state!.turns.openTurn?.turn ?? null,
+      queue: queueRowsOf(state!),
+    };
+  }
+
+  async #history(request: HostRequest<'session.history'>): Promise<HostResult<'session.history'>> {
+    const { events } = await readSession(this.store, request.sessionId, this.#live.get(request.sessionId));
+    return historyPage(events, request);
+  }
+
+  async #prompt(request: HostRequest<'session.prompt'>, ctx: CallContext): Promise<HostResult<'session.prompt'>> {
+    // 1. the time zone, before the session is looked up
+    let timeZone: string | undefined;
+    if (request.clientTimeZone !== undefined) {
+      const tz = canonicalTimeZone(request.clientTimeZone);
+      if (E.isLeft(tz)) throw tz.left;
+      timeZone = tz.right;
+    }
+    if (ctx.idempotencyKey !== undefined && !ClientMessageIdSchema.safeParse(ctx.idempotencyKey).success) {
+      throw new HostError('bad-request', 'invalid Idempotency-Key header', { issues: [{ path: ['Idempotency-Key'], message: 'not a valid message id' }] });
+    }
+    if (request.messageId !== undefined && ctx.idempotencyKey !== undefined && request.messageId !== ctx.idempotencyKey) {
+      throw new HostError('bad-request', 'messageId and the Idempotency-Key header differ', { issues: [{ path: ['messageId'], message: 'differs from Idempotency-Key' }] });
+    }
+    // 2. the Agent (resumed on demand, once per id)
+    const session = await this.#resolve(request.sessionId);
+    // 3. the model
+    const unavailable = this.#opts.modelUnavailable?.() ?? null;
+    if (unavailable) throw new HostError('model-unavailable', `model ${unavailable.provider}/${unavailable.model} is unavailable`, { ...unavailable });
+    // 4. images
+    checkImages(request.content, { acceptsImages: this.#opts.modelAcceptsImages ?? true, maxImageBytes: this.#opts.maxImageBytes ?? 5 * 1024 * 1024 });
+    const content = toContentBlocks(request.content);
+    const agent = session.agent;
+    // 5. an idempotent retry: the id was admitted to this session before (the log says so)
+    const key = request.messageId ?? ctx.idempotencyKey;
+    if (key !== undefined) {
+      const admitted = session.admission(key);
+      if (admitted) {
+        if (!sameContent(admitted.message.content, content)) {
+          throw new HostError('idempotency-conflict', `message ${key} was admitted with other content`, { messageId: key, seq: admitted.seq });
+        }
+        if (request.durable) await this.#durable(agent, admitted.seq);
+        return { accepted: true, messageId: key, seq: admitted.seq, durable: request.durable ?? false, duplicate: true };
+      }
+    }
+    // 6. admit: queue → followup (next-turn), steer → next-step; both wake
+    const message = promptMessage(key ?? this.#newId(), content, promptSource(ctx.rpcId, ctx.principal, timeZone));
+    const target: InboxTarget = request.mode === 'steer' ? 'next-step' : 'next-turn';
+    const before = agent.events.length;
+    try {
+      agent.send(message, target, true);
+    } catch (e) {
+      if (isDuplicatePendingIdError(e)) throw new HostError('idempotency-conflict', `message ${message.id} is pending already`, { messageId: message.id });
+      throw new HostError('agent-busy', `prompt rejected: ${isRuntimeError(e) ? e.code : 'the session refused it'}`, { reason: 'prompt rejected' });
+    }
+    const splice = agent.events.slice(before).find((e) => e.type === 'agent/inbox/spliced' && (e.data as InboxSplicedData).inserted.some((m) => m.id === message.id))!;
+    if (request.durable) await this.#durable(agent, splice.seq);
+    return { accepted: true, messageId: message.id, seq: splice.seq, durable: request.durable ?? false };
+  }
+
+  async #durable(agent: Agent, seq: number): Promise<void> {
+    try {
+      // the whole log up to and including the splice
+      await agent.checkpoint();
+    } catch (e) {
+      this.#logger.warn(`session ${agent.sessionId}: admission at seq ${seq} is not durable`, e);
+      throw new HostError('internal', `the admission at seq ${seq} is not durable yet; retry with the same messageId`, { seq });
+    }
+  }
+
+  async #updateQueue(request: HostRequest<'session.updateQueue'>): Promise<HostResult<'session.updateQueue'>> {
+    const { action, itemId } = request;
+    if (action.kind === 'edit' && action.content.some((b) => b.type !== 'text')) {
+      throw new HostError('attachment-error', 'a queued item can be edited with text only', { reason: 'QUEUE_EDIT_NON_TEXT' });
+    }
+    const session = this.#live.get(request.sessionId);
+    if (!session) {
+      await this.#busyIfOwnedElsewhere(request.sessionId);
+      throw new HostError('queue-item-not-found', `no live session ${request.sessionId} holds ${itemId}`, { itemId });
+    }
+    const queue = session.agent.queue;
+    const result = action.kind === 'edit' ? queue.edit(itemId, toContentBlocks(action.content)) : action.kind === 'remove' ? queue.remove(itemId) : queue.steer(itemId);
+    if (E.isLeft(result)) {
+      const e = result.left;
+      if (isQueueEditError(e) && e.code === 'steer-unavailable') throw new HostError('steer-unavailable', e.message, { itemId });
+      if (isQueueEditError(e) && e.code === 'queue-edit-non-text') throw new HostError('attachment-error', e.message, { reason: 'QUEUE_EDIT_NON_TEXT' });
+      throw new HostError('queue-item-not-found', e.message, { itemId });
+    }
+    return { accepted: true };
+  }
+
+  async #cancel(request: HostRequest<'session.cancel'>): Promise<HostResult<'session.cancel'>> {
+    const session = this.#live.get(request.sessionId);
+    if (!session) {
+      await this.#busyIfOwnedElsewhere(request.sessionId);
+      throw new HostError('session-not-found', `session ${request.sessionId} is not live on this host`, { sessionId: request.sessionId });
+    }
+    session.agent.cancel({ kind: 'user' }, { keepInbox: true });
+    return { accepted: true };
+  }
+
+  async #wake(request: HostRequest<'session.wake'>): Promise<HostResult<'session.wake'>> {
+    const session = await this.#resolve(request.sessionId);
+    return { accepted: true, woke: session.agent.wake() };
+  }
+
+  async #fork(request: HostRequest<'session.fork'>): Promise<HostResult<'session.fork'>> {
+    const parent = this.#live.get(request.sessionId);
+    if (parent) await parent.agent.checkpoint();
+    const sessionId = request.newSessionId ?? this.#newId();
+    await this.#ensureFree(sessionId);
+    await this.#own(sessionId);
+    let agent: Agent;
+    try {
+      agent = await this.#runtime.fork(request.sessionId, { sessionId, ...(request.boundary !== undefined ? { boundary: request.boundary } : {}) });
+    } catch (e) {
+      await this.#ownership.release(sessionId);
+      if (isRuntimeError(e) && e.code === 'session-not-found') throw new HostError('session-not-found', `no session ${request.sessionId}`, { sessionId: request.sessionId });
+      if (isRuntimeError(e) && e.code === 'invalid-fork-boundary') throw new HostError('invalid-fork-boundary', e.message, { boundary: request.boundary });
+      throw e;
+    }
+    await this.#attachNew(agent);
+    return { sessionId };
+  }
+
+  // ---- resolution ----------------------------------------------------------------------------------------------
+
+  /** The live session, resuming it on demand; concurrent callers for one id share one resume. */
+  #resolve(sessionId: string): Promise<LiveSession> {
+    const live = this.#live.get(sessionId);
+    if (live) return Promise.resolve(live);
+    let pending = this.#resolving.get(sessionId);
+    if (!pending) {
+      pending = this.#resume(sessionId).finally(() => this.#resolving.delete(sessionId));
+      this.#resolving.set(sessionId, pending);
+    }
+    return pending;
+  }
+
+  async #resume(sessionId: string): Promise<LiveSession> {
+    const header = await this.#header(sessionId);
+    if (!header) throw new HostError('session-not-found', `no session ${sessionId}`, { sessionId });
+    if (header.kind !== 'ordinary') throw new HostError('agent-busy', `session ${sessionId} is a ${header.kind} child: use subagent delivery`, { reason: 'subagent-owned' });
+    await this.#own(sessionId);
+    let agent: Agent;
+    try {
+      agent = await this.#runtime.resume(sessionId);
+    } catch (e) {
+      await this.#ownership.release(sessionId).catch(() => {});
+      this.#logger.warn(`resume of ${sessionId} failed`, e);
+      throw new HostError('internal', `resume of ${sessionId} failed`, {});
+    }
+    return this.#attach(agent, false);
+  }
+
+  /** The session's `session/created` data from the store, or null when the stream is empty. */
+  async #header(sessionId: string): Promise<SessionCreatedData | null> {
+    for await (const e of this.store.read(sessionId, { maxCount: 1 })) return e.type === 'session/created' ? (e.data as SessionCreatedData) : null;
+    return null;
+  }
+
+  async #own(sessionId: string): Promise<void> {
+    const acquired = await this.#ownership.acquire(sessionId);
+    if (acquired.kind === 'elsewhere') {
+      throw new HostError('agent-busy', `session ${sessionId} runs on host ${acquired.owner.hostId}`, { reason: 'owned-elsewhere', owner: { ...acquired.owner } });
+    }
+  }
+
+  async #busyIfOwnedElsewhere(sessionId: string): Promise<void> {
+    const owner = await this.#ownership.holder(sessionId);
+    if (owner && owner.hostId !== this.#ownership.self.hostId) {
+      throw new HostError('agent-busy', `session ${sessionId} runs on host ${owner.hostId}`, { reason: 'owned-elsewhere', owner: { ...owner } });
+    }
+  }
+
+  async #ensureFree(sessionId: string): Promise<void> {
+    if (this.#live.has(sessionId) || (await this.store.revision(sessionId)) !== 'no_stream') {
+      throw new HostError('session-exists', `session ${sessionId} exists`, { sessionId });
+    }
+  }
+
+  async #attachNew(agent: Agent): Promise<void> {
+    this.#attach(agent, true);
+    try {
+      await agent.checkpoint();
+    } catch (e) {
+      this.#logger.warn(`session ${agent.sessionId}: creation is not durable`, e);
+      throw new HostError('internal', `session ${agent.sessionId} could not be stored`, {});
+    }
+    this.#catalog.note(agent.events[0]!.data as SessionCreatedData);
+  }
+
+  #attach(agent: Agent, created: boolean): LiveSession {
+    const session = new LiveSession(agent, {
+      gaplessHandoff: !this.#opts.referenceFrames,
+      queueBeforeEvent: this.#opts.referenceFrames ?? false,
+      publish: (frame) => this.#emit({ kind: 'frame', frame }),
+    });
+    this.#live.set(agent.sessionId, session);
+    const offFence = agent.on('error', (e) => {
+      if (e.error.code === 'session-fenced') this.#lose(agent.sessionId);
+    });
+    this.#offs.set(agent.sessionId, offFence);
+    this.#emit({ kind: 'attached', session, created });
+    return session;
+  }
+
+  /** Another host took the session (lease lost, stream fenced): stop its turn here and let it go. */
+  #lose(sessionId: string): void {
+    const session = this.#live.get(sessionId);
+    if (!session) return;
+    this.#logger.warn(`session ${sessionId}: ownership lost; this host lets it go`);
+    try {
+      session.agent.cancel({ kind: 'hook', reason: 'ownership-lost' }, { keepInbox: true });
+    } catch {
+      // fenced: nothing more to write
+    }
+    this.#detach(sessionId);
+    this.#runtime.forget(sessionId);
+  }
+
+  #detach(sessionId: string): void {
+    const session = this.#live.get(sessionId);
+    if (!session) return;
+    session.detach();
+    this.#offs.get(sessionId)?.();
+    this.#offs.delete(sessionId);
+    this.#live.delete(sessionId);
+    this.#emit({ kind: 'detached', sessionId });
+  }
+
+  #emit(signal: HostSignal): void {
+    for (const l of [...this.#listeners]) {
+      try {
+        l(signal);
+      } catch (e) {
+        this.#logger.warn('a live-mirror listener threw (contained)', e);
+      }
+    }
+  }
+
+  #newId(): string {
+    return this.#opts.newMessageId?.() ?? globalThis.crypto.randomUUID();
+  }
+}

@@ -1,0 +1,9 @@
+/** The Host's rules (`steerlog/host`): the transport-free Host, its wire schemas, errors and the ownership port. */
+export * from './schemas.js';
+export { Host, type HostOptions, type CallContext, type CallResult, type HostSignal } from './host.js';
+export { HostError, isHostError } from './errors.js';
+export { MirrorStream, encodeCursor, decodeCursor, type MirrorStreamOptions, type FrameSink, type StreamCursor } from './mirror-stream.js';
+export { LiveSession, type Admission } from './live-session.js';
+export { localOwnership, type SessionOwnership, type SessionOwner, type AcquireResult } from './ports/ownership.js';
+export { canonicalTimeZone } from './time-zone.js';
+export { promptSource, type Principal } from './actor.js';

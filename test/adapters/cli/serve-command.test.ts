@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { serveCommand } from '../../../adapters/cli/serve-command.js';
+
+const capture = () => {
+  let out = '';
+  let err = '';
+  return { io: { stdout: { write: (c: string) => (out += c) }, stderr: { write: (c: string) => (err += c) } }, out: () => out, err: () => err };
+};
+
+describe('steerlog serve', () => {
+  it('prints its usage with --help and refuses bad options', async () => {
+    const c = capture();
+    expect(await serveCommand(['--help'], c.io)).toBe(0);
+    expect(c.out()).toContain('--store <spec>');
+    const bad = capture();
+    expect(await serveCommand(['--nope'], bad.io)).toBe(2);
+    expect(bad.err()).toMatch(/unknown option '?--nope/i);
+  });
+
+  it('refuses to bind a non-loopback address without a token', async () => {
+    const c = capture();
+    expect(await serveCommand(['--store', 'memory:', '--host', '0.0.0.0', '--port', '0'], c.io)).toBe(2);
+    expect(c.err()).toContain('needs a token');
+  });
+
+  it('serves on the default JSONL store layout, prints the URL first, answers, and stops cleanly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steerlog-serve-cli-'));
+    try {
+      const c = capture();
+      const stop = new AbortController();
+      const done = serveCommand(['--store', `jsonl:${dir}`, '--port', '0'], c.io, stop.signal);
+      while (!c.out().includes('listening on')) await new Promise((r) => setTimeout(r, 10));
+      const url = /listening on (\S+)/.exec(c.out())![1]!;
+      expect(c.out()).toMatch(/^steerlog serve: listening on http:\/\/127\.0\.0\.1:\d+ \(store jsonl:.*, model echo, host host-\w+\)\n$/);
+      const res = await fetch(`${url}/api/session.create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'client-request', rpcId: '1', method: 'session.create', payload: { sessionId: 'cli' } }),
+      });
+      expect(await res.json()).toMatchObject({ result: { ok: true, value: { sessionId: 'cli' } } });
+      stop.abort();
+      expect(await done).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
