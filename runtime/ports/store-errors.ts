@@ -107,16 +107,21 @@ export class StoreClosedError extends StoreError {
 }
 /** Is this a {@link StoreClosedError}? (by its stable `code`) */
 export const isStoreClosedError = (e: unknown): e is StoreClosedError => hasCode(e, 'store-closed');
-const STORE_ERROR_CODES: readonly string[] = [
-  'concurrency',
-  'invalid-stream-id',
-  'invalid-event',
-  'event-too-large',
-  'duplicate-event-id',
-  'store-closed',
-  'store-io',
-  'store-corrupt',
-] satisfies readonly StoreErrorCode[];
+/** Every store error code (a Record, so that adding a code to StoreErrorCode without listing it here fails to compile). */
+const STORE_ERROR_CODES: readonly string[] = Object.keys({
+  concurrency: true,
+  'invalid-stream-id': true,
+  'invalid-event': true,
+  'event-too-large': true,
+  'duplicate-event-id': true,
+  'store-closed': true,
+  'store-io': true,
+  'store-corrupt': true,
+  'unknown-outcome': true,
+  'subscription-dropped': true,
+  'not-leader': true,
+  'access-denied': true,
+} satisfies Record<StoreErrorCode, true>);
 /**
  * Is `e` one of the store's typed errors? Only the codes above count: a raw errno (`ENOSPC`, `EIO`) or a driver's
  * error (PostgreSQL's `57P01`) also carries a string `code`, and must be wrapped, not passed through as typed.
@@ -223,6 +228,7 @@ export class NotLeaderError extends StoreError {
     this.name = 'NotLeaderError';
   }
 }
+/** Is this a {@link NotLeaderError}? (by its stable `code`) */
 export const isNotLeaderError = (e: unknown): e is NotLeaderError => hasCode(e, 'not-leader');
 
 /** The store's credentials do not allow the operation (EventStoreDB: reading `$all` needs admin rights). Nothing was read or written. */

@@ -20,15 +20,14 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 
 /**
  * Refuses ids that some store cannot keep safely: not a string, empty, too long, control characters (NUL, newline,
- * tab…), broken UTF-16 (a lone surrogate), or a leading `$` (EventStoreDB's system streams). Every store and the
- * runtime (createSession, resume, fork) call this one function, so an id one store takes every store takes.
+ * tab…) or broken UTF-16 (a lone surrogate). Every store and the runtime (createSession, resume, fork) call this one
+ * function. (EventStoreDB additionally reserves ids starting with `$` for its system streams.)
  */
 export const assertValidStreamId = (stream: unknown): string => {
   if (typeof stream !== 'string') throw new InvalidStreamIdError(stream, 'not a string');
   if (stream.length === 0) throw new InvalidStreamIdError(stream, 'empty');
   if (LONE_SURROGATE.test(stream)) throw new InvalidStreamIdError(stream, 'not valid UTF-16 (lone surrogate)');
   if (CONTROL.test(stream)) throw new InvalidStreamIdError(stream, 'control characters are not allowed');
-  if (stream.startsWith('$')) throw new InvalidStreamIdError(stream, 'names starting with "$" are reserved (EventStoreDB system streams)');
   const bytes = Buffer.byteLength(stream, 'utf8');
   if (bytes > MAX_STREAM_ID_BYTES) {
     throw new InvalidStreamIdError(stream, `${bytes} bytes; at most ${MAX_STREAM_ID_BYTES}`);

@@ -316,7 +316,7 @@ export function describeEventStoreContract(name: string, harness: EventStoreHarn
     });
 
     describe('bad input', () => {
-      const hostile: unknown[] = ['', 'a\u0000b', 'tab\there', 'line\nbreak', 'x'.repeat(201), '\ud800', 'a\udc00', '$system', 42, null];
+      const hostile: unknown[] = ['', 'a\u0000b', 'tab\there', 'line\nbreak', 'x'.repeat(201), '\ud800', 'a\udc00', 42, null];
       it.each(hostile.map((h) => [JSON.stringify(h)?.slice(0, 20) ?? String(h), h]))('refuses stream id %s', async (_, id) => {
         const e = await rejection(() => store.append(id as string, [ev('a')], 'any'));
         expect(isInvalidStreamIdError(e)).toBe(true);
