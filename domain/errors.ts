@@ -29,6 +29,9 @@ const hasCode = (e: unknown, ...codes: DomainErrorCode[]): boolean =>
 /** Why an event did not parse: the stable codes of {@link EventParseError}. */
 export type EventParseErrorCode = 'invalid-json' | 'malformed-envelope' | 'unknown-event-type' | 'invalid-event-data' | 'seq-out-of-order';
 
+/** Where in the event: a data path reads "at data.x"; an envelope field is named as one (never a bare "at seq"). */
+const pathText = (path: string): string => (path === '' ? '' : path === 'data' || path.startsWith('data.') || path.startsWith('data[') ? ` at ${path}` : ` (envelope field "${path}")`);
+
 /** An untrusted log line or envelope that is not a valid event. Names the seq, the type and the failing path when known. */
 export class EventParseError extends DomainError {
   declare readonly code: EventParseErrorCode;
@@ -39,7 +42,7 @@ export class EventParseError extends DomainError {
     readonly path: string,
     detail: string,
   ) {
-    super(code, `${seq === null ? 'event' : `seq ${seq}`}${eventType ? ` (${eventType})` : ''}: ${detail}${path ? ` at ${path}` : ''}`);
+    super(code, `${seq === null ? 'event' : `seq ${seq}`}${eventType ? ` (${eventType})` : ''}: ${detail}${pathText(path)}`);
     this.name = 'EventParseError';
   }
 }

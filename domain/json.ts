@@ -52,3 +52,103 @@ export const deepFreeze = <T>(value: T): T => {
   }
   return value;
 };
+
+/** What `snapshotJson` returns: a detached plain copy, or where the value stops being lossless JSON and why. */
+export type JsonSnapshot =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly path: string; readonly problem: string };
+
+/**
+ * A detached plain copy of a lossless JSON value, reading every property exactly once: a throwing getter or Proxy
+ * trap, a value that is not lossless JSON (see `findNonJsonPath`) or a cycle is reported with its path instead of
+ * thrown. What is admitted is the copy, so a getter that answers differently on a second read changes nothing.
+ */
+export const snapshotJson = (value: unknown): JsonSnapshot => {
+  try {
+    return copy(value, '$', new Set());
+  } catch (e) {
+    if (e instanceof Unreadable) return { ok: false, path: e.path, problem: e.problem };
+    return { ok: false, path: '$', problem: `could not be read (${describeThrown(e)})` };
+  }
+};
+
+class Unreadable {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {}
+}
+
+const describeThrown = (e: unknown): string => {
+  try {
+    return e instanceof Error ? `${e.name}: ${e.message}` : typeof e;
+  } catch {
+    return 'an unreadable error';
+  }
+};
+
+const read = <T>(path: string, f: () => T): T => {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof Unreadable) throw e;
+    throw new Unreadable(path, `could not be read (${describeThrown(e)})`);
+  }
+};
+
+const copy = (value: unknown, path: string, seen: Set<object>): JsonSnapshot => {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return { ok: true, value };
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0) ? { ok: true, value } : { ok: false, path, problem: 'not lossless JSON' };
+    case 'object': {
+      if (value === null) return { ok: true, value };
+      if (seen.has(value)) return { ok: false, path, problem: 'a cycle' };
+      const isArray = read(path, () => Array.isArray(value));
+      seen.add(value);
+      if (isArray) {
+        const length = read(path, () => (value as unknown[]).length);
+        const out: unknown[] = [];
+        for (let i = 0; i < length; i++) {
+          const at = `${path}[${i}]`;
+          const item = read(at, () => (i in (value as unknown[]) ? { v: (value as unknown[])[i] } : null));
+          if (item === null) return { ok: false, path: at, problem: 'not lossless JSON (a hole)' };
+          const c = copy(item.v, at, seen);
+          if (!c.ok) return c;
+          out.push(c.value);
+        }
+        seen.delete(value);
+        return { ok: true, value: out };
+      }
+      const proto = read(path, () => Object.getPrototypeOf(value));
+      if (proto !== Object.prototype && proto !== null) return { ok: false, path, problem: 'not lossless JSON' };
+      if (read(path, () => Object.getOwnPropertySymbols(value).length) > 0) return { ok: false, path, problem: 'not lossless JSON (symbol keys)' };
+      const keys = read(path, () => Object.keys(value));
+      const out: Record<string, unknown> = {};
+      for (const key of keys) {
+        const at = `${path}.${key}`;
+        const c = copy(read(at, () => (value as Record<string, unknown>)[key]), at, seen);
+        if (!c.ok) return c;
+        Object.defineProperty(out, key, { value: c.value, enumerable: true, writable: true, configurable: true });
+      }
+      seen.delete(value);
+      return { ok: true, value: out };
+    }
+    default:
+      return { ok: false, path, problem: 'not lossless JSON' };
+  }
+};
+
+/** A short description of any value for an error message; never throws (BigInts, cycles, Proxies, throwing getters). */
+export const describeValue = (value: unknown): string => {
+  try {
+    if (typeof value === 'bigint') return `${value}n`;
+    if (typeof value === 'symbol' || typeof value === 'function') return typeof value;
+    const text = JSON.stringify(value);
+    return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  } catch {
+    return Array.isArray(value) ? 'an array' : typeof value;
+  }
+};

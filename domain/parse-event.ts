@@ -29,14 +29,16 @@ export interface ParseEventOptions {
  * the event type and the failing path. Unknown types are errors unless the event is marked `ignorable: true`.
  */
 export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Either<EventParseError, LogEvent> => {
+  // an event whose own seq is unusable is named by the position it stands at, when the reader knows it
+  const position = options.expectedSeq ?? null;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return E.left(new EventParseError('malformed-envelope', null, null, '', 'an event is a JSON object'));
+    return E.left(new EventParseError('malformed-envelope', position, null, '', 'an event is a JSON object'));
   }
   const env = raw as Record<string, unknown>;
   const seq = typeof env.seq === 'number' && Number.isSafeInteger(env.seq) && env.seq >= 0 ? env.seq : null;
   const type = typeof env.type === 'string' && env.type.length > 0 ? env.type : null;
   const fail = (code: EventParseError['code'], path: string, detail: string) =>
-    E.left(new EventParseError(code, seq, type, path, detail));
+    E.left(new EventParseError(code, seq ?? position, type, path, detail));
 
   if (seq === null) return fail('malformed-envelope', 'seq', 'seq must be a non-negative safe integer');
   if (type === null) return fail('malformed-envelope', 'type', 'type must be a non-empty string');

@@ -1,9 +1,10 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { DomainError } from './errors.js';
+import { DomainError, InvalidMessageError } from './errors.js';
 import type { InboxCommand } from './inbox/inbox-decide.js';
 import { locate, type InboxState } from './inbox/inbox-state.js';
 import * as L from './inbox/pending-list.js';
-import { freezeMessage, type ContentBlock, type UserMessage } from './message.js';
+import { describeValue, snapshotJson } from './json.js';
+import { freezeMessage, parseContent, type ContentBlock, type UserMessage } from './message.js';
 
 /** Why a queue edit was refused: the stable codes of {@link QueueEditError}. */
 export type QueueEditErrorCode = 'queue-item-not-found' | 'steer-unavailable' | 'queue-edit-non-text';
@@ -31,23 +32,29 @@ export type QueueEditAction =
   | { readonly kind: 'remove'; readonly id: string }
   | { readonly kind: 'steer'; readonly id: string };
 
-const notFound = (id: string) => new QueueEditError('queue-item-not-found', id, `queued item "${id}" is no longer pending`);
+const notFound = (id: unknown) =>
+  new QueueEditError('queue-item-not-found', typeof id === 'string' ? id : describeValue(id), `queued item ${describeValue(id)} is no longer pending`);
 
 /**
  * The queue edits of docs/protocol.md §10 as a pure decision over the inbox state and the public status:
- * the inbox command to run (and, for a strict steer, the message to steer again), or a typed refusal.
+ * the inbox command to run (and, for a strict steer, the message to steer again), or a typed refusal. Content that
+ * is not a string or content blocks (or cannot be read) is refused with `invalid-message`.
  */
 export const decideQueueEdit = (
   state: InboxState,
   status: 'idle' | 'running',
   action: QueueEditAction,
-): E.Either<QueueEditError, { readonly command: InboxCommand; readonly message: UserMessage }> => {
+): E.Either<QueueEditError | InvalidMessageError, { readonly command: InboxCommand; readonly message: UserMessage }> => {
   const at = locate(state, action.id);
   if (!at) return E.left(notFound(action.id));
   const message = L.at(at.target === 'next-turn' ? state.nextTurn : state.nextStep, at.index)!;
   switch (action.kind) {
     case 'edit': {
-      const content: readonly ContentBlock[] = typeof action.content === 'string' ? [{ type: 'text', text: action.content }] : action.content;
+      const copied = snapshotJson(action.content);
+      if (!copied.ok) return E.left(new InvalidMessageError(copied.path.replace(/^\$/, 'content'), copied.problem));
+      const parsed = parseContent(copied.value);
+      if (!parsed.ok) return E.left(new InvalidMessageError('content', parsed.problem));
+      const content: readonly ContentBlock[] = parsed.blocks;
       if (!content.every((b) => b.type === 'text')) {
         return E.left(new QueueEditError('queue-edit-non-text', action.id, 'a queued item can be edited with text blocks only'));
       }

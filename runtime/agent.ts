@@ -23,8 +23,11 @@ import {
   type PreStepDecision,
   type StepResult,
 } from '../domain/turn-machine.js';
-import { errorChain, isModelError, RuntimeError } from './errors.js';
+import { errorChain, isMessageTooLargeError, isModelError, MessageTooLargeError, RuntimeError } from './errors.js';
 import { decideQueueEdit, type QueueEditError } from '../domain/queue-edit.js';
+import type { InvalidMessageError } from '../domain/errors.js';
+import { describeValue } from '../domain/json.js';
+import { checkAbortCause, invalidArgument, optionalBoolean, readOptions, requireBoolean, requireFunction } from './arguments.js';
 import { HookRegistry, type AgentHooks, type HookName } from './hooks.js';
 import type { Logger } from './logger.js';
 import { runModelStep, TurnAborted, type ModelStepPort } from './model-step.js';
@@ -108,13 +111,20 @@ export interface DurableReceipt {
   readonly target: InboxTarget;
 }
 
+/**
+ * Why a queue edit was refused: the item is gone or steering is unavailable (`QueueEditError`), the new content is
+ * not content (`invalid-message`), or the edited message would be larger than the store accepts (`message-too-large`).
+ */
+export type QueueEditRefusal = QueueEditError | InvalidMessageError | MessageTooLargeError;
+
+/** Queue edits by message id (`agent.queue`): each returns a typed refusal instead of throwing; claim wins every race. */
 export interface QueueEdits {
   /** Replaces a pending item's content (text only), keeping its id and source. */
-  edit(id: string, content: string | readonly ContentBlock[], options?: InputOptions): E.Either<QueueEditError, { readonly accepted: true }>;
+  edit(id: string, content: string | readonly ContentBlock[], options?: InputOptions): E.Either<QueueEditRefusal, { readonly accepted: true }>;
   /** Cancels a pending item. */
-  remove(id: string, options?: InputOptions): E.Either<QueueEditError, { readonly accepted: true }>;
+  remove(id: string, options?: InputOptions): E.Either<QueueEditRefusal, { readonly accepted: true }>;
   /** Strict steer: moves a next-turn item to next-step while the agent is running. */
-  steer(id: string, options?: InputOptions): E.Either<QueueEditError, { readonly accepted: true }>;
+  steer(id: string, options?: InputOptions): E.Either<QueueEditRefusal, { readonly accepted: true }>;
 }
 
 /**
@@ -180,14 +190,15 @@ export class Agent {
   }
   /** The session/event observer seam: called synchronously after each append (contained). */
   onEvent(observer: EventObserver): () => void {
-    return this.#log.onEvent(observer);
+    return this.#log.onEvent(requireFunction(observer, 'onEvent(observer)'));
   }
   /** A pre-commit check that may veto an append by throwing. */
   addCommitCheck(check: CommitCheck): () => void {
-    return this.#log.addCommitCheck(check);
+    return this.#log.addCommitCheck(requireFunction(check, 'addCommitCheck(check)'));
   }
   on<K extends HookName>(name: K, listener: AgentHooks<Agent>[K]): () => void {
-    return this.#hooks.on(name, listener);
+    if (!HOOK_NAMES.includes(name)) throw invalidArgument('on(name)', `unknown hook ${describeHook(name)}`);
+    return this.#hooks.on(name, requireFunction(listener, `on('${name}', listener)`));
   }
   /** Resolves when everything logged so far is durable in the store. */
   checkpoint(): Promise<void> {
@@ -244,6 +255,7 @@ export class Agent {
    * On an idle agent the first turn/start and claim happen inside this call.
    */
   send(message: UserMessage, target: InboxTarget, wake: boolean, options: InputOptions = {}): MessageId {
+    requireBoolean(wake, 'send(wake)');
     const phase = this.#phase;
     const wakingAfterAbort = wake && phase.kind !== 'idle' && phase.abort.signal.aborted;
     const effective: InboxTarget = wakingAfterAbort ? 'next-turn' : target;
@@ -283,9 +295,11 @@ export class Agent {
    * the message stays admitted in the live log either way.
    */
   async accept(message: UserMessage, options: InputOptions & { readonly target?: InboxTarget; readonly wake?: boolean } = {}): Promise<DurableReceipt> {
-    const target = options.target ?? 'next-turn';
+    const opts = readOptions(options, 'accept(options)', ['target', 'wake', 'metadata']);
+    const target = (opts.target ?? 'next-turn') as InboxTarget;
     const before = this.#log.events.length;
-    const messageId = this.send(message, target, options.wake ?? true, options.metadata ? { metadata: options.metadata } : {});
+    const metadata = opts.metadata as InputOptions['metadata'];
+    const messageId = this.send(message, target, optionalBoolean(opts.wake, 'accept(options).wake') ?? true, metadata ? { metadata } : {});
     const splice = this.#log.events.slice(before).find((e) => e.type === 'agent/inbox/spliced')!;
     await this.#log.checkpoint(splice.seq + 1);
     const placed = splice.data as { target: InboxTarget };
@@ -300,8 +314,14 @@ export class Agent {
    * `cause` (the first cause wins). Claimed input is never restored. An idle keepInbox cancel does nothing.
    */
   cancel(cause: AbortCause = { kind: 'user' }, options: InputOptions & { readonly keepInbox?: boolean } = {}): void {
-    if (!options.keepInbox) {
-      this.#mutate({ kind: 'clear' }, options.metadata);
+    cause = checkAbortCause(cause, 'cancel(cause)');
+    // the cause is recorded in `turn/end aborted`: one the store could not hold is refused now, never at the turn's end
+    const closing = this.#log.measure('turn/end', { turn: this.#lastTurn() + 1, reason: { kind: 'aborted', reason: cause } });
+    if (closing > this.#log.maxEventBytes) throw new MessageTooLargeError('turn/end', closing, this.#log.maxEventBytes);
+    const opts = readOptions(options, 'cancel(options)', ['keepInbox', 'metadata']);
+    const keepInbox = optionalBoolean(opts.keepInbox, 'cancel(options).keepInbox');
+    if (!keepInbox) {
+      this.#mutate({ kind: 'clear' }, opts.metadata as InputOptions['metadata']);
       const p = this.#phase;
       if (p.kind !== 'idle') p.wakeRequested = false;
     }
@@ -332,10 +352,13 @@ export class Agent {
   }
 
   /**
-   * Runs a maintenance task while the agent reports idle (only from idle: throws otherwise). Waking sends during
-   * it are queued and latched, and run when the task settles; `cancel` aborts the task's signal.
+   * Runs a maintenance task while the agent reports idle (only from idle: throws `maintenance-unavailable` otherwise,
+   * and `session-closed` once `dispose` was called). Waking sends during it are queued and latched, and run when the
+   * task settles; `cancel` aborts the task's signal.
    */
   runMaintenance(task: (signal: AbortSignal) => Promise<void> | void): Promise<void> {
+    requireFunction(task, 'runMaintenance(task)');
+    if (this.#disposing) throw new RuntimeError('session-closed', `session ${this.sessionId} is disposed; maintenance cannot run`);
     const p = this.#phase;
     if (p.kind !== 'idle') throw new RuntimeError('maintenance-unavailable', 'maintenance runs only while the agent is idle');
     const abort = new AbortController();
@@ -363,7 +386,13 @@ export class Agent {
       edit: (id, content, options = {}) => {
         const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'edit', id, content });
         if (E.isLeft(decided)) return decided;
-        this.#mutate(decided.right.command, options.metadata);
+        try {
+          this.#mutate(decided.right.command, options.metadata);
+        } catch (e) {
+          // the edited message is larger than the store accepts: refused like any other edit, nothing logged
+          if (isMessageTooLargeError(e)) return E.left(e);
+          throw e;
+        }
         return E.right({ accepted: true });
       },
       remove: (id, options = {}) => {
@@ -375,6 +404,9 @@ export class Agent {
       steer: (id, options = {}) => {
         const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'steer', id });
         if (E.isLeft(decided)) return decided;
+        // the message moves as it is: refuse before the removal if its re-insertion could not be logged
+        const size = this.#log.measure('agent/inbox/spliced', { target: 'next-step', start: L.size(this.#inbox.nextStep), inserted: [decided.right.message] });
+        if (size > this.#log.maxEventBytes) return E.left(new MessageTooLargeError('agent/inbox/spliced', size, this.#log.maxEventBytes));
         this.#mutate(decided.right.command, options.metadata);
         this.steer(decided.right.message, options);
         return E.right({ accepted: true });
@@ -604,10 +636,26 @@ const checkDecision = (d: unknown): PreStepDecision<UserMessage> => {
       return { kind: 'enter', messages };
     }
   }
-  throw new RuntimeError('invalid-pre-step-decision', `a pre-step listener returned ${JSON.stringify(d)}; expected enter(messages) or reject()`);
+  throw new RuntimeError('invalid-pre-step-decision', `a pre-step listener returned ${describeValue(d)}; expected enter(messages) or reject()`);
 };
 
+/** Longest error message a `turn/end` records (a longer one is cut, saying so), so the closing event always fits. */
+const MAX_ERROR_MESSAGE = 4096;
+const capMessage = (m: string): string => (m.length <= MAX_ERROR_MESSAGE ? m : `${m.slice(0, MAX_ERROR_MESSAGE)}… (${m.length} characters, cut)`);
+
 const errorFacts = (e: unknown): TurnError => {
-  if (isModelError(e)) return { message: e.facts.message, code: e.facts.code, ...(e.facts.status !== undefined ? { status: e.facts.status } : {}) };
-  return { message: errorChain(e), code: 'UNKNOWN' };
+  if (isModelError(e)) return { message: capMessage(e.facts.message), code: e.facts.code, ...(e.facts.status !== undefined ? { status: e.facts.status } : {}) };
+  if (isMessageTooLargeError(e)) return { message: e.message, code: 'MESSAGE_TOO_LARGE' };
+  return { message: capMessage(errorChain(e)), code: 'UNKNOWN' };
 };
+
+const HOOK_NAMES: readonly string[] = Object.keys({
+  'pre-step': true,
+  'turn-stopping': true,
+  status: true,
+  'inbox/inserted': true,
+  'inbox/claimed': true,
+  'inbox/discarded': true,
+  error: true,
+} satisfies Record<HookName, true>);
+const describeHook = (name: unknown): string => (typeof name === 'string' ? JSON.stringify(name) : typeof name);

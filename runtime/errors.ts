@@ -12,7 +12,9 @@ export type RuntimeErrorCode =
   | 'session-corrupt'
   | 'session-live'
   | 'invalid-fork-boundary'
-  | 'checkpoint-failed';
+  | 'checkpoint-failed'
+  | 'message-too-large'
+  | 'invalid-argument';
 
 /** A typed error of the runtime, with a stable `code` (`session-live`, `session-not-found`, `session-fenced`, …). */
 export class RuntimeError extends Error {
@@ -54,3 +56,22 @@ export const errorChain = (e: unknown): string => {
   }
   return parts.join(': ');
 };
+
+/**
+ * An event the runtime was about to log is larger than the store accepts (or than the runtime's lower
+ * `maxEventBytes`): refused before it enters the live log, so nothing is logged and the session stays writable.
+ * `size` and `limit` are bytes as the store measures them (`eventSizeBytes`).
+ */
+export class MessageTooLargeError extends RuntimeError {
+  declare readonly code: 'message-too-large';
+  constructor(
+    readonly eventType: string,
+    readonly size: number,
+    readonly limit: number,
+  ) {
+    super('message-too-large', `${eventType} would be ${size} bytes; the limit is ${limit}`);
+    this.name = 'MessageTooLargeError';
+  }
+}
+/** Is this a {@link MessageTooLargeError}? (by its stable `code`) */
+export const isMessageTooLargeError = (e: unknown): e is MessageTooLargeError => hasCode(e, 'message-too-large');

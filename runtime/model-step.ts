@@ -7,7 +7,9 @@ import type { UserMessage } from '../domain/message.js';
 import type { ModelMessage } from '../domain/model-messages.js';
 import { assembleDeltas, type StreamDelta } from '../domain/stream-assembly.js';
 import { stepResultOf, type StepResult } from '../domain/turn-machine.js';
-import { ModelError } from './errors.js';
+import { isMessageTooLargeError, ModelError } from './errors.js';
+import * as L from '../domain/inbox/pending-list.js';
+import { fitToolResult, oversizedContexts } from './tool-result-size.js';
 import type { ModelPort, ModelResponse } from './ports/model.js';
 import type { SessionLog } from './session-log.js';
 import { runToolCalls, type LateToolResults, type ToolCallBlock } from './tool-runner.js';
@@ -63,8 +65,16 @@ export const runModelStep = async <A>(
   const deltas: StreamDelta[] = [];
   const keepAssembled = (): void => {
     const content = assembleDeltas(deltas);
-    if (content.length > 0) log.append('assistant/message', { turn, step, message: { role: 'assistant', content }, interrupted: true });
+    if (content.length === 0) return;
+    try {
+      log.append('assistant/message', { turn, step, message: { role: 'assistant', content }, interrupted: true });
+    } catch (e) {
+      // the assembled prefix is larger than one event may be: its chunks stay in the log; the turn still ends aborted
+      if (!isMessageTooLargeError(e)) throw e;
+    }
   };
+  /** A streamed chunk the store could not hold: the step fails with it once the model returns. */
+  let refusedChunk: { readonly error: unknown } | null = null;
   await log.checkpoint();
   if (signal.aborted) throw new TurnAborted();
   let response: ModelResponse;
@@ -77,9 +87,14 @@ export const runModelStep = async <A>(
       tools: [...port.tools.values()].map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}) })),
       signal,
       onChunk: (chunk) => {
-        if (signal.aborted) return;
+        if (signal.aborted || refusedChunk !== null) return;
         const delta: StreamDelta = { type: chunk.type, text: chunk.text };
-        log.append('assistant/chunk', { turn, step, chunk: delta });
+        try {
+          log.append('assistant/chunk', { turn, step, chunk: delta });
+        } catch (e) {
+          refusedChunk = { error: e };
+          return;
+        }
         deltas.push(delta);
       },
     });
@@ -91,6 +106,7 @@ export const runModelStep = async <A>(
     keepAssembled();
     throw new TurnAborted();
   }
+  if (refusedChunk !== null) throw (refusedChunk as { readonly error: unknown }).error;
   if (response.finishReason === 'error') {
     throw new ModelError(response.error ?? { message: 'the model finished with an error', code: 'MODEL_ERROR' });
   }
@@ -118,20 +134,25 @@ export const runModelStep = async <A>(
         const logged = log.append('tool/call', { turn, step, callId: call.callId, name: call.name, arguments: call.arguments }, { metadata: { causationId: answer.id } });
         callEvents.set(call.callId, logged.id);
       },
+      // a result the store could not hold becomes an error result the model sees, never an unwritable log
       appendResult: (call, run) => {
+        const metadata = { causationId: callEvents.get(call.callId) ?? answer.id };
         lastResult = log.append(
           'tool/result',
-          {
-            turn,
-            step,
-            message: { role: 'tool', callId: call.callId, content: [...run.content], ...(run.isError ? { isError: true } : {}) },
-            ...(run.error ? { error: run.error } : {}),
-            ...(run.meta ? { meta: run.meta } : {}),
-          },
-          { metadata: { causationId: callEvents.get(call.callId) ?? answer.id } },
+          fitToolResult(
+            {
+              turn,
+              step,
+              message: { role: 'tool', callId: call.callId, content: [...run.content], ...(run.isError ? { isError: true } : {}) },
+              ...(run.error ? { error: run.error } : {}),
+              ...(run.meta ? { meta: run.meta } : {}),
+            },
+            log,
+          ),
+          { metadata },
         ).id;
       },
-      checkContexts: (contexts) => contextProblem(port.inbox(), contexts),
+      checkContexts: (contexts) => contextProblem(port.inbox(), contexts) ?? oversizedContexts(contexts, L.size(port.inbox().nextStep), log),
       // called right after the appendResult of the same call
       stageContexts: (contexts) => {
         for (const c of contexts) port.stageContext(c, lastResult);

@@ -15,6 +15,8 @@ import type { ModelPort } from './ports/model.js';
 import { SessionLog } from './session-log.js';
 import type { LateToolResults } from './tool-runner.js';
 import type { Tool } from './tools.js';
+import { assertValidStreamId } from './ports/store-validation.js';
+import { invalidArgument, optionalPositiveInteger, readOptions } from './arguments.js';
 
 /** Options of {@link createRuntime}: the store, the model, the tools, and the injectable clock, ids and logger. */
 export interface RuntimeOptions {
@@ -42,6 +44,12 @@ export interface RuntimeOptions {
    * @defaultValue 'withhold'
    */
   readonly lateToolResults?: LateToolResults;
+  /**
+   * Largest event a session logs, in bytes as the store measures it (`eventSizeBytes`). It can only lower the store's
+   * own `maxEventBytes`. Input that would make a larger event is refused at admission (`message-too-large`).
+   * @defaultValue the store's `maxEventBytes`
+   */
+  readonly maxEventBytes?: number;
 }
 
 /** Options of `Runtime.createSession`: the session id (from the id source by default), its kind, its parent session and system prompt. */
@@ -102,7 +110,8 @@ export interface Runtime {
 }
 
 /** The effectful shell: binds the pure core to a store, a model, tools, a clock and an id source. */
-export const createRuntime = (options: RuntimeOptions): Runtime => {
+export const createRuntime = (given: RuntimeOptions): Runtime => {
+  const options = checkRuntimeOptions(given);
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const logger = options.logger ?? consoleLogger;
@@ -120,6 +129,7 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       ...(options.writeBatchDelayMs !== undefined ? { writeBatchDelayMs: options.writeBatchDelayMs } : {}),
       ...(options.hashOf ? { hashOf: options.hashOf } : {}),
       ...(options.signer ? { signer: options.signer } : {}),
+      ...(options.maxEventBytes !== undefined ? { maxEventBytes: options.maxEventBytes } : {}),
     });
 
   const bind = (sessionId: string, log: SessionLog, restored: { inbox: InboxState; lastTurn: number }, setup: ResumeOptions = {}): Agent => {
@@ -158,7 +168,8 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
 
     liveAgent: (sessionId) => live.get(sessionId),
 
-    createSession(opts = {}) {
+    createSession(given) {
+      const opts = sessionOptions(given, 'createSession(options)');
       const sessionId = opts.sessionId ?? ids.next();
       if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} already has a live agent in this runtime`);
       const log = newLog(sessionId);
@@ -166,7 +177,9 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: 0 }, opts);
     },
 
-    async resume(sessionId, opts = {}) {
+    async resume(sessionId, given) {
+      assertValidStreamId(sessionId);
+      const opts = sessionOptions(given, 'resume(options)');
       if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} is live in this runtime; it cannot be resumed`);
       const { events, state } = await loadSession(options.store, sessionId);
       const log = newLog(sessionId, events);
@@ -179,7 +192,9 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       live.delete(sessionId);
     },
 
-    async fork(parentSessionId, opts = {}) {
+    async fork(parentSessionId, given) {
+      assertValidStreamId(parentSessionId);
+      const opts = forkOptions(given);
       const parent = await loadSession(options.store, parentSessionId);
       const boundary = opts.boundary ?? parent.events.length;
       if (!Number.isSafeInteger(boundary) || boundary < 1 || boundary > parent.events.length) {
@@ -194,14 +209,79 @@ export const createRuntime = (options: RuntimeOptions): Runtime => {
       if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} already has a live agent in this runtime`);
       const log = newLog(sessionId);
       // the child is caused by the parent's last inherited event; seed events keep their own provenance
-      log.append('session/created', created(sessionId, { ...opts, parentSession: parentSessionId }, boundary), {
-        metadata: { ...opts.metadata, causationId: seed.at(-1)!.id },
-      });
-      for (const e of seed) {
-        log.appendAny(e.type, e.data, { time: e.time, ...(e.ignorable ? { ignorable: true as const } : {}), ...(e.metadata ? { metadata: e.metadata } : {}) });
+      try {
+        log.append('session/created', created(sessionId, { ...opts, parentSession: parentSessionId }, boundary), {
+          metadata: { ...opts.metadata, causationId: seed.at(-1)!.id },
+        });
+        for (const e of seed) {
+          log.appendAny(e.type, e.data, { time: e.time, ...(e.ignorable ? { ignorable: true as const } : {}), ...(e.metadata ? { metadata: e.metadata } : {}) });
+        }
+        log.append('session/end-seed', {});
+      } catch (e) {
+        // a seed event this runtime cannot log (larger than its limit): the child is never written, not half-seeded
+        log.abandon();
+        throw e;
       }
-      log.append('session/end-seed', {});
       return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: folded.state.turns.lastTurn }, opts);
     },
   };
+};
+
+const SESSION_KINDS: readonly unknown[] = ['ordinary', 'continuable', 'one-shot'];
+const ORIGINS: readonly unknown[] = ['user', 'fork', 'subagent'];
+const hasMethod = (value: unknown, method: string): boolean =>
+  typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[method] === 'function';
+
+/** Session options, read once and checked: ids by the stores' own rule (`invalid-stream-id`), the rest `invalid-argument`. */
+const sessionOptions = (given: unknown, where: string): CreateSessionOptions => {
+  const o = readOptions(given, where, ['sessionId', 'kind', 'parentSession', 'origin', 'delegationDepth', 'systemPrompt', 'model', 'toolNames']);
+  if (o.sessionId !== undefined) assertValidStreamId(o.sessionId);
+  if (o.parentSession !== undefined) assertValidStreamId(o.parentSession);
+  if (o.kind !== undefined && !SESSION_KINDS.includes(o.kind)) throw invalidArgument(`${where}.kind`, `expected one of ${SESSION_KINDS.join(', ')}`);
+  if (o.origin !== undefined && !ORIGINS.includes(o.origin)) throw invalidArgument(`${where}.origin`, `expected one of ${ORIGINS.join(', ')}`);
+  optionalPositiveInteger(o.delegationDepth, `${where}.delegationDepth`);
+  if (o.systemPrompt !== undefined && typeof o.systemPrompt !== 'string' && typeof o.systemPrompt !== 'function') {
+    throw invalidArgument(`${where}.systemPrompt`, 'expected a string or a function');
+  }
+  if (o.model !== undefined && !hasMethod(o.model, 'complete')) throw invalidArgument(`${where}.model`, 'expected a ModelPort');
+  if (o.toolNames !== undefined && !(Array.isArray(o.toolNames) && o.toolNames.every((n) => typeof n === 'string'))) {
+    throw invalidArgument(`${where}.toolNames`, 'expected an array of tool names');
+  }
+  return o as CreateSessionOptions;
+};
+
+const forkOptions = (given: unknown): ForkOptions => {
+  const o = sessionOptions(given, 'fork(options)');
+  const { boundary } = readOptions(given, 'fork(options)', ['boundary']);
+  if (boundary !== undefined && typeof boundary !== 'number') throw invalidArgument('fork(options).boundary', 'expected a number');
+  return { ...o, ...(boundary !== undefined ? { boundary } : {}) } as ForkOptions;
+};
+
+/** The runtime's options, read once and checked (`invalid-argument` naming the option). */
+const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
+  const where = 'createRuntime(options)';
+  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes']);
+  const store = o.store as Partial<EventStore> | undefined;
+  if (typeof store !== 'object' || store === null || typeof store.append !== 'function' || typeof store.read !== 'function') {
+    throw invalidArgument(`${where}.store`, 'expected an EventStore');
+  }
+  if (typeof store.maxEventBytes !== 'number' || !(store.maxEventBytes > 0)) {
+    throw invalidArgument(`${where}.store`, 'the store does not say its maxEventBytes (every EventStore must)');
+  }
+  if (!hasMethod(o.model, 'complete')) throw invalidArgument(`${where}.model`, 'expected a ModelPort');
+  if (o.clock !== undefined && !hasMethod(o.clock, 'now')) throw invalidArgument(`${where}.clock`, 'expected a Clock');
+  if (o.ids !== undefined && !hasMethod(o.ids, 'next')) throw invalidArgument(`${where}.ids`, 'expected an IdSource');
+  if (o.logger !== undefined && !hasMethod(o.logger, 'warn')) throw invalidArgument(`${where}.logger`, 'expected a Logger');
+  if (o.tools !== undefined && (!Array.isArray(o.tools) || !o.tools.every((t) => hasMethod(t, 'execute') && typeof (t as Tool).name === 'string'))) {
+    throw invalidArgument(`${where}.tools`, 'expected an array of tools (name and execute)');
+  }
+  if (o.writeBatchDelayMs !== undefined && !(typeof o.writeBatchDelayMs === 'number' && o.writeBatchDelayMs >= 0 && Number.isFinite(o.writeBatchDelayMs))) {
+    throw invalidArgument(`${where}.writeBatchDelayMs`, 'expected a number of milliseconds >= 0');
+  }
+  if (o.lateToolResults !== undefined && o.lateToolResults !== 'withhold' && o.lateToolResults !== 'keep') {
+    throw invalidArgument(`${where}.lateToolResults`, "expected 'withhold' or 'keep'");
+  }
+  optionalPositiveInteger(o.toolConcurrency, `${where}.toolConcurrency`);
+  optionalPositiveInteger(o.maxEventBytes, `${where}.maxEventBytes`);
+  return o as RuntimeOptions;
 };

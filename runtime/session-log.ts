@@ -2,14 +2,15 @@ import type { EventId } from '../domain/brand.js';
 import { chainInputOf, GENESIS_HASH, type ChainHashFn } from '../domain/event-chain.js';
 import { EventMetadataSchema, type EventMetadata } from '../domain/event-metadata.js';
 import { EVENT_DATA_SCHEMAS, isEventType, type EventDataByType, type EventType, type LogEvent, type SessionEvent } from '../domain/events.js';
-import { deepFreeze, findNonJsonPath } from '../domain/json.js';
+import { deepFreeze, snapshotJson } from '../domain/json.js';
 import { sha256ChainHash } from './chain-hash.js';
 import type { Clock, IdSource } from './ports/clock.js';
 import type { EventStore, NewEvent } from './ports/event-store.js';
 import type { HeadSigner } from './ports/head-signer.js';
 import { newEventOf } from './ports/recorded-envelope.js';
 import { ConcurrencyError, isConcurrencyError, isDuplicateEventIdError, isUnknownOutcomeError } from './ports/store-errors.js';
-import { RuntimeError } from './errors.js';
+import { MessageTooLargeError, RuntimeError } from './errors.js';
+import { eventSizeBytes } from './ports/store-validation.js';
 import type { Logger } from './logger.js';
 
 /** Options of {@link SessionLog}: the store and stream, clock, ids, logger, the events it starts from and the write-behind window. */
@@ -26,6 +27,8 @@ export interface SessionLogOptions {
    * becomes one durable batch. `checkpoint()` drains at once. @defaultValue 200
    */
   readonly writeBatchDelayMs?: number;
+  /** Largest event this log admits; the store's `maxEventBytes` when that is lower. @defaultValue the store's */
+  readonly maxEventBytes?: number;
   /** The chain's digest. @defaultValue SHA-256 over RFC 8785 JSON (`sha256ChainHash`) */
   readonly hashOf?: ChainHashFn;
   /** Signs the chain head at every full checkpoint (a `chain/head` event). @defaultValue none: no signed heads */
@@ -68,6 +71,9 @@ export class SessionLog {
   /** The chain hash of the last event (recomputed for events stored before the chain existed). */
   #head: string;
   readonly #hashOf: ChainHashFn;
+  #peekedId: string | null = null;
+  /** The largest event this log admits: the store's maximum, or the lower `maxEventBytes` option. */
+  readonly maxEventBytes: number;
   /** The last append failed: what the store holds after `#durable` is not known until the tail is read. */
   #unsure = false;
 
@@ -81,6 +87,7 @@ export class SessionLog {
     let head = GENESIS_HASH;
     for (const e of this.#events) head = e.hash ?? this.#hashOf(chainInputOf(opts.stream, e, head));
     this.#head = head;
+    this.maxEventBytes = Math.min(opts.store.maxEventBytes, opts.maxEventBytes ?? Number.POSITIVE_INFINITY);
   }
 
   get events(): readonly LogEvent[] {
@@ -128,11 +135,12 @@ export class SessionLog {
     }
     if (this.#fenced) throw this.#fenced;
     if (this.#closed) throw new RuntimeError('session-closed', `session ${this.stream} is closed`);
-    const bad = findNonJsonPath(data);
-    if (bad !== null) throw new RuntimeError('non-json-event', `${type}: data is not lossless JSON at ${bad.replace(/^\$/, 'data')}`);
+    // one read of every property: the copy is what is checked, measured and logged
+    const copied = snapshotJson(data);
+    if (!copied.ok) throw new RuntimeError('non-json-event', `${type}: data is ${copied.problem} at ${copied.path.replace(/^\$/, 'data')}`);
     // the live log never holds an event that a reader of the stored log would refuse
     if (isEventType(type)) {
-      const checked = EVENT_DATA_SCHEMAS[type].safeParse(data);
+      const checked = EVENT_DATA_SCHEMAS[type].safeParse(copied.value);
       if (!checked.success) {
         const issue = checked.error.issues[0]!;
         throw new RuntimeError('invalid-event', `${type}: ${issue.message} at ${['data', ...issue.path].join('.')}`);
@@ -142,18 +150,25 @@ export class SessionLog {
     }
     let metadata: EventMetadata | undefined;
     if (options.metadata !== undefined) {
-      const checkedMeta = EventMetadataSchema.safeParse(options.metadata);
+      // one read of every property, as for the data
+      const copiedMeta = snapshotJson(options.metadata);
+      if (!copiedMeta.ok) throw new RuntimeError('non-json-event', `${type}: metadata is ${copiedMeta.problem} at ${copiedMeta.path.replace(/^\$/, 'metadata')}`);
+      const checkedMeta = EventMetadataSchema.safeParse(copiedMeta.value);
       if (!checkedMeta.success) {
         const issue = checkedMeta.error.issues[0]!;
         throw new RuntimeError('invalid-event', `${type}: ${issue.message} at ${['metadata', ...issue.path].join('.')}`);
       }
-      metadata = deepFreeze(structuredClone(options.metadata));
+      metadata = deepFreeze(copiedMeta.value) as EventMetadata;
     }
-    const snapshot = deepFreeze(structuredClone(data));
+    const snapshot = deepFreeze(copied.value);
+    // nor one the store would refuse as too large: measured as the store measures it, with the id it will carry
+    const id = this.#nextId();
+    const size = eventSizeBytes({ id, type, data: snapshot, ...(metadata !== undefined ? { metadata } : {}) });
+    if (size > this.maxEventBytes) throw new MessageTooLargeError(type, size, this.maxEventBytes);
     for (const check of this.#checks) check(type, snapshot);
     const fields = {
       seq: this.#events.length,
-      id: this.#opts.ids.next() as EventId,
+      id: id as EventId,
       time: options.time ?? this.#opts.clock.now(),
       type,
       data: snapshot,
@@ -163,6 +178,7 @@ export class SessionLog {
     // throws (before anything is logged) for what RFC 8785 cannot serialize, e.g. a lone surrogate
     const hash = this.#hashOf(chainInputOf(this.stream, fields, this.#head));
     const event = deepFreeze({ ...fields, hash }) as unknown as LogEvent;
+    this.#peekedId = null;
     this.#head = hash;
     this.#events.push(event);
     this.#schedule();
@@ -182,6 +198,21 @@ export class SessionLog {
   }
 
   /**
+   * The size the next appended event of this type and data would have, measured as the store measures it
+   * (`eventSizeBytes`, with the id the event will carry). An append fails with `message-too-large` above
+   * `maxEventBytes`. Assumes `data` is lossless JSON.
+   */
+  measure(type: string, data: unknown): number {
+    return eventSizeBytes({ id: this.#nextId(), type, data });
+  }
+
+  /** The id the next appended event gets: drawn once, kept until an event takes it (a refused append wastes none). */
+  #nextId(): string {
+    this.#peekedId ??= this.#opts.ids.next();
+    return this.#peekedId;
+  }
+
+  /**
    * Resolves when every event appended so far is durable; rejects if the write fails or the stream is fenced.
    * A full checkpoint (no `upTo`) with a signer first appends a signed `chain/head` for the last event, unless that
    * event already is one.
@@ -196,6 +227,18 @@ export class SessionLog {
     const p = new Promise<void>((resolve, reject) => this.#waiters.push({ upTo, resolve, reject }));
     this.#drainNow();
     return p;
+  }
+
+  /**
+   * Drops a log of which nothing was written yet (a session whose construction failed half-way, inside one
+   * synchronous call): the pending write is cancelled and the log refuses further appends.
+   */
+  abandon(): void {
+    if (this.#durable > 0 || this.#writing) throw new RuntimeError('session-closed', `session ${this.stream} was already written; it cannot be abandoned`);
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#events.length = 0;
+    this.#closed = true;
   }
 
   /** Drains, then refuses further appends. */

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { InvalidMessageError, InvalidSpliceError, type InboxError } from '../errors.js';
 import type { InboxSplicedData, InboxTarget } from '../events.js';
-import { deepFreeze, findNonJsonPath } from '../json.js';
+import { deepFreeze, describeValue, snapshotJson } from '../json.js';
 import { UserMessageSchema, type UserMessage } from '../message.js';
 import * as L from './pending-list.js';
 import { listOf, locate, type InboxState } from './inbox-state.js';
@@ -35,9 +35,10 @@ const NOTHING: InboxDecision = Object.freeze({ events: Object.freeze([]), remove
  * holds the caller's object. Refuses anything that is not a UserMessage in lossless JSON.
  */
 export const admitMessage = (message: unknown, path = 'message'): E.Either<InvalidMessageError, UserMessage> => {
-  const nonJson = findNonJsonPath(message);
-  if (nonJson !== null) return E.left(new InvalidMessageError(nonJson.replace(/^\$/, path), 'not lossless JSON'));
-  const parsed = UserMessageSchema.safeParse(message);
+  // one read of every property (a throwing getter or Proxy trap is a refusal, never a raw throw); the copy is what is checked
+  const snapshot = snapshotJson(message);
+  if (!snapshot.ok) return E.left(new InvalidMessageError(snapshot.path.replace(/^\$/, path), snapshot.problem));
+  const parsed = UserMessageSchema.safeParse(snapshot.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     return E.left(new InvalidMessageError([path, ...issue.path].join('.'), issue.message));
@@ -117,11 +118,11 @@ const TARGETS: readonly unknown[] = ['next-turn', 'next-step'];
 /** The Inbox's decide: pure; returns the events to append, or a typed refusal. */
 export const decideInbox = (command: InboxCommand, state: InboxState): E.Either<InboxError, InboxDecision> => {
   if ('target' in command && !TARGETS.includes(command.target)) {
-    return E.left(new InvalidSpliceError(`target must be 'next-turn' or 'next-step', got ${JSON.stringify(command.target)}`));
+    return E.left(new InvalidSpliceError(`target must be 'next-turn' or 'next-step', got ${describeValue(command.target)}`));
   }
-  if ('start' in command && typeof command.start !== 'number') return E.left(new InvalidSpliceError(`start must be a number, got ${JSON.stringify(command.start)}`));
+  if ('start' in command && typeof command.start !== 'number') return E.left(new InvalidSpliceError(`start must be a number, got ${describeValue(command.start)}`));
   if ('deleteCount' in command && command.deleteCount !== undefined && typeof command.deleteCount !== 'number') {
-    return E.left(new InvalidSpliceError(`deleteCount must be a number, got ${JSON.stringify(command.deleteCount)}`));
+    return E.left(new InvalidSpliceError(`deleteCount must be a number, got ${describeValue(command.deleteCount)}`));
   }
   if ('insert' in command && !Array.isArray(command.insert)) return E.left(new InvalidSpliceError('insert must be an array of messages'));
   switch (command.kind) {

@@ -107,6 +107,12 @@ export type SubscriptionMessage =
 /** The store port every store implements: optimistic-concurrency appends, streaming reads, catch-up-then-live subscriptions and a global order. One shared contract suite checks every implementation. */
 export interface EventStore {
   /**
+   * The largest event this store accepts, in bytes as `eventSizeBytes` (runtime/ports/store-validation.ts) measures
+   * it; a larger one makes `append` fail with EventTooLargeError. The runtime refuses such events before they enter a
+   * session's live log.
+   */
+  readonly maxEventBytes: number;
+  /**
    * Largest event this store accepts, in bytes of the port's measure: UTF-8 JSON of `data`, plus `type` and `id`.
    * An admission check can refuse bigger events before they enter a session; `append` refuses them with
    * `EventTooLargeError` either way. Absent when the store does not say (then 1 MiB is the portable bound).

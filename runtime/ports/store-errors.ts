@@ -1,3 +1,4 @@
+import { describeValue } from '../../domain/json.js';
 import type { ExpectedRevision, StreamRevision } from './event-store.js';
 
 /** Every error a store raises has a stable `code`; match on it, never on the message. */
@@ -53,7 +54,7 @@ export const isConcurrencyError = (e: unknown): e is ConcurrencyError => hasCode
 export class InvalidStreamIdError extends StoreError {
   declare readonly code: 'invalid-stream-id';
   constructor(readonly stream: unknown, reason: string) {
-    super('invalid-stream-id', `invalid stream id ${JSON.stringify(String(stream)).slice(0, 80)}: ${reason}`);
+    super('invalid-stream-id', `invalid stream id ${typeof stream === 'string' ? JSON.stringify(stream).slice(0, 80) : describeValue(stream)}: ${reason}`);
     this.name = 'InvalidStreamIdError';
   }
 }
@@ -106,9 +107,27 @@ export class StoreClosedError extends StoreError {
 }
 /** Is this a {@link StoreClosedError}? (by its stable `code`) */
 export const isStoreClosedError = (e: unknown): e is StoreClosedError => hasCode(e, 'store-closed');
-/** Is this a {@link StoreError}? (by its stable `code`) */
+/** Every store error code (a Record, so that adding a code to StoreErrorCode without listing it here fails to compile). */
+const STORE_ERROR_CODES: readonly string[] = Object.keys({
+  concurrency: true,
+  'invalid-stream-id': true,
+  'invalid-event': true,
+  'event-too-large': true,
+  'duplicate-event-id': true,
+  'store-closed': true,
+  'store-io': true,
+  'store-corrupt': true,
+  'unknown-outcome': true,
+  'subscription-dropped': true,
+  'not-leader': true,
+  'access-denied': true,
+} satisfies Record<StoreErrorCode, true>);
+/**
+ * Is `e` one of the store's typed errors? Only the codes above count: a raw errno (`ENOSPC`, `EIO`) or a driver's
+ * error (PostgreSQL's `57P01`) also carries a string `code`, and must be wrapped, not passed through as typed.
+ */
 export const isStoreError = (e: unknown): e is StoreError =>
-  typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' && e instanceof Error;
+  e instanceof Error && STORE_ERROR_CODES.includes((e as { code?: unknown }).code as string);
 
 /** A file-system or network operation of the store failed; whatever the call was writing was rolled back. */
 export class StoreIoError extends StoreError {
@@ -209,6 +228,7 @@ export class NotLeaderError extends StoreError {
     this.name = 'NotLeaderError';
   }
 }
+/** Is this a {@link NotLeaderError}? (by its stable `code`) */
 export const isNotLeaderError = (e: unknown): e is NotLeaderError => hasCode(e, 'not-leader');
 
 /** The store's credentials do not allow the operation (EventStoreDB: reading `$all` needs admin rights). Nothing was read or written. */

@@ -1,5 +1,5 @@
 import { CHAIN_HASH_PATTERN } from '../../domain/event-chain.js';
-import { findNonJsonPath } from '../../domain/json.js';
+import { describeValue, findNonJsonPath } from '../../domain/json.js';
 import type { ExpectedRevision, NewEvent } from './event-store.js';
 import {
   ConcurrencyError,
@@ -19,7 +19,11 @@ export const DEFAULT_MAX_EVENT_BYTES = 1024 * 1024;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** Refuses ids that no store can keep safely: not a string, empty, too long, control characters, broken UTF-16. */
+/**
+ * Refuses ids that some store cannot keep safely: not a string, empty, too long, control characters (NUL, newline,
+ * tab…) or broken UTF-16 (a lone surrogate). Every store and the runtime (createSession, resume, fork) call this one
+ * function. (EventStoreDB additionally reserves ids starting with `$` for its system streams.)
+ */
 export const assertValidStreamId = (stream: unknown): string => {
   if (typeof stream !== 'string') throw new InvalidStreamIdError(stream, 'not a string');
   if (stream.length === 0) throw new InvalidStreamIdError(stream, 'empty');
@@ -33,7 +37,18 @@ export const assertValidStreamId = (stream: unknown): string => {
 };
 
 /**
- * Checks every event of a batch and returns each one's serialized size.
+ * The size of an event as every store measures it against its `maxEventBytes`: the UTF-8 bytes of its id, its type
+ * and its data serialized as JSON. The runtime measures the events it is about to log with this same function, so
+ * an event the live log admits is never one the store refuses as too large.
+ */
+export const eventSizeBytes = (event: { readonly id: string; readonly type: string; readonly data: unknown; readonly metadata?: unknown }): number =>
+  Buffer.byteLength(JSON.stringify(event.data), 'utf8') +
+  Buffer.byteLength(event.type, 'utf8') +
+  Buffer.byteLength(event.id, 'utf8') +
+  (event.metadata === undefined ? 0 : Buffer.byteLength(JSON.stringify(event.metadata), 'utf8'));
+
+/**
+ * Checks every event of a batch.
  * Ids must be non-empty strings, unique inside the batch; data lossless JSON; the envelope within `maxEventBytes`.
  */
 export const assertValidBatch = (
@@ -61,11 +76,7 @@ export const assertValidBatch = (
     }
     if (ids.has(e.id)) throw new DuplicateEventIdError(stream, e.id, 'appears twice in one batch');
     ids.add(e.id);
-    const bytes =
-      Buffer.byteLength(JSON.stringify(e.data), 'utf8') +
-      Buffer.byteLength(e.type) +
-      Buffer.byteLength(e.id) +
-      (e.metadata === undefined ? 0 : Buffer.byteLength(JSON.stringify(e.metadata), 'utf8'));
+    const bytes = eventSizeBytes(e);
     if (bytes > maxEventBytes) throw new EventTooLargeError(i, bytes, maxEventBytes);
   });
 };
@@ -81,7 +92,7 @@ export const expectedRevisionMatches = (expected: ExpectedRevision, actual: Actu
 export const assertValidExpected = (expected: unknown): ExpectedRevision => {
   if (expected === 'any' || expected === 'no_stream' || expected === 'stream_exists') return expected;
   if (typeof expected === 'bigint' && expected >= 0n) return expected;
-  throw new InvalidEventError(0, `expected revision must be 'any', 'no_stream', 'stream_exists' or a bigint >= 0, got ${String(expected)}`);
+  throw new InvalidEventError(0, `expected revision must be 'any', 'no_stream', 'stream_exists' or a bigint >= 0, got ${describeValue(expected)}`);
 };
 
 /**

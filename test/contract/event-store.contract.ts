@@ -8,6 +8,7 @@ import {
   isInvalidStreamIdError,
   type ConcurrencyError,
 } from '../../runtime/ports/store-errors.js';
+import { eventSizeBytes } from '../../runtime/ports/store-validation.js';
 
 /** How the shared contract suite gets stores of one kind. */
 export interface EventStoreHarness {
@@ -334,7 +335,7 @@ export function describeEventStoreContract(name: string, harness: EventStoreHarn
     });
 
     describe('bad input', () => {
-      const hostile: unknown[] = ['', 'a\u0000b', 'tab\there', 'x'.repeat(201), '\ud800', 42, null];
+      const hostile: unknown[] = ['', 'a\u0000b', 'tab\there', 'line\nbreak', 'x'.repeat(201), '\ud800', 'a\udc00', 42, null];
       it.each(hostile.map((h) => [JSON.stringify(h)?.slice(0, 20) ?? String(h), h]))('refuses stream id %s', async (_, id) => {
         const e = await rejection(() => store.append(id as string, [ev('a')], 'any'));
         expect(isInvalidStreamIdError(e)).toBe(true);
@@ -367,6 +368,23 @@ export function describeEventStoreContract(name: string, harness: EventStoreHarn
         expect(isInvalidEventError(await rejection(() => store.append(stream, [ev('a')], -1n)))).toBe(true);
         expect(isInvalidEventError(await rejection(() => store.append(stream, [ev('a')], 'latest' as never)))).toBe(true);
         expect(await store.revision(stream)).toBe('no_stream');
+      });
+
+      it('exposes its maximum event size: an event of exactly maxEventBytes (as eventSizeBytes measures it) is stored, one byte more is refused', async () => {
+        const limit = store.maxEventBytes;
+        expect(limit).toBe(harness.maxEventBytes ?? 1024 * 1024);
+        const sized = (id: string, bytes: number): NewEvent => {
+          const base = { ...ev(id), data: { s: '' } };
+          return { ...base, data: { s: 'x'.repeat(bytes - eventSizeBytes(base)) } };
+        };
+        const exact = sized('exact', limit);
+        expect(eventSizeBytes(exact)).toBe(limit);
+        await store.append(stream, [exact], 'no_stream');
+        const over = sized('over', limit + 1);
+        const e = await rejection(() => store.append(stream, [over], 0n));
+        expect(isEventTooLargeError(e)).toBe(true);
+        expect(e).toMatchObject({ bytes: limit + 1, limit });
+        expect(await store.revision(stream)).toBe(0n);
       });
 
       it('refuses an oversized event with its size and the limit', async () => {

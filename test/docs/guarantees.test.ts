@@ -9,16 +9,22 @@ describe('docs/guarantees.md', () => {
     names: (m[2] ?? '').split('›').map((s) => s.trim()).filter(Boolean),
   }));
 
-  it('cites tests', () => {
+  // one check, not one test per citation: it proves the cited names exist, not any behaviour
+  it('every cited test file exists and holds every cited test name', () => {
     expect(citations.length).toBeGreaterThan(25);
-  });
-
-  it.each(citations.map((c) => [`${c.file} › ${c.names.join(' › ')}`, c] as const))('%s exists', (_, c) => {
-    expect(existsSync(new URL(`../../${c.file}`, import.meta.url))).toBe(true);
-    const source = readFileSync(new URL(`../../${c.file}`, import.meta.url), 'utf8');
-    for (const name of c.names) {
-      const probe = name.replace(/[`]/g, '').slice(0, 40);
-      expect(source.includes(probe), `${c.file} has no test named like "${probe}"`).toBe(true);
+    const missing: string[] = [];
+    for (const c of citations) {
+      const url = new URL(`../../${c.file}`, import.meta.url);
+      if (!existsSync(url)) {
+        missing.push(c.file);
+        continue;
+      }
+      const source = readFileSync(url, 'utf8');
+      for (const name of c.names) {
+        const probe = name.replace(/[`]/g, '').slice(0, 40);
+        if (!source.includes(probe)) missing.push(`${c.file} › ${probe}`);
+      }
     }
+    expect(missing).toEqual([]);
   });
 });

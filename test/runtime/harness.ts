@@ -9,6 +9,7 @@ import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { createRuntime, type CreateSessionOptions, type RuntimeOptions } from '../../runtime/runtime.js';
 import type { Tool } from '../../runtime/tools.js';
+import { plainNotifications } from '../support/plain-notifications.js';
 import { testStore, uniqueSessionId } from '../support/test-store.js';
 
 const T: Record<string, string> = { 'next-turn': 'NT', 'next-step': 'NS' };
@@ -88,8 +89,8 @@ export const setup = (opts: HarnessOptions = {}) => {
 
 /**
  * What every scenario must satisfy at rest: the audit of the agent's own log is ok and agrees with the live agent
- * (lists and turn count); notifications derived from the log equal the ones emitted live; the store holds exactly
- * the live log.
+ * (lists and turn count); the notifications emitted live and those derived from the log both equal a separate plain
+ * model's (test/support/plain-notifications.ts); the store holds exactly the live log.
  */
 export const expectConsistent = async (h: ReturnType<typeof setup>): Promise<void> => {
   const { agent, live, store } = h;
@@ -98,7 +99,11 @@ export const expectConsistent = async (h: ReturnType<typeof setup>): Promise<voi
   const derived = deriveNotifications(agent.events).map((n) =>
     n.type === 'agent/inbox/claimed' ? `claimed ${n.message.id}@${n.turn}` : `${n.type.split('/').at(-1)} ${n.message.id}`,
   );
-  expect(derived).toEqual(live.filter((l) => /^(inserted|discarded|claimed) /.test(l)));
+  const emitted = live.filter((l) => /^(inserted|discarded|claimed) /.test(l));
+  // both against a separate plain model of the log, not only against each other (they share notificationsOfSplice)
+  const plain = plainNotifications(agent.events);
+  expect(emitted).toEqual(plain);
+  expect(derived).toEqual(plain);
 };
 
 /**

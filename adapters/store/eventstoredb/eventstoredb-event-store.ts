@@ -194,6 +194,11 @@ export class EventStoreDbEventStore implements EventStore {
     return this.#client;
   }
 
+  /** The largest event this store accepts: `maxEventSize` (the option, bounded by the server's limits). */
+  get maxEventBytes(): number {
+    return this.maxEventSize;
+  }
+
   async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     this.#assertOpen();
     this.#assertStream(stream);

@@ -118,7 +118,12 @@ export const commitAppends = async (
     failure = isStoreError(e) ? e : new StoreIoError('append', { cause: e });
     for (const d of drafts.values()) cache.states.delete(d.state.stream); // reload from disk next time
   } finally {
-    lock.release(failure === undefined && more());
+    try {
+      lock.release(failure === undefined && more());
+    } catch {
+      // a full disk refused the lock's "released" line after the commit: this process still treats the lock as free
+      // (dir-lock.ts); what was committed stays committed and is acknowledged
+    }
     await directory.trimWriteHandles();
   }
   for (const item of items) {

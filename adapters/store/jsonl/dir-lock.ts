@@ -21,6 +21,11 @@ import { isErrnoCode } from './fs-ops.js';
  */
 const GENERATION = /^g(\d+)\.lock$/;
 const RELEASED = Buffer.from('released\n');
+/**
+ * Owner tokens of this process whose generation was released but whose `released` line could not be written (a
+ * full disk): free for this process's later opens; other processes see the generation held until this one exits.
+ */
+const RELEASED_UNWRITTEN = new Set<string>();
 const HOST = hostname();
 
 const startTimeOf = (pid: number): string | undefined => {
@@ -52,14 +57,20 @@ interface Owner {
   readonly token: string;
 }
 
+/** The synchronous file-system calls the lock makes (tests inject failures such as a full disk here). */
+export type LockFs = Pick<typeof fs, 'mkdirSync' | 'readdirSync' | 'openSync' | 'writeSync' | 'ftruncateSync' | 'closeSync' | 'linkSync' | 'unlinkSync' | 'readFileSync'>;
+
 export interface DirectoryLockOptions {
   /** Give up (StoreIoError) after waiting this long for a live owner. @defaultValue 30_000 */
   readonly timeoutMs?: number;
+  /** @defaultValue node:fs */
+  readonly fs?: LockFs;
 }
 
 export class DirectoryLock {
   readonly #dir: string;
   readonly #timeoutMs: number;
+  readonly #fs: LockFs;
   #held: string | undefined;
   #heldGeneration = -1;
   #lastReleased = -1;
@@ -71,19 +82,25 @@ export class DirectoryLock {
   constructor(storeDir: string, options: DirectoryLockOptions = {}) {
     this.#dir = join(storeDir, 'locks');
     this.#timeoutMs = options.timeoutMs ?? 30_000;
-    fs.mkdirSync(this.#dir, { recursive: true });
-    // Owner files of crashed processes (their generations are already free): tidy up.
-    for (const name of fs.readdirSync(this.#dir)) {
-      const m = /^owner-(\d+)-/.exec(name);
-      if (m && !isAlive(Number(m[1]), undefined)) unlinkQuietly(join(this.#dir, name));
+    this.#fs = options.fs ?? fs;
+    // every failure of the lock's own files (a full disk, permissions) is a StoreIoError, never a raw errno
+    try {
+      this.#fs.mkdirSync(this.#dir, { recursive: true });
+      // Owner files of crashed processes (their generations are already free): tidy up.
+      for (const name of this.#fs.readdirSync(this.#dir)) {
+        const m = /^owner-(\d+)-/.exec(name);
+        if (m && !isAlive(Number(m[1]), undefined)) unlinkQuietly(this.#fs, join(this.#dir, name));
+      }
+    } catch (e) {
+      throw new StoreIoError('lock', { cause: e });
     }
   }
 
   async acquire(): Promise<void> {
     if (this.#held !== undefined) throw new Error('DirectoryLock: already held by this instance');
-    const tmp = this.#ownerFile();
     const deadline = Date.now() + this.#timeoutMs;
     try {
+      const tmp = this.#ownerFile();
       for (let attempt = 0; ; attempt++) {
         const top = this.#highest();
         // Our own last generation, released by us: free without reading it.
@@ -95,7 +112,7 @@ export class DirectoryLock {
         const mine = (top ?? -1) + 1;
         const name = this.#path(mine);
         try {
-          fs.linkSync(tmp, name);
+          this.#fs.linkSync(tmp, name);
         } catch (e) {
           if (isErrnoCode(e, 'EEXIST')) continue;
           throw e;
@@ -103,10 +120,10 @@ export class DirectoryLock {
         const generations = this.#generations();
         if (generations.some((g) => g > mine)) {
           // We re-created a generation that had been deleted: someone else owns a higher one.
-          unlinkQuietly(name);
+          unlinkQuietly(this.#fs, name);
           continue;
         }
-        for (const g of generations) if (g < mine) unlinkQuietly(this.#path(g));
+        for (const g of generations) if (g < mine) unlinkQuietly(this.#fs, this.#path(g));
         this.#held = name;
         this.#heldGeneration = mine;
         return;
@@ -128,30 +145,44 @@ export class DirectoryLock {
       this.#token = owner.token;
       this.#ownerPath = join(this.#dir, `owner-${process.pid}-${owner.token}`);
       this.#ownerLine = Buffer.from(`${JSON.stringify(owner)}\n`);
-      this.#ownerFd = fs.openSync(this.#ownerPath, 'w+');
-      fs.writeSync(this.#ownerFd, this.#ownerLine, 0, this.#ownerLine.length, 0);
+      this.#ownerFd = this.#fs.openSync(this.#ownerPath, 'w+');
+      this.#fs.writeSync(this.#ownerFd, this.#ownerLine, 0, this.#ownerLine.length, 0);
     } else {
       // Drop the `released` line: one atomic truncate, so a reader never sees a partial owner line.
-      fs.ftruncateSync(this.#ownerFd, this.#ownerLine!.length);
+      this.#fs.ftruncateSync(this.#ownerFd, this.#ownerLine!.length);
     }
     return this.#ownerPath!;
   }
 
   /** Frees the owner file (the current generation keeps its own link). */
   dispose(): void {
-    this.release();
-    if (this.#ownerFd !== undefined) {
-      fs.closeSync(this.#ownerFd);
-      this.#ownerFd = undefined;
-      unlinkQuietly(this.#ownerPath!);
+    try {
+      this.release();
+    } finally {
+      if (this.#ownerFd !== undefined) {
+        const fd = this.#ownerFd;
+        this.#ownerFd = undefined;
+        try {
+          this.#fs.closeSync(fd);
+        } catch {
+          // the descriptor is gone either way
+        }
+        unlinkQuietly(this.#fs, this.#ownerPath!);
+      }
     }
   }
 
+  /** Marks the held generation free. @throws StoreIoError when the owner file cannot be written (a full disk). */
   release(): void {
     if (this.#held === undefined) return;
     this.#held = undefined;
     this.#lastReleased = this.#heldGeneration;
-    fs.writeSync(this.#ownerFd!, RELEASED, 0, RELEASED.length, this.#ownerLine!.length);
+    try {
+      this.#fs.writeSync(this.#ownerFd!, RELEASED, 0, RELEASED.length, this.#ownerLine!.length);
+    } catch (e) {
+      RELEASED_UNWRITTEN.add(this.#token!);
+      throw new StoreIoError('lock release', { cause: e });
+    }
   }
 
   #path(generation: number): string {
@@ -159,7 +190,7 @@ export class DirectoryLock {
   }
 
   #generations(): number[] {
-    return fs.readdirSync(this.#dir).flatMap((name) => {
+    return this.#fs.readdirSync(this.#dir).flatMap((name) => {
       const m = GENERATION.exec(name);
       return m ? [Number(m[1])] : [];
     });
@@ -173,7 +204,7 @@ export class DirectoryLock {
   #isFree(generation: number): boolean {
     let text: string;
     try {
-      text = fs.readFileSync(this.#path(generation), 'utf8');
+      text = this.#fs.readFileSync(this.#path(generation), 'utf8');
     } catch (e) {
       if (isErrnoCode(e, 'ENOENT')) return false; // superseded meanwhile: look again
       throw e;
@@ -188,6 +219,7 @@ export class DirectoryLock {
     }
     // One of our own past generations (same owner file, which we just reset): we do not hold it.
     if (owner.token === this.#token) return true;
+    if (owner.host === HOST && owner.pid === process.pid && RELEASED_UNWRITTEN.has(owner.token)) return true;
     if (owner.host !== HOST) return false;
     return !isAlive(owner.pid, owner.start);
   }
@@ -195,9 +227,9 @@ export class DirectoryLock {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-const unlinkQuietly = (path: string): void => {
+const unlinkQuietly = (ops: LockFs, path: string): void => {
   try {
-    fs.unlinkSync(path);
+    ops.unlinkSync(path);
   } catch {
     // already gone
   }

@@ -63,6 +63,11 @@ export class JsonlEventStore implements EventStore {
     return this.#directory.dir;
   }
 
+  /** The largest event this store accepts (the `maxEventBytes` option). */
+  get maxEventBytes(): number {
+    return this.#maxEventBytes;
+  }
+
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     try {
       this.#directory.assertOpen();
@@ -106,9 +111,12 @@ export class JsonlEventStore implements EventStore {
     this.#directory.closed = true;
     await this.#queue.drain();
     if (this.#poller) clearInterval(this.#poller);
-    this.#lock?.dispose();
-    this.#notifier.close();
-    await this.#directory.closeFiles();
+    try {
+      this.#lock?.dispose();
+    } finally {
+      this.#notifier.close();
+      await this.#directory.closeFiles();
+    }
   }
 
   /**

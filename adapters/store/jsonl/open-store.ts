@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { StoreCorruptError, StoreIoError } from '../../../runtime/ports/store-errors.js';
+import { StoreCorruptError, StoreError, StoreIoError } from '../../../runtime/ports/store-errors.js';
 import { DirectoryLock } from './dir-lock.js';
 import { hashOfFileName } from './file-name.js';
 import { isErrnoCode, nodeFsOps, type FileOps, type FsOps } from './fs-ops.js';
@@ -21,7 +21,7 @@ export const openJsonlEventStore = async (dir: string, options: JsonlEventStoreO
   } catch (e) {
     throw new StoreIoError('open', { cause: e });
   }
-  const lock = new DirectoryLock(dir, options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs });
+  const lock = new DirectoryLock(dir, { ...(options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs }), ...(options.lockFs ? { fs: options.lockFs } : {}) });
   try {
     await lock.acquire();
     const indexPath = join(dir, INDEX_FILE);
@@ -50,16 +50,24 @@ export const openJsonlEventStore = async (dir: string, options: JsonlEventStoreO
     try {
       await store.recoverAll();
     } catch (e) {
+      await store.close().catch(() => {});
+      throw e;
+    }
+    try {
       lock.release();
-      await store.close();
+    } catch (e) {
+      // a full disk can refuse even the lock's "released" line: report it (store-io), never hand out the store
+      await store.close().catch(() => {});
       throw e;
     }
     return store;
   } catch (e) {
-    lock.dispose();
-    throw e;
-  } finally {
-    lock.release();
+    try {
+      lock.dispose();
+    } catch {
+      // the failure being reported is the first one
+    }
+    throw e instanceof StoreError ? e : new StoreIoError('open', { cause: e });
   }
 };
 

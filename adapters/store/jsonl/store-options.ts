@@ -1,3 +1,4 @@
+import type { LockFs } from './dir-lock.js';
 import type { FsOps } from './fs-ops.js';
 
 /**
@@ -32,4 +33,6 @@ export interface JsonlEventStoreOptions {
   readonly readOnly?: boolean;
   /** File-system calls (tests inject failures here). @defaultValue node:fs */
   readonly fs?: FsOps;
+  /** The directory lock's synchronous file-system calls (tests inject failures here). @defaultValue node:fs */
+  readonly lockFs?: LockFs;
 }

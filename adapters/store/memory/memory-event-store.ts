@@ -50,6 +50,11 @@ export class MemoryEventStore implements EventStore {
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
   }
 
+  /** The largest event this store accepts (the `maxEventBytes` option). */
+  get maxEventBytes(): number {
+    return this.#maxEventBytes;
+  }
+
   async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     this.#assertOpen();
     assertValidStreamId(stream);

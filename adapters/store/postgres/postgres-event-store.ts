@@ -194,6 +194,11 @@ export class PostgresEventStore implements EventStore {
 
   // ---------------------------------------------------------------- append
 
+  /** The largest event this store accepts (the `maxEventBytes` option). */
+  get maxEventBytes(): number {
+    return this.#maxEventBytes;
+  }
+
   async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     this.#assertOpen();
     assertValidStreamId(stream);

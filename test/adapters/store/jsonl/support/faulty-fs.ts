@@ -1,3 +1,5 @@
+import * as nodeFs from 'node:fs';
+import type { LockFs } from '../../../../../adapters/store/jsonl/dir-lock.js';
 import { nodeFsOps, type FileOps, type FsOps } from '../../../../../adapters/store/jsonl/index.js';
 
 export type OpKind = 'open' | 'write' | 'sync' | 'truncate' | 'link' | 'unlink' | 'syncDir';
@@ -101,3 +103,33 @@ export class FaultyFs implements FsOps {
   readdir: FsOps['readdir'] = (path) => nodeFsOps.readdir(path);
   sizeOf: FsOps['sizeOf'] = (path) => nodeFsOps.sizeOf(path);
 }
+
+/** The directory lock's calls that can run out of space. */
+export type LockOp = 'mkdirSync' | 'openSync' | 'writeSync' | 'linkSync';
+
+/**
+ * The directory lock's file system (node:fs) with a full disk at one point: call number `nth` (0-based) of `op`
+ * fails with ENOSPC, as it does when the disk fills up. Counts every call, so a test can enumerate the points.
+ */
+export const fullDiskLockFs = (op: LockOp, nth: number): LockFs & { readonly calls: Record<LockOp, number> } => {
+  const calls: Record<LockOp, number> = { mkdirSync: 0, openSync: 0, writeSync: 0, linkSync: 0 };
+  const check = (name: LockOp): void => {
+    if (name === op && calls[name] === nth) {
+      calls[name]++;
+      throw Object.assign(new Error(`ENOSPC: no space left on device, ${name}`), { code: 'ENOSPC', errno: -28 });
+    }
+    calls[name]++;
+  };
+  return {
+    calls,
+    mkdirSync: ((...a: Parameters<typeof nodeFs.mkdirSync>) => (check('mkdirSync'), nodeFs.mkdirSync(...a))) as typeof nodeFs.mkdirSync,
+    openSync: ((...a: Parameters<typeof nodeFs.openSync>) => (check('openSync'), nodeFs.openSync(...a))) as typeof nodeFs.openSync,
+    writeSync: ((...a: unknown[]) => (check('writeSync'), (nodeFs.writeSync as (...b: unknown[]) => number)(...a))) as typeof nodeFs.writeSync,
+    linkSync: ((...a: Parameters<typeof nodeFs.linkSync>) => (check('linkSync'), nodeFs.linkSync(...a))) as typeof nodeFs.linkSync,
+    readdirSync: nodeFs.readdirSync,
+    ftruncateSync: nodeFs.ftruncateSync,
+    closeSync: nodeFs.closeSync,
+    unlinkSync: nodeFs.unlinkSync,
+    readFileSync: nodeFs.readFileSync,
+  };
+};
