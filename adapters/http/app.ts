@@ -9,6 +9,7 @@ import { registerConsoleRoutes } from './console-routes.js';
 import { parseJsonBody } from './json-body.js';
 import { sseStream, type SseOptions } from './sse-stream.js';
 
+/** Options of the Hono app that serves the host API: the host, bearer tokens, body limit, CORS origins, SSE bounds, request log and ids. */
 export interface HttpAppOptions {
   readonly host: Host;
   /** Bearer tokens; when empty every request is the principal `local`. @defaultValue [] */

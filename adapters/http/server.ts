@@ -4,6 +4,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { isLoopback, type BearerToken } from './auth.js';
 import { createHttpApp, type HttpAppOptions } from './app.js';
 
+/** Options of `steerlog serve`'s HTTP server: the app's options plus address, port and the server's timeouts. */
 export interface HttpServerOptions extends HttpAppOptions {
   /** Interface to bind. Anything but a loopback address requires at least one token. @defaultValue '127.0.0.1' */
   readonly hostname?: string;
@@ -32,6 +33,7 @@ export class HostConfigError extends Error {
     this.name = 'HostConfigError';
   }
 }
+/** True for a `HostConfigError` (a refused host configuration), by its code. */
 export const isHostConfigError = (e: unknown): e is HostConfigError => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'host-config';
 
 /** Checks that a bind is safe: loopback, or guarded by a token. */

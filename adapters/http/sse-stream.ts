@@ -4,6 +4,7 @@ import type { Host } from '../../runtime/host/host.js';
 import { decodeCursor, MirrorStream } from '../../runtime/host/mirror-stream.js';
 import { HostSessionIdSchema, type HostFrame } from '../../runtime/host/schemas.js';
 
+/** Options of a Server-Sent Events response: the back-pressure bound (frames queued for a slow client) and the keep-alive interval. */
 export interface SseOptions {
   /** Frames a client may have waiting before it is dropped with `stream/error {code:'slow-consumer'}`. @defaultValue 10_000 */
   readonly maxQueuedFrames?: number;

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { AcquireResult, SessionOwner, SessionOwnership } from '../../runtime/host/ports/ownership.js';
 
+/** Options of the PostgreSQL session leases: connection, this host's id, lease length and the address it advertises. */
 export interface PostgresOwnershipOptions {
   /** The store's connection string; `?schema=` names the schema that holds the lease table (default `steerlog`). */
   readonly url: string;

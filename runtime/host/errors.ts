@@ -15,4 +15,5 @@ export class HostError extends Error {
     return { code: this.code, message: this.message, details: { ...this.details } };
   }
 }
+/** True for a `HostError` (a refusal with a host error code), by its code. */
 export const isHostError = (e: unknown): e is HostError => e instanceof HostError;

@@ -18,6 +18,7 @@ import { ClientMessageIdSchema, HOST_REQUEST_SCHEMAS, isHostMethod, type HostErr
 import { historyPage, queueRowsOf, readSession } from './session-reads.js';
 import { canonicalTimeZone } from './time-zone.js';
 
+/** Options of the host: its runtime, session ownership, logger, frame style, image limits, model availability and message ids. */
 export interface HostOptions {
   readonly runtime: Runtime;
   /** Who runs which session when several hosts share the store. @defaultValue localOwnership(): this host alone */

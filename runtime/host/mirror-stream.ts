@@ -26,6 +26,7 @@ export const decodeCursor = (id: string | undefined): StreamCursor | null => {
   }
 };
 
+/** Options of the live mirror stream: which sessions to mirror, and the cursor to resume after (`Last-Event-ID`). */
 export interface MirrorStreamOptions {
   /** Only these sessions. @defaultValue every session live on this host, now and later */
   readonly sessions?: readonly string[];

@@ -21,6 +21,7 @@ export const ClientMessageIdSchema = z
 
 // ---- content ---------------------------------------------------------------------------------------------------
 
+/** The schema of a text block of a prompt. */
 export const PromptTextBlockSchema = z.object({ type: z.literal('text'), text: z.string() }).strict();
 /** An image as a client sends it: base64 data of a png, jpeg, webp or gif; `name` is accepted and not kept. */
 export const PromptImageBlockSchema = z
@@ -31,7 +32,9 @@ export const PromptImageBlockSchema = z
     name: z.string().max(256).optional(),
   })
   .strict();
+/** The schema of a prompt's content blocks (text or image, discriminated by `type`). */
 export const PromptContentBlockSchema = z.discriminatedUnion('type', [PromptTextBlockSchema, PromptImageBlockSchema]);
+/** A content block of a prompt over the wire: text or an image. */
 export type PromptContentBlock = z.infer<typeof PromptContentBlockSchema>;
 
 // ---- the envelope ----------------------------------------------------------------------------------------------
@@ -45,6 +48,7 @@ export const ClientRequestSchema = z
     payload: z.unknown(),
   })
   .strict();
+/** One request envelope as a client sends it: `{type: "client-request", rpcId, method, payload}`. */
 export type ClientRequest = z.infer<typeof ClientRequestSchema>;
 
 /** The rpcId a reply carries when the request's own rpcId could not be read. */
@@ -65,10 +69,14 @@ export const HOST_ERROR_CODES = [
   'invalid-fork-boundary',
   'internal',
 ] as const;
+/** The schema of the host API's error codes. */
 export const HostErrorCodeSchema = z.enum(HOST_ERROR_CODES);
+/** A stable error code of the host API (see docs/host.md for each). */
 export type HostErrorCode = z.infer<typeof HostErrorCodeSchema>;
 
+/** The schema of a failed response's `error` body. */
 export const HostErrorBodySchema = z.object({ code: HostErrorCodeSchema, message: z.string(), details: z.record(z.unknown()) }).strict();
+/** The `error` of a failed response: a stable `code`, a one-line `message` and typed `details`. */
 export type HostErrorBody = z.infer<typeof HostErrorBodySchema>;
 
 /** The reply body of every `POST /api/<method>` that reached the dispatcher. */
@@ -82,15 +90,20 @@ export const ServerResponseSchema = z
     ]),
   })
   .strict();
+/** One response envelope: `{type: "server-response", rpcId, ok, result | error}`. */
 export type ServerResponse = z.infer<typeof ServerResponseSchema>;
 
 // ---- requests --------------------------------------------------------------------------------------------------
 
+/** The payload of `session.create`. */
 export const SessionCreateRequestSchema = z
   .object({ sessionId: HostSessionIdSchema.optional(), systemPrompt: z.string().max(100_000).optional() })
   .strict();
+/** The payload of `session.list` (empty). */
 export const SessionListRequestSchema = z.object({}).strict();
+/** The payload of `session.get`. */
 export const SessionGetRequestSchema = z.object({ sessionId: HostSessionIdSchema }).strict();
+/** The payload of `session.history` (a page of durable events). */
 export const SessionHistoryRequestSchema = z
   .object({
     sessionId: HostSessionIdSchema,
@@ -100,6 +113,7 @@ export const SessionHistoryRequestSchema = z
     limit: z.number().int().min(1).max(1000).optional(),
   })
   .strict();
+/** The payload of `session.prompt` (queue or steer), with its optional message id and time zone. */
 export const SessionPromptRequestSchema = z
   .object({
     sessionId: HostSessionIdSchema,
@@ -112,16 +126,21 @@ export const SessionPromptRequestSchema = z
     durable: z.boolean().optional(),
   })
   .strict();
+/** The schema of a `session.updateQueue` action: edit, remove or steer one queued message by id. */
 export const QueueActionSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('edit'), content: z.array(PromptContentBlockSchema) }).strict(),
   z.object({ kind: z.literal('remove') }).strict(),
   z.object({ kind: z.literal('steer') }).strict(),
 ]);
+/** The payload of `session.updateQueue`. */
 export const SessionUpdateQueueRequestSchema = z
   .object({ sessionId: HostSessionIdSchema, itemId: z.string().min(1).max(200), action: QueueActionSchema })
   .strict();
+/** The payload of `session.cancel`. */
 export const SessionCancelRequestSchema = z.object({ sessionId: HostSessionIdSchema }).strict();
+/** The payload of `session.wake`. */
 export const SessionWakeRequestSchema = z.object({ sessionId: HostSessionIdSchema }).strict();
+/** The payload of `session.fork`. */
 export const SessionForkRequestSchema = z
   .object({
     sessionId: HostSessionIdSchema,
@@ -143,9 +162,13 @@ export const HOST_REQUEST_SCHEMAS = {
   'session.wake': SessionWakeRequestSchema,
   'session.fork': SessionForkRequestSchema,
 } as const;
+/** A method name of the host API. */
 export type HostMethod = keyof typeof HOST_REQUEST_SCHEMAS;
+/** Every method name the host answers, in `POST /api/<method>` order of declaration. */
 export const HOST_METHODS = Object.keys(HOST_REQUEST_SCHEMAS) as readonly HostMethod[];
+/** Whether a string names a method of the host API. */
 export const isHostMethod = (m: string): m is HostMethod => Object.prototype.hasOwnProperty.call(HOST_REQUEST_SCHEMAS, m);
+/** The payload of a request to method `M`, as its schema parses it. */
 export type HostRequest<M extends HostMethod> = z.infer<(typeof HOST_REQUEST_SCHEMAS)[M]>;
 
 // ---- results ---------------------------------------------------------------------------------------------------
@@ -155,8 +178,10 @@ const UnknownMessageSchema = z.object({ id: z.string(), role: z.literal('user'),
 export const QueueRowSchema = z
   .object({ id: z.string(), placement: z.enum(['queued', 'steering', 'context']), message: UnknownMessageSchema, claimed: z.literal(true).optional() })
   .strict();
+/** One row of a `session/queue` frame: a pending message and its placement. */
 export type QueueRow = z.infer<typeof QueueRowSchema>;
 
+/** The schema of a session summary. */
 export const SessionSummarySchema = z
   .object({
     sessionId: z.string(),
@@ -168,10 +193,14 @@ export const SessionSummarySchema = z
     running: z.boolean(),
   })
   .strict();
+/** A session as the host lists it: id, status and where its log ends. */
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
+/** The result of `session.create`: the new session's id. */
 export const SessionCreateResultSchema = z.object({ sessionId: z.string() }).strict();
+/** The result of `session.list`: a summary per session. */
 export const SessionListResultSchema = z.object({ sessions: z.array(SessionSummarySchema) }).strict();
+/** The result of `session.get`: the session's summary, pending lists and last seq. */
 export const SessionGetResultSchema = SessionSummarySchema.extend({
   /** seq of the last event in the log (live log when live here, else the store). */
   lastSeq: z.number().int(),
@@ -179,9 +208,11 @@ export const SessionGetResultSchema = SessionSummarySchema.extend({
   openTurn: z.number().int().nullable(),
   queue: z.array(QueueRowSchema),
 }).strict();
+/** One durable event of `session.history`, with the history class of a `user/message`. */
 export const HistoryEntrySchema = z
   .object({ event: z.object({ seq: z.number().int(), id: z.string(), time: z.number(), type: z.string(), data: z.unknown() }).passthrough(), class: z.enum(['prompt', 'steering', 'context']).optional() })
   .strict();
+/** The result of `session.history`: a page of classified durable events. */
 export const SessionHistoryResultSchema = z
   .object({ events: z.array(HistoryEntrySchema), lastSeq: z.number().int(), nextAfter: z.number().int().nullable() })
   .strict();
@@ -189,9 +220,13 @@ export const SessionHistoryResultSchema = z
 export const PromptReceiptSchema = z
   .object({ accepted: z.literal(true), messageId: z.string(), seq: z.number().int(), durable: z.boolean(), duplicate: z.literal(true).optional() })
   .strict();
+/** The receipt of `session.prompt`: the accepted message id and the seq of the splice that admitted it. */
 export type PromptReceipt = z.infer<typeof PromptReceiptSchema>;
+/** The result of the methods that only acknowledge: `{accepted: true}`. */
 export const AcceptedSchema = z.object({ accepted: z.literal(true) }).strict();
+/** The result of `session.wake`: accepted, and whether parked work was woken. */
 export const WakeResultSchema = z.object({ accepted: z.literal(true), woke: z.boolean() }).strict();
+/** The result of `session.fork`: the fork's session id. */
 export const SessionForkResultSchema = z.object({ sessionId: z.string() }).strict();
 
 /** The result schema of every method, by name. */
@@ -206,10 +241,12 @@ export const HOST_RESULT_SCHEMAS = {
   'session.wake': WakeResultSchema,
   'session.fork': SessionForkResultSchema,
 } as const satisfies Record<HostMethod, z.ZodTypeAny>;
+/** The result of a successful request to method `M`. */
 export type HostResult<M extends HostMethod> = z.infer<(typeof HOST_RESULT_SCHEMAS)[M]>;
 
 // ---- live mirror frames ----------------------------------------------------------------------------------------
 
+/** The schema of every live-mirror frame, discriminated by `type`. */
 export const HostFrameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('session/subscribed'), sessionId: z.string(), lastSeq: z.number().int() }).strict(),
   z
@@ -221,4 +258,5 @@ export const HostFrameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('host/session-removed'), sessionId: z.string() }).strict(),
   z.object({ type: z.literal('stream/error'), error: z.object({ code: z.string(), message: z.string() }).strict() }).strict(),
 ]);
+/** One frame of the live mirror (`GET /api/stream`), as a client receives it. */
 export type HostFrame = z.infer<typeof HostFrameSchema>;

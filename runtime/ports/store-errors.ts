@@ -196,6 +196,7 @@ export class UnknownOutcomeError extends StoreError {
   /** See the constructor's `options.hint`. */
   readonly hint?: 'clock-skew';
 }
+/** True for an `UnknownOutcomeError` (code `unknown-outcome`), by its code. */
 export const isUnknownOutcomeError = (e: unknown): e is UnknownOutcomeError => hasCode(e, 'unknown-outcome');
 
 /**
@@ -209,6 +210,7 @@ export class SubscriptionDroppedError extends StoreError {
     this.name = 'SubscriptionDroppedError';
   }
 }
+/** True for a `SubscriptionDroppedError` (code `subscription-dropped`), by its code. */
 export const isSubscriptionDroppedError = (e: unknown): e is SubscriptionDroppedError => hasCode(e, 'subscription-dropped');
 
 /**
@@ -239,4 +241,5 @@ export class StoreAccessDeniedError extends StoreError {
     this.name = 'StoreAccessDeniedError';
   }
 }
+/** True for a `StoreAccessDeniedError` (code `access-denied`), by its code. */
 export const isStoreAccessDeniedError = (e: unknown): e is StoreAccessDeniedError => hasCode(e, 'access-denied');

@@ -5,6 +5,7 @@ export interface SessionOwner {
   readonly url?: string;
 }
 
+/** What an ownership port answers when a host asks for a session: owned by this host, or by another (with how to reach it). */
 export type AcquireResult = { readonly kind: 'owned' } | { readonly kind: 'elsewhere'; readonly owner: SessionOwner };
 
 /**
