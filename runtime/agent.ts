@@ -49,6 +49,9 @@ type Phase =
       retiring: boolean;
     };
 
+/** The provenance a user/message carries (a claim's UUID-sized event id): counted when a message is admitted. */
+const ENTERED_METADATA: EventMetadata = Object.freeze({ causationId: '00000000-0000-0000-0000-000000000000' });
+
 /** The child lifecycle events an agent may be asked to record. */
 export type ChildEventType = 'subagent/descriptor' | 'subagent/start' | 'subagent/end';
 
@@ -424,6 +427,13 @@ export class Agent {
     const turn = this.#phase.kind === 'running' ? this.#phase.turn : this.#lastTurn();
     const claimed = [];
     const meta = claim ? this.#causedBy(this.#turnStartId) : metadata;
+    // an admitted message must also fit where it ends up: its user/message (caused by its claim) once it enters a step
+    for (const splice of decision.right.events) {
+      for (const m of splice.inserted) {
+        const entered = this.#log.measure('user/message', m, ENTERED_METADATA);
+        if (entered > this.#log.maxEventBytes) throw new MessageTooLargeError('user/message', entered, this.#log.maxEventBytes);
+      }
+    }
     for (const splice of decision.right.events) {
       const appended = this.#log.append('agent/inbox/spliced', splice, meta ? { metadata: meta } : {});
       if (claim) this.#claimId = appended.id;

@@ -199,11 +199,11 @@ export class SessionLog {
 
   /**
    * The size the next appended event of this type and data would have, measured as the store measures it
-   * (`eventSizeBytes`, with the id the event will carry). An append fails with `message-too-large` above
-   * `maxEventBytes`. Assumes `data` is lossless JSON.
+   * (`eventSizeBytes`, with the id the event will carry and its metadata). An append fails with `message-too-large`
+   * above `maxEventBytes`. Assumes `data` and `metadata` are lossless JSON.
    */
-  measure(type: string, data: unknown): number {
-    return eventSizeBytes({ id: this.#nextId(), type, data });
+  measure(type: string, data: unknown, metadata?: EventMetadata): number {
+    return eventSizeBytes({ id: this.#nextId(), type, data, ...(metadata !== undefined ? { metadata } : {}) });
   }
 
   /** The id the next appended event gets: drawn once, kept until an event takes it (a refused append wastes none). */

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEventStoreDbStore } from '../../adapters/store/eventstoredb/index.js';
+import { METADATA_ALLOWANCE } from '../../adapters/store/eventstoredb/eventstoredb-event-store.js';
 import { FakeEsdb, type FakeFeatures } from '../adapters/store/eventstoredb/fake/esdb-fake.js';
 import { describeEventStoreContract } from './event-store.contract.js';
 
@@ -32,6 +33,8 @@ const fakeSuite = (name: string, features: FakeFeatures, path: 'Append' | 'Batch
       create: async () => openEventStoreDbStore({ connectionString: fake.connectionString, appendRpc }),
       openPeer: async () => openEventStoreDbStore({ connectionString: fake.connectionString, appendRpc }),
       bigStreamEvents: FAKE_BIG_STREAM_EVENTS,
+      // the server's 1 MiB per event, less what steerlog's own metadata (chain hash, provenance) may take
+      maxEventBytes: 1024 * 1024 - METADATA_ALLOWANCE,
     });
 
     it(`carried every append over ${path} only`, () => {
@@ -54,5 +57,6 @@ describe.skipIf(!ESDB_URL)('eventstoredb — real server', () => {
   describeEventStoreContract('eventstoredb — real server', {
     create: async () => openEventStoreDbStore({ connectionString: ESDB_URL! }),
     openPeer: async () => openEventStoreDbStore({ connectionString: ESDB_URL! }),
+    maxEventBytes: 1024 * 1024 - METADATA_ALLOWANCE,
   });
 });

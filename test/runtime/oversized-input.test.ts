@@ -84,10 +84,15 @@ const big = (id: string, bytes = LIMIT + 1): UserMessage => message(id, 'x'.repe
 const spliceSize = (m: UserMessage, target = 'next-turn', start = 0): number =>
   eventSizeBytes({ id: ID, type: 'agent/inbox/spliced', data: { target, start, inserted: [m] } });
 
-/** A message whose insertion splice at next-turn[0] is exactly `bytes` bytes. */
+/** The size of the user/message a message becomes when it enters a step (caused by its claim: a UUID-sized id). */
+const enteredSize = (m: UserMessage): number => eventSizeBytes({ id: ID, type: 'user/message', data: m, metadata: { causationId: ID } });
+/** What admission measures: the larger of the message's insertion splice and the user/message it will become. */
+const admissionSize = (m: UserMessage, target = 'next-turn', start = 0): number => Math.max(spliceSize(m, target, start), enteredSize(m));
+
+/** A message whose admission at next-turn[0] measures exactly `bytes` bytes. */
 const sized = (id: string, bytes: number): UserMessage => {
   const empty = message(id, '');
-  return message(id, 'x'.repeat(bytes - spliceSize(empty)));
+  return message(id, 'x'.repeat(bytes - admissionSize(empty)));
 };
 
 const thrown = (f: () => unknown): unknown => {
@@ -160,7 +165,7 @@ describe.each(STORES)('oversized input on the $name store', ({ open }) => {
   it('measures as the store does: a splice of exactly the limit is admitted and stored, one byte more is refused with its size', async () => {
     const s = await setup();
     const exact = sized('E', LIMIT);
-    expect(spliceSize(exact)).toBe(LIMIT);
+    expect(admissionSize(exact)).toBe(LIMIT);
     s.agent.inject(exact);
     await s.agent.checkpoint();
     const over = sized('F', LIMIT + 1);
@@ -219,15 +224,18 @@ describe.each(STORES)('oversized input on the $name store', ({ open }) => {
       return next();
     });
     s.agent.followup(message('A', 'go'));
-    // Q's insertion at next-turn[1] is exactly the limit; moved to next-step[10] its splice is one byte larger
-    const q = message('Q', 'x'.repeat(LIMIT - spliceSize(message('Q', ''), 'next-turn', 1)));
-    expect(spliceSize(q, 'next-turn', 1)).toBe(LIMIT);
+    // Q's admission at next-turn[1] is exactly the limit; moved to next-step[n] (n contexts ahead of it) its splice
+    // grows with the digits of n until it is larger than the limit
+    const q = message('Q', 'x'.repeat(LIMIT - admissionSize(message('Q', ''), 'next-turn', 1)));
+    expect(admissionSize(q, 'next-turn', 1)).toBe(LIMIT);
     s.agent.send(q, 'next-turn', false);
-    for (let i = 0; i < 10; i++) s.agent.inject(message(`c${i}`, 'c', { kind: 'plugin', plugin: 'p' }));
+    let n = 0;
+    while (spliceSize(q, 'next-step', n) <= LIMIT) s.agent.inject(message(`c${n++}`, 'c', { kind: 'plugin', plugin: 'p' }));
+    expect(n).toBeGreaterThan(0);
     const before = s.agent.events.length;
     const r = s.agent.queue.steer('Q');
     expect(E.isLeft(r)).toBe(true);
-    expect(expectTooLarge(E.isLeft(r) ? r.left : null).size).toBe(LIMIT + 1);
+    expect(expectTooLarge(E.isLeft(r) ? r.left : null).size).toBe(spliceSize(q, 'next-step', n));
     expect(s.agent.events.length).toBe(before);
     expect(s.agent.inbox.nextTurn.map((m) => m.id)).toEqual(['Q']);
     hold.resolve();
@@ -329,7 +337,7 @@ describe('at the default limit (1 MiB) of the memory store', () => {
     const runtime = createRuntime({ store, model: new ScriptedModel([], { whenExhausted: 'ok' }), ids: sequentialIds(), logger: silentLogger, writeBatchDelayMs: 5 });
     const agent = runtime.createSession();
     const e = expectTooLarge(thrown(() => agent.followup(big('A', 1024 * 1024))), 1024 * 1024);
-    expect(e.size).toBe(spliceSize(big('A', 1024 * 1024)));
+    expect(e.size).toBe(admissionSize(big('A', 1024 * 1024)));
     await agent.checkpoint();
     agent.followup(message('B', 'small'));
     await agent.whenIdle();

@@ -151,7 +151,8 @@ type ClientRead = Readable & { cancel(): Promise<void> };
 export const DEFAULT_STREAM_PREFIX = 'steerlog-';
 
 /** Bytes kept free in each event for steerlog's custom metadata (`{"steerlog":{"v":1,"id":…,"time":…}}`). */
-const METADATA_ALLOWANCE = 512;
+/** What steerlog's own metadata (the chain hash, provenance) may take of the server's per-event limit. */
+export const METADATA_ALLOWANCE = 512;
 
 /** The EventStore port on EventStoreDB, through `@eventstore/db-client`. */
 export class EventStoreDbEventStore implements EventStore {
@@ -203,7 +204,8 @@ export class EventStoreDbEventStore implements EventStore {
     this.#assertOpen();
     this.#assertStream(stream);
     assertValidExpected(expected);
-    assertValidBatch(stream, events, this.#maxEventBytes);
+    // the limit it exposes is the limit it enforces: the option, bounded by the server's own
+    assertValidBatch(stream, events, this.maxEventBytes);
     assertNoSystemEventTypes(events);
 
     // Idempotency first, as the port orders it: a batch whose ids are all stored, in order, is a no-op whatever
