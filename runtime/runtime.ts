@@ -234,7 +234,10 @@ const hasMethod = (value: unknown, method: string): boolean =>
 
 /** Session options, read once and checked: ids by the stores' own rule (`invalid-stream-id`), the rest `invalid-argument`. */
 const sessionOptions = (given: unknown, where: string): CreateSessionOptions => {
-  const o = readOptions(given, where, ['sessionId', 'kind', 'parentSession', 'origin', 'delegationDepth', 'systemPrompt', 'model', 'toolNames']);
+  const o = readOptions(given, where, ['sessionId', 'kind', 'parentSession', 'origin', 'delegationDepth', 'systemPrompt', 'model', 'toolNames', 'metadata']);
+  if (o.metadata !== undefined && (typeof o.metadata !== 'object' || o.metadata === null || Array.isArray(o.metadata))) {
+    throw invalidArgument(`${where}.metadata`, 'expected a metadata object');
+  }
   if (o.sessionId !== undefined) assertValidStreamId(o.sessionId);
   if (o.parentSession !== undefined) assertValidStreamId(o.parentSession);
   if (o.kind !== undefined && !SESSION_KINDS.includes(o.kind)) throw invalidArgument(`${where}.kind`, `expected one of ${SESSION_KINDS.join(', ')}`);
@@ -260,7 +263,11 @@ const forkOptions = (given: unknown): ForkOptions => {
 /** The runtime's options, read once and checked (`invalid-argument` naming the option). */
 const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   const where = 'createRuntime(options)';
-  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes']);
+  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer']);
+  if (o.hashOf !== undefined && typeof o.hashOf !== 'function') throw invalidArgument(`${where}.hashOf`, 'expected a chain hash function');
+  if (o.signer !== undefined && !(hasMethod(o.signer, 'sign') && typeof (o.signer as { keyId?: unknown }).keyId === 'string')) {
+    throw invalidArgument(`${where}.signer`, 'expected a HeadSigner (keyId and sign)');
+  }
   const store = o.store as Partial<EventStore> | undefined;
   if (typeof store !== 'object' || store === null || typeof store.append !== 'function' || typeof store.read !== 'function') {
     throw invalidArgument(`${where}.store`, 'expected an EventStore');
