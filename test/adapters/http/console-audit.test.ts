@@ -19,6 +19,22 @@ const cliAudit = async (argv: string[]): Promise<unknown> => {
   return JSON.parse(out);
 };
 
+/**
+ * The part of `audit --json` that is the session fold's report (what the console shows): the CLI adds the chain,
+ * format, times and every input's fate around it; those are compared by the CLI's own tests.
+ */
+const foldPart = (cli: unknown): unknown => {
+  const { format: _f, version: _v, at: _a, times: _t, chain: _c, messages, errors, ...rest } = cli as Record<string, unknown> & {
+    messages: { seq: number; id: string; class: string | null }[];
+    errors: { code: string }[];
+  };
+  return {
+    ...rest,
+    errors: errors.filter((e) => e.code !== 'chain-broken'),
+    messages: messages.filter((m) => m.class !== null).map((m) => ({ seq: m.seq, id: m.id, class: m.class })),
+  };
+};
+
 const consoleAudit = async (host: TestHost, sessionId: string, query = ''): Promise<SessionAudit> => {
   const res = await fetch(`${host.url}/api/audit/${sessionId}${query}`);
   expect(res.status).toBe(200);
@@ -48,7 +64,7 @@ describe('the console audit endpoint answers what the CLI answers', () => {
       writeFileSync(prefix, `${lines.slice(0, n + 1).join('\n')}\n`);
       const answer = await consoleAudit(host, sessionId, `?at=${n}`);
       expect(answer.at).toBe(n);
-      expect(answer.report).toEqual(await cliAudit([prefix]));
+      expect(answer.report).toEqual(foldPart(await cliAudit([prefix])));
       expect(answer.pending.nextTurn.map((i) => i.id)).toEqual(answer.report.inbox.nextTurn);
       expect(answer.pending.nextStep.map((i) => i.id)).toEqual(answer.report.inbox.nextStep);
     }
@@ -80,7 +96,7 @@ describe('the console audit endpoint answers what the CLI answers', () => {
     await host.close();
     host = null;
     await store.close();
-    expect(answer.report).toEqual(await cliAudit(['--store', `jsonl:${dir}`, 'console-1']));
+    expect(answer.report).toEqual(foldPart(await cliAudit(['--store', `jsonl:${dir}`, 'console-1'])));
   });
 
   it('refuses a bad seq and an unknown session with a status, never a stack', async () => {
