@@ -6,7 +6,7 @@ import type { InboxTarget, LogEvent, TurnEndReason } from './events.js';
 import * as L from './inbox/pending-list.js';
 import { listOf } from './inbox/inbox-state.js';
 import type { MessageSource, UserMessage } from './message.js';
-import { inSeed, initialSessionState, stepSession, type SessionState } from './session-fold.js';
+import { inSeed, initialSessionState, stepSession, type SessionState, type SessionStep } from './session-fold.js';
 
 /**
  * The life of each input, as the log tells it: a pure fold that turns every event into *facts* about the messages
@@ -78,12 +78,20 @@ const sameContent = (a: UserMessage, b: UserMessage): boolean => JSON.stringify(
  * One event into the fold: the new state and the facts it states, or the session fold's refusal (the same one
  * `audit` reports). Pure.
  */
-export const stepMessageFacts = (state: MessageFactState, event: LogEvent): E.Either<DomainError, { readonly state: MessageFactState; readonly facts: readonly MessageFact[] }> => {
+export const stepMessageFacts = (
+  state: MessageFactState,
+  event: LogEvent,
+): E.Either<DomainError, { readonly state: MessageFactState; readonly facts: readonly MessageFact[]; readonly session: SessionStep }> => {
   const stepped = stepSession(state.session, event);
   if (E.isLeft(stepped)) return stepped;
-  const session = stepped.right.state;
+  return E.right({ ...factsOf(state, event, stepped.right), session: stepped.right });
+};
+
+/** The facts of one event, given the session fold's step over it. */
+const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep): { readonly state: MessageFactState; readonly facts: readonly MessageFact[] } => {
+  const session = stepped.state;
   const base: MessageFactState = { ...state, session };
-  if (event.seq === 0 || inSeed(state.session, event.seq)) return E.right({ state: base, facts: [] });
+  if (event.seq === 0 || inSeed(state.session, event.seq)) return { state: base, facts: [] };
   const at = { seq: event.seq, time: event.time };
   const meta = event.metadata ? { metadata: event.metadata } : {};
   const before = state.session;
@@ -98,7 +106,7 @@ export const stepMessageFacts = (state: MessageFactState, event: LogEvent): E.Ei
         const step = (openTurn?.steps ?? 0) + 1;
         const batch = removed.map((m) => m.id);
         for (const m of removed) facts.push({ kind: 'claimed', ...at, id: m.id, target: d.target, turn, step, batch });
-        return E.right({
+        return ({
           state: { ...base, awaiting: [...state.awaiting, ...removed.map((message) => ({ message, step }))], turnClaimed: [...state.turnClaimed, ...batch], lastCancel: null },
           facts,
         });
@@ -114,22 +122,22 @@ export const stepMessageFacts = (state: MessageFactState, event: LogEvent): E.Ei
         else facts.push({ kind: 'admitted', ...at, id: m.id, target: d.target, source: m.source, ...meta });
       }
       const pureCancel = d.outcome === 'canceled' && d.inserted.length === 0;
-      return E.right({ state: { ...base, lastCancel: pureCancel ? { seq: event.seq, target: d.target, ids: removed.map((m) => m.id) } : null }, facts });
+      return ({ state: { ...base, lastCancel: pureCancel ? { seq: event.seq, target: d.target, ids: removed.map((m) => m.id) } : null }, facts });
     }
     case 'step/start':
-      return E.right({ state: { ...base, inStep: state.awaiting, awaiting: [], enteredInStep: [], stepped: true, lastCancel: null }, facts: [] });
+      return ({ state: { ...base, inStep: state.awaiting, awaiting: [], enteredInStep: [], stepped: true, lastCancel: null }, facts: [] });
     case 'user/message': {
       const m = event.data as UserMessage;
       const claim = state.inStep.find((c) => c.message.id === m.id);
       const turn = openTurn?.turn ?? before.turns.lastTurn;
       const fact: MessageFact = { kind: 'entered', ...at, id: m.id, turn, step: before.turns.openStep ?? 0, rewritten: claim ? !sameContent(claim.message, m) : false };
-      return E.right({ state: { ...base, enteredInStep: [...state.enteredInStep, m.id], lastCancel: null }, facts: [fact] });
+      return ({ state: { ...base, enteredInStep: [...state.enteredInStep, m.id], lastCancel: null }, facts: [fact] });
     }
     case 'step/end': {
       const facts: MessageFact[] = state.inStep
         .filter((c) => !state.enteredInStep.includes(c.message.id))
         .map((c) => ({ kind: 'dropped', ...at, id: c.message.id, turn: openTurn?.turn ?? 0, step: before.turns.openStep ?? 0 }));
-      return E.right({ state: { ...base, inStep: [], enteredInStep: [], lastCancel: null }, facts });
+      return ({ state: { ...base, inStep: [], enteredInStep: [], lastCancel: null }, facts });
     }
     case 'turn/end': {
       const { turn, reason } = event.data as { turn: number; reason: TurnEndReason };
@@ -138,12 +146,12 @@ export const stepMessageFacts = (state: MessageFactState, event: LogEvent): E.Ei
         ...state.awaiting.map((c): MessageFact => ({ kind: 'rejected', ...at, id: c.message.id, turn, reason })),
         ...state.turnClaimed.map((id): MessageFact => ({ kind: 'turn-ended', ...at, id, turn, reason, accounted })),
       ];
-      return E.right({ state: { ...base, awaiting: [], inStep: [], enteredInStep: [], turnClaimed: [], stepped: false, lastCancel: null }, facts });
+      return ({ state: { ...base, awaiting: [], inStep: [], enteredInStep: [], turnClaimed: [], stepped: false, lastCancel: null }, facts });
     }
     case 'turn/start':
-      return E.right({ state: { ...base, awaiting: [], inStep: [], enteredInStep: [], turnClaimed: [], stepped: false, lastCancel: null }, facts: [] });
+      return ({ state: { ...base, awaiting: [], inStep: [], enteredInStep: [], turnClaimed: [], stepped: false, lastCancel: null }, facts: [] });
     default:
-      return E.right({ state: { ...base, lastCancel: event.type === 'chain/head' ? state.lastCancel : null }, facts: [] });
+      return ({ state: { ...base, lastCancel: event.type === 'chain/head' ? state.lastCancel : null }, facts: [] });
   }
 };
 

@@ -2,15 +2,17 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { LogEvent } from './events.js';
 import type { DomainError } from './errors.js';
 import type { MessageClass } from './history-classification.js';
-import { initialSessionState, stepSession, type SessionState } from './session-fold.js';
+import { initialMessageFactState, stepMessageFacts, type MessageFact, type MessageFactState } from './message-facts.js';
 
 /** One thing that happened to a pending input, at the seq and time of the event that did it. */
 export type FateEntry =
   | { readonly kind: 'admitted'; readonly seq: number; readonly time: number; readonly target: 'next-turn' | 'next-step' }
   | { readonly kind: 'edited'; readonly seq: number; readonly time: number; readonly target: 'next-turn' | 'next-step' }
+  | { readonly kind: 'moved'; readonly seq: number; readonly time: number; readonly to: 'next-turn' | 'next-step' }
   | { readonly kind: 'canceled'; readonly seq: number; readonly time: number }
   | { readonly kind: 'claimed'; readonly seq: number; readonly time: number; readonly turn: number }
   | { readonly kind: 'entered'; readonly seq: number; readonly time: number; readonly turn: number | null; readonly step: number | null; readonly class: MessageClass }
+  | { readonly kind: 'dropped'; readonly seq: number; readonly time: number; readonly turn: number; readonly step: number }
   | { readonly kind: 'not-run'; readonly seq: number; readonly time: number; readonly turn: number; readonly reason: string };
 
 /** Everything the log says happened to one message id, in seq order (an id may be re-admitted after it left). */
@@ -35,21 +37,52 @@ export interface FateFold {
   readonly error: DomainError | null;
 }
 
+/** The console's entry for one of the message facts `steerlog why` prints (null for facts it does not list). */
+const entryOf = (fact: MessageFact, messageClass: MessageClass | undefined): FateEntry | null => {
+  const at = { seq: fact.seq, time: fact.time };
+  switch (fact.kind) {
+    case 'admitted':
+      return { kind: 'admitted', ...at, target: fact.target };
+    case 'edited':
+      return { kind: 'edited', ...at, target: fact.target };
+    case 'moved':
+      return { kind: 'moved', ...at, to: fact.to };
+    case 'canceled':
+      return { kind: 'canceled', ...at };
+    case 'claimed':
+      return { kind: 'claimed', ...at, turn: fact.turn };
+    case 'entered':
+      return { kind: 'entered', ...at, turn: fact.turn, step: fact.step, class: messageClass ?? 'prompt' };
+    case 'dropped':
+      return { kind: 'dropped', ...at, turn: fact.turn, step: fact.step };
+    case 'rejected':
+      return { kind: 'not-run', ...at, turn: fact.turn, reason: fact.reason.kind };
+    case 'turn-ended':
+      return null;
+  }
+};
+
 /**
- * "What happened to this input?": folds the log with the session fold (the one the audit uses) and records, per
- * message id, its admission, in-place edits, cancellation, claim (turn), entry (turn, step, class), and — for input
- * claimed by a turn that ended blocked, aborted, error or interrupted before the input entered — that it never ran.
+ * "What happened to this input?" for the console: the message facts of `steerlog why` (`stepMessageFacts`, one
+ * fold for both), as entries per message id — admitted, edited, moved, canceled, claimed (turn), entered (turn, step
+ * and the history class the session fold gives it), dropped by a pre-step, or never run because its turn closed
+ * before a step.
  */
 export const createFateFold = (): FateFold => {
   const fates = new Map<string, { id: string; source: string; preview: string; entries: FateEntry[] }>();
-  const at = (id: string, source: string, preview: string) => {
-    let f = fates.get(id);
-    if (!f) fates.set(id, (f = { id, source, preview, entries: [] }));
-    f.preview = preview;
-    return f;
-  };
-  let state: SessionState = initialSessionState();
+  let state: MessageFactState = initialMessageFactState();
   let error: DomainError | null = null;
+  const contentOf = (event: LogEvent, id: string): { source: string; preview: string } | null => {
+    if (event.type === 'user/message') {
+      const m = event.data as { source: { kind: string }; content: { type: string; text?: string }[] };
+      return { source: m.source.kind, preview: previewOf(m.content) };
+    }
+    if (event.type === 'agent/inbox/spliced') {
+      const m = (event.data as { inserted: readonly { id: string; source: { kind: string }; content: { type: string; text?: string }[] }[] }).inserted.find((x) => x.id === id);
+      return m ? { source: m.source.kind, preview: previewOf(m.content) } : null;
+    }
+    return null;
+  };
   return {
     get fates() {
       return fates;
@@ -59,36 +92,20 @@ export const createFateFold = (): FateFold => {
     },
     push(event) {
       if (error) return false;
-      const before = state;
-      const step = stepSession(state, event);
+      const step = stepMessageFacts(state, event);
       if (E.isLeft(step)) {
         error = step.left;
         return false;
       }
       state = step.right.state;
-      const { seq, time } = event;
-      if (event.type === 'agent/inbox/spliced') {
-        const target = (event.data as { target: 'next-turn' | 'next-step' }).target;
-        const notes = step.right.notifications;
-        for (const n of notes) {
-          const f = at(n.message.id, n.message.source.kind, previewOf(n.message.content));
-          const replaced = (type: 'agent/inbox/inserted' | 'agent/inbox/discarded') => notes.some((o) => o.type === type && o.message.id === n.message.id);
-          if (n.type === 'agent/inbox/claimed') f.entries.push({ kind: 'claimed', seq, time, turn: n.turn });
-          else if (n.type === 'agent/inbox/inserted') f.entries.push({ kind: replaced('agent/inbox/discarded') ? 'edited' : 'admitted', seq, time, target });
-          else if (!replaced('agent/inbox/inserted')) f.entries.push({ kind: 'canceled', seq, time });
-        }
-      } else if (event.type === 'user/message' && step.right.messageClass) {
-        const message = event.data as { id: string; source: { kind: string }; content: { type: string; text?: string }[] };
-        const f = at(message.id, message.source.kind, previewOf(message.content));
-        f.entries.push({ kind: 'entered', seq, time, turn: before.turns.openTurn?.turn ?? null, step: state.turns.openStep, class: step.right.messageClass });
-      }
-      const closed = step.right.closedTurn;
-      if (closed && closed.reason && closed.reason.kind !== 'completed' && closed.reason.kind !== 'max-tokens') {
-        for (const id of closed.claimed) {
-          const f = fates.get(id);
-          const last = f?.entries.at(-1);
-          if (f && last?.kind === 'claimed' && last.turn === closed.turn) f.entries.push({ kind: 'not-run', seq, time, turn: closed.turn, reason: closed.reason.kind });
-        }
+      for (const fact of step.right.facts) {
+        const entry = entryOf(fact, step.right.session.messageClass);
+        if (!entry) continue;
+        let f = fates.get(fact.id);
+        if (!f) fates.set(fact.id, (f = { id: fact.id, source: '', preview: '', entries: [] }));
+        const shown = contentOf(event, fact.id);
+        if (shown) Object.assign(f, shown);
+        f.entries.push(entry);
       }
       return true;
     },

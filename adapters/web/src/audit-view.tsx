@@ -13,12 +13,16 @@ export const describeFate = (e: FateEntry): string => {
       return `admitted to ${e.target}`;
     case 'edited':
       return `edited in place (${e.target})`;
+    case 'moved':
+      return `moved to ${e.to} (a strict steer)`;
     case 'canceled':
       return 'canceled (removed before it ran)';
     case 'claimed':
       return `claimed by turn ${e.turn}`;
     case 'entered':
       return `entered turn ${e.turn ?? '?'}, step ${e.step ?? '?'} as ${e.class}`;
+    case 'dropped':
+      return `dropped by the pre-step of turn ${e.turn}, step ${e.step}`;
     case 'not-run':
       return `never ran: turn ${e.turn} ended ${e.reason}`;
   }

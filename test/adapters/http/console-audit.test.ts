@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditCommand } from '../../../adapters/cli/audit-command.js';
+import { whyCommand } from '../../../adapters/cli/why-command.js';
 import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
 import { openStore } from '../../../adapters/store/open-store.js';
 import type { SessionAudit } from '../../../runtime/host/session-audit.js';
@@ -33,6 +34,14 @@ const foldPart = (cli: unknown): unknown => {
     errors: errors.filter((e) => e.code !== 'chain-broken'),
     messages: messages.filter((m) => m.class !== null).map((m) => ({ seq: m.seq, id: m.id, class: m.class })),
   };
+};
+
+/** `steerlog why … --json`, in process: the facts it prints (the turn-ended facts are the CLI's own addition). */
+const cliWhy = async (argv: string[]): Promise<{ kind: string; seq: number }[]> => {
+  let out = '';
+  await whyCommand([...argv, '--json'], { stdout: { write: (c: string) => (out += c) }, stderr: { write: () => true } });
+  const facts = (JSON.parse(out) as { facts: { kind: string; seq: number }[] }).facts;
+  return facts.filter((f) => f.kind !== 'turn-ended').map((f) => ({ kind: f.kind === 'rejected' ? 'not-run' : f.kind, seq: f.seq }));
 };
 
 const consoleAudit = async (host: TestHost, sessionId: string, query = ''): Promise<SessionAudit> => {
@@ -67,6 +76,15 @@ describe('the console audit endpoint answers what the CLI answers', () => {
       expect(answer.report).toEqual(foldPart(await cliAudit([prefix])));
       expect(answer.pending.nextTurn.map((i) => i.id)).toEqual(answer.report.inbox.nextTurn);
       expect(answer.pending.nextStep.map((i) => i.id)).toEqual(answer.report.inbox.nextStep);
+    }
+    // "what happened to this input?": the console's answer and `steerlog why` come from one fold
+    const whole = join(dir, `${sessionId}.jsonl`);
+    writeFileSync(whole, `${lines.join('\n')}\n`);
+    const ids = [...new Set(events.flatMap((e) => (e.type === 'agent/inbox/spliced' ? (e.data as unknown as { inserted: { id: string }[] }).inserted.map((m) => m.id) : [])))];
+    expect(ids.length).toBeGreaterThan(2);
+    for (const id of ids) {
+      const answer = await consoleAudit(host, sessionId, `?message=${encodeURIComponent(id)}`);
+      expect(answer.message?.entries.map((e) => ({ kind: e.kind, seq: e.seq })), id).toEqual(await cliWhy([whole, id]));
     }
   });
 
