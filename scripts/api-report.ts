@@ -21,7 +21,10 @@ export const apiReport = (declarations: readonly ExportedDeclaration[] = publicD
       entry = d.entry;
       lines.push('', `## ${entry}`);
     }
-    lines.push('', `### ${d.name}`, '', `${d.kind.replace(/Declaration$/, '').toLowerCase()} in \`${d.file}\``, '', '```ts', d.signature, '```');
+    // the checker prints types it must import by absolute path: make them relative to the repository, so the report
+    // is the same in every checkout
+    const signature = d.signature.split(`import("${ROOT}/`).join('import("./');
+    lines.push('', `### ${d.name}`, '', `${d.kind.replace(/Declaration$/, '').toLowerCase()} in \`${d.file}\``, '', '```ts', signature, '```');
   }
   return lines.join('\n') + '\n';
 };
