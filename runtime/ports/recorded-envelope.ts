@@ -13,6 +13,16 @@ export interface RawEnvelope {
   readonly hash?: string;
 }
 
+/** The optional fields an event carries from append to storage to reads, present only when set. */
+export type OptionalEventFields = Pick<RawEnvelope, 'ignorable' | 'metadata' | 'hash'>;
+
+/** Copies an event's optional fields (`ignorable`, `metadata`, `hash`), leaving out the ones it does not have. */
+export const optionalEventFields = (e: OptionalEventFields): OptionalEventFields => ({
+  ...(e.ignorable ? { ignorable: true as const } : {}),
+  ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
+  ...(e.hash !== undefined ? { hash: e.hash } : {}),
+});
+
 /** A recorded event as its session envelope: every field a store keeps, nothing it adds (stream, position). */
 export const envelopeOfRecorded = (r: RecordedEvent): RawEnvelope => ({
   seq: Number(r.revision),
@@ -20,9 +30,7 @@ export const envelopeOfRecorded = (r: RecordedEvent): RawEnvelope => ({
   time: r.time,
   type: r.type,
   data: r.data,
-  ...(r.ignorable ? { ignorable: true as const } : {}),
-  ...(r.metadata !== undefined ? { metadata: r.metadata } : {}),
-  ...(r.hash !== undefined ? { hash: r.hash } : {}),
+  ...optionalEventFields(r),
 });
 
 /** A session event as the store receives it (the store assigns revision and position). */

@@ -1,3 +1,4 @@
+import { optionalEventFields } from '../../../runtime/ports/recorded-envelope.js';
 import {
   globalPosition,
   streamRevision,
@@ -99,9 +100,7 @@ export const commitAppends = async (
             type: e.type,
             time: e.time,
             data: e.data,
-            ...(e.ignorable ? { ignorable: true as const } : {}),
-            ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
-            ...(e.hash !== undefined ? { hash: e.hash } : {}),
+            ...optionalEventFields(e),
             g: index.view.count, // the commit's first position: see StoredEvent.g
           };
           draft.lines.push(encodeEventLine(stored).bytes);

@@ -1,3 +1,4 @@
+import { optionalEventFields } from '../../../runtime/ports/recorded-envelope.js';
 import { join } from 'node:path';
 import { deepFreeze } from '../../../domain/json.js';
 import {
@@ -177,7 +178,5 @@ const recordedEvent = (stream: string, e: StoredEvent): RecordedEvent =>
     type: e.type,
     time: e.time,
     data: e.data,
-    ...(e.ignorable ? { ignorable: true as const } : {}),
-    ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
-    ...(e.hash !== undefined ? { hash: e.hash } : {}),
+    ...optionalEventFields(e),
   });
