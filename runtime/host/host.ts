@@ -18,6 +18,9 @@ import { ClientMessageIdSchema, HOST_REQUEST_SCHEMAS, isHostMethod, type HostErr
 import { historyPage, queueRowsOf, readSession } from './session-reads.js';
 import { canonicalTimeZone } from './time-zone.js';
 
+/** A child session's header: kind continuable or one-shot, or made by its parent as a sub-agent. */
+const isChildHeader = (h: SessionCreatedData): boolean => h.kind !== 'ordinary' || (h.origin === 'subagent' && h.parentSession !== undefined);
+
 /** Options of the host: its runtime, session ownership, logger, frame style, image limits, model availability and message ids. */
 export interface HostOptions {
   readonly runtime: Runtime;
@@ -143,20 +146,33 @@ export class Host {
       case 'session.history':
         return this.#history(r) as Promise<HostResult<M>>;
       case 'session.prompt':
-        return this.#prompt(r, ctx) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => this.#prompt(r, ctx)) as Promise<HostResult<M>>;
       case 'session.updateQueue':
-        return this.#updateQueue(r) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => this.#updateQueue(r)) as Promise<HostResult<M>>;
       case 'session.cancel':
-        return this.#cancel(r) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => this.#cancel(r)) as Promise<HostResult<M>>;
       case 'session.wake':
-        return this.#wake(r) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => this.#wake(r)) as Promise<HostResult<M>>;
       case 'session.fork':
-        return this.#fork(r) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => this.#fork(r)) as Promise<HostResult<M>>;
       default: {
         const never: never = method;
         throw new HostError('bad-request', `unknown method ${String(never)}`);
       }
     }
+  }
+
+  /**
+   * A generic session route runs only on an ordinary session: a child (continuable or one-shot, or made by its
+   * parent as a sub-agent) is reached through the subagent routes, so the generic ones answer `agent-busy`.
+   */
+  async #ordinaryOnly<T>(request: { readonly sessionId: string }, run: () => Promise<T>): Promise<T> {
+    const live = this.#live.get(request.sessionId);
+    const header = live ? (live.agent.events[0]!.data as SessionCreatedData) : await this.#header(request.sessionId);
+    if (header && isChildHeader(header)) {
+      throw new HostError('agent-busy', `session ${request.sessionId} is a ${header.kind} child: use subagent delivery`, { reason: 'subagent-owned' });
+    }
+    return run();
   }
 
   // ---- methods -------------------------------------------------------------------------------------------------
