@@ -16,7 +16,9 @@ import { localOwnership, type SessionOwnership } from './ports/ownership.js';
 import { checkImages, promptMessage, sameContent, toContentBlocks } from './prompt.js';
 import { ClientMessageIdSchema, HOST_REQUEST_SCHEMAS, isHostMethod, type HostErrorBody, type HostFrame, type HostMethod, type HostRequest, type HostResult } from './schemas.js';
 import { historyPage, queueRowsOf, readSession } from './session-reads.js';
+import { subagentInterrupt, subagentList, subagentPrompt, type SubagentRouteDeps } from './subagent-methods.js';
 import { canonicalTimeZone } from './time-zone.js';
+import type { ChildManager } from '../children/child-manager.js';
 
 /** A child session's header: kind continuable or one-shot, or made by its parent as a sub-agent. */
 const isChildHeader = (h: SessionCreatedData): boolean => h.kind !== 'ordinary' || (h.origin === 'subagent' && h.parentSession !== undefined);
@@ -38,6 +40,12 @@ export interface HostOptions {
   readonly modelUnavailable?: () => { readonly provider: string; readonly model: string } | null;
   /** Message ids for prompts without a client-supplied one. @defaultValue crypto.randomUUID */
   readonly newMessageId?: () => string;
+  /**
+   * The runtime's continuable children, for the `subagent.*` routes. Without it the host serves no children:
+   * `subagent.prompt` answers `subagent-not-found` (after its parent check), `subagent.list` is empty and
+   * `subagent.interrupt` is an accepted no-op. @defaultValue none
+   */
+  readonly children?: ChildManager;
 }
 
 /** Who is calling, for one request. */
@@ -155,6 +163,12 @@ export class Host {
         return this.#ordinaryOnly(r, () => this.#wake(r)) as Promise<HostResult<M>>;
       case 'session.fork':
         return this.#ordinaryOnly(r, () => this.#fork(r)) as Promise<HostResult<M>>;
+      case 'subagent.prompt':
+        return subagentPrompt(this.#subagentDeps(), r, ctx) as Promise<HostResult<M>>;
+      case 'subagent.interrupt':
+        return Promise.resolve(subagentInterrupt(this.#subagentDeps(), r)) as Promise<HostResult<M>>;
+      case 'subagent.list':
+        return Promise.resolve(subagentList(this.#subagentDeps(), r)) as Promise<HostResult<M>>;
       default: {
         const never: never = method;
         throw new HostError('bad-request', `unknown method ${String(never)}`);
@@ -162,13 +176,26 @@ export class Host {
     }
   }
 
+  #subagentDeps(): SubagentRouteDeps {
+    return {
+      children: this.#opts.children,
+      liveAgent: (id) => this.#live.get(id)?.agent,
+      catalogEntry: async (id) => {
+        await this.#catalog.refresh();
+        return this.#catalog.get(id);
+      },
+      logger: this.#logger,
+    };
+  }
+
   /**
    * A generic session route runs only on an ordinary session: a child (continuable or one-shot, or made by its
    * parent as a sub-agent) is reached through the subagent routes, so the generic ones answer `agent-busy`.
    */
   async #ordinaryOnly<T>(request: { readonly sessionId: string }, run: () => Promise<T>): Promise<T> {
-    const live = this.#live.get(request.sessionId);
-    const header = live ? (live.agent.events[0]!.data as SessionCreatedData) : await this.#header(request.sessionId);
+    // live here, or live in the runtime only (a child its manager runs, maybe not durable yet), or in the store
+    const agent = this.#live.get(request.sessionId)?.agent ?? this.#runtime.liveAgent(request.sessionId);
+    const header = agent ? (agent.events[0]!.data as SessionCreatedData) : await this.#header(request.sessionId);
     if (header && isChildHeader(header)) {
       throw new HostError('agent-busy', `session ${request.sessionId} is a ${header.kind} child: use subagent delivery`, { reason: 'subagent-owned' });
     }
