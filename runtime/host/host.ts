@@ -154,7 +154,7 @@ export class Host {
       case 'session.history':
         return this.#history(r) as Promise<HostResult<M>>;
       case 'session.prompt':
-        return this.#ordinaryOnly(r, () => this.#prompt(r, ctx)) as Promise<HostResult<M>>;
+        return this.#prompt(r, ctx) as Promise<HostResult<M>>;
       case 'session.updateQueue':
         return this.#ordinaryOnly(r, () => this.#updateQueue(r)) as Promise<HostResult<M>>;
       case 'session.cancel':
@@ -193,13 +193,18 @@ export class Host {
    * parent as a sub-agent) is reached through the subagent routes, so the generic ones answer `agent-busy`.
    */
   async #ordinaryOnly<T>(request: { readonly sessionId: string }, run: () => Promise<T>): Promise<T> {
-    // live here, or live in the runtime only (a child its manager runs, maybe not durable yet), or in the store
-    const agent = this.#live.get(request.sessionId)?.agent ?? this.#runtime.liveAgent(request.sessionId);
-    const header = agent ? (agent.events[0]!.data as SessionCreatedData) : await this.#header(request.sessionId);
-    if (header && isChildHeader(header)) {
-      throw new HostError('agent-busy', `session ${request.sessionId} is a ${header.kind} child: use subagent delivery`, { reason: 'subagent-owned' });
-    }
+    await this.#refuseChild(request.sessionId);
     return run();
+  }
+
+  /** Refuses a child session `agent-busy {reason: 'subagent-owned'}`. */
+  async #refuseChild(sessionId: string): Promise<void> {
+    // live here, or live in the runtime only (a child its manager runs, maybe not durable yet), or in the store
+    const agent = this.#live.get(sessionId)?.agent ?? this.#runtime.liveAgent(sessionId);
+    const header = agent ? (agent.events[0]!.data as SessionCreatedData) : await this.#header(sessionId);
+    if (header && isChildHeader(header)) {
+      throw new HostError('agent-busy', `session ${sessionId} is a ${header.kind} child: use subagent delivery`, { reason: 'subagent-owned' });
+    }
   }
 
   // ---- methods -------------------------------------------------------------------------------------------------
@@ -283,7 +288,8 @@ export class Host {
     if (request.messageId !== undefined && ctx.idempotencyKey !== undefined && request.messageId !== ctx.idempotencyKey) {
       throw new HostError('bad-request', 'messageId and the Idempotency-Key header differ', { issues: [{ path: ['messageId'], message: 'differs from Idempotency-Key' }] });
     }
-    // 2. the Agent (resumed on demand, once per id)
+    // 2. the Agent (resumed on demand, once per id); a child session is its parent's
+    await this.#refuseChild(request.sessionId);
     const session = await this.#resolve(request.sessionId);
     // 3. the model
     const unavailable = this.#opts.modelUnavailable?.() ?? null;

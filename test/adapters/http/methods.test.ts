@@ -183,6 +183,8 @@ describe('cold sessions', () => {
       }
     }
     expect(h.host.live.size).toBe(0);
+    // the time zone is still checked first
+    expect(errorOf(await h.rpc('session.prompt', { sessionId: 'c1', mode: 'queue', content: text('x'), clientTimeZone: '+01:00' })).code).toBe('invalid-time-zone');
   });
 });
 
