@@ -3,6 +3,7 @@ import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-st
 import type { UserMessage } from '../../../domain/message.js';
 import type { Agent } from '../../../runtime/agent.js';
 import { ChildManager } from '../../../runtime/children/child-manager.js';
+import { ChildError } from '../../../domain/children/child-errors.js';
 import { silentLogger } from '../../../runtime/logger.js';
 import { createRuntime } from '../../../runtime/runtime.js';
 import { GateModel } from '../../support/gate-model.js';
@@ -84,14 +85,23 @@ describe('subagent.prompt', () => {
     expect(JSON.stringify(e)).not.toContain('backend secret');
   });
 
-  it('unauthorized from the children is subagent-unauthorized', async () => {
-    class Unauthorized extends ChildManager {
+  it.each([
+    ['subagent-unauthorized', 'subagent-unauthorized'],
+    ['subagent-not-resumable', 'subagent-not-resumable'],
+    ['subagent-activation-closing', 'subagent-delivery-unavailable'],
+    ['subagent-delivery-unavailable', 'subagent-delivery-unavailable'],
+    ['subagent-parent-unavailable', 'subagent-parent-unavailable'],
+    ['subagent-depth-exceeded', 'internal'],
+  ] as const)('a children refusal %s is answered %s', async (childCode, hostCode) => {
+    class Refusing extends ChildManager {
       override followup(_p: Agent, childSessionId: string): never {
-        throw Object.assign(new Error('x'), { code: 'subagent-unauthorized', childSessionId });
+        throw new ChildError(childCode, childSessionId, 'backend words');
       }
     }
-    const { h } = await withChild((runtime) => new Unauthorized({ runtime }));
-    expect(errorOf(await h.rpc('subagent.prompt', { parentSessionId: 'p', childSessionId: 'c', mode: 'continuable', content: text('x') }))).toMatchObject({ code: 'subagent-unauthorized', details: { childSessionId: 'c' } });
+    const { h } = await withChild((runtime) => new Refusing({ runtime }));
+    const e = errorOf(await h.rpc('subagent.prompt', { parentSessionId: 'p', childSessionId: 'c', mode: 'continuable', content: text('x') }));
+    expect(e.code).toBe(hostCode);
+    expect(e.message).not.toContain('backend words');
   });
 
   it('without a children manager the host has no children: subagent-not-found, empty list, interrupt a no-op', async () => {
