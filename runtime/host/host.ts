@@ -199,7 +199,7 @@ export class Host {
 
   /** Refuses a child session `agent-busy {reason: 'subagent-owned'}`. */
   async #refuseChild(sessionId: string): Promise<void> {
-    // live here, or live in the runtime only (a child its manager runs, maybe not durable yet), or in the store
+    // live here, or live in the runtime (a child its manager runs: no store read), else the store's header
     const agent = this.#live.get(sessionId)?.agent ?? this.#runtime.liveAgent(sessionId);
     const header = agent ? (agent.events[0]!.data as SessionCreatedData) : await this.#header(sessionId);
     if (header && isChildHeader(header)) {
