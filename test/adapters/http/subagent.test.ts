@@ -3,6 +3,7 @@ import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-st
 import type { UserMessage } from '../../../domain/message.js';
 import type { Agent } from '../../../runtime/agent.js';
 import { ChildManager } from '../../../runtime/children/child-manager.js';
+import { HOST_RESULT_SCHEMAS } from '../../../runtime/host/schemas.js';
 import { ChildError } from '../../../domain/children/child-errors.js';
 import { silentLogger } from '../../../runtime/logger.js';
 import { createRuntime } from '../../../runtime/runtime.js';
@@ -33,7 +34,7 @@ describe('subagent.prompt', () => {
   it('answers the message id the child inbox accepted; the message carries the user source with rpcId and time zone', async () => {
     const { h, child } = await withChild();
     const r = valueOf<{ messageId: string }>(await h.rpc('subagent.prompt', { parentSessionId: 'p', childSessionId: 'c', mode: 'continuable', content: text('more'), clientTimeZone: 'europe/paris' }, { rpcId: 'rpc-sub-1' }));
-    expect(Object.keys(r)).toEqual(['messageId']);
+    expect(HOST_RESULT_SCHEMAS['subagent.prompt'].parse(r)).toEqual(r);
     const splices = child().events.filter((e) => e.type === 'agent/inbox/spliced').map((e) => e.data as { target: string; inserted: UserMessage[] });
     const pending = splices.flatMap((d) => (d.target === 'next-turn' ? d.inserted : [])).find((m) => m.id === r.messageId);
     expect(pending?.source).toMatchObject({ kind: 'user', rpcId: 'rpc-sub-1', clientTimeZone: 'Europe/Paris' });
@@ -131,6 +132,7 @@ describe('subagent.interrupt and subagent.list', () => {
     const { h } = await withChild();
     const r = valueOf<{ entries: unknown[]; parentAvailable: boolean }>(await h.rpc('subagent.list', { parentSessionId: 'p' }));
     expect(r).toEqual({ entries: [{ childSessionId: 'c', parentSessionId: 'p', mode: 'continuable', state: 'running', epoch: 1, label: 'worker' }], parentAvailable: true });
+    expect(HOST_RESULT_SCHEMAS['subagent.list'].parse(r)).toEqual(r);
     expect(valueOf(await h.rpc('subagent.list', { parentSessionId: 'gone' }))).toEqual({ entries: [], parentAvailable: false });
   });
 
