@@ -16,7 +16,12 @@ import { localOwnership, type SessionOwnership } from './ports/ownership.js';
 import { checkImages, promptMessage, sameContent, toContentBlocks } from './prompt.js';
 import { ClientMessageIdSchema, HOST_REQUEST_SCHEMAS, isHostMethod, type HostErrorBody, type HostFrame, type HostMethod, type HostRequest, type HostResult } from './schemas.js';
 import { historyPage, queueRowsOf, readSession } from './session-reads.js';
+import { subagentInterrupt, subagentList, subagentPrompt, type SubagentRouteDeps } from './subagent-methods.js';
 import { canonicalTimeZone } from './time-zone.js';
+import type { ChildManager } from '../children/child-manager.js';
+
+/** A child session's header: kind continuable or one-shot, or made by its parent as a sub-agent. */
+const isChildHeader = (h: SessionCreatedData): boolean => h.kind !== 'ordinary' || (h.origin === 'subagent' && h.parentSession !== undefined);
 
 /** Options of the host: its runtime, session ownership, logger, frame style, image limits, model availability and message ids. */
 export interface HostOptions {
@@ -35,6 +40,12 @@ export interface HostOptions {
   readonly modelUnavailable?: () => { readonly provider: string; readonly model: string } | null;
   /** Message ids for prompts without a client-supplied one. @defaultValue crypto.randomUUID */
   readonly newMessageId?: () => string;
+  /**
+   * The runtime's continuable children, for the `subagent.*` routes. Without it the host serves no children:
+   * `subagent.prompt` answers `subagent-not-found` (after its parent check), `subagent.list` is empty and
+   * `subagent.interrupt` is an accepted no-op. @defaultValue none
+   */
+  readonly children?: ChildManager;
 }
 
 /** Who is calling, for one request. */
@@ -145,17 +156,54 @@ export class Host {
       case 'session.prompt':
         return this.#prompt(r, ctx) as Promise<HostResult<M>>;
       case 'session.updateQueue':
-        return this.#updateQueue(r) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => this.#updateQueue(r)) as Promise<HostResult<M>>;
       case 'session.cancel':
-        return this.#cancel(r) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => this.#cancel(r)) as Promise<HostResult<M>>;
       case 'session.wake':
-        return this.#wake(r) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => this.#wake(r)) as Promise<HostResult<M>>;
       case 'session.fork':
-        return this.#fork(r) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => this.#fork(r)) as Promise<HostResult<M>>;
+      case 'subagent.prompt':
+        return subagentPrompt(this.#subagentDeps(), r, ctx) as Promise<HostResult<M>>;
+      case 'subagent.interrupt':
+        return Promise.resolve(subagentInterrupt(this.#subagentDeps(), r)) as Promise<HostResult<M>>;
+      case 'subagent.list':
+        return Promise.resolve(subagentList(this.#subagentDeps(), r)) as Promise<HostResult<M>>;
       default: {
         const never: never = method;
         throw new HostError('bad-request', `unknown method ${String(never)}`);
       }
+    }
+  }
+
+  #subagentDeps(): SubagentRouteDeps {
+    return {
+      children: this.#opts.children,
+      liveAgent: (id) => this.#live.get(id)?.agent,
+      catalogEntry: async (id) => {
+        await this.#catalog.refresh();
+        return this.#catalog.get(id);
+      },
+      logger: this.#logger,
+    };
+  }
+
+  /**
+   * A generic session route runs only on an ordinary session: a child (continuable or one-shot, or made by its
+   * parent as a sub-agent) is reached through the subagent routes, so the generic ones answer `agent-busy`.
+   */
+  async #ordinaryOnly<T>(request: { readonly sessionId: string }, run: () => Promise<T>): Promise<T> {
+    await this.#refuseChild(request.sessionId);
+    return run();
+  }
+
+  /** Refuses a child session `agent-busy {reason: 'subagent-owned'}`. */
+  async #refuseChild(sessionId: string): Promise<void> {
+    // live here, or live in the runtime (a child its manager runs: no store read), else the store's header
+    const agent = this.#live.get(sessionId)?.agent ?? this.#runtime.liveAgent(sessionId);
+    const header = agent ? (agent.events[0]!.data as SessionCreatedData) : await this.#header(sessionId);
+    if (header && isChildHeader(header)) {
+      throw new HostError('agent-busy', `session ${sessionId} is a ${header.kind} child: use subagent delivery`, { reason: 'subagent-owned' });
     }
   }
 
@@ -240,7 +288,8 @@ export class Host {
     if (request.messageId !== undefined && ctx.idempotencyKey !== undefined && request.messageId !== ctx.idempotencyKey) {
       throw new HostError('bad-request', 'messageId and the Idempotency-Key header differ', { issues: [{ path: ['messageId'], message: 'differs from Idempotency-Key' }] });
     }
-    // 2. the Agent (resumed on demand, once per id)
+    // 2. the Agent (resumed on demand, once per id); a child session is its parent's
+    await this.#refuseChild(request.sessionId);
     const session = await this.#resolve(request.sessionId);
     // 3. the model
     const unavailable = this.#opts.modelUnavailable?.() ?? null;

@@ -67,6 +67,11 @@ export const HOST_ERROR_CODES = [
   'steer-unavailable',
   'idempotency-conflict',
   'invalid-fork-boundary',
+  'subagent-parent-unavailable',
+  'subagent-not-found',
+  'subagent-not-resumable',
+  'subagent-unauthorized',
+  'subagent-delivery-unavailable',
   'internal',
 ] as const;
 /** The schema of the host API's error codes. */
@@ -150,6 +155,23 @@ export const SessionForkRequestSchema = z
   })
   .strict();
 
+/** The payload of `subagent.prompt`: a follow-up from the user to a continuable child of a live parent. */
+export const SubagentPromptRequestSchema = z
+  .object({
+    parentSessionId: HostSessionIdSchema,
+    childSessionId: HostSessionIdSchema,
+    mode: z.literal('continuable'),
+    content: z.array(PromptContentBlockSchema),
+    clientTimeZone: z.string().max(100).optional(),
+  })
+  .strict();
+/** The payload of `subagent.interrupt`: cancel a resident child's current work on behalf of its parent's user. */
+export const SubagentInterruptRequestSchema = z
+  .object({ parentSessionId: HostSessionIdSchema, childSessionId: HostSessionIdSchema, mode: z.literal('continuable') })
+  .strict();
+/** The payload of `subagent.list`: the live children of one parent session. */
+export const SubagentListRequestSchema = z.object({ parentSessionId: HostSessionIdSchema }).strict();
+
 /** The request schema of every method, by name. */
 export const HOST_REQUEST_SCHEMAS = {
   'session.create': SessionCreateRequestSchema,
@@ -161,6 +183,9 @@ export const HOST_REQUEST_SCHEMAS = {
   'session.cancel': SessionCancelRequestSchema,
   'session.wake': SessionWakeRequestSchema,
   'session.fork': SessionForkRequestSchema,
+  'subagent.prompt': SubagentPromptRequestSchema,
+  'subagent.interrupt': SubagentInterruptRequestSchema,
+  'subagent.list': SubagentListRequestSchema,
 } as const;
 /** A method name of the host API. */
 export type HostMethod = keyof typeof HOST_REQUEST_SCHEMAS;
@@ -229,6 +254,22 @@ export const WakeResultSchema = z.object({ accepted: z.literal(true), woke: z.bo
 /** The result of `session.fork`: the fork's session id. */
 export const SessionForkResultSchema = z.object({ sessionId: z.string() }).strict();
 
+/** The result of `subagent.prompt`: the id of the message the child's inbox accepted. */
+export const SubagentPromptResultSchema = z.object({ messageId: z.string() }).strict();
+/** One live child as `subagent.list` reports it. */
+export const SubagentEntrySchema = z
+  .object({
+    childSessionId: z.string(),
+    parentSessionId: z.string(),
+    mode: z.enum(['continuable', 'one-shot']),
+    state: z.enum(['running', 'waiting', 'settled', 'absent']),
+    epoch: z.number().int(),
+    label: z.string(),
+  })
+  .strict();
+/** The result of `subagent.list`: the parent's live children, and whether the parent is live here (a hint: a prompt checks again). */
+export const SubagentListResultSchema = z.object({ entries: z.array(SubagentEntrySchema), parentAvailable: z.boolean() }).strict();
+
 /** The result schema of every method, by name. */
 export const HOST_RESULT_SCHEMAS = {
   'session.create': SessionCreateResultSchema,
@@ -240,6 +281,9 @@ export const HOST_RESULT_SCHEMAS = {
   'session.cancel': AcceptedSchema,
   'session.wake': WakeResultSchema,
   'session.fork': SessionForkResultSchema,
+  'subagent.prompt': SubagentPromptResultSchema,
+  'subagent.interrupt': AcceptedSchema,
+  'subagent.list': SubagentListResultSchema,
 } as const satisfies Record<HostMethod, z.ZodTypeAny>;
 /** The result of a successful request to method `M`. */
 export type HostResult<M extends HostMethod> = z.infer<(typeof HOST_RESULT_SCHEMAS)[M]>;

@@ -5,6 +5,7 @@ import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from 
 import type { HostFrame, ServerResponse } from '../../../runtime/host/schemas.js';
 import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
 import { GateModel } from '../../support/gate-model.js';
+import type { ChildManager } from '../../../runtime/children/child-manager.js';
 
 export interface TestHost {
   readonly url: string;
@@ -24,6 +25,8 @@ export interface TestHostOptions {
   readonly runtime?: (options: RuntimeOptions) => Runtime;
   readonly host?: Partial<HostOptions>;
   readonly http?: Partial<HttpServerOptions>;
+  /** A children manager for the host's runtime (the host's `children` option). @defaultValue none */
+  readonly children?: (runtime: Runtime) => ChildManager;
 }
 
 let rpcCounter = 0;
@@ -34,7 +37,8 @@ export const startTestHost = async (options: TestHostOptions = {}): Promise<Test
   const model = options.model ?? new GateModel();
   const runtimeOptions: RuntimeOptions = { store, model, logger: silentLogger, writeBatchDelayMs: 5 };
   const runtime = (options.runtime ?? createRuntime)(runtimeOptions);
-  const host = new Host({ runtime, logger: silentLogger, ...options.host });
+  const children = options.children?.(runtime);
+  const host = new Host({ runtime, logger: silentLogger, ...(children ? { children } : {}), ...options.host });
   const logs: string[] = [];
   const server = await startHttpServer({ host, port: 0, log: (l) => logs.push(l), ...options.http });
   return {

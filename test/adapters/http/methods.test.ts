@@ -163,6 +163,29 @@ describe('cold sessions', () => {
     const h = await start({ store });
     expect(errorOf(await h.rpc('session.prompt', { sessionId: 'child', mode: 'queue', content: text('x') }))).toMatchObject({ code: 'agent-busy', details: { reason: 'subagent-owned' } });
   });
+
+  it('every generic session route refuses a child session (continuable or one-shot) agent-busy', async () => {
+    const store = new MemoryEventStore();
+    const rt = createRuntime({ store, model: new GateModel() });
+    await rt.createSession({ sessionId: 'c1', kind: 'continuable', parentSession: 'p' }).checkpoint();
+    await rt.createSession({ sessionId: 'c2', kind: 'one-shot', parentSession: 'p' }).checkpoint();
+    const h = await start({ store });
+    for (const sessionId of ['c1', 'c2']) {
+      const calls: [string, unknown][] = [
+        ['session.prompt', { sessionId, mode: 'queue', content: text('x') }],
+        ['session.updateQueue', { sessionId, itemId: 'B', action: { kind: 'remove' } }],
+        ['session.cancel', { sessionId }],
+        ['session.wake', { sessionId }],
+        ['session.fork', { sessionId }],
+      ];
+      for (const [method, payload] of calls) {
+        expect(errorOf(await h.rpc(method, payload)), `${method} ${sessionId}`).toMatchObject({ code: 'agent-busy', details: { reason: 'subagent-owned' } });
+      }
+    }
+    expect(h.host.live.size).toBe(0);
+    // the time zone is still checked first
+    expect(errorOf(await h.rpc('session.prompt', { sessionId: 'c1', mode: 'queue', content: text('x'), clientTimeZone: '+01:00' })).code).toBe('invalid-time-zone');
+  });
 });
 
 describe('queue edits, cancel, wake, fork, history', () => {

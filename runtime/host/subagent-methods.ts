@@ -1,0 +1,100 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { isChildError } from '../../domain/children/child-errors.js';
+import type { Agent } from '../agent.js';
+import type { ChildManager } from '../children/child-manager.js';
+import type { Logger } from '../logger.js';
+import { promptSource } from './actor.js';
+import type { CatalogEntry } from './catalog.js';
+import { HostError } from './errors.js';
+import type { CallContext } from './host.js';
+import { toContentBlocks } from './prompt.js';
+import type { HostRequest, HostResult } from './schemas.js';
+import { canonicalTimeZone } from './time-zone.js';
+
+/** What the subagent routes need of the host: its children, its live agents and its session catalog. */
+export interface SubagentRouteDeps {
+  /** The runtime's continuable children; absent when the host serves no children (then no session has any). */
+  readonly children: ChildManager | undefined;
+  /** The parent's live agent on this host, or undefined. */
+  readonly liveAgent: (sessionId: string) => Agent | undefined;
+  /** The catalog entry of a session, after reading what the store committed since the last look. */
+  readonly catalogEntry: (sessionId: string) => Promise<CatalogEntry | undefined>;
+  readonly logger: Logger;
+}
+
+/**
+ * `subagent.prompt`: a user follow-up to a continuable direct child of a live parent. Checked in this order: the
+ * time zone, the parent is live here, the child is a continuable child of that parent (in the catalog or resident
+ * now), then the children's own delivery rules; answers the message id the child's inbox accepted.
+ */
+export const subagentPrompt = async (deps: SubagentRouteDeps, request: HostRequest<'subagent.prompt'>, ctx: CallContext): Promise<HostResult<'subagent.prompt'>> => {
+  const { parentSessionId, childSessionId } = request;
+  let timeZone: string | undefined;
+  if (request.clientTimeZone !== undefined) {
+    const tz = canonicalTimeZone(request.clientTimeZone);
+    if (E.isLeft(tz)) throw tz.left;
+    timeZone = tz.right;
+  }
+  const parent = deps.liveAgent(parentSessionId);
+  if (!parent) throw new HostError('subagent-parent-unavailable', `parent session ${parentSessionId} is not live on this host`, { parentSessionId });
+  const children = deps.children;
+  const notFound = () => new HostError('subagent-not-found', `${childSessionId} is not a continuable child of ${parentSessionId}`, { parentSessionId, childSessionId });
+  if (!children) throw notFound();
+  const resident = children.list(parentSessionId).some((e) => e.childSessionId === childSessionId && e.mode === 'continuable');
+  if (!resident) {
+    const entry = await deps.catalogEntry(childSessionId);
+    if (!entry || entry.kind !== 'continuable' || entry.parentSession !== parentSessionId) throw notFound();
+  }
+  try {
+    const messageId = await children.followup(parent, childSessionId, toContentBlocks(request.content), { source: promptSource(ctx.rpcId, ctx.principal, timeZone) });
+    return { messageId };
+  } catch (e) {
+    throw childRefusal(deps, e, childSessionId, parentSessionId);
+  }
+};
+
+/**
+ * `subagent.interrupt`: cancels the child's current work if it is resident here; an absent, settled or closing
+ * child is an accepted no-op. No parent, catalog or store lookup, so it works with the parent offline.
+ */
+export const subagentInterrupt = (deps: SubagentRouteDeps, request: HostRequest<'subagent.interrupt'>): HostResult<'subagent.interrupt'> => {
+  if (!deps.children) return { accepted: true };
+  try {
+    deps.children.interrupt(request.childSessionId, { kind: 'user', parentSessionId: request.parentSessionId });
+  } catch (e) {
+    throw childRefusal(deps, e, request.childSessionId, request.parentSessionId);
+  }
+  return { accepted: true };
+};
+
+/** `subagent.list`: the parent's live children here, and whether the parent itself is live here (a hint only). */
+export const subagentList = (deps: SubagentRouteDeps, request: HostRequest<'subagent.list'>): HostResult<'subagent.list'> => ({
+  entries: (deps.children?.list(request.parentSessionId) ?? []).map((e) => ({ ...e })),
+  parentAvailable: deps.liveAgent(request.parentSessionId) !== undefined,
+});
+
+/** A children refusal as the host answers it; anything else is logged and answered `internal` (no backend text). */
+const childRefusal = (deps: SubagentRouteDeps, e: unknown, childSessionId: string, parentSessionId: string): HostError => {
+  if (isChildError(e)) {
+    switch (e.code) {
+      case 'subagent-not-resumable':
+        return new HostError('subagent-not-resumable', `child ${childSessionId} cannot be resumed`, { childSessionId });
+      case 'subagent-unauthorized':
+        return new HostError('subagent-unauthorized', `child ${childSessionId} belongs to another parent session`, { childSessionId });
+      case 'subagent-parent-unavailable':
+        return new HostError('subagent-parent-unavailable', `parent session ${parentSessionId} is not live on this host`, { parentSessionId });
+      case 'subagent-activation-closing':
+      case 'subagent-delivery-unavailable':
+        return new HostError('subagent-delivery-unavailable', `child ${childSessionId} takes no delivery now`, { childSessionId });
+      case 'subagent-depth-exceeded':
+      case 'subagent-duplicate-child':
+        break;
+      default: {
+        const never: never = e.code;
+        void never;
+      }
+    }
+  }
+  deps.logger.warn(`subagent delivery to ${childSessionId} failed`, e);
+  return new HostError('internal', `delivery to ${childSessionId} failed`, {});
+};
