@@ -3,6 +3,8 @@ import { startHttpServer, isHostConfigError } from '../http/server.js';
 import { Host } from '../../runtime/host/host.js';
 import { localOwnership, type SessionOwnership } from '../../runtime/host/ports/ownership.js';
 import { createRuntime } from '../../runtime/runtime.js';
+import { ChildManager } from '../../runtime/children/child-manager.js';
+import { childTools } from '../../runtime/children/child-tools.js';
 import { errorChain } from '../../runtime/errors.js';
 import { consoleLogger } from '../../runtime/logger.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
@@ -67,13 +69,16 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     const { model, acceptsImages } = await openModel(v.model ?? 'echo', process.env);
     store = await openStore(spec);
     const hostId = v['host-id'] ?? `host-${globalThis.crypto.randomUUID().slice(0, 8)}`;
-    const runtime = createRuntime({ store, model, writeBatchDelayMs });
+    // continuable children: the model tools (send_message, interrupt_agent, list_agents, report) and the subagent.* routes
+    let children!: ChildManager;
+    const runtime = createRuntime({ store, model, writeBatchDelayMs, tools: childTools(() => children) });
+    children = new ChildManager({ runtime, logger: consoleLogger });
     const holder: { url?: string } = {};
     if (/^postgres(ql)?:\/\//.test(spec)) {
       const { openPostgresOwnership } = await import('../lease/postgres-ownership.js');
       ownership = await openPostgresOwnership({ url: spec, hostId, leaseMs, advertise: () => v.advertise ?? holder.url });
     } else ownership = localOwnership(hostId);
-    const host = new Host({ runtime, ownership, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger: consoleLogger });
+    const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger: consoleLogger });
     const server = await startHttpServer({
       host,
       tokens,
