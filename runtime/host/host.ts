@@ -35,6 +35,11 @@ export interface HostOptions {
   readonly modelUnavailable?: () => { readonly provider: string; readonly model: string } | null;
   /** Message ids for prompts without a client-supplied one. @defaultValue crypto.randomUUID */
   readonly newMessageId?: () => string;
+  /**
+   * Called once for every Agent this host makes live (created, resumed or forked), before any input reaches it: the
+   * place to install hooks (a pre-step policy, listeners that inject context). @defaultValue none
+   */
+  readonly onSession?: (agent: Agent) => void;
 }
 
 /** Who is calling, for one request. */
@@ -415,6 +420,7 @@ export class Host {
       publish: (frame) => this.#emit({ kind: 'frame', frame }),
     });
     this.#live.set(agent.sessionId, session);
+    this.#opts.onSession?.(agent);
     const offFence = agent.on('error', (e) => {
       if (e.error.code === 'session-fenced') this.#lose(agent.sessionId);
     });

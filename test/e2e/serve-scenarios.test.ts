@@ -224,6 +224,68 @@ describe.each(STORES)('steerlog serve scenarios on $name', ({ make, args }) => {
     expect(tr.filter((l) => l.startsWith('end'))).toEqual(['end 1 aborted:user', 'end 2 completed', 'end 3 completed', 'end 4 completed']);
   });
 
+  it('24: a rejecting pre-step (a plugin the model module installs) ends the turn blocked: no step, the claimed prompt is consumed, a prompt queued meanwhile stays parked until the next waking send', async () => {
+    await create('s24');
+    ok(await prompt('s24', 'A', 'A [reject:s24]'));
+    await serve.started('s24');
+    ok(await prompt('s24', 'B', 'B'));
+    serve.release('s24');
+    await settled('s24', 1);
+    expect(await queue('s24')).toEqual(['B:queued']);
+    expect(await trace('s24')).toEqual(['created', 'NT+A', 'turn 1', 'NT-1', 'NT+B', 'end 1 blocked']);
+    ok(await prompt('s24', 'W', 'W'));
+    await settled('s24', 3);
+    expect(await trace('s24')).toEqual([
+      'created', 'NT+A', 'turn 1', 'NT-1', 'NT+B', 'end 1 blocked',
+      'NT+W', 'turn 2', 'NT-1', 'step 2.1', 'user B:prompt', 'reply reply: B', 'end 2 completed',
+      'turn 3', 'NT-1', 'step 3.1', 'user W:prompt', 'reply reply: W', 'end 3 completed',
+    ]);
+  });
+
+  it('23: a default cancel (a plugin in the session, no keepInbox) clears both lists with one canceled splice each, next-step first; nothing runs after', async () => {
+    await create('s23');
+    ok(await prompt('s23', 'A', 'A [hold:s23]'));
+    await serve.started('s23');
+    ok(await prompt('s23', 'B', 'B'));
+    ok(await prompt('s23', 'C', 'C', 'steer'));
+    ok(await prompt('s23', 'D', 'D [cancel]'));
+    await settled('s23', 1);
+    expect(await queue('s23')).toEqual([]);
+    expect(await trace('s23')).toEqual([
+      'created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'NT+B', 'NS+C', 'NT+D', 'NS-1x', 'NT-2x', 'end 1 aborted:hook',
+    ]);
+  });
+
+  it('6: an idle inject (the plugin injects X into a new session) opens no turn; the next prompt runs X and A in its first step', async () => {
+    await create('inject-s6');
+    expect(ok(await serve.rpc('session.get', { sessionId: 'inject-s6' }))).toMatchObject({ running: false, openTurn: null });
+    expect(await queue('inject-s6')).toEqual(['X:context']);
+    expect(await trace('inject-s6')).toEqual(['created', 'NS+X']);
+    ok(await prompt('inject-s6', 'A', 'A'));
+    await settled('inject-s6', 1);
+    expect(await trace('inject-s6')).toEqual(['created', 'NS+X', 'NT+A', 'turn 1', 'NS-1', 'NT-1', 'step 1.1', 'user X:context', 'user A:prompt', 'reply reply: X + A', 'end 1 completed']);
+  });
+
+  it('7 and 8: the queue lists next-turn then next-step (user steering, then plugin context); at the turn boundary one splice claims next-step, one claims the head of next-turn', async () => {
+    await create('s7');
+    ok(await prompt('s7', 'A', 'A [hold:s7]'));
+    await serve.started('s7');
+    ok(await prompt('s7', 'B', 'B'));
+    ok(await prompt('s7', 'C', 'C [inject:X]', 'steer'));
+    ok(await prompt('s7', 'D', 'D'));
+    expect(await queue('s7')).toEqual(['B:queued', 'D:queued', 'C:steering', 'X:context']);
+    ok(await serve.rpc('session.cancel', { sessionId: 's7' }));
+    await settled('s7', 1);
+    expect(await queue('s7')).toEqual(['B:queued', 'D:queued', 'C:steering', 'X:context']);
+    ok(await serve.rpc('session.wake', { sessionId: 's7' }));
+    await settled('s7', 3);
+    expect(await trace('s7')).toEqual([
+      'created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'NT+B', 'NS+C', 'NS+X', 'NT+D', 'end 1 aborted:user',
+      'turn 2', 'NS-2', 'NT-1', 'step 2.1', 'user C:steering', 'user X:context', 'user B:prompt', 'reply reply: A [hold:s7] + C [inject:X] + X + B', 'end 2 completed',
+      'turn 3', 'NT-1', 'step 3.1', 'user D:prompt', 'reply reply: D', 'end 3 completed',
+    ]);
+  });
+
   it('27: error reporting', async () => {
     expect(err(await prompt('nobody', 'x', 'x')).code).toBe('session-not-found');
     expect(err(await serve.rpc('session.prompt', { sessionId: 'nobody', mode: 'queue', content: t('x'), clientTimeZone: 'Mars/Base' }))).toMatchObject({ code: 'invalid-time-zone', details: { value: 'Mars/Base' } });

@@ -1,5 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { asMessageId } from '../../../domain/brand.js';
+import type { Agent } from '../../../runtime/agent.js';
 import type { ModelPort, ModelRequest, ModelResponse } from '../../../runtime/ports/model.js';
 
 /**
@@ -7,6 +9,12 @@ import type { ModelPort, ModelRequest, ModelResponse } from '../../../runtime/po
  * whose input contains `[hold:<tag>]` writes `<STEERLOG_GATE_DIR>/started-<tag>` and blocks until the test creates
  * `<STEERLOG_GATE_DIR>/release-<tag>` (or the turn is canceled), once per tag; other steps answer at once. The answer is
  * `reply: <the step's inputs joined by " + ">`.
+ *
+ * Its `setup(agent)` (serve calls it for every live session) plays a plugin, driven by markers in message text:
+ * - a step claiming `[reject:<tag>]` is held in pre-step on the same gate, then rejected (the turn ends blocked);
+ * - an inserted message carrying `[inject:<id>]` makes the plugin inject `<id>` (a non-waking next-step message);
+ * - an inserted message carrying `[cancel]` makes the plugin cancel the agent the default way (pending input cleared);
+ * - a session whose id starts with `inject-` gets the plugin's `X` injected as soon as it is created (idle inject).
  */
 const dir = process.env['STEERLOG_GATE_DIR'] ?? '.';
 
@@ -29,17 +37,38 @@ const waitFor = (file: string, signal: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', () => (clearInterval(timer), reject(new Error('aborted'))), { once: true });
   });
 
+const hold = async (tag: string, given: readonly string[], signal: AbortSignal): Promise<void> => {
+  // a tag holds once: a later step that carries the same message again (after an abort or a crash) runs on
+  if (existsSync(join(dir, `started-${tag}`))) return;
+  writeFileSync(join(dir, `started-${tag}`), JSON.stringify(given));
+  await waitFor(join(dir, `release-${tag}`), signal);
+};
+const textOf = (m: { content: readonly { type: string; text?: string }[] }): string => m.content.map((b) => b.text ?? '').join('');
+const pluginMessage = (id: string) => ({ role: 'user' as const, id: asMessageId(id), content: [{ type: 'text' as const, text: id }], source: { kind: 'plugin' as const, plugin: 'e2e' } });
+
+export const setup = (agent: Agent): void => {
+  agent.on('pre-step', async (ctx, next) => {
+    const texts = ctx.messages.map(textOf);
+    for (const tag of texts.flatMap((t) => [...t.matchAll(/\[reject:([\w-]+)\]/g)].map((m) => m[1]!))) {
+      await hold(tag, texts, ctx.signal);
+      return { kind: 'reject' };
+    }
+    return next();
+  });
+  agent.on('inbox/inserted', (message) => {
+    const text = textOf(message);
+    for (const m of text.matchAll(/\[inject:([\w-]+)\]/g)) queueMicrotask(() => agent.inject(pluginMessage(m[1]!)));
+    if (text.includes('[cancel]')) queueMicrotask(() => agent.cancel({ kind: 'hook', reason: 'e2e-plugin' }));
+  });
+  if (agent.sessionId.startsWith('inject-') && agent.events.length === 1) agent.inject(pluginMessage('X'));
+};
+
 const model: ModelPort = {
   provider: 'gate',
   model: 'gate-1',
   async complete(request) {
     const given = inputs(request);
-    for (const tag of given.flatMap((t) => [...t.matchAll(/\[hold:([\w-]+)\]/g)].map((m) => m[1]!))) {
-      // a tag holds once: a later step that carries the same message again (after an abort or a crash) runs on
-      if (existsSync(join(dir, `started-${tag}`))) continue;
-      writeFileSync(join(dir, `started-${tag}`), JSON.stringify(given));
-      await waitFor(join(dir, `release-${tag}`), request.signal);
-    }
+    for (const tag of given.flatMap((t) => [...t.matchAll(/\[hold:([\w-]+)\]/g)].map((m) => m[1]!))) await hold(tag, given, request.signal);
     return { content: [{ type: 'text', text: `reply: ${given.join(' + ')}` }], finishReason: 'stop' } satisfies ModelResponse;
   },
 };
