@@ -286,6 +286,24 @@ describe.each(STORES)('steerlog serve scenarios on $name', ({ make, args }) => {
     ]);
   });
 
+  it('25: session.history classifies each user message of the log: prompt, steering (steered or moved by a strict steer), context (a relay, a coordinator follow-up)', async () => {
+    await create('s25');
+    ok(await prompt('s25', 'A', 'A [hold:s25]'));
+    await serve.started('s25');
+    ok(await prompt('s25', 'B', 'B'));
+    ok(await prompt('s25', 'C', 'C [inject:R:subagent-report] [followup:F:coordinator]', 'steer'));
+    ok(await serve.rpc('session.updateQueue', { sessionId: 's25', itemId: 'B', action: { kind: 'steer' } }));
+    expect(await queue('s25')).toEqual(['F:queued', 'C:steering', 'R:context', 'B:steering']);
+    serve.release('s25');
+    await settled('s25', 2);
+    expect(await trace('s25')).toEqual([
+      'created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'NT+B', 'NS+C', 'NS+R', 'NT+F', 'NT-1x', 'NS+B',
+      'reply reply: A [hold:s25]', 'NS-3', 'step 1.2', 'user C:steering', 'user R:context', 'user B:steering',
+      'reply reply: C [inject:R:subagent-report] [followup:F:coordinator] + R + B', 'end 1 completed',
+      'turn 2', 'NT-1', 'step 2.1', 'user F:context', 'reply reply: F', 'end 2 completed',
+    ]);
+  });
+
   it('27: error reporting', async () => {
     expect(err(await prompt('nobody', 'x', 'x')).code).toBe('session-not-found');
     expect(err(await serve.rpc('session.prompt', { sessionId: 'nobody', mode: 'queue', content: t('x'), clientTimeZone: 'Mars/Base' }))).toMatchObject({ code: 'invalid-time-zone', details: { value: 'Mars/Base' } });

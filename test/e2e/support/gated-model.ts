@@ -12,7 +12,9 @@ import type { ModelPort, ModelRequest, ModelResponse } from '../../../runtime/po
  *
  * Its `setup(agent)` (serve calls it for every live session) plays a plugin, driven by markers in message text:
  * - a step claiming `[reject:<tag>]` is held in pre-step on the same gate, then rejected (the turn ends blocked);
- * - an inserted message carrying `[inject:<id>]` makes the plugin inject `<id>` (a non-waking next-step message);
+ * - an inserted message carrying `[inject:<id>]` makes the plugin inject `<id>` (a non-waking next-step message),
+ *   `[inject:<id>:<kind>]` with source kind `<kind>` (`subagent-report`, `coordinator`); `[followup:<id>:<kind>]`
+ *   sends it for the next turn instead;
  * - an inserted message carrying `[cancel]` makes the plugin cancel the agent the default way (pending input cleared);
  * - a session whose id starts with `inject-` gets the plugin's `X` injected as soon as it is created (idle inject).
  */
@@ -44,7 +46,12 @@ const hold = async (tag: string, given: readonly string[], signal: AbortSignal):
   await waitFor(join(dir, `release-${tag}`), signal);
 };
 const textOf = (m: { content: readonly { type: string; text?: string }[] }): string => m.content.map((b) => b.text ?? '').join('');
-const pluginMessage = (id: string) => ({ role: 'user' as const, id: asMessageId(id), content: [{ type: 'text' as const, text: id }], source: { kind: 'plugin' as const, plugin: 'e2e' } });
+const pluginMessage = (id: string, kind = 'plugin') => ({
+  role: 'user' as const,
+  id: asMessageId(id),
+  content: [{ type: 'text' as const, text: id }],
+  source: kind === 'plugin' ? { kind: 'plugin' as const, plugin: 'e2e' } : { kind },
+});
 
 export const setup = (agent: Agent): void => {
   agent.on('pre-step', async (ctx, next) => {
@@ -57,7 +64,8 @@ export const setup = (agent: Agent): void => {
   });
   agent.on('inbox/inserted', (message) => {
     const text = textOf(message);
-    for (const m of text.matchAll(/\[inject:([\w-]+)\]/g)) queueMicrotask(() => agent.inject(pluginMessage(m[1]!)));
+    for (const m of text.matchAll(/\[inject:(\w+)(?::([\w-]+))?\]/g)) queueMicrotask(() => agent.inject(pluginMessage(m[1]!, m[2])));
+    for (const m of text.matchAll(/\[followup:(\w+):([\w-]+)\]/g)) queueMicrotask(() => agent.followup(pluginMessage(m[1]!, m[2])));
     if (text.includes('[cancel]')) queueMicrotask(() => agent.cancel({ kind: 'hook', reason: 'e2e-plugin' }));
   });
   if (agent.sessionId.startsWith('inject-') && agent.events.length === 1) agent.inject(pluginMessage('X'));
