@@ -13,6 +13,7 @@ import { removeDir, startServe, type ServeProcess } from './support/serve-proces
  * by this process, holds exactly what the host reported for every session.
  */
 
+type Frame = { type: string; sseId?: string; [k: string]: any };
 type Entry = { event: { seq: number; type: string; data: any }; class?: string };
 const ok = <T = any>(r: ServerResponse): T => {
   if (!r.result.ok) throw new Error(`expected ok: ${JSON.stringify(r.result.error)}`);
@@ -93,6 +94,36 @@ describe.each(STORES)('steerlog serve scenarios on $name', ({ make, args }) => {
     serve.rpc('session.prompt', { sessionId, mode, content: t(text), messageId: id });
   const queue = async (sessionId: string) =>
     ok<{ queue: { id: string; placement: string }[] }>(await serve.rpc('session.get', { sessionId })).queue.map((r) => `${r.id}:${r.placement}`);
+  /** The frames a real SSE client of `GET /api/stream?sessions=<id>` receives, read until `until(frames)` holds. */
+  const frames = async (sessionId: string, until: (got: Frame[]) => boolean, opts: { lastEventId?: string; onFrame?: (f: Frame) => void } = {}): Promise<Frame[]> => {
+    const { lastEventId, onFrame } = opts;
+    const abort = new AbortController();
+    const res = await fetch(`${serve.url}/api/stream?sessions=${sessionId}`, { signal: abort.signal, headers: lastEventId !== undefined ? { 'last-event-id': lastEventId } : {} });
+    const got: Frame[] = [];
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    try {
+      while (!until(got)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+          const id = block.split('\n').find((l) => l.startsWith('id:'))?.slice(3).trim();
+          if (!data) continue;
+          const frame: Frame = { ...JSON.parse(data), ...(id !== undefined ? { sseId: id } : {}) };
+          got.push(frame);
+          onFrame?.(frame);
+        }
+      }
+    } finally {
+      abort.abort();
+    }
+    return got;
+  };
 
   beforeAll(async () => {
     store = make();
@@ -302,6 +333,50 @@ describe.each(STORES)('steerlog serve scenarios on $name', ({ make, args }) => {
       'reply reply: C [inject:R:subagent-report] [followup:F:coordinator] + R + B', 'end 1 completed',
       'turn 2', 'NT-1', 'step 2.1', 'user F:context', 'reply reply: F', 'end 2 completed',
     ]);
+  });
+
+  it('20: a client subscribing gets session/subscribed, then a queue baseline only when work is pending; reconnecting with Last-Event-ID replays exactly the events after it', async () => {
+    await create('s20');
+    ok(await prompt('s20', 'A', 'A [hold:s20]'));
+    await serve.started('s20');
+    ok(await prompt('s20', 'B', 'B'));
+    ok(await prompt('s20', 'C', 'C', 'steer'));
+    ok(await serve.rpc('session.cancel', { sessionId: 's20' }));
+    await settled('s20', 1);
+    const isEnd3 = (f: Frame) => f.type === 'session/event' && f.event.type === 'turn/end' && f.event.data.turn === 3;
+    // the parked queue comes as a baseline; a prompt sent once it arrived runs B and C, then W
+    const live = await frames('s20', (got) => got.some(isEnd3), {
+      onFrame: (f) => void (f.type === 'session/queue' && f.seq === 7 ? prompt('s20', 'W', 'W').then(ok) : undefined),
+    });
+    expect(live.slice(0, 3)).toEqual([
+      { type: 'session/subscribed', sessionId: 's20', lastSeq: 9 },
+      { type: 'host/session-status', sessionId: 's20', running: false },
+      { type: 'session/queue', sessionId: 's20', seq: 7, items: [expect.objectContaining({ id: 'B', placement: 'queued' }), expect.objectContaining({ id: 'C', placement: 'steering' })] },
+    ]);
+    expect(await trace('s20')).toEqual([
+      'created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'NT+B', 'NS+C', 'end 1 aborted:user',
+      'NT+W', 'turn 2', 'NS-1', 'NT-1', 'step 2.1', 'user C:steering', 'user B:prompt', 'reply reply: A [hold:s20] + C + B', 'end 2 completed',
+      'turn 3', 'NT-1', 'step 3.1', 'user W:prompt', 'reply reply: W', 'end 3 completed',
+    ]);
+    const tr = sessions.get('s20')!;
+    const liveEvents = live.filter((f) => f.type === 'session/event');
+    expect(liveEvents.map((f) => f.event.seq)).toEqual(tr.filter((e) => e.event.seq > 9).map((e) => e.event.seq));
+    // reconnect from the cursor of a mid-stream event: exactly the events after it, no gap, no duplicate
+    const cut = liveEvents[3]!;
+    const again = await frames('s20', (got) => got.some(isEnd3), { lastEventId: cut.sseId! });
+    expect(again[0]).toEqual({ type: 'session/subscribed', sessionId: 's20', lastSeq: cut.event.seq });
+    expect(again.filter((f) => f.type === 'session/event').map((f) => f.event.seq)).toEqual(tr.filter((e) => e.event.seq > cut.event.seq).map((e) => e.event.seq));
+    // an idle session with nothing pending: no baseline (an absent baseline means an empty queue); the next frames are the new prompt's
+    await create('s20b');
+    ok(await prompt('s20b', 'A', 'A'));
+    await settled('s20b', 1);
+    const idle = await frames('s20b', (got) => got.some((f) => f.type === 'session/event'), {
+      onFrame: (f) => void (f.type === 'host/session-status' && !f.running ? prompt('s20b', 'Z', 'Z').then(ok) : undefined),
+    });
+    expect(idle.slice(0, 2)).toEqual([{ type: 'session/subscribed', sessionId: 's20b', lastSeq: 8 }, { type: 'host/session-status', sessionId: 's20b', running: false }]);
+    expect(idle.filter((f) => f.type === 'session/queue').every((f) => f.seq > 8)).toBe(true);
+    await settled('s20b', 2);
+    expect(await trace('s20b')).toEqual(['created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'reply reply: A', 'end 1 completed', 'NT+Z', 'turn 2', 'NT-1', 'step 2.1', 'user Z:prompt', 'reply reply: Z', 'end 2 completed']);
   });
 
   it('27: error reporting', async () => {
