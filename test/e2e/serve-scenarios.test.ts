@@ -379,6 +379,27 @@ describe.each(STORES)('steerlog serve scenarios on $name', ({ make, args }) => {
     expect(await trace('s20b')).toEqual(['created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'reply reply: A', 'end 1 completed', 'NT+Z', 'turn 2', 'NT-1', 'step 2.1', 'user Z:prompt', 'reply reply: Z', 'end 2 completed']);
   });
 
+  it('17: a strict steer while a stop is still converging moves the row to the tail of next-turn; after convergence each parked prompt runs as its own turn, the steered one as an ordinary prompt', async () => {
+    await create('s17');
+    ok(await prompt('s17', 'A', 'A [hold:s17] [slowstop:s17x]'));
+    await serve.started('s17');
+    ok(await prompt('s17', 'B', 'B'));
+    ok(await prompt('s17', 'D', 'D'));
+    ok(await serve.rpc('session.cancel', { sessionId: 's17' }));
+    await serve.started('s17x');
+    expect(ok(await serve.rpc('session.get', { sessionId: 's17' }))).toMatchObject({ running: true });
+    ok(await serve.rpc('session.updateQueue', { sessionId: 's17', itemId: 'B', action: { kind: 'steer' } }));
+    expect(await queue('s17')).toEqual(['D:queued', 'B:queued']);
+    serve.release('s17x');
+    await settled('s17', 3);
+    // the latched wake runs the parked work with no further send
+    expect(await trace('s17')).toEqual([
+      'created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'NT+B', 'NT+D', 'NT-1x', 'NT+B', 'end 1 aborted:user',
+      'turn 2', 'NT-1', 'step 2.1', 'user D:prompt', 'reply reply: A [hold:s17] [slowstop:s17x] + D', 'end 2 completed',
+      'turn 3', 'NT-1', 'step 3.1', 'user B:prompt', 'reply reply: B', 'end 3 completed',
+    ]);
+  });
+
   it('27: error reporting', async () => {
     expect(err(await prompt('nobody', 'x', 'x')).code).toBe('session-not-found');
     expect(err(await serve.rpc('session.prompt', { sessionId: 'nobody', mode: 'queue', content: t('x'), clientTimeZone: 'Mars/Base' }))).toMatchObject({ code: 'invalid-time-zone', details: { value: 'Mars/Base' } });
