@@ -400,6 +400,17 @@ describe.each(STORES)('steerlog serve scenarios on $name', ({ make, args }) => {
     ]);
   });
 
+  it('18: a waking steer that lands right after the last turn/end, before the driver goes idle, still runs (the gap is closed: it opens the next turn)', async () => {
+    await create('s18');
+    ok(await prompt('s18', 'A', 'A [late:E]'));
+    await settled('s18', 2);
+    expect(await queue('s18')).toEqual([]);
+    expect(await trace('s18')).toEqual([
+      'created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'reply reply: A [late:E]', 'end 1 completed',
+      'NS+E', 'turn 2', 'NS-1', 'step 2.1', 'user E:steering', 'reply reply: E', 'end 2 completed',
+    ]);
+  });
+
   it('27: error reporting', async () => {
     expect(err(await prompt('nobody', 'x', 'x')).code).toBe('session-not-found');
     expect(err(await serve.rpc('session.prompt', { sessionId: 'nobody', mode: 'queue', content: t('x'), clientTimeZone: 'Mars/Base' }))).toMatchObject({ code: 'invalid-time-zone', details: { value: 'Mars/Base' } });

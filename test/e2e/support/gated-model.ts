@@ -17,6 +17,8 @@ import type { ModelPort, ModelRequest, ModelResponse } from '../../../runtime/po
  *   `[inject:<id>:<kind>]` with source kind `<kind>` (`subagent-report`, `coordinator`); `[followup:<id>:<kind>]`
  *   sends it for the next turn instead;
  * - an inserted message carrying `[cancel]` makes the plugin cancel the agent the default way (pending input cleared);
+ * - an inserted message carrying `[late:<id>]` makes the plugin steer `<id>` (a waking user send) in a microtask
+ *   right after the next `turn/end` is logged, the moment the driver checks for pending work before going idle;
  * - a session whose id starts with `inject-` gets the plugin's `X` injected as soon as it is created (idle inject).
  */
 const dir = process.env['STEERLOG_GATE_DIR'] ?? '.';
@@ -63,10 +65,16 @@ export const setup = (agent: Agent): void => {
     }
     return next();
   });
+  const late: string[] = [];
+  agent.onEvent((e) => {
+    if (e.type !== 'turn/end') return;
+    for (const id of late.splice(0)) queueMicrotask(() => agent.steer({ ...pluginMessage(id), source: { kind: 'user' } }));
+  });
   agent.on('inbox/inserted', (message) => {
     const text = textOf(message);
     for (const m of text.matchAll(/\[inject:(\w+)(?::([\w-]+))?\]/g)) queueMicrotask(() => agent.inject(pluginMessage(m[1]!, m[2])));
     for (const m of text.matchAll(/\[followup:(\w+):([\w-]+)\]/g)) queueMicrotask(() => agent.followup(pluginMessage(m[1]!, m[2])));
+    for (const m of text.matchAll(/\[late:(\w+)\]/g)) late.push(m[1]!);
     if (text.includes('[cancel]')) queueMicrotask(() => agent.cancel({ kind: 'hook', reason: 'e2e-plugin' }));
   });
   if (agent.sessionId.startsWith('inject-') && agent.events.length === 1) agent.inject(pluginMessage('X'));
