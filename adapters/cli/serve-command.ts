@@ -66,7 +66,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     const maxImageBytes = intOption(v['max-image-bytes'], 'max-image-bytes', 5 * 1024 * 1024);
     const leaseMs = intOption(v['lease-ms'], 'lease-ms', 10_000);
     const writeBatchDelayMs = intOption(v['write-batch-ms'], 'write-batch-ms', 200);
-    const { model, acceptsImages } = await openModel(v.model ?? 'echo', process.env);
+    const { model, acceptsImages, setup } = await openModel(v.model ?? 'echo', process.env);
     store = await openStore(spec);
     const hostId = v['host-id'] ?? `host-${globalThis.crypto.randomUUID().slice(0, 8)}`;
     // continuable children: the model tools (send_message, interrupt_agent, list_agents, report) and the subagent.* routes
@@ -78,7 +78,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       const { openPostgresOwnership } = await import('../lease/postgres-ownership.js');
       ownership = await openPostgresOwnership({ url: spec, hostId, leaseMs, advertise: () => v.advertise ?? holder.url });
     } else ownership = localOwnership(hostId);
-    const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger: consoleLogger });
+    const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger: consoleLogger, ...(setup ? { onSession: setup } : {}) });
     const server = await startHttpServer({
       host,
       tokens,

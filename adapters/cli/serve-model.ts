@@ -1,3 +1,4 @@
+import type { Agent } from '../../runtime/agent.js';
 import type { ModelPort } from '../../runtime/ports/model.js';
 import { EchoModel } from '../model/echo/echo-model.js';
 import { loadUserModule } from './load-module.js';
@@ -15,9 +16,14 @@ export const isModelSpecError = (e: unknown): e is ModelSpecError => typeof e ==
 /**
  * The model a `--model` value names: `echo` (the default: streams its input back slowly), `openai:<model>` (an
  * OpenAI-compatible chat-completions endpoint: `OPENAI_BASE_URL`, `OPENAI_API_KEY`), or `module:<path>` (a module
- * whose default export is a ModelPort or a function returning one).
+ * whose default export is a ModelPort or a function returning one). A `module:` may also export `setup(agent)`: serve
+ * calls it for every session it makes live, before any input reaches it, so the module can install agent hooks (a
+ * pre-step policy, a listener that injects context) next to its model.
  */
-export const openModel = async (spec: string, env: NodeJS.ProcessEnv): Promise<{ model: ModelPort; acceptsImages: boolean }> => {
+export const openModel = async (
+  spec: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ model: ModelPort; acceptsImages: boolean; setup?: (agent: Agent) => void }> => {
   if (spec === 'echo') {
     const delay = env['STEERLOG_ECHO_DELAY_MS'];
     return { model: new EchoModel(delay !== undefined ? { delayMs: Number(delay) } : {}), acceptsImages: true };
@@ -42,7 +48,9 @@ export const openModel = async (spec: string, env: NodeJS.ProcessEnv): Promise<{
     if (typeof model !== 'object' || model === null || typeof (model as ModelPort).complete !== 'function') {
       throw new ModelSpecError(`${spec}: the default export is not a model (an object with complete(request))`);
     }
-    return { model: model as ModelPort, acceptsImages: true };
+    const setup = mod['setup'];
+    if (setup !== undefined && typeof setup !== 'function') throw new ModelSpecError(`${spec}: the export setup is not a function (setup(agent))`);
+    return { model: model as ModelPort, acceptsImages: true, ...(setup !== undefined ? { setup: setup as (agent: Agent) => void } : {}) };
   }
   throw new ModelSpecError(`unknown model "${spec}": expected echo, openai:<model> or module:<path>`);
 };

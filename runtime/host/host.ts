@@ -46,6 +46,11 @@ export interface HostOptions {
    * `subagent.interrupt` is an accepted no-op. @defaultValue none
    */
   readonly children?: ChildManager;
+  /**
+   * Called once for every Agent this host makes live (created, resumed or forked), before any input reaches it: the
+   * place to install hooks (a pre-step policy, listeners that inject context). @defaultValue none
+   */
+  readonly onSession?: (agent: Agent) => void;
 }
 
 /** Who is calling, for one request. */
@@ -464,6 +469,7 @@ export class Host {
       publish: (frame) => this.#emit({ kind: 'frame', frame }),
     });
     this.#live.set(agent.sessionId, session);
+    this.#opts.onSession?.(agent);
     const offFence = agent.on('error', (e) => {
       if (e.error.code === 'session-fenced') this.#lose(agent.sessionId);
     });

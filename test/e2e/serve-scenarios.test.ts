@@ -13,6 +13,7 @@ import { removeDir, startServe, type ServeProcess } from './support/serve-proces
  * by this process, holds exactly what the host reported for every session.
  */
 
+type Frame = { type: string; sseId?: string; [k: string]: any };
 type Entry = { event: { seq: number; type: string; data: any }; class?: string };
 const ok = <T = any>(r: ServerResponse): T => {
   if (!r.result.ok) throw new Error(`expected ok: ${JSON.stringify(r.result.error)}`);
@@ -93,6 +94,36 @@ describe.each(STORES)('steerlog serve scenarios on $name', ({ make, args }) => {
     serve.rpc('session.prompt', { sessionId, mode, content: t(text), messageId: id });
   const queue = async (sessionId: string) =>
     ok<{ queue: { id: string; placement: string }[] }>(await serve.rpc('session.get', { sessionId })).queue.map((r) => `${r.id}:${r.placement}`);
+  /** The frames a real SSE client of `GET /api/stream?sessions=<id>` receives, read until `until(frames)` holds. */
+  const frames = async (sessionId: string, until: (got: Frame[]) => boolean, opts: { lastEventId?: string; onFrame?: (f: Frame) => void } = {}): Promise<Frame[]> => {
+    const { lastEventId, onFrame } = opts;
+    const abort = new AbortController();
+    const res = await fetch(`${serve.url}/api/stream?sessions=${sessionId}`, { signal: abort.signal, headers: lastEventId !== undefined ? { 'last-event-id': lastEventId } : {} });
+    const got: Frame[] = [];
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    try {
+      while (!until(got)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+          const id = block.split('\n').find((l) => l.startsWith('id:'))?.slice(3).trim();
+          if (!data) continue;
+          const frame: Frame = { ...JSON.parse(data), ...(id !== undefined ? { sseId: id } : {}) };
+          got.push(frame);
+          onFrame?.(frame);
+        }
+      }
+    } finally {
+      abort.abort();
+    }
+    return got;
+  };
 
   beforeAll(async () => {
     store = make();
@@ -222,6 +253,162 @@ describe.each(STORES)('steerlog serve scenarios on $name', ({ make, args }) => {
     const tr = await trace('s22');
     expect(tr.filter((l) => l.startsWith('user'))).toEqual(['user A:prompt', 'user B:prompt', 'user D:prompt', 'user W:prompt']);
     expect(tr.filter((l) => l.startsWith('end'))).toEqual(['end 1 aborted:user', 'end 2 completed', 'end 3 completed', 'end 4 completed']);
+  });
+
+  it('24: a rejecting pre-step (a plugin the model module installs) ends the turn blocked: no step, the claimed prompt is consumed, a prompt queued meanwhile stays parked until the next waking send', async () => {
+    await create('s24');
+    ok(await prompt('s24', 'A', 'A [reject:s24]'));
+    await serve.started('s24');
+    ok(await prompt('s24', 'B', 'B'));
+    serve.release('s24');
+    await settled('s24', 1);
+    expect(await queue('s24')).toEqual(['B:queued']);
+    expect(await trace('s24')).toEqual(['created', 'NT+A', 'turn 1', 'NT-1', 'NT+B', 'end 1 blocked']);
+    ok(await prompt('s24', 'W', 'W'));
+    await settled('s24', 3);
+    expect(await trace('s24')).toEqual([
+      'created', 'NT+A', 'turn 1', 'NT-1', 'NT+B', 'end 1 blocked',
+      'NT+W', 'turn 2', 'NT-1', 'step 2.1', 'user B:prompt', 'reply reply: B', 'end 2 completed',
+      'turn 3', 'NT-1', 'step 3.1', 'user W:prompt', 'reply reply: W', 'end 3 completed',
+    ]);
+  });
+
+  it('23: a default cancel (a plugin in the session, no keepInbox) clears both lists with one canceled splice each, next-step first; nothing runs after', async () => {
+    await create('s23');
+    ok(await prompt('s23', 'A', 'A [hold:s23]'));
+    await serve.started('s23');
+    ok(await prompt('s23', 'B', 'B'));
+    ok(await prompt('s23', 'C', 'C', 'steer'));
+    ok(await prompt('s23', 'D', 'D [cancel]'));
+    await settled('s23', 1);
+    expect(await queue('s23')).toEqual([]);
+    expect(await trace('s23')).toEqual([
+      'created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'NT+B', 'NS+C', 'NT+D', 'NS-1x', 'NT-2x', 'end 1 aborted:hook',
+    ]);
+  });
+
+  it('6: an idle inject (the plugin injects X into a new session) opens no turn; the next prompt runs X and A in its first step', async () => {
+    await create('inject-s6');
+    expect(ok(await serve.rpc('session.get', { sessionId: 'inject-s6' }))).toMatchObject({ running: false, openTurn: null });
+    expect(await queue('inject-s6')).toEqual(['X:context']);
+    expect(await trace('inject-s6')).toEqual(['created', 'NS+X']);
+    ok(await prompt('inject-s6', 'A', 'A'));
+    await settled('inject-s6', 1);
+    expect(await trace('inject-s6')).toEqual(['created', 'NS+X', 'NT+A', 'turn 1', 'NS-1', 'NT-1', 'step 1.1', 'user X:context', 'user A:prompt', 'reply reply: X + A', 'end 1 completed']);
+  });
+
+  it('7 and 8: the queue lists next-turn then next-step (user steering, then plugin context); at the turn boundary one splice claims next-step, one claims the head of next-turn', async () => {
+    await create('s7');
+    ok(await prompt('s7', 'A', 'A [hold:s7]'));
+    await serve.started('s7');
+    ok(await prompt('s7', 'B', 'B'));
+    ok(await prompt('s7', 'C', 'C [inject:X]', 'steer'));
+    ok(await prompt('s7', 'D', 'D'));
+    expect(await queue('s7')).toEqual(['B:queued', 'D:queued', 'C:steering', 'X:context']);
+    ok(await serve.rpc('session.cancel', { sessionId: 's7' }));
+    await settled('s7', 1);
+    expect(await queue('s7')).toEqual(['B:queued', 'D:queued', 'C:steering', 'X:context']);
+    ok(await serve.rpc('session.wake', { sessionId: 's7' }));
+    await settled('s7', 3);
+    expect(await trace('s7')).toEqual([
+      'created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'NT+B', 'NS+C', 'NS+X', 'NT+D', 'end 1 aborted:user',
+      'turn 2', 'NS-2', 'NT-1', 'step 2.1', 'user C:steering', 'user X:context', 'user B:prompt', 'reply reply: A [hold:s7] + C [inject:X] + X + B', 'end 2 completed',
+      'turn 3', 'NT-1', 'step 3.1', 'user D:prompt', 'reply reply: D', 'end 3 completed',
+    ]);
+  });
+
+  it('25: session.history classifies each user message of the log: prompt, steering (steered or moved by a strict steer), context (a relay, a coordinator follow-up)', async () => {
+    await create('s25');
+    ok(await prompt('s25', 'A', 'A [hold:s25]'));
+    await serve.started('s25');
+    ok(await prompt('s25', 'B', 'B'));
+    ok(await prompt('s25', 'C', 'C [inject:R:subagent-report] [followup:F:coordinator]', 'steer'));
+    ok(await serve.rpc('session.updateQueue', { sessionId: 's25', itemId: 'B', action: { kind: 'steer' } }));
+    expect(await queue('s25')).toEqual(['F:queued', 'C:steering', 'R:context', 'B:steering']);
+    serve.release('s25');
+    await settled('s25', 2);
+    expect(await trace('s25')).toEqual([
+      'created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'NT+B', 'NS+C', 'NS+R', 'NT+F', 'NT-1x', 'NS+B',
+      'reply reply: A [hold:s25]', 'NS-3', 'step 1.2', 'user C:steering', 'user R:context', 'user B:steering',
+      'reply reply: C [inject:R:subagent-report] [followup:F:coordinator] + R + B', 'end 1 completed',
+      'turn 2', 'NT-1', 'step 2.1', 'user F:context', 'reply reply: F', 'end 2 completed',
+    ]);
+  });
+
+  it('20: a client subscribing gets session/subscribed, then a queue baseline only when work is pending; reconnecting with Last-Event-ID replays exactly the events after it', async () => {
+    await create('s20');
+    ok(await prompt('s20', 'A', 'A [hold:s20]'));
+    await serve.started('s20');
+    ok(await prompt('s20', 'B', 'B'));
+    ok(await prompt('s20', 'C', 'C', 'steer'));
+    ok(await serve.rpc('session.cancel', { sessionId: 's20' }));
+    await settled('s20', 1);
+    const isEnd3 = (f: Frame) => f.type === 'session/event' && f.event.type === 'turn/end' && f.event.data.turn === 3;
+    // the parked queue comes as a baseline; a prompt sent once it arrived runs B and C, then W
+    const live = await frames('s20', (got) => got.some(isEnd3), {
+      onFrame: (f) => void (f.type === 'session/queue' && f.seq === 7 ? prompt('s20', 'W', 'W').then(ok) : undefined),
+    });
+    expect(live.slice(0, 3)).toEqual([
+      { type: 'session/subscribed', sessionId: 's20', lastSeq: 9 },
+      { type: 'host/session-status', sessionId: 's20', running: false },
+      { type: 'session/queue', sessionId: 's20', seq: 7, items: [expect.objectContaining({ id: 'B', placement: 'queued' }), expect.objectContaining({ id: 'C', placement: 'steering' })] },
+    ]);
+    expect(await trace('s20')).toEqual([
+      'created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'NT+B', 'NS+C', 'end 1 aborted:user',
+      'NT+W', 'turn 2', 'NS-1', 'NT-1', 'step 2.1', 'user C:steering', 'user B:prompt', 'reply reply: A [hold:s20] + C + B', 'end 2 completed',
+      'turn 3', 'NT-1', 'step 3.1', 'user W:prompt', 'reply reply: W', 'end 3 completed',
+    ]);
+    const tr = sessions.get('s20')!;
+    const liveEvents = live.filter((f) => f.type === 'session/event');
+    expect(liveEvents.map((f) => f.event.seq)).toEqual(tr.filter((e) => e.event.seq > 9).map((e) => e.event.seq));
+    // reconnect from the cursor of a mid-stream event: exactly the events after it, no gap, no duplicate
+    const cut = liveEvents[3]!;
+    const again = await frames('s20', (got) => got.some(isEnd3), { lastEventId: cut.sseId! });
+    expect(again[0]).toEqual({ type: 'session/subscribed', sessionId: 's20', lastSeq: cut.event.seq });
+    expect(again.filter((f) => f.type === 'session/event').map((f) => f.event.seq)).toEqual(tr.filter((e) => e.event.seq > cut.event.seq).map((e) => e.event.seq));
+    // an idle session with nothing pending: no baseline (an absent baseline means an empty queue); the next frames are the new prompt's
+    await create('s20b');
+    ok(await prompt('s20b', 'A', 'A'));
+    await settled('s20b', 1);
+    const idle = await frames('s20b', (got) => got.some((f) => f.type === 'session/event'), {
+      onFrame: (f) => void (f.type === 'host/session-status' && !f.running ? prompt('s20b', 'Z', 'Z').then(ok) : undefined),
+    });
+    expect(idle.slice(0, 2)).toEqual([{ type: 'session/subscribed', sessionId: 's20b', lastSeq: 8 }, { type: 'host/session-status', sessionId: 's20b', running: false }]);
+    expect(idle.filter((f) => f.type === 'session/queue').every((f) => f.seq > 8)).toBe(true);
+    await settled('s20b', 2);
+    expect(await trace('s20b')).toEqual(['created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'reply reply: A', 'end 1 completed', 'NT+Z', 'turn 2', 'NT-1', 'step 2.1', 'user Z:prompt', 'reply reply: Z', 'end 2 completed']);
+  });
+
+  it('17: a strict steer while a stop is still converging moves the row to the tail of next-turn; after convergence each parked prompt runs as its own turn, the steered one as an ordinary prompt', async () => {
+    await create('s17');
+    ok(await prompt('s17', 'A', 'A [hold:s17] [slowstop:s17x]'));
+    await serve.started('s17');
+    ok(await prompt('s17', 'B', 'B'));
+    ok(await prompt('s17', 'D', 'D'));
+    ok(await serve.rpc('session.cancel', { sessionId: 's17' }));
+    await serve.started('s17x');
+    expect(ok(await serve.rpc('session.get', { sessionId: 's17' }))).toMatchObject({ running: true });
+    ok(await serve.rpc('session.updateQueue', { sessionId: 's17', itemId: 'B', action: { kind: 'steer' } }));
+    expect(await queue('s17')).toEqual(['D:queued', 'B:queued']);
+    serve.release('s17x');
+    await settled('s17', 3);
+    // the latched wake runs the parked work with no further send
+    expect(await trace('s17')).toEqual([
+      'created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'NT+B', 'NT+D', 'NT-1x', 'NT+B', 'end 1 aborted:user',
+      'turn 2', 'NT-1', 'step 2.1', 'user D:prompt', 'reply reply: A [hold:s17] [slowstop:s17x] + D', 'end 2 completed',
+      'turn 3', 'NT-1', 'step 3.1', 'user B:prompt', 'reply reply: B', 'end 3 completed',
+    ]);
+  });
+
+  it('18: a waking steer that lands right after the last turn/end, before the driver goes idle, still runs (the gap is closed: it opens the next turn)', async () => {
+    await create('s18');
+    ok(await prompt('s18', 'A', 'A [late:E]'));
+    await settled('s18', 2);
+    expect(await queue('s18')).toEqual([]);
+    expect(await trace('s18')).toEqual([
+      'created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'reply reply: A [late:E]', 'end 1 completed',
+      'NS+E', 'turn 2', 'NS-1', 'step 2.1', 'user E:steering', 'reply reply: E', 'end 2 completed',
+    ]);
   });
 
   it('27: error reporting', async () => {
