@@ -8,6 +8,9 @@ import { auditExtras, auditOutput, parseAuditLimit, type AuditLimit } from '../.
 import { fileEnvelopes } from '../../../adapters/cli/log-sources.js';
 import { main } from '../../../adapters/cli/main.js';
 import { writeSessionLog } from '../../../bench/support/session-log.js';
+import * as E from 'fp-ts/lib/Either.js';
+import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact } from '../../../domain/message-facts.js';
+import { parseEvent } from '../../../domain/parse-event.js';
 
 // `audit --json` writes its turns and messages element by element from a temporary spool instead of holding the
 // report; its bytes must stay exactly JSON.stringify of the whole report object, built the way it was before.
@@ -26,6 +29,29 @@ const spools = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith(
 
 const dir = mkdtempSync(join(tmpdir(), 'audit-json-stream-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// the audit steps each input's fate as its facts come instead of keeping the facts: same fates as folding them all
+const fatesFromAllFacts = async (file: string) => {
+  let state = initialMessageFactState();
+  const facts = new Map<string, MessageFact[]>();
+  for await (const raw of fileEnvelopes(file)) {
+    const parsed = parseEvent(raw, { expectedSeq: state.session.nextSeq });
+    if (E.isLeft(parsed)) break;
+    const step = stepMessageFacts(state, parsed.right);
+    if (E.isLeft(step)) break;
+    state = step.right.state;
+    for (const f of step.right.facts) facts.set(f.id, [...(facts.get(f.id) ?? []), f]);
+  }
+  return [...facts.entries()].map(([id, fs]) => fateOf(id, fs));
+};
+
+describe('audit fates stepped fact by fact', () => {
+  it.each(readdirSync(examples).filter((n) => n.endsWith('.jsonl')))('%s: equal the fold of all its facts', async (name) => {
+    const file = join(examples, name);
+    if (await isStreamFile(file)) return;
+    expect((await auditExtras(null, fileEnvelopes(file))).fates).toEqual(await fatesFromAllFacts(file));
+  });
+});
 
 describe('steerlog audit --json streams the same bytes as the held report', () => {
   const logs = readdirSync(examples).filter((n) => n.endsWith('.jsonl'));
