@@ -55,7 +55,7 @@ const spoolFile = (path: string): SpoolFile => {
 
 /** Opens a spool in a fresh temporary directory. */
 export const openAuditSpool = (): AuditSpool => {
-  const dir = mkdtempSync(join(tmpdir(), 'steerlog-audit-'));
+  const dir = mkdtempSync(join(tmpdir(), 'steerlog-audit-spool-'));
   const turns = spoolFile(join(dir, 'turns.jsonl'));
   const messages = spoolFile(join(dir, 'messages.jsonl'));
   return {

@@ -25,7 +25,7 @@ const held = async (file: string, at: AuditLimit | null): Promise<string> => {
   const extras = await auditExtras(null, fileEnvelopes(file), at ?? undefined);
   return `${JSON.stringify(auditOutput(report, extras, at))}\n`;
 };
-const spools = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith('steerlog-audit-'));
+const spools = (): string[] => readdirSync(dir).filter((n) => n.startsWith('steerlog-audit-spool-'));
 
 const dir = mkdtempSync(join(tmpdir(), 'audit-json-stream-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -64,14 +64,22 @@ describe('steerlog audit --json streams the same bytes as the held report', () =
     }
   });
   it('a generated log of thousands of turns and messages (several spool flushes), and no spool left behind', async () => {
+    // the spool goes to os.tmpdir(): point it at this test's own dir (TMPDIR), so other test files running audits
+    // in parallel cannot make spools appear or vanish under the check
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = dir;
     const before = spools();
     const file = join(dir, 'generated.jsonl');
     await writeSessionLog(file, 60_000, 300);
     const out = (await run('audit', file, '--json')).stdout;
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+    const spooled = spools().length;
     const expected = await held(file, null);
     expect(JSON.parse(out).turns.length).toBeGreaterThan(1000);
     expect(out.length).toBeGreaterThan(1 << 21);
     expect(out).toBe(expected);
-    expect(spools()).toEqual(before);
+    expect(before).toEqual([]);
+    expect(spooled).toBe(0);
   });
 });
