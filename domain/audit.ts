@@ -40,11 +40,26 @@ export interface Auditor {
   report(): AuditReport;
 }
 
+/** Options of `createAuditor`. */
+export interface AuditorOptions {
+  /**
+   * Receives each closed turn as it is decided instead of the report keeping it (the report's `turns` then holds
+   * only the open turn), so a caller that writes the turns out keeps memory flat in the log's length.
+   * @defaultValue undefined: the report keeps every turn
+   */
+  readonly onTurn?: (turn: AuditReport['turns'][number]) => void;
+  /**
+   * Receives each entered message as it is decided instead of the report keeping it (the report's `messages` is
+   * then empty). @defaultValue undefined: the report keeps every message
+   */
+  readonly onMessage?: (message: AuditReport['messages'][number]) => void;
+}
+
 /**
  * A streaming audit: validates every event, folds it, and stops folding at the first invalid event, reporting the
  * state up to it. `stream` names the log when it has no session/created.
  */
-export const createAuditor = (stream: string): Auditor => {
+export const createAuditor = (stream: string, options: AuditorOptions = {}): Auditor => {
   let state: SessionState = initialSessionState();
   let children: ChildrenState = initialChildrenState();
   let events = 0;
@@ -52,6 +67,8 @@ export const createAuditor = (stream: string): Auditor => {
   let pendingBlank: number | null = null;
   const turns: AuditReport['turns'][number][] = [];
   const messages: AuditReport['messages'][number][] = [];
+  const onTurn = options.onTurn ?? ((t: AuditReport['turns'][number]) => void turns.push(t));
+  const onMessage = options.onMessage ?? ((m: AuditReport['messages'][number]) => void messages.push(m));
 
   return {
     push(line) {
@@ -78,10 +95,10 @@ export const createAuditor = (stream: string): Auditor => {
       state = step.right.state;
       children = evolveChildren(children, parsed.right);
       events++;
-      if (step.right.messageClass) messages.push({ seq: parsed.right.seq, id: (parsed.right.data as { id: string }).id, class: step.right.messageClass });
+      if (step.right.messageClass) onMessage({ seq: parsed.right.seq, id: (parsed.right.data as { id: string }).id, class: step.right.messageClass });
       const closed = step.right.closedTurn;
       if (closed) {
-        turns.push({ turn: closed.turn, startSeq: closed.startSeq, endSeq: closed.endSeq, reason: closed.reason?.kind ?? null, steps: closed.steps, claimed: closed.claimed });
+        onTurn({ turn: closed.turn, startSeq: closed.startSeq, endSeq: closed.endSeq, reason: closed.reason?.kind ?? null, steps: closed.steps, claimed: closed.claimed });
       }
     },
     report() {

@@ -172,38 +172,33 @@ export interface InputFate {
   readonly turnEnd: { readonly seq: number; readonly turn: number; readonly reason: string; readonly accounted: boolean } | null;
 }
 
-/** Reduces one message's facts (in log order) to its fate. Pure. */
-export const fateOf = (id: string, facts: readonly MessageFact[]): InputFate => {
-  let fate: InputFate = { id, fate: 'pending', admitted: null, claimed: null, decided: null, rewritten: false, turnEnd: null };
-  for (const f of facts) {
-    switch (f.kind) {
-      case 'admitted':
-        fate = { id, fate: 'pending', admitted: { seq: f.seq, time: f.time, target: f.target, actor: f.metadata?.actor ?? null }, claimed: null, decided: null, rewritten: false, turnEnd: null };
-        break;
-      case 'moved':
-        fate = { ...fate, fate: 'pending', decided: null, admitted: fate.admitted ? { ...fate.admitted, target: f.to } : null };
-        break;
-      case 'edited':
-        break;
-      case 'canceled':
-        fate = { ...fate, fate: 'canceled', decided: { seq: f.seq, time: f.time } };
-        break;
-      case 'claimed':
-        fate = { ...fate, claimed: { seq: f.seq, time: f.time, turn: f.turn, step: f.step } };
-        break;
-      case 'entered':
-        fate = { ...fate, fate: 'entered', decided: { seq: f.seq, time: f.time }, rewritten: f.rewritten };
-        break;
-      case 'dropped':
-        fate = { ...fate, fate: 'dropped', decided: { seq: f.seq, time: f.time } };
-        break;
-      case 'rejected':
-        fate = { ...fate, fate: 'rejected', decided: { seq: f.seq, time: f.time } };
-        break;
-      case 'turn-ended':
-        fate = { ...fate, turnEnd: { seq: f.seq, turn: f.turn, reason: f.reason.kind, accounted: f.accounted } };
-        break;
-    }
+/** An input's fate before any fact about it: pending, nothing known. */
+export const initialFate = (id: string): InputFate => ({ id, fate: 'pending', admitted: null, claimed: null, decided: null, rewritten: false, turnEnd: null });
+
+/** Applies one fact about an input (in log order) to its fate. Pure. */
+export const stepFate = (fate: InputFate, f: MessageFact): InputFate => {
+  const id = fate.id;
+  switch (f.kind) {
+    case 'admitted':
+      return { id, fate: 'pending', admitted: { seq: f.seq, time: f.time, target: f.target, actor: f.metadata?.actor ?? null }, claimed: null, decided: null, rewritten: false, turnEnd: null };
+    case 'moved':
+      return { ...fate, fate: 'pending', decided: null, admitted: fate.admitted ? { ...fate.admitted, target: f.to } : null };
+    case 'edited':
+      return fate;
+    case 'canceled':
+      return { ...fate, fate: 'canceled', decided: { seq: f.seq, time: f.time } };
+    case 'claimed':
+      return { ...fate, claimed: { seq: f.seq, time: f.time, turn: f.turn, step: f.step } };
+    case 'entered':
+      return { ...fate, fate: 'entered', decided: { seq: f.seq, time: f.time }, rewritten: f.rewritten };
+    case 'dropped':
+      return { ...fate, fate: 'dropped', decided: { seq: f.seq, time: f.time } };
+    case 'rejected':
+      return { ...fate, fate: 'rejected', decided: { seq: f.seq, time: f.time } };
+    case 'turn-ended':
+      return { ...fate, turnEnd: { seq: f.seq, turn: f.turn, reason: f.reason.kind, accounted: f.accounted } };
   }
-  return fate;
 };
+
+/** Reduces one message's facts (in log order) to its fate. Pure. */
+export const fateOf = (id: string, facts: readonly MessageFact[]): InputFate => facts.reduce(stepFate, initialFate(id));

@@ -2,7 +2,8 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createAuditor, type AuditReport } from '../../domain/audit.js';
+import { createAuditor, type AuditorOptions, type AuditReport } from '../../domain/audit.js';
+import { openAuditSpool, type AuditSpool } from './audit-json-writer.js';
 import type { EventStore, RecordedEvent } from '../../runtime/ports/event-store.js';
 import { StoreCorruptError } from '../../runtime/ports/store-errors.js';
 import { decodeLine } from '../store/jsonl/line-codec.js';
@@ -44,12 +45,18 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
   let report: AuditReport;
   // the chain, the fates and the times (a second streaming pass); not for a store's raw stream file
   let extras: AuditExtras | null = null;
+  // --json over a log with extras: turns and messages go to a temporary spool as decided, not held until printed
+  let spool: AuditSpool | null = null;
   try {
     if (spec !== undefined) {
       const store = await openStore(spec, { readOnly: true });
       try {
-        const audited = await auditStream(store, target, limit);
-        if (audited === undefined) return noSession(io, target, spec, json);
+        spool = json ? openAuditSpool() : null;
+        const audited = await auditStream(store, target, limit, spoolOptions(spool));
+        if (audited === undefined) {
+          spool?.close();
+          return noSession(io, target, spec, json);
+        }
         report = audited;
         extras = await auditExtras(target, storeEnvelopes(store, target), limit, progress.tick);
       } finally {
@@ -59,23 +66,36 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
       if (!(await stat(target).catch(() => undefined))?.isFile()) return reportUsage(io, AUDIT_USAGE, `cannot read ${target}: no such file`, json);
       if (await isStreamFile(target)) report = await auditStreamFile(target);
       else {
-        report = await auditFile(target, limit);
+        spool = json ? openAuditSpool() : null;
+        report = await auditFile(target, limit, spoolOptions(spool));
         extras = await auditExtras(null, fileEnvelopes(target), limit, progress.tick);
       }
     }
   } catch (e) {
+    spool?.close();
     return reportFailure(io, 'audit', e, json);
   } finally {
     progress.done();
   }
   if (extras === null) {
+    spool?.close();
     io.stdout.write(json ? `${JSON.stringify(report)}\n` : formatAuditReport(report));
     return report.ok ? EXIT.ok : EXIT.invalid;
   }
-  const out = auditOutput(report, extras, limit ?? null);
-  io.stdout.write(json ? `${JSON.stringify(out)}\n` : formatAuditReport(report) + formatOtherFates(out) + formatAuditChain(report, extras.chain));
+  if (spool !== null) {
+    try {
+      await spool.write(io, report, extras, limit ?? null);
+    } finally {
+      spool.close();
+    }
+  } else {
+    const out = auditOutput(report, extras, limit ?? null);
+    io.stdout.write(json ? `${JSON.stringify(out)}\n` : formatAuditReport(report) + formatOtherFates(out) + formatAuditChain(report, extras.chain));
+  }
   return report.ok && !chainFails(extras.chain) ? EXIT.ok : EXIT.invalid;
 };
+
+const spoolOptions = (spool: AuditSpool | null): AuditorOptions => (spool ? { onTurn: spool.turn, onMessage: spool.message } : {});
 
 const noSession = (io: CliIo, session: string, spec: string, json: boolean): number => {
   const message = `no session ${session} in ${spec}`;
@@ -85,8 +105,8 @@ const noSession = (io: CliIo, session: string, spec: string, json: boolean): num
 };
 
 /** Streams an envelope log (one JSON envelope per line) through the auditor, memory flat in the log's length. */
-export const auditFile = async (file: string, limit?: AuditLimit): Promise<AuditReport> => {
-  const auditor = createAuditor(basename(file, extname(file)));
+export const auditFile = async (file: string, limit?: AuditLimit, options?: AuditorOptions): Promise<AuditReport> => {
+  const auditor = createAuditor(basename(file, extname(file)), options);
   outer: for await (const lines of readLineBatches(file)) {
     for (const line of lines) {
       if (limit && line.trim() !== '' && pastLimit(safeJson(line), limit)) break outer;
@@ -100,8 +120,8 @@ export const auditFile = async (file: string, limit?: AuditLimit): Promise<Audit
 export const envelopeLine = (e: RecordedEvent): string => JSON.stringify(envelopeOfRecorded(e));
 
 /** Streams a session from a store through the auditor; undefined when the store has no such session. */
-export const auditStream = async (store: EventStore, stream: string, limit?: AuditLimit): Promise<AuditReport | undefined> => {
-  const auditor = createAuditor(stream);
+export const auditStream = async (store: EventStore, stream: string, limit?: AuditLimit, options?: AuditorOptions): Promise<AuditReport | undefined> => {
+  const auditor = createAuditor(stream, options);
   let any = false;
   for await (const e of store.read(stream)) {
     any = true;

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { AuditReport } from '../../domain/audit.js';
-import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact, type MessageFactState, type InputFate } from '../../domain/message-facts.js';
+import { fateOf, initialFate, initialMessageFactState, stepFate, stepMessageFacts, type MessageFactState, type InputFate } from '../../domain/message-facts.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import { createSessionVerifier, type SessionVerification } from '../chain/verify-session.js';
 
@@ -37,7 +37,8 @@ export const auditExtras = async (stream: string | null, raws: AsyncIterable<unk
   const verifier = createSessionVerifier(stream, onEvent ? { onEvent } : {});
   let state: MessageFactState = initialMessageFactState();
   let folding = true;
-  const facts = new Map<string, MessageFact[]>();
+  // each input's fate, stepped as its facts come (its facts are not kept)
+  const fates = new Map<string, InputFate>();
   let first: number | null = null;
   let last: number | null = null;
   for await (const raw of raws) {
@@ -57,16 +58,12 @@ export const auditExtras = async (stream: string | null, raws: AsyncIterable<unk
     state = step.right.state;
     first ??= parsed.right.time;
     last = parsed.right.time;
-    for (const f of step.right.facts) {
-      const list = facts.get(f.id);
-      if (list) list.push(f);
-      else facts.set(f.id, [f]);
-    }
+    for (const f of step.right.facts) fates.set(f.id, stepFate(fates.get(f.id) ?? initialFate(f.id), f));
   }
   const v = verifier.result();
   return {
     chain: { status: v.status, chained: v.chained, unchained: v.unchained, break: v.break, head: v.head },
-    fates: [...facts.entries()].map(([id, fs]) => fateOf(id, fs)),
+    fates: [...fates.values()],
     times: { first, last },
   };
 };

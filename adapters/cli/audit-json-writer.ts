@@ -1,0 +1,133 @@
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AuditReport } from '../../domain/audit.js';
+import { fateOf } from '../../domain/message-facts.js';
+import { auditOutput, type AuditExtras, type AuditLimit, type AuditMessage } from './audit-extras.js';
+import type { CliIo } from './io.js';
+import { readLineBatches } from './read-lines.js';
+
+const FLUSH_CHARS = 1 << 20;
+
+/**
+ * A temporary file of JSON lines that the audit appends its turns and entered messages to as it decides them, so
+ * they are not held in memory until the report is printed. Appends are buffered; `close()` removes the file.
+ */
+export interface AuditSpool {
+  /** Appends one turn (from the fold's `onTurn`). */
+  turn(t: AuditReport['turns'][number]): void;
+  /** Appends one entered message (from the fold's `onMessage`). */
+  message(m: AuditReport['messages'][number]): void;
+  /** Writes `audit --json`'s output to `io` from the spool, the fold's report (open turn only) and the extras. */
+  write(io: CliIo, report: AuditReport, extras: AuditExtras, at: AuditLimit | null): Promise<void>;
+  /** Removes the temporary files. */
+  close(): void;
+}
+
+interface SpoolFile {
+  readonly path: string;
+  append(line: string): void;
+  finish(): void;
+}
+
+const spoolFile = (path: string): SpoolFile => {
+  const fd = openSync(path, 'w');
+  let buffer = '';
+  let open = true;
+  const flush = (): void => {
+    if (buffer !== '') writeSync(fd, buffer);
+    buffer = '';
+  };
+  return {
+    path,
+    append(line) {
+      buffer += `${line}\n`;
+      if (buffer.length >= FLUSH_CHARS) flush();
+    },
+    finish() {
+      if (!open) return;
+      flush();
+      closeSync(fd);
+      open = false;
+    },
+  };
+};
+
+/** Opens a spool in a fresh temporary directory. */
+export const openAuditSpool = (): AuditSpool => {
+  const dir = mkdtempSync(join(tmpdir(), 'steerlog-audit-spool-'));
+  const turns = spoolFile(join(dir, 'turns.jsonl'));
+  const messages = spoolFile(join(dir, 'messages.jsonl'));
+  return {
+    turn: (t) => turns.append(JSON.stringify(t)),
+    message: (m) => messages.append(JSON.stringify(m)),
+    async write(io, report, extras, at) {
+      turns.finish();
+      messages.finish();
+      const out = chunkedWriter(io);
+      // the output's shape with two unique markers where the spooled arrays go; every other byte is JSON.stringify's
+      const marker = `\u0000steerlog-spool-${dir}`;
+      const shape = { ...auditOutput(report, { ...extras, fates: [] }, at), turns: `${marker}-turns`, messages: `${marker}-messages` };
+      const text = JSON.stringify(shape);
+      const [head, rest] = splitOnce(text, JSON.stringify(`${marker}-turns`));
+      const [middle, tail] = splitOnce(rest, JSON.stringify(`${marker}-messages`));
+      await out.write(`${head}[`);
+      let n = 0;
+      for await (const lines of readLineBatches(turns.path)) {
+        for (const line of lines) await out.write(n++ === 0 ? line : `,${line}`);
+      }
+      for (const t of report.turns) await out.write(n++ === 0 ? JSON.stringify(t) : `,${JSON.stringify(t)}`);
+      await out.write(`]${middle}[`);
+      const fates = new Map(extras.fates.map((f) => [f.id, f]));
+      const shown = new Set<string>();
+      n = 0;
+      const message = async (m: AuditMessage): Promise<void> => void (await out.write(n++ === 0 ? JSON.stringify(m) : `,${JSON.stringify(m)}`));
+      for await (const lines of readLineBatches(messages.path)) {
+        for (const line of lines) {
+          const m = JSON.parse(line) as AuditReport['messages'][number];
+          shown.add(m.id);
+          await message({ ...m, fate: fates.get(m.id) ?? fateOf(m.id, []) });
+        }
+      }
+      const others = extras.fates
+        .filter((f) => !shown.has(f.id))
+        .map((f) => ({ seq: f.admitted?.seq ?? f.claimed?.seq ?? 0, id: f.id, class: null, fate: f }))
+        .sort((a, b) => a.seq - b.seq);
+      for (const m of others) await message(m);
+      await out.write(`]${tail}\n`);
+      await out.end();
+    },
+    close() {
+      turns.finish();
+      messages.finish();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+};
+
+const splitOnce = (text: string, marker: string): [string, string] => {
+  const at = text.indexOf(marker);
+  if (at < 0 || text.indexOf(marker, at + 1) >= 0) throw new Error('audit output: the spool marker is not unique');
+  return [text.slice(0, at), text.slice(at + marker.length)];
+};
+
+/** Batches writes to `io.stdout` in ~1 MiB chunks, waiting for `drain` when the stream asks for it. */
+const chunkedWriter = (io: CliIo): { write(s: string): Promise<void>; end(): Promise<void> } => {
+  let buffer = '';
+  const flush = async (): Promise<void> => {
+    if (buffer === '') return;
+    const chunk = buffer;
+    buffer = '';
+    const stdout = io.stdout as CliIo['stdout'] & { once?: (event: 'drain', cb: () => void) => unknown };
+    if (stdout.write(chunk) === false && typeof stdout.once === 'function') {
+      await new Promise<void>((resolve) => stdout.once!('drain', resolve));
+    }
+  };
+  return {
+    async write(s) {
+      buffer += s;
+      if (buffer.length >= FLUSH_CHARS) await flush();
+    },
+    end: flush,
+  };
+};
