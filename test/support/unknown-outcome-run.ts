@@ -9,18 +9,7 @@ import { silentLogger } from '../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { SessionLog } from '../../runtime/session-log.js';
-
-/** A small seeded PRNG (mulberry32): the seed is printed with any failure so a run can be replayed. */
-export const seededRandom = (seed: number): (() => number) => {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
+import { seededRandom } from './seeded-random.js';
 
 /** Number of faults per run: 100 by default, `UNKNOWN_OUTCOME_FAULTS` for longer runs. */
 export const FAULTS_PER_RUN = Number(process.env.UNKNOWN_OUTCOME_FAULTS ?? 100);

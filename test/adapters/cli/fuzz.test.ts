@@ -1,9 +1,10 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../../adapters/cli/main.js';
+import { runCli as run } from './support/run-cli.js';
 import { streamFileName } from '../../../adapters/store/jsonl/index.js';
 import { applyDamage, copyStore, scratchParent, snapshotStore, type Damage, type SeededStore } from '../store/jsonl/support/damage.js';
+import { seededRandom } from '../../support/seeded-random.js';
 
 /**
  * Done-when fuzz: mutated envelope logs into `audit <file>`, damaged JSONL store directories into
@@ -16,23 +17,7 @@ import { applyDamage, copyStore, scratchParent, snapshotStore, type Damage, type
 const LOGS = Number(process.env.STEERLOG_FUZZ_LOGS ?? 1000);
 const STORES = Number(process.env.STEERLOG_FUZZ_STORES ?? 200);
 
-const run = async (...argv: string[]) => {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
-  return { code, stdout, stderr };
-};
 
-const mulberry32 = (seed: number): (() => number) => {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
 
 /** A JSON run: exit 0–3, exactly one JSON object on stdout, nothing on stderr, no stack. */
 const expectJsonRun = (r: { code: number; stdout: string; stderr: string }, where: string): Record<string, unknown> => {
@@ -126,7 +111,7 @@ const mutate = (lines: readonly string[], random: () => number): string => {
 
 describe('fuzz: every run of the CLI ends 0/1/2/3 with one line or one JSON object', () => {
   it(`${LOGS} mutated logs into audit <file>`, async () => {
-    const random = mulberry32(11);
+    const random = seededRandom(11);
     const codes = [0, 0, 0, 0];
     for (let k = 0; k < LOGS; k++) {
       const file = join(parent, `log-${k % 16}.jsonl`);
@@ -144,7 +129,7 @@ describe('fuzz: every run of the CLI ends 0/1/2/3 with one line or one JSON obje
   });
 
   it(`${STORES} damaged JSONL store directories into audit --store, audit <stream file> and store check`, async () => {
-    const random = mulberry32(23);
+    const random = seededRandom(23);
     const tally = { refused: 0, full: 0, crashShaped: 0 };
     for (let k = 0; k < STORES; k++) {
       const file = seed.files[Math.floor(random() * seed.files.length)]!;

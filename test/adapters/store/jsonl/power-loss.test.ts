@@ -6,6 +6,7 @@ import type { NewEvent } from '../../../../runtime/ports/event-store.js';
 import { scratchParent } from './support/damage.js';
 import { PowerFs } from './support/power-fs.js';
 import { verifyLog } from './support/verify.js';
+import { seededRandom } from '../../../support/seeded-random.js';
 
 /**
  * Power loss: the store runs on PowerFs, which knows which bytes and directory entries were fsynced. At a random
@@ -19,16 +20,6 @@ const CASES = Number(process.env.STEERLOG_POWER_CASES ?? 15);
 const parent = scratchParent('steerlog-power-');
 afterAll(() => rmSync(parent, { recursive: true, force: true }));
 
-const mulberry32 = (seed: number): (() => number) => {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
 
 const STREAMS = ['p/a', 'p/b', 'p/c', 'p/d'];
 const ev = (id: string): NewEvent => ({ id, type: 'power/test', time: 1, data: { id, pad: 'x'.repeat(40) } });
@@ -67,7 +58,7 @@ describe('power loss', () => {
       let ackedTotal = 0;
       for (let c = 0; c < CASES; c++) {
         const seed = (durability === 'fsync' ? 1000 : 2000) + c;
-        const random = mulberry32(seed);
+        const random = seededRandom(seed);
         const dir = join(parent, `${durability}-${c}`);
         const acked = new Set<string>();
         for (let round = 0; round < 2; round++) {
