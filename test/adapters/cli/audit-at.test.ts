@@ -1,15 +1,9 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../adapters/cli/main.js';
+import { runCli as run } from './support/run-cli.js';
 
 const examples = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
-const run = async (...argv: string[]) => {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
-  return { code, stdout, stderr };
-};
 
 describe('steerlog audit --at (time travel)', () => {
   const file = join(examples, 'queue-steer-context.jsonl');

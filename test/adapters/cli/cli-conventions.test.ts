@@ -3,16 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { COMMANDS, main } from '../../../adapters/cli/main.js';
+import { COMMANDS } from '../../../adapters/cli/main.js';
+import { runCli as run } from './support/run-cli.js';
 import { streamFileName } from '../../../adapters/store/jsonl/index.js';
 import { dropSchema, PG_URL, uniqueSchema } from '../store/postgres/pg-test-support.js';
 
-const run = async (...argv: string[]) => {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
-  return { code, stdout, stderr };
-};
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });

@@ -2,17 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../../adapters/cli/main.js';
+import { runCli as run } from './support/run-cli.js';
 import { openJsonlEventStore } from '../../../adapters/store/jsonl/index.js';
 import { asNewEvents, chainedSession } from '../../support/chained-session.js';
 import { LogBuilder, msg } from '../../support/log-builder.js';
 
-const run = async (...argv: string[]) => {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
-  return { code, stdout, stderr };
-};
 const dir = mkdtempSync(join(tmpdir(), 'steerlog-sessions-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

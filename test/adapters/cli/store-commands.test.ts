@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../adapters/cli/main.js';
+import { runCli as run } from './support/run-cli.js';
 import { openStore, isInvalidStoreSpecError } from '../../../adapters/store/open-store.js';
 import { openRuntime } from '../../../adapters/open-runtime.js';
 import { JsonlEventStore } from '../../../adapters/store/jsonl/index.js';
@@ -11,12 +11,6 @@ import { ScriptedModel } from '../../../adapters/model/scripted/scripted-model.j
 import { silentLogger } from '../../../runtime/logger.js';
 import { msg } from '../../../testing/log-builder.js';
 
-const run = async (...argv: string[]) => {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
-  return { code, stdout, stderr };
-};
 const tmp = () => mkdtempSync(join(tmpdir(), 'steerlog-cli-'));
 
 describe('the store option', () => {

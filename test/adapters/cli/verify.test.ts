@@ -3,18 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../../adapters/cli/main.js';
+import { runCli as run } from './support/run-cli.js';
 import { openJsonlEventStore } from '../../../adapters/store/jsonl/index.js';
 import type { LogEvent } from '../../../domain/events.js';
 import { asNewEvents, chainedSession, testSigner } from '../../support/chained-session.js';
 
 const examples = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
-const run = async (...argv: string[]) => {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
-  return { code, stdout, stderr };
-};
 const dir = mkdtempSync(join(tmpdir(), 'steerlog-verify-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const writeLog = (name: string, events: readonly unknown[]): string => {

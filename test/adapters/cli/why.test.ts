@@ -3,16 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../../adapters/cli/main.js';
+import { runCli as run } from './support/run-cli.js';
 import type { WhyOutput } from '../../../adapters/cli/why-command.js';
 
 const examples = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
-const run = async (...argv: string[]) => {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
-  return { code, stdout, stderr };
-};
 
 /** Hand-written: where each input of each example ends up (turn and step of the claim when it was claimed). */
 interface Expected {
