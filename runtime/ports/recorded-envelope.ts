@@ -1,17 +1,12 @@
+import type { ChainedFields } from '../../domain/event-chain.js';
 import type { LogEvent } from '../../domain/events.js';
 import type { NewEvent, RecordedEvent } from './event-store.js';
 
-/** The raw envelope a stored event carries (seq = its stream revision), ready for `parseEvent` or a chain check. */
-export interface RawEnvelope {
-  readonly seq: number;
-  readonly id: string;
-  readonly time: number;
-  readonly type: string;
-  readonly data: unknown;
-  readonly ignorable?: true;
-  readonly metadata?: NonNullable<NewEvent['metadata']>;
-  readonly hash?: string;
-}
+/**
+ * The raw envelope a stored event carries (seq = its stream revision), ready for `parseEvent` or a chain check: the
+ * fields the chain covers, plus its hash.
+ */
+export type RawEnvelope = ChainedFields;
 
 /** The optional fields an event carries from append to storage to reads, present only when set. */
 export type OptionalEventFields = Pick<RawEnvelope, 'ignorable' | 'metadata' | 'hash'>;
