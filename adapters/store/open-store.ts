@@ -3,7 +3,8 @@ import type { EventStore } from '../../runtime/ports/event-store.js';
 
 /**
  * Where sessions live, as one option: a store object, or a string —
- * `memory:` · `jsonl:<directory>` · `postgres://…` / `postgresql://…` (optional `?schema=<name>`) · `esdb://…` / `esdb+discover://…`.
+ * `memory:` · `jsonl:<directory>` · `postgres://…` / `postgresql://…` (optional `?schema=<name>`) · `esdb://…` / `esdb+discover://…`
+ * (on `@eventstore/db-client`) · `kurrentdb://…` / `kurrentdb+discover://…` (the same store on `@kurrent/kurrentdb-client`).
  */
 export type StoreSpec = EventStore | string;
 
@@ -33,6 +34,7 @@ export const isInvalidStoreSpecError = (e: unknown): e is InvalidStoreSpecError 
 export const STORE_DRIVER_PACKAGES = {
   postgres: 'pg',
   esdb: '@eventstore/db-client',
+  kurrentdb: '@kurrent/kurrentdb-client',
 } as const;
 
 /**
@@ -91,7 +93,8 @@ export interface OpenStoreOptions {
 
 /**
  * Opens the store a spec names. Adapters and their drivers are loaded only when a spec needs them: a `postgres://`
- * spec without `pg` installed (or `esdb://` without `@eventstore/db-client`) rejects with a
+ * spec without `pg` installed (or `esdb://` without `@eventstore/db-client`, `kurrentdb://` without
+ * `@kurrent/kurrentdb-client`) rejects with a
  * {@link StoreDriverMissingError}; a spec that names no store, with an {@link InvalidStoreSpecError}.
  * A store object is returned as it is.
  */
@@ -122,5 +125,12 @@ export const openStore = async (spec: StoreSpec, options: OpenStoreOptions = {})
     const { openEventStoreDbStore } = await import('./eventstoredb/index.js');
     return openEventStoreDbStore({ connectionString: spec });
   }
-  throw new InvalidStoreSpecError(spec, 'expected memory:, jsonl:<dir>, postgres://… or esdb://…');
+  // The same adapter on the successor client. Only this branch loads it: it must never share a process with
+  // `@eventstore/db-client` (both register the same protobuf names globally).
+  if (/^kurrentdb(\+discover)?:\/\//.test(spec)) {
+    await requireStoreDriver('kurrentdb://', STORE_DRIVER_PACKAGES.kurrentdb);
+    const { openKurrentDbStore } = await import('./kurrentdb/index.js');
+    return openKurrentDbStore({ connectionString: spec });
+  }
+  throw new InvalidStoreSpecError(spec, 'expected memory:, jsonl:<dir>, postgres://…, esdb://… or kurrentdb://…');
 };

@@ -8,13 +8,14 @@ import { describe, expect, it } from 'vitest';
 /**
  * "Imports cost what they say": the module graph of each entry point, recorded by a resolve hook in a child process
  * that imports the entry's source (through tsx) and nothing else. The database drivers are optional peer
- * dependencies: only `steerlog/postgres` and `steerlog/eventstoredb` (and `openStore`, on demand) may load them.
+ * dependencies: only `steerlog/postgres`, `steerlog/eventstoredb` and `steerlog/kurrentdb` (and `openStore`, on demand)
+ * may load them.
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RECORDER = fileURLToPath(new URL('./support/record-resolutions.mjs', import.meta.url));
 
 /** Every package that belongs to a database driver: the drivers and what they alone pull in. */
-const DRIVER_PACKAGES = ['pg', 'pg-pool', 'pg-protocol', '@eventstore/db-client', '@kurrent/kurrentdb-client', '@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs', 'google-protobuf'];
+const DRIVER_PACKAGES = ['pg', 'pg-pool', 'pg-protocol', '@eventstore/db-client', '@kurrent/kurrentdb-client', '@kurrent/bridge', '@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs', 'google-protobuf'];
 
 const packageOf = (url: string): string | null => {
   const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
@@ -49,8 +50,15 @@ describe('module graph of each entry point', () => {
     expect(loaded.has('zod')).toBe(true); // the recorder sees packages
   });
 
-  it('steerlog/postgres loads pg and steerlog/eventstoredb loads its client (the check above can fail)', () => {
+  it('steerlog/postgres loads pg (the check above can fail)', () => {
     expect(packagesLoadedBy('adapters/store/postgres/index.ts').has('pg')).toBe(true);
-    expect(packagesLoadedBy('adapters/store/eventstoredb/index.ts').has('@eventstore/db-client')).toBe(true);
+  });
+
+  // The two EventStoreDB clients register the same protobuf names globally: each entry point loads only its own.
+  it('steerlog/eventstoredb and steerlog/kurrentdb each load their own client and never the other', () => {
+    const esdb = packagesLoadedBy('adapters/store/eventstoredb/index.ts');
+    const kurrent = packagesLoadedBy('adapters/store/kurrentdb/index.ts');
+    expect([esdb.has('@eventstore/db-client'), esdb.has('@kurrent/kurrentdb-client')]).toEqual([true, false]);
+    expect([kurrent.has('@kurrent/kurrentdb-client'), kurrent.has('@eventstore/db-client')]).toEqual([true, false]);
   });
 });

@@ -2,7 +2,7 @@
  * The size limits an EventStoreDB server enforces on appends, measured the way the server measures them, and the
  * split of a batch into requests that fit. Pure: no I/O.
  */
-import type { EventData } from '@eventstore/db-client';
+import type { WireEventData } from './client-driver.js';
 import { EventTooLargeError } from '../../../runtime/ports/store-errors.js';
 
 /** What one server refuses: the bytes of one append request, and of one event. */
@@ -25,7 +25,7 @@ export const ESDB_SERVER_LIMITS = {
 } as const satisfies Record<string, EventStoreDbServerLimits>;
 
 /** The bytes the server counts for one event: its data, its custom metadata, and its type twice. */
-export const serverEventSize = (e: EventData): number => {
+export const serverEventSize = (e: WireEventData): number => {
   const bytesOf = (v: unknown): number =>
     v === undefined ? 0 : v instanceof Uint8Array ? v.byteLength : Buffer.byteLength(JSON.stringify(v), 'utf8');
   return bytesOf(e.data) + bytesOf(e.metadata) + 2 * Buffer.byteLength(e.type, 'utf8');
@@ -35,7 +35,7 @@ export const serverEventSize = (e: EventData): number => {
  * Splits a batch into consecutive requests that each fit `maxAppendSize`, keeping order; refuses an event that
  * alone exceeds `min(maxEventSize, maxAppendSize)` with `EventTooLargeError` (its index, size and the limit).
  */
-export const splitToFit = <E extends EventData>(events: readonly E[], limits: EventStoreDbServerLimits): E[][] => {
+export const splitToFit = <E extends WireEventData>(events: readonly E[], limits: EventStoreDbServerLimits): E[][] => {
   const eventLimit = Math.min(limits.maxEventSize, limits.maxAppendSize);
   const chunks: E[][] = [];
   let current: E[] = [];

@@ -1,17 +1,11 @@
 /**
- * Pure mappings between the EventStore port and `@eventstore/db-client` 6.2.1: event ids, expected revisions,
- * `$all` positions, event metadata and client errors. No I/O here, so each mapping is unit-tested on its own.
+ * Pure mappings between the EventStore port and the gRPC clients (`@eventstore/db-client` 6.2.1 and
+ * `@kurrent/kurrentdb-client` 1.3.1, which agree on all of this): event ids, expected revisions, `$all` positions,
+ * event metadata and client errors. No I/O and no client import here (the client's constants come from its
+ * driver), so each mapping is unit-tested on its own.
  */
 import { createHash } from 'node:crypto';
-import {
-  ANY,
-  NO_STREAM,
-  STREAM_EXISTS,
-  type AppendExpectedRevision,
-  type EventData,
-  type Position,
-  type ResolvedEvent,
-} from '@eventstore/db-client';
+import type { ClientDriver, WireEventData, WirePosition, WireResolvedEvent } from './client-driver.js';
 import {
   globalPosition,
   streamRevision,
@@ -70,14 +64,15 @@ export const assertNoSystemEventTypes = (events: readonly { readonly type: strin
 
 // ---- expected revisions ----
 
-export const toEsdbExpected = (expected: ExpectedRevision): AppendExpectedRevision => {
+/** The port's expected revision in the client's terms (its own constants, from its driver). */
+export const toEsdbExpected = (expected: ExpectedRevision, driver: Pick<ClientDriver, 'ANY' | 'NO_STREAM' | 'STREAM_EXISTS'>): string | bigint => {
   switch (expected) {
     case 'any':
-      return ANY;
+      return driver.ANY;
     case 'no_stream':
-      return NO_STREAM;
+      return driver.NO_STREAM;
     case 'stream_exists':
-      return STREAM_EXISTS;
+      return driver.STREAM_EXISTS;
     default:
       return expected;
   }
@@ -91,9 +86,9 @@ const U64 = (1n << 64n) - 1n;
  * A `$all` position is a (commit, prepare) pair of uint64, ordered commit first. The port wants one bigint, so
  * pack them losslessly: `commit * 2^64 + prepare`. The order of the packed values is the order of the pairs.
  */
-export const packPosition = (p: Position): GlobalPosition => globalPosition((p.commit << 64n) | (p.prepare & U64));
+export const packPosition = (p: WirePosition): GlobalPosition => globalPosition((p.commit << 64n) | (p.prepare & U64));
 /** Splits a steerlog global position back into EventStoreDB's commit and prepare positions. */
-export const unpackPosition = (g: bigint): Position => ({ commit: g >> 64n, prepare: g & U64 });
+export const unpackPosition = (g: bigint): WirePosition => ({ commit: g >> 64n, prepare: g & U64 });
 
 // ---- events ----
 
@@ -112,12 +107,12 @@ export interface SteerlogMetadata {
   };
 }
 
-export const toEsdbEvent = (e: NewEvent): EventData => ({
+export const toEsdbEvent = (e: NewEvent): WireEventData => ({
   id: esdbEventId(e.id),
   contentType: 'application/json',
   type: e.type,
-  // Validated lossless JSON; the client serializes it with JSON.stringify whatever its static type.
-  data: e.data as EventData['data'],
+  // Validated lossless JSON; the client serializes it with JSON.stringify.
+  data: e.data,
   metadata: {
     steerlog: {
       v: 1,
@@ -128,7 +123,7 @@ export const toEsdbEvent = (e: NewEvent): EventData => ({
       ...(e.hash !== undefined ? { hash: e.hash } : {}),
     },
   } satisfies SteerlogMetadata,
-} as EventData);
+});
 
 const steerlogMetadata = (metadata: unknown): SteerlogMetadata['steerlog'] | undefined => {
   if (typeof metadata !== 'object' || metadata === null || metadata instanceof Uint8Array) return undefined;
@@ -139,7 +134,7 @@ const steerlogMetadata = (metadata: unknown): SteerlogMetadata['steerlog'] | und
 };
 
 /** Is this a server/system event that the port never shows (`$`-typed, or in a `$` stream)? */
-export const isSystemEvent = (resolved: ResolvedEvent): boolean => {
+export const isSystemEvent = (resolved: WireResolvedEvent): boolean => {
   const e = resolved.event;
   return !e || e.type.startsWith('$') || e.streamId.startsWith('$');
 };
@@ -148,9 +143,9 @@ export const isSystemEvent = (resolved: ResolvedEvent): boolean => {
  * A recorded event as the port returns it. Events not written by steerlog (no steerlog metadata) keep their ESDB
  * id and `created` time; binary (non-JSON) data is returned as a base64 string.
  */
-export const fromResolved = (resolved: ResolvedEvent, streamPrefix = ''): RecordedEvent => {
+export const fromResolved = (resolved: WireResolvedEvent, streamPrefix = ''): RecordedEvent => {
   const e = resolved.event;
-  if (!e) throw new StoreError('store-corrupt', 'EventStoreDB returned a link whose event is missing');
+  if (!e) throw new StoreError('store-corrupt', 'the server returned a link whose event is missing');
   const meta = steerlogMetadata(e.metadata);
   const data = e.isJson ? e.data : Buffer.from(e.data as Uint8Array).toString('base64');
   return {
@@ -207,9 +202,13 @@ const exceptionOf = (e: unknown): string | undefined => {
 };
 export const isStreamNotFound = (e: unknown): boolean => errorType(e) === 'stream-not-found';
 
-/** The actual revision a client `WrongExpectedVersionError` reports (`no_stream`, or a revision; -1 means none). */
+/**
+ * The actual revision a client `WrongExpectedVersionError` reports (`no_stream`, or a revision; -1 means none):
+ * `actualVersion` in `@eventstore/db-client`, `actualState` in `@kurrent/kurrentdb-client`.
+ */
 export const actualRevisionOf = (e: unknown): ActualRevision | undefined => {
-  const actual = (e as { actualVersion?: unknown }).actualVersion;
+  const error = e as { actualVersion?: unknown; actualState?: unknown };
+  const actual = error.actualVersion ?? error.actualState;
   if (actual === 'no_stream') return 'no_stream';
   if (typeof actual === 'bigint') return actual < 0n ? 'no_stream' : streamRevision(actual);
   return undefined;
@@ -223,7 +222,7 @@ export const toConcurrencyError = (stream: string, expected: ExpectedRevision, e
  * `store-io` for everything else (unavailable, deadline, access denied, not leader, deleted stream, unknown).
  * The client error is kept as `cause`.
  */
-export const toStoreError = (e: unknown, what: string): StoreError => {
+export const toStoreError = (e: unknown, what: string, product = 'EventStoreDB'): StoreError => {
   if (e instanceof StoreError) return e;
   const type = errorType(e) ?? 'unknown';
   const message = e instanceof Error ? e.message : String(e);
@@ -248,19 +247,19 @@ export const toStoreError = (e: unknown, what: string): StoreError => {
     const limit = (e as { maxAppendSize?: unknown }).maxAppendSize;
     return new StoreError('event-too-large', `${what}: the batch exceeds the server's maximum append size${typeof limit === 'number' ? ` of ${limit} bytes` : ''}`, { cause: e });
   }
-  return new StoreError('store-io', `${what}: EventStoreDB ${type} error${message ? `: ${message}` : ''}`, { cause: e });
+  return new StoreError('store-io', `${what}: ${product} ${type} error${message ? `: ${message}` : ''}`, { cause: e });
 };
 
 /** An append call's failure as a port error: `UnknownOutcomeError` when the write may have committed, else `toStoreError`. */
-export const toAppendError = (e: unknown, stream: string, events: number, elapsedMs = Number.POSITIVE_INFINITY): StoreError => {
+export const toAppendError = (e: unknown, stream: string, events: number, elapsedMs = Number.POSITIVE_INFINITY, product = 'EventStoreDB'): StoreError => {
   if (e instanceof StoreError) return e;
-  if (!isAmbiguousAppendFailure(e)) return toStoreError(e, `append to "${stream}"`);
+  if (!isAmbiguousAppendFailure(e)) return toStoreError(e, `append to "${stream}"`, product);
   const type = errorType(e) ?? 'transport';
   const message = e instanceof Error && e.message ? `: ${e.message}` : '';
   // A server times a write out after its write timeout (2 s by default); far sooner means the request's absolute
   // deadline (BatchAppend sends this machine's clock + 10 s) was already past by the server's clock.
   const skew = (type === 'deadline-exceeded' || type === 'timeout') && elapsedMs < CLOCK_SKEW_SUSPECT_MS;
-  return new UnknownOutcomeError(stream, events, `EventStoreDB answered ${type} after the append was sent${message}`, {
+  return new UnknownOutcomeError(stream, events, `${product} answered ${type} after the append was sent${message}`, {
     cause: e,
     ...(skew ? { hint: 'clock-skew' as const } : {}),
   });
@@ -273,11 +272,11 @@ export const CLOCK_SKEW_SUSPECT_MS = 500;
 const DROPPED_SUBSCRIPTION: ReadonlySet<string> = new Set(['timeout', 'deadline-exceeded', 'unavailable', 'cancelled']);
 
 /** A subscription's failure as a port error: `SubscriptionDroppedError` when resubscribing can resume it. */
-export const toSubscriptionError = (e: unknown, what: string): StoreError => {
+export const toSubscriptionError = (e: unknown, what: string, product = 'EventStoreDB'): StoreError => {
   if (e instanceof StoreError) return e;
   const type = errorType(e);
   if (type !== undefined && DROPPED_SUBSCRIPTION.has(type)) {
-    return new SubscriptionDroppedError(what, `EventStoreDB ${type}${e instanceof Error && e.message ? `: ${e.message}` : ''}`, { cause: e });
+    return new SubscriptionDroppedError(what, `${product} ${type}${e instanceof Error && e.message ? `: ${e.message}` : ''}`, { cause: e });
   }
-  return toStoreError(e, what);
+  return toStoreError(e, what, product);
 };

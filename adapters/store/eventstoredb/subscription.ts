@@ -1,8 +1,9 @@
 /**
- * A client subscription (`subscribeToStream` / `subscribeToAll` of `@eventstore/db-client` 6.2.1) as the port's
- * subscription messages, with the caught-up marker placed where it belongs on every server version.
+ * A client subscription (`subscribeToStream` / `subscribeToAll` of `@eventstore/db-client` 6.2.1 or
+ * `@kurrent/kurrentdb-client` 1.3.1, whose subscriptions work alike) as the port's subscription messages, with the
+ * caught-up marker placed where it belongs on every server version.
  */
-import type { ResolvedEvent } from '@eventstore/db-client';
+import type { WireResolvedEvent as ResolvedEvent } from './client-driver.js';
 import type { Readable } from 'node:stream';
 import type { RecordedEvent, SubscriptionMessage } from '../../../runtime/ports/event-store.js';
 import { fromResolved, toStoreError, toSubscriptionError } from './mapping.js';
@@ -31,6 +32,8 @@ export interface SubscriptionSpec {
   readonly closing: AbortSignal;
   readonly isClosed: () => boolean;
   readonly what: string;
+  /** The product name in error messages (`EventStoreDB`, `KurrentDB`). */
+  readonly product: string;
 }
 
 const NEVER = new Promise<never>(() => {});
@@ -42,7 +45,7 @@ const NEVER = new Promise<never>(() => {});
  * buffered, so the count of events the client had converted when it fired places that marker.
  */
 export const portSubscription = (spec: SubscriptionSpec): AsyncIterable<SubscriptionMessage> => {
-  const { open, head, keep, visible, streamPrefix: prefix, signal, closing, isClosed, what } = spec;
+  const { open, head, keep, visible, streamPrefix: prefix, signal, closing, isClosed, what, product } = spec;
   return {
     async *[Symbol.asyncIterator](): AsyncGenerator<SubscriptionMessage> {
       if (signal?.aborted || isClosed()) return;
@@ -51,13 +54,13 @@ export const portSubscription = (spec: SubscriptionSpec): AsyncIterable<Subscrip
         reached = await head();
       } catch (e) {
         if (signal?.aborted || isClosed()) return;
-        throw toStoreError(e, what);
+        throw toStoreError(e, what, product);
       }
       if (signal?.aborted || isClosed()) return;
       const sub = open();
       let converted = 0;
       const convert = sub.convertGrpcEvent;
-      if (typeof convert !== 'function') throw new Error('unsupported @eventstore/db-client version: no subscription conversion hook');
+      if (typeof convert !== 'function') throw new Error(`unsupported ${product} client version: no subscription conversion hook`);
       sub.convertGrpcEvent = (e: unknown): ResolvedEvent => {
         converted++;
         return convert.call(sub, e);
@@ -114,7 +117,7 @@ export const portSubscription = (spec: SubscriptionSpec): AsyncIterable<Subscrip
         }
       } catch (e) {
         if (signal?.aborted || isClosed()) return;
-        throw toSubscriptionError(e, what);
+        throw toSubscriptionError(e, what, product);
       } finally {
         signal?.removeEventListener('abort', onStop);
         closing.removeEventListener('abort', onStop);

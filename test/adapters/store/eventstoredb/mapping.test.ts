@@ -8,6 +8,9 @@ import {
   StreamNotFoundError,
   UnavailableError,
   WrongExpectedVersionError,
+  ANY,
+  NO_STREAM,
+  STREAM_EXISTS,
   type ResolvedEvent,
 } from '@eventstore/db-client';
 import fc from 'fast-check';
@@ -30,6 +33,7 @@ import {
   toStoreError,
   unpackPosition,
   uuidV5,
+  actualRevisionOf,
 } from '../../../../adapters/store/eventstoredb/mapping.js';
 import {
   isNotLeaderError,
@@ -92,11 +96,21 @@ describe('eventstoredb mapping — event ids', () => {
 });
 
 describe('eventstoredb mapping — revisions, positions, streams', () => {
-  it('maps expected revisions 1:1', () => {
-    expect(toEsdbExpected('any')).toBe('any');
-    expect(toEsdbExpected('no_stream')).toBe('no_stream');
-    expect(toEsdbExpected('stream_exists')).toBe('stream_exists');
-    expect(toEsdbExpected(7n)).toBe(7n);
+  it("maps expected revisions 1:1, to the client's own constants", () => {
+    const driver = { ANY, NO_STREAM, STREAM_EXISTS };
+    expect(toEsdbExpected('any', driver)).toBe(ANY);
+    expect(toEsdbExpected('no_stream', driver)).toBe(NO_STREAM);
+    expect(toEsdbExpected('stream_exists', driver)).toBe(STREAM_EXISTS);
+    expect(toEsdbExpected(7n, driver)).toBe(7n);
+    // the constants come from the driver, not from a client package
+    expect(toEsdbExpected('any', { ANY: 'A', NO_STREAM: 'N', STREAM_EXISTS: 'E' })).toBe('A');
+  });
+
+  it("reads the actual revision under either client's field name", () => {
+    expect(actualRevisionOf({ actualVersion: 4n })).toBe(4n);
+    expect(actualRevisionOf({ actualState: 4n })).toBe(4n);
+    expect(actualRevisionOf({ actualState: 'no_stream' })).toBe('no_stream');
+    expect(actualRevisionOf({})).toBeUndefined();
   });
 
   const u64 = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n });

@@ -14,9 +14,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import anyPb from 'google-protobuf/google/protobuf/any_pb.js';
-import sharedPb from '@eventstore/db-client/generated/shared_pb.js';
-import statusPb from '@eventstore/db-client/generated/status_pb.js';
-import codePb from '@eventstore/db-client/generated/code_pb.js';
+import { codePb, sharedPb, statusPb } from './stubs.js';
 
 const { Any } = anyPb;
 const { Timeout } = sharedPb;

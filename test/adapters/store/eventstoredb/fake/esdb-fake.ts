@@ -1,6 +1,7 @@
 /**
  * An in-process EventStoreDB *protocol fake*: a gRPC server hosting the service definitions that
- * `@eventstore/db-client` itself ships (`generated/*_grpc_pb.js`), over an in-memory log.
+ * `@eventstore/db-client` itself ships (`generated/*_grpc_pb.js`, through `./stubs.js`; the KurrentDB tests swap in
+ * `@kurrent/kurrentdb-client`'s stubs of the same protocol), over an in-memory log.
  *
  * It implements just enough of `Streams.Append`, `Streams.BatchAppend`, `Streams.Read` (stream and `$all`
  * reads, stream and `$all` subscriptions with confirmation, catch-up, `caught_up` and live events) and
@@ -11,14 +12,8 @@ import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 // The generated modules are CommonJS whose exports Node's ESM loader cannot list: import them whole.
 import anyPb from 'google-protobuf/google/protobuf/any_pb.js';
-import streamsGrpc from '@eventstore/db-client/generated/streams_grpc_pb.js';
-import streamsPb from '@eventstore/db-client/generated/streams_pb.js';
+import { codePb, featuresGrpc, featuresPb, sharedPb, statusPb, streamsGrpc, streamsPb } from './stubs.js';
 import type * as S from '@eventstore/db-client/generated/streams_pb.js';
-import sharedPb from '@eventstore/db-client/generated/shared_pb.js';
-import statusPb from '@eventstore/db-client/generated/status_pb.js';
-import codePb from '@eventstore/db-client/generated/code_pb.js';
-import featuresGrpc from '@eventstore/db-client/generated/serverfeatures_grpc_pb.js';
-import featuresPb from '@eventstore/db-client/generated/serverfeatures_pb.js';
 import { ChangeNotifier } from '../../../../../adapters/store/shared/change-notifier.js';
 import { FakeLog } from './fake-log.js';
 import { allOrder, filterOf, isStreamRead, readRespOf, requestedOrder, streamName, toProposed, uuidString, type Expected, type Proposed, type StoredEvent } from './wire.js';

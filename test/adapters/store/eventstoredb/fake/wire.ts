@@ -2,9 +2,8 @@
  * The protocol fake's wire shapes: the events it stores, how proposed messages, filters and read responses map to
  * and from the client's generated protobuf messages. Pure: no server state.
  */
-import streamsPb from '@eventstore/db-client/generated/streams_pb.js';
+import { sharedPb, streamsPb } from './stubs.js';
 import type * as S from '@eventstore/db-client/generated/streams_pb.js';
-import sharedPb from '@eventstore/db-client/generated/shared_pb.js';
 
 const { ReadResp } = streamsPb;
 type ReadResp = InstanceType<typeof ReadResp>;

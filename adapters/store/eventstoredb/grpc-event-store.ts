@@ -1,0 +1,449 @@
+/**
+ * The EventStore port on EventStoreDB and KurrentDB, over either gRPC client: `@eventstore/db-client` 6.2.1 or
+ * `@kurrent/kurrentdb-client` 1.3.1 (each pinned exactly: the adapter relies on their behaviour, see
+ * docs/store-eventstoredb.md). The client and what differs between the two packages (their constants, the name of one
+ * append option) are injected by the entry point (`steerlog/eventstoredb`, `steerlog/kurrentdb`); this module
+ * imports neither package.
+ *
+ * Checked against an in-process protocol fake built from the clients' own gRPC stubs, not against a real server.
+ */
+import type { Readable } from 'node:stream';
+import {
+  globalPosition,
+  streamRevision,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type GlobalPosition,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type StreamRevision,
+  type SubscribeAllOptions,
+  type SubscribeOptions,
+  type SubscriptionMessage,
+} from '../../../runtime/ports/event-store.js';
+import { StoreClosedError, UnknownOutcomeError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
+import { ESDB_SERVER_LIMITS, splitToFit, type EventStoreDbServerLimits } from './append-limits.js';
+import { portSubscription, type ClientSubscription, type Head, type SubscriptionSpec } from './subscription.js';
+import type { ClientDriver, WireClient, WireEventData, WirePosition, WireReadFrom, WireResolvedEvent } from './client-driver.js';
+import {
+  assertValidBatch,
+  assertValidExpected,
+  assertValidStreamId,
+  concurrencyError,
+  DEFAULT_MAX_EVENT_BYTES,
+  expectedRevisionMatches,
+  idempotencyVerdict,
+} from '../../../runtime/ports/store-validation.js';
+import {
+  assertNoSystemEventTypes,
+  assertNotSystemStream,
+  fromResolved,
+  isStreamNotFound,
+  isSystemEvent,
+  isWrongExpectedVersion,
+  packPosition,
+  toAppendError,
+  toConcurrencyError,
+  toEsdbEvent,
+  toEsdbExpected,
+  toStoreError,
+  unpackPosition,
+} from './mapping.js';
+
+/** Options of the EventStoreDB and KurrentDB stores. */
+export interface EventStoreDbStoreOptions {
+  /** Largest serialized event accepted (checked before sending, in the port's measure). @defaultValue 1 MiB */
+  readonly maxEventBytes?: number;
+  /**
+   * The server's append limits, in the server's measure (data + metadata + 2 × type). A batch larger than
+   * `maxAppendSize` is sent as several appends (see docs/store-eventstoredb.md, *Limits*); one event larger than
+   * `maxEventSize` is refused with `EventTooLargeError`. Raise to `ESDB_SERVER_LIMITS.from25_1` (or the server's
+   * configured `MaxAppendSize`) only for servers that accept it.
+   * @defaultValue `ESDB_SERVER_LIMITS.upTo25_0` (1 MiB per request), safe on every server version
+   */
+  readonly serverLimits?: EventStoreDbServerLimits;
+  /**
+   * Which append RPC carries appends. `'append'` (one call per append) keeps each append's failure to itself:
+   * client 6.2.1's BatchAppend shares one table of pending appends per process, so a broken BatchAppend stream of
+   * any client rejects every client's pending appends, a late answer then throws an uncaught TypeError, and its
+   * deadline is an absolute timestamp from this machine's clock. The client takes the Append path when per-call
+   * credentials are passed, which the adapter does (see `credentials`). `'batch-append'` uses BatchAppend when the
+   * server offers it; its failures are then reported as unknown outcomes.
+   * @defaultValue 'append'
+   */
+  readonly appendRpc?: 'append' | 'batch-append';
+  /**
+   * Credentials passed with each append (they select the Append path). Needed for `appendRpc: 'append'` on a
+   * secure connection; taken from the connection string's `user:password@` when the store creates the client; on
+   * an insecure connection (`tls=false`) the client ignores credentials, so placeholders are sent. Without them on a
+   * secure connection the adapter falls back to BatchAppend.
+   */
+  readonly credentials?: { readonly username: string; readonly password: string };
+  /**
+   * Prefix of the EventStoreDB stream that holds each port stream (`steerlog-` + the port's stream id), which makes
+   * `steerlog` the streams' category. `$all` holds much that is not steerlog's (system streams, `$>` links, `$$`
+   * metadata, tombstones, other applications' events): `readAll` and `subscribeAll` return only events of streams
+   * with this prefix, without parsing anything else. Changing it hides streams written under the old one.
+   * @defaultValue 'steerlog-'
+   */
+  readonly streamPrefix?: string;
+  /** How many streams' id indexes (used for idempotency checks) to keep, least recently used first out. @defaultValue 1000 */
+  readonly idIndexStreams?: number;
+}
+
+/** Per-call credentials that select the Append path: the connection string's own, or placeholders when it is insecure. */
+export const credentialsFor = (connectionString: string): { credentials?: { username: string; password: string } } => {
+  const m = /^[a-z]+(?:\+discover)?:\/\/([^@/?]*)@/i.exec(connectionString);
+  if (m && m[1]!.includes(':')) {
+    const [user, ...rest] = m[1]!.split(':');
+    return { credentials: { username: decodeURIComponent(user!), password: decodeURIComponent(rest.join(':')) } };
+  }
+  // Credentials are ignored on an insecure channel; they only steer the client to the Append path.
+  if (/[?&]tls=false(&|$)/i.test(connectionString)) return { credentials: { username: 'steerlog', password: 'ignored-on-insecure-channels' } };
+  return {};
+};
+
+/** What the adapter knows about one stream's stored ids: enough to decide idempotency without rereading it. */
+interface IdIndex {
+  readonly revisionOfId: Map<string, bigint>;
+  /** Revision of the last indexed event, -1 when none. */
+  last: bigint;
+  lastPosition: GlobalPosition;
+}
+
+/** A client read: a `Readable` with `cancel()` (`@eventstore/db-client`) or an async generator (`@kurrent/kurrentdb-client`). */
+type ClientRead = AsyncIterable<WireResolvedEvent> & Partial<Pick<Readable, 'destroy'>> & { cancel?(): Promise<void>; return?(): Promise<unknown> };
+
+/** See `EventStoreDbStoreOptions.streamPrefix`. */
+export const DEFAULT_STREAM_PREFIX = 'steerlog-';
+
+/** Bytes kept free in each event for steerlog's custom metadata (`{"steerlog":{"v":1,"id":…,"time":…}}`). */
+/** What steerlog's own metadata (the chain hash, provenance) may take of the server's per-event limit. */
+export const METADATA_ALLOWANCE = 512;
+
+/**
+ * The EventStore port over an EventStoreDB/KurrentDB gRPC client: the code `EventStoreDbEventStore`
+ * (`steerlog/eventstoredb`) and `KurrentDbEventStore` (`steerlog/kurrentdb`) share. Not constructed directly.
+ */
+export abstract class GrpcEventStore implements EventStore {
+  readonly #client: WireClient;
+  readonly #driver: ClientDriver;
+  readonly #ownsClient: boolean;
+  readonly #maxEventBytes: number;
+  readonly #limits: EventStoreDbServerLimits;
+  readonly #prefix: string;
+  /** Per-call credentials when appends take the Append path; undefined: BatchAppend (when the server offers it). */
+  readonly #appendCredentials: { readonly username: string; readonly password: string } | undefined;
+  readonly #indexLimit: number;
+  readonly #indexes = new Map<string, IdIndex>();
+  /** Aborted on close: ends every live subscription and pending read of this store. */
+  readonly #closing = new AbortController();
+  #closed = false;
+
+  /** @internal The entry point passes its client package's driver. */
+  protected constructor(client: WireClient, driver: ClientDriver, ownsClient: boolean, options: EventStoreDbStoreOptions = {}) {
+    this.#client = client;
+    this.#driver = driver;
+    this.#ownsClient = ownsClient;
+    this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+    this.#limits = options.serverLimits ?? ESDB_SERVER_LIMITS.upTo25_0;
+    this.#prefix = options.streamPrefix ?? DEFAULT_STREAM_PREFIX;
+    if (this.#prefix.length === 0 || this.#prefix.startsWith('$')) throw new TypeError(`streamPrefix must be non-empty and not start with "$", got ${JSON.stringify(this.#prefix)}`);
+    this.#appendCredentials = (options.appendRpc ?? 'append') === 'append' ? options.credentials : undefined;
+    this.#indexLimit = Math.max(1, options.idIndexStreams ?? 1000);
+  }
+
+  /**
+   * Largest event this store accepts, in the port's measure (UTF-8 bytes of the JSON data + type + id): the
+   * smaller of `maxEventBytes` and the server's per-event limit less what steerlog's own metadata takes. An event
+   * with a long type can still be refused at append, where the server's measure counts the type twice.
+   */
+  get maxEventSize(): number {
+    const server = Math.min(this.#limits.maxEventSize, this.#limits.maxAppendSize) - METADATA_ALLOWANCE;
+    return Math.max(0, Math.min(this.#maxEventBytes, server));
+  }
+
+  /** The largest event this store accepts: `maxEventSize` (the option, bounded by the server's limits). */
+  get maxEventBytes(): number {
+    return this.maxEventSize;
+  }
+
+  async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    this.#assertOpen();
+    this.#assertStream(stream);
+    assertValidExpected(expected);
+    // the limit it exposes is the limit it enforces: the option, bounded by the server's own
+    assertValidBatch(stream, events, this.maxEventBytes);
+    assertNoSystemEventTypes(events);
+
+    // Idempotency first, as the port orders it: a batch whose ids are all stored, in order, is a no-op whatever
+    // `expected` says; a batch repeating only some stored ids is refused. The server alone cannot say the latter.
+    const index = await this.#refreshIndex(stream);
+    const verdict = idempotencyVerdict(stream, events, (id) => index.revisionOfId.get(id));
+    if (verdict.kind === 'already-appended') return this.#alreadyAppended(stream, verdict.lastRevision);
+
+    if (events.length === 0) {
+      const actual = actualOf(index);
+      if (!expectedRevisionMatches(expected, actual)) throw concurrencyError(stream, expected, actual);
+      return { nextExpectedRevision: streamRevision(index.last), position: index.lastPosition };
+    }
+
+    const esdbEvents = events.map(toEsdbEvent);
+    const chunks = splitToFit(esdbEvents, this.#limits);
+    if (chunks.length === 1) return this.#appendOne(stream, events, esdbEvents, expected);
+    // Larger than one request: consecutive appends, each atomic, the next expecting the revision the last returned.
+    // Atomicity ends at each chunk boundary: a failure after the first chunk leaves whole chunks stored.
+    let next: ExpectedRevision = expected;
+    let done = 0;
+    let result: AppendResult | undefined;
+    for (const chunk of chunks) {
+      const portChunk = events.slice(done, done + chunk.length);
+      try {
+        result = await this.#appendOne(stream, portChunk, chunk, next);
+      } catch (e) {
+        if (done === 0) throw e;
+        throw new UnknownOutcomeError(
+          stream,
+          events.length,
+          `the batch was split into ${chunks.length} appends to fit the server's ${this.#limits.maxAppendSize}-byte request limit; the first ${done} events were stored, then: ${e instanceof Error ? e.message : String(e)}`,
+          { cause: e },
+        );
+      }
+      done += chunk.length;
+      next = result.nextExpectedRevision;
+    }
+    return result!;
+  }
+
+  /** One append call (one server request), with the adapter's idempotency recheck on a wrong expected version. */
+  async #appendOne(stream: string, events: readonly NewEvent[], esdbEvents: readonly WireEventData[], expected: ExpectedRevision): Promise<AppendResult> {
+    const sent = performance.now();
+    try {
+      // requiresLeader: a follower refuses (NotLeader, with the leader's address) instead of forwarding the write,
+      // so a write is never left waiting on a forward timeout whose outcome is unknown.
+      const result = await this.#client.appendToStream(this.#prefix + stream, [...esdbEvents], {
+        [this.#driver.expectedRevisionOption]: toEsdbExpected(expected, this.#driver),
+        requiresLeader: true,
+        ...(this.#appendCredentials ? { credentials: { ...this.#appendCredentials } } : {}),
+      });
+      const position = result.position ? packPosition(result.position) : globalPosition(-1);
+      this.#recordAppend(stream, events, result.nextExpectedRevision, position);
+      return { nextExpectedRevision: streamRevision(result.nextExpectedRevision), position };
+    } catch (e) {
+      if (!isWrongExpectedVersion(e)) throw toAppendError(e, stream, events.length, performance.now() - sent, this.#driver.product);
+      // Another writer got there first, or wrote this very batch: look again before calling it a conflict.
+      const index = await this.#refreshIndex(stream);
+      const again = idempotencyVerdict(stream, events, (id) => index.revisionOfId.get(id));
+      if (again.kind === 'already-appended') return this.#alreadyAppended(stream, again.lastRevision);
+      throw toConcurrencyError(stream, expected, e, actualOf(index));
+    }
+  }
+
+  async *read(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
+    this.#assertOpen();
+    this.#assertStream(stream);
+    const backwards = options.direction === 'backwards';
+    const maxCount = Math.min(Math.floor(options.maxCount ?? Number.MAX_SAFE_INTEGER), Number.MAX_SAFE_INTEGER);
+    if (!(maxCount > 0)) return;
+    const from = options.from;
+    if (from !== undefined && from < 0n && backwards) return; // nothing before revision 0
+    const { START, END } = this.#driver;
+    const read = this.#client.readStream(this.#prefix + stream, {
+      direction: backwards ? 'backwards' : 'forwards',
+      fromRevision: from === undefined || from < 0n ? (backwards ? END : START) : from,
+      maxCount,
+    }) as ClientRead;
+    for await (const resolved of this.#iterate(read, `read "${stream}"`)) yield fromResolved(resolved, this.#prefix);
+  }
+
+  subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {
+    this.#assertOpen();
+    this.#assertStream(stream);
+    const from = options.from ?? 0n;
+    // Server subscriptions start strictly after the given revision; the port's `from` is inclusive.
+    const open = (): ClientSubscription =>
+      this.#client.subscribeToStream(this.#prefix + stream, { fromRevision: from <= 0n ? this.#driver.START : from - 1n }) as ClientSubscription;
+    // The caught-up point: the stream's last revision when the subscription starts (servers before 24.2 send no caught_up).
+    const head = async (): Promise<Head> => {
+      const last = await this.revision(stream);
+      return last === 'no_stream' || last < from ? 'now' : (e) => e.revision >= last;
+    };
+    return this.#subscription({ open, head, keep: (e) => e.revision >= from, signal: options.signal, what: `subscribe to "${stream}"` });
+  }
+
+  async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    this.#assertOpen();
+    const after = options.after;
+    const max = options.maxCount ?? Number.POSITIVE_INFINITY;
+    if (max <= 0) return;
+    // The server's read from a position includes it; skipping by position also hides system events, which the
+    // port never shows, so the count is applied here rather than sent to the server.
+    const read = this.#client.readAll({ fromPosition: after === undefined || after < 0n ? this.#driver.START : unpackPosition(after) }) as ClientRead;
+    let count = 0;
+    for await (const resolved of this.#iterate(read, 'readAll')) {
+      if (!this.#isVisible(resolved)) continue;
+      const event = fromResolved(resolved, this.#prefix);
+      if (after !== undefined && event.position <= after) continue;
+      yield event;
+      if (++count >= max) return;
+    }
+  }
+
+  subscribeAll(options: SubscribeAllOptions = {}): AsyncIterable<SubscriptionMessage> {
+    this.#assertOpen();
+    const after = options.after;
+    const open = (): ClientSubscription =>
+      this.#client.subscribeToAll({
+        fromPosition: after === undefined || after < 0n ? this.#driver.START : unpackPosition(after),
+        filter: this.#driver.streamNameFilter({ prefixes: [this.#prefix] }),
+      }) as ClientSubscription;
+    // The caught-up point: the last event the port shows in `$all` when the subscription starts.
+    const head = async (): Promise<Head> => {
+      const last = await this.#lastVisiblePosition();
+      return last === null || (after !== undefined && last <= after) ? 'now' : (e) => e.position >= last;
+    };
+    return this.#subscription({
+      open,
+      head,
+      keep: (e) => after === undefined || e.position > after,
+      visible: (r) => this.#isVisible(r),
+      signal: options.signal,
+      what: 'subscribeAll',
+    });
+  }
+
+  async revision(stream: string): Promise<StreamRevision | 'no_stream'> {
+    this.#assertOpen();
+    this.#assertStream(stream);
+    // Read to the end (one event) rather than returning early: a read cancelled before it ended can leave the
+    // client's stream unfinished, and the client's dispose() then waits for it.
+    let last: StreamRevision | 'no_stream' = 'no_stream';
+    for await (const e of this.read(stream, { direction: 'backwards', maxCount: 1 })) last = e.revision;
+    return last;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#closing.abort();
+    this.#indexes.clear();
+    if (this.#ownsClient) await this.#client.dispose();
+  }
+
+  // ---- internals ----
+
+  #assertOpen(): void {
+    if (this.#closed) throw new StoreClosedError();
+  }
+
+  #assertStream(stream: string): void {
+    assertValidStreamId(stream);
+    assertNotSystemStream(stream);
+  }
+
+  /** Iterates a client read, mapping "stream not found" to nothing and other errors to port errors; cancels the call on early exit. */
+  async *#iterate(read: ClientRead, what: string): AsyncGenerator<WireResolvedEvent> {
+    let finished = false;
+    // A Readable (esdb) is cancelled and destroyed; an async generator (kurrentdb, whose reads go through its native
+    // bridge) is ended by returning it, which the for-await below does on an early exit.
+    const stop = (): void => {
+      if (typeof read.cancel === 'function') void read.cancel().catch(() => {});
+      read.destroy?.();
+    };
+    const onClose = (): void => stop();
+    this.#closing.signal.addEventListener('abort', onClose, { once: true });
+    try {
+      for await (const resolved of read) {
+        if (this.#closed) return;
+        yield resolved;
+      }
+      finished = true;
+    } catch (e) {
+      finished = true;
+      if (isStreamNotFound(e)) return;
+      if (this.#closed) return;
+      throw toStoreError(e, what, this.#driver.product);
+    } finally {
+      this.#closing.signal.removeEventListener('abort', onClose);
+      if (!finished) stop();
+    }
+  }
+
+  #subscription(spec: Omit<SubscriptionSpec, 'closing' | 'isClosed' | 'streamPrefix' | 'product'>): AsyncIterable<SubscriptionMessage> {
+    return portSubscription({ ...spec, closing: this.#closing.signal, isClosed: () => this.#closed, streamPrefix: this.#prefix, product: this.#driver.product });
+  }
+
+  /** Position of the last `$all` event the port shows (steerlog's, not the server's own), or null when there is none. */
+  async #lastVisiblePosition(): Promise<GlobalPosition | null> {
+    // Pages read to their end (see `revision`), newest first, until one holds an event the port shows.
+    const PAGE = 64;
+    let from: WireReadFrom = this.#driver.END;
+    let newestSeen: GlobalPosition | null = null;
+    for (;;) {
+      let count = 0;
+      let oldest: GlobalPosition | null = null;
+      let found: GlobalPosition | null = null;
+      const read = this.#client.readAll({ direction: 'backwards', fromPosition: from, maxCount: PAGE }) as ClientRead;
+      for await (const resolved of this.#iterate(read, 'readAll')) {
+        count++;
+        const p = resolved.event?.position;
+        if (!p) continue;
+        const position = packPosition(p);
+        if (newestSeen !== null && position >= newestSeen) continue; // a page may include its starting position
+        oldest = position;
+        if (found === null && this.#isVisible(resolved)) found = position;
+      }
+      if (found !== null) return found;
+      if (count < PAGE || oldest === null) return null;
+      newestSeen = oldest;
+      from = unpackPosition(oldest);
+    }
+  }
+
+  /** Is this `$all` event one of steerlog's (a stream with the prefix, not a server event)? Nothing else is parsed. */
+  #isVisible(resolved: WireResolvedEvent): boolean {
+    return !isSystemEvent(resolved) && resolved.event!.streamId.startsWith(this.#prefix);
+  }
+
+  /** Brings the stream's id index up to date by reading only the events after the last indexed one. */
+  async #refreshIndex(stream: string): Promise<IdIndex> {
+    let index = this.#indexes.get(stream);
+    if (index) {
+      this.#indexes.delete(stream); // re-insert: most recently used last
+    } else {
+      index = { revisionOfId: new Map(), last: -1n, lastPosition: globalPosition(-1) };
+    }
+    this.#indexes.set(stream, index);
+    while (this.#indexes.size > this.#indexLimit) this.#indexes.delete(this.#indexes.keys().next().value!);
+    const read = this.#client.readStream(this.#prefix + stream, { fromRevision: index.last < 0n ? this.#driver.START : index.last + 1n }) as ClientRead;
+    for await (const resolved of this.#iterate(read, `read "${stream}"`)) {
+      const e = fromResolved(resolved, this.#prefix);
+      if (e.revision <= index.last) continue; // a concurrent refresh got there first
+      index.revisionOfId.set(e.id, e.revision);
+      index.last = e.revision;
+      index.lastPosition = e.position;
+    }
+    return index;
+  }
+
+  #recordAppend(stream: string, events: readonly NewEvent[], next: bigint, position: GlobalPosition): void {
+    const index = this.#indexes.get(stream);
+    const first = next - BigInt(events.length) + 1n;
+    if (!index || index.last !== first - 1n) return; // someone else wrote in between: the next refresh reads it
+    events.forEach((e, i) => index.revisionOfId.set(e.id, first + BigInt(i)));
+    index.last = next;
+    index.lastPosition = position;
+  }
+
+  async #alreadyAppended(stream: string, lastRevision: bigint): Promise<AppendResult> {
+    for await (const e of this.read(stream, { from: lastRevision, maxCount: 1 })) {
+      return { nextExpectedRevision: e.revision, position: e.position };
+    }
+    return { nextExpectedRevision: streamRevision(lastRevision), position: globalPosition(-1) };
+  }
+}
+
+const actualOf = (index: IdIndex): ActualRevision => (index.last < 0n ? 'no_stream' : streamRevision(index.last));
