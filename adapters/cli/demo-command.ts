@@ -20,7 +20,7 @@ const m = (id: string, text: string, source: MessageSource = { kind: 'user' }) =
 
 export const DEMO_USAGE = `usage: steerlog demo [--store <spec>] [--session <id>] [--key <ed25519.pem>] [--json]
   --key <pem>       sign the chain head at every checkpoint with this Ed25519 private key (default: $STEERLOG_SIGNING_KEY, else none)
-  --store <spec>    where the session is kept: jsonl:<dir> | postgres://… | esdb://… | memory:   (default ${DEFAULT_STORE_SPEC})
+  --store <spec>    where the session is kept: jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… | memory:   (default ${DEFAULT_STORE_SPEC})
   --session <id>    the session id (default demo-<random>)
   --json            print only the audit report, as JSON
 exit: 0 the session's log is valid, 1 invalid, 2 usage, 3 the store could not be opened or written`;

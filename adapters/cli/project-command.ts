@@ -13,7 +13,7 @@ import { loadUserModule } from './load-module.js';
 export const PROJECT_USAGE = `usage: steerlog project <module> [--store <spec>] [--stream <session>] [--checkpoints <dir>] [--rebuild]
   <module>            a JS or TS module whose default export is a projection (defineProjection); an optional
                       named export report(state) says what to print
-  --store <spec>      jsonl:<dir> | postgres://… | esdb://… | memory:   (default ${DEFAULT_STORE_SPEC})
+  --store <spec>      jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… | memory:   (default ${DEFAULT_STORE_SPEC})
   --stream <session>  fold one session stream (default: every stream, in the store's global order)
   --checkpoints <dir> where checkpoints live (default: <dir>/projections for a jsonl store, else in memory)
   --rebuild           ignore the checkpoint and fold from the start

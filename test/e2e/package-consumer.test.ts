@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * The package as a user gets it: `npm pack`, the tarball installed (from the npm cache when it can) into a fresh
  * strict ESM NodeNext project and into a CommonJS project, each typechecked with `skipLibCheck: false` and no
  * `@types/pg`, then run: a session, a custom projection (its evolve narrows without casts), the test kit, a
- * `postgres://` spec without `pg` (a typed error naming the package), and the CLI.
+ * `postgres://`, `esdb://` and `kurrentdb://` spec without its driver (a typed error naming the package), and the CLI.
  *
  * Slow (a build, two installs, two compilations): opt in with STEERLOG_E2E_PACKAGE=1 (`.ci/run` does, as its own step).
  */
@@ -68,13 +68,16 @@ await run.stop();
 
 projectionSpecification(prompts).given(new LogBuilder().followup(msg('p1')).runTurn()).then({ prompts: ['p1'] });
 
-let driver = 'loaded';
-try {
-  await openStore('postgres://nobody@127.0.0.1:1/none');
-} catch (e) {
-  driver = isStoreDriverMissingError(e) ? e.code + ' ' + e.packageName : String(e);
+const drivers: string[] = [];
+for (const spec of ['postgres://nobody@127.0.0.1:1/none', 'esdb://127.0.0.1:1?tls=false', 'kurrentdb://127.0.0.1:1?tls=false']) {
+  try {
+    await openStore(spec);
+    drivers.push('loaded');
+  } catch (e) {
+    drivers.push(isStoreDriverMissingError(e) ? e.code + ' ' + e.packageName : String(e));
+  }
 }
-console.log(JSON.stringify({ events: agent.events.length, state: run.state(), driver }));
+console.log(JSON.stringify({ events: agent.events.length, state: run.state(), drivers }));
 ${esm ? '' : '};\nvoid main();'}
 `;
 
@@ -109,11 +112,17 @@ describe.skipIf(!enabled)('the packed package in fresh consumer projects', () =>
     const dir = project(esm ? 'esm-consumer' : 'cjs-consumer', esm);
     const installed = readdirSync(join(dir, 'node_modules'));
     expect(installed).not.toContain('pg'); // optional peers are not installed
+    expect(installed).not.toContain('@eventstore');
+    expect(installed).not.toContain('@kurrent');
     expect(readdirSync(join(dir, 'node_modules/@types'))).toEqual(['node']);
 
     ok(run(process.execPath, [TSC, '-p', '.'], dir));
     const out = ok(run(process.execPath, ['out/main.js'], dir));
-    expect(JSON.parse(out)).toEqual({ events: expect.any(Number), state: { prompts: ['m1'] }, driver: 'store-driver-missing pg' });
+    expect(JSON.parse(out)).toEqual({
+      events: expect.any(Number),
+      state: { prompts: ['m1'] },
+      drivers: ['store-driver-missing pg', 'store-driver-missing @eventstore/db-client', 'store-driver-missing @kurrent/kurrentdb-client'],
+    });
 
     const bin = join(dir, 'node_modules/.bin/steerlog');
     const demo = run(bin, ['demo', '--store', 'jsonl:./data', '--session', 's1'], dir);
