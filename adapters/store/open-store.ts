@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { MemoryEventStore } from './memory/memory-event-store.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 
@@ -73,8 +74,21 @@ export const requireStoreDriver = async (scheme: string, packageName: string): P
   try {
     await import(packageName);
   } catch (e) {
-    if (isModuleNotFound(e)) throw new StoreDriverMissingError(scheme, packageName, { cause: e });
+    // Only when the package itself cannot be found is it "not installed". An installed driver that misses a module
+    // of its own (say `@kurrent/kurrentdb-client` without its platform's `@kurrent/bridge-…` binary, after an install
+    // that omitted optional dependencies) keeps its own error, which names that module.
+    if (isModuleNotFound(e) && !isResolvable(packageName)) throw new StoreDriverMissingError(scheme, packageName, { cause: e });
     throw e;
+  }
+};
+
+/** Can `packageName` be found from here? (The drivers are CommonJS packages; any answer but "not found" counts as found.) */
+const isResolvable = (packageName: string): boolean => {
+  try {
+    createRequire(import.meta.url).resolve(packageName);
+    return true;
+  } catch (e) {
+    return !isModuleNotFound(e);
   }
 };
 

@@ -347,8 +347,9 @@ export abstract class GrpcEventStore implements EventStore {
   /** Iterates a client read, mapping "stream not found" to nothing and other errors to port errors; cancels the call on early exit. */
   async *#iterate(read: ClientRead, what: string): AsyncGenerator<WireResolvedEvent> {
     let finished = false;
-    // A Readable (esdb) is cancelled and destroyed; an async generator (kurrentdb, whose reads go through its native
-    // bridge) is ended by returning it, which the for-await below does on an early exit.
+    // A Readable (esdb) is cancelled and destroyed. An async generator (kurrentdb, whose reads go through its native
+    // bridge) is returned by the for-await below on an early exit, but the bridge cannot cancel the server call: it
+    // receives the rest in the background (see docs/store-eventstoredb.md, *Two clients*).
     const stop = (): void => {
       if (typeof read.cancel === 'function') void read.cancel().catch(() => {});
       read.destroy?.();

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   isStoreDriverMissingError,
@@ -18,6 +21,23 @@ describe('store drivers are loaded on demand', () => {
     expect((e as Error).message).toBe(
       'the postgres:// store needs the package "steerlog-test-no-such-driver", which is not installed: npm install steerlog-test-no-such-driver',
     );
+  });
+
+  it('an installed driver that misses a module of its own keeps its own error (it is not "not installed")', async () => {
+    // as `@kurrent/kurrentdb-client` does when its platform's `@kurrent/bridge-…` binary was not installed
+    const dir = mkdtempSync(join(tmpdir(), 'steerlog-driver-'));
+    try {
+      const driver = join(dir, 'driver.cjs');
+      writeFileSync(driver, "require('steerlog-test-no-such-module');\n");
+      const e = await requireStoreDriver('kurrentdb://', driver).then(
+        () => null,
+        (x: unknown) => x,
+      );
+      expect(isStoreDriverMissingError(e)).toBe(false);
+      expect(e).toMatchObject({ code: 'MODULE_NOT_FOUND' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('an installed driver loads', async () => {
