@@ -130,5 +130,5 @@ describe.skipIf(!enabled)('the packed package in fresh consumer projects', () =>
     const audit = run(bin, ['audit', '--store', 'jsonl:./data', 's1', '--json'], dir);
     expect(audit.status, audit.stderr).toBe(0);
     expect(JSON.parse(audit.stdout)).toMatchObject({ stream: 's1', ok: true });
-  });
+  }, 300_000); // a build-free install, a compilation and four runs: minutes on a loaded 2-core machine
 });
