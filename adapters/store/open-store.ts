@@ -3,7 +3,8 @@ import type { EventStore } from '../../runtime/ports/event-store.js';
 
 /**
  * Where sessions live, as one option: a store object, or a string —
- * `memory:` · `jsonl:<directory>` · `postgres://…` / `postgresql://…` (optional `?schema=<name>`) · `esdb://…` / `esdb+discover://…`.
+ * `memory:` · `jsonl:<directory>` · `postgres://…` / `postgresql://…` (optional `?schema=<name>`) · `esdb://…` / `esdb+discover://…`
+ * · `archive:<file>` (an archive written by `steerlog archive`, read-only).
  */
 export type StoreSpec = EventStore | string;
 
@@ -117,10 +118,16 @@ export const openStore = async (spec: StoreSpec, options: OpenStoreOptions = {})
     const { openPostgresEventStore } = await import('./postgres/index.js');
     return openPostgresEventStore({ connectionString: url.toString(), readOnly, ...(readOnly ? { listen: false } : {}), ...(schema ? { schema } : {}) });
   }
+  if (spec.startsWith('archive:')) {
+    const file = spec.slice('archive:'.length);
+    if (file === '') throw new InvalidStoreSpecError(spec, 'archive: needs a file, e.g. archive:./sessions-2026-11.archive.jsonl.gz');
+    const { openArchiveEventStore } = await import('../archive/archive-event-store.js');
+    return openArchiveEventStore(file);
+  }
   if (/^esdb(\+discover)?:\/\//.test(spec)) {
     await requireStoreDriver('esdb://', STORE_DRIVER_PACKAGES.esdb);
     const { openEventStoreDbStore } = await import('./eventstoredb/index.js');
     return openEventStoreDbStore({ connectionString: spec });
   }
-  throw new InvalidStoreSpecError(spec, 'expected memory:, jsonl:<dir>, postgres://… or esdb://…');
+  throw new InvalidStoreSpecError(spec, 'expected memory:, jsonl:<dir>, postgres://…, esdb://… or archive:<file>');
 };
