@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
+import * as zlib from 'node:zlib';
 import { createGunzip } from 'node:zlib';
 import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
 import {
@@ -21,6 +22,38 @@ export type ArchiveItem =
   | { readonly kind: 'end'; readonly entry: ArchivedSession }
   | { readonly kind: 'manifest'; readonly sessions: readonly ArchivedSession[]; readonly events: number };
 
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+const nativeCrc32 = (zlib as { crc32?: (data: Uint8Array, value?: number) => number }).crc32;
+/** CRC-32 continued from `crc` (zlib's where Node has it). */
+const crc32 = (data: Uint8Array, crc: number): number => {
+  if (nativeCrc32) return nativeCrc32(data, crc) >>> 0;
+  let c = ~crc;
+  for (const b of data) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  return ~c >>> 0;
+};
+
+/**
+ * The gzip trailer must be the file's last 8 bytes and match the decompressed data (CRC-32 and length): a file cut
+ * inside its trailer, or with bytes after it, decompresses without complaint in streaming mode, so it is checked here.
+ */
+const checkTrailer = async (file: string, crc: number, length: number, lines: number): Promise<void> => {
+  const handle = await open(file, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const trailer = Buffer.alloc(8);
+    const { bytesRead } = await handle.read(trailer, 0, 8, Math.max(0, size - 8));
+    if (bytesRead !== 8 || trailer.readUInt32LE(0) !== crc || trailer.readUInt32LE(4) !== length % 2 ** 32) {
+      throw new ArchiveError('archive-corrupt', file, lines, null, `the gzip trailer (the last 8 bytes) does not match the ${lines} lines read: the file is truncated or has bytes appended`);
+    }
+  } finally {
+    await handle.close();
+  }
+};
+
 /** The decompressed lines of a gzip file, streamed; a zlib or read failure is an `archive-corrupt` naming the line after which it happened. */
 async function* gunzipLines(file: string): AsyncGenerator<string> {
   const gunzip = createGunzip();
@@ -30,8 +63,12 @@ async function* gunzipLines(file: string): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
   let rest = '';
   let lines = 0;
+  let crc = 0;
+  let length = 0;
   try {
     for await (const chunk of gunzip as AsyncIterable<Buffer>) {
+      crc = crc32(chunk, crc);
+      length += chunk.length;
       const text = rest + decoder.write(chunk);
       const parts = text.split('\n');
       rest = parts.pop()!;
@@ -49,6 +86,7 @@ async function* gunzipLines(file: string): AsyncGenerator<string> {
     source.destroy();
   }
   rest += decoder.end();
+  await checkTrailer(file, crc, length, lines);
   if (rest !== '') {
     lines++;
     yield rest;
@@ -137,11 +175,14 @@ export async function* scanArchive(file: string): AsyncGenerator<ArchiveItem> {
 /** Reads and checks a whole archive; resolves its header and manifest (the sessions it holds). */
 export const readArchiveManifest = async (file: string): Promise<{ header: ArchiveHeader; sessions: readonly ArchivedSession[]; events: number }> => {
   let header: ArchiveHeader | null = null;
+  let manifest: { sessions: readonly ArchivedSession[]; events: number } | null = null;
+  // read to the very end: what follows the manifest, and the gzip trailer, are checked there
   for await (const item of scanArchive(file)) {
     if (item.kind === 'header') header = item.header;
-    if (item.kind === 'manifest') return { header: header!, sessions: item.sessions, events: item.events };
+    if (item.kind === 'manifest') manifest = item;
   }
-  throw new ArchiveError('archive-corrupt', file, null, null, 'no manifest');
+  if (header === null || manifest === null) throw new ArchiveError('archive-corrupt', file, null, null, 'no manifest');
+  return { header, sessions: manifest.sessions, events: manifest.events };
 };
 
 /** Whether a file starts like a gzip stream (and so may be an archive rather than an envelope log). */
