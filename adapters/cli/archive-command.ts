@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { StoreIoError } from '../../runtime/ports/store-errors.js';
 import { archiveSessions, type ArchiveOutput } from '../archive/archive-sessions.js';
 import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
 import { parseCommandArgs } from './cli-args.js';
@@ -54,6 +57,10 @@ export const archiveCommand = async (argv: readonly string[], io: CliIo): Promis
   if (before === null) return reportUsage(io, ARCHIVE_USAGE, `--before takes an ISO 8601 time or epoch milliseconds, not ${args.strings.before}`, json);
   const spec = args.strings.store ?? DEFAULT_STORE_SPEC;
   if (spec.startsWith('archive:')) return reportUsage(io, ARCHIVE_USAGE, 'an archive is read-only: --store must be a live store', json);
+  if (spec.startsWith('jsonl:') && !existsSync(join(spec.slice('jsonl:'.length), 'global.idx'))) {
+    // archiving never creates a store: a mistyped directory is an error, not an empty store
+    return reportFailure(io, 'archive', new StoreIoError('open', { cause: new Error(`no JSONL store in ${spec.slice('jsonl:'.length)}`) }), json);
+  }
   let out: ArchiveOutput;
   try {
     const store = await openStore(spec);

@@ -58,6 +58,14 @@ describe('steerlog archive', () => {
     expect(again.stdout.split('\n')[0]).toBe(`no ended session before ${cutoff} in ${spec}: nothing written`);
   });
 
+  it('a jsonl: directory without a store is exit 3 (store-io), and nothing is created', async () => {
+    const dir = join(root, 'no-store-here');
+    const r = await runCli('archive', '--store', `jsonl:${dir}`, '--before', cutoff, '--json');
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { code: 'store-io' } });
+    expect(existsSync(dir)).toBe(false);
+  });
+
   it('an existing --out is never overwritten: exit 3, archive-exists, nothing deleted', async () => {
     const spec = await populated();
     const out = join(root, 'exists.jsonl.gz');
