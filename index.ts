@@ -6,6 +6,7 @@
 export * from './domain/index.js';
 export * from './runtime/ports/event-store.js';
 export * from './runtime/ports/store-errors.js';
+export * from './runtime/ports/stream-deletion.js';
 export { MemoryEventStore, type MemoryEventStoreOptions } from './adapters/store/memory/memory-event-store.js';
 export * from './runtime/ports/model.js';
 export * from './runtime/ports/clock.js';
@@ -50,3 +51,16 @@ export {
 } from './adapters/chain/ed25519.js';
 export { verifySession, createSessionVerifier, type SessionVerification, type VerifyOptions, type SessionVerifier } from './adapters/chain/verify-session.js';
 export * from './runtime/children/index.js';
+export {
+  ARCHIVE_FORMAT,
+  ARCHIVE_VERSION,
+  ArchiveError,
+  isArchiveError,
+  type ArchiveErrorCode,
+  type ArchivedSession,
+  type ArchiveHeader,
+} from './adapters/archive/archive-format.js';
+export { archiveSessions, type ArchiveSessionsOptions, type ArchiveOutput, type ArchivedSessionResult } from './adapters/archive/archive-sessions.js';
+export { selectEnded, type SessionEnd, type KeptReason } from './adapters/archive/archive-selection.js';
+export { ArchiveEventStore, openArchiveEventStore } from './adapters/archive/archive-event-store.js';
+export { type ArchiveDurability } from './adapters/archive/write-archive.js';

@@ -24,7 +24,8 @@ export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--at <seq|ISO tim
   --at <seq|time>   the state as of that seq, or of the last event at or before that ISO 8601 time (time travel)
   <log.jsonl>       a session log, one envelope per line (what steerlog export writes), or a JSONL store's
                     stream file (.steerlog/streams/<file>.jsonl: its header line says so)
-  --store <spec>    read the session from a store, read-only: jsonl:<dir> | postgres://… | esdb://… | kurrentdb://…
+  --store <spec>    read the session from a store, read-only: jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… |
+                    archive:<file>
   --json            print the report (or the error) as one JSON object
 exit: 0 valid, 1 invalid, 2 usage or no such session, 3 the store or file could not be read`;
 

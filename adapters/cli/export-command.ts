@@ -5,7 +5,7 @@ import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
 import type { CliIo } from './io.js';
 
 export const EXPORT_USAGE = `usage: steerlog export <spec> <session-id> > log.jsonl
-  <spec>            the store, opened read-only: jsonl:<dir> | postgres://… | esdb://… | kurrentdb://…
+  <spec>            the store, opened read-only: jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… | archive:<file>
   writes the session as an envelope log, one JSON envelope per line — what steerlog audit <log.jsonl> reads
 exit: 0 written, 2 usage or no such session, 3 the store could not be read`;
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { ARCHIVE_USAGE, archiveCommand } from './archive-command.js';
 import { AUDIT_USAGE, auditCommand } from './audit-command.js';
 import { wantsHelp } from './cli-args.js';
 import { EXIT, reportFailure } from './cli-failure.js';
@@ -31,6 +32,7 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   verify: { summary: 'recompute the hash chain and name the first broken link; check signed heads (--pubkey); print the head (--head)', usage: VERIFY_USAGE, run: verifyCommand },
   why: { summary: 'the whole life of one input (admitted, claimed, entered / dropped / rejected / canceled / pending) or tool call', usage: WHY_USAGE, run: whyCommand },
   sessions: { summary: 'every session of a store: created, events, turns, status at the end of its log, chain status', usage: SESSIONS_USAGE, run: sessionsCommand },
+  archive: { summary: 'move ended sessions older than --before to a verified gzip archive, then delete them from the store', usage: ARCHIVE_USAGE, run: archiveCommand },
   serve: { summary: 'run the Host: HTTP API, live mirror and the web console (default store jsonl:./.steerlog)', usage: SERVE_USAGE, run: serveCommand },
 };
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EventMetadataSchema } from '../../domain/event-metadata.js';
 import type { DomainErrorCode } from '../../domain/errors.js';
 import { InboxTargetSchema, TurnEndReasonSchema } from '../../domain/events.js';
+import type { ArchiveOutput } from '../archive/archive-sessions.js';
 import type { AuditOutput } from './audit-extras.js';
 import type { SessionsOutput } from './sessions-command.js';
 import type { VerifyOutput } from './verify-command.js';
@@ -193,6 +194,39 @@ export const SessionsOutputSchema = z
   })
   .strict();
 
+/** `steerlog archive --json`. */
+export const ArchiveOutputSchema = z
+  .object({
+    format: z.literal('steerlog-archive-run'),
+    version: z.literal(1),
+    file: z.string().nullable(),
+    before: time,
+    dryRun: z.boolean(),
+    archived: z.array(
+      z
+        .object({
+          session: z.string(),
+          events: seq,
+          head: head.nullable(),
+          sha256: hash.nullable(),
+          deleted: z.boolean(),
+          error: z.object({ code: z.string(), message: z.string() }).strict().nullable(),
+        })
+        .strict(),
+    ),
+    kept: z.array(
+      z
+        .object({
+          session: z.string(),
+          reason: z.enum(['recent', 'open-turn', 'pending-work', 'invalid', 'chain-not-verified', 'family-not-ended']),
+          lastTime: time.nullable(),
+        })
+        .strict(),
+    ),
+    ok: z.boolean(),
+  })
+  .strict();
+
 // Compile-time ties: what each schema accepts is a value of the output's TypeScript type.
 export const asOutputTypes = {
   verify: (x: z.infer<typeof VerifyOutputSchema>): VerifyOutput => x,
@@ -200,6 +234,7 @@ export const asOutputTypes = {
   audit: ({ children: _c, ...x }: z.infer<typeof AuditOutputSchema>): Omit<AuditOutput, 'children'> => x,
   why: (x: z.infer<typeof WhyOutputSchema>): WhyOutput => x,
   sessions: (x: z.infer<typeof SessionsOutputSchema>): SessionsOutput => x,
+  archive: (x: z.infer<typeof ArchiveOutputSchema>): ArchiveOutput => x,
 };
 
 /** Every published schema, by the file name it is written to in docs/schemas/. */
@@ -209,4 +244,5 @@ export const PUBLISHED_SCHEMAS = {
   'verify.schema.json': VerifyOutputSchema,
   'why.schema.json': WhyOutputSchema,
   'sessions.schema.json': SessionsOutputSchema,
+  'archive.schema.json': ArchiveOutputSchema,
 } as const;

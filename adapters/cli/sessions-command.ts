@@ -11,7 +11,7 @@ import type { CliIo } from './io.js';
 import { listStreams, storeEnvelopes } from './log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
 
-export const SESSIONS_USAGE = `usage: steerlog sessions [--store <spec>] [--json]   (default store ${DEFAULT_STORE_SPEC})`;
+export const SESSIONS_USAGE = `usage: steerlog sessions [--store <spec>] [--json]   (default store ${DEFAULT_STORE_SPEC}; archive:<file> lists an archive)`;
 
 /** One session as `steerlog sessions` lists it. */
 export interface SessionSummary {

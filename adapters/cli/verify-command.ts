@@ -4,6 +4,7 @@ import type { EventStore } from '../../runtime/ports/event-store.js';
 import { errorChain } from '../../runtime/errors.js';
 import { isSigningKeyError, loadVerifier, type HeadVerifier } from '../chain/ed25519.js';
 import { verifySession, type SessionVerification, type VerifyOptions } from '../chain/verify-session.js';
+import { looksLikeArchive } from '../archive/read-archive.js';
 import { openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { fileEnvelopes, listStreams, storeEnvelopes } from './log-sources.js';
@@ -11,7 +12,10 @@ import { parseCommandArgs } from './cli-args.js';
 import { createProgress } from './progress.js';
 
 export const VERIFY_USAGE = `usage: steerlog verify <log.jsonl> [--pubkey <pem>[,<pem>…]] [--anchor <seq>:<hash>] [--head] [--json]
-       steerlog verify --store <spec> <session-id>… | --all [--pubkey …] [--anchor …] [--head] [--json]`;
+       steerlog verify --store <spec> <session-id>… | --all [--pubkey …] [--anchor …] [--head] [--json]
+       steerlog verify <archive.jsonl.gz> <session-id>… | --all [--pubkey …] [--anchor …] [--head] [--json]
+  an archive (written by steerlog archive; also --store archive:<file>) is checked whole first: a damaged or
+  truncated one is refused (exit 3) naming the line and session`;
 
 /** What `steerlog verify --json` prints. */
 export interface VerifyOutput {
@@ -99,9 +103,16 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
     return 2;
   };
   if (!args.ok) return usage(args.error);
-  const fromStore = args.strings.store !== undefined;
-  if (fromStore ? args.positionals.length === 0 && !args.flags.all : args.positionals.length !== 1 || args.flags.all) return usage('');
-  if (fromStore && args.flags.all && args.positionals.length > 0) return usage('--all or session ids, not both');
+  // an archive given as a file is read as the store spec archive:<file>
+  let storeSpec = args.strings.store;
+  let positionals = args.positionals;
+  if (storeSpec === undefined && positionals.length > 0 && (await looksLikeArchive(positionals[0]!))) {
+    storeSpec = `archive:${positionals[0]}`;
+    positionals = positionals.slice(1);
+  }
+  const fromStore = storeSpec !== undefined;
+  if (fromStore ? positionals.length === 0 && !args.flags.all : positionals.length !== 1 || args.flags.all) return usage('');
+  if (fromStore && args.flags.all && positionals.length > 0) return usage('--all or session ids, not both');
   let verifiers: HeadVerifier[] = [];
   try {
     verifiers = (args.strings.pubkey?.split(',') ?? []).map((f) => loadVerifier(f));
@@ -122,29 +133,29 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
   if (fromStore) {
     let store: EventStore;
     try {
-      store = await openStore(args.strings.store!);
+      store = await openStore(storeSpec!);
     } catch (e) {
-      io.stderr.write(`steerlog verify: cannot open ${args.strings.store}: ${errorChain(e)}\n`);
+      io.stderr.write(`steerlog verify: cannot open ${storeSpec}: ${errorChain(e)}\n`);
       return 3;
     }
     try {
-      const sessions = args.flags.all ? await listStreams(store) : args.positionals;
+      const sessions = args.flags.all ? await listStreams(store) : positionals;
       for (const s of sessions) {
         const v = await verifySession(s, storeEnvelopes(store, s), options);
         if (v.status === 'empty' && !args.flags.all) {
-          io.stderr.write(`steerlog verify: no session ${s} in ${args.strings.store}\n`);
+          io.stderr.write(`steerlog verify: no session ${s} in ${storeSpec}\n`);
           return 3;
         }
         results.push(v);
       }
     } catch (e) {
-      io.stderr.write(`steerlog verify: cannot read ${args.strings.store}: ${errorChain(e)}\n`);
+      io.stderr.write(`steerlog verify: cannot read ${storeSpec}: ${errorChain(e)}\n`);
       return 3;
     } finally {
       await store.close();
     }
   } else {
-    const file = args.positionals[0]!;
+    const file = positionals[0]!;
     try {
       if (!(await stat(file)).isFile()) throw new Error('not a file');
       results.push(await verifySession(null, fileEnvelopes(file), options));

@@ -11,7 +11,7 @@ import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
 
 export const WHY_USAGE = `usage: steerlog why <log.jsonl> <message-id | tool-call-id> [--json]
-       steerlog why --store <spec> <session-id> <message-id | tool-call-id> [--json]`;
+       steerlog why --store <spec> <session-id> <message-id | tool-call-id> [--json]   (spec: jsonl:<dir> | postgres://… | esdb://… | archive:<file>)`;
 
 /** What the log says about one tool call. */
 export interface ToolCallLife {

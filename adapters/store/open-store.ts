@@ -5,7 +5,8 @@ import type { EventStore } from '../../runtime/ports/event-store.js';
 /**
  * Where sessions live, as one option: a store object, or a string —
  * `memory:` · `jsonl:<directory>` · `postgres://…` / `postgresql://…` (optional `?schema=<name>`) · `esdb://…` / `esdb+discover://…`
- * (on `@eventstore/db-client`) · `kurrentdb://…` / `kurrentdb+discover://…` (the same store on `@kurrent/kurrentdb-client`).
+ * (on `@eventstore/db-client`) · `kurrentdb://…` / `kurrentdb+discover://…` (the same store on `@kurrent/kurrentdb-client`)
+ * · `archive:<file>` (an archive written by `steerlog archive`, read-only).
  */
 export type StoreSpec = EventStore | string;
 
@@ -134,6 +135,12 @@ export const openStore = async (spec: StoreSpec, options: OpenStoreOptions = {})
     const { openPostgresEventStore } = await import('./postgres/index.js');
     return openPostgresEventStore({ connectionString: url.toString(), readOnly, ...(readOnly ? { listen: false } : {}), ...(schema ? { schema } : {}) });
   }
+  if (spec.startsWith('archive:')) {
+    const file = spec.slice('archive:'.length);
+    if (file === '') throw new InvalidStoreSpecError(spec, 'archive: needs a file, e.g. archive:./sessions-2026-11.archive.jsonl.gz');
+    const { openArchiveEventStore } = await import('../archive/archive-event-store.js');
+    return openArchiveEventStore(file);
+  }
   if (/^esdb(\+discover)?:\/\//.test(spec)) {
     await requireStoreDriver('esdb://', STORE_DRIVER_PACKAGES.esdb);
     const { openEventStoreDbStore } = await import('./eventstoredb/index.js');
@@ -146,5 +153,5 @@ export const openStore = async (spec: StoreSpec, options: OpenStoreOptions = {})
     const { openKurrentDbStore } = await import('./kurrentdb/index.js');
     return openKurrentDbStore({ connectionString: spec });
   }
-  throw new InvalidStoreSpecError(spec, 'expected memory:, jsonl:<dir>, postgres://…, esdb://… or kurrentdb://…');
+  throw new InvalidStoreSpecError(spec, 'expected memory:, jsonl:<dir>, postgres://…, esdb://…, kurrentdb://… or archive:<file>');
 };

@@ -14,7 +14,8 @@ export type StoreErrorCode =
   | 'unknown-outcome'
   | 'subscription-dropped'
   | 'not-leader'
-  | 'access-denied';
+  | 'access-denied'
+  | 'stream-deleted';
 
 /** Base class of the store errors: each has a stable `code` and a guard. */
 export class StoreError extends Error {
@@ -121,6 +122,7 @@ const STORE_ERROR_CODES: readonly string[] = Object.keys({
   'subscription-dropped': true,
   'not-leader': true,
   'access-denied': true,
+  'stream-deleted': true,
 } satisfies Record<StoreErrorCode, true>);
 /**
  * Is `e` one of the store's typed errors? Only the codes above count: a raw errno (`ENOSPC`, `EIO`) or a driver's
@@ -243,3 +245,17 @@ export class StoreAccessDeniedError extends StoreError {
 }
 /** True for a `StoreAccessDeniedError` (code `access-denied`), by its code. */
 export const isStoreAccessDeniedError = (e: unknown): e is StoreAccessDeniedError => hasCode(e, 'access-denied');
+
+/**
+ * The stream was deleted (archived, see `StreamDeletion`): its id is retired, so nothing can be appended to it and it
+ * cannot be deleted again. Nothing was written.
+ */
+export class StreamDeletedError extends StoreError {
+  declare readonly code: 'stream-deleted';
+  constructor(readonly stream: string, options?: { cause?: unknown }) {
+    super('stream-deleted', `stream "${stream}" was deleted (archived): its id cannot be written again`, options);
+    this.name = 'StreamDeletedError';
+  }
+}
+/** True for a `StreamDeletedError` (code `stream-deleted`), by its code. */
+export const isStreamDeletedError = (e: unknown): e is StreamDeletedError => hasCode(e, 'stream-deleted');

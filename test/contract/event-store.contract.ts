@@ -9,6 +9,7 @@ import {
   type ConcurrencyError,
 } from '../../runtime/ports/store-errors.js';
 import { eventSizeBytes } from '../../runtime/ports/store-validation.js';
+import { describeStreamDeletionContract } from './stream-deletion.contract.js';
 
 /** How the shared contract suite gets stores of one kind. */
 export interface EventStoreHarness {
@@ -23,6 +24,8 @@ export interface EventStoreHarness {
   readonly bigStreamEvents?: number;
   /** Largest event the store is configured to accept, to test the oversized refusal. @defaultValue 1 MiB */
   readonly maxEventBytes?: number;
+  /** Run the StreamDeletion contract too (test/contract/stream-deletion.contract.ts). @defaultValue true */
+  readonly deletion?: boolean;
 }
 
 let counter = 0;
@@ -418,5 +421,7 @@ export function describeEventStoreContract(name: string, harness: EventStoreHarn
         expect(back.map((e) => e.revision)).toEqual([BigInt(n - 1), BigInt(n - 2)]);
       }, 300_000);
     });
+
+    if (harness.deletion !== false) describeStreamDeletionContract(name, harness, () => store);
   });
 }

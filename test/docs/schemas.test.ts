@@ -69,5 +69,15 @@ describe('docs/schemas', () => {
     const { publicKey } = testSigner();
     writeFileSync(pub, publicKey.export({ type: 'spki', format: 'pem' }));
     expectValid('verify.schema.json', (await run('verify', '--store', spec, '--all', '--pubkey', pub, '--json')).json);
+    const future = String(Date.now() + 24 * 3600 * 1000);
+    const dry = (await run('archive', '--store', spec, '--before', future, '--dry-run', '--json')).json as { archived: unknown[] };
+    expectValid('archive.schema.json', dry);
+    expect(dry.archived.length).toBe(1);
+    const out = join(tmp, 'demo.jsonl.gz');
+    const moved = (await run('archive', '--store', spec, '--before', future, '--out', out, '--json')).json as { archived: { deleted: boolean }[] };
+    expectValid('archive.schema.json', moved);
+    expect(moved.archived.map((a) => a.deleted)).toEqual([true]);
+    expectValid('sessions.schema.json', (await run('sessions', '--store', `archive:${out}`, '--json')).json);
+    expectValid('audit.schema.json', (await run('audit', '--store', `archive:${out}`, 'demo-schema', '--json')).json);
   });
 });

@@ -6,7 +6,7 @@ import {
   type ExpectedRevision,
   type NewEvent,
 } from '../../../runtime/ports/event-store.js';
-import { isStoreError, StoreIoError, UnknownOutcomeError } from '../../../runtime/ports/store-errors.js';
+import { isStoreError, StoreIoError, StreamDeletedError, UnknownOutcomeError } from '../../../runtime/ports/store-errors.js';
 import { concurrencyError, expectedRevisionMatches, idempotencyVerdict } from '../../../runtime/ports/store-validation.js';
 import type { ChangeNotifier } from '../shared/change-notifier.js';
 import type { LockLease } from './lock-lease.js';
@@ -55,10 +55,12 @@ export const commitAppends = async (
   }
   try {
     const index = await recoverIndex(directory);
+    await directory.refreshDeletions();
     let nextPos = index.view.count;
     const refreshed = new Map<string, StreamState>();
     for (const item of items) {
       try {
+        if (directory.isDeleted(directory.names(item.stream).hash)) throw new StreamDeletedError(item.stream);
         let state = refreshed.get(item.stream);
         if (!state) {
           state = await writerState(directory, cache, item.stream, index);

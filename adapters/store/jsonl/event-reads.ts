@@ -28,7 +28,9 @@ const READ_ALL_PAGE = 512;
 /** EventStore.read: a stream's committed events, forwards from a remembered line or backwards from its tail. */
 export async function* readStream(directory: StoreDirectory, cache: StreamCache, stream: string, options: ReadStreamOptions): AsyncGenerator<RecordedEvent> {
   directory.assertOpen();
-  const { path, fileName } = directory.names(stream);
+  const { path, fileName, hash } = directory.names(stream);
+  await io('read', () => directory.refreshDeletions());
+  if (directory.isDeleted(hash)) return;
   const size = await io('read', () => directory.fs.sizeOf(path));
   if (size === undefined) return;
   const file = await io('read', () => directory.fs.open(path, 'read'));
@@ -76,6 +78,8 @@ export async function* readStream(directory: StoreDirectory, cache: StreamCache,
 export async function* readAllEvents(directory: StoreDirectory, cache: StreamCache, options: ReadAllOptions): AsyncGenerator<RecordedEvent> {
   directory.assertOpen();
   const view = await io('readAll', () => viewIndex(directory.indexRead, directory.indexPath));
+  // read after the index view: a stream deleted before the view was taken is skipped (its records are in the view)
+  await io('readAll', () => directory.refreshDeletions());
   const max = options.maxCount ?? Number.POSITIVE_INFINITY;
   let p = options.after === undefined ? 0 : Number(options.after) + 1;
   let count = 0;
@@ -86,6 +90,10 @@ export async function* readAllEvents(directory: StoreDirectory, cache: StreamCac
       const records = await readIndexRecords(directory.indexRead, directory.indexPath, p, n);
       let i = 0;
       while (i < records.length) {
+        if (directory.isDeleted(records[i]!.fileHash)) {
+          i++; // a deleted (archived) stream's record: its position stays taken, its event is gone
+          continue;
+        }
         // One read for a run of records that are contiguous in the same file (one batch, usually).
         let j = i + 1;
         while (
@@ -111,7 +119,9 @@ export async function* readAllEvents(directory: StoreDirectory, cache: StreamCac
 /** EventStore.revision: the last committed revision of a stream. */
 export const revisionOf = async (directory: StoreDirectory, cache: StreamCache, stream: string): Promise<StreamRevision | 'no_stream'> => {
   directory.assertOpen();
-  const { path, fileName } = directory.names(stream);
+  const { path, fileName, hash } = directory.names(stream);
+  await io('revision', () => directory.refreshDeletions());
+  if (directory.isDeleted(hash)) return 'no_stream';
   const size = await io('revision', () => directory.fs.sizeOf(path));
   if (size === undefined) return 'no_stream';
   const file = await io('revision', () => directory.fs.open(path, 'read'));

@@ -15,6 +15,10 @@ import { assertValidBatch, assertValidExpected, assertValidStreamId, DEFAULT_MAX
 import { allSource, catchUpThenLive, streamSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
 import { commitAppends, type PendingAppend } from './commit-appends.js';
+import { commitDeletion, type PendingDeletion } from './commit-deletion.js';
+import type { StreamDeletion } from '../../../runtime/ports/stream-deletion.js';
+
+const isDeletion = (item: PendingAppend | PendingDeletion): item is PendingDeletion => (item as PendingDeletion).kind === 'delete';
 import type { DirectoryLock } from './dir-lock.js';
 import { readAllEvents, readStream, revisionOf } from './event-reads.js';
 import type { FileOps, FsOps } from './fs-ops.js';
@@ -27,13 +31,13 @@ import type { JsonlEventStoreOptions } from './store-options.js';
 import { StreamCache } from './stream-cache.js';
 
 /** The EventStore port on a directory of JSONL files. See docs/store-jsonl.md. */
-export class JsonlEventStore implements EventStore {
+export class JsonlEventStore implements EventStore, StreamDeletion {
   readonly #directory: StoreDirectory;
   readonly #cache: StreamCache;
   readonly #lock: DirectoryLock | undefined;
   readonly #maxEventBytes: number;
   readonly #pollIntervalMs: number;
-  readonly #queue: CommitQueue<PendingAppend>;
+  readonly #queue: CommitQueue<PendingAppend | PendingDeletion>;
   readonly #notifier = new ChangeNotifier();
   #poller: NodeJS.Timeout | undefined;
   #polledIndexSize = -1;
@@ -50,10 +54,27 @@ export class JsonlEventStore implements EventStore {
     const notifier = this.#notifier;
     // A read-only store (no lock) refuses every append.
     const lease = lock ? new LockLease(lock) : undefined;
-    this.#queue = new CommitQueue(
+    this.#queue = new CommitQueue<PendingAppend | PendingDeletion>(
       async (items, more) => {
-        if (lease) await commitAppends({ directory, cache, lock: lease, notifier }, items, more);
-        else for (const item of items) item.reject(new StoreIoError('append', { cause: new Error(`${dir} was opened read-only`) }));
+        if (!lease) {
+          for (const item of items) item.reject(new StoreIoError(isDeletion(item) ? 'deleteStream' : 'append', { cause: new Error(`${dir} was opened read-only`) }));
+          return;
+        }
+        // appends share commits; a deletion is a commit of its own, in queue order
+        for (let i = 0; i < items.length; ) {
+          const item = items[i]!;
+          if (isDeletion(item)) {
+            await commitDeletion({ directory, cache, lock: lease, notifier }, item);
+            i++;
+            continue;
+          }
+          let j = i;
+          while (j < items.length && !isDeletion(items[j]!)) j++;
+          const run = items.slice(i, j) as PendingAppend[];
+          const rest = j < items.length;
+          await commitAppends({ directory, cache, lock: lease, notifier }, run, () => rest || more());
+          i = j;
+        }
       },
       this.#directory.durability === 'group' ? (options.maxGroupAppends ?? 1024) : 1,
     );
@@ -79,6 +100,20 @@ export class JsonlEventStore implements EventStore {
     }
     const copy = events.map((e) => ({ ...e, data: structuredClone(e.data) }));
     return new Promise<AppendResult>((resolve, reject) => this.#queue.push({ stream, events: copy, expected, resolve, reject }));
+  }
+
+  /**
+   * Deletes a whole stream if its last revision is `expected` (StreamDeletion): a line in the deletion log, fsynced,
+   * then the stream file removed. See docs/store-jsonl.md, "Deleting streams".
+   */
+  deleteStream(stream: string, expected: StreamRevision): Promise<void> {
+    try {
+      this.#directory.assertOpen();
+      assertValidStreamId(stream);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return new Promise<void>((resolve, reject) => this.#queue.push({ kind: 'delete', stream, expected, time: Date.now(), resolve, reject }));
   }
 
   read(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {

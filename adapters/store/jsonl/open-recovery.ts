@@ -6,6 +6,7 @@ import { readExactly, viewIndex } from './global-index.js';
 import { replayJournalIndex, replayJournalStreams } from './group-journal.js';
 import { assertCrashTail, surveyIndex, type FileCommitted } from './index-survey.js';
 import { decodeLine } from './line-codec.js';
+import { DELETIONS_FILE } from './deletions.js';
 import { quarantineFile } from './quarantine.js';
 import { assertCrashLeftover, headerOf, streamOfFile, type IndexLookup } from './recovery.js';
 import { io, type StoreDirectory } from './store-directory.js';
@@ -30,6 +31,22 @@ export const recoverDirectory = async (directory: StoreDirectory, cache: StreamC
   const plan = await verifyDirectory(directory, cache, index);
   await recoverIndex(directory);
   await io('open', () => directory.checkpoint());
+  for (const name of plan.deleted) {
+    // a crash between the deletion log's fsync and the file's removal: finish the deletion
+    await io('open', () => directory.fs.unlink(join(directory.streamsDir, name)));
+  }
+  if (plan.deleted.length > 0 && directory.durability !== 'none') await io('open', () => directory.fs.syncDir(directory.streamsDir));
+  const deletions = directory.deletions;
+  if (deletions.size > deletions.validEnd) {
+    const path = join(directory.dir, DELETIONS_FILE);
+    const file = await io('open', () => directory.fs.open(path, 'update'));
+    try {
+      await directory.cut(file, path, deletions.validEnd, 'a torn last line of the deletion log: a deletion that never committed', 'open');
+    } finally {
+      await file.close();
+    }
+    directory.deletions = { ...deletions, size: deletions.validEnd };
+  }
   for (const tmp of plan.temporary) {
     await io('open', () => quarantineFile(directory.quarantineTarget(), join(directory.streamsDir, tmp), 'temporary file of a stream creation that never finished'));
   }
@@ -79,11 +96,13 @@ export const verifyDirectory = async (
   directory: StoreDirectory,
   cache: StreamCache,
   index: IndexLookup,
-): Promise<{ files: FilePlan[]; temporary: string[] }> => {
+): Promise<{ files: FilePlan[]; temporary: string[]; deleted: string[] }> => {
+  await io('open', () => directory.refreshDeletions());
   const survey = await io('open', () => surveyIndex(index.file, index.path, index.view.count));
   const names = await io('open', () => directory.fs.readdir(directory.streamsDir));
   const files: FilePlan[] = [];
   const temporary: string[] = [];
+  const deleted: string[] = [];
   const seen = new Set<string>();
   for (const name of names) {
     if (name.includes('.tmp-')) {
@@ -92,6 +111,10 @@ export const verifyDirectory = async (
     }
     const hash = hashOfFileName(name);
     if (hash === undefined) continue;
+    if (directory.isDeleted(hash)) {
+      deleted.push(name); // deleted (the deletion log says so); its file outlived a crash
+      continue;
+    }
     seen.add(hash);
     cache.fileOfHash.set(hash, name);
     const file = await io('open', () => directory.fs.open(join(directory.streamsDir, name), 'read'));
@@ -107,11 +130,11 @@ export const verifyDirectory = async (
     }
   }
   for (const [hash, f] of survey) {
-    if (!seen.has(hash)) {
+    if (!seen.has(hash) && !directory.isDeleted(hash)) {
       throw new StoreCorruptError(index.path, f.lastPos * 80, `index records (${f.count}, the last at position ${f.lastPos}) point into a stream file that does not exist (hash ${hash})`, f.lastPos + 1);
     }
   }
-  return { files, temporary };
+  return { files, temporary, deleted };
 };
 
 const checkStreamFile = async (file: FileOps, name: string, size: number, committed: FileCommitted | undefined, count: number): Promise<number> => {

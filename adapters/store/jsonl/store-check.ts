@@ -1,3 +1,5 @@
+import { DELETIONS_FILE, NO_DELETIONS, readDeletions, type Deletions } from './deletions.js';
+import { isStoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import { join } from 'node:path';
 import { hashOfFileName, streamFileName } from './file-name.js';
 import { nodeFsOps, type FileOps, type FsOps } from './fs-ops.js';
@@ -80,14 +82,26 @@ export const checkJsonlStore = async (dir: string, fs: FsOps = nodeFsOps): Promi
   const matched = new Array<boolean>(count).fill(false);
   const committedEnds = new Map<string, number>();
   for (const r of records) if (r) committedEnds.set(r.fileHash, Math.max(committedEnds.get(r.fileHash) ?? 0, r.offset + r.length + 1));
+  let deletions: Deletions = NO_DELETIONS;
+  try {
+    deletions = await readDeletions(fs, dir);
+  } catch (e) {
+    problems.push({ file: DELETIONS_FILE, offset: isStoreCorruptError(e) ? e.offset : 0, message: e instanceof Error ? e.message : String(e) });
+  }
+  if (deletions.size > deletions.validEnd) notes.push({ file: DELETIONS_FILE, offset: deletions.validEnd, message: 'a torn last line: a deletion that never committed (cut at the next writable open)' });
+  if (deletions.byHash.size > 0) notes.push({ file: DELETIONS_FILE, offset: 0, message: `${deletions.byHash.size} deleted (archived) stream${deletions.byHash.size === 1 ? '' : 's'}: their index records are skipped` });
   const byHash = new Set<string>();
   for (const name of names) {
     const hash = hashOfFileName(name)!;
+    if (deletions.byHash.has(hash)) {
+      notes.push({ file: `${STREAMS_DIR}/${name}`, offset: 0, message: 'the file of a deleted stream (a crash interrupted its deletion): removed at the next writable open' });
+      continue;
+    }
     byHash.add(hash);
     await checkStreamFile(fs, join(streamsDir, name), `${STREAMS_DIR}/${name}`, hash, committedEnds.get(hash) ?? 0, records, matched, count, problems, notes);
   }
   records.forEach((r, pos) => {
-    if (!r || matched[pos]) return;
+    if (!r || matched[pos] || deletions.byHash.has(r.fileHash)) return;
     const message = byHash.has(r.fileHash)
       ? `record of position ${pos} points at byte ${r.offset} of a stream file that holds no matching line there`
       : `record of position ${pos} points into a stream file that does not exist (hash ${r.fileHash})`;

@@ -6,6 +6,7 @@ import { INDEX_FILE } from './global-index.js';
 import { checkpointJournal, type JournalContext } from './group-journal.js';
 import { quarantineBytes, type QuarantineTarget } from './quarantine.js';
 import type { JsonlDurability } from './store-options.js';
+import { DELETIONS_FILE, NO_DELETIONS, readDeletions, type Deletions } from './deletions.js';
 
 export const STREAMS_DIR = 'streams';
 const WRITE_HANDLES = 128;
@@ -35,6 +36,8 @@ export class StoreDirectory {
   /** Index byte size after this instance's last commit or recovery (a committed size). */
   lastIndexSize = -1;
   closed = false;
+  /** The deletion log as last read (see deletions.ts); refreshDeletions re-reads it when its size changed. */
+  deletions: Deletions = NO_DELETIONS;
   readonly #writeHandles = new Map<string, FileOps>();
 
   constructor(dir: string, fs: FsOps, files: { indexWrite: FileOps; indexRead: FileOps; journal: FileOps }, durability: JsonlDurability) {
@@ -73,6 +76,25 @@ export class StoreDirectory {
     }
     this.#writeHandles.set(path, file);
     return file;
+  }
+
+  /** Re-reads the deletion log when its size changed since it was last read (another instance deleted a stream). */
+  async refreshDeletions(): Promise<Deletions> {
+    const size = (await this.fs.sizeOf(join(this.dir, DELETIONS_FILE))) ?? 0;
+    if (size !== this.deletions.size) this.deletions = await readDeletions(this.fs, this.dir);
+    return this.deletions;
+  }
+
+  /** Was the stream whose file has this hash deleted (as of the last refreshDeletions)? */
+  isDeleted(hash: string): boolean {
+    return this.deletions.byHash.has(hash);
+  }
+
+  /** Closes and forgets the write handle of a file about to be removed. */
+  async dropWriteHandle(path: string): Promise<void> {
+    const handle = this.#writeHandles.get(path);
+    this.#writeHandles.delete(path);
+    await handle?.close().catch(() => undefined);
   }
 
   /** Between commits only (a group may use more than WRITE_HANDLES files while it runs). */

@@ -13,7 +13,8 @@ import {
   type SubscribeOptions,
   type SubscriptionMessage,
 } from '../../../runtime/ports/event-store.js';
-import { StoreClosedError } from '../../../runtime/ports/store-errors.js';
+import { StoreClosedError, StreamDeletedError } from '../../../runtime/ports/store-errors.js';
+import type { StreamDeletion } from '../../../runtime/ports/stream-deletion.js';
 import {
   assertValidBatch,
   assertValidExpected,
@@ -38,9 +39,10 @@ interface StreamRecord {
   readonly revisionOfId: Map<string, bigint>;
 }
 
-/** The EventStore port in memory: for tests, demos and the deterministic scripted runs. */
-export class MemoryEventStore implements EventStore {
+/** The EventStore port in memory (with stream deletion): for tests, demos and the deterministic scripted runs. */
+export class MemoryEventStore implements EventStore, StreamDeletion {
   readonly #streams = new Map<string, StreamRecord>();
+  readonly #deleted = new Set<string>();
   readonly #all: RecordedEvent[] = [];
   readonly #notifier = new ChangeNotifier();
   readonly #maxEventBytes: number;
@@ -60,6 +62,7 @@ export class MemoryEventStore implements EventStore {
     assertValidStreamId(stream);
     assertValidExpected(expected);
     assertValidBatch(stream, events, this.#maxEventBytes);
+    if (this.#deleted.has(stream)) throw new StreamDeletedError(stream);
     const record = this.#streams.get(stream);
     const verdict = idempotencyVerdict(stream, events, (id) => record?.revisionOfId.get(id));
     if (verdict.kind === 'already-appended') {
@@ -123,8 +126,11 @@ export class MemoryEventStore implements EventStore {
     this.#assertOpen();
     const max = options.maxCount ?? Number.POSITIVE_INFINITY;
     let count = 0;
-    for (let i = options.after === undefined ? 0 : Number(options.after) + 1; i < this.#all.length && count < max; i++, count++) {
-      yield this.#all[i]!;
+    for (let i = options.after === undefined ? 0 : Number(options.after) + 1; i < this.#all.length && count < max; i++) {
+      const e = this.#all[i]!;
+      if (this.#deleted.has(e.stream)) continue;
+      count++;
+      yield e;
     }
   }
 
@@ -137,6 +143,17 @@ export class MemoryEventStore implements EventStore {
     this.#assertOpen();
     assertValidStreamId(stream);
     return this.#actual(this.#streams.get(stream));
+  }
+
+  /** Deletes a whole stream if its last revision is `expected`; its id is retired (see StreamDeletion). */
+  async deleteStream(stream: string, expected: StreamRevision): Promise<void> {
+    this.#assertOpen();
+    assertValidStreamId(stream);
+    if (this.#deleted.has(stream)) throw new StreamDeletedError(stream);
+    const actual = this.#actual(this.#streams.get(stream));
+    if (actual !== expected) throw concurrencyError(stream, expected, actual);
+    this.#streams.delete(stream);
+    this.#deleted.add(stream);
   }
 
   async close(): Promise<void> {

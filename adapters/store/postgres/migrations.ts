@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { ARCHIVE_MIGRATION } from './migration-archive.js';
 
 /**
  * Versioned schema migrations for the PostgreSQL event store.
@@ -231,6 +232,7 @@ $fn$;
 `;
     },
   },
+  ARCHIVE_MIGRATION,
 ];
 
 /** The schema version the latest migration creates. */

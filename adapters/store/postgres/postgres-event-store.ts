@@ -15,7 +15,8 @@ import {
   type SubscribeOptions,
   type SubscriptionMessage,
 } from '../../../runtime/ports/event-store.js';
-import { InvalidEventError, StoreClosedError, StoreError, UnknownOutcomeError, isStoreClosedError, isStoreError } from '../../../runtime/ports/store-errors.js';
+import { InvalidEventError, StoreClosedError, StoreError, StreamDeletedError, UnknownOutcomeError, isStoreClosedError, isStoreError } from '../../../runtime/ports/store-errors.js';
+import type { DeleteStreamOptions, StreamDeletion } from '../../../runtime/ports/stream-deletion.js';
 import { isLostConnection } from './append-outcome.js';
 import {
   assertValidBatch,
@@ -98,6 +99,7 @@ const NUL = /\u0000/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 const WRONG_EXPECTED_REVISION = 'SLC01';
+const STREAM_DELETED = 'SLC03';
 const UNIQUE_VIOLATION = '23505';
 
 interface AppendRow {
@@ -155,7 +157,7 @@ export async function openPostgresEventStore(options: PostgresEventStoreOptions)
  * The EventStore port on PostgreSQL. See docs/store-postgres.md for the schema, the concurrency check,
  * how the global order avoids gaps, and how subscriptions go live.
  */
-export class PostgresEventStore implements EventStore {
+export class PostgresEventStore implements EventStore, StreamDeletion {
   readonly schema: string;
   readonly #pool: Pool;
   readonly #ownsPool: boolean;
@@ -221,7 +223,7 @@ export class PostgresEventStore implements EventStore {
       row = await this.#callAppend(this.#pool, stream, expected, encoded);
     } catch (e) {
       // One autocommit statement: if the connection broke after it was sent, it may have committed.
-      if (isLostConnection(e) && !this.#closed) {
+      if (!isStoreError(e) && isLostConnection(e) && !this.#closed) {
         throw new UnknownOutcomeError(stream, events.length, `the PostgreSQL connection broke before the append's answer: ${(e as Error).message}`, { cause: e });
       }
       throw e;
@@ -286,6 +288,7 @@ export class PostgresEventStore implements EventStore {
     } catch (e) {
       const pgErr = e as { code?: string; constraint?: string; detail?: string };
       if (pgErr.code === WRONG_EXPECTED_REVISION) return { outcome: 'conflict', revision: pgErr.detail ?? '-1', position: null };
+      if (pgErr.code === STREAM_DELETED) throw new StreamDeletedError(stream, { cause: e });
       if (pgErr.code === UNIQUE_VIOLATION && pgErr.constraint === 'events_stream_id_key') {
         return { outcome: 'known', revision: '-1', position: null };
       }
@@ -381,6 +384,27 @@ export class PostgresEventStore implements EventStore {
     try {
       return (await this.#pool.query<EventRow>({ name, text, values, types: RAW_TYPES })).rows;
     } catch (e) {
+      throw this.#wrap(e);
+    }
+  }
+
+  /**
+   * Deletes a whole stream if its last revision is `expected` (StreamDeletion), through `delete_stream()`: one
+   * transaction that records it in `archived_streams` (with `reason`) and deletes its events — the only DELETE the
+   * append-only trigger lets through. See docs/store-postgres.md.
+   */
+  async deleteStream(stream: string, expected: StreamRevision, options: DeleteStreamOptions = {}): Promise<void> {
+    this.#assertOpen();
+    assertValidStreamId(stream);
+    try {
+      await this.#pool.query(`SELECT "${this.schema}".delete_stream($1, $2::bigint, $3)`, [stream, String(expected), options.reason ?? null]);
+    } catch (e) {
+      const pgErr = e as { code?: string; detail?: string };
+      if (pgErr.code === WRONG_EXPECTED_REVISION) {
+        const actual = BigInt(pgErr.detail ?? '-1');
+        throw concurrencyError(stream, expected, actual < 0n ? 'no_stream' : streamRevision(actual));
+      }
+      if (pgErr.code === STREAM_DELETED) throw new StreamDeletedError(stream, { cause: e });
       throw this.#wrap(e);
     }
   }
