@@ -9,9 +9,13 @@ import type { CliIo } from './io.js';
 import { fileEnvelopes, listStreams, storeEnvelopes } from './log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
 import { createProgress } from './progress.js';
+import { openDshLog } from '../dsh/dsh-source.js';
+import { parseFormatOption, resolveFileFormat, type LogFormat } from './log-format.js';
 
-export const VERIFY_USAGE = `usage: steerlog verify <log.jsonl> [--pubkey <pem>[,<pem>…]] [--anchor <seq>:<hash>] [--head] [--json]
-       steerlog verify --store <spec> <session-id>… | --all [--pubkey …] [--anchor …] [--head] [--json]`;
+export const VERIFY_USAGE = `usage: steerlog verify <log.jsonl> [--format auto|steerlog|dsh] [--pubkey <pem>[,<pem>…]] [--anchor <seq>:<hash>] [--head] [--json]
+       steerlog verify --store <spec> <session-id>… | --all [--pubkey …] [--anchor …] [--head] [--json]
+  --format <f>  how to read the file (auto: recognised by its first bytes); a harness log (dsh) has no steerlog
+                hash chain: it is reported unchained (exit 1), never verified`;
 
 /** What `steerlog verify --json` prints. */
 export interface VerifyOutput {
@@ -81,6 +85,12 @@ export const formatVerification = (v: SessionVerification): string => {
   return out.join('\n') + '\n';
 };
 
+/** A harness log's verdict: its unchained status in the harness's terms (it never had a steerlog chain). */
+const formatDshVerification = (v: SessionVerification): string =>
+  v.status === 'unchained'
+    ? `session ${v.stream}: ${v.events} event${v.events === 1 ? '' : 's'} (a harness log, read as dsh), UNCHAINED: the harness's format has no steerlog hash chain; nothing is verified\n`
+    : formatVerification(v);
+
 const parseAnchor = (text: string): { seq: number; hash: string } | null => {
   const m = /^(\d+):([0-9a-f]{64})$/.exec(text);
   return m ? { seq: Number(m[1]), hash: m[2]! } : null;
@@ -93,12 +103,15 @@ const parseAnchor = (text: string): { seq: number; hash: string } | null => {
  * 3 when the store or file cannot be read.
  */
 export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseCommandArgs(argv, { strings: ['store', 'pubkey', 'anchor'], flags: ['json', 'all', 'head'] });
+  const args = parseCommandArgs(argv, { strings: ['store', 'pubkey', 'anchor', 'format'], flags: ['json', 'all', 'head'] });
   const usage = (why: string): number => {
     io.stderr.write(`${why ? `${why}\n` : ''}${VERIFY_USAGE}\n`);
     return 2;
   };
   if (!args.ok) return usage(args.error);
+  const formatOption = parseFormatOption(args.strings.format);
+  if (formatOption === null) return usage('--format takes auto, steerlog or dsh');
+  if (args.strings.store !== undefined && formatOption === 'dsh') return usage('--format dsh reads a file, not a store');
   const fromStore = args.strings.store !== undefined;
   if (fromStore ? args.positionals.length === 0 && !args.flags.all : args.positionals.length !== 1 || args.flags.all) return usage('');
   if (fromStore && args.flags.all && args.positionals.length > 0) return usage('--all or session ids, not both');
@@ -119,6 +132,7 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
   const options: VerifyOptions = { verifiers, ...(anchor ? { anchor } : {}), onEvent: progress.tick };
 
   const results: SessionVerification[] = [];
+  let fileFormat: LogFormat = 'steerlog';
   if (fromStore) {
     let store: EventStore;
     try {
@@ -147,7 +161,9 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
     const file = args.positionals[0]!;
     try {
       if (!(await stat(file)).isFile()) throw new Error('not a file');
-      results.push(await verifySession(null, fileEnvelopes(file), options));
+      fileFormat = await resolveFileFormat(file, formatOption);
+      // a harness log is read through the same mapping as audit: every event is unchained; a refusal cannot be read
+      results.push(await verifySession(null, fileFormat === 'dsh' ? openDshLog(file).envelopes : fileEnvelopes(file), options));
     } catch (e) {
       io.stderr.write(`steerlog verify: cannot read ${file}: ${errorChain(e)}\n`);
       return 3;
@@ -161,7 +177,7 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
   } else if (args.flags.head) {
     for (const r of results) io.stdout.write(r.head ? `${r.stream} ${r.head.seq}:${r.head.hash}\n` : `${r.stream} -\n`);
   } else {
-    for (const r of results) io.stdout.write(formatVerification(r));
+    for (const r of results) io.stdout.write(fileFormat === 'dsh' ? formatDshVerification(r) : formatVerification(r));
   }
   return ok ? 0 : 1;
 };
