@@ -40,7 +40,7 @@ const steerlogLogs = async (): Promise<[string, Record<string, unknown>[]][]> =>
   // hashes go: they would no longer hold, and the harness's format has none)
   [
     'a runtime session with actors',
-    (await chainedSession('round-trip')).map(({ hash: _h, ...e }) => ({ ...e, ...(e.type === 'session/created' ? { time: e.data.createdAt } : {}) }) as Record<string, unknown>),
+    (await chainedSession('round-trip')).map(({ hash: _h, ...e }) => ({ ...e, ...(e.type === 'session/created' ? { time: (e.data as { createdAt: number }).createdAt } : {}) }) as Record<string, unknown>),
   ],
 ];
 
