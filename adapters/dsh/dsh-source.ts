@@ -12,9 +12,9 @@ export interface DshSummary {
   readonly seqOffset: 1;
   readonly compression: DshFraming['compression'];
   readonly frames: number | null;
-  /** Harness events read (the header not counted). */
+  /** Harness events read (the header not counted; a pass stopped early, by `--at`, counts those it read). */
   readonly harnessEvents: number;
-  /** Events kept as ignorable, by harness type, in order of first appearance. */
+  /** Events kept as ignorable, by harness type (and surface op), in order of first appearance, among those read. */
   readonly ignored: readonly { readonly type: string; readonly count: number }[];
   /** An unfinished last batch (a crash's torn tail), not read: the harness itself cuts it when it loads the file. */
   readonly tornTail: TornTail | null;
@@ -37,15 +37,21 @@ export interface DshLog {
  */
 export const openDshLog = (file: string): DshLog => {
   let framing: (() => DshFraming) | null = null;
+  // events the consumer took (counted when it asks for the next one, so a pass stopped early counts what it read)
   let harnessEvents = 0;
   let plainTorn: TornTail | null = null;
   const ignored = new Map<string, number>();
+  const taken = (label: string | null): void => {
+    harnessEvents++;
+    if (label !== null) ignored.set(label, (ignored.get(label) ?? 0) + 1);
+  };
   async function* envelopes(): AsyncGenerator<RawEnvelope> {
     const opened = dshLines(file, await isZstdFile(file));
     framing = opened.framing;
     let header: DshHeader | null = null;
+    let next = 0;
     // a child's events until its descriptor says its kind
-    let held: RawEnvelope[] | null = null;
+    let held: { envelope: RawEnvelope; label: string | null }[] | null = null;
     for await (const line of opened.lines) {
       let raw: unknown;
       try {
@@ -56,7 +62,7 @@ export const openDshLog = (file: string): DshLog => {
           plainTorn = { offset: line.offset, bytes: line.bytes };
           break;
         }
-        throw new DshLogError('dsh-not-json', { line: line.line, seq: header === null ? null : harnessEvents, byteOffset: null }, line.text.trim() === '' ? 'a blank line' : `not JSON (${(e as Error).message})`);
+        throw new DshLogError('dsh-not-json', { line: line.line, seq: header === null ? null : next, byteOffset: null }, line.text.trim() === '' ? 'a blank line' : `not JSON (${(e as Error).message})`);
       }
       if (header === null) {
         header = parseDshHeader(raw, line.line);
@@ -64,20 +70,24 @@ export const openDshLog = (file: string): DshLog => {
         else yield sessionCreatedOf(header, 'ordinary');
         continue;
       }
-      const mapped = mapDshEvent(raw, line.line, harnessEvents);
-      harnessEvents++;
-      if (mapped.kind === 'ignored') ignored.set(mapped.label, (ignored.get(mapped.label) ?? 0) + 1);
+      const mapped = mapDshEvent(raw, line.line, next++);
+      const label = mapped.kind === 'ignored' ? mapped.label : null;
       if (held === null) {
         yield mapped.envelope;
+        taken(label);
         continue;
       }
-      held.push(mapped.envelope);
+      held.push({ envelope: mapped.envelope, label });
       const seedEnd = header.seedLength ?? 0;
       const harnessSeq = mapped.envelope.seq - 1;
       if (mapped.envelope.type === 'subagent/descriptor' && harnessSeq >= seedEnd) {
         yield sessionCreatedOf(header, (mapped.envelope.data as { mode: SessionKind }).mode);
-        yield* held;
+        const release = held;
         held = null;
+        for (const h of release) {
+          yield h.envelope;
+          taken(h.label);
+        }
       } else if (harnessSeq >= seedEnd + 1) {
         throw noDescriptor(line.line, harnessSeq);
       }

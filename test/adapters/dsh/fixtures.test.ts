@@ -104,6 +104,21 @@ describe('docs/examples/dsh', () => {
     }
   });
 
+  it('audit --at takes the report seq: harness seq 13 (the steer, admitted during the tool) is report seq 14', async () => {
+    const r = JSON.parse((await run('audit', join(dir, 'queued-steered.jsonl'), '--at', '14', '--json')).stdout);
+    expect(r).toMatchObject({ ok: true, events: 15, at: { seq: 14 }, inbox: { nextTurn: ['B', 'C'], nextStep: ['S'] } });
+    expect(r.turns).toEqual([{ turn: 1, startSeq: 2, endSeq: null, reason: null, steps: 1, claimed: ['A'] }]);
+    expect(r.source.ignored).toEqual([
+      { type: 'request/header', count: 1 },
+      { type: 'request/context', count: 1 },
+      { type: 'assistant/chunk', count: 2 },
+    ]);
+    expect(r.source.harnessEvents).toBe(14);
+    // the event after the limit (a chunk) is not counted: the summary covers what the report covers
+    const early = JSON.parse((await run('audit', join(dir, 'queued-steered.jsonl'), '--at', '9', '--json')).stdout);
+    expect(early.source).toMatchObject({ harnessEvents: 9, ignored: [{ type: 'request/header', count: 1 }, { type: 'request/context', count: 1 }] });
+  });
+
   it('why answers for the tool calls (their ids in the harness: the block id and the call events)', async () => {
     const r = JSON.parse((await run('why', join(dir, 'aborted-child.jsonl.zst'), 'call-spawn', '--json')).stdout);
     expect(r.found).toBe('tool-call');
