@@ -9,9 +9,9 @@ import { runCli as run } from '../cli/support/run-cli.js';
 /**
  * Damaged harness logs (bytes flipped, cut, inserted; in the compressed and the plain fixture) into `audit --json`,
  * `why --json` and `verify --json`: every run ends 0/1/2/3 with exactly one JSON object on stdout and nothing on
- * stderr, never a stack. `STEERLOG_FUZZ_DSH` raises the count (default 20 per fixture).
+ * stderr, never a stack. `STEERLOG_FUZZ_DSH` raises the count (default 10 per fixture).
  */
-const RUNS = Number(process.env.STEERLOG_FUZZ_DSH ?? 20);
+const RUNS = Number(process.env.STEERLOG_FUZZ_DSH ?? 10);
 const dir = fileURLToPath(new URL('../../../docs/examples/dsh/', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'steerlog-dsh-fuzz-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
