@@ -18,12 +18,17 @@ import { chainFails, formatAuditChain, formatOtherFates } from './audit-chain.js
 import { auditExtras, auditOutput, parseAuditLimit, pastLimit, type AuditExtras, type AuditLimit } from './audit-extras.js';
 import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
 import { createProgress } from './progress.js';
+import { auditDshFile, formatAuditSource, untilRefusal, withSourceError, type AuditSource } from './dsh-audit.js';
+import { openDshLog } from '../dsh/dsh-source.js';
+import { parseFormatOption, resolveFileFormat } from './log-format.js';
 
-export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--at <seq|ISO time>] [--json]
+export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--format auto|steerlog|dsh] [--at <seq|ISO time>] [--json]
        steerlog audit --store <spec> <session-id> [--at <seq|ISO time>] [--json]
   --at <seq|time>   the state as of that seq, or of the last event at or before that ISO 8601 time (time travel)
   <log.jsonl>       a session log, one envelope per line (what steerlog export writes), or a JSONL store's
                     stream file (.steerlog/streams/<file>.jsonl: its header line says so)
+  --format <f>      how to read the file: steerlog, dsh (the harness's session log, .jsonl or .jsonl.zst), or
+                    auto (the default: recognised by its first bytes)
   --store <spec>    read the session from a store, read-only: jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… |
                     archive:<file>
   --json            print the report (or the error) as one JSON object
@@ -34,7 +39,7 @@ exit: 0 valid, 1 invalid, 2 usage or no such session, 3 the store or file could 
  * session stream in a store opened read-only — and prints the report. Exit codes: see AUDIT_USAGE.
  */
 export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseCommandArgs(argv, { strings: ['store', 'at'], flags: ['json'] });
+  const args = parseCommandArgs(argv, { strings: ['store', 'at', 'format'], flags: ['json'] });
   if (!args.ok) return reportUsage(io, AUDIT_USAGE, args.error, argv.includes('--json'));
   const json = args.flags.json === true;
   if (args.positionals.length !== 1) return reportUsage(io, AUDIT_USAGE, args.positionals.length === 0 ? 'which log?' : 'one log at a time', json);
@@ -42,6 +47,9 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
   const spec = args.strings.store;
   const limit = args.strings.at === undefined ? undefined : parseAuditLimit(args.strings.at);
   if (limit === null) return reportUsage(io, AUDIT_USAGE, '--at takes a seq or an ISO 8601 time', json);
+  const formatOption = parseFormatOption(args.strings.format);
+  if (formatOption === null) return reportUsage(io, AUDIT_USAGE, '--format takes auto, steerlog or dsh', json);
+  if (spec !== undefined && formatOption === 'dsh') return reportUsage(io, AUDIT_USAGE, '--format dsh reads a file, not a store', json);
   const progress = createProgress(io, 'auditing', json);
   let report: AuditReport;
   // the chain, the fates and the times (a second streaming pass); not for a store's raw stream file
@@ -65,7 +73,13 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
       }
     } else {
       if (!(await stat(target).catch(() => undefined))?.isFile()) return reportUsage(io, AUDIT_USAGE, `cannot read ${target}: no such file`, json);
-      if (await isStreamFile(target)) report = await auditStreamFile(target);
+      if ((await resolveFileFormat(target, formatOption)) === 'dsh') {
+        spool = json ? openAuditSpool() : null;
+        const audited = await auditDshFile(target, limit, spoolOptions(spool));
+        report = audited.report;
+        const second = untilRefusal(openDshLog(target).envelopes);
+        extras = { ...(await auditExtras(null, second.envelopes, limit, progress.tick)), source: audited.source };
+      } else if (await isStreamFile(target)) report = await auditStreamFile(target);
       else {
         spool = json ? openAuditSpool() : null;
         report = await auditFile(target, limit, spoolOptions(spool));
@@ -91,9 +105,15 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
     }
   } else {
     const out = auditOutput(report, extras, limit ?? null);
-    io.stdout.write(json ? `${JSON.stringify(out)}\n` : formatAuditReport(report) + formatOtherFates(out) + formatAuditChain(report, extras.chain));
+    io.stdout.write(json ? `${JSON.stringify(out)}\n` : humanAudit(report, out, extras));
   }
-  return report.ok && !chainFails(extras.chain) ? EXIT.ok : EXIT.invalid;
+  return report.ok && !chainFails(extras.chain) && !extras.source?.error ? EXIT.ok : EXIT.invalid;
+};
+
+const humanAudit = (report: AuditReport, out: ReturnType<typeof auditOutput>, extras: AuditExtras): string => {
+  const source: AuditSource | undefined = extras.source;
+  if (!source) return formatAuditReport(report) + formatOtherFates(out) + formatAuditChain(report, extras.chain);
+  return formatAuditReport(withSourceError(report, source)) + formatOtherFates(out) + formatAuditSource(source);
 };
 
 const spoolOptions = (spool: AuditSpool | null): AuditorOptions => (spool ? { onTurn: spool.turn, onMessage: spool.message } : {});

@@ -3,6 +3,7 @@ import type { AuditReport } from '../../domain/audit.js';
 import { fateOf, initialFate, initialMessageFactState, stepFate, stepMessageFacts, type MessageFactState, type InputFate } from '../../domain/message-facts.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import { createSessionVerifier, type SessionVerification } from '../chain/verify-session.js';
+import type { AuditSource, SourceError } from './dsh-audit.js';
 
 /** The chain part of an audit: what `verify` says about the same log. */
 export type AuditChain = Pick<SessionVerification, 'status' | 'chained' | 'unchained' | 'break' | 'head'>;
@@ -30,6 +31,8 @@ export interface AuditExtras {
   readonly chain: AuditChain;
   readonly fates: readonly InputFate[];
   readonly times: { readonly first: number | null; readonly last: number | null };
+  /** Present when the log is not steerlog's own (a harness session log): how it was read, and its refusal if any. */
+  readonly source?: AuditSource;
 }
 
 /** One streaming pass over raw envelopes: chain check, message facts (up to the first invalid event), times. */
@@ -73,8 +76,8 @@ export type AuditMessage = Omit<AuditReport['messages'][number], 'class'> & { re
 
 /** What `steerlog audit --json` prints. */
 export type AuditOutput = Omit<AuditReport, 'messages' | 'errors'> & {
-  /** The fold's first refusal, then (when the chain is broken or unreadable) the first broken link. */
-  readonly errors: readonly (AuditReport['errors'][number] | { readonly seq: number; readonly code: 'chain-broken'; readonly message: string })[];
+  /** The fold's first refusal (or the harness reader's), then (when the chain is broken or unreadable) the first broken link. */
+  readonly errors: readonly (AuditReport['errors'][number] | SourceError | { readonly seq: number; readonly code: 'chain-broken'; readonly message: string })[];
   readonly format: 'steerlog-audit';
   readonly version: 1;
   /** The `--at` limit applied, or null for the whole log. */
@@ -83,6 +86,8 @@ export type AuditOutput = Omit<AuditReport, 'messages' | 'errors'> & {
   /** Every input admitted: entered ones first in entry order (seq of their user/message), then the rest by admission seq. */
   readonly messages: readonly AuditMessage[];
   readonly chain: AuditChain;
+  /** Present when the log is not steerlog's own: `source.format` says which format it was read as. */
+  readonly source?: AuditSource;
 };
 
 /** Joins the fold's report and the extras into the audit output. */
@@ -100,15 +105,17 @@ export const auditOutput = (report: AuditReport, extras: AuditExtras, at: AuditL
   const chainError = report.ok && brk && (extras.chain.status === 'broken' || extras.chain.status === 'unreadable')
     ? [{ seq: brk.seq, code: 'chain-broken' as const, message: `seq ${brk.seq}: the hash chain is broken here (${brk.kind})` }]
     : [];
+  const sourceError = extras.source?.error ? [extras.source.error] : [];
   return {
     format: 'steerlog-audit',
     version: 1,
     ...rest,
-    ok: rest.ok && chainError.length === 0,
-    errors: [...report.errors, ...chainError],
+    ok: rest.ok && chainError.length === 0 && sourceError.length === 0,
+    errors: [...report.errors, ...sourceError, ...chainError],
     at,
     times: extras.times,
     messages: [...entered, ...others],
     chain: extras.chain,
+    ...(extras.source ? { source: extras.source } : {}),
   };
 };

@@ -2,8 +2,11 @@ import type { AuditReport } from '../../domain/audit.js';
 
 const list = (ids: readonly string[]): string => (ids.length === 0 ? '(empty)' : ids.join(', '));
 
+/** An audit report whose errors may also come from a reader of another format (their codes are strings). */
+export type PrintableAuditReport = Omit<AuditReport, 'errors'> & { readonly errors: readonly { readonly seq: number | null; readonly code: string; readonly message: string }[] };
+
 /** The human audit report: verdict, turn timeline, pending lists, queue, message classes, consumed work. */
-export const formatAuditReport = (r: AuditReport): string => {
+export const formatAuditReport = (r: PrintableAuditReport): string => {
   const out: string[] = [];
   out.push(`session ${r.stream}: ${r.events} event${r.events === 1 ? '' : 's'}, ${r.ok ? 'valid' : 'INVALID'}`);
   for (const e of r.errors) out.push(`  error [${e.code}] ${e.message}${r.ok ? '' : ' (nothing past it was applied)'}`);

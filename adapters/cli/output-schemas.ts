@@ -4,6 +4,7 @@ import type { DomainErrorCode } from '../../domain/errors.js';
 import { InboxTargetSchema, TurnEndReasonSchema } from '../../domain/events.js';
 import type { ArchiveOutput } from '../archive/archive-sessions.js';
 import type { AuditOutput } from './audit-extras.js';
+import { DSH_ERROR_CODES } from '../dsh/dsh-errors.js';
 import type { SessionsOutput } from './sessions-command.js';
 import type { VerifyOutput } from './verify-command.js';
 import type { WhyOutput } from './why-command.js';
@@ -103,6 +104,20 @@ const fate = z
   })
   .strict();
 const auditChain = z.object({ status: chainStatus, chained: seq, unchained: seq, break: chainBreak.nullable(), head: head.nullable() }).strict();
+const sourceError = z.object({ seq: seq.nullable(), code: z.enum(DSH_ERROR_CODES), message: z.string() }).strict();
+/** Where a log that is not steerlog's own came from (absent for steerlog's logs). */
+const auditSource = z
+  .object({
+    format: z.literal('dsh'),
+    seqOffset: z.literal(1),
+    compression: z.enum(['none', 'zstd']),
+    frames: seq.nullable(),
+    harnessEvents: seq,
+    ignored: z.array(z.object({ type: z.string(), count: seq }).strict()),
+    tornTail: z.object({ offset: seq, bytes: seq }).strict().nullable(),
+    error: sourceError.nullable(),
+  })
+  .strict();
 
 /** `steerlog audit --json`. */
 export const AuditOutputSchema = z
@@ -115,6 +130,7 @@ export const AuditOutputSchema = z
     errors: z.array(
       z.union([
         z.object({ seq: seq.nullable(), code: z.enum(DOMAIN_ERROR_CODES), message: z.string() }).strict(),
+        sourceError,
         z.object({ seq, code: z.literal('chain-broken'), message: z.string() }).strict(),
       ]),
     ),
@@ -129,6 +145,7 @@ export const AuditOutputSchema = z
     times: z.object({ first: time.nullable(), last: time.nullable() }).strict(),
     messages: z.array(z.object({ seq, id: z.string(), class: z.enum(['prompt', 'steering', 'context']).nullable(), fate }).strict()),
     chain: auditChain,
+    source: auditSource.optional(),
   })
   .strict();
 

@@ -10,10 +10,14 @@ import type { CliIo } from './io.js';
 import { fileEnvelopes, listStreams, storeEnvelopes } from './log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
 import { createProgress } from './progress.js';
+import { openDshLog } from '../dsh/dsh-source.js';
+import { parseFormatOption, resolveFileFormat, type LogFormat } from './log-format.js';
 
-export const VERIFY_USAGE = `usage: steerlog verify <log.jsonl> [--pubkey <pem>[,<pem>…]] [--anchor <seq>:<hash>] [--head] [--json]
+export const VERIFY_USAGE = `usage: steerlog verify <log.jsonl> [--format auto|steerlog|dsh] [--pubkey <pem>[,<pem>…]] [--anchor <seq>:<hash>] [--head] [--json]
        steerlog verify --store <spec> <session-id>… | --all [--pubkey …] [--anchor …] [--head] [--json]
        steerlog verify <archive.jsonl.gz> <session-id>… | --all [--pubkey …] [--anchor …] [--head] [--json]
+  --format <f>  how to read the file (auto: recognised by its first bytes); a harness log (dsh) has no steerlog
+                hash chain: it is reported unchained (exit 1), never verified
   an archive (written by steerlog archive; also --store archive:<file>) is checked whole first: a damaged or
   truncated one is refused (exit 3) naming the line and session`;
 
@@ -85,6 +89,12 @@ export const formatVerification = (v: SessionVerification): string => {
   return out.join('\n') + '\n';
 };
 
+/** A harness log's verdict: its unchained status in the harness's terms (it never had a steerlog chain). */
+const formatDshVerification = (v: SessionVerification): string =>
+  v.status === 'unchained'
+    ? `session ${v.stream}: ${v.events} event${v.events === 1 ? '' : 's'} (a harness log, read as dsh), UNCHAINED: the harness's format has no steerlog hash chain; nothing is verified\n`
+    : formatVerification(v);
+
 const parseAnchor = (text: string): { seq: number; hash: string } | null => {
   const m = /^(\d+):([0-9a-f]{64})$/.exec(text);
   return m ? { seq: Number(m[1]), hash: m[2]! } : null;
@@ -97,16 +107,19 @@ const parseAnchor = (text: string): { seq: number; hash: string } | null => {
  * 3 when the store or file cannot be read.
  */
 export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseCommandArgs(argv, { strings: ['store', 'pubkey', 'anchor'], flags: ['json', 'all', 'head'] });
+  const args = parseCommandArgs(argv, { strings: ['store', 'pubkey', 'anchor', 'format'], flags: ['json', 'all', 'head'] });
   const usage = (why: string): number => {
     io.stderr.write(`${why ? `${why}\n` : ''}${VERIFY_USAGE}\n`);
     return 2;
   };
   if (!args.ok) return usage(args.error);
-  // an archive given as a file is read as the store spec archive:<file>
+  const formatOption = parseFormatOption(args.strings.format);
+  if (formatOption === null) return usage('--format takes auto, steerlog or dsh');
+  if (args.strings.store !== undefined && formatOption === 'dsh') return usage('--format dsh reads a file, not a store');
+  // an archive given as a file is read as the store spec archive:<file> (unless --format says it is a log)
   let storeSpec = args.strings.store;
   let positionals = args.positionals;
-  if (storeSpec === undefined && positionals.length > 0 && (await looksLikeArchive(positionals[0]!))) {
+  if (storeSpec === undefined && formatOption === 'auto' && positionals.length > 0 && (await looksLikeArchive(positionals[0]!))) {
     storeSpec = `archive:${positionals[0]}`;
     positionals = positionals.slice(1);
   }
@@ -130,6 +143,7 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
   const options: VerifyOptions = { verifiers, ...(anchor ? { anchor } : {}), onEvent: progress.tick };
 
   const results: SessionVerification[] = [];
+  let fileFormat: LogFormat = 'steerlog';
   if (fromStore) {
     let store: EventStore;
     try {
@@ -158,7 +172,9 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
     const file = positionals[0]!;
     try {
       if (!(await stat(file)).isFile()) throw new Error('not a file');
-      results.push(await verifySession(null, fileEnvelopes(file), options));
+      fileFormat = await resolveFileFormat(file, formatOption);
+      // a harness log is read through the same mapping as audit: every event is unchained; a refusal cannot be read
+      results.push(await verifySession(null, fileFormat === 'dsh' ? openDshLog(file).envelopes : fileEnvelopes(file), options));
     } catch (e) {
       io.stderr.write(`steerlog verify: cannot read ${file}: ${errorChain(e)}\n`);
       return 3;
@@ -172,7 +188,7 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
   } else if (args.flags.head) {
     for (const r of results) io.stdout.write(r.head ? `${r.stream} ${r.head.seq}:${r.head.hash}\n` : `${r.stream} -\n`);
   } else {
-    for (const r of results) io.stdout.write(formatVerification(r));
+    for (const r of results) io.stdout.write(fileFormat === 'dsh' ? formatDshVerification(r) : formatVerification(r));
   }
   return ok ? 0 : 1;
 };

@@ -9,9 +9,14 @@ import { openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
+import { openDshLog } from '../dsh/dsh-source.js';
+import { sourceErrorOf, untilRefusal } from './dsh-audit.js';
+import { parseFormatOption, resolveFileFormat } from './log-format.js';
 
-export const WHY_USAGE = `usage: steerlog why <log.jsonl> <message-id | tool-call-id> [--json]
-       steerlog why --store <spec> <session-id> <message-id | tool-call-id> [--json]   (spec: jsonl:<dir> | postgres://… | esdb://… | archive:<file>)`;
+export const WHY_USAGE = `usage: steerlog why <log.jsonl> <message-id | tool-call-id> [--format auto|steerlog|dsh] [--json]
+       steerlog why --store <spec> <session-id> <message-id | tool-call-id> [--json]   (spec: jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… | archive:<file>)
+  --format <f>  how to read the file: steerlog, dsh (the harness's session log, .jsonl or .jsonl.zst), or auto
+                (the default: recognised by its first bytes); seqs of a harness log are harness seq + 1`;
 
 /** What the log says about one tool call. */
 export interface ToolCallLife {
@@ -161,9 +166,11 @@ export const formatWhy = (w: WhyOutput): string => {
  * 3 when the store or file cannot be read.
  */
 export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseCommandArgs(argv, { strings: ['store'], flags: ['json'] });
-  if (!args.ok || args.positionals.length !== 2) {
-    io.stderr.write(`${args.ok ? '' : `${args.error}\n`}${WHY_USAGE}\n`);
+  const args = parseCommandArgs(argv, { strings: ['store', 'format'], flags: ['json'] });
+  const formatOption = args.ok ? parseFormatOption(args.strings.format) : null;
+  if (!args.ok || args.positionals.length !== 2 || formatOption === null || (args.strings.store !== undefined && formatOption === 'dsh')) {
+    const problem = !args.ok ? args.error : formatOption === null ? '--format takes auto, steerlog or dsh' : formatOption === 'dsh' && args.strings.store !== undefined ? '--format dsh reads a file, not a store' : '';
+    io.stderr.write(`${problem ? `${problem}\n` : ''}${WHY_USAGE}\n`);
     return 2;
   }
   const [target, id] = args.positionals as [string, string];
@@ -191,7 +198,13 @@ export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<nu
   } else {
     try {
       if (!(await stat(target)).isFile()) throw new Error('not a file');
-      answer = await answerWhy(null, id, fileEnvelopes(target));
+      if ((await resolveFileFormat(target, formatOption)) === 'dsh') {
+        // a harness log: read through the same mapping as audit; the reader's refusal ends the answer like an invalid event
+        const read = untilRefusal(openDshLog(target).envelopes);
+        answer = await answerWhy(null, id, read.envelopes);
+        const refusal = read.error();
+        if (refusal && !answer.error) answer = { ...answer, error: sourceErrorOf(refusal) };
+      } else answer = await answerWhy(null, id, fileEnvelopes(target));
     } catch (e) {
       io.stderr.write(`steerlog why: cannot read ${target}: ${errorChain(e)}\n`);
       return 3;

@@ -55,6 +55,20 @@ describe('docs/schemas', () => {
       expectValid('verify.schema.json', (await run('verify', file, '--json')).json);
       for (const id of ['A', 'prompt-1', 'call-1', 'secret', 'nope']) expectValid('why.schema.json', (await run('why', file, id, '--json')).json);
     }
+    // the harness's logs (docs/examples/dsh): the same schemas, with `source`; and a refused one
+    for (const f of readdirSync(join(examples, 'dsh')).filter((x) => /\.jsonl(\.zst)?$/.test(x))) {
+      const file = join(examples, 'dsh', f);
+      const audit = (await run('audit', file, '--json')).json as { source?: { format?: string } };
+      expect(audit.source?.format).toBe('dsh');
+      expectValid('audit.schema.json', audit);
+      expectValid('verify.schema.json', (await run('verify', file, '--json')).json);
+      for (const id of ['A', 'S', 'Q', 'call-1', 'nope']) expectValid('why.schema.json', (await run('why', file, id, '--json')).json);
+    }
+    const refused = join(tmp, 'refused.jsonl');
+    writeFileSync(refused, `${JSON.stringify({ version: 0, id: 'r', createdAt: 1 })}\n${JSON.stringify({ type: 'goal/set', seq: 0, time: 2, data: {} })}\n`);
+    const refusedAudit = (await run('audit', refused, '--json')).json as { errors: { code: string }[] };
+    expect(refusedAudit.errors[0]!.code).toBe('dsh-unknown-type');
+    expectValid('audit.schema.json', refusedAudit);
     const events = await chainedSession('schema-tampered');
     const tampered = join(tmp, 'tampered.jsonl');
     writeFileSync(tampered, events.map((e) => JSON.stringify(e.seq === 3 ? { ...e, time: 1 } : e)).join('\n'));

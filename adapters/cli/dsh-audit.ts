@@ -1,0 +1,79 @@
+import { createAuditor, type AuditorOptions, type AuditReport } from '../../domain/audit.js';
+import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
+import { isDshLogError, type DshErrorCode, type DshLogError } from '../dsh/dsh-errors.js';
+import { openDshLog, type DshSummary } from '../dsh/dsh-source.js';
+import { pastLimit, type AuditLimit } from './audit-extras.js';
+
+/** A reader's refusal as the audit reports it: `seq` is the report's seq (harness seq + 1) when the line had one. */
+export interface SourceError {
+  readonly seq: number | null;
+  readonly code: DshErrorCode;
+  readonly message: string;
+}
+
+/** What `audit` says about where a log came from, when it is not steerlog's own: the harness summary and its refusal. */
+export type AuditSource = DshSummary & { readonly error: SourceError | null };
+
+/** The reader's refusal, in the audit's terms. */
+export const sourceErrorOf = (e: DshLogError): SourceError => ({ seq: e.seq === null ? null : e.seq + 1, code: e.code, message: `harness log: ${e.message}` });
+
+/**
+ * A stream of envelopes that ends, instead of throwing, at the reader's refusal (kept for `error()`); any other
+ * failure (the file cannot be read) still throws.
+ */
+export const untilRefusal = (envelopes: AsyncIterable<RawEnvelope>): { readonly envelopes: AsyncIterable<RawEnvelope>; error(): DshLogError | null } => {
+  let error: DshLogError | null = null;
+  return {
+    envelopes: (async function* () {
+      try {
+        yield* envelopes;
+      } catch (e) {
+        if (!isDshLogError(e)) throw e;
+        error = e;
+      }
+    })(),
+    error: () => error,
+  };
+};
+
+/** The fold's refusals name the report's seq; for a harness log each also names the harness seq it stands for. */
+const withHarnessSeq = (report: AuditReport): AuditReport =>
+  report.errors.length === 0
+    ? report
+    : { ...report, errors: report.errors.map((e) => (e.seq === null ? e : { ...e, message: `${e.message} (${e.seq === 0 ? 'the harness header' : `harness seq ${e.seq - 1}`})` })) };
+
+/** Streams a harness session log through the auditor (one pass); the reader's refusal comes back beside the report. */
+export const auditDshFile = async (file: string, limit?: AuditLimit, options?: AuditorOptions): Promise<{ readonly report: AuditReport; readonly source: AuditSource }> => {
+  const log = openDshLog(file);
+  const read = untilRefusal(log.envelopes);
+  const auditor = createAuditor(file, options);
+  for await (const envelope of read.envelopes) {
+    if (pastLimit(envelope, limit)) break;
+    auditor.push(JSON.stringify(envelope));
+  }
+  const report = withHarnessSeq(auditor.report());
+  const refusal = read.error();
+  // the fold's own refusal comes first: nothing past it was applied, so a later line's refusal is not reached
+  const error = refusal && report.ok ? sourceErrorOf(refusal) : null;
+  return { report, source: { ...log.summary(), error } };
+};
+
+/** The audit report with the reader's refusal in it (for the human report: verdict and error lines). */
+export const withSourceError = (report: AuditReport, source: AuditSource | undefined): Omit<AuditReport, 'errors'> & { readonly errors: readonly { readonly seq: number | null; readonly code: string; readonly message: string }[] } =>
+  source?.error ? { ...report, ok: false, errors: [...report.errors, source.error] } : report;
+
+/** The human lines about a harness log: how it was read, what was ignored, a torn tail, and its (absent) chain. */
+export const formatAuditSource = (s: AuditSource): string => {
+  const stored = s.compression === 'zstd' ? `zstd, ${s.frames} frame${s.frames === 1 ? '' : 's'}` : 'plain JSONL';
+  const out = [
+    '',
+    `source: the harness's session log (dsh, ${stored}), ${s.harnessEvents} event${s.harnessEvents === 1 ? '' : 's'} after its header`,
+    '  seqs above are the report\'s: harness seq + 1 (seq 0 is the header, read as session/created)',
+    `  ignored: ${s.ignored.length === 0 ? 'none' : s.ignored.map((i) => `${i.type} × ${i.count}`).join(', ')}`,
+  ];
+  if (s.tornTail) {
+    out.push(`  torn tail: ${s.tornTail.bytes} byte${s.tornTail.bytes === 1 ? '' : 's'} at byte ${s.tornTail.offset} not read (an unfinished append, as a crash leaves it; the harness cuts it when it loads the file)`);
+  }
+  out.push('', 'chain:', "  UNCHAINED: a harness log carries no steerlog hash chain; nothing is verified", '');
+  return out.join('\n');
+};

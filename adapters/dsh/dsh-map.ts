@@ -1,0 +1,175 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { SessionCreatedData, SessionKind } from '../../domain/events.js';
+import { parseEvent } from '../../domain/parse-event.js';
+import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
+import { DshLogError, type DshErrorCode } from './dsh-errors.js';
+
+/**
+ * The harness's published log format, event by event, and what steerlog reads each one as. A harness session file is
+ * a header line `{version: 0, id, createdAt, cwd?, parentSession?, seedLength?, origin?, delegationDepth?,
+ * agentPreset?}` followed by one envelope per line `{type, seq, time, data, ignorable?, surfaceOp?,
+ * sourceEventSeqs?}` (seq contiguous from 0, time in epoch ms).
+ *
+ * steerlog's view of it: the header becomes `session/created` at seq 0, and harness event seq n becomes seq n + 1
+ * (so a fork's seed and its `session/end-seed` fall where steerlog's own fork rule puts them). Events are given
+ * synthesized ids (see {@link dshEventId}); they carry no metadata and no hash: the log is unchained.
+ */
+export const DSH_EVENT_MAP: Readonly<Record<string, string>> = {
+  'agent/inbox/spliced': 'agent/inbox/spliced',
+  'turn/start': 'turn/start',
+  'turn/end': 'turn/end',
+  'step/start': 'step/start',
+  'step/end': 'step/end',
+  'user/message': 'user/message',
+  'assistant/message': 'assistant/message',
+  'tool/call': 'tool/call',
+  'tool/result': 'tool/result',
+  'session/end-seed': 'session/end-seed',
+  'subagent/descriptor': 'subagent/descriptor',
+};
+
+/** Types the format declares that steerlog does not interpret: kept as ignorable events, counted in the report. */
+export const DSH_IGNORED_TYPES: readonly string[] = ['request/header', 'request/context', 'assistant/chunk', 'todo/write', 'subagent/start', 'subagent/end'];
+
+/** The types whose envelope may carry `surfaceOp` and `sourceEventSeqs`. */
+const SURFACE_TYPES = new Set(['user/message', 'assistant/message', 'tool/result']);
+const ENVELOPE_KEYS = new Set(['type', 'seq', 'time', 'data', 'ignorable', 'surfaceOp', 'sourceEventSeqs']);
+const HEADER_KEYS = new Set(['version', 'id', 'createdAt', 'cwd', 'parentSession', 'seedLength', 'origin', 'delegationDepth', 'agentPreset']);
+/** The prefix of an ignored harness event's type in steerlog's view (so it never collides with a steerlog type). */
+export const DSH_IGNORED_PREFIX = 'dsh:';
+
+/** The synthesized id of the event at steerlog seq `seq` (a UUID whose last 12 hex digits are the seq). */
+export const dshEventId = (seq: number): string => `00000000-0000-4000-8000-${seq.toString(16).padStart(12, '0')}`;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isSafeNat = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/** The session header, checked: everything of `session/created` but the kind (which a child's descriptor says). */
+export type DshHeader = Omit<SessionCreatedData, 'kind'>;
+
+/** Reads the header line (already parsed JSON). */
+export const parseDshHeader = (raw: unknown, line: number): DshHeader => {
+  const bad = (reason: string) => new DshLogError('dsh-header', { line, seq: null, byteOffset: null }, reason);
+  if (!isObj(raw)) throw bad('the first line is the session header, a JSON object');
+  if ('type' in raw || 'seq' in raw) throw bad('the file has no session header: its first line is an event (the header {version, id, createdAt, …} comes first)');
+  for (const k of Object.keys(raw)) if (!HEADER_KEYS.has(k)) throw bad(`unknown header field "${k}"`);
+  if (raw.version !== 0) throw bad(`header version ${JSON.stringify(raw.version)}: this reader knows version 0`);
+  if (typeof raw.id !== 'string' || raw.id === '') throw bad('header id must be a non-empty string');
+  const createdAt = typeof raw.createdAt === 'number' && Number.isFinite(raw.createdAt) ? raw.createdAt : typeof raw.createdAt === 'string' ? Date.parse(raw.createdAt) : NaN;
+  if (!Number.isFinite(createdAt)) throw bad('header createdAt must be epoch milliseconds or an ISO 8601 time');
+  if (raw.parentSession !== undefined && (typeof raw.parentSession !== 'string' || raw.parentSession === '')) throw bad('header parentSession must be a non-empty string');
+  if (raw.seedLength !== undefined && !isSafeNat(raw.seedLength)) throw bad('header seedLength must be a non-negative integer');
+  if (raw.origin !== undefined && raw.origin !== 'subagent') throw bad(`header origin ${JSON.stringify(raw.origin)}: the format declares only "subagent"`);
+  if (raw.delegationDepth !== undefined && !(isSafeNat(raw.delegationDepth) && raw.delegationDepth > 0)) throw bad('header delegationDepth must be a positive integer');
+  if (raw.cwd !== undefined && typeof raw.cwd !== 'string') throw bad('header cwd must be a string');
+  return {
+    sessionId: raw.id,
+    createdAt,
+    ...(raw.parentSession !== undefined ? { parentSession: raw.parentSession as string } : {}),
+    ...(raw.seedLength !== undefined ? { seedLength: raw.seedLength } : {}),
+    ...(raw.origin !== undefined ? { origin: 'subagent' as const } : {}),
+    ...(raw.delegationDepth !== undefined ? { delegationDepth: raw.delegationDepth } : {}),
+  };
+};
+
+/** The header as steerlog's `session/created` (seq 0), once the session's kind is known. */
+export const sessionCreatedOf = (header: DshHeader, kind: SessionKind): RawEnvelope => ({
+  seq: 0,
+  id: dshEventId(0),
+  time: header.createdAt,
+  type: 'session/created',
+  data: { sessionId: header.sessionId, createdAt: header.createdAt, kind, ...without(header, ['sessionId', 'createdAt']) },
+});
+
+const without = (o: Obj, keys: readonly string[]): Obj => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
+
+/** One harness event as steerlog reads it: mapped to a steerlog event, or kept as an ignorable one. */
+export type DshMapped =
+  | { readonly kind: 'mapped'; readonly envelope: RawEnvelope }
+  /** `label`: the harness type (with its surface op when that is what keeps it out). */
+  | { readonly kind: 'ignored'; readonly label: string; readonly envelope: RawEnvelope };
+
+/**
+ * Maps one harness envelope (already parsed JSON) at 1-based `line`; `expectedSeq` is the harness seq it must carry.
+ * Checks the envelope, then maps the data (see {@link DSH_EVENT_MAP}) and checks the result against steerlog's
+ * schema of that event: anything steerlog's event cannot hold as it is is refused (`dsh-unmappable`), never trimmed
+ * or guessed — apart from the fields listed in docs/audit.md as not carried.
+ */
+export const mapDshEvent = (raw: unknown, line: number, expectedSeq: number): DshMapped => {
+  const rawSeq = isObj(raw) && isSafeNat(raw.seq) ? raw.seq : null;
+  const fail = (code: DshErrorCode, reason: string): never => {
+    throw new DshLogError(code, { line, seq: rawSeq ?? expectedSeq, byteOffset: null }, reason);
+  };
+  if (!isObj(raw)) return fail('dsh-not-json', 'an event is a JSON object');
+  if (typeof raw.type !== 'string' || raw.type === '') return fail('dsh-malformed-envelope', 'type must be a non-empty string');
+  const type = raw.type;
+  if (rawSeq === null) return fail('dsh-malformed-envelope', `${type}: seq must be a non-negative integer`);
+  if (rawSeq !== expectedSeq) return fail('dsh-malformed-envelope', `${type}: expected seq ${expectedSeq} (seqs are contiguous from 0)`);
+  if (typeof raw.time !== 'number' || !Number.isFinite(raw.time)) return fail('dsh-malformed-envelope', `${type}: time must be epoch milliseconds`);
+  if (!('data' in raw)) return fail('dsh-malformed-envelope', `${type}: data is missing`);
+  if (raw.ignorable !== undefined && raw.ignorable !== true) return fail('dsh-malformed-envelope', `${type}: ignorable must be true or absent`);
+  for (const k of Object.keys(raw)) if (!ENVELOPE_KEYS.has(k)) fail('dsh-malformed-envelope', `${type}: unexpected envelope field "${k}"`);
+  if (raw.surfaceOp !== undefined || raw.sourceEventSeqs !== undefined) {
+    if (!SURFACE_TYPES.has(type)) fail('dsh-malformed-envelope', `${type}: surfaceOp and sourceEventSeqs belong to user/message, assistant/message and tool/result only`);
+    if (raw.surfaceOp !== undefined && (typeof raw.surfaceOp !== 'string' || raw.surfaceOp === '')) fail('dsh-malformed-envelope', `${type}: surfaceOp must be a non-empty string`);
+    const sources = raw.sourceEventSeqs;
+    if (sources !== undefined && !(Array.isArray(sources) && sources.every((s) => isSafeNat(s) && s < rawSeq))) {
+      fail('dsh-malformed-envelope', `${type}: sourceEventSeqs must list seqs of earlier events`);
+    }
+  }
+  const seq = rawSeq + 1;
+  const base = { seq, id: dshEventId(seq), time: raw.time };
+  const ignored = (label: string): DshMapped => {
+    const envelope: RawEnvelope = { ...base, type: `${DSH_IGNORED_PREFIX}${type}`, data: raw.data, ignorable: true };
+    check(envelope, line, rawSeq, type);
+    return { kind: 'ignored', label, envelope };
+  };
+  if (!Object.hasOwn(DSH_EVENT_MAP, type)) {
+    if (DSH_IGNORED_TYPES.includes(type) || raw.ignorable === true) return ignored(type);
+    return fail('dsh-unknown-type', `unknown event type "${type}" (not marked ignorable)`);
+  }
+  // a surface copy other than an append (e.g. a compaction's replacement) is not an entry into the model
+  if (raw.surfaceOp !== undefined && raw.surfaceOp !== 'append') return ignored(`${type} (surfaceOp ${String(raw.surfaceOp)})`);
+  const envelope: RawEnvelope = { ...base, type: DSH_EVENT_MAP[type]!, data: mapData(type, raw.data), ...(raw.ignorable === true ? { ignorable: true as const } : {}) };
+  check(envelope, line, rawSeq, type);
+  return { kind: 'mapped', envelope };
+};
+
+/** The data rewrites (everything else is carried as it is). */
+const mapData = (type: string, data: unknown): unknown => {
+  if (!isObj(data)) return data;
+  switch (type) {
+    case 'turn/end':
+      // the format's own reading rule: a legacy `disposed` end is an abort by disposal
+      return isObj(data.reason) && data.reason.kind === 'disposed' && Object.keys(data.reason).length === 1
+        ? { ...data, reason: { kind: 'aborted', reason: { kind: 'disposed' } } }
+        : data;
+    case 'assistant/message': {
+      const { usage: _usage, ...rest } = data;
+      const message = data.message;
+      if (!isObj(message)) return rest;
+      const source = isObj(message.source) ? without(message.source, ['replayState']) : message.source;
+      const content = Array.isArray(message.content) ? message.content.map(mapAssistantBlock) : message.content;
+      return { ...rest, message: { ...message, content, ...(message.source !== undefined ? { source } : {}) } };
+    }
+    default:
+      return data;
+  }
+};
+
+/** A tool-call block names its call `id`; steerlog's names it `callId`. */
+const mapAssistantBlock = (block: unknown): unknown => {
+  if (!isObj(block) || block.type !== 'tool-call' || !('id' in block) || 'callId' in block) return block;
+  const { id, ...rest } = block;
+  return { type: 'tool-call', callId: id, ...without(rest, ['type']) };
+};
+
+/** The mapped envelope must be a valid steerlog event; if not, the refusal names the harness line and seq. */
+const check = (envelope: RawEnvelope, line: number, harnessSeq: number, type: string): void => {
+  const parsed = parseEvent(envelope, { expectedSeq: envelope.seq });
+  if (E.isLeft(parsed)) {
+    const detail = parsed.left.message.replace(/^seq \d+( \([^)]*\))?: /, '');
+    throw new DshLogError('dsh-unmappable', { line, seq: harnessSeq, byteOffset: null }, `${type}: steerlog's ${envelope.type.startsWith(DSH_IGNORED_PREFIX) ? 'ignorable event' : envelope.type} cannot hold it: ${detail}`);
+  }
+};

@@ -1,0 +1,99 @@
+import { createReadStream } from 'node:fs';
+import { decompress } from 'fzstd';
+import { DshLogError } from './dsh-errors.js';
+
+/** The four bytes every zstd frame starts with (0xFD2FB528, little-endian). */
+export const ZSTD_MAGIC = Uint8Array.of(0x28, 0xb5, 0x2f, 0xfd);
+
+/** Does this buffer start with the zstd magic? */
+export const startsWithZstdMagic = (b: Uint8Array): boolean => b.length >= 4 && ZSTD_MAGIC.every((x, i) => b[i] === x);
+
+const isSkippableMagic = (b: Uint8Array, at: number): boolean => (b[at]! & 0xf0) === 0x50 && b[at + 1] === 0x2a && b[at + 2] === 0x4d && b[at + 3] === 0x18;
+
+/** How long the frame at the start of `b` is: its byte length, `incomplete` (more bytes needed), or why it is not a frame. */
+export type FrameExtent = { readonly kind: 'frame'; readonly length: number; readonly skippable: boolean } | { readonly kind: 'incomplete' } | { readonly kind: 'bad'; readonly at: number; readonly reason: string };
+
+const INCOMPLETE: FrameExtent = { kind: 'incomplete' };
+
+/**
+ * Walks the frame at the start of `b` without decompressing it: the frame header (RFC 8878 §3.1.1.1), then each
+ * block header (3 bytes: last-block bit, type, size) to the last block, then the 4-byte content checksum when the
+ * header says there is one. Skippable frames (magic 0x184D2A5?) are walked by their size field.
+ */
+export const frameExtent = (b: Uint8Array): FrameExtent => {
+  if (b.length < 4) return INCOMPLETE;
+  if (isSkippableMagic(b, 0)) {
+    if (b.length < 8) return INCOMPLETE;
+    const size = b[4]! | (b[5]! << 8) | (b[6]! << 16) | (b[7]! * 0x1000000);
+    return b.length < 8 + size ? INCOMPLETE : { kind: 'frame', length: 8 + size, skippable: true };
+  }
+  if (!startsWithZstdMagic(b)) return { kind: 'bad', at: 0, reason: 'not the start of a zstd frame (no magic number 28 B5 2F FD)' };
+  if (b.length < 5) return INCOMPLETE;
+  const fhd = b[4]!;
+  if (fhd & 0x08) return { kind: 'bad', at: 4, reason: 'zstd frame header: the reserved bit is set' };
+  const single = (fhd & 0x20) !== 0;
+  const fcsFlag = fhd >> 6;
+  const fcsBytes = fcsFlag === 0 ? (single ? 1 : 0) : [0, 2, 4, 8][fcsFlag]!;
+  const dictBytes = [0, 1, 2, 4][fhd & 0x03]!;
+  let at = 5 + (single ? 0 : 1) + dictBytes + fcsBytes;
+  for (;;) {
+    if (b.length < at + 3) return INCOMPLETE;
+    const header = b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16);
+    const last = (header & 1) === 1;
+    const type = (header >> 1) & 3;
+    const size = header >>> 3;
+    if (type === 3) return { kind: 'bad', at, reason: 'zstd block of the reserved type' };
+    at += 3 + (type === 1 ? 1 : size);
+    if (last) break;
+  }
+  if (fhd & 0x04) at += 4;
+  return b.length < at ? INCOMPLETE : { kind: 'frame', length: at, skippable: false };
+};
+
+/** One decompressed frame and the byte offset in the file where it starts. */
+export interface DecodedFrame {
+  readonly offset: number;
+  readonly data: Uint8Array;
+}
+
+/** Bytes at the end of a file that do not complete a record: where they start and how many there are. */
+export interface TornTail {
+  readonly offset: number;
+  readonly bytes: number;
+}
+
+/**
+ * Streams a file of concatenated zstd frames (one per appended batch), decompressing one frame at a time, so
+ * memory holds one frame and one read chunk. A final frame the file ends inside is not an error: it is handed to
+ * `onTornTail` (an unfinished append, as a crash leaves it) and reading ends before it. Anything else that is not
+ * a frame, or a frame that does not decompress, is a `DshLogError` (`dsh-corrupt-frame`) naming its byte offset.
+ * Frame checksums are not verified (the decoder does not implement them).
+ */
+export async function* zstdFrames(file: string, onTornTail: (tail: TornTail) => void, chunkBytes = 1 << 20): AsyncGenerator<DecodedFrame> {
+  let pending: Uint8Array = new Uint8Array(0);
+  let offset = 0;
+  const take = function* (): Generator<DecodedFrame> {
+    for (;;) {
+      const extent = frameExtent(pending);
+      if (extent.kind === 'incomplete') return;
+      if (extent.kind === 'bad') throw new DshLogError('dsh-corrupt-frame', { line: null, seq: null, byteOffset: offset + extent.at }, extent.reason);
+      const frame = pending.subarray(0, extent.length);
+      if (!extent.skippable) {
+        let data: Uint8Array;
+        try {
+          data = decompress(frame);
+        } catch (e) {
+          throw new DshLogError('dsh-corrupt-frame', { line: null, seq: null, byteOffset: offset }, `the zstd frame does not decompress (${(e as Error).message})`);
+        }
+        yield { offset, data };
+      }
+      pending = pending.subarray(extent.length);
+      offset += extent.length;
+    }
+  };
+  for await (const chunk of createReadStream(file, { highWaterMark: chunkBytes }) as AsyncIterable<Buffer>) {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    yield* take();
+  }
+  if (pending.length > 0) onTornTail({ offset, bytes: pending.length });
+}

@@ -1,0 +1,13 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { DSH_EVENT_MAP, DSH_IGNORED_TYPES } from '../../../adapters/dsh/dsh-map.js';
+
+/** docs/audit.md's mapping table says exactly what the reader does. */
+describe("docs/audit.md: reading the harness's own logs", () => {
+  it('the mapping table lists every mapped and every ignored harness type, as the reader maps it', () => {
+    const doc = readFileSync(new URL('../../../docs/audit.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf("## Reading the harness's own logs"), doc.indexOf('## What is not covered yet'));
+    const rows = [...section.matchAll(/^\| `([^`]+)` \| (?:`([^`]+)`|(ignored)) \|/gm)].map((m) => [m[1]!, m[2] ?? 'ignored']);
+    expect(rows).toEqual([...Object.entries(DSH_EVENT_MAP), ...DSH_IGNORED_TYPES.map((t) => [t, 'ignored'])]);
+  });
+});

@@ -1,0 +1,135 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { decompress } from 'fzstd';
+import { describe, expect, it } from 'vitest';
+import { frameExtent } from '../../../adapters/dsh/zstd-frames.js';
+import { runCli as run } from '../cli/support/run-cli.js';
+
+/** The shipped harness-format fixtures: their reports, their frames, and what why and verify say about them. */
+const dir = fileURLToPath(new URL('../../../docs/examples/dsh/', import.meta.url));
+const FIXTURES = ['aborted-child.jsonl.zst', 'queued-steered.jsonl'];
+const nameOf = (file: string): string => file.replace(/\.jsonl(\.zst)?$/, '');
+
+describe('docs/examples/dsh', () => {
+  it('ships exactly these fixtures, each with its reports and a README', () => {
+    expect(readdirSync(dir).sort()).toEqual(
+      ['README.md', ...FIXTURES, ...FIXTURES.flatMap((f) => [`${nameOf(f)}.report.json`, `${nameOf(f)}.report.txt`])].sort(),
+    );
+  });
+
+  it.each(FIXTURES)('audit of %s prints exactly the committed reports, auto-detected or with --format dsh', async (file) => {
+    const path = join(dir, file);
+    for (const format of [[], ['--format', 'dsh'], ['--format', 'auto']]) {
+      const json = await run('audit', path, '--json', ...format);
+      expect(json).toEqual({ code: 0, stdout: readFileSync(join(dir, `${nameOf(file)}.report.json`), 'utf8'), stderr: '' });
+      const text = await run('audit', path, ...format);
+      expect(text).toEqual({ code: 0, stdout: readFileSync(join(dir, `${nameOf(file)}.report.txt`), 'utf8'), stderr: '' });
+    }
+  });
+
+  it('the compressed fixture is five frames, one per appended batch, the header in the first', () => {
+    const bytes = readFileSync(join(dir, 'aborted-child.jsonl.zst'));
+    const texts: string[] = [];
+    for (let at = 0; at < bytes.length; ) {
+      const extent = frameExtent(bytes.subarray(at));
+      if (extent.kind !== 'frame') throw new Error(`no frame at ${at}`);
+      texts.push(Buffer.from(decompress(bytes.subarray(at, at + extent.length))).toString('utf8'));
+      at += extent.length;
+    }
+    expect(texts.map((t) => t.split('\n').length - 1)).toEqual([4, 11, 7, 4, 9]);
+    expect(JSON.parse(texts[0]!.split('\n')[0]!)).toEqual({ version: 0, id: 'dsh-aborted-child', createdAt: 1764500000000 });
+    expect(texts.every((t) => t.endsWith('\n'))).toBe(true);
+  });
+
+  it('the reports say what a reader derives by hand from the protocol', async () => {
+    const q = JSON.parse((await run('audit', join(dir, 'queued-steered.jsonl'), '--json')).stdout);
+    expect(q.turns.map((t: { claimed: string[]; reason: string; steps: number }) => [t.claimed, t.reason, t.steps])).toEqual([
+      [['A', 'S'], 'completed', 2], // A opens turn 1; S, steered during the tool, is claimed at the step boundary
+      [['B'], 'completed', 1], // queued follow-ups run as their own turns, in order
+      [['C'], 'completed', 1],
+    ]);
+    expect(q.messages.map((m: { id: string; class: string | null; fate: { fate: string } }) => [m.id, m.class, m.fate.fate])).toEqual([
+      ['A', 'prompt', 'entered'],
+      ['S', 'steering', 'entered'],
+      ['B', 'prompt', 'entered'],
+      ['C', 'prompt', 'entered'],
+      ['X', null, 'pending'], // context injected without a wake stays parked
+    ]);
+    expect(q.queue).toEqual([{ id: 'X', placement: 'context' }]);
+    expect(q.source).toEqual({
+      format: 'dsh',
+      seqOffset: 1,
+      compression: 'none',
+      frames: null,
+      harnessEvents: 42,
+      ignored: [
+        { type: 'request/header', count: 1 },
+        { type: 'request/context', count: 1 },
+        { type: 'assistant/chunk', count: 6 },
+        { type: 'plugin/metrics', count: 1 },
+      ],
+      tornTail: null,
+      error: null,
+    });
+    const a = JSON.parse((await run('audit', join(dir, 'aborted-child.jsonl.zst'), '--json')).stdout);
+    expect(a.turns.map((t: { claimed: string[]; reason: string }) => [t.claimed, t.reason])).toEqual([
+      [['P', 'R'], 'aborted'],
+      [['N'], 'completed'],
+    ]);
+    expect(a.messages.map((m: { id: string; class: string | null; fate: { fate: string } }) => [m.id, m.class, m.fate.fate])).toEqual([
+      ['P', 'prompt', 'entered'],
+      ['R', 'context', 'entered'], // a child's report is context
+      ['N', 'context', 'entered'], // so is its settlement notice
+      ['Q', null, 'canceled'], // the default cancel dropped the queued follow-up
+    ]);
+    expect(a.children).toEqual([{ childSessionId: 'dsh-child-1', mode: null, epochs: [], reports: [{ seq: 15, messageId: 'R' }], settlements: [{ seq: 26, messageId: 'N' }] }]);
+    expect(a.consumedWork).toEqual({ endSeq: 34, endTurn: 2, droppedUnrun: false });
+    expect(a.source).toMatchObject({ compression: 'zstd', frames: 5, harnessEvents: 34, tornTail: null, error: null });
+    expect(a.chain.status).toBe('unchained');
+  });
+
+  it.each([
+    ['queued-steered.jsonl', 'S', 'ENTERED', ['seq 14', 'admitted to next-step', 'claimed from next-step by turn 1 for step 2', 'entered the model in turn 1 step 2']],
+    ['queued-steered.jsonl', 'X', 'PENDING', ['seq 42', 'admitted to next-step (source plugin)']],
+    ['aborted-child.jsonl.zst', 'Q', 'CANCELED', ['seq 21', 'admitted to next-turn', 'seq 22', 'canceled from next-turn']],
+    ['aborted-child.jsonl.zst', 'R', 'ENTERED', ['seq 15', 'admitted to next-step (source subagent-report)', 'turn 1 ended: aborted']],
+  ])('why %s %s reads through the same mapping', async (file, id, verdict, facts) => {
+    for (const format of [[], ['--format', 'dsh']]) {
+      const r = await run('why', join(dir, file), id, ...format);
+      expect(r.code).toBe(0);
+      expect(r.stdout.split('\n')[0]).toContain(`message ${id} in session dsh-`);
+      expect(r.stdout.split('\n')[0]).toContain(verdict);
+      for (const f of facts) expect(r.stdout).toContain(f);
+    }
+  });
+
+  it('audit --at takes the report seq: harness seq 13 (the steer, admitted during the tool) is report seq 14', async () => {
+    const r = JSON.parse((await run('audit', join(dir, 'queued-steered.jsonl'), '--at', '14', '--json')).stdout);
+    expect(r).toMatchObject({ ok: true, events: 15, at: { seq: 14 }, inbox: { nextTurn: ['B', 'C'], nextStep: ['S'] } });
+    expect(r.turns).toEqual([{ turn: 1, startSeq: 2, endSeq: null, reason: null, steps: 1, claimed: ['A'] }]);
+    expect(r.source.ignored).toEqual([
+      { type: 'request/header', count: 1 },
+      { type: 'request/context', count: 1 },
+      { type: 'assistant/chunk', count: 2 },
+    ]);
+    expect(r.source.harnessEvents).toBe(14);
+    // the event after the limit (a chunk) is not counted: the summary covers what the report covers
+    const early = JSON.parse((await run('audit', join(dir, 'queued-steered.jsonl'), '--at', '9', '--json')).stdout);
+    expect(early.source).toMatchObject({ harnessEvents: 9, ignored: [{ type: 'request/header', count: 1 }, { type: 'request/context', count: 1 }] });
+  });
+
+  it('why answers for the tool calls (their ids in the harness: the block id and the call events)', async () => {
+    const r = JSON.parse((await run('why', join(dir, 'aborted-child.jsonl.zst'), 'call-spawn', '--json')).stdout);
+    expect(r.found).toBe('tool-call');
+    expect(r.toolCall).toMatchObject({ requested: { seq: 10, turn: 1, step: 1 }, started: { seq: 11, name: 'spawn' }, result: { seq: 13, isError: false } });
+  });
+
+  it.each(FIXTURES)('verify %s: unchained (a harness log has no steerlog chain), exit 1, never verified', async (file) => {
+    const r = await run('verify', join(dir, file));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^session dsh-[a-z-]+: \d+ events \(a harness log, read as dsh\), UNCHAINED: .*nothing is verified\n$/);
+    const json = JSON.parse((await run('verify', join(dir, file), '--json')).stdout);
+    expect(json.sessions[0]).toMatchObject({ status: 'unchained', chained: 0, ok: false });
+  });
+});

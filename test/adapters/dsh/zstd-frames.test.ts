@@ -1,0 +1,109 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { frameExtent } from '../../../adapters/dsh/zstd-frames.js';
+import { runCli as run } from '../cli/support/run-cli.js';
+import { framesOf, rawZstdFrame } from './support/harness-log.js';
+
+const dir = fileURLToPath(new URL('../../../docs/examples/dsh/', import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), 'steerlog-dsh-zstd-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+let n = 0;
+const write = (bytes: Uint8Array | string, ext = 'jsonl.zst'): string => {
+  const f = join(tmp, `f-${n++}.${ext}`);
+  writeFileSync(f, bytes);
+  return f;
+};
+const audit = async (f: string) => {
+  const r = await run('audit', f, '--json');
+  return { code: r.code, out: JSON.parse(r.stdout) as Record<string, unknown> & { source: Record<string, unknown> } };
+};
+/** The audit without the fields that say how the file was stored. */
+const content = (out: Record<string, unknown>) => ({ ...out, source: { ...(out.source as object), compression: null, frames: null } });
+
+const ZST = readFileSync(join(dir, 'aborted-child.jsonl.zst'));
+const frameStarts = (bytes: Uint8Array): number[] => {
+  const starts: number[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    starts.push(at);
+    const e = frameExtent(bytes.subarray(at));
+    if (e.kind !== 'frame') throw new Error('not a frame');
+    at += e.length;
+  }
+  return starts;
+};
+const PLAIN_LINES = readFileSync(join(dir, 'queued-steered.jsonl'), 'utf8').trimEnd().split('\n');
+
+describe('zstd frames', () => {
+  it('walks frames without decompressing: incomplete at every cut, a bad magic named', () => {
+    const frame = rawZstdFrame(Buffer.from('{"a":1}\n'));
+    expect(frameExtent(frame)).toEqual({ kind: 'frame', length: frame.length, skippable: false });
+    for (let cut = 0; cut < frame.length; cut++) expect(frameExtent(frame.subarray(0, cut))).toEqual({ kind: 'incomplete' });
+    expect(frameExtent(Buffer.from('{"a":1}'))).toMatchObject({ kind: 'bad', at: 0 });
+    const skippable = Uint8Array.of(0x50, 0x2a, 0x4d, 0x18, 2, 0, 0, 0, 9, 9);
+    expect(frameExtent(skippable)).toEqual({ kind: 'frame', length: 10, skippable: true });
+  });
+
+  it('a file cut inside its last frame: the complete frames are read and the torn tail reported (the harness cuts it on load)', async () => {
+    const starts = frameStarts(ZST);
+    const last = starts.at(-1)!;
+    const whole = (await audit(write(ZST))).out;
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: last + 1, max: ZST.length - 1 }), async (cut) => {
+        const { code, out } = await audit(write(ZST.subarray(0, cut)));
+        expect(code).toBe(0);
+        expect(out.source).toMatchObject({ frames: 4, tornTail: { offset: last, bytes: cut - last }, error: null });
+        // exactly what the first four batches say: turn 1 closed aborted, nothing of turn 2
+        expect(out.events).toBe(26); // the header and 25 events
+        expect((out.turns as unknown[]).length).toBe(1);
+        expect(out.ok).toBe(true);
+      }),
+      { numRuns: 12, seed: 13 },
+    );
+    expect(whole.events).toBe(35);
+    const text = await run('audit', write(ZST.subarray(0, last + 7)));
+    expect(text.stdout).toContain(`  torn tail: 7 bytes at byte ${last} not read (an unfinished append`);
+  });
+
+  it('bytes that are not a frame in the middle, or a frame that does not decompress, are refused with the byte offset', async () => {
+    const starts = frameStarts(ZST);
+    const third = starts[2]!;
+    const badMagic = Buffer.from(ZST);
+    badMagic[third] = 0x00;
+    const r = await audit(write(badMagic));
+    expect(r.code).toBe(1);
+    expect(r.out.errors).toEqual([{ seq: null, code: 'dsh-corrupt-frame', message: `harness log: byte ${third}: not the start of a zstd frame (no magic number 28 B5 2F FD)` }]);
+    expect(r.out.events).toBe(15); // the header and the 14 events of the first two batches
+    const badBlock = Buffer.from(rawZstdFrame(Buffer.from('{"x":1}\n')));
+    badBlock[9] = 0x06 | 1; // block type 3 (reserved), last block
+    const r2 = await audit(write(Buffer.concat([ZST.subarray(0, starts[1]!), badBlock])));
+    expect(r2.out.errors).toEqual([{ seq: null, code: 'dsh-corrupt-frame', message: `harness log: byte ${starts[1]! + 9}: zstd block of the reserved type` }]);
+  });
+
+  it('a plain file whose last line was cut mid-write: the same torn tail; a complete last line without a newline is read', async () => {
+    const text = `${PLAIN_LINES.join('\n')}\n`;
+    const cut = text.length - 20;
+    const { code, out } = await audit(write(text.slice(0, cut), 'jsonl'));
+    expect(code).toBe(0);
+    expect(out.source).toMatchObject({ compression: 'none', tornTail: { offset: text.lastIndexOf('\n', cut - 1) + 1, bytes: cut - text.lastIndexOf('\n', cut - 1) - 1 } });
+    expect(out.events).toBe(42);
+    expect((await audit(write(text.slice(0, -1), 'jsonl'))).out).toEqual((await audit(write(text, 'jsonl'))).out);
+  });
+
+  it('property: how the lines are cut into frames never changes the audit', async () => {
+    const plain = content((await audit(write(`${PLAIN_LINES.join('\n')}\n`, 'jsonl'))).out);
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: PLAIN_LINES.length - 1 }), { maxLength: 12 }), async (cuts) => {
+        const bytes = framesOf(PLAIN_LINES, [...cuts].sort((a, b) => a - b));
+        const { code, out } = await audit(write(bytes));
+        expect(code).toBe(0);
+        expect(out.source).toMatchObject({ compression: 'zstd', frames: new Set(cuts).size + 1 });
+        expect(content(out)).toEqual(plain);
+      }),
+      { numRuns: 15, seed: 7 },
+    );
+  });
+});
