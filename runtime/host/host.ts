@@ -135,9 +135,14 @@ export class Host {
     }
   }
 
-  /** Aborts running turns (pending input is kept, parked), makes every live log durable, releases the leases. */
+  /**
+   * Drains the children first (each resident child is canceled with cause `parent`, its log flushed, its settlement
+   * injected into its parent without waking it, `subagent/end` logged), then aborts running turns (pending input is
+   * kept, parked), makes every live log durable, releases the leases.
+   */
   async close(): Promise<void> {
     this.#offLost();
+    await this.#opts.children?.drain().catch((e) => this.#logger.warn('draining the children failed', e));
     const sessions = [...this.#live.values()];
     for (const s of sessions) s.agent.cancel({ kind: 'hook', reason: 'host-shutdown' }, { keepInbox: true });
     await Promise.allSettled(sessions.map(async (s) => {

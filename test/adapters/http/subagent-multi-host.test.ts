@@ -38,6 +38,10 @@ const model = (held: Promise<void> = Promise.resolve()) =>
     whenExhausted: async (request) => {
       if (request.system === 'worker') {
         if (stepInputs(request).includes('from the parent')) await held;
+        if (stepInputs(request).at(-1) === 'hold until stopped') {
+          await new Promise((resolve) => request.signal.addEventListener('abort', resolve, { once: true }));
+          throw new Error('aborted');
+        }
         return `done ${stepInputs(request).join(' + ')}`;
       }
       if (stepInputs(request).some((t) => t.includes('[send]'))) return { toolCalls: [{ callId: 'call-send', name: 'send_message', arguments: { subagent_id: 'c', message: 'from the parent' } }] };
@@ -189,6 +193,37 @@ describePg('a continuable child resumed on another host (PostgreSQL)', () => {
         'SE(3,1)',
         'TE(3,completed)',
       ]);
+    } finally {
+      await b.host.close();
+      await b.store.close();
+    }
+  });
+  it('A stops while its child is resident: the child is drained (canceled by its parent, settled into the parked parent); B resumes both', async () => {
+    const a = await startHost('A', 0xc);
+    ok(await a.call('session.create', { sessionId: 'p2' }));
+    await a.children.startContinuable(a.host.live.get('p2')!.agent, { content: 'hold until stopped', childSessionId: 'c2', label: 'worker', persona: 'worker' });
+    await until(() => a.runtime.liveAgent('c2')?.events.some((e) => e.type === 'step/start') === true);
+    await a.host.close();
+    await a.store.close();
+
+    const b = await startHost('B', 0xd);
+    try {
+      const stopped = (await loadSession(b.store, 'c2')).events;
+      expect(notation(stopped)).toEqual(['session/created', 'DESC(continuable)', 'SPL(NT,0,[A1])', 'TS(1)', 'SPL(NT,0,rc=1)', 'SS(1,1)', 'UM(A1)', 'SE(1,1)', 'TE(1,aborted:parent)']);
+      // the parent's log: the settlement was injected (no wake) and is parked in next-step; the epoch ended stopped
+      expect(notation((await loadSession(b.store, 'p2')).events)).toEqual(['session/created', 'START(c2,1)', 'SPL(NS,0,[A3])', 'END(c2,1,stopped)']);
+      // B: the user's prompt resumes p2, whose first turn claims the parked settlement with it; then c2 comes back
+      ok(await b.call('session.prompt', { sessionId: 'p2', mode: 'queue', content: [{ type: 'text', text: 'what happened?' }] }));
+      await until(() => b.host.live.get('p2')!.agent.status === 'idle' && b.host.live.get('p2')!.agent.events.some((e) => e.type === 'turn/end'));
+      expect(ok(await b.call('subagent.prompt', { parentSessionId: 'p2', childSessionId: 'c2', mode: 'continuable', content: [{ type: 'text', text: 'again' }] }))).toEqual({ messageId: 'B2' });
+      const p2 = b.host.live.get('p2')!.agent;
+      await until(() => p2.status === 'idle' && b.children.state('c2') === 'absent' && p2.events.filter((e) => e.type === 'subagent/end').length === 2);
+      await p2.checkpoint();
+      expect(notation((await loadSession(b.store, 'p2')).events).slice(4)).toEqual([
+        'SPL(NT,0,[B-prompt-1])', 'TS(1)', 'SPL(NS,0,rc=1)', 'SPL(NT,0,rc=1)', 'SS(1,1)', 'UM(A3:subagent-settled)', 'UM(B-prompt-1)', 'AM', 'SE(1,1)', 'TE(1,completed)',
+        'START(c2,2)', 'SPL(NT,0,[B4])', 'TS(2)', 'SPL(NT,0,rc=1)', 'END(c2,2,completed)', 'SS(2,1)', 'UM(B4:subagent-settled)', 'AM', 'SE(2,1)', 'TE(2,completed)',
+      ]);
+      expect(notation((await loadSession(b.store, 'c2')).events).slice(9)).toEqual(['SPL(NT,0,[B2])', 'TS(2)', 'SPL(NT,0,rc=1)', 'SS(2,1)', 'UM(B2)', 'AM', 'SE(2,1)', 'TE(2,completed)']);
     } finally {
       await b.host.close();
       await b.store.close();
