@@ -25,7 +25,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'steerlog', include: ['test/**/*.test.ts', 'docs/**/*.test.ts'] },
+        test: { name: 'steerlog', include: ['test/**/*.test.ts', 'test/**/*.test.tsx', 'docs/**/*.test.ts'] },
       },
       {
         extends: true,

@@ -167,7 +167,7 @@ const fact = z.union([
 export const WhyOutputSchema = z
   .object({
     format: z.literal('steerlog-why'),
-    version: z.literal(1),
+    version: z.literal(2),
     session: z.string(),
     id: z.string(),
     found: z.enum(['message', 'tool-call', 'both', 'none']),
@@ -180,6 +180,16 @@ export const WhyOutputSchema = z
         started: z.object({ seq, time, name: z.string(), actor: z.string().nullable() }).strict().nullable(),
         result: z.object({ seq, time, isError: z.boolean(), errorCode: z.string().nullable() }).strict().nullable(),
         staged: z.array(z.string()),
+      })
+      .strict()
+      .nullable(),
+    crossing: z
+      .object({
+        direction: z.enum(['to-child', 'to-parent']),
+        via: z.enum(['send_message', 'subagent.prompt', 'report', 'settlement']),
+        messageId: z.string(),
+        from: z.object({ session: z.string(), callId: z.string().nullable(), seq: seq.nullable() }).strict(),
+        to: z.object({ session: z.string(), facts: z.array(fact), fate: fate.nullable() }).strict(),
       })
       .strict()
       .nullable(),

@@ -78,7 +78,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       const { openPostgresOwnership } = await import('../lease/postgres-ownership.js');
       ownership = await openPostgresOwnership({ url: spec, hostId, leaseMs, advertise: () => v.advertise ?? holder.url });
     } else ownership = localOwnership(hostId);
-    const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger: consoleLogger, ...(setup ? { onSession: setup } : {}) });
+    const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger: consoleLogger, ...(setup ? { onSession: (agent) => setup(agent, { children }) } : {}) });
     const server = await startHttpServer({
       host,
       tokens,

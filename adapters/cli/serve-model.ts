@@ -1,4 +1,5 @@
 import type { Agent } from '../../runtime/agent.js';
+import type { ChildManager } from '../../runtime/children/child-manager.js';
 import type { ModelPort } from '../../runtime/ports/model.js';
 import { EchoModel } from '../model/echo/echo-model.js';
 import { loadUserModule } from './load-module.js';
@@ -11,19 +12,29 @@ export class ModelSpecError extends Error {
     this.name = 'ModelSpecError';
   }
 }
+/** What `steerlog serve` hands a model module's `setup(agent, context)` besides the agent: the runtime's children. */
+export interface ModelSetupContext {
+  /** The runtime's continuable and one-shot children: a module's hook may start a child of the agent. */
+  readonly children: ChildManager;
+}
+
+/** A model module's optional `setup` export. */
+export type ModelSetup = (agent: Agent, context: ModelSetupContext) => void;
+
 export const isModelSpecError = (e: unknown): e is ModelSpecError => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'invalid-model-spec';
 
 /**
  * The model a `--model` value names: `echo` (the default: streams its input back slowly), `openai:<model>` (an
  * OpenAI-compatible chat-completions endpoint: `OPENAI_BASE_URL`, `OPENAI_API_KEY`), or `module:<path>` (a module
- * whose default export is a ModelPort or a function returning one). A `module:` may also export `setup(agent)`: serve
- * calls it for every session it makes live, before any input reaches it, so the module can install agent hooks (a
- * pre-step policy, a listener that injects context) next to its model.
+ * whose default export is a ModelPort or a function returning one). A `module:` may also export `setup(agent, context)`:
+ * serve calls it for every session it makes live, before any input reaches it, so the module can install agent hooks
+ * (a pre-step policy, a listener that injects context, a hook that starts a child through `context.children`) next
+ * to its model.
  */
 export const openModel = async (
   spec: string,
   env: NodeJS.ProcessEnv,
-): Promise<{ model: ModelPort; acceptsImages: boolean; setup?: (agent: Agent) => void }> => {
+): Promise<{ model: ModelPort; acceptsImages: boolean; setup?: ModelSetup }> => {
   if (spec === 'echo') {
     const delay = env['STEERLOG_ECHO_DELAY_MS'];
     return { model: new EchoModel(delay !== undefined ? { delayMs: Number(delay) } : {}), acceptsImages: true };
@@ -50,7 +61,7 @@ export const openModel = async (
     }
     const setup = mod['setup'];
     if (setup !== undefined && typeof setup !== 'function') throw new ModelSpecError(`${spec}: the export setup is not a function (setup(agent))`);
-    return { model: model as ModelPort, acceptsImages: true, ...(setup !== undefined ? { setup: setup as (agent: Agent) => void } : {}) };
+    return { model: model as ModelPort, acceptsImages: true, ...(setup !== undefined ? { setup: setup as ModelSetup } : {}) };
   }
   throw new ModelSpecError(`unknown model "${spec}": expected echo, openai:<model> or module:<path>`);
 };

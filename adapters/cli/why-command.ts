@@ -12,11 +12,14 @@ import { parseCommandArgs } from './cli-args.js';
 import { openDshLog } from '../dsh/dsh-source.js';
 import { sourceErrorOf, untilRefusal } from './dsh-audit.js';
 import { parseFormatOption, resolveFileFormat } from './log-format.js';
+import { followAcross, type WhyCrossing } from './why-across.js';
 
 export const WHY_USAGE = `usage: steerlog why <log.jsonl> <message-id | tool-call-id> [--format auto|steerlog|dsh] [--json]
-       steerlog why --store <spec> <session-id> <message-id | tool-call-id> [--json]   (spec: jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… | archive:<file>)
-  --format <f>  how to read the file: steerlog, dsh (the harness's session log, .jsonl or .jsonl.zst), or auto
-                (the default: recognised by its first bytes); seqs of a harness log are harness seq + 1`;
+       steerlog why --store <spec> <session-id> <message-id | tool-call-id> [--json]
+  --store <spec>  jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… | archive:<file>; also follows the message
+                  to or from the session's parent or children
+  --format <f>    how to read the file: steerlog, dsh (the harness's session log, .jsonl or .jsonl.zst), or auto
+                  (the default: recognised by its first bytes); seqs of a harness log are harness seq + 1`;
 
 /** What the log says about one tool call. */
 export interface ToolCallLife {
@@ -31,7 +34,7 @@ export interface ToolCallLife {
 /** What `steerlog why --json` prints. */
 export interface WhyOutput {
   readonly format: 'steerlog-why';
-  readonly version: 1;
+  readonly version: 2;
   readonly session: string;
   readonly id: string;
   /** What the id named: an input, a tool call, both (ids may collide), or nothing in this log. */
@@ -39,6 +42,12 @@ export interface WhyOutput {
   readonly facts: readonly MessageFact[];
   readonly fate: InputFate | null;
   readonly toolCall: ToolCallLife | null;
+  /**
+   * The hop the message made between this session and its parent or child (only with `--store`, which can read the
+   * other session): a child tool call that sent it, the session that sent a message admitted here, or, for an id this
+   * log does not know, the same id admitted in a child or the parent. Null when nothing crossed.
+   */
+  readonly crossing: WhyCrossing | null;
   /** Events read; the answer covers exactly these. */
   readonly events: number;
   /** The log's first invalid event, where reading stopped (the answer covers what comes before it). */
@@ -99,13 +108,14 @@ export const answerWhy = async (session: string | null, id: string, raws: AsyncI
   const isCall = call.requested !== null || call.started !== null || call.result !== null;
   return {
     format: 'steerlog-why',
-    version: 1,
+    version: 2,
     session: name ?? 'unknown',
     id,
     found: isMessage && isCall ? 'both' : isMessage ? 'message' : isCall ? 'tool-call' : 'none',
     facts,
     fate: isMessage ? fateOf(id, facts) : null,
     toolCall: isCall ? call : null,
+    crossing: null,
     events,
     error,
   };
@@ -156,6 +166,13 @@ export const formatWhy = (w: WhyOutput): string => {
     else out.push('  no result in the log');
     if (c.staged.length > 0) out.push(`  staged context: ${c.staged.join(', ')}`);
   }
+  const x = w.crossing;
+  if (x) {
+    const sentBy = x.from.callId !== null ? ` (${x.via} call ${x.from.callId}, result at seq ${x.from.seq})` : ` (${x.via})`;
+    const fate = x.to.fate ? x.to.fate.fate.toUpperCase() : 'NOT FOUND';
+    out.push(`message ${x.messageId} crossed ${x.direction === 'to-child' ? 'from parent' : 'from child'} ${x.from.session}${sentBy} to session ${x.to.session}: ${fate}`);
+    for (const f of x.to.facts) out.push(`  ${describeFact(f)}`);
+  }
   if (w.error) out.push(`the log is invalid at seq ${w.error.seq ?? '?'} [${w.error.code}]: the answer covers the ${w.events} events before it`);
   return out.join('\n') + '\n';
 };
@@ -185,6 +202,7 @@ export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<nu
     }
     try {
       answer = await answerWhy(target, id, storeEnvelopes(store, target));
+      if (answer.events > 0) answer = { ...answer, crossing: await followAcross(store, target, answer, (s, i) => answerWhy(s, i, storeEnvelopes(store, s))) };
     } catch (e) {
       io.stderr.write(`steerlog why: cannot read ${args.strings.store}: ${errorChain(e)}\n`);
       return 3;
@@ -212,5 +230,5 @@ export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<nu
   }
   io.stdout.write(args.flags.json ? `${JSON.stringify(answer)}\n` : formatWhy(answer));
   if (answer.error) return 1;
-  return answer.found === 'none' ? 2 : 0;
+  return answer.found === 'none' && answer.crossing === null ? 2 : 0;
 };

@@ -94,6 +94,7 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
         rpcId,
         principal: c.get('principal'),
         requestId: c.get('requestId'),
+        signal: c.req.raw.signal,
         ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
       });
       if (!result.ok && result.error.code === 'internal') log(`${c.get('requestId')} ${method} answered internal: ${result.error.message}`);

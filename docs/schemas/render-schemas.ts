@@ -5,7 +5,7 @@ const TITLES: Record<keyof typeof PUBLISHED_SCHEMAS, string> = {
   'envelope.schema.json': 'steerlog event envelope (one line of a session log)',
   'audit.schema.json': 'steerlog audit --json (format steerlog-audit, version 1)',
   'verify.schema.json': 'steerlog verify --json (format steerlog-verify, version 1)',
-  'why.schema.json': 'steerlog why --json (format steerlog-why, version 1)',
+  'why.schema.json': 'steerlog why --json (format steerlog-why, version 2)',
   'sessions.schema.json': 'steerlog sessions --json (format steerlog-sessions, version 1)',
   'archive.schema.json': 'steerlog archive --json (format steerlog-archive-run, version 1)',
 };

@@ -1,6 +1,9 @@
 import { DomainError } from '../errors.js';
 
-/** Stable codes of the children's refusals, as the host and the model tools report them. */
+/**
+ * Stable codes of the children's refusals, as the host and the model tools report them. `subagent-cancelled`: the
+ * caller's signal aborted before the child's inbox accepted the message (nothing was delivered).
+ */
 export type ChildErrorCode =
   | 'subagent-not-resumable'
   | 'subagent-unauthorized'
@@ -8,7 +11,8 @@ export type ChildErrorCode =
   | 'subagent-activation-closing'
   | 'subagent-delivery-unavailable'
   | 'subagent-depth-exceeded'
-  | 'subagent-duplicate-child';
+  | 'subagent-duplicate-child'
+  | 'subagent-cancelled';
 
 /** A refusal of a child operation. Match on `code`, never on the message. */
 export class ChildError extends Error {
@@ -31,6 +35,7 @@ const CHILD_CODES: ReadonlySet<string> = new Set<ChildErrorCode>([
   'subagent-delivery-unavailable',
   'subagent-depth-exceeded',
   'subagent-duplicate-child',
+  'subagent-cancelled',
 ]);
 
 /** True for a `ChildError` (by its code, so it holds across module copies). */

@@ -1,4 +1,5 @@
 export * from './subagent-events.js';
+export * from './child-catalog.js';
 export * from './child-errors.js';
 export * from './child-descriptor.js';
 export * from './child-authorisation.js';

@@ -21,7 +21,7 @@ import { ActivationRegistry } from './activation-registry.js';
 import { childAgentSetup, descriptorOf, type ChildAgentSetup } from './child-setup.js';
 import type { ChildEntry, ChildrenOptions, DeliveryOptions, OneShotResult, StartChildSpec, StartedChild } from './child-options.js';
 
-const cancelled = (childSessionId: string) => new ChildError('subagent-delivery-unavailable', childSessionId, `delivery to ${childSessionId} was cancelled before acceptance`);
+const cancelled = (childSessionId: string) => new ChildError('subagent-cancelled', childSessionId, `delivery to ${childSessionId} was cancelled before acceptance`);
 const headerOf = (events: LoadedSession['events']): SessionCreatedData => events[0]!.data as SessionCreatedData;
 
 /**
@@ -39,6 +39,7 @@ export class ChildManager {
   readonly #reportDelivery: 'next-step' | 'quiet';
   readonly #systemPrompt: NonNullable<ChildrenOptions['systemPrompt']>;
   readonly #route: ChildrenOptions['route'];
+  readonly #servesRoute: NonNullable<ChildrenOptions['servesRoute']>;
   readonly #logger: Logger;
   readonly #lock = new KeyedLock();
   readonly #registry = new ActivationRegistry((childSessionId) => void this.#maybeSettle(childSessionId));
@@ -53,6 +54,7 @@ export class ChildManager {
     this.#reportDelivery = options.reportDelivery ?? 'next-step';
     this.#systemPrompt = options.systemPrompt ?? ((d) => d.persona);
     this.#route = options.route;
+    this.#servesRoute = options.servesRoute ?? (() => true);
     this.#logger = options.logger ?? silentLogger;
   }
 
@@ -154,8 +156,13 @@ export class ChildManager {
         await activation.disposing;
         activation = this.#registry.get(childSessionId);
       }
-      if (!activation) activation = await this.#coldResume(parent, childSessionId);
       if (options.signal?.aborted) throw cancelled(childSessionId);
+      if (!activation) activation = await this.#coldResume(parent, childSessionId);
+      if (options.signal?.aborted) {
+        // resumed, then cancelled before acceptance: nothing was delivered; the empty epoch settles as usual
+        queueMicrotask(() => void this.#maybeSettle(childSessionId));
+        throw cancelled(childSessionId);
+      }
       // the final authorisation, with no await between it and the send
       this.#authorise(parent, childSessionId, headerOf(activation.agent.events));
       this.#registry.accept(activation, message.id);
@@ -217,6 +224,11 @@ export class ChildManager {
   /** Whether the child's activation is being disposed (deliveries wait for it, then cold-resume a new epoch). */
   isClosing(childSessionId: string): boolean {
     return Boolean(this.#registry.get(childSessionId)?.disposing);
+  }
+
+  /** Whether this deployment serves the model route a child's descriptor records (`ChildrenOptions.servesRoute`). */
+  servesRoute(descriptor: SubagentDescriptorData): boolean {
+    return this.#servesRoute(descriptor);
   }
 
   /** The derived state of a child (`absent` when it has no activation here). */

@@ -25,6 +25,12 @@ export interface ChildrenOptions {
    * resume. @defaultValue the runtime's model for every route
    */
   readonly route?: (descriptor: SubagentDescriptorData) => ModelPort | undefined;
+  /**
+   * Whether this deployment serves a child's recorded model route. The Host's catalog check answers a stored child
+   * whose route is not served `subagent-catalog-diagnostic {reason: 'route-unavailable'}` instead of resuming it.
+   * @defaultValue every route is served
+   */
+  readonly servesRoute?: (descriptor: SubagentDescriptorData) => boolean;
   /** Where contained failures (a best-effort flush, a settlement that could not be sent) are reported. @defaultValue silent */
   readonly logger?: Logger;
 }

@@ -22,6 +22,8 @@ export const childErrorText = (e: ChildError, tool: ChildToolName): string => {
       return `subagent ${e.childSessionId} is closing; nothing was delivered`;
     case 'subagent-delivery-unavailable':
       return `subagent ${e.childSessionId} cannot take deliveries right now; nothing was delivered`;
+    case 'subagent-cancelled':
+      return `delivery to subagent ${e.childSessionId} was cancelled; nothing was delivered`;
     case 'subagent-depth-exceeded':
     case 'subagent-duplicate-child':
       return e.message;

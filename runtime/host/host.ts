@@ -16,7 +16,7 @@ import { localOwnership, type SessionOwnership } from './ports/ownership.js';
 import { checkImages, promptMessage, sameContent, toContentBlocks } from './prompt.js';
 import { ClientMessageIdSchema, HOST_REQUEST_SCHEMAS, isHostMethod, type HostErrorBody, type HostFrame, type HostMethod, type HostRequest, type HostResult } from './schemas.js';
 import { historyPage, queueRowsOf, readSession } from './session-reads.js';
-import { subagentInterrupt, subagentList, subagentPrompt, type SubagentRouteDeps } from './subagent-methods.js';
+import { subagentHistory, subagentInterrupt, subagentList, subagentPrompt, type SubagentRouteDeps } from './subagent-methods.js';
 import { canonicalTimeZone } from './time-zone.js';
 import type { ChildManager } from '../children/child-manager.js';
 
@@ -61,6 +61,8 @@ export interface CallContext {
   readonly idempotencyKey?: string;
   /** For log lines. */
   readonly requestId?: string;
+  /** Aborts when the caller gives up (the HTTP client went away): `subagent.prompt` then answers `cancelled` until the child accepted the message. */
+  readonly signal?: AbortSignal;
 }
 
 /** A method's answer; `crashed` marks an unexpected failure (the transport answers it with HTTP 500). */
@@ -133,9 +135,14 @@ export class Host {
     }
   }
 
-  /** Aborts running turns (pending input is kept, parked), makes every live log durable, releases the leases. */
+  /**
+   * Drains the children first (each resident child is canceled with cause `parent`, its log flushed, its settlement
+   * injected into its parent without waking it, `subagent/end` logged), then aborts running turns (pending input is
+   * kept, parked), makes every live log durable, releases the leases.
+   */
   async close(): Promise<void> {
     this.#offLost();
+    await this.#opts.children?.drain().catch((e) => this.#logger.warn('draining the children failed', e));
     const sessions = [...this.#live.values()];
     for (const s of sessions) s.agent.cancel({ kind: 'hook', reason: 'host-shutdown' }, { keepInbox: true });
     await Promise.allSettled(sessions.map(async (s) => {
@@ -174,6 +181,8 @@ export class Host {
         return Promise.resolve(subagentInterrupt(this.#subagentDeps(), r)) as Promise<HostResult<M>>;
       case 'subagent.list':
         return Promise.resolve(subagentList(this.#subagentDeps(), r)) as Promise<HostResult<M>>;
+      case 'subagent.history':
+        return subagentHistory(this.#subagentDeps(), r) as Promise<HostResult<M>>;
       default: {
         const never: never = method;
         throw new HostError('bad-request', `unknown method ${String(never)}`);
@@ -188,6 +197,10 @@ export class Host {
       catalogEntry: async (id) => {
         await this.#catalog.refresh();
         return this.#catalog.get(id);
+      },
+      sessionEvents: async (id) => {
+        const agent = this.#live.get(id)?.agent ?? this.#runtime.liveAgent(id);
+        return agent ? agent.events : (await readSession(this.store, id, undefined)).events;
       },
       logger: this.#logger,
     };

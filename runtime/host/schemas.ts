@@ -72,6 +72,8 @@ export const HOST_ERROR_CODES = [
   'subagent-not-resumable',
   'subagent-unauthorized',
   'subagent-delivery-unavailable',
+  'subagent-catalog-diagnostic',
+  'cancelled',
   'internal',
 ] as const;
 /** The schema of the host API's error codes. */
@@ -171,6 +173,17 @@ export const SubagentInterruptRequestSchema = z
   .strict();
 /** The payload of `subagent.list`: the live children of one parent session. */
 export const SubagentListRequestSchema = z.object({ parentSessionId: HostSessionIdSchema }).strict();
+/** The payload of `subagent.history`: a page of a child's durable events, named by its parent (a direct child, either mode). */
+export const SubagentHistoryRequestSchema = z
+  .object({
+    parentSessionId: HostSessionIdSchema,
+    childSessionId: HostSessionIdSchema,
+    /** Return events with seq strictly greater than this. @defaultValue -1 (from the start) */
+    after: z.number().int().min(-1).optional(),
+    /** @defaultValue 200 */
+    limit: z.number().int().min(1).max(1000).optional(),
+  })
+  .strict();
 
 /** The request schema of every method, by name. */
 export const HOST_REQUEST_SCHEMAS = {
@@ -186,6 +199,7 @@ export const HOST_REQUEST_SCHEMAS = {
   'subagent.prompt': SubagentPromptRequestSchema,
   'subagent.interrupt': SubagentInterruptRequestSchema,
   'subagent.list': SubagentListRequestSchema,
+  'subagent.history': SubagentHistoryRequestSchema,
 } as const;
 /** A method name of the host API. */
 export type HostMethod = keyof typeof HOST_REQUEST_SCHEMAS;
@@ -270,6 +284,25 @@ export const SubagentEntrySchema = z
 /** The result of `subagent.list`: the parent's live children, and whether the parent is live here (a hint: a prompt checks again). */
 export const SubagentListResultSchema = z.object({ entries: z.array(SubagentEntrySchema), parentAvailable: z.boolean() }).strict();
 
+/** What `subagent.history` says of the child: its mode, label (from its own descriptor) and state on this host. */
+export const SubagentHistoryChildSchema = z
+  .object({
+    childSessionId: z.string(),
+    parentSessionId: z.string(),
+    mode: z.enum(['continuable', 'one-shot']),
+    label: z.string(),
+    /** `absent`: no activation on this host (a one-shot child, or a continuable one that settled or runs elsewhere). */
+    state: z.enum(['running', 'waiting', 'settled', 'absent']),
+  })
+  .strict();
+/**
+ * The result of `subagent.history`: the child, whether its parent is live here (a hint: a prompt checks again), and
+ * a page of its classified durable events in the shape of `session.history`.
+ */
+export const SubagentHistoryResultSchema = z
+  .object({ child: SubagentHistoryChildSchema, parentAvailable: z.boolean(), events: z.array(HistoryEntrySchema), lastSeq: z.number().int(), nextAfter: z.number().int().nullable() })
+  .strict();
+
 /** The result schema of every method, by name. */
 export const HOST_RESULT_SCHEMAS = {
   'session.create': SessionCreateResultSchema,
@@ -284,6 +317,7 @@ export const HOST_RESULT_SCHEMAS = {
   'subagent.prompt': SubagentPromptResultSchema,
   'subagent.interrupt': AcceptedSchema,
   'subagent.list': SubagentListResultSchema,
+  'subagent.history': SubagentHistoryResultSchema,
 } as const satisfies Record<HostMethod, z.ZodTypeAny>;
 /** The result of a successful request to method `M`. */
 export type HostResult<M extends HostMethod> = z.infer<(typeof HOST_RESULT_SCHEMAS)[M]>;

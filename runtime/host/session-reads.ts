@@ -7,7 +7,7 @@ import type { EventStore } from '../ports/event-store.js';
 import { isRuntimeError } from '../errors.js';
 import { HostError } from './errors.js';
 import type { LiveSession } from './live-session.js';
-import type { HostRequest, HostResult, QueueRow } from './schemas.js';
+import type { HostResult, QueueRow } from './schemas.js';
 
 /** A session's events and folded state: the live log when the session is live here, else the store (read only). */
 export const readSession = async (store: EventStore, sessionId: string, live: LiveSession | undefined): Promise<{ events: readonly LogEvent[]; state: SessionState | null }> => {
@@ -21,7 +21,7 @@ export const readSession = async (store: EventStore, sessionId: string, live: Li
 };
 
 /** `session.history`: a page of durable events, each `user/message` with its class (a fold of the log from its start). */
-export const historyPage = (events: readonly LogEvent[], request: HostRequest<'session.history'>): HostResult<'session.history'> => {
+export const historyPage = (events: readonly LogEvent[], request: { readonly after?: number | undefined; readonly limit?: number | undefined }): HostResult<'session.history'> => {
   const after = request.after ?? -1;
   const limit = request.limit ?? 200;
   const end = Math.min(events.length, after + 1 + limit);

@@ -1,5 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
+import { childCatalogDiagnostic } from '../../domain/children/child-catalog.js';
+import { foldChildDescriptor } from '../../domain/children/child-descriptor.js';
 import { isChildError } from '../../domain/children/child-errors.js';
+import type { LogEvent, SessionCreatedData } from '../../domain/events.js';
 import type { Agent } from '../agent.js';
 import type { ChildManager } from '../children/child-manager.js';
 import type { Logger } from '../logger.js';
@@ -9,6 +12,7 @@ import { HostError } from './errors.js';
 import type { CallContext } from './host.js';
 import { toContentBlocks } from './prompt.js';
 import type { HostRequest, HostResult } from './schemas.js';
+import { historyPage } from './session-reads.js';
 import { canonicalTimeZone } from './time-zone.js';
 
 /** What the subagent routes need of the host: its children, its live agents and its session catalog. */
@@ -19,13 +23,17 @@ export interface SubagentRouteDeps {
   readonly liveAgent: (sessionId: string) => Agent | undefined;
   /** The catalog entry of a session, after reading what the store committed since the last look. */
   readonly catalogEntry: (sessionId: string) => Promise<CatalogEntry | undefined>;
+  /** A session's log: its live events when an agent of the runtime holds it, else the store's (read only). */
+  readonly sessionEvents: (sessionId: string) => Promise<readonly LogEvent[]>;
   readonly logger: Logger;
 }
 
 /**
  * `subagent.prompt`: a user follow-up to a continuable direct child of a live parent. Checked in this order: the
- * time zone, the parent is live here, the child is a continuable child of that parent (in the catalog or resident
- * now), then the children's own delivery rules; answers the message id the child's inbox accepted.
+ * time zone, the parent is live here, the catalog check (the child is a continuable child of that parent, resident
+ * now or so recorded in the store; a stored row whose log contradicts itself or whose model route is not served is a
+ * diagnostic; the caller's signal aborting meanwhile is `cancelled`), then the children's own delivery rules (the
+ * signal owns the delivery until the child's inbox accepts it); answers the message id the child's inbox accepted.
  */
 export const subagentPrompt = async (deps: SubagentRouteDeps, request: HostRequest<'subagent.prompt'>, ctx: CallContext): Promise<HostResult<'subagent.prompt'>> => {
   const { parentSessionId, childSessionId } = request;
@@ -41,16 +49,86 @@ export const subagentPrompt = async (deps: SubagentRouteDeps, request: HostReque
   const notFound = () => new HostError('subagent-not-found', `${childSessionId} is not a continuable child of ${parentSessionId}`, { parentSessionId, childSessionId });
   if (!children) throw notFound();
   const resident = children.list(parentSessionId).some((e) => e.childSessionId === childSessionId && e.mode === 'continuable');
-  if (!resident) {
-    const entry = await deps.catalogEntry(childSessionId);
-    if (!entry || entry.kind !== 'continuable' || entry.parentSession !== parentSessionId) throw notFound();
-  }
+  if (!resident) await abortable(catalogCheck(deps, children, parentSessionId, childSessionId, notFound), ctx.signal);
   try {
-    const messageId = await children.followup(parent, childSessionId, toContentBlocks(request.content), { source: promptSource(ctx.rpcId, ctx.principal, timeZone) });
+    const source = promptSource(ctx.rpcId, ctx.principal, timeZone);
+    const messageId = await children.followup(parent, childSessionId, toContentBlocks(request.content), { source, ...(ctx.signal ? { signal: ctx.signal } : {}) });
     return { messageId };
   } catch (e) {
     throw childRefusal(deps, e, childSessionId, parentSessionId);
   }
+};
+
+/** The catalog check of a stored child: a continuable child of the parent, and not a diagnostic row. */
+const catalogCheck = async (deps: SubagentRouteDeps, children: ChildManager, parentSessionId: string, childSessionId: string, notFound: () => HostError): Promise<void> => {
+  const entry = await deps.catalogEntry(childSessionId);
+  if (!entry || entry.kind !== 'continuable' || entry.parentSession !== parentSessionId) throw notFound();
+  // the header names this parent (lineage first); only now is the rest of the child's log read
+  let events: readonly LogEvent[];
+  try {
+    events = await deps.sessionEvents(childSessionId);
+  } catch {
+    return; // unreadable: the delivery's own inspection answers it (subagent-not-resumable)
+  }
+  const header = events[0]!.data as SessionCreatedData;
+  const reason = childCatalogDiagnostic(header, foldChildDescriptor(header, events), (d) => children.servesRoute(d));
+  if (reason !== null) {
+    throw new HostError('subagent-catalog-diagnostic', `child ${childSessionId} cannot take a follow-up here (${reason})`, { parentSessionId, childSessionId, reason });
+  }
+};
+
+/** `work`, unless `signal` aborts first (then `cancelled`). */
+const abortable = <T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> => {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.reject(cancelledError());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelledError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+};
+
+const cancelledError = () => new HostError('cancelled', 'the request was cancelled before the child accepted a message', {});
+
+/**
+ * `subagent.history`: a page of a direct child's durable events (either mode), classified like `session.history`,
+ * with what the child is (mode, label, state here) and whether its parent is live here. It needs no live parent
+ * (a user reads a child whose parent is offline) and never resumes anything; a session that is not a direct child
+ * of the named parent is `subagent-not-found`.
+ */
+export const subagentHistory = async (deps: SubagentRouteDeps, request: HostRequest<'subagent.history'>): Promise<HostResult<'subagent.history'>> => {
+  const { parentSessionId, childSessionId } = request;
+  const entry = await deps.catalogEntry(childSessionId);
+  if (!entry || (entry.kind !== 'continuable' && entry.kind !== 'one-shot') || entry.parentSession !== parentSessionId) {
+    throw new HostError('subagent-not-found', `${childSessionId} is not a child of ${parentSessionId}`, { parentSessionId, childSessionId });
+  }
+  const events = await deps.sessionEvents(childSessionId);
+  const header = events[0]!.data as SessionCreatedData;
+  const descriptor = foldChildDescriptor(header, events);
+  const page = historyPage(events, request);
+  return {
+    child: {
+      childSessionId,
+      parentSessionId,
+      mode: entry.kind,
+      label: descriptor?.label ?? '',
+      state: deps.children?.state(childSessionId) ?? 'absent',
+    },
+    parentAvailable: deps.liveAgent(parentSessionId) !== undefined,
+    ...page,
+  };
 };
 
 /**
@@ -86,6 +164,8 @@ const childRefusal = (deps: SubagentRouteDeps, e: unknown, childSessionId: strin
       case 'subagent-activation-closing':
       case 'subagent-delivery-unavailable':
         return new HostError('subagent-delivery-unavailable', `child ${childSessionId} takes no delivery now`, { childSessionId });
+      case 'subagent-cancelled':
+        return cancelledError();
       case 'subagent-depth-exceeded':
       case 'subagent-duplicate-child':
         break;

@@ -35,3 +35,23 @@ export const composerIntent = (key: ComposerKey, ctx: ComposerContext): Composer
   const opposite = ctx.busyEnter === 'queue' ? 'steer' : 'queue';
   return modified ? opposite : ctx.busyEnter;
 };
+
+/** What the composer of a child session offers (the parent's user reaches a child only through the subagent routes). */
+export type ChildComposerState =
+  /** A continuable child, parent live: Send stays the primary button; a separate Stop appears while the child runs. */
+  | { readonly kind: 'continuable'; readonly running: boolean }
+  /** A running continuable child whose parent is offline: input and Send disabled, Stop enabled. */
+  | { readonly kind: 'stop-only' }
+  /** No composer at all: a one-shot child (it returns one result and takes no follow-up), or an idle child whose parent is offline. */
+  | { readonly kind: 'read-only'; readonly reason: 'one-shot' | 'parent-unavailable' };
+
+/**
+ * The composer rules of a child session: one-shot → read-only, never Stop; continuable with its parent live → Send
+ * plus a separate Stop while running; continuable with its parent offline → Stop only while running, read-only when
+ * not (a follow-up needs the live parent; an interrupt does not).
+ */
+export const childComposerState = (child: { readonly mode: 'continuable' | 'one-shot'; readonly running: boolean }, parentAvailable: boolean): ChildComposerState => {
+  if (child.mode === 'one-shot') return { kind: 'read-only', reason: 'one-shot' };
+  if (parentAvailable) return { kind: 'continuable', running: child.running };
+  return child.running ? { kind: 'stop-only' } : { kind: 'read-only', reason: 'parent-unavailable' };
+};

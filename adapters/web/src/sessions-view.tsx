@@ -1,10 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { HostResult } from '../../../runtime/host/schemas.js';
-import { call } from './api.js';
 
 type Summary = HostResult<'session.list'>['sessions'][number];
+import { call } from './api.js';
+import { treeOrder } from './session-tree.js';
 
-/** The sessions this host knows, with status, and a button that starts a new one. */
+
+/** The sessions this host knows, with status, and a button that starts a new one; children sit under their parent. */
 export const SessionsView = ({ go }: { go: (hash: string) => void }) => {
   const [sessions, setSessions] = useState<readonly Summary[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -40,9 +42,10 @@ export const SessionsView = ({ go }: { go: (hash: string) => void }) => {
             </tr>
           </thead>
           <tbody>
-            {[...sessions].sort((a, b) => b.createdAt - a.createdAt).map((s) => (
-              <tr key={s.sessionId} data-session={s.sessionId}>
-                <td>
+            {treeOrder(sessions).map(({ session: s, depth }) => (
+              <tr key={s.sessionId} data-session={s.sessionId} data-parent={s.parentSessionId ?? ''} data-depth={depth}>
+                <td style={{ paddingLeft: `${0.3 + depth * 1.5}rem` }}>
+                  {depth > 0 ? <span aria-label={`child of ${s.parentSessionId}`}>↳ </span> : null}
                   <code>{s.sessionId}</code>
                 </td>
                 <td>{s.kind}</td>
@@ -50,7 +53,11 @@ export const SessionsView = ({ go }: { go: (hash: string) => void }) => {
                 <td>{s.running ? 'running' : s.live ? 'idle (live)' : 'stored'}</td>
                 <td>
                   <a href={`#/audit/${encodeURIComponent(s.sessionId)}`} aria-label={`Audit ${s.sessionId}`}>Audit</a> ·{' '}
-                  <a href={`#/live/${encodeURIComponent(s.sessionId)}`} aria-label={`Live ${s.sessionId}`}>Live</a>
+                  {s.parentSessionId !== undefined && s.kind !== 'ordinary' ? (
+                    <a href={`#/child/${encodeURIComponent(s.parentSessionId)}/${encodeURIComponent(s.sessionId)}`} aria-label={`Open child ${s.sessionId}`}>Open</a>
+                  ) : (
+                    <a href={`#/live/${encodeURIComponent(s.sessionId)}`} aria-label={`Live ${s.sessionId}`}>Live</a>
+                  )}
                 </td>
               </tr>
             ))}

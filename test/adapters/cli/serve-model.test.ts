@@ -17,7 +17,7 @@ describe('openModel: a module: model and its optional setup(agent)', () => {
   it('returns the module setup export next to its model, and none when the module has none', async () => {
     const withSetup = await openModel(write('with.mjs', `${model}\nexport const setup = (agent) => { agent.touched = true; };`), {});
     const agent: Record<string, unknown> = {};
-    withSetup.setup!(agent as never);
+    withSetup.setup!(agent as never, { children: {} as never });
     expect(agent).toEqual({ touched: true });
     expect((await openModel(write('without.mjs', model), {})).setup).toBeUndefined();
   });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { composerIntent, type ComposerContext, type ComposerKey } from '../../../adapters/web/src/composer-policy.js';
+import { childComposerState, composerIntent, type ComposerContext, type ComposerKey } from '../../../adapters/web/src/composer-policy.js';
+import { treeOrder } from '../../../adapters/web/src/session-tree.js';
 
 const key = (k: Partial<ComposerKey> = {}): ComposerKey => ({ key: 'Enter', shiftKey: false, metaKey: false, ctrlKey: false, isComposing: false, ...k });
 const ctx = (c: Partial<ComposerContext> = {}): ComposerContext => ({ running: false, busyEnter: 'queue', draftEmpty: false, queuedCount: 0, ...c });
@@ -36,5 +37,23 @@ describe('the composer policy', () => {
         expect(intent).not.toBe('steer-all');
       }),
     );
+  });
+});
+
+describe('the child composer rules', () => {
+  it('one-shot → read-only; continuable with a live parent → Send (+ Stop while running); parent offline → Stop only while running, else read-only', () => {
+    for (const running of [true, false]) for (const parent of [true, false]) expect(childComposerState({ mode: 'one-shot', running }, parent)).toEqual({ kind: 'read-only', reason: 'one-shot' });
+    expect(childComposerState({ mode: 'continuable', running: true }, true)).toEqual({ kind: 'continuable', running: true });
+    expect(childComposerState({ mode: 'continuable', running: false }, true)).toEqual({ kind: 'continuable', running: false });
+    expect(childComposerState({ mode: 'continuable', running: true }, false)).toEqual({ kind: 'stop-only' });
+    expect(childComposerState({ mode: 'continuable', running: false }, false)).toEqual({ kind: 'read-only', reason: 'parent-unavailable' });
+  });
+});
+
+describe('the sessions tree', () => {
+  const row = (sessionId: string, createdAt: number, parentSessionId?: string) => ({ sessionId, kind: parentSessionId ? 'continuable' : 'ordinary', createdAt, live: false, running: false, ...(parentSessionId ? { parentSessionId } : {}) });
+  it('roots newest first, each followed by its children oldest first, recursively; an orphan child is a root', () => {
+    const order = treeOrder([row('a', 1), row('b', 5), row('a1', 2, 'a'), row('a2', 3, 'a'), row('a1x', 4, 'a1'), row('orphan', 6, 'gone')]);
+    expect(order.map(({ session, depth }) => `${'  '.repeat(depth)}${session.sessionId}`)).toEqual(['orphan', 'b', 'a', '  a1', '    a1x', '  a2']);
   });
 });

@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { asMessageId } from '../../../domain/brand.js';
 import type { Agent } from '../../../runtime/agent.js';
+import type { ModelSetupContext } from '../../../adapters/cli/serve-model.js';
 import type { ModelPort, ModelRequest, ModelResponse } from '../../../runtime/ports/model.js';
 
 /**
@@ -19,7 +20,9 @@ import type { ModelPort, ModelRequest, ModelResponse } from '../../../runtime/po
  * - an inserted message carrying `[cancel]` makes the plugin cancel the agent the default way (pending input cleared);
  * - an inserted message carrying `[late:<id>]` makes the plugin steer `<id>` (a waking user send) in a microtask
  *   right after the next `turn/end` is logged, the moment the driver checks for pending work before going idle;
- * - a session whose id starts with `inject-` gets the plugin's `X` injected as soon as it is created (idle inject).
+ * - a session whose id starts with `inject-` gets the plugin's `X` injected as soon as it is created (idle inject);
+ * - an inserted message carrying `[child:<id>]` starts a continuable child `<id>` (label `<id>`) whose first prompt
+ *   is `[hold:<id>] work of <id>` (so its first step holds on the gate); `[oneshot:<id>]` runs a one-shot child `<id>`.
  */
 const dir = process.env['STEERLOG_GATE_DIR'] ?? '.';
 
@@ -56,7 +59,7 @@ const pluginMessage = (id: string, kind = 'plugin') => ({
   source: kind === 'plugin' ? { kind: 'plugin' as const, plugin: 'e2e' } : { kind },
 });
 
-export const setup = (agent: Agent): void => {
+export const setup = (agent: Agent, context?: ModelSetupContext): void => {
   agent.on('pre-step', async (ctx, next) => {
     const texts = ctx.messages.map(textOf);
     for (const tag of texts.flatMap((t) => [...t.matchAll(/\[reject:([\w-]+)\]/g)].map((m) => m[1]!))) {
@@ -76,6 +79,17 @@ export const setup = (agent: Agent): void => {
     for (const m of text.matchAll(/\[followup:(\w+):([\w-]+)\]/g)) queueMicrotask(() => agent.followup(pluginMessage(m[1]!, m[2])));
     for (const m of text.matchAll(/\[late:(\w+)\]/g)) late.push(m[1]!);
     if (text.includes('[cancel]')) queueMicrotask(() => agent.cancel({ kind: 'hook', reason: 'e2e-plugin' }));
+    const children = context?.children;
+    if (children) {
+      for (const m of text.matchAll(/\[child:([\w-]+)\]/g)) {
+        const id = m[1]!;
+        queueMicrotask(() => void children.startContinuable(agent, { content: `[hold:${id}] work of ${id}`, childSessionId: id, label: id }).catch(() => {}));
+      }
+      for (const m of text.matchAll(/\[oneshot:([\w-]+)\]/g)) {
+        const id = m[1]!;
+        queueMicrotask(() => void children.start(agent, { content: `once ${id}`, childSessionId: id, label: id }).catch(() => {}));
+      }
+    }
   });
   if (agent.sessionId.startsWith('inject-') && agent.events.length === 1) agent.inject(pluginMessage('X'));
 };

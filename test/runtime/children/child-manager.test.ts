@@ -45,7 +45,7 @@ describe('children manager: setup from the descriptor, caps, admission', () => {
     const c1 = `${h.prefix}-c1`;
     const started = h.manager.startContinuable(h.parent, { content: 'task', childSessionId: c1, signal: abort.signal });
     abort.abort();
-    expect(hasChildCode(await refusal(started), 'subagent-delivery-unavailable')).toBe(true);
+    expect(hasChildCode(await refusal(started), 'subagent-cancelled')).toBe(true);
     expect(h.runtime.liveAgent(c1)).toBeUndefined();
     expect(h.manager.list(h.parent.sessionId)).toEqual([]);
     expect(h.parent.events.filter((e) => e.type.startsWith('subagent/'))).toEqual([]);

@@ -1,0 +1,26 @@
+import type { HostResult } from '../../../runtime/host/schemas.js';
+
+/** A session as `session.list` reports it. */
+export type SessionSummaryRow = HostResult<'session.list'>['sessions'][number];
+
+/**
+ * Sessions as a tree: roots newest first, each followed by its children (oldest first, recursively, indented by
+ * depth). A child whose parent is not listed is shown as a root.
+ */
+export const treeOrder = (sessions: readonly SessionSummaryRow[]): { session: SessionSummaryRow; depth: number }[] => {
+  const ids = new Set(sessions.map((s) => s.sessionId));
+  const children = new Map<string, SessionSummaryRow[]>();
+  for (const s of sessions) {
+    if (s.parentSessionId === undefined || !ids.has(s.parentSessionId)) continue;
+    children.set(s.parentSessionId, [...(children.get(s.parentSessionId) ?? []), s]);
+  }
+  const out: { session: SessionSummaryRow; depth: number }[] = [];
+  const visit = (s: SessionSummaryRow, depth: number) => {
+    out.push({ session: s, depth });
+    for (const c of [...(children.get(s.sessionId) ?? [])].sort((a, b) => a.createdAt - b.createdAt)) visit(c, depth + 1);
+  };
+  const roots = sessions.filter((s) => s.parentSessionId === undefined || !ids.has(s.parentSessionId));
+  for (const r of [...roots].sort((a, b) => b.createdAt - a.createdAt)) visit(r, 0);
+  return out;
+};
+
