@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { EventMetadata } from '../domain/event-metadata.js';
 import { mapSealUnits, sealPlanOf } from '../domain/sealed-content.js';
 import { newDataKey, sealPayload } from './content-cipher.js';
-import type { Clock } from './ports/clock.js';
 import { isKeyStoreError, type KeyStore, type NewDataKey } from './ports/key-store.js';
 
 /**
@@ -52,7 +51,6 @@ export const stripSealed = (type: string, data: unknown): unknown =>
 export class ContentSealer {
   readonly #session: string;
   readonly #opts: EncryptionOptions;
-  readonly #clock: Clock;
   /** The key in use per actor ('' for the session's own key). */
   readonly #byActor = new Map<string, Held>();
   readonly #byId = new Map<string, Held>();
@@ -61,10 +59,9 @@ export class ContentSealer {
   #unsaved: NewDataKey[] = [];
   #saving: Promise<void> | null = null;
 
-  constructor(session: string, options: EncryptionOptions, clock: Clock, seed?: SealerSeed) {
+  constructor(session: string, options: EncryptionOptions, seed?: SealerSeed) {
     this.#session = session;
     this.#opts = options;
-    this.#clock = clock;
     for (const k of seed?.keys ?? []) {
       const held = { keyId: k.keyId, key: k.key };
       this.#byId.set(k.keyId, held);
@@ -73,32 +70,37 @@ export class ContentSealer {
     for (const [id, keyId] of seed?.messageKeys ?? []) this.#messageKeys.set(id, keyId);
   }
 
-  /** The data as stored: every payload sealed (any sidecar it came with replaced). */
-  seal(type: string, data: unknown, metadata: EventMetadata | undefined): unknown {
+  /**
+   * The data as stored: every payload sealed (any sidecar it came with replaced). `time` is the event's (a new key
+   * is stamped with it); null measures only: the result has the stored size, and no key is made or remembered.
+   */
+  seal(type: string, data: unknown, metadata: EventMetadata | undefined, time: number | null): unknown {
     const plan = sealPlanOf(type, data);
     if (plan === null) return data;
     const perActor = this.#opts.perActor ?? true;
     return mapSealUnits(type, stripSealed(type, data), (o, unit) => {
       let held: Held;
       if (type === 'agent/inbox/spliced') {
-        held = this.#keyFor(perActor ? metadata?.actor : undefined);
-        this.#messageKeys.set(o.id as string, held.keyId);
+        held = this.#keyFor(perActor ? metadata?.actor : undefined, time);
+        if (time !== null) this.#messageKeys.set(o.id as string, held.keyId);
       } else if (type === 'user/message') {
         const keyId = this.#messageKeys.get(o.id as string);
-        held = (keyId !== undefined ? this.#byId.get(keyId) : undefined) ?? this.#keyFor(undefined);
-      } else held = this.#keyFor(undefined);
+        held = (keyId !== undefined ? this.#byId.get(keyId) : undefined) ?? this.#keyFor(undefined, time);
+      } else held = this.#keyFor(undefined, time);
       const sealed = sealPayload(held.keyId, held.key, unit.secret(o as Obj));
       return { ...unit.blank(o), sealed };
     });
   }
 
-  #keyFor(actor: string | undefined): Held {
+  #keyFor(actor: string | undefined, time: number | null): Held {
     const existing = this.#byActor.get(actor ?? '');
     if (existing) return existing;
+    // measuring: a stand-in of a key id's usual length (random UUIDs), nothing made
+    if (time === null) return { keyId: 'k'.repeat(36), key: new Uint8Array(32) };
     const held = { keyId: (this.#opts.newKeyId ?? randomUUID)(), key: newDataKey() };
     this.#byActor.set(actor ?? '', held);
     this.#byId.set(held.keyId, held);
-    this.#unsaved.push({ keyId: held.keyId, session: this.#session, ...(actor !== undefined ? { actor } : {}), createdAt: this.#clock.now(), key: held.key });
+    this.#unsaved.push({ keyId: held.keyId, session: this.#session, ...(actor !== undefined ? { actor } : {}), createdAt: time, key: held.key });
     return held;
   }
 

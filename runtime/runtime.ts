@@ -142,7 +142,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       ...(options.hashOf ? { hashOf: options.hashOf } : {}),
       ...(options.signer ? { signer: options.signer } : {}),
       ...(options.maxEventBytes !== undefined ? { maxEventBytes: options.maxEventBytes } : {}),
-      ...(encryption ? { sealer: new ContentSealer(stream, encryption, clock, seed) } : {}),
+      ...(encryption ? { sealer: new ContentSealer(stream, encryption, seed) } : {}),
     });
 
   const bind = (sessionId: string, log: SessionLog, restored: { inbox: InboxState; lastTurn: number }, setup: ResumeOptions = {}): Agent => {

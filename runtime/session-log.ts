@@ -173,8 +173,9 @@ export class SessionLog {
     // a `sealed` sidecar read from an erased log is dropped: only the sealer writes one, over what it encrypts
     const snapshot = deepFreeze(stripSealed(type, copied.value));
     const sealer = this.#opts.sealer;
+    const time = options.time ?? this.#opts.clock.now();
     // throws (before anything is logged) for what RFC 8785 cannot serialize
-    const stored = sealer ? deepFreeze(sealer.seal(type, snapshot, metadata)) : snapshot;
+    const stored = sealer ? deepFreeze(sealer.seal(type, snapshot, metadata, time)) : snapshot;
     // nor one the store would refuse as too large: measured as the store measures it, with the id it will carry
     const id = this.#nextId();
     const size = eventSizeBytes({ id, type, data: stored, ...(metadata !== undefined ? { metadata } : {}) });
@@ -183,7 +184,7 @@ export class SessionLog {
     const fields = {
       seq: this.#events.length,
       id: id as EventId,
-      time: options.time ?? this.#opts.clock.now(),
+      time,
       type,
       data: snapshot,
       ...(options.ignorable ? { ignorable: true as const } : {}),
@@ -220,7 +221,7 @@ export class SessionLog {
    * above `maxEventBytes`. Assumes `data` and `metadata` are lossless JSON.
    */
   measure(type: string, data: unknown, metadata?: EventMetadata): number {
-    const stored = this.#opts.sealer ? this.#opts.sealer.seal(type, data, metadata) : data;
+    const stored = this.#opts.sealer ? this.#opts.sealer.seal(type, data, metadata, null) : data;
     return eventSizeBytes({ id: this.#nextId(), type, data: stored, ...(metadata !== undefined ? { metadata } : {}) });
   }
 

@@ -74,6 +74,10 @@ export class FileKeyStore implements KeyStore {
     });
   }
 
+  async keysOf(selector: KeySelector): Promise<readonly DataKeyLookup[]> {
+    return [...(await this.#read()).values()].filter((r) => selects(selector, r)).map(lookupOf);
+  }
+
   close(): Promise<void> {
     return this.#queue.then(
       () => undefined,

@@ -51,6 +51,10 @@ export class MemoryKeyStore implements KeyStore {
     return Promise.resolve(out);
   }
 
+  keysOf(selector: KeySelector): Promise<readonly DataKeyLookup[]> {
+    return Promise.resolve([...this.#records.values()].filter((r) => selects(selector, r)).map(lookupOf));
+  }
+
   close(): Promise<void> {
     return Promise.resolve();
   }

@@ -95,24 +95,32 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async get(keyIds: readonly string[]): Promise<ReadonlyMap<string, DataKeyLookup>> {
+    const out = new Map<string, DataKeyLookup>();
+    for (const k of await this.#select('key_id = ANY($1::text[])', [keyIds])) out.set(k.keyId, k);
+    return out;
+  }
+
+  async keysOf(selector: KeySelector): Promise<readonly DataKeyLookup[]> {
+    return 'session' in selector ? this.#select('session = $1', [selector.session]) : this.#select('actor = $1', [selector.actor]);
+  }
+
+  async #select(where: string, params: unknown[]): Promise<DataKeyLookup[]> {
     if (!this.#opts.readOnly) await this.init();
     let rows: Row[];
     try {
       ({ rows } = await this.#pool.query<Row>(
-        `SELECT key_id, session, actor, key, destroyed_at::text AS destroyed_at FROM ${this.#table} WHERE key_id = ANY($1::text[])`,
-        [keyIds],
+        `SELECT key_id, session, actor, key, destroyed_at::text AS destroyed_at FROM ${this.#table} WHERE ${where} ORDER BY created_at, key_id`,
+        params,
       ));
     } catch (e) {
       // read-only over a database that never had encryption on: no table, no keys
-      if (this.#opts.readOnly && (e as { code?: unknown }).code === '42P01') return new Map();
+      if (this.#opts.readOnly && (e as { code?: unknown }).code === '42P01') return [];
       throw e;
     }
-    const out = new Map<string, DataKeyLookup>();
-    for (const r of rows) {
+    return rows.map((r) => {
       const who = { keyId: r.key_id, session: r.session, ...(r.actor !== null ? { actor: r.actor } : {}) };
-      out.set(r.key_id, r.key !== null ? { state: 'active', ...who, key: new Uint8Array(r.key) } : { state: 'destroyed', ...who, destroyedAt: Number(r.destroyed_at) });
-    }
-    return out;
+      return r.key !== null ? { state: 'active', ...who, key: new Uint8Array(r.key) } : { state: 'destroyed', ...who, destroyedAt: Number(r.destroyed_at) };
+    });
   }
 
   async destroy(selector: KeySelector, at: number): Promise<readonly DestroyedKey[]> {

@@ -47,6 +47,8 @@ export interface KeyStore {
    * each adapter's notes), and each is a tombstone with `destroyedAt = at`. Returns what it destroyed.
    */
   destroy(selector: KeySelector, at: number): Promise<readonly DestroyedKey[]>;
+  /** Every key the selector names, active or destroyed (so an interrupted erase can be completed). */
+  keysOf(selector: KeySelector): Promise<readonly DataKeyLookup[]>;
   /** Releases connections or handles. */
   close(): Promise<void>;
 }
