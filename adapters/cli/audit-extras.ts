@@ -3,6 +3,8 @@ import type { AuditReport } from '../../domain/audit.js';
 import { fateOf, initialFate, initialMessageFactState, stepFate, stepMessageFacts, type MessageFactState, type InputFate } from '../../domain/message-facts.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import { createSessionVerifier, type SessionVerification } from '../chain/verify-session.js';
+import type { Keyring } from '../../runtime/content-opener.js';
+import { createContentTally, type AuditContent } from './audit-content.js';
 
 /** The chain part of an audit: what `verify` says about the same log. */
 export type AuditChain = Pick<SessionVerification, 'status' | 'chained' | 'unchained' | 'break' | 'head'>;
@@ -30,11 +32,20 @@ export interface AuditExtras {
   readonly chain: AuditChain;
   readonly fates: readonly InputFate[];
   readonly times: { readonly first: number | null; readonly last: number | null };
+  /** Sealed payloads and erasures (null when the log has neither). */
+  readonly content: AuditContent | null;
 }
 
 /** One streaming pass over raw envelopes: chain check, message facts (up to the first invalid event), times. */
-export const auditExtras = async (stream: string | null, raws: AsyncIterable<unknown>, limit?: AuditLimit, onEvent?: () => void): Promise<AuditExtras> => {
+export const auditExtras = async (
+  stream: string | null,
+  raws: AsyncIterable<unknown>,
+  limit?: AuditLimit,
+  onEvent?: () => void,
+  keyring: Keyring | null = null,
+): Promise<AuditExtras> => {
   const verifier = createSessionVerifier(stream, onEvent ? { onEvent } : {});
+  const content = createContentTally(keyring);
   let state: MessageFactState = initialMessageFactState();
   let folding = true;
   // each input's fate, stepped as its facts come (its facts are not kept)
@@ -44,6 +55,7 @@ export const auditExtras = async (stream: string | null, raws: AsyncIterable<unk
   for await (const raw of raws) {
     if (pastLimit(raw, limit)) break;
     verifier.push(raw);
+    content.push(raw);
     if (!folding) continue;
     const parsed = parseEvent(raw, { expectedSeq: state.session.nextSeq });
     if (E.isLeft(parsed)) {
@@ -65,6 +77,7 @@ export const auditExtras = async (stream: string | null, raws: AsyncIterable<unk
     chain: { status: v.status, chained: v.chained, unchained: v.unchained, break: v.break, head: v.head },
     fates: [...fates.values()],
     times: { first, last },
+    content: await content.result(),
   };
 };
 
@@ -83,6 +96,8 @@ export type AuditOutput = Omit<AuditReport, 'messages' | 'errors'> & {
   /** Every input admitted: entered ones first in entry order (seq of their user/message), then the rest by admission seq. */
   readonly messages: readonly AuditMessage[];
   readonly chain: AuditChain;
+  /** Present when the log holds encrypted payloads or erasures: what is readable, what was erased, by whom, when. */
+  readonly content?: AuditContent;
 };
 
 /** Joins the fold's report and the extras into the audit output. */
@@ -110,5 +125,6 @@ export const auditOutput = (report: AuditReport, extras: AuditExtras, at: AuditL
     times: extras.times,
     messages: [...entered, ...others],
     chain: extras.chain,
+    ...(extras.content ? { content: extras.content } : {}),
   };
 };

@@ -7,6 +7,7 @@ const TITLES: Record<keyof typeof PUBLISHED_SCHEMAS, string> = {
   'verify.schema.json': 'steerlog verify --json (format steerlog-verify, version 1)',
   'why.schema.json': 'steerlog why --json (format steerlog-why, version 1)',
   'sessions.schema.json': 'steerlog sessions --json (format steerlog-sessions, version 1)',
+  'erase.schema.json': 'steerlog erase --json (format steerlog-erase, version 1)',
 };
 
 /** The text of every published JSON Schema (draft 2019-09 style `$schema` as zod-to-json-schema writes it), by file name. */
