@@ -12,6 +12,8 @@ export * from './runtime/ports/clock.js';
 export * from './runtime/ports/head-signer.js';
 export * from './runtime/ports/key-store.js';
 export { ContentSealer, stripSealed, type EncryptionOptions, type SealerSeed } from './runtime/content-sealer.js';
+export { eraseKeys, type EraseOptions, type EraseResult, type ErasedSession } from './runtime/erase.js';
+export { loadSession, type LoadedSession } from './runtime/load-session.js';
 export { createKeyring, openEnvelope, openEnvelopes, type Keyring, type KeyState } from './runtime/content-opener.js';
 export { MemoryKeyStore, type KeyRecord } from './adapters/keys/memory-key-store.js';
 export { FileKeyStore, type FileKeyStoreOptions } from './adapters/keys/file-key-store.js';
