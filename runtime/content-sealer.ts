@@ -34,14 +34,18 @@ interface Held {
 type Obj = Readonly<Record<string, unknown>>;
 
 /** Removes reader-side `sealed` sidecars (a message read from an erased log carries one): only the sealer writes them. */
-export const stripSealed = (type: string, data: unknown): unknown =>
-  sealPlanOf(type, data) === null
-    ? data
-    : mapSealUnits(type, data, (o) => {
-        if (!('sealed' in o)) return o;
-        const { sealed: _drop, ...rest } = o;
-        return rest;
-      });
+export const stripSealed = (type: string, data: unknown): unknown => {
+  if (sealPlanOf(type, data) === null) return data;
+  // the common case (nothing to strip) keeps the very same value: no copy on every append
+  let found = false;
+  mapSealUnits(type, data, (o) => ((found ||= 'sealed' in o), o));
+  if (!found) return data;
+  return mapSealUnits(type, data, (o) => {
+    if (!('sealed' in o)) return o;
+    const { sealed: _drop, ...rest } = o;
+    return rest;
+  });
+};
 
 /**
  * Seals the payloads of one session's events, synchronously (the session log appends synchronously): a key is made

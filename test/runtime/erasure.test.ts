@@ -159,3 +159,25 @@ describe('erasure (crypto-shredding) on the memory store', () => {
     await agent.dispose();
   });
 });
+
+describe('openRuntime({ keys: true })', () => {
+  it('keeps the keys beside a JSONL store, in <dir>/keys.json', async () => {
+    const { mkdtempSync, readFileSync, readdirSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { openRuntime } = await import('../../adapters/open-runtime.js');
+    const dir = mkdtempSync(join(tmpdir(), 'steerlog-openrt-keys-'));
+    try {
+      const runtime = await openRuntime({ store: `jsonl:${dir}`, keys: true, model: new ScriptedModel(['ok']), logger: silentLogger, writeBatchDelayMs: 0 });
+      const agent = runtime.createSession({ sessionId: 'k' });
+      agent.followup((await import('../../domain/message.js')).createUserMessage(SECRETS.prompt));
+      await agent.whenIdle();
+      await agent.dispose();
+      await runtime.close();
+      expect(JSON.parse(readFileSync(join(dir, 'keys.json'), 'utf8')).keys).toHaveLength(1);
+      for (const f of readdirSync(join(dir, 'streams'))) expect(readFileSync(join(dir, 'streams', f), 'utf8')).not.toContain(SECRETS.prompt);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
