@@ -8,7 +8,12 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /** The mac key of a data key: HMAC-SHA-256(key, label), so encryption and the mac never share a key. */
-const macKeyOf = (key: Uint8Array): Buffer => createHmac('sha256', key).update('steerlog payload mac v1').digest();
+const macKeys = new WeakMap<Uint8Array, Buffer>();
+const macKeyOf = (key: Uint8Array): Buffer => {
+  let k = macKeys.get(key);
+  if (k === undefined) macKeys.set(key, (k = createHmac('sha256', key).update('steerlog payload mac v1').digest()));
+  return k;
+};
 
 /**
  * Seals a JSON payload under a data key: AES-256-GCM over its RFC 8785 serialization with a random 96-bit nonce
@@ -22,6 +27,12 @@ export const sealPayload = (keyId: string, key: Uint8Array, payload: unknown): S
   const ct = Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
   const mac = createHmac('sha256', macKeyOf(key)).update(plain).digest();
   return { alg: 'aes-256-gcm', keyId, iv: iv.toString('base64'), ct: ct.toString('base64'), mac: mac.toString('base64') };
+};
+
+/** A stand-in with exactly the size `sealPayload` gives (for measuring an event before it is sealed): nothing is encrypted. */
+export const sealedSizeStandIn = (keyId: string, payload: unknown): SealedContent => {
+  const b64 = (bytes: number) => 'A'.repeat(Math.ceil(bytes / 3) * 4);
+  return { alg: 'aes-256-gcm', keyId, iv: b64(IV_BYTES), ct: b64(Buffer.byteLength(canonicalJson(payload), 'utf8') + TAG_BYTES), mac: b64(32) };
 };
 
 /**

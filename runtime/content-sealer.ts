@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventMetadata } from '../domain/event-metadata.js';
 import { mapSealUnits, sealPlanOf } from '../domain/sealed-content.js';
-import { newDataKey, sealPayload } from './content-cipher.js';
+import { newDataKey, sealedSizeStandIn, sealPayload } from './content-cipher.js';
 import { isKeyStoreError, type KeyStore, type NewDataKey } from './ports/key-store.js';
 
 /**
@@ -91,7 +91,8 @@ export class ContentSealer {
         const keyId = this.#messageKeys.get(o.id as string);
         held = (keyId !== undefined ? this.#byId.get(keyId) : undefined) ?? this.#keyFor(undefined, time);
       } else held = this.#keyFor(undefined, time);
-      const sealed = sealPayload(held.keyId, held.key, unit.secret(o as Obj));
+      const secret = unit.secret(o as Obj);
+      const sealed = time === null ? sealedSizeStandIn(held.keyId, secret) : sealPayload(held.keyId, held.key, secret);
       return { ...unit.blank(o), sealed };
     });
   }

@@ -181,3 +181,15 @@ describe('openRuntime({ keys: true })', () => {
     }
   });
 });
+
+describe('measuring a sealed event', () => {
+  it('the size stand-in is exactly as long as the sealed payload (the size limit is checked on what is stored)', async () => {
+    const { sealPayload, sealedSizeStandIn, newDataKey } = await import('../../runtime/content-cipher.js');
+    const key = newDataKey();
+    for (const payload of ['', 'a', 'ab', 'abc', 'é€😀', [{ type: 'text', text: 'x'.repeat(1000) }], { content: [], meta: { n: 1 } }]) {
+      expect(JSON.stringify(sealedSizeStandIn('0123456789abcdef0123456789abcdef0123', payload)).length).toBe(
+        JSON.stringify(sealPayload('0123456789abcdef0123456789abcdef0123', key, payload)).length,
+      );
+    }
+  });
+});
