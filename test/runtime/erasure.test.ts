@@ -193,3 +193,21 @@ describe('measuring a sealed event', () => {
     }
   });
 });
+
+describe('erasing a session that is still being written', () => {
+  it('fences the live writer (it stops writing) instead of forking the log', async () => {
+    const store = new MemoryEventStore();
+    const keys = new MemoryKeyStore();
+    const runtime = createRuntime({ store, model: new ScriptedModel([]), clock: steppingClock(), ids: sequentialIds(), logger: silentLogger, writeBatchDelayMs: 0, encryption: { keys } });
+    const agent = runtime.createSession({ sessionId: 'live' });
+    agent.send((await import('../../domain/message.js')).createUserMessage(SECRETS.prompt), 'next-turn', false);
+    await agent.checkpoint();
+    await eraseKeys({ ...eraseOpts(store, keys), selector: { session: 'live' } });
+    agent.send((await import('../../domain/message.js')).createUserMessage(SECRETS.queued), 'next-turn', false);
+    await expect(agent.checkpoint()).rejects.toMatchObject({ code: 'session-fenced' });
+    expect((await verified(store, 'live')).status).toBe('verified');
+    const { events } = await loadSession(store, 'live', keys);
+    expect(events.at(-1)!.type).toBe('session/erased');
+    expect(JSON.stringify(events)).not.toMatch(/SECRET/);
+  });
+});
