@@ -11,6 +11,14 @@ export { MemoryEventStore, type MemoryEventStoreOptions } from './adapters/store
 export * from './runtime/ports/model.js';
 export * from './runtime/ports/clock.js';
 export * from './runtime/ports/head-signer.js';
+export * from './runtime/ports/key-store.js';
+export { ContentSealer, stripSealed, type EncryptionOptions, type SealerSeed } from './runtime/content-sealer.js';
+export { eraseKeys, type EraseOptions, type EraseResult, type ErasedSession } from './runtime/erase.js';
+export { loadSession, type LoadedSession } from './runtime/load-session.js';
+export { createKeyring, openEnvelope, openEnvelopes, type Keyring, type KeyState } from './runtime/content-opener.js';
+export { MemoryKeyStore, type KeyRecord } from './adapters/keys/memory-key-store.js';
+export { FileKeyStore, type FileKeyStoreOptions } from './adapters/keys/file-key-store.js';
+export { openKeyStore, defaultKeyStoreSpec, type KeyStoreSpec } from './adapters/keys/open-key-store.js';
 export * from './runtime/ports/recorded-envelope.js';
 export { canonicalJson, sha256ChainHash } from './runtime/chain-hash.js';
 export * from './runtime/errors.js';

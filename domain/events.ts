@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { EventId } from './brand.js';
 import type { EventMetadata } from './event-metadata.js';
 import { ContentBlockSchema, UserMessageSchema, type UserMessage } from './message.js';
+import { SealedContentSchema, type SealedContent } from './sealed-content.js';
 import {
   SubagentDescriptorDataSchema,
   SubagentEndDataSchema,
@@ -142,11 +143,13 @@ export const TurnEndReasonSchema = z
   }) as unknown as z.ZodType<TurnEndReason>;
 
 /** The zod schema of {@link TurnEndData}. */
-export const TurnEndDataSchema = z.object({ turn: turnNumber, reason: TurnEndReasonSchema }).strict();
+export const TurnEndDataSchema = z.object({ turn: turnNumber, reason: TurnEndReasonSchema, sealed: SealedContentSchema.optional() }).strict();
 /** The data of `turn/end`: the turn and why it ended. */
 export interface TurnEndData {
   readonly turn: number;
   readonly reason: TurnEndReason;
+  /** The error message or abort reason, encrypted (see sealed-content.ts). */
+  readonly sealed?: SealedContent;
 }
 
 /** The zod schema of {@link StepData}. */
@@ -190,6 +193,8 @@ export const AssistantMessageDataSchema = z
     message: AssistantMessageSchema,
     usage: UsageSchema.optional(),
     interrupted: z.literal(true).optional(),
+    /** The answer's text, reasoning and tool arguments, encrypted (see sealed-content.ts). */
+    sealed: SealedContentSchema.optional(),
   })
   .strict();
 /** The data of `assistant/message`: the model's complete answer in a step, its usage, and whether it was interrupted. */
@@ -197,14 +202,27 @@ export type AssistantMessageData = z.infer<typeof AssistantMessageDataSchema>;
 
 /** The zod schema of {@link AssistantChunkData}. */
 export const AssistantChunkDataSchema = z
-  .object({ turn: turnNumber, step: positiveInt, chunk: z.object({ type: z.enum(['text', 'reasoning']), text: z.string() }).strict() })
+  .object({
+    turn: turnNumber,
+    step: positiveInt,
+    chunk: z.object({ type: z.enum(['text', 'reasoning']), text: z.string() }).strict(),
+    sealed: SealedContentSchema.optional(),
+  })
   .strict();
 /** The data of `assistant/chunk`: one streamed piece of the model's answer in a step. */
 export type AssistantChunkData = z.infer<typeof AssistantChunkDataSchema>;
 
 /** The zod schema of {@link ToolCallData}. */
 export const ToolCallDataSchema = z
-  .object({ turn: turnNumber, step: positiveInt, callId: z.string().min(1), name: z.string().min(1), arguments: z.string() })
+  .object({
+    turn: turnNumber,
+    step: positiveInt,
+    callId: z.string().min(1),
+    name: z.string().min(1),
+    arguments: z.string(),
+    /** The arguments, encrypted (see sealed-content.ts). */
+    sealed: SealedContentSchema.optional(),
+  })
   .strict();
 /** The data of `tool/call`: the call id, tool name and arguments the model asked for. */
 export type ToolCallData = z.infer<typeof ToolCallDataSchema>;
@@ -229,6 +247,8 @@ export const ToolResultDataSchema = z
     message: ToolResultMessageSchema,
     error: z.object({ name: z.string(), code: z.string() }).strict().optional(),
     meta: z.record(z.unknown()).optional(),
+    /** The result's content and `meta`, encrypted (see sealed-content.ts). */
+    sealed: SealedContentSchema.optional(),
   })
   .strict();
 /** The data of `tool/result`: the result message, and the error that produced it if any. */
@@ -255,6 +275,25 @@ export const ChainHeadDataSchema = z
 /** The data of a `chain/head` event. */
 export type ChainHeadData = z.infer<typeof ChainHeadDataSchema>;
 
+// ---- session/erased --------------------------------------------------------------------------------------------
+/**
+ * Data keys were destroyed (crypto-shredding): the content they sealed in this session is gone for good. Who erased
+ * is the event's `metadata.actor`, when is its `time`. Written with `ignorable: true`, so a reader that does not
+ * know the type keeps it without interpreting it. The folds ignore it.
+ */
+export const SessionErasedDataSchema = z
+  .object({
+    /** What was erased: every key of a session, or every key of an actor. */
+    scope: z.enum(['session', 'actor']),
+    /** The session id or the actor id. */
+    subject: z.string().min(1),
+    /** The keys of this session that were destroyed. */
+    keyIds: z.array(z.string().min(1)),
+  })
+  .strict();
+/** The data of a `session/erased` event. */
+export type SessionErasedData = z.infer<typeof SessionErasedDataSchema>;
+
 // ---- the catalogue ---------------------------------------------------------------------------------------------
 /** Every durable event type steerlog reads, with the schema of its data. */
 export const EVENT_DATA_SCHEMAS = {
@@ -274,6 +313,7 @@ export const EVENT_DATA_SCHEMAS = {
   'subagent/start': SubagentStartDataSchema,
   'subagent/end': SubagentEndDataSchema,
   'chain/head': ChainHeadDataSchema,
+  'session/erased': SessionErasedDataSchema,
 } as const;
 
 /** The data type of each known event type. */
@@ -294,6 +334,7 @@ export interface EventDataByType {
   'subagent/start': SubagentStartData;
   'subagent/end': SubagentEndData;
   'chain/head': ChainHeadData;
+  'session/erased': SessionErasedData;
 }
 /** The name of a known event type. */
 export type EventType = keyof EventDataByType;

@@ -25,3 +25,4 @@ export * from './event-chain.js';
 export * from './message-facts.js';
 export * from './stream-assembly.js';
 export * from './children/index.js';
+export * from './sealed-content.js';

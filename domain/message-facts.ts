@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
+import { samePayload } from './sealed-content.js';
 import { accountsForClaim } from './consumed-work.js';
 import type { DomainError } from './errors.js';
 import type { EventMetadata } from './event-metadata.js';
@@ -72,7 +73,8 @@ export const initialMessageFactState = (): MessageFactState => ({
   lastCancel: null,
 });
 
-const sameContent = (a: UserMessage, b: UserMessage): boolean => JSON.stringify(a.content) === JSON.stringify(b.content);
+/** Equal content: compared as text when readable, by mac when sealed (so an erased log tells rewrites apart too). */
+const sameContent = (a: UserMessage, b: UserMessage): boolean => samePayload(a, b);
 
 /**
  * One event into the fold: the new state and the facts it states, or the session fold's refusal (the same one
@@ -151,7 +153,7 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
     case 'turn/start':
       return ({ state: { ...base, awaiting: [], inStep: [], enteredInStep: [], turnClaimed: [], stepped: false, lastCancel: null }, facts: [] });
     default:
-      return ({ state: { ...base, lastCancel: event.type === 'chain/head' ? state.lastCancel : null }, facts: [] });
+      return ({ state: { ...base, lastCancel: event.type === 'chain/head' || event.type === 'session/erased' ? state.lastCancel : null }, facts: [] });
   }
 };
 

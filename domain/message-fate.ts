@@ -1,3 +1,4 @@
+import { UNAVAILABLE_MARKER } from './sealed-content.js';
 import * as E from 'fp-ts/lib/Either.js';
 import type { LogEvent } from './events.js';
 import type { DomainError } from './errors.js';
@@ -23,6 +24,9 @@ export interface MessageFate {
   readonly entries: readonly FateEntry[];
 }
 
+/** The preview of a message: its text, or the marker of sealed content (a stored, unopened one reads `[encrypted]`). */
+const shownOf = (m: { readonly content: readonly { readonly type: string; readonly text?: string }[]; readonly sealed?: { readonly state?: string } }): string =>
+  m.sealed !== undefined && m.sealed.state === undefined ? UNAVAILABLE_MARKER : previewOf(m.content);
 const previewOf = (content: readonly { readonly type: string; readonly text?: string }[]): string => {
   const text = content.map((b) => (b.type === 'text' ? (b.text ?? '') : `[${b.type}]`)).join(' ').replace(/\s+/g, ' ').trim();
   const chars = [...text];
@@ -74,12 +78,12 @@ export const createFateFold = (): FateFold => {
   let error: DomainError | null = null;
   const contentOf = (event: LogEvent, id: string): { source: string; preview: string } | null => {
     if (event.type === 'user/message') {
-      const m = event.data as { source: { kind: string }; content: { type: string; text?: string }[] };
-      return { source: m.source.kind, preview: previewOf(m.content) };
+      const m = event.data as { source: { kind: string }; content: { type: string; text?: string }[]; sealed?: { state?: string } };
+      return { source: m.source.kind, preview: shownOf(m) };
     }
     if (event.type === 'agent/inbox/spliced') {
-      const m = (event.data as { inserted: readonly { id: string; source: { kind: string }; content: { type: string; text?: string }[] }[] }).inserted.find((x) => x.id === id);
-      return m ? { source: m.source.kind, preview: previewOf(m.content) } : null;
+      const m = (event.data as { inserted: readonly { id: string; source: { kind: string }; content: { type: string; text?: string }[]; sealed?: { state?: string } }[] }).inserted.find((x) => x.id === id);
+      return m ? { source: m.source.kind, preview: shownOf(m) } : null;
     }
     return null;
   };

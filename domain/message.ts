@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { MessageId } from './brand.js';
 import { deepFreeze } from './json.js';
+import { SealedContentSchema, type SealedContent } from './sealed-content.js';
 
 /** A text content block. */
 export const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() }).strict();
@@ -77,6 +78,8 @@ export const UserMessageSchema = z
     role: z.literal('user'),
     content: z.array(ContentBlockSchema),
     source: MessageSourceSchema,
+    /** The content, encrypted (see sealed-content.ts): written by the runtime, refused on input. */
+    sealed: SealedContentSchema.optional(),
   })
   .strict();
 /** A pending input: a message with a stable id, content blocks and its source. */
@@ -85,6 +88,8 @@ export interface UserMessage {
   readonly role: 'user';
   readonly content: readonly ContentBlock[];
   readonly source: MessageSource;
+  /** The content, encrypted: present in a stored encrypted log, and in a read one whose key is gone. */
+  readonly sealed?: SealedContent;
 }
 
 /** Options of {@link createUserMessage}: where the new message id comes from. */

@@ -5,25 +5,50 @@ import { foldSession, type SessionState } from '../domain/session-fold.js';
 import type { EventStore } from './ports/event-store.js';
 import { envelopeOfRecorded } from './ports/recorded-envelope.js';
 import { RuntimeError } from './errors.js';
+import { createKeyring, openEnvelope } from './content-opener.js';
+import type { SealerSeed } from './content-sealer.js';
+import type { KeyStore } from './ports/key-store.js';
+import { sealedOf } from '../domain/sealed-content.js';
 
 /** A stored session, parsed and folded. */
 export interface LoadedSession {
+  /** The events, sealed content opened (see content-opener.ts): readable, `[erased]` or `[encrypted]`. */
   readonly events: readonly LogEvent[];
   readonly state: SessionState;
+  /** The session's keys that are still active, and the key of each admitted message (to keep sealing with them). */
+  readonly seed: SealerSeed;
 }
 
-/** Reads a session stream from the store, parsing every event (seq = stream revision) and folding it. */
-export const loadSession = async (store: EventStore, sessionId: string): Promise<LoadedSession> => {
+/**
+ * Reads a session stream from the store, parsing every event (seq = stream revision) and folding it. Sealed content
+ * is opened with the keys of `keys` when given; without it (or when a key is gone) it reads `[encrypted]` (`[erased]`).
+ */
+export const loadSession = async (store: EventStore, sessionId: string, keys: KeyStore | null = null): Promise<LoadedSession> => {
   const events: LogEvent[] = [];
+  const keyring = createKeyring(keys);
+  const messageKeys = new Map<string, string>();
   for await (const r of store.read(sessionId)) {
-    const parsed = parseEvent(envelopeOfRecorded(r), { expectedSeq: events.length });
+    const raw = envelopeOfRecorded(r);
+    if (raw.type === 'agent/inbox/spliced') {
+      const inserted = (raw.data as { inserted?: unknown }).inserted;
+      const sealed = sealedOf(raw.type, raw.data);
+      if (Array.isArray(inserted) && sealed.length === inserted.length) {
+        inserted.forEach((m, i) => messageKeys.set((m as { id: string }).id, sealed[i]!.keyId));
+      }
+    }
+    const parsed = parseEvent(await openEnvelope(raw, keyring), { expectedSeq: events.length });
     if (E.isLeft(parsed)) throw new RuntimeError('session-corrupt', `session ${sessionId}: ${parsed.left.message}`, { cause: parsed.left });
     events.push(parsed.right);
   }
   if (events.length === 0) throw new RuntimeError('session-not-found', `no session ${sessionId} in the store`);
   const { state, error } = foldSession(events);
   if (error) throw new RuntimeError('session-corrupt', `session ${sessionId}: ${error.message}`, { cause: error });
-  return { events, state };
+  const active: SealerSeed['keys'][number][] = [];
+  for (const [keyId, found] of keyring.seen) {
+    const k = found === 'active' ? await keyring.lookup(keyId) : undefined;
+    if (k?.state === 'active' && k.session === sessionId) active.push({ keyId, key: k.key, ...(k.actor !== undefined ? { actor: k.actor } : {}) });
+  }
+  return { events, state, seed: { keys: active, messageKeys } };
 };
 
 /** A closer that crash repair appends (docs/protocol.md §11). */

@@ -11,8 +11,10 @@ import { consoleLogger, type Logger } from './logger.js';
 import { randomIds, systemClock, type Clock, type IdSource } from './ports/clock.js';
 import type { EventStore } from './ports/event-store.js';
 import type { HeadSigner } from './ports/head-signer.js';
+import type { KeyStore } from './ports/key-store.js';
 import type { ModelPort } from './ports/model.js';
 import { SessionLog } from './session-log.js';
+import { ContentSealer, type EncryptionOptions, type SealerSeed } from './content-sealer.js';
 import type { LateToolResults } from './tool-runner.js';
 import type { Tool } from './tools.js';
 import { assertValidStreamId } from './ports/store-validation.js';
@@ -50,6 +52,12 @@ export interface RuntimeOptions {
    * @defaultValue the store's `maxEventBytes`
    */
   readonly maxEventBytes?: number;
+  /**
+   * Stores message content and tool payloads encrypted (AES-256-GCM) under per-session and per-actor data keys,
+   * so that `steerlog erase` can destroy them without breaking the hash chain; resumed and forked sessions are
+   * opened with the same keys. See docs/audit.md, Erasure. @defaultValue none: content is stored in clear
+   */
+  readonly encryption?: EncryptionOptions;
 }
 
 /** Options of `Runtime.createSession`: the session id (from the id source by default), its kind, its parent session and system prompt. */
@@ -88,6 +96,8 @@ export interface ForkOptions extends CreateSessionOptions {
 /** Creates, resumes and forks sessions on one store with one model and one set of tools. */
 export interface Runtime {
   readonly store: EventStore;
+  /** The data keys sessions are sealed with (`RuntimeOptions.encryption`); null when content is stored in clear. */
+  readonly keyStore: KeyStore | null;
   /** A new session stream (first event `session/created`) and the Agent bound to it. */
   createSession(options?: CreateSessionOptions): Agent;
   /**
@@ -118,7 +128,9 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
   /** Sessions with a live agent in this runtime (a live session cannot be resumed). */
   const live = new Map<string, Agent>();
 
-  const newLog = (stream: string, initial: readonly LogEvent[] = []) =>
+  const encryption = options.encryption;
+  const keys = encryption?.keys ?? null;
+  const newLog = (stream: string, initial: readonly LogEvent[] = [], seed?: SealerSeed) =>
     new SessionLog({
       store: options.store,
       stream,
@@ -130,6 +142,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       ...(options.hashOf ? { hashOf: options.hashOf } : {}),
       ...(options.signer ? { signer: options.signer } : {}),
       ...(options.maxEventBytes !== undefined ? { maxEventBytes: options.maxEventBytes } : {}),
+      ...(encryption ? { sealer: new ContentSealer(stream, encryption, seed) } : {}),
     });
 
   const bind = (sessionId: string, log: SessionLog, restored: { inbox: InboxState; lastTurn: number }, setup: ResumeOptions = {}): Agent => {
@@ -165,6 +178,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
 
   return {
     store: options.store,
+    keyStore: keys,
 
     liveAgent: (sessionId) => live.get(sessionId),
 
@@ -181,8 +195,9 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       assertValidStreamId(sessionId);
       const opts = sessionOptions(given, 'resume(options)');
       if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} is live in this runtime; it cannot be resumed`);
-      const { events, state } = await loadSession(options.store, sessionId);
-      const log = newLog(sessionId, events);
+      // an erased session resumes: what its keys sealed reads `[erased]` (queued input too, and the model sees that)
+      const { events, state, seed } = await loadSession(options.store, sessionId, keys);
+      const log = newLog(sessionId, events, seed);
       const time = events.at(-1)!.time;
       for (const closer of repairClosers(events, state)) log.append(closer.type, closer.data as never, { time });
       return bind(sessionId, log, { inbox: state.inbox, lastTurn: state.turns.lastTurn }, opts);
@@ -195,7 +210,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
     async fork(parentSessionId, given) {
       assertValidStreamId(parentSessionId);
       const opts = forkOptions(given);
-      const parent = await loadSession(options.store, parentSessionId);
+      const parent = await loadSession(options.store, parentSessionId, keys);
       const boundary = opts.boundary ?? parent.events.length;
       if (!Number.isSafeInteger(boundary) || boundary < 1 || boundary > parent.events.length) {
         throw new RuntimeError('invalid-fork-boundary', `boundary ${boundary} is outside the parent's ${parent.events.length} events`);
@@ -263,10 +278,18 @@ const forkOptions = (given: unknown): ForkOptions => {
 /** The runtime's options, read once and checked (`invalid-argument` naming the option). */
 const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   const where = 'createRuntime(options)';
-  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer']);
+  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption']);
   if (o.hashOf !== undefined && typeof o.hashOf !== 'function') throw invalidArgument(`${where}.hashOf`, 'expected a chain hash function');
   if (o.signer !== undefined && !(hasMethod(o.signer, 'sign') && typeof (o.signer as { keyId?: unknown }).keyId === 'string')) {
     throw invalidArgument(`${where}.signer`, 'expected a HeadSigner (keyId and sign)');
+  }
+  if (o.encryption !== undefined) {
+    const enc = o.encryption as Partial<EncryptionOptions> | null;
+    if (typeof enc !== 'object' || enc === null || !['put', 'get', 'destroy'].every((m) => hasMethod(enc.keys, m))) {
+      throw invalidArgument(`${where}.encryption`, 'expected { keys: KeyStore }');
+    }
+    if (enc.perActor !== undefined && typeof enc.perActor !== 'boolean') throw invalidArgument(`${where}.encryption.perActor`, 'expected a boolean');
+    if (enc.newKeyId !== undefined && typeof enc.newKeyId !== 'function') throw invalidArgument(`${where}.encryption.newKeyId`, 'expected a function');
   }
   const store = o.store as Partial<EventStore> | undefined;
   if (typeof store !== 'object' || store === null || typeof store.append !== 'function' || typeof store.read !== 'function') {

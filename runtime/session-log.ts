@@ -4,6 +4,7 @@ import { EventMetadataSchema, type EventMetadata } from '../domain/event-metadat
 import { EVENT_DATA_SCHEMAS, isEventType, type EventDataByType, type EventType, type LogEvent, type SessionEvent } from '../domain/events.js';
 import { deepFreeze, snapshotJson } from '../domain/json.js';
 import { sha256ChainHash } from './chain-hash.js';
+import { stripSealed, type ContentSealer } from './content-sealer.js';
 import type { Clock, IdSource } from './ports/clock.js';
 import type { EventStore, NewEvent } from './ports/event-store.js';
 import type { HeadSigner } from './ports/head-signer.js';
@@ -33,6 +34,12 @@ export interface SessionLogOptions {
   readonly hashOf?: ChainHashFn;
   /** Signs the chain head at every full checkpoint (a `chain/head` event). @defaultValue none: no signed heads */
   readonly signer?: HeadSigner;
+  /**
+   * Seals message content and tool payloads before they are hashed and stored (crypto-shredding). The live log
+   * holds the events as appended (readable); the store gets the sealed form, and the chain covers that.
+   * @defaultValue none: content is stored in clear
+   */
+  readonly sealer?: ContentSealer;
 }
 
 /** Per-append options. */
@@ -55,6 +62,8 @@ export type EventObserver = (event: LogEvent) => void;
  */
 export class SessionLog {
   readonly #events: LogEvent[];
+  /** The stored form of each event appended here (sealed when there is a sealer); null for the initial events. */
+  readonly #storedForm: (LogEvent | null)[];
   readonly #observers = new Set<EventObserver>();
   readonly #checks = new Set<CommitCheck>();
   readonly #fenceListeners = new Set<(e: RuntimeError) => void>();
@@ -80,6 +89,7 @@ export class SessionLog {
   constructor(opts: SessionLogOptions) {
     this.#opts = opts;
     this.#events = [...(opts.initial ?? [])];
+    this.#storedForm = this.#events.map(() => null);
     this.#durable = this.#events.length;
     this.#hashOf = opts.hashOf ?? sha256ChainHash;
     // a resumed log continues its chain; a log stored before the chain existed gets one from here on, whose first
@@ -160,27 +170,35 @@ export class SessionLog {
       }
       metadata = deepFreeze(copiedMeta.value) as EventMetadata;
     }
-    const snapshot = deepFreeze(copied.value);
+    // a `sealed` sidecar read from an erased log is dropped: only the sealer writes one, over what it encrypts
+    const snapshot = deepFreeze(stripSealed(type, copied.value));
+    const sealer = this.#opts.sealer;
+    const time = options.time ?? this.#opts.clock.now();
+    // throws (before anything is logged) for what RFC 8785 cannot serialize
+    const stored = sealer ? deepFreeze(sealer.seal(type, snapshot, metadata, time)) : snapshot;
     // nor one the store would refuse as too large: measured as the store measures it, with the id it will carry
     const id = this.#nextId();
-    const size = eventSizeBytes({ id, type, data: snapshot, ...(metadata !== undefined ? { metadata } : {}) });
+    const size = eventSizeBytes({ id, type, data: stored, ...(metadata !== undefined ? { metadata } : {}) });
     if (size > this.maxEventBytes) throw new MessageTooLargeError(type, size, this.maxEventBytes);
     for (const check of this.#checks) check(type, snapshot);
     const fields = {
       seq: this.#events.length,
       id: id as EventId,
-      time: options.time ?? this.#opts.clock.now(),
+      time,
       type,
       data: snapshot,
       ...(options.ignorable ? { ignorable: true as const } : {}),
       ...(metadata !== undefined ? { metadata } : {}),
     };
+    // the chain covers the stored form (the ciphertext, when sealed): it verifies with no key, and after erasure
     // throws (before anything is logged) for what RFC 8785 cannot serialize, e.g. a lone surrogate
-    const hash = this.#hashOf(chainInputOf(this.stream, fields, this.#head));
+    const hash = this.#hashOf(chainInputOf(this.stream, { ...fields, data: stored }, this.#head));
     const event = deepFreeze({ ...fields, hash }) as unknown as LogEvent;
+    const storedEvent = stored === snapshot ? event : (deepFreeze({ ...fields, data: stored, hash }) as unknown as LogEvent);
     this.#peekedId = null;
     this.#head = hash;
     this.#events.push(event);
+    this.#storedForm.push(storedEvent);
     this.#schedule();
     this.#publishing = true;
     try {
@@ -203,7 +221,8 @@ export class SessionLog {
    * above `maxEventBytes`. Assumes `data` and `metadata` are lossless JSON.
    */
   measure(type: string, data: unknown, metadata?: EventMetadata): number {
-    return eventSizeBytes({ id: this.#nextId(), type, data, ...(metadata !== undefined ? { metadata } : {}) });
+    const stored = this.#opts.sealer ? this.#opts.sealer.seal(type, data, metadata, null) : data;
+    return eventSizeBytes({ id: this.#nextId(), type, data: stored, ...(metadata !== undefined ? { metadata } : {}) });
   }
 
   /** The id the next appended event gets: drawn once, kept until an event takes it (a refused append wastes none). */
@@ -238,6 +257,7 @@ export class SessionLog {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     this.#events.length = 0;
+    this.#storedForm.length = 0;
     this.#closed = true;
   }
 
@@ -309,10 +329,12 @@ export class SessionLog {
         continue;
       }
       const from = this.#durable;
-      const batch = this.#events.slice(from);
+      const batch = this.#storedForm.slice(from) as LogEvent[];
       const expected = from === 0 ? 'no_stream' : BigInt(from - 1);
       attempts++;
       try {
+        // no event reaches the store before the key that opens it
+        await this.#opts.sealer?.durable();
         await this.#opts.store.append(this.stream, batch.map(newEventOf), expected);
         this.#durable = from + batch.length;
         this.#lastError = null;

@@ -22,8 +22,11 @@ import { auditDshFile, formatAuditSource, untilRefusal, withSourceError, type Au
 import { openDshLog } from '../dsh/dsh-source.js';
 import { parseFormatOption, resolveFileFormat } from './log-format.js';
 
-export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--format auto|steerlog|dsh] [--at <seq|ISO time>] [--json]
-       steerlog audit --store <spec> <session-id> [--at <seq|ISO time>] [--json]
+import { formatAuditContent } from './audit-content.js';
+import { openReaderKeys } from './reader-keys.js';
+
+export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--format auto|steerlog|dsh] [--at <seq|ISO time>] [--keys <spec>] [--json]
+       steerlog audit --store <spec> <session-id> [--at <seq|ISO time>] [--keys <spec>] [--json]
   --at <seq|time>   the state as of that seq, or of the last event at or before that ISO 8601 time (time travel)
   <log.jsonl>       a session log, one envelope per line (what steerlog export writes), or a JSONL store's
                     stream file (.steerlog/streams/<file>.jsonl: its header line says so)
@@ -31,6 +34,9 @@ export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--format auto|ste
                     auto (the default: recognised by its first bytes)
   --store <spec>    read the session from a store, read-only: jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… |
                     archive:<file>
+  --keys <spec>     the data keys of encrypted content, read-only: file:<path> | postgres://… (default with --store:
+                    file:<dir>/keys.json for jsonl:<dir>, the same database for postgres://…); says what is
+                    readable, [erased] or [encrypted]
   --json            print the report (or the error) as one JSON object
 exit: 0 valid, 1 invalid, 2 usage or no such session, 3 the store or file could not be read`;
 
@@ -39,7 +45,7 @@ exit: 0 valid, 1 invalid, 2 usage or no such session, 3 the store or file could 
  * session stream in a store opened read-only — and prints the report. Exit codes: see AUDIT_USAGE.
  */
 export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseCommandArgs(argv, { strings: ['store', 'at', 'format'], flags: ['json'] });
+  const args = parseCommandArgs(argv, { strings: ['store', 'at', 'format', 'keys'], flags: ['json'] });
   if (!args.ok) return reportUsage(io, AUDIT_USAGE, args.error, argv.includes('--json'));
   const json = args.flags.json === true;
   if (args.positionals.length !== 1) return reportUsage(io, AUDIT_USAGE, args.positionals.length === 0 ? 'which log?' : 'one log at a time', json);
@@ -56,6 +62,8 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
   let extras: AuditExtras | null = null;
   // --json over a log with extras: turns and messages go to a temporary spool as decided, not held until printed
   let spool: AuditSpool | null = null;
+  const keys = await openReaderKeys(spec, args.strings.keys).catch((e: unknown) => e as Error);
+  if (keys instanceof Error) return reportFailure(io, 'audit', keys, json);
   try {
     if (spec !== undefined) {
       const store = await openStore(spec, { readOnly: true });
@@ -67,7 +75,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
           return noSession(io, target, spec, json);
         }
         report = audited;
-        extras = await auditExtras(target, storeEnvelopes(store, target), limit, progress.tick);
+        extras = await auditExtras(target, storeEnvelopes(store, target), limit, progress.tick, keys.keyring);
       } finally {
         await store.close();
       }
@@ -83,7 +91,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
       else {
         spool = json ? openAuditSpool() : null;
         report = await auditFile(target, limit, spoolOptions(spool));
-        extras = await auditExtras(null, fileEnvelopes(target), limit, progress.tick);
+        extras = await auditExtras(null, fileEnvelopes(target), limit, progress.tick, keys.keyring);
       }
     }
   } catch (e) {
@@ -91,6 +99,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
     return reportFailure(io, 'audit', e, json);
   } finally {
     progress.done();
+    await keys.close();
   }
   if (extras === null) {
     spool?.close();
@@ -112,8 +121,8 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
 
 const humanAudit = (report: AuditReport, out: ReturnType<typeof auditOutput>, extras: AuditExtras): string => {
   const source: AuditSource | undefined = extras.source;
-  if (!source) return formatAuditReport(report) + formatOtherFates(out) + formatAuditChain(report, extras.chain);
-  return formatAuditReport(withSourceError(report, source)) + formatOtherFates(out) + formatAuditSource(source);
+  if (!source) return formatAuditReport(report) + formatOtherFates(out) + formatAuditChain(report, extras.chain) + formatAuditContent(out.content);
+  return formatAuditReport(withSourceError(report, source)) + formatOtherFates(out) + formatAuditSource(source) + formatAuditContent(out.content);
 };
 
 const spoolOptions = (spool: AuditSpool | null): AuditorOptions => (spool ? { onTurn: spool.turn, onMessage: spool.message } : {});

@@ -4,6 +4,8 @@ import { fateOf, initialFate, initialMessageFactState, stepFate, stepMessageFact
 import { parseEvent } from '../../domain/parse-event.js';
 import { createSessionVerifier, type SessionVerification } from '../chain/verify-session.js';
 import type { AuditSource, SourceError } from './dsh-audit.js';
+import type { Keyring } from '../../runtime/content-opener.js';
+import { createContentTally, type AuditContent } from './audit-content.js';
 
 /** The chain part of an audit: what `verify` says about the same log. */
 export type AuditChain = Pick<SessionVerification, 'status' | 'chained' | 'unchained' | 'break' | 'head'>;
@@ -33,11 +35,20 @@ export interface AuditExtras {
   readonly times: { readonly first: number | null; readonly last: number | null };
   /** Present when the log is not steerlog's own (a harness session log): how it was read, and its refusal if any. */
   readonly source?: AuditSource;
+  /** Sealed payloads and erasures (null when the log has neither). */
+  readonly content: AuditContent | null;
 }
 
 /** One streaming pass over raw envelopes: chain check, message facts (up to the first invalid event), times. */
-export const auditExtras = async (stream: string | null, raws: AsyncIterable<unknown>, limit?: AuditLimit, onEvent?: () => void): Promise<AuditExtras> => {
+export const auditExtras = async (
+  stream: string | null,
+  raws: AsyncIterable<unknown>,
+  limit?: AuditLimit,
+  onEvent?: () => void,
+  keyring: Keyring | null = null,
+): Promise<AuditExtras> => {
   const verifier = createSessionVerifier(stream, onEvent ? { onEvent } : {});
+  const content = createContentTally(keyring);
   let state: MessageFactState = initialMessageFactState();
   let folding = true;
   // each input's fate, stepped as its facts come (its facts are not kept)
@@ -47,6 +58,7 @@ export const auditExtras = async (stream: string | null, raws: AsyncIterable<unk
   for await (const raw of raws) {
     if (pastLimit(raw, limit)) break;
     verifier.push(raw);
+    content.push(raw);
     if (!folding) continue;
     const parsed = parseEvent(raw, { expectedSeq: state.session.nextSeq });
     if (E.isLeft(parsed)) {
@@ -68,6 +80,7 @@ export const auditExtras = async (stream: string | null, raws: AsyncIterable<unk
     chain: { status: v.status, chained: v.chained, unchained: v.unchained, break: v.break, head: v.head },
     fates: [...fates.values()],
     times: { first, last },
+    content: await content.result(),
   };
 };
 
@@ -88,6 +101,8 @@ export type AuditOutput = Omit<AuditReport, 'messages' | 'errors'> & {
   readonly chain: AuditChain;
   /** Present when the log is not steerlog's own: `source.format` says which format it was read as. */
   readonly source?: AuditSource;
+  /** Present when the log holds encrypted payloads or erasures: what is readable, what was erased, by whom, when. */
+  readonly content?: AuditContent;
 };
 
 /** Joins the fold's report and the extras into the audit output. */
@@ -117,5 +132,6 @@ export const auditOutput = (report: AuditReport, extras: AuditExtras, at: AuditL
     messages: [...entered, ...others],
     chain: extras.chain,
     ...(extras.source ? { source: extras.source } : {}),
+    ...(extras.content ? { content: extras.content } : {}),
   };
 };

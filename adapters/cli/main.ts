@@ -8,6 +8,7 @@ import { EXPORT_USAGE, exportCommand } from './export-command.js';
 import { VERIFY_USAGE, verifyCommand } from './verify-command.js';
 import { WHY_USAGE, whyCommand } from './why-command.js';
 import { SESSIONS_USAGE, sessionsCommand } from './sessions-command.js';
+import { ERASE_USAGE, eraseCommand } from './erase-command.js';
 import type { CliIo } from './io.js';
 import { PROJECT_USAGE, projectCommand } from './project-command.js';
 import { SERVE_USAGE, serveCommand } from './serve-command.js';
@@ -33,6 +34,7 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
   why: { summary: 'the whole life of one input (admitted, claimed, entered / dropped / rejected / canceled / pending) or tool call', usage: WHY_USAGE, run: whyCommand },
   sessions: { summary: 'every session of a store: created, events, turns, status at the end of its log, chain status', usage: SESSIONS_USAGE, run: sessionsCommand },
   archive: { summary: 'move ended sessions older than --before to a verified gzip archive, then delete them from the store', usage: ARCHIVE_USAGE, run: archiveCommand },
+  erase: { summary: 'destroy the data keys of a session or an actor (crypto-shredding) and record it in each affected session', usage: ERASE_USAGE, run: (args, io) => eraseCommand(args, io) },
   serve: { summary: 'run the Host: HTTP API, live mirror and the web console (default store jsonl:./.steerlog)', usage: SERVE_USAGE, run: serveCommand },
 };
 

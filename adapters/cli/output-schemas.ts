@@ -8,6 +8,7 @@ import { DSH_ERROR_CODES } from '../dsh/dsh-errors.js';
 import type { SessionsOutput } from './sessions-command.js';
 import type { VerifyOutput } from './verify-command.js';
 import type { WhyOutput } from './why-command.js';
+import type { EraseOutput } from './erase-command.js';
 
 /**
  * zod schemas of what steerlog writes and prints: the stored event envelope and every `--json` output. The JSON
@@ -119,6 +120,19 @@ const auditSource = z
   })
   .strict();
 
+const auditContent = z
+  .object({
+    sealed: seq,
+    readable: seq,
+    erased: seq,
+    unavailable: seq,
+    keys: z.array(z.object({ keyId: z.string(), state: z.enum(['active', 'erased', 'unavailable']), payloads: seq }).strict()),
+    erasures: z.array(
+      z.object({ seq: z.number().int(), time, by: z.string().nullable(), scope: z.enum(['session', 'actor']), subject: z.string(), keyIds: z.array(z.string()) }).strict(),
+    ),
+  })
+  .strict();
+
 /** `steerlog audit --json`. */
 export const AuditOutputSchema = z
   .object({
@@ -146,6 +160,7 @@ export const AuditOutputSchema = z
     messages: z.array(z.object({ seq, id: z.string(), class: z.enum(['prompt', 'steering', 'context']).nullable(), fate }).strict()),
     chain: auditChain,
     source: auditSource.optional(),
+    content: auditContent.optional(),
   })
   .strict();
 
@@ -195,6 +210,23 @@ export const WhyOutputSchema = z
       .nullable(),
     events: seq,
     error: z.object({ seq: seq.nullable(), code: z.string(), message: z.string() }).strict().nullable(),
+    content: z.object({ state: z.enum(['readable', 'erased', 'unavailable']), keyId: z.string(), text: z.string() }).strict().optional(),
+  })
+  .strict();
+
+/** `steerlog erase --json`. */
+export const EraseOutputSchema = z
+  .object({
+    format: z.literal('steerlog-erase'),
+    version: z.literal(1),
+    ok: z.literal(true),
+    scope: z.enum(['session', 'actor']),
+    subject: z.string(),
+    by: z.string().nullable(),
+    at: time,
+    destroyed: z.array(z.string()),
+    alreadyDestroyed: z.array(z.string()),
+    sessions: z.array(z.object({ session: z.string(), keyIds: z.array(z.string()), seq: seq.nullable(), missing: z.boolean() }).strict()),
   })
   .strict();
 
@@ -262,6 +294,7 @@ export const asOutputTypes = {
   why: (x: z.infer<typeof WhyOutputSchema>): WhyOutput => x,
   sessions: (x: z.infer<typeof SessionsOutputSchema>): SessionsOutput => x,
   archive: (x: z.infer<typeof ArchiveOutputSchema>): ArchiveOutput => x,
+  erase: (x: z.infer<typeof EraseOutputSchema>): EraseOutput => x,
 };
 
 /** Every published schema, by the file name it is written to in docs/schemas/. */
@@ -272,4 +305,5 @@ export const PUBLISHED_SCHEMAS = {
   'why.schema.json': WhyOutputSchema,
   'sessions.schema.json': SessionsOutputSchema,
   'archive.schema.json': ArchiveOutputSchema,
+  'erase.schema.json': EraseOutputSchema,
 } as const;

@@ -1,3 +1,5 @@
+import { defaultKeyStoreSpec, openKeyStore } from '../keys/open-key-store.js';
+import type { KeyStore } from '../../runtime/ports/key-store.js';
 import { once } from 'node:events';
 import { startHttpServer, isHostConfigError } from '../http/server.js';
 import { Host } from '../../runtime/host/host.js';
@@ -27,7 +29,10 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
   --host-id <id>          this host's name in leases (PostgreSQL; default a random id)
   --advertise <url>       the URL other hosts' clients are sent to (default the listening URL)
   --lease-ms <n>          lease time of a session on PostgreSQL (default 10000)
-  --write-batch-ms <n>    write-behind window of every session (default 200)`;
+  --write-batch-ms <n>    write-behind window of every session (default 200)
+  --encrypt               store content and tool payloads encrypted, so that steerlog erase can erase them (keys in
+                          <dir>/keys.json for jsonl:<dir>, in the steerlog_data_keys table for postgres://…)
+  --keys <spec>           --encrypt with the data keys there: file:<path> | postgres://…`;
 
 const intOption = (value: string | undefined, name: string, fallback: number): number => {
   if (value === undefined) return fallback;
@@ -43,8 +48,8 @@ const intOption = (value: string | undefined, name: string, fallback: number): n
  */
 export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> => {
   const args = parseCommandArgs(argv, {
-    strings: ['store', 'host', 'port', 'token', 'principal', 'model', 'body-limit', 'max-image-bytes', 'cors', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms'],
-    flags: ['reference-frames', 'help'],
+    strings: ['store', 'host', 'port', 'token', 'principal', 'model', 'body-limit', 'max-image-bytes', 'cors', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys'],
+    flags: ['reference-frames', 'help', 'encrypt'],
   });
   if (args.ok && args.flags['help']) {
     io.stdout.write(`${SERVE_USAGE}\n`);
@@ -59,6 +64,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
   const tokens = token ? [{ principal: v.principal ?? 'operator', token }] : [];
   const spec = v.store ?? DEFAULT_STORE_SPEC;
   let store: EventStore | null = null;
+  let keys: KeyStore | null = null;
   let ownership: SessionOwnership;
   try {
     const port = intOption(v.port, 'port', 7420);
@@ -68,10 +74,15 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     const writeBatchDelayMs = intOption(v['write-batch-ms'], 'write-batch-ms', 200);
     const { model, acceptsImages, setup } = await openModel(v.model ?? 'echo', process.env);
     store = await openStore(spec);
+    if (args.flags.encrypt === true || v.keys !== undefined) {
+      const keySpec = v.keys ?? defaultKeyStoreSpec(spec);
+      if (keySpec === null) throw new Error(`--encrypt: ${redact(spec)} has no default key store; name one with --keys`);
+      keys = await openKeyStore(keySpec);
+    }
     const hostId = v['host-id'] ?? `host-${globalThis.crypto.randomUUID().slice(0, 8)}`;
     // continuable children: the model tools (send_message, interrupt_agent, list_agents, report) and the subagent.* routes
     let children!: ChildManager;
-    const runtime = createRuntime({ store, model, writeBatchDelayMs, tools: childTools(() => children) });
+    const runtime = createRuntime({ store, model, writeBatchDelayMs, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}) });
     children = new ChildManager({ runtime, logger: consoleLogger });
     const holder: { url?: string } = {};
     if (/^postgres(ql)?:\/\//.test(spec)) {
@@ -106,6 +117,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     return 2;
   } finally {
     await store?.close().catch(() => {});
+    await keys?.close().catch(() => {});
   }
 };
 

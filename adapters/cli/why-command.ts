@@ -5,7 +5,7 @@ import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact, ty
 import { parseEvent } from '../../domain/parse-event.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { errorChain } from '../../runtime/errors.js';
-import { openStore } from '../store/open-store.js';
+import { isInvalidStoreSpecError, openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
@@ -14,12 +14,27 @@ import { sourceErrorOf, untilRefusal } from './dsh-audit.js';
 import { parseFormatOption, resolveFileFormat } from './log-format.js';
 import { followAcross, type WhyCrossing } from './why-across.js';
 
-export const WHY_USAGE = `usage: steerlog why <log.jsonl> <message-id | tool-call-id> [--format auto|steerlog|dsh] [--json]
-       steerlog why --store <spec> <session-id> <message-id | tool-call-id> [--json]
+import { createKeyring, openEnvelope, type Keyring } from '../../runtime/content-opener.js';
+import { ERASED_MARKER, type SealedContent } from '../../domain/sealed-content.js';
+import { openReaderKeys } from './reader-keys.js';
+
+export const WHY_USAGE = `usage: steerlog why <log.jsonl> <message-id | tool-call-id> [--format auto|steerlog|dsh] [--keys <spec>] [--json]
+       steerlog why --store <spec> <session-id> <message-id | tool-call-id> [--keys <spec>] [--json]
   --store <spec>  jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… | archive:<file>; also follows the message
                   to or from the session's parent or children
   --format <f>    how to read the file: steerlog, dsh (the harness's session log, .jsonl or .jsonl.zst), or auto
-                  (the default: recognised by its first bytes); seqs of a harness log are harness seq + 1`;
+                  (the default: recognised by its first bytes); seqs of a harness log are harness seq + 1
+  --keys <spec>   the data keys of encrypted content, read-only: file:<path> | postgres://… (default with --store:
+                  the key store that goes with it); the answer shows the content, [erased] or [encrypted]`;
+
+/** The stored-encrypted content of the input (its admission) or of the tool call (its arguments). */
+export interface WhyContent {
+  /** `readable` with the keys given; `erased`: its key was destroyed (per the key store or this log); `unavailable`: no key to ask. */
+  readonly state: 'readable' | 'erased' | 'unavailable';
+  readonly keyId: string;
+  /** The text (readable), or the marker shown instead: `[erased]`, `[encrypted]`. */
+  readonly text: string;
+}
 
 /** What the log says about one tool call. */
 export interface ToolCallLife {
@@ -52,10 +67,23 @@ export interface WhyOutput {
   readonly events: number;
   /** The log's first invalid event, where reading stopped (the answer covers what comes before it). */
   readonly error: { readonly seq: number | null; readonly code: string; readonly message: string } | null;
+  /** Present when the content was stored encrypted: readable, `[erased]` or `[encrypted]`. */
+  readonly content?: WhyContent;
 }
 
+const textOf = (v: unknown): string =>
+  typeof v === 'string' ? v : Array.isArray(v) ? v.map((b: { type?: string; text?: string }) => (b?.type === 'text' ? (b.text ?? '') : `[${b?.type ?? '?'}]`)).join(' ') : '';
+
+/** What a reader shows of one sealed unit: its stored sidecar, and the unit as opened. */
+const shownContent = (stored: SealedContent, opened: { readonly sealed?: SealedContent }, text: string): WhyContent => {
+  const state = opened.sealed?.state ?? 'readable';
+  return { state, keyId: stored.keyId, text };
+};
+
 /** Answers "what happened to `id`?" over a stream of raw envelopes. */
-export const answerWhy = async (session: string | null, id: string, raws: AsyncIterable<unknown>): Promise<WhyOutput> => {
+export const answerWhy = async (session: string | null, id: string, raws: AsyncIterable<unknown>, keyring: Keyring = createKeyring(null)): Promise<WhyOutput> => {
+  let content: WhyContent | undefined;
+  const erasedKeys = new Set<string>();
   let state: MessageFactState = initialMessageFactState();
   const facts: MessageFact[] = [];
   let call: { -readonly [K in keyof ToolCallLife]: ToolCallLife[K] } = { callId: id, requested: null, started: null, result: null, staged: [] };
@@ -64,7 +92,7 @@ export const answerWhy = async (session: string | null, id: string, raws: AsyncI
   let events = 0;
   let name = session;
   for await (const raw of raws) {
-    const parsed = parseEvent(raw, { expectedSeq: events });
+    const parsed = parseEvent(await openEnvelope(raw, keyring), { expectedSeq: events });
     if (E.isLeft(parsed)) {
       error = { seq: parsed.left.seq, code: parsed.left.code, message: parsed.left.message };
       break;
@@ -79,6 +107,8 @@ export const answerWhy = async (session: string | null, id: string, raws: AsyncI
     events++;
     for (const f of step.right.facts) if (f.id === id) facts.push(f);
     if (!isKnownEvent(e)) continue;
+    if (content === undefined) content = sealedContentOf(raw, e, id);
+    if (e.type === 'session/erased') for (const k of e.data.keyIds) erasedKeys.add(k);
     switch (e.type) {
       case 'session/created':
         if (name === null && e.seq === 0) name = e.data.sessionId;
@@ -118,7 +148,27 @@ export const answerWhy = async (session: string | null, id: string, raws: AsyncI
     crossing: null,
     events,
     error,
+    // a key this reader could not ask about, that the log itself records as destroyed, is erased
+    ...(content ? { content: content.state === 'unavailable' && erasedKeys.has(content.keyId) ? { ...content, state: 'erased' as const, text: ERASED_MARKER } : content } : {}),
   };
+};
+
+/** The sealed content `id` names in this event (its admission, or its tool call's arguments), if sealed. */
+const sealedContentOf = (raw: unknown, e: LogEvent, id: string): WhyContent | undefined => {
+  const data = (raw as { data?: Record<string, unknown> }).data;
+  if (e.type === 'agent/inbox/spliced') {
+    const i = (e.data as { inserted: readonly { id: string }[] }).inserted.findIndex((m) => m.id === id);
+    const stored = (data?.inserted as { sealed?: SealedContent }[] | undefined)?.[i]?.sealed;
+    if (i < 0 || stored === undefined) return undefined;
+    const opened = (e.data as { inserted: readonly { content: unknown; sealed?: SealedContent }[] }).inserted[i]!;
+    return shownContent(stored, opened, textOf(opened.content));
+  }
+  if (e.type === 'tool/call' && (e.data as { callId: string }).callId === id) {
+    const stored = data?.sealed as SealedContent | undefined;
+    if (stored === undefined) return undefined;
+    return shownContent(stored, e.data as { sealed?: SealedContent }, (e.data as { arguments: string }).arguments);
+  }
+  return undefined;
 };
 
 const iso = (t: number): string => new Date(t).toISOString();
@@ -173,6 +223,10 @@ export const formatWhy = (w: WhyOutput): string => {
     out.push(`message ${x.messageId} crossed ${x.direction === 'to-child' ? 'from parent' : 'from child'} ${x.from.session}${sentBy} to session ${x.to.session}: ${fate}`);
     for (const f of x.to.facts) out.push(`  ${describeFact(f)}`);
   }
+  if (w.content) {
+    const what = w.content.state === 'readable' ? JSON.stringify(w.content.text) : `${w.content.text} (key ${w.content.keyId} ${w.content.state === 'erased' ? 'destroyed' : 'not available here'})`;
+    out.push(`  content (stored encrypted): ${what}`);
+  }
   if (w.error) out.push(`the log is invalid at seq ${w.error.seq ?? '?'} [${w.error.code}]: the answer covers the ${w.events} events before it`);
   return out.join('\n') + '\n';
 };
@@ -183,7 +237,7 @@ export const formatWhy = (w: WhyOutput): string => {
  * 3 when the store or file cannot be read.
  */
 export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseCommandArgs(argv, { strings: ['store', 'format'], flags: ['json'] });
+  const args = parseCommandArgs(argv, { strings: ['store', 'format', 'keys'], flags: ['json'] });
   const formatOption = args.ok ? parseFormatOption(args.strings.format) : null;
   if (!args.ok || args.positionals.length !== 2 || formatOption === null || (args.strings.store !== undefined && formatOption === 'dsh')) {
     const problem = !args.ok ? args.error : formatOption === null ? '--format takes auto, steerlog or dsh' : formatOption === 'dsh' && args.strings.store !== undefined ? '--format dsh reads a file, not a store' : '';
@@ -192,6 +246,15 @@ export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<nu
   }
   const [target, id] = args.positionals as [string, string];
   let answer: WhyOutput;
+  let keys;
+  try {
+    keys = await openReaderKeys(args.strings.store, args.strings.keys);
+  } catch (e) {
+    io.stderr.write(`steerlog why: cannot open the key store: ${errorChain(e)}\n`);
+    return isInvalidStoreSpecError(e) ? 2 : 3;
+  }
+  const keyring = keys.keyring ?? createKeyring(null);
+  try {
   if (args.strings.store !== undefined) {
     let store: EventStore;
     try {
@@ -201,8 +264,8 @@ export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<nu
       return 3;
     }
     try {
-      answer = await answerWhy(target, id, storeEnvelopes(store, target));
-      if (answer.events > 0) answer = { ...answer, crossing: await followAcross(store, target, answer, (s, i) => answerWhy(s, i, storeEnvelopes(store, s))) };
+      answer = await answerWhy(target, id, storeEnvelopes(store, target), keyring);
+      if (answer.events > 0) answer = { ...answer, crossing: await followAcross(store, target, answer, (s, i) => answerWhy(s, i, storeEnvelopes(store, s), keyring)) };
     } catch (e) {
       io.stderr.write(`steerlog why: cannot read ${args.strings.store}: ${errorChain(e)}\n`);
       return 3;
@@ -219,14 +282,17 @@ export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<nu
       if ((await resolveFileFormat(target, formatOption)) === 'dsh') {
         // a harness log: read through the same mapping as audit; the reader's refusal ends the answer like an invalid event
         const read = untilRefusal(openDshLog(target).envelopes);
-        answer = await answerWhy(null, id, read.envelopes);
+        answer = await answerWhy(null, id, read.envelopes, keyring);
         const refusal = read.error();
         if (refusal && !answer.error) answer = { ...answer, error: sourceErrorOf(refusal) };
-      } else answer = await answerWhy(null, id, fileEnvelopes(target));
+      } else answer = await answerWhy(null, id, fileEnvelopes(target), keyring);
     } catch (e) {
       io.stderr.write(`steerlog why: cannot read ${target}: ${errorChain(e)}\n`);
       return 3;
     }
+  }
+  } finally {
+    await keys.close();
   }
   io.stdout.write(args.flags.json ? `${JSON.stringify(answer)}\n` : formatWhy(answer));
   if (answer.error) return 1;

@@ -8,6 +8,7 @@ const TITLES: Record<keyof typeof PUBLISHED_SCHEMAS, string> = {
   'why.schema.json': 'steerlog why --json (format steerlog-why, version 2)',
   'sessions.schema.json': 'steerlog sessions --json (format steerlog-sessions, version 1)',
   'archive.schema.json': 'steerlog archive --json (format steerlog-archive-run, version 1)',
+  'erase.schema.json': 'steerlog erase --json (format steerlog-erase, version 1)',
 };
 
 /** The text of every published JSON Schema (draft 2019-09 style `$schema` as zod-to-json-schema writes it), by file name. */

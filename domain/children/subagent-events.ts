@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SealedContentSchema } from '../sealed-content.js';
 
 /**
  * The events of continuable and one-shot children.
@@ -66,6 +67,8 @@ export const SubagentEndDataSchema = z
     stopReason: ChildStopReasonSchema,
     /** The text of the epoch's last assistant message, when it left one. */
     lastAssistantText: z.string().optional(),
+    /** `lastAssistantText`, encrypted (see sealed-content.ts). */
+    sealed: SealedContentSchema.optional(),
   })
   .strict();
 /** Data of `subagent/end`. */

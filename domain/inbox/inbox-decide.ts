@@ -43,6 +43,10 @@ export const admitMessage = (message: unknown, path = 'message'): E.Either<Inval
     const issue = parsed.error.issues[0]!;
     return E.left(new InvalidMessageError([path, ...issue.path].join('.'), issue.message));
   }
+  // a stored-form sidecar (no reader state) is the runtime's to write: given, it would claim ciphertext it never sealed
+  if (parsed.data.sealed !== undefined && parsed.data.sealed.state === undefined) {
+    return E.left(new InvalidMessageError(`${path}.sealed`, 'sealed content is written by the runtime, never given'));
+  }
   return E.right(deepFreeze(parsed.data as UserMessage));
 };
 

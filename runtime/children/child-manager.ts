@@ -320,7 +320,7 @@ export class ChildManager {
   async #coldResume(parent: Agent, childSessionId: string): Promise<Activation> {
     let loaded: LoadedSession;
     try {
-      loaded = await loadSession(this.#runtime.store, childSessionId);
+      loaded = await loadSession(this.#runtime.store, childSessionId, this.#runtime.keyStore);
     } catch (e) {
       throw new ChildError('subagent-not-resumable', childSessionId, `child ${childSessionId} cannot be inspected (${e instanceof RuntimeError ? e.code : 'store error'}); do not retry with this id`);
     }

@@ -271,7 +271,7 @@ export class Host {
         queue: live.queue ? (live.queue.items as never) : [],
       };
     }
-    const { events, state } = await readSession(this.store, request.sessionId, undefined);
+    const { events, state } = await readSession(this.store, request.sessionId, undefined, this.#runtime.keyStore);
     const created = state!.created!;
     return {
       sessionId: request.sessionId,
@@ -288,7 +288,7 @@ export class Host {
   }
 
   async #history(request: HostRequest<'session.history'>): Promise<HostResult<'session.history'>> {
-    const { events } = await readSession(this.store, request.sessionId, this.#live.get(request.sessionId));
+    const { events } = await readSession(this.store, request.sessionId, this.#live.get(request.sessionId), this.#runtime.keyStore);
     return historyPage(events, request);
   }
 

@@ -4,16 +4,23 @@ import { queueView } from '../../domain/queue-view.js';
 import { initialSessionState, stepSession, type SessionState } from '../../domain/session-fold.js';
 import { loadSession } from '../load-session.js';
 import type { EventStore } from '../ports/event-store.js';
+import type { KeyStore } from '../ports/key-store.js';
 import { isRuntimeError } from '../errors.js';
 import { HostError } from './errors.js';
 import type { LiveSession } from './live-session.js';
 import type { HostResult, QueueRow } from './schemas.js';
 
 /** A session's events and folded state: the live log when the session is live here, else the store (read only). */
-export const readSession = async (store: EventStore, sessionId: string, live: LiveSession | undefined): Promise<{ events: readonly LogEvent[]; state: SessionState | null }> => {
+export const readSession = async (
+  store: EventStore,
+  sessionId: string,
+  live: LiveSession | undefined,
+  keys: KeyStore | null = null,
+): Promise<{ events: readonly LogEvent[]; state: SessionState | null }> => {
   if (live) return { events: live.agent.events, state: null };
   try {
-    return await loadSession(store, sessionId);
+    // sealed content opened with the runtime's keys: readable, or `[erased]` once its key is destroyed
+    return await loadSession(store, sessionId, keys);
   } catch (e) {
     if (isRuntimeError(e) && e.code === 'session-not-found') throw new HostError('session-not-found', `no session ${sessionId}`, { sessionId });
     throw e;

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serveCommand } from '../../../adapters/cli/serve-command.js';
+import { runCli } from './support/run-cli.js';
 
 const capture = () => {
   let out = '';
@@ -43,6 +44,30 @@ describe('steerlog serve', () => {
       expect(await res.json()).toMatchObject({ result: { ok: true, value: { sessionId: 'cli' } } });
       stop.abort();
       expect(await done).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--encrypt stores prompts encrypted (keys in <dir>/keys.json); audit with those keys reads them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steerlog-serve-enc-'));
+    try {
+      const c = capture();
+      const stop = new AbortController();
+      const done = serveCommand(['--store', `jsonl:${dir}`, '--port', '0', '--encrypt'], c.io, stop.signal);
+      while (!c.out().includes('listening on')) await new Promise((r) => setTimeout(r, 10));
+      const url = /listening on (\S+)/.exec(c.out())![1]!;
+      const call = async (method: string, payload: unknown) =>
+        (await fetch(`${url}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'client-request', rpcId: '1', method, payload }) })).json();
+      await call('session.create', { sessionId: 'enc' });
+      expect(await call('session.prompt', { sessionId: 'enc', mode: 'queue', durable: true, content: [{ type: 'text', text: 'SERVE-SECRET-41' }] })).toMatchObject({ result: { ok: true } });
+      stop.abort();
+      expect(await done).toBe(0);
+      expect(existsSync(join(dir, 'keys.json'))).toBe(true);
+      for (const f of readdirSync(join(dir, 'streams'))) expect(readFileSync(join(dir, 'streams', f), 'utf8')).not.toContain('SERVE-SECRET-41');
+      const audit = JSON.parse((await runCli('audit', '--store', `jsonl:${dir}`, 'enc', '--json')).stdout) as { content?: { readable: number; sealed: number } };
+      expect(audit.content!.readable).toBeGreaterThan(0);
+      expect(audit.content!.readable).toBe(audit.content!.sealed);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
