@@ -6,7 +6,8 @@ import { DSH_EVENT_MAP, DSH_IGNORED_TYPES } from '../../../adapters/dsh/dsh-map.
 describe("docs/audit.md: reading the harness's own logs", () => {
   it('the mapping table lists every mapped and every ignored harness type, as the reader maps it', () => {
     const doc = readFileSync(new URL('../../../docs/audit.md', import.meta.url), 'utf8');
-    const section = doc.slice(doc.indexOf("## Reading the harness's own logs"), doc.indexOf('## What is not covered yet'));
+    const start = doc.indexOf("## Reading the harness's own logs");
+    const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
     const rows = [...section.matchAll(/^\| `([^`]+)` \| (?:`([^`]+)`|(ignored)) \|/gm)].map((m) => [m[1]!, m[2] ?? 'ignored']);
     expect(rows).toEqual([...Object.entries(DSH_EVENT_MAP), ...DSH_IGNORED_TYPES.map((t) => [t, 'ignored'])]);
   });
