@@ -15,8 +15,8 @@ import type { CliIo } from './io.js';
 import { readLineBatches } from './read-lines.js';
 import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
 import { chainFails, formatAuditChain, formatOtherFates } from './audit-chain.js';
-import { auditExtras, auditOutput, parseAuditLimit, pastLimit, type AuditExtras, type AuditLimit } from './audit-extras.js';
-import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
+import { auditOutput, parseAuditLimit, pastLimit, type AuditExtras, type AuditLimit } from './audit-extras.js';
+import { auditFileOnePass, auditStreamOnePass } from './audit-pass.js';
 import { createProgress } from './progress.js';
 
 export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--at <seq|ISO time>] [--json]
@@ -52,13 +52,12 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
       const store = await openStore(spec, { readOnly: true });
       try {
         spool = json ? openAuditSpool() : null;
-        const audited = await auditStream(store, target, limit, spoolOptions(spool));
+        const audited = await auditStreamOnePass(store, target, limit, spoolOptions(spool), progress.tick);
         if (audited === undefined) {
           spool?.close();
           return noSession(io, target, spec, json);
         }
-        report = audited;
-        extras = await auditExtras(target, storeEnvelopes(store, target), limit, progress.tick);
+        ({ report, extras } = audited);
       } finally {
         await store.close();
       }
@@ -67,8 +66,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
       if (await isStreamFile(target)) report = await auditStreamFile(target);
       else {
         spool = json ? openAuditSpool() : null;
-        report = await auditFile(target, limit, spoolOptions(spool));
-        extras = await auditExtras(null, fileEnvelopes(target), limit, progress.tick);
+        ({ report, extras } = await auditFileOnePass(target, limit, spoolOptions(spool), progress.tick));
       }
     }
   } catch (e) {
@@ -104,7 +102,10 @@ const noSession = (io: CliIo, session: string, spec: string, json: boolean): num
   return EXIT.usage;
 };
 
-/** Streams an envelope log (one JSON envelope per line) through the auditor, memory flat in the log's length. */
+/**
+ * Streams an envelope log (one JSON envelope per line) through the auditor, memory flat in the log's length. (The
+ * fold alone; `audit` itself runs `auditFileOnePass`, which also gives the extras.)
+ */
 export const auditFile = async (file: string, limit?: AuditLimit, options?: AuditorOptions): Promise<AuditReport> => {
   const auditor = createAuditor(basename(file, extname(file)), options);
   outer: for await (const lines of readLineBatches(file)) {
