@@ -3,7 +3,8 @@
  * text reply) and 3-step turns (two tool rounds, then text), on the memory store, the JSONL store with its default
  * options (group commit, acknowledged after fsync) and PostgreSQL. Every step awaits the durability of what came
  * before it (fail closed), so on a durable store one session's turn rate is bounded by the flush latency; concurrent
- * sessions share flushes. Rounds alternate 1 and 100 sessions; medians reported.
+ * sessions share flushes. Each session runs one warm-up turn before the clock starts (its stream then exists: only
+ * steady-state turns are timed). Rounds alternate 1 and 100 sessions; medians reported.
  *
  *   npx tsx bench/runtime-sessions.ts [--seconds 2] [--rounds 2] [--sessions 100] [--no-postgres]
  *
@@ -51,6 +52,15 @@ let sessionNo = 0;
 const run = async (store: EventStore, shape: Shape, sessions: number): Promise<Rate> => {
   const runtime = createRuntime({ store, model: modelFor(shape), tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], logger: silentLogger });
   const agents = Array.from({ length: sessions }, () => runtime.createSession({ sessionId: `bench-${process.pid}-${sessionNo++}` }));
+  // warm-up: each session runs one turn before the clock starts, so its stream exists (creating 100 stream files
+  // is a cost of creating sessions, not of running turns) and only steady-state turns are timed
+  await Promise.all(
+    agents.map(async (agent) => {
+      agent.followup(createUserMessage('warm-up'));
+      await agent.whenIdle();
+    }),
+  );
+  const eventsBefore = agents.reduce((n, a) => n + a.events.length, 0);
   let turns = 0;
   const start = performance.now();
   const deadline = start + SECONDS * 1000;
@@ -64,7 +74,7 @@ const run = async (store: EventStore, shape: Shape, sessions: number): Promise<R
     }),
   );
   const elapsed = (performance.now() - start) / 1000;
-  const events = agents.reduce((n, a) => n + a.events.length, 0);
+  const events = agents.reduce((n, a) => n + a.events.length, 0) - eventsBefore;
   await Promise.all(agents.map((a) => a.dispose()));
   return { turns: turns / elapsed, events: events / elapsed };
 };

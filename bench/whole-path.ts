@@ -11,6 +11,10 @@
  *   3. Resuming that stored session (`runtime.resume`, until the agent is ready) against the audit's time.
  *
  *   npm run build && node --expose-gc --import tsx bench/whole-path.ts [--events 1000000] [--rounds 3] [--peak 10000]
+ *     [--no-2n] [--audit-only] [--baseline <another build's bin/steerlog.js>]
+ *
+ * --baseline adds a third side to part 1: the same audit by another build (e.g. the commit before a change), in the
+ * same interleaved rounds, so a before/after comparison sees the same machine. --audit-only stops after part 1.
  *
  * The logs (about 230 bytes an event) and the store go to a temp dir (BENCH_DIR or the OS's), deleted at the end.
  */
@@ -42,6 +46,9 @@ const EVENTS = arg('events', 1_000_000);
 const ROUNDS = arg('rounds', 3);
 const PEAK = arg('peak', 10_000);
 const SKIP_2N = process.argv.includes('--no-2n');
+const AUDIT_ONLY = process.argv.includes('--audit-only');
+const baselineAt = process.argv.indexOf('--baseline');
+const BASELINE = baselineAt >= 0 ? process.argv[baselineAt + 1]! : null;
 const gc = (globalThis as { gc?: () => void }).gc;
 
 const same = (what: string, a: FinalLists, b: FinalLists): void => {
@@ -62,6 +69,8 @@ const seconds = async (fn: () => Promise<unknown> | unknown): Promise<number> =>
 const cli = join(import.meta.dirname, '..', 'bin', 'steerlog.js');
 const floor = join(import.meta.dirname, 'support', 'parse-lines.mjs');
 
+/** Thrown to skip parts 2 and 3 (--audit-only), caught below so the temp dir is still removed. */
+const AUDIT_DONE = Symbol('audit only');
 const root = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'steerlog-whole-path-'));
 try {
   console.log(`machine: ${machineLine()}`);
@@ -74,29 +83,37 @@ try {
   console.log(`logs: ${fmt(EVENTS)}${SKIP_2N ? '' : ` and ${fmt(EVENTS * 2)}`} events, peak ${fmt(PEAK)} pending, written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
   // ---- 1. the audit end to end vs the parse floor ---------------------------------------------------------------
-  const runs: Record<'parse1' | 'audit1' | 'parse2' | 'audit2', Spawned[]> = { parse1: [], audit1: [], parse2: [], audit2: [] };
+  const runs: Record<'parse1' | 'audit1' | 'parse2' | 'audit2' | 'base1' | 'base2', Spawned[]> = { parse1: [], audit1: [], parse2: [], audit2: [], base1: [], base2: [] };
   const checkAudit = (r: Spawned, expected: FinalLists, events: number): void => {
     const report = JSON.parse(r.stdout) as AuditReport;
     if (!report.ok || report.events !== events) throw new Error(`audit failed: ${JSON.stringify(report.errors)}`);
     same('audit vs the plain-array model', { nextTurn: report.inbox.nextTurn, nextStep: report.inbox.nextStep }, expected);
   };
   for (let r = 0; r < ROUNDS; r++) {
-    const order = r % 2 === 0 ? (['parse', 'audit'] as const) : (['audit', 'parse'] as const);
+    const sides: ('parse' | 'audit' | 'base')[] = BASELINE ? ['parse', 'audit', 'base'] : ['parse', 'audit'];
+    const order = r % 2 === 0 ? sides : [...sides].reverse();
     for (const size of SKIP_2N ? ([1] as const) : ([1, 2] as const)) {
       for (const what of order) {
         const file = size === 1 ? log1 : log2;
-        const res = what === 'parse' ? await spawnMeasured([floor, file]) : await spawnMeasured([cli, 'audit', file, '--json']);
+        const res = what === 'parse' ? await spawnMeasured([floor, file]) : await spawnMeasured([what === 'audit' ? cli : BASELINE!, 'audit', file, '--json']);
         const expected = size === 1 ? expected1 : expected2;
-        if (what === 'audit') checkAudit(res, expected, expected.events!);
-        else if ((JSON.parse(res.stdout) as { lines: number }).lines !== expected.events) throw new Error('parse floor miscounted');
+        if (what !== 'parse') {
+          checkAudit(res, expected, expected.events!);
+          // the baseline and this build must print the very same report
+          const other = runs[`${what === 'audit' ? 'base' : 'audit'}${size}`][r];
+          if (other !== undefined && other.stdout !== res.stdout) throw new Error(`audit --json output differs from the baseline's at ${size}N`);
+        } else if ((JSON.parse(res.stdout) as { lines: number }).lines !== expected.events) throw new Error('parse floor miscounted');
         runs[`${what}${size}`].push(res);
       }
     }
   }
   const med = (rs: Spawned[]) => median(rs.map((x) => x.seconds));
+  const cpu = (rs: Spawned[]) => median(rs.map((x) => x.cpuSeconds));
   const peak = (rs: Spawned[]) => Math.max(...rs.map((x) => x.peakRssMiB));
   const row = (name: string, events: number, rs: Spawned[]) =>
-    console.log(`${name.padEnd(40)} ${med(rs).toFixed(2).padStart(7)} s  ${fmt(events / med(rs)).padStart(10)} ev/s  peak RSS ${peak(rs).toFixed(0).padStart(4)} MiB   (${rs.map((x) => x.seconds.toFixed(2)).join(', ')})`);
+    console.log(
+      `${name.padEnd(40)} ${med(rs).toFixed(2).padStart(7)} s  ${fmt(events / med(rs)).padStart(10)} ev/s  CPU ${cpu(rs).toFixed(2).padStart(6)} s  peak RSS ${peak(rs).toFixed(0).padStart(4)} MiB   (wall ${rs.map((x) => x.seconds.toFixed(2)).join(', ')}; CPU ${rs.map((x) => x.cpuSeconds.toFixed(2)).join(', ')})`,
+    );
   console.log('');
   row(`parse floor, ${fmt(EVENTS)}`, EVENTS, runs.parse1);
   row(`steerlog audit --json, ${fmt(EVENTS)}`, EVENTS, runs.audit1);
@@ -104,12 +121,18 @@ try {
     row(`parse floor, ${fmt(EVENTS * 2)}`, EVENTS * 2, runs.parse2);
     row(`steerlog audit --json, ${fmt(EVENTS * 2)}`, EVENTS * 2, runs.audit2);
   }
-  console.log(`audit / parse floor at ${fmt(EVENTS)}: ${(med(runs.audit1) / med(runs.parse1)).toFixed(2)}x (target <= 2)`);
+  if (BASELINE) {
+    row(`baseline audit --json, ${fmt(EVENTS)}`, EVENTS, runs.base1);
+    if (!SKIP_2N) row(`baseline audit --json, ${fmt(EVENTS * 2)}`, EVENTS * 2, runs.base2);
+    console.log(`baseline (${BASELINE}) / parse floor at ${fmt(EVENTS)}: ${(med(runs.base1) / med(runs.parse1)).toFixed(2)}x wall, ${(cpu(runs.base1) / cpu(runs.parse1)).toFixed(2)}x CPU; this build's audit takes ${(med(runs.audit1) / med(runs.base1)).toFixed(2)}x the baseline's wall time, ${(cpu(runs.audit1) / cpu(runs.base1)).toFixed(2)}x its CPU time`);
+  }
+  console.log(`audit / parse floor at ${fmt(EVENTS)}: ${(med(runs.audit1) / med(runs.parse1)).toFixed(2)}x wall, ${(cpu(runs.audit1) / cpu(runs.parse1)).toFixed(2)}x CPU (target <= 2)`);
   if (!SKIP_2N) {
-    console.log(`audit / parse floor at ${fmt(EVENTS * 2)}: ${(med(runs.audit2) / med(runs.parse2)).toFixed(2)}x`);
-    console.log(`audit time 2N / N: ${(med(runs.audit2) / med(runs.audit1)).toFixed(2)} (target <= 2.2); peak RSS ${peak(runs.audit1).toFixed(0)} -> ${peak(runs.audit2).toFixed(0)} MiB (target <= 150, flat)`);
+    console.log(`audit / parse floor at ${fmt(EVENTS * 2)}: ${(med(runs.audit2) / med(runs.parse2)).toFixed(2)}x wall, ${(cpu(runs.audit2) / cpu(runs.parse2)).toFixed(2)}x CPU`);
+    console.log(`audit time 2N / N: ${(med(runs.audit2) / med(runs.audit1)).toFixed(2)} wall, ${(cpu(runs.audit2) / cpu(runs.audit1)).toFixed(2)} CPU (target <= 2.2); peak RSS ${peak(runs.audit1).toFixed(0)} -> ${peak(runs.audit2).toFixed(0)} MiB (target <= 150, flat)`);
   }
   rmSync(log2, { force: true });
+  if (AUDIT_ONLY) throw AUDIT_DONE;
 
   // ---- 2. projections over the JSONL store vs the plain fold -----------------------------------------------------
   const events: LogEvent[] = [];
@@ -187,6 +210,8 @@ try {
   }
   console.log(`resume of the ${fmt(n)}-event session          ${median(resumeTimes).toFixed(2).padStart(7)} s   ${(median(resumeTimes) / med(runs.audit1)).toFixed(2)}x the audit's time (target <= 2)   (${resumeTimes.map((x) => x.toFixed(2)).join(', ')} s)`);
   await store.close();
+} catch (e) {
+  if (e !== AUDIT_DONE) throw e;
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -1,10 +1,12 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { DomainErrorCode } from './errors.js';
-import { parseLogLine } from './parse-event.js';
+import type { LogEvent } from './events.js';
+import { initialMessageFactState, stepMessageFacts, type MessageFact, type MessageFactState } from './message-facts.js';
+import { parseEvent, parseLogLine } from './parse-event.js';
 import type { MessageClass } from './history-classification.js';
 import { nextStepItems, nextTurnItems } from './inbox/inbox-state.js';
 import { queueView, type QueuePlacement } from './queue-view.js';
-import { initialSessionState, stepSession, type SessionState } from './session-fold.js';
+import { initialSessionState, stepSession, type SessionState, type SessionStep } from './session-fold.js';
+import type { DomainError, DomainErrorCode, EventParseError } from './errors.js';
 import { evolveChildren, initialChildrenState, type ChildRecord, type ChildrenState } from './children/child-edges.js';
 
 /** The audit of one session log: what `steerlog audit --json` prints. */
@@ -36,6 +38,11 @@ export interface AuditReport {
 export interface Auditor {
   /** Feeds one line of the log (lines after the first invalid one are ignored). */
   push(line: string): void;
+  /**
+   * Feeds one non-blank line the caller has already `JSON.parse`d (and owns: a valid event is frozen in place):
+   * exactly what `push` of that line does, without parsing it again.
+   */
+  pushValue(raw: unknown): void;
   /** The report of everything pushed so far. */
   report(): AuditReport;
 }
@@ -53,6 +60,11 @@ export interface AuditorOptions {
    * then empty). @defaultValue undefined: the report keeps every message
    */
   readonly onMessage?: (message: AuditReport['messages'][number]) => void;
+  /**
+   * Receives every event the audit folds with the message facts it states (`stepMessageFacts`: the same session
+   * fold, so the facts cost no second fold). @defaultValue undefined: no facts are computed
+   */
+  readonly onFacts?: (event: LogEvent, facts: readonly MessageFact[]) => void;
 }
 
 /**
@@ -69,6 +81,47 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
   const messages: AuditReport['messages'][number][] = [];
   const onTurn = options.onTurn ?? ((t: AuditReport['turns'][number]) => void turns.push(t));
   const onMessage = options.onMessage ?? ((m: AuditReport['messages'][number]) => void messages.push(m));
+  const onFacts = options.onFacts;
+  // with onFacts, the message-fact fold (which steps the same session fold) replaces the bare session fold
+  let factState: MessageFactState | null = onFacts ? initialMessageFactState() : null;
+
+  /** A blank line followed by this one: the log is refused there. */
+  const blankBefore = (): boolean => {
+    if (pendingBlank === null) return false;
+    error = { seq: pendingBlank, code: 'invalid-json', message: `seq ${pendingBlank}: blank line inside the log` };
+    return true;
+  };
+  const fold = (parsed: E.Either<EventParseError, LogEvent>): void => {
+    if (E.isLeft(parsed)) {
+      const seq = parsed.left.seq ?? state.nextSeq;
+      error = { seq, code: parsed.left.code, message: withSeq(seq, parsed.left.message) };
+      return;
+    }
+    const event = parsed.right;
+    let step: E.Either<DomainError, SessionStep>;
+    let facts: readonly MessageFact[] = [];
+    if (factState !== null) {
+      const withFacts = stepMessageFacts(factState, event);
+      if (E.isRight(withFacts)) {
+        factState = withFacts.right.state;
+        facts = withFacts.right.facts;
+        step = E.right(withFacts.right.session);
+      } else step = withFacts;
+    } else step = stepSession(state, event);
+    if (E.isLeft(step)) {
+      error = { seq: event.seq, code: step.left.code, message: withSeq(event.seq, step.left.message) };
+      return;
+    }
+    state = step.right.state;
+    children = evolveChildren(children, event);
+    events++;
+    onFacts?.(event, facts);
+    if (step.right.messageClass) onMessage({ seq: event.seq, id: (event.data as { id: string }).id, class: step.right.messageClass });
+    const closed = step.right.closedTurn;
+    if (closed) {
+      onTurn({ turn: closed.turn, startSeq: closed.startSeq, endSeq: closed.endSeq, reason: closed.reason?.kind ?? null, steps: closed.steps, claimed: closed.claimed });
+    }
+  };
 
   return {
     push(line) {
@@ -77,29 +130,12 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
         pendingBlank ??= state.nextSeq;
         return;
       }
-      if (pendingBlank !== null) {
-        error = { seq: pendingBlank, code: 'invalid-json', message: `seq ${pendingBlank}: blank line inside the log` };
-        return;
-      }
-      const parsed = parseLogLine(line, { expectedSeq: state.nextSeq });
-      if (E.isLeft(parsed)) {
-        const seq = parsed.left.seq ?? state.nextSeq;
-        error = { seq, code: parsed.left.code, message: withSeq(seq, parsed.left.message) };
-        return;
-      }
-      const step = stepSession(state, parsed.right);
-      if (E.isLeft(step)) {
-        error = { seq: parsed.right.seq, code: step.left.code, message: withSeq(parsed.right.seq, step.left.message) };
-        return;
-      }
-      state = step.right.state;
-      children = evolveChildren(children, parsed.right);
-      events++;
-      if (step.right.messageClass) onMessage({ seq: parsed.right.seq, id: (parsed.right.data as { id: string }).id, class: step.right.messageClass });
-      const closed = step.right.closedTurn;
-      if (closed) {
-        onTurn({ turn: closed.turn, startSeq: closed.startSeq, endSeq: closed.endSeq, reason: closed.reason?.kind ?? null, steps: closed.steps, claimed: closed.claimed });
-      }
+      if (blankBefore()) return;
+      fold(parseLogLine(line, { expectedSeq: state.nextSeq }));
+    },
+    pushValue(raw) {
+      if (error || blankBefore()) return;
+      fold(parseEvent(raw, { expectedSeq: state.nextSeq, owned: true }));
     },
     report() {
       const open = state.turns.openTurn;

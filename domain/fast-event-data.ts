@@ -33,11 +33,16 @@ const isPos = (v: unknown): v is number => typeof v === 'number' && Number.isSaf
 const isStr = (v: unknown): v is string => typeof v === 'string';
 const isNonEmpty = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 const freeze = <T>(v: T): T => Object.freeze(v);
-/** Copy mode (the caller's value stays untouched) or in-place mode (the caller owns the value: it is frozen as is). */
-let copying = true;
-/** The checked value: a fresh frozen copy built by `build`, or in place, `v` itself (frozen at the end). */
-const keep = (v: Plain, build: () => Plain): Plain => (copying ? freeze(build()) : v);
-const keepArray = (v: unknown[], built: Plain[]): readonly Plain[] => (copying ? freeze(built) : (v as Plain[]));
+/**
+ * Copy mode (the caller's value stays untouched), in-place mode (the caller owns the value: it is frozen as is), or
+ * shared mode (the value is used as is only when every object and array in it is frozen already, as a store's
+ * deep-frozen recorded event is; any unfrozen one makes the fast path decline, and the caller copies).
+ */
+let mode: 'copy' | 'in-place' | 'shared' = 'copy';
+/** The checked value: a fresh frozen copy built by `build`, or `v` itself (in place: frozen at the end). */
+const keep = (v: Plain, build: () => Plain): Plain | null => (mode === 'copy' ? freeze(build()) : mode === 'in-place' || Object.isFrozen(v) ? v : MISS);
+const keepArray = (v: unknown[], built: Plain[]): readonly Plain[] | null =>
+  mode === 'copy' ? freeze(built) : mode === 'in-place' || Object.isFrozen(v) ? (v as Plain[]) : MISS;
 
 /** A text block `{type:'text', text}` (the only content block the fast path takes). */
 const textBlock = (v: unknown): Plain | null => {
@@ -95,10 +100,12 @@ const splice = (v: unknown): Plain | null => {
     if (u === MISS) return MISS;
     inserted.push(u);
   }
+  const keptInserted = keepArray(v.inserted as unknown[], inserted);
+  if (keptInserted === MISS) return MISS;
   return keep(v, () => {
     const out: Plain = { target: v.target, start: v.start };
     if (v.removedCount !== undefined) out.removedCount = v.removedCount;
-    out.inserted = keepArray(v.inserted as unknown[], inserted);
+    out.inserted = keptInserted;
     if (v.outcome !== undefined) out.outcome = v.outcome;
     return out;
   });
@@ -113,7 +120,9 @@ const turnEnd = (v: unknown): Plain | null => {
   if (!isPlain(v) || !isPos(v.turn) || !keysFit(v, ['turn', 'reason'])) return MISS;
   const r = v.reason;
   if (!isPlain(r) || !SIMPLE_REASONS.includes(r.kind) || !keysFit(r, ['kind'])) return MISS;
-  return keep(v, () => ({ turn: v.turn, reason: keep(r, () => ({ kind: r.kind })) }));
+  const reason = keep(r, () => ({ kind: r.kind }));
+  if (reason === MISS) return MISS;
+  return keep(v, () => ({ turn: v.turn, reason }));
 };
 
 const assistantMessage = (v: unknown): Plain | null => {
@@ -122,7 +131,9 @@ const assistantMessage = (v: unknown): Plain | null => {
   if (!isPlain(m) || m.role !== 'assistant' || !keysFit(m, ['role', 'content'])) return MISS;
   const content = textBlocks(m.content);
   if (content === MISS) return MISS;
-  return keep(v, () => ({ turn: v.turn, step: v.step, message: keep(m, () => ({ role: 'assistant', content })) }));
+  const message = keep(m, () => ({ role: 'assistant', content }));
+  if (message === MISS) return MISS;
+  return keep(v, () => ({ turn: v.turn, step: v.step, message }));
 };
 
 const sessionCreated = (v: unknown): Plain | null => {
@@ -146,13 +157,15 @@ const FAST: Partial<Record<EventType, (v: unknown) => Plain | null>> = {
 /**
  * The data of a known event type, deep-frozen, when it has one of the common shapes, else null (the caller then
  * validates with zod). By default a fresh copy, and `data` is never written to; with `inPlace` (for a value the
- * caller owns, such as what JSON.parse just returned) `data` itself is frozen and returned, which saves the copy.
+ * caller owns, such as what JSON.parse just returned) `data` itself is frozen and returned, which saves the copy;
+ * with `shared` (a value others may hold) `data` itself is returned only when it is deep-frozen already, else null.
  */
-export const fastEventData = (type: EventType, data: unknown, options: { readonly inPlace?: boolean } = {}): unknown => {
+export const fastEventData = (type: EventType, data: unknown, options: { readonly inPlace?: boolean; readonly shared?: boolean } = {}): unknown => {
   const check = FAST[type];
   if (check === undefined) return null;
-  copying = options.inPlace !== true;
+  mode = options.inPlace === true ? 'in-place' : options.shared === true ? 'shared' : 'copy';
   const checked = check(data);
-  copying = true;
-  return checked === null || options.inPlace !== true ? checked : deepFreeze(checked);
+  const inPlace = mode === 'in-place';
+  mode = 'copy';
+  return checked === null || !inPlace ? checked : deepFreeze(checked);
 };

@@ -22,6 +22,12 @@ export interface ParseEventOptions {
    * place instead of copied. @defaultValue false
    */
   readonly owned?: boolean;
+  /**
+   * `raw` may be held by others, and its data is deep-frozen already when it comes from a store (every store
+   * freezes what it returns): the data is then used as is instead of copied; data with any unfrozen part is copied
+   * as without this option. @defaultValue false
+   */
+  readonly shared?: boolean;
 }
 
 /**
@@ -74,7 +80,7 @@ export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Eit
   }
   if (env.ignorable !== true && isEventType(type)) {
     // the common shapes: checked and copied by hand (a strict subset of what the schema accepts, every leaf checked)
-    const fast = fastEventData(type, env.data, { inPlace: options.owned === true });
+    const fast = fastEventData(type, env.data, { inPlace: options.owned === true, shared: options.shared === true });
     if (fast !== null) return E.right(Object.freeze({ seq, id: env.id as EventId, time: env.time, type, data: fast, ...trailer }) as LogEvent);
   }
   const nonJson = findNonJsonPath(env.data);

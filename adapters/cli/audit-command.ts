@@ -16,7 +16,7 @@ import { readLineBatches } from './read-lines.js';
 import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
 import { chainFails, formatAuditChain, formatOtherFates } from './audit-chain.js';
 import { auditExtras, auditOutput, parseAuditLimit, pastLimit, type AuditExtras, type AuditLimit } from './audit-extras.js';
-import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
+import { auditFileOnePass, auditStreamOnePass } from './audit-pass.js';
 import { createProgress } from './progress.js';
 import { auditDshFile, formatAuditSource, untilRefusal, withSourceError, type AuditSource } from './dsh-audit.js';
 import { openDshLog } from '../dsh/dsh-source.js';
@@ -69,13 +69,12 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
       const store = await openStore(spec, { readOnly: true });
       try {
         spool = json ? openAuditSpool() : null;
-        const audited = await auditStream(store, target, limit, spoolOptions(spool));
+        const audited = await auditStreamOnePass(store, target, limit, spoolOptions(spool), progress.tick, keys.keyring);
         if (audited === undefined) {
           spool?.close();
           return noSession(io, target, spec, json);
         }
-        report = audited;
-        extras = await auditExtras(target, storeEnvelopes(store, target), limit, progress.tick, keys.keyring);
+        ({ report, extras } = audited);
       } finally {
         await store.close();
       }
@@ -90,8 +89,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
       } else if (await isStreamFile(target)) report = await auditStreamFile(target);
       else {
         spool = json ? openAuditSpool() : null;
-        report = await auditFile(target, limit, spoolOptions(spool));
-        extras = await auditExtras(null, fileEnvelopes(target), limit, progress.tick, keys.keyring);
+        ({ report, extras } = await auditFileOnePass(target, limit, spoolOptions(spool), progress.tick, keys.keyring));
       }
     }
   } catch (e) {
@@ -134,7 +132,10 @@ const noSession = (io: CliIo, session: string, spec: string, json: boolean): num
   return EXIT.usage;
 };
 
-/** Streams an envelope log (one JSON envelope per line) through the auditor, memory flat in the log's length. */
+/**
+ * Streams an envelope log (one JSON envelope per line) through the auditor, memory flat in the log's length. (The
+ * fold alone; `audit` itself runs `auditFileOnePass`, which also gives the extras.)
+ */
 export const auditFile = async (file: string, limit?: AuditLimit, options?: AuditorOptions): Promise<AuditReport> => {
   const auditor = createAuditor(basename(file, extname(file)), options);
   outer: for await (const lines of readLineBatches(file)) {

@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { AuditReport } from '../../domain/audit.js';
-import { fateOf, initialFate, initialMessageFactState, stepFate, stepMessageFacts, type MessageFactState, type InputFate } from '../../domain/message-facts.js';
+import type { LogEvent } from '../../domain/events.js';
+import { fateOf, initialFate, initialMessageFactState, stepFate, stepMessageFacts, type InputFate, type MessageFact, type MessageFactState } from '../../domain/message-facts.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import { createSessionVerifier, type SessionVerification } from '../chain/verify-session.js';
 import type { AuditSource, SourceError } from './dsh-audit.js';
@@ -39,6 +40,53 @@ export interface AuditExtras {
   readonly content: AuditContent | null;
 }
 
+/**
+ * What the extras collect besides the fold: the chain check of every raw envelope (until its first broken link), and
+ * each folded event's time and message facts (the facts stepped into each input's fate, not kept).
+ */
+export interface ExtrasCollector {
+  /** One raw envelope (parsed JSON, or the line itself when it is not JSON) into the chain check. */
+  verify(raw: unknown): void;
+  /** One folded event and the message facts it states. */
+  facts(event: LogEvent, facts: readonly MessageFact[]): void;
+  /** The extras, once every envelope is in (asks the keyring about the keys the log sealed with). */
+  result(): Promise<AuditExtras>;
+}
+
+/**
+ * A fresh collector; `stream` names the chain (null: the first session/created's sessionId); `keyring` (null: none)
+ * says which sealed payloads are readable, erased or unavailable.
+ */
+export const createExtrasCollector = (stream: string | null, onEvent?: () => void, keyring: Keyring | null = null): ExtrasCollector => {
+  const verifier = createSessionVerifier(stream, onEvent ? { onEvent } : {});
+  const content = createContentTally(keyring);
+  let verifying = true;
+  // each input's fate, stepped as its facts come (its facts are not kept)
+  const fates = new Map<string, InputFate>();
+  let first: number | null = null;
+  let last: number | null = null;
+  return {
+    verify(raw) {
+      if (verifying) verifying = verifier.push(raw);
+      content.push(raw);
+    },
+    facts(event, facts) {
+      first ??= event.time;
+      last = event.time;
+      for (const f of facts) fates.set(f.id, stepFate(fates.get(f.id) ?? initialFate(f.id), f));
+    },
+    async result() {
+      const v = verifier.result();
+      return {
+        chain: { status: v.status, chained: v.chained, unchained: v.unchained, break: v.break, head: v.head },
+        fates: [...fates.values()],
+        times: { first, last },
+        content: await content.result(),
+      };
+    },
+  };
+};
+
 /** One streaming pass over raw envelopes: chain check, message facts (up to the first invalid event), times. */
 export const auditExtras = async (
   stream: string | null,
@@ -47,18 +95,12 @@ export const auditExtras = async (
   onEvent?: () => void,
   keyring: Keyring | null = null,
 ): Promise<AuditExtras> => {
-  const verifier = createSessionVerifier(stream, onEvent ? { onEvent } : {});
-  const content = createContentTally(keyring);
+  const collector = createExtrasCollector(stream, onEvent, keyring);
   let state: MessageFactState = initialMessageFactState();
   let folding = true;
-  // each input's fate, stepped as its facts come (its facts are not kept)
-  const fates = new Map<string, InputFate>();
-  let first: number | null = null;
-  let last: number | null = null;
   for await (const raw of raws) {
     if (pastLimit(raw, limit)) break;
-    verifier.push(raw);
-    content.push(raw);
+    collector.verify(raw);
     if (!folding) continue;
     const parsed = parseEvent(raw, { expectedSeq: state.session.nextSeq });
     if (E.isLeft(parsed)) {
@@ -71,17 +113,9 @@ export const auditExtras = async (
       continue;
     }
     state = step.right.state;
-    first ??= parsed.right.time;
-    last = parsed.right.time;
-    for (const f of step.right.facts) fates.set(f.id, stepFate(fates.get(f.id) ?? initialFate(f.id), f));
+    collector.facts(parsed.right, step.right.facts);
   }
-  const v = verifier.result();
-  return {
-    chain: { status: v.status, chained: v.chained, unchained: v.unchained, break: v.break, head: v.head },
-    fates: [...fates.values()],
-    times: { first, last },
-    content: await content.result(),
-  };
+  return await collector.result();
 };
 
 /** An audit message with its fate (entered ones keep their class; inputs that never entered have class null). */

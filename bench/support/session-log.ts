@@ -1,6 +1,8 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { inboxChurn } from './inbox-log.js';
+import { chainInputOf, GENESIS_HASH } from '../../domain/event-chain.js';
+import { sha256ChainHash } from '../../runtime/chain-hash.js';
 
 /** A deterministic UUID for event number `n`. */
 const uuidAt = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -56,12 +58,15 @@ export interface FinalLists {
 }
 
 /**
- * Writes `sessionLog(events, peak)` to `file` as JSONL, streaming (memory stays flat whatever `events` is), and
+ * Writes `sessionLog(events, peak)` to `file` as JSONL (each event with its chain hash, as the session log writes
+ * it, unless `chained: false`), streaming (memory stays flat whatever `events` is), and
  * returns the lists pending at its end as a plain-array model computes them (each splice applied with
  * Array.prototype.splice): the reference every benchmark checks its final lists against.
  */
-export const writeSessionLog = async (file: string, events: number, peak: number): Promise<FinalLists> => {
+export const writeSessionLog = async (file: string, events: number, peak: number, options: { readonly chained?: boolean } = {}): Promise<FinalLists> => {
   const out = createWriteStream(file);
+  const chained = options.chained ?? true;
+  let prev = GENESIS_HASH;
   const lists = { 'next-turn': [] as string[], 'next-step': [] as string[] };
   let chunk = '';
   let count = 0;
@@ -71,7 +76,8 @@ export const writeSessionLog = async (file: string, events: number, peak: number
       const d = e.data as { target: 'next-turn' | 'next-step'; start: number; removedCount?: number; inserted: readonly { id: string }[] };
       lists[d.target].splice(d.start, d.removedCount ?? 0, ...d.inserted.map((m) => m.id));
     }
-    chunk += `${JSON.stringify(e)}\n`;
+    if (chained) prev = sha256ChainHash(chainInputOf('bench-session', e, prev));
+    chunk += `${JSON.stringify(chained ? { ...e, hash: prev } : e)}\n`;
     if (chunk.length > 1 << 20) {
       if (!out.write(chunk)) await once(out, 'drain');
       chunk = '';

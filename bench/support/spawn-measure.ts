@@ -1,18 +1,20 @@
 import { spawn } from 'node:child_process';
 
-/** What one spawned command cost: wall seconds, peak RSS (from GNU time), its stdout. */
+/** What one spawned command cost: wall seconds, CPU seconds (user + system) and peak RSS (from GNU time), its stdout. */
 export interface Spawned {
   readonly seconds: number;
+  /** User + system CPU time: far less moved by other processes' load than the wall time. */
+  readonly cpuSeconds: number;
   readonly peakRssMiB: number;
   readonly stdout: string;
   readonly code: number | null;
 }
 
-/** Runs `node <args>` under /usr/bin/time -f %M (peak RSS in KiB, printed last on stderr) and times it. */
+/** Runs `node <args>` under /usr/bin/time -f '%M %U %S' (peak RSS in KiB, user and system CPU seconds, printed last on stderr) and times it. */
 export const spawnMeasured = (args: readonly string[]): Promise<Spawned> =>
   new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', '%M', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-f', '%M %U %S', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (b: Buffer) => out.push(b));
@@ -20,8 +22,8 @@ export const spawnMeasured = (args: readonly string[]): Promise<Spawned> =>
     child.on('error', reject);
     child.on('close', (code) => {
       const seconds = (performance.now() - t0) / 1000;
-      const kib = Number(err.trim().split('\n').at(-1));
-      if (!Number.isFinite(kib)) return reject(new Error(`no peak RSS from /usr/bin/time: ${err.slice(-500)}`));
-      resolve({ seconds, peakRssMiB: kib / 1024, stdout: Buffer.concat(out).toString(), code });
+      const [kib, user, sys] = (err.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+      if (!Number.isFinite(kib) || !Number.isFinite(user) || !Number.isFinite(sys)) return reject(new Error(`no peak RSS and CPU time from /usr/bin/time: ${err.slice(-500)}`));
+      resolve({ seconds, cpuSeconds: user! + sys!, peakRssMiB: kib! / 1024, stdout: Buffer.concat(out).toString(), code });
     });
   });

@@ -46,7 +46,8 @@ export const toLogEvent = (recorded: RecordedEvent): E.Either<InvalidRecordedEve
   if (!Number.isSafeInteger(seq)) {
     return E.left(new InvalidRecordedEventError(recorded.stream, recorded.revision, recorded.position, new Error('revision is not a safe integer')));
   }
-  const parsed = parseEvent(envelopeOfRecorded(recorded));
+  // a store's recorded event is deep-frozen: its data is shared with the typed event, not copied
+  const parsed = parseEvent(envelopeOfRecorded(recorded), { shared: true });
   return E.isLeft(parsed) ? E.left(new InvalidRecordedEventError(recorded.stream, recorded.revision, recorded.position, parsed.left)) : parsed;
 };
 

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { EVENT_DATA_SCHEMAS, type EventType } from '../../domain/events.js';
 import { fastEventData } from '../../domain/fast-event-data.js';
 import { findNonJsonPath } from '../../domain/json.js';
+import { parseEvent } from '../../domain/parse-event.js';
+import * as E from 'fp-ts/lib/Either.js';
 
 /** One valid sample of every shape the fast path takes, and a few it leaves to zod. */
 const samples: readonly { readonly type: EventType; readonly data: unknown }[] = [
@@ -78,5 +80,52 @@ describe('fastEventData (the parse fast path) accepts only what the schemas acce
       }),
       { numRuns: 5000 },
     );
+  });
+});
+
+describe('fastEventData in shared mode (a store\'s deep-frozen recorded data)', () => {
+  /** Every object and array of `v` except those on `unfrozenPath` (a path of keys) frozen. */
+  const frozenExcept = (v: unknown, unfrozenPath: readonly (string | number)[] | null): unknown => {
+    const copy = structuredClone(v);
+    const walk = (x: unknown, onPath: boolean, depth: number): void => {
+      if (typeof x !== 'object' || x === null) return;
+      for (const [k, child] of Object.entries(x)) walk(child, onPath && unfrozenPath !== null && unfrozenPath[depth] === (Array.isArray(x) ? Number(k) : k), depth + 1);
+      if (!(onPath && unfrozenPath !== null && depth === unfrozenPath.length)) Object.freeze(x);
+    };
+    walk(copy, true, 0);
+    return copy;
+  };
+  const pathsOf = (v: unknown, prefix: (string | number)[] = []): (string | number)[][] =>
+    typeof v !== 'object' || v === null
+      ? []
+      : [prefix, ...Object.entries(v).flatMap(([k, c]) => pathsOf(c, [...prefix, Array.isArray(v) ? Number(k) : k]))];
+
+  it('uses deep-frozen data as is, and declines (so the caller copies) when any object or array in it is not frozen', () => {
+    let declined = 0;
+    for (const s of samples) {
+      const copied = fastEventData(s.type, s.data);
+      if (copied === null) continue;
+      const frozen = frozenExcept(s.data, null);
+      expect(fastEventData(s.type, frozen, { shared: true })).toBe(frozen);
+      for (const path of pathsOf(s.data)) {
+        const partly = frozenExcept(s.data, path);
+        expect(fastEventData(s.type, partly, { shared: true })).toBeNull();
+        declined++;
+      }
+    }
+    expect(declined).toBeGreaterThan(20);
+  });
+
+  it('parseEvent with shared gives an event equal to the copying parse, sharing only deep-frozen data', () => {
+    for (const s of samples) {
+      const raw = { seq: 1, id: '00000000-0000-4000-8000-000000000001', time: 5, type: s.type, data: frozenExcept(s.data, null) };
+      const shared = parseEvent(raw, { shared: true });
+      const copied = parseEvent(raw);
+      expect(shared).toEqual(copied);
+      const partly = { ...raw, data: frozenExcept(s.data, []) };
+      const p = parseEvent(partly, { shared: true });
+      expect(E.isRight(p) && p.right.data).not.toBe(partly.data);
+      expect(E.isRight(p) && Object.isFrozen(p.right.data)).toBe(true);
+    }
   });
 });

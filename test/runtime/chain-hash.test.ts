@@ -1,5 +1,8 @@
+import canonicalize from 'canonicalize';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chainInputOf, GENESIS_HASH } from '../../domain/event-chain.js';
+import { createHash } from 'node:crypto';
+import { chainInputOf, GENESIS_HASH, type ChainInput } from '../../domain/event-chain.js';
 import { canonicalJson, sha256ChainHash } from '../../runtime/chain-hash.js';
 import { isRuntimeError } from '../../runtime/errors.js';
 
@@ -75,6 +78,56 @@ describe('canonical JSON (RFC 8785)', () => {
       })();
       expect(isRuntimeError(e) && e.code).toBe('non-json-event');
     }
+  });
+});
+
+describe('canonical JSON: the one-pass fast path', () => {
+  it('gives the bytes of the canonicalize package for any JSON value (and for what JSON.parse returns of it)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        expect(canonicalJson(v)).toBe(canonicalize(v));
+        const reparsed = JSON.parse(JSON.stringify(v)) as unknown;
+        expect(canonicalJson(reparsed)).toBe(canonicalize(reparsed));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('hands what is not plain JSON to canonicalize (same bytes): undefined members, toJSON, boxed values, deep nesting', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    const odd: unknown[] = [
+      { a: undefined, b: 1 },
+      [1, undefined, 2],
+      { d: new Date(0), t: { toJSON: () => 'x' } },
+      [new Number(4), new String('s'), new Boolean(false)],
+      Object.assign(Object.create(null), { z: 1, a: 2 }),
+      deep,
+    ];
+    for (const v of odd) expect(canonicalJson(v)).toBe(canonicalize(v));
+  });
+
+  it('keeps the canonical order for keys V8 itself orders otherwise, and a __proto__ key, in and out of order', () => {
+    for (const text of [
+      '{"b":1,"10":2,"9":3,"a":{"2":0,"10":1}}',
+      '{"a":1,"b":[{"z":1,"__proto__":2}]}',
+      '{"__proto__":{"y":1,"x":2},"a":0}',
+      String.raw`{"k":"\\ud800 is text, not an escape","\\u":"x"}`,
+      String.raw`{"a":"ok","b":{"c":"\\\\ud83d"}}`,
+    ]) {
+      const v = JSON.parse(text) as unknown;
+      expect(canonicalJson(v)).toBe(canonicalize(v));
+    }
+  });
+
+  it('refuses a lone surrogate in a key as in a value', () => {
+    for (const bad of [{ '\udc00': 1 }, { a: { b: ['x', '\ud83d'] } }]) expect(() => canonicalJson(bad)).toThrow(/RFC 8785/);
+  });
+
+  it('gives the chain hash of a chain input with an undefined field the same result as canonicalize of the whole input', () => {
+    const input = { ...chainInputOf('s', { seq: 0, id: 'e', time: 1, type: 't', data: { a: 1 } }, GENESIS_HASH), metadata: undefined } as unknown as ChainInput;
+    expect(() => sha256ChainHash(input)).not.toThrow();
+    expect(sha256ChainHash(input)).toBe(createHash('sha256').update(canonicalize(input)!).digest('hex'));
   });
 });
 

@@ -16,7 +16,7 @@ import { decodeLine, type IndexRecord, type StoredEvent } from './line-codec.js'
 import { committedTail, streamOfFile } from './recovery.js';
 import { io, type StoreDirectory } from './store-directory.js';
 import type { StreamCache } from './stream-cache.js';
-import { backwardLines, forwardLines } from './stream-file.js';
+import { backwardLines, forwardLineBatches } from './stream-file.js';
 
 /**
  * The read path: no lock. Readers stop before a stream file's uncommitted tail and read the global index only up
@@ -24,6 +24,8 @@ import { backwardLines, forwardLines } from './stream-file.js';
  */
 
 const READ_ALL_PAGE = 512;
+/** Bytes a forward stream read takes from the file at a time. */
+const READ_CHUNK = 256 * 1024;
 
 /** EventStore.read: a stream's committed events, forwards from a remembered line or backwards from its tail. */
 export async function* readStream(directory: StoreDirectory, cache: StreamCache, stream: string, options: ReadStreamOptions): AsyncGenerator<RecordedEvent> {
@@ -47,15 +49,17 @@ export async function* readStream(directory: StoreDirectory, cache: StreamCache,
       const useHint = hint !== undefined && hint.rev <= from && hint.offset <= tail.end;
       let rev = useHint ? hint.rev : 0;
       let line: number | undefined = useHint ? undefined : 1;
-      for await (const raw of forwardLines(file, useHint ? hint.offset : tail.headerEnd, tail.end)) {
-        if (line !== undefined) line++;
-        if (rev >= from) {
-          const event = decodeEvent(raw.bytes, fileName, raw.offset, line, rev);
-          cache.readHints.set(stream, { rev: rev + 1, offset: raw.offset + raw.bytes.length + 1 });
-          yield recordedEvent(stream, event);
-          if (++count >= max) return;
+      for await (const batch of forwardLineBatches(file, useHint ? hint.offset : tail.headerEnd, tail.end, READ_CHUNK)) {
+        for (const raw of batch) {
+          if (line !== undefined) line++;
+          if (rev >= from) {
+            const event = decodeEvent(raw.bytes, fileName, raw.offset, line, rev);
+            cache.readHints.set(stream, { rev: rev + 1, offset: raw.offset + raw.bytes.length + 1 });
+            yield recordedEvent(stream, event);
+            if (++count >= max) return;
+          }
+          rev++;
         }
-        rev++;
       }
     } else {
       const from = options.from === undefined ? tail.lastRevision : Math.min(Number(options.from), tail.lastRevision);

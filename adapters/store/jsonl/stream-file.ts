@@ -14,32 +14,40 @@ const CHUNK = 64 * 1024;
  * chunk grows the buffer to fit it, never the whole file). A trailing fragment without newline is not yielded.
  */
 export async function* forwardLines(file: FileOps, start: number, end: number): AsyncGenerator<RawLine> {
-  let buffer = Buffer.alloc(CHUNK);
+  for await (const batch of forwardLineBatches(file, start, end)) yield* batch;
+}
+
+/**
+ * `forwardLines` a chunk at a time: the lines each read completes, as one array (so a reader pays one async step
+ * per chunk, not per line). Each chunk is read into a fresh buffer and the lines are views of it: a line stays
+ * valid after the next read.
+ */
+export async function* forwardLineBatches(file: FileOps, start: number, end: number, chunkBytes = CHUNK): AsyncGenerator<RawLine[]> {
+  let buffer = Buffer.allocUnsafe(chunkBytes);
   let filled = 0; // bytes of buffer in use, starting at file offset `base`
   let base = start;
   while (base + filled < end) {
-    if (filled === buffer.length) {
-      const bigger = Buffer.alloc(buffer.length * 2);
-      buffer.copy(bigger, 0, 0, filled);
-      buffer = bigger;
-    }
     const want = Math.min(buffer.length - filled, end - base - filled);
     const got = await file.read(buffer, filled, want, base + filled);
     if (got === 0) break;
     const scanFrom = filled;
     filled += got;
+    const lines: RawLine[] = [];
     let lineStart = 0;
     let nl = indexOfNewline(buffer.subarray(0, filled), scanFrom);
     while (nl !== -1) {
-      yield { offset: base + lineStart, bytes: Buffer.from(buffer.subarray(lineStart, nl)) };
+      lines.push({ offset: base + lineStart, bytes: buffer.subarray(lineStart, nl) });
       lineStart = nl + 1;
       nl = indexOfNewline(buffer.subarray(0, filled), lineStart);
     }
-    if (lineStart > 0) {
-      buffer.copy(buffer, 0, lineStart, filled);
-      filled -= lineStart;
-      base += lineStart;
-    }
+    // the unfinished line moves to the front of a fresh buffer (the yielded lines keep viewing this one)
+    const rest = filled - lineStart;
+    const next = Buffer.allocUnsafe(rest === buffer.length ? buffer.length * 2 : Math.max(chunkBytes, rest * 2));
+    buffer.copy(next, 0, lineStart, filled);
+    buffer = next;
+    filled = rest;
+    base += lineStart;
+    if (lines.length > 0) yield lines;
   }
 }
 
