@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /** The runtime scenarios that also run on PostgreSQL (issue: "the runtime on every store"). */
 const RUNTIME_ON_STORES = [
@@ -12,20 +12,72 @@ const RUNTIME_ON_STORES = [
   'test/runtime/children/*.test.ts',
 ];
 
+/**
+ * The process-level files — each drives separate OS processes (the built CLI, `steerlog serve`, hosts killed with
+ * SIGKILL, concurrent writer processes, fresh Node processes measuring the module graph): `npm run test:e2e`, not
+ * `npm test`, so that `npm test` stays under 3 minutes on a 2-core machine. CI (`.ci/run`) runs both.
+ */
+const E2E_FILES = [
+  'test/e2e/**/*.test.ts',
+  'test/adapters/store/jsonl/crash.test.ts',
+  'test/adapters/store/jsonl/concurrency.test.ts',
+  'test/adapters/cli/fuzz.test.ts',
+  'test/package/module-graph.test.ts',
+];
+const E2E = process.env.STEERLOG_E2E === '1';
+
+/**
+ * Files that need a process of their own: the EventStoreDB and KurrentDB clients register the same protobuf names
+ * globally (one client per process), and files that replace modules (`vi.mock`).
+ */
+const ISOLATED_FILES = [
+  'test/adapters/store/eventstoredb/**/*.test.ts',
+  'test/adapters/store/kurrentdb/**/*.test.ts',
+  'test/contract/eventstoredb.contract.test.ts',
+  'test/contract/kurrentdb.contract.test.ts',
+  'test/adapters/chain/tamper.eventstoredb.test.ts',
+  'test/projections/catch-up-live.eventstoredb.test.ts',
+  'test/adapters/checkpoints/checkpoint-stores.test.ts',
+  'test/adapters/cli/erase.test.ts',
+  'test/adapters/cli/export-audit.test.ts',
+  'test/adapters/cli/audit-json-stream.test.ts',
+  'test/adapters/keys/key-stores.test.ts',
+  'test/adapters/store/open-store.test.ts',
+  'test/runtime/oversized-input.test.ts',
+  'docs/snippets/kurrentdb-usage.test.ts',
+  'docs/snippets/usage.test.ts',
+  'docs/snippets/host-client.test.ts',
+];
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // vitest's default is one worker per core minus one: a single worker on a 2-core machine. Most files wait on
-    // fsync, PostgreSQL, gRPC or child processes, so one worker per core (at least 2) finishes sooner.
-    maxWorkers: Math.max(2, availableParallelism()),
+    // fsync, PostgreSQL, gRPC or child processes, so one worker more than the cores (at least 3) finishes sooner.
+    maxWorkers: Math.max(3, availableParallelism() + 1),
     // a temp root for the run (removed at the end) and the PostgreSQL probe (skip locally, required in CI)
     globalSetup: ['test/support/global-setup.ts'],
-    projects: [
+    // `npm test` runs everything but the process-level files (E2E_FILES); `npm run test:e2e` (STEERLOG_E2E=1) runs
+    // those alone. CI runs both.
+    projects: E2E
+      ? [{ extends: true, test: { name: 'e2e', include: E2E_FILES } }]
+      : [
       {
         extends: true,
-        test: { name: 'steerlog', include: ['test/**/*.test.ts', 'test/**/*.test.tsx', 'docs/**/*.test.ts'] },
+        test: {
+          name: 'steerlog',
+          include: ['test/**/*.test.ts', 'test/**/*.test.tsx', 'docs/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...E2E_FILES, ...ISOLATED_FILES],
+          // files share a worker's module graph (importing it once per worker, not once per file); each file still
+          // makes its own stores, clocks and ids
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'steerlog (isolated)', include: ISOLATED_FILES, exclude: [...configDefaults.exclude, ...E2E_FILES] },
       },
       {
         extends: true,
@@ -36,6 +88,6 @@ export default defineConfig({
           setupFiles: ['test/support/postgres-store-setup.ts'],
         },
       },
-    ],
+        ],
   },
 });

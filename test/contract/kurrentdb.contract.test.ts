@@ -71,8 +71,8 @@ const fakeSuite = (name: string, features: FakeFeatures, path: 'Append' | 'Batch
   });
 };
 
-fakeSuite('kurrentdb — protocol fake (BatchAppend)', 'batch-append', 'BatchAppend', 5_000);
-fakeSuite('kurrentdb — protocol fake (Append)', 'append-only', 'Append', 5_000);
+fakeSuite('kurrentdb — protocol fake (BatchAppend)', 'batch-append', 'BatchAppend', 1_000);
+fakeSuite('kurrentdb — protocol fake (Append)', 'append-only', 'Append', 1_000);
 
 const KURRENTDB_URL = process.env.KURRENTDB_URL;
 describe.skipIf(!KURRENTDB_URL)('kurrentdb — real server', () => {

@@ -148,7 +148,8 @@ describe('Inbox model-based property', () => {
         // an old state never changes
         for (const h of history) expect(idsOf(h.state)).toEqual(idsOfModel(h.model));
       }),
-      { numRuns: 10_000 },
+      // 3,000 random programs by default; STEERLOG_MODEL_RUNS raises it (10,000 and more for a deep run)
+      { numRuns: Number(process.env.STEERLOG_MODEL_RUNS ?? 3_000) },
     );
   });
 });

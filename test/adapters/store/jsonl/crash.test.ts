@@ -21,7 +21,7 @@ const CHILD = join(HERE, 'support/crash-child.mjs');
  * still kills during open/recovery and after up to 40 acknowledged appends in both durability modes;
  * `STEERLOG_CRASH_KILLS=110` gives the 220-kill run (about 45 s).
  */
-const KILLS_PER_LOOP = Number(process.env.STEERLOG_CRASH_KILLS ?? 30);
+const KILLS_PER_LOOP = Number(process.env.STEERLOG_CRASH_KILLS ?? 12);
 const WRITERS = 3;
 const STREAMS = Array.from({ length: WRITERS }, (_, w) => `crash/stream-${w}`);
 
