@@ -3,6 +3,7 @@ import type { HostResult } from '../../../runtime/host/schemas.js';
 import { call } from './api.js';
 import { ChildComposer } from './child-composer.js';
 import { childComposerState } from './composer-policy.js';
+import { ConversationItem } from './conversation-item.js';
 import { entryOf, type ConversationEntry, type MessageClass } from './mirror.js';
 
 type ChildInfo = HostResult<'subagent.history'>['child'];
@@ -83,25 +84,9 @@ export const ChildView = ({ parentSessionId, childSessionId }: { parentSessionId
         </nav>
       </header>
       <ol class="conversation" aria-label="Conversation">
-        {entries.map((e) =>
-          e.kind === 'user' ? (
-            <li key={e.seq} class="bubble user" data-message-id={e.id} data-durable-message>
-              <div class="meta">
-                <span class={`class-label class-${e.class ?? 'pending'}`}>{e.class ?? '…'}</span>
-              </div>
-              <div class="text">{e.text}</div>
-            </li>
-          ) : e.kind === 'assistant' ? (
-            <li key={e.seq} class="bubble assistant">
-              <div class="meta">assistant</div>
-              <div class="text">{e.text}</div>
-            </li>
-          ) : (
-            <li key={e.seq} class="turn-end">
-              turn {e.turn} ended: {e.reason}
-            </li>
-          ),
-        )}
+        {entries.map((e) => (
+          <ConversationItem key={e.seq} entry={e} />
+        ))}
       </ol>
       <div class="notices" role="alert" aria-live="assertive">
         {notice ? <p class="notice">⚠ {notice}</p> : null}

@@ -4,6 +4,7 @@ import { call, openStream } from './api.js';
 import { composerIntent } from './composer-policy.js';
 import { entryOf, initialMirror, reduceMirror, type ConversationEntry, type MessageClass, type MirrorRow, type MirrorState } from './mirror.js';
 import { QueueDock } from './queue-dock.js';
+import { ConversationItem, CopyButton } from './conversation-item.js';
 
 /** The two refusals a steer can meet by losing a race: the console stays silent on them. */
 const RACE_CODES: ReadonlySet<string> = new Set(['queue-item-not-found', 'steer-unavailable']);
@@ -25,31 +26,13 @@ const loadHistory = async (sessionId: string): Promise<{ entries: ConversationEn
   }
 };
 
-const ClassLabel = ({ cls }: { cls: MessageClass | null }) => <span class={`class-label class-${cls ?? 'pending'}`}>{cls ?? '…'}</span>;
-
 const Conversation = ({ state }: { state: MirrorState }) => {
   const steering = state.rows.filter((r) => r.placement === 'steering');
   return (
     <ol class="conversation" aria-label="Conversation">
-      {state.conversation.map((e) =>
-        e.kind === 'user' ? (
-          <li key={e.seq} class="bubble user" data-message-id={e.id} data-durable-message>
-            <div class="meta">
-              <ClassLabel cls={e.class} /> <time dateTime={new Date(e.time).toISOString()}>at {new Date(e.time).toLocaleTimeString()}</time> <CopyButton text={e.text} />
-            </div>
-            <div class="text">{e.text}</div>
-          </li>
-        ) : e.kind === 'assistant' ? (
-          <li key={e.seq} class="bubble assistant">
-            <div class="meta">assistant</div>
-            <div class="text">{e.text}</div>
-          </li>
-        ) : (
-          <li key={e.seq} class="turn-end">
-            turn {e.turn} ended: {e.reason}
-          </li>
-        ),
-      )}
+      {state.conversation.map((e) => (
+        <ConversationItem key={e.seq} entry={e} details />
+      ))}
       {state.running ? (
         <li class="status-row" role="status">
           Running…
@@ -66,12 +49,6 @@ const Conversation = ({ state }: { state: MirrorState }) => {
     </ol>
   );
 };
-
-const CopyButton = ({ text }: { text: string }) => (
-  <button type="button" class="copy" aria-label="Copy message" onClick={() => void navigator.clipboard?.writeText(text).catch(() => {})}>
-    Copy
-  </button>
-);
 
 /** The live session view: the conversation, the pending steering bubbles, the QueueDock, the composer, Stop and Wake. */
 export const LiveView = ({ sessionId }: { sessionId: string }) => {
