@@ -255,42 +255,42 @@ export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<nu
   }
   const keyring = keys.keyring ?? createKeyring(null);
   try {
-  if (args.strings.store !== undefined) {
-    let store: EventStore;
-    try {
-      store = await openStore(args.strings.store);
-    } catch (e) {
-      io.stderr.write(`steerlog why: cannot open ${args.strings.store}: ${errorChain(e)}\n`);
-      return 3;
+    if (args.strings.store !== undefined) {
+      let store: EventStore;
+      try {
+        store = await openStore(args.strings.store);
+      } catch (e) {
+        io.stderr.write(`steerlog why: cannot open ${args.strings.store}: ${errorChain(e)}\n`);
+        return 3;
+      }
+      try {
+        answer = await answerWhy(target, id, storeEnvelopes(store, target), keyring);
+        if (answer.events > 0) answer = { ...answer, crossing: await followAcross(store, target, answer, (s, i) => answerWhy(s, i, storeEnvelopes(store, s), keyring)) };
+      } catch (e) {
+        io.stderr.write(`steerlog why: cannot read ${args.strings.store}: ${errorChain(e)}\n`);
+        return 3;
+      } finally {
+        await store.close();
+      }
+      if (answer.events === 0 && !answer.error) {
+        io.stderr.write(`steerlog why: no session ${target} in ${args.strings.store}\n`);
+        return 3;
+      }
+    } else {
+      try {
+        if (!(await stat(target)).isFile()) throw new Error('not a file');
+        if ((await resolveFileFormat(target, formatOption)) === 'dsh') {
+          // a harness log: read through the same mapping as audit; the reader's refusal ends the answer like an invalid event
+          const read = untilRefusal(openDshLog(target).envelopes);
+          answer = await answerWhy(null, id, read.envelopes, keyring);
+          const refusal = read.error();
+          if (refusal && !answer.error) answer = { ...answer, error: sourceErrorOf(refusal) };
+        } else answer = await answerWhy(null, id, fileEnvelopes(target), keyring);
+      } catch (e) {
+        io.stderr.write(`steerlog why: cannot read ${target}: ${errorChain(e)}\n`);
+        return 3;
+      }
     }
-    try {
-      answer = await answerWhy(target, id, storeEnvelopes(store, target), keyring);
-      if (answer.events > 0) answer = { ...answer, crossing: await followAcross(store, target, answer, (s, i) => answerWhy(s, i, storeEnvelopes(store, s), keyring)) };
-    } catch (e) {
-      io.stderr.write(`steerlog why: cannot read ${args.strings.store}: ${errorChain(e)}\n`);
-      return 3;
-    } finally {
-      await store.close();
-    }
-    if (answer.events === 0 && !answer.error) {
-      io.stderr.write(`steerlog why: no session ${target} in ${args.strings.store}\n`);
-      return 3;
-    }
-  } else {
-    try {
-      if (!(await stat(target)).isFile()) throw new Error('not a file');
-      if ((await resolveFileFormat(target, formatOption)) === 'dsh') {
-        // a harness log: read through the same mapping as audit; the reader's refusal ends the answer like an invalid event
-        const read = untilRefusal(openDshLog(target).envelopes);
-        answer = await answerWhy(null, id, read.envelopes, keyring);
-        const refusal = read.error();
-        if (refusal && !answer.error) answer = { ...answer, error: sourceErrorOf(refusal) };
-      } else answer = await answerWhy(null, id, fileEnvelopes(target), keyring);
-    } catch (e) {
-      io.stderr.write(`steerlog why: cannot read ${target}: ${errorChain(e)}\n`);
-      return 3;
-    }
-  }
   } finally {
     await keys.close();
   }
