@@ -15,6 +15,16 @@ import type { EventMetadata } from './event-metadata.js';
 /** The shape of a chain hash: SHA-256 as 64 lowercase hex digits. (Here, not beside the zod schemas: stores import it.) */
 export const CHAIN_HASH_PATTERN = /^[0-9a-f]{64}$/;
 
+/** Is `value` a chain hash (64 lowercase hex digits)? The same answer as `CHAIN_HASH_PATTERN`, without a regex run per event. */
+export const isChainHash = (value: unknown): value is string => {
+  if (typeof value !== 'string' || value.length !== 64) return false;
+  for (let i = 0; i < 64; i++) {
+    const c = value.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
+};
+
 /** `prev` of the first event of every stream. */
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -47,17 +57,12 @@ export interface ChainedFields {
 export type ChainHashFn = (input: ChainInput) => string;
 
 /** The chain input of `event` in `stream`, after the event whose hash is `prev`. */
-export const chainInputOf = (stream: string, event: ChainedFields, prev: string): ChainInput => ({
-  stream,
-  seq: event.seq,
-  id: event.id,
-  time: event.time,
-  type: event.type,
-  data: event.data,
-  metadata: event.metadata ?? null,
-  prev,
-  ...(event.ignorable ? { ignorable: true as const } : {}),
-});
+export const chainInputOf = (stream: string, event: ChainedFields, prev: string): ChainInput => {
+  const metadata = event.metadata ?? null;
+  return event.ignorable
+    ? { stream, seq: event.seq, id: event.id, time: event.time, type: event.type, data: event.data, metadata, prev, ignorable: true }
+    : { stream, seq: event.seq, id: event.id, time: event.time, type: event.type, data: event.data, metadata, prev };
+};
 
 /** The first link that does not hold. */
 export type ChainBreak =
@@ -96,20 +101,29 @@ export interface ChainCheckState {
 /** A chain check before any event: expecting seq 0 after the genesis hash. */
 export const initialChainCheck = (): ChainCheckState => ({ next: 0, prev: GENESIS_HASH, unchained: 0, chained: 0, break: null, head: null });
 
+/** A chain check state with every field named (one object shape, no spreads). */
+const checkState = (
+  next: number,
+  prev: string,
+  unchained: number,
+  chained: number,
+  brk: ChainBreak | null,
+  head: ChainCheckState['head'],
+): ChainCheckState => ({ next, prev, unchained, chained, break: brk, head });
+
 /** One event into the chain check. After the first break the state no longer changes. */
 export const evolveChainCheck = (state: ChainCheckState, stream: string, event: ChainedFields, hashOf: ChainHashFn): ChainCheckState => {
   if (state.break) return state;
-  if (event.seq !== state.next) {
-    return { ...state, break: { kind: 'seq-mismatch', seq: state.next, expected: state.next, found: event.seq } };
+  const { next, prev, unchained, chained, head } = state;
+  if (event.seq !== next) return checkState(next, prev, unchained, chained, { kind: 'seq-mismatch', seq: next, expected: next, found: event.seq }, head);
+  const expected = hashOf(chainInputOf(stream, event, prev));
+  const found = event.hash;
+  if (found === undefined) {
+    if (chained > 0) return checkState(next, prev, unchained, chained, { kind: 'hash-missing', seq: event.seq, expected, found: null }, head);
+    return checkState(next + 1, expected, unchained + 1, chained, null, { seq: event.seq, hash: expected });
   }
-  const expected = hashOf(chainInputOf(stream, event, state.prev));
-  const head = { seq: event.seq, hash: expected };
-  if (event.hash === undefined) {
-    if (state.chained > 0) return { ...state, break: { kind: 'hash-missing', seq: event.seq, expected, found: null } };
-    return { ...state, next: state.next + 1, prev: expected, unchained: state.unchained + 1, head };
-  }
-  if (event.hash !== expected) return { ...state, break: { kind: 'hash-mismatch', seq: event.seq, expected, found: event.hash } };
-  return { ...state, next: state.next + 1, prev: expected, chained: state.chained + 1, head };
+  if (found !== expected) return checkState(next, prev, unchained, chained, { kind: 'hash-mismatch', seq: event.seq, expected, found }, head);
+  return checkState(next + 1, expected, unchained, chained + 1, null, { seq: event.seq, hash: expected });
 };
 
 /** The verdict of a finished check. */

@@ -4,8 +4,6 @@ import { accountsForClaim } from './consumed-work.js';
 import type { DomainError } from './errors.js';
 import type { EventMetadata } from './event-metadata.js';
 import type { InboxTarget, LogEvent, TurnEndReason } from './events.js';
-import * as L from './inbox/pending-list.js';
-import { listOf } from './inbox/inbox-state.js';
 import type { MessageSource, UserMessage } from './message.js';
 import { inSeed, initialSessionState, stepSession, type SessionState, type SessionStep } from './session-fold.js';
 
@@ -86,74 +84,118 @@ export const stepMessageFacts = (
 ): E.Either<DomainError, { readonly state: MessageFactState; readonly facts: readonly MessageFact[]; readonly session: SessionStep }> => {
   const stepped = stepSession(state.session, event);
   if (E.isLeft(stepped)) return stepped;
-  return E.right({ ...factsOf(state, event, stepped.right), session: stepped.right });
+  const { state: next, facts } = factsOf(state, event, stepped.right);
+  return E.right({ state: next, facts, session: stepped.right });
 };
 
-/** The facts of one event, given the session fold's step over it. */
+/** The fold state with its fields named (one object shape for every state, built without spreads). */
+const factState = (
+  session: SessionState,
+  awaiting: readonly Claimed[],
+  inStep: readonly Claimed[],
+  enteredInStep: readonly string[],
+  turnClaimed: readonly string[],
+  stepped: boolean,
+  lastCancel: MessageFactState['lastCancel'],
+): MessageFactState => ({ session, awaiting, inStep, enteredInStep, turnClaimed, stepped, lastCancel });
+
+const NO_FACTS: readonly MessageFact[] = Object.freeze([]);
+const NONE: readonly never[] = Object.freeze([]);
+
+/** `fact` with the event's metadata as its last key, when the event has metadata. */
+const withMetadata = <F extends MessageFact>(fact: F & { metadata?: EventMetadata }, metadata: EventMetadata | undefined): F => {
+  if (metadata !== undefined) fact.metadata = metadata;
+  return fact;
+};
+
+/** Membership in a list, by a Set only when the lists are long enough for it to pay. */
+const memberOf = (ids: readonly string[], others: number): ((id: string) => boolean) => {
+  if (ids.length === 0) return () => false;
+  if (ids.length * others <= 64) return (id) => ids.includes(id);
+  const set = new Set(ids);
+  return (id) => set.has(id);
+};
+
+/**
+ * The facts of one event, given the session fold's step over it. The messages a splice removed come from the step
+ * (`SessionStep.removed`): the list they were removed from is never read again, so its old version costs nothing.
+ */
 const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep): { readonly state: MessageFactState; readonly facts: readonly MessageFact[] } => {
   const session = stepped.state;
-  const base: MessageFactState = { ...state, session };
-  if (event.seq === 0 || inSeed(state.session, event.seq)) return { state: base, facts: [] };
-  const at = { seq: event.seq, time: event.time };
-  const meta = event.metadata ? { metadata: event.metadata } : {};
+  const { awaiting, inStep, enteredInStep, turnClaimed, lastCancel } = state;
+  if (event.seq === 0 || inSeed(state.session, event.seq)) {
+    return { state: factState(session, awaiting, inStep, enteredInStep, turnClaimed, state.stepped, lastCancel), facts: NO_FACTS };
+  }
+  const { seq, time, metadata } = event;
   const before = state.session;
   const openTurn = before.turns.openTurn;
   switch (event.type) {
     case 'agent/inbox/spliced': {
       const d = event.data as { target: InboxTarget; start: number; removedCount?: number; inserted: readonly UserMessage[]; outcome?: 'canceled' };
-      const removed = d.removedCount ? L.slice(listOf(before.inbox, d.target), d.start, d.removedCount) : [];
+      const removed: readonly UserMessage[] = d.removedCount ? (stepped.removed ?? NONE) : NONE;
       const facts: MessageFact[] = [];
+      const target = d.target;
       if (d.removedCount && d.outcome !== 'canceled') {
         const turn = openTurn?.turn ?? before.turns.lastTurn;
         const step = (openTurn?.steps ?? 0) + 1;
         const batch = removed.map((m) => m.id);
-        for (const m of removed) facts.push({ kind: 'claimed', ...at, id: m.id, target: d.target, turn, step, batch });
-        return ({
-          state: { ...base, awaiting: [...state.awaiting, ...removed.map((message) => ({ message, step }))], turnClaimed: [...state.turnClaimed, ...batch], lastCancel: null },
-          facts,
-        });
+        const claims: Claimed[] = awaiting.slice();
+        for (const message of removed) {
+          facts.push({ kind: 'claimed', seq, time, id: message.id, target, turn, step, batch });
+          claims.push({ message, step });
+        }
+        return { state: factState(session, claims, inStep, enteredInStep, turnClaimed.concat(batch), state.stepped, null), facts };
       }
-      const insertedIds = new Set(d.inserted.map((m) => m.id));
-      for (const m of removed) if (!insertedIds.has(m.id)) facts.push({ kind: 'canceled', ...at, id: m.id, target: d.target, ...meta });
-      const removedIds = new Set(removed.map((m) => m.id));
-      const c = state.lastCancel;
-      const moved = c !== null && c.seq === event.seq - 1 && c.target !== d.target ? new Set(c.ids) : new Set<string>();
+      const insertedIds = d.inserted.map((m) => m.id);
+      const removedIds = removed.map((m) => m.id);
+      const inserted = memberOf(insertedIds, removedIds.length);
+      for (const id of removedIds) if (!inserted(id)) facts.push(withMetadata({ kind: 'canceled', seq, time, id, target }, metadata));
+      const wasRemoved = memberOf(removedIds, insertedIds.length);
+      const moved = lastCancel !== null && lastCancel.seq === seq - 1 && lastCancel.target !== target ? memberOf(lastCancel.ids, insertedIds.length) : null;
       for (const m of d.inserted) {
-        if (removedIds.has(m.id)) facts.push({ kind: 'edited', ...at, id: m.id, target: d.target, ...meta });
-        else if (moved.has(m.id)) facts.push({ kind: 'moved', ...at, id: m.id, to: d.target, ...meta });
-        else facts.push({ kind: 'admitted', ...at, id: m.id, target: d.target, source: m.source, ...meta });
+        const id = m.id;
+        if (wasRemoved(id)) facts.push(withMetadata({ kind: 'edited', seq, time, id, target }, metadata));
+        else if (moved !== null && moved(id)) facts.push(withMetadata({ kind: 'moved', seq, time, id, to: target }, metadata));
+        else facts.push(withMetadata({ kind: 'admitted', seq, time, id, target, source: m.source }, metadata));
       }
       const pureCancel = d.outcome === 'canceled' && d.inserted.length === 0;
-      return ({ state: { ...base, lastCancel: pureCancel ? { seq: event.seq, target: d.target, ids: removed.map((m) => m.id) } : null }, facts });
+      return {
+        state: factState(session, awaiting, inStep, enteredInStep, turnClaimed, state.stepped, pureCancel ? { seq, target, ids: removedIds } : null),
+        facts,
+      };
     }
     case 'step/start':
-      return ({ state: { ...base, inStep: state.awaiting, awaiting: [], enteredInStep: [], stepped: true, lastCancel: null }, facts: [] });
+      return { state: factState(session, NONE, awaiting, NONE, turnClaimed, true, null), facts: NO_FACTS };
     case 'user/message': {
       const m = event.data as UserMessage;
-      const claim = state.inStep.find((c) => c.message.id === m.id);
+      const id = m.id;
+      const claim = inStep.find((c) => c.message.id === id);
       const turn = openTurn?.turn ?? before.turns.lastTurn;
-      const fact: MessageFact = { kind: 'entered', ...at, id: m.id, turn, step: before.turns.openStep ?? 0, rewritten: claim ? !sameContent(claim.message, m) : false };
-      return ({ state: { ...base, enteredInStep: [...state.enteredInStep, m.id], lastCancel: null }, facts: [fact] });
+      const fact: MessageFact = { kind: 'entered', seq, time, id, turn, step: before.turns.openStep ?? 0, rewritten: claim ? !sameContent(claim.message, m) : false };
+      return { state: factState(session, awaiting, inStep, enteredInStep.concat(id), turnClaimed, state.stepped, null), facts: [fact] };
     }
     case 'step/end': {
-      const facts: MessageFact[] = state.inStep
-        .filter((c) => !state.enteredInStep.includes(c.message.id))
-        .map((c) => ({ kind: 'dropped', ...at, id: c.message.id, turn: openTurn?.turn ?? 0, step: before.turns.openStep ?? 0 }));
-      return ({ state: { ...base, inStep: [], enteredInStep: [], lastCancel: null }, facts });
+      const facts: MessageFact[] = [];
+      const turn = openTurn?.turn ?? 0;
+      const step = before.turns.openStep ?? 0;
+      for (const c of inStep) if (!enteredInStep.includes(c.message.id)) facts.push({ kind: 'dropped', seq, time, id: c.message.id, turn, step });
+      return { state: factState(session, awaiting, NONE, NONE, turnClaimed, state.stepped, null), facts };
     }
     case 'turn/end': {
       const { turn, reason } = event.data as { turn: number; reason: TurnEndReason };
-      const accounted = state.stepped || (state.turnClaimed.length > 0 && accountsForClaim(reason));
-      const facts: MessageFact[] = [
-        ...state.awaiting.map((c): MessageFact => ({ kind: 'rejected', ...at, id: c.message.id, turn, reason })),
-        ...state.turnClaimed.map((id): MessageFact => ({ kind: 'turn-ended', ...at, id, turn, reason, accounted })),
-      ];
-      return ({ state: { ...base, awaiting: [], inStep: [], enteredInStep: [], turnClaimed: [], stepped: false, lastCancel: null }, facts });
+      const accounted = state.stepped || (turnClaimed.length > 0 && accountsForClaim(reason));
+      const facts: MessageFact[] = [];
+      for (const c of awaiting) facts.push({ kind: 'rejected', seq, time, id: c.message.id, turn, reason });
+      for (const id of turnClaimed) facts.push({ kind: 'turn-ended', seq, time, id, turn, reason, accounted });
+      return { state: factState(session, NONE, NONE, NONE, NONE, false, null), facts };
     }
     case 'turn/start':
-      return ({ state: { ...base, awaiting: [], inStep: [], enteredInStep: [], turnClaimed: [], stepped: false, lastCancel: null }, facts: [] });
+      return { state: factState(session, NONE, NONE, NONE, NONE, false, null), facts: NO_FACTS };
     default:
-      return ({ state: { ...base, lastCancel: event.type === 'chain/head' || event.type === 'session/erased' ? state.lastCancel : null }, facts: [] });
+      return {
+        state: factState(session, awaiting, inStep, enteredInStep, turnClaimed, state.stepped, event.type === 'chain/head' || event.type === 'session/erased' ? lastCancel : null),
+        facts: NO_FACTS,
+      };
   }
 };
 

@@ -2,7 +2,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import { z } from 'zod';
 import type { EventId } from './brand.js';
 import { EventParseError } from './errors.js';
-import { CHAIN_HASH_PATTERN, EventMetadataSchema, type EventMetadata } from './event-metadata.js';
+import { isChainHash } from './event-chain.js';
+import { EventMetadataSchema, type EventMetadata } from './event-metadata.js';
 import { EVENT_DATA_SCHEMAS, isEventType, type LogEvent } from './events.js';
 import { fastEventData } from './fast-event-data.js';
 import { deepFreeze, findNonJsonPath } from './json.js';
@@ -67,7 +68,7 @@ export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Eit
     }
     metadata = deepFreeze(structuredClone(env.metadata) as EventMetadata);
   }
-  if (env.hash !== undefined && (typeof env.hash !== 'string' || !CHAIN_HASH_PATTERN.test(env.hash))) {
+  if (env.hash !== undefined && !isChainHash(env.hash)) {
     return fail('malformed-envelope', 'hash', 'hash must be 64 lowercase hex digits (SHA-256)');
   }
   const trailer = {

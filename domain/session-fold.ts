@@ -6,6 +6,7 @@ import { classifyMessage, classifySplice, initialClassificationState, type Class
 import { applySpliceRemoving } from './inbox/inbox-evolve.js';
 import { notificationsOfRemoval } from './inbox/inbox-notifications.js';
 import { initialInboxState, type InboxState } from './inbox/inbox-state.js';
+import type { UserMessage } from './message.js';
 import { evolveTurns, initialTurnFoldState, type TurnFoldState, type TurnRecord } from './turns.js';
 
 /**
@@ -50,6 +51,11 @@ export interface SessionStep {
   readonly messageClass?: MessageClass;
   /** For a turn/end: the closed turn with the ids it claimed. */
   readonly closedTurn?: TurnRecord & { readonly claimed: readonly string[] };
+  /**
+   * For an agent/inbox/spliced: the messages it removed from its list, in list order (what the list held at
+   * `start` before the splice), so a caller never needs the state the splice applied to.
+   */
+  readonly removed?: readonly UserMessage[];
 }
 
 /** Is `seq` inside a fork's inherited seed (after the session's own session/created, up to seedLength)? */
@@ -83,6 +89,7 @@ export const stepSession = (state: SessionState, event: LogEvent): E.Either<Doma
   let notifications: readonly InboxNotification[] = NO_NOTIFICATIONS;
   let messageClass: MessageClass | undefined;
   let closedTurn: SessionStep['closedTurn'];
+  let removedBySplice: readonly UserMessage[] | undefined;
 
   if (isKnownEvent(event)) {
     switch (event.type) {
@@ -110,6 +117,7 @@ export const stepSession = (state: SessionState, event: LogEvent): E.Either<Doma
           return E.left(Object.assign(e, { message: `seq ${event.seq}: ${e.message}`, seq: event.seq }));
         }
         const { removed } = applied.right;
+        removedBySplice = removed;
         const turn = state.turns.openTurn?.turn ?? state.turns.lastTurn;
         const implied = notificationsOfRemoval(splice, removed, turn);
         if (isOwned) notifications = implied;
@@ -149,6 +157,7 @@ export const stepSession = (state: SessionState, event: LogEvent): E.Either<Doma
   };
   if (messageClass !== undefined) return E.right({ state: next, notifications, messageClass });
   if (closedTurn !== undefined) return E.right({ state: next, notifications, closedTurn });
+  if (removedBySplice !== undefined) return E.right({ state: next, notifications, removed: removedBySplice });
   return E.right({ state: next, notifications });
 };
 

@@ -154,8 +154,37 @@ const chainText = (input: ChainInput): string => {
 /** A string or number field: written directly (the common case), else by canonicalJson (which may refuse it). */
 const scalar = (v: unknown): string =>
   (typeof v === 'string' && wellFormed(v)) || (typeof v === 'number' && Number.isFinite(v)) ? JSON.stringify(v) : canonicalJson(v);
+
+/**
+ * The texts of the fields that repeat from one event to the next — the stream, the event types, and `prev`, which
+ * is the hash this module returned for the event before — kept from the last calls (a string compares equal to
+ * its cached twin by content, so a cache hit writes exactly what `scalar` would).
+ */
+let lastStream: string | null = null;
+let lastStreamText = '';
+const typeTexts = new Map<string, string>();
+const TYPE_TEXTS_MAX = 256;
+let lastHash: string | null = null;
+const streamText = (stream: string): string => {
+  if (stream !== lastStream) {
+    lastStreamText = scalar(stream);
+    lastStream = stream;
+  }
+  return lastStreamText;
+};
+const typeText = (type: string): string => {
+  let text = typeTexts.get(type);
+  if (text === undefined) {
+    text = scalar(type);
+    if (typeTexts.size < TYPE_TEXTS_MAX) typeTexts.set(type, text);
+  }
+  return text;
+};
+// a hash this module computed is 64 hex digits: nothing in it to escape
+const prevText = (prev: string): string => (prev === lastHash ? `"${prev}"` : scalar(prev));
+
 const templated = (input: ChainInput, ignorable: boolean): string =>
-  `{"data":${canonicalJson(input.data)},"id":${scalar(input.id)},${ignorable ? '"ignorable":true,' : ''}"metadata":${input.metadata === null ? 'null' : canonicalJson(input.metadata)},"prev":${scalar(input.prev)},"seq":${scalar(input.seq)},"stream":${scalar(input.stream)},"time":${scalar(input.time)},"type":${scalar(input.type)}}`;
+  `{"data":${canonicalJson(input.data)},"id":${scalar(input.id)},${ignorable ? '"ignorable":true,' : ''}"metadata":${input.metadata === null ? 'null' : canonicalJson(input.metadata)},"prev":${prevText(input.prev)},"seq":${scalar(input.seq)},"stream":${streamText(input.stream)},"time":${scalar(input.time)},"type":${typeText(input.type)}}`;
 
 /** The chain's digest: lowercase hex SHA-256 of the RFC 8785 serialization of the chain input. */
-export const sha256ChainHash: ChainHashFn = (input: ChainInput): string => sha256Hex(chainText(input));
+export const sha256ChainHash: ChainHashFn = (input: ChainInput): string => (lastHash = sha256Hex(chainText(input)));

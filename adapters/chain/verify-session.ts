@@ -8,7 +8,7 @@ import {
   type ChainHashFn,
   type ChainStatus,
 } from '../../domain/event-chain.js';
-import { CHAIN_HASH_PATTERN } from '../../domain/event-metadata.js';
+import { isChainHash } from '../../domain/event-chain.js';
 import { sha256ChainHash } from '../../runtime/chain-hash.js';
 import type { HeadVerifier } from './ed25519.js';
 
@@ -80,6 +80,8 @@ export interface VerifyOptions {
   readonly onEvent?: () => void;
 }
 
+const BAD_HASH = 'hash is not 64 hex digits';
+
 const readFields = (raw: unknown, position: number): ChainedFields | UnreadableEvent => {
   const bad = (reason: string): UnreadableEvent => ({ kind: 'unreadable', seq: position, reason });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return bad('not a JSON object');
@@ -91,7 +93,8 @@ const readFields = (raw: unknown, position: number): ChainedFields | UnreadableE
   if (!('data' in e)) return bad('data is missing');
   if (e.ignorable !== undefined && e.ignorable !== true) return bad('ignorable is neither true nor absent');
   if (e.metadata !== undefined && (typeof e.metadata !== 'object' || e.metadata === null || Array.isArray(e.metadata))) return bad('metadata is not an object');
-  if (e.hash !== undefined && (typeof e.hash !== 'string' || !CHAIN_HASH_PATTERN.test(e.hash))) return bad('hash is not 64 hex digits');
+  // a malformed hash string is found when its link does not hold (see push): a hash equal to the recomputed one is well formed
+  if (e.hash !== undefined && (typeof e.hash !== 'string' || e.hash.length !== 64)) return bad(BAD_HASH);
   return raw as ChainedFields;
 };
 
@@ -140,8 +143,14 @@ export const createSessionVerifier = (stream: string | null, options: VerifyOpti
       name = typeof sid === 'string' ? sid : 'unknown';
     }
     const before = state.head;
-    state = evolveChainCheck(state, name, fields, hashOf);
-    if (state.break) return false;
+    const checked = evolveChainCheck(state, name, fields, hashOf);
+    if (checked.break) {
+      // unreadable before broken, as if readFields had checked every hex digit first
+      if (fields.hash !== undefined && !isChainHash(fields.hash)) failure = { kind: 'unreadable', seq: count, reason: BAD_HASH };
+      else state = checked;
+      return false;
+    }
+    state = checked;
     count++;
     options.onEvent?.();
     if (options.anchor && fields.seq === options.anchor.seq) anchorHash = state.head!.hash;

@@ -55,12 +55,19 @@ export interface ExtrasCollector {
 
 /**
  * A fresh collector; `stream` names the chain (null: the first session/created's sessionId); `keyring` (null: none)
- * says which sealed payloads are readable, erased or unavailable.
+ * says which sealed payloads are readable, erased or unavailable. `chain`, when given, is the same log's chain
+ * verification computed elsewhere (a worker thread reading the same lines): the collector then checks no link
+ * itself and reports that one (`onEvent` is then called once per envelope instead of once per verified event).
  */
-export const createExtrasCollector = (stream: string | null, onEvent?: () => void, keyring: Keyring | null = null): ExtrasCollector => {
+export const createExtrasCollector = (
+  stream: string | null,
+  onEvent?: () => void,
+  keyring: Keyring | null = null,
+  chain?: Promise<SessionVerification>,
+): ExtrasCollector => {
   const verifier = createSessionVerifier(stream, onEvent ? { onEvent } : {});
   const content = createContentTally(keyring);
-  let verifying = true;
+  let verifying = chain === undefined;
   // each input's fate, stepped as its facts come (its facts are not kept)
   const fates = new Map<string, InputFate>();
   let first: number | null = null;
@@ -68,6 +75,7 @@ export const createExtrasCollector = (stream: string | null, onEvent?: () => voi
   return {
     verify(raw) {
       if (verifying) verifying = verifier.push(raw);
+      else if (chain !== undefined) onEvent?.();
       content.push(raw);
     },
     facts(event, facts) {
@@ -76,7 +84,7 @@ export const createExtrasCollector = (stream: string | null, onEvent?: () => voi
       for (const f of facts) fates.set(f.id, stepFate(fates.get(f.id) ?? initialFate(f.id), f));
     },
     async result() {
-      const v = verifier.result();
+      const v = chain === undefined ? verifier.result() : await chain;
       return {
         chain: { status: v.status, chained: v.chained, unchained: v.unchained, break: v.break, head: v.head },
         fates: [...fates.values()],

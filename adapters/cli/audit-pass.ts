@@ -1,9 +1,10 @@
 import { basename, extname } from 'node:path';
-import { createAuditor, type AuditorOptions, type AuditReport } from '../../domain/audit.js';
+import { createAuditor, type Auditor, type AuditorOptions, type AuditReport } from '../../domain/audit.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
 import { isLosslessJson } from '../../domain/json.js';
-import { auditExtras, createExtrasCollector, pastLimit, type AuditExtras, type AuditLimit } from './audit-extras.js';
+import { auditExtras, createExtrasCollector, pastLimit, type AuditExtras, type AuditLimit, type ExtrasCollector } from './audit-extras.js';
+import { startChainThread, type ChainThreadOptions } from './chain-thread.js';
 import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
 import { readLineBatches } from './read-lines.js';
 import type { Keyring } from '../../runtime/content-opener.js';
@@ -20,7 +21,8 @@ export interface AuditPass {
  * pass (`auditFile`) followed by the extras' pass (`auditExtras`). The result is exactly theirs; in the two cases
  * where the extras' own line reading would see other lines than the fold's — a blank line inside the log (the fold
  * stops there, the extras skip it) or a carriage return inside a line (the extras' reader splits there) — the
- * extras are taken from their own pass after this one.
+ * extras are taken from their own pass after this one. On a large file the chain check runs on a worker thread
+ * beside the fold (`startChainThread`, `chainThread` tunes it), with the same result.
  */
 export const auditFileOnePass = async (
   file: string,
@@ -28,9 +30,27 @@ export const auditFileOnePass = async (
   options: AuditorOptions = {},
   onEvent?: () => void,
   keyring: Keyring | null = null,
+  chainThread: ChainThreadOptions = {},
 ): Promise<AuditPass> => {
-  const collector = createExtrasCollector(null, onEvent, keyring);
-  const auditor = createAuditor(basename(file, extname(file)), { ...options, onFacts: collector.facts });
+  // the chain check on a second core when the file is large enough for it to pay (else here, in the same pass)
+  const thread = startChainThread(file, limit, chainThread);
+  const collector = createExtrasCollector(null, onEvent, keyring, thread?.result);
+  try {
+    return await onePass(file, limit, options, onEvent, keyring, collector, createAuditor(basename(file, extname(file)), { ...options, onFacts: collector.facts }));
+  } finally {
+    await thread?.stop();
+  }
+};
+
+const onePass = async (
+  file: string,
+  limit: AuditLimit | undefined,
+  options: AuditorOptions,
+  onEvent: (() => void) | undefined,
+  keyring: Keyring | null,
+  collector: ExtrasCollector,
+  auditor: Auditor,
+): Promise<AuditPass> => {
   let blank = false;
   let ownPass = false;
   outer: for await (const lines of readLineBatches(file)) {

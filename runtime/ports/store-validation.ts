@@ -1,4 +1,4 @@
-import { CHAIN_HASH_PATTERN } from '../../domain/event-chain.js';
+import { isChainHash } from '../../domain/event-chain.js';
 import { describeValue, findNonJsonPath } from '../../domain/json.js';
 import type { ExpectedRevision, NewEvent } from './event-store.js';
 import {
@@ -71,7 +71,7 @@ export const assertValidBatch = (
       const badMeta = findNonJsonPath(e.metadata);
       if (badMeta !== null) throw new InvalidEventError(i, `metadata is not lossless JSON at ${badMeta}`);
     }
-    if (e.hash !== undefined && (typeof e.hash !== 'string' || !CHAIN_HASH_PATTERN.test(e.hash))) {
+    if (e.hash !== undefined && !isChainHash(e.hash)) {
       throw new InvalidEventError(i, 'hash must be 64 lowercase hex digits or absent');
     }
     if (ids.has(e.id)) throw new DuplicateEventIdError(stream, e.id, 'appears twice in one batch');

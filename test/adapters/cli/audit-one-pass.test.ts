@@ -1,11 +1,12 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditFile, auditStream, isStreamFile } from '../../../adapters/cli/audit-command.js';
 import { auditExtras, parseAuditLimit, type AuditLimit } from '../../../adapters/cli/audit-extras.js';
 import { auditFileOnePass, auditStreamOnePass } from '../../../adapters/cli/audit-pass.js';
+import { startChainThread, verifyFileChain } from '../../../adapters/cli/chain-thread.js';
 import { fileEnvelopes, storeEnvelopes } from '../../../adapters/cli/log-sources.js';
 import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
 import { sessionLog } from '../../../bench/support/session-log.js';
@@ -17,6 +18,8 @@ import { sha256ChainHash } from '../../../runtime/chain-hash.js';
 // and oddly formatted logs, whole and at --at points.
 const examples = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'audit-one-pass-'));
+/** The chain check forced onto a worker thread running the compiled entry (dist/, built by `npm ci`). */
+const ON_A_THREAD = { env: { STEERLOG_CHAIN_THREAD: '1' }, entry: new URL('../../../dist/adapters/cli/chain-thread-entry.js', import.meta.url) };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A generated session log with hashes (as the session log writes them), as JSONL lines. */
@@ -55,8 +58,33 @@ describe('audit in one pass = the fold pass + the extras pass', () => {
     const file = join(dir, `${name.replace(/\W+/g, '-')}.jsonl`);
     writeFileSync(file, text);
     for (const at of [undefined, parseAuditLimit('0')!, parseAuditLimit('20')!, parseAuditLimit('200')!]) {
-      expect(await auditFileOnePass(file, at)).toEqual(await twoPasses(file, at));
+      const expected = await twoPasses(file, at);
+      expect(await auditFileOnePass(file, at)).toEqual(expected);
+      // the chain checked on a worker thread beside the fold (the compiled worker, as the CLI runs it): whole and at 20
+      if (at === undefined || ('seq' in at && at.seq === 20)) expect(await auditFileOnePass(file, at, {}, undefined, null, ON_A_THREAD)).toEqual(expected);
     }
+  });
+
+  it('the worker thread is used when forced (and the tests above therefore compared it)', async () => {
+    const file = join(dir, 'thread.jsonl');
+    writeFileSync(file, `${generated.join('\n')}\n`);
+    const thread = startChainThread(file, undefined, ON_A_THREAD);
+    expect(thread).not.toBeNull();
+    expect(await thread!.result).toEqual(await verifyFileChain(file, undefined));
+    await thread!.stop();
+    expect(startChainThread(file, undefined, { ...ON_A_THREAD, env: { STEERLOG_CHAIN_THREAD: '0' } })).toBeNull();
+    expect(startChainThread(file, undefined, { entry: ON_A_THREAD.entry, env: {} })).toBeNull(); // small file: here
+  });
+
+  it('a worker that fails costs time, not the answer: the chain is then checked on the main thread', async () => {
+    const file = join(dir, 'tampered-thread.jsonl');
+    writeFileSync(file, variants(generated).tampered!);
+    const broken = join(dir, 'broken-entry.mjs');
+    writeFileSync(broken, 'throw new Error("this worker cannot start");\n');
+    const thread = startChainThread(file, undefined, { env: { STEERLOG_CHAIN_THREAD: '1' }, entry: pathToFileURL(broken) });
+    expect(await thread!.result).toEqual(await verifyFileChain(file, undefined));
+    expect((await thread!.result).break).toMatchObject({ kind: 'hash-mismatch', seq: 7 });
+    await thread!.stop();
   });
 
   it.each(readdirSync(examples).filter((n) => n.endsWith('.jsonl')))('docs/examples/%s', async (name) => {

@@ -1,0 +1,14 @@
+/**
+ * The worker-thread side of `chain-thread.ts`: verifies one log file's hash chain (`verifyFileChain`) and posts the
+ * verification back. Loaded only as a worker; it has no exports.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { AuditLimit } from './audit-extras.js';
+import { verifyFileChain } from './chain-thread.js';
+
+const { file, limit } = workerData as { readonly file: string; readonly limit: AuditLimit | undefined };
+
+verifyFileChain(file, limit).then(
+  (verification) => parentPort!.postMessage({ ok: true, verification }),
+  (e: unknown) => parentPort!.postMessage({ ok: false, message: (e as Error).message ?? String(e) }),
+);
