@@ -46,6 +46,7 @@ export const openEnvelope = async (raw: unknown, keyring: Keyring): Promise<unkn
   if (!isObj(raw) || typeof raw.type !== 'string' || !isObj(raw.data)) return raw;
   const units: { sealed: SealedContent; lookup?: DataKeyLookup | undefined }[] = [];
   mapSealUnits(raw.type, raw.data, (o) => {
+    if (o.sealed === undefined) return o; // nothing sealed here (the common case): no schema run
     const parsed = SealedContentSchema.safeParse(o.sealed);
     if (parsed.success && parsed.data.state === undefined) units.push({ sealed: parsed.data });
     return o;
@@ -54,6 +55,7 @@ export const openEnvelope = async (raw: unknown, keyring: Keyring): Promise<unkn
   for (const u of units) u.lookup = await keyring.lookup(u.sealed.keyId);
   let i = 0;
   const data = mapSealUnits(raw.type, raw.data, (o, unit) => {
+    if (o.sealed === undefined) return o;
     const parsed = SealedContentSchema.safeParse(o.sealed);
     if (!parsed.success || parsed.data.state !== undefined) return o;
     const { sealed, lookup } = units[i++]!;

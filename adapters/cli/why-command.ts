@@ -92,7 +92,8 @@ export const answerWhy = async (session: string | null, id: string, raws: AsyncI
   let events = 0;
   let name = session;
   for await (const raw of raws) {
-    const parsed = parseEvent(await openEnvelope(raw, keyring), { expectedSeq: events });
+    // each raw envelope is this loop's own (freshly parsed or read): a valid event is frozen in place, not copied
+    const parsed = parseEvent(await openEnvelope(raw, keyring), { expectedSeq: events, owned: true });
     if (E.isLeft(parsed)) {
       error = { seq: parsed.left.seq, code: parsed.left.code, message: parsed.left.message };
       break;
