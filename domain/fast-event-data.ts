@@ -39,10 +39,14 @@ const freeze = <T>(v: T): T => Object.freeze(v);
  * deep-frozen recorded event is; any unfrozen one makes the fast path decline, and the caller copies).
  */
 let mode: 'copy' | 'in-place' | 'shared' = 'copy';
-/** The checked value: a fresh frozen copy built by `build`, or `v` itself (in place: frozen at the end). */
-const keep = (v: Plain, build: () => Plain): Plain | null => (mode === 'copy' ? freeze(build()) : mode === 'in-place' || Object.isFrozen(v) ? v : MISS);
+/**
+ * The checked value: a fresh frozen copy built by `build`, or `v` itself — in place, frozen here: every object of an
+ * accepted shape comes through here after its children did, so a frozen object's children are frozen too, and the
+ * final deepFreeze stops at the root without walking the tree again.
+ */
+const keep = (v: Plain, build: () => Plain): Plain | null => (mode === 'copy' ? freeze(build()) : mode === 'in-place' ? freeze(v) : Object.isFrozen(v) ? v : MISS);
 const keepArray = (v: unknown[], built: Plain[]): readonly Plain[] | null =>
-  mode === 'copy' ? freeze(built) : mode === 'in-place' || Object.isFrozen(v) ? (v as Plain[]) : MISS;
+  mode === 'copy' ? freeze(built) : mode === 'in-place' ? (freeze(v) as Plain[]) : Object.isFrozen(v) ? (v as Plain[]) : MISS;
 
 /** A text block `{type:'text', text}` (the only content block the fast path takes). */
 const textBlock = (v: unknown): Plain | null => {
