@@ -28,7 +28,7 @@ import { StoreClosedError, StreamDeletedError, UnknownOutcomeError, type ActualR
 import type { DeleteStreamOptions, StreamDeletion } from '../../../runtime/ports/stream-deletion.js';
 import { ESDB_SERVER_LIMITS, splitToFit, type EventStoreDbServerLimits } from './append-limits.js';
 import { portSubscription, type ClientSubscription, type Head, type SubscriptionSpec } from './subscription.js';
-import { RetiredStreams } from './retired-streams.js';
+import { askEach, RetiredStreams } from './retired-streams.js';
 import type { ClientDriver, WireClient, WireEventData, WireReadFrom, WireResolvedEvent } from './client-driver.js';
 import { DEFAULT_STREAM_PREFIX, METADATA_ALLOWANCE, type EventStoreDbStoreOptions } from './store-options.js';
 import {
@@ -67,6 +67,9 @@ interface IdIndex {
   last: bigint;
   lastPosition: GlobalPosition;
 }
+
+/** Events `readAll` reads ahead before asking which of their streams are tombstoned. */
+const READ_ALL_PAGE = 256;
 
 /** A client read: a `Readable` with `cancel()` (`@eventstore/db-client`) or an async generator (`@kurrent/kurrentdb-client`). */
 type ClientRead = AsyncIterable<WireResolvedEvent> & Partial<Pick<Readable, 'destroy'>> & { cancel?(): Promise<void> };
@@ -237,14 +240,33 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
     // port never shows, so the count is applied here rather than sent to the server.
     const read = this.#client.readAll({ fromPosition: after === undefined || after < 0n ? this.#driver.START : unpackPosition(after) }) as ClientRead;
     let count = 0;
+    // A tombstoned stream's events stay in $all until a scavenge: read a page of steerlog's events, ask the streams
+    // it meets that this read has not asked about (several at a time), then yield the page without theirs.
     const retired = this.#retired.forRead();
-    for await (const resolved of this.#iterate(read, 'readAll')) {
-      if (!this.#isVisible(resolved)) continue;
-      const event = fromResolved(resolved, this.#prefix);
-      if (after !== undefined && event.position <= after) continue;
-      if (await retired(event.stream)) continue; // a tombstoned stream's events stay in $all until a scavenge
-      yield event;
-      if (++count >= max) return;
+    const events = this.#iterate(read, 'readAll');
+    let ended = false;
+    try {
+      while (!ended) {
+        const page: RecordedEvent[] = [];
+        while (page.length < READ_ALL_PAGE && count + page.length < max) {
+          const next = await events.next();
+          if (next.done) {
+            ended = true;
+            break;
+          }
+          if (!this.#isVisible(next.value)) continue;
+          const event = fromResolved(next.value, this.#prefix);
+          if (after === undefined || event.position > after) page.push(event);
+        }
+        await askEach(retired, page.map((e) => e.stream));
+        for (const event of page) {
+          if (await retired(event.stream)) continue;
+          yield event;
+          if (++count >= max) return;
+        }
+      }
+    } finally {
+      if (!ended) await events.return(undefined);
     }
   }
 

@@ -54,6 +54,15 @@ export class RetiredStreams {
   }
 }
 
+/**
+ * Asks `check` about each distinct stream of `streams`, at most `concurrency` at a time (one server read each for
+ * a stream the check has not met), so that the answers are known before the events are yielded.
+ */
+export const askEach = async (check: (stream: string) => Promise<boolean>, streams: Iterable<string>, concurrency = 16): Promise<void> => {
+  const distinct = [...new Set(streams)];
+  for (let i = 0; i < distinct.length; i += concurrency) await Promise.all(distinct.slice(i, i + concurrency).map(check));
+};
+
 /** Forgets the oldest names past `limit` (a forgotten stream is asked about again). */
 const bound = (set: Set<string>, limit: number): void => {
   while (set.size > limit) set.delete(set.values().next().value!);
