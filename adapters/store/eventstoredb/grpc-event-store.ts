@@ -305,7 +305,8 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
    * stream does not exist); its stream-deleted → `StreamDeletedError`; an answer after which the tombstone may have
    * been written (timeout, unavailable) → a `store-io` error saying so (see `toDeleteError`).
    */
-  async deleteStream(stream: string, expected: StreamRevision, _options: DeleteStreamOptions = {}): Promise<void> {
+  async deleteStream(stream: string, expected: StreamRevision, options: DeleteStreamOptions = {}): Promise<void> {
+    void options.reason; // the server keeps no reason (see above)
     this.#assertOpen();
     this.#assertStream(stream);
     // a tombstone is irreversible: only ever against an exact revision
