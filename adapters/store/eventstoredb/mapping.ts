@@ -212,8 +212,15 @@ const exceptionOf = (e: unknown): string | undefined => {
   return value === undefined ? undefined : String(value);
 };
 export const isStreamNotFound = (e: unknown): boolean => errorType(e) === 'stream-not-found';
-/** The client's `StreamDeletedError`: the server answered that the stream is tombstoned (hard-deleted). */
-export const isStreamDeleted = (e: unknown): boolean => errorType(e) === 'stream-deleted';
+/**
+ * The server answered that the stream is tombstoned (hard-deleted): the client's `StreamDeletedError` (type
+ * `stream-deleted`, from the `exception` trailer the Streams API sends), or kurrentdb 1.3.1's `StreamTombstonedError`
+ * (`stream-tombstoned`, which it decodes from the newer error details when no such trailer came).
+ */
+export const isStreamDeleted = (e: unknown): boolean => {
+  const type = errorType(e);
+  return type === 'stream-deleted' || type === 'stream-tombstoned';
+};
 
 /**
  * The actual revision a client `WrongExpectedVersionError` reports (`no_stream`, or a revision; -1 means none):

@@ -172,6 +172,8 @@ describe('eventstoredb StreamDeletion — protocol fake', () => {
 describe('eventstoredb tombstone errors (toDeleteError)', () => {
   it('stream-deleted → StreamDeletedError; a refusal → its typed error; an answer that leaves the outcome open → store-io saying so', () => {
     expect(isStreamDeletedError(toDeleteError(ClientStreamDeletedError.fromStreamName('steerlog-s'), 's'))).toBe(true);
+    // kurrentdb 1.3.1's StreamTombstonedError (newer error details), matched by its type as the adapter matches every client error
+    expect(isStreamDeletedError(toDeleteError(Object.assign(new Error('tombstoned'), { type: 'stream-tombstoned' }), 's'))).toBe(true);
     expect(isStoreAccessDeniedError(toDeleteError(Object.assign(new UnavailableError(), { type: 'access-denied' }), 's'))).toBe(true);
     for (const e of [new TimeoutError(undefined, 'Operation timed out'), new DeadlineExceededError(), new UnavailableError(), new Error('socket hang up')]) {
       const mapped = toDeleteError(e, 's', 'KurrentDB');
