@@ -36,6 +36,8 @@ const ISOLATED_FILES = [
   'test/contract/eventstoredb.contract.test.ts',
   'test/contract/kurrentdb.contract.test.ts',
   'test/adapters/chain/tamper.eventstoredb.test.ts',
+  'test/adapters/archive/archive.eventstoredb.test.ts',
+  'test/adapters/archive/archive.kurrentdb.test.ts',
   'test/projections/catch-up-live.eventstoredb.test.ts',
   'test/adapters/checkpoints/checkpoint-stores.test.ts',
   'test/adapters/cli/erase.test.ts',

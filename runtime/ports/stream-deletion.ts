@@ -3,8 +3,9 @@ import type { EventStore, StreamRevision } from './event-store.js';
 /**
  * The optional store capability retention needs: deleting a whole stream. It is a separate port, not part of
  * `EventStore`, because a store that cannot delete (or a caller's own store) remains a complete event store; the
- * `archive` command refuses a store without it. The memory, JSONL, PostgreSQL and EventStoreDB stores implement it
- * and pass the same deletion contract (test/contract/).
+ * `archive` command refuses a store without it. The memory, JSONL, PostgreSQL and EventStoreDB/KurrentDB stores
+ * implement it and pass the same deletion contract (test/contract/); EventStoreDB/KurrentDB with the server's
+ * tombstone, whose events the server's `$all` keeps until a scavenge (the store's `readAll` skips them).
  *
  * After `deleteStream` resolves, and in every later instance opened on the same data: `read` yields nothing,
  * `revision` is `'no_stream'`, `readAll` skips the stream's events (the other events keep their global positions),

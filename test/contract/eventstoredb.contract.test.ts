@@ -35,8 +35,7 @@ const fakeSuite = (name: string, features: FakeFeatures, path: 'Append' | 'Batch
       bigStreamEvents: FAKE_BIG_STREAM_EVENTS,
       // the server's 1 MiB per event, less what steerlog's own metadata (chain hash, provenance) may take
       maxEventBytes: 1024 * 1024 - METADATA_ALLOWANCE,
-      // the EventStoreDB store does not implement StreamDeletion (yet): see docs/store-eventstoredb.md
-      deletion: false,
+      // the deletion contract runs too (deletion defaults to true): the adapter tombstones (see docs/store-eventstoredb.md)
     });
 
     it(`carried every append over ${path} only`, () => {
@@ -47,6 +46,9 @@ const fakeSuite = (name: string, features: FakeFeatures, path: 'Append' | 'Batch
       expect(fake.appendedVia[other]).toBe(0);
       // the client asks for the server's methods only when it may use BatchAppend (no per-call credentials)
       if (path === 'BatchAppend') expect(fake.calls.GetSupportedMethods).toBeGreaterThan(0);
+      // StreamDeletion went through Tombstone (hard delete) only, never the soft Delete
+      expect(fake.calls.Tombstone).toBeGreaterThan(0);
+      expect(fake.calls.Delete).toBe(0);
     });
   });
 };
@@ -60,6 +62,5 @@ describe.skipIf(!ESDB_URL)('eventstoredb — real server', () => {
     create: async () => openEventStoreDbStore({ connectionString: ESDB_URL! }),
     openPeer: async () => openEventStoreDbStore({ connectionString: ESDB_URL! }),
     maxEventBytes: 1024 * 1024 - METADATA_ALLOWANCE,
-    deletion: false,
   });
 });

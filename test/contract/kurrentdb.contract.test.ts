@@ -55,8 +55,7 @@ const fakeSuite = (name: string, features: FakeFeatures, path: 'Append' | 'Batch
       openPeer: async () => openKurrentDbStore({ connectionString: url(), appendRpc }),
       bigStreamEvents: FAKE_BIG_STREAM_EVENTS,
       maxEventBytes: 1024 * 1024 - METADATA_ALLOWANCE,
-      // the EventStoreDB/KurrentDB store does not implement StreamDeletion (yet): see docs/store-eventstoredb.md
-      deletion: false,
+      // the deletion contract runs too (deletion defaults to true): the adapter tombstones (see docs/store-eventstoredb.md)
     });
 
     it(`carried every append over ${path} only`, () => {
@@ -66,6 +65,9 @@ const fakeSuite = (name: string, features: FakeFeatures, path: 'Append' | 'Batch
       expect(fake.calls[other]).toBe(0);
       expect(fake.appendedVia[other]).toBe(0);
       if (path === 'BatchAppend') expect(fake.calls.GetSupportedMethods).toBeGreaterThan(0);
+      // StreamDeletion went through Tombstone (hard delete) only, never the soft Delete
+      expect(fake.calls.Tombstone).toBeGreaterThan(0);
+      expect(fake.calls.Delete).toBe(0);
       expect(loadedClientPackages()).toEqual(['@kurrent/kurrentdb-client']);
     });
   });
@@ -80,6 +82,5 @@ describe.skipIf(!KURRENTDB_URL)('kurrentdb — real server', () => {
     create: async () => openKurrentDbStore({ connectionString: KURRENTDB_URL! }),
     openPeer: async () => openKurrentDbStore({ connectionString: KURRENTDB_URL! }),
     maxEventBytes: 1024 * 1024 - METADATA_ALLOWANCE,
-    deletion: false,
   });
 });

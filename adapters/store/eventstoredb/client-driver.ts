@@ -63,6 +63,12 @@ export type WireReadFrom = string | bigint | WirePosition;
 export interface WireClient {
   /** Appends; rejects with the client's error classes (matched on their `type`). */
   appendToStream(stream: string, events: WireEventData[], options: Record<string, unknown>): Promise<{ nextExpectedRevision: bigint; position?: WirePosition }>;
+  /**
+   * Hard-deletes a stream (gRPC `Streams.Tombstone`): the server writes a `$streamDeleted` tombstone, after which the
+   * stream reads as deleted and refuses appends for good. Both clients name the expected revision `expectedRevision`
+   * here (kurrentdb 1.x too); rejects with the client's error classes (`wrong-expected-version`, `stream-deleted`, …).
+   */
+  tombstoneStream(stream: string, options: Record<string, unknown>): Promise<{ position?: WirePosition }>;
   /** A stream read: a `Readable` with `cancel()` (esdb) or an async generator (kurrentdb). */
   readStream(stream: string, options: { direction?: string; fromRevision?: WireReadFrom; maxCount?: number }): AsyncIterable<WireResolvedEvent>;
   /** A `$all` read, shaped as `readStream`'s. */

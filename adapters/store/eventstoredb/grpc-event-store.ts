@@ -24,9 +24,11 @@ import {
   type SubscribeOptions,
   type SubscriptionMessage,
 } from '../../../runtime/ports/event-store.js';
-import { StoreClosedError, UnknownOutcomeError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
+import { StoreClosedError, StreamDeletedError, UnknownOutcomeError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
+import type { DeleteStreamOptions, StreamDeletion } from '../../../runtime/ports/stream-deletion.js';
 import { ESDB_SERVER_LIMITS, splitToFit, type EventStoreDbServerLimits } from './append-limits.js';
 import { portSubscription, type ClientSubscription, type Head, type SubscriptionSpec } from './subscription.js';
+import { askEach, RetiredStreams } from './retired-streams.js';
 import type { ClientDriver, WireClient, WireEventData, WireReadFrom, WireResolvedEvent } from './client-driver.js';
 import { DEFAULT_STREAM_PREFIX, METADATA_ALLOWANCE, type EventStoreDbStoreOptions } from './store-options.js';
 import {
@@ -42,12 +44,14 @@ import {
   assertNoSystemEventTypes,
   assertNotSystemStream,
   fromResolved,
+  isStreamDeleted,
   isStreamNotFound,
   isSystemEvent,
   isWrongExpectedVersion,
   packPosition,
   toAppendError,
   toConcurrencyError,
+  toDeleteError,
   toEsdbEvent,
   toEsdbExpected,
   toStoreError,
@@ -64,14 +68,18 @@ interface IdIndex {
   lastPosition: GlobalPosition;
 }
 
+/** Events `readAll` reads ahead before asking which of their streams are tombstoned. */
+const READ_ALL_PAGE = 256;
+
 /** A client read: a `Readable` with `cancel()` (`@eventstore/db-client`) or an async generator (`@kurrent/kurrentdb-client`). */
 type ClientRead = AsyncIterable<WireResolvedEvent> & Partial<Pick<Readable, 'destroy'>> & { cancel?(): Promise<void> };
 
 /**
  * The EventStore port over an EventStoreDB/KurrentDB gRPC client: the code `EventStoreDbEventStore`
  * (`steerlog/eventstoredb`) and `KurrentDbEventStore` (`steerlog/kurrentdb`) share. Not constructed directly.
+ * It implements `StreamDeletion` with the server's tombstone (hard delete): see `deleteStream`.
  */
-export abstract class GrpcEventStore implements EventStore {
+export abstract class GrpcEventStore implements EventStore, StreamDeletion {
   readonly #client: WireClient;
   readonly #driver: ClientDriver;
   readonly #ownsClient: boolean;
@@ -82,6 +90,8 @@ export abstract class GrpcEventStore implements EventStore {
   readonly #appendCredentials: { readonly username: string; readonly password: string } | undefined;
   readonly #indexLimit: number;
   readonly #indexes = new Map<string, IdIndex>();
+  /** Tombstoned streams, whose events `$all` still holds until a scavenge (see retired-streams.ts). */
+  readonly #retired: RetiredStreams;
   /** Aborted on close: ends every live subscription and pending read of this store. */
   readonly #closing = new AbortController();
   #closed = false;
@@ -97,6 +107,7 @@ export abstract class GrpcEventStore implements EventStore {
     if (this.#prefix.length === 0 || this.#prefix.startsWith('$')) throw new TypeError(`streamPrefix must be non-empty and not start with "$", got ${JSON.stringify(this.#prefix)}`);
     this.#appendCredentials = (options.appendRpc ?? 'append') === 'append' ? options.credentials : undefined;
     this.#indexLimit = Math.max(1, options.idIndexStreams ?? 1000);
+    this.#retired = new RetiredStreams((stream) => this.#isTombstoned(stream), 10 * this.#indexLimit);
   }
 
   /**
@@ -121,6 +132,7 @@ export abstract class GrpcEventStore implements EventStore {
     // the limit it exposes is the limit it enforces: the option, bounded by the server's own
     assertValidBatch(stream, events, this.maxEventBytes);
     assertNoSystemEventTypes(events);
+    if (this.#retired.has(stream)) throw new StreamDeletedError(stream);
 
     // Idempotency first, as the port orders it: a batch whose ids are all stored, in order, is a no-op whatever
     // `expected` says; a batch repeating only some stored ids is refused. The server alone cannot say the latter.
@@ -176,6 +188,7 @@ export abstract class GrpcEventStore implements EventStore {
       this.#recordAppend(stream, events, result.nextExpectedRevision, position);
       return { nextExpectedRevision: streamRevision(result.nextExpectedRevision), position };
     } catch (e) {
+      if (isStreamDeleted(e)) this.#retired.add(stream);
       if (!isWrongExpectedVersion(e)) throw toAppendError(e, stream, events.length, performance.now() - sent, this.#driver.product);
       // Another writer got there first, or wrote this very batch: look again before calling it a conflict.
       const index = await this.#refreshIndex(stream);
@@ -193,13 +206,14 @@ export abstract class GrpcEventStore implements EventStore {
     if (!(maxCount > 0)) return;
     const from = options.from;
     if (from !== undefined && from < 0n && backwards) return; // nothing before revision 0
+    if (this.#retired.has(stream)) return; // tombstoned: the server would answer "stream deleted"
     const { START, END } = this.#driver;
     const read = this.#client.readStream(this.#prefix + stream, {
       direction: backwards ? 'backwards' : 'forwards',
       fromRevision: from === undefined || from < 0n ? (backwards ? END : START) : from,
       maxCount,
     }) as ClientRead;
-    for await (const resolved of this.#iterate(read, `read "${stream}"`)) yield fromResolved(resolved, this.#prefix);
+    for await (const resolved of this.#iterate(read, `read "${stream}"`, { stream, deleted: 'empty' })) yield fromResolved(resolved, this.#prefix);
   }
 
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {
@@ -214,7 +228,7 @@ export abstract class GrpcEventStore implements EventStore {
       const last = await this.revision(stream);
       return last === 'no_stream' || last < from ? 'now' : (e) => e.revision >= last;
     };
-    return this.#subscription({ open, head, keep: (e) => e.revision >= from, signal: options.signal, what: `subscribe to "${stream}"` });
+    return this.#subscription({ open, head, keep: (e) => e.revision >= from, signal: options.signal, what: `subscribe to "${stream}"`, stream });
   }
 
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
@@ -226,12 +240,33 @@ export abstract class GrpcEventStore implements EventStore {
     // port never shows, so the count is applied here rather than sent to the server.
     const read = this.#client.readAll({ fromPosition: after === undefined || after < 0n ? this.#driver.START : unpackPosition(after) }) as ClientRead;
     let count = 0;
-    for await (const resolved of this.#iterate(read, 'readAll')) {
-      if (!this.#isVisible(resolved)) continue;
-      const event = fromResolved(resolved, this.#prefix);
-      if (after !== undefined && event.position <= after) continue;
-      yield event;
-      if (++count >= max) return;
+    // A tombstoned stream's events stay in $all until a scavenge: read a page of steerlog's events, ask the streams
+    // it meets that this read has not asked about (several at a time), then yield the page without theirs.
+    const retired = this.#retired.forRead();
+    const events = this.#iterate(read, 'readAll');
+    let ended = false;
+    try {
+      while (!ended) {
+        const page: RecordedEvent[] = [];
+        while (page.length < READ_ALL_PAGE && count + page.length < max) {
+          const next = await events.next();
+          if (next.done) {
+            ended = true;
+            break;
+          }
+          if (!this.#isVisible(next.value)) continue;
+          const event = fromResolved(next.value, this.#prefix);
+          if (after === undefined || event.position > after) page.push(event);
+        }
+        await askEach(retired, page.map((e) => e.stream));
+        for (const event of page) {
+          if (await retired(event.stream)) continue;
+          yield event;
+          if (++count >= max) return;
+        }
+      }
+    } finally {
+      if (!ended) await events.return(undefined);
     }
   }
 
@@ -253,9 +288,39 @@ export abstract class GrpcEventStore implements EventStore {
       head,
       keep: (e) => after === undefined || e.position > after,
       visible: (r) => this.#isVisible(r),
+      retired: () => this.#retired.forRead(),
       signal: options.signal,
       what: 'subscribeAll',
     });
+  }
+
+  /**
+   * Deletes the stream if its last revision is `expected` (StreamDeletion), with the server's tombstone (gRPC
+   * `Streams.Tombstone`, on the leader): irreversible — the id can never be written again — and the server reclaims
+   * the space at its next scavenge. Until then `$all` still holds the events; `readAll` and `subscribeAll` skip
+   * them. A soft delete (`Streams.Delete`) would not do: the stream could be re-created. The server keeps no reason
+   * (`options.reason` is not stored: the archive records what it moved).
+   *
+   * Errors: the server's wrong expected version → `ConcurrencyError` (with the actual revision, `no_stream` when the
+   * stream does not exist); its stream-deleted → `StreamDeletedError`; an answer after which the tombstone may have
+   * been written (timeout, unavailable) → a `store-io` error saying so (see `toDeleteError`).
+   */
+  async deleteStream(stream: string, expected: StreamRevision, options: DeleteStreamOptions = {}): Promise<void> {
+    void options.reason; // the server keeps no reason (see above)
+    this.#assertOpen();
+    this.#assertStream(stream);
+    // a tombstone is irreversible: only ever against an exact revision
+    if (typeof expected !== 'bigint' || expected < 0n) throw new TypeError(`deleteStream needs an exact revision (a bigint >= 0), got ${String(expected)}`);
+    if (this.#retired.has(stream)) throw new StreamDeletedError(stream);
+    try {
+      await this.#client.tombstoneStream(this.#prefix + stream, { expectedRevision: expected, requiresLeader: true });
+    } catch (e) {
+      if (isStreamDeleted(e)) this.#retired.add(stream);
+      if (!isWrongExpectedVersion(e)) throw toDeleteError(e, stream, this.#driver.product);
+      throw toConcurrencyError(stream, expected, e, await this.revision(stream));
+    }
+    this.#indexes.delete(stream);
+    this.#retired.add(stream);
   }
 
   async revision(stream: string): Promise<StreamRevision | 'no_stream'> {
@@ -287,8 +352,12 @@ export abstract class GrpcEventStore implements EventStore {
     assertNotSystemStream(stream);
   }
 
-  /** Iterates a client read, mapping "stream not found" to nothing and other errors to port errors; cancels the call on early exit. */
-  async *#iterate(read: ClientRead, what: string): AsyncGenerator<WireResolvedEvent> {
+  /**
+   * Iterates a client read, mapping "stream not found" to nothing and other errors to port errors; cancels the call
+   * on early exit. A stream read (`tombstone`) answered "stream deleted" records the deletion, then yields nothing
+   * (`'empty'`: the port reads a deleted stream as empty) or throws `StreamDeletedError` (`'throw'`).
+   */
+  async *#iterate(read: ClientRead, what: string, tombstone?: { readonly stream: string; readonly deleted: 'empty' | 'throw' }): AsyncGenerator<WireResolvedEvent> {
     let finished = false;
     // A Readable (esdb) is cancelled and destroyed. An async generator (kurrentdb, whose reads go through its native
     // bridge) is returned by the for-await below on an early exit, but the bridge cannot cancel the server call: it
@@ -308,6 +377,12 @@ export abstract class GrpcEventStore implements EventStore {
     } catch (e) {
       finished = true;
       if (isStreamNotFound(e)) return;
+      if (tombstone && isStreamDeleted(e)) {
+        this.#retired.add(tombstone.stream);
+        this.#indexes.delete(tombstone.stream);
+        if (tombstone.deleted === 'throw') throw new StreamDeletedError(tombstone.stream, { cause: e });
+        return;
+      }
       if (this.#closed) return;
       throw toStoreError(e, what, this.#driver.product);
     } finally {
@@ -326,6 +401,7 @@ export abstract class GrpcEventStore implements EventStore {
     const PAGE = 64;
     let from: WireReadFrom = this.#driver.END;
     let newestSeen: GlobalPosition | null = null;
+    const retired = this.#retired.forRead();
     for (;;) {
       let count = 0;
       let oldest: GlobalPosition | null = null;
@@ -338,7 +414,7 @@ export abstract class GrpcEventStore implements EventStore {
         const position = packPosition(p);
         if (newestSeen !== null && position >= newestSeen) continue; // a page may include its starting position
         oldest = position;
-        if (found === null && this.#isVisible(resolved)) found = position;
+        if (found === null && this.#isVisible(resolved) && !(await retired(resolved.event!.streamId.slice(this.#prefix.length)))) found = position;
       }
       if (found !== null) return found;
       if (count < PAGE || oldest === null) return null;
@@ -352,6 +428,15 @@ export abstract class GrpcEventStore implements EventStore {
     return !isSystemEvent(resolved) && resolved.event!.streamId.startsWith(this.#prefix);
   }
 
+  /** Is this stream (the port's name) tombstoned? Asks the server: one backwards read of at most one event. */
+  async #isTombstoned(stream: string): Promise<boolean> {
+    const read = this.#client.readStream(this.#prefix + stream, { direction: 'backwards', fromRevision: this.#driver.END, maxCount: 1 }) as ClientRead;
+    for await (const _ of this.#iterate(read, `read "${stream}"`, { stream, deleted: 'empty' })) {
+      // read to the end (see `revision`)
+    }
+    return this.#retired.has(stream);
+  }
+
   /** Brings the stream's id index up to date by reading only the events after the last indexed one. */
   async #refreshIndex(stream: string): Promise<IdIndex> {
     let index = this.#indexes.get(stream);
@@ -363,7 +448,7 @@ export abstract class GrpcEventStore implements EventStore {
     this.#indexes.set(stream, index);
     while (this.#indexes.size > this.#indexLimit) this.#indexes.delete(this.#indexes.keys().next().value!);
     const read = this.#client.readStream(this.#prefix + stream, { fromRevision: index.last < 0n ? this.#driver.START : index.last + 1n }) as ClientRead;
-    for await (const resolved of this.#iterate(read, `read "${stream}"`)) {
+    for await (const resolved of this.#iterate(read, `read "${stream}"`, { stream, deleted: 'throw' })) {
       const e = fromResolved(resolved, this.#prefix);
       if (e.revision <= index.last) continue; // a concurrent refresh got there first
       index.revisionOfId.set(e.id, e.revision);

@@ -14,7 +14,18 @@ import {
   type NewEvent,
   type RecordedEvent,
 } from '../../../runtime/ports/event-store.js';
-import { ConcurrencyError, InvalidEventError, InvalidStreamIdError, NotLeaderError, StoreAccessDeniedError, StoreError, SubscriptionDroppedError, UnknownOutcomeError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
+import {
+  ConcurrencyError,
+  InvalidEventError,
+  InvalidStreamIdError,
+  NotLeaderError,
+  StoreAccessDeniedError,
+  StoreError,
+  StreamDeletedError,
+  SubscriptionDroppedError,
+  UnknownOutcomeError,
+  type ActualRevision,
+} from '../../../runtime/ports/store-errors.js';
 
 // ---- event ids ----
 
@@ -201,6 +212,15 @@ const exceptionOf = (e: unknown): string | undefined => {
   return value === undefined ? undefined : String(value);
 };
 export const isStreamNotFound = (e: unknown): boolean => errorType(e) === 'stream-not-found';
+/**
+ * The server answered that the stream is tombstoned (hard-deleted): the client's `StreamDeletedError` (type
+ * `stream-deleted`, from the `exception` trailer the Streams API sends), or kurrentdb 1.3.1's `StreamTombstonedError`
+ * (`stream-tombstoned`, which it decodes from the newer error details when no such trailer came).
+ */
+export const isStreamDeleted = (e: unknown): boolean => {
+  const type = errorType(e);
+  return type === 'stream-deleted' || type === 'stream-tombstoned';
+};
 
 /**
  * The actual revision a client `WrongExpectedVersionError` reports (`no_stream`, or a revision; -1 means none):
@@ -253,6 +273,8 @@ export const toStoreError = (e: unknown, what: string, product = 'EventStoreDB')
 /** An append call's failure as a port error: `UnknownOutcomeError` when the write may have committed, else `toStoreError`. */
 export const toAppendError = (e: unknown, stream: string, events: number, elapsedMs = Number.POSITIVE_INFINITY, product = 'EventStoreDB'): StoreError => {
   if (e instanceof StoreError) return e;
+  // a tombstoned stream refuses every append (Append: the `stream-deleted` trailer; BatchAppend: a StreamDeleted detail)
+  if (isStreamDeleted(e)) return new StreamDeletedError(stream, { cause: e });
   if (!isAmbiguousAppendFailure(e)) return toStoreError(e, `append to "${stream}"`, product);
   const type = errorType(e) ?? 'transport';
   const message = e instanceof Error && e.message ? `: ${e.message}` : '';
@@ -279,4 +301,25 @@ export const toSubscriptionError = (e: unknown, what: string, product = 'EventSt
     return new SubscriptionDroppedError(what, `${product} ${type}${e instanceof Error && e.message ? `: ${e.message}` : ''}`, { cause: e });
   }
   return toStoreError(e, what, product);
+};
+
+/**
+ * A failed tombstone (`deleteStream`) as a port error, for everything but a wrong expected version (which the store
+ * maps to `ConcurrencyError` with the actual revision): `stream-deleted` → `StreamDeletedError` (the stream was
+ * tombstoned before); a refusal (access denied, not leader, invalid argument) → `toStoreError`, nothing deleted; an
+ * answer after which the tombstone may or may not have been written (timeout, unavailable, a dropped call: the same
+ * list as for appends) → a `store-io` error that says so, since the port's `store-io` otherwise means nothing was
+ * deleted. Calling `deleteStream` again settles it: `StreamDeletedError` if the tombstone committed.
+ */
+export const toDeleteError = (e: unknown, stream: string, product = 'EventStoreDB'): StoreError => {
+  if (e instanceof StoreError) return e;
+  if (isStreamDeleted(e)) return new StreamDeletedError(stream, { cause: e });
+  const what = `deleteStream "${stream}"`;
+  if (!isAmbiguousAppendFailure(e)) return toStoreError(e, what, product);
+  const type = errorType(e) ?? 'transport';
+  return new StoreError(
+    'store-io',
+    `${what}: ${product} answered ${type} after the tombstone was sent: it may or may not have been written; deleting again answers stream-deleted if it was${e instanceof Error && e.message ? ` (${e.message})` : ''}`,
+    { cause: e },
+  );
 };

@@ -6,7 +6,8 @@
 import type { WireResolvedEvent as ResolvedEvent } from './client-driver.js';
 import type { Readable } from 'node:stream';
 import type { RecordedEvent, SubscriptionMessage } from '../../../runtime/ports/event-store.js';
-import { fromResolved, toStoreError, toSubscriptionError } from './mapping.js';
+import { StreamDeletedError } from '../../../runtime/ports/store-errors.js';
+import { fromResolved, isStreamDeleted, toStoreError, toSubscriptionError } from './mapping.js';
 
 /** The client's subscription object, with the (runtime-public, typed-protected) conversion hook it calls per event. */
 export type ClientSubscription = Readable & {
@@ -26,6 +27,10 @@ export interface SubscriptionSpec {
   readonly keep: (e: RecordedEvent) => boolean;
   /** `$all` only: is this event one of steerlog's? Others are skipped without being parsed. */
   readonly visible?: (r: ResolvedEvent) => boolean;
+  /** `$all` only: makes the check, for one subscription, that skips a tombstoned stream's events (see retired-streams.ts). */
+  readonly retired?: () => (stream: string) => Promise<boolean>;
+  /** A stream subscription's stream (the port's name): the server's "stream deleted" becomes `StreamDeletedError`. */
+  readonly stream?: string;
   readonly streamPrefix: string;
   readonly signal: AbortSignal | undefined;
   /** Aborted when the store closes. */
@@ -45,7 +50,7 @@ const NEVER = new Promise<never>(() => {});
  * buffered, so the count of events the client had converted when it fired places that marker.
  */
 export const portSubscription = (spec: SubscriptionSpec): AsyncIterable<SubscriptionMessage> => {
-  const { open, head, keep, visible, streamPrefix: prefix, signal, closing, isClosed, what, product } = spec;
+  const { open, head, keep, visible, retired: retiredCheck, stream, streamPrefix: prefix, signal, closing, isClosed, what, product } = spec;
   return {
     async *[Symbol.asyncIterator](): AsyncGenerator<SubscriptionMessage> {
       if (signal?.aborted || isClosed()) return;
@@ -83,6 +88,7 @@ export const portSubscription = (spec: SubscriptionSpec): AsyncIterable<Subscrip
       signal?.addEventListener('abort', onStop, { once: true });
       closing.addEventListener('abort', onStop, { once: true });
 
+      const retired = retiredCheck?.();
       const iterator = (sub as AsyncIterable<ResolvedEvent>)[Symbol.asyncIterator]();
       let pending: Promise<IteratorResult<ResolvedEvent>> | null = null;
       let consumed = 0;
@@ -109,7 +115,8 @@ export const portSubscription = (spec: SubscriptionSpec): AsyncIterable<Subscrip
           if (visible && !visible(next.value)) continue;
           const event = fromResolved(next.value, prefix);
           if (!keep(event)) continue;
-          yield { kind: 'event', event };
+          // a tombstoned stream's events stay in $all until a scavenge: skipped, but still where caught-up falls
+          if (!(retired && (await retired(event.stream)))) yield { kind: 'event', event };
           if (!sentCaughtUp && reached !== 'now' && reached(event)) {
             sentCaughtUp = true;
             yield { kind: 'caught-up' };
@@ -117,6 +124,7 @@ export const portSubscription = (spec: SubscriptionSpec): AsyncIterable<Subscrip
         }
       } catch (e) {
         if (signal?.aborted || isClosed()) return;
+        if (stream !== undefined && isStreamDeleted(e)) throw new StreamDeletedError(stream, { cause: e });
         throw toSubscriptionError(e, what, product);
       } finally {
         signal?.removeEventListener('abort', onStop);

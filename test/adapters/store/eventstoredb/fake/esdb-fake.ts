@@ -4,8 +4,9 @@
  * `@kurrent/kurrentdb-client`'s stubs of the same protocol), over an in-memory log.
  *
  * It implements just enough of `Streams.Append`, `Streams.BatchAppend`, `Streams.Read` (stream and `$all`
- * reads, stream and `$all` subscriptions with confirmation, catch-up, `caught_up` and live events) and
- * `ServerFeatures.GetSupportedMethods` for the real client to run the shared contract suite against it.
+ * reads, stream and `$all` subscriptions with confirmation, catch-up, `caught_up` and live events),
+ * `Streams.Delete` and `Streams.Tombstone` (deletions.ts) and `ServerFeatures.GetSupportedMethods` for the real
+ * client to run the shared contract suite, the deletion contract included, against it.
  * It is a test double, not a server: see docs/store-eventstoredb.md for everything it does not model.
  */
 import { randomUUID } from 'node:crypto';
@@ -17,6 +18,7 @@ import type * as S from '@eventstore/db-client/generated/streams_pb.js';
 import { ChangeNotifier } from '../../../../../adapters/store/shared/change-notifier.js';
 import { FakeLog } from './fake-log.js';
 import { allOrder, filterOf, isStreamRead, readRespOf, requestedOrder, streamName, toProposed, uuidString, type Expected, type Proposed, type StoredEvent } from './wire.js';
+import { batchStreamDeletedStatus, deletionHandlers, streamDeletedError } from './deletions.js';
 import { faultAnswer, faultCommits, timeoutStatus, type AppendFault } from './append-faults.js';
 import { appendLimitError, batchLimitStatus, checkLimits, LIVE_BUFFER, profileLimits, sendsCaughtUp, type FakeLimits, type FakeServerProfile } from './server-profile.js';
 
@@ -69,7 +71,7 @@ export interface FakeEsdbOptions {
   readonly maxEventSize?: number;
 }
 
-export type FakeRpc = 'Append' | 'BatchAppend' | 'Read' | 'GetSupportedMethods';
+export type FakeRpc = 'Append' | 'BatchAppend' | 'Read' | 'GetSupportedMethods' | 'Delete' | 'Tombstone';
 
 export class FakeEsdb {
   readonly #features: FakeFeatures;
@@ -83,7 +85,7 @@ export class FakeEsdb {
   #slowDrops = 0;
   readonly #server = new grpc.Server();
   readonly #log = new FakeLog();
-  readonly #calls: Record<FakeRpc, number> = { Append: 0, BatchAppend: 0, Read: 0, GetSupportedMethods: 0 };
+  readonly #calls: Record<FakeRpc, number> = { Append: 0, BatchAppend: 0, Read: 0, GetSupportedMethods: 0, Delete: 0, Tombstone: 0 };
   /** Events written through each append RPC. */
   readonly #appendedVia: Record<'Append' | 'BatchAppend', number> = { Append: 0, BatchAppend: 0 };
   readonly #caughtUpSent = new ChangeNotifier();
@@ -122,6 +124,7 @@ export class FakeEsdb {
           this.#openReadsChanged.notify();
         });
       },
+      ...deletionHandlers(this.#log, this.#calls, (metadata) => this.#notLeader(metadata)),
     });
     if (this.#features !== 'unimplemented') {
       this.#server.addService(ServerFeaturesService, {
@@ -333,6 +336,7 @@ export class FakeEsdb {
         return callback(answer.kind === 'rpc-error' ? answer.error : { code: grpc.status.ABORTED, details: 'Operation timed out' });
       }
       const outcome = this.#log.append(streamName(options.getStreamIdentifier()), expected, proposed);
+      if (!outcome.ok && 'deleted' in outcome) return callback(streamDeletedError(streamName(options.getStreamIdentifier())));
       const resp = new AppendResp();
       if (outcome.ok) {
         this.#appendedVia.Append += proposed.length;
@@ -430,6 +434,11 @@ export class FakeEsdb {
         return;
       }
       const outcome = this.#log.append(streamName(options.getStreamIdentifier()), expected, entry.proposed);
+      if (!outcome.ok && 'deleted' in outcome) {
+        resp.setError(batchStreamDeletedStatus(options.getStreamIdentifier()));
+        call.write(resp);
+        return;
+      }
       if (outcome.ok) {
         this.#appendedVia.BatchAppend += entry.proposed.length;
         const success = new BatchAppendResp.Success();
@@ -526,7 +535,15 @@ export class FakeEsdb {
     const isStream = options.hasStream();
     const streamOpts = options.getStream();
     const stream = isStream ? streamName(streamOpts?.getStreamIdentifier()) : '';
-    const source = (): readonly StoredEvent[] => (isStream ? (this.#log.streams.get(stream) ?? []) : this.#log.all);
+    // a stream read shows what a soft delete left (revision r at index r - base); $all shows everything
+    const source = (): readonly StoredEvent[] => (isStream ? this.#log.visible(stream) : this.#log.all);
+    const base = isStream ? Number(this.#log.truncatedBefore.get(stream) ?? 0n) : 0;
+    const tombstoned = (): boolean => isStream && this.#log.tombstoned.has(stream);
+    // a read of a tombstoned stream fails: FAILED_PRECONDITION with the stream-deleted trailer (the client's StreamDeletedError)
+    if (tombstoned() && !options.hasSubscription()) {
+      call.emit('error', streamDeletedError(stream));
+      return;
+    }
 
     if (options.hasSubscription()) {
       const confirmation = new ReadResp.SubscriptionConfirmation();
@@ -534,12 +551,16 @@ export class FakeEsdb {
       const first = new ReadResp();
       first.setConfirmation(confirmation);
       if (!(await send(first))) return;
+      if (tombstoned()) {
+        call.emit('error', streamDeletedError(stream));
+        return;
+      }
       // Subscriptions start strictly after the given revision / position.
       let index: number;
       if (isStream) {
         if (streamOpts!.hasStart()) index = 0;
         else if (streamOpts!.hasEnd()) index = source().length;
-        else index = Number(BigInt(streamOpts!.getRevision()) + 1n);
+        else index = Math.max(0, Number(BigInt(streamOpts!.getRevision()) + 1n) - base);
       } else {
         const all = options.getAll()!;
         if (all.hasStart()) index = 0;
@@ -593,8 +614,8 @@ export class FakeEsdb {
       if (streamOpts!.hasStart()) index = backwards ? -1 : 0;
       else if (streamOpts!.hasEnd()) index = backwards ? events.length - 1 : events.length;
       else {
-        const rev = BigInt(streamOpts!.getRevision());
-        index = backwards ? Math.min(Number(rev), events.length - 1) : Number(rev);
+        const rev = Number(BigInt(streamOpts!.getRevision())) - base;
+        index = backwards ? Math.min(rev, events.length - 1) : Math.max(0, rev);
       }
     } else {
       const all = options.getAll()!;

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ChangeNotifier } from '../../../../../adapters/store/shared/change-notifier.js';
-import { POSITION_GAP, TICKS_PER_MS, type AppendOutcome, type Expected, type Proposed, type StoredEvent } from './wire.js';
+import { POSITION_GAP, TICKS_PER_MS, TOMBSTONE_REVISION, type AppendOutcome, type DeleteOutcome, type Expected, type Proposed, type StoredEvent } from './wire.js';
 
 export class FakeLog {
   readonly streams = new Map<string, StoredEvent[]>();
@@ -14,12 +14,65 @@ export class FakeLog {
   readonly notifier = new ChangeNotifier();
   /** Event counts of the append requests that reached the log. */
   readonly appendSizes: number[] = [];
+  /** Tombstoned (hard-deleted) streams: reads answer "stream deleted", appends and deletes are refused. */
+  readonly tombstoned = new Set<string>();
+  /** Soft-deleted streams: stream reads show only revisions from here on (the `$tb` a soft delete sets). */
+  readonly truncatedBefore = new Map<string, bigint>();
   /** Real logs start far from 0: a commit position of 2^40 (1 TiB of log) is ordinary. */
   #nextPosition = 1n << 40n;
 
   current(stream: string): bigint | 'no_stream' {
     const events = this.streams.get(stream);
     return events && events.length > 0 ? events[events.length - 1]!.revision : 'no_stream';
+  }
+
+  /** The stream's current revision as writers see it: `no_stream` for a soft-deleted stream not written since. */
+  shown(stream: string): bigint | 'no_stream' {
+    const current = this.current(stream);
+    const soft = this.truncatedBefore.get(stream);
+    return current !== 'no_stream' && soft !== undefined && current < soft ? 'no_stream' : current;
+  }
+
+  /** The stream's events a stream read shows: all of them, but for those a soft delete truncated. */
+  visible(stream: string): readonly StoredEvent[] {
+    const events = this.streams.get(stream) ?? [];
+    const before = this.truncatedBefore.get(stream);
+    return before === undefined ? events : events.slice(Number(before));
+  }
+
+  /**
+   * Delete (`hard: false`) or Tombstone (`hard: true`), as EventStoreDB documents them: a tombstoned stream refuses
+   * (stream deleted) whatever the expected revision; otherwise the expected revision must match as for an append.
+   * Neither removes anything from `$all` (only a scavenge would: the fake never scavenges). A tombstone appends the
+   * `$streamDeleted` event (in the stream itself, at revision int64 max) to `$all` and retires the id; a soft delete
+   * writes `{"$tb": last + 1}` as `$metadata` in the `$$` stream, so stream reads show nothing until the next append,
+   * which continues the numbering (the stream is re-created).
+   */
+  delete(stream: string, expected: Expected, hard: boolean): DeleteOutcome {
+    if (this.tombstoned.has(stream)) return { ok: false, deleted: true };
+    const current = this.current(stream);
+    const shown = this.shown(stream);
+    const matches =
+      expected.kind === 'any' ||
+      (expected.kind === 'no_stream' && shown === 'no_stream') ||
+      (expected.kind === 'stream_exists' && shown !== 'no_stream') ||
+      (expected.kind === 'revision' && shown === expected.revision);
+    if (!matches) return { ok: false, current: shown, expected };
+    if (!hard) {
+      const last = current === 'no_stream' ? -1n : current;
+      this.truncatedBefore.set(stream, last + 1n);
+      const e = this.commit(`$$${stream}`, [
+        { id: randomUUID(), type: '$metadata', contentType: 'application/json', data: Buffer.from(JSON.stringify({ $tb: Number(last + 1n) })), customMetadata: new Uint8Array() },
+      ]);
+      return { ok: true, position: e.position };
+    }
+    this.tombstoned.add(stream);
+    this.#nextPosition += POSITION_GAP;
+    const created = (BigInt(Date.now()) * TICKS_PER_MS).toString();
+    const tombstone: StoredEvent = { stream, streamBytes: Buffer.from(stream, 'utf8'), id: randomUUID(), revision: TOMBSTONE_REVISION, position: this.#nextPosition, prepare: this.#nextPosition, type: '$streamDeleted', contentType: 'application/octet-stream', created, data: new Uint8Array(), customMetadata: new Uint8Array() };
+    this.all.push(tombstone);
+    this.notifier.notify();
+    return { ok: true, position: tombstone.position };
   }
 
   /**
@@ -33,8 +86,10 @@ export class FakeLog {
    */
   append(stream: string, expected: Expected, proposed: Proposed[]): AppendOutcome {
     this.appendSizes.push(proposed.length);
+    if (this.tombstoned.has(stream)) return { ok: false, deleted: true };
     const events = this.streams.get(stream) ?? [];
-    const current = this.current(stream);
+    // a soft-deleted stream takes `no_stream` again; its next event continues the numbering
+    const current = this.shown(stream);
     const currentNum = current === 'no_stream' ? -1n : current;
     const idempotentFrom = (start: number): AppendOutcome | null => {
       if (proposed.length === 0) return null;

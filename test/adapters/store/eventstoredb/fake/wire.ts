@@ -40,7 +40,17 @@ export type Expected = { kind: 'any' } | { kind: 'no_stream' } | { kind: 'stream
 
 export type AppendOutcome =
   | { ok: true; currentRevision: bigint; position: bigint }
+  | { ok: false; current: bigint | 'no_stream'; expected: Expected }
+  | { ok: false; deleted: true };
+
+/** What a Delete or Tombstone request did: deleted (at a `$all` position), refused as tombstoned, or a wrong expected version. */
+export type DeleteOutcome =
+  | { ok: true; position: bigint }
+  | { ok: false; deleted: true }
   | { ok: false; current: bigint | 'no_stream'; expected: Expected };
+
+/** The revision the server gives a tombstone (`$streamDeleted`): `EventNumber.DeletedStream`, the largest int64. */
+export const TOMBSTONE_REVISION = (1n << 63n) - 1n;
 
 export const TICKS_PER_MS = 10_000n;
 export const U64_MAX = ((1n << 64n) - 1n).toString();
