@@ -15,11 +15,10 @@ import type { CliIo } from './io.js';
 import { readLineBatches } from './read-lines.js';
 import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
 import { chainFails, formatAuditChain, formatOtherFates } from './audit-chain.js';
-import { auditExtras, auditOutput, parseAuditLimit, pastLimit, type AuditExtras, type AuditLimit } from './audit-extras.js';
+import { auditOutput, parseAuditLimit, pastLimit, type AuditExtras, type AuditLimit } from './audit-extras.js';
 import { auditFileOnePass, auditStreamOnePass } from './audit-pass.js';
 import { createProgress } from './progress.js';
-import { auditDshFile, formatAuditSource, untilRefusal, withSourceError, type AuditSource } from './dsh-audit.js';
-import { openDshLog } from '../dsh/dsh-source.js';
+import { auditDshFile, formatAuditSource, withSourceError, type AuditSource } from './dsh-audit.js';
 import { parseFormatOption, resolveFileFormat } from './log-format.js';
 
 import { formatAuditContent } from './audit-content.js';
@@ -58,7 +57,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
   if (spec !== undefined && formatOption === 'dsh') return reportUsage(io, AUDIT_USAGE, '--format dsh reads a file, not a store', json);
   const progress = createProgress(io, 'auditing', json);
   let report: AuditReport;
-  // the chain, the fates and the times (a second streaming pass); not for a store's raw stream file
+  // the chain, the fates and the times (from the same streaming pass); not for a store's raw stream file
   let extras: AuditExtras | null = null;
   // --json over a log with extras: turns and messages go to a temporary spool as decided, not held until printed
   let spool: AuditSpool | null = null;
@@ -82,10 +81,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
       if (!(await stat(target).catch(() => undefined))?.isFile()) return reportUsage(io, AUDIT_USAGE, `cannot read ${target}: no such file`, json);
       if ((await resolveFileFormat(target, formatOption)) === 'dsh') {
         spool = json ? openAuditSpool() : null;
-        const audited = await auditDshFile(target, limit, spoolOptions(spool));
-        report = audited.report;
-        const second = untilRefusal(openDshLog(target).envelopes);
-        extras = { ...(await auditExtras(null, second.envelopes, limit, progress.tick)), source: audited.source };
+        ({ report, extras } = await auditDshFile(target, limit, spoolOptions(spool), progress.tick));
       } else if (await isStreamFile(target)) report = await auditStreamFile(target);
       else {
         spool = json ? openAuditSpool() : null;

@@ -1,8 +1,10 @@
 import { createAuditor, type AuditorOptions, type AuditReport } from '../../domain/audit.js';
+import { isLosslessJson } from '../../domain/json.js';
 import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
 import { isDshLogError, type DshErrorCode, type DshLogError } from '../dsh/dsh-errors.js';
-import { openDshLog, type DshSummary } from '../dsh/dsh-source.js';
-import { pastLimit, type AuditLimit } from './audit-extras.js';
+import { openDshLog, type DshLog, type DshSummary } from '../dsh/dsh-source.js';
+import { auditExtras, createExtrasCollector, pastLimit, type AuditLimit } from './audit-extras.js';
+import type { AuditPass } from './audit-pass.js';
 
 /** A reader's refusal as the audit reports it: `seq` is the report's seq (harness seq + 1) when the line had one. */
 export interface SourceError {
@@ -42,20 +44,46 @@ const withHarnessSeq = (report: AuditReport): AuditReport =>
     ? report
     : { ...report, errors: report.errors.map((e) => (e.seq === null ? e : { ...e, message: `${e.message} (${e.seq === 0 ? 'the harness header' : `harness seq ${e.seq - 1}`})` })) };
 
-/** Streams a harness session log through the auditor (one pass); the reader's refusal comes back beside the report. */
-export const auditDshFile = async (file: string, limit?: AuditLimit, options?: AuditorOptions): Promise<{ readonly report: AuditReport; readonly source: AuditSource }> => {
-  const log = openDshLog(file);
+/** Opens a harness log for one streaming pass ({@link openDshLog}; a test passes one that counts its openings). */
+export type DshOpener = (file: string) => DshLog;
+
+/**
+ * `audit` of a harness session log in one streaming pass: each line is read, decoded and `JSON.parse`d once (by the
+ * harness reader), mapped, then checked by the chain verifier and folded once (the session fold and the message facts
+ * in one step), with the reader's summary and refusal beside them. The result is exactly that of the fold's pass
+ * followed by the extras' pass over a second reading of the file; in the one case where those two would read an
+ * envelope differently — a mapped envelope JSON text cannot carry as it is (a -0 the harness wrote, say), which the
+ * fold read through its JSON text and the extras as it is — the extras are taken from their own pass after this one.
+ */
+export const auditDshFile = async (
+  file: string,
+  limit?: AuditLimit,
+  options: AuditorOptions = {},
+  onEvent?: () => void,
+  open: DshOpener = openDshLog,
+): Promise<AuditPass> => {
+  const log = open(file);
   const read = untilRefusal(log.envelopes);
-  const auditor = createAuditor(file, options);
+  const collector = createExtrasCollector(null, onEvent);
+  const auditor = createAuditor(file, { ...options, onFacts: collector.facts });
+  let ownPass = false;
   for await (const envelope of read.envelopes) {
     if (pastLimit(envelope, limit)) break;
-    auditor.push(JSON.stringify(envelope));
+    collector.verify(envelope);
+    // after the chain check (which only reads it): the auditor freezes a valid event in place
+    if (!ownPass && isLosslessJson(envelope)) auditor.pushValue(envelope);
+    else {
+      ownPass = true;
+      auditor.push(JSON.stringify(envelope));
+    }
   }
   const report = withHarnessSeq(auditor.report());
   const refusal = read.error();
   // the fold's own refusal comes first: nothing past it was applied, so a later line's refusal is not reached
   const error = refusal && report.ok ? sourceErrorOf(refusal) : null;
-  return { report, source: { ...log.summary(), error } };
+  const source: AuditSource = { ...log.summary(), error };
+  const extras = ownPass ? await auditExtras(null, untilRefusal(open(file).envelopes).envelopes, limit, onEvent) : await collector.result();
+  return { report, extras: { ...extras, source } };
 };
 
 /** The audit report with the reader's refusal in it (for the human report: verdict and error lines). */

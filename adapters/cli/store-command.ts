@@ -13,8 +13,10 @@ export const STORE_USAGE = `usage: steerlog store check <jsonl:dir> [--json]
   repair            run crash recovery now (what any writable open does): replay the group journal, move a
                     crash's unfinished commit to quarantine/; refuses damage like open does
   repair --rebuild-index
-                    rebuild global.idx from the stream files, whose lines carry their positions; refuses when
-                    lines are damaged, positions conflict or are missing; the old index goes to quarantine/
+                    rebuild global.idx from the stream files, whose lines carry their positions; the events of
+                    deleted (archived) streams keep their positions retired; refuses when lines are damaged,
+                    positions conflict or are missing (beyond what deleted.log accounts for); the old index goes
+                    to quarantine/
 exit: 0 clean / repaired, 1 damage found, 2 usage, 3 the store could not be read or repaired`;
 
 const dirOf = (spec: string): string | undefined => (spec.startsWith('jsonl:') && spec.length > 6 ? spec.slice(6) : undefined);
@@ -46,7 +48,9 @@ export const storeCommand = async (argv: readonly string[], io: CliIo): Promise<
       return EXIT.ok;
     }
     const rebuilt = await rebuildJsonlIndex(dir);
-    const line = `rebuilt global.idx of ${spec}: ${rebuilt.events} events from ${rebuilt.streams} stream files${rebuilt.previousIndex ? `; the previous index is in ${rebuilt.previousIndex}` : ''}`;
+    const r = rebuilt.retired;
+    const retired = r ? ` (${r.events} of them retired: the events of ${r.streams} deleted stream${r.streams === 1 ? '' : 's'}${r.attribution === null ? '' : `, records ${r.attribution === 'previous-index' ? 'from the previous index' : 'in deletion-log order'}`})` : '';
+    const line = `rebuilt global.idx of ${spec}: ${rebuilt.events} events${retired} from ${rebuilt.streams} stream files${rebuilt.previousIndex ? `; the previous index is in ${rebuilt.previousIndex}` : ''}`;
     io.stdout.write(json ? `${JSON.stringify({ ok: true, ...rebuilt })}\n` : `${line}\n`);
     return EXIT.ok;
   } catch (e) {

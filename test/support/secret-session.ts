@@ -4,6 +4,7 @@ import type { EncryptionOptions } from '../../runtime/content-sealer.js';
 import { silentLogger } from '../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
+import type { HeadSigner } from '../../runtime/ports/head-signer.js';
 import { createRuntime } from '../../runtime/runtime.js';
 
 /** Distinctive plaintext that must never be found in a store (or its key files) when encryption is on. */
@@ -20,9 +21,10 @@ export const SECRETS = {
  * One session that carries a secret in every kind of payload: a prompt from `user:ana` (her own key with
  * `perActor`), a steer from inside a tool body, a tool call's arguments, its result, the model's answer, and a
  * follow-up still queued at the end (never run: the session is disposed while it waits). Ids and clock are
- * deterministic: with and without encryption the events differ only in their content fields.
+ * deterministic: with and without encryption the events differ only in their content fields. With a `signer`, the
+ * runtime signs a chain/head at every full checkpoint (the log then ends with one).
  */
-export const writeSecretSession = async (store: EventStore, sessionId: string, encryption?: EncryptionOptions): Promise<void> => {
+export const writeSecretSession = async (store: EventStore, sessionId: string, encryption?: EncryptionOptions, signer?: HeadSigner): Promise<void> => {
   const runtime = createRuntime({
     store,
     model: new ScriptedModel([
@@ -43,6 +45,7 @@ export const writeSecretSession = async (store: EventStore, sessionId: string, e
     logger: silentLogger,
     writeBatchDelayMs: 0,
     ...(encryption ? { encryption } : {}),
+    ...(signer ? { signer } : {}),
   });
   const agent = runtime.createSession({ sessionId, metadata: { actor: 'svc:helpdesk' } });
   agent.followup(createUserMessage(SECRETS.prompt, { kind: 'user' }, { newId: () => 'msg-prompt' }), { metadata: { actor: 'user:ana' } });

@@ -1,19 +1,17 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectLogFormat } from '../../../adapters/cli/log-format.js';
-import { chainedSession } from '../../support/chained-session.js';
 import { runCli as run } from '../cli/support/run-cli.js';
 import { framesOf, toHarnessLines } from './support/harness-log.js';
+import { steerlogLogs } from './support/steerlog-logs.js';
 
 /**
  * The model of the mapping: a steerlog log written in the harness's shape (header for session/created, seq − 1, no
  * ids, metadata or hashes, surface ops, tool-call block ids) audits exactly like the steerlog log, apart from what
  * the harness's format cannot carry (the chain, actors) and the `source` that says how it was read.
  */
-const examples = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'steerlog-dsh-round-trip-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -31,18 +29,6 @@ const comparable = (o: Out) => {
     messages: o.messages.map((m) => ({ ...m, fate: { ...m.fate, admitted: m.fate.admitted && { ...m.fate.admitted, actor: null } } })),
   };
 };
-
-const steerlogLogs = async (): Promise<[string, Record<string, unknown>[]][]> => [
-  ...readdirSync(examples)
-    .filter((f) => f.endsWith('.jsonl') && f !== 'invalid-schema.jsonl')
-    .map((f): [string, Record<string, unknown>[]] => [f, readFileSync(join(examples, f), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)]),
-  // the header has a creation time but no event time: session/created is read with time = createdAt (and the
-  // hashes go: they would no longer hold, and the harness's format has none)
-  [
-    'a runtime session with actors',
-    (await chainedSession('round-trip')).map(({ hash: _h, ...e }) => ({ ...e, ...(e.type === 'session/created' ? { time: (e.data as { createdAt: number }).createdAt } : {}) }) as Record<string, unknown>),
-  ],
-];
 
 describe('a steerlog log in the harness shape audits identically', () => {
   it('for every example log (valid and refused) and a runtime-written session, plain and in frames', async () => {
