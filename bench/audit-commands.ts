@@ -1,0 +1,121 @@
+/**
+ * The three commands an auditor runs on a large log — `steerlog audit --json`, `steerlog verify --json` and
+ * `steerlog why <id> --json` — each spawned (the built CLI, dist/) against the floor: a spawned process that reads
+ * the same file and JSON.parses every line (bench/support/parse-lines.mjs). At N and 2N events, in interleaved
+ * rounds, medians, with each process's wall time, CPU time (user + system) and peak RSS (GNU time). The logs are
+ * the chained session logs of bench/support/session-log.ts (10,000 pending at the peak by default).
+ *
+ * Every answer is checked, so a fast wrong one cannot pass: the audit ends with the plain-array model's pending
+ * lists; verify says `verified` with the last line's own hash as the head; why's fate of the input it asks about
+ * is the one the audit reports for it (two derivations of one fact).
+ *
+ *   npm run build && node --expose-gc --import tsx bench/audit-commands.ts [--events 200000] [--rounds 3] [--peak 10000] [--no-2n]
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AuditOutput } from '../adapters/cli/audit-extras.js';
+import { fmt, machineLine, median } from './support/machine.js';
+import { writeSessionLog, type FinalLists } from './support/session-log.js';
+import { spawnMeasured, type Spawned } from './support/spawn-measure.js';
+
+const arg = (name: string, dflt: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const EVENTS = arg('events', 200_000);
+const ROUNDS = arg('rounds', 3);
+const PEAK = arg('peak', 10_000);
+const SKIP_2N = process.argv.includes('--no-2n');
+const cli = join(import.meta.dirname, '..', 'bin', 'steerlog.js');
+const floor = join(import.meta.dirname, 'support', 'parse-lines.mjs');
+/** An input admitted early and claimed in a later turn: its whole life is in the log. */
+const ASKED = 'm-100';
+
+type Command = 'parse' | 'audit' | 'verify' | 'why';
+const COMMANDS: readonly Command[] = ['parse', 'audit', 'verify', 'why'];
+
+const root = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'steerlog-audit-commands-'));
+try {
+  console.log(`machine: ${machineLine()}`);
+  console.log(`date: ${new Date().toISOString()}`);
+  const sizes = SKIP_2N ? [1] : [1, 2];
+  const logs = new Map<number, { file: string; expected: FinalLists; lastHash: string; fate: string | null }>();
+  for (const size of sizes) {
+    const file = join(root, `${size}n.jsonl`);
+    const expected = await writeSessionLog(file, EVENTS * size, PEAK);
+    const text = readFileSync(file, 'utf8').trimEnd();
+    const lastHash = (JSON.parse(text.slice(text.lastIndexOf('\n') + 1)) as { hash: string }).hash;
+    logs.set(size, { file, expected, lastHash, fate: null });
+  }
+  console.log(`logs: ${sizes.map((s) => fmt(EVENTS * s)).join(' and ')} events, peak ${fmt(PEAK)} pending`);
+
+  const runs = new Map<string, Spawned[]>();
+  const check = (what: Command, size: number, r: Spawned): void => {
+    const log = logs.get(size)!;
+    switch (what) {
+      case 'parse':
+        if ((JSON.parse(r.stdout) as { lines: number }).lines !== log.expected.events) throw new Error('parse floor miscounted');
+        return;
+      case 'audit': {
+        const out = JSON.parse(r.stdout) as AuditOutput;
+        const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+        if (!out.ok || out.chain.status !== 'verified' || !same(out.inbox.nextTurn, log.expected.nextTurn) || !same(out.inbox.nextStep, log.expected.nextStep)) {
+          throw new Error(`audit at ${size}N: not the model's lists, or not verified`);
+        }
+        const fate = out.messages.find((m) => m.id === ASKED)?.fate.fate ?? null;
+        if (log.fate !== null && log.fate !== fate) throw new Error('audit fates differ between rounds');
+        log.fate = fate;
+        return;
+      }
+      case 'verify': {
+        const out = JSON.parse(r.stdout) as { ok: boolean; sessions: { status: string; head: { hash: string } | null }[] };
+        if (r.code !== 0 || !out.ok || out.sessions[0]?.status !== 'verified' || out.sessions[0].head?.hash !== log.lastHash) throw new Error(`verify at ${size}N: not verified up to the last line's hash`);
+        return;
+      }
+      case 'why': {
+        const out = JSON.parse(r.stdout) as { found: string; fate: { fate: string } | null };
+        if (out.found !== 'message' || out.fate === null) throw new Error(`why at ${size}N found no message ${ASKED}`);
+        if (log.fate !== null && out.fate.fate !== log.fate) throw new Error(`why says ${out.fate.fate}, audit says ${log.fate} for ${ASKED}`);
+        return;
+      }
+    }
+  };
+  for (let r = 0; r < ROUNDS; r++) {
+    // the audit first in every round (why is checked against its fate), the rest interleaved
+    const order: Command[] = r % 2 === 0 ? ['audit', 'parse', 'verify', 'why'] : ['audit', 'why', 'verify', 'parse'];
+    for (const size of sizes) {
+      const file = logs.get(size)!.file;
+      for (const what of order) {
+        const args = what === 'parse' ? [floor, file] : what === 'why' ? [cli, 'why', file, ASKED, '--json'] : [cli, what, file, '--json'];
+        const res = await spawnMeasured(args);
+        check(what, size, res);
+        const key = `${what}${size}`;
+        runs.set(key, [...(runs.get(key) ?? []), res]);
+      }
+    }
+  }
+  const med = (rs: Spawned[]) => median(rs.map((x) => x.seconds));
+  const cpu = (rs: Spawned[]) => median(rs.map((x) => x.cpuSeconds));
+  const peak = (rs: Spawned[]) => Math.max(...rs.map((x) => x.peakRssMiB));
+  console.log('');
+  for (const size of sizes) {
+    const base = runs.get(`parse${size}`)!;
+    for (const what of COMMANDS) {
+      const rs = runs.get(`${what}${size}`)!;
+      const ratio = what === 'parse' ? '' : `  = ${(med(rs) / med(base)).toFixed(2)}x wall, ${(cpu(rs) / cpu(base)).toFixed(2)}x CPU of the floor`;
+      console.log(
+        `${`${what === 'parse' ? 'parse floor' : `steerlog ${what}`}, ${fmt(EVENTS * size)}`.padEnd(28)} ${med(rs).toFixed(2).padStart(6)} s  CPU ${cpu(rs).toFixed(2).padStart(6)} s  peak RSS ${peak(rs).toFixed(0).padStart(4)} MiB${ratio}   (wall ${rs.map((x) => x.seconds.toFixed(2)).join(', ')})`,
+      );
+    }
+  }
+  if (!SKIP_2N) {
+    for (const what of COMMANDS.filter((c) => c !== 'parse')) {
+      const a = runs.get(`${what}1`)!;
+      const b = runs.get(`${what}2`)!;
+      console.log(`${what}: 2N/N ${(med(b) / med(a)).toFixed(2)} wall, ${(cpu(b) / cpu(a)).toFixed(2)} CPU; peak RSS ${peak(a).toFixed(0)} -> ${peak(b).toFixed(0)} MiB`);
+    }
+  }
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
