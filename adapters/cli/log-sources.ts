@@ -1,20 +1,27 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { envelopeOfRecorded, type RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
+import { readLineBatches } from './read-lines.js';
 
 /**
  * The raw events of a JSONL session log (one envelope per line), streamed: each line parsed as JSON (a line that
  * is not JSON yields the line itself, which every consumer refuses as "not a JSON object"). Blank lines are skipped.
+ * Lines end at `\n`, `\r\n` or a lone `\r` (as `node:readline` splits them); the file is read in large chunks
+ * (`readLineBatches`), and a line with a carriage return inside is split there.
  */
 export async function* fileEnvelopes(file: string): AsyncIterable<unknown> {
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (line.trim() === '') continue;
-    try {
-      yield JSON.parse(line) as unknown;
-    } catch {
-      yield line;
+  for await (const batch of readLineBatches(file)) {
+    for (const text of batch) {
+      // readLineBatches ends lines at \n (dropping a \r before it); a \r left inside ends a line too
+      for (const line of text.includes('\r') ? text.split('\r') : [text]) {
+        if (line.trim() === '') continue;
+        let raw: unknown;
+        try {
+          raw = JSON.parse(line) as unknown;
+        } catch {
+          raw = line;
+        }
+        yield raw;
+      }
     }
   }
 }
