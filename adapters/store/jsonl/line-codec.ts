@@ -156,9 +156,11 @@ export interface IndexRecord {
 }
 
 export const encodeIndexRecord = (r: IndexRecord, into: Buffer, at: number): void => {
-  const body = `${r.fileHash} ${r.offset.toString(16).padStart(16, '0')} ${hex8(r.length)} ${hex8(r.lineCrc)} ${r.batchEnd ? 'E' : '-'}`;
-  const crc = crc32(Buffer.from(body, 'ascii'));
-  into.write(`${body} ${hex8(crc)}`.padEnd(INDEX_RECORD_BYTES - 1, ' ') + '\n', at, INDEX_RECORD_BYTES, 'ascii');
+  const body = `${r.fileHash} ${r.offset.toString(16).padStart(16, '0')} ${hex8(r.length)} ${hex8(r.lineCrc)} ${r.batchEnd ? 'E' : '-'} `;
+  // the body goes in first, then its checksum (over the body, without the space after it) and the padding
+  const n = into.write(body, at, INDEX_RECORD_BYTES, 'ascii');
+  const crc = crc32(into, at, at + n - 1);
+  into.write(`${hex8(crc)}`.padEnd(INDEX_RECORD_BYTES - 1 - n, ' ') + '\n', at + n, INDEX_RECORD_BYTES - n, 'ascii');
 };
 
 const HEX_VALUE = (() => {
