@@ -64,7 +64,8 @@ interface Rate {
 
 let sessionNo = 0;
 const run = async (store: EventStore, shape: Shape, sessions: number): Promise<Rate> => {
-  const runtime = createRuntime({ store, model: modelFor(shape), tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], logger: silentLogger });
+  const model = modelFor(shape);
+  const runtime = createRuntime({ store, model, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], logger: silentLogger });
   const agents = Array.from({ length: sessions }, () => runtime.createSession({ sessionId: `bench-${process.pid}-${sessionNo++}` }));
   // warm-up: each session runs one turn before the clock starts, so its stream exists (creating 100 stream files
   // is a cost of creating sessions, not of running turns) and only steady-state turns are timed
@@ -85,6 +86,9 @@ const run = async (store: EventStore, shape: Shape, sessions: number): Promise<R
         agent.followup(createUserMessage('go'));
         await agent.whenIdle();
         turns++;
+        // the scripted model records every request (each with a copy of the conversation so far, for tests): dropped
+        // as the run goes, so that the fixture's memory does not grow with the square of the turns
+        if (model.requests.length > 256) model.requests.length = 0;
       }
     }),
   );
