@@ -1,5 +1,4 @@
 import type { EventType } from './events.js';
-import { deepFreeze } from './json.js';
 
 /**
  * A fast path for the event data a session log is mostly made of: hand-written checks that accept a strict subset
@@ -40,9 +39,9 @@ const freeze = <T>(v: T): T => Object.freeze(v);
  */
 let mode: 'copy' | 'in-place' | 'shared' = 'copy';
 /**
- * The checked value: a fresh frozen copy built by `build`, or `v` itself — in place, frozen here: every object of an
- * accepted shape comes through here after its children did, so a frozen object's children are frozen too, and the
- * final deepFreeze stops at the root without walking the tree again.
+ * The checked value: a fresh frozen copy built by `build`, or `v` itself — in place, frozen as soon as it is
+ * checked (its children were checked and frozen before it: a value the fast path accepts ends deep-frozen, and one
+ * it declines may be left partly frozen, which its owner may do with as it likes).
  */
 const keep = (v: Plain, build: () => Plain): Plain | null => (mode === 'copy' ? freeze(build()) : mode === 'in-place' ? freeze(v) : Object.isFrozen(v) ? v : MISS);
 const keepArray = (v: unknown[], built: Plain[]): readonly Plain[] | null =>
@@ -129,15 +128,77 @@ const turnEnd = (v: unknown): Plain | null => {
   return keep(v, () => ({ turn: v.turn, reason }));
 };
 
+/** An assistant block: text, reasoning, or a tool call `{type:'tool-call', callId, name, arguments}`. */
+const assistantBlock = (v: unknown): Plain | null => {
+  if (!isPlain(v)) return MISS;
+  if (v.type === 'text' || v.type === 'reasoning') {
+    if (!isStr(v.text) || !keysFit(v, ['type', 'text'])) return MISS;
+    return keep(v, () => ({ type: v.type, text: v.text }));
+  }
+  if (v.type !== 'tool-call' || !isNonEmpty(v.callId) || !isNonEmpty(v.name) || !isStr(v.arguments)) return MISS;
+  if (!keysFit(v, ['type', 'callId', 'name', 'arguments'])) return MISS;
+  return keep(v, () => ({ type: 'tool-call', callId: v.callId, name: v.name, arguments: v.arguments }));
+};
+
+/** `{kind:'model', provider, model}`, the source of a model's answer. */
+const modelSource = (v: unknown): Plain | null =>
+  isPlain(v) && v.kind === 'model' && isStr(v.provider) && isStr(v.model) && keysFit(v, ['kind', 'provider', 'model'])
+    ? keep(v, () => ({ kind: 'model', provider: v.provider, model: v.model }))
+    : MISS;
+
 const assistantMessage = (v: unknown): Plain | null => {
-  if (!isPlain(v) || !isPos(v.turn) || !isPos(v.step) || !keysFit(v, ['turn', 'step', 'message'])) return MISS;
+  if (!isPlain(v) || !isPos(v.turn) || !isPos(v.step) || !keysFit(v, ['turn', 'step', 'message'], ['usage', 'interrupted'])) return MISS;
+  if (v.interrupted !== undefined && v.interrupted !== true) return MISS;
   const m = v.message;
-  if (!isPlain(m) || m.role !== 'assistant' || !keysFit(m, ['role', 'content'])) return MISS;
+  if (!isPlain(m) || m.role !== 'assistant' || !keysFit(m, ['role', 'content'], ['source'])) return MISS;
+  if (!Array.isArray(m.content)) return MISS;
+  const blocks: Plain[] = [];
+  for (let i = 0; i < m.content.length; i++) {
+    const b = assistantBlock(m.content[i]);
+    if (b === MISS) return MISS;
+    blocks.push(b);
+  }
+  const content = keepArray(m.content as unknown[], blocks);
+  if (content === MISS) return MISS;
+  const src = m.source === undefined ? undefined : modelSource(m.source);
+  if (src === MISS) return MISS;
+  const message = keep(m, () => ({ role: 'assistant', content, ...(src !== undefined ? { source: src } : {}) }));
+  if (message === MISS) return MISS;
+  let usage: Plain | undefined;
+  if (v.usage !== undefined) {
+    const u = v.usage;
+    if (!isPlain(u) || !isNat(u.inputTokens) || !isNat(u.outputTokens) || !keysFit(u, ['inputTokens', 'outputTokens'])) return MISS;
+    const kept = keep(u, () => ({ inputTokens: u.inputTokens, outputTokens: u.outputTokens }));
+    if (kept === MISS) return MISS;
+    usage = kept;
+  }
+  return keep(v, () => ({ turn: v.turn, step: v.step, message, ...(usage !== undefined ? { usage } : {}), ...(v.interrupted === true ? { interrupted: true } : {}) }));
+};
+
+const toolCall = (v: unknown): Plain | null =>
+  isPlain(v) && isPos(v.turn) && isPos(v.step) && isNonEmpty(v.callId) && isNonEmpty(v.name) && isStr(v.arguments) && keysFit(v, ['turn', 'step', 'callId', 'name', 'arguments'])
+    ? keep(v, () => ({ turn: v.turn, step: v.step, callId: v.callId, name: v.name, arguments: v.arguments }))
+    : MISS;
+
+/** A tool result with text content (and `isError`, `error`); one with `meta` goes to zod. */
+const toolResult = (v: unknown): Plain | null => {
+  if (!isPlain(v) || !isPos(v.turn) || !isPos(v.step) || !keysFit(v, ['turn', 'step', 'message'], ['error'])) return MISS;
+  const m = v.message;
+  if (!isPlain(m) || m.role !== 'tool' || !isNonEmpty(m.callId) || !keysFit(m, ['role', 'callId', 'content'], ['isError'])) return MISS;
+  if (m.isError !== undefined && typeof m.isError !== 'boolean') return MISS;
   const content = textBlocks(m.content);
   if (content === MISS) return MISS;
-  const message = keep(m, () => ({ role: 'assistant', content }));
+  const message = keep(m, () => ({ role: 'tool', callId: m.callId, content, ...(m.isError !== undefined ? { isError: m.isError } : {}) }));
   if (message === MISS) return MISS;
-  return keep(v, () => ({ turn: v.turn, step: v.step, message }));
+  let error: Plain | undefined;
+  if (v.error !== undefined) {
+    const e = v.error;
+    if (!isPlain(e) || !isStr(e.name) || !isStr(e.code) || !keysFit(e, ['name', 'code'])) return MISS;
+    const kept = keep(e, () => ({ name: e.name, code: e.code }));
+    if (kept === MISS) return MISS;
+    error = kept;
+  }
+  return keep(v, () => ({ turn: v.turn, step: v.step, message, ...(error !== undefined ? { error } : {}) }));
 };
 
 const sessionCreated = (v: unknown): Plain | null => {
@@ -156,6 +217,8 @@ const FAST: Partial<Record<EventType, (v: unknown) => Plain | null>> = {
   'step/start': stepRef,
   'step/end': stepRef,
   'assistant/message': assistantMessage,
+  'tool/call': toolCall,
+  'tool/result': toolResult,
 };
 
 /**
@@ -168,8 +231,25 @@ export const fastEventData = (type: EventType, data: unknown, options: { readonl
   const check = FAST[type];
   if (check === undefined) return null;
   mode = options.inPlace === true ? 'in-place' : options.shared === true ? 'shared' : 'copy';
-  const checked = check(data);
-  const inPlace = mode === 'in-place';
-  mode = 'copy';
-  return checked === null || !inPlace ? checked : deepFreeze(checked);
+  try {
+    return check(data);
+  } finally {
+    mode = 'copy';
+  }
+};
+
+const COMMON_METADATA_KEYS: readonly string[] = ['actor', 'correlationId', 'causationId'];
+
+/**
+ * Whether `value` is metadata of the common shape — a plain object whose only keys are `actor`, `correlationId` and
+ * `causationId`, each a non-empty string — which `EventMetadataSchema` accepts as it is. False says nothing:
+ * anything else is for the schema to judge. (The metadata's fast path, as `fastEventData` is the data's.)
+ */
+export const isCommonMetadata = (value: unknown): boolean => {
+  if (!isPlain(value)) return false;
+  for (const key of Object.keys(value)) {
+    const v = value[key];
+    if (!COMMON_METADATA_KEYS.includes(key) || typeof v !== 'string' || v.length === 0) return false;
+  }
+  return true;
 };

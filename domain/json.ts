@@ -65,18 +65,17 @@ export type JsonSnapshot =
  */
 export const snapshotJson = (value: unknown): JsonSnapshot => {
   try {
-    return copy(value, '$', new Set());
+    return { ok: true, value: copy(value, new Set()) };
   } catch (e) {
-    if (e instanceof Unreadable) return { ok: false, path: e.path, problem: e.problem };
+    if (e instanceof Unreadable) return { ok: false, path: `$${e.segments.reverse().join('')}`, problem: e.problem };
     return { ok: false, path: '$', problem: `could not be read (${describeThrown(e)})` };
   }
 };
 
+/** Why a value cannot be snapshot; `segments` is its path from the failing value up, added while unwinding. */
 class Unreadable {
-  constructor(
-    readonly path: string,
-    readonly problem: string,
-  ) {}
+  readonly segments: string[] = [];
+  constructor(readonly problem: string) {}
 }
 
 const describeThrown = (e: unknown): string => {
@@ -87,57 +86,87 @@ const describeThrown = (e: unknown): string => {
   }
 };
 
-const read = <T>(path: string, f: () => T): T => {
-  try {
-    return f();
-  } catch (e) {
-    if (e instanceof Unreadable) throw e;
-    throw new Unreadable(path, `could not be read (${describeThrown(e)})`);
-  }
+const unreadable = (e: unknown): Unreadable => (e instanceof Unreadable ? e : new Unreadable(`could not be read (${describeThrown(e)})`));
+/** Adds the segment that leads to a failing child to its path (the path is built only when something fails). */
+const under = (e: unknown, segment: string): Unreadable => {
+  const u = unreadable(e);
+  u.segments.push(segment);
+  return u;
 };
+const NOT_JSON = 'not lossless JSON';
 
-const copy = (value: unknown, path: string, seen: Set<object>): JsonSnapshot => {
+/** The copy of `value` (every property read once), or throws Unreadable. */
+const copy = (value: unknown, seen: Set<object>): unknown => {
   switch (typeof value) {
     case 'string':
     case 'boolean':
-      return { ok: true, value };
+      return value;
     case 'number':
-      return Number.isFinite(value) && !Object.is(value, -0) ? { ok: true, value } : { ok: false, path, problem: 'not lossless JSON' };
+      if (Number.isFinite(value) && !Object.is(value, -0)) return value;
+      throw new Unreadable(NOT_JSON);
     case 'object': {
-      if (value === null) return { ok: true, value };
-      if (seen.has(value)) return { ok: false, path, problem: 'a cycle' };
-      const isArray = read(path, () => Array.isArray(value));
+      if (value === null) return null;
+      if (seen.has(value)) throw new Unreadable('a cycle');
+      let isArray: boolean;
+      try {
+        isArray = Array.isArray(value);
+      } catch (e) {
+        throw unreadable(e);
+      }
       seen.add(value);
       if (isArray) {
-        const length = read(path, () => (value as unknown[]).length);
+        const array = value as unknown[];
+        let length: number;
+        try {
+          length = array.length;
+        } catch (e) {
+          throw unreadable(e);
+        }
         const out: unknown[] = [];
         for (let i = 0; i < length; i++) {
-          const at = `${path}[${i}]`;
-          const item = read(at, () => (i in (value as unknown[]) ? { v: (value as unknown[])[i] } : null));
-          if (item === null) return { ok: false, path: at, problem: 'not lossless JSON (a hole)' };
-          const c = copy(item.v, at, seen);
-          if (!c.ok) return c;
-          out.push(c.value);
+          let item: unknown;
+          try {
+            if (!(i in array)) throw new Unreadable('not lossless JSON (a hole)');
+            item = array[i];
+          } catch (e) {
+            throw under(e, `[${i}]`);
+          }
+          try {
+            out.push(copy(item, seen));
+          } catch (e) {
+            throw under(e, `[${i}]`);
+          }
         }
         seen.delete(value);
-        return { ok: true, value: out };
+        return out;
       }
-      const proto = read(path, () => Object.getPrototypeOf(value));
-      if (proto !== Object.prototype && proto !== null) return { ok: false, path, problem: 'not lossless JSON' };
-      if (read(path, () => Object.getOwnPropertySymbols(value).length) > 0) return { ok: false, path, problem: 'not lossless JSON (symbol keys)' };
-      const keys = read(path, () => Object.keys(value));
+      let keys: string[];
+      try {
+        const proto = Object.getPrototypeOf(value);
+        if (proto !== Object.prototype && proto !== null) throw new Unreadable(NOT_JSON);
+        if (Object.getOwnPropertySymbols(value).length > 0) throw new Unreadable('not lossless JSON (symbol keys)');
+        keys = Object.keys(value);
+      } catch (e) {
+        throw unreadable(e);
+      }
       const out: Record<string, unknown> = {};
       for (const key of keys) {
-        const at = `${path}.${key}`;
-        const c = copy(read(at, () => (value as Record<string, unknown>)[key]), at, seen);
-        if (!c.ok) return c;
-        Object.defineProperty(out, key, { value: c.value, enumerable: true, writable: true, configurable: true });
+        let child: unknown;
+        try {
+          child = copy((value as Record<string, unknown>)[key], seen);
+        } catch (e) {
+          throw under(e, `.${key}`);
+        }
+        // a key the copy inherits (`__proto__`, `toString`, …) is defined as an own data property, as JSON.parse makes
+        // it: an assignment could set the prototype or call an inherited setter
+        if (key in out) Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
+        else out[key] = child;
       }
       seen.delete(value);
-      return { ok: true, value: out };
+      return out;
     }
     default:
-      return { ok: false, path, problem: 'not lossless JSON' };
+      throw new Unreadable(NOT_JSON);
   }
 };
 

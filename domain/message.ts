@@ -116,10 +116,13 @@ export const freezeMessage = (message: UserMessage): UserMessage => deepFreeze(s
 export const messageText = (message: UserMessage): string | null =>
   message.content.every((b) => b.type === 'text') ? message.content.map((b) => (b as TextBlock).text).join('') : null;
 
+const CONTENT_SCHEMA = z.array(ContentBlockSchema);
+
 /** Checks untrusted content (a string or blocks) and returns the blocks, or the first problem and its path. */
 export const parseContent = (content: unknown): { readonly ok: true; readonly blocks: ContentBlock[] } | { readonly ok: false; readonly problem: string } => {
-  const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
-  const parsed = z.array(ContentBlockSchema).safeParse(blocks);
+  // a string is one text block: nothing to check
+  if (typeof content === 'string') return { ok: true, blocks: [{ type: 'text', text: content }] };
+  const parsed = CONTENT_SCHEMA.safeParse(content);
   if (parsed.success) return { ok: true, blocks: parsed.data };
   const issue = parsed.error.issues[0]!;
   return { ok: false, problem: `${issue.message} at content${issue.path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('')}` };

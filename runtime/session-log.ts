@@ -2,16 +2,17 @@ import type { EventId } from '../domain/brand.js';
 import { chainInputOf, GENESIS_HASH, type ChainHashFn } from '../domain/event-chain.js';
 import { EventMetadataSchema, type EventMetadata } from '../domain/event-metadata.js';
 import { EVENT_DATA_SCHEMAS, isEventType, type EventDataByType, type EventType, type LogEvent, type SessionEvent } from '../domain/events.js';
+import { fastEventData, isCommonMetadata } from '../domain/fast-event-data.js';
 import { deepFreeze, snapshotJson } from '../domain/json.js';
 import { sha256ChainHash } from './chain-hash.js';
 import { stripSealed, type ContentSealer } from './content-sealer.js';
 import type { Clock, IdSource } from './ports/clock.js';
 import type { EventStore, NewEvent } from './ports/event-store.js';
 import type { HeadSigner } from './ports/head-signer.js';
-import { newEventOf } from './ports/recorded-envelope.js';
+import { checkedEvent } from './ports/checked-events.js';
 import { ConcurrencyError, isConcurrencyError, isDuplicateEventIdError, isUnknownOutcomeError } from './ports/store-errors.js';
 import { MessageTooLargeError, RuntimeError } from './errors.js';
-import { eventSizeBytes } from './ports/store-validation.js';
+import { eventSizeBytes, eventSizeOfJson } from './ports/store-validation.js';
 import type { Logger } from './logger.js';
 
 /** Options of {@link SessionLog}: the store and stream, clock, ids, logger, the events it starts from and the write-behind window. */
@@ -62,9 +63,10 @@ export type EventObserver = (event: LogEvent) => void;
  */
 export class SessionLog {
   readonly #events: LogEvent[];
-  /** The stored form of each event appended here (sealed when there is a sealer); null for the initial events. */
-  readonly #storedForm: (LogEvent | null)[];
+  /** What the store gets for each event appended here (sealed when there is a sealer); null for the initial events. */
+  readonly #storedForm: (NewEvent | null)[];
   readonly #observers = new Set<EventObserver>();
+  #observerList: EventObserver[] | null = null;
   readonly #checks = new Set<CommitCheck>();
   readonly #fenceListeners = new Set<(e: RuntimeError) => void>();
   readonly #opts: SessionLogOptions;
@@ -116,7 +118,11 @@ export class SessionLog {
 
   onEvent(observer: EventObserver): () => void {
     this.#observers.add(observer);
-    return () => this.#observers.delete(observer);
+    this.#observerList = null;
+    return () => {
+      this.#observerList = null;
+      return this.#observers.delete(observer);
+    };
   }
   /** Called once if another writer takes the stream (the session stops writing). */
   onFence(listener: (e: RuntimeError) => void): () => void {
@@ -149,13 +155,15 @@ export class SessionLog {
     const copied = snapshotJson(data);
     if (!copied.ok) throw new RuntimeError('non-json-event', `${type}: data is ${copied.problem} at ${copied.path.replace(/^\$/, 'data')}`);
     // the live log never holds an event that a reader of the stored log would refuse
-    if (isEventType(type)) {
+    // the common shapes are checked by hand on the copy, which is ours (fast-event-data.ts: a strict subset of what
+    // the schema accepts, frozen in place); anything else goes through the schema, which names what is wrong
+    if (isEventType(type) && fastEventData(type, copied.value, { inPlace: true }) === null) {
       const checked = EVENT_DATA_SCHEMAS[type].safeParse(copied.value);
       if (!checked.success) {
         const issue = checked.error.issues[0]!;
         throw new RuntimeError('invalid-event', `${type}: ${issue.message} at ${['data', ...issue.path].join('.')}`);
       }
-    } else if (!options.ignorable) {
+    } else if (!isEventType(type) && !options.ignorable) {
       throw new RuntimeError('invalid-event', `unknown event type "${type}" (only ignorable events of unknown types may be appended)`);
     }
     let metadata: EventMetadata | undefined;
@@ -163,8 +171,9 @@ export class SessionLog {
       // one read of every property, as for the data
       const copiedMeta = snapshotJson(options.metadata);
       if (!copiedMeta.ok) throw new RuntimeError('non-json-event', `${type}: metadata is ${copiedMeta.problem} at ${copiedMeta.path.replace(/^\$/, 'metadata')}`);
-      const checkedMeta = EventMetadataSchema.safeParse(copiedMeta.value);
-      if (!checkedMeta.success) {
+      // the common metadata (only actor, correlationId and causationId, as strings) is checked by hand on the copy
+      const checkedMeta = isCommonMetadata(copiedMeta.value) ? null : EventMetadataSchema.safeParse(copiedMeta.value);
+      if (checkedMeta !== null && !checkedMeta.success) {
         const issue = checkedMeta.error.issues[0]!;
         throw new RuntimeError('invalid-event', `${type}: ${issue.message} at ${['metadata', ...issue.path].join('.')}`);
       }
@@ -178,23 +187,33 @@ export class SessionLog {
     const stored = sealer ? deepFreeze(sealer.seal(type, snapshot, metadata, time)) : snapshot;
     // nor one the store would refuse as too large: measured as the store measures it, with the id it will carry
     const id = this.#nextId();
-    const size = eventSizeBytes({ id, type, data: stored, ...(metadata !== undefined ? { metadata } : {}) });
+    // serialized once: measured here, and the store writes these very bytes (checked-events.ts)
+    const dataJson = JSON.stringify(stored);
+    const size = eventSizeOfJson(dataJson, { id, type, ...(metadata !== undefined ? { metadata } : {}) });
     if (size > this.maxEventBytes) throw new MessageTooLargeError(type, size, this.maxEventBytes);
     for (const check of this.#checks) check(type, snapshot);
-    const fields = {
-      seq: this.#events.length,
+    const seq = this.#events.length;
+    const ignorable = options.ignorable === true;
+    // the chain covers the stored form (the ciphertext, when sealed): it verifies with no key, and after erasure
+    // throws (before anything is logged) for what RFC 8785 cannot serialize, e.g. a lone surrogate
+    const hash = this.#hashOf(
+      chainInputOf(this.stream, { seq, id: id as EventId, time, type, data: stored, ...(ignorable ? { ignorable: true as const } : {}), ...(metadata !== undefined ? { metadata } : {}) }, this.#head),
+    );
+    // data and metadata are deep-frozen already: freezing the envelope freezes the whole event
+    const event = Object.freeze({
+      seq,
       id: id as EventId,
       time,
       type,
       data: snapshot,
-      ...(options.ignorable ? { ignorable: true as const } : {}),
+      ...(ignorable ? { ignorable: true as const } : {}),
       ...(metadata !== undefined ? { metadata } : {}),
-    };
-    // the chain covers the stored form (the ciphertext, when sealed): it verifies with no key, and after erasure
-    // throws (before anything is logged) for what RFC 8785 cannot serialize, e.g. a lone surrogate
-    const hash = this.#hashOf(chainInputOf(this.stream, { ...fields, data: stored }, this.#head));
-    const event = deepFreeze({ ...fields, hash }) as unknown as LogEvent;
-    const storedEvent = stored === snapshot ? event : (deepFreeze({ ...fields, data: stored, hash }) as unknown as LogEvent);
+      hash,
+    }) as unknown as LogEvent;
+    const storedEvent = checkedEvent(
+      { id, type, time, data: stored, ...(ignorable ? { ignorable: true as const } : {}), ...(metadata !== undefined ? { metadata } : {}), hash },
+      { size, dataJson },
+    );
     this.#peekedId = null;
     this.#head = hash;
     this.#events.push(event);
@@ -202,7 +221,9 @@ export class SessionLog {
     this.#schedule();
     this.#publishing = true;
     try {
-      for (const observer of [...this.#observers]) {
+      // the observers as they were when publishing began (one array, rebuilt only when they change)
+      this.#observerList ??= [...this.#observers];
+      for (const observer of this.#observerList) {
         try {
           observer(event);
         } catch (e) {
@@ -329,13 +350,13 @@ export class SessionLog {
         continue;
       }
       const from = this.#durable;
-      const batch = this.#storedForm.slice(from) as LogEvent[];
+      const batch = this.#storedForm.slice(from) as NewEvent[];
       const expected = from === 0 ? 'no_stream' : BigInt(from - 1);
       attempts++;
       try {
         // no event reaches the store before the key that opens it
         await this.#opts.sealer?.durable();
-        await this.#opts.store.append(this.stream, batch.map(newEventOf), expected);
+        await this.#opts.store.append(this.stream, batch, expected);
         this.#durable = from + batch.length;
         this.#lastError = null;
         attempts = 0;

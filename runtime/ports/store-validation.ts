@@ -1,5 +1,6 @@
 import { isChainHash } from '../../domain/event-chain.js';
 import { describeValue, findNonJsonPath } from '../../domain/json.js';
+import { checkedForm } from './checked-events.js';
 import type { ExpectedRevision, NewEvent } from './event-store.js';
 import {
   ConcurrencyError,
@@ -42,7 +43,11 @@ export const assertValidStreamId = (stream: unknown): string => {
  * an event the live log admits is never one the store refuses as too large.
  */
 export const eventSizeBytes = (event: { readonly id: string; readonly type: string; readonly data: unknown; readonly metadata?: unknown }): number =>
-  Buffer.byteLength(JSON.stringify(event.data), 'utf8') +
+  eventSizeOfJson(JSON.stringify(event.data), event);
+
+/** `eventSizeBytes` of an event whose data is already serialized (`dataJson` = `JSON.stringify(event.data)`). */
+export const eventSizeOfJson = (dataJson: string, event: { readonly id: string; readonly type: string; readonly metadata?: unknown }): number =>
+  Buffer.byteLength(dataJson, 'utf8') +
   Buffer.byteLength(event.type, 'utf8') +
   Buffer.byteLength(event.id, 'utf8') +
   (event.metadata === undefined ? 0 : Buffer.byteLength(JSON.stringify(event.metadata), 'utf8'));
@@ -50,6 +55,9 @@ export const eventSizeBytes = (event: { readonly id: string; readonly type: stri
 /**
  * Checks every event of a batch.
  * Ids must be non-empty strings, unique inside the batch; data lossless JSON; the envelope within `maxEventBytes`.
+ * An event the session log built and marked (`markChecked`: deep-frozen, validated, measured) skips the walk over
+ * its data and metadata and the measurement, which it already passed; its id, type, time, uniqueness and size
+ * against this store's maximum are still checked. Every other event is checked in full.
  */
 export const assertValidBatch = (
   stream: string,
@@ -63,6 +71,13 @@ export const assertValidBatch = (
     if (typeof e.id !== 'string' || e.id.length === 0) throw new InvalidEventError(i, 'id must be a non-empty string');
     if (typeof e.type !== 'string' || e.type.length === 0) throw new InvalidEventError(i, 'type must be a non-empty string');
     if (typeof e.time !== 'number' || !Number.isFinite(e.time)) throw new InvalidEventError(i, 'time must be a finite number');
+    const form = checkedForm(e);
+    if (form !== undefined) {
+      if (ids.has(e.id)) throw new DuplicateEventIdError(stream, e.id, 'appears twice in one batch');
+      ids.add(e.id);
+      if (form.size > maxEventBytes) throw new EventTooLargeError(i, form.size, maxEventBytes);
+      return;
+    }
     if (e.ignorable !== undefined && e.ignorable !== true) throw new InvalidEventError(i, 'ignorable must be true or absent');
     const bad = findNonJsonPath(e.data);
     if (bad !== null) throw new InvalidEventError(i, `data is not lossless JSON at ${bad}`);

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EVENT_DATA_SCHEMAS, type EventType } from '../../domain/events.js';
-import { fastEventData } from '../../domain/fast-event-data.js';
+import { fastEventData, isCommonMetadata } from '../../domain/fast-event-data.js';
+import { EventMetadataSchema } from '../../domain/event-metadata.js';
 import { findNonJsonPath } from '../../domain/json.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import * as E from 'fp-ts/lib/Either.js';
@@ -23,6 +24,20 @@ const samples: readonly { readonly type: EventType; readonly data: unknown }[] =
   { type: 'step/end', data: { turn: 1, step: 2 } },
   { type: 'assistant/message', data: { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }] } } },
   { type: 'assistant/message', data: { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'reasoning', text: 'r' }] }, usage: { inputTokens: 1, outputTokens: 2 } } },
+  {
+    type: 'assistant/message',
+    data: {
+      turn: 2,
+      step: 3,
+      message: { role: 'assistant', content: [{ type: 'text', text: 'a' }, { type: 'tool-call', callId: 'c1', name: 'noop', arguments: '{}' }], source: { kind: 'model', provider: 'p', model: 'm' } },
+      interrupted: true,
+    },
+  },
+  { type: 'assistant/message', data: { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'image', mediaType: 'image/png', data: 'AA==' }] } } },
+  { type: 'tool/call', data: { turn: 1, step: 2, callId: 'c1', name: 'noop', arguments: '{"a":1}' } },
+  { type: 'tool/result', data: { turn: 1, step: 2, message: { role: 'tool', callId: 'c1', content: [{ type: 'text', text: 'ok' }] } } },
+  { type: 'tool/result', data: { turn: 1, step: 2, message: { role: 'tool', callId: 'c1', content: [], isError: true }, error: { name: 'E', code: 'X' } } },
+  { type: 'tool/result', data: { turn: 1, step: 2, message: { role: 'tool', callId: 'c1', content: [] }, meta: { k: [1] } } },
 ];
 
 /** A random edit somewhere inside a JSON value: drop a key, add one, or replace a value (with another JSON value or an edge number). */
@@ -55,7 +70,7 @@ describe('fastEventData (the parse fast path) accepts only what the schemas acce
       expect(zod.success).toBe(true);
       if (fast !== null) expect(fast).toEqual(zod.data);
     }
-    expect(samples.filter((s) => fastEventData(s.type, s.data) !== null).length).toBe(10);
+    expect(samples.filter((s) => fastEventData(s.type, s.data) !== null).length).toBe(15);
   });
 
   /** Every object and array inside `v` is frozen (in place, the checks freeze each one; nothing walks it again). */
@@ -131,5 +146,20 @@ describe('fastEventData in shared mode (a store\'s deep-frozen recorded data)', 
       expect(E.isRight(p) && p.right.data).not.toBe(partly.data);
       expect(E.isRight(p) && Object.isFrozen(p.right.data)).toBe(true);
     }
+  });
+});
+
+describe('isCommonMetadata (the metadata fast path) accepts only what EventMetadataSchema accepts', () => {
+  it('takes actor/correlationId/causationId strings, and leaves everything else to the schema', () => {
+    expect(isCommonMetadata({ causationId: 'e1' })).toBe(true);
+    expect(isCommonMetadata({ actor: 'a', correlationId: 'c', causationId: 'e' })).toBe(true);
+    expect(isCommonMetadata({ tenant: 't' })).toBe(false);
+    expect(isCommonMetadata({ causationId: '' })).toBe(false);
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom('actor', 'correlationId', 'causationId', 'tenant', '__proto__'), edgeValue), (m) => {
+        if (isCommonMetadata(m)) expect(EventMetadataSchema.safeParse(m).success).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

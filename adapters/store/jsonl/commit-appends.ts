@@ -1,3 +1,4 @@
+import { checkedForm } from '../../../runtime/ports/checked-events.js';
 import { optionalEventFields } from '../../../runtime/ports/recorded-envelope.js';
 import {
   globalPosition,
@@ -105,7 +106,7 @@ export const commitAppends = async (
             ...optionalEventFields(e),
             g: index.view.count, // the commit's first position: see StoredEvent.g
           };
-          draft.lines.push(encodeEventLine(stored).bytes);
+          draft.lines.push(encodeEventLine(stored, checkedForm(e)?.dataJson).bytes);
           draft.newIds.set(e.id, rev);
           draft.newPositions.push(pos);
         }

@@ -26,6 +26,7 @@ import { CommitQueue } from './group-commit.js';
 import { LockLease } from './lock-lease.js';
 import { recoverDirectory, verifyReadOnly } from './open-recovery.js';
 import { StoreIoError } from '../../../runtime/ports/store-errors.js';
+import { checkedForm } from '../../../runtime/ports/checked-events.js';
 import { StoreDirectory } from './store-directory.js';
 import type { JsonlEventStoreOptions } from './store-options.js';
 import { StreamCache } from './stream-cache.js';
@@ -98,7 +99,9 @@ export class JsonlEventStore implements EventStore, StreamDeletion {
     } catch (e) {
       return Promise.reject(e);
     }
-    const copy = events.map((e) => ({ ...e, data: structuredClone(e.data) }));
+    // a copy, so that the caller changing its objects before the commit changes nothing; an event the session log
+    // built and marked is deep-frozen (and its serialized data is reused: checked-events.ts), so it is kept as is
+    const copy = events.map((e) => (checkedForm(e) !== undefined ? e : { ...e, data: structuredClone(e.data) }));
     return new Promise<AppendResult>((resolve, reject) => this.#queue.push({ stream, events: copy, expected, resolve, reject }));
   }
 

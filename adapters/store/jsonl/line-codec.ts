@@ -67,28 +67,24 @@ export interface EncodedLine {
   readonly crc: number;
 }
 
+/** One buffer for the whole line: the checksum's 8 hex digits are written into it once the inner bytes are known. */
 const encode = (key: 'e' | 'h', inner: string): EncodedLine => {
-  const innerBytes = Buffer.from(inner, 'utf8');
-  const crc = crc32(innerBytes);
-  const head = Buffer.from(`{"c":"${hex8(crc)}","${key}":`, 'ascii');
-  return { bytes: Buffer.concat([head, innerBytes, Buffer.from('}\n', 'ascii')]), crc };
+  const bytes = Buffer.from(`{"c":"00000000","${key}":${inner}}\n`, 'utf8');
+  const crc = crc32(bytes, INNER_START, bytes.length - 2);
+  bytes.write(hex8(crc), 6, 'latin1');
+  return { bytes, crc };
 };
 
-export const encodeEventLine = (e: StoredEvent): EncodedLine =>
+/**
+ * The line of an event. Its inner object is `JSON.stringify` of `{rev, pos, id, type, time, data, ignorable?,
+ * metadata?, hash?, g?}`, written out field by field so that data serialized already can be reused: `dataJson`, when
+ * given, must be `JSON.stringify(e.data)` (the session log's, see runtime/ports/checked-events.ts).
+ */
+export const encodeEventLine = (e: StoredEvent, dataJson: string = JSON.stringify(e.data)): EncodedLine =>
   encode(
     'e',
-    JSON.stringify({
-      rev: e.rev,
-      pos: e.pos,
-      id: e.id,
-      type: e.type,
-      time: e.time,
-      data: e.data,
-      ...(e.ignorable ? { ignorable: true } : {}),
-      ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
-      ...(e.hash !== undefined ? { hash: e.hash } : {}),
-      ...(e.g === undefined ? {} : { g: e.g }),
-    }),
+    `{"rev":${JSON.stringify(e.rev)},"pos":${JSON.stringify(e.pos)},"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"time":${JSON.stringify(e.time)},"data":${dataJson}` +
+      `${e.ignorable ? ',"ignorable":true' : ''}${e.metadata !== undefined ? `,"metadata":${JSON.stringify(e.metadata)}` : ''}${e.hash !== undefined ? `,"hash":${JSON.stringify(e.hash)}` : ''}${e.g === undefined ? '' : `,"g":${JSON.stringify(e.g)}`}}`,
   );
 
 export const encodeHeaderLine = (stream: string): EncodedLine =>
@@ -160,9 +156,11 @@ export interface IndexRecord {
 }
 
 export const encodeIndexRecord = (r: IndexRecord, into: Buffer, at: number): void => {
-  const body = `${r.fileHash} ${r.offset.toString(16).padStart(16, '0')} ${hex8(r.length)} ${hex8(r.lineCrc)} ${r.batchEnd ? 'E' : '-'}`;
-  const crc = crc32(Buffer.from(body, 'ascii'));
-  into.write(`${body} ${hex8(crc)}`.padEnd(INDEX_RECORD_BYTES - 1, ' ') + '\n', at, INDEX_RECORD_BYTES, 'ascii');
+  const body = `${r.fileHash} ${r.offset.toString(16).padStart(16, '0')} ${hex8(r.length)} ${hex8(r.lineCrc)} ${r.batchEnd ? 'E' : '-'} `;
+  // the body goes in first, then its checksum (over the body, without the space after it) and the padding
+  const n = into.write(body, at, INDEX_RECORD_BYTES, 'ascii');
+  const crc = crc32(into, at, at + n - 1);
+  into.write(`${hex8(crc)}`.padEnd(INDEX_RECORD_BYTES - 1 - n, ' ') + '\n', at + n, INDEX_RECORD_BYTES - n, 'ascii');
 };
 
 const HEX_VALUE = (() => {

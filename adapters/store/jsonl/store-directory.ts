@@ -22,6 +22,15 @@ export const io = async <T>(operation: string, fn: () => Promise<T>): Promise<T>
 };
 
 /** The store's directory as one instance has it open: paths, open files, write handles, and the sizes it last saw. */
+/** A stream's file name, the hash it is made of, and its path. */
+export interface StreamNames {
+  readonly hash: string;
+  readonly fileName: string;
+  readonly path: string;
+}
+/** How many streams' names `names` keeps (then it starts over). */
+const NAMES_KEPT = 4096;
+
 export class StoreDirectory {
   readonly dir: string;
   readonly streamsDir: string;
@@ -39,6 +48,7 @@ export class StoreDirectory {
   /** The deletion log as last read (see deletions.ts); refreshDeletions re-reads it when its size changed. */
   deletions: Deletions = NO_DELETIONS;
   readonly #writeHandles = new Map<string, FileOps>();
+  readonly #names = new Map<string, StreamNames>();
 
   constructor(dir: string, fs: FsOps, files: { indexWrite: FileOps; indexRead: FileOps; journal: FileOps }, durability: JsonlDurability) {
     this.dir = dir;
@@ -55,9 +65,16 @@ export class StoreDirectory {
     if (this.closed) throw new StoreClosedError();
   }
 
-  names(stream: string): { hash: string; fileName: string; path: string } {
-    const { hash, fileName } = streamFileName(stream);
-    return { hash, fileName, path: join(this.streamsDir, fileName) };
+  /** A stream's file name, its hash and its path (a hash of the id: kept for the streams of the last commits). */
+  names(stream: string): StreamNames {
+    let names = this.#names.get(stream);
+    if (names === undefined) {
+      const { hash, fileName } = streamFileName(stream);
+      names = Object.freeze({ hash, fileName, path: join(this.streamsDir, fileName) });
+      if (this.#names.size >= NAMES_KEPT) this.#names.clear();
+      this.#names.set(stream, names);
+    }
+    return names;
   }
 
   /** Write handles stay open between commits; trimWriteHandles closes the least recently used after each. */

@@ -13,6 +13,7 @@ import {
   type SubscribeOptions,
   type SubscriptionMessage,
 } from '../../../runtime/ports/event-store.js';
+import { checkedForm } from '../../../runtime/ports/checked-events.js';
 import { StoreClosedError, StreamDeletedError } from '../../../runtime/ports/store-errors.js';
 import type { StreamDeletion } from '../../../runtime/ports/stream-deletion.js';
 import {
@@ -82,6 +83,8 @@ export class MemoryEventStore implements EventStore, StreamDeletion {
     if (!record) this.#streams.set(stream, target);
     let last: RecordedEvent | undefined;
     for (const e of events) {
+      // an event the session log built and marked is deep-frozen already: kept as it is, not copied
+      const shared = checkedForm(e) !== undefined;
       last = deepFreeze({
         stream,
         revision: streamRevision(target.events.length),
@@ -89,9 +92,9 @@ export class MemoryEventStore implements EventStore, StreamDeletion {
         id: e.id,
         type: e.type,
         time: e.time,
-        data: structuredClone(e.data),
+        data: shared ? e.data : structuredClone(e.data),
         ...(e.ignorable ? { ignorable: true as const } : {}),
-        ...(e.metadata !== undefined ? { metadata: structuredClone(e.metadata) } : {}),
+        ...(e.metadata !== undefined ? { metadata: shared ? e.metadata : structuredClone(e.metadata) } : {}),
         ...(e.hash !== undefined ? { hash: e.hash } : {}),
       });
       target.events.push(last);

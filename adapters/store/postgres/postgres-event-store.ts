@@ -26,6 +26,7 @@ import {
   DEFAULT_MAX_EVENT_BYTES,
   idempotencyVerdict,
 } from '../../../runtime/ports/store-validation.js';
+import { checkedForm } from '../../../runtime/ports/checked-events.js';
 import { deepFreeze } from '../../../domain/json.js';
 import { allSource, catchUpThenLive, streamSource, type CatchUpSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
@@ -593,7 +594,7 @@ const encodeBatch = (events: readonly NewEvent[]): EncodedBatch => {
       if (NUL.test(value)) throw new InvalidEventError(i, `${field} contains U+0000, which PostgreSQL text cannot store`);
       if (LONE_SURROGATE.test(value)) throw new InvalidEventError(i, `${field} is not valid UTF-16 (lone surrogate)`);
     }
-    const data = JSON.stringify(e.data);
+    const data = checkedForm(e)?.dataJson ?? JSON.stringify(e.data);
     batch.ids.push(e.id);
     batch.types.push(e.type);
     batch.times.push(e.time);

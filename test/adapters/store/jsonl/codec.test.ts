@@ -13,6 +13,49 @@ describe('line codec', () => {
     );
   });
 
+  it('an event line is byte for byte the checksummed JSON.stringify of its fields, in their order, with or without data serialized beforehand', () => {
+    const crcHex = (inner: Buffer): string => (zlib.crc32(inner) >>> 0).toString(16).padStart(8, '0');
+    fc.assert(
+      fc.property(
+        fc.record(
+          {
+            rev: fc.nat(),
+            pos: fc.nat(),
+            id: fc.string({ minLength: 1 }),
+            type: fc.string({ minLength: 1 }),
+            time: fc.double({ noNaN: true, noDefaultInfinity: true }),
+            data: fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown),
+            ignorable: fc.constant(true as const),
+            metadata: fc.dictionary(fc.string(), fc.jsonValue()).map((v) => JSON.parse(JSON.stringify(v)) as Record<string, unknown>),
+            hash: fc.stringMatching(/^[0-9a-f]{64}$/),
+            g: fc.nat(),
+          },
+          { requiredKeys: ['rev', 'pos', 'id', 'type', 'time', 'data'] },
+        ),
+        (e) => {
+          const inner = Buffer.from(
+            JSON.stringify({
+              rev: e.rev,
+              pos: e.pos,
+              id: e.id,
+              type: e.type,
+              time: e.time,
+              data: e.data,
+              ...(e.ignorable ? { ignorable: true } : {}),
+              ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
+              ...(e.hash !== undefined ? { hash: e.hash } : {}),
+              ...(e.g === undefined ? {} : { g: e.g }),
+            }),
+            'utf8',
+          );
+          const expected = Buffer.concat([Buffer.from(`{"c":"${crcHex(inner)}","e":`), inner, Buffer.from('}\n')]);
+          expect(encodeEventLine(e).bytes.equals(expected)).toBe(true);
+          expect(encodeEventLine(e, JSON.stringify(e.data)).bytes.equals(expected)).toBe(true);
+        },
+      ),
+    );
+  });
+
   it('event lines round-trip and any flipped byte is detected', () => {
     fc.assert(
       fc.property(fc.string({ minLength: 1 }), fc.jsonValue(), fc.nat(), (id, data, flip) => {
