@@ -1,6 +1,4 @@
-import { optionalEventFields } from '../../../runtime/ports/recorded-envelope.js';
 import { join } from 'node:path';
-import { deepFreeze } from '../../../domain/json.js';
 import {
   globalPosition,
   streamRevision,
@@ -95,15 +93,34 @@ const readRun = async (directory: StoreDirectory, cache: StreamCache, files: Map
   });
 };
 
-/** A stored event as the port's frozen recorded event of `stream`. */
-export const recordedEvent = (stream: string, e: StoredEvent): RecordedEvent =>
-  deepFreeze({
+/**
+ * A stored event as the port's deep-frozen recorded event of `stream`. Its `data` and `metadata` come fresh from
+ * `JSON.parse` (no cycle, nothing frozen yet, nothing shared), so they are frozen without the general `deepFreeze`'s
+ * checks.
+ */
+export const recordedEvent = (stream: string, e: StoredEvent): RecordedEvent => {
+  const recorded: { -readonly [K in keyof RecordedEvent]: RecordedEvent[K] } = {
     stream,
     revision: streamRevision(e.rev),
     position: globalPosition(e.pos),
     id: e.id,
     type: e.type,
     time: e.time,
-    data: e.data,
-    ...optionalEventFields(e),
-  });
+    data: freezeParsed(e.data),
+  };
+  if (e.ignorable) recorded.ignorable = true;
+  if (e.metadata !== undefined) recorded.metadata = freezeParsed(e.metadata);
+  if (e.hash !== undefined) recorded.hash = e.hash;
+  return Object.freeze(recorded);
+};
+
+/** Deep-freezes a value fresh from `JSON.parse`: plain objects and arrays, no cycle. */
+const freezeParsed = <T>(value: T): T => {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) freezeParsed(value[i]);
+  } else {
+    for (const key of Object.keys(value)) freezeParsed((value as Record<string, unknown>)[key]);
+  }
+  return Object.freeze(value);
+};

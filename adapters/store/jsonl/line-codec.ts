@@ -24,7 +24,8 @@ const nativeCrc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
 
 /** CRC-32 (IEEE, as zlib and PNG) of `bytes[start..end)`; zlib's native one where Node has it (≥ 20.15). */
 export const crc32 = (bytes: Uint8Array, start = 0, end = bytes.length): number =>
-  nativeCrc32 ? nativeCrc32(bytes.subarray(start, end)) >>> 0 : crc32Portable(bytes, start, end);
+  // a plain Uint8Array view costs less to make than a Buffer's `subarray`
+  nativeCrc32 ? nativeCrc32(new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start)) >>> 0 : crc32Portable(bytes, start, end);
 
 /** The table-driven CRC-32 used when zlib has none. */
 export const crc32Portable = (bytes: Uint8Array, start = 0, end = bytes.length): number => {
@@ -108,40 +109,43 @@ const KEY_H = 0x68;
  * The stored checksum of a line's head `{"c":"<8 lowercase hex>","e":` (or `"h":`), read byte by byte at fixed
  * offsets (no string, no regular expression: every read decodes every line); -1 when the head is not that.
  */
-const storedCrcOf = (line: Uint8Array): number => {
-  for (let i = 0; i < 6; i++) if (line[i] !== HEAD_OPEN[i]) return -1;
+const storedCrcOf = (bytes: Uint8Array, at: number): number => {
+  for (let i = 0; i < 6; i++) if (bytes[at + i] !== HEAD_OPEN[i]) return -1;
   let crc = 0;
-  for (let i = 6; i < 14; i++) {
-    const d = HEX_VALUE[line[i]!]!;
+  for (let i = at + 6; i < at + 14; i++) {
+    const d = HEX_VALUE[bytes[i]!]!;
     if (d < 0) return -1;
     crc = crc * 16 + d;
   }
-  for (let i = 0; i < 6; i++) if (i !== 3 && line[14 + i] !== HEAD_CLOSE[i]) return -1;
-  const key = line[17];
+  for (let i = 0; i < 6; i++) if (i !== 3 && bytes[at + 14 + i] !== HEAD_CLOSE[i]) return -1;
+  const key = bytes[at + 17];
   return key === KEY_E || key === KEY_H ? crc : -1;
 };
 
 /** Decodes one line (without its newline). Returns a reason string when the line is damaged. */
-export const decodeLine = (line: Uint8Array): DecodedLine | string => {
-  if (line.length < INNER_START + 3) return 'line too short';
-  const stored = storedCrcOf(line);
+export const decodeLine = (line: Uint8Array): DecodedLine | string =>
+  decodeLineAt(Buffer.isBuffer(line) ? line : Buffer.from(line.buffer, line.byteOffset, line.length), 0, line.length);
+
+/**
+ * `decodeLine` of the line `bytes[start..end)` (without its newline), read in place: no view of the line is made
+ * but the one the checksum needs.
+ */
+export const decodeLineAt = (bytes: Buffer, start: number, end: number): DecodedLine | string => {
+  if (end - start < INNER_START + 3) return 'line too short';
+  const stored = storedCrcOf(bytes, start);
   if (stored < 0) return 'not a steerlog line';
-  if (line[line.length - 1] !== 0x7d) return 'line does not end with }';
-  const crc = crc32(line, INNER_START, line.length - 1);
+  if (bytes[end - 1] !== 0x7d) return 'line does not end with }';
+  const crc = crc32(bytes, start + INNER_START, end - 1);
   if (crc !== stored) return `checksum mismatch (stored ${hex8(stored)}, computed ${hex8(crc)})`;
   let inner: unknown;
   try {
-    // a Buffer decodes its own range (no view object); a plain Uint8Array goes through a Buffer view of it
-    const text = Buffer.isBuffer(line)
-      ? line.toString('utf8', INNER_START, line.length - 1)
-      : Buffer.from(line.buffer, line.byteOffset + INNER_START, line.length - 1 - INNER_START).toString('utf8');
-    inner = JSON.parse(text);
+    inner = JSON.parse(bytes.toString('utf8', start + INNER_START, end - 1));
   } catch {
     return 'checksum matches but the JSON does not parse';
   }
   if (typeof inner !== 'object' || inner === null) return 'inner value is not an object';
   const o = inner as Record<string, unknown>;
-  if (line[17] === KEY_H) {
+  if (bytes[start + 17] === KEY_H) {
     if (o.format !== STREAM_FORMAT || o.version !== STREAM_FORMAT_VERSION || typeof o.stream !== 'string') {
       return `unknown header ${JSON.stringify(o).slice(0, 80)}`;
     }

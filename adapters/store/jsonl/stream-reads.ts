@@ -4,11 +4,11 @@ import { pageSizeOf } from '../../../runtime/ports/paged-reads.js';
 import { recordedEvent } from './event-reads.js';
 import type { FileOps } from './fs-ops.js';
 import { viewIndex } from './global-index.js';
-import { decodeLine, type StoredEvent } from './line-codec.js';
+import { decodeLineAt, type StoredEvent } from './line-codec.js';
 import { committedTail } from './recovery.js';
 import { io, type StoreDirectory } from './store-directory.js';
 import type { StreamCache } from './stream-cache.js';
-import { backwardLines, forwardLineBatches } from './stream-file.js';
+import { backwardLines, forwardLineRuns } from './stream-file.js';
 
 /**
  * The stream read path: no lock. A reader stops before a stream file's uncommitted tail. Reads go a page at a
@@ -66,34 +66,34 @@ async function* forwardPages(cache: StreamCache, stream: string, file: FileOps, 
   let rev = useHint ? hint.rev : 0;
   let line: number | undefined = useHint ? undefined : 1;
   let count = 0;
-  for await (const batch of forwardLineBatches(file, useHint ? hint.offset : tail.headerEnd, tail.end, READ_CHUNK)) {
+  for await (const runs of forwardLineRuns(file, useHint ? hint.offset : tail.headerEnd, tail.end, READ_CHUNK)) {
     let page: RecordedEvent[] = [];
     let failure: unknown;
     let done = false;
     let nextRev = 0; // the line after the page's last event: remembered before the page is handed out
     let nextOffset = 0;
-    for (const raw of batch) {
-      if (line !== undefined) line++;
-      if (rev >= from) {
-        let event: StoredEvent;
-        try {
-          event = decodeEvent(raw.bytes, fileName, raw.offset, line, rev);
-        } catch (e) {
-          failure = e;
-          break;
+    runs: for (const { bytes, base, starts, ends } of runs) {
+      for (let i = 0; i < starts.length; i++) {
+        if (line !== undefined) line++;
+        if (rev >= from) {
+          const decoded = decodeEvent(bytes, starts[i]!, ends[i]!, fileName, base + starts[i]!, line, rev);
+          if (decoded instanceof StoreCorruptError) {
+            failure = decoded;
+            break runs;
+          }
+          page.push(recordedEvent(stream, decoded));
+          nextRev = rev + 1;
+          nextOffset = base + ends[i]! + 1;
+          if (++count >= max) done = true;
+          if (done || page.length >= pageSize) {
+            cache.readHints.set(stream, { rev: nextRev, offset: nextOffset });
+            yield page;
+            if (done) return;
+            page = [];
+          }
         }
-        page.push(recordedEvent(stream, event));
-        nextRev = rev + 1;
-        nextOffset = raw.offset + raw.bytes.length + 1;
-        if (++count >= max) done = true;
-        if (done || page.length >= pageSize) {
-          cache.readHints.set(stream, { rev: nextRev, offset: nextOffset });
-          yield page;
-          if (done) return;
-          page = [];
-        }
+        rev++;
       }
-      rev++;
     }
     if (page.length > 0) {
       cache.readHints.set(stream, { rev: nextRev, offset: nextOffset });
@@ -113,7 +113,9 @@ async function* backwardPages(stream: string, file: FileOps, fileName: string, t
     for await (const raw of backwardLines(file, tail.end)) {
       if (raw.offset < tail.headerEnd) break;
       if (rev <= from) {
-        page.push(recordedEvent(stream, decodeEvent(raw.bytes, fileName, raw.offset, undefined, rev)));
+        const decoded = decodeEvent(raw.bytes, 0, raw.bytes.length, fileName, raw.offset, undefined, rev);
+        if (decoded instanceof StoreCorruptError) throw decoded;
+        page.push(recordedEvent(stream, decoded));
         if (++count >= max) break;
         if (page.length >= pageSize) {
           yield page;
@@ -153,11 +155,11 @@ const tailOf = async (directory: StoreDirectory, cache: StreamCache, stream: str
   return committedTail(file, fileName, size, stream, directory.names(stream).hash, { file: directory.indexRead, path: directory.indexPath, view });
 };
 
-/** Decodes an event line and checks that it carries the revision its place in the file gives it. */
-const decodeEvent = (bytes: Buffer, fileName: string, offset: number, line: number | undefined, expectedRev: number): StoredEvent => {
-  const decoded = decodeLine(bytes);
-  if (typeof decoded === 'string') throw new StoreCorruptError(fileName, offset, decoded, line);
-  if (decoded.kind !== 'event') throw new StoreCorruptError(fileName, offset, 'unexpected header line', line);
-  if (decoded.event.rev !== expectedRev) throw new StoreCorruptError(fileName, offset, `revision ${decoded.event.rev}, expected ${expectedRev}`, line);
+/** Decodes the event line `bytes[start..end)` and checks that it carries the revision its place in the file gives it. */
+const decodeEvent = (bytes: Buffer, start: number, end: number, fileName: string, offset: number, line: number | undefined, expectedRev: number): StoredEvent | StoreCorruptError => {
+  const decoded = decodeLineAt(bytes, start, end);
+  if (typeof decoded === 'string') return new StoreCorruptError(fileName, offset, decoded, line);
+  if (decoded.kind !== 'event') return new StoreCorruptError(fileName, offset, 'unexpected header line', line);
+  if (decoded.event.rev !== expectedRev) return new StoreCorruptError(fileName, offset, `revision ${decoded.event.rev}, expected ${expectedRev}`, line);
   return decoded.event;
 };
