@@ -63,9 +63,14 @@ const listsOf = (state: SessionState): FinalLists => ({
   nextTurn: nextTurnItems(state.inbox).map((m) => m.id),
   nextStep: nextStepItems(state.inbox).map((m) => m.id),
 });
+/** The CPU seconds (user + system) of this process of the last `seconds` call: less disturbed than wall time by a busy machine. */
+let lastCpu = 0;
 const seconds = async (fn: () => Promise<unknown> | unknown): Promise<number> => {
   const t = performance.now();
+  const c = process.cpuUsage();
   await fn();
+  const used = process.cpuUsage(c);
+  lastCpu = (used.user + used.system) / 1e6;
   return (performance.now() - t) / 1000;
 };
 const cli = join(import.meta.dirname, '..', 'bin', 'steerlog.js');
@@ -177,25 +182,31 @@ try {
     });
 
   const times = { plain: [] as number[], queue: [] as number[], classes: [] as number[] };
+  const cpus = { plain: [] as number[], queue: [] as number[], classes: [] as number[] };
   let reference: (FinalLists & { classes: MessageClass[] }) | null = null;
   for (let r = 0; r < ROUNDS; r++) {
     gc?.();
     times.plain.push(await seconds(() => (reference = plain())));
+    cpus.plain.push(lastCpu);
     gc?.();
     let q: FinalLists | null = null;
     times.queue.push(await seconds(async () => (q = await viaQueueView())));
+    cpus.queue.push(lastCpu);
     same('queueView over the JSONL store vs the plain fold', q!, reference!);
     gc?.();
     let c: MessageClass[] = [];
     times.classes.push(await seconds(async () => (c = await classify())));
+    cpus.classes.push(lastCpu);
     if (c.length !== reference!.classes.length || c.some((x, i) => x !== reference!.classes[i])) throw new Error('historyClassification differs from the plain fold');
   }
   same('plain fold vs the plain-array model', reference!, expected1);
   const n = events.length;
   const rate = (xs: number[]) => n / median(xs);
-  console.log(`plain session fold (in memory)           ${fmt(rate(times.plain)).padStart(10)} ev/s   (${times.plain.map((x) => x.toFixed(2)).join(', ')} s)`);
-  console.log(`fromStream(JSONL) | queueView()          ${fmt(rate(times.queue)).padStart(10)} ev/s   ${(rate(times.queue) / rate(times.plain)).toFixed(2)}x the plain fold (target >= 0.5)`);
-  console.log(`fromStream(JSONL) | historyClassification ${fmt(rate(times.classes)).padStart(9)} ev/s   ${(rate(times.classes) / rate(times.plain)).toFixed(2)}x the plain fold (target >= 0.5)`);
+  const cpuRate = (xs: number[]) => n / median(xs);
+  const cpuNote = (k: keyof typeof cpus) => `CPU ${median(cpus[k]).toFixed(2)} s${k === 'plain' ? '' : `, ${(cpuRate(cpus[k]) / cpuRate(cpus.plain)).toFixed(2)}x by CPU time`} (${cpus[k].map((x) => x.toFixed(2)).join(', ')} s)`;
+  console.log(`plain session fold (in memory)           ${fmt(rate(times.plain)).padStart(10)} ev/s   (${times.plain.map((x) => x.toFixed(2)).join(', ')} s)   ${cpuNote('plain')}`);
+  console.log(`fromStream(JSONL) | queueView()          ${fmt(rate(times.queue)).padStart(10)} ev/s   ${(rate(times.queue) / rate(times.plain)).toFixed(2)}x the plain fold (target >= 0.5)   (${times.queue.map((x) => x.toFixed(2)).join(', ')} s)   ${cpuNote('queue')}`);
+  console.log(`fromStream(JSONL) | historyClassification ${fmt(rate(times.classes)).padStart(9)} ev/s   ${(rate(times.classes) / rate(times.plain)).toFixed(2)}x the plain fold (target >= 0.5)   (${times.classes.map((x) => x.toFixed(2)).join(', ')} s)   ${cpuNote('classes')}`);
 
   // ---- 3. resume of the stored session vs the audit --------------------------------------------------------------
   events.length = 0;

@@ -78,7 +78,7 @@ export interface ReadPagesOptions extends ReadStreamOptions {
   /**
    * Most events one page holds; rounded down, and at least 1. A store may hand out smaller pages (never an empty
    * one): the JSONL store's pages are the lines one 256 KiB file read completes.
-   * @defaultValue the store's own page (JSONL: one file read; PostgreSQL: its `pageSize` option; otherwise
+   * @defaultValue the store's own page (JSONL: one file read; PostgreSQL: its `readPageSize` option; otherwise
    *   `DEFAULT_READ_PAGE_SIZE`, 512)
    */
   readonly pageSize?: number;

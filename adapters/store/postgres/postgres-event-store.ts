@@ -352,7 +352,7 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
   }
 
   /**
-   * `read` a page at a time: keyset pages of at most `pageSize` rows (default: the store's `pageSize` option), one
+   * `read` a page at a time: keyset pages of at most `pageSize` rows (default: the store's `readPageSize` option), one
    * query each, every page starting after the last revision of the one before.
    */
   async *readPages(stream: string, options: ReadPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
