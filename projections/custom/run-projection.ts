@@ -1,8 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { BehaviorSubject, filter, map, type Observable } from 'rxjs';
 import { findNonJsonPath } from '../../domain/json.js';
-import type { EventStore, SubscriptionMessage } from '../../runtime/ports/event-store.js';
-import { subscribeStreamPages, type PagedSubscriptionMessage } from '../../runtime/ports/paged-reads.js';
+import type { EventStore } from '../../runtime/ports/event-store.js';
+import { pagedMessagesOf, subscribeStreamPages, type PagedSubscriptionMessage } from '../../runtime/ports/paged-reads.js';
 import { isSubscriptionDroppedError } from '../../runtime/ports/store-errors.js';
 import type { CheckpointStore, ProjectionKey } from '../checkpoints/checkpoint-store.js';
 import { ProjectionFailedError, ProjectionStateNotJsonError } from '../errors.js';
@@ -233,14 +233,15 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
 
   /**
    * Subscribes after the last folded position and folds until the subscription ends. One stream's stored events
-   * come a page at a time (`subscribeStreamPages`); the global order, one event at a time.
+   * come a page at a time from a store with `readPages` (`subscribeStreamPages`); the global order, one event at a
+   * time.
    */
   async #consume(signal: AbortSignal): Promise<void> {
     const { store, stream } = this.#options;
     const messages: AsyncIterable<PagedSubscriptionMessage> =
       stream !== undefined
         ? subscribeStreamPages(store, stream, { from: this.#position === null ? 0n : this.#position + 1n, signal })
-        : pagesOfOne(store.subscribeAll({ ...(this.#position === null ? {} : { after: this.#position }), signal }));
+        : pagedMessagesOf(store.subscribeAll({ ...(this.#position === null ? {} : { after: this.#position }), signal }));
 
     for await (const message of messages) {
       if (this.#ended || signal.aborted) break;
@@ -335,8 +336,3 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
  */
 export const runProjection = <S>(projection: Projection<S>, options: RunProjectionOptions): ProjectionRun<S> =>
   new ProjectionRunner(projection, options);
-
-/** A subscription's messages as paged ones: each event a page of one. */
-async function* pagesOfOne(messages: AsyncIterable<SubscriptionMessage>): AsyncGenerator<PagedSubscriptionMessage> {
-  for await (const message of messages) yield message.kind === 'event' ? { kind: 'events', events: [message.event] } : message;
-}

@@ -1,4 +1,4 @@
-import type { EventStore, ReadPagesOptions, RecordedEvent } from './event-store.js';
+import type { EventStore, ReadPagesOptions, RecordedEvent, SubscriptionMessage } from './event-store.js';
 
 /**
  * Paged reads over any store: `readStreamPages` uses a store's own `readPages` and batches `read` for the others;
@@ -56,12 +56,19 @@ export interface SubscribePagesOptions {
   readonly pageSize?: number;
 }
 
+/** A subscription's messages as paged ones: each event a page of one. */
+export async function* pagedMessagesOf(messages: AsyncIterable<SubscriptionMessage>): AsyncGenerator<PagedSubscriptionMessage> {
+  for await (const message of messages) yield message.kind === 'event' ? { kind: 'events', events: [message.event] } : message;
+}
+
 /**
- * `EventStore.subscribe`, with the stored part read a page at a time: the events from `from` as pages
- * (`readStreamPages`), one `caught-up`, then the store's own subscription from the revision after the last event
- * delivered, each of its events a page of one (its own `caught-up` marker, which comes after the events appended
- * in the meantime, is not repeated). The subscription starts exactly after the last event delivered: no gap and no
- * duplicate at the switch. Aborting `signal` ends the iteration between pages.
+ * `EventStore.subscribe`, with the stored part read a page at a time: the events from `from` as the store's pages
+ * (`EventStore.readPages`), one `caught-up`, then the store's own subscription from the revision after the last
+ * event delivered, each of its events a page of one (its own `caught-up` marker, which comes after the events
+ * appended in the meantime, is not repeated). The subscription starts exactly after the last event delivered: no
+ * gap and no duplicate at the switch. A store without `readPages` (EventStoreDB, whose server subscription does its
+ * own catch-up) is subscribed to from `from` directly, each event a page of one. Aborting `signal` ends the
+ * iteration between pages.
  */
 export async function* subscribeStreamPages(
   store: Pick<EventStore, 'read' | 'readPages' | 'subscribe'>,
@@ -71,6 +78,10 @@ export async function* subscribeStreamPages(
   const { signal } = options;
   let next = options.from ?? 0n;
   if (signal?.aborted) return;
+  if (store.readPages === undefined) {
+    yield* pagedMessagesOf(store.subscribe(stream, { from: next, ...(signal !== undefined ? { signal } : {}) }));
+    return;
+  }
   const pages = readStreamPages(store, stream, { from: next, ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) });
   for await (const events of pages) {
     if (signal?.aborted) return;

@@ -126,6 +126,38 @@ describe('pullObservable', () => {
     expect(pages).toBe(2);
   });
 
+  it.each([
+    ['with readPages: from the revision after the last stored event', true, 30n],
+    ['without readPages: the store subscription from `from`, as it comes', false, 5n],
+  ])('over a store, %s', async (_, pages, expectedFrom) => {
+    const store = new MemoryEventStore();
+    await store.append('s', Array.from({ length: 30 }, (_, k) => ({ id: `e${k}`, type: 't', time: 1, data: {} })), 'no_stream');
+    const subscribedFrom: (bigint | undefined)[] = [];
+    const spying: EventStore = {
+      ...bound(store),
+      ...(pages ? {} : { readPages: undefined }),
+      subscribe: (stream, options) => {
+        subscribedFrom.push(options?.from);
+        return store.subscribe(stream, options);
+      },
+    };
+    const got: string[] = [];
+    let appended: Promise<unknown> = Promise.resolve();
+    await new Promise<void>((resolve) => {
+      const sub = fromStream(spying, 's', { from: 5n, pageSize: 7 }).subscribe((m) => {
+        got.push(m.kind === 'event' ? m.event.id : '<caught-up>');
+        if (m.kind === 'caught-up') appended = store.append('s', [{ id: 'live', type: 't', time: 1, data: {} }], 29n);
+        if (m.kind === 'event' && m.event.id === 'live') {
+          sub.unsubscribe();
+          resolve();
+        }
+      });
+    });
+    await appended;
+    expect(got).toEqual([...Array.from({ length: 25 }, (_, i) => `e${i + 5}`), '<caught-up>', 'live']);
+    expect(subscribedFrom).toEqual([expectedFrom]);
+  });
+
   it('unsubscribing aborts the signal and returns the iterator (its finally runs)', async () => {
     let finished = false;
     let aborted = false;
