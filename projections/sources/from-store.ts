@@ -29,9 +29,9 @@ export interface FromAllOptions {
  * One stream, replayed from `from` and then followed live: a cold Observable of `{kind:'event'}` messages, one
  * `{kind:'caught-up'}` marker at the switch, then live events — no gap and no duplicate at the switch
  * (`subscribeStreamPages`: the store's subscription starts right after the last stored event delivered). The stored
- * part is read a page at a time (`EventStore.readPages`, or `read` batched) and each page is emitted synchronously;
- * at most one page is in flight (see `pullPages`). Unsubscribing, even in the middle of a page, ends the store
- * iteration.
+ * part is read a page at a time (`EventStore.readPages`) and each page is emitted synchronously; at most one page is
+ * in flight (see `pullPages`). A store without `readPages` is followed through its own subscription, one event at a
+ * time. Unsubscribing, even in the middle of a page, ends the store iteration.
  */
 export const fromStream = (store: EventStore, stream: string, options: FromStreamOptions = {}): Observable<SourceMessage<RecordedEvent>> =>
   pullPages(
