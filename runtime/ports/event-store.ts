@@ -76,8 +76,8 @@ export interface ReadStreamOptions {
 /** Options of `EventStore.readPages`: those of `read`, plus the most events a page holds. */
 export interface ReadPagesOptions extends ReadStreamOptions {
   /**
-   * Most events one page holds; rounded down, and at least 1. A store may hand out smaller pages (never an empty
-   * one): the JSONL store's pages are the lines one 256 KiB file read completes.
+   * Most events one page holds; rounded down, and at least 1 (`Infinity`: the store's own page). A store may hand
+   * out smaller pages (never an empty one): the JSONL store's pages are the lines one 256 KiB file read completes.
    * @defaultValue the store's own page (JSONL: one file read; PostgreSQL: its `readPageSize` option; otherwise
    *   `DEFAULT_READ_PAGE_SIZE`, 512)
    */

@@ -8,9 +8,9 @@ import type { EventStore, ReadPagesOptions, RecordedEvent, SubscriptionMessage }
 /** The page size of a store that does not say otherwise. */
 export const DEFAULT_READ_PAGE_SIZE = 512;
 
-/** The page size `options` asks for — rounded down, at least 1 — or `fallback` when it asks for none. */
+/** The page size `options` asks for — rounded down, at least 1 — or `fallback` when it asks for none (or for `Infinity`). */
 export const pageSizeOf = (options: ReadPagesOptions, fallback: number): number => {
-  if (options.pageSize === undefined) return fallback;
+  if (options.pageSize === undefined || options.pageSize === Number.POSITIVE_INFINITY) return fallback;
   const n = Math.floor(options.pageSize);
   return n >= 1 ? n : 1;
 };

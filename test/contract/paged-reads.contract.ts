@@ -64,9 +64,10 @@ export function describePagedReadContract(name: string, current: () => EventStor
       expect(await pages(stream, { maxCount: 0 })).toEqual([]);
     });
 
-    it('a pageSize below 1 reads pages of one event; a fractional one is rounded down', async () => {
+    it('a pageSize below 1 reads pages of one event; a fractional one is rounded down; Infinity is the store\u2019s own page', async () => {
       expect((await pages(stream, { pageSize: 0 })).map((p) => p.length)).toEqual(Array.from({ length: 10 }, () => 1));
       expect((await pages(stream, { pageSize: 4.9 })).map((p) => p.length)).toEqual([4, 4, 2]);
+      expect((await expectSameAsRead(stream, { pageSize: Number.POSITIVE_INFINITY })).map((p) => p.length)).toEqual([10]);
     });
 
     it('pages are the reader\u2019s: emptying one changes nothing the store hands out next', async () => {
