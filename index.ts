@@ -7,6 +7,7 @@ export * from './domain/index.js';
 export * from './runtime/ports/event-store.js';
 export * from './runtime/ports/store-errors.js';
 export * from './runtime/ports/stream-deletion.js';
+export * from './runtime/ports/paged-reads.js';
 export { MemoryEventStore, type MemoryEventStoreOptions } from './adapters/store/memory/memory-event-store.js';
 export * from './runtime/ports/model.js';
 export * from './runtime/ports/clock.js';

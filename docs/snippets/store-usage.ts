@@ -2,6 +2,8 @@ import { EventStoreDBClient } from '@eventstore/db-client';
 import { openJsonlEventStore } from '../../adapters/store/jsonl/index.js';
 import { openPostgresEventStore } from '../../adapters/store/postgres/index.js';
 import { openEventStoreDbStore } from '../../adapters/store/eventstoredb/index.js';
+import type { EventStore } from '../../runtime/ports/event-store.js';
+import { readStreamPages } from '../../runtime/ports/paged-reads.js';
 
 /** docs/store-jsonl.md (in a package: `from 'steerlog'`). */
 export const jsonlExample = async (dir: string, id: string, data: unknown) => {
@@ -34,4 +36,17 @@ export const eventStoreDbExample = async (connectionString: string) => {
   await store.close();
   await shared.close();
   await client.dispose();
+};
+
+/** README.md, Stores: a stream read a page at a time, from any store (in a package: `from 'steerlog'`). */
+export const pagedReadExample = async (store: EventStore, stream: string): Promise<string[]> => {
+  const types: string[] = [];
+  // #region paged-read
+  // The store's own pages (JSONL: one 256 KiB file read; PostgreSQL: one query), or `read` batched for a store
+  // without them; the same events as store.read(stream, { from: 0n }), one await per page.
+  for await (const page of readStreamPages(store, stream, { from: 0n, pageSize: 1000 })) {
+    for (const event of page) types.push(event.type);
+  }
+  // #endregion paged-read
+  return types;
 };

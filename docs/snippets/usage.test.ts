@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { firstValueFrom, take, takeWhile, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryEventStore, createRuntime, createUserMessage, ScriptedModel, silentLogger } from '../../index.js';
+import type { EventStore } from '../../runtime/ports/event-store.js';
 import { openJsonlEventStore } from '../../adapters/store/jsonl/index.js';
 import { openPostgresEventStore } from '../../adapters/store/postgres/index.js';
 import { FakeEsdb } from '../../test/adapters/store/eventstoredb/fake/esdb-fake.js';
 import { dropSchema, PG_URL, uniqueSchema } from '../../test/adapters/store/postgres/pg-test-support.js';
-import { eventStoreDbExample, jsonlExample, postgresExample } from './store-usage.js';
+import { eventStoreDbExample, jsonlExample, pagedReadExample, postgresExample } from './store-usage.js';
 import { sharedFramesExample, turnsPerSessionExample } from './projection-usage.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'steerlog-snippet-'));
@@ -22,6 +23,17 @@ describe('store snippets run', () => {
     for await (const e of store.read('session-42')) events.push(e);
     await store.close();
     expect(events.map((e) => e.data)).toEqual([{ text: 'hi' }]);
+  });
+
+  it('README.md, paged reads: the events of read, from a store with pages and from one without', async () => {
+    const dir = tmp();
+    const jsonl = await openJsonlEventStore(dir, { durability: 'none' });
+    const memory = new MemoryEventStore();
+    const events = Array.from({ length: 2500 }, (_, i) => ({ id: `e${i}`, type: `t/${i % 7}`, time: 1, data: { i } }));
+    for (const store of [jsonl, memory]) await store.append('s', events, 'no_stream');
+    const withoutPages = { ...memory, read: memory.read.bind(memory), readPages: undefined } as unknown as EventStore;
+    for (const store of [jsonl, memory, withoutPages]) expect(await pagedReadExample(store, 's')).toEqual(events.map((e) => e.type));
+    await jsonl.close();
   });
 
   it('docs/store-postgres.md', async () => {

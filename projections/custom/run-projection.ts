@@ -1,7 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { BehaviorSubject, filter, map, type Observable } from 'rxjs';
 import { findNonJsonPath } from '../../domain/json.js';
-import type { EventStore, SubscriptionMessage } from '../../runtime/ports/event-store.js';
+import type { EventStore } from '../../runtime/ports/event-store.js';
+import { pagedMessagesOf, subscribeStreamPages, type PagedSubscriptionMessage } from '../../runtime/ports/paged-reads.js';
 import { isSubscriptionDroppedError } from '../../runtime/ports/store-errors.js';
 import type { CheckpointStore, ProjectionKey } from '../checkpoints/checkpoint-store.js';
 import { ProjectionFailedError, ProjectionStateNotJsonError } from '../errors.js';
@@ -230,13 +231,17 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     }
   }
 
-  /** Subscribes after the last folded position and folds until the subscription ends. */
+  /**
+   * Subscribes after the last folded position and folds until the subscription ends. One stream's stored events
+   * come a page at a time from a store with `readPages` (`subscribeStreamPages`); the global order, one event at a
+   * time.
+   */
   async #consume(signal: AbortSignal): Promise<void> {
     const { store, stream } = this.#options;
-    const messages: AsyncIterable<SubscriptionMessage> =
+    const messages: AsyncIterable<PagedSubscriptionMessage> =
       stream !== undefined
-        ? store.subscribe(stream, { from: this.#position === null ? 0n : this.#position + 1n, signal })
-        : store.subscribeAll({ ...(this.#position === null ? {} : { after: this.#position }), signal });
+        ? subscribeStreamPages(store, stream, { from: this.#position === null ? 0n : this.#position + 1n, signal })
+        : pagedMessagesOf(store.subscribeAll({ ...(this.#position === null ? {} : { after: this.#position }), signal }));
 
     for await (const message of messages) {
       if (this.#ended || signal.aborted) break;
@@ -245,22 +250,24 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
         this.#resolveCaughtUp();
         continue;
       }
-      const recorded = message.event;
-      const position = stream !== undefined ? recorded.revision : recorded.position;
-      this.#lwm.begin(position);
-      const parsed = toLogEvent(recorded);
-      if (E.isLeft(parsed)) throw this.#failure(recorded.stream, position, parsed.left);
-      const where = { stream: recorded.stream, revision: recorded.revision, position: recorded.position };
-      try {
-        this.#state = applyProjectionEvent(this.#projection, this.#state, where, parsed.right);
-      } catch (e) {
-        throw this.#failure(recorded.stream, position, e);
+      for (const recorded of message.events) {
+        if (this.#ended || signal.aborted) return;
+        const position = stream !== undefined ? recorded.revision : recorded.position;
+        this.#lwm.begin(position);
+        const parsed = toLogEvent(recorded);
+        if (E.isLeft(parsed)) throw this.#failure(recorded.stream, position, parsed.left);
+        const where = { stream: recorded.stream, revision: recorded.revision, position: recorded.position };
+        try {
+          this.#state = applyProjectionEvent(this.#projection, this.#state, where, parsed.right);
+        } catch (e) {
+          throw this.#failure(recorded.stream, position, e);
+        }
+        this.#lwm.complete(position);
+        this.#position = position;
+        this.#wake();
+        if (++this.#sinceCommit >= this.#batchSize) await this.#commit();
+        else this.#timer ??= setTimeout(() => void this.#commit().catch((e: unknown) => this.#end(e)), this.#flushIntervalMs);
       }
-      this.#lwm.complete(position);
-      this.#position = position;
-      this.#wake();
-      if (++this.#sinceCommit >= this.#batchSize) await this.#commit();
-      else this.#timer ??= setTimeout(() => void this.#commit().catch((e: unknown) => this.#end(e)), this.#flushIntervalMs);
     }
   }
 

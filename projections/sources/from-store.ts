@@ -3,17 +3,20 @@ import { type Observable, type OperatorFunction, Observable as Obs } from 'rxjs'
 import type { LogEvent } from '../../domain/events.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import type { EventStore, RecordedEvent, SubscriptionMessage } from '../../runtime/ports/event-store.js';
+import { subscribeStreamPages, type PagedSubscriptionMessage } from '../../runtime/ports/paged-reads.js';
 import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
 import { InvalidRecordedEventError } from '../errors.js';
-import { pullObservable } from './pull.js';
+import { pullObservable, pullPages } from './pull.js';
 
 /** What a source emits: events in order, then exactly one `caught-up` when the stored history is exhausted, then live events. */
 export type SourceMessage<E> = { readonly kind: 'event'; readonly event: E } | { readonly kind: 'caught-up' };
 
-/** Options of {@link fromStream}: the revision to start from. */
+/** Options of {@link fromStream}: the revision to start from, and the most events a stored page holds. */
 export interface FromStreamOptions {
   /** First revision to deliver (inclusive). @defaultValue 0n */
   readonly from?: bigint;
+  /** Most events one stored page holds (`ReadPagesOptions.pageSize`). @defaultValue the store's own page */
+  readonly pageSize?: number;
 }
 
 /** Options of {@link fromAll}: the global position to start after. */
@@ -24,12 +27,27 @@ export interface FromAllOptions {
 
 /**
  * One stream, replayed from `from` and then followed live: a cold Observable of `{kind:'event'}` messages, one
- * `{kind:'caught-up'}` marker at the switch, then live events — no gap and no duplicate at the switch (the store's
- * subscription guarantees it). Pulls one event at a time (see `pullObservable` for the bound); unsubscribing ends
- * the store iteration.
+ * `{kind:'caught-up'}` marker at the switch, then live events — no gap and no duplicate at the switch
+ * (`subscribeStreamPages`: the store's subscription starts right after the last stored event delivered). The stored
+ * part is read a page at a time (`EventStore.readPages`) and each page is emitted synchronously; at most one page is
+ * in flight (see `pullPages`). A store without `readPages` is followed through its own subscription, one event at a
+ * time. Unsubscribing, even in the middle of a page, ends the store iteration.
  */
 export const fromStream = (store: EventStore, stream: string, options: FromStreamOptions = {}): Observable<SourceMessage<RecordedEvent>> =>
-  pullObservable<SubscriptionMessage>((signal) => store.subscribe(stream, { from: options.from ?? 0n, signal }));
+  pullPages(
+    (signal) => subscribeStreamPages(store, stream, { from: options.from ?? 0n, signal, ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) }),
+    sourceMessagesOf,
+  );
+
+const CAUGHT_UP: SourceMessage<RecordedEvent> = Object.freeze({ kind: 'caught-up' });
+
+function* sourceMessagesOf(message: PagedSubscriptionMessage): Generator<SourceMessage<RecordedEvent>> {
+  if (message.kind === 'caught-up') {
+    yield CAUGHT_UP;
+    return;
+  }
+  for (const event of message.events) yield { kind: 'event', event };
+}
 
 /** Every stream in global order, after `after`, then live; same guarantees as `fromStream`. */
 export const fromAll = (store: EventStore, options: FromAllOptions = {}): Observable<SourceMessage<RecordedEvent>> =>

@@ -12,10 +12,18 @@ import { Observable } from 'rxjs';
  * Unsubscribing aborts the signal given to `open` (so a store's live wait ends at once) and calls the iterator's
  * `return()`, which runs the store iteration's `finally` blocks.
  */
-export const pullObservable = <T>(open: (signal: AbortSignal) => AsyncIterable<T>): Observable<T> =>
+export const pullObservable = <T>(open: (signal: AbortSignal) => AsyncIterable<T>): Observable<T> => pullPages(open, (item) => [item]);
+
+/**
+ * `pullObservable` a page at a time: pulls one page from the iterator, emits the items `itemsOf(page)` gives
+ * synchronously, then pulls the next. Back-pressure bound: at most ONE page has been pulled and not yet handed to
+ * the subscriber. Unsubscribing — between pages or in the middle of one (a `takeWhile` downstream) — stops the
+ * emission at once, aborts the signal given to `open` and calls the iterator's `return()`.
+ */
+export const pullPages = <P, T>(open: (signal: AbortSignal) => AsyncIterable<P>, itemsOf: (page: P) => Iterable<T>): Observable<T> =>
   new Observable<T>((subscriber) => {
     const controller = new AbortController();
-    let iterator: AsyncIterator<T> | undefined;
+    let iterator: AsyncIterator<P> | undefined;
     let stopped = false;
     const run = async (): Promise<void> => {
       try {
@@ -27,7 +35,10 @@ export const pullObservable = <T>(open: (signal: AbortSignal) => AsyncIterable<T
             subscriber.complete();
             return;
           }
-          subscriber.next(result.value);
+          for (const item of itemsOf(result.value)) {
+            subscriber.next(item);
+            if (stopped) return;
+          }
         }
       } catch (error) {
         if (!stopped) subscriber.error(error);

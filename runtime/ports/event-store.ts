@@ -73,6 +73,17 @@ export interface ReadStreamOptions {
   readonly maxCount?: number;
 }
 
+/** Options of `EventStore.readPages`: those of `read`, plus the most events a page holds. */
+export interface ReadPagesOptions extends ReadStreamOptions {
+  /**
+   * Most events one page holds; rounded down, and at least 1 (`Infinity`: the store's own page). A store may hand
+   * out smaller pages (never an empty one): the JSONL store's pages are the lines one 256 KiB file read completes.
+   * @defaultValue the store's own page (JSONL: one file read; PostgreSQL: its `readPageSize` option; otherwise
+   *   `DEFAULT_READ_PAGE_SIZE`, 512)
+   */
+  readonly pageSize?: number;
+}
+
 /** Options of the all-streams read: the global position to start after, and how many events at most. */
 export interface ReadAllOptions {
   /** Return events whose global position is strictly greater than `after`. @defaultValue from the beginning */
@@ -131,6 +142,14 @@ export interface EventStore {
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Streams the stream's events; an absent stream yields nothing. */
   read(stream: string, options?: ReadStreamOptions): AsyncIterable<RecordedEvent>;
+  /**
+   * Optional: `read` a page at a time — exactly the events `read(stream, options)` yields, in the same order, as
+   * non-empty arrays of at most `pageSize` events (an absent stream yields no page). A reader then pays one
+   * asynchronous step per page instead of one per event. Call it through `readStreamPages`
+   * (runtime/ports/paged-reads.ts), which batches `read` for a store that does not implement it. The arrays and
+   * the events in them are the reader's to keep: a store does not reuse them.
+   */
+  readPages?(stream: string, options?: ReadPagesOptions): AsyncIterable<readonly RecordedEvent[]>;
   /** Catch-up then live subscription to one stream. */
   subscribe(stream: string, options?: SubscribeOptions): AsyncIterable<SubscriptionMessage>;
   /** Every stream's events in global (commit) order. */

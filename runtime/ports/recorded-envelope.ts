@@ -19,14 +19,14 @@ export const optionalEventFields = (e: OptionalEventFields): OptionalEventFields
 });
 
 /** A recorded event as its session envelope: every field a store keeps, nothing it adds (stream, position). */
-export const envelopeOfRecorded = (r: RecordedEvent): RawEnvelope => ({
-  seq: Number(r.revision),
-  id: r.id,
-  time: r.time,
-  type: r.type,
-  data: r.data,
-  ...optionalEventFields(r),
-});
+export const envelopeOfRecorded = (r: RecordedEvent): RawEnvelope => {
+  // built field by field (no spread of an intermediate object): every event of every read goes through here
+  const envelope: { -readonly [K in keyof RawEnvelope]: RawEnvelope[K] } = { seq: Number(r.revision), id: r.id, time: r.time, type: r.type, data: r.data };
+  if (r.ignorable) envelope.ignorable = true;
+  if (r.metadata !== undefined) envelope.metadata = r.metadata;
+  if (r.hash !== undefined) envelope.hash = r.hash;
+  return envelope;
+};
 
 /** A session event as the store receives it (the store assigns revision and position). */
 export const newEventOf = (e: LogEvent): NewEvent => ({

@@ -9,6 +9,8 @@ import {
   type ConcurrencyError,
 } from '../../runtime/ports/store-errors.js';
 import { eventSizeBytes } from '../../runtime/ports/store-validation.js';
+import { readStreamPages } from '../../runtime/ports/paged-reads.js';
+import { describePagedReadContract } from './paged-reads.contract.js';
 import { describeStreamDeletionContract } from './stream-deletion.contract.js';
 
 /** How the shared contract suite gets stores of one kind. */
@@ -221,6 +223,8 @@ export function describeEventStoreContract(name: string, harness: EventStoreHarn
       });
     });
 
+    describePagedReadContract(name, () => store);
+
     describe('subscriptions', () => {
       it('catch-up then live, with one caught-up marker, no gap and no duplicate', async () => {
         await store.append(stream, evs('h', 3), 'no_stream');
@@ -417,6 +421,15 @@ export function describeEventStoreContract(name: string, harness: EventStoreHarn
           count++;
         }
         expect(count).toBe(n);
+        // the same events a page at a time (JSONL: lines split across its 256 KiB reads)
+        let paged = 0;
+        for await (const page of readStreamPages(store, stream)) {
+          for (const e of page) {
+            if ((e.data as { i: number }).i !== paged || e.revision !== BigInt(paged)) throw new Error(`paged read out of order at ${paged}`);
+            paged++;
+          }
+        }
+        expect(paged).toBe(n);
         const back = await collect(() => store.read(stream, { direction: 'backwards', maxCount: 2 }));
         expect(back.map((e) => e.revision)).toEqual([BigInt(n - 1), BigInt(n - 2)]);
       }, 300_000);

@@ -17,6 +17,20 @@ import {
   type SourceMessage,
 } from '../../projections/index.js';
 import { LogBuilder, msg } from '../../testing/log-builder.js';
+import type { EventStore } from '../../runtime/ports/event-store.js';
+
+/** The store's port methods, bound to it (a wrapper can then replace one of them). */
+const bound = (store: MemoryEventStore): EventStore => ({
+  maxEventBytes: store.maxEventBytes,
+  append: (...a) => store.append(...a),
+  read: (...a) => store.read(...a),
+  readPages: (...a) => store.readPages(...a),
+  subscribe: (...a) => store.subscribe(...a),
+  readAll: (...a) => store.readAll(...a),
+  subscribeAll: (...a) => store.subscribeAll(...a),
+  revision: (...a) => store.revision(...a),
+  close: () => store.close(),
+});
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -45,27 +59,29 @@ describe('pullObservable', () => {
     expect(maxInFlight).toBe(1);
   });
 
-  it('over a store: the store subscription is read no further ahead than the subscriber (one event at most)', async () => {
+  it('over a store: the stored events are read no further ahead than the subscriber (one page at most)', async () => {
     const store = new MemoryEventStore();
     for (let i = 0; i < 10; i++) {
       await store.append('s', Array.from({ length: 1000 }, (_, k) => ({ id: `e${i * 1000 + k}`, type: 't', time: 1, data: {} })), 'any');
     }
     let read = 0;
-    const counting = new Proxy(store, {
-      get(target, key, receiver) {
-        if (key !== 'subscribe') return Reflect.get(target, key, receiver);
-        return async function* (stream: string, options: object) {
-          for await (const m of target.subscribe(stream, options)) {
-            read++;
-            yield m;
-          }
-        };
+    const pageSizes: number[] = [];
+    const counting: EventStore = {
+      ...bound(store),
+      readPages: async function* (stream, options) {
+        for await (const page of store.readPages(stream, options)) {
+          read += page.length;
+          pageSizes.push(page.length);
+          yield page;
+        }
       },
-    });
+    };
     let delivered = 0;
     let maxAhead = 0;
+    const ids: string[] = [];
     await new Promise<void>((resolve) => {
-      const sub = fromStream(counting, 's').subscribe((m) => {
+      const sub = fromStream(counting, 's', { pageSize: 300 }).subscribe((m) => {
+        if (m.kind === 'event') ids.push(m.event.id);
         delivered++;
         maxAhead = Math.max(maxAhead, read - delivered);
         if (m.kind === 'caught-up') {
@@ -75,7 +91,71 @@ describe('pullObservable', () => {
       });
     });
     expect(delivered).toBe(10_001);
-    expect(maxAhead).toBe(0); // each message was read from the store only when the previous one had been handled
+    expect(ids).toEqual(Array.from({ length: 10_000 }, (_, i) => `e${i}`));
+    expect(pageSizes).toEqual([...Array.from({ length: 33 }, () => 300), 100]);
+    // the next page was read only when the previous one had been handled: at most one page (300) ahead
+    expect(maxAhead).toBe(299);
+  });
+
+  it('over a store: unsubscribing in the middle of a page stops there: no further page is read, the read is returned', async () => {
+    const store = new MemoryEventStore();
+    await store.append('s', Array.from({ length: 100 }, (_, k) => ({ id: `e${k}`, type: 't', time: 1, data: {} })), 'no_stream');
+    let pages = 0;
+    let returned!: () => void;
+    const finished = new Promise<void>((resolve) => (returned = resolve));
+    const counting: EventStore = {
+      ...bound(store),
+      readPages: async function* (stream, options) {
+        try {
+          for await (const page of store.readPages(stream, options)) {
+            pages++;
+            yield page;
+          }
+        } finally {
+          returned();
+        }
+      },
+    };
+    const ids: string[] = [];
+    const sub = fromStream(counting, 's', { pageSize: 20 }).subscribe((m) => {
+      if (m.kind === 'event') ids.push(m.event.id);
+      if (ids.length === 25) sub.unsubscribe();
+    });
+    await finished;
+    expect(ids).toEqual(Array.from({ length: 25 }, (_, i) => `e${i}`));
+    expect(pages).toBe(2);
+  });
+
+  it.each([
+    ['with readPages: from the revision after the last stored event', true, 30n],
+    ['without readPages: the store subscription from `from`, as it comes', false, 5n],
+  ])('over a store, %s', async (_, pages, expectedFrom) => {
+    const store = new MemoryEventStore();
+    await store.append('s', Array.from({ length: 30 }, (_, k) => ({ id: `e${k}`, type: 't', time: 1, data: {} })), 'no_stream');
+    const subscribedFrom: (bigint | undefined)[] = [];
+    const spying: EventStore = {
+      ...bound(store),
+      ...(pages ? {} : { readPages: undefined }),
+      subscribe: (stream, options) => {
+        subscribedFrom.push(options?.from);
+        return store.subscribe(stream, options);
+      },
+    };
+    const got: string[] = [];
+    let appended: Promise<unknown> = Promise.resolve();
+    await new Promise<void>((resolve) => {
+      const sub = fromStream(spying, 's', { from: 5n, pageSize: 7 }).subscribe((m) => {
+        got.push(m.kind === 'event' ? m.event.id : '<caught-up>');
+        if (m.kind === 'caught-up') appended = store.append('s', [{ id: 'live', type: 't', time: 1, data: {} }], 29n);
+        if (m.kind === 'event' && m.event.id === 'live') {
+          sub.unsubscribe();
+          resolve();
+        }
+      });
+    });
+    await appended;
+    expect(got).toEqual([...Array.from({ length: 25 }, (_, i) => `e${i + 5}`), '<caught-up>', 'live']);
+    expect(subscribedFrom).toEqual([expectedFrom]);
   });
 
   it('unsubscribing aborts the signal and returns the iterator (its finally runs)', async () => {

@@ -1,82 +1,24 @@
-import { optionalEventFields } from '../../../runtime/ports/recorded-envelope.js';
 import { join } from 'node:path';
-import { deepFreeze } from '../../../domain/json.js';
 import {
   globalPosition,
   streamRevision,
   type ReadAllOptions,
-  type ReadStreamOptions,
   type RecordedEvent,
-  type StreamRevision,
 } from '../../../runtime/ports/event-store.js';
 import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import type { FileOps } from './fs-ops.js';
 import { readExactly, readIndexRecords, viewIndex } from './global-index.js';
 import { decodeLine, type IndexRecord, type StoredEvent } from './line-codec.js';
-import { committedTail, streamOfFile } from './recovery.js';
+import { streamOfFile } from './recovery.js';
 import { io, type StoreDirectory } from './store-directory.js';
 import type { StreamCache } from './stream-cache.js';
-import { backwardLines, forwardLineBatches } from './stream-file.js';
 
 /**
- * The read path: no lock. Readers stop before a stream file's uncommitted tail and read the global index only up
- * to its committed prefix.
+ * The all-streams read path: no lock. Readers read the global index only up to its committed prefix (the stream
+ * reads are in stream-reads.ts).
  */
 
 const READ_ALL_PAGE = 512;
-/** Bytes a forward stream read takes from the file at a time. */
-const READ_CHUNK = 256 * 1024;
-
-/** EventStore.read: a stream's committed events, forwards from a remembered line or backwards from its tail. */
-export async function* readStream(directory: StoreDirectory, cache: StreamCache, stream: string, options: ReadStreamOptions): AsyncGenerator<RecordedEvent> {
-  directory.assertOpen();
-  const { path, fileName, hash } = directory.names(stream);
-  await io('read', () => directory.refreshDeletions());
-  if (directory.isDeleted(hash)) return;
-  const size = await io('read', () => directory.fs.sizeOf(path));
-  if (size === undefined) return;
-  const file = await io('read', () => directory.fs.open(path, 'read'));
-  try {
-    const tail = await tailOf(directory, cache, stream, file, fileName, size);
-    const max = options.maxCount ?? Number.POSITIVE_INFINITY;
-    if (max <= 0 || tail.lastRevision < 0) return;
-    let count = 0;
-    if ((options.direction ?? 'forwards') === 'forwards') {
-      const from = Number(options.from ?? 0n);
-      // Committed bytes never change, so a remembered (revision, offset) pair lets a read (a live subscription,
-      // typically) start mid-file instead of rescanning from the header.
-      const hint = cache.readHints.get(stream);
-      const useHint = hint !== undefined && hint.rev <= from && hint.offset <= tail.end;
-      let rev = useHint ? hint.rev : 0;
-      let line: number | undefined = useHint ? undefined : 1;
-      for await (const batch of forwardLineBatches(file, useHint ? hint.offset : tail.headerEnd, tail.end, READ_CHUNK)) {
-        for (const raw of batch) {
-          if (line !== undefined) line++;
-          if (rev >= from) {
-            const event = decodeEvent(raw.bytes, fileName, raw.offset, line, rev);
-            cache.readHints.set(stream, { rev: rev + 1, offset: raw.offset + raw.bytes.length + 1 });
-            yield recordedEvent(stream, event);
-            if (++count >= max) return;
-          }
-          rev++;
-        }
-      }
-    } else {
-      const from = options.from === undefined ? tail.lastRevision : Math.min(Number(options.from), tail.lastRevision);
-      let rev = tail.lastRevision;
-      for await (const raw of backwardLines(file, tail.end)) {
-        if (raw.offset < tail.headerEnd) return;
-        if (rev <= from) {
-          yield recordedEvent(stream, decodeEvent(raw.bytes, fileName, raw.offset, undefined, rev));
-          if (++count >= max) return;
-        }
-        rev--;
-      }
-    }
-  } finally {
-    await file.close();
-  }
-}
 
 /** EventStore.readAll: the global index in pages, one file read per run of contiguous lines. */
 export async function* readAllEvents(directory: StoreDirectory, cache: StreamCache, options: ReadAllOptions): AsyncGenerator<RecordedEvent> {
@@ -120,30 +62,6 @@ export async function* readAllEvents(directory: StoreDirectory, cache: StreamCac
   }
 }
 
-/** EventStore.revision: the last committed revision of a stream. */
-export const revisionOf = async (directory: StoreDirectory, cache: StreamCache, stream: string): Promise<StreamRevision | 'no_stream'> => {
-  directory.assertOpen();
-  const { path, fileName, hash } = directory.names(stream);
-  await io('revision', () => directory.refreshDeletions());
-  if (directory.isDeleted(hash)) return 'no_stream';
-  const size = await io('revision', () => directory.fs.sizeOf(path));
-  if (size === undefined) return 'no_stream';
-  const file = await io('revision', () => directory.fs.open(path, 'read'));
-  try {
-    const tail = await tailOf(directory, cache, stream, file, fileName, size);
-    return tail.lastRevision < 0 ? 'no_stream' : streamRevision(tail.lastRevision);
-  } finally {
-    await file.close();
-  }
-};
-
-const tailOf = async (directory: StoreDirectory, cache: StreamCache, stream: string, file: FileOps, fileName: string, size: number): Promise<{ end: number; headerEnd: number; lastRevision: number }> => {
-  const state = cache.states.get(stream);
-  if (state?.exists && state.size === size) return { end: size, headerEnd: state.headerEnd, lastRevision: state.lastRevision };
-  const view = await viewIndex(directory.indexRead, directory.indexPath);
-  return committedTail(file, fileName, size, stream, directory.names(stream).hash, { file: directory.indexRead, path: directory.indexPath, view });
-};
-
 const readRun = async (directory: StoreDirectory, cache: StreamCache, files: Map<string, FileOps>, run: IndexRecord[], firstPos: number): Promise<RecordedEvent[]> => {
   const hash = run[0]!.fileHash;
   let file = files.get(hash);
@@ -175,22 +93,34 @@ const readRun = async (directory: StoreDirectory, cache: StreamCache, files: Map
   });
 };
 
-const decodeEvent = (bytes: Buffer, fileName: string, offset: number, line: number | undefined, expectedRev: number): StoredEvent => {
-  const decoded = decodeLine(bytes);
-  if (typeof decoded === 'string') throw new StoreCorruptError(fileName, offset, decoded, line);
-  if (decoded.kind !== 'event') throw new StoreCorruptError(fileName, offset, 'unexpected header line', line);
-  if (decoded.event.rev !== expectedRev) throw new StoreCorruptError(fileName, offset, `revision ${decoded.event.rev}, expected ${expectedRev}`, line);
-  return decoded.event;
-};
-
-const recordedEvent = (stream: string, e: StoredEvent): RecordedEvent =>
-  deepFreeze({
+/**
+ * A stored event as the port's deep-frozen recorded event of `stream`. Its `data` and `metadata` come fresh from
+ * `JSON.parse` (no cycle, nothing frozen yet, nothing shared), so they are frozen without the general `deepFreeze`'s
+ * checks.
+ */
+export const recordedEvent = (stream: string, e: StoredEvent): RecordedEvent => {
+  const recorded: { -readonly [K in keyof RecordedEvent]: RecordedEvent[K] } = {
     stream,
     revision: streamRevision(e.rev),
     position: globalPosition(e.pos),
     id: e.id,
     type: e.type,
     time: e.time,
-    data: e.data,
-    ...optionalEventFields(e),
-  });
+    data: freezeParsed(e.data),
+  };
+  if (e.ignorable) recorded.ignorable = true;
+  if (e.metadata !== undefined) recorded.metadata = freezeParsed(e.metadata);
+  if (e.hash !== undefined) recorded.hash = e.hash;
+  return Object.freeze(recorded);
+};
+
+/** Deep-freezes a value fresh from `JSON.parse`: plain objects and arrays, no cycle. */
+const freezeParsed = <T>(value: T): T => {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) freezeParsed(value[i]);
+  } else {
+    for (const key of Object.keys(value)) freezeParsed((value as Record<string, unknown>)[key]);
+  }
+  return Object.freeze(value);
+};

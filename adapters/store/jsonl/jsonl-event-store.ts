@@ -4,6 +4,7 @@ import type {
   ExpectedRevision,
   NewEvent,
   ReadAllOptions,
+  ReadPagesOptions,
   ReadStreamOptions,
   RecordedEvent,
   StreamRevision,
@@ -20,7 +21,8 @@ import type { StreamDeletion } from '../../../runtime/ports/stream-deletion.js';
 
 const isDeletion = (item: PendingAppend | PendingDeletion): item is PendingDeletion => (item as PendingDeletion).kind === 'delete';
 import type { DirectoryLock } from './dir-lock.js';
-import { readAllEvents, readStream, revisionOf } from './event-reads.js';
+import { readAllEvents } from './event-reads.js';
+import { readStream, readStreamPages, revisionOf } from './stream-reads.js';
 import type { FileOps, FsOps } from './fs-ops.js';
 import { CommitQueue } from './group-commit.js';
 import { LockLease } from './lock-lease.js';
@@ -121,6 +123,11 @@ export class JsonlEventStore implements EventStore, StreamDeletion {
 
   read(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
     return readStream(this.#directory, this.#cache, stream, options);
+  }
+
+  /** `read` a page at a time: forwards, a page is the lines one 256 KiB file read completes (at most `pageSize`). */
+  readPages(stream: string, options: ReadPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
+    return readStreamPages(this.#directory, this.#cache, stream, options);
   }
 
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {

@@ -8,6 +8,7 @@ export interface RawLine {
 }
 
 const CHUNK = 64 * 1024;
+const NEWLINE = 0x0a;
 
 /**
  * Streams the complete lines of `file[start..end)` forwards, reading one chunk at a time (a line longer than a
@@ -82,5 +83,81 @@ export async function* backwardLines(file: FileOps, end: number): AsyncGenerator
     }
     pos -= size;
     acc = Buffer.concat([chunk, acc]);
+  }
+}
+
+/**
+ * Complete lines of a file range, as positions in a buffer (no object per line): line `i` is
+ * `bytes[starts[i], ends[i])`, without its newline, and starts at file offset `base + starts[i]`.
+ */
+export interface LineRun {
+  readonly bytes: Buffer;
+  readonly base: number;
+  readonly starts: readonly number[];
+  readonly ends: readonly number[];
+}
+
+/**
+ * The complete lines of `file[start..end)`, forwards, one file read at a time: for each read, the lines it
+ * completes, as one or two runs (a line begun by an earlier read is joined into a run of its own, first). The next
+ * read is already under way while the caller handles a read's lines. Each read has a fresh buffer, so a run stays
+ * valid after the next one. A trailing fragment without newline is not yielded.
+ */
+export async function* forwardLineRuns(file: FileOps, start: number, end: number, chunkBytes = CHUNK): AsyncGenerator<LineRun[]> {
+  const readAt = async (position: number): Promise<Buffer> => {
+    const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, end - position));
+    const got = await file.read(buffer, 0, buffer.length, position);
+    return buffer.subarray(0, got);
+  };
+  const ahead = (position: number): Promise<Buffer> | null => {
+    if (position >= end) return null;
+    const read = readAt(position);
+    read.catch(() => undefined); // handled where it is awaited; until then it must not count as unhandled
+    return read;
+  };
+  let position = start;
+  let next = ahead(position);
+  let fragment: Buffer[] = []; // bytes of a line begun by earlier reads
+  let fragmentBase = start;
+  try {
+    while (next !== null) {
+      const bytes = await next;
+      if (bytes.length === 0) return; // the file ends early: what is there was yielded
+      const base = position;
+      position += bytes.length;
+      next = ahead(position);
+      const runs: LineRun[] = [];
+      let lineStart = 0;
+      let nl = bytes.indexOf(NEWLINE);
+      if (fragment.length > 0) {
+        if (nl === -1) {
+          fragment.push(bytes);
+          continue;
+        }
+        fragment.push(bytes.subarray(0, nl));
+        const joined = Buffer.concat(fragment);
+        runs.push({ bytes: joined, base: fragmentBase, starts: [0], ends: [joined.length] });
+        fragment = [];
+        lineStart = nl + 1;
+        nl = bytes.indexOf(NEWLINE, lineStart);
+      }
+      const starts: number[] = [];
+      const ends: number[] = [];
+      while (nl !== -1) {
+        starts.push(lineStart);
+        ends.push(nl);
+        lineStart = nl + 1;
+        nl = bytes.indexOf(NEWLINE, lineStart);
+      }
+      if (starts.length > 0) runs.push({ bytes, base, starts, ends });
+      if (lineStart < bytes.length) {
+        fragment = [bytes.subarray(lineStart)];
+        fragmentBase = base + lineStart;
+      }
+      if (runs.length > 0) yield runs;
+    }
+  } finally {
+    // a read still under way must end before the caller closes the file
+    if (next !== null) await next.catch(() => undefined);
   }
 }

@@ -6,6 +6,7 @@ import {
   type ExpectedRevision,
   type NewEvent,
   type ReadAllOptions,
+  type ReadPagesOptions,
   type ReadStreamOptions,
   type RecordedEvent,
   type StreamRevision,
@@ -26,6 +27,7 @@ import {
   idempotencyVerdict,
 } from '../../../runtime/ports/store-validation.js';
 import { deepFreeze } from '../../../domain/json.js';
+import { DEFAULT_READ_PAGE_SIZE, pageSizeOf } from '../../../runtime/ports/paged-reads.js';
 import { allSource, catchUpThenLive, streamSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
 
@@ -112,10 +114,36 @@ export class MemoryEventStore implements EventStore, StreamDeletion {
     const max = options.maxCount ?? Number.POSITIVE_INFINITY;
     let count = 0;
     if ((options.direction ?? 'forwards') === 'forwards') {
-      for (let i = Number(options.from ?? 0n); i < events.length && count < max; i++, count++) yield events[i]!;
+      for (let i = Math.max(0, Number(options.from ?? 0n)); i < events.length && count < max; i++, count++) yield events[i]!;
     } else {
       const start = options.from === undefined ? events.length - 1 : Math.min(Number(options.from), events.length - 1);
       for (let i = start; i >= 0 && count < max; i--, count++) yield events[i]!;
+    }
+  }
+
+  /** `read` a page at a time (slices of the stream's events, `DEFAULT_READ_PAGE_SIZE` by default). */
+  async *readPages(stream: string, options: ReadPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
+    this.#assertOpen();
+    assertValidStreamId(stream);
+    const events = this.#streams.get(stream)?.events ?? [];
+    const size = pageSizeOf(options, DEFAULT_READ_PAGE_SIZE);
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    if ((options.direction ?? 'forwards') === 'forwards') {
+      // the end is taken at each page: events appended meanwhile are read, as `read` reads them
+      for (let i = Math.max(0, Number(options.from ?? 0n)); i < events.length && remaining > 0; ) {
+        const page = events.slice(i, i + Math.min(size, remaining));
+        i += page.length;
+        remaining -= page.length;
+        yield page;
+      }
+    } else {
+      for (let i = options.from === undefined ? events.length - 1 : Math.min(Number(options.from), events.length - 1); i >= 0 && remaining > 0; ) {
+        const n = Math.min(size, remaining, i + 1);
+        const page = events.slice(i - n + 1, i + 1).reverse();
+        i -= n;
+        remaining -= n;
+        yield page;
+      }
     }
   }
 

@@ -8,6 +8,7 @@ import {
   type ExpectedRevision,
   type NewEvent,
   type ReadAllOptions,
+  type ReadPagesOptions,
   type ReadStreamOptions,
   type RecordedEvent,
   type StreamRevision,
@@ -28,6 +29,7 @@ import {
 } from '../../../runtime/ports/store-validation.js';
 import { checkedForm } from '../../../runtime/ports/checked-events.js';
 import { deepFreeze } from '../../../domain/json.js';
+import { pageSizeOf } from '../../../runtime/ports/paged-reads.js';
 import { allSource, catchUpThenLive, streamSource, type CatchUpSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
 import { assertSchemaCurrent, assertValidSchemaName, channelName, migrate } from './migrations.js';
@@ -347,18 +349,27 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
   // ---------------------------------------------------------------- reads
 
   async *read(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
+    for await (const page of this.readPages(stream, options)) yield* page;
+  }
+
+  /**
+   * `read` a page at a time: keyset pages of at most `pageSize` rows (default: the store's `readPageSize` option), one
+   * query each, every page starting after the last revision of the one before.
+   */
+  async *readPages(stream: string, options: ReadPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
     this.#assertOpen();
     assertValidStreamId(stream);
+    const pageSize = pageSizeOf(options, this.#pageSize);
     let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
     const forwards = (options.direction ?? 'forwards') === 'forwards';
     let cursor = forwards ? (options.from ?? 0n) : (options.from ?? MAX_BIGINT);
     if (forwards && cursor < 0n) cursor = 0n;
     if (!forwards && cursor > MAX_BIGINT) cursor = MAX_BIGINT;
     while (remaining > 0 && cursor >= 0n) {
-      const limit = Math.min(this.#pageSize, remaining);
+      const limit = Math.min(pageSize, remaining);
       const rows = await this.#page(forwards ? this.#sql.readForwardsName : this.#sql.readBackwardsName,
         forwards ? this.#sql.readForwards : this.#sql.readBackwards, [stream, cursor.toString(), limit]);
-      for (const row of rows) yield toRecorded(row);
+      if (rows.length > 0) yield rows.map(toRecorded);
       remaining -= rows.length;
       if (rows.length < limit) return;
       const last = BigInt(rows.at(-1)!.revision);

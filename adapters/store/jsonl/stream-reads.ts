@@ -1,0 +1,165 @@
+import { streamRevision, type ReadPagesOptions, type ReadStreamOptions, type RecordedEvent, type StreamRevision } from '../../../runtime/ports/event-store.js';
+import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
+import { pageSizeOf } from '../../../runtime/ports/paged-reads.js';
+import { recordedEvent } from './event-reads.js';
+import type { FileOps } from './fs-ops.js';
+import { viewIndex } from './global-index.js';
+import { decodeLineAt, type StoredEvent } from './line-codec.js';
+import { committedTail } from './recovery.js';
+import { io, type StoreDirectory } from './store-directory.js';
+import type { StreamCache } from './stream-cache.js';
+import { backwardLines, forwardLineRuns } from './stream-file.js';
+
+/**
+ * The stream read path: no lock. A reader stops before a stream file's uncommitted tail. Reads go a page at a
+ * time: forwards, a page is the lines one file read completes (or `pageSize` of them); every line is still checked
+ * on its own (checksum, JSON, fields, revision continuity) before its page is handed out.
+ */
+
+/** Bytes a forward stream read takes from the file at a time. */
+const READ_CHUNK = 256 * 1024;
+/** Events a backwards page holds when the reader does not say. */
+const BACKWARD_PAGE = 512;
+
+/** EventStore.read: the events of `readStreamPages`, one at a time. */
+export async function* readStream(directory: StoreDirectory, cache: StreamCache, stream: string, options: ReadStreamOptions): AsyncGenerator<RecordedEvent> {
+  for await (const page of readStreamPages(directory, cache, stream, options)) yield* page;
+}
+
+/**
+ * EventStore.readPages: a stream's committed events, forwards from a remembered line or backwards from its tail,
+ * as pages. A damaged line ends the read with StoreCorruptError after the page of the good events before it, so
+ * `read` yields exactly what it yielded one event at a time.
+ */
+export async function* readStreamPages(directory: StoreDirectory, cache: StreamCache, stream: string, options: ReadPagesOptions): AsyncGenerator<RecordedEvent[]> {
+  directory.assertOpen();
+  const { path, fileName, hash } = directory.names(stream);
+  await io('read', () => directory.refreshDeletions());
+  if (directory.isDeleted(hash)) return;
+  const size = await io('read', () => directory.fs.sizeOf(path));
+  if (size === undefined) return;
+  const file = await io('read', () => directory.fs.open(path, 'read'));
+  try {
+    const tail = await tailOf(directory, cache, stream, file, fileName, size);
+    const max = options.maxCount ?? Number.POSITIVE_INFINITY;
+    if (max <= 0 || tail.lastRevision < 0) return;
+    if ((options.direction ?? 'forwards') === 'forwards') yield* forwardPages(cache, stream, file, fileName, tail, options, max);
+    else yield* backwardPages(stream, file, fileName, tail, options, max);
+  } finally {
+    await file.close();
+  }
+}
+
+interface Tail {
+  readonly end: number;
+  readonly headerEnd: number;
+  readonly lastRevision: number;
+}
+
+async function* forwardPages(cache: StreamCache, stream: string, file: FileOps, fileName: string, tail: Tail, options: ReadPagesOptions, max: number): AsyncGenerator<RecordedEvent[]> {
+  const pageSize = pageSizeOf(options, Number.POSITIVE_INFINITY);
+  const from = Number(options.from ?? 0n);
+  // Committed bytes never change, so a remembered (revision, offset) pair lets a read (a live subscription,
+  // typically) start mid-file instead of rescanning from the header.
+  const hint = cache.readHints.get(stream);
+  const useHint = hint !== undefined && hint.rev <= from && hint.offset <= tail.end;
+  let rev = useHint ? hint.rev : 0;
+  let line: number | undefined = useHint ? undefined : 1;
+  let count = 0;
+  for await (const runs of forwardLineRuns(file, useHint ? hint.offset : tail.headerEnd, tail.end, READ_CHUNK)) {
+    let page: RecordedEvent[] = [];
+    let failure: unknown;
+    let done = false;
+    let nextRev = 0; // the line after the page's last event: remembered before the page is handed out
+    let nextOffset = 0;
+    runs: for (const { bytes, base, starts, ends } of runs) {
+      for (let i = 0; i < starts.length; i++) {
+        if (line !== undefined) line++;
+        if (rev >= from) {
+          const decoded = decodeEvent(bytes, starts[i]!, ends[i]!, fileName, base + starts[i]!, line, rev);
+          if (decoded instanceof StoreCorruptError) {
+            failure = decoded;
+            break runs;
+          }
+          page.push(recordedEvent(stream, decoded));
+          nextRev = rev + 1;
+          nextOffset = base + ends[i]! + 1;
+          if (++count >= max) done = true;
+          if (done || page.length >= pageSize) {
+            cache.readHints.set(stream, { rev: nextRev, offset: nextOffset });
+            yield page;
+            if (done) return;
+            page = [];
+          }
+        }
+        rev++;
+      }
+    }
+    if (page.length > 0) {
+      cache.readHints.set(stream, { rev: nextRev, offset: nextOffset });
+      yield page;
+    }
+    if (failure !== undefined) throw failure;
+  }
+}
+
+async function* backwardPages(stream: string, file: FileOps, fileName: string, tail: Tail, options: ReadPagesOptions, max: number): AsyncGenerator<RecordedEvent[]> {
+  const pageSize = pageSizeOf(options, BACKWARD_PAGE);
+  const from = options.from === undefined ? tail.lastRevision : Math.min(Number(options.from), tail.lastRevision);
+  let rev = tail.lastRevision;
+  let count = 0;
+  let page: RecordedEvent[] = [];
+  try {
+    for await (const raw of backwardLines(file, tail.end)) {
+      if (raw.offset < tail.headerEnd) break;
+      if (rev <= from) {
+        const decoded = decodeEvent(raw.bytes, 0, raw.bytes.length, fileName, raw.offset, undefined, rev);
+        if (decoded instanceof StoreCorruptError) throw decoded;
+        page.push(recordedEvent(stream, decoded));
+        if (++count >= max) break;
+        if (page.length >= pageSize) {
+          yield page;
+          page = [];
+        }
+      }
+      rev--;
+    }
+  } catch (e) {
+    if (page.length > 0) yield page;
+    throw e;
+  }
+  if (page.length > 0) yield page;
+}
+
+/** EventStore.revision: the last committed revision of a stream. */
+export const revisionOf = async (directory: StoreDirectory, cache: StreamCache, stream: string): Promise<StreamRevision | 'no_stream'> => {
+  directory.assertOpen();
+  const { path, fileName, hash } = directory.names(stream);
+  await io('revision', () => directory.refreshDeletions());
+  if (directory.isDeleted(hash)) return 'no_stream';
+  const size = await io('revision', () => directory.fs.sizeOf(path));
+  if (size === undefined) return 'no_stream';
+  const file = await io('revision', () => directory.fs.open(path, 'read'));
+  try {
+    const tail = await tailOf(directory, cache, stream, file, fileName, size);
+    return tail.lastRevision < 0 ? 'no_stream' : streamRevision(tail.lastRevision);
+  } finally {
+    await file.close();
+  }
+};
+
+const tailOf = async (directory: StoreDirectory, cache: StreamCache, stream: string, file: FileOps, fileName: string, size: number): Promise<Tail> => {
+  const state = cache.states.get(stream);
+  if (state?.exists && state.size === size) return { end: size, headerEnd: state.headerEnd, lastRevision: state.lastRevision };
+  const view = await viewIndex(directory.indexRead, directory.indexPath);
+  return committedTail(file, fileName, size, stream, directory.names(stream).hash, { file: directory.indexRead, path: directory.indexPath, view });
+};
+
+/** Decodes the event line `bytes[start..end)` and checks that it carries the revision its place in the file gives it. */
+const decodeEvent = (bytes: Buffer, start: number, end: number, fileName: string, offset: number, line: number | undefined, expectedRev: number): StoredEvent | StoreCorruptError => {
+  const decoded = decodeLineAt(bytes, start, end);
+  if (typeof decoded === 'string') return new StoreCorruptError(fileName, offset, decoded, line);
+  if (decoded.kind !== 'event') return new StoreCorruptError(fileName, offset, 'unexpected header line', line);
+  if (decoded.event.rev !== expectedRev) return new StoreCorruptError(fileName, offset, `revision ${decoded.event.rev}, expected ${expectedRev}`, line);
+  return decoded.event;
+};

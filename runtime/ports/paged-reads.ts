@@ -1,0 +1,97 @@
+import type { EventStore, ReadPagesOptions, RecordedEvent, SubscriptionMessage } from './event-store.js';
+
+/**
+ * Paged reads over any store: `readStreamPages` uses a store's own `readPages` and batches `read` for the others;
+ * `subscribeStreamPages` is a catch-up-then-live subscription whose catch-up goes a page at a time.
+ */
+
+/** The page size of a store that does not say otherwise. */
+export const DEFAULT_READ_PAGE_SIZE = 512;
+
+/** The page size `options` asks for — rounded down, at least 1 — or `fallback` when it asks for none (or for `Infinity`). */
+export const pageSizeOf = (options: ReadPagesOptions, fallback: number): number => {
+  if (options.pageSize === undefined || options.pageSize === Number.POSITIVE_INFINITY) return fallback;
+  const n = Math.floor(options.pageSize);
+  return n >= 1 ? n : 1;
+};
+
+/** Groups `items` into arrays of `pageSize` (the last one shorter, none empty). */
+export async function* pagesOf<T>(items: AsyncIterable<T>, pageSize: number): AsyncGenerator<readonly T[]> {
+  let page: T[] = [];
+  for await (const item of items) {
+    page.push(item);
+    if (page.length >= pageSize) {
+      yield page;
+      page = [];
+    }
+  }
+  if (page.length > 0) yield page;
+}
+
+/**
+ * A stream's events a page at a time (see `EventStore.readPages`): the store's own pages when it has them,
+ * otherwise `read` grouped into pages of `pageSize` (default {@link DEFAULT_READ_PAGE_SIZE}).
+ */
+export const readStreamPages = (
+  store: Pick<EventStore, 'read' | 'readPages'>,
+  stream: string,
+  options: ReadPagesOptions = {},
+): AsyncIterable<readonly RecordedEvent[]> =>
+  store.readPages !== undefined
+    ? store.readPages(stream, options)
+    : pagesOf(store.read(stream, options), pageSizeOf(options, DEFAULT_READ_PAGE_SIZE));
+
+/** What {@link subscribeStreamPages} yields: a page of events (stored or live), or the one `caught-up` marker. */
+export type PagedSubscriptionMessage =
+  | { readonly kind: 'events'; readonly events: readonly RecordedEvent[] }
+  | { readonly kind: 'caught-up' };
+
+/** Options of {@link subscribeStreamPages}. */
+export interface SubscribePagesOptions {
+  /** First revision to deliver (inclusive). @defaultValue 0 */
+  readonly from?: bigint;
+  /** Aborting ends the iteration. */
+  readonly signal?: AbortSignal;
+  /** Most events a stored page holds (see `ReadPagesOptions.pageSize`). */
+  readonly pageSize?: number;
+}
+
+/** A subscription's messages as paged ones: each event a page of one. */
+export async function* pagedMessagesOf(messages: AsyncIterable<SubscriptionMessage>): AsyncGenerator<PagedSubscriptionMessage> {
+  for await (const message of messages) yield message.kind === 'event' ? { kind: 'events', events: [message.event] } : message;
+}
+
+/**
+ * `EventStore.subscribe`, with the stored part read a page at a time: the events from `from` as the store's pages
+ * (`EventStore.readPages`), one `caught-up`, then the store's own subscription from the revision after the last
+ * event delivered, each of its events a page of one (its own `caught-up` marker, which comes after the events
+ * appended in the meantime, is not repeated). The subscription starts exactly after the last event delivered: no
+ * gap and no duplicate at the switch. A store without `readPages` (EventStoreDB, whose server subscription does its
+ * own catch-up) is subscribed to from `from` directly, each event a page of one. Aborting `signal` ends the
+ * iteration between pages.
+ */
+export async function* subscribeStreamPages(
+  store: Pick<EventStore, 'read' | 'readPages' | 'subscribe'>,
+  stream: string,
+  options: SubscribePagesOptions = {},
+): AsyncGenerator<PagedSubscriptionMessage> {
+  const { signal } = options;
+  let next = options.from ?? 0n;
+  if (signal?.aborted) return;
+  if (store.readPages === undefined) {
+    yield* pagedMessagesOf(store.subscribe(stream, { from: next, ...(signal !== undefined ? { signal } : {}) }));
+    return;
+  }
+  const pages = readStreamPages(store, stream, { from: next, ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) });
+  for await (const events of pages) {
+    if (signal?.aborted) return;
+    next = events[events.length - 1]!.revision + 1n;
+    yield { kind: 'events', events };
+  }
+  if (signal?.aborted) return;
+  yield { kind: 'caught-up' };
+  for await (const message of store.subscribe(stream, { from: next, ...(signal !== undefined ? { signal } : {}) })) {
+    if (signal?.aborted) return;
+    if (message.kind === 'event') yield { kind: 'events', events: [message.event] };
+  }
+}
