@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { wantsHelp } from './cli-args.js';
 import { EXIT, reportFailure } from './cli-failure.js';
 import type { CliIo } from './io.js';
@@ -132,10 +133,23 @@ export const main = async (argv: readonly string[], io: CliIo): Promise<number> 
 };
 
 /**
+ * How far V8 lets the old generation grow past what survived the last full collection before collecting again: by
+ * default up to 4x; the CLI's commands stream logs, keeping little alive while making much short-lived garbage, so
+ * 1.5x keeps the heap (and the process's peak RSS) near what is alive, at no measurable CPU cost. V8 reads the flag at
+ * every full collection, so setting it when the process starts takes effect. Process-wide: only `runCli` sets it.
+ */
+const CLI_HEAP_GROWING_PERCENT = 50;
+
+const tightenHeap = (): void => {
+  setFlagsFromString(`--heap-growing-percent=${CLI_HEAP_GROWING_PERCENT}`);
+};
+
+/**
  * Runs the CLI as a process: a closed stdout (`steerlog demo | head -1`) ends it quietly, and nothing ever
  * prints a stack trace.
  */
 export const runCli = async (argv: readonly string[]): Promise<void> => {
+  tightenHeap();
   const quietOnClosedPipe = (e: NodeJS.ErrnoException): void => {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
     process.stderr.write(`steerlog: ${e.message}\n`);
