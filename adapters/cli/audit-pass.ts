@@ -33,7 +33,7 @@ export const auditFileOnePass = async (
   const auditor = createAuditor(basename(file, extname(file)), { ...options, onFacts: collector.facts });
   let blank = false;
   let ownPass = false;
-  outer: for await (const lines of readLineBatches(file)) {
+  outer: for await (const lines of readLineBatches(file, { chunkBytes: 64 * 1024 })) {
     for (const line of lines) {
       if (line.trim() === '') {
         auditor.push(line);
