@@ -135,10 +135,11 @@ export const main = async (argv: readonly string[], io: CliIo): Promise<number> 
 /**
  * How far V8 lets the old generation grow past what survived the last full collection before collecting again: by
  * default up to 4x; the CLI's commands stream logs, keeping little alive while making much short-lived garbage, so
- * 1.5x keeps the heap (and the process's peak RSS) near what is alive, at no measurable CPU cost. V8 reads the flag at
- * every full collection, so setting it when the process starts takes effect. Process-wide: only `runCli` sets it.
+ * 2x keeps the heap (and the process's peak RSS) near what is alive. More full collections: `audit` of 1M events
+ * spends ~7% more CPU time than without it, and 1.5x cost ~12% for 5 MiB less. V8 reads the flag at every full
+ * collection, so setting it when the process starts takes effect. Process-wide: only `runCli` sets it.
  */
-const CLI_HEAP_GROWING_PERCENT = 50;
+const CLI_HEAP_GROWING_PERCENT = 100;
 
 const tightenHeap = (): void => {
   setFlagsFromString(`--heap-growing-percent=${CLI_HEAP_GROWING_PERCENT}`);
