@@ -7,7 +7,10 @@ import { auditOutput, type AuditExtras, type AuditLimit, type AuditMessage } fro
 import type { CliIo } from './io.js';
 import { readLineBatches } from './read-lines.js';
 
-const FLUSH_CHARS = 1 << 20;
+// Small enough that a batch of spooled lines or output text dies young (a 1 MiB batch outlives scavenges and is
+// promoted to the old generation), large enough that writes stay few.
+const FLUSH_CHARS = 64 * 1024;
+const READ_BYTES = 64 * 1024;
 
 /**
  * A temporary file of JSON lines that the audit appends its turns and entered messages to as it decides them, so
@@ -73,7 +76,7 @@ export const openAuditSpool = (): AuditSpool => {
       const [middle, tail] = splitOnce(rest, JSON.stringify(`${marker}-messages`));
       await out.write(`${head}[`);
       let n = 0;
-      for await (const lines of readLineBatches(turns.path)) {
+      for await (const lines of readLineBatches(turns.path, { chunkBytes: READ_BYTES })) {
         for (const line of lines) await out.write(n++ === 0 ? line : `,${line}`);
       }
       for (const t of report.turns) await out.write(n++ === 0 ? JSON.stringify(t) : `,${JSON.stringify(t)}`);
@@ -82,7 +85,7 @@ export const openAuditSpool = (): AuditSpool => {
       const shown = new Set<string>();
       n = 0;
       const message = async (m: AuditMessage): Promise<void> => void (await out.write(n++ === 0 ? JSON.stringify(m) : `,${JSON.stringify(m)}`));
-      for await (const lines of readLineBatches(messages.path)) {
+      for await (const lines of readLineBatches(messages.path, { chunkBytes: READ_BYTES })) {
         for (const line of lines) {
           const m = JSON.parse(line) as AuditReport['messages'][number];
           shown.add(m.id);
@@ -111,7 +114,7 @@ const splitOnce = (text: string, marker: string): [string, string] => {
   return [text.slice(0, at), text.slice(at + marker.length)];
 };
 
-/** Batches writes to `io.stdout` in ~1 MiB chunks, waiting for `drain` when the stream asks for it. */
+/** Batches writes to `io.stdout` in ~64 KiB chunks, waiting for `drain` when the stream asks for it. */
 const chunkedWriter = (io: CliIo): { write(s: string): Promise<void>; end(): Promise<void> } => {
   let buffer = '';
   const flush = async (): Promise<void> => {

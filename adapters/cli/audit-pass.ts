@@ -53,7 +53,7 @@ const onePass = async (
 ): Promise<AuditPass> => {
   let blank = false;
   let ownPass = false;
-  outer: for await (const lines of readLineBatches(file)) {
+  outer: for await (const lines of readLineBatches(file, { chunkBytes: 64 * 1024 })) {
     for (const line of lines) {
       if (line.trim() === '') {
         auditor.push(line);
