@@ -13,7 +13,8 @@ import { readLineBatches } from './read-lines.js';
  */
 export const verifyFileChain = async (file: string, limit: AuditLimit | undefined): Promise<SessionVerification> => {
   const verifier = createSessionVerifier(null);
-  outer: for await (const lines of readLineBatches(file)) {
+  // the audit pass's chunk size: a small read batch dies young instead of being promoted
+  outer: for await (const lines of readLineBatches(file, { chunkBytes: 64 * 1024 })) {
     for (const line of lines) {
       if (line.trim() === '') continue;
       let raw: unknown;
