@@ -51,8 +51,14 @@ describe.skipIf(!run)('child sessions in the web console', () => {
       expect(await page.locator(`[data-session="${id}"]`).getAttribute('data-parent')).toBe('lead');
       expect(await page.locator(`[data-session="${id}"]`).getAttribute('data-depth')).toBe('1');
     }
-    // the tree: lead, then its children in order of creation
-    expect(await page.locator('tr[data-session]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-session')))).toEqual(['lead', 'kid', 'once']);
+    // the tree: lead, then its children in order of creation — as the host's session.list dates them (the two
+    // children start from tool calls of one step, which may run side by side: either may be created first)
+    const response = (await serve.rpc('session.list', {})).result;
+    if (!response.ok) throw new Error(`session.list refused: ${response.error.code}`);
+    const listed = response.value as { sessions: { sessionId: string; createdAt: number }[] };
+    const children = listed.sessions.filter((s) => s.sessionId !== 'lead').sort((a, b) => a.createdAt - b.createdAt || (a.sessionId < b.sessionId ? -1 : 1));
+    expect(children.map((s) => s.sessionId).sort()).toEqual(['kid', 'once']);
+    expect(await page.locator('tr[data-session]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-session')))).toEqual(['lead', ...children.map((s) => s.sessionId)]);
     await shot(page, 'sessions-children', true);
 
     await page.getByRole('link', { name: 'Open child kid' }).click();
