@@ -14,19 +14,19 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import type { AuditOutput } from '../adapters/cli/audit-extras.js';
 import { fmt, machineLine, median } from './support/machine.js';
 import { writeSessionLog, type FinalLists } from './support/session-log.js';
 import { spawnMeasured, type Spawned } from './support/spawn-measure.js';
 
-const arg = (name: string, dflt: number): number => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const EVENTS = arg('events', 200_000);
-const ROUNDS = arg('rounds', 3);
-const PEAK = arg('peak', 10_000);
-const SKIP_2N = process.argv.includes('--no-2n');
+const { values: flags } = parseArgs({
+  options: { events: { type: 'string', default: '200000' }, rounds: { type: 'string', default: '3' }, peak: { type: 'string', default: '10000' }, 'no-2n': { type: 'boolean', default: false } },
+});
+const EVENTS = Number(flags.events);
+const ROUNDS = Number(flags.rounds);
+const PEAK = Number(flags.peak);
+const SKIP_2N = flags['no-2n'];
 const cli = join(import.meta.dirname, '..', 'bin', 'steerlog.js');
 const floor = join(import.meta.dirname, 'support', 'parse-lines.mjs');
 /** An input admitted early and claimed in a later turn: its whole life is in the log. */
