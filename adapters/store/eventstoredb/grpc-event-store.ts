@@ -7,6 +7,7 @@
  *
  * Checked against an in-process protocol fake built from the clients' own gRPC stubs, not against a real server.
  */
+import { setMaxListeners } from 'node:events';
 import type { Readable } from 'node:stream';
 import {
   globalPosition,
@@ -74,6 +75,12 @@ const READ_ALL_PAGE = 256;
 /** A client read: a `Readable` with `cancel()` (`@eventstore/db-client`) or an async generator (`@kurrent/kurrentdb-client`). */
 type ClientRead = AsyncIterable<WireResolvedEvent> & Partial<Pick<Readable, 'destroy'>> & { cancel?(): Promise<void> };
 
+/** `controller`, with no limit on its signal's listeners. */
+const unlimited = (controller: AbortController): AbortController => {
+  setMaxListeners(0, controller.signal);
+  return controller;
+};
+
 /**
  * The EventStore port over an EventStoreDB/KurrentDB gRPC client: the code `EventStoreDbEventStore`
  * (`steerlog/eventstoredb`) and `KurrentDbEventStore` (`steerlog/kurrentdb`) share. Not constructed directly.
@@ -92,8 +99,11 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
   readonly #indexes = new Map<string, IdIndex>();
   /** Tombstoned streams, whose events `$all` still holds until a scavenge (see retired-streams.ts). */
   readonly #retired: RetiredStreams;
-  /** Aborted on close: ends every live subscription and pending read of this store. */
-  readonly #closing = new AbortController();
+  /**
+   * Aborted on close: ends every live subscription and pending read of this store. Each of them listens to it, so
+   * its signal has no listener limit (Node warns at 11 otherwise: a readAll's stream probes alone can exceed that).
+   */
+  readonly #closing = unlimited(new AbortController());
   #closed = false;
 
   /** @internal The entry point passes its client package's driver. */

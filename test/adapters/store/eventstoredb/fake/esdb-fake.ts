@@ -502,9 +502,13 @@ export class FakeEsdb {
       if (cancelled || dropIfTooSlow()) return false;
       if (!call.write(resp)) {
         await new Promise<void>((resolve) => {
+          // this wait's own signal: aborted when the transport drains or the call stops, so the watcher below ends
+          // with the wait instead of piling one listener per blocked write onto the call's signal
+          const waiting = new AbortController();
           const done = (): void => {
             call.off('drain', done);
             stopped.signal.removeEventListener('abort', done);
+            waiting.abort();
             resolve();
           };
           call.on('drain', done);
@@ -512,7 +516,7 @@ export class FakeEsdb {
           // while the transport is full, new events pile up: past the live buffer, the subscriber is dropped
           void (async () => {
             let v = this.#log.notifier.version;
-            while (!stopped.signal.aborted && (await this.#log.notifier.waitForChange(v, stopped.signal))) {
+            while (!waiting.signal.aborted && (await this.#log.notifier.waitForChange(v, waiting.signal))) {
               v = this.#log.notifier.version;
               if (dropIfTooSlow()) return;
             }
