@@ -9,7 +9,8 @@ import { readLineBatches } from './read-lines.js';
  * (`readLineBatches`), and a line with a carriage return inside is split there.
  */
 export async function* fileEnvelopes(file: string): AsyncIterable<unknown> {
-  for await (const batch of readLineBatches(file)) {
+  // 64 KiB batches, as the audit reads: a batch dies young instead of being promoted (peak RSS)
+  for await (const batch of readLineBatches(file, { chunkBytes: 64 * 1024 })) {
     for (const text of batch) {
       // readLineBatches ends lines at \n (dropping a \r before it); a \r left inside ends a line too
       for (const line of text.includes('\r') ? text.split('\r') : [text]) {
