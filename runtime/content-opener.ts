@@ -42,7 +42,14 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
  * that is not a well-formed sealed sidecar is left as it is, for the parser to judge. The hash is kept: an opened
  * event no longer verifies, so the chain is checked on the stored form.
  */
-export const openEnvelope = async (raw: unknown, keyring: Keyring): Promise<unknown> => {
+export const openEnvelope = async (raw: unknown, keyring: Keyring): Promise<unknown> => await openEnvelopeNow(raw, keyring);
+
+/**
+ * {@link openEnvelope}, answered at once when there is nothing to open (no sealed payload: the common case, and
+ * `raw` itself is the answer) and as a promise only when a key must be looked up. A reader that folds millions of
+ * events awaits only the events that need it.
+ */
+export const openEnvelopeNow = (raw: unknown, keyring: Keyring): unknown | Promise<unknown> => {
   if (!isObj(raw) || typeof raw.type !== 'string' || !isObj(raw.data)) return raw;
   const units: { sealed: SealedContent; lookup?: DataKeyLookup | undefined }[] = [];
   mapSealUnits(raw.type, raw.data, (o) => {
@@ -52,9 +59,14 @@ export const openEnvelope = async (raw: unknown, keyring: Keyring): Promise<unkn
     return o;
   });
   if (units.length === 0) return raw;
+  return openUnits(raw, raw.type, raw.data, keyring, units);
+};
+
+/** Looks up the units' keys and opens (or marks) each sealed unit of `raw`. */
+const openUnits = async (raw: Obj, type: string, rawData: Obj, keyring: Keyring, units: { sealed: SealedContent; lookup?: DataKeyLookup | undefined }[]): Promise<unknown> => {
   for (const u of units) u.lookup = await keyring.lookup(u.sealed.keyId);
   let i = 0;
-  const data = mapSealUnits(raw.type, raw.data, (o, unit) => {
+  const data = mapSealUnits(type, rawData, (o, unit) => {
     if (o.sealed === undefined) return o;
     const parsed = SealedContentSchema.safeParse(o.sealed);
     if (!parsed.success || parsed.data.state !== undefined) return o;

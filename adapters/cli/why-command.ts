@@ -14,7 +14,7 @@ import { sourceErrorOf, untilRefusal } from './dsh-audit.js';
 import { parseFormatOption, resolveFileFormat } from './log-format.js';
 import { followAcross, type WhyCrossing } from './why-across.js';
 
-import { createKeyring, openEnvelope, type Keyring } from '../../runtime/content-opener.js';
+import { createKeyring, openEnvelopeNow, type Keyring } from '../../runtime/content-opener.js';
 import { ERASED_MARKER, type SealedContent } from '../../domain/sealed-content.js';
 import { openReaderKeys } from './reader-keys.js';
 
@@ -93,7 +93,8 @@ export const answerWhy = async (session: string | null, id: string, raws: AsyncI
   let name = session;
   for await (const raw of raws) {
     // each raw envelope is this loop's own (freshly parsed or read): a valid event is frozen in place, not copied
-    const parsed = parseEvent(await openEnvelope(raw, keyring), { expectedSeq: events, owned: true });
+    const opening = openEnvelopeNow(raw, keyring); // awaited only when a key must be looked up
+    const parsed = parseEvent(opening instanceof Promise ? await opening : opening, { expectedSeq: events, owned: true });
     if (E.isLeft(parsed)) {
       error = { seq: parsed.left.seq, code: parsed.left.code, message: parsed.left.message };
       break;
