@@ -11,7 +11,7 @@ import {
   type SubscribeOptions,
   type SubscriptionMessage,
 } from '../../runtime/ports/event-store.js';
-import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
+import { optionalEventFields, type RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
 import { StoreClosedError, StoreIoError } from '../../runtime/ports/store-errors.js';
 import { assertValidStreamId, DEFAULT_MAX_EVENT_BYTES } from '../../runtime/ports/store-validation.js';
 import { allSource, catchUpThenLive, streamSource } from '../store/shared/catch-up.js';
@@ -27,9 +27,7 @@ const recorded = (stream: string, position: number, e: RawEnvelope): RecordedEve
   time: e.time,
   type: e.type,
   data: e.data,
-  ...(e.ignorable ? { ignorable: true as const } : {}),
-  ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
-  ...(e.hash !== undefined ? { hash: e.hash } : {}),
+  ...optionalEventFields(e),
 });
 
 /**

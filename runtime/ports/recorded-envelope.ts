@@ -34,7 +34,5 @@ export const newEventOf = (e: LogEvent): NewEvent => ({
   type: e.type,
   time: e.time,
   data: e.data,
-  ...(e.ignorable ? { ignorable: true as const } : {}),
-  ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
-  ...(e.hash !== undefined ? { hash: e.hash } : {}),
+  ...optionalEventFields(e),
 });
