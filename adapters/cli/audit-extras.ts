@@ -65,17 +65,18 @@ export const createExtrasCollector = (
   keyring: Keyring | null = null,
   chain?: Promise<SessionVerification>,
 ): ExtrasCollector => {
-  const verifier = createSessionVerifier(stream, onEvent ? { onEvent } : {});
+  // no verifier of its own when the chain is checked elsewhere
+  const verifier = chain === undefined ? createSessionVerifier(stream, onEvent ? { onEvent } : {}) : null;
   const content = createContentTally(keyring);
-  let verifying = chain === undefined;
+  let verifying = true;
   // each input's fate, stepped as its facts come (its facts are not kept)
   const fates = new Map<string, InputFate>();
   let first: number | null = null;
   let last: number | null = null;
   return {
     verify(raw) {
-      if (verifying) verifying = verifier.push(raw);
-      else if (chain !== undefined) onEvent?.();
+      if (verifier === null) onEvent?.();
+      else if (verifying) verifying = verifier.push(raw);
       content.push(raw);
     },
     facts(event, facts) {
@@ -84,7 +85,7 @@ export const createExtrasCollector = (
       for (const f of facts) fates.set(f.id, stepFate(fates.get(f.id) ?? initialFate(f.id), f));
     },
     async result() {
-      const v = chain === undefined ? verifier.result() : await chain;
+      const v = verifier === null ? await chain! : verifier.result();
       return {
         chain: { status: v.status, chained: v.chained, unchained: v.unchained, break: v.break, head: v.head },
         fates: [...fates.values()],

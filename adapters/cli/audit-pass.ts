@@ -6,7 +6,7 @@ import { isLosslessJson } from '../../domain/json.js';
 import { auditExtras, createExtrasCollector, pastLimit, type AuditExtras, type AuditLimit, type ExtrasCollector } from './audit-extras.js';
 import { startChainThread, type ChainThreadOptions } from './chain-thread.js';
 import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
-import { readLineBatches } from './read-lines.js';
+import { LOG_BATCH_BYTES, readLineBatches } from './read-lines.js';
 import type { Keyring } from '../../runtime/content-opener.js';
 
 /** The fold's report and the extras, from one pass over the log. */
@@ -53,7 +53,7 @@ const onePass = async (
 ): Promise<AuditPass> => {
   let blank = false;
   let ownPass = false;
-  outer: for await (const lines of readLineBatches(file, { chunkBytes: 64 * 1024 })) {
+  outer: for await (const lines of readLineBatches(file, { chunkBytes: LOG_BATCH_BYTES })) {
     for (const line of lines) {
       if (line.trim() === '') {
         auditor.push(line);

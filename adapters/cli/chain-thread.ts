@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { createSessionVerifier, type SessionVerification } from '../chain/verify-session.js';
 import { pastLimit, type AuditLimit } from './audit-extras.js';
-import { readLineBatches } from './read-lines.js';
+import { LOG_BATCH_BYTES, lineValue, readLineBatches } from './read-lines.js';
 
 /**
  * The chain check of a log file, reading its lines exactly as the audit's one pass does (blank lines skipped, a
@@ -13,16 +13,10 @@ import { readLineBatches } from './read-lines.js';
  */
 export const verifyFileChain = async (file: string, limit: AuditLimit | undefined): Promise<SessionVerification> => {
   const verifier = createSessionVerifier(null);
-  // the audit pass's chunk size: a small read batch dies young instead of being promoted
-  outer: for await (const lines of readLineBatches(file, { chunkBytes: 64 * 1024 })) {
+  outer: for await (const lines of readLineBatches(file, { chunkBytes: LOG_BATCH_BYTES })) {
     for (const line of lines) {
       if (line.trim() === '') continue;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(line);
-      } catch {
-        raw = line;
-      }
+      const raw = lineValue(line);
       if (pastLimit(raw, limit)) break outer;
       if (!verifier.push(raw)) break outer;
     }

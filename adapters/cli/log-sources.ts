@@ -1,28 +1,18 @@
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { envelopeOfRecorded, type RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
-import { readLineBatches } from './read-lines.js';
+import { LOG_BATCH_BYTES, lineValue, readLineBatches } from './read-lines.js';
 
 /**
  * The raw events of a JSONL session log (one envelope per line), streamed: each line parsed as JSON (a line that
  * is not JSON yields the line itself, which every consumer refuses as "not a JSON object"). Blank lines are skipped.
- * Lines end at `\n`, `\r\n` or a lone `\r` (as `node:readline` splits them); the file is read in large chunks
- * (`readLineBatches`), and a line with a carriage return inside is split there.
+ * Lines end at `\n`, `\r\n` or a lone `\r` (as `node:readline` splits them); the file is read in batches
+ * (`readLineBatches`, `LOG_BATCH_BYTES` at a time), and a line with a carriage return inside is split there.
  */
 export async function* fileEnvelopes(file: string): AsyncIterable<unknown> {
-  // 64 KiB batches, as the audit reads: a batch dies young instead of being promoted (peak RSS)
-  for await (const batch of readLineBatches(file, { chunkBytes: 64 * 1024 })) {
+  for await (const batch of readLineBatches(file, { chunkBytes: LOG_BATCH_BYTES })) {
     for (const text of batch) {
       // readLineBatches ends lines at \n (dropping a \r before it); a \r left inside ends a line too
-      for (const line of text.includes('\r') ? text.split('\r') : [text]) {
-        if (line.trim() === '') continue;
-        let raw: unknown;
-        try {
-          raw = JSON.parse(line) as unknown;
-        } catch {
-          raw = line;
-        }
-        yield raw;
-      }
+      for (const line of text.includes('\r') ? text.split('\r') : [text]) if (line.trim() !== '') yield lineValue(line);
     }
   }
 }
