@@ -1,13 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, browserAvailable, launchBrowser, shot } from './support/browser.js';
-import { removeDir, startServe, type ServeProcess } from './support/serve-process.js';
+import { axeViolations, browserAvailable, shot } from './support/browser.js';
+import { closeConsole, openConsole } from './support/console-fixture.js';
+import { startServe, type ServeProcess } from './support/serve-process.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = browserAvailable();
 
 /**
@@ -25,19 +21,11 @@ describe.skipIf(!run)('child sessions in the web console', () => {
   const buttons = () => page.locator('.child form button').evaluateAll((els) => els.map((e) => `${e.textContent}${(e as unknown as { disabled: boolean }).disabled ? ' (disabled)' : ''}`));
 
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'dist/console/index.html'))) throw new Error('dist/console is not built: run npm run build first');
-    dir = mkdtempSync(join(tmpdir(), 'steerlog-console-children-'));
-    serve = await startServe(`jsonl:${dir}`);
-    ({ context, profile } = await launchBrowser());
-    page = context.pages()[0] ?? (await context.newPage());
+    ({ dir, serve, context, profile, page } = await openConsole('steerlog-console-children-'));
   });
 
   afterAll(async () => {
-    await context?.close();
-    await serve?.stop();
-    if (serve) removeDir(serve.gateDir);
-    if (profile) rmSync(profile, { recursive: true, force: true });
-    if (dir) removeDir(dir);
+    await closeConsole({ dir, serve, context, profile });
   });
 
   it('a running continuable child: Send and a separate Stop; Stop interrupts it; a later Send resumes it as a new turn', async () => {

@@ -1,12 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../adapters/store/open-store.js';
-import { axeViolations, browserAvailable, launchBrowser, shot } from './support/browser.js';
-import { removeDir, startServe, type ServeProcess } from './support/serve-process.js';
+import { axeViolations, browserAvailable, shot } from './support/browser.js';
+import { closeConsole, openConsole } from './support/console-fixture.js';
+import type { ServeProcess } from './support/serve-process.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EXAMPLE = 'session-queue-steer-context';
@@ -44,20 +44,11 @@ describe.skipIf(!run)('the web console in Chromium against steerlog serve', () =
   };
 
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'dist/console/index.html'))) throw new Error('dist/console is not built: run npm run build first');
-    dir = mkdtempSync(join(tmpdir(), 'steerlog-console-'));
-    await importExample(`jsonl:${dir}`);
-    serve = await startServe(`jsonl:${dir}`);
-    ({ context, profile } = await launchBrowser());
-    page = context.pages()[0] ?? (await context.newPage());
+    ({ dir, serve, context, profile, page } = await openConsole('steerlog-console-', importExample));
   });
 
   afterAll(async () => {
-    await context?.close();
-    await serve?.stop();
-    if (serve) removeDir(serve.gateDir);
-    if (profile) rmSync(profile, { recursive: true, force: true });
-    if (dir) removeDir(dir);
+    await closeConsole({ dir, serve, context, profile });
   });
 
   it('lists the stored session and shows its audit: the scrubber gives the pending lists at chosen seqs, the fate of an input', async () => {
