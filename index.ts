@@ -59,6 +59,7 @@ export {
   type HeadVerifier,
 } from './adapters/chain/ed25519.js';
 export { verifySession, createSessionVerifier, type SessionVerification, type VerifyOptions, type SessionVerifier } from './adapters/chain/verify-session.js';
+export { combineSegments, type VerifiedSegment } from './adapters/chain/verification-result.js';
 export * from './adapters/dsh/index.js';
 export * from './runtime/children/index.js';
 export {

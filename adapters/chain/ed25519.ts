@@ -45,14 +45,15 @@ export const ed25519Signer = (privateKey: KeyObject | string, where = 'signing k
 };
 
 /** Reads a PEM private key file into a signer. */
-export const loadSigner = (file: string): HeadSigner => {
-  let pem: string;
+export const loadSigner = (file: string): HeadSigner => ed25519Signer(readKeyFile(file), file);
+
+/** The text of a PEM key file; SigningKeyError naming the file when it cannot be read. */
+export const readKeyFile = (file: string): string => {
   try {
-    pem = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (e) {
     throw new SigningKeyError(file, 'cannot read the key file', { cause: e });
   }
-  return ed25519Signer(pem, file);
 };
 
 /** A public key that checks chain head signatures. */
@@ -83,12 +84,4 @@ export const ed25519Verifier = (publicKey: KeyObject | string, where = 'public k
 };
 
 /** Reads a PEM public key file into a verifier. */
-export const loadVerifier = (file: string): HeadVerifier => {
-  let pem: string;
-  try {
-    pem = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new SigningKeyError(file, 'cannot read the key file', { cause: e });
-  }
-  return ed25519Verifier(pem, file);
-};
+export const loadVerifier = (file: string): HeadVerifier => ed25519Verifier(readKeyFile(file), file);

@@ -11,6 +11,7 @@ import {
 import { isChainHash } from '../../domain/event-chain.js';
 import { sha256ChainHash } from '../../runtime/chain-hash.js';
 import type { HeadVerifier } from './ed25519.js';
+import { continuedChainCheck, verificationOf, type VerifiedSegment } from './verification-result.js';
 
 /** A link that cannot even be read: not JSON, or an envelope without the fields the chain covers. */
 export interface UnreadableEvent {
@@ -78,6 +79,12 @@ export interface VerifyOptions {
   readonly hashOf?: ChainHashFn;
   /** Called after each event (progress). */
   readonly onEvent?: () => void;
+  /**
+   * Verify a later segment of the log: the events pushed follow the event at `seq` whose hash is `hash`, which
+   * another verifier checked (see verify-segments.ts). The verifier's positions, seqs and the first link then
+   * continue from there. @defaultValue none: the events pushed start the log
+   */
+  readonly startsAfter?: { readonly seq: number; readonly hash: string };
 }
 
 const BAD_HASH = 'hash is not 64 hex digits';
@@ -98,6 +105,21 @@ const readFields = (raw: unknown, position: number): ChainedFields | UnreadableE
   return raw as ChainedFields;
 };
 
+/** The stream a log's first event names: a session/created's sessionId, else 'unknown'. */
+const streamNameOf = (first: ChainedFields): string => {
+  const sid = first.type === 'session/created' ? (first.data as { sessionId?: unknown } | null)?.sessionId : undefined;
+  return typeof sid === 'string' ? sid : 'unknown';
+};
+
+/**
+ * The stream a verifier with no stream given names a log after, from the log's first event (raw); null when that
+ * event cannot be read (the verifier then stops at it).
+ */
+export const streamOfFirstEvent = (raw: unknown): string | null => {
+  const fields = readFields(raw, 0);
+  return 'kind' in fields ? null : streamNameOf(fields);
+};
+
 const asHeadClaim = (data: unknown): { seq: number; hash: string; keyId: string; signature: string } | null => {
   if (typeof data !== 'object' || data === null) return null;
   const d = data as Record<string, unknown>;
@@ -111,7 +133,10 @@ export interface SessionVerifier {
   /** Checks one raw event (a parsed JSON envelope); returns false once a link failed (later events are ignored). */
   push(raw: unknown): boolean;
   result(): SessionVerification;
+  /** What the verifier found so far, to combine with the segments after it (`combineSegments`). */
+  segment(): VerifiedSegment;
 }
+
 
 /**
  * Verifies one session's chain as it streams by (memory flat in the log's length): recomputes every hash, stops at
@@ -122,14 +147,16 @@ export const createSessionVerifier = (stream: string | null, options: VerifyOpti
   const hashOf = options.hashOf ?? sha256ChainHash;
   const verifiers = options.verifiers ?? [];
   let name = stream;
-  let state: ChainCheckState = initialChainCheck();
+  const after = options.startsAfter ?? null;
+  // a later segment continues a chain that has begun (its first event is chained: see verify-segments.ts)
+  let state: ChainCheckState = after ? continuedChainCheck(after) : initialChainCheck();
   let failure: UnreadableEvent | HeadMismatch | null = null;
   let heads = 0;
   let lastSignedSeq: number | null = null;
   let lastSignedHeadSeq: number | null = null;
   let signatureProblem: SignatureProblem | null = null;
   let anchorHash: string | null = null;
-  let count = 0;
+  let count = after ? after.seq + 1 : 0;
 
   const push = (raw: unknown): boolean => {
     if (failure || state.break) return false;
@@ -138,10 +165,7 @@ export const createSessionVerifier = (stream: string | null, options: VerifyOpti
       failure = fields;
       return false;
     }
-    if (name === null) {
-      const sid = fields.type === 'session/created' ? (fields.data as { sessionId?: unknown } | null)?.sessionId : undefined;
-      name = typeof sid === 'string' ? sid : 'unknown';
-    }
+    name ??= streamNameOf(fields);
     const before = state.head;
     const checked = evolveChainCheck(state, name, fields, hashOf);
     if (checked.break) {
@@ -175,38 +199,19 @@ export const createSessionVerifier = (stream: string | null, options: VerifyOpti
     return true;
   };
 
-  const result = (): SessionVerification => {
-    const f = failure as UnreadableEvent | HeadMismatch | null;
-    const status: SessionVerification['status'] = f?.kind === 'unreadable' ? 'unreadable' : f ? 'broken' : chainStatus(state);
-    const brk = state.break ?? f;
-    let problem = signatureProblem;
-    if (verifiers.length > 0 && problem === null && brk === null) {
-      if (lastSignedHeadSeq === null) problem = { kind: 'no-signed-head' };
-      else if (state.next - 1 > lastSignedHeadSeq) {
-        problem = { kind: 'unsigned-tail', lastSignedSeq: lastSignedSeq!, events: state.next - 1 - lastSignedHeadSeq };
-      }
-    }
-    let anchor: AnchorCheck | null = null;
-    if (options.anchor) {
-      const { seq, hash } = options.anchor;
-      anchor = { seq, hash, verdict: anchorHash === null ? 'missing' : anchorHash === hash ? 'found' : 'mismatch' };
-    }
-    // a partly chained log is not "verified": its unchained prefix may be old, or may have had its hashes stripped
-    const chainOk = brk === null && status === 'verified';
-    return {
-      stream: name ?? stream ?? 'unknown',
-      events: count,
-      status,
-      chained: state.chained,
-      unchained: state.unchained,
-      break: brk,
-      head: brk === null ? state.head : null,
-      signatures: verifiers.length > 0 ? { heads, lastSignedSeq, problem } : null,
-      anchor,
-      ok: chainOk && problem === null && (anchor === null || anchor.verdict === 'found'),
-    };
-  };
-  return { push, result };
+  const segment = (): VerifiedSegment => ({
+    stream: name,
+    startsAfter: after,
+    chain: state,
+    failure,
+    count,
+    heads,
+    lastSignedSeq,
+    lastSignedHeadSeq,
+    signatureProblem,
+    anchorHash,
+  });
+  return { push, result: () => verificationOf(segment(), stream, options), segment };
 };
 
 /** `createSessionVerifier` over a whole (async) iterable of raw events. */

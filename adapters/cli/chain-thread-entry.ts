@@ -5,10 +5,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { AuditLimit } from './audit-extras.js';
 import { verifyFileChain } from './chain-thread.js';
+import { serveWorkerTask } from './worker-task.js';
 
 const { file, limit } = workerData as { readonly file: string; readonly limit: AuditLimit | undefined };
 
-verifyFileChain(file, limit).then(
-  (verification) => parentPort!.postMessage({ ok: true, verification }),
-  (e: unknown) => parentPort!.postMessage({ ok: false, message: (e as Error).message ?? String(e) }),
-);
+serveWorkerTask((m) => parentPort!.postMessage(m), () => verifyFileChain(file, limit));

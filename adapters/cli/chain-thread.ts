@@ -1,10 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { createSessionVerifier, type SessionVerification } from '../chain/verify-session.js';
 import { pastLimit, type AuditLimit } from './audit-extras.js';
 import { LOG_BATCH_BYTES, lineValue, readLineBatches } from './read-lines.js';
+import { startWorkerTask } from './worker-task.js';
 
 /**
  * The chain check of a log file, reading its lines exactly as the audit's one pass does (blank lines skipped, a
@@ -72,24 +72,16 @@ export const startChainThread = (file: string, limit: AuditLimit | undefined, op
   }
   if (!forced && size < (options.minBytes ?? 8 * 1024 * 1024)) return null;
   // a small young generation: the worker's garbage is one line's values at a time
-  const worker = new Worker(entry, { workerData: { file, limit }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
-  const inWorker = new Promise<SessionVerification>((resolve, reject) => {
-    worker.once('message', (m: { ok: true; verification: SessionVerification } | { ok: false; message: string }) => {
-      if (m.ok) resolve(m.verification);
-      else reject(new Error(m.message));
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the chain check's worker exited (${code}) before its result`)));
-  });
+  const task = startWorkerTask<SessionVerification>(entry, { file, limit }, { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
   let stopped = false;
   // a worker that fails (it could not start, ran out of memory…) costs time, never the answer: the check then runs here
-  const result = inWorker.catch((e: unknown) => (stopped ? Promise.reject(e) : verifyFileChain(file, limit)));
+  const result = task.result.catch((e: unknown) => (stopped ? Promise.reject(e) : verifyFileChain(file, limit)));
   result.catch(() => {}); // awaited by the caller; never an unhandled rejection when the caller stopped first
   return {
     result,
     stop: async () => {
       stopped = true;
-      await worker.terminate();
+      await task.stop();
     },
   };
 };

@@ -7,9 +7,10 @@ import { LOG_BATCH_BYTES, lineValue, readLineBatches } from './read-lines.js';
  * is not JSON yields the line itself, which every consumer refuses as "not a JSON object"). Blank lines are skipped.
  * Lines end at `\n`, `\r\n` or a lone `\r` (as `node:readline` splits them); the file is read in batches
  * (`readLineBatches`, `LOG_BATCH_BYTES` at a time), and a line with a carriage return inside is split there.
+ * `range` reads the lines of one byte range (it starts at a line's first byte and ends after a `\n`).
  */
-export async function* fileEnvelopes(file: string): AsyncIterable<unknown> {
-  for await (const batch of readLineBatches(file, { chunkBytes: LOG_BATCH_BYTES })) {
+export async function* fileEnvelopes(file: string, range: { readonly start?: number; readonly end?: number } = {}): AsyncIterable<unknown> {
+  for await (const batch of readLineBatches(file, { chunkBytes: LOG_BATCH_BYTES, ...range })) {
     for (const text of batch) {
       // readLineBatches ends lines at \n (dropping a \r before it); a \r left inside ends a line too
       for (const line of text.includes('\r') ? text.split('\r') : [text]) if (line.trim() !== '') yield lineValue(line);

@@ -4,6 +4,10 @@ import { createReadStream } from 'node:fs';
 export interface ReadLinesOptions {
   /** Bytes read from the file at a time. @defaultValue 1 MiB */
   readonly chunkBytes?: number;
+  /** The byte where reading starts (a line's first byte). @defaultValue 0 */
+  readonly start?: number;
+  /** The byte where reading stops, exclusive (just after a line's `\n`, or the file's end). @defaultValue the file's end */
+  readonly end?: number;
 }
 
 /**
@@ -29,9 +33,17 @@ const CR = 0x0d;
  * than one chunk and one unfinished line, so memory stays flat however long the file is. Lines end at `\n`; a
  * `\r` before it is dropped (CRLF files read like LF files); the last line needs no terminator; an empty file
  * gives no line. Bytes are decoded as UTF-8 per line (a `\n` byte never occurs inside a multi-byte character).
+ * `start`/`end` read one byte range of the file: a range that starts at a line's first byte and ends just after a
+ * `\n` gives exactly the lines a whole read gives there.
  */
 export async function* readLineBatches(file: string, options: ReadLinesOptions = {}): AsyncGenerator<string[]> {
-  const stream = createReadStream(file, { highWaterMark: options.chunkBytes ?? 1 << 20 });
+  if (options.end !== undefined && options.end <= (options.start ?? 0)) return;
+  const stream = createReadStream(file, {
+    highWaterMark: options.chunkBytes ?? 1 << 20,
+    ...(options.start !== undefined ? { start: options.start } : {}),
+    // createReadStream's end is inclusive
+    ...(options.end !== undefined ? { end: options.end - 1 } : {}),
+  });
   let carry: Buffer | null = null;
   const decode = (buf: Buffer, start: number, end: number): string => buf.toString('utf8', start, end > start && buf[end - 1] === CR ? end - 1 : end);
   for await (const chunk of stream as AsyncIterable<Buffer>) {

@@ -2,12 +2,13 @@ import { stat } from 'node:fs/promises';
 
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { errorChain } from '../../runtime/errors.js';
-import { isSigningKeyError, loadVerifier, type HeadVerifier } from '../chain/ed25519.js';
+import { ed25519Verifier, isSigningKeyError, readKeyFile, type HeadVerifier } from '../chain/ed25519.js';
 import { verifySession, type SessionVerification, type VerifyOptions } from '../chain/verify-session.js';
 import { looksLikeArchive } from '../archive/read-archive.js';
 import { openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
-import { fileEnvelopes, listStreams, storeEnvelopes } from './log-sources.js';
+import { listStreams, storeEnvelopes } from './log-sources.js';
+import { verifyFile } from './verify-file.js';
 import { parseCommandArgs } from './cli-args.js';
 import { createProgress } from './progress.js';
 import { openDshLog } from '../dsh/dsh-source.js';
@@ -127,8 +128,10 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
   if (fromStore ? positionals.length === 0 && !args.flags.all : positionals.length !== 1 || args.flags.all) return usage('');
   if (fromStore && args.flags.all && positionals.length > 0) return usage('--all or session ids, not both');
   let verifiers: HeadVerifier[] = [];
+  let publicKeys: { pem: string; where: string }[] = [];
   try {
-    verifiers = (args.strings.pubkey?.split(',') ?? []).map((f) => loadVerifier(f));
+    publicKeys = (args.strings.pubkey?.split(',') ?? []).map((where) => ({ pem: readKeyFile(where), where }));
+    verifiers = publicKeys.map((k) => ed25519Verifier(k.pem, k.where));
   } catch (e) {
     if (isSigningKeyError(e)) return usage(`steerlog verify: ${e.message}`);
     throw e;
@@ -174,7 +177,12 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
       if (!(await stat(file)).isFile()) throw new Error('not a file');
       fileFormat = await resolveFileFormat(file, formatOption);
       // a harness log is read through the same mapping as audit: every event is unchained; a refusal cannot be read
-      results.push(await verifySession(null, fileFormat === 'dsh' ? openDshLog(file).envelopes : fileEnvelopes(file), options));
+      results.push(
+        fileFormat === 'dsh'
+          ? await verifySession(null, openDshLog(file).envelopes, options)
+          : // a long log is checked on several cores (verify-file.ts), with the same result
+            await verifyFile(file, { publicKeys, ...(anchor ? { anchor } : {}), onEvent: progress.tick }),
+      );
     } catch (e) {
       io.stderr.write(`steerlog verify: cannot read ${file}: ${errorChain(e)}\n`);
       return 3;

@@ -23,6 +23,34 @@ const expected = (text: string): string[] => {
 };
 
 describe('readLineBatches (the streaming line reader of steerlog audit)', () => {
+  it('byte ranges that start at a line and end after a newline give exactly the lines a whole read gives there', async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(fc.string({ unit: 'grapheme' }), fc.constantFrom('', '{"a":"é€😀"}', 'x\r')), { minLength: 1, maxLength: 12 }),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        fc.integer({ min: 1, max: 17 }),
+        async (lines, finalNewline, picks, chunkBytes) => {
+          const text = lines.join('\n') + (finalNewline ? '\n' : '');
+          const file = join(dir, `r${n++}.txt`);
+          writeFileSync(file, text);
+          // the bytes just after each \n are the places a range may start or end
+          const bytes = Buffer.from(text, 'utf8');
+          const starts = [...bytes.keys()].filter((i) => bytes[i] === 0x0a).map((i) => i + 1);
+          const cuts = [...new Set(picks.map((p) => starts[p % Math.max(1, starts.length)]).filter((c): c is number => c !== undefined))].sort((a, b) => a - b);
+          const bounds = [0, ...cuts, bytes.length];
+          const pieces: string[] = [];
+          for (let i = 0; i + 1 < bounds.length; i++) {
+            for await (const batch of readLineBatches(file, { chunkBytes, start: bounds[i]!, end: bounds[i + 1]! })) pieces.push(...batch);
+          }
+          expect(pieces).toEqual(expected(text));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('gives the lines of any text, whatever the chunk size: multi-byte characters and lines across chunks, CRLF, blank lines, no final newline', async () => {
     let n = 0;
     await fc.assert(
