@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { isEventParseError, type EventParseError } from '../../domain/errors.js';
-import { parseEvent, parseLogLine } from '../../domain/parse-event.js';
+import { isUuid, parseEvent, parseLogLine } from '../../domain/parse-event.js';
 import { uuidAt } from '../../testing/log-builder.js';
 
 const env = (over: Record<string, unknown> = {}) => ({ seq: 3, id: uuidAt(4), time: 1_700_000_000_000, type: 'turn/start', data: { turn: 1 }, ...over });
@@ -116,5 +117,56 @@ describe('metadata and hash in the envelope', () => {
     expect(E2.isLeft(bad({ hash: 'XY' })) && (bad({ hash: 'XY' }) as { left: { code: string } }).left.code).toBe('malformed-envelope');
     expect(E2.isLeft(bad({ metadata: [1] }))).toBe(true);
     expect(E2.isLeft(bad({ metadata: { actor: '' } }))).toBe(true);
+  });
+});
+
+describe('the envelope checks by hand', () => {
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+  const uuidLike = fc.oneof(
+    fc.uuid(),
+    fc.uuid().map((u) => u.toUpperCase()),
+    fc.tuple(fc.uuid(), fc.nat(35), fc.constantFrom('g', 'G', '-', ' ', '0', 'é', '')).map(([u, i, c]) => u.slice(0, i) + c + u.slice(i + 1)),
+    fc.string({ maxLength: 40 }),
+  );
+
+  it('isUuid answers as the UUID pattern does', () => {
+    fc.assert(
+      fc.property(uuidLike, (s) => {
+        expect(isUuid(s)).toBe(UUID.test(s));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('owned, shared and copying parses agree on every envelope: verdict, error and event (ids, extra keys, metadata)', () => {
+    const metadata = fc.option(fc.dictionary(fc.constantFrom('actor', 'correlationId', 'causationId', 'tenant'), fc.oneof(fc.string({ maxLength: 3 }), fc.constant(1), fc.constant(null))), { nil: undefined });
+    fc.assert(
+      fc.property(uuidLike, metadata, fc.option(fc.constantFrom('extra', 'hash', 'ignorable'), { nil: undefined }), (id, meta, extra) => {
+        const raw: Record<string, unknown> = { seq: 0, id, time: 1, type: 'turn/start', data: { turn: 1 } };
+        if (meta !== undefined) raw.metadata = meta;
+        if (extra === 'extra') raw.extra = 1;
+        if (extra === 'hash') raw.hash = 'ab'.repeat(32);
+        if (extra === 'ignorable') raw.ignorable = true;
+        const copying = parseEvent(raw);
+        const owned = parseEvent(structuredClone(raw), { owned: true });
+        const frozen = structuredClone(raw);
+        if (frozen.metadata) Object.freeze(frozen.metadata);
+        Object.freeze(frozen.data);
+        const shared = parseEvent(frozen, { shared: true });
+        for (const other of [owned, shared]) {
+          expect(E.isRight(other)).toBe(E.isRight(copying));
+          if (E.isRight(copying) && E.isRight(other)) {
+            expect(other.right).toEqual(copying.right);
+            if (other.right.metadata !== undefined) expect(Object.isFrozen(other.right.metadata)).toBe(true);
+          }
+          if (E.isLeft(copying) && E.isLeft(other)) expect(other.left.message).toBe(copying.left.message);
+        }
+        if (E.isRight(copying)) {
+          expect(UUID.test(id)).toBe(true);
+          if (raw.metadata !== undefined) expect(copying.right.metadata).not.toBe(raw.metadata); // copied: the caller may change its own
+        }
+      }),
+      { numRuns: 1500 },
+    );
   });
 });
