@@ -15,7 +15,7 @@ describe.skipIf(!run)('the web console against steerlog serve --token', () => {
   let profile: string;
   let page: Page;
   /** Every /api/ request the page made: its URL and its Authorization header. */
-  const requests: Promise<{ url: string; path: string; authorization: string | undefined }>[] = [];
+  const requests: { url: string; path: string; authorization: string | undefined }[] = [];
 
   const composer = () => page.getByLabel('Message', { exact: true });
   const say = async (text: string) => {
@@ -32,7 +32,8 @@ describe.skipIf(!run)('the web console against steerlog serve --token', () => {
     ({ dir, serve, context, profile, page } = await openConsole('steerlog-console-token-', undefined, { serveArgs: ['--token', TOKEN, '--principal', PRINCIPAL] }));
     page.on('request', (r) => {
       const url = new URL(r.url());
-      if (url.pathname.startsWith('/api/')) requests.push(r.allHeaders().then((h) => ({ url: r.url(), path: url.pathname, authorization: h['authorization'] })));
+      // the headers the page set (its fetch's own): enough for Authorization, and known at once
+      if (url.pathname.startsWith('/api/')) requests.push({ url: r.url(), path: url.pathname, authorization: r.headers()['authorization'] });
     });
   });
 
@@ -100,7 +101,7 @@ describe.skipIf(!run)('the web console against steerlog serve --token', () => {
     ]);
 
     // after sign-in every API request carried the token as a header, the stream included; no URL and no log line holds it
-    const seen = await Promise.all(requests);
+    const seen = [...requests];
     const firstSignedIn = seen.findIndex((r) => r.path !== '/api/whoami' && r.authorization !== undefined);
     const after = seen.slice(firstSignedIn);
     expect(after.filter((r) => r.path === '/api/stream').length).toBeGreaterThanOrEqual(3);
