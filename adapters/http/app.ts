@@ -34,8 +34,8 @@ const badRequest = (rpcId: string, issues: readonly { path: readonly (string | n
 /**
  * The Host over HTTP: `POST /api/<method>` with the client-request envelope, `GET /api/stream` for the live mirror.
  * Non-JSON bodies → 400, wrong media type → 415, unknown paths → 404, a body over the limit → 413, a missing or
- * wrong token → 401; an envelope or payload that fails its schema → 200 with `bad-request {issues}`; a crash → 500
- * with a request id and no stack.
+ * wrong token on any `/api/` path → 401 (the console's page and assets outside `/api/` need none); an envelope or
+ * payload that fails its schema → 200 with `bad-request {issues}`; a crash → 500 with a request id and no stack.
  */
 export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
   const { host } = options;
@@ -55,7 +55,9 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
   if (options.corsOrigins && options.corsOrigins.length > 0) {
     app.use('/api/*', cors({ origin: [...options.corsOrigins], allowHeaders: ['authorization', 'content-type', 'idempotency-key', 'last-event-id'] }));
   }
-  app.use('*', async (c, next) => {
+  // only the API needs the token: the console's page and assets are the public files the package ships, so a
+  // browser can load the console and then sign in
+  app.use('/api/*', async (c, next) => {
     if (tokens.length === 0) {
       c.set('principal', { id: 'local' });
       return next();

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
+import type { Principal } from '../../runtime/host/actor.js';
 import type { Host } from '../../runtime/host/host.js';
 import type { LogEvent } from '../../domain/events.js';
 import { createSessionAuditCache } from '../../runtime/host/session-audit.js';
@@ -57,13 +58,17 @@ export interface ConsoleRoutesOptions {
 }
 
 /**
- * The web console's routes: `GET /api/audit/<sessionId>[?at=<seq>][&message=<id>]` folds a session's log up to a
- * seq on the server (the audit report of the CLI plus each input's fate), and `GET /` with its assets serves the
- * built console (any other non-API path answers the console's index, so its own routes survive a reload).
+ * The web console's routes: `GET /api/whoami` names the principal the request authenticated as (`{ principal }`:
+ * the actor the Host records on its prompts; the console checks a token with it before keeping it),
+ * `GET /api/audit/<sessionId>[?at=<seq>][&message=<id>]` folds a session's log up to a seq on the server (the audit
+ * report of the CLI plus each input's fate), and `GET /` with its assets serves the built console (any other non-API
+ * path answers the console's index, so its own routes survive a reload). The app's own middleware authenticates
+ * `/api/` before these run and sets `principal`.
  */
 export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: ConsoleRoutesOptions = {}): void => {
   const audits = createSessionAuditCache();
   const readStored = storedReader(host);
+  app.get('/api/whoami', (c) => c.json({ principal: (c.get('principal') as Principal).id }));
   app.get('/api/audit/:sessionId', async (c) => {
     const sessionId = c.req.param('sessionId');
     if (!HostSessionIdSchema.safeParse(sessionId).success) return c.json({ error: 'invalid session id' }, 400);

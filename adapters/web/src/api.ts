@@ -1,74 +1,131 @@
 import type { z } from 'zod';
-import {
-  HOST_RESULT_SCHEMAS,
-  HostFrameSchema,
-  ServerResponseSchema,
-  type HostErrorBody,
-  type HostFrame,
-  type HostMethod,
-  type HostRequest,
-  type HostResult,
-} from '../../../runtime/host/schemas.js';
+import { HOST_RESULT_SCHEMAS, ServerResponseSchema, type HostErrorBody, type HostMethod, type HostRequest, type HostResult } from '../../../runtime/host/schemas.js';
 import type { SessionAudit } from '../../../runtime/host/session-audit.js';
+import { consoleAuth, type ConsoleAuth } from './auth.js';
 
-/** A Host call's outcome: the typed value, or the Host's refusal (`code` is stable). */
-export type CallOutcome<M extends HostMethod> = { readonly ok: true; readonly value: HostResult<M> } | { readonly ok: false; readonly error: HostErrorBody };
+/** The refusal the console reports when the host answered 401: the view is replaced by the sign-in prompt. */
+export interface UnauthorizedError {
+  readonly code: 'unauthorized';
+  readonly message: string;
+  readonly details: Record<string, never>;
+}
+
+/** Why a call failed: the Host's refusal (`code` is stable), or `unauthorized` (HTTP 401). */
+export type CallError = HostErrorBody | UnauthorizedError;
+
+/** A Host call's outcome: the typed value, or why it failed. */
+export type CallOutcome<M extends HostMethod> = { readonly ok: true; readonly value: HostResult<M> } | { readonly ok: false; readonly error: CallError };
+
+/** What {@link ConsoleClient.whoami} learns about a token. */
+export type WhoamiOutcome = { readonly ok: true; readonly principal: string } | { readonly ok: false; readonly reason: 'rejected' | 'unreachable' | 'unexpected' };
+
+/** A failed audit request: `audit-unauthorized` (HTTP 401, the sign-in prompt follows) or `audit-failed` (any other status). */
+export class AuditRequestError extends Error {
+  readonly code: 'audit-unauthorized' | 'audit-failed';
+  constructor(code: 'audit-unauthorized' | 'audit-failed', message: string) {
+    super(message);
+    this.code = code;
+    this.name = 'AuditRequestError';
+  }
+}
+
+/** Whether `e` is an {@link AuditRequestError}. */
+export const isAuditRequestError = (e: unknown): e is AuditRequestError =>
+  typeof e === 'object' && e !== null && ((e as { code?: unknown }).code === 'audit-unauthorized' || (e as { code?: unknown }).code === 'audit-failed');
+
+/** Where the console sends its requests and with which token. */
+export interface ConsoleClientOptions {
+  /** The fetch the client uses. @defaultValue globalThis.fetch */
+  readonly fetch?: typeof fetch;
+  /** The token to send and where a 401 is reported. @defaultValue {@link consoleAuth} (the tab's sessionStorage) */
+  readonly auth?: ConsoleAuth;
+  /** The address `/api/…` paths resolve against. @defaultValue the page's address (`document.baseURI`) */
+  readonly base?: string;
+}
+
+/** The console's requests to the host; each carries `Authorization: Bearer <token>` when the tab holds a token. */
+export interface ConsoleClient {
+  /** Calls a Host method over `POST /api/<method>`; the reply is validated with the Host's own result schema. */
+  call<M extends HostMethod>(method: M, payload: HostRequest<M>): Promise<CallOutcome<M>>;
+  /** Fetches the server-side fold of a session up to `at` (and one input's fate when `message` is given). */
+  fetchAudit(sessionId: string, at?: number, message?: string): Promise<SessionAudit>;
+  /** Asks the host which principal `token` authenticates, without keeping the token or reporting a 401. */
+  whoami(token: string | null): Promise<WhoamiOutcome>;
+}
+
+const UNAUTHORIZED: UnauthorizedError = { code: 'unauthorized', message: 'the host needs a valid token: sign in', details: {} };
+
+/** The page's address, or undefined outside a page. */
+export const pageBase = (): string | undefined => (typeof document === 'undefined' ? undefined : document.baseURI);
 
 let rpcCounter = 0;
 
-/** Calls a Host method over `POST /api/<method>`; the reply is validated with the Host's own result schema. */
-export const call = async <M extends HostMethod>(method: M, payload: HostRequest<M>): Promise<CallOutcome<M>> => {
-  const rpcId = `console-${Date.now().toString(36)}-${(rpcCounter++).toString(36)}`;
-  let res: Response;
-  try {
-    res = await fetch(`/api/${method}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'client-request', rpcId, method, payload }),
+/** A console client over `options` (see {@link ConsoleClientOptions} for the defaults). */
+export const createConsoleClient = (options: ConsoleClientOptions = {}): ConsoleClient => {
+  const auth = options.auth ?? consoleAuth;
+  const send = (path: string, init: RequestInit = {}, token = auth.token()): Promise<Response> =>
+    (options.fetch ?? globalThis.fetch)(new URL(path, options.base ?? pageBase()), {
+      ...init,
+      headers: { ...(init.headers as Record<string, string> | undefined), ...(token !== null ? { authorization: `Bearer ${token}` } : {}) },
     });
-  } catch {
-    return { ok: false, error: { code: 'internal', message: 'the host is unreachable', details: {} } };
-  }
-  const parsed = ServerResponseSchema.safeParse(await res.json().catch(() => null));
-  if (!parsed.success) return { ok: false, error: { code: 'internal', message: `unexpected reply (HTTP ${res.status})`, details: {} } };
-  const { result } = parsed.data;
-  if (!result.ok) return { ok: false, error: result.error };
-  const schema = HOST_RESULT_SCHEMAS[method] as z.ZodType<HostResult<M>>;
-  const value = schema.safeParse(result.value);
-  if (!value.success) return { ok: false, error: { code: 'internal', message: `the ${method} result does not match its schema`, details: {} } };
-  return { ok: true, value: value.data };
-};
 
-/** Fetches the server-side fold of a session up to `at` (and one input's fate when `message` is given). */
-export const fetchAudit = async (sessionId: string, at?: number, message?: string): Promise<SessionAudit> => {
-  const q = new URLSearchParams();
-  if (at !== undefined) q.set('at', String(at));
-  if (message !== undefined) q.set('message', message);
-  const res = await fetch(`/api/audit/${encodeURIComponent(sessionId)}?${q.toString()}`);
-  if (!res.ok) throw new Error(`audit of ${sessionId}: HTTP ${res.status}`);
-  return (await res.json()) as SessionAudit;
-};
+  return {
+    async call(method, payload) {
+      const rpcId = `console-${Date.now().toString(36)}-${(rpcCounter++).toString(36)}`;
+      const token = auth.token();
+      let res: Response;
+      try {
+        res = await send(`/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'client-request', rpcId, method, payload }) }, token);
+      } catch {
+        return { ok: false, error: { code: 'internal', message: 'the host is unreachable', details: {} } };
+      }
+      if (res.status === 401) {
+        auth.unauthorized(token);
+        return { ok: false, error: UNAUTHORIZED };
+      }
+      const parsed = ServerResponseSchema.safeParse(await res.json().catch(() => null));
+      if (!parsed.success) return { ok: false, error: { code: 'internal', message: `unexpected reply (HTTP ${res.status})`, details: {} } };
+      const { result } = parsed.data;
+      if (!result.ok) return { ok: false, error: result.error };
+      const schema = HOST_RESULT_SCHEMAS[method] as z.ZodType<HostResult<typeof method>>;
+      const value = schema.safeParse(result.value);
+      if (!value.success) return { ok: false, error: { code: 'internal', message: `the ${method} result does not match its schema`, details: {} } };
+      return { ok: true, value: value.data };
+    },
 
-/** The frame types the live stream sends (each is an SSE event name). */
-const FRAME_TYPES: readonly HostFrame['type'][] = [
-  'session/subscribed',
-  'session/event',
-  'session/queue',
-  'host/session-status',
-  'host/session-added',
-  'host/session-removed',
-  'stream/error',
-];
+    async fetchAudit(sessionId, at, message) {
+      const q = new URLSearchParams();
+      if (at !== undefined) q.set('at', String(at));
+      if (message !== undefined) q.set('message', message);
+      const token = auth.token();
+      const res = await send(`/api/audit/${encodeURIComponent(sessionId)}?${q.toString()}`, {}, token);
+      if (res.status === 401) {
+        auth.unauthorized(token);
+        throw new AuditRequestError('audit-unauthorized', UNAUTHORIZED.message);
+      }
+      if (!res.ok) throw new AuditRequestError('audit-failed', `audit of ${sessionId}: HTTP ${res.status}`);
+      return (await res.json()) as SessionAudit;
+    },
 
-/** A live-mirror connection: `close()` ends it. Frames that fail the Host's frame schema are dropped. */
-export const openStream = (sessions: readonly string[] | null, onFrame: (frame: HostFrame) => void, onOpen?: () => void): { close(): void } => {
-  const url = sessions ? `/api/stream?sessions=${sessions.map(encodeURIComponent).join(',')}` : '/api/stream';
-  const source = new EventSource(url);
-  const listener = (e: MessageEvent<string>) => {
-    const frame = HostFrameSchema.safeParse(JSON.parse(e.data));
-    if (frame.success) onFrame(frame.data);
+    async whoami(token) {
+      let res: Response;
+      try {
+        res = await send('/api/whoami', {}, token);
+      } catch {
+        return { ok: false, reason: 'unreachable' };
+      }
+      if (res.status === 401) return { ok: false, reason: 'rejected' };
+      const body = (await res.json().catch(() => null)) as { principal?: unknown } | null;
+      return res.ok && typeof body?.principal === 'string' ? { ok: true, principal: body.principal } : { ok: false, reason: 'unexpected' };
+    },
   };
-  for (const t of FRAME_TYPES) source.addEventListener(t, listener as EventListener);
-  if (onOpen) source.addEventListener('open', onOpen);
-  return { close: () => source.close() };
 };
+
+/** The console page's client: global fetch, the tab's token, the page's address. */
+export const consoleClient: ConsoleClient = createConsoleClient();
+
+/** {@link ConsoleClient.call} of the page's client. */
+export const call: ConsoleClient['call'] = (method, payload) => consoleClient.call(method, payload);
+
+/** {@link ConsoleClient.fetchAudit} of the page's client. */
+export const fetchAudit: ConsoleClient['fetchAudit'] = (sessionId, at, message) => consoleClient.fetchAudit(sessionId, at, message);

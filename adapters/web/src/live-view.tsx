@@ -1,6 +1,6 @@
 import { useEffect, useReducer, useRef, useState } from 'preact/hooks';
-import type { HostErrorBody } from '../../../runtime/host/schemas.js';
-import { call, openStream } from './api.js';
+import { call, type CallError } from './api.js';
+import { openStream } from './stream.js';
 import { composerIntent } from './composer-policy.js';
 import { entryOf, initialMirror, reduceMirror, type ConversationEntry, type MessageClass, type MirrorRow, type MirrorState } from './mirror.js';
 import { QueueDock } from './queue-dock.js';
@@ -9,7 +9,7 @@ import { ConversationItem, CopyButton } from './conversation-item.js';
 /** The two refusals a steer can meet by losing a race: the console stays silent on them. */
 const RACE_CODES: ReadonlySet<string> = new Set(['queue-item-not-found', 'steer-unavailable']);
 
-const loadHistory = async (sessionId: string): Promise<{ entries: ConversationEntry[]; lastSeq: number } | HostErrorBody> => {
+const loadHistory = async (sessionId: string): Promise<{ entries: ConversationEntry[]; lastSeq: number } | CallError> => {
   const entries: ConversationEntry[] = [];
   let after = -1;
   let lastSeq = -1;

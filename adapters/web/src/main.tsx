@@ -1,9 +1,12 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { consoleClient } from './api.js';
 import { AuditView } from './audit-view.js';
+import { consoleAuth } from './auth.js';
 import { ChildView } from './child-view.js';
 import { LiveView } from './live-view.js';
 import { SessionsView } from './sessions-view.js';
+import { SignIn } from './sign-in.js';
 import './styles.css';
 
 type Route =
@@ -19,13 +22,37 @@ const parseRoute = (hash: string): Route => {
   return m ? { view: m[1] as 'live' | 'audit', sessionId: decodeURIComponent(m[2]!) } : { view: 'sessions' };
 };
 
+/** Who the held token authenticates (asked once per token), shown beside Sign out. */
+const usePrincipal = (token: string | null): string | null => {
+  const [principal, setPrincipal] = useState<{ token: string; id: string } | null>(null);
+  useEffect(() => {
+    if (token === null || principal?.token === token) return;
+    let current = true;
+    void consoleClient.whoami(token).then((r) => {
+      if (!current) return;
+      if (r.ok) setPrincipal({ token, id: r.principal });
+      else if (r.reason === 'rejected') consoleAuth.unauthorized(token);
+    });
+    return () => {
+      current = false;
+    };
+  }, [token]);
+  return token !== null && principal?.token === token ? principal.id : null;
+};
+
 const App = () => {
   const [route, setRoute] = useState(parseRoute(location.hash));
+  const [auth, setAuth] = useState(consoleAuth.state());
   useEffect(() => {
     const on = () => setRoute(parseRoute(location.hash));
     addEventListener('hashchange', on);
     return () => removeEventListener('hashchange', on);
   }, []);
+  useEffect(() => {
+    setAuth(consoleAuth.state());
+    return consoleAuth.subscribe(setAuth);
+  }, []);
+  const principal = usePrincipal(auth.kind === 'open' ? auth.token : null);
   const go = (hash: string) => {
     location.hash = hash;
   };
@@ -33,8 +60,18 @@ const App = () => {
     <>
       <nav class="top" aria-label="Console">
         <a href="#/">steerlog console</a>
+        {auth.kind === 'open' && auth.token !== null ? (
+          <span class="signed-in">
+            {principal !== null ? <>Signed in as <strong data-principal={principal}>{principal}</strong> </> : null}
+            <button type="button" onClick={() => consoleAuth.signOut()}>
+              Sign out
+            </button>
+          </span>
+        ) : null}
       </nav>
-      {route.view === 'sessions' ? (
+      {auth.kind === 'sign-in' ? (
+        <SignIn reason={auth.reason} check={(token) => consoleClient.whoami(token)} onAccepted={(token) => consoleAuth.signIn(token)} />
+      ) : route.view === 'sessions' ? (
         <SessionsView go={go} />
       ) : route.view === 'child' ? (
         <ChildView key={`${route.parentSessionId}/${route.childSessionId}`} parentSessionId={route.parentSessionId} childSessionId={route.childSessionId} />

@@ -101,6 +101,22 @@ describe('bearer tokens', () => {
     expect((splice.data as { inserted: { source: unknown }[] }).inserted[0]!.source).toEqual({ kind: 'user', rpcId: 'p1', actor: 'alice' });
   });
 
+  it('asks no token for the console page, and names the principal of the token on GET /api/whoami', async () => {
+    h = await startTestHost({ http: { tokens: [{ principal: 'alice', token: 's3cret-token' }] } });
+    const page = await fetch(`${h.url}/`);
+    expect(page.status).not.toBe(401); // the page (or "not built") is served: the console then signs in
+    await page.arrayBuffer();
+    expect((await fetch(`${h.url}/api/whoami`)).status).toBe(401);
+    expect((await fetch(`${h.url}/api/whoami`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    expect((await fetch(`${h.url}/api/audit/s1`)).status).toBe(401);
+    expect(await (await fetch(`${h.url}/api/whoami`, { headers: { authorization: 'Bearer s3cret-token' } })).json()).toEqual({ principal: 'alice' });
+  });
+
+  it('without tokens GET /api/whoami names the principal local', async () => {
+    h = await startTestHost();
+    expect(await (await fetch(`${h.url}/api/whoami`)).json()).toEqual({ principal: 'local' });
+  });
+
   it('refuses to bind a non-loopback address without a token', async () => {
     const { startHttpServer, isHostConfigError } = await import('../../../adapters/http/server.js');
     h = await startTestHost();

@@ -17,15 +17,21 @@ export interface ConsoleFixture {
   readonly page: Page;
 }
 
+/** Options of {@link openConsole}. */
+export interface OpenConsoleOptions {
+  /** More `steerlog serve` arguments (e.g. `--token`). @defaultValue none */
+  readonly serveArgs?: readonly string[];
+}
+
 /**
  * Starts a console suite: refuses when the console is not built, makes a store dir (`prefix`), lets `prepare` fill
  * it (given its store spec), starts `steerlog serve` on it and opens Chromium.
  */
-export const openConsole = async (prefix: string, prepare?: (spec: string) => Promise<void>): Promise<ConsoleFixture> => {
+export const openConsole = async (prefix: string, prepare?: (spec: string) => Promise<void>, options: OpenConsoleOptions = {}): Promise<ConsoleFixture> => {
   if (!existsSync(join(ROOT, 'dist/console/index.html'))) throw new Error('dist/console is not built: run npm run build first');
   const dir = mkdtempSync(join(tmpdir(), prefix));
   await prepare?.(`jsonl:${dir}`);
-  const serve = await startServe(`jsonl:${dir}`);
+  const serve = await startServe(`jsonl:${dir}`, options.serveArgs ?? []);
   const { context, profile } = await launchBrowser();
   const page = context.pages()[0] ?? (await context.newPage());
   return { dir, serve, context, profile, page };
