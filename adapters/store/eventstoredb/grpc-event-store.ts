@@ -8,14 +8,12 @@
  * Checked against an in-process protocol fake built from the clients' own gRPC stubs, not against a real server.
  */
 import { setMaxListeners } from 'node:events';
-import type { Readable } from 'node:stream';
 import {
   globalPosition,
   streamRevision,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
-  type GlobalPosition,
   type NewEvent,
   type ReadAllOptions,
   type ReadStreamOptions,
@@ -25,12 +23,14 @@ import {
   type SubscribeOptions,
   type SubscriptionMessage,
 } from '../../../runtime/ports/event-store.js';
-import { StoreClosedError, StreamDeletedError, UnknownOutcomeError, type ActualRevision } from '../../../runtime/ports/store-errors.js';
+import { StoreClosedError, StreamDeletedError, UnknownOutcomeError } from '../../../runtime/ports/store-errors.js';
 import type { DeleteStreamOptions, StreamDeletion } from '../../../runtime/ports/stream-deletion.js';
 import { ESDB_SERVER_LIMITS, splitToFit, type EventStoreDbServerLimits } from './append-limits.js';
 import { portSubscription, type ClientSubscription, type Head, type SubscriptionSpec } from './subscription.js';
 import { askEach, RetiredStreams } from './retired-streams.js';
-import type { ClientDriver, WireClient, WireEventData, WireReadFrom, WireResolvedEvent } from './client-driver.js';
+import { ClientReads, type ClientRead } from './client-reads.js';
+import { actualOf, IdIndex } from './id-index.js';
+import type { ClientDriver, WireClient, WireEventData } from './client-driver.js';
 import { DEFAULT_STREAM_PREFIX, METADATA_ALLOWANCE, type EventStoreDbStoreOptions } from './store-options.js';
 import {
   assertValidBatch,
@@ -46,8 +46,6 @@ import {
   assertNotSystemStream,
   fromResolved,
   isStreamDeleted,
-  isStreamNotFound,
-  isSystemEvent,
   isWrongExpectedVersion,
   packPosition,
   toAppendError,
@@ -55,25 +53,14 @@ import {
   toDeleteError,
   toEsdbEvent,
   toEsdbExpected,
-  toStoreError,
   unpackPosition,
 } from './mapping.js';
 
 export { credentialsFor, DEFAULT_STREAM_PREFIX, METADATA_ALLOWANCE, type EventStoreDbStoreOptions } from './store-options.js';
 
-/** What the adapter knows about one stream's stored ids: enough to decide idempotency without rereading it. */
-interface IdIndex {
-  readonly revisionOfId: Map<string, bigint>;
-  /** Revision of the last indexed event, -1 when none. */
-  last: bigint;
-  lastPosition: GlobalPosition;
-}
-
 /** Events `readAll` reads ahead before asking which of their streams are tombstoned. */
 const READ_ALL_PAGE = 256;
 
-/** A client read: a `Readable` with `cancel()` (`@eventstore/db-client`) or an async generator (`@kurrent/kurrentdb-client`). */
-type ClientRead = AsyncIterable<WireResolvedEvent> & Partial<Pick<Readable, 'destroy'>> & { cancel?(): Promise<void> };
 
 /** `controller`, with no limit on its signal's listeners. */
 const unlimited = (controller: AbortController): AbortController => {
@@ -95,10 +82,11 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
   readonly #prefix: string;
   /** Per-call credentials when appends take the Append path; undefined: BatchAppend (when the server offers it). */
   readonly #appendCredentials: { readonly username: string; readonly password: string } | undefined;
-  readonly #indexLimit: number;
-  readonly #indexes = new Map<string, IdIndex>();
+  /** Each recently used stream's stored ids: an append's idempotency is decided without rereading the stream. */
+  readonly #ids: IdIndex;
   /** Tombstoned streams, whose events `$all` still holds until a scavenge (see retired-streams.ts). */
   readonly #retired: RetiredStreams;
+  readonly #reads: ClientReads;
   /**
    * Aborted on close: ends every live subscription and pending read of this store. Each of them listens to it, so
    * its signal has no listener limit (Node warns at 11 otherwise: a readAll's stream probes alone can exceed that).
@@ -116,8 +104,21 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
     this.#prefix = options.streamPrefix ?? DEFAULT_STREAM_PREFIX;
     if (this.#prefix.length === 0 || this.#prefix.startsWith('$')) throw new TypeError(`streamPrefix must be non-empty and not start with "$", got ${JSON.stringify(this.#prefix)}`);
     this.#appendCredentials = (options.appendRpc ?? 'append') === 'append' ? options.credentials : undefined;
-    this.#indexLimit = Math.max(1, options.idIndexStreams ?? 1000);
-    this.#retired = new RetiredStreams((stream) => this.#isTombstoned(stream), 10 * this.#indexLimit);
+    const indexLimit = Math.max(1, options.idIndexStreams ?? 1000);
+    this.#ids = new IdIndex((stream, from) => this.#readForIndex(stream, from), indexLimit);
+    this.#reads = new ClientReads({
+      client,
+      driver,
+      prefix: this.#prefix,
+      closing: this.#closing.signal,
+      isClosed: () => this.#closed,
+      onDeleted: (stream) => {
+        this.#retired.add(stream);
+        this.#ids.delete(stream);
+      },
+      isDeleted: (stream) => this.#retired.has(stream),
+    });
+    this.#retired = new RetiredStreams((stream) => this.#reads.isTombstoned(stream), 10 * indexLimit);
   }
 
   /**
@@ -146,7 +147,7 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
 
     // Idempotency first, as the port orders it: a batch whose ids are all stored, in order, is a no-op whatever
     // `expected` says; a batch repeating only some stored ids is refused. The server alone cannot say the latter.
-    const index = await this.#refreshIndex(stream);
+    const index = await this.#ids.refresh(stream);
     const verdict = idempotencyVerdict(stream, events, (id) => index.revisionOfId.get(id));
     if (verdict.kind === 'already-appended') return this.#alreadyAppended(stream, verdict.lastRevision);
 
@@ -195,13 +196,13 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
         ...(this.#appendCredentials ? { credentials: { ...this.#appendCredentials } } : {}),
       });
       const position = result.position ? packPosition(result.position) : globalPosition(-1);
-      this.#recordAppend(stream, events, result.nextExpectedRevision, position);
+      this.#ids.recordAppend(stream, events, result.nextExpectedRevision, position);
       return { nextExpectedRevision: streamRevision(result.nextExpectedRevision), position };
     } catch (e) {
       if (isStreamDeleted(e)) this.#retired.add(stream);
       if (!isWrongExpectedVersion(e)) throw toAppendError(e, stream, events.length, performance.now() - sent, this.#driver.product);
       // Another writer got there first, or wrote this very batch: look again before calling it a conflict.
-      const index = await this.#refreshIndex(stream);
+      const index = await this.#ids.refresh(stream);
       const again = idempotencyVerdict(stream, events, (id) => index.revisionOfId.get(id));
       if (again.kind === 'already-appended') return this.#alreadyAppended(stream, again.lastRevision);
       throw toConcurrencyError(stream, expected, e, actualOf(index));
@@ -223,7 +224,7 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
       fromRevision: from === undefined || from < 0n ? (backwards ? END : START) : from,
       maxCount,
     }) as ClientRead;
-    for await (const resolved of this.#iterate(read, `read "${stream}"`, { stream, deleted: 'empty' })) yield fromResolved(resolved, this.#prefix);
+    for await (const resolved of this.#reads.iterate(read, `read "${stream}"`, { stream, deleted: 'empty' })) yield fromResolved(resolved, this.#prefix);
   }
 
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {
@@ -253,7 +254,7 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
     // A tombstoned stream's events stay in $all until a scavenge: read a page of steerlog's events, ask the streams
     // it meets that this read has not asked about (several at a time), then yield the page without theirs.
     const retired = this.#retired.forRead();
-    const events = this.#iterate(read, 'readAll');
+    const events = this.#reads.iterate(read, 'readAll');
     let ended = false;
     try {
       while (!ended) {
@@ -264,7 +265,7 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
             ended = true;
             break;
           }
-          if (!this.#isVisible(next.value)) continue;
+          if (!this.#reads.isVisible(next.value)) continue;
           const event = fromResolved(next.value, this.#prefix);
           if (after === undefined || event.position > after) page.push(event);
         }
@@ -290,14 +291,14 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
       }) as ClientSubscription;
     // The caught-up point: the last event the port shows in `$all` when the subscription starts.
     const head = async (): Promise<Head> => {
-      const last = await this.#lastVisiblePosition();
+      const last = await this.#reads.lastVisiblePosition(this.#retired.forRead());
       return last === null || (after !== undefined && last <= after) ? 'now' : (e) => e.position >= last;
     };
     return this.#subscription({
       open,
       head,
       keep: (e) => after === undefined || e.position > after,
-      visible: (r) => this.#isVisible(r),
+      visible: (r) => this.#reads.isVisible(r),
       retired: () => this.#retired.forRead(),
       signal: options.signal,
       what: 'subscribeAll',
@@ -329,7 +330,7 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
       if (!isWrongExpectedVersion(e)) throw toDeleteError(e, stream, this.#driver.product);
       throw toConcurrencyError(stream, expected, e, await this.revision(stream));
     }
-    this.#indexes.delete(stream);
+    this.#ids.delete(stream);
     this.#retired.add(stream);
   }
 
@@ -347,7 +348,7 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
     if (this.#closed) return;
     this.#closed = true;
     this.#closing.abort();
-    this.#indexes.clear();
+    this.#ids.clear();
     if (this.#ownsClient) await this.#client.dispose();
   }
 
@@ -362,119 +363,14 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
     assertNotSystemStream(stream);
   }
 
-  /**
-   * Iterates a client read, mapping "stream not found" to nothing and other errors to port errors; cancels the call
-   * on early exit. A stream read (`tombstone`) answered "stream deleted" records the deletion, then yields nothing
-   * (`'empty'`: the port reads a deleted stream as empty) or throws `StreamDeletedError` (`'throw'`).
-   */
-  async *#iterate(read: ClientRead, what: string, tombstone?: { readonly stream: string; readonly deleted: 'empty' | 'throw' }): AsyncGenerator<WireResolvedEvent> {
-    let finished = false;
-    // A Readable (esdb) is cancelled and destroyed. An async generator (kurrentdb, whose reads go through its native
-    // bridge) is returned by the for-await below on an early exit, but the bridge cannot cancel the server call: it
-    // receives the rest in the background (see docs/store-eventstoredb.md, *Two clients*).
-    const stop = (): void => {
-      if (typeof read.cancel === 'function') void read.cancel().catch(() => {});
-      read.destroy?.();
-    };
-    const onClose = (): void => stop();
-    this.#closing.signal.addEventListener('abort', onClose, { once: true });
-    try {
-      for await (const resolved of read) {
-        if (this.#closed) return;
-        yield resolved;
-      }
-      finished = true;
-    } catch (e) {
-      finished = true;
-      if (isStreamNotFound(e)) return;
-      if (tombstone && isStreamDeleted(e)) {
-        this.#retired.add(tombstone.stream);
-        this.#indexes.delete(tombstone.stream);
-        if (tombstone.deleted === 'throw') throw new StreamDeletedError(tombstone.stream, { cause: e });
-        return;
-      }
-      if (this.#closed) return;
-      throw toStoreError(e, what, this.#driver.product);
-    } finally {
-      this.#closing.signal.removeEventListener('abort', onClose);
-      if (!finished) stop();
-    }
-  }
-
   #subscription(spec: Omit<SubscriptionSpec, 'closing' | 'isClosed' | 'streamPrefix' | 'product'>): AsyncIterable<SubscriptionMessage> {
     return portSubscription({ ...spec, closing: this.#closing.signal, isClosed: () => this.#closed, streamPrefix: this.#prefix, product: this.#driver.product });
   }
 
-  /** Position of the last `$all` event the port shows (steerlog's, not the server's own), or null when there is none. */
-  async #lastVisiblePosition(): Promise<GlobalPosition | null> {
-    // Pages read to their end (see `revision`), newest first, until one holds an event the port shows.
-    const PAGE = 64;
-    let from: WireReadFrom = this.#driver.END;
-    let newestSeen: GlobalPosition | null = null;
-    const retired = this.#retired.forRead();
-    for (;;) {
-      let count = 0;
-      let oldest: GlobalPosition | null = null;
-      let found: GlobalPosition | null = null;
-      const read = this.#client.readAll({ direction: 'backwards', fromPosition: from, maxCount: PAGE }) as ClientRead;
-      for await (const resolved of this.#iterate(read, 'readAll')) {
-        count++;
-        const p = resolved.event?.position;
-        if (!p) continue;
-        const position = packPosition(p);
-        if (newestSeen !== null && position >= newestSeen) continue; // a page may include its starting position
-        oldest = position;
-        if (found === null && this.#isVisible(resolved) && !(await retired(resolved.event!.streamId.slice(this.#prefix.length)))) found = position;
-      }
-      if (found !== null) return found;
-      if (count < PAGE || oldest === null) return null;
-      newestSeen = oldest;
-      from = unpackPosition(oldest);
-    }
-  }
-
-  /** Is this `$all` event one of steerlog's (a stream with the prefix, not a server event)? Nothing else is parsed. */
-  #isVisible(resolved: WireResolvedEvent): boolean {
-    return !isSystemEvent(resolved) && resolved.event!.streamId.startsWith(this.#prefix);
-  }
-
-  /** Is this stream (the port's name) tombstoned? Asks the server: one backwards read of at most one event. */
-  async #isTombstoned(stream: string): Promise<boolean> {
-    const read = this.#client.readStream(this.#prefix + stream, { direction: 'backwards', fromRevision: this.#driver.END, maxCount: 1 }) as ClientRead;
-    for await (const _ of this.#iterate(read, `read "${stream}"`, { stream, deleted: 'empty' })) {
-      // read to the end (see `revision`)
-    }
-    return this.#retired.has(stream);
-  }
-
-  /** Brings the stream's id index up to date by reading only the events after the last indexed one. */
-  async #refreshIndex(stream: string): Promise<IdIndex> {
-    let index = this.#indexes.get(stream);
-    if (index) {
-      this.#indexes.delete(stream); // re-insert: most recently used last
-    } else {
-      index = { revisionOfId: new Map(), last: -1n, lastPosition: globalPosition(-1) };
-    }
-    this.#indexes.set(stream, index);
-    while (this.#indexes.size > this.#indexLimit) this.#indexes.delete(this.#indexes.keys().next().value!);
-    const read = this.#client.readStream(this.#prefix + stream, { fromRevision: index.last < 0n ? this.#driver.START : index.last + 1n }) as ClientRead;
-    for await (const resolved of this.#iterate(read, `read "${stream}"`, { stream, deleted: 'throw' })) {
-      const e = fromResolved(resolved, this.#prefix);
-      if (e.revision <= index.last) continue; // a concurrent refresh got there first
-      index.revisionOfId.set(e.id, e.revision);
-      index.last = e.revision;
-      index.lastPosition = e.position;
-    }
-    return index;
-  }
-
-  #recordAppend(stream: string, events: readonly NewEvent[], next: bigint, position: GlobalPosition): void {
-    const index = this.#indexes.get(stream);
-    const first = next - BigInt(events.length) + 1n;
-    if (!index || index.last !== first - 1n) return; // someone else wrote in between: the next refresh reads it
-    events.forEach((e, i) => index.revisionOfId.set(e.id, first + BigInt(i)));
-    index.last = next;
-    index.lastPosition = position;
+  /** A stream's events from revision `from` on, for the id index; a tombstoned stream throws `StreamDeletedError`. */
+  async *#readForIndex(stream: string, from: bigint): AsyncIterable<RecordedEvent> {
+    const read = this.#client.readStream(this.#prefix + stream, { fromRevision: from <= 0n ? this.#driver.START : from }) as ClientRead;
+    for await (const resolved of this.#reads.iterate(read, `read "${stream}"`, { stream, deleted: 'throw' })) yield fromResolved(resolved, this.#prefix);
   }
 
   async #alreadyAppended(stream: string, lastRevision: bigint): Promise<AppendResult> {
@@ -485,4 +381,3 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
   }
 }
 
-const actualOf = (index: IdIndex): ActualRevision => (index.last < 0n ? 'no_stream' : streamRevision(index.last));
