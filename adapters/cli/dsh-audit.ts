@@ -77,10 +77,12 @@ export const auditDshFile = async (
       auditor.push(JSON.stringify(envelope));
     }
   }
-  const report = withHarnessSeq(auditor.report());
+  const folded = withHarnessSeq(auditor.report());
   const refusal = read.error();
+  // nothing was read (the refusal came first): the fold's only complaint, an empty log, is what the refusal explains
+  const report = refusal && folded.events === 0 ? { ...folded, errors: [] } : folded;
   // the fold's own refusal comes first: nothing past it was applied, so a later line's refusal is not reached
-  const error = refusal && report.ok ? sourceErrorOf(refusal) : null;
+  const error = refusal && report.errors.length === 0 ? sourceErrorOf(refusal) : null;
   const source: AuditSource = { ...log.summary(), error };
   const extras = ownPass ? await auditExtras(null, untilRefusal(open(file).envelopes).envelopes, limit, onEvent) : await collector.result();
   return { report, extras: { ...extras, source } };
