@@ -116,6 +116,10 @@ const auditSource = z
     harnessEvents: seq,
     ignored: z.array(z.object({ type: z.string(), count: seq }).strict()),
     tornTail: z.object({ offset: seq, bytes: seq }).strict().nullable(),
+    /** A fork's seed: the header's seedLength and the harness seq of the end-seed that closes it (null: none found). */
+    seed: z.object({ length: seq, endSeedSeq: seq.nullable() }).strict().nullable(),
+    /** A child's kind and the harness seq of its own subagent/descriptor (null: it has none after its seed). */
+    child: z.object({ kind: z.enum(['continuable', 'one-shot']), descriptorSeq: seq.nullable() }).strict().nullable(),
     error: sourceError.nullable(),
   })
   .strict();

@@ -7,14 +7,16 @@
  *   the frame and its byte offset);
  * - `dsh-not-json`: a line that is not a JSON object;
  * - `dsh-header`: the session header (the file's first line) is missing or not one this reader knows;
+ * - `dsh-child-descriptor`: a child's `subagent/descriptor` after its seed that is not its own one, right after
+ *   the seed (a second one, or a late one);
  * - `dsh-malformed-envelope`: an event whose envelope breaks the format (seq, time, type, data, the surface fields);
  * - `dsh-unknown-type`: an event of a type the format does not declare, not marked `ignorable`;
  * - `dsh-unmappable`: a declared event whose data steerlog's event of the same meaning cannot hold as it is.
  */
-export type DshErrorCode = 'dsh-corrupt-frame' | 'dsh-frame-checksum' | 'dsh-not-json' | 'dsh-header' | 'dsh-malformed-envelope' | 'dsh-unknown-type' | 'dsh-unmappable';
+export type DshErrorCode = 'dsh-corrupt-frame' | 'dsh-frame-checksum' | 'dsh-not-json' | 'dsh-header' | 'dsh-child-descriptor' | 'dsh-malformed-envelope' | 'dsh-unknown-type' | 'dsh-unmappable';
 
 /** Every {@link DshErrorCode}, in the order above. */
-export const DSH_ERROR_CODES = ['dsh-corrupt-frame', 'dsh-frame-checksum', 'dsh-not-json', 'dsh-header', 'dsh-malformed-envelope', 'dsh-unknown-type', 'dsh-unmappable'] as const satisfies readonly DshErrorCode[];
+export const DSH_ERROR_CODES = ['dsh-corrupt-frame', 'dsh-frame-checksum', 'dsh-not-json', 'dsh-header', 'dsh-child-descriptor', 'dsh-malformed-envelope', 'dsh-unknown-type', 'dsh-unmappable'] as const satisfies readonly DshErrorCode[];
 
 /**
  * Where in the file: the line (1-based, of the decompressed text), the harness seq, and for frames the byte offset

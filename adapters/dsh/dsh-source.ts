@@ -1,7 +1,7 @@
-import type { SessionKind } from '../../domain/events.js';
 import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
 import { DshLogError } from './dsh-errors.js';
 import { dshLines, isZstdFile, type DshFraming } from './dsh-lines.js';
+import { boundaryReadUntil, readBoundary, type DshBoundary } from './dsh-boundary.js';
 import { mapDshEvent, parseDshHeader, sessionCreatedOf, type DshHeader } from './dsh-map.js';
 import type { TornTail } from './zstd-frames.js';
 
@@ -18,6 +18,10 @@ export interface DshSummary {
   readonly ignored: readonly { readonly type: string; readonly count: number }[];
   /** An unfinished last batch (a crash's torn tail), not read: the harness itself cuts it when it loads the file. */
   readonly tornTail: TornTail | null;
+  /** A fork's seed: the header's `seedLength` and the harness seq of its end-seed (see {@link DshBoundary}); else null. */
+  readonly seed: DshBoundary['seed'];
+  /** A child's kind and the harness seq of its own descriptor (null: it has none); null for a session that is not a child. */
+  readonly child: DshBoundary['child'];
 }
 
 /** A harness log opened for one streaming pass: its events in steerlog's envelope, then (after them) the summary. */
@@ -32,14 +36,17 @@ export interface DshLog {
  * pass re-reads the file; reading never writes. A malformed or unmappable line ends the pass with a
  * {@link DshLogError} naming the line and harness seq (or the byte offset of a bad frame).
  *
- * A child session's kind (continuable or one-shot) is not in its header: it is read from the `subagent/descriptor`
- * right after the child's seed, so the events up to it are held until it is found (refused when there is none).
+ * A fork's boundary and a child's kind are read from the first events after the seed (see {@link readBoundary}), so
+ * a fork's or a child's events are held until those are read: the seed and at most two events after it. A child's
+ * `subagent/descriptor` anywhere after its seed but right there (a second one, or a late one) is refused
+ * (`dsh-child-descriptor`).
  */
 export const openDshLog = (file: string): DshLog => {
   let framing: (() => DshFraming) | null = null;
   // events the consumer took (counted when it asks for the next one, so a pass stopped early counts what it read)
   let harnessEvents = 0;
   let plainTorn: TornTail | null = null;
+  let boundary: DshBoundary | null = null;
   const ignored = new Map<string, number>();
   const taken = (label: string | null): void => {
     harnessEvents++;
@@ -50,8 +57,21 @@ export const openDshLog = (file: string): DshLog => {
     framing = opened.framing;
     let header: DshHeader | null = null;
     let next = 0;
-    // a child's events until its descriptor says its kind
+    // the events read until the boundary is known (then null), and the harness seq past which it is
     let held: { envelope: RawEnvelope; label: string | null }[] | null = null;
+    let readUntil: number | null = null;
+    const release = function* (h: DshHeader): Generator<RawEnvelope> {
+      const b = readBoundary(h, (held ?? []).map((e) => e.envelope));
+      boundary = b;
+      yield sessionCreatedOf(h, b.kind, b.seedLength);
+      const release = held ?? [];
+      held = null;
+      for (const e of release) {
+        checkDescriptor(b, e.envelope, null);
+        yield e.envelope;
+        taken(e.label);
+      }
+    };
     for await (const line of opened.lines) {
       let raw: unknown;
       try {
@@ -66,39 +86,32 @@ export const openDshLog = (file: string): DshLog => {
       }
       if (header === null) {
         header = parseDshHeader(raw, line.line);
-        if (header.origin === 'subagent') held = [];
-        else yield sessionCreatedOf(header, 'ordinary');
+        readUntil = boundaryReadUntil(header);
+        if (readUntil === null) {
+          boundary = readBoundary(header, []);
+          yield sessionCreatedOf(header, 'ordinary', undefined);
+        } else held = [];
         continue;
       }
       const mapped = mapDshEvent(raw, line.line, next++);
       const label = mapped.kind === 'ignored' ? mapped.label : null;
       if (held === null) {
+        if (boundary) checkDescriptor(boundary, mapped.envelope, line.line);
         yield mapped.envelope;
         taken(label);
         continue;
       }
       held.push({ envelope: mapped.envelope, label });
-      const seedEnd = header.seedLength ?? 0;
-      const harnessSeq = mapped.envelope.seq - 1;
-      if (mapped.envelope.type === 'subagent/descriptor' && harnessSeq >= seedEnd) {
-        yield sessionCreatedOf(header, (mapped.envelope.data as { mode: SessionKind }).mode);
-        const release = held;
-        held = null;
-        for (const h of release) {
-          yield h.envelope;
-          taken(h.label);
-        }
-      } else if (harnessSeq >= seedEnd + 1) {
-        throw noDescriptor(line.line, harnessSeq);
-      }
+      if (mapped.envelope.seq - 1 >= readUntil!) yield* release(header);
     }
     if (header === null) throw new DshLogError('dsh-header', { line: 1, seq: null, byteOffset: null }, 'the file has no session header (it is empty)');
-    if (held !== null) throw noDescriptor(null, null);
+    if (held !== null) yield* release(header);
   }
   return {
     envelopes: envelopes(),
     summary: () => {
       const f = framing?.() ?? { compression: 'none' as const, frames: null, tornTail: null };
+      const b = boundary as DshBoundary | null;
       return {
         format: 'dsh',
         seqOffset: 1,
@@ -107,14 +120,23 @@ export const openDshLog = (file: string): DshLog => {
         harnessEvents,
         ignored: [...ignored].map(([type, count]) => ({ type, count })),
         tornTail: f.tornTail ?? plainTorn,
+        seed: b?.seed ?? null,
+        child: b?.child ?? null,
       };
     },
   };
 };
 
-const noDescriptor = (line: number | null, seq: number | null): DshLogError =>
-  new DshLogError(
-    'dsh-header',
-    { line, seq, byteOffset: null },
-    'a child session (header origin "subagent") has no subagent/descriptor right after its seed: its kind (continuable or one-shot) is not in the log',
+/** A child's `subagent/descriptor` after its seed is its own one, right after the seed; any other is refused. */
+const checkDescriptor = (b: DshBoundary, envelope: RawEnvelope, line: number | null): void => {
+  if (b.child === null || envelope.type !== 'subagent/descriptor') return;
+  const harnessSeq = envelope.seq - 1;
+  const seedEnd = b.seed?.length ?? 0;
+  if (harnessSeq < seedEnd || harnessSeq === b.child.descriptorSeq) return;
+  const own = b.child.descriptorSeq === null ? 'it has none right after its seed' : `its own is at harness seq ${b.child.descriptorSeq}`;
+  throw new DshLogError(
+    'dsh-child-descriptor',
+    { line, seq: harnessSeq, byteOffset: null },
+    `subagent/descriptor: a child's descriptor comes once, right after its seed (or its end-seed), and ${own}`,
   );
+};

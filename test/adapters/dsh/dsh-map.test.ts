@@ -94,16 +94,6 @@ describe('the harness log reader', () => {
     ]);
   });
 
-  it("a child's kind comes from its descriptor right after the seed; none is refused", async () => {
-    const child = { ...HEADER, parentSession: 'p-1', origin: 'subagent', delegationDepth: 1 };
-    const descriptor = ev(0, 'subagent/descriptor', { version: 1, mode: 'continuable', provider: 'spawn', label: 'port' });
-    const { events } = await readAll(file([child, descriptor, { ...opening[0], seq: 1 }]));
-    expect(events.map((e) => e.type)).toEqual(['session/created', 'subagent/descriptor', 'agent/inbox/spliced']);
-    expect(events[0]!.data).toEqual({ sessionId: 'h-1', createdAt: 1000, kind: 'continuable', parentSession: 'p-1', origin: 'subagent', delegationDepth: 1 });
-    const none = await refusal(file([child, ...opening]));
-    expect({ code: none.code, seq: none.seq }).toEqual({ code: 'dsh-header', seq: 1 });
-  });
-
   it('header and event functions are pure and check one value', () => {
     expect(parseDshHeader({ version: 0, id: 's', createdAt: '2026-01-01T00:00:00Z' }, 1)).toEqual({ sessionId: 's', createdAt: Date.parse('2026-01-01T00:00:00Z') });
     expect(mapDshEvent(ev(0, 'turn/start', { turn: 1 }), 2, 0)).toEqual({ kind: 'mapped', envelope: { seq: 1, id: '00000000-0000-4000-8000-000000000001', time: 1000, type: 'turn/start', data: { turn: 1 } } });

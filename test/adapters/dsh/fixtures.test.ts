@@ -70,6 +70,8 @@ describe('docs/examples/dsh', () => {
         { type: 'plugin/metrics', count: 1 },
       ],
       tornTail: null,
+      seed: null,
+      child: null,
       error: null,
     });
     const a = JSON.parse((await run('audit', join(dir, 'aborted-child.jsonl.zst'), '--json')).stdout);
