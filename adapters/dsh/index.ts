@@ -3,3 +3,4 @@ export { openDshLog, type DshLog, type DshSummary } from './dsh-source.js';
 export { DshLogError, isDshLogError, DSH_ERROR_CODES, type DshErrorCode, type DshWhere } from './dsh-errors.js';
 export { DSH_EVENT_MAP, DSH_IGNORED_TYPES } from './dsh-map.js';
 export type { TornTail } from './zstd-frames.js';
+export type { DshBoundary } from './dsh-boundary.js';
