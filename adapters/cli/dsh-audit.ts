@@ -101,6 +101,10 @@ export const formatAuditSource = (s: AuditSource): string => {
     '  seqs above are the report\'s: harness seq + 1 (seq 0 is the header, read as session/created)',
     `  ignored: ${s.ignored.length === 0 ? 'none' : s.ignored.map((i) => `${i.type} × ${i.count}`).join(', ')}`,
   ];
+  if (s.routes.length > 0) out.push(`  model routes (request/context): ${s.routes.map((r) => `${routeText(r)} from seq ${r.seq}`).join(', ')}`);
+  if (s.unanswered.length > 0) {
+    out.push(`  streamed, never answered (no assistant/message): ${s.unanswered.map((u) => `turn ${u.turn} step ${u.step} (${u.chunks} chunk${u.chunks === 1 ? '' : 's'})`).join(', ')}`);
+  }
   if (s.seed) out.push(`  ${seedLine(s.seed)}`);
   if (s.child) {
     out.push(
@@ -124,3 +128,7 @@ const seedLine = (seed: NonNullable<AuditSource['seed']>): string => {
   const why = seed.endSeedSeq < seed.length ? "the seed's own last event: the harness writes no second one" : "after the child's descriptor, written with the seed";
   return `${head}, closed by session/end-seed at harness seq ${seed.endSeedSeq} (${why}): the report reads a seed of ${seed.endSeedSeq} events`;
 };
+
+/** A model route as the reports show it: `provider/model`, and its context window when the harness gave one. */
+export const routeText = (r: { readonly provider: string; readonly model: string; readonly contextWindow: number | null }): string =>
+  `${r.provider}/${r.model}${r.contextWindow === null ? '' : ` (context window ${r.contextWindow})`}`;

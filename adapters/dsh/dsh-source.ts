@@ -3,6 +3,7 @@ import { DshLogError } from './dsh-errors.js';
 import { dshLines, isZstdFile, type DshFraming } from './dsh-lines.js';
 import { boundaryReadUntil, readBoundary, type DshBoundary } from './dsh-boundary.js';
 import { mapDshEvent, parseDshHeader, sessionCreatedOf, type DshHeader } from './dsh-map.js';
+import { createStepTracker, type DshRoute, type DshStep, type DshStepEffects } from './dsh-steps.js';
 import type { TornTail } from './zstd-frames.js';
 
 /** What reading a harness log found besides its events: how it was stored and what steerlog did not interpret. */
@@ -22,6 +23,16 @@ export interface DshSummary {
   readonly seed: DshBoundary['seed'];
   /** A child's kind and the harness seq of its own descriptor (null: it has none); null for a session that is not a child. */
   readonly child: DshBoundary['child'];
+  /** Every `request/context` read: the model route from that seq on (report seqs). */
+  readonly routes: readonly DshRoute[];
+  /** Steps that streamed chunks but committed no assistant message (a failed attempt, an abort, a cut stream). */
+  readonly unanswered: readonly { readonly turn: number; readonly step: number; readonly chunks: number }[];
+}
+
+/** Options of {@link openDshLog}. */
+export interface DshLogOptions {
+  /** Called with each step once it is read to its end (or to the end of the log): see {@link DshStep}. Default: none. */
+  readonly onStep?: (step: DshStep) => void;
 }
 
 /** A harness log opened for one streaming pass: its events in steerlog's envelope, then (after them) the summary. */
@@ -41,24 +52,34 @@ export interface DshLog {
  * `subagent/descriptor` anywhere after its seed but right there (a second one, or a late one) is refused
  * (`dsh-child-descriptor`).
  */
-export const openDshLog = (file: string): DshLog => {
+export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog => {
   let framing: (() => DshFraming) | null = null;
   // events the consumer took (counted when it asks for the next one, so a pass stopped early counts what it read)
   let harnessEvents = 0;
   let plainTorn: TornTail | null = null;
   let boundary: DshBoundary | null = null;
   const ignored = new Map<string, number>();
-  const taken = (label: string | null): void => {
+  const routes: DshRoute[] = [];
+  const unanswered: { turn: number; step: number; chunks: number }[] = [];
+  const stepRead = (step: DshStep | null): void => {
+    if (step === null) return;
+    if (step.chunks > 0 && step.answers.length === 0) unanswered.push({ turn: step.turn, step: step.step, chunks: step.chunks });
+    options.onStep?.(step);
+  };
+  const taken = (label: string | null, effects: DshStepEffects): void => {
     harnessEvents++;
     if (label !== null) ignored.set(label, (ignored.get(label) ?? 0) + 1);
+    if (effects.route) routes.push(effects.route);
+    stepRead(effects.closed);
   };
+  const steps = createStepTracker();
   async function* envelopes(): AsyncGenerator<RawEnvelope> {
     const opened = dshLines(file, await isZstdFile(file));
     framing = opened.framing;
     let header: DshHeader | null = null;
     let next = 0;
     // the events read until the boundary is known (then null), and the harness seq past which it is
-    let held: { envelope: RawEnvelope; label: string | null }[] | null = null;
+    let held: { envelope: RawEnvelope; label: string | null; effects: DshStepEffects }[] | null = null;
     let readUntil: number | null = null;
     const release = function* (h: DshHeader): Generator<RawEnvelope> {
       const b = readBoundary(h, (held ?? []).map((e) => e.envelope));
@@ -69,7 +90,7 @@ export const openDshLog = (file: string): DshLog => {
       for (const e of release) {
         checkDescriptor(b, e.envelope, null);
         yield e.envelope;
-        taken(e.label);
+        taken(e.label, e.effects);
       }
     };
     for await (const line of opened.lines) {
@@ -95,17 +116,20 @@ export const openDshLog = (file: string): DshLog => {
       }
       const mapped = mapDshEvent(raw, line.line, next++);
       const label = mapped.kind === 'ignored' ? mapped.label : null;
+      const sources = (raw as { sourceEventSeqs?: number[] }).sourceEventSeqs ?? null;
+      const effects = steps.push(mapped.envelope, sources, line.line);
       if (held === null) {
         if (boundary) checkDescriptor(boundary, mapped.envelope, line.line);
         yield mapped.envelope;
-        taken(label);
+        taken(label, effects);
         continue;
       }
-      held.push({ envelope: mapped.envelope, label });
+      held.push({ envelope: mapped.envelope, label, effects });
       if (mapped.envelope.seq - 1 >= readUntil!) yield* release(header);
     }
     if (header === null) throw new DshLogError('dsh-header', { line: 1, seq: null, byteOffset: null }, 'the file has no session header (it is empty)');
     if (held !== null) yield* release(header);
+    stepRead(steps.finish());
   }
   return {
     envelopes: envelopes(),
@@ -122,6 +146,8 @@ export const openDshLog = (file: string): DshLog => {
         tornTail: f.tornTail ?? plainTorn,
         seed: b?.seed ?? null,
         child: b?.child ?? null,
+        routes: [...routes],
+        unanswered: [...unanswered],
       };
     },
   };

@@ -71,7 +71,7 @@ describe('the harness log reader', () => {
 
   it('maps what the formats say differently: tool-call block ids, a legacy disposed end, replayState and usage not carried', async () => {
     const block = { type: 'tool-call', id: 'c1', name: 'look', arguments: '{}' };
-    const am = ev(4, 'assistant/message', { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'x' }, block], source: { kind: 'model', provider: 'p', model: 'm', replayState: { opaque: 1 } } }, usage: { input: 3 } }, { surfaceOp: 'append', sourceEventSeqs: [3] });
+    const am = ev(4, 'assistant/message', { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'x' }, block], source: { kind: 'model', provider: 'p', model: 'm', replayState: { opaque: 1 } } }, usage: { input: 3 } }, { surfaceOp: 'append' });
     const { events } = await readAll(file([HEADER, ...opening, am, ev(5, 'step/end', { turn: 1, step: 1 }), ev(6, 'turn/end', { turn: 1, reason: { kind: 'disposed' } })]));
     expect(events[5]!.data).toEqual({ turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'x' }, { type: 'tool-call', callId: 'c1', name: 'look', arguments: '{}' }], source: { kind: 'model', provider: 'p', model: 'm' } } });
     expect(events[7]!.data).toEqual({ turn: 1, reason: { kind: 'aborted', reason: { kind: 'disposed' } } });

@@ -72,6 +72,8 @@ describe('docs/examples/dsh', () => {
       tornTail: null,
       seed: null,
       child: null,
+      routes: [{ seq: 7, provider: 'mock', model: 'mock', contextWindow: 128000 }],
+      unanswered: [],
       error: null,
     });
     const a = JSON.parse((await run('audit', join(dir, 'aborted-child.jsonl.zst'), '--json')).stdout);
