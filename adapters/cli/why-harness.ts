@@ -32,7 +32,10 @@ export const formatHarnessSteps = (steps: readonly DshStep[]): string[] => {
       const what = parts.length > 0 ? parts.join(' and ') : 'nothing (empty content)';
       out.push(`    seq ${a.seq}  ${a.interrupted ? 'INTERRUPTED answer' : 'answered'}: ${what}; assembled from ${a.cited} of the step's chunks`);
     }
-    if (s.answers.length === 0) out.push(`    no assistant/message: ${s.chunks > 0 ? 'the streamed chunks never became an answer' : 'nothing was answered'}`);
+    if (s.answers.length === 0) {
+      const why = s.endSeq === null ? 'the log ends inside this step' : s.chunks > 0 ? 'the streamed chunks never became an answer' : 'nothing was answered';
+      out.push(`    no assistant/message: ${why}`);
+    }
   }
   return out;
 };
