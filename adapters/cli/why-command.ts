@@ -284,7 +284,7 @@ export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<nu
     } else {
       try {
         if (!(await stat(target)).isFile()) throw new Error('not a file');
-        if ((await resolveFileFormat(target, formatOption)) === 'dsh') answer = await answerWhyHarness(target, id, keyring);
+        if ((await resolveFileFormat(target, formatOption)) === 'dsh') answer = await answerWhyHarness(target, id, keyring, answerWhy);
         else answer = await answerWhy(null, id, fileEnvelopes(target), keyring);
       } catch (e) {
         io.stderr.write(`steerlog why: cannot read ${target}: ${errorChain(e)}\n`);

@@ -2,20 +2,21 @@ import type { Keyring } from '../../runtime/content-opener.js';
 import { openDshLog } from '../dsh/dsh-source.js';
 import type { DshStep } from '../dsh/dsh-steps.js';
 import { routeText, sourceErrorOf, untilRefusal } from './dsh-audit.js';
-import { answerWhy, type WhyOutput } from './why-command.js';
+import type { answerWhy, WhyOutput } from './why-command.js';
 
 /**
  * `why` of a harness log: read through the same mapping as `audit` (the reader's refusal ends the answer like an
  * invalid event), with the steps the input entered, or the tool call was requested in, as the harness's request and
  * stream events tell them: the model route, the request headers, the chunks streamed, and the answer committed.
+ * `answerWith` is why-command's `answerWhy` (passed in, so this module does not import it back).
  */
-export const answerWhyHarness = async (file: string, id: string, keyring: Keyring): Promise<WhyOutput> => {
+export const answerWhyHarness = async (file: string, id: string, keyring: Keyring, answerWith: typeof answerWhy): Promise<WhyOutput> => {
   const steps: DshStep[] = [];
   const onStep = (s: DshStep): void => {
     if (s.entered.includes(id) || s.answers.some((a) => a.toolCalls.includes(id))) steps.push(s);
   };
   const read = untilRefusal(openDshLog(file, { onStep }).envelopes);
-  const answer = await answerWhy(null, id, read.envelopes, keyring);
+  const answer = await answerWith(null, id, read.envelopes, keyring);
   const refusal = read.error();
   return { ...answer, ...(refusal && !answer.error ? { error: sourceErrorOf(refusal) } : {}), steps };
 };
