@@ -49,7 +49,7 @@ export interface DshLog {
  *
  * A fork's boundary and a child's kind are read from the first events after the seed (see {@link readBoundary}), so
  * a fork's or a child's events are held until those are read: the seed and at most two events after it. A child's
- * `subagent/descriptor` anywhere after its seed but right there (a second one, or a late one) is refused
+ * `subagent/descriptor` after its seed other than its own (a second one, or a late one) is refused
  * (`dsh-child-descriptor`).
  */
 export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog => {
@@ -79,7 +79,7 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
     let header: DshHeader | null = null;
     let next = 0;
     // the events read until the boundary is known (then null), and the harness seq past which it is
-    let held: { envelope: RawEnvelope; label: string | null; effects: DshStepEffects }[] | null = null;
+    let held: { envelope: RawEnvelope; label: string | null; effects: DshStepEffects; line: number }[] | null = null;
     let readUntil: number | null = null;
     const release = function* (h: DshHeader): Generator<RawEnvelope> {
       const b = readBoundary(h, (held ?? []).map((e) => e.envelope));
@@ -88,7 +88,7 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
       const release = held ?? [];
       held = null;
       for (const e of release) {
-        checkDescriptor(b, e.envelope, null);
+        checkDescriptor(b, e.envelope, e.line);
         yield e.envelope;
         taken(e.label, e.effects);
       }
@@ -124,7 +124,7 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
         taken(label, effects);
         continue;
       }
-      held.push({ envelope: mapped.envelope, label, effects });
+      held.push({ envelope: mapped.envelope, label, effects, line: line.line });
       if (mapped.envelope.seq - 1 >= readUntil!) yield* release(header);
     }
     if (header === null) throw new DshLogError('dsh-header', { line: 1, seq: null, byteOffset: null }, 'the file has no session header (it is empty)');
@@ -154,7 +154,7 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
 };
 
 /** A child's `subagent/descriptor` after its seed is its own one, right after the seed; any other is refused. */
-const checkDescriptor = (b: DshBoundary, envelope: RawEnvelope, line: number | null): void => {
+const checkDescriptor = (b: DshBoundary, envelope: RawEnvelope, line: number): void => {
   if (b.child === null || envelope.type !== 'subagent/descriptor') return;
   const harnessSeq = envelope.seq - 1;
   const seedEnd = b.seed?.length ?? 0;

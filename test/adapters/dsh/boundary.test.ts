@@ -179,6 +179,9 @@ describe("a child's descriptor", () => {
     const { code, out } = await audit(twice);
     expect(code).toBe(1);
     expect(out).toMatchObject({ ok: false, events: 13, errors: [{ seq: 13, code: 'dsh-child-descriptor' }], turns: [{ turn: 1 }, { turn: 2, endSeq: null }] });
+    // two right after the seed: the second is not its own
+    const two = await refusal(log(child({ seedLength: 8 }), [...PARENT, e('subagent/descriptor', DESCRIPTOR), e('subagent/descriptor', DESCRIPTOR), END_SEED, ...OWN]));
+    expect([two.code, two.seq, two.line]).toEqual(['dsh-child-descriptor', 9, 11]);
     const late = await refusal(log(child({ seedLength: 8 }), [...PARENT, END_SEED, OWN[0]!, e('subagent/descriptor', DESCRIPTOR)]));
     expect([late.code, late.seq, late.reason]).toEqual([
       'dsh-child-descriptor',
