@@ -1,8 +1,9 @@
 /**
  * Writes the harness-format fixtures in docs/examples/dsh/: `aborted-child.jsonl.zst` (one zstd frame per appended
- * batch, compressed with the `zstd` command-line tool, which must be on PATH) from the batches below, and the
- * expected reports (`<name>.report.txt`, `<name>.report.json`) of every fixture there, from `steerlog audit`
- * itself. `queued-steered.jsonl` is written by hand. Run: `npx tsx scripts/write-dsh-fixtures.ts`.
+ * batch, compressed with the `zstd` command-line tool, which must be on PATH) from the batches below, the plain
+ * `forked-resumed.jsonl`, `seeded-child.jsonl` and `retried-stream.jsonl` from the events below, and the expected
+ * reports (`<name>.report.txt`, `<name>.report.json`) of every fixture there, from `steerlog audit` itself.
+ * `queued-steered.jsonl` is written by hand. Run: `npx tsx scripts/write-dsh-fixtures.ts`.
  * test/adapters/dsh/fixtures.test.ts checks the reports, the frames and the decompressed text.
  */
 import { spawnSync } from 'node:child_process';
@@ -117,6 +118,76 @@ const frames = batches.map((batch, i) => {
   return zstd(`${i === 0 ? `${header}\n` : ''}${lines.join('\n')}\n`);
 });
 writeFileSync(join(dir, 'aborted-child.jsonl.zst'), Buffer.concat(frames));
+
+/** A plain JSONL harness log: the header line, then the events at seq 0, 1, … (times 100 ms apart). */
+const writePlain = (name: string, header: Record<string, unknown>, events: Event[]): void => {
+  const lines = events.map((e, seq) => JSON.stringify({ type: e.type, seq, time: T0 + 100 * (seq + 1), data: e.data, ...(e.surfaceOp ? { surfaceOp: e.surfaceOp } : {}), ...(e.sourceEventSeqs ? { sourceEventSeqs: e.sourceEventSeqs } : {}) }));
+  writeFileSync(join(dir, `${name}.jsonl`), `${[JSON.stringify({ version: 0, id: `dsh-${name}`, createdAt: T0, ...header }), ...lines].join('\n')}\n`);
+};
+const ev = (type: string, data: unknown = {}, extra: Partial<Event> = {}): Event => ({ type, data, ...extra });
+const answer = (turn: number, step: number, text: string, sourceEventSeqs?: number[]): Event =>
+  ev('assistant/message', { turn, step, message: { role: 'assistant', content: [{ type: 'text', text }], source: model } }, { surfaceOp: 'append', ...(sourceEventSeqs ? { sourceEventSeqs } : {}) });
+/** One turn that runs `m` in one step and answers `text`. */
+const turnOf = (turn: number, m: ReturnType<typeof user>, text: string): Event[] => [
+  splice('next-turn', 0, { inserted: [m] }),
+  ev('turn/start', { turn }),
+  splice('next-turn', 0, { removedCount: 1 }),
+  ev('step/start', { turn, step: 1 }),
+  ev('user/message', m, { surfaceOp: 'append' }),
+  answer(turn, 1, text),
+  ev('step/end', { turn, step: 1 }),
+  ev('turn/end', { turn, reason: { kind: 'completed' } }),
+];
+const descriptor = { version: 1, mode: 'continuable', provider: 'spawn', label: 'port the schema' };
+// the parent's history a fork inherits: turn 1 done, a follow-up still queued (never inherited), then the end-seed a
+// resume appended (so the parent's log ends with one)
+const parentHistory = [...turnOf(1, user('P', 'port the schema', { kind: 'user' }), 'Ported.'), splice('next-turn', 0, { inserted: [user('Q', 'and the views', { kind: 'user' })] }), ev('session/end-seed')];
+
+// a fork of that resumed parent: its seed already ends with session/end-seed, so the harness writes no second one
+writePlain('forked-resumed', { parentSession: 'dsh-parent', seedLength: parentHistory.length }, [...parentHistory, ...turnOf(2, user('X', 'now the triggers', { kind: 'user' }), 'Triggers ported.')]);
+
+// a continuable child seeded with its parent's history: the parent was a child itself, so the seed starts with the
+// parent's own descriptor (an ancestor's, for this child); the child's descriptor comes with the seed, then the end-seed
+const childSeed = [ev('subagent/descriptor', { ...descriptor, label: 'the parent, a child itself' }), ...turnOf(1, user('P', 'port the schema', { kind: 'user' }), 'Ported.')];
+writePlain('seeded-child', { parentSession: 'dsh-parent', seedLength: childSeed.length, origin: 'subagent', delegationDepth: 2 }, [
+  ...childSeed,
+  ev('subagent/descriptor', descriptor),
+  ev('session/end-seed'),
+  ...turnOf(2, user('I', 'port the views', { kind: 'user' }), 'Views ported.'),
+]);
+
+// streamed answers: a failed attempt retried in the same step (only the second attempt's chunks are cited), then a
+// route change, and a crash in the middle of the next stream (the file ends there)
+const S1 = user('A', 'summarise the incident', { kind: 'user' });
+const S2 = user('B', 'in French', { kind: 'user' });
+const chunk = (turn: number, step: number, c: unknown): Event => ev('assistant/chunk', { turn, step, chunk: c });
+writePlain('retried-stream', {}, [
+  splice('next-turn', 0, { inserted: [S1] }), // 0
+  ev('turn/start', { turn: 1 }),
+  splice('next-turn', 0, { removedCount: 1 }),
+  ev('step/start', { turn: 1, step: 1 }),
+  ev('user/message', S1, { surfaceOp: 'append' }),
+  ev('request/header', { header: { config: { provider: 'mock', model: 'small' } }, reason: 'initial' }), // 5
+  ev('request/context', { provider: 'mock', model: 'small', contextWindow: 32000 }),
+  chunk(1, 1, { type: 'block-start', index: 0, block: { type: 'text' } }), // 7: the first attempt, which fails
+  chunk(1, 1, { type: 'text-delta', index: 0, text: 'The outage' }),
+  chunk(1, 1, { type: 'finish', reason: 'error' }),
+  chunk(1, 1, { type: 'block-start', index: 0, block: { type: 'text' } }), // 10: the retry
+  chunk(1, 1, { type: 'text-delta', index: 0, text: 'The outage lasted 40 minutes.' }),
+  chunk(1, 1, { type: 'finish', reason: 'stop' }),
+  answer(1, 1, 'The outage lasted 40 minutes.', [10, 11, 12]),
+  ev('step/end', { turn: 1, step: 1 }),
+  ev('turn/end', { turn: 1, reason: { kind: 'completed' } }), // 15
+  splice('next-turn', 0, { inserted: [S2] }),
+  ev('turn/start', { turn: 2 }),
+  splice('next-turn', 0, { removedCount: 1 }),
+  ev('step/start', { turn: 2, step: 1 }),
+  ev('user/message', S2, { surfaceOp: 'append' }), // 20
+  ev('request/header', { header: { config: { provider: 'mock', model: 'large' } }, reason: 'change' }),
+  ev('request/context', { provider: 'mock', model: 'large', contextWindow: 200000 }),
+  chunk(2, 1, { type: 'block-start', index: 0, block: { type: 'text' } }),
+  chunk(2, 1, { type: 'text-delta', index: 0, text: 'La panne a duré' }),
+]);
 
 for (const file of readdirSync(dir).filter((f) => /\.jsonl(\.zst)?$/.test(f))) {
   const name = file.replace(/\.jsonl(\.zst)?$/, '');

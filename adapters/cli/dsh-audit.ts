@@ -77,10 +77,12 @@ export const auditDshFile = async (
       auditor.push(JSON.stringify(envelope));
     }
   }
-  const report = withHarnessSeq(auditor.report());
+  const folded = withHarnessSeq(auditor.report());
   const refusal = read.error();
+  // nothing was read (the refusal came first): the fold's only complaint, an empty log, is what the refusal explains
+  const report = refusal && folded.events === 0 ? { ...folded, errors: [] } : folded;
   // the fold's own refusal comes first: nothing past it was applied, so a later line's refusal is not reached
-  const error = refusal && report.ok ? sourceErrorOf(refusal) : null;
+  const error = refusal && report.errors.length === 0 ? sourceErrorOf(refusal) : null;
   const source: AuditSource = { ...log.summary(), error };
   const extras = ownPass ? await auditExtras(null, untilRefusal(open(file).envelopes).envelopes, limit, onEvent) : await collector.result();
   return { report, extras: { ...extras, source } };
@@ -99,9 +101,34 @@ export const formatAuditSource = (s: AuditSource): string => {
     '  seqs above are the report\'s: harness seq + 1 (seq 0 is the header, read as session/created)',
     `  ignored: ${s.ignored.length === 0 ? 'none' : s.ignored.map((i) => `${i.type} × ${i.count}`).join(', ')}`,
   ];
+  if (s.routes.length > 0) out.push(`  model routes (request/context): ${s.routes.map((r) => `${routeText(r)} from seq ${r.seq}`).join(', ')}`);
+  if (s.unanswered.length > 0) {
+    out.push(`  streamed, never answered (no assistant/message): ${s.unanswered.map((u) => `turn ${u.turn} step ${u.step} (${u.chunks} chunk${u.chunks === 1 ? '' : 's'})`).join(', ')}`);
+  }
+  if (s.seed) out.push(`  ${seedLine(s.seed)}`);
+  if (s.child) {
+    out.push(
+      s.child.descriptorSeq === null
+        ? '  child: no subagent/descriptor of its own after its seed (the harness never resumes such a child): read as one-shot'
+        : `  child: ${s.child.kind}, from its subagent/descriptor at harness seq ${s.child.descriptorSeq}`,
+    );
+  }
   if (s.tornTail) {
     out.push(`  torn tail: ${s.tornTail.bytes} byte${s.tornTail.bytes === 1 ? '' : 's'} at byte ${s.tornTail.offset} not read (an unfinished append, as a crash leaves it; the harness cuts it when it loads the file)`);
   }
   out.push('', 'chain:', "  UNCHAINED: a harness log carries no steerlog hash chain; nothing is verified", '');
   return out.join('\n');
 };
+
+/** How a fork's seed was read: where its end-seed is, and the seed the report's seqs use when that is not the header's. */
+const seedLine = (seed: NonNullable<AuditSource['seed']>): string => {
+  const head = `seed: ${seed.length} inherited event${seed.length === 1 ? '' : 's'} (the header's seedLength)`;
+  if (seed.endSeedSeq === null) return `${head}, no session/end-seed at its boundary`;
+  if (seed.endSeedSeq === seed.length) return `${head}, closed by session/end-seed at harness seq ${seed.endSeedSeq}`;
+  const why = seed.endSeedSeq < seed.length ? "the seed's own last event: the harness writes no second one" : "after the child's descriptor, written with the seed";
+  return `${head}, closed by session/end-seed at harness seq ${seed.endSeedSeq} (${why}): the report reads a seed of ${seed.endSeedSeq} events`;
+};
+
+/** A model route as the reports show it: `provider/model`, and its context window when the harness gave one. */
+export const routeText = (r: { readonly provider: string; readonly model: string; readonly contextWindow: number | null }): string =>
+  `${r.provider}/${r.model}${r.contextWindow === null ? '' : ` (context window ${r.contextWindow})`}`;

@@ -9,9 +9,9 @@ import { isInvalidStoreSpecError, openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
-import { openDshLog } from '../dsh/dsh-source.js';
-import { sourceErrorOf, untilRefusal } from './dsh-audit.js';
+import { answerWhyHarness, formatHarnessSteps } from './why-harness.js';
 import { parseFormatOption, resolveFileFormat } from './log-format.js';
+import type { DshStep } from '../dsh/dsh-steps.js';
 import { followAcross, type WhyCrossing } from './why-across.js';
 
 import { createKeyring, openEnvelopeNow, type Keyring } from '../../runtime/content-opener.js';
@@ -69,6 +69,8 @@ export interface WhyOutput {
   readonly error: { readonly seq: number | null; readonly code: string; readonly message: string } | null;
   /** Present when the content was stored encrypted: readable, `[erased]` or `[encrypted]`. */
   readonly content?: WhyContent;
+  /** A harness log only: the steps the input entered or the tool call was requested in (see {@link DshStep}). */
+  readonly steps?: readonly DshStep[];
 }
 
 const textOf = (v: unknown): string =>
@@ -229,6 +231,7 @@ export const formatWhy = (w: WhyOutput): string => {
     const what = w.content.state === 'readable' ? JSON.stringify(w.content.text) : `${w.content.text} (key ${w.content.keyId} ${w.content.state === 'erased' ? 'destroyed' : 'not available here'})`;
     out.push(`  content (stored encrypted): ${what}`);
   }
+  out.push(...formatHarnessSteps(w.steps ?? []));
   if (w.error) out.push(`the log is invalid at seq ${w.error.seq ?? '?'} [${w.error.code}]: the answer covers the ${w.events} events before it`);
   return out.join('\n') + '\n';
 };
@@ -281,13 +284,8 @@ export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<nu
     } else {
       try {
         if (!(await stat(target)).isFile()) throw new Error('not a file');
-        if ((await resolveFileFormat(target, formatOption)) === 'dsh') {
-          // a harness log: read through the same mapping as audit; the reader's refusal ends the answer like an invalid event
-          const read = untilRefusal(openDshLog(target).envelopes);
-          answer = await answerWhy(null, id, read.envelopes, keyring);
-          const refusal = read.error();
-          if (refusal && !answer.error) answer = { ...answer, error: sourceErrorOf(refusal) };
-        } else answer = await answerWhy(null, id, fileEnvelopes(target), keyring);
+        if ((await resolveFileFormat(target, formatOption)) === 'dsh') answer = await answerWhyHarness(target, id, keyring, answerWhy);
+        else answer = await answerWhy(null, id, fileEnvelopes(target), keyring);
       } catch (e) {
         io.stderr.write(`steerlog why: cannot read ${target}: ${errorChain(e)}\n`);
         return 3;

@@ -73,13 +73,22 @@ export const parseDshHeader = (raw: unknown, line: number): DshHeader => {
   };
 };
 
-/** The header as steerlog's `session/created` (seq 0), once the session's kind is known. */
-export const sessionCreatedOf = (header: DshHeader, kind: SessionKind): RawEnvelope => ({
+/**
+ * The header as steerlog's `session/created` (seq 0), once the session's kind and its seed boundary are known:
+ * `seedLength` is the one steerlog's fork rule reads (see dsh-boundary.ts), undefined when the header has none.
+ */
+export const sessionCreatedOf = (header: DshHeader, kind: SessionKind, seedLength: number | undefined): RawEnvelope => ({
   seq: 0,
   id: dshEventId(0),
   time: header.createdAt,
   type: 'session/created',
-  data: { sessionId: header.sessionId, createdAt: header.createdAt, kind, ...without(header, ['sessionId', 'createdAt']) },
+  data: {
+    sessionId: header.sessionId,
+    createdAt: header.createdAt,
+    kind,
+    ...without(header, ['sessionId', 'createdAt', 'seedLength']),
+    ...(seedLength !== undefined ? { seedLength } : {}),
+  },
 });
 
 const without = (o: Obj, keys: readonly string[]): Obj => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));

@@ -1,8 +1,9 @@
-import type { SessionKind } from '../../domain/events.js';
 import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
 import { DshLogError } from './dsh-errors.js';
 import { dshLines, isZstdFile, type DshFraming } from './dsh-lines.js';
+import { boundaryReadUntil, readBoundary, type DshBoundary } from './dsh-boundary.js';
 import { mapDshEvent, parseDshHeader, sessionCreatedOf, type DshHeader } from './dsh-map.js';
+import { createStepTracker, type DshRoute, type DshStep, type DshStepEffects } from './dsh-steps.js';
 import type { TornTail } from './zstd-frames.js';
 
 /** What reading a harness log found besides its events: how it was stored and what steerlog did not interpret. */
@@ -18,6 +19,20 @@ export interface DshSummary {
   readonly ignored: readonly { readonly type: string; readonly count: number }[];
   /** An unfinished last batch (a crash's torn tail), not read: the harness itself cuts it when it loads the file. */
   readonly tornTail: TornTail | null;
+  /** A fork's seed: the header's `seedLength` and the harness seq of its end-seed (see {@link DshBoundary}); else null. */
+  readonly seed: DshBoundary['seed'];
+  /** A child's kind and the harness seq of its own descriptor (null: it has none); null for a session that is not a child. */
+  readonly child: DshBoundary['child'];
+  /** Every `request/context` read: the model route from that seq on (report seqs). */
+  readonly routes: readonly DshRoute[];
+  /** Steps that streamed chunks but committed no assistant message (a failed attempt, an abort, a cut stream). */
+  readonly unanswered: readonly { readonly turn: number; readonly step: number; readonly chunks: number }[];
+}
+
+/** Options of {@link openDshLog}. */
+export interface DshLogOptions {
+  /** Called with each step once it is read to its end (or to the end of the log): see {@link DshStep}. Default: none. */
+  readonly onStep?: (step: DshStep) => void;
 }
 
 /** A harness log opened for one streaming pass: its events in steerlog's envelope, then (after them) the summary. */
@@ -32,26 +47,52 @@ export interface DshLog {
  * pass re-reads the file; reading never writes. A malformed or unmappable line ends the pass with a
  * {@link DshLogError} naming the line and harness seq (or the byte offset of a bad frame).
  *
- * A child session's kind (continuable or one-shot) is not in its header: it is read from the `subagent/descriptor`
- * right after the child's seed, so the events up to it are held until it is found (refused when there is none).
+ * A fork's boundary and a child's kind are read from the first events after the seed (see {@link readBoundary}), so
+ * a fork's or a child's events are held until those are read: the seed and at most two events after it. A child's
+ * `subagent/descriptor` after its seed other than its own (a second one, or a late one) is refused
+ * (`dsh-child-descriptor`).
  */
-export const openDshLog = (file: string): DshLog => {
+export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog => {
   let framing: (() => DshFraming) | null = null;
   // events the consumer took (counted when it asks for the next one, so a pass stopped early counts what it read)
   let harnessEvents = 0;
   let plainTorn: TornTail | null = null;
+  let boundary: DshBoundary | null = null;
   const ignored = new Map<string, number>();
-  const taken = (label: string | null): void => {
+  const routes: DshRoute[] = [];
+  const unanswered: { turn: number; step: number; chunks: number }[] = [];
+  const stepRead = (step: DshStep | null): void => {
+    if (step === null) return;
+    if (step.chunks > 0 && step.answers.length === 0) unanswered.push({ turn: step.turn, step: step.step, chunks: step.chunks });
+    options.onStep?.(step);
+  };
+  const taken = (label: string | null, effects: DshStepEffects): void => {
     harnessEvents++;
     if (label !== null) ignored.set(label, (ignored.get(label) ?? 0) + 1);
+    if (effects.route) routes.push(effects.route);
+    stepRead(effects.closed);
   };
+  const steps = createStepTracker();
   async function* envelopes(): AsyncGenerator<RawEnvelope> {
     const opened = dshLines(file, await isZstdFile(file));
     framing = opened.framing;
     let header: DshHeader | null = null;
     let next = 0;
-    // a child's events until its descriptor says its kind
-    let held: { envelope: RawEnvelope; label: string | null }[] | null = null;
+    // the events read until the boundary is known (then null), and the harness seq past which it is
+    let held: { envelope: RawEnvelope; label: string | null; effects: DshStepEffects; line: number }[] | null = null;
+    let readUntil: number | null = null;
+    const release = function* (h: DshHeader): Generator<RawEnvelope> {
+      const b = readBoundary(h, (held ?? []).map((e) => e.envelope));
+      boundary = b;
+      yield sessionCreatedOf(h, b.kind, b.seedLength);
+      const release = held ?? [];
+      held = null;
+      for (const e of release) {
+        checkDescriptor(b, e.envelope, e.line);
+        yield e.envelope;
+        taken(e.label, e.effects);
+      }
+    };
     for await (const line of opened.lines) {
       let raw: unknown;
       try {
@@ -66,39 +107,35 @@ export const openDshLog = (file: string): DshLog => {
       }
       if (header === null) {
         header = parseDshHeader(raw, line.line);
-        if (header.origin === 'subagent') held = [];
-        else yield sessionCreatedOf(header, 'ordinary');
+        readUntil = boundaryReadUntil(header);
+        if (readUntil === null) {
+          boundary = readBoundary(header, []);
+          yield sessionCreatedOf(header, 'ordinary', undefined);
+        } else held = [];
         continue;
       }
       const mapped = mapDshEvent(raw, line.line, next++);
       const label = mapped.kind === 'ignored' ? mapped.label : null;
+      const sources = (raw as { sourceEventSeqs?: number[] }).sourceEventSeqs ?? null;
+      const effects = steps.push(mapped.envelope, sources, line.line);
       if (held === null) {
+        if (boundary) checkDescriptor(boundary, mapped.envelope, line.line);
         yield mapped.envelope;
-        taken(label);
+        taken(label, effects);
         continue;
       }
-      held.push({ envelope: mapped.envelope, label });
-      const seedEnd = header.seedLength ?? 0;
-      const harnessSeq = mapped.envelope.seq - 1;
-      if (mapped.envelope.type === 'subagent/descriptor' && harnessSeq >= seedEnd) {
-        yield sessionCreatedOf(header, (mapped.envelope.data as { mode: SessionKind }).mode);
-        const release = held;
-        held = null;
-        for (const h of release) {
-          yield h.envelope;
-          taken(h.label);
-        }
-      } else if (harnessSeq >= seedEnd + 1) {
-        throw noDescriptor(line.line, harnessSeq);
-      }
+      held.push({ envelope: mapped.envelope, label, effects, line: line.line });
+      if (mapped.envelope.seq - 1 >= readUntil!) yield* release(header);
     }
     if (header === null) throw new DshLogError('dsh-header', { line: 1, seq: null, byteOffset: null }, 'the file has no session header (it is empty)');
-    if (held !== null) throw noDescriptor(null, null);
+    if (held !== null) yield* release(header);
+    stepRead(steps.finish());
   }
   return {
     envelopes: envelopes(),
     summary: () => {
       const f = framing?.() ?? { compression: 'none' as const, frames: null, tornTail: null };
+      const b = boundary as DshBoundary | null;
       return {
         format: 'dsh',
         seqOffset: 1,
@@ -107,14 +144,25 @@ export const openDshLog = (file: string): DshLog => {
         harnessEvents,
         ignored: [...ignored].map(([type, count]) => ({ type, count })),
         tornTail: f.tornTail ?? plainTorn,
+        seed: b?.seed ?? null,
+        child: b?.child ?? null,
+        routes: [...routes],
+        unanswered: [...unanswered],
       };
     },
   };
 };
 
-const noDescriptor = (line: number | null, seq: number | null): DshLogError =>
-  new DshLogError(
-    'dsh-header',
-    { line, seq, byteOffset: null },
-    'a child session (header origin "subagent") has no subagent/descriptor right after its seed: its kind (continuable or one-shot) is not in the log',
+/** A child's `subagent/descriptor` after its seed is its own one, right after the seed; any other is refused. */
+const checkDescriptor = (b: DshBoundary, envelope: RawEnvelope, line: number): void => {
+  if (b.child === null || envelope.type !== 'subagent/descriptor') return;
+  const harnessSeq = envelope.seq - 1;
+  const seedEnd = b.seed?.length ?? 0;
+  if (harnessSeq < seedEnd || harnessSeq === b.child.descriptorSeq) return;
+  const own = b.child.descriptorSeq === null ? 'it has none right after its seed' : `its own is at harness seq ${b.child.descriptorSeq}`;
+  throw new DshLogError(
+    'dsh-child-descriptor',
+    { line, seq: harnessSeq, byteOffset: null },
+    `subagent/descriptor: a child's descriptor comes once, right after its seed (or its end-seed), and ${own}`,
   );
+};

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { decompress } from 'fzstd';
+import xxhash from 'xxhash-wasm';
 import { DshLogError } from './dsh-errors.js';
 
 /** The four bytes every zstd frame starts with (0xFD2FB528, little-endian). */
@@ -62,16 +63,36 @@ export interface TornTail {
   readonly bytes: number;
 }
 
+/** The XXH64 hasher (WebAssembly, instantiated once on first use). */
+let hasher: ReturnType<typeof xxhash> | null = null;
+const xxh64 = (): ReturnType<typeof xxhash> => (hasher ??= xxhash());
+
+/** The content checksum a frame carries (its last 4 bytes, little-endian), or null when its header says it has none. */
+export const storedChecksum = (frame: Uint8Array): number | null => {
+  if ((frame[4]! & 0x04) === 0) return null;
+  const at = frame.length - 4;
+  return (frame[at]! | (frame[at + 1]! << 8) | (frame[at + 2]! << 16) | (frame[at + 3]! << 24)) >>> 0;
+};
+
+/** The content checksum zstd defines for `data`: the low 32 bits of its XXH64 with seed 0 (RFC 8878 §3.1.1). */
+export const contentChecksum = async (data: Uint8Array): Promise<number> => Number((await xxh64()).h64Raw(data) & 0xffffffffn);
+
+const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
+
 /**
  * Streams a file of concatenated zstd frames (one per appended batch), decompressing one frame at a time, so
  * memory holds one frame and one read chunk. A final frame the file ends inside is not an error: it is handed to
  * `onTornTail` (an unfinished append, as a crash leaves it) and reading ends before it. Anything else that is not
  * a frame, or a frame that does not decompress, is a `DshLogError` (`dsh-corrupt-frame`) naming its byte offset.
- * Frame checksums are not verified (the decoder does not implement them).
+ * A frame whose header says it carries a content checksum is checked against what it decompresses to (the low 32
+ * bits of XXH64, via xxhash-wasm): a mismatch is a `DshLogError` (`dsh-frame-checksum`) naming the file, the frame
+ * (1-based) and its byte offset, and nothing of that frame or after it is read.
  */
 export async function* zstdFrames(file: string, onTornTail: (tail: TornTail) => void, chunkBytes = 1 << 20): AsyncGenerator<DecodedFrame> {
+  const hash = await xxh64();
   let pending: Uint8Array = new Uint8Array(0);
   let offset = 0;
+  let frames = 0;
   const take = function* (): Generator<DecodedFrame> {
     for (;;) {
       const extent = frameExtent(pending);
@@ -79,11 +100,23 @@ export async function* zstdFrames(file: string, onTornTail: (tail: TornTail) => 
       if (extent.kind === 'bad') throw new DshLogError('dsh-corrupt-frame', { line: null, seq: null, byteOffset: offset + extent.at }, extent.reason);
       const frame = pending.subarray(0, extent.length);
       if (!extent.skippable) {
+        frames++;
         let data: Uint8Array;
         try {
           data = decompress(frame);
         } catch (e) {
           throw new DshLogError('dsh-corrupt-frame', { line: null, seq: null, byteOffset: offset }, `the zstd frame does not decompress (${(e as Error).message})`);
+        }
+        const stored = storedChecksum(frame);
+        if (stored !== null) {
+          const computed = Number(hash.h64Raw(data) & 0xffffffffn);
+          if (computed !== stored) {
+            throw new DshLogError(
+              'dsh-frame-checksum',
+              { line: null, seq: null, byteOffset: offset, frame: frames },
+              `content checksum mismatch in ${file}: the frame carries ${hex8(stored)}, its decompressed bytes give ${hex8(computed)} (XXH64, low 32 bits)`,
+            );
+          }
         }
         yield { offset, data };
       }

@@ -71,7 +71,7 @@ describe('the harness log reader', () => {
 
   it('maps what the formats say differently: tool-call block ids, a legacy disposed end, replayState and usage not carried', async () => {
     const block = { type: 'tool-call', id: 'c1', name: 'look', arguments: '{}' };
-    const am = ev(4, 'assistant/message', { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'x' }, block], source: { kind: 'model', provider: 'p', model: 'm', replayState: { opaque: 1 } } }, usage: { input: 3 } }, { surfaceOp: 'append', sourceEventSeqs: [3] });
+    const am = ev(4, 'assistant/message', { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'x' }, block], source: { kind: 'model', provider: 'p', model: 'm', replayState: { opaque: 1 } } }, usage: { input: 3 } }, { surfaceOp: 'append' });
     const { events } = await readAll(file([HEADER, ...opening, am, ev(5, 'step/end', { turn: 1, step: 1 }), ev(6, 'turn/end', { turn: 1, reason: { kind: 'disposed' } })]));
     expect(events[5]!.data).toEqual({ turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'x' }, { type: 'tool-call', callId: 'c1', name: 'look', arguments: '{}' }], source: { kind: 'model', provider: 'p', model: 'm' } } });
     expect(events[7]!.data).toEqual({ turn: 1, reason: { kind: 'aborted', reason: { kind: 'disposed' } } });
@@ -92,16 +92,6 @@ describe('the harness log reader', () => {
       { type: 'user/message (surfaceOp replace)', count: 1 },
       { type: 'assistant/chunk', count: 1 },
     ]);
-  });
-
-  it("a child's kind comes from its descriptor right after the seed; none is refused", async () => {
-    const child = { ...HEADER, parentSession: 'p-1', origin: 'subagent', delegationDepth: 1 };
-    const descriptor = ev(0, 'subagent/descriptor', { version: 1, mode: 'continuable', provider: 'spawn', label: 'port' });
-    const { events } = await readAll(file([child, descriptor, { ...opening[0], seq: 1 }]));
-    expect(events.map((e) => e.type)).toEqual(['session/created', 'subagent/descriptor', 'agent/inbox/spliced']);
-    expect(events[0]!.data).toEqual({ sessionId: 'h-1', createdAt: 1000, kind: 'continuable', parentSession: 'p-1', origin: 'subagent', delegationDepth: 1 });
-    const none = await refusal(file([child, ...opening]));
-    expect({ code: none.code, seq: none.seq }).toEqual({ code: 'dsh-header', seq: 1 });
   });
 
   it('header and event functions are pure and check one value', () => {

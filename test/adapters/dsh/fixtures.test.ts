@@ -8,7 +8,7 @@ import { runCli as run } from '../cli/support/run-cli.js';
 
 /** The shipped harness-format fixtures: their reports, their frames, and what why and verify say about them. */
 const dir = fileURLToPath(new URL('../../../docs/examples/dsh/', import.meta.url));
-const FIXTURES = ['aborted-child.jsonl.zst', 'queued-steered.jsonl'];
+const FIXTURES = ['aborted-child.jsonl.zst', 'forked-resumed.jsonl', 'queued-steered.jsonl', 'retried-stream.jsonl', 'seeded-child.jsonl'];
 const nameOf = (file: string): string => file.replace(/\.jsonl(\.zst)?$/, '');
 
 describe('docs/examples/dsh', () => {
@@ -70,6 +70,10 @@ describe('docs/examples/dsh', () => {
         { type: 'plugin/metrics', count: 1 },
       ],
       tornTail: null,
+      seed: null,
+      child: null,
+      routes: [{ seq: 7, provider: 'mock', model: 'mock', contextWindow: 128000 }],
+      unanswered: [],
       error: null,
     });
     const a = JSON.parse((await run('audit', join(dir, 'aborted-child.jsonl.zst'), '--json')).stdout);
@@ -132,4 +136,54 @@ describe('docs/examples/dsh', () => {
     const json = JSON.parse((await run('verify', join(dir, file), '--json')).stdout);
     expect(json.sessions[0]).toMatchObject({ status: 'unchained', chained: 0, ok: false });
   });
+
+  it('forked-resumed: a fork whose seed ends with its own end-seed reads with that end-seed as its boundary', async () => {
+    const r = JSON.parse((await run('audit', join(dir, 'forked-resumed.jsonl'), '--json')).stdout);
+    expect(r).toMatchObject({ ok: true, inbox: { nextTurn: [], nextStep: [] }, consumedWork: { endSeq: 18, endTurn: 2, droppedUnrun: false } });
+    expect(r.turns.map((t: { turn: number; claimed: string[] }) => [t.turn, t.claimed])).toEqual([[1, ['P']], [2, ['X']]]);
+    expect(r.source).toMatchObject({ seed: { length: 10, endSeedSeq: 9 }, child: null, error: null });
+    const why = await run('why', join(dir, 'forked-resumed.jsonl'), 'X');
+    expect(why.stdout).toContain('message X in session dsh-forked-resumed: ENTERED\n');
+    // Q was still queued in the parent when it was forked: the fork does not inherit it (not pending here)
+    expect(r.queue).toEqual([]);
+  });
+
+  it("seeded-child: a child's kind from its own descriptor (written with the seed), not the ancestor's inside the seed", async () => {
+    const r = JSON.parse((await run('audit', join(dir, 'seeded-child.jsonl'), '--json')).stdout);
+    expect(r).toMatchObject({ ok: true, consumedWork: { endTurn: 2 }, lineage: { parentSession: 'dsh-parent' } });
+    expect(r.source).toMatchObject({ seed: { length: 9, endSeedSeq: 10 }, child: { kind: 'continuable', descriptorSeq: 9 }, error: null });
+  });
+
+  it('retried-stream: routes, a retried attempt, a stream the file ends inside; why shows the answer a step committed', async () => {
+    const r = JSON.parse((await run('audit', join(dir, 'retried-stream.jsonl'), '--json')).stdout);
+    expect(r.source).toMatchObject({
+      routes: [
+        { seq: 7, provider: 'mock', model: 'small', contextWindow: 32000 },
+        { seq: 23, provider: 'mock', model: 'large', contextWindow: 200000 },
+      ],
+      unanswered: [{ turn: 2, step: 1, chunks: 2 }],
+      error: null,
+    });
+    const a = JSON.parse((await run('why', join(dir, 'retried-stream.jsonl'), 'A', '--json')).stdout);
+    expect(a.steps).toEqual([
+      {
+        turn: 1,
+        step: 1,
+        startSeq: 4,
+        endSeq: 15,
+        entered: ['A'],
+        route: { seq: 7, provider: 'mock', model: 'small', contextWindow: 32000 },
+        requests: [{ seq: 6, reason: 'initial' }],
+        chunks: 6, // the failed attempt's three and the retry's three
+        answers: [{ seq: 14, text: 'The outage lasted 40 minutes.', toolCalls: [], interrupted: false, cited: 3 }],
+      },
+    ]);
+    const b = await run('why', join(dir, 'retried-stream.jsonl'), 'B');
+    expect(b.stdout).toContain(
+      'steps, from the harness\'s request and stream events:\n  turn 2 step 1 (seq 20–…): model mock/large (context window 200000); request/header change at seq 22; 2 chunks streamed\n    no assistant/message: the log ends inside this step\n',
+    );
+    const call = await run('why', join(dir, 'queued-steered.jsonl'), 'call-1');
+    expect(call.stdout).toContain('    seq 12  answered: tool call call-1; assembled from 2 of the step\'s chunks\n');
+  });
 });
+

@@ -56,7 +56,7 @@ describe('a steerlog log in the harness shape audits identically', () => {
         const [w, g] = [await run('why', original, id, '--json'), await run('why', plain, id, '--json')];
         expect(g.code, `${name} why ${id}`).toBe(w.code);
         const strip = (s: string) => {
-          const o = JSON.parse(s) as { facts: { metadata?: unknown }[]; fate: { admitted: { actor: unknown } | null } | null; toolCall: { started: { actor: unknown } | null } | null; error: unknown };
+          const { steps: _steps, ...o } = JSON.parse(s) as { facts: { metadata?: unknown }[]; fate: { admitted: { actor: unknown } | null } | null; toolCall: { started: { actor: unknown } | null } | null; error: unknown; steps?: unknown };
           return {
             ...o,
             error: o.error === null ? null : 'refused',

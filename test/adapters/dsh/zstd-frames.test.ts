@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
+import { decompress } from 'fzstd';
 import { afterAll, describe, expect, it } from 'vitest';
-import { frameExtent } from '../../../adapters/dsh/zstd-frames.js';
+import { contentChecksum, frameExtent, storedChecksum } from '../../../adapters/dsh/zstd-frames.js';
 import { runCli as run } from '../cli/support/run-cli.js';
-import { framesOf, rawZstdFrame } from './support/harness-log.js';
+import { framesOf, rawZstdFrame, rawZstdFrameWithChecksum } from './support/harness-log.js';
 
 const dir = fileURLToPath(new URL('../../../docs/examples/dsh/', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'steerlog-dsh-zstd-'));
@@ -106,4 +107,57 @@ describe('zstd frames', () => {
       { numRuns: 15, seed: 7 },
     );
   });
+
+  it('every frame of the shipped compressed fixture carries a content checksum, and each matches what it decompresses to', async () => {
+    const starts = frameStarts(ZST);
+    expect(starts).toHaveLength(5);
+    for (const [i, at] of starts.entries()) {
+      const frame = ZST.subarray(at, starts[i + 1] ?? ZST.length);
+      expect(storedChecksum(frame)).toBe(await contentChecksum(decompress(frame)));
+    }
+    // the checksum is XXH64 (seed 0), low 32 bits: the empty input's XXH64 is ef46db3751d8e999
+    expect(await contentChecksum(new Uint8Array(0))).toBe(0x51d8e999);
+  });
+
+  it('a frame whose content checksum does not match is refused (dsh-frame-checksum, naming the file, the frame and its byte); what came before is reported', async () => {
+    const starts = frameStarts(ZST);
+    const bad = Buffer.from(ZST);
+    bad[starts[2]! - 1]! ^= 0x01; // the last byte of frame 2 is its stored checksum's high byte
+    const f = write(bad);
+    const stored = bad.readUInt32LE(starts[2]! - 4);
+    const computed = await contentChecksum(decompress(ZST.subarray(starts[1]!, starts[2]!)));
+    expect(stored).not.toBe(computed);
+    const hex = (n: number) => n.toString(16).padStart(8, '0');
+    const message = `harness log: frame 2, byte ${starts[1]}: content checksum mismatch in ${f}: the frame carries ${hex(stored)}, its decompressed bytes give ${hex(computed)} (XXH64, low 32 bits)`;
+    const r = await audit(f);
+    expect(r.code).toBe(1);
+    expect(r.out.errors).toEqual([{ seq: null, code: 'dsh-frame-checksum', message }]);
+    // the first frame (the header and three events) is read and folded; nothing of frame 2 or after it
+    expect(r.out).toMatchObject({ ok: false, events: 4, source: { frames: 1, harnessEvents: 3, error: { code: 'dsh-frame-checksum' } } });
+    const text = await run('audit', f);
+    expect(text.stdout).toContain(`  error [dsh-frame-checksum] ${message} (nothing past it was applied)`);
+    const verify = await run('verify', f);
+    expect(verify).toMatchObject({ code: 3, stdout: '' });
+    expect(verify.stderr).toContain(`cannot read ${f}: frame 2, byte ${starts[1]}: content checksum mismatch in ${f}`);
+  });
+
+  it('a byte changed inside a stored block still decompresses: only the checksum catches it', async () => {
+    const header = '{"version":0,"id":"dsh-sum","createdAt":1764500000000}';
+    const line = JSON.stringify({ type: 'agent/inbox/spliced', seq: 0, time: 1764500000100, data: { target: 'next-turn', start: 0, inserted: [{ id: 'A', role: 'user', content: [{ type: 'text', text: 'abc' }], source: { kind: 'user' } }] } });
+    const content = Buffer.from(`${header}\n${line}\n`);
+    const good = rawZstdFrameWithChecksum(content, await contentChecksum(content));
+    expect((await audit(write(good))).out).toMatchObject({ ok: true, events: 2, source: { frames: 1, error: null } });
+    const flipped = Buffer.from(good);
+    const at = flipped.indexOf('abc') ; // the text of message A, inside the stored block
+    flipped[at] = 'x'.charCodeAt(0);
+    const r = await audit(write(flipped));
+    expect(r.out.errors).toMatchObject([{ seq: null, code: 'dsh-frame-checksum' }]);
+    expect((r.out.errors as { message: string }[])[0]!.message).toMatch(/^harness log: frame 1, byte 0: content checksum mismatch in /);
+    expect(r.out.events).toBe(0);
+    // the same change in a frame without a checksum reads as different content, and nothing can tell
+    const unsummed = Buffer.from(rawZstdFrame(content));
+    unsummed[unsummed.indexOf('abc')] = 'x'.charCodeAt(0);
+    expect((await audit(write(unsummed))).out).toMatchObject({ ok: true, events: 2 });
+  });
 });
+

@@ -84,3 +84,15 @@ export const framesOf = (lines: readonly string[], cuts: readonly number[]): Uin
   }
   return Buffer.concat(frames);
 };
+
+/**
+ * A raw frame of `content` (see {@link rawZstdFrame}) that carries a content checksum: the header's checksum flag set
+ * and `checksum` (the low 32 bits of the content's XXH64, or any other value to test a mismatch) after the last block.
+ */
+export const rawZstdFrameWithChecksum = (content: Uint8Array, checksum: number): Uint8Array => {
+  const frame = Buffer.from(rawZstdFrame(content));
+  frame[4] = frame[4]! | 0x04;
+  const tail = Buffer.alloc(4);
+  tail.writeUInt32LE(checksum >>> 0);
+  return Buffer.concat([frame, tail]);
+};

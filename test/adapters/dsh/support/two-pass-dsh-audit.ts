@@ -16,12 +16,13 @@ export const twoPassDshAudit = async (file: string, limit?: AuditLimit): Promise
     auditor.push(JSON.stringify(envelope));
   }
   const folded = auditor.report();
-  const report =
-    folded.errors.length === 0
-      ? folded
-      : { ...folded, errors: folded.errors.map((e) => (e.seq === null ? e : { ...e, message: `${e.message} (${e.seq === 0 ? 'the harness header' : `harness seq ${e.seq - 1}`})` })) };
   const refusal = read.error();
-  const error = refusal && report.ok ? sourceErrorOf(refusal) : null;
+  const report =
+    folded.errors.length === 0 || (refusal && folded.events === 0)
+      ? { ...folded, errors: [] }
+      : { ...folded, errors: folded.errors.map((e) => (e.seq === null ? e : { ...e, message: `${e.message} (${e.seq === 0 ? 'the harness header' : `harness seq ${e.seq - 1}`})` })) };
+  // nothing read: the refusal, not the fold's empty-log complaint, says why
+  const error = refusal && report.errors.length === 0 ? sourceErrorOf(refusal) : null;
   const source = { ...log.summary(), error };
   const second = untilRefusal(openDshLog(file).envelopes);
   return { report, extras: { ...(await auditExtras(null, second.envelopes, limit)), source } };
