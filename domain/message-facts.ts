@@ -11,7 +11,8 @@ import { inSeed, initialSessionState, stepSession, type SessionState, type Sessi
  * The life of each input, as the log tells it: a pure fold that turns every event into *facts* about the messages
  * it touches (admitted, edited, moved, claimed, entered, dropped, rejected, canceled, turn ended), and a reducer
  * that turns one message's facts into its fate. `steerlog why` prints the facts; `audit --json` the fates.
- * Events inside a fork's inherited seed say nothing about this session's inbox and give no facts.
+ * Events inside a fork's inherited seed say nothing about this session's inbox: the only facts they give are the
+ * `entered` ones of the seed's user/messages (marked `inherited`), so every message the history holds has a fate.
  */
 
 /** Who and when, for every fact. */
@@ -30,8 +31,12 @@ export type MessageFact =
   | (At & { readonly kind: 'canceled'; readonly id: string; readonly target: InboxTarget; readonly metadata?: EventMetadata })
   /** Claimed at a step boundary of `turn`, for its step `step`, together with `batch` (in claim order). */
   | (At & { readonly kind: 'claimed'; readonly id: string; readonly target: InboxTarget; readonly turn: number; readonly step: number; readonly batch: readonly string[] })
-  /** Entered the model as a user/message; `rewritten` when the pre-step changed its content. */
-  | (At & { readonly kind: 'entered'; readonly id: string; readonly turn: number; readonly step: number; readonly rewritten: boolean })
+  /**
+   * Entered the model as a user/message; `rewritten` when the pre-step changed its content; `inherited` when the
+   * user/message is in a fork's inherited seed (it entered in the history the session was forked from: how it was
+   * admitted and claimed there is that history's, not this session's inbox).
+   */
+  | (At & { readonly kind: 'entered'; readonly id: string; readonly turn: number; readonly step: number; readonly rewritten: boolean; readonly inherited?: true })
   /** Claimed for a step that ran without it: the pre-step dropped it. */
   | (At & { readonly kind: 'dropped'; readonly id: string; readonly turn: number; readonly step: number })
   /** Claimed, but the turn closed before a step ran: the pre-step rejected the step (or the turn failed first). */
@@ -124,7 +129,21 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
   const session = stepped.state;
   const { awaiting, inStep, enteredInStep, turnClaimed, lastCancel } = state;
   if (event.seq === 0 || inSeed(state.session, event.seq)) {
-    return { state: factState(session, awaiting, inStep, enteredInStep, turnClaimed, state.stepped, lastCancel), facts: NO_FACTS };
+    const unchanged = factState(session, awaiting, inStep, enteredInStep, turnClaimed, state.stepped, lastCancel);
+    // the seed's history entered the model before this session existed: its entries are facts, its inbox is not
+    if (event.type !== 'user/message') return { state: unchanged, facts: NO_FACTS };
+    const turns = state.session.turns;
+    const entered: MessageFact = {
+      kind: 'entered',
+      seq: event.seq,
+      time: event.time,
+      id: (event.data as UserMessage).id,
+      turn: turns.openTurn?.turn ?? turns.lastTurn,
+      step: turns.openStep ?? 0,
+      rewritten: false,
+      inherited: true,
+    };
+    return { state: unchanged, facts: [entered] };
   }
   const { seq, time, metadata } = event;
   const before = state.session;

@@ -195,7 +195,7 @@ const fact = z.union([
   z.object({ kind: z.literal('moved'), ...at, id: z.string(), to: InboxTargetSchema, ...metadata }).strict(),
   z.object({ kind: z.literal('canceled'), ...at, id: z.string(), target: InboxTargetSchema, ...metadata }).strict(),
   z.object({ kind: z.literal('claimed'), ...at, id: z.string(), target: InboxTargetSchema, turn: seq, step: seq, batch: z.array(z.string()) }).strict(),
-  z.object({ kind: z.literal('entered'), ...at, id: z.string(), turn: seq, step: seq, rewritten: z.boolean() }).strict(),
+  z.object({ kind: z.literal('entered'), ...at, id: z.string(), turn: seq, step: seq, rewritten: z.boolean(), inherited: z.literal(true).optional() }).strict(),
   z.object({ kind: z.literal('dropped'), ...at, id: z.string(), turn: seq, step: seq }).strict(),
   z.object({ kind: z.literal('rejected'), ...at, id: z.string(), turn: seq, reason }).strict(),
   z.object({ kind: z.literal('turn-ended'), ...at, id: z.string(), turn: seq, reason, accounted: z.boolean() }).strict(),

@@ -192,7 +192,9 @@ const describeFact = (f: MessageFact): string => {
     case 'claimed':
       return `${where}claimed from ${f.target} by turn ${f.turn} for step ${f.step}, batch: ${f.batch.join(', ')}`;
     case 'entered':
-      return `${where}entered the model in turn ${f.turn} step ${f.step}${f.rewritten ? ', its content REWRITTEN by the pre-step' : ''}`;
+      return f.inherited
+        ? `${where}entered the model in turn ${f.turn} step ${f.step} of the inherited seed (the history this session was forked from)`
+        : `${where}entered the model in turn ${f.turn} step ${f.step}${f.rewritten ? ', its content REWRITTEN by the pre-step' : ''}`;
     case 'dropped':
       return `${where}DROPPED by the pre-step: step ${f.step} of turn ${f.turn} ran without it`;
     case 'rejected':

@@ -56,4 +56,21 @@ describe('message fates', () => {
     child.add('session/end-seed', {});
     expect(factsOf(child.events)).toEqual([]);
   });
+
+  it('an input that entered the model inside a fork\'s seed has one fact, entered (inherited): never a pending fate', () => {
+    const parent = new LogBuilder('p');
+    parent.followup(msg('P'));
+    parent.turnStart().claim();
+    parent.add('step/start', { turn: 1, step: 1 }).add('user/message', msg('P'));
+    parent.add('step/end', { turn: 1, step: 1 }).turnEnd();
+    const child = new LogBuilder('c');
+    child.events.length = 0;
+    child.add('session/created', { sessionId: 'c', createdAt: 1, kind: 'ordinary', seedLength: parent.events.length });
+    for (const e of parent.events) child.add(e.type, e.data as never);
+    child.add('session/end-seed', {});
+    const entered = child.events.find((e) => e.type === 'user/message')!;
+    const facts = factsOf(child.events);
+    expect(facts).toEqual([{ kind: 'entered', seq: entered.seq, time: entered.time, id: 'P', turn: 1, step: 1, rewritten: false, inherited: true }]);
+    expect(fateOf('P', facts)).toMatchObject({ fate: 'entered', decided: { seq: entered.seq }, admitted: null, claimed: null });
+  });
 });
