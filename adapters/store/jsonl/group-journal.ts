@@ -83,10 +83,14 @@ export interface JournalContext {
   writeHandle(path: string): Promise<FileOps>;
 }
 
-/** fsyncs every stream file the journal names and the index, then empties the journal. */
-export const checkpointJournal = async (c: JournalContext): Promise<void> => {
-  const { records } = await readJournal(c.journal);
-  const names = [...new Set(records.flatMap((r) => r.streams.map((e) => e.file)))].filter((n) => hashOfFileName(n) !== undefined);
+/**
+ * fsyncs every stream file the journal names and the index, then empties the journal. `files`, when the caller knows
+ * them (every file the journal names, as the instance that wrote it since the last checkpoint does), saves reading
+ * the journal back; without it the journal is read.
+ */
+export const checkpointJournal = async (c: JournalContext, files?: readonly string[]): Promise<void> => {
+  const named = files ?? (await readJournal(c.journal)).records.flatMap((r) => r.streams.map((e) => e.file));
+  const names = [...new Set(named)].filter((n) => hashOfFileName(n) !== undefined);
   await Promise.all(
     names.map(async (name) => {
       let file: FileOps;

@@ -42,6 +42,11 @@ export class StoreDirectory {
   readonly durability: JsonlDurability;
   /** Journal byte size after this instance's last journal write or checkpoint; -1 when unknown. */
   journalKnownSize = -1;
+  /**
+   * The stream files this instance journaled since its last checkpoint: while the journal is `journalKnownSize`
+   * bytes long (nobody else wrote to it), they are every file it names, and a checkpoint need not read it back.
+   */
+  readonly journaledFiles = new Set<string>();
   /** Index byte size after this instance's last commit or recovery (a committed size). */
   lastIndexSize = -1;
   closed = false;
@@ -144,8 +149,12 @@ export class StoreDirectory {
 
   /** Under the lock: fsync every stream file the journal names and the index, then empty the journal. */
   async checkpoint(): Promise<void> {
+    // the journal as this instance left it: its files are known; else (another process wrote to it, or a write
+    // failed half-way) it is read back
+    const known = this.journalKnownSize >= 0 && (await this.journal.size()) === this.journalKnownSize ? [...this.journaledFiles] : undefined;
     this.journalKnownSize = -1;
-    await checkpointJournal(this.journalContext());
+    await checkpointJournal(this.journalContext(), known);
+    this.journaledFiles.clear();
     this.journalKnownSize = 0;
   }
 

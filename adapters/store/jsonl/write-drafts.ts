@@ -103,6 +103,8 @@ export const writeDrafts = async (directory: StoreDirectory, cache: StreamCache,
         index: { first: indexCount, bytes: indexBytes },
       });
       journalEnd = journalStart + record.length;
+      // before the write: a name too many (the write then fails and is rolled back) costs one needless fsync
+      for (const p of journaled) directory.journaledFiles.add(p.draft.state.fileName);
       await directory.journal.write(record, journalStart);
       await directory.journal.sync();
     }
