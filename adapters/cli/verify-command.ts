@@ -4,14 +4,13 @@ import type { EventStore } from '../../runtime/ports/event-store.js';
 import { errorChain } from '../../runtime/errors.js';
 import { ed25519Verifier, isSigningKeyError, readKeyFile, type HeadVerifier } from '../chain/ed25519.js';
 import { verifySession, type SessionVerification, type VerifyOptions } from '../chain/verify-session.js';
-import { looksLikeArchive } from '../archive/read-archive.js';
+import { looksLikeArchive } from '../archive/archive-sniff.js';
 import { openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { listStreams, storeEnvelopes } from './log-sources.js';
 import { verifyFile } from './verify-file.js';
 import { parseCommandArgs } from './cli-args.js';
 import { createProgress } from './progress.js';
-import { openDshLog } from '../dsh/dsh-source.js';
 import { parseFormatOption, resolveFileFormat, type LogFormat } from './log-format.js';
 
 export const VERIFY_USAGE = `usage: steerlog verify <log.jsonl> [--format auto|steerlog|dsh] [--pubkey <pem>[,<pem>…]] [--anchor <seq>:<hash>] [--head] [--json]
@@ -179,7 +178,8 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
       // a harness log is read through the same mapping as audit: every event is unchained; a refusal cannot be read
       results.push(
         fileFormat === 'dsh'
-          ? await verifySession(null, openDshLog(file).envelopes, options)
+          ? // loaded only for a harness log: verify's start-up stays free of the harness reader (and of zod)
+            await verifySession(null, (await import('../dsh/dsh-source.js')).openDshLog(file).envelopes, options)
           : // a long log is checked on several cores (verify-file.ts), with the same result
             await verifyFile(file, { publicKeys, ...(anchor ? { anchor } : {}), onEvent: progress.tick }),
       );

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeFsOps, openJsonlEventStore, type FileOps, type FsOps } from '../../../../adapters/store/jsonl/index.js';
-import type { NewEvent } from '../../../../runtime/ports/event-store.js';
+import { streamRevision, type NewEvent } from '../../../../runtime/ports/event-store.js';
 import { seededRandom } from '../../../support/seeded-random.js';
 import { PowerFs } from './support/power-fs.js';
 
@@ -98,7 +98,7 @@ describe('group journal checkpoint', () => {
     for (let i = 0; i < 150; i++) await append(i);
     // deleting a stream checkpoints the journal first: the journaled lines of p/a, p/b and p/c are flushed then
     await store.append('p/gone', small('gone'), 'no_stream');
-    await store.deleteStream('p/gone', 0n);
+    await store.deleteStream('p/gone', streamRevision(0n));
     for (let i = 150; i < 200; i++) await append(i);
     fs.cutAfter(0);
     fs.powerLoss(random);
