@@ -3,11 +3,9 @@ import { decompress } from 'fzstd';
 import xxhash from 'xxhash-wasm';
 import { DshLogError } from './dsh-errors.js';
 
-/** The four bytes every zstd frame starts with (0xFD2FB528, little-endian). */
-export const ZSTD_MAGIC = Uint8Array.of(0x28, 0xb5, 0x2f, 0xfd);
+import { startsWithZstdMagic } from './zstd-magic.js';
 
-/** Does this buffer start with the zstd magic? */
-export const startsWithZstdMagic = (b: Uint8Array): boolean => b.length >= 4 && ZSTD_MAGIC.every((x, i) => b[i] === x);
+export { startsWithZstdMagic, ZSTD_MAGIC } from './zstd-magic.js';
 
 const isSkippableMagic = (b: Uint8Array, at: number): boolean => (b[at]! & 0xf0) === 0x50 && b[at + 1] === 0x2a && b[at + 2] === 0x4d && b[at + 3] === 0x18;
 

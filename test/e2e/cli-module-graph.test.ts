@@ -67,6 +67,20 @@ describe('steerlog loads only the command it runs', () => {
     expect(run.packages.has('fp-ts')).toBe(true); // the recorder sees packages
   });
 
+  it('verify of a steerlog log loads neither the harness reader nor zod or fp-ts (the chain needs none of them)', () => {
+    const run = steerlog('verify', 'docs/examples/queue-steer-context.jsonl', '--json');
+    expect(JSON.parse(run.stdout)).toMatchObject({ format: 'steerlog-verify' });
+    expect(commandModules(run)).toEqual(['adapters/cli/verify-command.ts']);
+    // of the harness reader, only the magic-number check that tells a zstd file (format detection)
+    expect([...run.sources].filter((s) => s.startsWith('adapters/dsh/'))).toEqual(['adapters/dsh/zstd-magic.ts']);
+    expect(run.packages.has('zod')).toBe(false);
+    expect(run.packages.has('fp-ts')).toBe(false);
+    // a harness log brings the harness reader (the checks above can fail)
+    const dsh = steerlog('verify', 'docs/examples/dsh/queued-steered.jsonl', '--json');
+    expect(JSON.parse(dsh.stdout)).toMatchObject({ format: 'steerlog-verify' });
+    expect(dsh.sources.has('adapters/dsh/dsh-source.ts')).toBe(true);
+  });
+
   it('--help loads no command at all', () => {
     const run = steerlog('--help');
     expect(run.status).toBe(0);
