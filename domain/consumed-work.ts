@@ -21,7 +21,19 @@ export interface ConsumedWorkState extends ConsumedWork {
 
 const NONE: readonly number[] = Object.freeze([]);
 /** The consumed-work fold's state before any event. */
-export const initialConsumedWorkState = (): ConsumedWorkState => ({ droppedUnrun: false, stepped: NONE, claimed: NONE });
+export const initialConsumedWorkState = (): ConsumedWorkState => consumedState(undefined, false, undefined, NONE, NONE);
+
+/**
+ * A state with every field named, in one order (one object shape for every state, built without spreads: the fold
+ * runs once per event). An absent `end` or `open` is `undefined`.
+ */
+const consumedState = (
+  end: ConsumedWork['end'],
+  droppedUnrun: boolean,
+  open: number | undefined,
+  stepped: readonly number[],
+  claimed: readonly number[],
+): ConsumedWorkState => ({ end, droppedUnrun, open, stepped, claimed });
 
 /** `completed` with a claim but no step means the claim was rewritten away: nothing ran, nothing dropped. Unknown kinds account. */
 export const accountsForClaim = (reason: TurnEndReason | { readonly kind: string }): boolean => reason.kind !== 'completed';
@@ -32,22 +44,24 @@ const without = (turns: readonly number[], n: number): readonly number[] => (tur
 /** One event into the accounting state. Other event types leave it unchanged. */
 export const evolveConsumedWork = (state: ConsumedWorkState, event: LogEvent): ConsumedWorkState => {
   if (!isKnownEvent(event)) return state;
+  const { end, droppedUnrun, open, stepped, claimed } = state;
   switch (event.type) {
     case 'turn/start':
-      return { ...state, open: event.data.turn };
+      return consumedState(end, droppedUnrun, event.data.turn, stepped, claimed);
     case 'step/start':
-      return { ...state, stepped: withAdded(state.stepped, event.data.turn) };
+      return consumedState(end, droppedUnrun, open, withAdded(stepped, event.data.turn), claimed);
     case 'agent/inbox/spliced': {
       const d = event.data;
       if (d.removedCount === undefined) return state;
-      if (d.outcome === 'canceled') return d.inserted.length === 0 && !state.droppedUnrun ? { ...state, droppedUnrun: true } : state;
-      return state.open === undefined ? state : { ...state, claimed: withAdded(state.claimed, state.open) };
+      if (d.outcome === 'canceled') return d.inserted.length === 0 && !droppedUnrun ? consumedState(end, true, open, stepped, claimed) : state;
+      return open === undefined ? state : consumedState(end, droppedUnrun, open, stepped, withAdded(claimed, open));
     }
     case 'turn/end': {
       const { turn, reason } = event.data;
-      const accounts = state.stepped.includes(turn) || (state.claimed.includes(turn) && accountsForClaim(reason));
-      const base = { stepped: without(state.stepped, turn), claimed: without(state.claimed, turn), open: undefined };
-      return accounts ? { ...base, end: { seq: event.seq, turn, reason }, droppedUnrun: false } : { ...state, ...base };
+      const accounts = stepped.includes(turn) || (claimed.includes(turn) && accountsForClaim(reason));
+      return accounts
+        ? consumedState({ seq: event.seq, turn, reason }, false, undefined, without(stepped, turn), without(claimed, turn))
+        : consumedState(end, droppedUnrun, undefined, without(stepped, turn), without(claimed, turn));
     }
     default:
       return state;

@@ -25,9 +25,20 @@ export interface TurnFoldState {
 }
 
 /** The turn fold's state before any event. */
-export const initialTurnFoldState = (): TurnFoldState => ({ lastTurn: 0, openTurn: null, openStep: null, lastClosed: null });
+export const initialTurnFoldState = (): TurnFoldState => turnState(0, null, null, null);
+
+/** A state with every field named (one object shape for every state, built without spreads). */
+const turnState = (lastTurn: number, openTurn: TurnRecord | null, openStep: number | null, lastClosed: TurnRecord | null): TurnFoldState => ({
+  lastTurn,
+  openTurn,
+  openStep,
+  lastClosed,
+});
 
 type StepRef = { turn: number; step: number };
+
+/** The refusal of an event that cannot happen where it stands (a function, not a closure made on every event). */
+const refuse = (event: LogEvent, reason: string): E.Either<ImpossibleEventError, never> => E.left(new ImpossibleEventError(event.seq, event.type, reason));
 
 /**
  * One event into the turn fold, refusing events that cannot happen where they stand: a turn/start while a turn
@@ -35,41 +46,42 @@ type StepRef = { turn: number; step: number };
  * of a step that is not open.
  */
 export const evolveTurns = (state: TurnFoldState, event: LogEvent): E.Either<ImpossibleEventError, TurnFoldState> => {
-  const impossible = (reason: string) => E.left(new ImpossibleEventError(event.seq, event.type, reason));
   if (!isKnownEvent(event)) return E.right(state);
   switch (event.type) {
     case 'turn/start': {
       const { turn } = event.data;
-      if (state.openTurn) return impossible(`turn ${state.openTurn.turn} is still open`);
-      if (turn !== state.lastTurn + 1) return impossible(`turn ${turn} does not follow turn ${state.lastTurn}`);
-      return E.right({ ...state, lastTurn: turn, openTurn: { turn, startSeq: event.seq, endSeq: null, reason: null, steps: 0 }, openStep: null });
+      if (state.openTurn) return refuse(event, `turn ${state.openTurn.turn} is still open`);
+      if (turn !== state.lastTurn + 1) return refuse(event, `turn ${turn} does not follow turn ${state.lastTurn}`);
+      return E.right(turnState(turn, { turn, startSeq: event.seq, endSeq: null, reason: null, steps: 0 }, null, state.lastClosed));
     }
     case 'step/start': {
       const { turn, step } = event.data;
-      if (!state.openTurn || state.openTurn.turn !== turn) return impossible(`turn ${turn} is not open`);
-      if (state.openStep !== null) return impossible(`step ${state.openStep} is still open`);
-      if (step !== state.openTurn.steps + 1) return impossible(`step ${step} does not follow step ${state.openTurn.steps}`);
-      return E.right({ ...state, openTurn: { ...state.openTurn, steps: step }, openStep: step });
+      if (!state.openTurn || state.openTurn.turn !== turn) return refuse(event, `turn ${turn} is not open`);
+      if (state.openStep !== null) return refuse(event, `step ${state.openStep} is still open`);
+      if (step !== state.openTurn.steps + 1) return refuse(event, `step ${step} does not follow step ${state.openTurn.steps}`);
+      const open = state.openTurn;
+      return E.right(turnState(state.lastTurn, { turn: open.turn, startSeq: open.startSeq, endSeq: open.endSeq, reason: open.reason, steps: step }, step, state.lastClosed));
     }
     case 'step/end': {
       const { turn, step } = event.data;
-      if (!state.openTurn || state.openTurn.turn !== turn || state.openStep !== step) return impossible(`step ${turn}.${step} is not open`);
-      return E.right({ ...state, openStep: null });
+      if (!state.openTurn || state.openTurn.turn !== turn || state.openStep !== step) return refuse(event, `step ${turn}.${step} is not open`);
+      return E.right(turnState(state.lastTurn, state.openTurn, null, state.lastClosed));
     }
     case 'assistant/chunk':
     case 'assistant/message':
     case 'tool/call':
     case 'tool/result': {
       const { turn, step } = event.data;
-      if (!state.openTurn || state.openTurn.turn !== turn || state.openStep !== step) return impossible(`step ${turn}.${step} is not open`);
+      if (!state.openTurn || state.openTurn.turn !== turn || state.openStep !== step) return refuse(event, `step ${turn}.${step} is not open`);
       return E.right(state);
     }
     case 'turn/end': {
       const { turn, reason } = event.data;
-      if (!state.openTurn || state.openTurn.turn !== turn) return impossible(`turn ${turn} is not open`);
-      if (state.openStep !== null) return impossible(`step ${state.openStep} is still open`);
-      const closed: TurnRecord = { ...state.openTurn, endSeq: event.seq, reason };
-      return E.right({ ...state, openTurn: null, openStep: null, lastClosed: closed });
+      if (!state.openTurn || state.openTurn.turn !== turn) return refuse(event, `turn ${turn} is not open`);
+      if (state.openStep !== null) return refuse(event, `step ${state.openStep} is still open`);
+      const open = state.openTurn;
+      const closed: TurnRecord = { turn: open.turn, startSeq: open.startSeq, endSeq: event.seq, reason, steps: open.steps };
+      return E.right(turnState(state.lastTurn, null, null, closed));
     }
     default:
       return E.right(state);
