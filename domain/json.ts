@@ -181,3 +181,26 @@ export const describeValue = (value: unknown): string => {
     return Array.isArray(value) ? 'an array' : typeof value;
   }
 };
+
+/**
+ * Do two lossless JSON values serialize to the same text? The answer of `JSON.stringify(a) === JSON.stringify(b)`
+ * (so key order counts), without building either text: compared in place, stopping at the first difference.
+ */
+export const sameJson = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i]!;
+    if (k !== kb[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+};

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sameJson } from './json.js';
 
 /**
  * Sealed content: what makes erasure possible without breaking the hash chain (crypto-shredding).
@@ -192,5 +193,5 @@ export const sealedOf = (type: string, data: unknown): SealedContent[] => {
 /** Two payloads are the same when both are readable and equal, or both sealed with the same mac. */
 export const samePayload = (a: { readonly content: unknown; readonly sealed?: SealedContent }, b: { readonly content: unknown; readonly sealed?: SealedContent }): boolean => {
   if (a.sealed !== undefined || b.sealed !== undefined) return a.sealed !== undefined && b.sealed !== undefined && a.sealed.keyId === b.sealed.keyId && a.sealed.mac === b.sealed.mac;
-  return JSON.stringify(a.content) === JSON.stringify(b.content);
+  return sameJson(a.content, b.content);
 };
