@@ -11,6 +11,7 @@ import {
 import { eventSizeBytes } from '../../runtime/ports/store-validation.js';
 import { readStreamPages } from '../../runtime/ports/paged-reads.js';
 import { describePagedReadContract } from './paged-reads.contract.js';
+import { describeReadAllPagesContract } from './read-all-pages.contract.js';
 import { describeStreamDeletionContract } from './stream-deletion.contract.js';
 
 /** How the shared contract suite gets stores of one kind. */
@@ -224,6 +225,7 @@ export function describeEventStoreContract(name: string, harness: EventStoreHarn
     });
 
     describePagedReadContract(name, () => store);
+    describeReadAllPagesContract(name, harness, () => store);
 
     describe('subscriptions', () => {
       it('catch-up then live, with one caught-up marker, no gap and no duplicate', async () => {

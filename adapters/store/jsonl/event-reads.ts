@@ -3,12 +3,14 @@ import {
   globalPosition,
   streamRevision,
   type ReadAllOptions,
+  type ReadAllPagesOptions,
   type RecordedEvent,
 } from '../../../runtime/ports/event-store.js';
+import { pageSizeOf } from '../../../runtime/ports/paged-reads.js';
 import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import type { FileOps } from './fs-ops.js';
 import { readExactly, readIndexRecords, viewIndex } from './global-index.js';
-import { decodeLine, type IndexRecord, type StoredEvent } from './line-codec.js';
+import { decodeLineAt, type IndexRecord, type StoredEvent } from './line-codec.js';
 import { streamOfFile } from './recovery.js';
 import { io, type StoreDirectory } from './store-directory.js';
 import type { StreamCache } from './stream-cache.js';
@@ -18,43 +20,71 @@ import type { StreamCache } from './stream-cache.js';
  * reads are in stream-reads.ts).
  */
 
+/** Index records the all-streams read takes at a time: the events of one such read are one page at most. */
 const READ_ALL_PAGE = 512;
 
-/** EventStore.readAll: the global index in pages, one file read per run of contiguous lines. */
+/** EventStore.readAll: the events of `readAllPages`, one at a time. */
 export async function* readAllEvents(directory: StoreDirectory, cache: StreamCache, options: ReadAllOptions): AsyncGenerator<RecordedEvent> {
+  for await (const page of readAllPages(directory, cache, options)) yield* page;
+}
+
+/**
+ * EventStore.readAllPages: the global index in reads of 512 records, one file read per run of contiguous lines; a
+ * page is the events of one index read (at most `pageSize`). Every line is checked (checksum, JSON, position) before
+ * its page is handed out; a damaged line ends the read with StoreCorruptError after the page of the good events
+ * before it, so `readAll` yields exactly what it yields one event at a time.
+ */
+export async function* readAllPages(directory: StoreDirectory, cache: StreamCache, options: ReadAllPagesOptions): AsyncGenerator<RecordedEvent[]> {
   directory.assertOpen();
   const view = await io('readAll', () => viewIndex(directory.indexRead, directory.indexPath));
   // read after the index view: a stream deleted before the view was taken is skipped (its records are in the view)
   await io('readAll', () => directory.refreshDeletions());
   const max = options.maxCount ?? Number.POSITIVE_INFINITY;
+  const pageSize = pageSizeOf(options, Number.POSITIVE_INFINITY);
   let p = options.after === undefined ? 0 : Number(options.after) + 1;
   let count = 0;
   const files = new Map<string, FileOps>();
   try {
     while (p < view.count && count < max) {
-      const n = Math.min(READ_ALL_PAGE, view.count - p, max - count);
+      const n = Math.min(READ_ALL_PAGE, view.count - p);
       const records = await readIndexRecords(directory.indexRead, directory.indexPath, p, n);
+      let page: RecordedEvent[] = [];
+      let failure: unknown;
       let i = 0;
-      while (i < records.length) {
+      while (i < records.length && count < max && failure === undefined) {
         if (directory.isDeleted(records[i]!.fileHash)) {
           i++; // a deleted (archived) stream's record: its position stays taken, its event is gone
           continue;
         }
-        // One read for a run of records that are contiguous in the same file (one batch, usually).
+        // One read for a run of records that are contiguous in the same file (one batch, usually), no longer than
+        // the events still wanted.
         let j = i + 1;
         while (
           j < records.length &&
+          j - i < max - count &&
           records[j]!.fileHash === records[i]!.fileHash &&
           records[j]!.offset === records[j - 1]!.offset + records[j - 1]!.length + 1
         ) {
           j++;
         }
-        for (const event of await readRun(directory, cache, files, records.slice(i, j), p + i)) {
-          yield event;
-          count++;
+        let run: RunRead;
+        try {
+          run = await readRun(directory, cache, files, records.slice(i, j), p + i);
+        } catch (e) {
+          run = { events: [], failure: e }; // a failed file read: the page before it first, as readAll would
         }
+        for (const event of run.events) {
+          page.push(event);
+          if (++count >= max || page.length >= pageSize) {
+            yield page;
+            page = [];
+          }
+        }
+        failure = run.failure;
         i = j;
       }
+      if (page.length > 0) yield page;
+      if (failure !== undefined) throw failure;
       p += n;
     }
   } finally {
@@ -62,7 +92,19 @@ export async function* readAllEvents(directory: StoreDirectory, cache: StreamCac
   }
 }
 
-const readRun = async (directory: StoreDirectory, cache: StreamCache, files: Map<string, FileOps>, run: IndexRecord[], firstPos: number): Promise<RecordedEvent[]> => {
+/** The events of a run of index records, in order, up to its first damaged line (then `failure` says which). */
+interface RunRead {
+  readonly events: RecordedEvent[];
+  readonly failure?: unknown;
+}
+
+const readRun = async (
+  directory: StoreDirectory,
+  cache: StreamCache,
+  files: Map<string, FileOps>,
+  run: IndexRecord[],
+  firstPos: number,
+): Promise<RunRead> => {
   const hash = run[0]!.fileHash;
   let file = files.get(hash);
   if (!file) {
@@ -83,14 +125,16 @@ const readRun = async (directory: StoreDirectory, cache: StreamCache, files: Map
   const start = run[0]!.offset;
   const last = run[run.length - 1]!;
   const bytes = await readExactly(file, start, last.offset + last.length + 1 - start, name);
-  return run.map((r, i) => {
-    const line = bytes.subarray(r.offset - start, r.offset - start + r.length);
-    const decoded = decodeLine(line);
+  const events: RecordedEvent[] = [];
+  for (let i = 0; i < run.length; i++) {
+    const r = run[i]!;
+    const decoded = decodeLineAt(bytes, r.offset - start, r.offset - start + r.length);
     if (typeof decoded === 'string' || decoded.kind !== 'event' || decoded.crc !== r.lineCrc || decoded.event.pos !== firstPos + i) {
-      throw new StoreCorruptError(name, r.offset, typeof decoded === 'string' ? decoded : `line does not match index record ${firstPos + i}`);
+      return { events, failure: new StoreCorruptError(name, r.offset, typeof decoded === 'string' ? decoded : `line does not match index record ${firstPos + i}`) };
     }
-    return recordedEvent(stream, decoded.event);
-  });
+    events.push(recordedEvent(stream, decoded.event));
+  }
+  return { events };
 };
 
 /**
