@@ -5,6 +5,8 @@
  *   3. the other built-in operators (notifications, historyClassification) for reference;
  *   4. a custom projection (docs/projections/accept-to-claim.ts): its `evolve` in a loop, and end to end through
  *      `runProjection` over a MemoryEventStore (store read + envelope validation + checkpoints).
+ *   5. `fromAll` over a JSONL store with many streams: the paged path against the per-event ones (bench/from-all-pages.ts,
+ *      which also runs alone).
  * Prints events/s for each and the queueView / plain-fold ratio (target ≥ 0.5).
  *
  *   npx tsx bench/projections.ts [events=1000000] [repeats=3]
@@ -20,6 +22,7 @@ import acceptToClaim, { report, type AcceptToClaimState } from '../docs/projecti
 import { historyClassification, notifications, queueView, runProjection, type ProjectionEvent } from '../projections/index.js';
 import { MemoryCheckpointStore } from '../adapters/checkpoints/index.js';
 import { ctx, LogBuilder, msg } from '../testing/log-builder.js';
+import { benchFromAll } from './from-all-pages.js';
 
 const TARGET = Number(process.argv[2] ?? 1_000_000);
 const REPEATS = Number(process.argv[3] ?? 3);
@@ -180,6 +183,9 @@ const main = async (): Promise<void> => {
   console.log(`custom projection, evolve loop            ${rate(n, evolveOnly)}`);
   console.log(`custom projection, runProjection + store  ${rate(n, runner)}   (${runner.toFixed(2)} s, once)`);
   console.log('accept-to-claim report:', runnerReport);
+
+  await benchFromAll(200_000, 2_000, REPEATS);
+  await benchFromAll(200_000, 50, REPEATS);
 };
 
 await main();

@@ -3,6 +3,7 @@ import { hasPending } from '../../domain/inbox/inbox-state.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import { initialSessionState, stepSession, type SessionState } from '../../domain/session-fold.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
+import { readAllPages } from '../../runtime/ports/paged-reads.js';
 import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
 import { createSessionVerifier } from '../chain/verify-session.js';
 
@@ -76,10 +77,12 @@ export const sessionEnd = async (store: EventStore, session: string, before: num
 export const selectEnded = async (store: EventStore, before: number): Promise<{ ended: SessionEnd[]; kept: SessionEnd[] }> => {
   const order: string[] = [];
   const seen = new Set<string>();
-  for await (const e of store.readAll()) {
-    if (!seen.has(e.stream)) {
-      seen.add(e.stream);
-      order.push(e.stream);
+  for await (const page of readAllPages(store)) {
+    for (const e of page) {
+      if (!seen.has(e.stream)) {
+        seen.add(e.stream);
+        order.push(e.stream);
+      }
     }
   }
   const all = new Map<string, SessionEnd>();

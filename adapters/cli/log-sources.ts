@@ -1,4 +1,5 @@
 import type { EventStore } from '../../runtime/ports/event-store.js';
+import { readAllPages } from '../../runtime/ports/paged-reads.js';
 import { envelopeOfRecorded, type RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
 import { LOG_BATCH_BYTES, lineValue, readLineBatches } from './read-lines.js';
 
@@ -26,6 +27,6 @@ export async function* storeEnvelopes(store: EventStore, stream: string): AsyncI
 /** Every stream of a store, in the order of its first event (one pass over the global order). */
 export const listStreams = async (store: EventStore): Promise<string[]> => {
   const seen = new Set<string>();
-  for await (const e of store.readAll()) seen.add(e.stream);
+  for await (const page of readAllPages(store)) for (const e of page) seen.add(e.stream);
   return [...seen];
 };

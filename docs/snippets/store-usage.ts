@@ -3,7 +3,7 @@ import { openJsonlEventStore } from '../../adapters/store/jsonl/index.js';
 import { openPostgresEventStore } from '../../adapters/store/postgres/index.js';
 import { openEventStoreDbStore } from '../../adapters/store/eventstoredb/index.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
-import { readStreamPages } from '../../runtime/ports/paged-reads.js';
+import { readAllPages, readStreamPages } from '../../runtime/ports/paged-reads.js';
 
 /** docs/store-jsonl.md (in a package: `from 'steerlog'`). */
 export const jsonlExample = async (dir: string, id: string, data: unknown) => {
@@ -49,4 +49,17 @@ export const pagedReadExample = async (store: EventStore, stream: string): Promi
   }
   // #endregion paged-read
   return types;
+};
+
+/** README.md, Stores: every stream's events a page at a time, from any store (in a package: `from 'steerlog'`). */
+export const pagedReadAllExample = async (store: EventStore): Promise<Map<string, number>> => {
+  const perStream = new Map<string, number>();
+  // #region paged-read-all
+  // The store's own pages (JSONL: one 512-record read of its global index; PostgreSQL: one query), or `readAll`
+  // batched for a store without them; the same events as store.readAll(), in global order, one await per page.
+  for await (const page of readAllPages(store, { pageSize: 1000 })) {
+    for (const event of page) perStream.set(event.stream, (perStream.get(event.stream) ?? 0) + 1);
+  }
+  // #endregion paged-read-all
+  return perStream;
 };

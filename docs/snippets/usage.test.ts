@@ -9,7 +9,7 @@ import { openJsonlEventStore } from '../../adapters/store/jsonl/index.js';
 import { openPostgresEventStore } from '../../adapters/store/postgres/index.js';
 import { FakeEsdb } from '../../test/adapters/store/eventstoredb/fake/esdb-fake.js';
 import { dropSchema, PG_URL, uniqueSchema } from '../../test/adapters/store/postgres/pg-test-support.js';
-import { eventStoreDbExample, jsonlExample, pagedReadExample, postgresExample } from './store-usage.js';
+import { eventStoreDbExample, jsonlExample, pagedReadAllExample, pagedReadExample, postgresExample } from './store-usage.js';
 import { sharedFramesExample, turnsPerSessionExample } from './projection-usage.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'steerlog-snippet-'));
@@ -33,6 +33,17 @@ describe('store snippets run', () => {
     for (const store of [jsonl, memory]) await store.append('s', events, 'no_stream');
     const withoutPages = { ...memory, read: memory.read.bind(memory), readPages: undefined } as unknown as EventStore;
     for (const store of [jsonl, memory, withoutPages]) expect(await pagedReadExample(store, 's')).toEqual(events.map((e) => e.type));
+    await jsonl.close();
+  });
+
+  it('README.md, paged all-streams reads: every stream counted, from a store with pages and from one without', async () => {
+    const jsonl = await openJsonlEventStore(tmp(), { durability: 'none' });
+    const memory = new MemoryEventStore();
+    for (const store of [jsonl, memory]) {
+      for (let i = 0; i < 1500; i++) await store.append(`s${i % 3}`, [{ id: `e${i}`, type: 't', time: 1, data: { i } }], 'any');
+    }
+    const withoutPages = { ...memory, readAll: memory.readAll.bind(memory), readAllPages: undefined } as unknown as EventStore;
+    for (const store of [jsonl, memory, withoutPages]) expect(await pagedReadAllExample(store)).toEqual(new Map([['s0', 500], ['s1', 500], ['s2', 500]]));
     await jsonl.close();
   });
 

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { BehaviorSubject, filter, map, type Observable } from 'rxjs';
 import { findNonJsonPath } from '../../domain/json.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
-import { pagedMessagesOf, subscribeStreamPages, type PagedSubscriptionMessage } from '../../runtime/ports/paged-reads.js';
+import { readAllPages, subscribeAllPages, subscribeStreamPages, type PagedSubscriptionMessage } from '../../runtime/ports/paged-reads.js';
 import { isSubscriptionDroppedError } from '../../runtime/ports/store-errors.js';
 import type { CheckpointStore, ProjectionKey } from '../checkpoints/checkpoint-store.js';
 import { ProjectionFailedError, ProjectionStateNotJsonError } from '../errors.js';
@@ -165,7 +165,7 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
       return head === 'no_stream' ? 0n : head > base ? head - base : 0n;
     }
     let head = base;
-    for await (const e of store.readAll(this.#committed === null ? {} : { after: this.#committed })) head = e.position;
+    for await (const page of readAllPages(store, this.#committed === null ? {} : { after: this.#committed })) head = page[page.length - 1]!.position;
     return head - base;
   }
 
@@ -232,16 +232,16 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
   }
 
   /**
-   * Subscribes after the last folded position and folds until the subscription ends. One stream's stored events
-   * come a page at a time from a store with `readPages` (`subscribeStreamPages`); the global order, one event at a
-   * time.
+   * Subscribes after the last folded position and folds until the subscription ends. The stored events come a page
+   * at a time from a store with `readPages` (one stream: `subscribeStreamPages`) or `readAllPages` (the global order:
+   * `subscribeAllPages`).
    */
   async #consume(signal: AbortSignal): Promise<void> {
     const { store, stream } = this.#options;
     const messages: AsyncIterable<PagedSubscriptionMessage> =
       stream !== undefined
         ? subscribeStreamPages(store, stream, { from: this.#position === null ? 0n : this.#position + 1n, signal })
-        : pagedMessagesOf(store.subscribeAll({ ...(this.#position === null ? {} : { after: this.#position }), signal }));
+        : subscribeAllPages(store, { ...(this.#position === null ? {} : { after: this.#position }), signal });
 
     for await (const message of messages) {
       if (this.#ended || signal.aborted) break;
@@ -330,7 +330,8 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
  * Runs a custom projection: loads its checkpoint `(name, version) → {position, state}`, subscribes to the store
  * after that position (catch-up, then live), folds each event with `evolve`, and commits `{position, state}`
  * together — only ever the contiguous low-water mark, every `batchSize` events, `flushIntervalMs` after the oldest
- * uncommitted event, when caught up, and on `stop()`. Events are pulled one at a time: nothing is buffered.
+ * uncommitted event, when caught up, and on `stop()`. Stored events are pulled a page at a time (at most one page
+ * ahead of the fold), live ones one at a time.
  * A failing event stops the run with `ProjectionFailedError` (position = that event's; nothing at or after it is
  * committed); fix the projection and run it again to resume from the last checkpoint.
  */

@@ -2,11 +2,11 @@ import * as E from 'fp-ts/lib/Either.js';
 import { type Observable, type OperatorFunction, Observable as Obs } from 'rxjs';
 import type { LogEvent } from '../../domain/events.js';
 import { parseEvent } from '../../domain/parse-event.js';
-import type { EventStore, RecordedEvent, SubscriptionMessage } from '../../runtime/ports/event-store.js';
-import { subscribeStreamPages, type PagedSubscriptionMessage } from '../../runtime/ports/paged-reads.js';
+import type { EventStore, RecordedEvent } from '../../runtime/ports/event-store.js';
+import { subscribeAllPages, subscribeStreamPages, type PagedSubscriptionMessage } from '../../runtime/ports/paged-reads.js';
 import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
 import { InvalidRecordedEventError } from '../errors.js';
-import { pullObservable, pullPages } from './pull.js';
+import { pullPages } from './pull.js';
 
 /** What a source emits: events in order, then exactly one `caught-up` when the stored history is exhausted, then live events. */
 export type SourceMessage<E> = { readonly kind: 'event'; readonly event: E } | { readonly kind: 'caught-up' };
@@ -19,10 +19,12 @@ export interface FromStreamOptions {
   readonly pageSize?: number;
 }
 
-/** Options of {@link fromAll}: the global position to start after. */
+/** Options of {@link fromAll}: the global position to start after, and the most events a stored page holds. */
 export interface FromAllOptions {
   /** Deliver events whose global position is strictly greater than `after`. @defaultValue from the beginning */
   readonly after?: bigint;
+  /** Most events one stored page holds (`ReadAllPagesOptions.pageSize`). @defaultValue the store's own page */
+  readonly pageSize?: number;
 }
 
 /**
@@ -49,10 +51,23 @@ function* sourceMessagesOf(message: PagedSubscriptionMessage): Generator<SourceM
   for (const event of message.events) yield { kind: 'event', event };
 }
 
-/** Every stream in global order, after `after`, then live; same guarantees as `fromStream`. */
+/**
+ * Every stream in global order, after `after`, then live: `{kind:'event'}` messages in increasing global position,
+ * one `{kind:'caught-up'}` marker at the switch, then live events — no gap and no duplicate at the switch
+ * (`subscribeAllPages`: the store's `subscribeAll` starts right after the last stored event delivered). The stored
+ * part is read a page at a time (`EventStore.readAllPages`) and each page is emitted synchronously; at most one page
+ * is in flight. A store without `readAllPages` (EventStoreDB) is followed through its own `subscribeAll`, one event
+ * at a time. Unsubscribing, even in the middle of a page, ends the store iteration.
+ */
 export const fromAll = (store: EventStore, options: FromAllOptions = {}): Observable<SourceMessage<RecordedEvent>> =>
-  pullObservable<SubscriptionMessage>((signal) =>
-    store.subscribeAll({ ...(options.after !== undefined ? { after: options.after } : {}), signal }),
+  pullPages(
+    (signal) =>
+      subscribeAllPages(store, {
+        signal,
+        ...(options.after !== undefined ? { after: options.after } : {}),
+        ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+      }),
+    sourceMessagesOf,
   );
 
 /**

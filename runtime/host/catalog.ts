@@ -1,5 +1,6 @@
 import type { SessionCreatedData } from '../../domain/events.js';
 import type { EventStore } from '../ports/event-store.js';
+import { readAllPages } from '../ports/paged-reads.js';
 
 /** What the catalog knows of a session: its `session/created` data. */
 export type CatalogEntry = Pick<SessionCreatedData, 'sessionId' | 'kind' | 'createdAt' | 'parentSession'>;
@@ -22,9 +23,11 @@ export class SessionCatalog {
   refresh(): Promise<void> {
     this.#refreshing ??= (async () => {
       try {
-        for await (const e of this.#store.readAll(this.#after !== undefined ? { after: this.#after } : {})) {
-          this.#after = e.position;
-          if (e.type === 'session/created' && e.revision === 0n) this.note(e.data as SessionCreatedData);
+        for await (const page of readAllPages(this.#store, this.#after !== undefined ? { after: this.#after } : {})) {
+          for (const e of page) {
+            this.#after = e.position;
+            if (e.type === 'session/created' && e.revision === 0n) this.note(e.data as SessionCreatedData);
+          }
         }
       } finally {
         this.#refreshing = null;

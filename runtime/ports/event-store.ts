@@ -92,6 +92,18 @@ export interface ReadAllOptions {
   readonly maxCount?: number;
 }
 
+/** Options of `EventStore.readAllPages`: those of `readAll`, plus the most events a page holds. */
+export interface ReadAllPagesOptions extends ReadAllOptions {
+  /**
+   * Most events one page holds; rounded down, and at least 1 (`Infinity`: the store's own page). A store may hand
+   * out smaller pages (never an empty one): the JSONL store's pages are the events of one read of its global index
+   * (512 records).
+   * @defaultValue the store's own page (JSONL: one index read; PostgreSQL: its `readPageSize` option; otherwise
+   *   `DEFAULT_READ_PAGE_SIZE`, 512)
+   */
+  readonly pageSize?: number;
+}
+
 /** Options of `EventStore.subscribe`: the revision to start from, and the abort signal that ends it. */
 export interface SubscribeOptions {
   /** First revision to deliver (inclusive). @defaultValue 0 */
@@ -144,7 +156,8 @@ export interface EventStore {
   read(stream: string, options?: ReadStreamOptions): AsyncIterable<RecordedEvent>;
   /**
    * Optional: `read` a page at a time — exactly the events `read(stream, options)` yields, in the same order, as
-   * non-empty arrays of at most `pageSize` events (an absent stream yields no page). A reader then pays one
+   * non-empty arrays of at most `pageSize` events (an absent stream yields no page). A damaged record ends the read
+   * with the same typed error `read` ends with, after the page of the good events before it. A reader then pays one
    * asynchronous step per page instead of one per event. Call it through `readStreamPages`
    * (runtime/ports/paged-reads.ts), which batches `read` for a store that does not implement it. The arrays and
    * the events in them are the reader's to keep: a store does not reuse them.
@@ -154,6 +167,17 @@ export interface EventStore {
   subscribe(stream: string, options?: SubscribeOptions): AsyncIterable<SubscriptionMessage>;
   /** Every stream's events in global (commit) order. */
   readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>;
+  /**
+   * Optional: `readAll` a page at a time — exactly the events `readAll(options)` yields, in the same order, as
+   * non-empty arrays of at most `pageSize` events (no page when there is no event). A deleted (archived) stream's
+   * events are skipped as `readAll` skips them; `maxCount` counts the events handed out. A damaged record ends the
+   * read with the same typed error `readAll` ends with, after the page of the good events before it: reading the
+   * pages and reading `readAll` one event at a time give the same events, then the same error. A reader pays one
+   * asynchronous step per page instead of one per event. Call it through `readAllPages`
+   * (runtime/ports/paged-reads.ts), which batches `readAll` for a store that does not implement it. The arrays and
+   * the events in them are the reader's to keep: a store does not reuse them.
+   */
+  readAllPages?(options?: ReadAllPagesOptions): AsyncIterable<readonly RecordedEvent[]>;
   /** Catch-up then live subscription to the global order. */
   subscribeAll(options?: SubscribeAllOptions): AsyncIterable<SubscriptionMessage>;
   /** The revision of the stream's last event, or `'no_stream'`. */

@@ -1,29 +1,39 @@
-import type { EventStore, ReadPagesOptions, RecordedEvent, SubscriptionMessage } from './event-store.js';
+import type { EventStore, ReadAllPagesOptions, ReadPagesOptions, RecordedEvent, SubscriptionMessage } from './event-store.js';
 
 /**
- * Paged reads over any store: `readStreamPages` uses a store's own `readPages` and batches `read` for the others;
- * `subscribeStreamPages` is a catch-up-then-live subscription whose catch-up goes a page at a time.
+ * Paged reads over any store: `readStreamPages` (`readAllPages`) uses a store's own `readPages` (`readAllPages`) and
+ * batches `read` (`readAll`) for the others; `subscribeStreamPages` (`subscribeAllPages`) is a catch-up-then-live
+ * subscription whose catch-up goes a page at a time.
  */
 
 /** The page size of a store that does not say otherwise. */
 export const DEFAULT_READ_PAGE_SIZE = 512;
 
 /** The page size `options` asks for — rounded down, at least 1 — or `fallback` when it asks for none (or for `Infinity`). */
-export const pageSizeOf = (options: ReadPagesOptions, fallback: number): number => {
+export const pageSizeOf = (options: { readonly pageSize?: number }, fallback: number): number => {
   if (options.pageSize === undefined || options.pageSize === Number.POSITIVE_INFINITY) return fallback;
   const n = Math.floor(options.pageSize);
   return n >= 1 ? n : 1;
 };
 
-/** Groups `items` into arrays of `pageSize` (the last one shorter, none empty). */
+/**
+ * Groups `items` into arrays of `pageSize` (the last one shorter, none empty). When `items` fails, the page of the
+ * items before the failure is handed out first, then the error: the pages hold what `items` yielded before it.
+ */
 export async function* pagesOf<T>(items: AsyncIterable<T>, pageSize: number): AsyncGenerator<readonly T[]> {
   let page: T[] = [];
-  for await (const item of items) {
-    page.push(item);
-    if (page.length >= pageSize) {
-      yield page;
-      page = [];
+  try {
+    for await (const item of items) {
+      page.push(item);
+      if (page.length >= pageSize) {
+        const full = page;
+        page = [];
+        yield full;
+      }
     }
+  } catch (e) {
+    if (page.length > 0) yield page;
+    throw e;
   }
   if (page.length > 0) yield page;
 }
@@ -91,6 +101,65 @@ export async function* subscribeStreamPages(
   if (signal?.aborted) return;
   yield { kind: 'caught-up' };
   for await (const message of store.subscribe(stream, { from: next, ...(signal !== undefined ? { signal } : {}) })) {
+    if (signal?.aborted) return;
+    if (message.kind === 'event') yield { kind: 'events', events: [message.event] };
+  }
+}
+
+/**
+ * Every stream's events a page at a time (see `EventStore.readAllPages`): the store's own pages when it has them,
+ * otherwise `readAll` grouped into pages of `pageSize` (default {@link DEFAULT_READ_PAGE_SIZE}). Either way, the
+ * events of `readAll(options)`, in the same order, and the error it ends with.
+ */
+export const readAllPages = (
+  store: Pick<EventStore, 'readAll' | 'readAllPages'>,
+  options: ReadAllPagesOptions = {},
+): AsyncIterable<readonly RecordedEvent[]> => {
+  if (store.readAllPages !== undefined) return store.readAllPages(options);
+  const { pageSize, ...readOptions } = options;
+  return pagesOf(store.readAll(readOptions), pageSizeOf({ ...(pageSize !== undefined ? { pageSize } : {}) }, DEFAULT_READ_PAGE_SIZE));
+};
+
+/** Options of {@link subscribeAllPages}. */
+export interface SubscribeAllPagesOptions {
+  /** Deliver events whose global position is strictly greater than `after`. @defaultValue from the beginning */
+  readonly after?: bigint;
+  /** Aborting ends the iteration. */
+  readonly signal?: AbortSignal;
+  /** Most events a stored page holds (see `ReadAllPagesOptions.pageSize`). */
+  readonly pageSize?: number;
+}
+
+/**
+ * `EventStore.subscribeAll`, with the stored part read a page at a time: the events after `after` as the store's
+ * pages (`EventStore.readAllPages`), one `caught-up`, then the store's own `subscribeAll` after the global position
+ * of the last event delivered, each of its events a page of one (its own `caught-up` marker, which comes after the
+ * events appended in the meantime, is not repeated). The subscription starts exactly after the last event
+ * delivered: no gap and no duplicate at the switch. A store without `readAllPages` (EventStoreDB, whose server
+ * subscription does its own catch-up; batching its `readAll` would still cost a step per event) is subscribed to
+ * after `after` directly, each event a page of one. Aborting `signal` ends the iteration between pages.
+ */
+export async function* subscribeAllPages(
+  store: Pick<EventStore, 'readAll' | 'readAllPages' | 'subscribeAll'>,
+  options: SubscribeAllPagesOptions = {},
+): AsyncGenerator<PagedSubscriptionMessage> {
+  const { signal } = options;
+  let after = options.after;
+  if (signal?.aborted) return;
+  const subscribe = () => store.subscribeAll({ ...(after !== undefined ? { after } : {}), ...(signal !== undefined ? { signal } : {}) });
+  if (store.readAllPages === undefined) {
+    yield* pagedMessagesOf(subscribe());
+    return;
+  }
+  const pages = readAllPages(store, { ...(after !== undefined ? { after } : {}), ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) });
+  for await (const events of pages) {
+    if (signal?.aborted) return;
+    after = events[events.length - 1]!.position;
+    yield { kind: 'events', events };
+  }
+  if (signal?.aborted) return;
+  yield { kind: 'caught-up' };
+  for await (const message of subscribe()) {
     if (signal?.aborted) return;
     if (message.kind === 'event') yield { kind: 'events', events: [message.event] };
   }

@@ -257,6 +257,48 @@ describe('runProjection', () => {
     await streamRun.stop();
   });
 
+  it('over every stream, the stored events come in pages (readAllPages): the same state and checkpoint as one at a time', async () => {
+    const store = new MemoryEventStore();
+    const a = sessionLog('a', 3);
+    const b = sessionLog('b', 4);
+    for (let i = 0; i < Math.max(a.length, b.length); i += 3) {
+      await appendAll(store, 'a', a.slice(i, i + 3));
+      await appendAll(store, 'b', b.slice(i, i + 3));
+    }
+    const pageSizes: number[] = [];
+    const bound = {
+      maxEventBytes: store.maxEventBytes,
+      append: store.append.bind(store),
+      read: store.read.bind(store),
+      subscribe: store.subscribe.bind(store),
+      readAll: store.readAll.bind(store),
+      subscribeAll: store.subscribeAll.bind(store),
+      revision: store.revision.bind(store),
+      close: store.close.bind(store),
+    };
+    const paged = {
+      ...bound,
+      readAllPages: async function* (options?: Parameters<typeof store.readAllPages>[0]) {
+        for await (const page of store.readAllPages({ ...options, pageSize: 10 })) {
+          pageSizes.push(page.length);
+          yield page;
+        }
+      },
+    };
+    const results: { state: unknown; checkpoint: bigint | null; lag: bigint }[] = [];
+    for (const source of [paged, bound]) {
+      const run = runProjection(digestProjection('all-pages'), { store: source, checkpoints: new MemoryCheckpointStore(), batchSize: 7, flushIntervalMs: NEVER });
+      await run.caughtUp;
+      results.push({ state: run.state(), checkpoint: run.checkpoint(), lag: await run.lag() });
+      await run.stop();
+    }
+    expect(results[0]).toEqual(results[1]);
+    expect(results[0]!.lag).toBe(0n);
+    // the fold's pages, then lag()'s read after the checkpoint (nothing): every stored event came in pages of 10
+    const total = a.length + b.length;
+    expect(pageSizes).toEqual([...Array.from({ length: Math.floor(total / 10) }, () => 10), ...(total % 10 > 0 ? [total % 10] : [])]);
+  });
+
   it('waitFor resolves once a live event is folded, and at once for a position the loaded checkpoint covers', async () => {
     const store = new MemoryEventStore();
     const checkpoints = new MemoryCheckpointStore();

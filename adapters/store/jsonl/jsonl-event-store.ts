@@ -4,6 +4,7 @@ import type {
   ExpectedRevision,
   NewEvent,
   ReadAllOptions,
+  ReadAllPagesOptions,
   ReadPagesOptions,
   ReadStreamOptions,
   RecordedEvent,
@@ -21,7 +22,7 @@ import type { StreamDeletion } from '../../../runtime/ports/stream-deletion.js';
 
 const isDeletion = (item: PendingAppend | PendingDeletion): item is PendingDeletion => (item as PendingDeletion).kind === 'delete';
 import type { DirectoryLock } from './dir-lock.js';
-import { readAllEvents } from './event-reads.js';
+import { readAllEvents, readAllPages } from './event-reads.js';
 import { readStream, readStreamPages, revisionOf } from './stream-reads.js';
 import type { FileOps, FsOps } from './fs-ops.js';
 import { CommitQueue } from './group-commit.js';
@@ -139,6 +140,11 @@ export class JsonlEventStore implements EventStore, StreamDeletion {
 
   readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
     return readAllEvents(this.#directory, this.#cache, options);
+  }
+
+  /** `readAll` a page at a time: a page is the events of one read of the global index, 512 records (at most `pageSize`). */
+  readAllPages(options: ReadAllPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
+    return readAllPages(this.#directory, this.#cache, options);
   }
 
   subscribeAll(options: SubscribeAllOptions = {}): AsyncIterable<SubscriptionMessage> {

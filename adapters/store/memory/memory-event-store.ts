@@ -6,6 +6,7 @@ import {
   type ExpectedRevision,
   type NewEvent,
   type ReadAllOptions,
+  type ReadAllPagesOptions,
   type ReadPagesOptions,
   type ReadStreamOptions,
   type RecordedEvent,
@@ -154,14 +155,24 @@ export class MemoryEventStore implements EventStore, StreamDeletion {
   }
 
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    for await (const page of this.readAllPages(options)) yield* page;
+  }
+
+  /** `readAll` a page at a time (the global order without deleted streams, `DEFAULT_READ_PAGE_SIZE` by default). */
+  async *readAllPages(options: ReadAllPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
     this.#assertOpen();
-    const max = options.maxCount ?? Number.POSITIVE_INFINITY;
-    let count = 0;
-    for (let i = options.after === undefined ? 0 : Number(options.after) + 1; i < this.#all.length && count < max; i++) {
-      const e = this.#all[i]!;
-      if (this.#deleted.has(e.stream)) continue;
-      count++;
-      yield e;
+    const size = pageSizeOf(options, DEFAULT_READ_PAGE_SIZE);
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    // the end is taken at each page: events appended meanwhile are read
+    for (let i = options.after === undefined ? 0 : Math.max(0, Number(options.after) + 1); i < this.#all.length && remaining > 0; ) {
+      const page: RecordedEvent[] = [];
+      for (; i < this.#all.length && page.length < size && page.length < remaining; i++) {
+        const e = this.#all[i]!;
+        if (!this.#deleted.has(e.stream)) page.push(e);
+      }
+      if (page.length === 0) continue;
+      remaining -= page.length;
+      yield page;
     }
   }
 

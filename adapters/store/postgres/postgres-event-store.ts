@@ -8,6 +8,7 @@ import {
   type ExpectedRevision,
   type NewEvent,
   type ReadAllOptions,
+  type ReadAllPagesOptions,
   type ReadPagesOptions,
   type ReadStreamOptions,
   type RecordedEvent,
@@ -378,13 +379,22 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
   }
 
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    for await (const page of this.readAllPages(options)) yield* page;
+  }
+
+  /**
+   * `readAll` a page at a time: keyset pages of at most `pageSize` rows (default: the store's `readPageSize` option),
+   * one query each, every page starting after the last position of the one before.
+   */
+  async *readAllPages(options: ReadAllPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
     this.#assertOpen();
+    const pageSize = pageSizeOf(options, this.#pageSize);
     let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
     let cursor = options.after ?? -1n;
     while (remaining > 0) {
-      const limit = Math.min(this.#pageSize, remaining);
+      const limit = Math.min(pageSize, remaining);
       const rows = await this.#page(this.#sql.readAllName, this.#sql.readAll, [cursor.toString(), limit]);
-      for (const row of rows) yield toRecorded(row);
+      if (rows.length > 0) yield rows.map(toRecorded);
       remaining -= rows.length;
       if (rows.length < limit) return;
       cursor = BigInt(rows.at(-1)!.position);
