@@ -6,6 +6,7 @@ import { openJsonlEventStore } from '../../adapters/store/jsonl/index.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import { fromAll, type SourceMessage } from '../../projections/index.js';
 import type { EventStore, NewEvent, RecordedEvent } from '../../runtime/ports/event-store.js';
+import { requiredPortOf } from '../support/store-wrappers.js';
 
 /**
  * fromAll reads the stored part of the global order a page at a time (`subscribeAllPages`). Its messages are those
@@ -21,14 +22,7 @@ const ev = (id: string): NewEvent => ({ id, type: 't', time: 1, data: { id } });
 
 /** The store's port methods bound to it, with `readAllPages` replaced (or hidden when `readAllPages` is undefined). */
 const wrap = (store: EventStore, readAllPages: EventStore['readAllPages']): EventStore => ({
-  maxEventBytes: store.maxEventBytes,
-  append: (...a) => store.append(...a),
-  read: (...a) => store.read(...a),
-  subscribe: (...a) => store.subscribe(...a),
-  readAll: (...a) => store.readAll(...a),
-  subscribeAll: (...a) => store.subscribeAll(...a),
-  revision: (...a) => store.revision(...a),
-  close: () => store.close(),
+  ...requiredPortOf(store),
   ...(readAllPages !== undefined ? { readAllPages } : {}),
 });
 

@@ -18,19 +18,10 @@ import {
 } from '../../projections/index.js';
 import { LogBuilder, msg } from '../../testing/log-builder.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
+import { requiredPortOf } from '../support/store-wrappers.js';
 
 /** The store's port methods, bound to it (a wrapper can then replace one of them). */
-const bound = (store: MemoryEventStore): EventStore => ({
-  maxEventBytes: store.maxEventBytes,
-  append: (...a) => store.append(...a),
-  read: (...a) => store.read(...a),
-  readPages: (...a) => store.readPages(...a),
-  subscribe: (...a) => store.subscribe(...a),
-  readAll: (...a) => store.readAll(...a),
-  subscribeAll: (...a) => store.subscribeAll(...a),
-  revision: (...a) => store.revision(...a),
-  close: () => store.close(),
-});
+const bound = (store: MemoryEventStore): EventStore => ({ ...requiredPortOf(store), readPages: (...a) => store.readPages(...a) });
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import { streamRevision, type EventStore, type NewEvent, type RecordedEvent } from '../../runtime/ports/event-store.js';
 import { readAllPages, subscribeAllPages, type PagedSubscriptionMessage } from '../../runtime/ports/paged-reads.js';
+import { requiredPortOf } from '../support/store-wrappers.js';
 
 /**
  * The all-streams helpers of runtime/ports/paged-reads.ts over the memory store: `readAllPages`' generic fallback
@@ -13,16 +14,7 @@ import { readAllPages, subscribeAllPages, type PagedSubscriptionMessage } from '
 const ev = (id: string): NewEvent => ({ id, type: 'test/event', time: 1, data: { id } });
 
 /** The store's port methods bound to it, without `readAllPages`: what a store without paged all-streams reads offers. */
-const withoutPages = (store: EventStore): EventStore => ({
-  maxEventBytes: store.maxEventBytes,
-  append: (...a) => store.append(...a),
-  read: (...a) => store.read(...a),
-  subscribe: (...a) => store.subscribe(...a),
-  readAll: (...a) => store.readAll(...a),
-  subscribeAll: (...a) => store.subscribeAll(...a),
-  revision: (...a) => store.revision(...a),
-  close: () => store.close(),
-});
+const withoutPages = (store: EventStore): EventStore => requiredPortOf(store);
 
 const collect = async <T>(it: AsyncIterable<T>): Promise<T[]> => {
   const out: T[] = [];

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openJsonlEventStore, streamFileName } from '../../../../adapters/store/jsonl/index.js';
+import { openJsonlEventStore } from '../../../../adapters/store/jsonl/index.js';
 import type { NewEvent, RecordedEvent } from '../../../../runtime/ports/event-store.js';
 import { isStoreCorruptError, type StoreCorruptError } from '../../../../runtime/ports/store-errors.js';
-import { collect } from './support/verify.js';
+import { collect, drain, fileOf } from './support/verify.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -16,20 +16,9 @@ const freshDir = (): string => {
   dirs.push(d);
   return d;
 };
-const fileOf = (dir: string, stream: string): string => join(dir, 'streams', streamFileName(stream).fileName);
 const ev = (id: string, data: unknown = { id }): NewEvent => ({ id, type: 'unit/test', time: 5, data });
 const KiB = 1024;
 
-/** Reads `it` to its end; returns what it yielded and the error it ended with (null when it ended normally). */
-const drain = async <T>(it: AsyncIterable<T>): Promise<{ items: T[]; error: unknown }> => {
-  const items: T[] = [];
-  try {
-    for await (const x of it) items.push(x);
-    return { items, error: null };
-  } catch (error) {
-    return { items, error };
-  }
-};
 
 describe('JSONL paged reads', () => {
   it('a page is the lines of one 256 KiB read: lines split across reads and lines longer than a read come whole', async () => {

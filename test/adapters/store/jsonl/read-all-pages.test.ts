@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openJsonlEventStore, streamFileName } from '../../../../adapters/store/jsonl/index.js';
+import { openJsonlEventStore } from '../../../../adapters/store/jsonl/index.js';
 import { streamRevision, type NewEvent, type RecordedEvent } from '../../../../runtime/ports/event-store.js';
 import { isStoreCorruptError, type StoreCorruptError } from '../../../../runtime/ports/store-errors.js';
-import { collect } from './support/verify.js';
+import { collect, drain, fileOf } from './support/verify.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -16,19 +16,8 @@ const freshDir = (): string => {
   dirs.push(d);
   return d;
 };
-const fileOf = (dir: string, stream: string): string => join(dir, 'streams', streamFileName(stream).fileName);
 const ev = (id: string): NewEvent => ({ id, type: 'unit/test', time: 5, data: { id } });
 
-/** Reads `it` to its end; returns what it yielded and the error it ended with (null when it ended normally). */
-const drain = async <T>(it: AsyncIterable<T>): Promise<{ items: T[]; error: unknown }> => {
-  const items: T[] = [];
-  try {
-    for await (const x of it) items.push(x);
-    return { items, error: null };
-  } catch (error) {
-    return { items, error };
-  }
-};
 
 describe('JSONL paged all-streams reads', () => {
   it('a page is the events of one index read (512 records), at most pageSize, deleted streams skipped', async () => {

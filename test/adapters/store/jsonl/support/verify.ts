@@ -1,6 +1,22 @@
 import { expect } from 'vitest';
+import { join } from 'node:path';
 import { openJsonlEventStore } from '../../../../../adapters/store/jsonl/index.js';
+import { streamFileName } from '../../../../../adapters/store/jsonl/file-name.js';
 import type { RecordedEvent } from '../../../../../runtime/ports/event-store.js';
+
+/** Reads `it` to its end; returns what it yielded and the error it ended with (null when it ended normally). */
+export const drain = async <T>(it: AsyncIterable<T>): Promise<{ items: T[]; error: unknown }> => {
+  const items: T[] = [];
+  try {
+    for await (const x of it) items.push(x);
+    return { items, error: null };
+  } catch (error) {
+    return { items, error };
+  }
+};
+
+/** The path of a stream's file in the store directory `dir`. */
+export const fileOf = (dir: string, stream: string): string => join(dir, 'streams', streamFileName(stream).fileName);
 
 export const collect = async <T>(it: AsyncIterable<T>): Promise<T[]> => {
   const out: T[] = [];
