@@ -1,5 +1,4 @@
 import {
-  chainStatus,
   evolveChainCheck,
   initialChainCheck,
   type ChainBreak,

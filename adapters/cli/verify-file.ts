@@ -6,7 +6,7 @@ import { isChainHash } from '../../domain/event-chain.js';
 import { ed25519Verifier } from '../chain/ed25519.js';
 import { combineSegments, type VerifiedSegment } from '../chain/verification-result.js';
 import { createSessionVerifier, streamOfFirstEvent, type SessionVerification, type VerifyOptions } from '../chain/verify-session.js';
-import { fileEnvelopes } from './log-sources.js';
+import { fileEnvelopeBatches } from './log-sources.js';
 import { lineValue } from './read-lines.js';
 import { startWorkerTask, type WorkerTask } from './worker-task.js';
 
@@ -112,7 +112,9 @@ export const verifyRange = async (
   options: VerifyOptions,
 ): Promise<{ readonly segment: VerifiedSegment; readonly result: SessionVerification }> => {
   const verifier = createSessionVerifier(stream, { ...options, ...(startsAfter ? { startsAfter } : {}) });
-  for await (const raw of fileEnvelopes(file, { start, ...(end !== undefined ? { end } : {}) })) if (!verifier.push(raw)) break;
+  reading: for await (const batch of fileEnvelopeBatches(file, { start, ...(end !== undefined ? { end } : {}) })) {
+    for (const raw of batch) if (!verifier.push(raw)) break reading;
+  }
   return { segment: verifier.segment(), result: verifier.result() };
 };
 

@@ -7,7 +7,7 @@ import type { EventStore } from '../../runtime/ports/event-store.js';
 import { errorChain } from '../../runtime/errors.js';
 import { isInvalidStoreSpecError, openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
-import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
+import { fileEnvelopeBatches, storeEnvelopeBatches } from './log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
 import { answerWhyHarness, formatHarnessSteps } from './why-harness.js';
 import { parseFormatOption, resolveFileFormat } from './log-format.js';
@@ -82,8 +82,11 @@ const shownContent = (stored: SealedContent, opened: { readonly sealed?: SealedC
   return { state, keyId: stored.keyId, text };
 };
 
-/** Answers "what happened to `id`?" over a stream of raw envelopes. */
-export const answerWhy = async (session: string | null, id: string, raws: AsyncIterable<unknown>, keyring: Keyring = createKeyring(null)): Promise<WhyOutput> => {
+/**
+ * Answers "what happened to `id`?" over a stream of raw envelopes, in batches (`fileEnvelopeBatches`,
+ * `storeEnvelopeBatches`; `batchesOfOne` for a source of single envelopes).
+ */
+export const answerWhy = async (session: string | null, id: string, batches: AsyncIterable<readonly unknown[]>, keyring: Keyring = createKeyring(null)): Promise<WhyOutput> => {
   let content: WhyContent | undefined;
   const erasedKeys = new Set<string>();
   let state: MessageFactState = initialMessageFactState();
@@ -93,19 +96,19 @@ export const answerWhy = async (session: string | null, id: string, raws: AsyncI
   let error: WhyOutput['error'] = null;
   let events = 0;
   let name = session;
-  for await (const raw of raws) {
+  reading: for await (const batch of batches) for (const raw of batch) {
     // each raw envelope is this loop's own (freshly parsed or read): a valid event is frozen in place, not copied
     const opening = openEnvelopeNow(raw, keyring); // awaited only when a key must be looked up
     const parsed = parseEvent(opening instanceof Promise ? await opening : opening, { expectedSeq: events, owned: true });
     if (E.isLeft(parsed)) {
       error = { seq: parsed.left.seq, code: parsed.left.code, message: parsed.left.message };
-      break;
+      break reading;
     }
     const e: LogEvent = parsed.right;
     const step = stepMessageFacts(state, e);
     if (E.isLeft(step)) {
       error = { seq: e.seq, code: step.left.code, message: step.left.message };
-      break;
+      break reading;
     }
     state = step.right.state;
     events++;
@@ -271,8 +274,8 @@ export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<nu
         return 3;
       }
       try {
-        answer = await answerWhy(target, id, storeEnvelopes(store, target), keyring);
-        if (answer.events > 0) answer = { ...answer, crossing: await followAcross(store, target, answer, (s, i) => answerWhy(s, i, storeEnvelopes(store, s), keyring)) };
+        answer = await answerWhy(target, id, storeEnvelopeBatches(store, target), keyring);
+        if (answer.events > 0) answer = { ...answer, crossing: await followAcross(store, target, answer, (s, i) => answerWhy(s, i, storeEnvelopeBatches(store, s), keyring)) };
       } catch (e) {
         io.stderr.write(`steerlog why: cannot read ${args.strings.store}: ${errorChain(e)}\n`);
         return 3;
@@ -287,7 +290,7 @@ export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<nu
       try {
         if (!(await stat(target)).isFile()) throw new Error('not a file');
         if ((await resolveFileFormat(target, formatOption)) === 'dsh') answer = await answerWhyHarness(target, id, keyring, answerWhy);
-        else answer = await answerWhy(null, id, fileEnvelopes(target), keyring);
+        else answer = await answerWhy(null, id, fileEnvelopeBatches(target), keyring);
       } catch (e) {
         io.stderr.write(`steerlog why: cannot read ${target}: ${errorChain(e)}\n`);
         return 3;

@@ -3,6 +3,7 @@ import { openDshLog } from '../dsh/dsh-source.js';
 import type { DshStep } from '../dsh/dsh-steps.js';
 import { routeText, sourceErrorOf, untilRefusal } from './dsh-audit.js';
 import type { answerWhy, WhyOutput } from './why-command.js';
+import { batchesOfOne } from './log-sources.js';
 
 /**
  * `why` of a harness log: read through the same mapping as `audit` (the reader's refusal ends the answer like an
@@ -16,7 +17,7 @@ export const answerWhyHarness = async (file: string, id: string, keyring: Keyrin
     if (s.entered.includes(id) || s.answers.some((a) => a.toolCalls.includes(id))) steps.push(s);
   };
   const read = untilRefusal(openDshLog(file, { onStep }).envelopes);
-  const answer = await answerWith(null, id, read.envelopes, keyring);
+  const answer = await answerWith(null, id, batchesOfOne(read.envelopes), keyring);
   const refusal = read.error();
   return { ...answer, ...(refusal && !answer.error ? { error: sourceErrorOf(refusal) } : {}), steps };
 };

@@ -2,6 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { answerWhy } from '../../adapters/cli/why-command.js';
+import { batchesOfOne } from '../../adapters/cli/log-sources.js';
 import { MemoryKeyStore } from '../../adapters/keys/memory-key-store.js';
 import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
@@ -80,7 +81,7 @@ const structureOf = async (events: readonly LogEvent[], ids: readonly string[]) 
   const { fates } = messageFates(events);
   const whys = [];
   for (const id of ids) {
-    const { content: _c, ...w } = await answerWhy('s', id, each(events), createKeyring(null));
+    const { content: _c, ...w } = await answerWhy('s', id, batchesOfOne(each(events)), createKeyring(null));
     whys.push(w);
   }
   return {

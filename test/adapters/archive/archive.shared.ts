@@ -7,7 +7,7 @@ import { archiveSessions, type ArchiveOutput } from '../../../adapters/archive/a
 import { verifySession } from '../../../adapters/chain/verify-session.js';
 import { auditStream } from '../../../adapters/cli/audit-command.js';
 import { auditExtras, auditOutput } from '../../../adapters/cli/audit-extras.js';
-import { storeEnvelopes } from '../../../adapters/cli/log-sources.js';
+import { storeEnvelopeBatches, storeEnvelopes } from '../../../adapters/cli/log-sources.js';
 import { answerWhy } from '../../../adapters/cli/why-command.js';
 import type { EventStore } from '../../../runtime/ports/event-store.js';
 import { runCli } from '../cli/support/run-cli.js';
@@ -46,8 +46,8 @@ const answers = async (store: EventStore, spec: string | null, session: string):
   return [
     JSON.stringify(auditOutput(report, await auditExtras(session, storeEnvelopes(store, session)), null)),
     JSON.stringify(await verifySession(session, storeEnvelopes(store, session))),
-    JSON.stringify(await answerWhy(session, 'm1', storeEnvelopes(store, session))),
-    JSON.stringify(await answerWhy(session, 'c1', storeEnvelopes(store, session))),
+    JSON.stringify(await answerWhy(session, 'm1', storeEnvelopeBatches(store, session))),
+    JSON.stringify(await answerWhy(session, 'c1', storeEnvelopeBatches(store, session))),
   ];
 };
 
