@@ -64,11 +64,13 @@ const variants = (lines: readonly string[]): Record<string, string> => {
 
 describe('verify of a file in byte ranges, on worker threads = one verifier over the whole file', () => {
   const lines = chainedLines(1200);
-  it.each(Object.entries(variants(lines)))('%s (2, 3 and 5 ranges)', async (name, text) => {
+  // every variant in 3 ranges; the whole and the tampered files also in 2 and 5 (each range past the first is a worker)
+  const rangesFor = (name: string): number[] => (name === 'whole' || name.startsWith('tampered') ? [2, 3, 5] : [3]);
+  it.each(Object.entries(variants(lines)))('%s', async (name, text) => {
     const file = join(dir, `${name.replace(/\W+/g, '-')}.jsonl`);
     writeFileSync(file, text);
     const expected = await verifySession(null, fileEnvelopes(file));
-    for (const segments of [2, 3, 5]) {
+    for (const segments of rangesFor(name)) {
       let ranges = 0;
       expect(await verifyFile(file, cut(segments, (n) => (ranges = n)))).toEqual(expected);
       // cut wherever a line can carry a cut (a chained event); on one thread when none can, or the first event cannot be read
