@@ -5,19 +5,12 @@
  */
 import { EventStoreDBClient, jsonEvent, NO_STREAM, START, StreamDeletedError, StreamNotFoundError, WrongExpectedVersionError } from '@eventstore/db-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uuidAt } from '../../../../testing/log-builder.js';
+import { rejection } from '../../../contract/event-store.contract.js';
 import { FakeEsdb, type FakeFeatures } from './fake/esdb-fake.js';
 
-const uuid = (n: number): string => `00000000-0000-4000-8000-${n.toString().padStart(12, '0')}`;
-const event = (n: number) => jsonEvent({ id: uuid(n), type: 'test', data: { n } });
+const event = (n: number) => jsonEvent({ id: uuidAt(n), type: 'test', data: { n } });
 
-const rejectionOf = async (p: Promise<unknown>): Promise<unknown> => {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-};
 
 describe.each<[FakeFeatures, 'Append' | 'BatchAppend']>([
   ['batch-append', 'BatchAppend'],
@@ -53,14 +46,14 @@ describe.each<[FakeFeatures, 'Append' | 'BatchAppend']>([
     expect(result.position!.commit).toBeGreaterThan(0n);
     expect(fake.calls.Tombstone).toBeGreaterThan(0);
 
-    const read = await rejectionOf(readIds(s));
+    const read = await rejection(() => readIds(s));
     expect(read).toBeInstanceOf(StreamDeletedError);
     expect((read as StreamDeletedError).streamName).toBe(s);
-    expect(await rejectionOf(client.appendToStream(s, [event(3)]))).toBeInstanceOf(StreamDeletedError);
-    expect(await rejectionOf(client.appendToStream(s, [event(4)], { expectedRevision: NO_STREAM }))).toBeInstanceOf(StreamDeletedError);
+    expect(await rejection(() => client.appendToStream(s, [event(3)]))).toBeInstanceOf(StreamDeletedError);
+    expect(await rejection(() => client.appendToStream(s, [event(4)], { expectedRevision: NO_STREAM }))).toBeInstanceOf(StreamDeletedError);
     // whatever the expected revision: the right one, a wrong one
-    expect(await rejectionOf(client.tombstoneStream(s, { expectedRevision: 1n }))).toBeInstanceOf(StreamDeletedError);
-    expect(await rejectionOf(client.tombstoneStream(s, { expectedRevision: 7n }))).toBeInstanceOf(StreamDeletedError);
+    expect(await rejection(() => client.tombstoneStream(s, { expectedRevision: 1n }))).toBeInstanceOf(StreamDeletedError);
+    expect(await rejection(() => client.tombstoneStream(s, { expectedRevision: 7n }))).toBeInstanceOf(StreamDeletedError);
     // $all bypasses the index: the events stay until a scavenge (the fake never scavenges), the tombstone follows them
     expect(await allOf(s)).toEqual([
       ['test', 0n],
@@ -72,12 +65,12 @@ describe.each<[FakeFeatures, 'Append' | 'BatchAppend']>([
   it('a tombstone with a stale or absent expected revision is a wrong expected version with the actual revision; nothing changes', async () => {
     const s = streamName();
     await client.appendToStream(s, [event(1), event(2), event(3)], { expectedRevision: NO_STREAM });
-    const stale = await rejectionOf(client.tombstoneStream(s, { expectedRevision: 1n }));
+    const stale = await rejection(() => client.tombstoneStream(s, { expectedRevision: 1n }));
     expect(stale).toBeInstanceOf(WrongExpectedVersionError);
     expect((stale as WrongExpectedVersionError).actualVersion).toBe(2n);
     expect((stale as WrongExpectedVersionError).expectedVersion).toBe(1n);
-    expect(await readIds(s)).toEqual([uuid(1), uuid(2), uuid(3)]);
-    const absent = await rejectionOf(client.tombstoneStream(streamName(), { expectedRevision: 0n }));
+    expect(await readIds(s)).toEqual([uuidAt(1), uuidAt(2), uuidAt(3)]);
+    const absent = await rejection(() => client.tombstoneStream(streamName(), { expectedRevision: 0n }));
     expect(absent).toBeInstanceOf(WrongExpectedVersionError);
     expect((absent as WrongExpectedVersionError).actualVersion).toBe(-1n);
   });
@@ -86,10 +79,10 @@ describe.each<[FakeFeatures, 'Append' | 'BatchAppend']>([
     const s = streamName();
     await client.appendToStream(s, [event(1), event(2)], { expectedRevision: NO_STREAM });
     await client.deleteStream(s, { expectedRevision: 1n });
-    expect(await rejectionOf(readIds(s))).toBeInstanceOf(StreamNotFoundError);
+    expect(await rejection(() => readIds(s))).toBeInstanceOf(StreamNotFoundError);
     const again = await client.appendToStream(s, [event(5)], { expectedRevision: NO_STREAM });
     expect(again.nextExpectedRevision).toBe(2n);
-    expect(await readIds(s)).toEqual([uuid(5)]);
+    expect(await readIds(s)).toEqual([uuidAt(5)]);
     // why steerlog tombstones: after a soft delete the id can be written again
     expect(fake.calls.Delete).toBe(1);
   });

@@ -5,19 +5,12 @@
  */
 import { EventStoreDBClient, jsonEvent, NO_STREAM, START, StreamNotFoundError, WrongExpectedVersionError, ANY } from '@eventstore/db-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uuidAt } from '../../../../testing/log-builder.js';
+import { rejection } from '../../../contract/event-store.contract.js';
 import { FakeEsdb, type FakeFeatures } from './fake/esdb-fake.js';
 
-const uuid = (n: number): string => `00000000-0000-4000-8000-${n.toString().padStart(12, '0')}`;
-const event = (n: number) => jsonEvent({ id: uuid(n), type: 'test', data: { n } });
+const event = (n: number) => jsonEvent({ id: uuidAt(n), type: 'test', data: { n } });
 
-const rejectionOf = async (p: Promise<unknown>): Promise<unknown> => {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-};
 
 const modes: [FakeFeatures, 'Append' | 'BatchAppend'][] = [
   ['batch-append', 'BatchAppend'],
@@ -50,8 +43,8 @@ describe.each(modes)('eventstoredb protocol fake, features %s (raw client)', (fe
     const read = [];
     for await (const e of client.readStream(s)) read.push(e.event);
     expect(read.map((e) => [e?.revision, e?.id, e?.type, e?.data])).toEqual([
-      [0n, uuid(1), 'test', { n: 1 }],
-      [1n, uuid(2), 'test', { n: 2 }],
+      [0n, uuidAt(1), 'test', { n: 1 }],
+      [1n, uuidAt(2), 'test', { n: 2 }],
     ]);
     expect(read[0]!.created.getTime()).toBeGreaterThan(0);
   });
@@ -59,11 +52,11 @@ describe.each(modes)('eventstoredb protocol fake, features %s (raw client)', (fe
   it('reports wrong expected versions with the current revision', async () => {
     const s = streamName();
     await client.appendToStream(s, [event(10), event(11), event(12)], { expectedRevision: NO_STREAM });
-    const stale = (await rejectionOf(client.appendToStream(s, [event(13)], { expectedRevision: 0n }))) as WrongExpectedVersionError;
+    const stale = (await rejection(() => client.appendToStream(s, [event(13)], { expectedRevision: 0n }))) as WrongExpectedVersionError;
     expect(stale).toBeInstanceOf(WrongExpectedVersionError);
     expect(stale.expectedVersion).toBe(0n);
     expect(stale.actualVersion).toBe(2n);
-    const missing = (await rejectionOf(client.appendToStream(streamName(), [event(14)], { expectedRevision: 'stream_exists' }))) as WrongExpectedVersionError;
+    const missing = (await rejection(() => client.appendToStream(streamName(), [event(14)], { expectedRevision: 'stream_exists' }))) as WrongExpectedVersionError;
     expect(missing.actualVersion).toBe('no_stream');
   });
 
@@ -74,29 +67,29 @@ describe.each(modes)('eventstoredb protocol fake, features %s (raw client)', (fe
     expect(again.nextExpectedRevision).toBe(1n);
     const anyAgain = await client.appendToStream(s, [event(20), event(21)], { expectedRevision: ANY });
     expect(anyAgain.nextExpectedRevision).toBe(1n);
-    expect(fake.storedIds(s)).toEqual([uuid(20), uuid(21)]);
+    expect(fake.storedIds(s)).toEqual([uuidAt(20), uuidAt(21)]);
   });
 
   it('a batch matching stored ids only in part is a wrong expected version', async () => {
     const s = streamName();
     await client.appendToStream(s, [event(30), event(31)], { expectedRevision: NO_STREAM });
-    expect(await rejectionOf(client.appendToStream(s, [event(30), event(39)], { expectedRevision: NO_STREAM }))).toBeInstanceOf(WrongExpectedVersionError);
-    expect(await rejectionOf(client.appendToStream(s, [event(31), event(30)], { expectedRevision: ANY }))).toBeInstanceOf(WrongExpectedVersionError);
-    expect(fake.storedIds(s)).toEqual([uuid(30), uuid(31)]);
+    expect(await rejection(() => client.appendToStream(s, [event(30), event(39)], { expectedRevision: NO_STREAM }))).toBeInstanceOf(WrongExpectedVersionError);
+    expect(await rejection(() => client.appendToStream(s, [event(31), event(30)], { expectedRevision: ANY }))).toBeInstanceOf(WrongExpectedVersionError);
+    expect(fake.storedIds(s)).toEqual([uuidAt(30), uuidAt(31)]);
   });
 
   it('as modelled on the server, writes a duplicate id when the first id of the batch is new (the adapter guards this)', async () => {
     const s = streamName();
     await client.appendToStream(s, [event(40)], { expectedRevision: NO_STREAM });
     await client.appendToStream(s, [event(41), event(40)], { expectedRevision: ANY });
-    expect(fake.storedIds(s)).toEqual([uuid(40), uuid(41), uuid(40)]);
+    expect(fake.storedIds(s)).toEqual([uuidAt(40), uuidAt(41), uuidAt(40)]);
   });
 
   it('a read of an absent stream fails with StreamNotFoundError', async () => {
     const read = async () => {
       for await (const _ of client.readStream(streamName())) void _;
     };
-    expect(await rejectionOf(read())).toBeInstanceOf(StreamNotFoundError);
+    expect(await rejection(() => read())).toBeInstanceOf(StreamNotFoundError);
   });
 
   it('a stream subscription confirms, catches up, reports caughtUp, then goes live', async () => {
@@ -112,7 +105,7 @@ describe.each(modes)('eventstoredb protocol fake, features %s (raw client)', (fe
     await caughtUp;
     await client.appendToStream(s, [event(52)], { expectedRevision: 1n });
     seen.push((await it.next()).value.event.id);
-    expect(seen).toEqual([uuid(50), uuid(51), uuid(52)]);
+    expect(seen).toEqual([uuidAt(50), uuidAt(51), uuidAt(52)]);
     await sub.unsubscribe();
   });
 });
