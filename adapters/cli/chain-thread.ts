@@ -1,10 +1,10 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createSessionVerifier, type SessionVerification } from '../chain/verify-session.js';
 import { pastLimit, type AuditLimit } from './audit-extras.js';
 import { LOG_BATCH_BYTES, lineValue, readLineBatches } from './read-lines.js';
-import { startWorkerTask } from './worker-task.js';
+import { startWorkerTask, workerMode } from './worker-task.js';
 
 /**
  * The chain check of a log file, reading its lines exactly as the audit's one pass does (blank lines skipped, a
@@ -59,11 +59,10 @@ const ENTRY = new URL('./chain-thread-entry.js', import.meta.url);
  * or when the compiled worker entry is not there (running from sources).
  */
 export const startChainThread = (file: string, limit: AuditLimit | undefined, options: ChainThreadOptions = {}): ChainThread | null => {
-  const env = options.env ?? process.env;
-  const forced = env.STEERLOG_CHAIN_THREAD === '1';
-  if (env.STEERLOG_CHAIN_THREAD === '0' || (!forced && availableParallelism() < 2)) return null;
   const entry = fileURLToPath(options.entry ?? ENTRY);
-  if (!existsSync(entry)) return null;
+  const mode = workerMode(options.env ?? process.env, entry);
+  const forced = mode === 'forced';
+  if (mode === 'off' || (!forced && availableParallelism() < 2)) return null;
   let size: number;
   try {
     size = statSync(file).size;

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +7,7 @@ import { combineSegments, type VerifiedSegment } from '../chain/verification-res
 import { createSessionVerifier, streamOfFirstEvent, type SessionVerification, type VerifyOptions } from '../chain/verify-session.js';
 import { fileEnvelopeBatches } from './log-sources.js';
 import { lineValue } from './read-lines.js';
-import { startWorkerTask, type WorkerTask } from './worker-task.js';
+import { startWorkerTask, workerMode, type WorkerTask } from './worker-task.js';
 
 /**
  * `verify` of one JSONL log file, on several cores when it is long. Each link of the chain needs only the hash stored
@@ -62,7 +61,8 @@ export const verifyFile = async (file: string, options: VerifyFileOptions = {}):
     ...(options.anchor ? { anchor: options.anchor } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   };
-  const plan = await planSegments(file, options);
+  const entry = fileURLToPath(options.entry ?? ENTRY);
+  const plan = await planSegments(file, entry, options);
   options.onRanges?.(plan === null ? 1 : plan.cuts.length + 1);
   if (plan === null) return (await verifyRange(file, 0, undefined, null, null, verify)).result;
   const { stream, cuts } = plan;
@@ -75,7 +75,6 @@ export const verifyFile = async (file: string, options: VerifyFileOptions = {}):
     publicKeys: options.publicKeys ?? [],
     anchor: options.anchor ?? null,
   });
-  const entry = fileURLToPath(options.entry ?? ENTRY);
   const onProgress = (events: number): void => {
     for (let i = 0; i < events; i++) options.onEvent?.();
   };
@@ -129,11 +128,10 @@ interface SegmentPlan {
  * (running from sources), a first event that cannot be read, or no line near a cut that can carry one (a cut is
  * made only after a line that is one chained event: a JSON object with an integer seq and a well-formed hash).
  */
-const planSegments = async (file: string, options: VerifyFileOptions): Promise<SegmentPlan | null> => {
-  const env = options.env ?? process.env;
-  const forced = env.STEERLOG_CHAIN_THREAD === '1';
-  if (env.STEERLOG_CHAIN_THREAD === '0') return null;
-  if (!existsSync(fileURLToPath(options.entry ?? ENTRY))) return null;
+const planSegments = async (file: string, entry: string, options: VerifyFileOptions): Promise<SegmentPlan | null> => {
+  const mode = workerMode(options.env ?? process.env, entry);
+  if (mode === 'off') return null;
+  const forced = mode === 'forced';
   const fh = await open(file, 'r');
   try {
     const size = (await fh.stat()).size;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 /**
@@ -11,6 +12,14 @@ export type WorkerTaskMessage<T> =
   | { readonly kind: 'progress'; readonly events: number }
   | { readonly kind: 'done'; readonly value: T }
   | { readonly kind: 'failed'; readonly message: string };
+
+/**
+ * Whether a command may put work on worker threads: `off` with `STEERLOG_CHAIN_THREAD=0` or when the compiled entry
+ * `entry` (a file path) is not there (running from TypeScript sources); `forced` with `STEERLOG_CHAIN_THREAD=1`
+ * (whatever the input's size and the machine's cores); else `auto` (the command decides by size and cores).
+ */
+export const workerMode = (env: NodeJS.ProcessEnv, entry: string): 'off' | 'auto' | 'forced' =>
+  env.STEERLOG_CHAIN_THREAD === '0' || !existsSync(entry) ? 'off' : env.STEERLOG_CHAIN_THREAD === '1' ? 'forced' : 'auto';
 
 /** A running task. */
 export interface WorkerTask<T> {
