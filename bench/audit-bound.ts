@@ -1,0 +1,206 @@
+/**
+ * What the ratio targets of the audit commands and the projections can be at best on this machine: the work none
+ * of them can skip, each part timed alone in one process, side by side in interleaved rounds (medians), and the
+ * lowest wall time any design could reach with it. The parts, over one generated chained session log (10,000
+ * pending at the peak, bench/support/session-log.ts):
+ *
+ *   P   read the file and JSON.parse every line (the floor `bench/audit-commands.ts` compares with, without the process start)
+ *   V   check every parsed line as an event (parseEvent: the audit and `why` refuse what is not one)
+ *   C   recompute every event's chain hash (SHA-256 of RFC 8785 text) and compare with the stored one (`audit`, `verify`)
+ *   F   the plain session fold over the checked events (stepSession alone: the audit also folds message facts, so
+ *       this is less than it does)
+ *   Ps  read the JSONL store's stream file of the same session and JSON.parse every line (what any projection over
+ *       that store must do before it folds)
+ *
+ * The bounds assume a perfect design: no start-up beyond a bare `node`, no output, no garbage collection, perfect
+ * load balance, and threads that cost nothing to start or to talk to. One constraint is kept because JavaScript
+ * has it: threads share no objects, so the thread that folds parses every line itself (a copy sent from another
+ * thread costs a serialization and a deserialization, no less than the parse), and a thread that checks a part of
+ * the log off the folding thread parses that part too. With a fraction x of V and y of C done off the folding
+ * thread (on the other k-1 cores, which parse the larger of the two fractions once):
+ *
+ *   folding thread   P + F + (1-x)·V + (1-y)·C
+ *   other threads    max(x, y)·P + x·V + y·C
+ *   wall ≥ start + max(folding thread, (both) / k)            minimised over x, y in [0, 1]
+ *
+ * `verify` needs no fold: wall ≥ start + (P + C) / k. A projection folds on the thread that subscribes: its events/s
+ * are at most N / (Ps + F), that is F / (Ps + F) of the plain fold's.
+ *
+ * Each bound is divided by the floor's own wall time (a spawned `node bench/support/parse-lines.mjs`, measured in
+ * the same rounds); `start` is a spawned bare `node -e 0`. Every part's answer is checked: the chain ends on the last
+ * line's hash, the fold ends with the plain-array model's lists, the store's lines are the log's events.
+ *
+ *   npm run build && node --expose-gc --import tsx bench/audit-bound.ts [--events 200000] [--rounds 3] [--peak 10000]
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import * as E from 'fp-ts/lib/Either.js';
+import { readLineBatches } from '../adapters/cli/read-lines.js';
+import { openJsonlEventStore } from '../adapters/store/jsonl/index.js';
+import { chainInputOf, GENESIS_HASH } from '../domain/event-chain.js';
+import type { LogEvent } from '../domain/events.js';
+import { nextStepItems, nextTurnItems } from '../domain/inbox/inbox-state.js';
+import { parseEvent } from '../domain/parse-event.js';
+import { initialSessionState, stepSession } from '../domain/session-fold.js';
+import { sha256ChainHash } from '../runtime/chain-hash.js';
+import { fmt, machineLine, median } from './support/machine.js';
+import { writeSessionLog, type FinalLists } from './support/session-log.js';
+import { spawnMeasured } from './support/spawn-measure.js';
+
+const { values: flags } = parseArgs({
+  options: { events: { type: 'string', default: '200000' }, rounds: { type: 'string', default: '3' }, peak: { type: 'string', default: '10000' } },
+});
+const EVENTS = Number(flags.events);
+const ROUNDS = Number(flags.rounds);
+const PEAK = Number(flags.peak);
+const CORES = availableParallelism();
+const STREAM = 'bench-session';
+const floorScript = join(import.meta.dirname, 'support', 'parse-lines.mjs');
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/** The seconds `work` takes (after a full GC when node runs with --expose-gc, so one part does not pay for another's garbage). */
+const seconds = async <T>(work: () => T | Promise<T>): Promise<{ s: number; value: T }> => {
+  gc?.();
+  const t = performance.now();
+  const value = await work();
+  return { s: (performance.now() - t) / 1000, value };
+};
+
+/** Every line of `file`, JSON.parsed (the floor's own work, with the audit's line reader). */
+const parseAll = async (file: string): Promise<unknown[]> => {
+  const out: unknown[] = [];
+  for await (const batch of readLineBatches(file)) for (const line of batch) out.push(JSON.parse(line));
+  return out;
+};
+
+/** How many lines of `file` JSON.parse took, each value dropped once parsed: exactly the floor's work. */
+const countParsed = async (file: string): Promise<number> => {
+  let lines = 0;
+  for await (const batch of readLineBatches(file)) {
+    for (const line of batch) {
+      JSON.parse(line);
+      lines++;
+    }
+  }
+  return lines;
+};
+
+const sameLists = (a: FinalLists, b: FinalLists): boolean => {
+  const eq = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((v, i) => v === y[i]);
+  return eq(a.nextTurn, b.nextTurn) && eq(a.nextStep, b.nextStep);
+};
+
+/** The lowest wall time of a design that folds on one thread (see the header), over a grid of x and y. */
+const foldingBound = (p: { P: number; V: number; C: number; F: number }, cores: number): number => {
+  let best = Infinity;
+  const steps = 100;
+  for (let i = 0; i <= steps; i++) {
+    for (let j = 0; j <= steps; j++) {
+      const x = cores > 1 ? i / steps : 0;
+      const y = cores > 1 ? j / steps : 0;
+      const folding = p.P + p.F + (1 - x) * p.V + (1 - y) * p.C;
+      const others = Math.max(x, y) * p.P + x * p.V + y * p.C;
+      best = Math.min(best, Math.max(folding, (folding + others) / cores));
+    }
+  }
+  return best;
+};
+
+const root = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'steerlog-audit-bound-'));
+try {
+  console.log(`machine: ${machineLine()}`);
+  console.log(`date: ${new Date().toISOString()}`);
+  const log = join(root, 'log.jsonl');
+  const expected = await writeSessionLog(log, EVENTS, PEAK);
+
+  // the same session in a JSONL store (its stream file is what a projection reads)
+  const storeDir = join(root, 'store');
+  const store = await openJsonlEventStore(storeDir, { durability: 'none' });
+  const logged = (await parseAll(log)) as LogEvent[];
+  const lastHash = logged.at(-1)!.hash;
+  for (let i = 0; i < logged.length; i += 2000) {
+    await store.append(STREAM, logged.slice(i, i + 2000).map((e) => ({ id: e.id, type: e.type, time: e.time, data: e.data })), i === 0 ? 'no_stream' : BigInt(i - 1));
+  }
+  await store.close();
+  const streamFiles = readdirSync(join(storeDir, 'streams'));
+  if (streamFiles.length !== 1) throw new Error(`expected one stream file in the store, found ${streamFiles.length}`);
+  const streamFile = join(storeDir, 'streams', streamFiles[0]!);
+  console.log(`log: ${fmt(expected.events)} events, peak ${fmt(PEAK)} pending; ${CORES} cores\n`);
+
+  const parts = { P: [] as number[], V: [] as number[], C: [] as number[], F: [] as number[], Ps: [] as number[], floor: [] as number[], start: [] as number[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const floor = await spawnMeasured([floorScript, log]);
+    if ((JSON.parse(floor.stdout) as { lines: number }).lines !== expected.events) throw new Error('the floor miscounted');
+    parts.floor.push(floor.seconds);
+    parts.start.push((await spawnMeasured(['-e', '0'])).seconds);
+
+    // P as the floor does it (each value dropped once parsed); the values the other parts take are parsed untimed
+    const counted = await seconds(() => countParsed(log));
+    if (counted.value !== expected.events) throw new Error('P miscounted');
+    parts.P.push(counted.s);
+    const parsed = await parseAll(log);
+    const checked = await seconds(() =>
+      parsed.map((raw, seq) => {
+        const e = parseEvent(raw, { expectedSeq: seq, owned: true });
+        if (E.isLeft(e)) throw e.left;
+        return e.right;
+      }),
+    );
+    parts.V.push(checked.s);
+    const events = checked.value;
+    const chain = await seconds(() => {
+      let prev = GENESIS_HASH;
+      for (const e of events) {
+        const hash = sha256ChainHash(chainInputOf(STREAM, e, prev));
+        if (hash !== e.hash) throw new Error(`chain: seq ${e.seq} does not hash to its stored hash`);
+        prev = hash;
+      }
+      return prev;
+    });
+    if (chain.value !== lastHash) throw new Error('chain: does not end on the last line');
+    parts.C.push(chain.s);
+    const fold = await seconds(() => {
+      let state = initialSessionState();
+      for (const e of events) {
+        const step = stepSession(state, e);
+        if (E.isLeft(step)) throw step.left;
+        state = step.right.state;
+      }
+      return { events: events.length, nextTurn: nextTurnItems(state.inbox).map((m) => m.id), nextStep: nextStepItems(state.inbox).map((m) => m.id) };
+    });
+    if (!sameLists(fold.value, expected)) throw new Error('fold: not the plain-array model lists');
+    parts.F.push(fold.s);
+    const stored = await seconds(() => countParsed(streamFile));
+    parts.Ps.push(stored.s);
+    const storedEvents = (await parseAll(streamFile)).filter((l) => typeof l === 'object' && l !== null && 'e' in l) as { e: { id: string } }[];
+    if (storedEvents.length !== expected.events || storedEvents.some((l, i) => l.e.id !== logged[i]!.id)) throw new Error('store: its stream file is not the log');
+    if (stored.value !== expected.events + 1) throw new Error('Ps miscounted (the header and the events)');
+  }
+
+  const m = Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, median(v)])) as Record<keyof typeof parts, number>;
+  const row = (name: string, k: keyof typeof parts, what: string) =>
+    console.log(`${name.padEnd(4)} ${m[k].toFixed(3).padStart(7)} s   ${what}   (${parts[k].map((x) => x.toFixed(3)).join(', ')})`);
+  row('P', 'P', 'read + JSON.parse every line (in process)');
+  row('V', 'V', 'parseEvent every line');
+  row('C', 'C', 'chain hash of every event, compared');
+  row('F', 'F', 'plain session fold (stepSession)');
+  row('Ps', 'Ps', "read + JSON.parse the JSONL store's stream file");
+  row('W', 'floor', 'the floor, spawned (node bench/support/parse-lines.mjs)');
+  row('S', 'start', 'a bare node start, spawned (node -e 0)');
+
+  const ratio = (wall: number) => wall / m.floor;
+  const audit = m.start + foldingBound(m, CORES);
+  const why = m.start + foldingBound({ ...m, C: 0 }, CORES);
+  const verify = m.start + (m.P + m.C) / CORES;
+  const reach = (r: number, target: number) => (r <= target ? `reachable (target <= ${target}x)` : `out of reach (target <= ${target}x)`);
+  console.log(`\nlowest wall time any design reaches on ${CORES} cores, as a multiple of the floor:`);
+  console.log(`audit   ${audit.toFixed(3)} s = ${ratio(audit).toFixed(2)}x   ${reach(ratio(audit), 2)}, ${reach(ratio(audit), 1.5)}`);
+  console.log(`why     ${why.toFixed(3)} s = ${ratio(why).toFixed(2)}x   ${reach(ratio(why), 1.5)}`);
+  console.log(`verify  ${verify.toFixed(3)} s = ${ratio(verify).toFixed(2)}x   ${reach(ratio(verify), 1.5)}`);
+  const projection = m.F / (m.Ps + m.F);
+  console.log(`projection over the JSONL store: at most ${projection.toFixed(2)}x the plain fold's events/s   ${projection >= 0.5 ? 'reachable' : 'out of reach'} (target >= 0.5x)`);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
