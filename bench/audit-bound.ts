@@ -114,6 +114,7 @@ try {
   console.log(`date: ${new Date().toISOString()}`);
   const log = join(root, 'log.jsonl');
   const expected = await writeSessionLog(log, EVENTS, PEAK);
+  const lines = expected.events ?? EVENTS;
 
   // the same session in a JSONL store (its stream file is what a projection reads)
   const storeDir = join(root, 'store');
@@ -127,18 +128,18 @@ try {
   const streamFiles = readdirSync(join(storeDir, 'streams'));
   if (streamFiles.length !== 1) throw new Error(`expected one stream file in the store, found ${streamFiles.length}`);
   const streamFile = join(storeDir, 'streams', streamFiles[0]!);
-  console.log(`log: ${fmt(expected.events)} events, peak ${fmt(PEAK)} pending; ${CORES} cores\n`);
+  console.log(`log: ${fmt(lines)} events, peak ${fmt(PEAK)} pending; ${CORES} cores\n`);
 
   const parts = { P: [] as number[], V: [] as number[], C: [] as number[], F: [] as number[], Ps: [] as number[], floor: [] as number[], start: [] as number[] };
   for (let round = 0; round < ROUNDS; round++) {
     const floor = await spawnMeasured([floorScript, log]);
-    if ((JSON.parse(floor.stdout) as { lines: number }).lines !== expected.events) throw new Error('the floor miscounted');
+    if ((JSON.parse(floor.stdout) as { lines: number }).lines !== lines) throw new Error('the floor miscounted');
     parts.floor.push(floor.seconds);
     parts.start.push((await spawnMeasured(['-e', '0'])).seconds);
 
     // P as the floor does it (each value dropped once parsed); the values the other parts take are parsed untimed
     const counted = await seconds(() => countParsed(log));
-    if (counted.value !== expected.events) throw new Error('P miscounted');
+    if (counted.value !== lines) throw new Error('P miscounted');
     parts.P.push(counted.s);
     const parsed = await parseAll(log);
     const checked = await seconds(() =>
@@ -175,8 +176,8 @@ try {
     const stored = await seconds(() => countParsed(streamFile));
     parts.Ps.push(stored.s);
     const storedEvents = (await parseAll(streamFile)).filter((l) => typeof l === 'object' && l !== null && 'e' in l) as { e: { id: string } }[];
-    if (storedEvents.length !== expected.events || storedEvents.some((l, i) => l.e.id !== logged[i]!.id)) throw new Error('store: its stream file is not the log');
-    if (stored.value !== expected.events + 1) throw new Error('Ps miscounted (the header and the events)');
+    if (storedEvents.length !== lines || storedEvents.some((l, i) => l.e.id !== logged[i]!.id)) throw new Error('store: its stream file is not the log');
+    if (stored.value !== lines + 1) throw new Error('Ps miscounted (the header and the events)');
   }
 
   const m = Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, median(v)])) as Record<keyof typeof parts, number>;
@@ -191,16 +192,19 @@ try {
   row('S', 'start', 'a bare node start, spawned (node -e 0)');
 
   const ratio = (wall: number) => wall / m.floor;
-  const audit = m.start + foldingBound(m, CORES);
-  const why = m.start + foldingBound({ ...m, C: 0 }, CORES);
-  const verify = m.start + (m.P + m.C) / CORES;
-  const reach = (r: number, target: number) => (r <= target ? `reachable (target <= ${target}x)` : `out of reach (target <= ${target}x)`);
-  console.log(`\nlowest wall time any design reaches on ${CORES} cores, as a multiple of the floor:`);
-  console.log(`audit   ${audit.toFixed(3)} s = ${ratio(audit).toFixed(2)}x   ${reach(ratio(audit), 2)}, ${reach(ratio(audit), 1.5)}`);
-  console.log(`why     ${why.toFixed(3)} s = ${ratio(why).toFixed(2)}x   ${reach(ratio(why), 1.5)}`);
-  console.log(`verify  ${verify.toFixed(3)} s = ${ratio(verify).toFixed(2)}x   ${reach(ratio(verify), 1.5)}`);
+  const reach = (r: number, target: number) => `${r <= target ? 'reachable' : 'out of reach'} (<= ${target}x)`;
+  // the same parts on more cores: what a machine with more of them (and the same speed per core) would allow
+  for (const cores of [...new Set([CORES, 4, 8])].sort((a, b) => a - b)) {
+    const audit = m.start + foldingBound(m, cores);
+    const why = m.start + foldingBound({ ...m, C: 0 }, cores);
+    const verify = m.start + (m.P + m.C) / cores;
+    console.log(`\nlowest wall time any design reaches on ${cores} cores${cores === CORES ? ' (this machine)' : ''}, as a multiple of the floor:`);
+    console.log(`audit   ${audit.toFixed(3)} s = ${ratio(audit).toFixed(2)}x   ${reach(ratio(audit), 2)}, ${reach(ratio(audit), 1.5)}`);
+    console.log(`why     ${why.toFixed(3)} s = ${ratio(why).toFixed(2)}x   ${reach(ratio(why), 1.5)}`);
+    console.log(`verify  ${verify.toFixed(3)} s = ${ratio(verify).toFixed(2)}x   ${reach(ratio(verify), 1.5)}`);
+  }
   const projection = m.F / (m.Ps + m.F);
-  console.log(`projection over the JSONL store: at most ${projection.toFixed(2)}x the plain fold's events/s   ${projection >= 0.5 ? 'reachable' : 'out of reach'} (target >= 0.5x)`);
+  console.log(`\nprojection over the JSONL store, on any number of cores: at most ${projection.toFixed(2)}x the plain fold's events/s   ${projection >= 0.5 ? 'reachable' : 'out of reach'} (>= 0.5x)`);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }
