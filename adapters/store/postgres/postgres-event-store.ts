@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { ClientConfig, Pool, PoolClient, QueryConfig } from 'pg';
+import type { ClientConfig, Pool } from 'pg';
 import {
   globalPosition,
   streamRevision,
@@ -33,7 +33,8 @@ import { deepFreeze } from '../../../domain/json.js';
 import { pageSizeOf } from '../../../runtime/ports/paged-reads.js';
 import { allSource, catchUpThenLive, streamSource, type CatchUpSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
-import { assertSchemaCurrent, assertValidSchemaName, channelName, migrate } from './migrations.js';
+import { assertSchemaCurrent, assertValidSchemaName, migrate } from './migrations.js';
+import { RAW_TYPES, STREAM_DELETED, UNIQUE_VIOLATION, WRONG_EXPECTED_REVISION, statements, type Queryable, type Statements } from './statements.js';
 
 /** Options of the PostgreSQL store: the connection, schema, pool and subscription settings. */
 export interface PostgresEventStoreOptions {
@@ -94,17 +95,10 @@ export const POSTGRES_STORE_DEFAULTS = {
   pollIntervalMs: 1000,
 } as const;
 
-/** Rows come back as PostgreSQL's text output, whatever type parsers the caller's `pg` has installed. */
-const RAW_TYPES = { getTypeParser: () => (value: string) => value } as unknown as NonNullable<QueryConfig['types']>;
-
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
 // eslint-disable-next-line no-control-regex
 const NUL = /\u0000/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-const WRONG_EXPECTED_REVISION = 'SLC01';
-const STREAM_DELETED = 'SLC03';
-const UNIQUE_VIOLATION = '23505';
 
 interface AppendRow {
   readonly outcome: 'appended' | 'conflict' | 'known';
@@ -124,8 +118,6 @@ interface EventRow {
   readonly metadata: string | null;
   readonly hash: string | null;
 }
-
-type Queryable = Pick<Pool | PoolClient, 'query'>;
 
 /** Opens (and by default migrates) a PostgreSQL event store. */
 export async function openPostgresEventStore(options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
@@ -174,7 +166,7 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
   readonly #listenConnection: ClientConfig | undefined;
   readonly #onBackgroundError: (e: unknown) => void;
   readonly #notifier = new ChangeNotifier();
-  readonly #sql: ReturnType<typeof statements>;
+  readonly #sql: Statements;
   #closed = false;
   #subscribers = 0;
   #pollTimer: NodeJS.Timeout | undefined;
@@ -419,7 +411,7 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
     this.#assertOpen();
     assertValidStreamId(stream);
     try {
-      await this.#pool.query(`SELECT "${this.schema}".delete_stream($1, $2::bigint, $3)`, [stream, String(expected), options.reason ?? null]);
+      await this.#pool.query(this.#sql.deleteStream, [stream, String(expected), options.reason ?? null]);
     } catch (e) {
       const pgErr = e as { code?: string; detail?: string };
       if (pgErr.code === WRONG_EXPECTED_REVISION) {
@@ -506,7 +498,7 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN "${channelName(this.schema)}"`);
+      await client.query(this.#sql.listen);
     } catch (e) {
       this.#onBackgroundError(e);
       await client.end().catch(() => undefined);
@@ -563,26 +555,7 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
   }
 }
 
-// ------------------------------------------------------------------ SQL and encoding
-
-const statements = (schema: string) => {
-  const s = `"${schema}"`;
-  const columns = 'position, stream, revision, id, type, time, data, ignorable, metadata, hash';
-  return {
-    appendName: `stl_append_${schema}`,
-    append: `SELECT new_revision AS revision, last_position AS position FROM ${s}.append_events($1, $2, $3::text[], $4::text[], $5::float8[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::boolean)`,
-    knownName: `stl_known_${schema}`,
-    known: `SELECT id, revision, position FROM ${s}.events WHERE stream = $1 AND id = ANY ($2::text[])`,
-    revisionName: `stl_revision_${schema}`,
-    revision: `SELECT revision FROM ${s}.streams WHERE stream = $1`,
-    readForwardsName: `stl_read_fwd_${schema}`,
-    readForwards: `SELECT ${columns} FROM ${s}.events WHERE stream = $1 AND revision >= $2::bigint ORDER BY revision ASC LIMIT $3`,
-    readBackwardsName: `stl_read_bwd_${schema}`,
-    readBackwards: `SELECT ${columns} FROM ${s}.events WHERE stream = $1 AND revision <= $2::bigint ORDER BY revision DESC LIMIT $3`,
-    readAllName: `stl_read_all_${schema}`,
-    readAll: `SELECT ${columns} FROM ${s}.events WHERE position > $1::bigint ORDER BY position ASC LIMIT $2`,
-  };
-};
+// ------------------------------------------------------------------ encoding
 
 interface EncodedBatch {
   readonly ids: string[];
