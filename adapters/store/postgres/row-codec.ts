@@ -23,6 +23,10 @@ export interface EncodedBatch {
   readonly bytes: number;
 }
 
+/** What one event adds to a statement, about: its texts in UTF-16 code units plus a fixed allowance for the rest of the row. */
+const rowBytes = (data: string, id: string, type: string, metadata: string | null | undefined): number =>
+  data.length + id.length + type.length + (metadata?.length ?? 0) + 96;
+
 /**
  * Encodes a validated batch into the column arrays of `append_events`.
  * PostgreSQL text cannot hold U+0000, and UTF-8 cannot hold a lone surrogate: refuse such ids and types rather
@@ -54,7 +58,7 @@ export const encodeBatch = (events: readonly NewEvent[]): EncodedBatch => {
     const metadata = e.metadata === undefined ? null : JSON.stringify(e.metadata);
     batch.metadata.push(metadata);
     batch.hashes.push(e.hash ?? null);
-    batch.bytes += data.length + e.id.length + e.type.length + (metadata?.length ?? 0) + 96;
+    batch.bytes += rowBytes(data, e.id, e.type, metadata);
   });
   return batch;
 };
@@ -83,7 +87,7 @@ export const chunkBySize = (batch: EncodedBatch, maxBytes: number): EncodedBatch
     bytes = 0;
   };
   for (let i = 0; i < batch.ids.length; i++) {
-    const size = batch.data[i]!.length + batch.ids[i]!.length + batch.types[i]!.length + (batch.metadata[i]?.length ?? 0) + 96;
+    const size = rowBytes(batch.data[i]!, batch.ids[i]!, batch.types[i]!, batch.metadata[i]);
     if (i > start && bytes + size > maxBytes) cut(i);
     bytes += size;
   }
