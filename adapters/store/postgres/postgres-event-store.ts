@@ -17,7 +17,7 @@ import {
   type SubscribeOptions,
   type SubscriptionMessage,
 } from '../../../runtime/ports/event-store.js';
-import { StoreClosedError, StoreError, StreamDeletedError, UnknownOutcomeError, isStoreClosedError, isStoreError } from '../../../runtime/ports/store-errors.js';
+import { StoreError, StreamDeletedError, UnknownOutcomeError, isStoreClosedError, isStoreError } from '../../../runtime/ports/store-errors.js';
 import type { DeleteStreamOptions, StreamDeletion } from '../../../runtime/ports/stream-deletion.js';
 import { isLostConnection } from './append-outcome.js';
 import {
@@ -28,10 +28,11 @@ import {
   DEFAULT_MAX_EVENT_BYTES,
   idempotencyVerdict,
 } from '../../../runtime/ports/store-validation.js';
-import { pageSizeOf } from '../../../runtime/ports/paged-reads.js';
 import { allSource, catchUpThenLive, streamSource, type CatchUpSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
-import { chunkBySize, encodeBatch, toRecorded, type EncodedBatch, type EventRow } from './row-codec.js';
+import { chunkBySize, encodeBatch, type EncodedBatch } from './row-codec.js';
+import { queryRevision, readAllPages, readStreamPages, revisionOf, type ReadContext } from './event-reads.js';
+import { assertOpen, storeFailure } from './store-context.js';
 import { assertSchemaCurrent, assertValidSchemaName, migrate } from './migrations.js';
 import { RAW_TYPES, STREAM_DELETED, UNIQUE_VIOLATION, WRONG_EXPECTED_REVISION, statements, type Queryable, type Statements } from './statements.js';
 
@@ -94,8 +95,6 @@ export const POSTGRES_STORE_DEFAULTS = {
   pollIntervalMs: 1000,
 } as const;
 
-const MAX_BIGINT = 9_223_372_036_854_775_807n;
-
 interface AppendRow {
   readonly outcome: 'appended' | 'conflict' | 'known';
   readonly revision: string;
@@ -141,7 +140,6 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
   readonly #pool: Pool;
   readonly #ownsPool: boolean;
   readonly #maxEventBytes: number;
-  readonly #pageSize: number;
   readonly #maxStatementBytes: number;
   readonly #pollIntervalMs: number;
   readonly #listenEnabled: boolean;
@@ -150,6 +148,7 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
   readonly #onBackgroundError: (e: unknown) => void;
   readonly #notifier = new ChangeNotifier();
   readonly #sql: Statements;
+  readonly #ctx: ReadContext;
   #closed = false;
   #subscribers = 0;
   #pollTimer: NodeJS.Timeout | undefined;
@@ -163,7 +162,6 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
     this.#ownsPool = ownsPool;
     this.schema = schema;
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-    this.#pageSize = options.readPageSize ?? POSTGRES_STORE_DEFAULTS.readPageSize;
     this.#maxStatementBytes = options.maxStatementBytes ?? POSTGRES_STORE_DEFAULTS.maxStatementBytes;
     this.#pollIntervalMs = options.pollIntervalMs ?? POSTGRES_STORE_DEFAULTS.pollIntervalMs;
     this.#listenEnabled = options.listen ?? true;
@@ -171,6 +169,7 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
     this.#listenConnection = listenConnection;
     this.#onBackgroundError = options.onBackgroundError ?? (() => undefined);
     this.#sql = statements(schema);
+    this.#ctx = { pool, sql: this.#sql, isClosed: () => this.#closed, pageSize: options.readPageSize ?? POSTGRES_STORE_DEFAULTS.readPageSize };
   }
 
   // ---------------------------------------------------------------- append
@@ -273,7 +272,7 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
       }
       // Backstop: the stream row lock makes these unreachable, but the unique constraints are what the database guarantees.
       if (pgErr.code === UNIQUE_VIOLATION && (pgErr.constraint === 'events_stream_revision_key' || pgErr.constraint === 'streams_pkey')) {
-        const actual = await this.#revisionVia(this.#pool, stream);
+        const actual = await queryRevision(this.#pool, this.#sql, stream);
         return { outcome: 'conflict', revision: actual === 'no_stream' ? '-1' : String(actual), position: null };
       }
       throw e;
@@ -332,25 +331,8 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
    * `read` a page at a time: keyset pages of at most `pageSize` rows (default: the store's `readPageSize` option), one
    * query each, every page starting after the last revision of the one before.
    */
-  async *readPages(stream: string, options: ReadPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
-    this.#assertOpen();
-    assertValidStreamId(stream);
-    const pageSize = pageSizeOf(options, this.#pageSize);
-    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
-    const forwards = (options.direction ?? 'forwards') === 'forwards';
-    let cursor = forwards ? (options.from ?? 0n) : (options.from ?? MAX_BIGINT);
-    if (forwards && cursor < 0n) cursor = 0n;
-    if (!forwards && cursor > MAX_BIGINT) cursor = MAX_BIGINT;
-    while (remaining > 0 && cursor >= 0n) {
-      const limit = Math.min(pageSize, remaining);
-      const rows = await this.#page(forwards ? this.#sql.readForwardsName : this.#sql.readBackwardsName,
-        forwards ? this.#sql.readForwards : this.#sql.readBackwards, [stream, cursor.toString(), limit]);
-      if (rows.length > 0) yield rows.map(toRecorded);
-      remaining -= rows.length;
-      if (rows.length < limit) return;
-      const last = BigInt(rows.at(-1)!.revision);
-      cursor = forwards ? last + 1n : last - 1n;
-    }
+  readPages(stream: string, options: ReadPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
+    return readStreamPages(this.#ctx, stream, options);
   }
 
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
@@ -361,28 +343,8 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
    * `readAll` a page at a time: keyset pages of at most `pageSize` rows (default: the store's `readPageSize` option),
    * one query each, every page starting after the last position of the one before.
    */
-  async *readAllPages(options: ReadAllPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
-    this.#assertOpen();
-    const pageSize = pageSizeOf(options, this.#pageSize);
-    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
-    let cursor = options.after ?? -1n;
-    while (remaining > 0) {
-      const limit = Math.min(pageSize, remaining);
-      const rows = await this.#page(this.#sql.readAllName, this.#sql.readAll, [cursor.toString(), limit]);
-      if (rows.length > 0) yield rows.map(toRecorded);
-      remaining -= rows.length;
-      if (rows.length < limit) return;
-      cursor = BigInt(rows.at(-1)!.position);
-    }
-  }
-
-  async #page(name: string, text: string, values: unknown[]): Promise<EventRow[]> {
-    this.#assertOpen();
-    try {
-      return (await this.#pool.query<EventRow>({ name, text, values, types: RAW_TYPES })).rows;
-    } catch (e) {
-      throw this.#wrap(e);
-    }
+  readAllPages(options: ReadAllPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
+    return readAllPages(this.#ctx, options);
   }
 
   /**
@@ -406,25 +368,8 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
     }
   }
 
-  async revision(stream: string): Promise<StreamRevision | 'no_stream'> {
-    this.#assertOpen();
-    assertValidStreamId(stream);
-    try {
-      return await this.#revisionVia(this.#pool, stream);
-    } catch (e) {
-      throw this.#wrap(e);
-    }
-  }
-
-  async #revisionVia(db: Queryable, stream: string): Promise<StreamRevision | 'no_stream'> {
-    const result = await db.query<{ revision: string }>({
-      name: this.#sql.revisionName,
-      text: this.#sql.revision,
-      values: [stream],
-      types: RAW_TYPES,
-    });
-    const row = result.rows[0];
-    return row ? streamRevision(BigInt(row.revision)) : 'no_stream';
+  revision(stream: string): Promise<StreamRevision | 'no_stream'> {
+    return revisionOf(this.#ctx, stream);
   }
 
   // ---------------------------------------------------------------- subscriptions
@@ -528,12 +473,10 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw new StoreClosedError();
+    assertOpen(this.#ctx);
   }
 
   #wrap(e: unknown): unknown {
-    if (isStoreError(e)) return e;
-    if (this.#closed) return new StoreClosedError();
-    return new StoreError('store-io', `PostgreSQL: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    return storeFailure(this.#ctx, e);
   }
 }
