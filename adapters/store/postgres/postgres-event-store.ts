@@ -33,6 +33,7 @@ import { ChangeNotifier } from '../shared/change-notifier.js';
 import { chunkBySize, encodeBatch, type EncodedBatch } from './row-codec.js';
 import { queryRevision, readAllPages, readStreamPages, revisionOf, type ReadContext } from './event-reads.js';
 import { assertOpen, storeFailure } from './store-context.js';
+import { deleteStoredStream } from './delete-stream.js';
 import { assertSchemaCurrent, assertValidSchemaName, migrate } from './migrations.js';
 import { RAW_TYPES, STREAM_DELETED, UNIQUE_VIOLATION, WRONG_EXPECTED_REVISION, statements, type Queryable, type Statements } from './statements.js';
 
@@ -352,20 +353,8 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
    * transaction that records it in `archived_streams` (with `reason`) and deletes its events — the only DELETE the
    * append-only trigger lets through. See docs/store-postgres.md.
    */
-  async deleteStream(stream: string, expected: StreamRevision, options: DeleteStreamOptions = {}): Promise<void> {
-    this.#assertOpen();
-    assertValidStreamId(stream);
-    try {
-      await this.#pool.query(this.#sql.deleteStream, [stream, String(expected), options.reason ?? null]);
-    } catch (e) {
-      const pgErr = e as { code?: string; detail?: string };
-      if (pgErr.code === WRONG_EXPECTED_REVISION) {
-        const actual = BigInt(pgErr.detail ?? '-1');
-        throw concurrencyError(stream, expected, actual < 0n ? 'no_stream' : streamRevision(actual));
-      }
-      if (pgErr.code === STREAM_DELETED) throw new StreamDeletedError(stream, { cause: e });
-      throw this.#wrap(e);
-    }
+  deleteStream(stream: string, expected: StreamRevision, options: DeleteStreamOptions = {}): Promise<void> {
+    return deleteStoredStream(this.#ctx, stream, expected, options);
   }
 
   revision(stream: string): Promise<StreamRevision | 'no_stream'> {
