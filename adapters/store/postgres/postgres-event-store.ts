@@ -1,41 +1,31 @@
 import pg from 'pg';
 import type { ClientConfig, Pool } from 'pg';
-import {
-  globalPosition,
-  streamRevision,
-  type AppendResult,
-  type EventStore,
-  type ExpectedRevision,
-  type NewEvent,
-  type ReadAllOptions,
-  type ReadAllPagesOptions,
-  type ReadPagesOptions,
-  type ReadStreamOptions,
-  type RecordedEvent,
-  type StreamRevision,
-  type SubscribeAllOptions,
-  type SubscribeOptions,
-  type SubscriptionMessage,
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadAllPagesOptions,
+  ReadPagesOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  StreamRevision,
+  SubscribeAllOptions,
+  SubscribeOptions,
+  SubscriptionMessage,
 } from '../../../runtime/ports/event-store.js';
-import { StoreError, StreamDeletedError, UnknownOutcomeError, isStoreClosedError, isStoreError } from '../../../runtime/ports/store-errors.js';
+import { StoreError, isStoreClosedError } from '../../../runtime/ports/store-errors.js';
 import type { DeleteStreamOptions, StreamDeletion } from '../../../runtime/ports/stream-deletion.js';
-import { isLostConnection } from './append-outcome.js';
-import {
-  assertValidBatch,
-  assertValidExpected,
-  assertValidStreamId,
-  concurrencyError,
-  DEFAULT_MAX_EVENT_BYTES,
-  idempotencyVerdict,
-} from '../../../runtime/ports/store-validation.js';
+import { assertValidStreamId, DEFAULT_MAX_EVENT_BYTES } from '../../../runtime/ports/store-validation.js';
 import { allSource, catchUpThenLive, streamSource, type CatchUpSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
-import { chunkBySize, encodeBatch, type EncodedBatch } from './row-codec.js';
-import { queryRevision, readAllPages, readStreamPages, revisionOf, type ReadContext } from './event-reads.js';
-import { assertOpen, storeFailure } from './store-context.js';
+import { appendEvents, type AppendContext } from './append-events.js';
 import { deleteStoredStream } from './delete-stream.js';
+import { readAllPages, readStreamPages, revisionOf, type ReadContext } from './event-reads.js';
 import { assertSchemaCurrent, assertValidSchemaName, migrate } from './migrations.js';
-import { RAW_TYPES, STREAM_DELETED, UNIQUE_VIOLATION, WRONG_EXPECTED_REVISION, statements, type Queryable, type Statements } from './statements.js';
+import { statements, type Statements } from './statements.js';
+import { assertOpen } from './store-context.js';
 
 /** Options of the PostgreSQL store: the connection, schema, pool and subscription settings. */
 export interface PostgresEventStoreOptions {
@@ -96,12 +86,6 @@ export const POSTGRES_STORE_DEFAULTS = {
   pollIntervalMs: 1000,
 } as const;
 
-interface AppendRow {
-  readonly outcome: 'appended' | 'conflict' | 'known';
-  readonly revision: string;
-  readonly position: string | null;
-}
-
 /** Opens (and by default migrates) a PostgreSQL event store. */
 export async function openPostgresEventStore(options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
   const schema = assertValidSchemaName(options.schema ?? POSTGRES_STORE_DEFAULTS.schema);
@@ -140,16 +124,13 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
   readonly schema: string;
   readonly #pool: Pool;
   readonly #ownsPool: boolean;
-  readonly #maxEventBytes: number;
-  readonly #maxStatementBytes: number;
   readonly #pollIntervalMs: number;
   readonly #listenEnabled: boolean;
-  readonly #notifyEnabled: boolean;
   readonly #listenConnection: ClientConfig | undefined;
   readonly #onBackgroundError: (e: unknown) => void;
   readonly #notifier = new ChangeNotifier();
   readonly #sql: Statements;
-  readonly #ctx: ReadContext;
+  readonly #ctx: AppendContext & ReadContext;
   #closed = false;
   #subscribers = 0;
   #pollTimer: NodeJS.Timeout | undefined;
@@ -162,164 +143,32 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
     this.#pool = pool;
     this.#ownsPool = ownsPool;
     this.schema = schema;
-    this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-    this.#maxStatementBytes = options.maxStatementBytes ?? POSTGRES_STORE_DEFAULTS.maxStatementBytes;
     this.#pollIntervalMs = options.pollIntervalMs ?? POSTGRES_STORE_DEFAULTS.pollIntervalMs;
     this.#listenEnabled = options.listen ?? true;
-    this.#notifyEnabled = options.notify ?? true;
     this.#listenConnection = listenConnection;
     this.#onBackgroundError = options.onBackgroundError ?? (() => undefined);
     this.#sql = statements(schema);
-    this.#ctx = { pool, sql: this.#sql, isClosed: () => this.#closed, pageSize: options.readPageSize ?? POSTGRES_STORE_DEFAULTS.readPageSize };
+    this.#ctx = {
+      pool,
+      sql: this.#sql,
+      isClosed: () => this.#closed,
+      pageSize: options.readPageSize ?? POSTGRES_STORE_DEFAULTS.readPageSize,
+      maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
+      maxStatementBytes: options.maxStatementBytes ?? POSTGRES_STORE_DEFAULTS.maxStatementBytes,
+      notify: options.notify ?? true,
+      notifier: this.#notifier,
+    };
   }
 
   // ---------------------------------------------------------------- append
 
   /** The largest event this store accepts (the `maxEventBytes` option). */
   get maxEventBytes(): number {
-    return this.#maxEventBytes;
+    return this.#ctx.maxEventBytes;
   }
 
-  async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    this.#assertOpen();
-    assertValidStreamId(stream);
-    assertValidExpected(expected);
-    assertValidBatch(stream, events, this.#maxEventBytes);
-    const encoded = encodeBatch(events);
-    try {
-      const chunks = chunkBySize(encoded, this.#maxStatementBytes);
-      return chunks.length <= 1
-        ? await this.#appendInOneStatement(stream, events, encoded, expected)
-        : await this.#appendInOneTransaction(stream, events, chunks, expected);
-    } catch (e) {
-      throw this.#wrap(e);
-    }
-  }
-
-  async #appendInOneStatement(stream: string, events: readonly NewEvent[], encoded: EncodedBatch, expected: ExpectedRevision): Promise<AppendResult> {
-    let row: AppendRow;
-    try {
-      row = await this.#callAppend(this.#pool, stream, expected, encoded);
-    } catch (e) {
-      // One autocommit statement: if the connection broke after it was sent, it may have committed.
-      if (!isStoreError(e) && isLostConnection(e) && !this.#closed) {
-        throw new UnknownOutcomeError(stream, events.length, `the PostgreSQL connection broke before the append's answer: ${(e as Error).message}`, { cause: e });
-      }
-      throw e;
-    }
-    return this.#settle(row, stream, events, expected);
-  }
-
-  async #appendInOneTransaction(
-    stream: string,
-    events: readonly NewEvent[],
-    chunks: readonly EncodedBatch[],
-    expected: ExpectedRevision,
-  ): Promise<AppendResult> {
-    const client = await this.#pool.connect();
-    let open = false;
-    try {
-      await client.query('BEGIN');
-      open = true;
-      let exp: ExpectedRevision = expected;
-      let last: AppendRow | undefined;
-      for (const chunk of chunks) {
-        const row = await this.#callAppend(client, stream, exp, chunk);
-        if (row.outcome !== 'appended') {
-          await client.query('ROLLBACK');
-          open = false;
-          // Only the first chunk can conflict (we hold the stream's lock afterwards); 'known' is decided on the whole batch.
-          return await this.#settle(row, stream, events, expected);
-        }
-        exp = BigInt(row.revision);
-        last = row;
-      }
-      open = false;
-      try {
-        await client.query('COMMIT');
-      } catch (e) {
-        // Before COMMIT a broken connection rolls the transaction back; during it, the commit may have happened.
-        if (isLostConnection(e) && !this.#closed) {
-          throw new UnknownOutcomeError(stream, events.length, `the PostgreSQL connection broke during COMMIT: ${(e as Error).message}`, { cause: e });
-        }
-        throw e;
-      }
-      return this.#settle(last!, stream, events, expected);
-    } catch (e) {
-      if (open) await client.query('ROLLBACK').catch(() => undefined);
-      throw e;
-    } finally {
-      client.release();
-    }
-  }
-
-  /** Runs one `append_events` call; refusals come back as outcomes (the statement, or transaction, then failed). */
-  async #callAppend(db: Queryable, stream: string, expected: ExpectedRevision, batch: EncodedBatch): Promise<AppendRow> {
-    try {
-      const result = await db.query<{ revision: string; position: string }>({
-        name: this.#sql.appendName,
-        text: this.#sql.append,
-        values: [stream, String(expected), batch.ids, batch.types, batch.times, batch.data, batch.ignorable, batch.metadata, batch.hashes, this.#notifyEnabled],
-        types: RAW_TYPES,
-      });
-      const row = result.rows[0]!;
-      return { outcome: 'appended', revision: row.revision, position: row.position };
-    } catch (e) {
-      const pgErr = e as { code?: string; constraint?: string; detail?: string };
-      if (pgErr.code === WRONG_EXPECTED_REVISION) return { outcome: 'conflict', revision: pgErr.detail ?? '-1', position: null };
-      if (pgErr.code === STREAM_DELETED) throw new StreamDeletedError(stream, { cause: e });
-      if (pgErr.code === UNIQUE_VIOLATION && pgErr.constraint === 'events_stream_id_key') {
-        return { outcome: 'known', revision: '-1', position: null };
-      }
-      // Backstop: the stream row lock makes these unreachable, but the unique constraints are what the database guarantees.
-      if (pgErr.code === UNIQUE_VIOLATION && (pgErr.constraint === 'events_stream_revision_key' || pgErr.constraint === 'streams_pkey')) {
-        const actual = await queryRevision(this.#pool, this.#sql, stream);
-        return { outcome: 'conflict', revision: actual === 'no_stream' ? '-1' : String(actual), position: null };
-      }
-      throw e;
-    }
-  }
-
-  async #settle(row: AppendRow, stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    switch (row.outcome) {
-      case 'appended':
-        if (events.length > 0) {
-          this.#notifier.notify();
-        }
-        return { nextExpectedRevision: streamRevision(BigInt(row.revision)), position: globalPosition(BigInt(row.position!)) };
-      case 'conflict': {
-        // As in the memory store, an exact retry of a stored batch succeeds whatever the expected revision says.
-        const actual = BigInt(row.revision);
-        if (actual >= 0n && events.length > 0) {
-          const retried = await this.#settleKnownIds(stream, events);
-          if (retried) return retried;
-        }
-        throw concurrencyError(stream, expected, actual < 0n ? 'no_stream' : streamRevision(actual));
-      }
-      case 'known': {
-        const retried = await this.#settleKnownIds(stream, events);
-        // Ids never disappear, so a unique violation on them always finds them; appending again re-runs every check.
-        return retried ?? this.#appendInOneStatement(stream, events, encodeBatch(events), expected);
-      }
-    }
-  }
-
-  /**
-   * Looks the batch's ids up: undefined when none is stored; the original result for an exact retry;
-   * DuplicateEventIdError for anything else.
-   */
-  async #settleKnownIds(stream: string, events: readonly NewEvent[]): Promise<AppendResult | undefined> {
-    const result = await this.#pool.query<{ id: string; revision: string; position: string }>({
-      name: this.#sql.knownName,
-      text: this.#sql.known,
-      values: [stream, events.map((e) => e.id)],
-      types: RAW_TYPES,
-    });
-    const stored = new Map(result.rows.map((r) => [r.id, { revision: BigInt(r.revision), position: BigInt(r.position) }]));
-    const verdict = idempotencyVerdict(stream, events, (id) => stored.get(id)?.revision);
-    if (verdict.kind === 'new') return undefined;
-    const last = stored.get(events.at(-1)!.id)!;
-    return { nextExpectedRevision: streamRevision(last.revision), position: globalPosition(last.position) };
+  append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    return appendEvents(this.#ctx, stream, events, expected);
   }
 
   // ---------------------------------------------------------------- reads
@@ -364,13 +213,13 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
   // ---------------------------------------------------------------- subscriptions
 
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {
-    this.#assertOpen();
+    assertOpen(this.#ctx);
     assertValidStreamId(stream);
     return this.#live(streamSource(this, stream, options.from), null, options.signal);
   }
 
   subscribeAll(options: SubscribeAllOptions = {}): AsyncIterable<SubscriptionMessage> {
-    this.#assertOpen();
+    assertOpen(this.#ctx);
     return this.#live(allSource(this), options.after ?? null, options.signal);
   }
 
@@ -459,13 +308,5 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
     this.#listener = undefined;
     await listener?.end().catch(() => undefined);
     if (this.#ownsPool) await this.#pool.end();
-  }
-
-  #assertOpen(): void {
-    assertOpen(this.#ctx);
-  }
-
-  #wrap(e: unknown): unknown {
-    return storeFailure(this.#ctx, e);
   }
 }
