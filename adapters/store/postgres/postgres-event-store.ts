@@ -15,16 +15,17 @@ import type {
   SubscribeOptions,
   SubscriptionMessage,
 } from '../../../runtime/ports/event-store.js';
-import { StoreError, isStoreClosedError } from '../../../runtime/ports/store-errors.js';
+import { StoreError } from '../../../runtime/ports/store-errors.js';
 import type { DeleteStreamOptions, StreamDeletion } from '../../../runtime/ports/stream-deletion.js';
 import { assertValidStreamId, DEFAULT_MAX_EVENT_BYTES } from '../../../runtime/ports/store-validation.js';
-import { allSource, catchUpThenLive, streamSource, type CatchUpSource } from '../shared/catch-up.js';
+import { allSource, streamSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
 import { appendEvents, type AppendContext } from './append-events.js';
 import { deleteStoredStream } from './delete-stream.js';
 import { readAllPages, readStreamPages, revisionOf, type ReadContext } from './event-reads.js';
+import { LiveSubscriptions } from './live-subscriptions.js';
 import { assertSchemaCurrent, assertValidSchemaName, migrate } from './migrations.js';
-import { statements, type Statements } from './statements.js';
+import { statements } from './statements.js';
 import { assertOpen } from './store-context.js';
 
 /** Options of the PostgreSQL store: the connection, schema, pool and subscription settings. */
@@ -118,39 +119,24 @@ export async function openPostgresEventStore(options: PostgresEventStoreOptions)
 
 /**
  * The EventStore port on PostgreSQL. See docs/store-postgres.md for the schema, the concurrency check,
- * how the global order avoids gaps, and how subscriptions go live.
+ * how the global order avoids gaps, and how subscriptions go live. The work is done by the modules beside this one
+ * (append-events, event-reads, delete-stream, live-subscriptions), over one shared StoreContext.
  */
 export class PostgresEventStore implements EventStore, StreamDeletion {
   readonly schema: string;
-  readonly #pool: Pool;
   readonly #ownsPool: boolean;
-  readonly #pollIntervalMs: number;
-  readonly #listenEnabled: boolean;
-  readonly #listenConnection: ClientConfig | undefined;
-  readonly #onBackgroundError: (e: unknown) => void;
   readonly #notifier = new ChangeNotifier();
-  readonly #sql: Statements;
   readonly #ctx: AppendContext & ReadContext;
+  readonly #live: LiveSubscriptions;
   #closed = false;
-  #subscribers = 0;
-  #pollTimer: NodeJS.Timeout | undefined;
-  #listener: pg.Client | undefined;
-  #listenerStarting: Promise<void> | undefined;
-  #reconnectTimer: NodeJS.Timeout | undefined;
 
   /** Use {@link openPostgresEventStore}: it migrates the schema first. */
   constructor(pool: Pool, ownsPool: boolean, schema: string, listenConnection: ClientConfig | undefined, options: PostgresEventStoreOptions) {
-    this.#pool = pool;
     this.#ownsPool = ownsPool;
     this.schema = schema;
-    this.#pollIntervalMs = options.pollIntervalMs ?? POSTGRES_STORE_DEFAULTS.pollIntervalMs;
-    this.#listenEnabled = options.listen ?? true;
-    this.#listenConnection = listenConnection;
-    this.#onBackgroundError = options.onBackgroundError ?? (() => undefined);
-    this.#sql = statements(schema);
     this.#ctx = {
       pool,
-      sql: this.#sql,
+      sql: statements(schema),
       isClosed: () => this.#closed,
       pageSize: options.readPageSize ?? POSTGRES_STORE_DEFAULTS.readPageSize,
       maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
@@ -158,6 +144,12 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
       notify: options.notify ?? true,
       notifier: this.#notifier,
     };
+    this.#live = new LiveSubscriptions(this.#ctx, this.#notifier, {
+      listen: options.listen ?? true,
+      listenConnection,
+      pollIntervalMs: options.pollIntervalMs ?? POSTGRES_STORE_DEFAULTS.pollIntervalMs,
+      onBackgroundError: options.onBackgroundError ?? (() => undefined),
+    });
   }
 
   // ---------------------------------------------------------------- append
@@ -215,84 +207,12 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {
     assertOpen(this.#ctx);
     assertValidStreamId(stream);
-    return this.#live(streamSource(this, stream, options.from), null, options.signal);
+    return this.#live.follow(streamSource(this, stream, options.from), null, options.signal);
   }
 
   subscribeAll(options: SubscribeAllOptions = {}): AsyncIterable<SubscriptionMessage> {
     assertOpen(this.#ctx);
-    return this.#live(allSource(this), options.after ?? null, options.signal);
-  }
-
-  async *#live(source: CatchUpSource, start: bigint | null, signal: AbortSignal | undefined): AsyncGenerator<SubscriptionMessage> {
-    this.#subscribers++;
-    try {
-      // Listen before the first read: a commit after the read's snapshot then always bumps the notifier.
-      await this.#startWatching();
-      yield* catchUpThenLive(source, this.#notifier, start, signal);
-    } catch (e) {
-      if (this.#closed && isStoreClosedError(e)) return;
-      throw e;
-    } finally {
-      this.#subscribers--;
-      if (this.#subscribers === 0) this.#stopPolling();
-    }
-  }
-
-  async #startWatching(): Promise<void> {
-    if (this.#pollTimer === undefined && !this.#closed) {
-      this.#pollTimer = setInterval(() => this.#notifier.notify(), this.#pollIntervalMs);
-      this.#pollTimer.unref();
-    }
-    if (!this.#listenEnabled || this.#listener || this.#closed) return;
-    this.#listenerStarting ??= this.#connectListener().finally(() => {
-      this.#listenerStarting = undefined;
-    });
-    await this.#listenerStarting;
-  }
-
-  #stopPolling(): void {
-    if (this.#pollTimer !== undefined) clearInterval(this.#pollTimer);
-    this.#pollTimer = undefined;
-  }
-
-  async #connectListener(): Promise<void> {
-    const client = new pg.Client(this.#listenConnection);
-    client.on('notification', () => this.#notifier.notify());
-    client.on('error', (e) => {
-      this.#onBackgroundError(e);
-      this.#dropListener(client);
-    });
-    try {
-      await client.connect();
-      await client.query(this.#sql.listen);
-    } catch (e) {
-      this.#onBackgroundError(e);
-      await client.end().catch(() => undefined);
-      this.#scheduleReconnect();
-      return; // subscriptions carry on with polling
-    }
-    if (this.#closed) {
-      await client.end().catch(() => undefined);
-      return;
-    }
-    this.#listener = client;
-    // Whatever was committed while nobody listened is picked up by one more read.
-    this.#notifier.notify();
-  }
-
-  #dropListener(client: pg.Client): void {
-    if (this.#listener === client) this.#listener = undefined;
-    client.end().catch(() => undefined);
-    this.#scheduleReconnect();
-  }
-
-  #scheduleReconnect(): void {
-    if (this.#closed || this.#reconnectTimer !== undefined || this.#subscribers === 0) return;
-    this.#reconnectTimer = setTimeout(() => {
-      this.#reconnectTimer = undefined;
-      if (!this.#closed && this.#subscribers > 0 && !this.#listener) void this.#startWatching().catch(this.#onBackgroundError);
-    }, this.#pollIntervalMs);
-    this.#reconnectTimer.unref();
+    return this.#live.follow(allSource(this), options.after ?? null, options.signal);
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -301,12 +221,7 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
     if (this.#closed) return;
     this.#closed = true;
     this.#notifier.close();
-    this.#stopPolling();
-    if (this.#reconnectTimer !== undefined) clearTimeout(this.#reconnectTimer);
-    await this.#listenerStarting?.catch(() => undefined);
-    const listener = this.#listener;
-    this.#listener = undefined;
-    await listener?.end().catch(() => undefined);
-    if (this.#ownsPool) await this.#pool.end();
+    await this.#live.close();
+    if (this.#ownsPool) await this.#ctx.pool.end();
   }
 }
