@@ -22,7 +22,7 @@ import type { ChangeNotifier } from '../shared/change-notifier.js';
 import { isLostConnection } from './append-outcome.js';
 import { queryRevision } from './event-reads.js';
 import { chunkBySize, encodeBatch, type EncodedBatch } from './row-codec.js';
-import { RAW_TYPES, STREAM_DELETED, UNIQUE_VIOLATION, WRONG_EXPECTED_REVISION, type Queryable } from './statements.js';
+import { RAW_TYPES, STREAM_DELETED, UNIQUE_VIOLATION, WRONG_EXPECTED_REVISION, actualRevision, type Queryable } from './statements.js';
 import { assertOpen, storeFailure, type StoreContext } from './store-context.js';
 
 /** What appends need besides the shared context. */
@@ -158,12 +158,12 @@ async function settle(ctx: AppendContext, row: AppendRow, stream: string, events
       return { nextExpectedRevision: streamRevision(BigInt(row.revision)), position: globalPosition(BigInt(row.position!)) };
     case 'conflict': {
       // As in the memory store, an exact retry of a stored batch succeeds whatever the expected revision says.
-      const actual = BigInt(row.revision);
-      if (actual >= 0n && events.length > 0) {
+      const actual = actualRevision(row.revision);
+      if (actual !== 'no_stream' && events.length > 0) {
         const retried = await settleKnownIds(ctx, stream, events);
         if (retried) return retried;
       }
-      throw concurrencyError(stream, expected, actual < 0n ? 'no_stream' : streamRevision(actual));
+      throw concurrencyError(stream, expected, actual);
     }
     case 'known': {
       const retried = await settleKnownIds(ctx, stream, events);

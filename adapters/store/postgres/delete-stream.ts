@@ -1,9 +1,9 @@
 /** The PostgreSQL store's StreamDeletion: one call of the schema's `delete_stream()` function. */
-import { streamRevision, type StreamRevision } from '../../../runtime/ports/event-store.js';
+import type { StreamRevision } from '../../../runtime/ports/event-store.js';
 import { StreamDeletedError } from '../../../runtime/ports/store-errors.js';
 import type { DeleteStreamOptions } from '../../../runtime/ports/stream-deletion.js';
 import { assertValidStreamId, concurrencyError } from '../../../runtime/ports/store-validation.js';
-import { STREAM_DELETED, WRONG_EXPECTED_REVISION } from './statements.js';
+import { STREAM_DELETED, WRONG_EXPECTED_REVISION, actualRevision } from './statements.js';
 import { assertOpen, storeFailure, type StoreContext } from './store-context.js';
 
 /**
@@ -20,8 +20,7 @@ export async function deleteStoredStream(ctx: StoreContext, stream: string, expe
   } catch (e) {
     const pgErr = e as { code?: string; detail?: string };
     if (pgErr.code === WRONG_EXPECTED_REVISION) {
-      const actual = BigInt(pgErr.detail ?? '-1');
-      throw concurrencyError(stream, expected, actual < 0n ? 'no_stream' : streamRevision(actual));
+      throw concurrencyError(stream, expected, actualRevision(pgErr.detail ?? '-1'));
     }
     if (pgErr.code === STREAM_DELETED) throw new StreamDeletedError(stream, { cause: e });
     throw storeFailure(ctx, e);

@@ -3,6 +3,8 @@
  * The functions and tables themselves are created by the migrations (migrations.ts).
  */
 import type { Pool, PoolClient, QueryConfig } from 'pg';
+import { streamRevision } from '../../../runtime/ports/event-store.js';
+import type { ActualRevision } from '../../../runtime/ports/store-errors.js';
 import { channelName } from './migrations.js';
 
 /** Where a statement can run: the pool (autocommit) or a client inside a transaction. */
@@ -15,6 +17,12 @@ export const RAW_TYPES = { getTypeParser: () => (value: string) => value } as un
 export const WRONG_EXPECTED_REVISION = 'SLC01';
 /** SQLSTATE of `append_events` and `delete_stream` when the stream was deleted. */
 export const STREAM_DELETED = 'SLC03';
+
+/** A stream's actual revision as the store's functions report it (a WRONG_EXPECTED_REVISION `detail`): -1 is no stream. */
+export const actualRevision = (text: string): ActualRevision => {
+  const actual = BigInt(text);
+  return actual < 0n ? 'no_stream' : streamRevision(actual);
+};
 /** SQLSTATE of a unique constraint violation. */
 export const UNIQUE_VIOLATION = '23505';
 
