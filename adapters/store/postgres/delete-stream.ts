@@ -10,7 +10,7 @@ import { assertOpen, storeFailure, type StoreContext } from './store-context.js'
  * Deletes a whole stream if its last revision is `expected`, through `delete_stream()`: one transaction that records
  * it in `archived_streams` (with `reason`) and deletes its events — the only DELETE the append-only trigger lets
  * through. See docs/store-postgres.md.
- * @throws ConcurrencyError when the stream is elsewhere; StreamDeletedError when it was already deleted
+ * @throws ConcurrencyError when its last revision is not `expected`; StreamDeletedError when it was already deleted
  */
 export async function deleteStoredStream(ctx: StoreContext, stream: string, expected: StreamRevision, options: DeleteStreamOptions): Promise<void> {
   assertOpen(ctx);

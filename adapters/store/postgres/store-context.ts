@@ -8,13 +8,18 @@ import type { Statements } from './statements.js';
 
 /** The pool a store queries, its schema's statements, and whether its `close()` has begun. */
 export interface StoreContext {
+  /** Where every statement but LISTEN runs (the caller's pool, or the one the store created). */
   readonly pool: Pool;
+  /** The statements of the store's schema. */
   readonly sql: Statements;
   /** True from the moment `close()` is called. */
   readonly isClosed: () => boolean;
 }
 
-/** @throws StoreClosedError once the store's `close()` has begun */
+/**
+ * The check every operation makes first.
+ * @throws StoreClosedError once the store's `close()` has begun
+ */
 export const assertOpen = (ctx: StoreContext): void => {
   if (ctx.isClosed()) throw new StoreClosedError();
 };
