@@ -1,39 +1,32 @@
 import pg from 'pg';
-import type { ClientConfig, Pool, PoolClient, QueryConfig } from 'pg';
-import {
-  globalPosition,
-  streamRevision,
-  type AppendResult,
-  type EventStore,
-  type ExpectedRevision,
-  type NewEvent,
-  type ReadAllOptions,
-  type ReadAllPagesOptions,
-  type ReadPagesOptions,
-  type ReadStreamOptions,
-  type RecordedEvent,
-  type StreamRevision,
-  type SubscribeAllOptions,
-  type SubscribeOptions,
-  type SubscriptionMessage,
+import type { ClientConfig, Pool } from 'pg';
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadAllPagesOptions,
+  ReadPagesOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  StreamRevision,
+  SubscribeAllOptions,
+  SubscribeOptions,
+  SubscriptionMessage,
 } from '../../../runtime/ports/event-store.js';
-import { InvalidEventError, StoreClosedError, StoreError, StreamDeletedError, UnknownOutcomeError, isStoreClosedError, isStoreError } from '../../../runtime/ports/store-errors.js';
+import { StoreError } from '../../../runtime/ports/store-errors.js';
 import type { DeleteStreamOptions, StreamDeletion } from '../../../runtime/ports/stream-deletion.js';
-import { isLostConnection } from './append-outcome.js';
-import {
-  assertValidBatch,
-  assertValidExpected,
-  assertValidStreamId,
-  concurrencyError,
-  DEFAULT_MAX_EVENT_BYTES,
-  idempotencyVerdict,
-} from '../../../runtime/ports/store-validation.js';
-import { checkedForm } from '../../../runtime/ports/checked-events.js';
-import { deepFreeze } from '../../../domain/json.js';
-import { pageSizeOf } from '../../../runtime/ports/paged-reads.js';
-import { allSource, catchUpThenLive, streamSource, type CatchUpSource } from '../shared/catch-up.js';
+import { assertValidStreamId, DEFAULT_MAX_EVENT_BYTES } from '../../../runtime/ports/store-validation.js';
+import { allSource, streamSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
-import { assertSchemaCurrent, assertValidSchemaName, channelName, migrate } from './migrations.js';
+import { appendEvents, type AppendContext } from './append-events.js';
+import { deleteStoredStream } from './delete-stream.js';
+import { readAllPages, readStreamPages, revisionOf, type ReadContext } from './event-reads.js';
+import { LiveSubscriptions } from './live-subscriptions.js';
+import { assertSchemaCurrent, assertValidSchemaName, migrate } from './migrations.js';
+import { statements } from './statements.js';
+import { assertOpen } from './store-context.js';
 
 /** Options of the PostgreSQL store: the connection, schema, pool and subscription settings. */
 export interface PostgresEventStoreOptions {
@@ -94,39 +87,6 @@ export const POSTGRES_STORE_DEFAULTS = {
   pollIntervalMs: 1000,
 } as const;
 
-/** Rows come back as PostgreSQL's text output, whatever type parsers the caller's `pg` has installed. */
-const RAW_TYPES = { getTypeParser: () => (value: string) => value } as unknown as NonNullable<QueryConfig['types']>;
-
-const MAX_BIGINT = 9_223_372_036_854_775_807n;
-// eslint-disable-next-line no-control-regex
-const NUL = /\u0000/;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-const WRONG_EXPECTED_REVISION = 'SLC01';
-const STREAM_DELETED = 'SLC03';
-const UNIQUE_VIOLATION = '23505';
-
-interface AppendRow {
-  readonly outcome: 'appended' | 'conflict' | 'known';
-  readonly revision: string;
-  readonly position: string | null;
-}
-
-interface EventRow {
-  readonly position: string;
-  readonly stream: string;
-  readonly revision: string;
-  readonly id: string;
-  readonly type: string;
-  readonly time: string;
-  readonly data: string;
-  readonly ignorable: string;
-  readonly metadata: string | null;
-  readonly hash: string | null;
-}
-
-type Queryable = Pick<Pool | PoolClient, 'query'>;
-
 /** Opens (and by default migrates) a PostgreSQL event store. */
 export async function openPostgresEventStore(options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
   const schema = assertValidSchemaName(options.schema ?? POSTGRES_STORE_DEFAULTS.schema);
@@ -159,192 +119,48 @@ export async function openPostgresEventStore(options: PostgresEventStoreOptions)
 
 /**
  * The EventStore port on PostgreSQL. See docs/store-postgres.md for the schema, the concurrency check,
- * how the global order avoids gaps, and how subscriptions go live.
+ * how the global order avoids gaps, and how subscriptions go live. The work is done by the modules beside this one
+ * (append-events, event-reads, delete-stream, live-subscriptions), over one shared StoreContext.
  */
 export class PostgresEventStore implements EventStore, StreamDeletion {
   readonly schema: string;
-  readonly #pool: Pool;
   readonly #ownsPool: boolean;
-  readonly #maxEventBytes: number;
-  readonly #pageSize: number;
-  readonly #maxStatementBytes: number;
-  readonly #pollIntervalMs: number;
-  readonly #listenEnabled: boolean;
-  readonly #notifyEnabled: boolean;
-  readonly #listenConnection: ClientConfig | undefined;
-  readonly #onBackgroundError: (e: unknown) => void;
   readonly #notifier = new ChangeNotifier();
-  readonly #sql: ReturnType<typeof statements>;
+  readonly #ctx: AppendContext & ReadContext;
+  readonly #live: LiveSubscriptions;
   #closed = false;
-  #subscribers = 0;
-  #pollTimer: NodeJS.Timeout | undefined;
-  #listener: pg.Client | undefined;
-  #listenerStarting: Promise<void> | undefined;
-  #reconnectTimer: NodeJS.Timeout | undefined;
 
   /** Use {@link openPostgresEventStore}: it migrates the schema first. */
   constructor(pool: Pool, ownsPool: boolean, schema: string, listenConnection: ClientConfig | undefined, options: PostgresEventStoreOptions) {
-    this.#pool = pool;
     this.#ownsPool = ownsPool;
     this.schema = schema;
-    this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-    this.#pageSize = options.readPageSize ?? POSTGRES_STORE_DEFAULTS.readPageSize;
-    this.#maxStatementBytes = options.maxStatementBytes ?? POSTGRES_STORE_DEFAULTS.maxStatementBytes;
-    this.#pollIntervalMs = options.pollIntervalMs ?? POSTGRES_STORE_DEFAULTS.pollIntervalMs;
-    this.#listenEnabled = options.listen ?? true;
-    this.#notifyEnabled = options.notify ?? true;
-    this.#listenConnection = listenConnection;
-    this.#onBackgroundError = options.onBackgroundError ?? (() => undefined);
-    this.#sql = statements(schema);
+    this.#ctx = {
+      pool,
+      sql: statements(schema),
+      isClosed: () => this.#closed,
+      pageSize: options.readPageSize ?? POSTGRES_STORE_DEFAULTS.readPageSize,
+      maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
+      maxStatementBytes: options.maxStatementBytes ?? POSTGRES_STORE_DEFAULTS.maxStatementBytes,
+      notify: options.notify ?? true,
+      notifier: this.#notifier,
+    };
+    this.#live = new LiveSubscriptions(this.#ctx, this.#notifier, {
+      listen: options.listen ?? true,
+      listenConnection,
+      pollIntervalMs: options.pollIntervalMs ?? POSTGRES_STORE_DEFAULTS.pollIntervalMs,
+      onBackgroundError: options.onBackgroundError ?? (() => undefined),
+    });
   }
 
   // ---------------------------------------------------------------- append
 
   /** The largest event this store accepts (the `maxEventBytes` option). */
   get maxEventBytes(): number {
-    return this.#maxEventBytes;
+    return this.#ctx.maxEventBytes;
   }
 
-  async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    this.#assertOpen();
-    assertValidStreamId(stream);
-    assertValidExpected(expected);
-    assertValidBatch(stream, events, this.#maxEventBytes);
-    const encoded = encodeBatch(events);
-    try {
-      const chunks = chunkBySize(encoded, this.#maxStatementBytes);
-      return chunks.length <= 1
-        ? await this.#appendInOneStatement(stream, events, encoded, expected)
-        : await this.#appendInOneTransaction(stream, events, chunks, expected);
-    } catch (e) {
-      throw this.#wrap(e);
-    }
-  }
-
-  async #appendInOneStatement(stream: string, events: readonly NewEvent[], encoded: EncodedBatch, expected: ExpectedRevision): Promise<AppendResult> {
-    let row: AppendRow;
-    try {
-      row = await this.#callAppend(this.#pool, stream, expected, encoded);
-    } catch (e) {
-      // One autocommit statement: if the connection broke after it was sent, it may have committed.
-      if (!isStoreError(e) && isLostConnection(e) && !this.#closed) {
-        throw new UnknownOutcomeError(stream, events.length, `the PostgreSQL connection broke before the append's answer: ${(e as Error).message}`, { cause: e });
-      }
-      throw e;
-    }
-    return this.#settle(row, stream, events, expected);
-  }
-
-  async #appendInOneTransaction(
-    stream: string,
-    events: readonly NewEvent[],
-    chunks: readonly EncodedBatch[],
-    expected: ExpectedRevision,
-  ): Promise<AppendResult> {
-    const client = await this.#pool.connect();
-    let open = false;
-    try {
-      await client.query('BEGIN');
-      open = true;
-      let exp: ExpectedRevision = expected;
-      let last: AppendRow | undefined;
-      for (const chunk of chunks) {
-        const row = await this.#callAppend(client, stream, exp, chunk);
-        if (row.outcome !== 'appended') {
-          await client.query('ROLLBACK');
-          open = false;
-          // Only the first chunk can conflict (we hold the stream's lock afterwards); 'known' is decided on the whole batch.
-          return await this.#settle(row, stream, events, expected);
-        }
-        exp = BigInt(row.revision);
-        last = row;
-      }
-      open = false;
-      try {
-        await client.query('COMMIT');
-      } catch (e) {
-        // Before COMMIT a broken connection rolls the transaction back; during it, the commit may have happened.
-        if (isLostConnection(e) && !this.#closed) {
-          throw new UnknownOutcomeError(stream, events.length, `the PostgreSQL connection broke during COMMIT: ${(e as Error).message}`, { cause: e });
-        }
-        throw e;
-      }
-      return this.#settle(last!, stream, events, expected);
-    } catch (e) {
-      if (open) await client.query('ROLLBACK').catch(() => undefined);
-      throw e;
-    } finally {
-      client.release();
-    }
-  }
-
-  /** Runs one `append_events` call; refusals come back as outcomes (the statement, or transaction, then failed). */
-  async #callAppend(db: Queryable, stream: string, expected: ExpectedRevision, batch: EncodedBatch): Promise<AppendRow> {
-    try {
-      const result = await db.query<{ revision: string; position: string }>({
-        name: this.#sql.appendName,
-        text: this.#sql.append,
-        values: [stream, String(expected), batch.ids, batch.types, batch.times, batch.data, batch.ignorable, batch.metadata, batch.hashes, this.#notifyEnabled],
-        types: RAW_TYPES,
-      });
-      const row = result.rows[0]!;
-      return { outcome: 'appended', revision: row.revision, position: row.position };
-    } catch (e) {
-      const pgErr = e as { code?: string; constraint?: string; detail?: string };
-      if (pgErr.code === WRONG_EXPECTED_REVISION) return { outcome: 'conflict', revision: pgErr.detail ?? '-1', position: null };
-      if (pgErr.code === STREAM_DELETED) throw new StreamDeletedError(stream, { cause: e });
-      if (pgErr.code === UNIQUE_VIOLATION && pgErr.constraint === 'events_stream_id_key') {
-        return { outcome: 'known', revision: '-1', position: null };
-      }
-      // Backstop: the stream row lock makes these unreachable, but the unique constraints are what the database guarantees.
-      if (pgErr.code === UNIQUE_VIOLATION && (pgErr.constraint === 'events_stream_revision_key' || pgErr.constraint === 'streams_pkey')) {
-        const actual = await this.#revisionVia(this.#pool, stream);
-        return { outcome: 'conflict', revision: actual === 'no_stream' ? '-1' : String(actual), position: null };
-      }
-      throw e;
-    }
-  }
-
-  async #settle(row: AppendRow, stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    switch (row.outcome) {
-      case 'appended':
-        if (events.length > 0) {
-          this.#notifier.notify();
-        }
-        return { nextExpectedRevision: streamRevision(BigInt(row.revision)), position: globalPosition(BigInt(row.position!)) };
-      case 'conflict': {
-        // As in the memory store, an exact retry of a stored batch succeeds whatever the expected revision says.
-        const actual = BigInt(row.revision);
-        if (actual >= 0n && events.length > 0) {
-          const retried = await this.#settleKnownIds(stream, events);
-          if (retried) return retried;
-        }
-        throw concurrencyError(stream, expected, actual < 0n ? 'no_stream' : streamRevision(actual));
-      }
-      case 'known': {
-        const retried = await this.#settleKnownIds(stream, events);
-        // Ids never disappear, so a unique violation on them always finds them; appending again re-runs every check.
-        return retried ?? this.#appendInOneStatement(stream, events, encodeBatch(events), expected);
-      }
-    }
-  }
-
-  /**
-   * Looks the batch's ids up: undefined when none is stored; the original result for an exact retry;
-   * DuplicateEventIdError for anything else.
-   */
-  async #settleKnownIds(stream: string, events: readonly NewEvent[]): Promise<AppendResult | undefined> {
-    const result = await this.#pool.query<{ id: string; revision: string; position: string }>({
-      name: this.#sql.knownName,
-      text: this.#sql.known,
-      values: [stream, events.map((e) => e.id)],
-      types: RAW_TYPES,
-    });
-    const stored = new Map(result.rows.map((r) => [r.id, { revision: BigInt(r.revision), position: BigInt(r.position) }]));
-    const verdict = idempotencyVerdict(stream, events, (id) => stored.get(id)?.revision);
-    if (verdict.kind === 'new') return undefined;
-    const last = stored.get(events.at(-1)!.id)!;
-    return { nextExpectedRevision: streamRevision(last.revision), position: globalPosition(last.position) };
+  append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    return appendEvents(this.#ctx, stream, events, expected);
   }
 
   // ---------------------------------------------------------------- reads
@@ -357,25 +173,8 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
    * `read` a page at a time: keyset pages of at most `pageSize` rows (default: the store's `readPageSize` option), one
    * query each, every page starting after the last revision of the one before.
    */
-  async *readPages(stream: string, options: ReadPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
-    this.#assertOpen();
-    assertValidStreamId(stream);
-    const pageSize = pageSizeOf(options, this.#pageSize);
-    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
-    const forwards = (options.direction ?? 'forwards') === 'forwards';
-    let cursor = forwards ? (options.from ?? 0n) : (options.from ?? MAX_BIGINT);
-    if (forwards && cursor < 0n) cursor = 0n;
-    if (!forwards && cursor > MAX_BIGINT) cursor = MAX_BIGINT;
-    while (remaining > 0 && cursor >= 0n) {
-      const limit = Math.min(pageSize, remaining);
-      const rows = await this.#page(forwards ? this.#sql.readForwardsName : this.#sql.readBackwardsName,
-        forwards ? this.#sql.readForwards : this.#sql.readBackwards, [stream, cursor.toString(), limit]);
-      if (rows.length > 0) yield rows.map(toRecorded);
-      remaining -= rows.length;
-      if (rows.length < limit) return;
-      const last = BigInt(rows.at(-1)!.revision);
-      cursor = forwards ? last + 1n : last - 1n;
-    }
+  readPages(stream: string, options: ReadPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
+    return readStreamPages(this.#ctx, stream, options);
   }
 
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
@@ -386,28 +185,8 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
    * `readAll` a page at a time: keyset pages of at most `pageSize` rows (default: the store's `readPageSize` option),
    * one query each, every page starting after the last position of the one before.
    */
-  async *readAllPages(options: ReadAllPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
-    this.#assertOpen();
-    const pageSize = pageSizeOf(options, this.#pageSize);
-    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
-    let cursor = options.after ?? -1n;
-    while (remaining > 0) {
-      const limit = Math.min(pageSize, remaining);
-      const rows = await this.#page(this.#sql.readAllName, this.#sql.readAll, [cursor.toString(), limit]);
-      if (rows.length > 0) yield rows.map(toRecorded);
-      remaining -= rows.length;
-      if (rows.length < limit) return;
-      cursor = BigInt(rows.at(-1)!.position);
-    }
-  }
-
-  async #page(name: string, text: string, values: unknown[]): Promise<EventRow[]> {
-    this.#assertOpen();
-    try {
-      return (await this.#pool.query<EventRow>({ name, text, values, types: RAW_TYPES })).rows;
-    } catch (e) {
-      throw this.#wrap(e);
-    }
+  readAllPages(options: ReadAllPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
+    return readAllPages(this.#ctx, options);
   }
 
   /**
@@ -415,126 +194,25 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
    * transaction that records it in `archived_streams` (with `reason`) and deletes its events — the only DELETE the
    * append-only trigger lets through. See docs/store-postgres.md.
    */
-  async deleteStream(stream: string, expected: StreamRevision, options: DeleteStreamOptions = {}): Promise<void> {
-    this.#assertOpen();
-    assertValidStreamId(stream);
-    try {
-      await this.#pool.query(`SELECT "${this.schema}".delete_stream($1, $2::bigint, $3)`, [stream, String(expected), options.reason ?? null]);
-    } catch (e) {
-      const pgErr = e as { code?: string; detail?: string };
-      if (pgErr.code === WRONG_EXPECTED_REVISION) {
-        const actual = BigInt(pgErr.detail ?? '-1');
-        throw concurrencyError(stream, expected, actual < 0n ? 'no_stream' : streamRevision(actual));
-      }
-      if (pgErr.code === STREAM_DELETED) throw new StreamDeletedError(stream, { cause: e });
-      throw this.#wrap(e);
-    }
+  deleteStream(stream: string, expected: StreamRevision, options: DeleteStreamOptions = {}): Promise<void> {
+    return deleteStoredStream(this.#ctx, stream, expected, options);
   }
 
-  async revision(stream: string): Promise<StreamRevision | 'no_stream'> {
-    this.#assertOpen();
-    assertValidStreamId(stream);
-    try {
-      return await this.#revisionVia(this.#pool, stream);
-    } catch (e) {
-      throw this.#wrap(e);
-    }
-  }
-
-  async #revisionVia(db: Queryable, stream: string): Promise<StreamRevision | 'no_stream'> {
-    const result = await db.query<{ revision: string }>({
-      name: this.#sql.revisionName,
-      text: this.#sql.revision,
-      values: [stream],
-      types: RAW_TYPES,
-    });
-    const row = result.rows[0];
-    return row ? streamRevision(BigInt(row.revision)) : 'no_stream';
+  revision(stream: string): Promise<StreamRevision | 'no_stream'> {
+    return revisionOf(this.#ctx, stream);
   }
 
   // ---------------------------------------------------------------- subscriptions
 
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {
-    this.#assertOpen();
+    assertOpen(this.#ctx);
     assertValidStreamId(stream);
-    return this.#live(streamSource(this, stream, options.from), null, options.signal);
+    return this.#live.follow(streamSource(this, stream, options.from), null, options.signal);
   }
 
   subscribeAll(options: SubscribeAllOptions = {}): AsyncIterable<SubscriptionMessage> {
-    this.#assertOpen();
-    return this.#live(allSource(this), options.after ?? null, options.signal);
-  }
-
-  async *#live(source: CatchUpSource, start: bigint | null, signal: AbortSignal | undefined): AsyncGenerator<SubscriptionMessage> {
-    this.#subscribers++;
-    try {
-      // Listen before the first read: a commit after the read's snapshot then always bumps the notifier.
-      await this.#startWatching();
-      yield* catchUpThenLive(source, this.#notifier, start, signal);
-    } catch (e) {
-      if (this.#closed && isStoreClosedError(e)) return;
-      throw e;
-    } finally {
-      this.#subscribers--;
-      if (this.#subscribers === 0) this.#stopPolling();
-    }
-  }
-
-  async #startWatching(): Promise<void> {
-    if (this.#pollTimer === undefined && !this.#closed) {
-      this.#pollTimer = setInterval(() => this.#notifier.notify(), this.#pollIntervalMs);
-      this.#pollTimer.unref();
-    }
-    if (!this.#listenEnabled || this.#listener || this.#closed) return;
-    this.#listenerStarting ??= this.#connectListener().finally(() => {
-      this.#listenerStarting = undefined;
-    });
-    await this.#listenerStarting;
-  }
-
-  #stopPolling(): void {
-    if (this.#pollTimer !== undefined) clearInterval(this.#pollTimer);
-    this.#pollTimer = undefined;
-  }
-
-  async #connectListener(): Promise<void> {
-    const client = new pg.Client(this.#listenConnection);
-    client.on('notification', () => this.#notifier.notify());
-    client.on('error', (e) => {
-      this.#onBackgroundError(e);
-      this.#dropListener(client);
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN "${channelName(this.schema)}"`);
-    } catch (e) {
-      this.#onBackgroundError(e);
-      await client.end().catch(() => undefined);
-      this.#scheduleReconnect();
-      return; // subscriptions carry on with polling
-    }
-    if (this.#closed) {
-      await client.end().catch(() => undefined);
-      return;
-    }
-    this.#listener = client;
-    // Whatever was committed while nobody listened is picked up by one more read.
-    this.#notifier.notify();
-  }
-
-  #dropListener(client: pg.Client): void {
-    if (this.#listener === client) this.#listener = undefined;
-    client.end().catch(() => undefined);
-    this.#scheduleReconnect();
-  }
-
-  #scheduleReconnect(): void {
-    if (this.#closed || this.#reconnectTimer !== undefined || this.#subscribers === 0) return;
-    this.#reconnectTimer = setTimeout(() => {
-      this.#reconnectTimer = undefined;
-      if (!this.#closed && this.#subscribers > 0 && !this.#listener) void this.#startWatching().catch(this.#onBackgroundError);
-    }, this.#pollIntervalMs);
-    this.#reconnectTimer.unref();
+    assertOpen(this.#ctx);
+    return this.#live.follow(allSource(this), options.after ?? null, options.signal);
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -543,130 +221,7 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
     if (this.#closed) return;
     this.#closed = true;
     this.#notifier.close();
-    this.#stopPolling();
-    if (this.#reconnectTimer !== undefined) clearTimeout(this.#reconnectTimer);
-    await this.#listenerStarting?.catch(() => undefined);
-    const listener = this.#listener;
-    this.#listener = undefined;
-    await listener?.end().catch(() => undefined);
-    if (this.#ownsPool) await this.#pool.end();
-  }
-
-  #assertOpen(): void {
-    if (this.#closed) throw new StoreClosedError();
-  }
-
-  #wrap(e: unknown): unknown {
-    if (isStoreError(e)) return e;
-    if (this.#closed) return new StoreClosedError();
-    return new StoreError('store-io', `PostgreSQL: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    await this.#live.close();
+    if (this.#ownsPool) await this.#ctx.pool.end();
   }
 }
-
-// ------------------------------------------------------------------ SQL and encoding
-
-const statements = (schema: string) => {
-  const s = `"${schema}"`;
-  const columns = 'position, stream, revision, id, type, time, data, ignorable, metadata, hash';
-  return {
-    appendName: `stl_append_${schema}`,
-    append: `SELECT new_revision AS revision, last_position AS position FROM ${s}.append_events($1, $2, $3::text[], $4::text[], $5::float8[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::boolean)`,
-    knownName: `stl_known_${schema}`,
-    known: `SELECT id, revision, position FROM ${s}.events WHERE stream = $1 AND id = ANY ($2::text[])`,
-    revisionName: `stl_revision_${schema}`,
-    revision: `SELECT revision FROM ${s}.streams WHERE stream = $1`,
-    readForwardsName: `stl_read_fwd_${schema}`,
-    readForwards: `SELECT ${columns} FROM ${s}.events WHERE stream = $1 AND revision >= $2::bigint ORDER BY revision ASC LIMIT $3`,
-    readBackwardsName: `stl_read_bwd_${schema}`,
-    readBackwards: `SELECT ${columns} FROM ${s}.events WHERE stream = $1 AND revision <= $2::bigint ORDER BY revision DESC LIMIT $3`,
-    readAllName: `stl_read_all_${schema}`,
-    readAll: `SELECT ${columns} FROM ${s}.events WHERE position > $1::bigint ORDER BY position ASC LIMIT $2`,
-  };
-};
-
-interface EncodedBatch {
-  readonly ids: string[];
-  readonly types: string[];
-  readonly times: number[];
-  readonly data: string[];
-  readonly ignorable: boolean[];
-  readonly metadata: (string | null)[];
-  readonly hashes: (string | null)[];
-  readonly bytes: number;
-}
-
-/**
- * PostgreSQL text cannot hold U+0000, and UTF-8 cannot hold a lone surrogate: refuse such ids and types rather
- * than let the driver alter them. `data` is kept as JSON text, where both survive as `\u` escapes.
- */
-const encodeBatch = (events: readonly NewEvent[]): EncodedBatch => {
-  const batch = {
-    ids: [] as string[],
-    types: [] as string[],
-    times: [] as number[],
-    data: [] as string[],
-    ignorable: [] as boolean[],
-    metadata: [] as (string | null)[],
-    hashes: [] as (string | null)[],
-    bytes: 0,
-  };
-  events.forEach((e, i) => {
-    for (const [field, value] of [['id', e.id], ['type', e.type]] as const) {
-      if (NUL.test(value)) throw new InvalidEventError(i, `${field} contains U+0000, which PostgreSQL text cannot store`);
-      if (LONE_SURROGATE.test(value)) throw new InvalidEventError(i, `${field} is not valid UTF-16 (lone surrogate)`);
-    }
-    const data = checkedForm(e)?.dataJson ?? JSON.stringify(e.data);
-    batch.ids.push(e.id);
-    batch.types.push(e.type);
-    batch.times.push(e.time);
-    batch.data.push(data);
-    batch.ignorable.push(e.ignorable === true);
-    const metadata = e.metadata === undefined ? null : JSON.stringify(e.metadata);
-    batch.metadata.push(metadata);
-    batch.hashes.push(e.hash ?? null);
-    batch.bytes += data.length + e.id.length + e.type.length + (metadata?.length ?? 0) + 96;
-  });
-  return batch;
-};
-
-const chunkBySize = (batch: EncodedBatch, maxBytes: number): EncodedBatch[] => {
-  if (batch.bytes <= maxBytes) return [batch];
-  const chunks: EncodedBatch[] = [];
-  let start = 0;
-  let bytes = 0;
-  const cut = (end: number): void => {
-    chunks.push({
-      ids: batch.ids.slice(start, end),
-      types: batch.types.slice(start, end),
-      times: batch.times.slice(start, end),
-      data: batch.data.slice(start, end),
-      ignorable: batch.ignorable.slice(start, end),
-      metadata: batch.metadata.slice(start, end),
-      hashes: batch.hashes.slice(start, end),
-      bytes,
-    });
-    start = end;
-    bytes = 0;
-  };
-  for (let i = 0; i < batch.ids.length; i++) {
-    const size = batch.data[i]!.length + batch.ids[i]!.length + batch.types[i]!.length + (batch.metadata[i]?.length ?? 0) + 96;
-    if (i > start && bytes + size > maxBytes) cut(i);
-    bytes += size;
-  }
-  cut(batch.ids.length);
-  return chunks;
-};
-
-const toRecorded = (row: EventRow): RecordedEvent =>
-  deepFreeze({
-    stream: row.stream,
-    revision: streamRevision(BigInt(row.revision)),
-    position: globalPosition(BigInt(row.position)),
-    id: row.id,
-    type: row.type,
-    time: Number(row.time),
-    data: JSON.parse(row.data) as unknown,
-    ...(row.ignorable === 't' ? { ignorable: true as const } : {}),
-    ...(row.metadata !== null ? { metadata: JSON.parse(row.metadata) as Record<string, unknown> } : {}),
-    ...(row.hash !== null ? { hash: row.hash } : {}),
-  });

@@ -1,0 +1,57 @@
+/**
+ * The SQL the PostgreSQL store runs, the settings it runs it with, and the SQLSTATEs its functions answer with.
+ * The functions and tables themselves are created by the migrations (migrations.ts).
+ */
+import type { Pool, PoolClient, QueryConfig } from 'pg';
+import { streamRevision } from '../../../runtime/ports/event-store.js';
+import type { ActualRevision } from '../../../runtime/ports/store-errors.js';
+import { channelName } from './migrations.js';
+
+/** Where a statement can run: the pool (autocommit) or a client inside a transaction. */
+export type Queryable = Pick<Pool | PoolClient, 'query'>;
+
+/** Rows come back as PostgreSQL's text output, whatever type parsers the caller's `pg` has installed. */
+export const RAW_TYPES = { getTypeParser: () => (value: string) => value } as unknown as NonNullable<QueryConfig['types']>;
+
+/** SQLSTATE of `append_events` and `delete_stream` when the stream is not at the expected revision; `detail` holds the actual one. */
+export const WRONG_EXPECTED_REVISION = 'SLC01';
+/** SQLSTATE of `append_events` and `delete_stream` when the stream was deleted. */
+export const STREAM_DELETED = 'SLC03';
+
+/** A stream's actual revision as the store's functions report it (a WRONG_EXPECTED_REVISION `detail`): -1 is no stream. */
+export const actualRevision = (text: string): ActualRevision => {
+  const actual = BigInt(text);
+  return actual < 0n ? 'no_stream' : streamRevision(actual);
+};
+/** SQLSTATE of a unique constraint violation. */
+export const UNIQUE_VIOLATION = '23505';
+
+/** The statements of one schema (see {@link statements}). */
+export type Statements = ReturnType<typeof statements>;
+
+/**
+ * The statements of the store in `schema` (a name migrations.ts has validated). Each prepared statement has a name
+ * of its own per schema (`…Name`), so that stores on different schemas can share a pool.
+ */
+export const statements = (schema: string) => {
+  const s = `"${schema}"`;
+  const columns = 'position, stream, revision, id, type, time, data, ignorable, metadata, hash';
+  return {
+    appendName: `stl_append_${schema}`,
+    append: `SELECT new_revision AS revision, last_position AS position FROM ${s}.append_events($1, $2, $3::text[], $4::text[], $5::float8[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::boolean)`,
+    knownName: `stl_known_${schema}`,
+    known: `SELECT id, revision, position FROM ${s}.events WHERE stream = $1 AND id = ANY ($2::text[])`,
+    revisionName: `stl_revision_${schema}`,
+    revision: `SELECT revision FROM ${s}.streams WHERE stream = $1`,
+    readForwardsName: `stl_read_fwd_${schema}`,
+    readForwards: `SELECT ${columns} FROM ${s}.events WHERE stream = $1 AND revision >= $2::bigint ORDER BY revision ASC LIMIT $3`,
+    readBackwardsName: `stl_read_bwd_${schema}`,
+    readBackwards: `SELECT ${columns} FROM ${s}.events WHERE stream = $1 AND revision <= $2::bigint ORDER BY revision DESC LIMIT $3`,
+    readAllName: `stl_read_all_${schema}`,
+    readAll: `SELECT ${columns} FROM ${s}.events WHERE position > $1::bigint ORDER BY position ASC LIMIT $2`,
+    /** Not prepared: deletions are rare. */
+    deleteStream: `SELECT ${s}.delete_stream($1, $2::bigint, $3)`,
+    /** Run on the dedicated listener connection. */
+    listen: `LISTEN "${channelName(schema)}"`,
+  };
+};
