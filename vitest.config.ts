@@ -44,6 +44,7 @@ const ISOLATED_FILES = [
   'test/adapters/cli/export-audit.test.ts',
   'test/adapters/cli/audit-json-stream.test.ts',
   'test/adapters/cli/dsh-audit-one-read.test.ts',
+  'test/adapters/cli/verify-pubkey-once.test.ts',
   'test/adapters/keys/key-stores.test.ts',
   'test/adapters/store/open-store.test.ts',
   'test/runtime/oversized-input.test.ts',

@@ -4,6 +4,7 @@ import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import * as zlib from 'node:zlib';
 import { createGunzip } from 'node:zlib';
+import { sameJson } from '../../domain/json.js';
 import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
 import {
   ARCHIVE_FORMAT,
@@ -162,7 +163,9 @@ export async function* scanArchive(file: string): AsyncGenerator<ArchiveItem> {
     } else {
       if (section !== null) throw corrupt(n, section.session, 'the manifest comes before the section ends');
       if (c.events !== total) throw corrupt(n, null, `the manifest counts ${c.events} events, the sections hold ${total}`);
-      const same = c.sessions.length === seen.length && c.sessions.every((s, i) => JSON.stringify(s) === JSON.stringify(seen[i]));
+      // both sides are schema outputs of parsed JSON (strings and integers), so lossless JSON: sameJson answers what
+      // comparing their JSON texts would, and the schema gives their keys one order whatever the line's
+      const same = c.sessions.length === seen.length && c.sessions.every((s, i) => sameJson(s, seen[i]));
       if (!same) throw corrupt(n, null, 'the manifest does not list the sections as they are (count, head or digest)');
       manifest = true;
       yield { kind: 'manifest', sessions: c.sessions, events: c.events };

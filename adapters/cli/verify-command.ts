@@ -2,13 +2,13 @@ import { stat } from 'node:fs/promises';
 
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { errorChain } from '../../runtime/errors.js';
-import { ed25519Verifier, isSigningKeyError, readKeyFile, type HeadVerifier } from '../chain/ed25519.js';
+import { isSigningKeyError, readKeyFile } from '../chain/ed25519.js';
 import { verifySession, type SessionVerification, type VerifyOptions } from '../chain/verify-session.js';
 import { looksLikeArchive } from '../archive/archive-sniff.js';
 import { openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { listStreams, storeEnvelopes } from './log-sources.js';
-import { verifyFile } from './verify-file.js';
+import { verifyFile, verifyFileKey, type VerifyFileKey } from './verify-file.js';
 import { parseCommandArgs } from './cli-args.js';
 import { createProgress } from './progress.js';
 import { parseFormatOption, resolveFileFormat, type LogFormat } from './log-format.js';
@@ -126,11 +126,11 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
   const fromStore = storeSpec !== undefined;
   if (fromStore ? positionals.length === 0 && !args.flags.all : positionals.length !== 1 || args.flags.all) return usage('');
   if (fromStore && args.flags.all && positionals.length > 0) return usage('--all or session ids, not both');
-  let verifiers: HeadVerifier[] = [];
-  let publicKeys: { pem: string; where: string }[] = [];
+  // each key parsed once, here: its verifier serves this thread; verifyFile's workers are sent its text
+  let publicKeys: VerifyFileKey[] = [];
   try {
-    publicKeys = (args.strings.pubkey?.split(',') ?? []).map((where) => ({ pem: readKeyFile(where), where }));
-    verifiers = publicKeys.map((k) => ed25519Verifier(k.pem, k.where));
+    const texts = (args.strings.pubkey?.split(',') ?? []).map((where) => ({ pem: readKeyFile(where), where }));
+    publicKeys = texts.map((k) => verifyFileKey(k.pem, k.where));
   } catch (e) {
     if (isSigningKeyError(e)) return usage(`steerlog verify: ${e.message}`);
     throw e;
@@ -142,7 +142,7 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
     anchor = parsed;
   }
   const progress = createProgress(io, 'verifying', args.flags.json === true || args.flags.head === true);
-  const options: VerifyOptions = { verifiers, ...(anchor ? { anchor } : {}), onEvent: progress.tick };
+  const options: VerifyOptions = { verifiers: publicKeys.map((k) => k.verifier), ...(anchor ? { anchor } : {}), onEvent: progress.tick };
 
   const results: SessionVerification[] = [];
   let fileFormat: LogFormat = 'steerlog';

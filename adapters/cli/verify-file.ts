@@ -2,7 +2,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { isChainHash } from '../../domain/event-chain.js';
-import { ed25519Verifier } from '../chain/ed25519.js';
+import { ed25519Verifier, type HeadVerifier } from '../chain/ed25519.js';
 import { combineSegments, type VerifiedSegment } from '../chain/verification-result.js';
 import { createSessionVerifier, streamOfFirstEvent, type SessionVerification, type VerifyOptions } from '../chain/verify-session.js';
 import { fileEnvelopeBatches } from './log-sources.js';
@@ -17,10 +17,25 @@ import { startWorkerTask, workerMode, type WorkerTask } from './worker-task.js';
  * what one verifier reading the whole file finds — the first broken link, the counts, the signed heads, the anchor.
  */
 
+/**
+ * A public key that checks signed heads, parsed once: its PEM text and where it came from, which the workers are sent
+ * (each parses them once), and this thread's verifier of it. Made by {@link verifyFileKey}.
+ */
+export interface VerifyFileKey {
+  readonly pem: string;
+  /** Where the key came from (its file), named by a `SigningKeyError`. */
+  readonly where: string;
+  /** This thread's verifier of `pem`. */
+  readonly verifier: HeadVerifier;
+}
+
+/** Parses a PEM public key for {@link verifyFile}; a `SigningKeyError` naming `where` when it is not an Ed25519 public key. */
+export const verifyFileKey = (pem: string, where: string): VerifyFileKey => ({ pem, where, verifier: ed25519Verifier(pem, where) });
+
 /** Options of {@link verifyFile}. */
 export interface VerifyFileOptions {
-  /** PEM texts of the public keys that check signed heads (workers build their own verifiers from them). @defaultValue none */
-  readonly publicKeys?: readonly { readonly pem: string; readonly where: string }[];
+  /** The public keys that check signed heads (this thread uses their verifiers, the workers their PEM texts). @defaultValue none */
+  readonly publicKeys?: readonly VerifyFileKey[];
   /** A head kept outside the log; the log must contain it. @defaultValue none */
   readonly anchor?: VerifyOptions['anchor'];
   /** Called after each verified event (on this thread; a worker's events are reported in batches). */
@@ -57,7 +72,7 @@ const MIB = 1024 * 1024;
 /** The verification of a JSONL log file: the same as `verifySession(null, fileEnvelopes(file), …)`, sooner on several cores. */
 export const verifyFile = async (file: string, options: VerifyFileOptions = {}): Promise<SessionVerification> => {
   const verify: VerifyOptions = {
-    verifiers: (options.publicKeys ?? []).map((k) => ed25519Verifier(k.pem, k.where)),
+    verifiers: (options.publicKeys ?? []).map((k) => k.verifier),
     ...(options.anchor ? { anchor: options.anchor } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   };
@@ -66,13 +81,15 @@ export const verifyFile = async (file: string, options: VerifyFileOptions = {}):
   options.onRanges?.(plan === null ? 1 : plan.cuts.length + 1);
   if (plan === null) return (await verifyRange(file, 0, undefined, null, null, verify)).result;
   const { stream, cuts } = plan;
+  // a worker is sent the keys' texts (a verifier cannot be sent) and parses them itself, once
+  const publicKeys = (options.publicKeys ?? []).map(({ pem, where }) => ({ pem, where }));
   const task = (i: number): SegmentTask => ({
     file,
     start: cuts[i - 1]!.end,
     end: cuts[i]?.end,
     stream,
     startsAfter: cuts[i - 1]!.after,
-    publicKeys: options.publicKeys ?? [],
+    publicKeys,
     anchor: options.anchor ?? null,
   });
   const onProgress = (events: number): void => {

@@ -1,5 +1,6 @@
 import type { ContentBlock, UserMessage } from '../../domain/message.js';
 import { createUserMessage } from '../../domain/message.js';
+import { sameJson } from '../../domain/json.js';
 import { HostError } from './errors.js';
 import type { PromptContentBlock } from './schemas.js';
 
@@ -37,8 +38,13 @@ export const checkImages = (blocks: readonly PromptContentBlock[], policy: Image
   }
 };
 
-/** Two contents are the same prompt (an idempotent retry) when their JSON is equal. */
-export const sameContent = (a: readonly ContentBlock[], b: readonly ContentBlock[]): boolean => JSON.stringify(a) === JSON.stringify(b);
+/**
+ * Two contents are the same prompt (an idempotent retry) when their JSON texts are equal (key order counts), compared
+ * in place by `sameJson`, whose answer that is for lossless JSON. Both contents are: the admitted one is a logged
+ * event's data (the session log holds only lossless JSON copies), the retry's is built by `toContentBlocks` from
+ * strings its request schema parsed.
+ */
+export const sameContent = (a: readonly ContentBlock[], b: readonly ContentBlock[]): boolean => sameJson(a, b);
 
 /** A fresh prompt message with the given id and source. */
 export const promptMessage = (id: string, content: readonly ContentBlock[], source: UserMessage['source']): UserMessage =>

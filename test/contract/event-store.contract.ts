@@ -29,13 +29,6 @@ export interface EventStoreHarness {
   readonly maxEventBytes?: number;
   /** Run the StreamDeletion contract too (test/contract/stream-deletion.contract.ts). @defaultValue true */
   readonly deletion?: boolean;
-  /**
-   * `close()` may wait forever for an all-streams read its reader left early (a `maxCount` reached before the end):
-   * EventStoreDB's client, whose `dispose()` can wait for a read cancelled before it ended (the adapter's `revision`
-   * reads to the end for the same reason). The paged all-streams cases then check `maxCount` only where the read
-   * reaches the end. @defaultValue false
-   */
-  readonly earlyExitBlocksClose?: boolean;
 }
 
 let counter = 0;

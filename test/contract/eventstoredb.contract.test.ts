@@ -35,7 +35,6 @@ const fakeSuite = (name: string, features: FakeFeatures, path: 'Append' | 'Batch
       bigStreamEvents: FAKE_BIG_STREAM_EVENTS,
       // the server's 1 MiB per event, less what steerlog's own metadata (chain hash, provenance) may take
       maxEventBytes: 1024 * 1024 - METADATA_ALLOWANCE,
-      earlyExitBlocksClose: true,
       // the deletion contract runs too (deletion defaults to true): the adapter tombstones (see docs/store-eventstoredb.md)
     });
 
@@ -63,6 +62,5 @@ describe.skipIf(!ESDB_URL)('eventstoredb — real server', () => {
     create: async () => openEventStoreDbStore({ connectionString: ESDB_URL! }),
     openPeer: async () => openEventStoreDbStore({ connectionString: ESDB_URL! }),
     maxEventBytes: 1024 * 1024 - METADATA_ALLOWANCE,
-    earlyExitBlocksClose: true,
   });
 });

@@ -10,8 +10,15 @@ import { isStreamDeleted, isStreamNotFound, isSystemEvent, packPosition, toStore
  * and whether a stream is tombstoned. The store (grpc-event-store.ts) maps what they yield to the port's events.
  */
 
-/** A client read: a `Readable` with `cancel()` (`@eventstore/db-client`) or an async generator (`@kurrent/kurrentdb-client`). */
-export type ClientRead = AsyncIterable<WireResolvedEvent> & Partial<Pick<Readable, 'destroy'>> & { cancel?(): Promise<void> };
+/**
+ * A client read: a `Readable` with `cancel()` (`@eventstore/db-client`, a Transform the client pipes the gRPC call's
+ * stream into, announcing it with the `'pipe'` event) or an async generator (`@kurrent/kurrentdb-client`).
+ */
+export type ClientRead = AsyncIterable<WireResolvedEvent> &
+  Partial<Pick<Readable, 'destroy'>> & {
+    cancel?(): Promise<void>;
+    once?(event: 'pipe', listener: (source: Readable) => void): unknown;
+  };
 
 /** What the reads need from their store. */
 export interface ClientReadsDeps {
@@ -50,12 +57,28 @@ export class ClientReads {
   async *iterate(read: ClientRead, what: string, tombstone?: TombstoneHandling): AsyncGenerator<WireResolvedEvent> {
     const { closing, isClosed, driver } = this.#deps;
     let finished = false;
-    // A Readable (esdb) is cancelled and destroyed. An async generator (kurrentdb, whose reads go through its native
-    // bridge) is returned by the for-await below on an early exit, but the bridge cannot cancel the server call: it
-    // receives the rest in the background (see docs/store-eventstoredb.md, *Two clients*).
+    let stopped = false;
+    // The gRPC call's own stream (esdb), which the client pipes into `read`. Cancelling the call does nothing once the
+    // server has ended it, and destroying `read` unpipes and pauses the call's stream: if the server's end had already
+    // arrived (or arrives before the cancel, which the client defers to the next turn), the paused stream holds its
+    // end unread and never finishes, and the client's dispose(), which waits for every call's stream to finish, would
+    // keep the store's close() waiting forever. So a stopped read destroys the call's stream too.
+    let call: Readable | undefined;
+    const endCall = (): void => {
+      if (call !== undefined && !call.destroyed) call.destroy();
+    };
+    read.once?.('pipe', (source) => {
+      call = source;
+      if (stopped) endCall(); // stopped before the client had the call's stream
+    });
+    // A Readable (esdb) is cancelled and destroyed, with its call's stream. An async generator (kurrentdb, whose reads
+    // go through its native bridge) is returned by the for-await below on an early exit, but the bridge cannot cancel
+    // the server call: it receives the rest in the background (see docs/store-eventstoredb.md, *Two clients*).
     const stop = (): void => {
+      stopped = true;
       if (typeof read.cancel === 'function') void read.cancel().catch(() => {});
       read.destroy?.();
+      endCall();
     };
     const onClose = (): void => stop();
     closing.addEventListener('abort', onClose, { once: true });

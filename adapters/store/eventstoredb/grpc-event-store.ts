@@ -337,8 +337,8 @@ export abstract class GrpcEventStore implements EventStore, StreamDeletion {
   async revision(stream: string): Promise<StreamRevision | 'no_stream'> {
     this.#assertOpen();
     this.#assertStream(stream);
-    // Read to the end (one event) rather than returning early: a read cancelled before it ended can leave the
-    // client's stream unfinished, and the client's dispose() then waits for it.
+    // Read to the end (one event) rather than returning early: the server ends the call by itself, with nothing to
+    // cancel (a read left early is cancelled, see ClientReads.iterate).
     let last: StreamRevision | 'no_stream' = 'no_stream';
     for await (const e of this.read(stream, { direction: 'backwards', maxCount: 1 })) last = e.revision;
     return last;

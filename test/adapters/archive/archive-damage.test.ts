@@ -103,6 +103,40 @@ describe('a damaged archive is refused, naming where', () => {
     expect(v.sessions[1]!.break?.kind).toBe('hash-mismatch');
   });
 
+  it('the manifest must list each section as its end line does: any other count, head, digest, name or order is refused; key order is not a difference', async () => {
+    const lines = text.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('{"archive":"manifest"'));
+    expect(at).toBeGreaterThan(0);
+    type Entry = { session: string; events: number; head: { seq: number; hash: string }; sha256: string };
+    const manifest = JSON.parse(lines[at]!) as { archive: 'manifest'; sessions: Entry[]; events: number };
+    expect(manifest.sessions.length).toBeGreaterThan(1);
+    /** The archive with its manifest line's text replaced; its manifest counts the same events either way. */
+    const withManifest = (line: string): string => write(gzipSync([...lines.slice(0, at), line, ...lines.slice(at + 1)].join('\n')));
+    const withSessions = (sessions: readonly unknown[]): string => withManifest(JSON.stringify({ ...manifest, sessions }));
+    const [first, second, ...rest] = manifest.sessions as [Entry, Entry, ...Entry[]];
+    const otherHex = (h: string): string => (h[0] === '0' ? '1' : '0') + h.slice(1);
+
+    expect(await refusal(withSessions(manifest.sessions))).toBeNull();
+    // the same entries with their keys in another order: the same sections
+    const reordered = manifest.sessions.map((e) => ({ sha256: e.sha256, head: { hash: e.head.hash, seq: e.head.seq }, events: e.events, session: e.session }));
+    expect(await refusal(withSessions(reordered))).toBeNull();
+
+    for (const [what, sessions] of [
+      ['another event count', [{ ...first, events: first.events + 1 }, { ...second, events: second.events - 1 }, ...rest]],
+      ['another head seq', [{ ...first, head: { ...first.head, seq: first.head.seq + 1 } }, second, ...rest]],
+      ['another head hash', [{ ...first, head: { ...first.head, hash: otherHex(first.head.hash) } }, second, ...rest]],
+      ['another digest', [first, { ...second, sha256: otherHex(second.sha256) }, ...rest]],
+      ['another session name', [{ ...first, session: `${first.session}-x` }, second, ...rest]],
+      ['the sections in another order', [second, first, ...rest]],
+      ['a section left out', [first, ...rest]],
+    ] as const) {
+      const e = await refusal(withSessions(sessions));
+      expect(isArchiveError(e) && e.code === 'archive-corrupt', `${what}: ${String(e)}`).toBe(true);
+      // refused at the manifest line, naming no session: the manifest's own check, not a section's
+      expect([(e as { line: unknown }).line, (e as { session: unknown }).session], what).toEqual([at + 1, null]);
+    }
+  });
+
   it('the CLI: exit 3 with the place for a damaged archive, exit 3 for a missing one, not-gzip refused', async () => {
     const truncated = write(good.subarray(0, good.length - 8));
     for (const argv of [

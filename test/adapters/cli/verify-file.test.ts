@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ed25519Verifier } from '../../../adapters/chain/ed25519.js';
 import { verifySession } from '../../../adapters/chain/verify-session.js';
 import { fileEnvelopes } from '../../../adapters/cli/log-sources.js';
-import { verifyFile, type VerifyFileOptions } from '../../../adapters/cli/verify-file.js';
+import { verifyFile, verifyFileKey, type VerifyFileOptions } from '../../../adapters/cli/verify-file.js';
 import { sessionLog } from '../../../bench/support/session-log.js';
 import { chainInputOf, GENESIS_HASH } from '../../../domain/event-chain.js';
 import { sha256ChainHash } from '../../../runtime/chain-hash.js';
@@ -89,7 +89,7 @@ describe('verify of a file in byte ranges, on worker threads = one verifier over
       const expected = await verifySession(null, fileEnvelopes(file), { verifiers, ...(anchor ? { anchor } : {}) });
       expect(expected.signatures!.heads).toBeGreaterThan(2);
       for (const segments of [2, 4]) {
-        expect(await verifyFile(file, { ...cut(segments), publicKeys: [{ pem, where: 'key.pem' }], ...(anchor ? { anchor } : {}) })).toEqual(expected);
+        expect(await verifyFile(file, { ...cut(segments), publicKeys: [verifyFileKey(pem, 'key.pem')], ...(anchor ? { anchor } : {}) })).toEqual(expected);
       }
     }
   });
