@@ -28,7 +28,7 @@ import { decideQueueEdit, type QueueEditError } from '../domain/queue-edit.js';
 import type { InvalidMessageError } from '../domain/errors.js';
 import { describeValue } from '../domain/json.js';
 import { checkAbortCause, invalidArgument, optionalBoolean, readOptions, requireBoolean, requireFunction } from './arguments.js';
-import { HookRegistry, type AgentHooks, type HookName } from './hooks.js';
+import { describeHook, HOOK_NAMES, HookRegistry, type AgentHooks, type HookName } from './hooks.js';
 import type { Logger } from './logger.js';
 import { runModelStep, TurnAborted, type ModelStepPort } from './model-step.js';
 import type { ModelPort } from './ports/model.js';
@@ -659,13 +659,3 @@ const errorFacts = (e: unknown): TurnError => {
   return { message: capMessage(errorChain(e)), code: 'UNKNOWN' };
 };
 
-const HOOK_NAMES: readonly string[] = Object.keys({
-  'pre-step': true,
-  'turn-stopping': true,
-  status: true,
-  'inbox/inserted': true,
-  'inbox/claimed': true,
-  'inbox/discarded': true,
-  error: true,
-} satisfies Record<HookName, true>);
-const describeHook = (name: unknown): string => (typeof name === 'string' ? JSON.stringify(name) : typeof name);
