@@ -1,8 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { MessageId } from '../domain/brand.js';
 import type { EventMetadata } from '../domain/event-metadata.js';
-import type { AbortCause, EventDataByType, InboxTarget, LogEvent, TurnEndReason, TurnError } from '../domain/events.js';
-import { admitMessage, decideInbox, type InboxCommand } from '../domain/inbox/inbox-decide.js';
+import type { AbortCause, EventDataByType, InboxTarget, LogEvent, TurnEndReason } from '../domain/events.js';
+import { decideInbox, type InboxCommand } from '../domain/inbox/inbox-decide.js';
 import { applySpliceRemoving } from '../domain/inbox/inbox-evolve.js';
 import { notificationsOfRemoval } from '../domain/inbox/inbox-notifications.js';
 import { hasPending, initialInboxState, nextStepItems, nextTurnItems, type InboxState } from '../domain/inbox/inbox-state.js';
@@ -20,17 +20,17 @@ import {
   shouldAskTurnStopping,
   shouldCloseAfterStep,
   type DriverAfterTurn,
-  type PreStepDecision,
   type StepResult,
 } from '../domain/turn-machine.js';
-import { errorChain, isMessageTooLargeError, isModelError, MessageTooLargeError, RuntimeError } from './errors.js';
+import { isMessageTooLargeError, MessageTooLargeError, RuntimeError } from './errors.js';
 import { decideQueueEdit, type QueueEditError } from '../domain/queue-edit.js';
 import type { InvalidMessageError } from '../domain/errors.js';
-import { describeValue } from '../domain/json.js';
 import { checkAbortCause, invalidArgument, optionalBoolean, readOptions, requireBoolean, requireFunction } from './arguments.js';
 import { describeHook, HOOK_NAMES, HookRegistry, type AgentHooks, type HookName } from './hooks.js';
 import type { Logger } from './logger.js';
 import { runModelStep, TurnAborted, type ModelStepPort } from './model-step.js';
+import { runPreStep } from './pre-step.js';
+import { errorFacts } from './turn-error.js';
 import type { ModelPort } from './ports/model.js';
 import type { CommitCheck, EventObserver, SessionLog } from './session-log.js';
 import type { Tool } from './tools.js';
@@ -553,7 +553,7 @@ export class Agent {
         boundary++;
         const system = await this.#assemble(n, k, signal);
         this.#throwIfAborted(p);
-        const decision = await this.#preStep(claimed, n, k, signal);
+        const decision = await runPreStep(this.#hooks.listeners('pre-step'), { agent: this, messages: claimed, turn: n, step: k, signal });
         this.#throwIfAborted(p);
         const outcome = decideBoundary(decision, stepsEntered, ending);
         if (outcome.kind === 'close-turn') {
@@ -620,42 +620,4 @@ export class Agent {
     return sp({ agent: this, turn, step, signal });
   }
 
-  /** The pre-step waterfall: listeners in registration order, each may call next(); innermost enters the claimed batch. */
-  async #preStep(claimed: readonly UserMessage[], turn: number, step: number, signal: AbortSignal): Promise<PreStepDecision<UserMessage>> {
-    const listeners = this.#hooks.listeners('pre-step');
-    const ctx = { agent: this, messages: claimed, turn, step, signal };
-    const run = async (i: number): Promise<PreStepDecision<UserMessage>> => {
-      if (i === listeners.length) return { kind: 'enter', messages: claimed };
-      return checkDecision(await listeners[i]!(ctx, () => run(i + 1)));
-    };
-    return run(0);
-  }
 }
-
-const checkDecision = (d: unknown): PreStepDecision<UserMessage> => {
-  if (typeof d === 'object' && d !== null) {
-    const dd = d as { kind?: unknown; messages?: unknown };
-    if (dd.kind === 'reject') return { kind: 'reject' };
-    if (dd.kind === 'enter' && Array.isArray(dd.messages)) {
-      const messages: UserMessage[] = [];
-      for (const m of dd.messages) {
-        const admitted = admitMessage(m, 'pre-step message');
-        if (E.isLeft(admitted)) throw admitted.left;
-        messages.push(admitted.right);
-      }
-      return { kind: 'enter', messages };
-    }
-  }
-  throw new RuntimeError('invalid-pre-step-decision', `a pre-step listener returned ${describeValue(d)}; expected enter(messages) or reject()`);
-};
-
-/** Longest error message a `turn/end` records (a longer one is cut, saying so), so the closing event always fits. */
-const MAX_ERROR_MESSAGE = 4096;
-const capMessage = (m: string): string => (m.length <= MAX_ERROR_MESSAGE ? m : `${m.slice(0, MAX_ERROR_MESSAGE)}… (${m.length} characters, cut)`);
-
-const errorFacts = (e: unknown): TurnError => {
-  if (isModelError(e)) return { message: capMessage(e.facts.message), code: e.facts.code, ...(e.facts.status !== undefined ? { status: e.facts.status } : {}) };
-  if (isMessageTooLargeError(e)) return { message: e.message, code: 'MESSAGE_TOO_LARGE' };
-  return { message: capMessage(errorChain(e)), code: 'UNKNOWN' };
-};
-
