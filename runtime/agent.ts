@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { MessageId } from '../domain/brand.js';
 import type { EventMetadata } from '../domain/event-metadata.js';
-import type { AbortCause, EventDataByType, InboxTarget, LogEvent, TurnEndReason } from '../domain/events.js';
+import type { AbortCause, EventDataByType, InboxTarget, LogEvent } from '../domain/events.js';
 import { decideInbox, type InboxCommand } from '../domain/inbox/inbox-decide.js';
 import { applySpliceRemoving } from '../domain/inbox/inbox-evolve.js';
 import { notificationsOfRemoval } from '../domain/inbox/inbox-notifications.js';
@@ -9,45 +9,20 @@ import { hasPending, initialInboxState, nextStepItems, nextTurnItems, type Inbox
 import * as L from '../domain/inbox/pending-list.js';
 import type { ContentBlock, UserMessage } from '../domain/message.js';
 import { modelMessageOf, type ModelMessage } from '../domain/model-messages.js';
-import {
-  claimTargetAt,
-  continuesIntoNextTurn,
-  decideBoundary,
-  failureReason,
-  latchesWake,
-  mergeStepResult,
-  publicStatus,
-  shouldAskTurnStopping,
-  shouldCloseAfterStep,
-  type DriverAfterTurn,
-  type StepResult,
-} from '../domain/turn-machine.js';
+import { latchesWake, publicStatus } from '../domain/turn-machine.js';
 import { isMessageTooLargeError, MessageTooLargeError, RuntimeError } from './errors.js';
 import { decideQueueEdit, type QueueEditError } from '../domain/queue-edit.js';
 import type { InvalidMessageError } from '../domain/errors.js';
 import { checkAbortCause, invalidArgument, optionalBoolean, readOptions, requireBoolean, requireFunction } from './arguments.js';
 import { describeHook, HOOK_NAMES, HookRegistry, type AgentHooks, type HookName } from './hooks.js';
 import type { Logger } from './logger.js';
-import { runModelStep, TurnAborted, type ModelStepPort } from './model-step.js';
-import { runPreStep } from './pre-step.js';
-import { errorFacts } from './turn-error.js';
 import type { ModelPort } from './ports/model.js';
 import type { CommitCheck, EventObserver, SessionLog } from './session-log.js';
 import type { Tool } from './tools.js';
 import type { LateToolResults } from './tool-runner.js';
+import { causedBy, runTurn, type RunningPhase, type TurnPort } from './turn.js';
 
-type Phase =
-  | { kind: 'idle'; lastTurn: number }
-  | { kind: 'maintenance'; abort: AbortController; lastTurn: number; wakeRequested: boolean }
-  | {
-      kind: 'running';
-      abort: AbortController;
-      turn: number;
-      step: number;
-      wakeRequested: boolean;
-      /** The driver closed its last turn and is about to go idle: a waking send now is latched (no retirement gap). */
-      retiring: boolean;
-    };
+type Phase = { kind: 'idle'; lastTurn: number } | { kind: 'maintenance'; abort: AbortController; lastTurn: number; wakeRequested: boolean } | RunningPhase;
 
 /** The provenance a user/message carries (a claim's UUID-sized event id): counted when a message is admitted. */
 const ENTERED_METADATA: EventMetadata = Object.freeze({ causationId: '00000000-0000-0000-0000-000000000000' });
@@ -147,12 +122,8 @@ export class Agent {
   #disposed: Promise<void> | null = null;
   #activity: Promise<void> = Promise.resolve();
   readonly #modelMessages: ModelMessage[] = [];
-  /** Id of the open turn's turn/start: the cause of its claims, steps and turn/end. */
-  #turnStartId: string | undefined;
-  /** Id of the latest claim splice: the cause of the user/messages it entered. */
-  #claimId: string | undefined;
-  /** What each model step needs from this agent. */
-  readonly #stepPort: ModelStepPort<Agent>;
+  /** What each turn (and each model step in it) needs from this agent. */
+  readonly #turnPort: TurnPort;
 
   constructor(sessionId: string, opts: AgentOptions) {
     this.sessionId = sessionId;
@@ -165,16 +136,22 @@ export class Agent {
     this.#phase = { kind: 'idle', lastTurn: opts.restored?.lastTurn ?? 0 };
     for (const e of this.#log.events) this.#track(e);
     this.#log.onEvent((e) => this.#track(e));
-    this.#stepPort = {
+    this.#turnPort = {
       log: this.#log,
       model: this.#model,
       tools: this.#tools,
       agent: this,
       messages: () => this.#modelMessages,
       inbox: () => this.#inbox,
-      stageContext: (message, causationId) => void this.#mutate({ kind: 'append', target: 'next-step', message }, this.#causedBy(causationId)),
+      stageContext: (message, causationId) => void this.#mutate({ kind: 'append', target: 'next-step', message }, causedBy(causationId)),
       toolConcurrency: opts.toolConcurrency ?? 4,
       lateToolResults: opts.lateToolResults ?? 'withhold',
+      hooks: this.#hooks,
+      systemPrompt: opts.systemPrompt,
+      claim: (target, metadata) => {
+        const { removed, spliceId } = this.#splice({ kind: 'claim', target }, metadata);
+        return { claimed: removed, spliceId };
+      },
     };
     this.#log.onFence((e) => {
       const p = this.#phase;
@@ -419,14 +396,19 @@ export class Agent {
 
   // ---- the Inbox: decide → append → evolve → notify -------------------------------------------------------------
 
-  /** `metadata`: the caller's provenance; a claim is caused by its turn/start, whatever is passed. */
+  /** One inbox command; `metadata`: the provenance its splices carry. Returns the removed items. */
   #mutate(command: InboxCommand, metadata?: EventMetadata): readonly UserMessage[] {
+    return this.#splice(command, metadata).removed;
+  }
+
+  /** One inbox command, as `#mutate`; also returns the id of the last splice it appended (none for a no-op). */
+  #splice(command: InboxCommand, metadata: EventMetadata | undefined): { readonly removed: readonly UserMessage[]; readonly spliceId: string | undefined } {
     const decision = decideInbox(command, this.#inbox);
     if (E.isLeft(decision)) throw decision.left;
     const claim = command.kind === 'claim';
     const turn = this.#phase.kind === 'running' ? this.#phase.turn : this.#lastTurn();
     const claimed = [];
-    const meta = claim ? this.#causedBy(this.#turnStartId) : metadata;
+    let spliceId: string | undefined;
     // an admitted message must also fit where it ends up: its user/message (caused by its claim) once it enters a step
     for (const splice of decision.right.events) {
       for (const m of splice.inserted) {
@@ -435,8 +417,7 @@ export class Agent {
       }
     }
     for (const splice of decision.right.events) {
-      const appended = this.#log.append('agent/inbox/spliced', splice, meta ? { metadata: meta } : {});
-      if (claim) this.#claimId = appended.id;
+      spliceId = this.#log.append('agent/inbox/spliced', splice, metadata ? { metadata } : {}).id;
       // the removed messages come from the splice itself: reading the previous state again would walk back to it
       const applied = applySpliceRemoving(this.#inbox, splice);
       if (E.isLeft(applied)) throw applied.left;
@@ -446,7 +427,7 @@ export class Agent {
       else this.#notify(notes);
     }
     this.#notify(claimed);
-    return decision.right.removed;
+    return { removed: decision.right.removed, spliceId };
   }
 
   #notify(notes: ReturnType<typeof notificationsOfRemoval>): void {
@@ -455,11 +436,6 @@ export class Agent {
       else if (n.type === 'agent/inbox/discarded') this.#hooks.emit('inbox/discarded', n.message);
       else this.#hooks.emit('inbox/claimed', n.message, n.turn);
     }
-  }
-
-  /** Metadata naming the event that caused this one (none when the cause is unknown). */
-  #causedBy(eventId: string | undefined): EventMetadata | undefined {
-    return eventId === undefined ? undefined : { causationId: eventId };
   }
 
   #track(e: LogEvent): void {
@@ -495,10 +471,16 @@ export class Agent {
     void this.#drive().finally(done);
   }
 
+  #running(): RunningPhase {
+    const p = this.#phase;
+    if (p.kind !== 'running') throw new Error('the driver is not running');
+    return p;
+  }
+
   /** The driver: turns while they say continue; then idle, and a latched wake if input is still pending. */
   async #drive(): Promise<void> {
     try {
-      while (await this.#runTurn()) {
+      while (await runTurn(this.#turnPort, this.#running())) {
         /* next turn */
       }
     } catch {
@@ -512,112 +494,4 @@ export class Agent {
       }
     }
   }
-
-  #running(): Extract<Phase, { kind: 'running' }> {
-    const p = this.#phase;
-    if (p.kind !== 'running') throw new Error('the driver is not running');
-    return p;
-  }
-
-  #throwIfAborted(p: Extract<Phase, { kind: 'running' }>): void {
-    if (p.abort.signal.aborted) throw new TurnAborted();
-  }
-
-  /** One turn (docs/protocol.md §8). Returns whether the driver continues into another turn. */
-  async #runTurn(): Promise<boolean> {
-    const p = this.#running();
-    this.#throwIfAborted(p);
-    const n = p.turn + 1;
-    try {
-      this.#turnStartId = this.#log.append('turn/start', { turn: n }).id;
-      this.#claimId = undefined;
-    } catch (e) {
-      this.#reportError(n, 0, e);
-      return this.#retire(p);
-    }
-    p.turn = n;
-    p.step = 0;
-    const signal = p.abort.signal;
-    let ending: TurnEndReason | null = null;
-    let reason: TurnEndReason = { kind: 'completed' };
-    let driver: DriverAfterTurn = 'stop';
-    let boundary = 0;
-    let stepsEntered = 0;
-    try {
-      for (;;) {
-        this.#throwIfAborted(p);
-        const k = p.step + 1;
-        const claimed = this.#mutate({ kind: 'claim', target: claimTargetAt(boundary) });
-        // fail closed: the enqueue, turn/start and claim are durable before the first pre-step runs
-        if (boundary === 0) await this.#log.checkpoint();
-        boundary++;
-        const system = await this.#assemble(n, k, signal);
-        this.#throwIfAborted(p);
-        const decision = await runPreStep(this.#hooks.listeners('pre-step'), { agent: this, messages: claimed, turn: n, step: k, signal });
-        this.#throwIfAborted(p);
-        const outcome = decideBoundary(decision, stepsEntered, ending);
-        if (outcome.kind === 'close-turn') {
-          reason = outcome.reason;
-          driver = outcome.driver;
-          break;
-        }
-        const entered = decision.kind === 'enter' ? decision.messages : [];
-        this.#log.append('step/start', { turn: n, step: k }, { metadata: this.#causedBy(this.#turnStartId) });
-        p.step = k;
-        stepsEntered++;
-        let result: StepResult;
-        try {
-          for (const m of entered) this.#log.append('user/message', m, { metadata: this.#causedBy(this.#claimId) });
-          result = await runModelStep(this.#stepPort, { turn: n, step: k, system, signal });
-        } finally {
-          this.#log.append('step/end', { turn: n, step: k });
-        }
-        ending = mergeStepResult(ending, result);
-        this.#throwIfAborted(p);
-        if (shouldAskTurnStopping(ending, L.size(this.#inbox.nextStep))) {
-          for (const listener of this.#hooks.listeners('turn-stopping')) await listener({ agent: this, turn: n, signal });
-          this.#throwIfAborted(p);
-        }
-        if (shouldCloseAfterStep(ending, L.size(this.#inbox.nextStep))) {
-          reason = ending!;
-          driver = 'continue-if-pending';
-          break;
-        }
-      }
-    } catch (e) {
-      const cause = signal.aborted ? (signal.reason as AbortCause) : null;
-      const facts = errorFacts(e);
-      reason = failureReason(cause, facts);
-      driver = 'stop';
-      if (!cause) this.#hooks.emit('error', { turn: n, step: p.step, error: facts });
-    }
-    try {
-      this.#log.append('turn/end', { turn: n, reason }, { metadata: this.#causedBy(this.#turnStartId) });
-    } catch (e) {
-      this.#reportError(n, p.step, e);
-      return this.#retire(p);
-    }
-    if (!continuesIntoNextTurn(driver, hasPending(this.#inbox))) return this.#retire(p);
-    p.abort = new AbortController();
-    p.wakeRequested = false;
-    p.step = 0;
-    return true;
-  }
-
-  /** The driver stops after this turn: from now until idle, waking sends are latched. */
-  #retire(p: Extract<Phase, { kind: 'running' }>): false {
-    p.retiring = true;
-    return false;
-  }
-
-  #reportError(turn: number, step: number, e: unknown): void {
-    this.#hooks.emit('error', { turn, step, error: errorFacts(e) });
-  }
-
-  async #assemble(turn: number, step: number, signal: AbortSignal): Promise<string | undefined> {
-    const sp = this.#opts.systemPrompt;
-    if (sp === undefined || typeof sp === 'string') return sp;
-    return sp({ agent: this, turn, step, signal });
-  }
-
 }
