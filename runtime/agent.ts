@@ -2,30 +2,25 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { MessageId } from '../domain/brand.js';
 import type { EventMetadata } from '../domain/event-metadata.js';
 import type { AbortCause, EventDataByType, InboxTarget, LogEvent } from '../domain/events.js';
-import { decideInbox, type InboxCommand } from '../domain/inbox/inbox-decide.js';
-import { applySpliceRemoving } from '../domain/inbox/inbox-evolve.js';
-import { notificationsOfRemoval } from '../domain/inbox/inbox-notifications.js';
-import { hasPending, initialInboxState, nextStepItems, nextTurnItems, type InboxState } from '../domain/inbox/inbox-state.js';
-import * as L from '../domain/inbox/pending-list.js';
+import { hasPending, initialInboxState, type InboxState } from '../domain/inbox/inbox-state.js';
 import type { ContentBlock, UserMessage } from '../domain/message.js';
 import { modelMessageOf, type ModelMessage } from '../domain/model-messages.js';
 import { latchesWake, publicStatus } from '../domain/turn-machine.js';
-import { isMessageTooLargeError, MessageTooLargeError, RuntimeError } from './errors.js';
-import { decideQueueEdit, type QueueEditError } from '../domain/queue-edit.js';
+import { MessageTooLargeError, RuntimeError } from './errors.js';
+import type { QueueEditError } from '../domain/queue-edit.js';
 import type { InvalidMessageError } from '../domain/errors.js';
 import { checkAbortCause, invalidArgument, optionalBoolean, readOptions, requireBoolean, requireFunction } from './arguments.js';
 import { describeHook, HOOK_NAMES, HookRegistry, type AgentHooks, type HookName } from './hooks.js';
+import { Inbox } from './inbox.js';
 import type { Logger } from './logger.js';
 import type { ModelPort } from './ports/model.js';
+import { queueEdits } from './queue-edits.js';
 import type { CommitCheck, EventObserver, SessionLog } from './session-log.js';
 import type { Tool } from './tools.js';
 import type { LateToolResults } from './tool-runner.js';
 import { causedBy, runTurn, type RunningPhase, type TurnPort } from './turn.js';
 
 type Phase = { kind: 'idle'; lastTurn: number } | { kind: 'maintenance'; abort: AbortController; lastTurn: number; wakeRequested: boolean } | RunningPhase;
-
-/** The provenance a user/message carries (a claim's UUID-sized event id): counted when a message is admitted. */
-const ENTERED_METADATA: EventMetadata = Object.freeze({ causationId: '00000000-0000-0000-0000-000000000000' });
 
 /** The child lifecycle events an agent may be asked to record. */
 export type ChildEventType = 'subagent/descriptor' | 'subagent/start' | 'subagent/end';
@@ -116,7 +111,7 @@ export class Agent {
   readonly #tools: ReadonlyMap<string, Tool<Agent>>;
   readonly #hooks: HookRegistry<Agent>;
   readonly #opts: AgentOptions;
-  #inbox: InboxState;
+  readonly #inbox: Inbox;
   #phase: Phase;
   #disposing = false;
   #disposed: Promise<void> | null = null;
@@ -132,7 +127,7 @@ export class Agent {
     this.#model = opts.model;
     this.#tools = new Map((opts.tools ?? []).map((t) => [t.name, t]));
     this.#hooks = new HookRegistry<Agent>(opts.logger);
-    this.#inbox = opts.restored?.inbox ?? initialInboxState();
+    this.#inbox = new Inbox(this.#log, this.#hooks, opts.restored?.inbox ?? initialInboxState(), () => this.#lastTurn());
     this.#phase = { kind: 'idle', lastTurn: opts.restored?.lastTurn ?? 0 };
     for (const e of this.#log.events) this.#track(e);
     this.#log.onEvent((e) => this.#track(e));
@@ -142,14 +137,14 @@ export class Agent {
       tools: this.#tools,
       agent: this,
       messages: () => this.#modelMessages,
-      inbox: () => this.#inbox,
-      stageContext: (message, causationId) => void this.#mutate({ kind: 'append', target: 'next-step', message }, causedBy(causationId)),
+      inbox: () => this.#inbox.state,
+      stageContext: (message, causationId) => void this.#inbox.mutate({ kind: 'append', target: 'next-step', message }, causedBy(causationId)),
       toolConcurrency: opts.toolConcurrency ?? 4,
       lateToolResults: opts.lateToolResults ?? 'withhold',
       hooks: this.#hooks,
       systemPrompt: opts.systemPrompt,
       claim: (target, metadata) => {
-        const { removed, spliceId } = this.#splice({ kind: 'claim', target }, metadata);
+        const { removed, spliceId } = this.#inbox.splice({ kind: 'claim', target }, metadata);
         return { claimed: removed, spliceId };
       },
     };
@@ -201,30 +196,9 @@ export class Agent {
     this.#log.append(type, data);
   }
 
+  /** The read-and-edit view of the Inbox. */
   get inbox(): AgentInbox {
-    const self = this;
-    return {
-      get nextTurn() {
-        return nextTurnItems(self.#inbox);
-      },
-      get nextStep() {
-        return nextStepItems(self.#inbox);
-      },
-      get state() {
-        return self.#inbox;
-      },
-      splice: (target: InboxTarget, start: number, ...rest: [deleteCount?: number, ...insert: UserMessage[]]) => {
-        const [deleteCount, ...insert] = rest;
-        // the domain's command reads an absent deleteCount as "to the end": pass one only when the caller omitted it
-        const count = rest.length === 0 ? undefined : (deleteCount ?? 0);
-        return [...this.#mutate({ kind: 'splice', target, start, deleteCount: count, insert })];
-      },
-      append: (target, message) => void this.#mutate({ kind: 'append', target, message }),
-      prepend: (target, message) => void this.#mutate({ kind: 'prepend', target, message }),
-      replace: (id, message) => this.#mutate({ kind: 'replace', id, message }).length > 0,
-      remove: (id) => this.#mutate({ kind: 'remove', id }).length > 0,
-      clear: () => [...this.#mutate({ kind: 'clear' })],
-    };
+    return this.#inbox.view();
   }
 
   // ---- input ---------------------------------------------------------------------------------------------------
@@ -239,7 +213,7 @@ export class Agent {
     const phase = this.#phase;
     const wakingAfterAbort = wake && phase.kind !== 'idle' && phase.abort.signal.aborted;
     const effective: InboxTarget = wakingAfterAbort ? 'next-turn' : target;
-    this.#mutate({ kind: 'append', target: effective, message }, options.metadata);
+    this.#inbox.mutate({ kind: 'append', target: effective, message }, options.metadata);
     if (wake) this.#wakeDriver(wakingAfterAbort);
     return message.id;
   }
@@ -249,7 +223,7 @@ export class Agent {
    * Returns whether there was anything to run.
    */
   wake(): boolean {
-    if (!hasPending(this.#inbox) || this.#disposing) return false;
+    if (!hasPending(this.#inbox.state) || this.#disposing) return false;
     const p = this.#phase;
     // an explicit wake while a driver or maintenance is active: run whatever is still pending once it settles
     if (p.kind !== 'idle') p.wakeRequested = true;
@@ -301,7 +275,7 @@ export class Agent {
     const opts = readOptions(options, 'cancel(options)', ['keepInbox', 'metadata']);
     const keepInbox = optionalBoolean(opts.keepInbox, 'cancel(options).keepInbox');
     if (!keepInbox) {
-      this.#mutate({ kind: 'clear' }, opts.metadata as InputOptions['metadata']);
+      this.#inbox.mutate({ kind: 'clear' }, opts.metadata as InputOptions['metadata']);
       const p = this.#phase;
       if (p.kind !== 'idle') p.wakeRequested = false;
     }
@@ -350,7 +324,7 @@ export class Agent {
         const m = this.#phase;
         if (m.kind === 'maintenance') {
           this.#setPhase({ kind: 'idle', lastTurn: m.lastTurn });
-          if (m.wakeRequested && hasPending(this.#inbox) && !this.#disposing) this.#wakeDriver(false);
+          if (m.wakeRequested && hasPending(this.#inbox.state) && !this.#disposing) this.#wakeDriver(false);
         }
       }
     })();
@@ -362,93 +336,22 @@ export class Agent {
 
   /** Queue edits by message id, with typed refusals instead of throws. */
   get queue(): QueueEdits {
-    return {
-      edit: (id, content, options = {}) => {
-        const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'edit', id, content });
-        if (E.isLeft(decided)) return decided;
-        try {
-          this.#mutate(decided.right.command, options.metadata);
-        } catch (e) {
-          // the edited message is larger than the store accepts: refused like any other edit, nothing logged
-          if (isMessageTooLargeError(e)) return E.left(e);
-          throw e;
-        }
-        return E.right({ accepted: true });
-      },
-      remove: (id, options = {}) => {
-        const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'remove', id });
-        if (E.isLeft(decided)) return decided;
-        this.#mutate(decided.right.command, options.metadata);
-        return E.right({ accepted: true });
-      },
-      steer: (id, options = {}) => {
-        const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'steer', id });
-        if (E.isLeft(decided)) return decided;
-        // the message moves as it is: refuse before the removal if its re-insertion could not be logged
-        const size = this.#log.measure('agent/inbox/spliced', { target: 'next-step', start: L.size(this.#inbox.nextStep), inserted: [decided.right.message] });
-        if (size > this.#log.maxEventBytes) return E.left(new MessageTooLargeError('agent/inbox/spliced', size, this.#log.maxEventBytes));
-        this.#mutate(decided.right.command, options.metadata);
-        this.steer(decided.right.message, options);
-        return E.right({ accepted: true });
-      },
-    };
+    return queueEdits({ inbox: this.#inbox, log: this.#log, status: () => this.status, steer: (message, options) => void this.steer(message, options) });
   }
 
-  // ---- the Inbox: decide → append → evolve → notify -------------------------------------------------------------
-
-  /** One inbox command; `metadata`: the provenance its splices carry. Returns the removed items. */
-  #mutate(command: InboxCommand, metadata?: EventMetadata): readonly UserMessage[] {
-    return this.#splice(command, metadata).removed;
-  }
-
-  /** One inbox command, as `#mutate`; also returns the id of the last splice it appended (none for a no-op). */
-  #splice(command: InboxCommand, metadata: EventMetadata | undefined): { readonly removed: readonly UserMessage[]; readonly spliceId: string | undefined } {
-    const decision = decideInbox(command, this.#inbox);
-    if (E.isLeft(decision)) throw decision.left;
-    const claim = command.kind === 'claim';
-    const turn = this.#phase.kind === 'running' ? this.#phase.turn : this.#lastTurn();
-    const claimed = [];
-    let spliceId: string | undefined;
-    // an admitted message must also fit where it ends up: its user/message (caused by its claim) once it enters a step
-    for (const splice of decision.right.events) {
-      for (const m of splice.inserted) {
-        const entered = this.#log.measure('user/message', m, ENTERED_METADATA);
-        if (entered > this.#log.maxEventBytes) throw new MessageTooLargeError('user/message', entered, this.#log.maxEventBytes);
-      }
-    }
-    for (const splice of decision.right.events) {
-      spliceId = this.#log.append('agent/inbox/spliced', splice, metadata ? { metadata } : {}).id;
-      // the removed messages come from the splice itself: reading the previous state again would walk back to it
-      const applied = applySpliceRemoving(this.#inbox, splice);
-      if (E.isLeft(applied)) throw applied.left;
-      this.#inbox = applied.right.state;
-      const notes = notificationsOfRemoval(splice, applied.right.removed, turn);
-      if (claim) claimed.push(...notes);
-      else this.#notify(notes);
-    }
-    this.#notify(claimed);
-    return { removed: decision.right.removed, spliceId };
-  }
-
-  #notify(notes: ReturnType<typeof notificationsOfRemoval>): void {
-    for (const n of notes) {
-      if (n.type === 'agent/inbox/inserted') this.#hooks.emit('inbox/inserted', n.message);
-      else if (n.type === 'agent/inbox/discarded') this.#hooks.emit('inbox/discarded', n.message);
-      else this.#hooks.emit('inbox/claimed', n.message, n.turn);
-    }
-  }
+  // ---- the log's surface messages ------------------------------------------------------------------------------
 
   #track(e: LogEvent): void {
     const m = modelMessageOf(e);
     if (m) this.#modelMessages.push(m);
   }
 
+  // ---- phases --------------------------------------------------------------------------------------------------
+
   #lastTurn(): number {
     const p = this.#phase;
     return p.kind === 'running' ? p.turn : p.lastTurn;
   }
-
-  // ---- phases --------------------------------------------------------------------------------------------------
 
   #setPhase(next: Phase): void {
     const before = publicStatus(this.#phase.kind);
@@ -490,7 +393,7 @@ export class Agent {
       if (p.kind === 'running') {
         const { turn, wakeRequested } = p;
         this.#setPhase({ kind: 'idle', lastTurn: turn });
-        if (wakeRequested && hasPending(this.#inbox) && !this.#disposing) this.#wakeDriver(false);
+        if (wakeRequested && hasPending(this.#inbox.state) && !this.#disposing) this.#wakeDriver(false);
       }
     }
   }
