@@ -107,8 +107,6 @@ export interface QueueEdits {
 export class Agent {
   readonly sessionId: string;
   readonly #log: SessionLog;
-  readonly #model: ModelPort;
-  readonly #tools: ReadonlyMap<string, Tool<Agent>>;
   readonly #hooks: HookRegistry<Agent>;
   readonly #opts: AgentOptions;
   readonly #inbox: Inbox;
@@ -124,8 +122,7 @@ export class Agent {
     this.sessionId = sessionId;
     this.#opts = opts;
     this.#log = opts.log;
-    this.#model = opts.model;
-    this.#tools = new Map((opts.tools ?? []).map((t) => [t.name, t]));
+    const tools = new Map((opts.tools ?? []).map((t) => [t.name, t]));
     this.#hooks = new HookRegistry<Agent>(opts.logger);
     this.#inbox = new Inbox(this.#log, this.#hooks, opts.restored?.inbox ?? initialInboxState(), () => this.#lastTurn());
     this.#phase = { kind: 'idle', lastTurn: opts.restored?.lastTurn ?? 0 };
@@ -133,8 +130,8 @@ export class Agent {
     this.#log.onEvent((e) => this.#track(e));
     this.#turnPort = {
       log: this.#log,
-      model: this.#model,
-      tools: this.#tools,
+      model: opts.model,
+      tools,
       agent: this,
       messages: () => this.#modelMessages,
       inbox: () => this.#inbox.state,
@@ -142,7 +139,10 @@ export class Agent {
       toolConcurrency: opts.toolConcurrency ?? 4,
       lateToolResults: opts.lateToolResults ?? 'withhold',
       hooks: this.#hooks,
-      systemPrompt: opts.systemPrompt,
+      // read at every proposed step, as the options were
+      get systemPrompt() {
+        return opts.systemPrompt;
+      },
       claim: (target, metadata) => {
         const { removed, spliceId } = this.#inbox.splice({ kind: 'claim', target }, metadata);
         return { claimed: removed, spliceId };
