@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as L from '../domain/inbox/pending-list.js';
 import type { UserMessage } from '../domain/message.js';
 import { decideQueueEdit } from '../domain/queue-edit.js';
-import type { InputOptions, QueueEdits } from './agent.js';
+import type { InputOptions, QueueEdits } from './agent-types.js';
 import { isMessageTooLargeError, MessageTooLargeError } from './errors.js';
 import type { Inbox } from './inbox.js';
 import type { SessionLog } from './session-log.js';

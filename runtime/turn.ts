@@ -14,7 +14,8 @@ import {
   type DriverAfterTurn,
   type StepResult,
 } from '../domain/turn-machine.js';
-import type { Agent, AgentOptions } from './agent.js';
+import type { Agent } from './agent.js';
+import type { AgentOptions } from './agent-types.js';
 import type { HookRegistry } from './hooks.js';
 import { runModelStep, TurnAborted, type ModelStepPort } from './model-step.js';
 import { runPreStep } from './pre-step.js';
