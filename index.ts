@@ -28,7 +28,8 @@ export { enter, reject, type AgentHooks, type HookName, type PreStepListener, ty
 export type { Tool, ToolContext, ToolOutcome } from './runtime/tools.js';
 export type { LateToolResults } from './runtime/tool-runner.js';
 export { ToolResultCode, type ToolErrorFacts } from './runtime/tool-outcomes.js';
-export { Agent, type AgentInbox, type AgentOptions, type InputOptions, type DurableReceipt, type QueueEdits, type QueueEditRefusal } from './runtime/agent.js';
+export { Agent } from './runtime/agent.js';
+export type { AgentInbox, AgentOptions, InputOptions, DurableReceipt, QueueEdits, QueueEditRefusal } from './runtime/agent-types.js';
 export { eventSizeBytes, assertValidStreamId, MAX_STREAM_ID_BYTES, DEFAULT_MAX_EVENT_BYTES } from './runtime/ports/store-validation.js';
 export { SessionLog, type SessionLogOptions, type AppendOptions } from './runtime/session-log.js';
 export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions } from './runtime/runtime.js';

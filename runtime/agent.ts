@@ -1,134 +1,19 @@
-import * as E from 'fp-ts/lib/Either.js';
 import type { MessageId } from '../domain/brand.js';
-import type { EventMetadata } from '../domain/event-metadata.js';
-import type { AbortCause, EventDataByType, InboxTarget, LogEvent, TurnEndReason, TurnError } from '../domain/events.js';
-import { admitMessage, decideInbox, type InboxCommand } from '../domain/inbox/inbox-decide.js';
-import { applySpliceRemoving } from '../domain/inbox/inbox-evolve.js';
-import { notificationsOfRemoval } from '../domain/inbox/inbox-notifications.js';
-import { hasPending, initialInboxState, nextStepItems, nextTurnItems, type InboxState } from '../domain/inbox/inbox-state.js';
-import * as L from '../domain/inbox/pending-list.js';
-import type { ContentBlock, UserMessage } from '../domain/message.js';
+import type { AbortCause, EventDataByType, InboxTarget, LogEvent } from '../domain/events.js';
+import { hasPending, initialInboxState } from '../domain/inbox/inbox-state.js';
+import type { UserMessage } from '../domain/message.js';
 import { modelMessageOf, type ModelMessage } from '../domain/model-messages.js';
-import {
-  claimTargetAt,
-  continuesIntoNextTurn,
-  decideBoundary,
-  failureReason,
-  latchesWake,
-  mergeStepResult,
-  publicStatus,
-  shouldAskTurnStopping,
-  shouldCloseAfterStep,
-  type DriverAfterTurn,
-  type PreStepDecision,
-  type StepResult,
-} from '../domain/turn-machine.js';
-import { errorChain, isMessageTooLargeError, isModelError, MessageTooLargeError, RuntimeError } from './errors.js';
-import { decideQueueEdit, type QueueEditError } from '../domain/queue-edit.js';
-import type { InvalidMessageError } from '../domain/errors.js';
-import { describeValue } from '../domain/json.js';
+import { latchesWake, publicStatus } from '../domain/turn-machine.js';
+import { MessageTooLargeError, RuntimeError } from './errors.js';
 import { checkAbortCause, invalidArgument, optionalBoolean, readOptions, requireBoolean, requireFunction } from './arguments.js';
-import { HookRegistry, type AgentHooks, type HookName } from './hooks.js';
-import type { Logger } from './logger.js';
-import { runModelStep, TurnAborted, type ModelStepPort } from './model-step.js';
-import type { ModelPort } from './ports/model.js';
+import { describeHook, HOOK_NAMES, HookRegistry, type AgentHooks, type HookName } from './hooks.js';
+import { Inbox } from './inbox.js';
+import { queueEdits } from './queue-edits.js';
 import type { CommitCheck, EventObserver, SessionLog } from './session-log.js';
-import type { Tool } from './tools.js';
-import type { LateToolResults } from './tool-runner.js';
+import { causedBy, runTurn, type RunningPhase, type TurnPort } from './turn.js';
+import type { AgentInbox, AgentOptions, ChildEventType, DurableReceipt, InputOptions, QueueEdits } from './agent-types.js';
 
-type Phase =
-  | { kind: 'idle'; lastTurn: number }
-  | { kind: 'maintenance'; abort: AbortController; lastTurn: number; wakeRequested: boolean }
-  | {
-      kind: 'running';
-      abort: AbortController;
-      turn: number;
-      step: number;
-      wakeRequested: boolean;
-      /** The driver closed its last turn and is about to go idle: a waking send now is latched (no retirement gap). */
-      retiring: boolean;
-    };
-
-/** The provenance a user/message carries (a claim's UUID-sized event id): counted when a message is admitted. */
-const ENTERED_METADATA: EventMetadata = Object.freeze({ causationId: '00000000-0000-0000-0000-000000000000' });
-
-/** The child lifecycle events an agent may be asked to record. */
-export type ChildEventType = 'subagent/descriptor' | 'subagent/start' | 'subagent/end';
-
-/** How an Agent is built (by `Runtime.createSession`, `resume` and `fork`; not usually constructed directly). */
-export interface AgentOptions {
-  readonly log: SessionLog;
-  readonly model: ModelPort;
-  readonly tools?: readonly Tool<Agent>[];
-  readonly logger: Logger;
-  /** The system prompt, or a function assembling it at every proposed step (a throw ends the turn `error`). */
-  readonly systemPrompt?: string | ((ctx: { readonly agent: Agent; readonly turn: number; readonly step: number; readonly signal: AbortSignal }) => string | Promise<string>);
-  /** Parallel-safe tool calls run at most this many at once. @defaultValue 4 */
-  readonly toolConcurrency?: number;
-  /**
-   * The outcome of a tool body that settles after the turn was aborted: `'withhold'` replaces it with an `ABORTED`
-   * error result (the log keeps it under `meta.withheld`), `'keep'` commits it as returned. @defaultValue 'withhold'
-   */
-  readonly lateToolResults?: LateToolResults;
-  /** The inbox state and last turn number restored from the log (resume). @defaultValue empty, 0 */
-  readonly restored?: { readonly inbox: InboxState; readonly lastTurn: number };
-  /** Called once the agent is disposed (the runtime forgets it). */
-  readonly onDisposed?: () => void;
-}
-
-/** The read-and-edit view of an agent's Inbox. Every edit is one durable splice, decided by the pure Inbox decider. */
-export interface AgentInbox {
-  readonly nextTurn: readonly UserMessage[];
-  readonly nextStep: readonly UserMessage[];
-  /** The persistent inbox state (cheap to keep: it never changes). */
-  readonly state: InboxState;
-  /**
-   * Removes and inserts pending items like `Array.prototype.splice` on the target list, as one durable splice;
-   * returns the removed items. As in JavaScript, only an *omitted* `deleteCount` removes everything from `start`:
-   * `splice(target, 0, undefined, m)` removes nothing (undefined counts as 0), `splice(target, 0)` clears the list.
-   */
-  splice(target: InboxTarget, start: number, deleteCount?: number, ...insert: UserMessage[]): UserMessage[];
-  append(target: InboxTarget, message: UserMessage): void;
-  prepend(target: InboxTarget, message: UserMessage): void;
-  /** Replaces the pending item with this id (next-turn searched first); false if it is not pending. */
-  replace(id: string, message: UserMessage): boolean;
-  /** Cancels the pending item with this id; false if it is not pending. */
-  remove(id: string): boolean;
-  /** Cancels everything pending: next-step first, then next-turn. */
-  clear(): UserMessage[];
-}
-
-/** Options of an input call (`followup`, `steer`, `inject`, `send`, `accept`, queue edits, `cancel`). */
-export interface InputOptions {
-  /**
-   * Provenance of the input, stored (and hashed) with the splice that admits, edits or cancels it: `actor` (who, as
-   * the host authenticated them), `correlationId`, `causationId`, and any key of the deployment's. @defaultValue none
-   */
-  readonly metadata?: EventMetadata;
-}
-
-/** What `accept` resolves with: the message id, the seq of its splice, and the list it landed in (a waking send after an abort lands in next-turn). */
-export interface DurableReceipt {
-  readonly messageId: MessageId;
-  readonly seq: number;
-  readonly target: InboxTarget;
-}
-
-/**
- * Why a queue edit was refused: the item is gone or steering is unavailable (`QueueEditError`), the new content is
- * not content (`invalid-message`), or the edited message would be larger than the store accepts (`message-too-large`).
- */
-export type QueueEditRefusal = QueueEditError | InvalidMessageError | MessageTooLargeError;
-
-/** Queue edits by message id (`agent.queue`): each returns a typed refusal instead of throwing; claim wins every race. */
-export interface QueueEdits {
-  /** Replaces a pending item's content (text only), keeping its id and source. */
-  edit(id: string, content: string | readonly ContentBlock[], options?: InputOptions): E.Either<QueueEditRefusal, { readonly accepted: true }>;
-  /** Cancels a pending item. */
-  remove(id: string, options?: InputOptions): E.Either<QueueEditRefusal, { readonly accepted: true }>;
-  /** Strict steer: moves a next-turn item to next-step while the agent is running. */
-  steer(id: string, options?: InputOptions): E.Either<QueueEditRefusal, { readonly accepted: true }>;
-}
+type Phase = { kind: 'idle'; lastTurn: number } | { kind: 'maintenance'; abort: AbortController; lastTurn: number; wakeRequested: boolean } | RunningPhase;
 
 /**
  * An agent bound to one session stream. All input goes through the durable Inbox; the driver claims it at step
@@ -137,44 +22,46 @@ export interface QueueEdits {
 export class Agent {
   readonly sessionId: string;
   readonly #log: SessionLog;
-  readonly #model: ModelPort;
-  readonly #tools: ReadonlyMap<string, Tool<Agent>>;
   readonly #hooks: HookRegistry<Agent>;
   readonly #opts: AgentOptions;
-  #inbox: InboxState;
+  readonly #inbox: Inbox;
   #phase: Phase;
   #disposing = false;
   #disposed: Promise<void> | null = null;
   #activity: Promise<void> = Promise.resolve();
   readonly #modelMessages: ModelMessage[] = [];
-  /** Id of the open turn's turn/start: the cause of its claims, steps and turn/end. */
-  #turnStartId: string | undefined;
-  /** Id of the latest claim splice: the cause of the user/messages it entered. */
-  #claimId: string | undefined;
-  /** What each model step needs from this agent. */
-  readonly #stepPort: ModelStepPort<Agent>;
+  /** What each turn (and each model step in it) needs from this agent. */
+  readonly #turnPort: TurnPort;
 
   constructor(sessionId: string, opts: AgentOptions) {
     this.sessionId = sessionId;
     this.#opts = opts;
     this.#log = opts.log;
-    this.#model = opts.model;
-    this.#tools = new Map((opts.tools ?? []).map((t) => [t.name, t]));
+    const tools = new Map((opts.tools ?? []).map((t) => [t.name, t]));
     this.#hooks = new HookRegistry<Agent>(opts.logger);
-    this.#inbox = opts.restored?.inbox ?? initialInboxState();
+    this.#inbox = new Inbox(this.#log, this.#hooks, opts.restored?.inbox ?? initialInboxState(), () => this.#lastTurn());
     this.#phase = { kind: 'idle', lastTurn: opts.restored?.lastTurn ?? 0 };
     for (const e of this.#log.events) this.#track(e);
     this.#log.onEvent((e) => this.#track(e));
-    this.#stepPort = {
+    this.#turnPort = {
       log: this.#log,
-      model: this.#model,
-      tools: this.#tools,
+      model: opts.model,
+      tools,
       agent: this,
       messages: () => this.#modelMessages,
-      inbox: () => this.#inbox,
-      stageContext: (message, causationId) => void this.#mutate({ kind: 'append', target: 'next-step', message }, this.#causedBy(causationId)),
+      inbox: () => this.#inbox.state,
+      stageContext: (message, causationId) => void this.#inbox.mutate({ kind: 'append', target: 'next-step', message }, causedBy(causationId)),
       toolConcurrency: opts.toolConcurrency ?? 4,
       lateToolResults: opts.lateToolResults ?? 'withhold',
+      hooks: this.#hooks,
+      // read at every proposed step, as the options were
+      get systemPrompt() {
+        return opts.systemPrompt;
+      },
+      claim: (target, metadata) => {
+        const { removed, spliceId } = this.#inbox.splice({ kind: 'claim', target }, metadata);
+        return { claimed: removed, spliceId };
+      },
     };
     this.#log.onFence((e) => {
       const p = this.#phase;
@@ -224,30 +111,9 @@ export class Agent {
     this.#log.append(type, data);
   }
 
+  /** The read-and-edit view of the Inbox. */
   get inbox(): AgentInbox {
-    const self = this;
-    return {
-      get nextTurn() {
-        return nextTurnItems(self.#inbox);
-      },
-      get nextStep() {
-        return nextStepItems(self.#inbox);
-      },
-      get state() {
-        return self.#inbox;
-      },
-      splice: (target: InboxTarget, start: number, ...rest: [deleteCount?: number, ...insert: UserMessage[]]) => {
-        const [deleteCount, ...insert] = rest;
-        // the domain's command reads an absent deleteCount as "to the end": pass one only when the caller omitted it
-        const count = rest.length === 0 ? undefined : (deleteCount ?? 0);
-        return [...this.#mutate({ kind: 'splice', target, start, deleteCount: count, insert })];
-      },
-      append: (target, message) => void this.#mutate({ kind: 'append', target, message }),
-      prepend: (target, message) => void this.#mutate({ kind: 'prepend', target, message }),
-      replace: (id, message) => this.#mutate({ kind: 'replace', id, message }).length > 0,
-      remove: (id) => this.#mutate({ kind: 'remove', id }).length > 0,
-      clear: () => [...this.#mutate({ kind: 'clear' })],
-    };
+    return this.#inbox.view();
   }
 
   // ---- input ---------------------------------------------------------------------------------------------------
@@ -262,7 +128,7 @@ export class Agent {
     const phase = this.#phase;
     const wakingAfterAbort = wake && phase.kind !== 'idle' && phase.abort.signal.aborted;
     const effective: InboxTarget = wakingAfterAbort ? 'next-turn' : target;
-    this.#mutate({ kind: 'append', target: effective, message }, options.metadata);
+    this.#inbox.mutate({ kind: 'append', target: effective, message }, options.metadata);
     if (wake) this.#wakeDriver(wakingAfterAbort);
     return message.id;
   }
@@ -272,7 +138,7 @@ export class Agent {
    * Returns whether there was anything to run.
    */
   wake(): boolean {
-    if (!hasPending(this.#inbox) || this.#disposing) return false;
+    if (!hasPending(this.#inbox.state) || this.#disposing) return false;
     const p = this.#phase;
     // an explicit wake while a driver or maintenance is active: run whatever is still pending once it settles
     if (p.kind !== 'idle') p.wakeRequested = true;
@@ -324,7 +190,7 @@ export class Agent {
     const opts = readOptions(options, 'cancel(options)', ['keepInbox', 'metadata']);
     const keepInbox = optionalBoolean(opts.keepInbox, 'cancel(options).keepInbox');
     if (!keepInbox) {
-      this.#mutate({ kind: 'clear' }, opts.metadata as InputOptions['metadata']);
+      this.#inbox.mutate({ kind: 'clear' }, opts.metadata as InputOptions['metadata']);
       const p = this.#phase;
       if (p.kind !== 'idle') p.wakeRequested = false;
     }
@@ -373,7 +239,7 @@ export class Agent {
         const m = this.#phase;
         if (m.kind === 'maintenance') {
           this.#setPhase({ kind: 'idle', lastTurn: m.lastTurn });
-          if (m.wakeRequested && hasPending(this.#inbox) && !this.#disposing) this.#wakeDriver(false);
+          if (m.wakeRequested && hasPending(this.#inbox.state) && !this.#disposing) this.#wakeDriver(false);
         }
       }
     })();
@@ -385,94 +251,22 @@ export class Agent {
 
   /** Queue edits by message id, with typed refusals instead of throws. */
   get queue(): QueueEdits {
-    return {
-      edit: (id, content, options = {}) => {
-        const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'edit', id, content });
-        if (E.isLeft(decided)) return decided;
-        try {
-          this.#mutate(decided.right.command, options.metadata);
-        } catch (e) {
-          // the edited message is larger than the store accepts: refused like any other edit, nothing logged
-          if (isMessageTooLargeError(e)) return E.left(e);
-          throw e;
-        }
-        return E.right({ accepted: true });
-      },
-      remove: (id, options = {}) => {
-        const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'remove', id });
-        if (E.isLeft(decided)) return decided;
-        this.#mutate(decided.right.command, options.metadata);
-        return E.right({ accepted: true });
-      },
-      steer: (id, options = {}) => {
-        const decided = decideQueueEdit(this.#inbox, this.status, { kind: 'steer', id });
-        if (E.isLeft(decided)) return decided;
-        // the message moves as it is: refuse before the removal if its re-insertion could not be logged
-        const size = this.#log.measure('agent/inbox/spliced', { target: 'next-step', start: L.size(this.#inbox.nextStep), inserted: [decided.right.message] });
-        if (size > this.#log.maxEventBytes) return E.left(new MessageTooLargeError('agent/inbox/spliced', size, this.#log.maxEventBytes));
-        this.#mutate(decided.right.command, options.metadata);
-        this.steer(decided.right.message, options);
-        return E.right({ accepted: true });
-      },
-    };
+    return queueEdits({ inbox: this.#inbox, log: this.#log, status: () => this.status, steer: (message, options) => void this.steer(message, options) });
   }
 
-  // ---- the Inbox: decide → append → evolve → notify -------------------------------------------------------------
-
-  /** `metadata`: the caller's provenance; a claim is caused by its turn/start, whatever is passed. */
-  #mutate(command: InboxCommand, metadata?: EventMetadata): readonly UserMessage[] {
-    const decision = decideInbox(command, this.#inbox);
-    if (E.isLeft(decision)) throw decision.left;
-    const claim = command.kind === 'claim';
-    const turn = this.#phase.kind === 'running' ? this.#phase.turn : this.#lastTurn();
-    const claimed = [];
-    const meta = claim ? this.#causedBy(this.#turnStartId) : metadata;
-    // an admitted message must also fit where it ends up: its user/message (caused by its claim) once it enters a step
-    for (const splice of decision.right.events) {
-      for (const m of splice.inserted) {
-        const entered = this.#log.measure('user/message', m, ENTERED_METADATA);
-        if (entered > this.#log.maxEventBytes) throw new MessageTooLargeError('user/message', entered, this.#log.maxEventBytes);
-      }
-    }
-    for (const splice of decision.right.events) {
-      const appended = this.#log.append('agent/inbox/spliced', splice, meta ? { metadata: meta } : {});
-      if (claim) this.#claimId = appended.id;
-      // the removed messages come from the splice itself: reading the previous state again would walk back to it
-      const applied = applySpliceRemoving(this.#inbox, splice);
-      if (E.isLeft(applied)) throw applied.left;
-      this.#inbox = applied.right.state;
-      const notes = notificationsOfRemoval(splice, applied.right.removed, turn);
-      if (claim) claimed.push(...notes);
-      else this.#notify(notes);
-    }
-    this.#notify(claimed);
-    return decision.right.removed;
-  }
-
-  #notify(notes: ReturnType<typeof notificationsOfRemoval>): void {
-    for (const n of notes) {
-      if (n.type === 'agent/inbox/inserted') this.#hooks.emit('inbox/inserted', n.message);
-      else if (n.type === 'agent/inbox/discarded') this.#hooks.emit('inbox/discarded', n.message);
-      else this.#hooks.emit('inbox/claimed', n.message, n.turn);
-    }
-  }
-
-  /** Metadata naming the event that caused this one (none when the cause is unknown). */
-  #causedBy(eventId: string | undefined): EventMetadata | undefined {
-    return eventId === undefined ? undefined : { causationId: eventId };
-  }
+  // ---- the log's surface messages ------------------------------------------------------------------------------
 
   #track(e: LogEvent): void {
     const m = modelMessageOf(e);
     if (m) this.#modelMessages.push(m);
   }
 
+  // ---- phases --------------------------------------------------------------------------------------------------
+
   #lastTurn(): number {
     const p = this.#phase;
     return p.kind === 'running' ? p.turn : p.lastTurn;
   }
-
-  // ---- phases --------------------------------------------------------------------------------------------------
 
   #setPhase(next: Phase): void {
     const before = publicStatus(this.#phase.kind);
@@ -495,10 +289,16 @@ export class Agent {
     void this.#drive().finally(done);
   }
 
+  #running(): RunningPhase {
+    const p = this.#phase;
+    if (p.kind !== 'running') throw new Error('the driver is not running');
+    return p;
+  }
+
   /** The driver: turns while they say continue; then idle, and a latched wake if input is still pending. */
   async #drive(): Promise<void> {
     try {
-      while (await this.#runTurn()) {
+      while (await runTurn(this.#turnPort, this.#running())) {
         /* next turn */
       }
     } catch {
@@ -508,164 +308,8 @@ export class Agent {
       if (p.kind === 'running') {
         const { turn, wakeRequested } = p;
         this.#setPhase({ kind: 'idle', lastTurn: turn });
-        if (wakeRequested && hasPending(this.#inbox) && !this.#disposing) this.#wakeDriver(false);
+        if (wakeRequested && hasPending(this.#inbox.state) && !this.#disposing) this.#wakeDriver(false);
       }
     }
-  }
-
-  #running(): Extract<Phase, { kind: 'running' }> {
-    const p = this.#phase;
-    if (p.kind !== 'running') throw new Error('the driver is not running');
-    return p;
-  }
-
-  #throwIfAborted(p: Extract<Phase, { kind: 'running' }>): void {
-    if (p.abort.signal.aborted) throw new TurnAborted();
-  }
-
-  /** One turn (docs/protocol.md §8). Returns whether the driver continues into another turn. */
-  async #runTurn(): Promise<boolean> {
-    const p = this.#running();
-    this.#throwIfAborted(p);
-    const n = p.turn + 1;
-    try {
-      this.#turnStartId = this.#log.append('turn/start', { turn: n }).id;
-      this.#claimId = undefined;
-    } catch (e) {
-      this.#reportError(n, 0, e);
-      return this.#retire(p);
-    }
-    p.turn = n;
-    p.step = 0;
-    const signal = p.abort.signal;
-    let ending: TurnEndReason | null = null;
-    let reason: TurnEndReason = { kind: 'completed' };
-    let driver: DriverAfterTurn = 'stop';
-    let boundary = 0;
-    let stepsEntered = 0;
-    try {
-      for (;;) {
-        this.#throwIfAborted(p);
-        const k = p.step + 1;
-        const claimed = this.#mutate({ kind: 'claim', target: claimTargetAt(boundary) });
-        // fail closed: the enqueue, turn/start and claim are durable before the first pre-step runs
-        if (boundary === 0) await this.#log.checkpoint();
-        boundary++;
-        const system = await this.#assemble(n, k, signal);
-        this.#throwIfAborted(p);
-        const decision = await this.#preStep(claimed, n, k, signal);
-        this.#throwIfAborted(p);
-        const outcome = decideBoundary(decision, stepsEntered, ending);
-        if (outcome.kind === 'close-turn') {
-          reason = outcome.reason;
-          driver = outcome.driver;
-          break;
-        }
-        const entered = decision.kind === 'enter' ? decision.messages : [];
-        this.#log.append('step/start', { turn: n, step: k }, { metadata: this.#causedBy(this.#turnStartId) });
-        p.step = k;
-        stepsEntered++;
-        let result: StepResult;
-        try {
-          for (const m of entered) this.#log.append('user/message', m, { metadata: this.#causedBy(this.#claimId) });
-          result = await runModelStep(this.#stepPort, { turn: n, step: k, system, signal });
-        } finally {
-          this.#log.append('step/end', { turn: n, step: k });
-        }
-        ending = mergeStepResult(ending, result);
-        this.#throwIfAborted(p);
-        if (shouldAskTurnStopping(ending, L.size(this.#inbox.nextStep))) {
-          for (const listener of this.#hooks.listeners('turn-stopping')) await listener({ agent: this, turn: n, signal });
-          this.#throwIfAborted(p);
-        }
-        if (shouldCloseAfterStep(ending, L.size(this.#inbox.nextStep))) {
-          reason = ending!;
-          driver = 'continue-if-pending';
-          break;
-        }
-      }
-    } catch (e) {
-      const cause = signal.aborted ? (signal.reason as AbortCause) : null;
-      const facts = errorFacts(e);
-      reason = failureReason(cause, facts);
-      driver = 'stop';
-      if (!cause) this.#hooks.emit('error', { turn: n, step: p.step, error: facts });
-    }
-    try {
-      this.#log.append('turn/end', { turn: n, reason }, { metadata: this.#causedBy(this.#turnStartId) });
-    } catch (e) {
-      this.#reportError(n, p.step, e);
-      return this.#retire(p);
-    }
-    if (!continuesIntoNextTurn(driver, hasPending(this.#inbox))) return this.#retire(p);
-    p.abort = new AbortController();
-    p.wakeRequested = false;
-    p.step = 0;
-    return true;
-  }
-
-  /** The driver stops after this turn: from now until idle, waking sends are latched. */
-  #retire(p: Extract<Phase, { kind: 'running' }>): false {
-    p.retiring = true;
-    return false;
-  }
-
-  #reportError(turn: number, step: number, e: unknown): void {
-    this.#hooks.emit('error', { turn, step, error: errorFacts(e) });
-  }
-
-  async #assemble(turn: number, step: number, signal: AbortSignal): Promise<string | undefined> {
-    const sp = this.#opts.systemPrompt;
-    if (sp === undefined || typeof sp === 'string') return sp;
-    return sp({ agent: this, turn, step, signal });
-  }
-
-  /** The pre-step waterfall: listeners in registration order, each may call next(); innermost enters the claimed batch. */
-  async #preStep(claimed: readonly UserMessage[], turn: number, step: number, signal: AbortSignal): Promise<PreStepDecision<UserMessage>> {
-    const listeners = this.#hooks.listeners('pre-step');
-    const ctx = { agent: this, messages: claimed, turn, step, signal };
-    const run = async (i: number): Promise<PreStepDecision<UserMessage>> => {
-      if (i === listeners.length) return { kind: 'enter', messages: claimed };
-      return checkDecision(await listeners[i]!(ctx, () => run(i + 1)));
-    };
-    return run(0);
   }
 }
-
-const checkDecision = (d: unknown): PreStepDecision<UserMessage> => {
-  if (typeof d === 'object' && d !== null) {
-    const dd = d as { kind?: unknown; messages?: unknown };
-    if (dd.kind === 'reject') return { kind: 'reject' };
-    if (dd.kind === 'enter' && Array.isArray(dd.messages)) {
-      const messages: UserMessage[] = [];
-      for (const m of dd.messages) {
-        const admitted = admitMessage(m, 'pre-step message');
-        if (E.isLeft(admitted)) throw admitted.left;
-        messages.push(admitted.right);
-      }
-      return { kind: 'enter', messages };
-    }
-  }
-  throw new RuntimeError('invalid-pre-step-decision', `a pre-step listener returned ${describeValue(d)}; expected enter(messages) or reject()`);
-};
-
-/** Longest error message a `turn/end` records (a longer one is cut, saying so), so the closing event always fits. */
-const MAX_ERROR_MESSAGE = 4096;
-const capMessage = (m: string): string => (m.length <= MAX_ERROR_MESSAGE ? m : `${m.slice(0, MAX_ERROR_MESSAGE)}… (${m.length} characters, cut)`);
-
-const errorFacts = (e: unknown): TurnError => {
-  if (isModelError(e)) return { message: capMessage(e.facts.message), code: e.facts.code, ...(e.facts.status !== undefined ? { status: e.facts.status } : {}) };
-  if (isMessageTooLargeError(e)) return { message: e.message, code: 'MESSAGE_TOO_LARGE' };
-  return { message: capMessage(errorChain(e)), code: 'UNKNOWN' };
-};
-
-const HOOK_NAMES: readonly string[] = Object.keys({
-  'pre-step': true,
-  'turn-stopping': true,
-  status: true,
-  'inbox/inserted': true,
-  'inbox/claimed': true,
-  'inbox/discarded': true,
-  error: true,
-} satisfies Record<HookName, true>);
-const describeHook = (name: unknown): string => (typeof name === 'string' ? JSON.stringify(name) : typeof name);

@@ -45,6 +45,19 @@ export interface AgentHooks<A> {
 /** The name of an agent hook (`pre-step`, `turn-stopping`, …). */
 export type HookName = keyof AgentHooks<unknown>;
 
+/** Every hook name, to refuse an unknown one at `on(name)`. */
+export const HOOK_NAMES: readonly string[] = Object.keys({
+  'pre-step': true,
+  'turn-stopping': true,
+  status: true,
+  'inbox/inserted': true,
+  'inbox/claimed': true,
+  'inbox/discarded': true,
+  error: true,
+} satisfies Record<HookName, true>);
+/** A hook name as an error message shows it: a string quoted, anything else by its type. */
+export const describeHook = (name: unknown): string => (typeof name === 'string' ? JSON.stringify(name) : typeof name);
+
 /** Listener lists per hook. Notifications are contained: a throwing listener is logged, later listeners still run. */
 export class HookRegistry<A> {
   readonly #listeners = new Map<HookName, unknown[]>();

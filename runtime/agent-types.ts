@@ -1,0 +1,93 @@
+import type * as E from 'fp-ts/lib/Either.js';
+import type { MessageId } from '../domain/brand.js';
+import type { InvalidMessageError } from '../domain/errors.js';
+import type { EventMetadata } from '../domain/event-metadata.js';
+import type { InboxTarget } from '../domain/events.js';
+import type { InboxState } from '../domain/inbox/inbox-state.js';
+import type { ContentBlock, UserMessage } from '../domain/message.js';
+import type { QueueEditError } from '../domain/queue-edit.js';
+import type { Agent } from './agent.js';
+import type { MessageTooLargeError } from './errors.js';
+import type { Logger } from './logger.js';
+import type { ModelPort } from './ports/model.js';
+import type { SessionLog } from './session-log.js';
+import type { LateToolResults } from './tool-runner.js';
+import type { Tool } from './tools.js';
+
+/** The child lifecycle events an agent may be asked to record. */
+export type ChildEventType = 'subagent/descriptor' | 'subagent/start' | 'subagent/end';
+
+/** How an Agent is built (by `Runtime.createSession`, `resume` and `fork`; not usually constructed directly). */
+export interface AgentOptions {
+  readonly log: SessionLog;
+  readonly model: ModelPort;
+  readonly tools?: readonly Tool<Agent>[];
+  readonly logger: Logger;
+  /** The system prompt, or a function assembling it at every proposed step (a throw ends the turn `error`). */
+  readonly systemPrompt?: string | ((ctx: { readonly agent: Agent; readonly turn: number; readonly step: number; readonly signal: AbortSignal }) => string | Promise<string>);
+  /** Parallel-safe tool calls run at most this many at once. @defaultValue 4 */
+  readonly toolConcurrency?: number;
+  /**
+   * The outcome of a tool body that settles after the turn was aborted: `'withhold'` replaces it with an `ABORTED`
+   * error result (the log keeps it under `meta.withheld`), `'keep'` commits it as returned. @defaultValue 'withhold'
+   */
+  readonly lateToolResults?: LateToolResults;
+  /** The inbox state and last turn number restored from the log (resume). @defaultValue empty, 0 */
+  readonly restored?: { readonly inbox: InboxState; readonly lastTurn: number };
+  /** Called once the agent is disposed (the runtime forgets it). */
+  readonly onDisposed?: () => void;
+}
+
+/** The read-and-edit view of an agent's Inbox. Every edit is one durable splice, decided by the pure Inbox decider. */
+export interface AgentInbox {
+  readonly nextTurn: readonly UserMessage[];
+  readonly nextStep: readonly UserMessage[];
+  /** The persistent inbox state (cheap to keep: it never changes). */
+  readonly state: InboxState;
+  /**
+   * Removes and inserts pending items like `Array.prototype.splice` on the target list, as one durable splice;
+   * returns the removed items. As in JavaScript, only an *omitted* `deleteCount` removes everything from `start`:
+   * `splice(target, 0, undefined, m)` removes nothing (undefined counts as 0), `splice(target, 0)` clears the list.
+   */
+  splice(target: InboxTarget, start: number, deleteCount?: number, ...insert: UserMessage[]): UserMessage[];
+  append(target: InboxTarget, message: UserMessage): void;
+  prepend(target: InboxTarget, message: UserMessage): void;
+  /** Replaces the pending item with this id (next-turn searched first); false if it is not pending. */
+  replace(id: string, message: UserMessage): boolean;
+  /** Cancels the pending item with this id; false if it is not pending. */
+  remove(id: string): boolean;
+  /** Cancels everything pending: next-step first, then next-turn. */
+  clear(): UserMessage[];
+}
+
+/** Options of an input call (`followup`, `steer`, `inject`, `send`, `accept`, queue edits, `cancel`). */
+export interface InputOptions {
+  /**
+   * Provenance of the input, stored (and hashed) with the splice that admits, edits or cancels it: `actor` (who, as
+   * the host authenticated them), `correlationId`, `causationId`, and any key of the deployment's. @defaultValue none
+   */
+  readonly metadata?: EventMetadata;
+}
+
+/** What `accept` resolves with: the message id, the seq of its splice, and the list it landed in (a waking send after an abort lands in next-turn). */
+export interface DurableReceipt {
+  readonly messageId: MessageId;
+  readonly seq: number;
+  readonly target: InboxTarget;
+}
+
+/**
+ * Why a queue edit was refused: the item is gone or steering is unavailable (`QueueEditError`), the new content is
+ * not content (`invalid-message`), or the edited message would be larger than the store accepts (`message-too-large`).
+ */
+export type QueueEditRefusal = QueueEditError | InvalidMessageError | MessageTooLargeError;
+
+/** Queue edits by message id (`agent.queue`): each returns a typed refusal instead of throwing; claim wins every race. */
+export interface QueueEdits {
+  /** Replaces a pending item's content (text only), keeping its id and source. */
+  edit(id: string, content: string | readonly ContentBlock[], options?: InputOptions): E.Either<QueueEditRefusal, { readonly accepted: true }>;
+  /** Cancels a pending item. */
+  remove(id: string, options?: InputOptions): E.Either<QueueEditRefusal, { readonly accepted: true }>;
+  /** Strict steer: moves a next-turn item to next-step while the agent is running. */
+  steer(id: string, options?: InputOptions): E.Either<QueueEditRefusal, { readonly accepted: true }>;
+}
