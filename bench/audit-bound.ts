@@ -26,6 +26,10 @@
  * `verify` needs no fold: wall ≥ start + (P + C) / k. A projection folds on the thread that subscribes: its events/s
  * are at most N / (Ps + F), that is F / (Ps + F) of the plain fold's.
  *
+ * The parts are timed inside one streaming pass over the log, a batch of lines at a time, as the commands read it
+ * (each part of each batch timed on its own; nothing is kept but the fold's state), so each part pays the garbage
+ * it makes and the heap stays as small as the commands'.
+ *
  * Each bound is divided by the floor's own wall time (a spawned `node bench/support/parse-lines.mjs`, measured in
  * the same rounds); `start` is a spawned bare `node -e 0`. Every part's answer is checked: the chain ends on the last
  * line's hash, the fold ends with the plain-array model's lists, the store's lines are the log's events.
@@ -66,13 +70,6 @@ const seconds = async <T>(work: () => T | Promise<T>): Promise<{ s: number; valu
   const t = performance.now();
   const value = await work();
   return { s: (performance.now() - t) / 1000, value };
-};
-
-/** Every line of `file`, JSON.parsed (the floor's own work, with the audit's line reader). */
-const parseAll = async (file: string): Promise<unknown[]> => {
-  const out: unknown[] = [];
-  for await (const batch of readLineBatches(file)) for (const line of batch) out.push(JSON.parse(line));
-  return out;
 };
 
 /** How many lines of `file` JSON.parse took, each value dropped once parsed: exactly the floor's work. */
@@ -116,14 +113,27 @@ try {
   const expected = await writeSessionLog(log, EVENTS, PEAK);
   const lines = expected.events ?? EVENTS;
 
-  // the same session in a JSONL store (its stream file is what a projection reads)
+  // the same session in a JSONL store (its stream file is what a projection reads), imported a batch at a time
   const storeDir = join(root, 'store');
   const store = await openJsonlEventStore(storeDir, { durability: 'none' });
-  const logged = (await parseAll(log)) as LogEvent[];
-  const lastHash = logged.at(-1)!.hash;
-  for (let i = 0; i < logged.length; i += 2000) {
-    await store.append(STREAM, logged.slice(i, i + 2000).map((e) => ({ id: e.id, type: e.type, time: e.time, data: e.data })), i === 0 ? 'no_stream' : BigInt(i - 1));
+  const ids: string[] = [];
+  let lastHash = '';
+  let batch: LogEvent[] = [];
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    await store.append(STREAM, batch.map((e) => ({ id: e.id, type: e.type, time: e.time, data: e.data })), ids.length === batch.length ? 'no_stream' : BigInt(ids.length - batch.length - 1));
+    batch = [];
+  };
+  for await (const lineBatch of readLineBatches(log)) {
+    for (const line of lineBatch) {
+      const e = JSON.parse(line) as LogEvent;
+      ids.push(e.id);
+      lastHash = e.hash!;
+      batch.push(e);
+      if (batch.length === 2000) await flush();
+    }
   }
+  await flush();
   await store.close();
   const streamFiles = readdirSync(join(storeDir, 'streams'));
   if (streamFiles.length !== 1) throw new Error(`expected one stream file in the store, found ${streamFiles.length}`);
@@ -137,48 +147,62 @@ try {
     parts.floor.push(floor.seconds);
     parts.start.push((await spawnMeasured(['-e', '0'])).seconds);
 
-    // P as the floor does it (each value dropped once parsed); the values the other parts take are parsed untimed
-    const counted = await seconds(() => countParsed(log));
-    if (counted.value !== lines) throw new Error('P miscounted');
-    parts.P.push(counted.s);
-    const parsed = await parseAll(log);
-    const checked = await seconds(() =>
-      parsed.map((raw, seq) => {
-        const e = parseEvent(raw, { expectedSeq: seq, owned: true });
-        if (E.isLeft(e)) throw e.left;
-        return e.right;
-      }),
-    );
-    parts.V.push(checked.s);
-    const events = checked.value;
-    const chain = await seconds(() => {
-      let prev = GENESIS_HASH;
-      for (const e of events) {
-        const hash = sha256ChainHash(chainInputOf(STREAM, e, prev));
-        if (hash !== e.hash) throw new Error(`chain: seq ${e.seq} does not hash to its stored hash`);
+    // One streaming pass, as the commands read (a batch of lines at a time, nothing kept but the fold's state), each
+    // part of each batch timed on its own: the heap stays as small as theirs, and each part pays the garbage it makes.
+    gc?.();
+    const t = { P: 0, V: 0, C: 0, F: 0 };
+    let seq = 0;
+    let prev = GENESIS_HASH;
+    let state = initialSessionState();
+    for await (const lineBatch of readLineBatches(log)) {
+      let t0 = performance.now();
+      const raws = lineBatch.map((line) => JSON.parse(line) as unknown);
+      let t1 = performance.now();
+      t.P += t1 - t0;
+      t0 = t1;
+      // the chain first, on the values as parsed (as the audit does: parseEvent then freezes them in place)
+      for (const raw of raws as LogEvent[]) {
+        const hash = sha256ChainHash(chainInputOf(STREAM, raw, prev));
+        if (hash !== raw.hash) throw new Error(`chain: seq ${raw.seq} does not hash to its stored hash`);
         prev = hash;
       }
-      return prev;
-    });
-    if (chain.value !== lastHash) throw new Error('chain: does not end on the last line');
-    parts.C.push(chain.s);
-    const fold = await seconds(() => {
-      let state = initialSessionState();
+      t1 = performance.now();
+      t.C += t1 - t0;
+      t0 = t1;
+      const events = raws.map((raw) => {
+        const e = parseEvent(raw, { expectedSeq: seq++, owned: true });
+        if (E.isLeft(e)) throw e.left;
+        return e.right;
+      });
+      t1 = performance.now();
+      t.V += t1 - t0;
+      t0 = t1;
       for (const e of events) {
         const step = stepSession(state, e);
         if (E.isLeft(step)) throw step.left;
         state = step.right.state;
       }
-      return { events: events.length, nextTurn: nextTurnItems(state.inbox).map((m) => m.id), nextStep: nextStepItems(state.inbox).map((m) => m.id) };
-    });
-    if (!sameLists(fold.value, expected)) throw new Error('fold: not the plain-array model lists');
-    parts.F.push(fold.s);
+      t.F += performance.now() - t0;
+    }
+    if (seq !== lines || prev !== lastHash) throw new Error('chain: does not end on the last line');
+    if (!sameLists({ nextTurn: nextTurnItems(state.inbox).map((m) => m.id), nextStep: nextStepItems(state.inbox).map((m) => m.id) }, expected)) {
+      throw new Error('fold: not the plain-array model lists');
+    }
+    for (const k of ['P', 'V', 'C', 'F'] as const) parts[k].push(t[k] / 1000);
+
     const stored = await seconds(() => countParsed(streamFile));
     parts.Ps.push(stored.s);
-    const storedEvents = (await parseAll(streamFile)).filter((l) => typeof l === 'object' && l !== null && 'e' in l) as { e: { id: string } }[];
-    if (storedEvents.length !== lines || storedEvents.some((l, i) => l.e.id !== logged[i]!.id)) throw new Error('store: its stream file is not the log');
     if (stored.value !== lines + 1) throw new Error('Ps miscounted (the header and the events)');
   }
+  // the store's stream file holds the log's events, in order
+  let at = 0;
+  for await (const lineBatch of readLineBatches(streamFile)) {
+    for (const line of lineBatch) {
+      const l = JSON.parse(line) as { e?: { id: string } };
+      if (l.e !== undefined && l.e.id !== ids[at++]) throw new Error(`store: event ${at - 1} of its stream file is not the log's`);
+    }
+  }
+  if (at !== lines) throw new Error('store: its stream file is not the log');
 
   const m = Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, median(v)])) as Record<keyof typeof parts, number>;
   const row = (name: string, k: keyof typeof parts, what: string) =>
