@@ -125,7 +125,15 @@ export interface BodyRun {
 export const runToolBody = async <A>(
   tool: Tool<A> | undefined,
   call: ToolCallBlock,
-  ctx: { readonly agent: A; readonly turn: number; readonly step: number; readonly signal: AbortSignal; readonly checkpoint: () => Promise<void> },
+  ctx: {
+    readonly agent: A;
+    readonly turn: number;
+    readonly step: number;
+    readonly signal: AbortSignal;
+    readonly checkpoint: () => Promise<void>;
+    /** Whether the abort came before now in microtask order (see {@link abortOrder}). */
+    readonly afterAbort: () => boolean;
+  },
 ): Promise<BodyRun> => {
   if (!tool) return { run: errorResult('ToolNotFound', ToolResultCode.TOOL_NOT_FOUND, `unknown tool "${call.name}"`), late: false };
   let args: unknown;
@@ -146,5 +154,21 @@ export const runToolBody = async <A>(
   } catch (e) {
     run = thrownResult(e);
   }
-  return { run, late: ctx.signal.aborted };
+  // late when the body settled after the abort, not merely when this continuation runs after it: a body that
+  // returned just before another body's synchronous cancel is resumed here after that cancel, and is not late
+  return { run, late: ctx.afterAbort() };
+};
+
+/**
+ * Orders a signal's abort among microtasks: the function returned says whether the abort happened before the
+ * microtask that calls it was queued. At the abort it queues a marker microtask; a promise settled before the abort
+ * had its reactions queued before the marker (they run while the function still says false), one settled after it
+ * has them queued after (they see true). So an `await` that resumes and asks tells whether what it awaited settled
+ * after the abort, even when it resumes after the abort. `stop()` removes the listener.
+ */
+export const abortOrder = (signal: AbortSignal): { readonly afterAbort: () => boolean; readonly stop: () => void } => {
+  let passed = signal.aborted;
+  const onAbort = (): void => queueMicrotask(() => void (passed = true));
+  if (!passed) signal.addEventListener('abort', onAbort, { once: true });
+  return { afterAbort: () => passed, stop: () => signal.removeEventListener('abort', onAbort) };
 };

@@ -1,5 +1,6 @@
 import type { UserMessage } from '../domain/message.js';
 import {
+  abortOrder,
   abortedBeforeDispatch,
   invalidOutcome,
   keptAfterAbort,
@@ -70,6 +71,8 @@ export const runToolCalls = async <A>(
   calls: readonly ToolCallBlock[],
   ctx: { readonly turn: number; readonly step: number; readonly signal: AbortSignal },
 ): Promise<boolean> => {
+  // registered before any body runs, so its marker precedes whatever a body's own abort listener settles
+  const order = abortOrder(ctx.signal);
   const slots: Slot<A>[] = calls.map((call) => ({ call, tool: port.tools.get(call.name), started: false, body: null, committed: false }));
   const limit = Math.max(1, Math.floor(port.concurrency));
   const running = new Set<Promise<void>>();
@@ -129,7 +132,7 @@ export const runToolCalls = async <A>(
   const dispatch = (slot: Slot<A>): void => {
     port.logCall(slot.call);
     slot.started = true;
-    const body: Promise<void> = runToolBody(slot.tool, slot.call, { agent: port.agent, turn: ctx.turn, step: ctx.step, signal: ctx.signal, checkpoint: port.checkpoint })
+    const body: Promise<void> = runToolBody(slot.tool, slot.call, { agent: port.agent, turn: ctx.turn, step: ctx.step, signal: ctx.signal, checkpoint: port.checkpoint, afterAbort: order.afterAbort })
       .then((b) => void (slot.body = b), fail)
       .finally(() => void running.delete(body));
     running.add(body);
@@ -149,6 +152,7 @@ export const runToolCalls = async <A>(
   }
   // drain: no body outlives the step
   while (running.size > 0) await awaitOne();
+  order.stop(); // every body has settled: nothing is asked any more
   // close out in model order: every call gets exactly one call/result pair
   for (; next < slots.length; next++) {
     const slot = slots[next]!;

@@ -166,6 +166,25 @@ describe('tools and interruption: calls on abort', () => {
     expect(results(h.agent).map((r) => r.error?.code)).toEqual(['ABORTED', 'ABORTED_BEFORE_DISPATCH']);
     await expectConsistent(h);
   });
+
+  it('parallel calls that returned just before another one aborts the turn commit as returned; only the aborting one is withheld', async () => {
+    // all three start in one burst; 'a' and 'b' return before 'stop' cancels, but the runner resumes on them after
+    const h = setup({
+      script: [calls('a', 'b', 'stop')],
+      tools: [
+        tool('a', () => ({ content: 'from a' }), true),
+        tool('b', () => ({ content: 'from b' }), true),
+        tool('stop', (_a, c) => (c.agent.cancel({ kind: 'hook', reason: 'enough' }), { content: 'stopped' }), true),
+      ],
+    });
+    h.agent.followup(A);
+    await h.agent.whenIdle();
+    expect(fromAM(h.durable())).toEqual(['AM', 'TC(a)', 'TC(b)', 'TC(stop)', 'TR(a)', 'TR(b)', 'TR(stop)', 'SE(1,1)', 'TE(1,aborted:hook)']);
+    const rs = results(h.agent);
+    expect(rs.map((r) => r.error?.code ?? null)).toEqual([null, null, 'ABORTED']);
+    expect(rs.map((r) => r.meta ?? null)).toEqual([null, null, { withheld: { content: [{ type: 'text', text: 'stopped' }] } }]);
+    await expectConsistent(h);
+  });
 });
 
 describe('tools and interruption: a step failure drains running calls first', () => {
