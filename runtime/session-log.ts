@@ -6,12 +6,11 @@ import { fastEventData, isCommonMetadata } from '../domain/fast-event-data.js';
 import { deepFreeze, snapshotJson } from '../domain/json.js';
 import { sha256ChainHash } from './chain-hash.js';
 import { stripSealed } from './content-sealer.js';
-import type { NewEvent } from './ports/event-store.js';
 import { checkedEvent } from './ports/checked-events.js';
-import { ConcurrencyError, isConcurrencyError, isDuplicateEventIdError, isUnknownOutcomeError } from './ports/store-errors.js';
 import { MessageTooLargeError, RuntimeError } from './errors.js';
 import { eventSizeBytes, eventSizeOfJson } from './ports/store-validation.js';
 import type { AppendOptions, CommitCheck, EventObserver, SessionLogOptions } from './session-log-types.js';
+import { WriteBehind } from './write-behind.js';
 
 /**
  * The live, in-memory session log and its write-behind to the EventStore.
@@ -21,36 +20,24 @@ import type { AppendOptions, CommitCheck, EventObserver, SessionLogOptions } fro
  */
 export class SessionLog {
   readonly #events: LogEvent[];
-  /** What the store gets for each event appended here (sealed when there is a sealer); null for the initial events. */
-  readonly #storedForm: (NewEvent | null)[];
   readonly #observers = new Set<EventObserver>();
   #observerList: EventObserver[] | null = null;
   readonly #checks = new Set<CommitCheck>();
-  readonly #fenceListeners = new Set<(e: RuntimeError) => void>();
   readonly #opts: SessionLogOptions;
   #publishing = false;
-  #fenced: RuntimeError | null = null;
   #closed = false;
-  /** Index of the first event not yet durable. */
-  #durable: number;
-  #writing: Promise<void> | null = null;
-  #timer: NodeJS.Timeout | null = null;
-  #waiters: Waiter[] = [];
-  #lastError: unknown = null;
+  readonly #writes: WriteBehind;
   /** The chain hash of the last event (recomputed for events stored before the chain existed). */
   #head: string;
   readonly #hashOf: ChainHashFn;
   #peekedId: string | null = null;
   /** The largest event this log admits: the store's maximum, or the lower `maxEventBytes` option. */
   readonly maxEventBytes: number;
-  /** The last append failed: what the store holds after `#durable` is not known until the tail is read. */
-  #unsure = false;
 
   constructor(opts: SessionLogOptions) {
     this.#opts = opts;
     this.#events = [...(opts.initial ?? [])];
-    this.#storedForm = this.#events.map(() => null);
-    this.#durable = this.#events.length;
+    this.#writes = new WriteBehind(opts, this.#events);
     this.#hashOf = opts.hashOf ?? sha256ChainHash;
     // a resumed log continues its chain; a log stored before the chain existed gets one from here on, whose first
     // link covers the unchained prefix as it is now
@@ -68,10 +55,10 @@ export class SessionLog {
   }
   /** Number of events known durable in the store. */
   get durableCount(): number {
-    return this.#durable;
+    return this.#writes.durableCount;
   }
   get fenced(): RuntimeError | null {
-    return this.#fenced;
+    return this.#writes.fenced;
   }
 
   onEvent(observer: EventObserver): () => void {
@@ -84,8 +71,7 @@ export class SessionLog {
   }
   /** Called once if another writer takes the stream (the session stops writing). */
   onFence(listener: (e: RuntimeError) => void): () => void {
-    this.#fenceListeners.add(listener);
-    return () => this.#fenceListeners.delete(listener);
+    return this.#writes.onFence(listener);
   }
   addCommitCheck(check: CommitCheck): () => void {
     this.#checks.add(check);
@@ -107,7 +93,7 @@ export class SessionLog {
     if (this.#publishing) {
       throw new RuntimeError('reentrant-append', `session append cannot reenter while an event is being published (${type})`);
     }
-    if (this.#fenced) throw this.#fenced;
+    if (this.#writes.fenced) throw this.#writes.fenced;
     if (this.#closed) throw new RuntimeError('session-closed', `session ${this.stream} is closed`);
     // one read of every property: the copy is what is checked, measured and logged
     const copied = snapshotJson(data);
@@ -175,8 +161,7 @@ export class SessionLog {
     this.#peekedId = null;
     this.#head = hash;
     this.#events.push(event);
-    this.#storedForm.push(storedEvent);
-    this.#schedule();
+    this.#writes.enqueue(storedEvent);
     this.#publishing = true;
     try {
       // the observers as they were when publishing began (one array, rebuilt only when they change)
@@ -220,11 +205,7 @@ export class SessionLog {
       this.#signHead();
       upTo = this.#events.length;
     }
-    if (this.#durable >= upTo) return Promise.resolve();
-    if (this.#fenced) return Promise.reject(this.#fenced);
-    const p = new Promise<void>((resolve, reject) => this.#waiters.push({ upTo, resolve, reject }));
-    this.#drainNow();
-    return p;
+    return this.#writes.checkpoint(upTo);
   }
 
   /**
@@ -232,11 +213,8 @@ export class SessionLog {
    * synchronous call): the pending write is cancelled and the log refuses further appends.
    */
   abandon(): void {
-    if (this.#durable > 0 || this.#writing) throw new RuntimeError('session-closed', `session ${this.stream} was already written; it cannot be abandoned`);
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
+    this.#writes.abandon();
     this.#events.length = 0;
-    this.#storedForm.length = 0;
     this.#closed = true;
   }
 
@@ -252,157 +230,8 @@ export class SessionLog {
   #signHead(): void {
     const signer = this.#opts.signer;
     const last = this.#events.at(-1);
-    if (!signer || !last || last.type === 'chain/head' || this.#publishing || this.#fenced || this.#closed) return;
+    if (!signer || !last || last.type === 'chain/head' || this.#publishing || this.#writes.fenced || this.#closed) return;
     const claim = { stream: this.stream, seq: last.seq, hash: this.#head };
     this.append('chain/head', { seq: claim.seq, hash: claim.hash, keyId: signer.keyId, signature: signer.sign(claim) });
   }
-
-  #schedule(): void {
-    if (this.#timer || this.#writing) return;
-    const delay = this.#opts.writeBatchDelayMs ?? 200;
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      this.#drainNow();
-    }, delay);
-  }
-
-  #drainNow(): void {
-    if (this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = null;
-    }
-    if (this.#writing || this.#fenced) return;
-    this.#writing = this.#writeLoop().finally(() => {
-      this.#writing = null;
-      // events that arrived during the last write, whose window already expired or that a checkpoint awaits
-      if (this.#durable < this.#events.length && this.#waiters.some((w) => w.upTo > this.#durable)) this.#drainNow();
-      else if (this.#durable < this.#events.length && !this.#lastError) this.#schedule();
-    });
-  }
-
-  /**
-   * Writes the queue in batches with the expected revision this log last wrote. After any failed append the
-   * next attempt first reads the stream's tail, because a failure does not always mean "nothing was written":
-   * - an unknown outcome (`UnknownOutcomeError`: a timeout after the request was sent, a dropped connection
-   *   after COMMIT) is resolved at once: the tail says whether the batch is stored; if it is not, the batch is
-   *   sent again, at most `IMMEDIATE_ATTEMPTS` times before the waiters are told and the next event or checkpoint
-   *   tries again;
-   * - a `ConcurrencyError` or `DuplicateEventIdError` may be this log's own earlier write (stored, acknowledgement
-   *   lost, then a grown batch retried): if the tail holds only this log's events, they count as durable and the
-   *   rest is written after them. Only an event this log did not write fences the session.
-   * So a batch is stored exactly once and an unknown outcome never stalls the session or fences it by itself.
-   */
-  async #writeLoop(): Promise<void> {
-    /** Consecutive sends of the batch at `#durable` that failed. */
-    let attempts = 0;
-    while (this.#durable < this.#events.length && !this.#fenced) {
-      if (this.#unsure) {
-        try {
-          await this.#resolveFromTail(null);
-        } catch (e) {
-          this.#lastError = e;
-          this.#opts.logger.warn(`reading the tail of ${this.stream} after a failed write failed; will retry at the next event or checkpoint`, e);
-          this.#rejectWaiters(e);
-          return;
-        }
-        continue;
-      }
-      const from = this.#durable;
-      const batch = this.#storedForm.slice(from) as NewEvent[];
-      const expected = from === 0 ? 'no_stream' : BigInt(from - 1);
-      attempts++;
-      try {
-        // no event reaches the store before the key that opens it
-        await this.#opts.sealer?.durable();
-        await this.#opts.store.append(this.stream, batch, expected);
-        this.#durable = from + batch.length;
-        this.#lastError = null;
-        attempts = 0;
-        this.#settle();
-      } catch (e) {
-        this.#lastError = e;
-        this.#unsure = true;
-        const ownWriteSuspected = isConcurrencyError(e) || isDuplicateEventIdError(e);
-        if (ownWriteSuspected || (isUnknownOutcomeError(e) && attempts < IMMEDIATE_ATTEMPTS)) {
-          let advanced: boolean | null = null;
-          try {
-            advanced = await this.#resolveFromTail(isConcurrencyError(e) ? e : null);
-          } catch (readError) {
-            this.#opts.logger.warn(`reading the tail of ${this.stream} after a failed write failed`, readError);
-          }
-          if (this.#fenced) break;
-          if (advanced === true) attempts = 0;
-          // stored (in part or whole): write the rest; not stored after an unknown outcome: send it again
-          if (advanced === true || (advanced === false && !ownWriteSuspected)) continue;
-          // the stream holds nothing of this batch and the store still says another writer is there: fence
-          if (advanced === false && isConcurrencyError(e)) {
-            this.#fence(e);
-            break;
-          }
-        }
-        this.#opts.logger.warn(`write of ${batch.length} events to ${this.stream} failed; will retry at the next event or checkpoint`, e);
-        this.#rejectWaiters(e);
-        return;
-      }
-    }
-    if (this.#fenced) this.#rejectWaiters(this.#fenced);
-  }
-
-  /**
-   * Reads the stream from the first revision not known durable and compares ids with the live log: events of this
-   * log found there become durable (returns true when any did). An event this log did not write fences the
-   * session (with `conflict` as the cause when there is one). Clears the "unsure" state when it completes.
-   */
-  async #resolveFromTail(conflict: ConcurrencyError | null): Promise<boolean> {
-    const from = this.#durable;
-    let next = from;
-    for await (const stored of this.#opts.store.read(this.stream, { from: BigInt(from) })) {
-      const mine = this.#events[next];
-      if (stored.revision !== BigInt(next) || mine === undefined || mine.id !== stored.id) {
-        this.#fence(conflict ?? new ConcurrencyError(this.stream, from === 0 ? 'no_stream' : BigInt(from - 1), stored.revision));
-        this.#unsure = false;
-        return false;
-      }
-      next++;
-    }
-    this.#unsure = false;
-    if (next === from) return false;
-    this.#opts.logger.warn(`${next - from} events of ${this.stream} were stored by an append that reported failure; continuing after them`);
-    this.#durable = next;
-    this.#lastError = null;
-    this.#settle();
-    return true;
-  }
-
-  #fence(cause: unknown): void {
-    this.#fenced = new RuntimeError('session-fenced', `another writer owns stream ${this.stream}; this session stopped writing`, { cause });
-    this.#opts.logger.warn(this.#fenced.message, cause);
-    for (const l of this.#fenceListeners) {
-      try {
-        l(this.#fenced);
-      } catch (err) {
-        this.#opts.logger.warn('fence listener threw (contained)', err);
-      }
-    }
-  }
-
-  #settle(): void {
-    const keep: Waiter[] = [];
-    for (const w of this.#waiters) (w.upTo <= this.#durable ? w.resolve() : keep.push(w));
-    this.#waiters = keep;
-  }
-  #rejectWaiters(e: unknown): void {
-    const ws = this.#waiters;
-    this.#waiters = [];
-    for (const w of ws) w.reject(e);
-  }
-}
-
-/** How many times one write pass sends a batch whose outcome came back unknown before it tells the waiters. */
-const IMMEDIATE_ATTEMPTS = 3;
-
-interface Waiter {
-  readonly upTo: number;
-  readonly resolve: () => void;
-  readonly reject: (e: unknown) => void;
 }
