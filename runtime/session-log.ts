@@ -1,15 +1,14 @@
 import type { EventId } from '../domain/brand.js';
-import { chainInputOf, GENESIS_HASH, type ChainHashFn } from '../domain/event-chain.js';
 import { EventMetadataSchema, type EventMetadata } from '../domain/event-metadata.js';
 import { EVENT_DATA_SCHEMAS, isEventType, type EventDataByType, type EventType, type LogEvent, type SessionEvent } from '../domain/events.js';
 import { fastEventData, isCommonMetadata } from '../domain/fast-event-data.js';
 import { deepFreeze, snapshotJson } from '../domain/json.js';
-import { sha256ChainHash } from './chain-hash.js';
 import { stripSealed } from './content-sealer.js';
 import { checkedEvent } from './ports/checked-events.js';
 import { MessageTooLargeError, RuntimeError } from './errors.js';
 import { eventSizeBytes, eventSizeOfJson } from './ports/store-validation.js';
 import type { AppendOptions, CommitCheck, EventObserver, SessionLogOptions } from './session-log-types.js';
+import { SessionChain } from './session-chain.js';
 import { WriteBehind } from './write-behind.js';
 
 /**
@@ -27,9 +26,7 @@ export class SessionLog {
   #publishing = false;
   #closed = false;
   readonly #writes: WriteBehind;
-  /** The chain hash of the last event (recomputed for events stored before the chain existed). */
-  #head: string;
-  readonly #hashOf: ChainHashFn;
+  readonly #chain: SessionChain;
   #peekedId: string | null = null;
   /** The largest event this log admits: the store's maximum, or the lower `maxEventBytes` option. */
   readonly maxEventBytes: number;
@@ -38,12 +35,7 @@ export class SessionLog {
     this.#opts = opts;
     this.#events = [...(opts.initial ?? [])];
     this.#writes = new WriteBehind(opts, this.#events);
-    this.#hashOf = opts.hashOf ?? sha256ChainHash;
-    // a resumed log continues its chain; a log stored before the chain existed gets one from here on, whose first
-    // link covers the unchained prefix as it is now
-    let head = GENESIS_HASH;
-    for (const e of this.#events) head = e.hash ?? this.#hashOf(chainInputOf(opts.stream, e, head));
-    this.#head = head;
+    this.#chain = new SessionChain(opts, this.#events);
     this.maxEventBytes = Math.min(opts.store.maxEventBytes, opts.maxEventBytes ?? Number.POSITIVE_INFINITY);
   }
 
@@ -80,7 +72,7 @@ export class SessionLog {
 
   /** The chain hash of the last event (GENESIS_HASH for an empty log). */
   get head(): string {
-    return this.#head;
+    return this.#chain.head;
   }
 
   /** Appends one event, chained to the previous one. */
@@ -140,9 +132,7 @@ export class SessionLog {
     const ignorable = options.ignorable === true;
     // the chain covers the stored form (the ciphertext, when sealed): it verifies with no key, and after erasure
     // throws (before anything is logged) for what RFC 8785 cannot serialize, e.g. a lone surrogate
-    const hash = this.#hashOf(
-      chainInputOf(this.stream, { seq, id: id as EventId, time, type, data: stored, ...(ignorable ? { ignorable: true as const } : {}), ...(metadata !== undefined ? { metadata } : {}) }, this.#head),
-    );
+    const hash = this.#chain.nextHash({ seq, id: id as EventId, time, type, data: stored, ...(ignorable ? { ignorable: true as const } : {}), ...(metadata !== undefined ? { metadata } : {}) });
     // data and metadata are deep-frozen already: freezing the envelope freezes the whole event
     const event = Object.freeze({
       seq,
@@ -159,7 +149,7 @@ export class SessionLog {
       { size, dataJson },
     );
     this.#peekedId = null;
-    this.#head = hash;
+    this.#chain.advance(hash);
     this.#events.push(event);
     this.#writes.enqueue(storedEvent);
     this.#publishing = true;
@@ -227,11 +217,10 @@ export class SessionLog {
     }
   }
 
+  /** Appends a signed `chain/head` for the last event, when there is a signer and the log may append. */
   #signHead(): void {
-    const signer = this.#opts.signer;
-    const last = this.#events.at(-1);
-    if (!signer || !last || last.type === 'chain/head' || this.#publishing || this.#writes.fenced || this.#closed) return;
-    const claim = { stream: this.stream, seq: last.seq, hash: this.#head };
-    this.append('chain/head', { seq: claim.seq, hash: claim.hash, keyId: signer.keyId, signature: signer.sign(claim) });
+    if (this.#publishing || this.#writes.fenced || this.#closed) return;
+    const signed = this.#chain.signedHead(this.#events.at(-1));
+    if (signed) this.append('chain/head', signed);
   }
 }
