@@ -1,9 +1,8 @@
 import type { EventId } from '../domain/brand.js';
-import { EventMetadataSchema, type EventMetadata } from '../domain/event-metadata.js';
-import { EVENT_DATA_SCHEMAS, isEventType, type EventDataByType, type EventType, type LogEvent, type SessionEvent } from '../domain/events.js';
-import { fastEventData, isCommonMetadata } from '../domain/fast-event-data.js';
-import { deepFreeze, snapshotJson } from '../domain/json.js';
-import { stripSealed } from './content-sealer.js';
+import type { EventMetadata } from '../domain/event-metadata.js';
+import type { EventDataByType, EventType, LogEvent, SessionEvent } from '../domain/events.js';
+import { deepFreeze } from '../domain/json.js';
+import { admitEvent } from './event-admission.js';
 import { checkedEvent } from './ports/checked-events.js';
 import { MessageTooLargeError, RuntimeError } from './errors.js';
 import { eventSizeBytes, eventSizeOfJson } from './ports/store-validation.js';
@@ -87,36 +86,7 @@ export class SessionLog {
     }
     if (this.#writes.fenced) throw this.#writes.fenced;
     if (this.#closed) throw new RuntimeError('session-closed', `session ${this.stream} is closed`);
-    // one read of every property: the copy is what is checked, measured and logged
-    const copied = snapshotJson(data);
-    if (!copied.ok) throw new RuntimeError('non-json-event', `${type}: data is ${copied.problem} at ${copied.path.replace(/^\$/, 'data')}`);
-    // the live log never holds an event that a reader of the stored log would refuse
-    // the common shapes are checked by hand on the copy, which is ours (fast-event-data.ts: a strict subset of what
-    // the schema accepts, frozen in place); anything else goes through the schema, which names what is wrong
-    if (isEventType(type) && fastEventData(type, copied.value, { inPlace: true }) === null) {
-      const checked = EVENT_DATA_SCHEMAS[type].safeParse(copied.value);
-      if (!checked.success) {
-        const issue = checked.error.issues[0]!;
-        throw new RuntimeError('invalid-event', `${type}: ${issue.message} at ${['data', ...issue.path].join('.')}`);
-      }
-    } else if (!isEventType(type) && !options.ignorable) {
-      throw new RuntimeError('invalid-event', `unknown event type "${type}" (only ignorable events of unknown types may be appended)`);
-    }
-    let metadata: EventMetadata | undefined;
-    if (options.metadata !== undefined) {
-      // one read of every property, as for the data
-      const copiedMeta = snapshotJson(options.metadata);
-      if (!copiedMeta.ok) throw new RuntimeError('non-json-event', `${type}: metadata is ${copiedMeta.problem} at ${copiedMeta.path.replace(/^\$/, 'metadata')}`);
-      // the common metadata (only actor, correlationId and causationId, as strings) is checked by hand on the copy
-      const checkedMeta = isCommonMetadata(copiedMeta.value) ? null : EventMetadataSchema.safeParse(copiedMeta.value);
-      if (checkedMeta !== null && !checkedMeta.success) {
-        const issue = checkedMeta.error.issues[0]!;
-        throw new RuntimeError('invalid-event', `${type}: ${issue.message} at ${['metadata', ...issue.path].join('.')}`);
-      }
-      metadata = deepFreeze(copiedMeta.value) as EventMetadata;
-    }
-    // a `sealed` sidecar read from an erased log is dropped: only the sealer writes one, over what it encrypts
-    const snapshot = deepFreeze(stripSealed(type, copied.value));
+    const { data: snapshot, metadata } = admitEvent(type, data, options);
     const sealer = this.#opts.sealer;
     const time = options.time ?? this.#opts.clock.now();
     // throws (before anything is logged) for what RFC 8785 cannot serialize
