@@ -11,7 +11,8 @@ import { SessionChain } from './session-chain.js';
 import { WriteBehind } from './write-behind.js';
 
 /**
- * The live, in-memory session log and its write-behind to the EventStore.
+ * The live, in-memory session log and its write-behind to the EventStore (`write-behind.ts`); each appended event is
+ * checked (`event-admission.ts`) and chained (`session-chain.ts`).
  * `append` is synchronous: validate and snapshot, run commit checks, push, publish to observers (contained); it
  * never waits for I/O. Batches go to the store in order with the expected revision this log last wrote; a
  * ConcurrencyError means another writer owns the stream: the log is fenced and refuses further appends.
