@@ -31,7 +31,8 @@ export { ToolResultCode, type ToolErrorFacts } from './runtime/tool-outcomes.js'
 export { Agent } from './runtime/agent.js';
 export type { AgentInbox, AgentOptions, InputOptions, DurableReceipt, QueueEdits, QueueEditRefusal } from './runtime/agent-types.js';
 export { eventSizeBytes, assertValidStreamId, MAX_STREAM_ID_BYTES, DEFAULT_MAX_EVENT_BYTES } from './runtime/ports/store-validation.js';
-export { SessionLog, type SessionLogOptions, type AppendOptions } from './runtime/session-log.js';
+export { SessionLog } from './runtime/session-log.js';
+export type { SessionLogOptions, AppendOptions } from './runtime/session-log-types.js';
 export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions } from './runtime/runtime.js';
 export { ScriptedModel, echoModel, type ScriptStep, type ScriptedResponse, type ScriptedChunk } from './adapters/model/scripted/scripted-model.js';
 export { openRuntime, type OpenRuntimeOptions, type OpenedRuntime } from './adapters/open-runtime.js';

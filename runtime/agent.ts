@@ -9,7 +9,8 @@ import { checkAbortCause, invalidArgument, optionalBoolean, readOptions, require
 import { describeHook, HOOK_NAMES, HookRegistry, type AgentHooks, type HookName } from './hooks.js';
 import { Inbox } from './inbox.js';
 import { queueEdits } from './queue-edits.js';
-import type { CommitCheck, EventObserver, SessionLog } from './session-log.js';
+import type { SessionLog } from './session-log.js';
+import type { CommitCheck, EventObserver } from './session-log-types.js';
 import { causedBy, runTurn, type RunningPhase, type TurnPort } from './turn.js';
 import type { AgentInbox, AgentOptions, ChildEventType, DurableReceipt, InputOptions, QueueEdits } from './agent-types.js';
 

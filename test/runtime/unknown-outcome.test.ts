@@ -1,6 +1,6 @@
 /**
  * An append whose outcome is unknown never stalls or fences a session: the session log reads the stream's tail and
- * continues from what is stored (runtime/session-log.ts). Here on the memory store with injected faults; the same
+ * continues from what is stored (runtime/write-behind.ts). Here on the memory store with injected faults; the same
  * run is repeated against EventStoreDB (protocol fake), PostgreSQL and JSONL in their adapters' tests.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,0 +1,49 @@
+import type { ChainHashFn } from '../domain/event-chain.js';
+import type { EventMetadata } from '../domain/event-metadata.js';
+import type { LogEvent } from '../domain/events.js';
+import type { ContentSealer } from './content-sealer.js';
+import type { Clock, IdSource } from './ports/clock.js';
+import type { EventStore } from './ports/event-store.js';
+import type { HeadSigner } from './ports/head-signer.js';
+import type { Logger } from './logger.js';
+
+/** Options of {@link SessionLog}: the store and stream, clock, ids, logger, the events it starts from and the write-behind window. */
+export interface SessionLogOptions {
+  readonly store: EventStore;
+  readonly stream: string;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly logger: Logger;
+  /** Events already stored (a resumed session): the live log starts with them. @defaultValue [] */
+  readonly initial?: readonly LogEvent[];
+  /**
+   * Write-behind window: the first event into an idle queue arms one fixed timer; when it fires the whole queue
+   * becomes one durable batch. `checkpoint()` drains at once. @defaultValue 200
+   */
+  readonly writeBatchDelayMs?: number;
+  /** Largest event this log admits; the store's `maxEventBytes` when that is lower. @defaultValue the store's */
+  readonly maxEventBytes?: number;
+  /** The chain's digest. @defaultValue SHA-256 over RFC 8785 JSON (`sha256ChainHash`) */
+  readonly hashOf?: ChainHashFn;
+  /** Signs the chain head at every full checkpoint (a `chain/head` event). @defaultValue none: no signed heads */
+  readonly signer?: HeadSigner;
+  /**
+   * Seals message content and tool payloads before they are hashed and stored (crypto-shredding). The live log
+   * holds the events as appended (readable); the store gets the sealed form, and the chain covers that.
+   * @defaultValue none: content is stored in clear
+   */
+  readonly sealer?: ContentSealer;
+}
+
+/** Per-append options. */
+export interface AppendOptions {
+  /** Overrides the clock (crash-repair closers reuse the last real event's time). @defaultValue the clock */
+  readonly time?: number;
+  /** Provenance of the event (hashed with it). @defaultValue none */
+  readonly metadata?: EventMetadata;
+}
+
+/** Vetoes an append before it commits by throwing (a "pre-commit dispatch check"). */
+export type CommitCheck = (type: string, data: unknown) => void;
+/** Sees every appended event once it is logged (a throw is contained: logged as a warning). */
+export type EventObserver = (event: LogEvent) => void;

@@ -1,0 +1,228 @@
+import type { LogEvent } from '../domain/events.js';
+import type { NewEvent } from './ports/event-store.js';
+import { ConcurrencyError, isConcurrencyError, isDuplicateEventIdError, isUnknownOutcomeError } from './ports/store-errors.js';
+import { RuntimeError } from './errors.js';
+import type { SessionLogOptions } from './session-log-types.js';
+
+/** What the write-behind reads of its session log's options: the store and stream, the logger, the sealer and the window. */
+export type WriteBehindOptions = Pick<SessionLogOptions, 'store' | 'stream' | 'logger' | 'sealer' | 'writeBatchDelayMs'>;
+
+/**
+ * A session log's write-behind to the EventStore: the stored form of every event the log appends, written in order in
+ * batches with the expected revision last written, the checkpoints waiting for them, and the fence. It reads the live
+ * log's events (which only the session log appends to) to know what is pending and which ids are its own.
+ */
+export class WriteBehind {
+  readonly #opts: WriteBehindOptions;
+  readonly #events: readonly LogEvent[];
+  /** What the store gets for each event appended here (sealed when there is a sealer); null for the initial events. */
+  readonly #storedForm: (NewEvent | null)[];
+  readonly #fenceListeners = new Set<(e: RuntimeError) => void>();
+  #fenced: RuntimeError | null = null;
+  /** Index of the first event not yet durable. */
+  #durable: number;
+  #writing: Promise<void> | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #waiters: Waiter[] = [];
+  #lastError: unknown = null;
+  /** The last append failed: what the store holds after `#durable` is not known until the tail is read. */
+  #unsure = false;
+
+  /** `events`: the live log, as the session log holds it (its initial events are durable already). */
+  constructor(opts: WriteBehindOptions, events: readonly LogEvent[]) {
+    this.#opts = opts;
+    this.#events = events;
+    this.#storedForm = events.map(() => null);
+    this.#durable = events.length;
+  }
+
+  get stream(): string {
+    return this.#opts.stream;
+  }
+  /** Number of events known durable in the store. */
+  get durableCount(): number {
+    return this.#durable;
+  }
+  /** Why the log stopped writing: another writer owns the stream (null while it does not). */
+  get fenced(): RuntimeError | null {
+    return this.#fenced;
+  }
+
+  /** Called once if another writer takes the stream (the session stops writing). */
+  onFence(listener: (e: RuntimeError) => void): () => void {
+    this.#fenceListeners.add(listener);
+    return () => this.#fenceListeners.delete(listener);
+  }
+
+  /** Queues what the store gets for the event just pushed to the live log; the first into an idle queue arms the window. */
+  enqueue(stored: NewEvent): void {
+    this.#storedForm.push(stored);
+    this.#schedule();
+  }
+
+  /** Resolves when the first `upTo` events are durable; rejects if the write fails or the stream is fenced. */
+  checkpoint(upTo: number): Promise<void> {
+    if (this.#durable >= upTo) return Promise.resolve();
+    if (this.#fenced) return Promise.reject(this.#fenced);
+    const p = new Promise<void>((resolve, reject) => this.#waiters.push({ upTo, resolve, reject }));
+    this.#drainNow();
+    return p;
+  }
+
+  /** Cancels the pending write of a log of which nothing was written yet and drops its stored forms; throws otherwise. */
+  abandon(): void {
+    if (this.#durable > 0 || this.#writing) throw new RuntimeError('session-closed', `session ${this.stream} was already written; it cannot be abandoned`);
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#storedForm.length = 0;
+  }
+
+  #schedule(): void {
+    if (this.#timer || this.#writing) return;
+    const delay = this.#opts.writeBatchDelayMs ?? 200;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#drainNow();
+    }, delay);
+  }
+
+  #drainNow(): void {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    if (this.#writing || this.#fenced) return;
+    this.#writing = this.#writeLoop().finally(() => {
+      this.#writing = null;
+      // events that arrived during the last write, whose window already expired or that a checkpoint awaits
+      if (this.#durable < this.#events.length && this.#waiters.some((w) => w.upTo > this.#durable)) this.#drainNow();
+      else if (this.#durable < this.#events.length && !this.#lastError) this.#schedule();
+    });
+  }
+
+  /**
+   * Writes the queue in batches with the expected revision this log last wrote. After any failed append the
+   * next attempt first reads the stream's tail, because a failure does not always mean "nothing was written":
+   * - an unknown outcome (`UnknownOutcomeError`: a timeout after the request was sent, a dropped connection
+   *   after COMMIT) is resolved at once: the tail says whether the batch is stored; if it is not, the batch is
+   *   sent again, at most `IMMEDIATE_ATTEMPTS` times before the waiters are told and the next event or checkpoint
+   *   tries again;
+   * - a `ConcurrencyError` or `DuplicateEventIdError` may be this log's own earlier write (stored, acknowledgement
+   *   lost, then a grown batch retried): if the tail holds only this log's events, they count as durable and the
+   *   rest is written after them. Only an event this log did not write fences the session.
+   * So a batch is stored exactly once and an unknown outcome never stalls the session or fences it by itself.
+   */
+  async #writeLoop(): Promise<void> {
+    /** Consecutive sends of the batch at `#durable` that failed. */
+    let attempts = 0;
+    while (this.#durable < this.#events.length && !this.#fenced) {
+      if (this.#unsure) {
+        try {
+          await this.#resolveFromTail(null);
+        } catch (e) {
+          this.#lastError = e;
+          this.#opts.logger.warn(`reading the tail of ${this.stream} after a failed write failed; will retry at the next event or checkpoint`, e);
+          this.#rejectWaiters(e);
+          return;
+        }
+        continue;
+      }
+      const from = this.#durable;
+      const batch = this.#storedForm.slice(from) as NewEvent[];
+      const expected = from === 0 ? 'no_stream' : BigInt(from - 1);
+      attempts++;
+      try {
+        // no event reaches the store before the key that opens it
+        await this.#opts.sealer?.durable();
+        await this.#opts.store.append(this.stream, batch, expected);
+        this.#durable = from + batch.length;
+        this.#lastError = null;
+        attempts = 0;
+        this.#settle();
+      } catch (e) {
+        this.#lastError = e;
+        this.#unsure = true;
+        const ownWriteSuspected = isConcurrencyError(e) || isDuplicateEventIdError(e);
+        if (ownWriteSuspected || (isUnknownOutcomeError(e) && attempts < IMMEDIATE_ATTEMPTS)) {
+          let advanced: boolean | null = null;
+          try {
+            advanced = await this.#resolveFromTail(isConcurrencyError(e) ? e : null);
+          } catch (readError) {
+            this.#opts.logger.warn(`reading the tail of ${this.stream} after a failed write failed`, readError);
+          }
+          if (this.#fenced) break;
+          if (advanced === true) attempts = 0;
+          // stored (in part or whole): write the rest; not stored after an unknown outcome: send it again
+          if (advanced === true || (advanced === false && !ownWriteSuspected)) continue;
+          // the stream holds nothing of this batch and the store still says another writer is there: fence
+          if (advanced === false && isConcurrencyError(e)) {
+            this.#fence(e);
+            break;
+          }
+        }
+        this.#opts.logger.warn(`write of ${batch.length} events to ${this.stream} failed; will retry at the next event or checkpoint`, e);
+        this.#rejectWaiters(e);
+        return;
+      }
+    }
+    if (this.#fenced) this.#rejectWaiters(this.#fenced);
+  }
+
+  /**
+   * Reads the stream from the first revision not known durable and compares ids with the live log: events of this
+   * log found there become durable (returns true when any did). An event this log did not write fences the
+   * session (with `conflict` as the cause when there is one). Clears the "unsure" state when it completes.
+   */
+  async #resolveFromTail(conflict: ConcurrencyError | null): Promise<boolean> {
+    const from = this.#durable;
+    let next = from;
+    for await (const stored of this.#opts.store.read(this.stream, { from: BigInt(from) })) {
+      const mine = this.#events[next];
+      if (stored.revision !== BigInt(next) || mine === undefined || mine.id !== stored.id) {
+        this.#fence(conflict ?? new ConcurrencyError(this.stream, from === 0 ? 'no_stream' : BigInt(from - 1), stored.revision));
+        this.#unsure = false;
+        return false;
+      }
+      next++;
+    }
+    this.#unsure = false;
+    if (next === from) return false;
+    this.#opts.logger.warn(`${next - from} events of ${this.stream} were stored by an append that reported failure; continuing after them`);
+    this.#durable = next;
+    this.#lastError = null;
+    this.#settle();
+    return true;
+  }
+
+  #fence(cause: unknown): void {
+    this.#fenced = new RuntimeError('session-fenced', `another writer owns stream ${this.stream}; this session stopped writing`, { cause });
+    this.#opts.logger.warn(this.#fenced.message, cause);
+    for (const l of this.#fenceListeners) {
+      try {
+        l(this.#fenced);
+      } catch (err) {
+        this.#opts.logger.warn('fence listener threw (contained)', err);
+      }
+    }
+  }
+
+  #settle(): void {
+    const keep: Waiter[] = [];
+    for (const w of this.#waiters) (w.upTo <= this.#durable ? w.resolve() : keep.push(w));
+    this.#waiters = keep;
+  }
+  #rejectWaiters(e: unknown): void {
+    const ws = this.#waiters;
+    this.#waiters = [];
+    for (const w of ws) w.reject(e);
+  }
+}
+
+/** How many times one write pass sends a batch whose outcome came back unknown before it tells the waiters. */
+const IMMEDIATE_ATTEMPTS = 3;
+
+interface Waiter {
+  readonly upTo: number;
+  readonly resolve: () => void;
+  readonly reject: (e: unknown) => void;
+}
