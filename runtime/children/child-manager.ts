@@ -4,7 +4,7 @@ import { authoriseDelivery, authoriseInterrupt, type InterruptAuthority } from '
 import { resumableDescriptor } from '../../domain/children/child-descriptor.js';
 import { ChildError } from '../../domain/children/child-errors.js';
 import type { ChildState } from '../../domain/children/child-state.js';
-import { reportText, settlementDelivery, settlementOf } from '../../domain/children/settlement.js';
+import { reportText, settlementOf } from '../../domain/children/settlement.js';
 import type { ChildMode, SubagentDescriptorData } from '../../domain/children/subagent-events.js';
 import type { SessionCreatedData } from '../../domain/events.js';
 import { InvalidMessageError } from '../../domain/errors.js';
@@ -19,10 +19,9 @@ import type { Activation } from './activation.js';
 import { KeyedLock } from './keyed-lock.js';
 import { ActivationRegistry } from './activation-registry.js';
 import { childAgentSetup, descriptorOf, type ChildAgentSetup } from './child-setup.js';
+import { cancelled, headerOf, type ChildrenPort } from './children-port.js';
+import { Disposal } from './disposal.js';
 import type { ChildEntry, ChildrenOptions, DeliveryOptions, OneShotResult, StartChildSpec, StartedChild } from './child-options.js';
-
-const cancelled = (childSessionId: string) => new ChildError('subagent-cancelled', childSessionId, `delivery to ${childSessionId} was cancelled before acceptance`);
-const headerOf = (events: LoadedSession['events']): SessionCreatedData => events[0]!.data as SessionCreatedData;
 
 /**
  * Continuable and one-shot children (sub-agents). A continuable child is a durable session with its own Inbox and
@@ -42,9 +41,10 @@ export class ChildManager {
   readonly #servesRoute: NonNullable<ChildrenOptions['servesRoute']>;
   readonly #logger: Logger;
   readonly #lock = new KeyedLock();
-  readonly #registry = new ActivationRegistry((childSessionId) => void this.#maybeSettle(childSessionId));
-  /** Sessions whose lineage is closing: settlements to them are injected, never waking. */
-  readonly #closing = new Set<string>();
+  readonly #registry = new ActivationRegistry((childSessionId) => void this.#disposal.settle(childSessionId));
+  /** What the collaborators need from this manager. */
+  readonly #port: ChildrenPort;
+  readonly #disposal: Disposal;
   #draining = false;
 
   constructor(options: ChildrenOptions) {
@@ -56,6 +56,20 @@ export class ChildManager {
     this.#route = options.route;
     this.#servesRoute = options.servesRoute ?? (() => true);
     this.#logger = options.logger ?? silentLogger;
+    this.#port = {
+      runtime: this.#runtime,
+      ids: this.#ids,
+      logger: this.#logger,
+      lock: this.#lock,
+      registry: this.#registry,
+      maxDepth: this.#maxDepth,
+      reportDelivery: this.#reportDelivery,
+      draining: () => this.#draining,
+      message: (content, source) => this.#message(content, source),
+      setupOf: (descriptor, childSessionId) => this.#setupOf(descriptor, childSessionId),
+      settle: (childSessionId) => this.#disposal.settle(childSessionId),
+    };
+    this.#disposal = new Disposal(this.#port);
   }
 
   // ---- starting ------------------------------------------------------------------------------------------------
@@ -160,7 +174,7 @@ export class ChildManager {
       if (!activation) activation = await this.#coldResume(parent, childSessionId);
       if (options.signal?.aborted) {
         // resumed, then cancelled before acceptance: nothing was delivered; the empty epoch settles as usual
-        queueMicrotask(() => void this.#maybeSettle(childSessionId));
+        queueMicrotask(() => void this.#disposal.settle(childSessionId));
         throw cancelled(childSessionId);
       }
       // the final authorisation, with no await between it and the send
@@ -242,28 +256,14 @@ export class ChildManager {
    * Closes a session's lineage: every child it owns is disposed (children first, each with its settlement injected
    * into its closing parent without waking), then the session's own agent is disposed, which clears those notices.
    */
-  async closeLineage(agent: Agent): Promise<void> {
-    this.#closing.add(agent.sessionId);
-    try {
-      await this.#disposeOwned(agent.sessionId);
-      await agent.dispose();
-    } finally {
-      this.#closing.delete(agent.sessionId);
-    }
+  closeLineage(agent: Agent): Promise<void> {
+    return this.#disposal.closeLineage(agent);
   }
 
   /** Stops admission (deliveries and starts refuse with `subagent-delivery-unavailable`) and disposes every activation. */
-  async drain(): Promise<void> {
+  drain(): Promise<void> {
     this.#draining = true;
-    const roots = this.#registry.all().filter((a) => !this.#registry.get(a.parentSessionId)).map((a) => a.parentSessionId);
-    for (const root of new Set(roots)) {
-      this.#closing.add(root);
-      try {
-        await this.#disposeOwned(root);
-      } finally {
-        this.#closing.delete(root);
-      }
-    }
+    return this.#disposal.closeAll();
   }
 
   // ---- internals -----------------------------------------------------------------------------------------------
@@ -332,86 +332,5 @@ export class ChildManager {
     const agent = await this.#runtime.resume(childSessionId, this.#setupOf(descriptor.right, childSessionId));
     const epoch = parent.events.filter((e) => e.type === 'subagent/start' && (e.data as { childSessionId: string }).childSessionId === childSessionId).length + 1;
     return this.#activate(parent, agent, epoch, loaded.events.length, descriptor.right.label);
-  }
-
-  /** The settlement decision, inside the child's lock: a quiet, childless activation is disposed. */
-  #maybeSettle(childSessionId: string): Promise<void> {
-    return this.#lock
-      .run(childSessionId, async () => {
-        const a = this.#registry.get(childSessionId);
-        if (!a || a.disposing || this.state(childSessionId) !== 'settled') return;
-        await a.agent.whenIdle();
-        if (this.#registry.get(childSessionId) !== a || this.state(childSessionId) !== 'settled') return;
-        await this.#dispose(a);
-      })
-      .catch((e) => this.#logger.warn(`child ${childSessionId}: settlement failed`, e));
-  }
-
-  async #disposeOwned(sessionId: string): Promise<void> {
-    for (const childId of [...(this.#registry.owned(sessionId))]) {
-      await this.#lock.run(childId, async () => {
-        const a = this.#registry.get(childId);
-        if (a && !a.disposing) await this.#dispose(a);
-        else if (a?.disposing) await a.disposing;
-      });
-    }
-  }
-
-  /**
-   * Disposal, in this order (inside the child's lock): admission cutoff; cancel with cause `parent` (pending input
-   * cleared); dispose owned children first; await idle; best-effort flush; capture the epoch's account; dispose the
-   * agent; remove the activation; send the settlement notice; release ownership; log `subagent/end`.
-   */
-  #dispose(a: Activation): Promise<void> {
-    let cutoff!: () => void;
-    a.disposing = new Promise<void>((resolve) => (cutoff = resolve)); // the admission cutoff, synchronously
-    return this.#disposeSteps(a).finally(cutoff);
-  }
-
-  async #disposeSteps(a: Activation): Promise<void> {
-    a.agent.cancel({ kind: 'parent' });
-    this.#closing.add(a.childSessionId);
-    try {
-      await this.#disposeOwned(a.childSessionId);
-    } finally {
-      this.#closing.delete(a.childSessionId);
-    }
-    await a.agent.whenIdle();
-    await a.agent.checkpoint().catch((e) => this.#logger.warn(`child ${a.childSessionId}: flush before disposal failed`, e));
-    const account = settlementOf(a.childSessionId, a.agent.events.slice(a.epochStartSeq));
-    await a.agent.dispose().catch((e) => this.#logger.warn(`child ${a.childSessionId}: dispose failed`, e));
-    this.#registry.deactivate(a);
-    const parent = this.#runtime.liveAgent(a.parentSessionId);
-    const parentActivation = this.#registry.get(a.parentSessionId);
-    const delivery = settlementDelivery({
-      live: parent !== undefined,
-      lineageClosing: this.#closing.has(a.parentSessionId) || Boolean(parentActivation?.disposing),
-      status: parent?.status ?? 'idle',
-    });
-    if (parent && delivery !== 'dropped') {
-      const notice = this.#message(account.content, account.source);
-      try {
-        if (delivery === 'inject') parent.inject(notice);
-        else {
-          this.#registry.acceptFor(parent, notice.id);
-          if (delivery === 'followup') parent.followup(notice);
-          else parent.steer(notice);
-        }
-      } catch (e) {
-        this.#logger.warn(`child ${a.childSessionId}: settlement notice not delivered`, e);
-      }
-    }
-    this.#registry.disown(a);
-    if (!parent) return;
-    parent.recordChildEvent('subagent/end', {
-      runId: a.runId,
-      childSessionId: a.childSessionId,
-      mode: 'continuable',
-      epoch: a.epoch,
-      stopReason: account.stopReason,
-      ...(account.closingText !== null ? { lastAssistantText: account.closingText } : {}),
-    });
-    // the parent may itself be a child that was only waiting for this one
-    if (parentActivation?.agent === parent) queueMicrotask(() => void this.#maybeSettle(parent.sessionId));
   }
 }
