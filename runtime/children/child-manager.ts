@@ -4,11 +4,10 @@ import { authoriseDelivery, authoriseInterrupt, type InterruptAuthority } from '
 import { resumableDescriptor } from '../../domain/children/child-descriptor.js';
 import { ChildError } from '../../domain/children/child-errors.js';
 import type { ChildState } from '../../domain/children/child-state.js';
-import { reportText, settlementOf } from '../../domain/children/settlement.js';
-import type { ChildMode, SubagentDescriptorData } from '../../domain/children/subagent-events.js';
+import { reportText } from '../../domain/children/settlement.js';
+import type { SubagentDescriptorData } from '../../domain/children/subagent-events.js';
 import type { SessionCreatedData } from '../../domain/events.js';
-import { InvalidMessageError } from '../../domain/errors.js';
-import { createUserMessage, parseContent, type ContentBlock, type MessageSource, type UserMessage } from '../../domain/message.js';
+import { createUserMessage, type ContentBlock, type MessageSource, type UserMessage } from '../../domain/message.js';
 import type { Agent } from '../agent.js';
 import { RuntimeError } from '../errors.js';
 import { loadSession, type LoadedSession } from '../load-session.js';
@@ -18,9 +17,11 @@ import type { Runtime } from '../runtime.js';
 import type { Activation } from './activation.js';
 import { KeyedLock } from './keyed-lock.js';
 import { ActivationRegistry } from './activation-registry.js';
-import { childAgentSetup, descriptorOf, type ChildAgentSetup } from './child-setup.js';
+import { childAgentSetup, type ChildAgentSetup } from './child-setup.js';
 import { cancelled, headerOf, type ChildrenPort } from './children-port.js';
 import { Disposal } from './disposal.js';
+import { activate } from './epoch-edges.js';
+import { runOneShot, startContinuableChild } from './child-start.js';
 import type { ChildEntry, ChildrenOptions, DeliveryOptions, OneShotResult, StartChildSpec, StartedChild } from './child-options.js';
 
 /**
@@ -79,34 +80,8 @@ export class ChildManager {
    * inbox acceptance — not at turn start or durability. Any failure before acceptance rolls everything back: no
    * activation, no ownership, and a `subagent/start` already logged is closed by `subagent/end {abnormal}`.
    */
-  async startContinuable(parent: Agent, spec: StartChildSpec): Promise<StartedChild> {
-    const { childSessionId, depth, descriptor } = await this.#admitStart(parent, spec, 'continuable');
-    const message = this.#message(spec.content, { kind: 'user' });
-    return this.#lock.run(childSessionId, async () => {
-      let child: Agent | undefined;
-      let activation: Activation | undefined;
-      if (spec.signal?.aborted) throw cancelled(childSessionId);
-      try {
-        child = this.#runtime.createSession({
-          sessionId: childSessionId,
-          kind: 'continuable',
-          parentSession: parent.sessionId,
-          origin: 'subagent',
-          delegationDepth: depth,
-          ...this.#setupOf(descriptor, childSessionId),
-        });
-        child.recordChildEvent('subagent/descriptor', descriptor);
-        activation = this.#activate(parent, child, 1, 0, descriptor.label);
-        if (spec.signal?.aborted) throw cancelled(childSessionId);
-        this.#registry.accept(activation, message.id);
-        child.followup(message);
-        return { childSessionId, messageId: message.id };
-      } catch (e) {
-        if (activation) this.#rollback(parent, activation);
-        await child?.dispose().catch((d) => this.#logger.warn(`child ${childSessionId}: dispose after a failed start`, d));
-        throw e;
-      }
-    });
+  startContinuable(parent: Agent, spec: StartChildSpec): Promise<StartedChild> {
+    return startContinuableChild(this.#port, parent, spec);
   }
 
   /**
@@ -114,42 +89,8 @@ export class ChildManager {
    * no report, no interrupt; the parent's log still records `subagent/start` and `subagent/end`. Aborting `signal`
    * cancels the child with cause `parent`.
    */
-  async start(parent: Agent, spec: StartChildSpec): Promise<OneShotResult> {
-    const { childSessionId, depth, descriptor } = await this.#admitStart(parent, spec, 'one-shot');
-    const message = this.#message(spec.content, { kind: 'user' });
-    const child = this.#runtime.createSession({
-      sessionId: childSessionId,
-      kind: 'one-shot',
-      parentSession: parent.sessionId,
-      origin: 'subagent',
-      delegationDepth: depth,
-      ...this.#setupOf(descriptor, childSessionId),
-    });
-    const runId = this.#ids.next();
-    child.recordChildEvent('subagent/descriptor', descriptor);
-    parent.recordChildEvent('subagent/start', { runId, childSessionId, mode: 'one-shot', epoch: 1 });
-    const onAbort = () => child.cancel({ kind: 'parent' });
-    spec.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      if (spec.signal?.aborted) onAbort();
-      else child.followup(message);
-      await child.whenIdle();
-    } finally {
-      spec.signal?.removeEventListener('abort', onAbort);
-    }
-    const account = settlementOf(childSessionId, child.events);
-    await child.dispose();
-    if (this.#runtime.liveAgent(parent.sessionId) === parent) {
-      parent.recordChildEvent('subagent/end', {
-        runId,
-        childSessionId,
-        mode: 'one-shot',
-        epoch: 1,
-        stopReason: account.stopReason,
-        ...(account.closingText !== null ? { lastAssistantText: account.closingText } : {}),
-      });
-    }
-    return { childSessionId, messageId: message.id, stopReason: account.stopReason, text: account.closingText };
+  start(parent: Agent, spec: StartChildSpec): Promise<OneShotResult> {
+    return runOneShot(this.#port, parent, spec);
   }
 
   // ---- delivering ----------------------------------------------------------------------------------------------
@@ -268,27 +209,6 @@ export class ChildManager {
 
   // ---- internals -----------------------------------------------------------------------------------------------
 
-  async #admitStart(parent: Agent, spec: StartChildSpec, mode: ChildMode) {
-    const fallback = spec.childSessionId ?? 'a new child';
-    if (this.#draining) throw new ChildError('subagent-delivery-unavailable', fallback, 'the runtime is draining; no child can start');
-    if (this.#runtime.liveAgent(parent.sessionId) !== parent) {
-      throw new ChildError('subagent-parent-unavailable', fallback, `session ${parent.sessionId} is not live in this runtime`);
-    }
-    const parentHeader = headerOf(parent.events);
-    const depth = (parentHeader.delegationDepth ?? 0) + 1;
-    if (depth > this.#maxDepth) throw new ChildError('subagent-depth-exceeded', fallback, `delegation depth ${depth} exceeds the cap of ${this.#maxDepth}`);
-    const descriptor = descriptorOf(spec, mode); // a snapshot taken before any await
-    const childSessionId = spec.childSessionId ?? this.#ids.next();
-    const taken = this.#registry.get(childSessionId) !== undefined || this.#runtime.liveAgent(childSessionId) !== undefined;
-    if (taken || (spec.childSessionId !== undefined && (await this.#runtime.store.revision(childSessionId)) !== 'no_stream')) {
-      throw new ChildError('subagent-duplicate-child', childSessionId, `session ${childSessionId} already exists`);
-    }
-    if (spec.signal?.aborted) throw cancelled(childSessionId);
-    const content = parseContent(spec.content);
-    if (!content.ok) throw new InvalidMessageError('content', content.problem);
-    return { childSessionId, depth, descriptor };
-  }
-
   #setupOf(descriptor: SubagentDescriptorData, childSessionId: string): ChildAgentSetup {
     return childAgentSetup(descriptor, childSessionId, this.#systemPrompt, this.#route);
   }
@@ -300,20 +220,6 @@ export class ChildManager {
   #authorise(parent: Agent, childSessionId: string, header: SessionCreatedData): void {
     const decided = authoriseDelivery({ sessionId: parent.sessionId, isLiveEntry: this.#runtime.liveAgent(parent.sessionId) === parent }, childSessionId, header);
     if (E.isLeft(decided)) throw decided.left;
-  }
-
-  /** Registers a resident activation and logs its `subagent/start` edge in the parent's log. */
-  #activate(parent: Agent, child: Agent, epoch: number, epochStartSeq: number, label: string): Activation {
-    const runId = this.#ids.next();
-    const activation = this.#registry.register(parent, child, { epoch, runId, epochStartSeq, label });
-    parent.recordChildEvent('subagent/start', { runId, childSessionId: child.sessionId, mode: 'continuable', epoch });
-    return activation;
-  }
-
-  #rollback(parent: Agent, activation: Activation): void {
-    this.#registry.deactivate(activation);
-    this.#registry.disown(activation);
-    parent.recordChildEvent('subagent/end', { runId: activation.runId, childSessionId: activation.childSessionId, mode: 'continuable', epoch: activation.epoch, stopReason: 'abnormal' });
   }
 
   /** Cold resume of an absent child: inspect, authorise before folding, fold its own descriptor, resume, activate. */
@@ -331,6 +237,6 @@ export class ChildManager {
     if (E.isLeft(descriptor)) throw descriptor.left;
     const agent = await this.#runtime.resume(childSessionId, this.#setupOf(descriptor.right, childSessionId));
     const epoch = parent.events.filter((e) => e.type === 'subagent/start' && (e.data as { childSessionId: string }).childSessionId === childSessionId).length + 1;
-    return this.#activate(parent, agent, epoch, loaded.events.length, descriptor.right.label);
+    return activate(this.#port, parent, agent, epoch, loaded.events.length, descriptor.right.label);
   }
 }

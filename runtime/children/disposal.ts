@@ -2,6 +2,7 @@ import { settlementDelivery, settlementOf } from '../../domain/children/settleme
 import type { Agent } from '../agent.js';
 import type { Activation } from './activation.js';
 import type { ChildrenPort } from './children-port.js';
+import { epochEnd, epochStart } from './epoch-edges.js';
 
 /** What disposal needs from the manager. */
 type DisposalPort = Pick<ChildrenPort, 'runtime' | 'logger' | 'lock' | 'registry' | 'message'>;
@@ -117,14 +118,7 @@ export class Disposal {
     }
     registry.disown(a);
     if (!parent) return;
-    parent.recordChildEvent('subagent/end', {
-      runId: a.runId,
-      childSessionId: a.childSessionId,
-      mode: 'continuable',
-      epoch: a.epoch,
-      stopReason: account.stopReason,
-      ...(account.closingText !== null ? { lastAssistantText: account.closingText } : {}),
-    });
+    parent.recordChildEvent('subagent/end', epochEnd(epochStart(a), account));
     // the parent may itself be a child that was only waiting for this one
     if (parentActivation?.agent === parent) queueMicrotask(() => void this.settle(parent.sessionId));
   }
