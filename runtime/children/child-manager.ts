@@ -37,6 +37,7 @@ export class ChildManager {
   constructor(options: ChildrenOptions) {
     const ids = options.ids ?? randomIds;
     const systemPrompt = options.systemPrompt ?? ((d) => d.persona);
+    const route = options.route;
     this.#port = {
       runtime: options.runtime,
       ids,
@@ -47,7 +48,7 @@ export class ChildManager {
       reportDelivery: options.reportDelivery ?? 'next-step',
       draining: () => this.#draining,
       message: (content, source) => createUserMessage(content, source, { newId: () => ids.next() }),
-      setupOf: (descriptor, childSessionId) => childAgentSetup(descriptor, childSessionId, systemPrompt, options.route),
+      setupOf: (descriptor, childSessionId) => childAgentSetup(descriptor, childSessionId, systemPrompt, route),
       settle: (childSessionId) => this.#disposal.settle(childSessionId),
     };
     this.#disposal = new Disposal(this.#port);
