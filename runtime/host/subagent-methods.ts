@@ -9,7 +9,7 @@ import type { Logger } from '../logger.js';
 import { promptSource } from './actor.js';
 import type { CatalogEntry } from './catalog.js';
 import { HostError } from './errors.js';
-import type { CallContext } from './host.js';
+import type { CallContext } from './host-types.js';
 import { toContentBlocks } from './prompt.js';
 import type { HostRequest, HostResult } from './schemas.js';
 import { historyPage } from './session-reads.js';
