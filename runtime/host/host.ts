@@ -2,7 +2,6 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { InboxSplicedData, InboxTarget, SessionCreatedData } from '../../domain/events.js';
 import { isDuplicatePendingIdError } from '../../domain/errors.js';
 import { isQueueEditError } from '../../domain/queue-edit.js';
-import { foldSession } from '../../domain/session-fold.js';
 import type { Agent } from '../agent.js';
 import { isRuntimeError } from '../errors.js';
 import { consoleLogger, type Logger } from '../logger.js';
@@ -16,7 +15,7 @@ import { LiveSession } from './live-session.js';
 import { localOwnership, type SessionOwnership } from './ports/ownership.js';
 import { checkImages, promptMessage, sameContent, toContentBlocks } from './prompt.js';
 import { ClientMessageIdSchema, HOST_REQUEST_SCHEMAS, isHostMethod, type HostMethod, type HostRequest, type HostResult } from './schemas.js';
-import { historyPage, queueRowsOf, readSession } from './session-reads.js';
+import { readHeader, readSession, sessionGet, sessionHistory, sessionList, type SessionReadPort } from './session-reads.js';
 import { subagentHistory, subagentInterrupt, subagentList, subagentPrompt, type SubagentRouteDeps } from './subagent-methods.js';
 import { canonicalTimeZone } from './time-zone.js';
 
@@ -39,6 +38,8 @@ export class Host {
   readonly #offs = new Map<string, () => void>();
   readonly #listeners = new Set<(signal: HostSignal) => void>();
   readonly #offLost: () => void;
+  /** What the session routes reach of this host. */
+  readonly #port: SessionReadPort;
 
   constructor(options: HostOptions) {
     this.#opts = options;
@@ -48,6 +49,12 @@ export class Host {
     this.#logger = options.logger ?? consoleLogger;
     this.#catalog = new SessionCatalog(this.store);
     this.#offLost = this.#ownership.onLost((id) => this.#lose(id));
+    this.#port = {
+      store: this.store,
+      keyStore: this.#runtime.keyStore,
+      live: (id) => this.#live.get(id),
+      catalog: this.#catalog,
+    };
   }
 
   /** Sessions live on this host. */
@@ -109,11 +116,11 @@ export class Host {
       case 'session.create':
         return this.#create(r) as Promise<HostResult<M>>;
       case 'session.list':
-        return this.#list() as Promise<HostResult<M>>;
+        return sessionList(this.#port) as Promise<HostResult<M>>;
       case 'session.get':
-        return this.#get(r) as Promise<HostResult<M>>;
+        return sessionGet(this.#port, r) as Promise<HostResult<M>>;
       case 'session.history':
-        return this.#history(r) as Promise<HostResult<M>>;
+        return sessionHistory(this.#port, r) as Promise<HostResult<M>>;
       case 'session.prompt':
         return this.#prompt(r, ctx) as Promise<HostResult<M>>;
       case 'session.updateQueue':
@@ -168,7 +175,7 @@ export class Host {
   async #refuseChild(sessionId: string): Promise<void> {
     // live here, or live in the runtime (a child its manager runs: no store read), else the store's header
     const agent = this.#live.get(sessionId)?.agent ?? this.#runtime.liveAgent(sessionId);
-    const header = agent ? (agent.events[0]!.data as SessionCreatedData) : await this.#header(sessionId);
+    const header = agent ? (agent.events[0]!.data as SessionCreatedData) : await readHeader(this.store, sessionId);
     if (header && isChildHeader(header)) {
       throw new HostError('agent-busy', `session ${sessionId} is a ${header.kind} child: use subagent delivery`, { reason: 'subagent-owned' });
     }
@@ -183,62 +190,6 @@ export class Host {
     const agent = this.#runtime.createSession({ sessionId });
     await this.#attachNew(agent);
     return { sessionId };
-  }
-
-  async #list(): Promise<HostResult<'session.list'>> {
-    await this.#catalog.refresh();
-    return {
-      sessions: this.#catalog.list().map((e) => {
-        const live = this.#live.get(e.sessionId);
-        return {
-          sessionId: e.sessionId,
-          kind: e.kind,
-          createdAt: e.createdAt,
-          ...(e.parentSession !== undefined ? { parentSessionId: e.parentSession } : {}),
-          live: live !== undefined,
-          running: live?.agent.status === 'running',
-        };
-      }),
-    };
-  }
-
-  async #get(request: HostRequest<'session.get'>): Promise<HostResult<'session.get'>> {
-    const live = this.#live.get(request.sessionId);
-    if (live) {
-      const created = live.agent.events[0]!.data as SessionCreatedData;
-      const state = foldSession(live.agent.events).state;
-      return {
-        sessionId: request.sessionId,
-        kind: created.kind,
-        createdAt: created.createdAt,
-        ...(created.parentSession !== undefined ? { parentSessionId: created.parentSession } : {}),
-        live: true,
-        running: live.agent.status === 'running',
-        lastSeq: live.lastSeq,
-        lastTurn: state.turns.lastTurn,
-        openTurn: state.turns.openTurn?.turn ?? null,
-        queue: live.queue ? (live.queue.items as never) : [],
-      };
-    }
-    const { events, state } = await readSession(this.store, request.sessionId, undefined, this.#runtime.keyStore);
-    const created = state!.created!;
-    return {
-      sessionId: request.sessionId,
-      kind: created.kind,
-      createdAt: created.createdAt,
-      ...(created.parentSession !== undefined ? { parentSessionId: created.parentSession } : {}),
-      live: false,
-      running: false,
-      lastSeq: events.length - 1,
-      lastTurn: state!.turns.lastTurn,
-      openTurn: state!.turns.openTurn?.turn ?? null,
-      queue: queueRowsOf(state!),
-    };
-  }
-
-  async #history(request: HostRequest<'session.history'>): Promise<HostResult<'session.history'>> {
-    const { events } = await readSession(this.store, request.sessionId, this.#live.get(request.sessionId), this.#runtime.keyStore);
-    return historyPage(events, request);
   }
 
   async #prompt(request: HostRequest<'session.prompt'>, ctx: CallContext): Promise<HostResult<'session.prompt'>> {
@@ -372,7 +323,7 @@ export class Host {
   }
 
   async #resume(sessionId: string): Promise<LiveSession> {
-    const header = await this.#header(sessionId);
+    const header = await readHeader(this.store, sessionId);
     if (!header) throw new HostError('session-not-found', `no session ${sessionId}`, { sessionId });
     if (header.kind !== 'ordinary') throw new HostError('agent-busy', `session ${sessionId} is a ${header.kind} child: use subagent delivery`, { reason: 'subagent-owned' });
     await this.#own(sessionId);
@@ -385,12 +336,6 @@ export class Host {
       throw new HostError('internal', `resume of ${sessionId} failed`, {});
     }
     return this.#attach(agent, false);
-  }
-
-  /** The session's `session/created` data from the store, or null when the stream is empty. */
-  async #header(sessionId: string): Promise<SessionCreatedData | null> {
-    for await (const e of this.store.read(sessionId, { maxCount: 1 })) return e.type === 'session/created' ? (e.data as SessionCreatedData) : null;
-    return null;
   }
 
   async #own(sessionId: string): Promise<void> {
