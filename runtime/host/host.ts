@@ -12,6 +12,7 @@ import { SessionCatalog } from './catalog.js';
 import { HostError, isHostError } from './errors.js';
 import type { CallContext, CallResult, HostOptions, HostSignal } from './host-types.js';
 import { LiveSession } from './live-session.js';
+import { ownHere, refuseIfOwnedElsewhere } from './ownership-checks.js';
 import { localOwnership, type SessionOwnership } from './ports/ownership.js';
 import { checkImages, promptMessage, sameContent, toContentBlocks } from './prompt.js';
 import { ClientMessageIdSchema, HOST_REQUEST_SCHEMAS, isHostMethod, type HostMethod, type HostRequest, type HostResult } from './schemas.js';
@@ -186,7 +187,7 @@ export class Host {
   async #create(request: HostRequest<'session.create'>): Promise<HostResult<'session.create'>> {
     const sessionId = request.sessionId ?? this.#newId();
     await this.#ensureFree(sessionId);
-    await this.#own(sessionId);
+    await ownHere(this.#ownership, sessionId);
     const agent = this.#runtime.createSession({ sessionId });
     await this.#attachNew(agent);
     return { sessionId };
@@ -260,7 +261,7 @@ export class Host {
     }
     const session = this.#live.get(request.sessionId);
     if (!session) {
-      await this.#busyIfOwnedElsewhere(request.sessionId);
+      await refuseIfOwnedElsewhere(this.#ownership, request.sessionId);
       throw new HostError('queue-item-not-found', `no live session ${request.sessionId} holds ${itemId}`, { itemId });
     }
     const queue = session.agent.queue;
@@ -277,7 +278,7 @@ export class Host {
   async #cancel(request: HostRequest<'session.cancel'>): Promise<HostResult<'session.cancel'>> {
     const session = this.#live.get(request.sessionId);
     if (!session) {
-      await this.#busyIfOwnedElsewhere(request.sessionId);
+      await refuseIfOwnedElsewhere(this.#ownership, request.sessionId);
       throw new HostError('session-not-found', `session ${request.sessionId} is not live on this host`, { sessionId: request.sessionId });
     }
     session.agent.cancel({ kind: 'user' }, { keepInbox: true });
@@ -294,7 +295,7 @@ export class Host {
     if (parent) await parent.agent.checkpoint();
     const sessionId = request.newSessionId ?? this.#newId();
     await this.#ensureFree(sessionId);
-    await this.#own(sessionId);
+    await ownHere(this.#ownership, sessionId);
     let agent: Agent;
     try {
       agent = await this.#runtime.fork(request.sessionId, { sessionId, ...(request.boundary !== undefined ? { boundary: request.boundary } : {}) });
@@ -326,7 +327,7 @@ export class Host {
     const header = await readHeader(this.store, sessionId);
     if (!header) throw new HostError('session-not-found', `no session ${sessionId}`, { sessionId });
     if (header.kind !== 'ordinary') throw new HostError('agent-busy', `session ${sessionId} is a ${header.kind} child: use subagent delivery`, { reason: 'subagent-owned' });
-    await this.#own(sessionId);
+    await ownHere(this.#ownership, sessionId);
     let agent: Agent;
     try {
       agent = await this.#runtime.resume(sessionId);
@@ -336,20 +337,6 @@ export class Host {
       throw new HostError('internal', `resume of ${sessionId} failed`, {});
     }
     return this.#attach(agent, false);
-  }
-
-  async #own(sessionId: string): Promise<void> {
-    const acquired = await this.#ownership.acquire(sessionId);
-    if (acquired.kind === 'elsewhere') {
-      throw new HostError('agent-busy', `session ${sessionId} runs on host ${acquired.owner.hostId}`, { reason: 'owned-elsewhere', owner: { ...acquired.owner } });
-    }
-  }
-
-  async #busyIfOwnedElsewhere(sessionId: string): Promise<void> {
-    const owner = await this.#ownership.holder(sessionId);
-    if (owner && owner.hostId !== this.#ownership.self.hostId) {
-      throw new HostError('agent-busy', `session ${sessionId} runs on host ${owner.hostId}`, { reason: 'owned-elsewhere', owner: { ...owner } });
-    }
   }
 
   async #ensureFree(sessionId: string): Promise<void> {
