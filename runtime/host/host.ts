@@ -1,24 +1,22 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { InboxSplicedData, InboxTarget, SessionCreatedData } from '../../domain/events.js';
-import { isDuplicatePendingIdError } from '../../domain/errors.js';
+import type { SessionCreatedData } from '../../domain/events.js';
 import { isQueueEditError } from '../../domain/queue-edit.js';
 import type { Agent } from '../agent.js';
 import { isRuntimeError } from '../errors.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Runtime } from '../runtime.js';
-import { promptSource } from './actor.js';
 import { SessionCatalog } from './catalog.js';
 import { HostError, isHostError } from './errors.js';
 import type { CallContext, CallResult, HostOptions, HostSignal } from './host-types.js';
 import { LiveSession } from './live-session.js';
 import { ownHere, refuseIfOwnedElsewhere } from './ownership-checks.js';
 import { localOwnership, type SessionOwnership } from './ports/ownership.js';
-import { checkImages, promptMessage, sameContent, toContentBlocks } from './prompt.js';
-import { ClientMessageIdSchema, HOST_REQUEST_SCHEMAS, isHostMethod, type HostMethod, type HostRequest, type HostResult } from './schemas.js';
+import { toContentBlocks } from './prompt.js';
+import { HOST_REQUEST_SCHEMAS, isHostMethod, type HostMethod, type HostRequest, type HostResult } from './schemas.js';
+import { sessionPrompt, type PromptPort } from './session-prompt.js';
 import { readHeader, readSession, sessionGet, sessionHistory, sessionList, type SessionReadPort } from './session-reads.js';
 import { subagentHistory, subagentInterrupt, subagentList, subagentPrompt, type SubagentRouteDeps } from './subagent-methods.js';
-import { canonicalTimeZone } from './time-zone.js';
 
 /** A child session's header: kind continuable or one-shot, or made by its parent as a sub-agent. */
 const isChildHeader = (h: SessionCreatedData): boolean => h.kind !== 'ordinary' || (h.origin === 'subagent' && h.parentSession !== undefined);
@@ -40,7 +38,7 @@ export class Host {
   readonly #listeners = new Set<(signal: HostSignal) => void>();
   readonly #offLost: () => void;
   /** What the session routes reach of this host. */
-  readonly #port: SessionReadPort;
+  readonly #port: SessionReadPort & PromptPort;
 
   constructor(options: HostOptions) {
     this.#opts = options;
@@ -55,6 +53,11 @@ export class Host {
       keyStore: this.#runtime.keyStore,
       live: (id) => this.#live.get(id),
       catalog: this.#catalog,
+      options,
+      logger: this.#logger,
+      refuseChild: (id) => this.#refuseChild(id),
+      resolve: (id) => this.#resolve(id),
+      newId: () => this.#newId(),
     };
   }
 
@@ -123,7 +126,7 @@ export class Host {
       case 'session.history':
         return sessionHistory(this.#port, r) as Promise<HostResult<M>>;
       case 'session.prompt':
-        return this.#prompt(r, ctx) as Promise<HostResult<M>>;
+        return sessionPrompt(this.#port, r, ctx) as Promise<HostResult<M>>;
       case 'session.updateQueue':
         return this.#ordinaryOnly(r, () => this.#updateQueue(r)) as Promise<HostResult<M>>;
       case 'session.cancel':
@@ -191,67 +194,6 @@ export class Host {
     const agent = this.#runtime.createSession({ sessionId });
     await this.#attachNew(agent);
     return { sessionId };
-  }
-
-  async #prompt(request: HostRequest<'session.prompt'>, ctx: CallContext): Promise<HostResult<'session.prompt'>> {
-    // 1. the time zone, before the session is looked up
-    let timeZone: string | undefined;
-    if (request.clientTimeZone !== undefined) {
-      const tz = canonicalTimeZone(request.clientTimeZone);
-      if (E.isLeft(tz)) throw tz.left;
-      timeZone = tz.right;
-    }
-    if (ctx.idempotencyKey !== undefined && !ClientMessageIdSchema.safeParse(ctx.idempotencyKey).success) {
-      throw new HostError('bad-request', 'invalid Idempotency-Key header', { issues: [{ path: ['Idempotency-Key'], message: 'not a valid message id' }] });
-    }
-    if (request.messageId !== undefined && ctx.idempotencyKey !== undefined && request.messageId !== ctx.idempotencyKey) {
-      throw new HostError('bad-request', 'messageId and the Idempotency-Key header differ', { issues: [{ path: ['messageId'], message: 'differs from Idempotency-Key' }] });
-    }
-    // 2. the Agent (resumed on demand, once per id); a child session is its parent's
-    await this.#refuseChild(request.sessionId);
-    const session = await this.#resolve(request.sessionId);
-    // 3. the model
-    const unavailable = this.#opts.modelUnavailable?.() ?? null;
-    if (unavailable) throw new HostError('model-unavailable', `model ${unavailable.provider}/${unavailable.model} is unavailable`, { ...unavailable });
-    // 4. images
-    checkImages(request.content, { acceptsImages: this.#opts.modelAcceptsImages ?? true, maxImageBytes: this.#opts.maxImageBytes ?? 5 * 1024 * 1024 });
-    const content = toContentBlocks(request.content);
-    const agent = session.agent;
-    // 5. an idempotent retry: the id was admitted to this session before (the log says so)
-    const key = request.messageId ?? ctx.idempotencyKey;
-    if (key !== undefined) {
-      const admitted = session.admission(key);
-      if (admitted) {
-        if (!sameContent(admitted.message.content, content)) {
-          throw new HostError('idempotency-conflict', `message ${key} was admitted with other content`, { messageId: key, seq: admitted.seq });
-        }
-        if (request.durable) await this.#durable(agent, admitted.seq);
-        return { accepted: true, messageId: key, seq: admitted.seq, durable: request.durable ?? false, duplicate: true };
-      }
-    }
-    // 6. admit: queue → followup (next-turn), steer → next-step; both wake
-    const message = promptMessage(key ?? this.#newId(), content, promptSource(ctx.rpcId, ctx.principal, timeZone));
-    const target: InboxTarget = request.mode === 'steer' ? 'next-step' : 'next-turn';
-    const before = agent.events.length;
-    try {
-      agent.send(message, target, true);
-    } catch (e) {
-      if (isDuplicatePendingIdError(e)) throw new HostError('idempotency-conflict', `message ${message.id} is pending already`, { messageId: message.id });
-      throw new HostError('agent-busy', `prompt rejected: ${isRuntimeError(e) ? e.code : 'the session refused it'}`, { reason: 'prompt rejected' });
-    }
-    const splice = agent.events.slice(before).find((e) => e.type === 'agent/inbox/spliced' && (e.data as InboxSplicedData).inserted.some((m) => m.id === message.id))!;
-    if (request.durable) await this.#durable(agent, splice.seq);
-    return { accepted: true, messageId: message.id, seq: splice.seq, durable: request.durable ?? false };
-  }
-
-  async #durable(agent: Agent, seq: number): Promise<void> {
-    try {
-      // the whole log up to and including the splice
-      await agent.checkpoint();
-    } catch (e) {
-      this.#logger.warn(`session ${agent.sessionId}: admission at seq ${seq} is not durable`, e);
-      throw new HostError('internal', `the admission at seq ${seq} is not durable yet; retry with the same messageId`, { seq });
-    }
   }
 
   async #updateQueue(request: HostRequest<'session.updateQueue'>): Promise<HostResult<'session.updateQueue'>> {
