@@ -1,6 +1,4 @@
-import * as E from 'fp-ts/lib/Either.js';
 import type { SessionCreatedData } from '../../domain/events.js';
-import { isQueueEditError } from '../../domain/queue-edit.js';
 import type { Agent } from '../agent.js';
 import { isRuntimeError } from '../errors.js';
 import { consoleLogger, type Logger } from '../logger.js';
@@ -10,10 +8,10 @@ import { SessionCatalog } from './catalog.js';
 import { HostError, isHostError } from './errors.js';
 import type { CallContext, CallResult, HostOptions, HostSignal } from './host-types.js';
 import { LiveSession } from './live-session.js';
-import { ownHere, refuseIfOwnedElsewhere } from './ownership-checks.js';
+import { ownHere } from './ownership-checks.js';
 import { localOwnership, type SessionOwnership } from './ports/ownership.js';
-import { toContentBlocks } from './prompt.js';
 import { HOST_REQUEST_SCHEMAS, isHostMethod, type HostMethod, type HostRequest, type HostResult } from './schemas.js';
+import { sessionCancel, sessionUpdateQueue, sessionWake, type SessionControlPort } from './session-control.js';
 import { sessionPrompt, type PromptPort } from './session-prompt.js';
 import { readHeader, readSession, sessionGet, sessionHistory, sessionList, type SessionReadPort } from './session-reads.js';
 import { subagentHistory, subagentInterrupt, subagentList, subagentPrompt, type SubagentRouteDeps } from './subagent-methods.js';
@@ -38,7 +36,7 @@ export class Host {
   readonly #listeners = new Set<(signal: HostSignal) => void>();
   readonly #offLost: () => void;
   /** What the session routes reach of this host. */
-  readonly #port: SessionReadPort & PromptPort;
+  readonly #port: SessionReadPort & PromptPort & SessionControlPort;
 
   constructor(options: HostOptions) {
     this.#opts = options;
@@ -58,6 +56,7 @@ export class Host {
       refuseChild: (id) => this.#refuseChild(id),
       resolve: (id) => this.#resolve(id),
       newId: () => this.#newId(),
+      ownership: this.#ownership,
     };
   }
 
@@ -128,11 +127,11 @@ export class Host {
       case 'session.prompt':
         return sessionPrompt(this.#port, r, ctx) as Promise<HostResult<M>>;
       case 'session.updateQueue':
-        return this.#ordinaryOnly(r, () => this.#updateQueue(r)) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => sessionUpdateQueue(this.#port, r)) as Promise<HostResult<M>>;
       case 'session.cancel':
-        return this.#ordinaryOnly(r, () => this.#cancel(r)) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => sessionCancel(this.#port, r)) as Promise<HostResult<M>>;
       case 'session.wake':
-        return this.#ordinaryOnly(r, () => this.#wake(r)) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => sessionWake(this.#port, r)) as Promise<HostResult<M>>;
       case 'session.fork':
         return this.#ordinaryOnly(r, () => this.#fork(r)) as Promise<HostResult<M>>;
       case 'subagent.prompt':
@@ -194,42 +193,6 @@ export class Host {
     const agent = this.#runtime.createSession({ sessionId });
     await this.#attachNew(agent);
     return { sessionId };
-  }
-
-  async #updateQueue(request: HostRequest<'session.updateQueue'>): Promise<HostResult<'session.updateQueue'>> {
-    const { action, itemId } = request;
-    if (action.kind === 'edit' && action.content.some((b) => b.type !== 'text')) {
-      throw new HostError('attachment-error', 'a queued item can be edited with text only', { reason: 'QUEUE_EDIT_NON_TEXT' });
-    }
-    const session = this.#live.get(request.sessionId);
-    if (!session) {
-      await refuseIfOwnedElsewhere(this.#ownership, request.sessionId);
-      throw new HostError('queue-item-not-found', `no live session ${request.sessionId} holds ${itemId}`, { itemId });
-    }
-    const queue = session.agent.queue;
-    const result = action.kind === 'edit' ? queue.edit(itemId, toContentBlocks(action.content)) : action.kind === 'remove' ? queue.remove(itemId) : queue.steer(itemId);
-    if (E.isLeft(result)) {
-      const e = result.left;
-      if (isQueueEditError(e) && e.code === 'steer-unavailable') throw new HostError('steer-unavailable', e.message, { itemId });
-      if (isQueueEditError(e) && e.code === 'queue-edit-non-text') throw new HostError('attachment-error', e.message, { reason: 'QUEUE_EDIT_NON_TEXT' });
-      throw new HostError('queue-item-not-found', e.message, { itemId });
-    }
-    return { accepted: true };
-  }
-
-  async #cancel(request: HostRequest<'session.cancel'>): Promise<HostResult<'session.cancel'>> {
-    const session = this.#live.get(request.sessionId);
-    if (!session) {
-      await refuseIfOwnedElsewhere(this.#ownership, request.sessionId);
-      throw new HostError('session-not-found', `session ${request.sessionId} is not live on this host`, { sessionId: request.sessionId });
-    }
-    session.agent.cancel({ kind: 'user' }, { keepInbox: true });
-    return { accepted: true };
-  }
-
-  async #wake(request: HostRequest<'session.wake'>): Promise<HostResult<'session.wake'>> {
-    const session = await this.#resolve(request.sessionId);
-    return { accepted: true, woke: session.agent.wake() };
   }
 
   async #fork(request: HostRequest<'session.fork'>): Promise<HostResult<'session.fork'>> {
