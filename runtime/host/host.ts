@@ -1,6 +1,5 @@
 import type { SessionCreatedData } from '../../domain/events.js';
 import type { Agent } from '../agent.js';
-import { isRuntimeError } from '../errors.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Runtime } from '../runtime.js';
@@ -8,6 +7,7 @@ import { SessionCatalog } from './catalog.js';
 import { HostError, isHostError } from './errors.js';
 import type { CallContext, CallResult, HostOptions, HostSignal } from './host-types.js';
 import { LiveSession } from './live-session.js';
+import { sessionCreate, sessionFork, type NewSessionPort } from './new-sessions.js';
 import { ownHere } from './ownership-checks.js';
 import { localOwnership, type SessionOwnership } from './ports/ownership.js';
 import { HOST_REQUEST_SCHEMAS, isHostMethod, type HostMethod, type HostRequest, type HostResult } from './schemas.js';
@@ -36,7 +36,7 @@ export class Host {
   readonly #listeners = new Set<(signal: HostSignal) => void>();
   readonly #offLost: () => void;
   /** What the session routes reach of this host. */
-  readonly #port: SessionReadPort & PromptPort & SessionControlPort;
+  readonly #port: SessionReadPort & PromptPort & SessionControlPort & NewSessionPort;
 
   constructor(options: HostOptions) {
     this.#opts = options;
@@ -57,6 +57,8 @@ export class Host {
       resolve: (id) => this.#resolve(id),
       newId: () => this.#newId(),
       ownership: this.#ownership,
+      runtime: this.#runtime,
+      attach: (agent, created) => this.#attach(agent, created),
     };
   }
 
@@ -117,7 +119,7 @@ export class Host {
     const r = request as never;
     switch (method) {
       case 'session.create':
-        return this.#create(r) as Promise<HostResult<M>>;
+        return sessionCreate(this.#port, r) as Promise<HostResult<M>>;
       case 'session.list':
         return sessionList(this.#port) as Promise<HostResult<M>>;
       case 'session.get':
@@ -133,7 +135,7 @@ export class Host {
       case 'session.wake':
         return this.#ordinaryOnly(r, () => sessionWake(this.#port, r)) as Promise<HostResult<M>>;
       case 'session.fork':
-        return this.#ordinaryOnly(r, () => this.#fork(r)) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => sessionFork(this.#port, r)) as Promise<HostResult<M>>;
       case 'subagent.prompt':
         return subagentPrompt(this.#subagentDeps(), r, ctx) as Promise<HostResult<M>>;
       case 'subagent.interrupt':
@@ -184,36 +186,6 @@ export class Host {
     }
   }
 
-  // ---- methods -------------------------------------------------------------------------------------------------
-
-  async #create(request: HostRequest<'session.create'>): Promise<HostResult<'session.create'>> {
-    const sessionId = request.sessionId ?? this.#newId();
-    await this.#ensureFree(sessionId);
-    await ownHere(this.#ownership, sessionId);
-    const agent = this.#runtime.createSession({ sessionId });
-    await this.#attachNew(agent);
-    return { sessionId };
-  }
-
-  async #fork(request: HostRequest<'session.fork'>): Promise<HostResult<'session.fork'>> {
-    const parent = this.#live.get(request.sessionId);
-    if (parent) await parent.agent.checkpoint();
-    const sessionId = request.newSessionId ?? this.#newId();
-    await this.#ensureFree(sessionId);
-    await ownHere(this.#ownership, sessionId);
-    let agent: Agent;
-    try {
-      agent = await this.#runtime.fork(request.sessionId, { sessionId, ...(request.boundary !== undefined ? { boundary: request.boundary } : {}) });
-    } catch (e) {
-      await this.#ownership.release(sessionId);
-      if (isRuntimeError(e) && e.code === 'session-not-found') throw new HostError('session-not-found', `no session ${request.sessionId}`, { sessionId: request.sessionId });
-      if (isRuntimeError(e) && e.code === 'invalid-fork-boundary') throw new HostError('invalid-fork-boundary', e.message, { boundary: request.boundary });
-      throw e;
-    }
-    await this.#attachNew(agent);
-    return { sessionId };
-  }
-
   // ---- resolution ----------------------------------------------------------------------------------------------
 
   /** The live session, resuming it on demand; concurrent callers for one id share one resume. */
@@ -242,23 +214,6 @@ export class Host {
       throw new HostError('internal', `resume of ${sessionId} failed`, {});
     }
     return this.#attach(agent, false);
-  }
-
-  async #ensureFree(sessionId: string): Promise<void> {
-    if (this.#live.has(sessionId) || (await this.store.revision(sessionId)) !== 'no_stream') {
-      throw new HostError('session-exists', `session ${sessionId} exists`, { sessionId });
-    }
-  }
-
-  async #attachNew(agent: Agent): Promise<void> {
-    this.#attach(agent, true);
-    try {
-      await agent.checkpoint();
-    } catch (e) {
-      this.#logger.warn(`session ${agent.sessionId}: creation is not durable`, e);
-      throw new HostError('internal', `session ${agent.sessionId} could not be stored`, {});
-    }
-    this.#catalog.note(agent.events[0]!.data as SessionCreatedData);
   }
 
   #attach(agent: Agent, created: boolean): LiveSession {
