@@ -19,6 +19,10 @@ import { subagentHistory, subagentInterrupt, subagentList, subagentPrompt, type 
 /** A child session's header: kind continuable or one-shot, or made by its parent as a sub-agent. */
 const isChildHeader = (h: SessionCreatedData): boolean => h.kind !== 'ordinary' || (h.origin === 'subagent' && h.parentSession !== undefined);
 
+/** `agent-busy {reason: 'subagent-owned'}`: a child session is reached through the subagent routes. */
+const subagentOwned = (sessionId: string, h: SessionCreatedData): HostError =>
+  new HostError('agent-busy', `session ${sessionId} is a ${h.kind} child: use subagent delivery`, { reason: 'subagent-owned' });
+
 /**
  * The Host: admits prompts, edits queues, cancels turns, and mirrors every live session. Transport-free: a request
  * is a method name, an untrusted payload and a context; the answer is a result or a typed error body.
@@ -160,7 +164,7 @@ export class Host {
         return this.#catalog.get(id);
       },
       sessionEvents: async (id) => {
-        const agent = this.#live.get(id)?.agent ?? this.#runtime.liveAgent(id);
+        const agent = this.#agentOf(id);
         return agent ? agent.events : (await readSession(this.store, id, undefined)).events;
       },
       logger: this.#logger,
@@ -179,11 +183,14 @@ export class Host {
   /** Refuses a child session `agent-busy {reason: 'subagent-owned'}`. */
   async #refuseChild(sessionId: string): Promise<void> {
     // live here, or live in the runtime (a child its manager runs: no store read), else the store's header
-    const agent = this.#live.get(sessionId)?.agent ?? this.#runtime.liveAgent(sessionId);
+    const agent = this.#agentOf(sessionId);
     const header = agent ? (agent.events[0]!.data as SessionCreatedData) : await readHeader(this.store, sessionId);
-    if (header && isChildHeader(header)) {
-      throw new HostError('agent-busy', `session ${sessionId} is a ${header.kind} child: use subagent delivery`, { reason: 'subagent-owned' });
-    }
+    if (header && isChildHeader(header)) throw subagentOwned(sessionId, header);
+  }
+
+  /** The session's agent when live here or in the runtime (a child its manager runs), else undefined. */
+  #agentOf(sessionId: string): Agent | undefined {
+    return this.#live.get(sessionId)?.agent ?? this.#runtime.liveAgent(sessionId);
   }
 
   // ---- resolution ----------------------------------------------------------------------------------------------
@@ -203,7 +210,7 @@ export class Host {
   async #resume(sessionId: string): Promise<LiveSession> {
     const header = await readHeader(this.store, sessionId);
     if (!header) throw new HostError('session-not-found', `no session ${sessionId}`, { sessionId });
-    if (header.kind !== 'ordinary') throw new HostError('agent-busy', `session ${sessionId} is a ${header.kind} child: use subagent delivery`, { reason: 'subagent-owned' });
+    if (header.kind !== 'ordinary') throw subagentOwned(sessionId, header);
     await ownHere(this.#ownership, sessionId);
     let agent: Agent;
     try {
