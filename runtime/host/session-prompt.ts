@@ -1,4 +1,3 @@
-import * as E from 'fp-ts/lib/Either.js';
 import type { InboxSplicedData, InboxTarget } from '../../domain/events.js';
 import { isDuplicatePendingIdError } from '../../domain/errors.js';
 import type { Agent } from '../agent.js';
@@ -10,7 +9,7 @@ import type { CallContext, HostOptions } from './host-types.js';
 import type { LiveSession } from './live-session.js';
 import { checkImages, promptMessage, sameContent, toContentBlocks } from './prompt.js';
 import { ClientMessageIdSchema, type HostRequest, type HostResult } from './schemas.js';
-import { canonicalTimeZone } from './time-zone.js';
+import { requestTimeZone } from './time-zone.js';
 
 /** What `session.prompt` needs of the host: its model and image options, its logger, the child refusal, resolution and ids. */
 export interface PromptPort {
@@ -42,12 +41,7 @@ const durable = async (port: PromptPort, agent: Agent, seq: number): Promise<voi
  */
 export const sessionPrompt = async (port: PromptPort, request: HostRequest<'session.prompt'>, ctx: CallContext): Promise<HostResult<'session.prompt'>> => {
   // 1. the time zone, before the session is looked up
-  let timeZone: string | undefined;
-  if (request.clientTimeZone !== undefined) {
-    const tz = canonicalTimeZone(request.clientTimeZone);
-    if (E.isLeft(tz)) throw tz.left;
-    timeZone = tz.right;
-  }
+  const timeZone = requestTimeZone(request.clientTimeZone);
   if (ctx.idempotencyKey !== undefined && !ClientMessageIdSchema.safeParse(ctx.idempotencyKey).success) {
     throw new HostError('bad-request', 'invalid Idempotency-Key header', { issues: [{ path: ['Idempotency-Key'], message: 'not a valid message id' }] });
   }
