@@ -1,78 +1,27 @@
-import * as E from 'fp-ts/lib/Either.js';
-import type { InboxSplicedData, InboxTarget, SessionCreatedData } from '../../domain/events.js';
-import { isDuplicatePendingIdError } from '../../domain/errors.js';
-import { isQueueEditError } from '../../domain/queue-edit.js';
-import { foldSession } from '../../domain/session-fold.js';
+import type { SessionCreatedData } from '../../domain/events.js';
 import type { Agent } from '../agent.js';
-import { isRuntimeError } from '../errors.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Runtime } from '../runtime.js';
-import { promptSource, type Principal } from './actor.js';
 import { SessionCatalog } from './catalog.js';
 import { HostError, isHostError } from './errors.js';
+import type { CallContext, CallResult, HostOptions, HostSignal } from './host-types.js';
 import { LiveSession } from './live-session.js';
+import { sessionCreate, sessionFork, type NewSessionPort } from './new-sessions.js';
+import { ownHere } from './ownership-checks.js';
 import { localOwnership, type SessionOwnership } from './ports/ownership.js';
-import { checkImages, promptMessage, sameContent, toContentBlocks } from './prompt.js';
-import { ClientMessageIdSchema, HOST_REQUEST_SCHEMAS, isHostMethod, type HostErrorBody, type HostFrame, type HostMethod, type HostRequest, type HostResult } from './schemas.js';
-import { historyPage, queueRowsOf, readSession } from './session-reads.js';
+import { HOST_REQUEST_SCHEMAS, isHostMethod, type HostMethod, type HostRequest, type HostResult } from './schemas.js';
+import { sessionCancel, sessionUpdateQueue, sessionWake, type SessionControlPort } from './session-control.js';
+import { sessionPrompt, type PromptPort } from './session-prompt.js';
+import { readHeader, readSession, sessionGet, sessionHistory, sessionList, type SessionReadPort } from './session-reads.js';
 import { subagentHistory, subagentInterrupt, subagentList, subagentPrompt, type SubagentRouteDeps } from './subagent-methods.js';
-import { canonicalTimeZone } from './time-zone.js';
-import type { ChildManager } from '../children/child-manager.js';
 
 /** A child session's header: kind continuable or one-shot, or made by its parent as a sub-agent. */
 const isChildHeader = (h: SessionCreatedData): boolean => h.kind !== 'ordinary' || (h.origin === 'subagent' && h.parentSession !== undefined);
 
-/** Options of the host: its runtime, session ownership, logger, frame style, image limits, model availability and message ids. */
-export interface HostOptions {
-  readonly runtime: Runtime;
-  /** Who runs which session when several hosts share the store. @defaultValue localOwnership(): this host alone */
-  readonly ownership?: SessionOwnership;
-  /** @defaultValue console */
-  readonly logger?: Logger;
-  /** The reference's exact queue frames: no steering handoff, each splice's queue frame before its event frame. @defaultValue false */
-  readonly referenceFrames?: boolean;
-  /** The model takes image input. @defaultValue true */
-  readonly modelAcceptsImages?: boolean;
-  /** Largest decoded image in a prompt, bytes. @defaultValue 5 MiB */
-  readonly maxImageBytes?: number;
-  /** `{provider, model}` when the model cannot serve prompts now (a prompt is then refused `model-unavailable`). @defaultValue always available */
-  readonly modelUnavailable?: () => { readonly provider: string; readonly model: string } | null;
-  /** Message ids for prompts without a client-supplied one. @defaultValue crypto.randomUUID */
-  readonly newMessageId?: () => string;
-  /**
-   * The runtime's continuable children, for the `subagent.*` routes. Without it the host serves no children:
-   * `subagent.prompt` answers `subagent-not-found` (after its parent check), `subagent.list` is empty and
-   * `subagent.interrupt` is an accepted no-op. @defaultValue none
-   */
-  readonly children?: ChildManager;
-  /**
-   * Called once for every Agent this host makes live (created, resumed or forked), before any input reaches it: the
-   * place to install hooks (a pre-step policy, listeners that inject context). @defaultValue none
-   */
-  readonly onSession?: (agent: Agent) => void;
-}
-
-/** Who is calling, for one request. */
-export interface CallContext {
-  readonly rpcId: string;
-  readonly principal: Principal;
-  /** The `Idempotency-Key` header, when sent: used as the prompt's message id. */
-  readonly idempotencyKey?: string;
-  /** For log lines. */
-  readonly requestId?: string;
-  /** Aborts when the caller gives up (the HTTP client went away): `subagent.prompt` then answers `cancelled` until the child accepted the message. */
-  readonly signal?: AbortSignal;
-}
-
-/** A method's answer; `crashed` marks an unexpected failure (the transport answers it with HTTP 500). */
-export type CallResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: HostErrorBody; readonly crashed?: true };
-
-/** What a live-mirror stream listens to: frames, and sessions attaching to or leaving this host. */
-export type HostSignal =
-  | { readonly kind: 'frame'; readonly frame: HostFrame }
-  | { readonly kind: 'attached'; readonly session: LiveSession; readonly created: boolean }
-  | { readonly kind: 'detached'; readonly sessionId: string };
+/** `agent-busy {reason: 'subagent-owned'}`: a child session is reached through the subagent routes. */
+const subagentOwned = (sessionId: string, h: SessionCreatedData): HostError =>
+  new HostError('agent-busy', `session ${sessionId} is a ${h.kind} child: use subagent delivery`, { reason: 'subagent-owned' });
 
 /**
  * The Host: admits prompts, edits queues, cancels turns, and mirrors every live session. Transport-free: a request
@@ -90,6 +39,8 @@ export class Host {
   readonly #offs = new Map<string, () => void>();
   readonly #listeners = new Set<(signal: HostSignal) => void>();
   readonly #offLost: () => void;
+  /** What the session routes reach of this host. */
+  readonly #port: SessionReadPort & PromptPort & SessionControlPort & NewSessionPort;
 
   constructor(options: HostOptions) {
     this.#opts = options;
@@ -99,6 +50,20 @@ export class Host {
     this.#logger = options.logger ?? consoleLogger;
     this.#catalog = new SessionCatalog(this.store);
     this.#offLost = this.#ownership.onLost((id) => this.#lose(id));
+    this.#port = {
+      store: this.store,
+      keyStore: this.#runtime.keyStore,
+      live: (id) => this.#live.get(id),
+      catalog: this.#catalog,
+      options,
+      logger: this.#logger,
+      refuseChild: (id) => this.#refuseChild(id),
+      resolve: (id) => this.#resolve(id),
+      newId: () => this.#newId(),
+      ownership: this.#ownership,
+      runtime: this.#runtime,
+      attach: (agent, created) => this.#attach(agent, created),
+    };
   }
 
   /** Sessions live on this host. */
@@ -158,23 +123,23 @@ export class Host {
     const r = request as never;
     switch (method) {
       case 'session.create':
-        return this.#create(r) as Promise<HostResult<M>>;
+        return sessionCreate(this.#port, r) as Promise<HostResult<M>>;
       case 'session.list':
-        return this.#list() as Promise<HostResult<M>>;
+        return sessionList(this.#port) as Promise<HostResult<M>>;
       case 'session.get':
-        return this.#get(r) as Promise<HostResult<M>>;
+        return sessionGet(this.#port, r) as Promise<HostResult<M>>;
       case 'session.history':
-        return this.#history(r) as Promise<HostResult<M>>;
+        return sessionHistory(this.#port, r) as Promise<HostResult<M>>;
       case 'session.prompt':
-        return this.#prompt(r, ctx) as Promise<HostResult<M>>;
+        return sessionPrompt(this.#port, r, ctx) as Promise<HostResult<M>>;
       case 'session.updateQueue':
-        return this.#ordinaryOnly(r, () => this.#updateQueue(r)) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => sessionUpdateQueue(this.#port, r)) as Promise<HostResult<M>>;
       case 'session.cancel':
-        return this.#ordinaryOnly(r, () => this.#cancel(r)) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => sessionCancel(this.#port, r)) as Promise<HostResult<M>>;
       case 'session.wake':
-        return this.#ordinaryOnly(r, () => this.#wake(r)) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => sessionWake(this.#port, r)) as Promise<HostResult<M>>;
       case 'session.fork':
-        return this.#ordinaryOnly(r, () => this.#fork(r)) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => sessionFork(this.#port, r)) as Promise<HostResult<M>>;
       case 'subagent.prompt':
         return subagentPrompt(this.#subagentDeps(), r, ctx) as Promise<HostResult<M>>;
       case 'subagent.interrupt':
@@ -199,7 +164,7 @@ export class Host {
         return this.#catalog.get(id);
       },
       sessionEvents: async (id) => {
-        const agent = this.#live.get(id)?.agent ?? this.#runtime.liveAgent(id);
+        const agent = this.#agentOf(id);
         return agent ? agent.events : (await readSession(this.store, id, undefined)).events;
       },
       logger: this.#logger,
@@ -218,194 +183,14 @@ export class Host {
   /** Refuses a child session `agent-busy {reason: 'subagent-owned'}`. */
   async #refuseChild(sessionId: string): Promise<void> {
     // live here, or live in the runtime (a child its manager runs: no store read), else the store's header
-    const agent = this.#live.get(sessionId)?.agent ?? this.#runtime.liveAgent(sessionId);
-    const header = agent ? (agent.events[0]!.data as SessionCreatedData) : await this.#header(sessionId);
-    if (header && isChildHeader(header)) {
-      throw new HostError('agent-busy', `session ${sessionId} is a ${header.kind} child: use subagent delivery`, { reason: 'subagent-owned' });
-    }
+    const agent = this.#agentOf(sessionId);
+    const header = agent ? (agent.events[0]!.data as SessionCreatedData) : await readHeader(this.store, sessionId);
+    if (header && isChildHeader(header)) throw subagentOwned(sessionId, header);
   }
 
-  // ---- methods -------------------------------------------------------------------------------------------------
-
-  async #create(request: HostRequest<'session.create'>): Promise<HostResult<'session.create'>> {
-    const sessionId = request.sessionId ?? this.#newId();
-    await this.#ensureFree(sessionId);
-    await this.#own(sessionId);
-    const agent = this.#runtime.createSession({ sessionId });
-    await this.#attachNew(agent);
-    return { sessionId };
-  }
-
-  async #list(): Promise<HostResult<'session.list'>> {
-    await this.#catalog.refresh();
-    return {
-      sessions: this.#catalog.list().map((e) => {
-        const live = this.#live.get(e.sessionId);
-        return {
-          sessionId: e.sessionId,
-          kind: e.kind,
-          createdAt: e.createdAt,
-          ...(e.parentSession !== undefined ? { parentSessionId: e.parentSession } : {}),
-          live: live !== undefined,
-          running: live?.agent.status === 'running',
-        };
-      }),
-    };
-  }
-
-  async #get(request: HostRequest<'session.get'>): Promise<HostResult<'session.get'>> {
-    const live = this.#live.get(request.sessionId);
-    if (live) {
-      const created = live.agent.events[0]!.data as SessionCreatedData;
-      const state = foldSession(live.agent.events).state;
-      return {
-        sessionId: request.sessionId,
-        kind: created.kind,
-        createdAt: created.createdAt,
-        ...(created.parentSession !== undefined ? { parentSessionId: created.parentSession } : {}),
-        live: true,
-        running: live.agent.status === 'running',
-        lastSeq: live.lastSeq,
-        lastTurn: state.turns.lastTurn,
-        openTurn: state.turns.openTurn?.turn ?? null,
-        queue: live.queue ? (live.queue.items as never) : [],
-      };
-    }
-    const { events, state } = await readSession(this.store, request.sessionId, undefined, this.#runtime.keyStore);
-    const created = state!.created!;
-    return {
-      sessionId: request.sessionId,
-      kind: created.kind,
-      createdAt: created.createdAt,
-      ...(created.parentSession !== undefined ? { parentSessionId: created.parentSession } : {}),
-      live: false,
-      running: false,
-      lastSeq: events.length - 1,
-      lastTurn: state!.turns.lastTurn,
-      openTurn: state!.turns.openTurn?.turn ?? null,
-      queue: queueRowsOf(state!),
-    };
-  }
-
-  async #history(request: HostRequest<'session.history'>): Promise<HostResult<'session.history'>> {
-    const { events } = await readSession(this.store, request.sessionId, this.#live.get(request.sessionId), this.#runtime.keyStore);
-    return historyPage(events, request);
-  }
-
-  async #prompt(request: HostRequest<'session.prompt'>, ctx: CallContext): Promise<HostResult<'session.prompt'>> {
-    // 1. the time zone, before the session is looked up
-    let timeZone: string | undefined;
-    if (request.clientTimeZone !== undefined) {
-      const tz = canonicalTimeZone(request.clientTimeZone);
-      if (E.isLeft(tz)) throw tz.left;
-      timeZone = tz.right;
-    }
-    if (ctx.idempotencyKey !== undefined && !ClientMessageIdSchema.safeParse(ctx.idempotencyKey).success) {
-      throw new HostError('bad-request', 'invalid Idempotency-Key header', { issues: [{ path: ['Idempotency-Key'], message: 'not a valid message id' }] });
-    }
-    if (request.messageId !== undefined && ctx.idempotencyKey !== undefined && request.messageId !== ctx.idempotencyKey) {
-      throw new HostError('bad-request', 'messageId and the Idempotency-Key header differ', { issues: [{ path: ['messageId'], message: 'differs from Idempotency-Key' }] });
-    }
-    // 2. the Agent (resumed on demand, once per id); a child session is its parent's
-    await this.#refuseChild(request.sessionId);
-    const session = await this.#resolve(request.sessionId);
-    // 3. the model
-    const unavailable = this.#opts.modelUnavailable?.() ?? null;
-    if (unavailable) throw new HostError('model-unavailable', `model ${unavailable.provider}/${unavailable.model} is unavailable`, { ...unavailable });
-    // 4. images
-    checkImages(request.content, { acceptsImages: this.#opts.modelAcceptsImages ?? true, maxImageBytes: this.#opts.maxImageBytes ?? 5 * 1024 * 1024 });
-    const content = toContentBlocks(request.content);
-    const agent = session.agent;
-    // 5. an idempotent retry: the id was admitted to this session before (the log says so)
-    const key = request.messageId ?? ctx.idempotencyKey;
-    if (key !== undefined) {
-      const admitted = session.admission(key);
-      if (admitted) {
-        if (!sameContent(admitted.message.content, content)) {
-          throw new HostError('idempotency-conflict', `message ${key} was admitted with other content`, { messageId: key, seq: admitted.seq });
-        }
-        if (request.durable) await this.#durable(agent, admitted.seq);
-        return { accepted: true, messageId: key, seq: admitted.seq, durable: request.durable ?? false, duplicate: true };
-      }
-    }
-    // 6. admit: queue → followup (next-turn), steer → next-step; both wake
-    const message = promptMessage(key ?? this.#newId(), content, promptSource(ctx.rpcId, ctx.principal, timeZone));
-    const target: InboxTarget = request.mode === 'steer' ? 'next-step' : 'next-turn';
-    const before = agent.events.length;
-    try {
-      agent.send(message, target, true);
-    } catch (e) {
-      if (isDuplicatePendingIdError(e)) throw new HostError('idempotency-conflict', `message ${message.id} is pending already`, { messageId: message.id });
-      throw new HostError('agent-busy', `prompt rejected: ${isRuntimeError(e) ? e.code : 'the session refused it'}`, { reason: 'prompt rejected' });
-    }
-    const splice = agent.events.slice(before).find((e) => e.type === 'agent/inbox/spliced' && (e.data as InboxSplicedData).inserted.some((m) => m.id === message.id))!;
-    if (request.durable) await this.#durable(agent, splice.seq);
-    return { accepted: true, messageId: message.id, seq: splice.seq, durable: request.durable ?? false };
-  }
-
-  async #durable(agent: Agent, seq: number): Promise<void> {
-    try {
-      // the whole log up to and including the splice
-      await agent.checkpoint();
-    } catch (e) {
-      this.#logger.warn(`session ${agent.sessionId}: admission at seq ${seq} is not durable`, e);
-      throw new HostError('internal', `the admission at seq ${seq} is not durable yet; retry with the same messageId`, { seq });
-    }
-  }
-
-  async #updateQueue(request: HostRequest<'session.updateQueue'>): Promise<HostResult<'session.updateQueue'>> {
-    const { action, itemId } = request;
-    if (action.kind === 'edit' && action.content.some((b) => b.type !== 'text')) {
-      throw new HostError('attachment-error', 'a queued item can be edited with text only', { reason: 'QUEUE_EDIT_NON_TEXT' });
-    }
-    const session = this.#live.get(request.sessionId);
-    if (!session) {
-      await this.#busyIfOwnedElsewhere(request.sessionId);
-      throw new HostError('queue-item-not-found', `no live session ${request.sessionId} holds ${itemId}`, { itemId });
-    }
-    const queue = session.agent.queue;
-    const result = action.kind === 'edit' ? queue.edit(itemId, toContentBlocks(action.content)) : action.kind === 'remove' ? queue.remove(itemId) : queue.steer(itemId);
-    if (E.isLeft(result)) {
-      const e = result.left;
-      if (isQueueEditError(e) && e.code === 'steer-unavailable') throw new HostError('steer-unavailable', e.message, { itemId });
-      if (isQueueEditError(e) && e.code === 'queue-edit-non-text') throw new HostError('attachment-error', e.message, { reason: 'QUEUE_EDIT_NON_TEXT' });
-      throw new HostError('queue-item-not-found', e.message, { itemId });
-    }
-    return { accepted: true };
-  }
-
-  async #cancel(request: HostRequest<'session.cancel'>): Promise<HostResult<'session.cancel'>> {
-    const session = this.#live.get(request.sessionId);
-    if (!session) {
-      await this.#busyIfOwnedElsewhere(request.sessionId);
-      throw new HostError('session-not-found', `session ${request.sessionId} is not live on this host`, { sessionId: request.sessionId });
-    }
-    session.agent.cancel({ kind: 'user' }, { keepInbox: true });
-    return { accepted: true };
-  }
-
-  async #wake(request: HostRequest<'session.wake'>): Promise<HostResult<'session.wake'>> {
-    const session = await this.#resolve(request.sessionId);
-    return { accepted: true, woke: session.agent.wake() };
-  }
-
-  async #fork(request: HostRequest<'session.fork'>): Promise<HostResult<'session.fork'>> {
-    const parent = this.#live.get(request.sessionId);
-    if (parent) await parent.agent.checkpoint();
-    const sessionId = request.newSessionId ?? this.#newId();
-    await this.#ensureFree(sessionId);
-    await this.#own(sessionId);
-    let agent: Agent;
-    try {
-      agent = await this.#runtime.fork(request.sessionId, { sessionId, ...(request.boundary !== undefined ? { boundary: request.boundary } : {}) });
-    } catch (e) {
-      await this.#ownership.release(sessionId);
-      if (isRuntimeError(e) && e.code === 'session-not-found') throw new HostError('session-not-found', `no session ${request.sessionId}`, { sessionId: request.sessionId });
-      if (isRuntimeError(e) && e.code === 'invalid-fork-boundary') throw new HostError('invalid-fork-boundary', e.message, { boundary: request.boundary });
-      throw e;
-    }
-    await this.#attachNew(agent);
-    return { sessionId };
+  /** The session's agent when live here or in the runtime (a child its manager runs), else undefined. */
+  #agentOf(sessionId: string): Agent | undefined {
+    return this.#live.get(sessionId)?.agent ?? this.#runtime.liveAgent(sessionId);
   }
 
   // ---- resolution ----------------------------------------------------------------------------------------------
@@ -423,10 +208,10 @@ export class Host {
   }
 
   async #resume(sessionId: string): Promise<LiveSession> {
-    const header = await this.#header(sessionId);
+    const header = await readHeader(this.store, sessionId);
     if (!header) throw new HostError('session-not-found', `no session ${sessionId}`, { sessionId });
-    if (header.kind !== 'ordinary') throw new HostError('agent-busy', `session ${sessionId} is a ${header.kind} child: use subagent delivery`, { reason: 'subagent-owned' });
-    await this.#own(sessionId);
+    if (header.kind !== 'ordinary') throw subagentOwned(sessionId, header);
+    await ownHere(this.#ownership, sessionId);
     let agent: Agent;
     try {
       agent = await this.#runtime.resume(sessionId);
@@ -436,43 +221,6 @@ export class Host {
       throw new HostError('internal', `resume of ${sessionId} failed`, {});
     }
     return this.#attach(agent, false);
-  }
-
-  /** The session's `session/created` data from the store, or null when the stream is empty. */
-  async #header(sessionId: string): Promise<SessionCreatedData | null> {
-    for await (const e of this.store.read(sessionId, { maxCount: 1 })) return e.type === 'session/created' ? (e.data as SessionCreatedData) : null;
-    return null;
-  }
-
-  async #own(sessionId: string): Promise<void> {
-    const acquired = await this.#ownership.acquire(sessionId);
-    if (acquired.kind === 'elsewhere') {
-      throw new HostError('agent-busy', `session ${sessionId} runs on host ${acquired.owner.hostId}`, { reason: 'owned-elsewhere', owner: { ...acquired.owner } });
-    }
-  }
-
-  async #busyIfOwnedElsewhere(sessionId: string): Promise<void> {
-    const owner = await this.#ownership.holder(sessionId);
-    if (owner && owner.hostId !== this.#ownership.self.hostId) {
-      throw new HostError('agent-busy', `session ${sessionId} runs on host ${owner.hostId}`, { reason: 'owned-elsewhere', owner: { ...owner } });
-    }
-  }
-
-  async #ensureFree(sessionId: string): Promise<void> {
-    if (this.#live.has(sessionId) || (await this.store.revision(sessionId)) !== 'no_stream') {
-      throw new HostError('session-exists', `session ${sessionId} exists`, { sessionId });
-    }
-  }
-
-  async #attachNew(agent: Agent): Promise<void> {
-    this.#attach(agent, true);
-    try {
-      await agent.checkpoint();
-    } catch (e) {
-      this.#logger.warn(`session ${agent.sessionId}: creation is not durable`, e);
-      throw new HostError('internal', `session ${agent.sessionId} could not be stored`, {});
-    }
-    this.#catalog.note(agent.events[0]!.data as SessionCreatedData);
   }
 
   #attach(agent: Agent, created: boolean): LiveSession {

@@ -1,6 +1,7 @@
 /** The Host's rules (`steerlog/host`): the transport-free Host, its wire schemas, errors and the ownership port. */
 export * from './schemas.js';
-export { Host, type HostOptions, type CallContext, type CallResult, type HostSignal } from './host.js';
+export { Host } from './host.js';
+export type { HostOptions, CallContext, CallResult, HostSignal } from './host-types.js';
 export { HostError, isHostError } from './errors.js';
 export { MirrorStream, encodeCursor, decodeCursor, type MirrorStreamOptions, type FrameSink, type StreamCursor } from './mirror-stream.js';
 export { LiveSession, type Admission } from './live-session.js';

@@ -1,5 +1,6 @@
 import type { LogEvent } from '../../domain/events.js';
-import type { Host, HostSignal } from './host.js';
+import type { Host } from './host.js';
+import type { HostSignal } from './host-types.js';
 import { queueFrame, type LiveSession } from './live-session.js';
 import { HostSessionIdSchema, type HostFrame } from './schemas.js';
 

@@ -1,14 +1,25 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { LogEvent } from '../../domain/events.js';
+import type { LogEvent, SessionCreatedData } from '../../domain/events.js';
 import { queueView } from '../../domain/queue-view.js';
-import { initialSessionState, stepSession, type SessionState } from '../../domain/session-fold.js';
+import { foldSession, initialSessionState, stepSession, type SessionState } from '../../domain/session-fold.js';
 import { loadSession } from '../load-session.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { isRuntimeError } from '../errors.js';
+import type { SessionCatalog } from './catalog.js';
 import { HostError } from './errors.js';
 import type { LiveSession } from './live-session.js';
-import type { HostResult, QueueRow } from './schemas.js';
+import type { HostRequest, HostResult, QueueRow } from './schemas.js';
+
+/** What the session reads need of the host: its store, the runtime's keys, its live sessions and its catalog. */
+export interface SessionReadPort {
+  readonly store: EventStore;
+  /** Opens sealed content (none: the store holds it in the clear). */
+  readonly keyStore: KeyStore | null;
+  /** The session live on this host, or undefined. */
+  readonly live: (sessionId: string) => LiveSession | undefined;
+  readonly catalog: SessionCatalog;
+}
 
 /** A session's events and folded state: the live log when the session is live here, else the store (read only). */
 export const readSession = async (
@@ -47,3 +58,68 @@ export const historyPage = (events: readonly LogEvent[], request: { readonly aft
 /** The queue rows of a folded inbox (no claimed rows: a cold session has no steering handoff in flight). */
 export const queueRowsOf = (state: SessionState): QueueRow[] =>
   queueView(state.inbox).map((i) => ({ id: i.id, placement: i.placement, message: i.message as unknown as QueueRow['message'] }));
+
+/** The session's `session/created` data from the store, or null when the stream is empty. */
+export const readHeader = async (store: EventStore, sessionId: string): Promise<SessionCreatedData | null> => {
+  for await (const e of store.read(sessionId, { maxCount: 1 })) return e.type === 'session/created' ? (e.data as SessionCreatedData) : null;
+  return null;
+};
+
+/** `session.list`: every session in the catalog (refreshed from the store first), oldest first, each marked live when attached here. */
+export const sessionList = async (port: SessionReadPort): Promise<HostResult<'session.list'>> => {
+  await port.catalog.refresh();
+  return {
+    sessions: port.catalog.list().map((e) => {
+      const live = port.live(e.sessionId);
+      return {
+        sessionId: e.sessionId,
+        kind: e.kind,
+        createdAt: e.createdAt,
+        ...(e.parentSession !== undefined ? { parentSessionId: e.parentSession } : {}),
+        live: live !== undefined,
+        running: live?.agent.status === 'running',
+      };
+    }),
+  };
+};
+
+/** `session.get`: the session's summary, from its live agent when attached here, else folded from the store. */
+export const sessionGet = async (port: SessionReadPort, request: HostRequest<'session.get'>): Promise<HostResult<'session.get'>> => {
+  const live = port.live(request.sessionId);
+  if (live) {
+    const created = live.agent.events[0]!.data as SessionCreatedData;
+    const state = foldSession(live.agent.events).state;
+    return {
+      sessionId: request.sessionId,
+      kind: created.kind,
+      createdAt: created.createdAt,
+      ...(created.parentSession !== undefined ? { parentSessionId: created.parentSession } : {}),
+      live: true,
+      running: live.agent.status === 'running',
+      lastSeq: live.lastSeq,
+      lastTurn: state.turns.lastTurn,
+      openTurn: state.turns.openTurn?.turn ?? null,
+      queue: live.queue ? (live.queue.items as never) : [],
+    };
+  }
+  const { events, state } = await readSession(port.store, request.sessionId, undefined, port.keyStore);
+  const created = state!.created!;
+  return {
+    sessionId: request.sessionId,
+    kind: created.kind,
+    createdAt: created.createdAt,
+    ...(created.parentSession !== undefined ? { parentSessionId: created.parentSession } : {}),
+    live: false,
+    running: false,
+    lastSeq: events.length - 1,
+    lastTurn: state!.turns.lastTurn,
+    openTurn: state!.turns.openTurn?.turn ?? null,
+    queue: queueRowsOf(state!),
+  };
+};
+
+/** `session.history`: a page of the session's log (the live one when attached here). */
+export const sessionHistory = async (port: SessionReadPort, request: HostRequest<'session.history'>): Promise<HostResult<'session.history'>> => {
+  const { events } = await readSession(port.store, request.sessionId, port.live(request.sessionId), port.keyStore);
+  return historyPage(events, request);
+};

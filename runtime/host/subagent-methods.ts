@@ -1,4 +1,3 @@
-import * as E from 'fp-ts/lib/Either.js';
 import { childCatalogDiagnostic } from '../../domain/children/child-catalog.js';
 import { foldChildDescriptor } from '../../domain/children/child-descriptor.js';
 import { isChildError } from '../../domain/children/child-errors.js';
@@ -9,11 +8,11 @@ import type { Logger } from '../logger.js';
 import { promptSource } from './actor.js';
 import type { CatalogEntry } from './catalog.js';
 import { HostError } from './errors.js';
-import type { CallContext } from './host.js';
+import type { CallContext } from './host-types.js';
 import { toContentBlocks } from './prompt.js';
 import type { HostRequest, HostResult } from './schemas.js';
 import { historyPage } from './session-reads.js';
-import { canonicalTimeZone } from './time-zone.js';
+import { requestTimeZone } from './time-zone.js';
 
 /** What the subagent routes need of the host: its children, its live agents and its session catalog. */
 export interface SubagentRouteDeps {
@@ -37,12 +36,7 @@ export interface SubagentRouteDeps {
  */
 export const subagentPrompt = async (deps: SubagentRouteDeps, request: HostRequest<'subagent.prompt'>, ctx: CallContext): Promise<HostResult<'subagent.prompt'>> => {
   const { parentSessionId, childSessionId } = request;
-  let timeZone: string | undefined;
-  if (request.clientTimeZone !== undefined) {
-    const tz = canonicalTimeZone(request.clientTimeZone);
-    if (E.isLeft(tz)) throw tz.left;
-    timeZone = tz.right;
-  }
+  const timeZone = requestTimeZone(request.clientTimeZone);
   const parent = deps.liveAgent(parentSessionId);
   if (!parent) throw new HostError('subagent-parent-unavailable', `parent session ${parentSessionId} is not live on this host`, { parentSessionId });
   const children = deps.children;

@@ -15,3 +15,11 @@ export const canonicalTimeZone = (value: string): E.Either<HostError, string> =>
     return refuse();
   }
 };
+
+/** A request's `clientTimeZone`, canonicalised (none when absent); throws the `invalid-time-zone` refusal. */
+export const requestTimeZone = (value: string | undefined): string | undefined => {
+  if (value === undefined) return undefined;
+  const tz = canonicalTimeZone(value);
+  if (E.isLeft(tz)) throw tz.left;
+  return tz.right;
+};

@@ -1,4 +1,5 @@
-import { Host, type HostOptions } from '../../../runtime/host/host.js';
+import { Host } from '../../../runtime/host/host.js';
+import type { HostOptions } from '../../../runtime/host/host-types.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../../runtime/runtime.js';
 import { silentLogger } from '../../../runtime/logger.js';
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from '../../../adapters/http/server.js';
