@@ -11,38 +11,22 @@ import {
   type SubagentEndData,
   type SubagentStartData,
 } from './children/subagent-events.js';
+import { int, positiveInt, turnNumber } from './events/event-fields.js';
+import {
+  EndSeedDataSchema,
+  SessionCreatedDataSchema,
+  SessionErasedDataSchema,
+  type EndSeedData,
+  type SessionCreatedData,
+  type SessionErasedData,
+} from './events/session-events.js';
+
+export * from './events/session-events.js';
 
 /** The two inbox lists. */
 export const InboxTargetSchema = z.enum(['next-turn', 'next-step']);
 /** One of the two inbox lists: `next-turn` (queued prompts) or `next-step` (steering and context). */
 export type InboxTarget = z.infer<typeof InboxTargetSchema>;
-
-const int = z.number().int().nonnegative().refine(Number.isSafeInteger, 'a safe integer');
-const positiveInt = z.number().int().positive().refine(Number.isSafeInteger, 'a safe integer');
-const turnNumber = positiveInt;
-
-// ---- session/created -------------------------------------------------------------------------------------------
-/** The zod schema of {@link SessionKind}. */
-export const SessionKindSchema = z.enum(['ordinary', 'continuable', 'one-shot']);
-/** How a session runs: `ordinary`, `continuable` or `one-shot`. */
-export type SessionKind = z.infer<typeof SessionKindSchema>;
-/** The zod schema of {@link SessionCreatedData}. */
-export const SessionCreatedDataSchema = z
-  .object({
-    sessionId: z.string().min(1),
-    createdAt: z.number().finite(),
-    kind: SessionKindSchema,
-    parentSession: z.string().min(1).optional(),
-    /** Number of events inherited from the parent (a fork's seed): the inbox replays only events at seq >= seedLength. */
-    seedLength: int.optional(),
-    /** Who made the session: `subagent` for a child started by its parent session. */
-    origin: z.enum(['user', 'fork', 'subagent']).optional(),
-    /** A child's distance from its root session (1 for a direct child of a root). */
-    delegationDepth: positiveInt.optional(),
-  })
-  .strict();
-/** The data of `session/created`: the session id, when it was created, its kind and, for a fork, its parent and seed length. */
-export type SessionCreatedData = z.infer<typeof SessionCreatedDataSchema>;
 
 // ---- agent/inbox/spliced ---------------------------------------------------------------------------------------
 /**
@@ -254,11 +238,6 @@ export const ToolResultDataSchema = z
 /** The data of `tool/result`: the result message, and the error that produced it if any. */
 export type ToolResultData = z.infer<typeof ToolResultDataSchema>;
 
-/** The zod schema of {@link EndSeedData}. */
-export const EndSeedDataSchema = z.object({}).strict();
-/** The data of `session/end-seed` (empty): marks the end of a fork's inherited seed. */
-export type EndSeedData = z.infer<typeof EndSeedDataSchema>;
-
 // ---- chain/head ------------------------------------------------------------------------------------------------
 /**
  * A signed chain head: the writer's signature over `{stream, seq, hash}` of the event just before this one, so a
@@ -274,25 +253,6 @@ export const ChainHeadDataSchema = z
   .strict();
 /** The data of a `chain/head` event. */
 export type ChainHeadData = z.infer<typeof ChainHeadDataSchema>;
-
-// ---- session/erased --------------------------------------------------------------------------------------------
-/**
- * Data keys were destroyed (crypto-shredding): the content they sealed in this session is gone for good. Who erased
- * is the event's `metadata.actor`, when is its `time`. Written with `ignorable: true`, so a reader that does not
- * know the type keeps it without interpreting it. The folds ignore it.
- */
-export const SessionErasedDataSchema = z
-  .object({
-    /** What was erased: every key of a session, or every key of an actor. */
-    scope: z.enum(['session', 'actor']),
-    /** The session id or the actor id. */
-    subject: z.string().min(1),
-    /** The keys of this session that were destroyed. */
-    keyIds: z.array(z.string().min(1)),
-  })
-  .strict();
-/** The data of a `session/erased` event. */
-export type SessionErasedData = z.infer<typeof SessionErasedDataSchema>;
 
 // ---- the catalogue ---------------------------------------------------------------------------------------------
 /** Every durable event type steerlog reads, with the schema of its data. */
