@@ -3,7 +3,7 @@ import { int, positiveInt } from './event-fields.js';
 
 /** The events of a session's life: `session/created`, `session/end-seed` and `session/erased`. */
 
-// ---- session/created -------------------------------------------------------------------------------------------
+// ---- session/created ----------------------------------------------------------------------------------------------
 /** The zod schema of {@link SessionKind}. */
 export const SessionKindSchema = z.enum(['ordinary', 'continuable', 'one-shot']);
 /** How a session runs: `ordinary`, `continuable` or `one-shot`. */
@@ -26,13 +26,13 @@ export const SessionCreatedDataSchema = z
 /** The data of `session/created`: the session id, when it was created, its kind and, for a fork, its parent and seed length. */
 export type SessionCreatedData = z.infer<typeof SessionCreatedDataSchema>;
 
-// ---- session/end-seed ------------------------------------------------------------------------------------------
+// ---- session/end-seed ---------------------------------------------------------------------------------------------
 /** The zod schema of {@link EndSeedData}. */
 export const EndSeedDataSchema = z.object({}).strict();
 /** The data of `session/end-seed` (empty): marks the end of a fork's inherited seed. */
 export type EndSeedData = z.infer<typeof EndSeedDataSchema>;
 
-// ---- session/erased --------------------------------------------------------------------------------------------
+// ---- session/erased -----------------------------------------------------------------------------------------------
 /**
  * Data keys were destroyed (crypto-shredding): the content they sealed in this session is gone for good. Who erased
  * is the event's `metadata.actor`, when is its `time`. Written with `ignorable: true`, so a reader that does not

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { ContentBlockSchema } from '../message.js';
+import { SealedContentSchema } from '../sealed-content.js';
+import { int, positiveInt, turnNumber } from './event-fields.js';
+
+/** The model's output in a step: `assistant/message` (the complete answer) and `assistant/chunk` (a streamed piece). */
+
+// ---- the assistant message ----------------------------------------------------------------------------------------
+/** The zod schema of {@link ToolCallBlock}. */
+export const ToolCallBlockSchema = z
+  .object({ type: z.literal('tool-call'), callId: z.string().min(1), name: z.string().min(1), arguments: z.string() })
+  .strict();
+/** The zod schema of a reasoning block in an assistant message. */
+export const ReasoningBlockSchema = z.object({ type: z.literal('reasoning'), text: z.string() }).strict();
+/** The zod schema of {@link AssistantBlock}. */
+export const AssistantBlockSchema = z.union([ContentBlockSchema, ToolCallBlockSchema, ReasoningBlockSchema]);
+/** One block of an assistant message: text, image, a tool call or reasoning. */
+export type AssistantBlock = z.infer<typeof AssistantBlockSchema>;
+
+/** The zod schema of {@link AssistantMessage}. */
+export const AssistantMessageSchema = z
+  .object({
+    role: z.literal('assistant'),
+    content: z.array(AssistantBlockSchema),
+    source: z.object({ kind: z.literal('model'), provider: z.string(), model: z.string() }).strict().optional(),
+  })
+  .strict();
+/** A message from the model: its content blocks (text, tool calls, reasoning). */
+export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
+
+/** The zod schema of {@link Usage}. */
+export const UsageSchema = z.object({ inputTokens: int, outputTokens: int }).strict();
+/** Tokens a model step used. */
+export type Usage = z.infer<typeof UsageSchema>;
+
+// ---- assistant/message, assistant/chunk ---------------------------------------------------------------------------
+/** The zod schema of {@link AssistantMessageData}. */
+export const AssistantMessageDataSchema = z
+  .object({
+    turn: turnNumber,
+    step: positiveInt,
+    message: AssistantMessageSchema,
+    usage: UsageSchema.optional(),
+    interrupted: z.literal(true).optional(),
+    /** The answer's text, reasoning and tool arguments, encrypted (see sealed-content.ts). */
+    sealed: SealedContentSchema.optional(),
+  })
+  .strict();
+/** The data of `assistant/message`: the model's complete answer in a step, its usage, and whether it was interrupted. */
+export type AssistantMessageData = z.infer<typeof AssistantMessageDataSchema>;
+
+/** The zod schema of {@link AssistantChunkData}. */
+export const AssistantChunkDataSchema = z
+  .object({
+    turn: turnNumber,
+    step: positiveInt,
+    chunk: z.object({ type: z.enum(['text', 'reasoning']), text: z.string() }).strict(),
+    sealed: SealedContentSchema.optional(),
+  })
+  .strict();
+/** The data of `assistant/chunk`: one streamed piece of the model's answer in a step. */
+export type AssistantChunkData = z.infer<typeof AssistantChunkDataSchema>;
