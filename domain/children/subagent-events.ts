@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { positiveInt } from '../events/event-fields.js';
 import { SealedContentSchema } from '../sealed-content.js';
 
 /**
@@ -51,7 +52,7 @@ export const SubagentStartDataSchema = z
     childSessionId: z.string().min(1),
     mode: ChildModeSchema,
     /** 1 for the activation that created the child, then +1 per cold resume. */
-    epoch: z.number().int().positive().refine(Number.isSafeInteger, 'a safe integer'),
+    epoch: positiveInt,
   })
   .strict();
 /** Data of `subagent/start`. */
@@ -63,7 +64,7 @@ export const SubagentEndDataSchema = z
     runId: z.string().min(1),
     childSessionId: z.string().min(1),
     mode: ChildModeSchema,
-    epoch: z.number().int().positive().refine(Number.isSafeInteger, 'a safe integer'),
+    epoch: positiveInt,
     stopReason: ChildStopReasonSchema,
     /** The text of the epoch's last assistant message, when it left one. */
     lastAssistantText: z.string().optional(),
