@@ -2,8 +2,9 @@ import type { EventType } from './events.js';
 
 /**
  * A fast path for the event data a session log is mostly made of: hand-written checks that accept a strict subset
- * of what the zod schemas in events.ts and message.ts accept (the common shapes only, with every field checked
- * and no unknown key), and build a fresh frozen copy of the data while checking. Anything else — an unusual but
+ * of what the zod schemas of the event catalogue (events.ts, with each family's data in events/) and message.ts
+ * accept (the common shapes only, with every field checked and no unknown key), and build a fresh frozen copy of
+ * the data while checking. Anything else — an unusual but
  * valid shape, or an invalid one — returns null and goes through zod, which gives the typed error with its path.
  * So the fast path never changes what is accepted or what is refused: it only skips zod's cost for the common case.
  * test/domain/fast-event-data.test.ts checks that every value it accepts, zod accepts to an equal value.
