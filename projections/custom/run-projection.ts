@@ -1,8 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { BehaviorSubject, filter, map, type Observable } from 'rxjs';
 import { findNonJsonPath } from '../../domain/json.js';
-import { readAllPages, subscribeAllPages, subscribeStreamPages, type PagedSubscriptionMessage } from '../../runtime/ports/paged-reads.js';
-import { isSubscriptionDroppedError } from '../../runtime/ports/store-errors.js';
 import type { ProjectionKey } from '../checkpoints/checkpoint-store.js';
 import { ProjectionFailedError, ProjectionStateNotJsonError } from '../errors.js';
 import { toLogEvent } from '../sources/from-store.js';
@@ -10,6 +8,7 @@ import { applyProjectionEvent } from './apply-event.js';
 import type { Projection } from './define-projection.js';
 import { LowWaterMark } from './low-water-mark.js';
 import type { ProjectionRun, RunProjectionOptions } from './projection-run.js';
+import { consumeResubscribing, lagAfter, positionIn, subscribeAfter } from './projection-source.js';
 
 /** The run's options and handle, declared in projection-run.ts, exported here beside `runProjection`. */
 export type { ProjectionRun, RunProjectionOptions } from './projection-run.js';
@@ -26,11 +25,6 @@ interface Waiter {
   readonly resolve: () => void;
   readonly reject: (e: unknown) => void;
 }
-
-/** Consecutive subscription drops without a folded event before the run gives up. */
-const MAX_DROPS_WITHOUT_PROGRESS = 5;
-/** Wait before resubscribing, times the number of consecutive drops. */
-const RESUBSCRIBE_DELAY_MS = 50;
 
 const quiet = <T>(p: Promise<T>): Promise<T> => {
   p.catch(() => undefined);
@@ -107,16 +101,8 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     return quiet(new Promise<void>((resolve, reject) => this.#waiters.push({ position, resolve, reject })));
   }
 
-  async lag(): Promise<bigint> {
-    const base = this.#committed ?? -1n;
-    const { store, stream } = this.#options;
-    if (stream !== undefined) {
-      const head = await store.revision(stream);
-      return head === 'no_stream' ? 0n : head > base ? head - base : 0n;
-    }
-    let head = base;
-    for await (const page of readAllPages(store, this.#committed === null ? {} : { after: this.#committed })) head = page[page.length - 1]!.position;
-    return head - base;
+  lag(): Promise<bigint> {
+    return lagAfter(this.#options, this.#committed);
   }
 
   flush(): Promise<void> {
@@ -162,38 +148,16 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     }
     this.#lwm = new LowWaterMark(this.#position);
     const signal = this.#abort.signal;
-    // A dropped subscription (the server's live buffer overflowed, the connection or the leader changed) is
-    // resumed after the last folded event: nothing skipped, nothing folded twice. Consecutive drops without
-    // progress are given up after `MAX_DROPS_WITHOUT_PROGRESS`, and the run fails with the store's error.
-    let drops = 0;
-    for (;;) {
-      const before = this.#position;
-      try {
-        await this.#consume(signal);
-        return;
-      } catch (e) {
-        if (!isSubscriptionDroppedError(e) || this.#ended || signal.aborted) throw e;
-        drops = this.#position === before ? drops + 1 : 1;
-        if (drops > MAX_DROPS_WITHOUT_PROGRESS) throw e;
-        await new Promise((resolve) => setTimeout(resolve, RESUBSCRIBE_DELAY_MS * drops));
-        if (this.#ended || signal.aborted) return;
-      }
-    }
+    await consumeResubscribing(
+      () => this.#consume(signal),
+      () => this.#position,
+      () => this.#ended || signal.aborted,
+    );
   }
 
-  /**
-   * Subscribes after the last folded position and folds until the subscription ends. The stored events come a page
-   * at a time from a store with `readPages` (one stream: `subscribeStreamPages`) or `readAllPages` (the global order:
-   * `subscribeAllPages`).
-   */
+  /** Subscribes after the last folded position and folds until the subscription ends. */
   async #consume(signal: AbortSignal): Promise<void> {
-    const { store, stream } = this.#options;
-    const messages: AsyncIterable<PagedSubscriptionMessage> =
-      stream !== undefined
-        ? subscribeStreamPages(store, stream, { from: this.#position === null ? 0n : this.#position + 1n, signal })
-        : subscribeAllPages(store, { ...(this.#position === null ? {} : { after: this.#position }), signal });
-
-    for await (const message of messages) {
+    for await (const message of subscribeAfter(this.#options, this.#position, signal)) {
       if (this.#ended || signal.aborted) break;
       if (message.kind === 'caught-up') {
         await this.#commit();
@@ -202,7 +166,7 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
       }
       for (const recorded of message.events) {
         if (this.#ended || signal.aborted) return;
-        const position = stream !== undefined ? recorded.revision : recorded.position;
+        const position = positionIn(this.#options, recorded);
         this.#lwm.begin(position);
         const parsed = toLogEvent(recorded);
         if (E.isLeft(parsed)) throw this.#failure(recorded.stream, position, parsed.left);
