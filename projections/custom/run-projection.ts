@@ -1,14 +1,14 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { BehaviorSubject, filter, map, type Observable } from 'rxjs';
-import { findNonJsonPath } from '../../domain/json.js';
+import type { Observable } from 'rxjs';
 import type { ProjectionKey } from '../checkpoints/checkpoint-store.js';
-import { ProjectionFailedError, ProjectionStateNotJsonError } from '../errors.js';
+import { ProjectionFailedError } from '../errors.js';
 import { toLogEvent } from '../sources/from-store.js';
 import { applyProjectionEvent } from './apply-event.js';
 import type { Projection } from './define-projection.js';
 import { LowWaterMark } from './low-water-mark.js';
 import type { ProjectionRun, RunProjectionOptions } from './projection-run.js';
 import { consumeResubscribing, lagAfter, positionIn, subscribeAfter } from './projection-source.js';
+import { initialStateOf, RunCheckpoints } from './run-checkpoints.js';
 
 /** The run's options and handle, declared in projection-run.ts, exported here beside `runProjection`. */
 export type { ProjectionRun, RunProjectionOptions } from './projection-run.js';
@@ -39,20 +39,12 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
 
   readonly #projection: Projection<S>;
   readonly #options: RunProjectionOptions;
-  readonly #batchSize: number;
-  readonly #flushIntervalMs: number;
+  readonly #commits: RunCheckpoints<S>;
   readonly #abort = new AbortController();
-  readonly #committed$ = new BehaviorSubject<{ position: bigint | null }>({ position: null });
   #lwm = new LowWaterMark();
   #state!: S;
   #position: bigint | null = null;
-  #committed: bigint | null = null;
-  #queuedCommit: bigint | null = null;
-  #sinceCommit = 0;
-  #timer: ReturnType<typeof setTimeout> | null = null;
-  #saving: Promise<void> = Promise.resolve();
   #ended = false;
-  #abandoned = false;
   #waiters: Waiter[] = [];
   #resolveCaughtUp!: () => void;
   #rejectCaughtUp!: (e: unknown) => void;
@@ -64,12 +56,13 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     this.#projection = projection;
     this.#options = options;
     this.key = { name: projection.name, version: projection.version };
-    this.#batchSize = Math.max(1, options.batchSize ?? 100);
-    this.#flushIntervalMs = Math.max(0, options.flushIntervalMs ?? 1000);
-    this.checkpoints$ = this.#committed$.pipe(
-      map((c) => c.position),
-      filter((p, i) => i === 0 || p !== null),
+    this.#commits = new RunCheckpoints<S>(
+      this.key,
+      options,
+      () => ({ mark: this.#lwm.mark, position: this.#position, state: this.#state }),
+      (e) => this.#end(e),
     );
+    this.checkpoints$ = this.#commits.checkpoints$;
     this.caughtUp = quiet(
       new Promise<void>((resolve, reject) => {
         this.#resolveCaughtUp = resolve;
@@ -92,7 +85,7 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     return this.#position;
   }
   checkpoint(): bigint | null {
-    return this.#committed;
+    return this.#commits.committed;
   }
 
   waitFor(position: bigint): Promise<void> {
@@ -102,11 +95,11 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
   }
 
   lag(): Promise<bigint> {
-    return lagAfter(this.#options, this.#committed);
+    return lagAfter(this.#options, this.#commits.committed);
   }
 
   flush(): Promise<void> {
-    return this.#commit();
+    return this.#commits.commit();
   }
 
   async stop(): Promise<void> {
@@ -114,8 +107,8 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
       this.#abort.abort();
       await this.#loop;
       try {
-        await this.#commit();
-        await this.#saving;
+        await this.#commits.commit();
+        await this.#commits.saving;
         this.#end(null);
       } catch (e) {
         this.#end(e); // the final save failed: `done` rejects with the store's error
@@ -125,7 +118,7 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
   }
 
   abandon(): void {
-    this.#abandoned = true;
+    this.#commits.abandon();
     this.#abort.abort();
     this.#end(null);
   }
@@ -137,15 +130,9 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     if (loaded) {
       this.#state = JSON.parse(loaded.state) as S;
       this.#position = loaded.position;
-      this.#committed = loaded.position;
-      this.#queuedCommit = loaded.position;
-      this.#committed$.next({ position: loaded.position });
+      this.#commits.restored(loaded.position);
       this.#wake();
-    } else {
-      const bad = findNonJsonPath(this.#projection.initialState);
-      if (bad !== null) throw new ProjectionStateNotJsonError(this.#projection.name, bad);
-      this.#state = JSON.parse(JSON.stringify(this.#projection.initialState)) as S;
-    }
+    } else this.#state = initialStateOf(this.#projection);
     this.#lwm = new LowWaterMark(this.#position);
     const signal = this.#abort.signal;
     await consumeResubscribing(
@@ -160,7 +147,7 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     for await (const message of subscribeAfter(this.#options, this.#position, signal)) {
       if (this.#ended || signal.aborted) break;
       if (message.kind === 'caught-up') {
-        await this.#commit();
+        await this.#commits.commit();
         this.#resolveCaughtUp();
         continue;
       }
@@ -179,8 +166,8 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
         this.#lwm.complete(position);
         this.#position = position;
         this.#wake();
-        if (++this.#sinceCommit >= this.#batchSize) await this.#commit();
-        else this.#timer ??= setTimeout(() => void this.#commit().catch((e: unknown) => this.#end(e)), this.#flushIntervalMs);
+        const batch = this.#commits.counted();
+        if (batch) await batch;
       }
     }
   }
@@ -197,44 +184,17 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     this.#waiters = still;
   }
 
-  /** Queues a save of the low-water mark and the state folded up to it; saves run one at a time, in order. */
-  #commit(): Promise<void> {
-    if (this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = null;
-    }
-    if (this.#abandoned) return this.#saving;
-    const mark = this.#lwm.mark;
-    // The state is the fold up to `#position`; it is committable only when nothing before it is unprocessed.
-    if (mark === null || mark === this.#queuedCommit || mark !== this.#position) return this.#saving;
-    const bad = findNonJsonPath(this.#state);
-    if (bad !== null) return Promise.reject(new ProjectionStateNotJsonError(this.#projection.name, bad));
-    const checkpoint = { position: mark, state: JSON.stringify(this.#state) };
-    this.#queuedCommit = mark;
-    this.#sinceCommit = 0;
-    this.#saving = this.#saving.then(async () => {
-      if (this.#abandoned) return;
-      await this.#options.checkpoints.save(this.key, checkpoint);
-      this.#committed = mark;
-      this.#committed$.next({ position: mark });
-    });
-    return this.#saving;
-  }
-
   /** Ends the run once: `error` null for a stop or an abandon. A failure commits nothing more. */
   #end(error: unknown): void {
     if (this.#ended) return;
     this.#ended = true;
     this.#abort.abort();
-    if (this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = null;
-    }
+    this.#commits.stopTimer();
     const reason = error ?? new RunEndedError();
     for (const w of this.#waiters) w.reject(reason);
     this.#waiters = [];
     this.#rejectCaughtUp(reason);
-    this.#committed$.complete();
+    this.#commits.complete();
     if (error === null) this.#resolveDone();
     else this.#rejectDone(error);
   }
