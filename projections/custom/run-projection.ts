@@ -6,6 +6,7 @@ import { toLogEvent } from '../sources/from-store.js';
 import { applyProjectionEvent } from './apply-event.js';
 import type { Projection } from './define-projection.js';
 import { LowWaterMark } from './low-water-mark.js';
+import { PositionWaiters } from './position-waiters.js';
 import type { ProjectionRun, RunProjectionOptions } from './projection-run.js';
 import { consumeResubscribing, lagAfter, positionIn, subscribeAfter } from './projection-source.js';
 import { initialStateOf, RunCheckpoints } from './run-checkpoints.js';
@@ -18,12 +19,6 @@ class RunEndedError extends Error {
     super('the projection run ended');
     this.name = 'RunEndedError';
   }
-}
-
-interface Waiter {
-  readonly position: bigint;
-  readonly resolve: () => void;
-  readonly reject: (e: unknown) => void;
 }
 
 const quiet = <T>(p: Promise<T>): Promise<T> => {
@@ -45,7 +40,7 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
   #state!: S;
   #position: bigint | null = null;
   #ended = false;
-  #waiters: Waiter[] = [];
+  readonly #waiters = new PositionWaiters();
   #resolveCaughtUp!: () => void;
   #rejectCaughtUp!: (e: unknown) => void;
   #resolveDone!: () => void;
@@ -91,7 +86,7 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
   waitFor(position: bigint): Promise<void> {
     if (this.#position !== null && this.#position >= position) return Promise.resolve();
     if (this.#ended) return Promise.reject(new RunEndedError());
-    return quiet(new Promise<void>((resolve, reject) => this.#waiters.push({ position, resolve, reject })));
+    return quiet(this.#waiters.add(position));
   }
 
   lag(): Promise<bigint> {
@@ -131,7 +126,7 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
       this.#state = JSON.parse(loaded.state) as S;
       this.#position = loaded.position;
       this.#commits.restored(loaded.position);
-      this.#wake();
+      this.#waiters.wake(loaded.position);
     } else this.#state = initialStateOf(this.#projection);
     this.#lwm = new LowWaterMark(this.#position);
     const signal = this.#abort.signal;
@@ -165,7 +160,7 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
         }
         this.#lwm.complete(position);
         this.#position = position;
-        this.#wake();
+        this.#waiters.wake(position);
         const batch = this.#commits.counted();
         if (batch) await batch;
       }
@@ -176,14 +171,6 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     return new ProjectionFailedError(this.#projection.name, this.#projection.version, stream, position, cause);
   }
 
-  #wake(): void {
-    if (this.#waiters.length === 0) return;
-    const position = this.#position!;
-    const still: Waiter[] = [];
-    for (const w of this.#waiters) (position >= w.position ? w.resolve() : still.push(w));
-    this.#waiters = still;
-  }
-
   /** Ends the run once: `error` null for a stop or an abandon. A failure commits nothing more. */
   #end(error: unknown): void {
     if (this.#ended) return;
@@ -191,8 +178,7 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     this.#abort.abort();
     this.#commits.stopTimer();
     const reason = error ?? new RunEndedError();
-    for (const w of this.#waiters) w.reject(reason);
-    this.#waiters = [];
+    this.#waiters.rejectAll(reason);
     this.#rejectCaughtUp(reason);
     this.#commits.complete();
     if (error === null) this.#resolveDone();
