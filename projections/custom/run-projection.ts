@@ -1,68 +1,18 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { BehaviorSubject, filter, map, type Observable } from 'rxjs';
-import { findNonJsonPath } from '../../domain/json.js';
-import type { EventStore } from '../../runtime/ports/event-store.js';
-import { readAllPages, subscribeAllPages, subscribeStreamPages, type PagedSubscriptionMessage } from '../../runtime/ports/paged-reads.js';
-import { isSubscriptionDroppedError } from '../../runtime/ports/store-errors.js';
-import type { CheckpointStore, ProjectionKey } from '../checkpoints/checkpoint-store.js';
-import { ProjectionFailedError, ProjectionStateNotJsonError } from '../errors.js';
+import type { Observable } from 'rxjs';
+import type { ProjectionKey } from '../checkpoints/checkpoint-store.js';
+import { ProjectionFailedError } from '../errors.js';
 import { toLogEvent } from '../sources/from-store.js';
 import { applyProjectionEvent } from './apply-event.js';
 import type { Projection } from './define-projection.js';
 import { LowWaterMark } from './low-water-mark.js';
+import { PositionWaiters } from './position-waiters.js';
+import type { ProjectionRun, RunProjectionOptions } from './projection-run.js';
+import { consumeResubscribing, lagAfter, positionIn, subscribeAfter } from './projection-source.js';
+import { initialStateOf, RunCheckpoints } from './run-checkpoints.js';
 
-/** Options of {@link runProjection}: the store, the checkpoint store, the source and the commit policy. */
-export interface RunProjectionOptions {
-  readonly store: EventStore;
-  readonly checkpoints: CheckpointStore;
-  /**
-   * Fold this one stream; positions are its revisions. Omit to fold every stream in the store's global order;
-   * positions are then global positions. A projection keeps one source for its whole life (its checkpoint is a
-   * position in that source's coordinates).
-   * @defaultValue every stream (readAll order)
-   */
-  readonly stream?: string;
-  /**
-   * `'checkpoint'` resumes from the saved checkpoint (or the start when there is none); `'start'` ignores it and
-   * rebuilds from the start (its first commit replaces the old checkpoint).
-   * @defaultValue 'checkpoint'
-   */
-  readonly from?: 'checkpoint' | 'start';
-  /** Commit once this many events (folded or filtered out) are uncommitted. @defaultValue 100 */
-  readonly batchSize?: number;
-  /** Commit at most this long after the oldest uncommitted event, so an idle tail is committed too. @defaultValue 1000 */
-  readonly flushIntervalMs?: number;
-}
-
-/** A running projection. */
-export interface ProjectionRun<S> {
-  readonly key: ProjectionKey;
-  /** The state after the last folded event. */
-  state(): S;
-  /** The last folded position (null before the first event). */
-  position(): bigint | null;
-  /** The last committed position (null when nothing is committed). */
-  checkpoint(): bigint | null;
-  /** Every committed position, starting with the loaded one (null before any). */
-  readonly checkpoints$: Observable<bigint | null>;
-  /** Resolves when the stored history is folded and committed (the live tail starts); rejects if the run ends first. */
-  readonly caughtUp: Promise<void>;
-  /** Resolves when the run stops or is abandoned; rejects with `ProjectionFailedError` (or a checkpoint store error). */
-  readonly done: Promise<void>;
-  /** Resolves once the event at `position` (or a later one) is folded; rejects if the run ends first. */
-  waitFor(position: bigint): Promise<void>;
-  /**
-   * Lag = head position − checkpoint (events not yet committed). One stream: O(1) via `revision`; all streams:
-   * reads the tail after the checkpoint, O(lag).
-   */
-  lag(): Promise<bigint>;
-  /** Commits the current low-water mark now. */
-  flush(): Promise<void>;
-  /** Ends the store iteration, commits what was folded, and resolves when the checkpoint is saved (never rejects: see `done`). */
-  stop(): Promise<void>;
-  /** Ends the run WITHOUT committing (a simulated crash): a save already in progress may still land, nothing more. */
-  abandon(): void;
-}
+/** The run's options and handle, declared in projection-run.ts, exported here beside `runProjection`. */
+export type { ProjectionRun, RunProjectionOptions } from './projection-run.js';
 
 class RunEndedError extends Error {
   constructor() {
@@ -70,17 +20,6 @@ class RunEndedError extends Error {
     this.name = 'RunEndedError';
   }
 }
-
-interface Waiter {
-  readonly position: bigint;
-  readonly resolve: () => void;
-  readonly reject: (e: unknown) => void;
-}
-
-/** Consecutive subscription drops without a folded event before the run gives up. */
-const MAX_DROPS_WITHOUT_PROGRESS = 5;
-/** Wait before resubscribing, times the number of consecutive drops. */
-const RESUBSCRIBE_DELAY_MS = 50;
 
 const quiet = <T>(p: Promise<T>): Promise<T> => {
   p.catch(() => undefined);
@@ -95,21 +34,13 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
 
   readonly #projection: Projection<S>;
   readonly #options: RunProjectionOptions;
-  readonly #batchSize: number;
-  readonly #flushIntervalMs: number;
+  readonly #commits: RunCheckpoints<S>;
   readonly #abort = new AbortController();
-  readonly #committed$ = new BehaviorSubject<{ position: bigint | null }>({ position: null });
   #lwm = new LowWaterMark();
   #state!: S;
   #position: bigint | null = null;
-  #committed: bigint | null = null;
-  #queuedCommit: bigint | null = null;
-  #sinceCommit = 0;
-  #timer: ReturnType<typeof setTimeout> | null = null;
-  #saving: Promise<void> = Promise.resolve();
   #ended = false;
-  #abandoned = false;
-  #waiters: Waiter[] = [];
+  readonly #waiters = new PositionWaiters();
   #resolveCaughtUp!: () => void;
   #rejectCaughtUp!: (e: unknown) => void;
   #resolveDone!: () => void;
@@ -120,12 +51,13 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     this.#projection = projection;
     this.#options = options;
     this.key = { name: projection.name, version: projection.version };
-    this.#batchSize = Math.max(1, options.batchSize ?? 100);
-    this.#flushIntervalMs = Math.max(0, options.flushIntervalMs ?? 1000);
-    this.checkpoints$ = this.#committed$.pipe(
-      map((c) => c.position),
-      filter((p, i) => i === 0 || p !== null),
+    this.#commits = new RunCheckpoints<S>(
+      this.key,
+      options,
+      () => ({ mark: this.#lwm.mark, position: this.#position, state: this.#state }),
+      (e) => this.#end(e),
     );
+    this.checkpoints$ = this.#commits.checkpoints$;
     this.caughtUp = quiet(
       new Promise<void>((resolve, reject) => {
         this.#resolveCaughtUp = resolve;
@@ -148,29 +80,21 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     return this.#position;
   }
   checkpoint(): bigint | null {
-    return this.#committed;
+    return this.#commits.committed;
   }
 
   waitFor(position: bigint): Promise<void> {
     if (this.#position !== null && this.#position >= position) return Promise.resolve();
     if (this.#ended) return Promise.reject(new RunEndedError());
-    return quiet(new Promise<void>((resolve, reject) => this.#waiters.push({ position, resolve, reject })));
+    return quiet(this.#waiters.add(position));
   }
 
-  async lag(): Promise<bigint> {
-    const base = this.#committed ?? -1n;
-    const { store, stream } = this.#options;
-    if (stream !== undefined) {
-      const head = await store.revision(stream);
-      return head === 'no_stream' ? 0n : head > base ? head - base : 0n;
-    }
-    let head = base;
-    for await (const page of readAllPages(store, this.#committed === null ? {} : { after: this.#committed })) head = page[page.length - 1]!.position;
-    return head - base;
+  lag(): Promise<bigint> {
+    return lagAfter(this.#options, this.#commits.committed);
   }
 
   flush(): Promise<void> {
-    return this.#commit();
+    return this.#commits.commit();
   }
 
   async stop(): Promise<void> {
@@ -178,8 +102,8 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
       this.#abort.abort();
       await this.#loop;
       try {
-        await this.#commit();
-        await this.#saving;
+        await this.#commits.commit();
+        await this.#commits.saving;
         this.#end(null);
       } catch (e) {
         this.#end(e); // the final save failed: `done` rejects with the store's error
@@ -189,7 +113,7 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
   }
 
   abandon(): void {
-    this.#abandoned = true;
+    this.#commits.abandon();
     this.#abort.abort();
     this.#end(null);
   }
@@ -201,58 +125,30 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     if (loaded) {
       this.#state = JSON.parse(loaded.state) as S;
       this.#position = loaded.position;
-      this.#committed = loaded.position;
-      this.#queuedCommit = loaded.position;
-      this.#committed$.next({ position: loaded.position });
-      this.#wake();
-    } else {
-      const bad = findNonJsonPath(this.#projection.initialState);
-      if (bad !== null) throw new ProjectionStateNotJsonError(this.#projection.name, bad);
-      this.#state = JSON.parse(JSON.stringify(this.#projection.initialState)) as S;
-    }
+      this.#commits.restored(loaded.position);
+      this.#waiters.wake(loaded.position);
+    } else this.#state = initialStateOf(this.#projection);
     this.#lwm = new LowWaterMark(this.#position);
     const signal = this.#abort.signal;
-    // A dropped subscription (the server's live buffer overflowed, the connection or the leader changed) is
-    // resumed after the last folded event: nothing skipped, nothing folded twice. Consecutive drops without
-    // progress are given up after `MAX_DROPS_WITHOUT_PROGRESS`, and the run fails with the store's error.
-    let drops = 0;
-    for (;;) {
-      const before = this.#position;
-      try {
-        await this.#consume(signal);
-        return;
-      } catch (e) {
-        if (!isSubscriptionDroppedError(e) || this.#ended || signal.aborted) throw e;
-        drops = this.#position === before ? drops + 1 : 1;
-        if (drops > MAX_DROPS_WITHOUT_PROGRESS) throw e;
-        await new Promise((resolve) => setTimeout(resolve, RESUBSCRIBE_DELAY_MS * drops));
-        if (this.#ended || signal.aborted) return;
-      }
-    }
+    await consumeResubscribing(
+      () => this.#consume(signal),
+      () => this.#position,
+      () => this.#ended || signal.aborted,
+    );
   }
 
-  /**
-   * Subscribes after the last folded position and folds until the subscription ends. The stored events come a page
-   * at a time from a store with `readPages` (one stream: `subscribeStreamPages`) or `readAllPages` (the global order:
-   * `subscribeAllPages`).
-   */
+  /** Subscribes after the last folded position and folds until the subscription ends. */
   async #consume(signal: AbortSignal): Promise<void> {
-    const { store, stream } = this.#options;
-    const messages: AsyncIterable<PagedSubscriptionMessage> =
-      stream !== undefined
-        ? subscribeStreamPages(store, stream, { from: this.#position === null ? 0n : this.#position + 1n, signal })
-        : subscribeAllPages(store, { ...(this.#position === null ? {} : { after: this.#position }), signal });
-
-    for await (const message of messages) {
+    for await (const message of subscribeAfter(this.#options, this.#position, signal)) {
       if (this.#ended || signal.aborted) break;
       if (message.kind === 'caught-up') {
-        await this.#commit();
+        await this.#commits.commit();
         this.#resolveCaughtUp();
         continue;
       }
       for (const recorded of message.events) {
         if (this.#ended || signal.aborted) return;
-        const position = stream !== undefined ? recorded.revision : recorded.position;
+        const position = positionIn(this.#options, recorded);
         this.#lwm.begin(position);
         const parsed = toLogEvent(recorded);
         if (E.isLeft(parsed)) throw this.#failure(recorded.stream, position, parsed.left);
@@ -264,9 +160,9 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
         }
         this.#lwm.complete(position);
         this.#position = position;
-        this.#wake();
-        if (++this.#sinceCommit >= this.#batchSize) await this.#commit();
-        else this.#timer ??= setTimeout(() => void this.#commit().catch((e: unknown) => this.#end(e)), this.#flushIntervalMs);
+        this.#waiters.wake(position);
+        const batch = this.#commits.counted();
+        if (batch) await batch;
       }
     }
   }
@@ -275,52 +171,16 @@ class ProjectionRunner<S> implements ProjectionRun<S> {
     return new ProjectionFailedError(this.#projection.name, this.#projection.version, stream, position, cause);
   }
 
-  #wake(): void {
-    if (this.#waiters.length === 0) return;
-    const position = this.#position!;
-    const still: Waiter[] = [];
-    for (const w of this.#waiters) (position >= w.position ? w.resolve() : still.push(w));
-    this.#waiters = still;
-  }
-
-  /** Queues a save of the low-water mark and the state folded up to it; saves run one at a time, in order. */
-  #commit(): Promise<void> {
-    if (this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = null;
-    }
-    if (this.#abandoned) return this.#saving;
-    const mark = this.#lwm.mark;
-    // The state is the fold up to `#position`; it is committable only when nothing before it is unprocessed.
-    if (mark === null || mark === this.#queuedCommit || mark !== this.#position) return this.#saving;
-    const bad = findNonJsonPath(this.#state);
-    if (bad !== null) return Promise.reject(new ProjectionStateNotJsonError(this.#projection.name, bad));
-    const checkpoint = { position: mark, state: JSON.stringify(this.#state) };
-    this.#queuedCommit = mark;
-    this.#sinceCommit = 0;
-    this.#saving = this.#saving.then(async () => {
-      if (this.#abandoned) return;
-      await this.#options.checkpoints.save(this.key, checkpoint);
-      this.#committed = mark;
-      this.#committed$.next({ position: mark });
-    });
-    return this.#saving;
-  }
-
   /** Ends the run once: `error` null for a stop or an abandon. A failure commits nothing more. */
   #end(error: unknown): void {
     if (this.#ended) return;
     this.#ended = true;
     this.#abort.abort();
-    if (this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = null;
-    }
+    this.#commits.stopTimer();
     const reason = error ?? new RunEndedError();
-    for (const w of this.#waiters) w.reject(reason);
-    this.#waiters = [];
+    this.#waiters.rejectAll(reason);
     this.#rejectCaughtUp(reason);
-    this.#committed$.complete();
+    this.#commits.complete();
     if (error === null) this.#resolveDone();
     else this.#rejectDone(error);
   }
