@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { chainStatus, seq, time } from './fields.js';
+
+/** `steerlog sessions --json`. */
+export const SessionsOutputSchema = z
+  .object({
+    format: z.literal('steerlog-sessions'),
+    version: z.literal(1),
+    sessions: z.array(
+      z
+        .object({
+          session: z.string(),
+          createdAt: time.nullable(),
+          events: seq,
+          lastSeq: seq.nullable(),
+          lastTime: time.nullable(),
+          turns: seq,
+          status: z.enum(['idle', 'open-turn', 'pending-work', 'invalid']),
+          invalidAt: seq.nullable(),
+          chain: chainStatus,
+        })
+        .strict(),
+    ),
+  })
+  .strict();

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+/** The content of a prompt as a client sends it: text and image blocks. */
+
+/** The schema of a text block of a prompt. */
+export const PromptTextBlockSchema = z.object({ type: z.literal('text'), text: z.string() }).strict();
+/** An image as a client sends it: base64 data of a png, jpeg, webp or gif; `name` is accepted and not kept. */
+export const PromptImageBlockSchema = z
+  .object({
+    type: z.literal('image'),
+    mediaType: z.enum(['image/png', 'image/jpeg', 'image/webp', 'image/gif']),
+    data: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64 data'),
+    name: z.string().max(256).optional(),
+  })
+  .strict();
+/** The schema of a prompt's content blocks (text or image, discriminated by `type`). */
+export const PromptContentBlockSchema = z.discriminatedUnion('type', [PromptTextBlockSchema, PromptImageBlockSchema]);
+/** A content block of a prompt over the wire: text or an image. */
+export type PromptContentBlock = z.infer<typeof PromptContentBlockSchema>;
