@@ -87,36 +87,36 @@ export const sessionList = async (port: SessionReadPort): Promise<HostResult<'se
 export const sessionGet = async (port: SessionReadPort, request: HostRequest<'session.get'>): Promise<HostResult<'session.get'>> => {
   const live = port.live(request.sessionId);
   if (live) {
-    const created = live.agent.events[0]!.data as SessionCreatedData;
     const state = foldSession(live.agent.events).state;
-    return {
-      sessionId: request.sessionId,
-      kind: created.kind,
-      createdAt: created.createdAt,
-      ...(created.parentSession !== undefined ? { parentSessionId: created.parentSession } : {}),
+    return summaryOf(request.sessionId, live.agent.events[0]!.data as SessionCreatedData, state.turns, {
       live: true,
       running: live.agent.status === 'running',
       lastSeq: live.lastSeq,
-      lastTurn: state.turns.lastTurn,
-      openTurn: state.turns.openTurn?.turn ?? null,
       queue: live.queue ? (live.queue.items as never) : [],
-    };
+    });
   }
   const { events, state } = await readSession(port.store, request.sessionId, undefined, port.keyStore);
-  const created = state!.created!;
-  return {
-    sessionId: request.sessionId,
-    kind: created.kind,
-    createdAt: created.createdAt,
-    ...(created.parentSession !== undefined ? { parentSessionId: created.parentSession } : {}),
-    live: false,
-    running: false,
-    lastSeq: events.length - 1,
-    lastTurn: state!.turns.lastTurn,
-    openTurn: state!.turns.openTurn?.turn ?? null,
-    queue: queueRowsOf(state!),
-  };
+  return summaryOf(request.sessionId, state!.created!, state!.turns, { live: false, running: false, lastSeq: events.length - 1, queue: queueRowsOf(state!) });
 };
+
+/** A `session.get` result: the header's and the turns' fields around what the live agent or the store says. */
+const summaryOf = (
+  sessionId: string,
+  created: SessionCreatedData,
+  turns: { readonly lastTurn: number; readonly openTurn: { readonly turn: number } | null },
+  rest: { readonly live: boolean; readonly running: boolean; readonly lastSeq: number; readonly queue: HostResult<'session.get'>['queue'] },
+): HostResult<'session.get'> => ({
+  sessionId,
+  kind: created.kind,
+  createdAt: created.createdAt,
+  ...(created.parentSession !== undefined ? { parentSessionId: created.parentSession } : {}),
+  live: rest.live,
+  running: rest.running,
+  lastSeq: rest.lastSeq,
+  lastTurn: turns.lastTurn,
+  openTurn: turns.openTurn?.turn ?? null,
+  queue: rest.queue,
+});
 
 /** `session.history`: a page of the session's log (the live one when attached here). */
 export const sessionHistory = async (port: SessionReadPort, request: HostRequest<'session.history'>): Promise<HostResult<'session.history'>> => {
