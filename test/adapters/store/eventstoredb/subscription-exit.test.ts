@@ -5,10 +5,12 @@
  * The client pipes a subscription's gRPC call stream into the Readable it hands out, as it does for reads, and its
  * dispose() (the store's close) waits for every call stream to finish. A read left early could leave that call
  * stream paused, holding the server's end unread, and close() then waited forever (see early-exit.test.ts). A
- * subscription's call differs: the server never ends it with an OK status (a drop ends it with an error status,
- * which finishes the call stream at once), and while the call is open the client's cancel ends it. These tests stop
- * subscriptions in each way a consumer or the server can, with the client's buffers holding events the consumer
- * has not read, and check that close() settles.
+ * subscription's call differs: the fake, like the server code it imitates, never ends one with an OK status (a drop
+ * ends it with an error status, which finishes the call stream even when paused), and while the call is open the
+ * client's cancel ends it. Were a server to end a subscription OK with events the consumer has not read, the
+ * first test below would hang at 32 events as reads did (checked once against a fake changed to do so, not kept).
+ * These tests stop subscriptions in each way a consumer or the server can, with the client's buffers holding
+ * events the consumer has not read, and check that close() settles.
  *
  * close() is awaited with a bound (`settles`): a liveness check, not a speed assertion.
  */
