@@ -17,23 +17,11 @@ import { openEventStoreDbStore } from '../../../../adapters/store/eventstoredb/i
 import type { EventStore, RecordedEvent } from '../../../../runtime/ports/event-store.js';
 import { ev, uniqueStream } from '../../../contract/event-store.contract.js';
 import { FakeEsdb } from './fake/esdb-fake.js';
+import { settles } from './settles.js';
 
 const fake = new FakeEsdb({ features: 'append-only' });
 beforeAll(() => fake.start());
 afterAll(() => fake.stop());
-
-/** Resolves when `promise` settles; rejects if it is still pending after 5 s (it would otherwise never settle). */
-const settles = async (what: string, promise: Promise<unknown>): Promise<void> => {
-  let timer: NodeJS.Timeout | undefined;
-  const stuck = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: still pending after 5 s`)), 5_000);
-  });
-  try {
-    await Promise.race([promise, stuck]);
-  } finally {
-    clearTimeout(timer);
-  }
-};
 
 /** Appends a marker event; every `$all` event after its position is this test's. */
 const mark = async (store: EventStore): Promise<bigint> => (await store.append(uniqueStream('mark'), [ev(uniqueStream('m'))], 'no_stream')).position;
