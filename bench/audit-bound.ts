@@ -45,12 +45,11 @@ import { readLineBatches } from '../adapters/cli/read-lines.js';
 import { openJsonlEventStore } from '../adapters/store/jsonl/index.js';
 import { chainInputOf, GENESIS_HASH } from '../domain/event-chain.js';
 import type { LogEvent } from '../domain/events.js';
-import { nextStepItems, nextTurnItems } from '../domain/inbox/inbox-state.js';
 import { parseEvent } from '../domain/parse-event.js';
 import { initialSessionState, stepSession } from '../domain/session-fold.js';
 import { sha256ChainHash } from '../runtime/chain-hash.js';
 import { fmt, machineLine, median } from './support/machine.js';
-import { writeSessionLog, type FinalLists } from './support/session-log.js';
+import { expectSameLists, listsOf, writeSessionLog } from './support/session-log.js';
 import { spawnMeasured } from './support/spawn-measure.js';
 
 const { values: flags } = parseArgs({
@@ -82,11 +81,6 @@ const countParsed = async (file: string): Promise<number> => {
     }
   }
   return lines;
-};
-
-const sameLists = (a: FinalLists, b: FinalLists): boolean => {
-  const eq = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((v, i) => v === y[i]);
-  return eq(a.nextTurn, b.nextTurn) && eq(a.nextStep, b.nextStep);
 };
 
 /** The lowest wall time of a design that folds on one thread (see the header), over a grid of x and y. */
@@ -185,9 +179,7 @@ try {
       t.F += performance.now() - t0;
     }
     if (seq !== lines || prev !== lastHash) throw new Error('chain: does not end on the last line');
-    if (!sameLists({ nextTurn: nextTurnItems(state.inbox).map((m) => m.id), nextStep: nextStepItems(state.inbox).map((m) => m.id) }, expected)) {
-      throw new Error('fold: not the plain-array model lists');
-    }
+    expectSameLists('the fold vs the plain-array model', listsOf(state.inbox), expected);
     for (const k of ['P', 'V', 'C', 'F'] as const) parts[k].push(t[k] / 1000);
 
     const stored = await seconds(() => countParsed(streamFile));

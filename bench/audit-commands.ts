@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AuditOutput } from '../adapters/cli/audit-extras.js';
 import { fmt, machineLine, median } from './support/machine.js';
-import { writeSessionLog, type FinalLists } from './support/session-log.js';
+import { expectSameLists, writeSessionLog, type FinalLists } from './support/session-log.js';
 import { spawnMeasured, type Spawned } from './support/spawn-measure.js';
 
 const { values: flags } = parseArgs({
@@ -59,10 +59,8 @@ try {
         return;
       case 'audit': {
         const out = JSON.parse(r.stdout) as AuditOutput;
-        const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-        if (!out.ok || out.chain.status !== 'verified' || !same(out.inbox.nextTurn, log.expected.nextTurn) || !same(out.inbox.nextStep, log.expected.nextStep)) {
-          throw new Error(`audit at ${size}N: not the model's lists, or not verified`);
-        }
+        if (!out.ok || out.chain.status !== 'verified') throw new Error(`audit at ${size}N: not ok, or not verified`);
+        expectSameLists(`audit at ${size}N vs the plain-array model`, out.inbox, log.expected);
         const fate = out.messages.find((m) => m.id === ASKED)?.fate.fate ?? null;
         if (log.fate !== null && log.fate !== fate) throw new Error('audit fates differ between rounds');
         log.fate = fate;

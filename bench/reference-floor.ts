@@ -21,10 +21,10 @@ import { join } from 'node:path';
 import type { AuditReport } from '../domain/audit.js';
 import type { InboxSplicedData } from '../domain/events.js';
 import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
-import { initialInboxState, nextStepItems, nextTurnItems } from '../domain/inbox/inbox-state.js';
+import { initialInboxState } from '../domain/inbox/inbox-state.js';
 import { naiveEvolve, type NaiveInbox } from './support/inbox-log.js';
 import { fmt, machineLine, median } from './support/machine.js';
-import { writeSessionLog, type FinalLists } from './support/session-log.js';
+import { expectSameLists, listsOf, writeSessionLog, type FinalLists } from './support/session-log.js';
 import { spawnMeasured } from './support/spawn-measure.js';
 
 const arg = (name: string, dflt: number): number => {
@@ -34,10 +34,6 @@ const arg = (name: string, dflt: number): number => {
 const EVENTS = arg('events', 200_000);
 const ROUNDS = arg('rounds', 3);
 
-const same = (what: string, a: FinalLists, b: FinalLists): void => {
-  const eq = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((v, i) => v === y[i]);
-  if (!eq(a.nextTurn, b.nextTurn) || !eq(a.nextStep, b.nextStep)) throw new Error(`${what}: final lists differ`);
-};
 const time = <T>(fn: () => T): { seconds: number; value: T } => {
   const t = performance.now();
   const value = fn();
@@ -66,22 +62,22 @@ try {
   const reducer = (): FinalLists => {
     let s = initialInboxState();
     for (const splice of splices) s = evolveInbox(s, splice);
-    return { nextTurn: nextTurnItems(s).map((m) => m.id), nextStep: nextStepItems(s).map((m) => m.id) };
+    return listsOf(s);
   };
   const cli = join(import.meta.dirname, '..', 'bin', 'steerlog.js');
   reducer(); // warm-up
   const t = { naive: [] as number[], reducer: [] as number[], audit: [] as number[] };
   for (let r = 0; r < ROUNDS; r++) {
     const n = time(naive);
-    same('naive vs the plain-array model', n.value, expected);
+    expectSameLists('naive vs the plain-array model', n.value, expected);
     t.naive.push(n.seconds);
     const s = time(reducer);
-    same('steerlog reducer vs the plain-array model', s.value, expected);
+    expectSameLists('steerlog reducer vs the plain-array model', s.value, expected);
     t.reducer.push(s.seconds);
     const a = await spawnMeasured([cli, 'audit', file, '--json']);
     const report = JSON.parse(a.stdout) as AuditReport;
     if (!report.ok) throw new Error('audit failed');
-    same('steerlog audit vs the plain-array model', { nextTurn: report.inbox.nextTurn, nextStep: report.inbox.nextStep }, expected);
+    expectSameLists('steerlog audit vs the plain-array model', { nextTurn: report.inbox.nextTurn, nextStep: report.inbox.nextStep }, expected);
     t.audit.push(a.seconds);
   }
   const m = { naive: median(t.naive), reducer: median(t.reducer), audit: median(t.audit) };

@@ -28,7 +28,6 @@ import { openJsonlEventStore } from '../adapters/store/jsonl/index.js';
 import { ScriptedModel } from '../adapters/model/scripted/scripted-model.js';
 import type { AuditReport } from '../domain/audit.js';
 import type { LogEvent } from '../domain/events.js';
-import { nextStepItems, nextTurnItems } from '../domain/inbox/inbox-state.js';
 import type { MessageClass } from '../domain/history-classification.js';
 import { parseLogLine } from '../domain/parse-event.js';
 import { initialSessionState, stepSession, type SessionState } from '../domain/session-fold.js';
@@ -36,7 +35,7 @@ import { eventsOnly, fromStream, historyClassification, parseRecorded, queueView
 import { createRuntime } from '../runtime/runtime.js';
 import { readLineBatches } from '../adapters/cli/read-lines.js';
 import { fmt, machineLine, median } from './support/machine.js';
-import { writeSessionLog, type FinalLists } from './support/session-log.js';
+import { expectSameLists, listsOf, writeSessionLog, type FinalLists } from './support/session-log.js';
 import { spawnMeasured, type Spawned } from './support/spawn-measure.js';
 
 const arg = (name: string, dflt: number): number => {
@@ -53,16 +52,6 @@ const baselineAt = process.argv.indexOf('--baseline');
 const BASELINE = baselineAt >= 0 ? process.argv[baselineAt + 1]! : null;
 const gc = (globalThis as { gc?: () => void }).gc;
 
-const same = (what: string, a: FinalLists, b: FinalLists): void => {
-  const eq = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((v, i) => v === y[i]);
-  if (!eq(a.nextTurn, b.nextTurn) || !eq(a.nextStep, b.nextStep)) {
-    throw new Error(`${what}: final lists differ (${a.nextTurn.length}+${a.nextStep.length} vs ${b.nextTurn.length}+${b.nextStep.length} pending)`);
-  }
-};
-const listsOf = (state: SessionState): FinalLists => ({
-  nextTurn: nextTurnItems(state.inbox).map((m) => m.id),
-  nextStep: nextStepItems(state.inbox).map((m) => m.id),
-});
 /** The CPU seconds (user + system) of this process of the last `seconds` call: less disturbed than wall time by a busy machine. */
 let lastCpu = 0;
 const seconds = async (fn: () => Promise<unknown> | unknown): Promise<number> => {
@@ -94,7 +83,7 @@ try {
   const checkAudit = (r: Spawned, expected: FinalLists, events: number): void => {
     const report = JSON.parse(r.stdout) as AuditReport;
     if (!report.ok || report.events !== events) throw new Error(`audit failed: ${JSON.stringify(report.errors)}`);
-    same('audit vs the plain-array model', { nextTurn: report.inbox.nextTurn, nextStep: report.inbox.nextStep }, expected);
+    expectSameLists('audit vs the plain-array model', { nextTurn: report.inbox.nextTurn, nextStep: report.inbox.nextStep }, expected);
   };
   for (let r = 0; r < (PROJECTIONS_ONLY ? 0 : ROUNDS); r++) {
     const sides: ('parse' | 'audit' | 'base')[] = BASELINE ? ['parse', 'audit', 'base'] : ['parse', 'audit'];
@@ -168,7 +157,7 @@ try {
       state = step.right.state;
       if (step.right.messageClass) classes.push(step.right.messageClass);
     }
-    return { ...listsOf(state), classes };
+    return { ...listsOf(state.inbox), classes };
   };
   const stored = () => fromStream(store, 'bench-session').pipe(takeWhile((m) => m.kind === 'event'), parseRecorded(), eventsOnly());
   const viaQueueView = async (): Promise<FinalLists> => {
@@ -192,14 +181,14 @@ try {
     let q: FinalLists | null = null;
     times.queue.push(await seconds(async () => (q = await viaQueueView())));
     cpus.queue.push(lastCpu);
-    same('queueView over the JSONL store vs the plain fold', q!, reference!);
+    expectSameLists('queueView over the JSONL store vs the plain fold', q!, reference!);
     gc?.();
     let c: MessageClass[] = [];
     times.classes.push(await seconds(async () => (c = await classify())));
     cpus.classes.push(lastCpu);
     if (c.length !== reference!.classes.length || c.some((x, i) => x !== reference!.classes[i])) throw new Error('historyClassification differs from the plain fold');
   }
-  same('plain fold vs the plain-array model', reference!, expected1);
+  expectSameLists('plain fold vs the plain-array model', reference!, expected1);
   const n = events.length;
   const rate = (xs: number[]) => n / median(xs);
   const cpuRate = (xs: number[]) => n / median(xs);
@@ -221,7 +210,7 @@ try {
         lists = { nextTurn: agent.inbox.nextTurn.map((m) => m.id), nextStep: agent.inbox.nextStep.map((m) => m.id) };
       }),
     );
-    same('resume vs the plain-array model', lists!, expected1);
+    expectSameLists('resume vs the plain-array model', lists!, expected1);
   }
   if (!PROJECTIONS_ONLY) console.log(`resume of the ${fmt(n)}-event session          ${median(resumeTimes).toFixed(2).padStart(7)} s   ${(median(resumeTimes) / med(runs.audit1)).toFixed(2)}x the audit's time (target <= 2)   (${resumeTimes.map((x) => x.toFixed(2)).join(', ')} s)`);
   await store.close();

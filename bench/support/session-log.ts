@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { inboxChurn } from './inbox-log.js';
 import { chainInputOf, GENESIS_HASH } from '../../domain/event-chain.js';
 import { sha256ChainHash } from '../../runtime/chain-hash.js';
+import { nextStepItems, nextTurnItems, type InboxState } from '../../domain/inbox/inbox-state.js';
 
 /** A deterministic UUID for event number `n`. */
 const uuidAt = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -56,6 +57,20 @@ export interface FinalLists {
   readonly nextTurn: readonly string[];
   readonly nextStep: readonly string[];
 }
+
+/** The pending lists of an Inbox state, as ids. */
+export const listsOf = (inbox: InboxState): FinalLists => ({ nextTurn: nextTurnItems(inbox).map((m) => m.id), nextStep: nextStepItems(inbox).map((m) => m.id) });
+
+/**
+ * Throws unless `a` and `b` end with the same pending lists (the same ids in the same order, not just as many): what
+ * every benchmark checks of each side it times, so that a fast wrong answer cannot pass.
+ */
+export const expectSameLists = (what: string, a: FinalLists, b: FinalLists): void => {
+  const eq = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((v, i) => v === y[i]);
+  if (!eq(a.nextTurn, b.nextTurn) || !eq(a.nextStep, b.nextStep)) {
+    throw new Error(`${what}: final lists differ (${a.nextTurn.length}+${a.nextStep.length} vs ${b.nextTurn.length}+${b.nextStep.length} pending)`);
+  }
+};
 
 /**
  * Writes `sessionLog(events, peak)` to `file` as JSONL (each event with its chain hash, as the session log writes
