@@ -86,21 +86,38 @@ export async function* subscribeStreamPages(
   options: SubscribePagesOptions = {},
 ): AsyncGenerator<PagedSubscriptionMessage> {
   const { signal } = options;
-  let next = options.from ?? 0n;
+  const from = options.from ?? 0n;
+  yield* pagesThenLive(
+    signal,
+    store.readPages === undefined ? null : () => readStreamPages(store, stream, { from, ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) }),
+    (last) => store.subscribe(stream, { from: last === null ? from : last.revision + 1n, ...(signal !== undefined ? { signal } : {}) }),
+  );
+}
+
+/**
+ * The stored pages `pages` reads (null: the store has none, and its subscription does the catch-up), one `caught-up`,
+ * then the subscription that `subscribeAfter` opens after the last event delivered (null: none was), each of its
+ * events a page of one and its own `caught-up` not repeated. Aborting `signal` ends the iteration between pages.
+ */
+async function* pagesThenLive(
+  signal: AbortSignal | undefined,
+  pages: (() => AsyncIterable<readonly RecordedEvent[]>) | null,
+  subscribeAfter: (last: RecordedEvent | null) => AsyncIterable<SubscriptionMessage>,
+): AsyncGenerator<PagedSubscriptionMessage> {
   if (signal?.aborted) return;
-  if (store.readPages === undefined) {
-    yield* pagedMessagesOf(store.subscribe(stream, { from: next, ...(signal !== undefined ? { signal } : {}) }));
+  if (pages === null) {
+    yield* pagedMessagesOf(subscribeAfter(null));
     return;
   }
-  const pages = readStreamPages(store, stream, { from: next, ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) });
-  for await (const events of pages) {
+  let last: RecordedEvent | null = null;
+  for await (const events of pages()) {
     if (signal?.aborted) return;
-    next = events[events.length - 1]!.revision + 1n;
+    last = events[events.length - 1]!;
     yield { kind: 'events', events };
   }
   if (signal?.aborted) return;
   yield { kind: 'caught-up' };
-  for await (const message of store.subscribe(stream, { from: next, ...(signal !== undefined ? { signal } : {}) })) {
+  for await (const message of subscribeAfter(last)) {
     if (signal?.aborted) return;
     if (message.kind === 'event') yield { kind: 'events', events: [message.event] };
   }
@@ -143,24 +160,15 @@ export async function* subscribeAllPages(
   store: Pick<EventStore, 'readAll' | 'readAllPages' | 'subscribeAll'>,
   options: SubscribeAllPagesOptions = {},
 ): AsyncGenerator<PagedSubscriptionMessage> {
-  const { signal } = options;
-  let after = options.after;
-  if (signal?.aborted) return;
-  const subscribe = () => store.subscribeAll({ ...(after !== undefined ? { after } : {}), ...(signal !== undefined ? { signal } : {}) });
-  if (store.readAllPages === undefined) {
-    yield* pagedMessagesOf(subscribe());
-    return;
-  }
-  const pages = readAllPages(store, { ...(after !== undefined ? { after } : {}), ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) });
-  for await (const events of pages) {
-    if (signal?.aborted) return;
-    after = events[events.length - 1]!.position;
-    yield { kind: 'events', events };
-  }
-  if (signal?.aborted) return;
-  yield { kind: 'caught-up' };
-  for await (const message of subscribe()) {
-    if (signal?.aborted) return;
-    if (message.kind === 'event') yield { kind: 'events', events: [message.event] };
-  }
+  const { signal, after } = options;
+  yield* pagesThenLive(
+    signal,
+    store.readAllPages === undefined
+      ? null
+      : () => readAllPages(store, { ...(after !== undefined ? { after } : {}), ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) }),
+    (last) => {
+      const from = last === null ? after : last.position;
+      return store.subscribeAll({ ...(from !== undefined ? { after: from } : {}), ...(signal !== undefined ? { signal } : {}) });
+    },
+  );
 }
