@@ -35,7 +35,6 @@ const turnState = (lastTurn: number, openTurn: TurnRecord | null, openStep: numb
   lastClosed,
 });
 
-
 /** The refusal of an event that cannot happen where it stands (a function, not a closure made on every event). */
 const refuse = (event: LogEvent, reason: string): E.Either<ImpossibleEventError, never> => E.left(new ImpossibleEventError(event.seq, event.type, reason));
 
