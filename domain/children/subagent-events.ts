@@ -36,9 +36,10 @@ export const SubagentDescriptorDataSchema = z
 export type SubagentDescriptorData = z.infer<typeof SubagentDescriptorDataSchema>;
 
 /**
- * Why an activation epoch ended, as its own log tells it (see `settlementOf`):
- * `completed` · `stopped` (aborted, or its pending work was canceled unrun) · `out-of-room` (max tokens) ·
- * `declined` (the pre-step policy refused) · `failed` (an error) · `abnormal` (interrupted, or no turn accounted).
+ * Why an activation epoch ended, as its own log tells it (see `settlementOutcome`):
+ * `completed` (also when no turn accounted for work) · `stopped` (aborted, interrupted by a crash, or its pending
+ * work was canceled unrun) · `out-of-room` (max tokens) · `declined` (the pre-step policy refused) · `failed` (an
+ * error) · `abnormal` (the start failed before the child accepted its prompt, or the child's log cannot be read).
  */
 export const ChildStopReasonSchema = z.enum(['completed', 'stopped', 'out-of-room', 'declined', 'failed', 'abnormal']);
 /** Why an activation epoch ended. */
