@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { positiveInt } from '../events/event-fields.js';
+import { int, positiveInt } from '../events/event-fields.js';
 import { SealedContentSchema } from '../sealed-content.js';
 
 /**
@@ -54,6 +54,11 @@ export const SubagentStartDataSchema = z
     mode: ChildModeSchema,
     /** 1 for the activation that created the child, then +1 per cold resume. */
     epoch: positiveInt,
+    /**
+     * The first seq of this epoch in the child's log: where its settlement account is read from when the parent
+     * closes the run itself (it was gone when the child settled). Absent in logs written before it was recorded.
+     */
+    childSeq: int.optional(),
   })
   .strict();
 /** Data of `subagent/start`. */

@@ -1,17 +1,19 @@
-import type { SettlementAccount } from '../../domain/children/settlement.js';
-import type { SubagentEndData, SubagentStartData } from '../../domain/children/subagent-events.js';
+import type { SubagentStartData } from '../../domain/children/subagent-events.js';
+import { abnormalRunEnd } from '../../domain/children/child-runs.js';
 import type { Agent } from '../agent.js';
 import type { Activation } from './activation.js';
 import type { ChildrenPort } from './children-port.js';
 
-/** The `subagent/start` data of a continuable child's activation epoch: the identity its `subagent/end` repeats. */
-export const epochStart = (a: Activation): SubagentStartData => ({ runId: a.runId, childSessionId: a.childSessionId, mode: 'continuable', epoch: a.epoch });
-
-/** The `subagent/end` data of an epoch that ended as its settlement account says. */
-export const epochEnd = (start: SubagentStartData, account: SettlementAccount): SubagentEndData => ({
-  ...start,
-  stopReason: account.stopReason,
-  ...(account.closingText !== null ? { lastAssistantText: account.closingText } : {}),
+/**
+ * The `subagent/start` data of a continuable child's activation epoch: the identity its `subagent/end` repeats, and
+ * where the epoch begins in the child's log.
+ */
+export const epochStart = (a: Activation): SubagentStartData => ({
+  runId: a.runId,
+  childSessionId: a.childSessionId,
+  mode: 'continuable',
+  epoch: a.epoch,
+  childSeq: a.epochStartSeq,
 });
 
 /** Registers a resident activation and logs its `subagent/start` edge in the parent's log. */
@@ -33,5 +35,5 @@ export const activate = (
 export const rollback = (port: Pick<ChildrenPort, 'registry'>, parent: Agent, activation: Activation): void => {
   port.registry.deactivate(activation);
   port.registry.disown(activation);
-  parent.recordChildEvent('subagent/end', { ...epochStart(activation), stopReason: 'abnormal' });
+  parent.recordChildEvent('subagent/end', abnormalRunEnd(epochStart(activation)));
 };
