@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
 import { auditLines } from '../../../domain/audit.js';
 import type { SubagentEndData } from '../../../domain/children/subagent-events.js';
 import type { LogEvent } from '../../../domain/events.js';
 import { enter } from '../../../runtime/hooks.js';
-import type { EventStore } from '../../../runtime/ports/event-store.js';
+import type { AppendResult, EventStore, ExpectedRevision, NewEvent } from '../../../runtime/ports/event-store.js';
+import { StoreError } from '../../../runtime/ports/store-errors.js';
 import { deferred } from '../harness.js';
 import { childSetup, restartedSetup, storedEvents } from './child-harness.js';
 import { until, userMessageIds } from './support.js';
@@ -221,5 +223,37 @@ describe('Runtime.closeChildRun', () => {
     expect(await h.runtime.closeChildRun(parent, end2)).toBe('stored');
     expect(await h.runtime.closeChildRun(parent, end2)).toBe('closed-already');
     expect(h.durable(await storedEvents(h.store, parent))).toEqual(['START(kid,1)', 'END(kid,1,completed)', 'START(kid,2)', 'END(kid,2,completed)']);
+  });
+});
+
+/** A memory store whose appends to the streams in `failing` fail (nothing written). */
+class StreamFailingStore extends MemoryEventStore {
+  readonly failing = new Set<string>();
+  override async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (this.failing.has(stream)) throw new StoreError('store-io', 'injected write failure');
+    return super.append(stream, events, expected);
+  }
+}
+
+describe('children: where steerlog differs from the reference (docs/children.md)', () => {
+  it('a teardown that fails (the child\'s last events cannot be flushed) leaves the outcome to the epoch\'s log: completed, with its closing message', async () => {
+    // the reference reports such an epoch `error` ("failed before it finished.") and withholds its closing message
+    const store = new StreamFailingStore();
+    const h = childSetup({ store });
+    const c1 = `${h.prefix}-c1`;
+    h.nameChild(c1, 'C1');
+    h.model.script(c1, () => {
+      store.failing.add(c1); // from the answer on, nothing the child writes reaches the store
+      return 'answer never flushed';
+    });
+    await h.manager.startContinuable(h.parent, { content: 'task', childSessionId: c1 });
+    await until(() => h.manager.state(c1) === 'absent');
+    await h.parent.whenIdle();
+    expect(h.durable(h.parent).filter((d) => d.startsWith('START') || d.startsWith('END'))).toEqual(['START(C1,1)', 'END(C1,1,completed)']);
+    expect(endsOf(h.parent.events)[0]).toMatchObject({ stopReason: 'completed', lastAssistantText: 'answer never flushed' });
+    const notice = h.parent.events.find((e) => e.type === 'user/message')!;
+    expect(notice.data).toMatchObject({ content: [{ type: 'text', text: `Background subagent ${c1} completed its work.\nIts closing message:\nanswer never flushed` }] });
+    // the child's stored log indeed lacks the end of its turn
+    expect((await storedEvents(store, c1)).some((e) => e.type === 'turn/end')).toBe(false);
   });
 });
