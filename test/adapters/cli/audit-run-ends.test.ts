@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WhyOutputSchema } from '../../../adapters/cli/output-schemas.js';
 import { openStore } from '../../../adapters/store/open-store.js';
 import { ChildManager } from '../../../runtime/children/child-manager.js';
 import { childTools } from '../../../runtime/children/child-tools.js';
@@ -10,6 +11,7 @@ import { sequentialIds, steppingClock } from '../../../runtime/ports/clock.js';
 import { createRuntime } from '../../../runtime/runtime.js';
 import { RoutedModel } from '../../runtime/children/child-harness.js';
 import { until } from '../../runtime/children/support.js';
+import { LogBuilder } from '../../../testing/log-builder.js';
 import { runCli as run } from './support/run-cli.js';
 
 /**
@@ -57,6 +59,27 @@ describe('steerlog audit of a parent whose child settled while it was gone', () 
     const text = await run('audit', '--store', spec, 'P');
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('children:\n  kid  continuable\n    epoch 1  seq 1–2  completed\n');
+  });
+
+  it('why of the parent, for the run id or the child\'s id, shows the run closed', async () => {
+    for (const id of ['m2', 'kid']) {
+      const json = await run('why', '--store', spec, 'P', id, '--json');
+      expect(json.code).toBe(0);
+      const out = WhyOutputSchema.parse(JSON.parse(json.stdout));
+      expect(out.found).toBe('run');
+      expect(out.runs).toEqual([{ runId: 'm2', childSessionId: 'kid', mode: 'continuable', epoch: 1, startSeq: 1, endSeq: 2, stopReason: 'completed' }]);
+      const text = await run('why', '--store', spec, 'P', id);
+      expect(text.stdout).toBe('run m2 of child kid (continuable, epoch 1): started at seq 1, ended at seq 2: completed (in session P)\n');
+    }
+  });
+
+  it('why of a log whose run never ended says the run is open', async () => {
+    const log = new LogBuilder('Q').add('subagent/start', { runId: 'r1', childSessionId: 'kid', mode: 'continuable', epoch: 1, childSeq: 0 });
+    const file = join(dir, 'open-run.jsonl');
+    writeFileSync(file, log.toJsonl());
+    const text = await run('why', file, 'r1');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe('run r1 of child kid (continuable, epoch 1): started at seq 1, still OPEN (in session Q)\n');
   });
 
   it('the stored end carries what the live path would have logged', async () => {
