@@ -1,5 +1,5 @@
 import { ChildError } from '../../domain/children/child-errors.js';
-import { isRunOpen, runEnd } from '../../domain/children/child-runs.js';
+import { runEnd } from '../../domain/children/child-runs.js';
 import { settlementOf } from '../../domain/children/settlement.js';
 import type { ChildMode, SubagentStartData } from '../../domain/children/subagent-events.js';
 import { InvalidMessageError } from '../../domain/errors.js';
@@ -9,7 +9,7 @@ import type { Activation } from './activation.js';
 import { descriptorOf } from './child-setup.js';
 import type { OneShotResult, StartChildSpec, StartedChild } from './child-options.js';
 import { cancelled, headerOf, type ChildrenPort } from './children-port.js';
-import { activate, rollback } from './epoch-edges.js';
+import { activate, recordRunEnd, rollback } from './epoch-edges.js';
 
 /**
  * Admission of a new child, before anything is created: the runtime is not draining, the parent is the live entry of
@@ -94,12 +94,7 @@ export const runOneShot = async (port: ChildrenPort, parent: Agent, spec: StartC
   }
   const account = settlementOf(childSessionId, child.events);
   await child.dispose();
-  const end = runEnd(start, account);
   // the parent's live agent now (it may have been resumed meanwhile), or its log through the store when it is gone
-  const live = port.runtime.liveAgent(parent.sessionId);
-  if (live && isRunOpen(live.events, end.runId)) live.recordChildEvent('subagent/end', end);
-  else if (!live) {
-    await port.runtime.closeChildRun(parent.sessionId, end).catch((e) => port.logger.warn(`child ${childSessionId}: the end of its run was not recorded in ${parent.sessionId}; its next resume records it`, e));
-  }
+  await recordRunEnd(port, parent.sessionId, runEnd(start, account));
   return { childSessionId, messageId: message.id, stopReason: account.stopReason, text: account.closingText };
 };

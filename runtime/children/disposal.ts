@@ -1,9 +1,9 @@
-import { isRunOpen, runEnd } from '../../domain/children/child-runs.js';
+import { runEnd } from '../../domain/children/child-runs.js';
 import { settlementDelivery, settlementOf } from '../../domain/children/settlement.js';
 import type { Agent } from '../agent.js';
 import type { Activation } from './activation.js';
 import type { ChildrenPort } from './children-port.js';
-import { epochStart } from './epoch-edges.js';
+import { epochStart, recordRunEnd } from './epoch-edges.js';
 
 /** What disposal needs from the manager. */
 type DisposalPort = Pick<ChildrenPort, 'runtime' | 'logger' | 'lock' | 'registry' | 'message'>;
@@ -119,14 +119,9 @@ export class Disposal {
       }
     }
     registry.disown(a);
-    const end = runEnd(epochStart(a), account);
-    if (!parent) {
-      // the parent is gone: its log still gets the end of the run, through the store (or at its next resume)
-      await runtime.closeChildRun(a.parentSessionId, end).catch((e) => logger.warn(`child ${a.childSessionId}: the end of its run was not recorded in ${a.parentSessionId}; its next resume records it`, e));
-      return;
-    }
-    if (isRunOpen(parent.events, end.runId)) parent.recordChildEvent('subagent/end', end);
+    // in the live parent at once; through the store when the parent is gone (or at its next resume)
+    await recordRunEnd(this.#port, a.parentSessionId, runEnd(epochStart(a), account));
     // the parent may itself be a child that was only waiting for this one
-    if (parentActivation?.agent === parent) queueMicrotask(() => void this.settle(parent.sessionId));
+    if (parent && parentActivation?.agent === parent) queueMicrotask(() => void this.settle(parent.sessionId));
   }
 }

@@ -1,5 +1,5 @@
-import type { SubagentStartData } from '../../domain/children/subagent-events.js';
-import { abnormalRunEnd } from '../../domain/children/child-runs.js';
+import type { SubagentEndData, SubagentStartData } from '../../domain/children/subagent-events.js';
+import { abnormalRunEnd, isRunOpen } from '../../domain/children/child-runs.js';
 import type { Agent } from '../agent.js';
 import type { Activation } from './activation.js';
 import type { ChildrenPort } from './children-port.js';
@@ -36,4 +36,26 @@ export const rollback = (port: Pick<ChildrenPort, 'registry'>, parent: Agent, ac
   port.registry.deactivate(activation);
   port.registry.disown(activation);
   parent.recordChildEvent('subagent/end', abnormalRunEnd(epochStart(activation)));
+};
+
+/**
+ * Logs the end of a child's run in its parent: in the live parent at once (in the same tick as the settlement
+ * notice before it), unless that run is closed already; through the store (`Runtime.closeChildRun`) when the parent
+ * is gone, or its log closed under the settlement (a parent being disposed). A failure there is logged: the parent's
+ * next resume closes the run from the child's log.
+ */
+export const recordRunEnd = async (port: Pick<ChildrenPort, 'runtime' | 'logger'>, parentSessionId: string, end: SubagentEndData): Promise<void> => {
+  const parent = port.runtime.liveAgent(parentSessionId);
+  if (parent) {
+    if (!isRunOpen(parent.events, end.runId)) return;
+    try {
+      parent.recordChildEvent('subagent/end', end);
+      return;
+    } catch (e) {
+      port.logger.warn(`child ${end.childSessionId}: the end of its run could not be logged in live ${parentSessionId}; it goes through the store`, e);
+    }
+  }
+  await port.runtime
+    .closeChildRun(parentSessionId, end)
+    .catch((e) => port.logger.warn(`child ${end.childSessionId}: the end of its run was not recorded in ${parentSessionId}; its next resume records it`, e));
 };
