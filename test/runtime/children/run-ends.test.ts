@@ -150,7 +150,7 @@ describe('children: a parent that is gone when its child settles', () => {
 });
 
 describe('children: both sides gone (a host restart)', () => {
-  it('the parent\'s resume closes the run from the child\'s log (a turn cut mid-step reads stopped) without writing the child; a follow-up then runs epoch 2', async () => {
+  it("the parent's resume closes the run from the child's log (a turn cut mid-step reads stopped) without writing the child; a follow-up then runs epoch 2", async () => {
     const h = childSetup();
     const c1 = `${h.prefix}-c1`;
     h.model.script(c1, neverAnswers);
