@@ -33,7 +33,7 @@ export type { AgentInbox, AgentOptions, InputOptions, DurableReceipt, QueueEdits
 export { eventSizeBytes, assertValidStreamId, MAX_STREAM_ID_BYTES, DEFAULT_MAX_EVENT_BYTES } from './runtime/ports/store-validation.js';
 export { SessionLog } from './runtime/session-log.js';
 export type { SessionLogOptions, AppendOptions } from './runtime/session-log-types.js';
-export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions } from './runtime/runtime.js';
+export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions, type ChildRunClosing } from './runtime/runtime.js';
 export { ScriptedModel, echoModel, type ScriptStep, type ScriptedResponse, type ScriptedChunk } from './adapters/model/scripted/scripted-model.js';
 export { openRuntime, type OpenRuntimeOptions, type OpenedRuntime } from './adapters/open-runtime.js';
 export {

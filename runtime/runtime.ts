@@ -8,6 +8,10 @@ import { Agent } from './agent.js';
 import type { AgentOptions } from './agent-types.js';
 import { RuntimeError } from './errors.js';
 import { loadSession, repairClosers } from './load-session.js';
+import { missedRunEnds } from './child-run-ends.js';
+import { KeyedLock } from './children/keyed-lock.js';
+import { isRunOpen } from '../domain/children/child-runs.js';
+import type { SubagentEndData } from '../domain/children/subagent-events.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { randomIds, systemClock, type Clock, type IdSource } from './ports/clock.js';
 import type { EventStore } from './ports/event-store.js';
@@ -103,7 +107,9 @@ export interface Runtime {
   createSession(options?: CreateSessionOptions): Agent;
   /**
    * Rebuilds an agent from the store alone: inbox (after the seed boundary), last turn number. A log whose tail turn
-   * is open (a crash) is repaired by appending closers. Never wakes: parked work runs at the next waking send or `wake()`.
+   * is open (a crash) is repaired by appending closers. A child's run the log never closed (the parent was gone when
+   * the child settled, or both died with their host) is closed with a `subagent/end` derived from the child's own log,
+   * unless the child is live here. Never wakes: parked work runs at the next waking send or `wake()`.
    */
   resume(sessionId: string, options?: ResumeOptions): Promise<Agent>;
   /**
@@ -118,7 +124,18 @@ export interface Runtime {
   forget(sessionId: string): void;
   /** The live agent of a session in this runtime, or undefined: the registry the children's authorisation checks. */
   liveAgent(sessionId: string): Agent | undefined;
+  /**
+   * Logs the `subagent/end` of a child's run in its parent's log, unless that run is closed already: through the
+   * parent's live agent when it is live here, otherwise through the store (the parent's log is opened without an
+   * agent, the end appended at the revision it was read at, flushed). One at a time per session with `resume`, so a
+   * parent being resumed either closes the run itself or is live when this runs. Resolves with how it was recorded;
+   * rejects when the parent's log cannot be read or written (a `resume` of the parent closes the run later).
+   */
+  closeChildRun(parentSessionId: string, end: SubagentEndData): Promise<ChildRunClosing>;
 }
+
+/** How `Runtime.closeChildRun` recorded a run's end: in the live parent, through the store, or not at all (it was closed). */
+export type ChildRunClosing = 'live' | 'stored' | 'closed-already';
 
 /** The effectful shell: binds the pure core to a store, a model, tools, a clock and an id source. */
 export const createRuntime = (given: RuntimeOptions): Runtime => {
@@ -128,6 +145,8 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
   const logger = options.logger ?? consoleLogger;
   /** Sessions with a live agent in this runtime (a live session cannot be resumed). */
   const live = new Map<string, Agent>();
+  /** Opening a session (`resume`) and closing a child's run in a parent that is not live run one at a time per session. */
+  const opening = new KeyedLock();
 
   const encryption = options.encryption;
   const keys = encryption?.keys ?? null;
@@ -196,12 +215,33 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       assertValidStreamId(sessionId);
       const opts = sessionOptions(given, 'resume(options)');
       if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} is live in this runtime; it cannot be resumed`);
-      // an erased session resumes: what its keys sealed reads `[erased]` (queued input too, and the model sees that)
-      const { events, state, seed } = await loadSession(options.store, sessionId, keys);
-      const log = newLog(sessionId, events, seed);
-      const time = events.at(-1)!.time;
-      for (const closer of repairClosers(events, state)) log.append(closer.type, closer.data as never, { time });
-      return bind(sessionId, log, { inbox: state.inbox, lastTurn: state.turns.lastTurn }, opts);
+      return opening.run(sessionId, async () => {
+        // an erased session resumes: what its keys sealed reads `[erased]` (queued input too, and the model sees that)
+        const { events, state, seed } = await loadSession(options.store, sessionId, keys);
+        const ends = await missedRunEnds(options.store, keys, events, (id) => live.has(id), logger);
+        const log = newLog(sessionId, events, seed);
+        const time = events.at(-1)!.time;
+        for (const closer of repairClosers(events, state)) log.append(closer.type, closer.data as never, { time });
+        for (const end of ends) log.append('subagent/end', end);
+        return bind(sessionId, log, { inbox: state.inbox, lastTurn: state.turns.lastTurn }, opts);
+      });
+    },
+
+    closeChildRun(parentSessionId, end) {
+      return opening.run(parentSessionId, async (): Promise<ChildRunClosing> => {
+        const parent = live.get(parentSessionId);
+        if (parent) {
+          if (!isRunOpen(parent.events, end.runId)) return 'closed-already';
+          parent.recordChildEvent('subagent/end', end);
+          return 'live';
+        }
+        const { events, seed } = await loadSession(options.store, parentSessionId, keys);
+        if (!isRunOpen(events, end.runId)) return 'closed-already';
+        const log = newLog(parentSessionId, events, seed);
+        log.append('subagent/end', end);
+        await log.close();
+        return 'stored';
+      });
     },
 
     forget(sessionId) {

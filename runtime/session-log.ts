@@ -179,10 +179,14 @@ export class SessionLog {
     this.#closed = true;
   }
 
-  /** Drains, then refuses further appends. */
+  /**
+   * Drains, then refuses further appends. Events appended while it drains (an observer's, or a child's run ending in
+   * a parent being disposed) are drained too: it resolves once every event appended before it completes is durable.
+   */
   async close(): Promise<void> {
     try {
-      await this.checkpoint();
+      do await this.checkpoint();
+      while (this.#writes.durableCount < this.#events.length);
     } finally {
       this.#closed = true;
     }

@@ -13,6 +13,8 @@ import { answerWhyHarness, formatHarnessSteps } from './why-harness.js';
 import { parseFormatOption, resolveFileFormat } from './log-format.js';
 import type { DshStep } from '../dsh/dsh-steps.js';
 import { followAcross, type WhyCrossing } from './why-across.js';
+import { describeRun, runsNamed, type WhyRun } from './why-runs.js';
+import { evolveChildren, initialChildrenState } from '../../domain/children/child-edges.js';
 
 import { createKeyring, openEnvelopeNow, type Keyring } from '../../runtime/content-opener.js';
 import { ERASED_MARKER, type SealedContent } from '../../domain/sealed-content.js';
@@ -52,8 +54,8 @@ export interface WhyOutput {
   readonly version: 2;
   readonly session: string;
   readonly id: string;
-  /** What the id named: an input, a tool call, both (ids may collide), or nothing in this log. */
-  readonly found: 'message' | 'tool-call' | 'both' | 'none';
+  /** What the id named: an input, a tool call, both (ids may collide), a child's run (or a child), or nothing in this log. */
+  readonly found: 'message' | 'tool-call' | 'both' | 'run' | 'none';
   readonly facts: readonly MessageFact[];
   readonly fate: InputFate | null;
   readonly toolCall: ToolCallLife | null;
@@ -71,6 +73,8 @@ export interface WhyOutput {
   readonly content?: WhyContent;
   /** A harness log only: the steps the input entered or the tool call was requested in (see {@link DshStep}). */
   readonly steps?: readonly DshStep[];
+  /** Present when the id is a child's run id or a child's session id in this log: those runs, open or closed. */
+  readonly runs?: readonly WhyRun[];
 }
 
 const textOf = (v: unknown): string =>
@@ -94,6 +98,7 @@ export const answerWhy = async (session: string | null, id: string, batches: Asy
   let call: { -readonly [K in keyof ToolCallLife]: ToolCallLife[K] } = { callId: id, requested: null, started: null, result: null, staged: [] };
   let resultEventId: string | null = null;
   let error: WhyOutput['error'] = null;
+  let children = initialChildrenState();
   let events = 0;
   let name = session;
   reading: for await (const batch of batches) for (const raw of batch) {
@@ -111,6 +116,7 @@ export const answerWhy = async (session: string | null, id: string, batches: Asy
       break reading;
     }
     state = step.right.state;
+    children = evolveChildren(children, e);
     events++;
     for (const f of step.right.facts) if (f.id === id) facts.push(f);
     if (!isKnownEvent(e)) continue;
@@ -143,12 +149,13 @@ export const answerWhy = async (session: string | null, id: string, batches: Asy
   }
   const isMessage = facts.length > 0;
   const isCall = call.requested !== null || call.started !== null || call.result !== null;
+  const runs = runsNamed(children, id);
   return {
     format: 'steerlog-why',
     version: 2,
     session: name ?? 'unknown',
     id,
-    found: isMessage && isCall ? 'both' : isMessage ? 'message' : isCall ? 'tool-call' : 'none',
+    found: isMessage && isCall ? 'both' : isMessage ? 'message' : isCall ? 'tool-call' : runs.length > 0 ? 'run' : 'none',
     facts,
     fate: isMessage ? fateOf(id, facts) : null,
     toolCall: isCall ? call : null,
@@ -157,6 +164,7 @@ export const answerWhy = async (session: string | null, id: string, batches: Asy
     error,
     // a key this reader could not ask about, that the log itself records as destroyed, is erased
     ...(content ? { content: content.state === 'unavailable' && erasedKeys.has(content.keyId) ? { ...content, state: 'erased' as const, text: ERASED_MARKER } : content } : {}),
+    ...(runs.length > 0 ? { runs } : {}),
   };
 };
 
@@ -211,6 +219,7 @@ const describeFact = (f: MessageFact): string => {
 export const formatWhy = (w: WhyOutput): string => {
   const out: string[] = [];
   if (w.found === 'none') out.push(`session ${w.session}: no input and no tool call ${w.id} in ${w.events} events`);
+  for (const r of w.runs ?? []) out.push(`${describeRun(r)} (in session ${w.session})`);
   if (w.fate) {
     out.push(`message ${w.id} in session ${w.session}: ${w.fate.fate.toUpperCase()}${w.fate.fate === 'pending' ? (w.fate.claimed ? ' (claimed by the open turn, no step yet)' : ' at the end of the log') : ''}`);
     for (const f of w.facts) out.push(`  ${describeFact(f)}`);

@@ -6,7 +6,7 @@ export interface ChildEpoch {
   readonly epoch: number;
   readonly runId: string;
   readonly startSeq: number;
-  /** seq of its `subagent/end`, or null while the epoch is open (or its end was never logged: the parent was gone). */
+  /** seq of its `subagent/end`, or null while the epoch is open (or in a log written before ends were recorded for a parent that was gone). */
   readonly endSeq: number | null;
   readonly stopReason: ChildStopReason | null;
 }

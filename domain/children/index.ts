@@ -6,3 +6,4 @@ export * from './child-authorisation.js';
 export * from './child-state.js';
 export * from './settlement.js';
 export * from './child-edges.js';
+export * from './child-runs.js';

@@ -1,5 +1,5 @@
-import { foldConsumedWork } from '../consumed-work.js';
-import type { AssistantMessage, LogEvent, TurnEndReason } from '../events.js';
+import { foldConsumedWork, type ConsumedWork } from '../consumed-work.js';
+import type { AssistantMessage, LogEvent } from '../events.js';
 import type { ContentBlock } from '../message.js';
 import type { ChildStopReason } from './subagent-events.js';
 
@@ -22,21 +22,36 @@ export interface SettlementAccount {
   readonly source: SettledSource;
 }
 
-/** The stop reason of a consumed-work verdict's turn end. */
-export const stopReasonOf = (reason: TurnEndReason): ChildStopReason => {
-  switch (reason.kind) {
+/**
+ * How an activation epoch ended, from its consumed-work verdict (the reference harness's rule):
+ * - no turn accounted for work, or the last accounting turn ended `completed`: `completed`, unless queued work was
+ *   canceled unrun after it (`stopped`);
+ * - the last accounting turn ended `aborted`, or `interrupted` (crash repair closed it): `stopped`;
+ * - `max-tokens`: `out-of-room`; `blocked` (the pre-step policy refused): `declined`; `error`: `failed` — a recorded
+ *   ending wins over work dropped unrun after it (stopping a child that had already failed does not make it stopped).
+ *
+ * `abnormal` is never an outcome of this rule: it is left for an epoch whose log cannot be read at all, and for a
+ * start that failed before the child accepted its first prompt.
+ */
+export const settlementOutcome = (verdict: ConsumedWork): ChildStopReason => {
+  const kind = verdict.end?.reason.kind;
+  switch (kind) {
+    case undefined:
     case 'completed':
-      return 'completed';
+      return verdict.droppedUnrun ? 'stopped' : 'completed';
+    case 'aborted':
+    case 'interrupted':
+      return 'stopped';
     case 'max-tokens':
       return 'out-of-room';
-    case 'aborted':
-      return 'stopped';
     case 'blocked':
       return 'declined';
     case 'error':
       return 'failed';
-    case 'interrupted':
-      return 'abnormal';
+    default: {
+      const never: never = kind;
+      throw new Error(`unknown turn end reason ${JSON.stringify(never)}`);
+    }
   }
 };
 
@@ -60,13 +75,12 @@ const textOf = (message: AssistantMessage): string =>
 
 /**
  * The settlement account of an epoch, from the epoch's OWN log (its events from the epoch's first event on), never
- * from how teardown went: the consumed-work verdict gives the stop reason (no accounting turn = `abnormal`; unrun
- * work canceled after the last accounting turn = `stopped`), the last non-empty assistant text the closing message.
+ * from how teardown went: the consumed-work verdict gives the stop reason (`settlementOutcome`), the last non-empty
+ * assistant text the closing message.
  */
 export const settlementOf = (childSessionId: string, epochEvents: Iterable<LogEvent>): SettlementAccount => {
   const events = [...epochEvents];
-  const verdict = foldConsumedWork(events);
-  const stopReason: ChildStopReason = verdict.droppedUnrun ? 'stopped' : verdict.end ? stopReasonOf(verdict.end.reason) : 'abnormal';
+  const stopReason = settlementOutcome(foldConsumedWork(events));
   let closingText: string | null = null;
   for (const e of events) {
     if (e.type !== 'assistant/message') continue;

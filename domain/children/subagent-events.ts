@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { positiveInt } from '../events/event-fields.js';
+import { int, positiveInt } from '../events/event-fields.js';
 import { SealedContentSchema } from '../sealed-content.js';
 
 /**
@@ -36,9 +36,10 @@ export const SubagentDescriptorDataSchema = z
 export type SubagentDescriptorData = z.infer<typeof SubagentDescriptorDataSchema>;
 
 /**
- * Why an activation epoch ended, as its own log tells it (see `settlementOf`):
- * `completed` · `stopped` (aborted, or its pending work was canceled unrun) · `out-of-room` (max tokens) ·
- * `declined` (the pre-step policy refused) · `failed` (an error) · `abnormal` (interrupted, or no turn accounted).
+ * Why an activation epoch ended, as its own log tells it (see `settlementOutcome`):
+ * `completed` (also when no turn accounted for work) · `stopped` (aborted, interrupted by a crash, or its pending
+ * work was canceled unrun) · `out-of-room` (max tokens) · `declined` (the pre-step policy refused) · `failed` (an
+ * error) · `abnormal` (the start failed before the child accepted its prompt, or the child's log cannot be read).
  */
 export const ChildStopReasonSchema = z.enum(['completed', 'stopped', 'out-of-room', 'declined', 'failed', 'abnormal']);
 /** Why an activation epoch ended. */
@@ -53,6 +54,11 @@ export const SubagentStartDataSchema = z
     mode: ChildModeSchema,
     /** 1 for the activation that created the child, then +1 per cold resume. */
     epoch: positiveInt,
+    /**
+     * The first seq of this epoch in the child's log: where its settlement account is read from when the parent
+     * closes the run itself (it was gone when the child settled). Absent in logs written before it was recorded.
+     */
+    childSeq: int.optional(),
   })
   .strict();
 /** Data of `subagent/start`. */

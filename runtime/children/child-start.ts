@@ -1,4 +1,5 @@
 import { ChildError } from '../../domain/children/child-errors.js';
+import { runEnd } from '../../domain/children/child-runs.js';
 import { settlementOf } from '../../domain/children/settlement.js';
 import type { ChildMode, SubagentStartData } from '../../domain/children/subagent-events.js';
 import { InvalidMessageError } from '../../domain/errors.js';
@@ -8,7 +9,7 @@ import type { Activation } from './activation.js';
 import { descriptorOf } from './child-setup.js';
 import type { OneShotResult, StartChildSpec, StartedChild } from './child-options.js';
 import { cancelled, headerOf, type ChildrenPort } from './children-port.js';
-import { activate, epochEnd, rollback } from './epoch-edges.js';
+import { activate, recordRunEnd, rollback } from './epoch-edges.js';
 
 /**
  * Admission of a new child, before anything is created: the runtime is not draining, the parent is the live entry of
@@ -67,7 +68,7 @@ export const startContinuableChild = async (port: ChildrenPort, parent: Agent, s
   });
 };
 
-/** `ChildManager.start`: a one-shot child run to its end, its epoch logged in the parent while the parent is live. */
+/** `ChildManager.start`: a one-shot child run to its end, its epoch logged in the parent (live, or through the store when it is gone). */
 export const runOneShot = async (port: ChildrenPort, parent: Agent, spec: StartChildSpec): Promise<OneShotResult> => {
   const { childSessionId, depth, descriptor } = await admitStart(port, parent, spec, 'one-shot');
   const message = port.message(spec.content, { kind: 'user' });
@@ -79,7 +80,7 @@ export const runOneShot = async (port: ChildrenPort, parent: Agent, spec: StartC
     delegationDepth: depth,
     ...port.setupOf(descriptor, childSessionId),
   });
-  const start: SubagentStartData = { runId: port.ids.next(), childSessionId, mode: 'one-shot', epoch: 1 };
+  const start: SubagentStartData = { runId: port.ids.next(), childSessionId, mode: 'one-shot', epoch: 1, childSeq: 0 };
   child.recordChildEvent('subagent/descriptor', descriptor);
   parent.recordChildEvent('subagent/start', start);
   const onAbort = () => child.cancel({ kind: 'parent' });
@@ -93,6 +94,7 @@ export const runOneShot = async (port: ChildrenPort, parent: Agent, spec: StartC
   }
   const account = settlementOf(childSessionId, child.events);
   await child.dispose();
-  if (port.runtime.liveAgent(parent.sessionId) === parent) parent.recordChildEvent('subagent/end', epochEnd(start, account));
+  // the parent's live agent now (it may have been resumed meanwhile), or its log through the store when it is gone
+  await recordRunEnd(port, parent.sessionId, runEnd(start, account));
   return { childSessionId, messageId: message.id, stopReason: account.stopReason, text: account.closingText };
 };

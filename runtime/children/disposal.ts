@@ -1,8 +1,9 @@
+import { runEnd } from '../../domain/children/child-runs.js';
 import { settlementDelivery, settlementOf } from '../../domain/children/settlement.js';
 import type { Agent } from '../agent.js';
 import type { Activation } from './activation.js';
 import type { ChildrenPort } from './children-port.js';
-import { epochEnd, epochStart } from './epoch-edges.js';
+import { epochStart, recordRunEnd } from './epoch-edges.js';
 
 /** What disposal needs from the manager. */
 type DisposalPort = Pick<ChildrenPort, 'runtime' | 'logger' | 'lock' | 'registry' | 'message'>;
@@ -74,7 +75,8 @@ export class Disposal {
   /**
    * Disposal, in this order (inside the child's lock): admission cutoff; cancel with cause `parent` (pending input
    * cleared); dispose owned children first; await idle; best-effort flush; capture the epoch's account; dispose the
-   * agent; remove the activation; send the settlement notice; release ownership; log `subagent/end`.
+   * agent; remove the activation; send the settlement notice; release ownership; log `subagent/end` (in the live
+   * parent, or through the store when the parent is gone).
    */
   #dispose(a: Activation): Promise<void> {
     let cutoff!: () => void;
@@ -117,9 +119,9 @@ export class Disposal {
       }
     }
     registry.disown(a);
-    if (!parent) return;
-    parent.recordChildEvent('subagent/end', epochEnd(epochStart(a), account));
+    // in the live parent at once; through the store when the parent is gone (or at its next resume)
+    await recordRunEnd(this.#port, a.parentSessionId, runEnd(epochStart(a), account));
     // the parent may itself be a child that was only waiting for this one
-    if (parentActivation?.agent === parent) queueMicrotask(() => void this.settle(parent.sessionId));
+    if (parent && parentActivation?.agent === parent) queueMicrotask(() => void this.settle(parent.sessionId));
   }
 }

@@ -1,17 +1,19 @@
-import type { SettlementAccount } from '../../domain/children/settlement.js';
 import type { SubagentEndData, SubagentStartData } from '../../domain/children/subagent-events.js';
+import { abnormalRunEnd, isRunOpen } from '../../domain/children/child-runs.js';
 import type { Agent } from '../agent.js';
 import type { Activation } from './activation.js';
 import type { ChildrenPort } from './children-port.js';
 
-/** The `subagent/start` data of a continuable child's activation epoch: the identity its `subagent/end` repeats. */
-export const epochStart = (a: Activation): SubagentStartData => ({ runId: a.runId, childSessionId: a.childSessionId, mode: 'continuable', epoch: a.epoch });
-
-/** The `subagent/end` data of an epoch that ended as its settlement account says. */
-export const epochEnd = (start: SubagentStartData, account: SettlementAccount): SubagentEndData => ({
-  ...start,
-  stopReason: account.stopReason,
-  ...(account.closingText !== null ? { lastAssistantText: account.closingText } : {}),
+/**
+ * The `subagent/start` data of a continuable child's activation epoch: the identity its `subagent/end` repeats, and
+ * where the epoch begins in the child's log.
+ */
+export const epochStart = (a: Activation): SubagentStartData => ({
+  runId: a.runId,
+  childSessionId: a.childSessionId,
+  mode: 'continuable',
+  epoch: a.epoch,
+  childSeq: a.epochStartSeq,
 });
 
 /** Registers a resident activation and logs its `subagent/start` edge in the parent's log. */
@@ -33,5 +35,27 @@ export const activate = (
 export const rollback = (port: Pick<ChildrenPort, 'registry'>, parent: Agent, activation: Activation): void => {
   port.registry.deactivate(activation);
   port.registry.disown(activation);
-  parent.recordChildEvent('subagent/end', { ...epochStart(activation), stopReason: 'abnormal' });
+  parent.recordChildEvent('subagent/end', abnormalRunEnd(epochStart(activation)));
+};
+
+/**
+ * Logs the end of a child's run in its parent: in the live parent at once (in the same tick as the settlement
+ * notice before it), unless that run is closed already; through the store (`Runtime.closeChildRun`) when the parent
+ * is gone, or its log closed under the settlement (a parent being disposed). A failure there is logged: the parent's
+ * next resume closes the run from the child's log.
+ */
+export const recordRunEnd = async (port: Pick<ChildrenPort, 'runtime' | 'logger'>, parentSessionId: string, end: SubagentEndData): Promise<void> => {
+  const parent = port.runtime.liveAgent(parentSessionId);
+  if (parent) {
+    if (!isRunOpen(parent.events, end.runId)) return;
+    try {
+      parent.recordChildEvent('subagent/end', end);
+      return;
+    } catch (e) {
+      port.logger.warn(`child ${end.childSessionId}: the end of its run could not be logged in live ${parentSessionId}; it goes through the store`, e);
+    }
+  }
+  await port.runtime
+    .closeChildRun(parentSessionId, end)
+    .catch((e) => port.logger.warn(`child ${end.childSessionId}: the end of its run was not recorded in ${parentSessionId}; its next resume records it`, e));
 };

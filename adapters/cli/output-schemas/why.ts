@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EventMetadataSchema } from '../../../domain/event-metadata.js';
 import { InboxTargetSchema, TurnEndReasonSchema } from '../../../domain/events.js';
+import { ChildStopReasonSchema } from '../../../domain/children/subagent-events.js';
 import { seq, time } from './fields.js';
 import { harnessStep } from './harness-log.js';
 import { fate } from './message-fate.js';
@@ -27,7 +28,7 @@ export const WhyOutputSchema = z
     version: z.literal(2),
     session: z.string(),
     id: z.string(),
-    found: z.enum(['message', 'tool-call', 'both', 'none']),
+    found: z.enum(['message', 'tool-call', 'both', 'run', 'none']),
     facts: z.array(fact),
     fate: fate.nullable(),
     toolCall: z
@@ -55,5 +56,21 @@ export const WhyOutputSchema = z
     content: z.object({ state: z.enum(['readable', 'erased', 'unavailable']), keyId: z.string(), text: z.string() }).strict().optional(),
     /** A harness log only: the steps the input entered or the tool call was requested in, from its request and stream events. */
     steps: z.array(harnessStep).optional(),
+    /** The child runs the id names (a run id, or a child's session id): open while `endSeq` is null. */
+    runs: z
+      .array(
+        z
+          .object({
+            runId: z.string(),
+            childSessionId: z.string(),
+            mode: z.enum(['continuable', 'one-shot']).nullable(),
+            epoch: seq,
+            startSeq: seq,
+            endSeq: seq.nullable(),
+            stopReason: ChildStopReasonSchema.nullable(),
+          })
+          .strict(),
+      )
+      .optional(),
   })
   .strict();

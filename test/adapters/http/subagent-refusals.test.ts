@@ -91,7 +91,7 @@ describe('subagent.prompt: subagent-catalog-diagnostic', () => {
     expect(h.runtime.liveAgent('old')).toBeUndefined();
     const ok = valueOf<{ messageId: string }>(await h.rpc('subagent.prompt', prompt('new')));
     expect(h.host.live.get('p')!.agent.events.filter((e) => e.type === 'subagent/start').map((e) => e.data)).toEqual([
-      { runId: expect.any(String), childSessionId: 'new', mode: 'continuable', epoch: 1 },
+      { runId: expect.any(String), childSessionId: 'new', mode: 'continuable', epoch: 1, childSeq: 2 },
     ]);
     const child = h.runtime.liveAgent('new')!;
     expect(child.events.some((e) => e.type === 'agent/inbox/spliced' && (e.data as { inserted: UserMessage[] }).inserted.some((m) => m.id === ok.messageId))).toBe(true);

@@ -5,7 +5,8 @@ import { authoriseDelivery, authoriseInterrupt } from '../../../domain/children/
 import { foldChildDescriptor, resumableDescriptor } from '../../../domain/children/child-descriptor.js';
 import { hasChildCode, isChildError } from '../../../domain/children/child-errors.js';
 import { childState, evolveAcceptedIds } from '../../../domain/children/child-state.js';
-import { outcomeSentence, reportText, settlementOf } from '../../../domain/children/settlement.js';
+import { outcomeSentence, reportText, settlementOf, settlementOutcome } from '../../../domain/children/settlement.js';
+import { foldConsumedWork } from '../../../domain/consumed-work.js';
 import type { SubagentDescriptorData } from '../../../domain/children/subagent-events.js';
 import type { SessionCreatedData, TurnEndReason } from '../../../domain/events.js';
 import { parseEvent } from '../../../domain/parse-event.js';
@@ -115,8 +116,70 @@ describe('children: the settlement account', () => {
     declined.turnEnd({ kind: 'blocked' });
     expect(settlementOf('c', declined.events).content[0]).toEqual({ type: 'text', text: 'Background subagent c declined the task.\nIt left no closing message.' });
 
-    expect(settlementOf('c', new LogBuilder('c').events).stopReason).toBe('abnormal');
+    expect(settlementOf('c', new LogBuilder('c').events).stopReason).toBe('completed');
     expect(reportText('c', 'half done')).toBe('Background subagent c reported:\nhalf done');
+  });
+
+  // The reference harness's rule, every (last turn reason × accounted × dropped-unrun) case, through the real fold.
+  const REASONS: readonly TurnEndReason[] = [
+    { kind: 'completed' },
+    { kind: 'max-tokens' },
+    { kind: 'blocked' },
+    { kind: 'interrupted' },
+    { kind: 'aborted', reason: { kind: 'parent' } },
+    { kind: 'error', error: { message: 'boom', code: 'provider' } },
+  ];
+  // [last turn reason, the last turn accounted for work, queued work dropped unrun after it] → outcome
+  const TABLE: readonly (readonly [TurnEndReason['kind'] | 'no turn', boolean, boolean, string])[] = [
+    ['no turn', false, false, 'completed'],
+    ['no turn', false, true, 'stopped'],
+    ['completed', true, false, 'completed'],
+    ['completed', true, true, 'stopped'],
+    ['completed', false, false, 'completed'],
+    ['completed', false, true, 'stopped'],
+    ['max-tokens', true, false, 'out-of-room'],
+    ['max-tokens', true, true, 'out-of-room'],
+    ['max-tokens', false, false, 'completed'],
+    ['max-tokens', false, true, 'stopped'],
+    ['blocked', true, false, 'declined'],
+    ['blocked', true, true, 'declined'],
+    ['blocked', false, false, 'completed'],
+    ['blocked', false, true, 'stopped'],
+    ['interrupted', true, false, 'stopped'],
+    ['interrupted', true, true, 'stopped'],
+    ['interrupted', false, false, 'completed'],
+    ['interrupted', false, true, 'stopped'],
+    ['aborted', true, false, 'stopped'],
+    ['aborted', true, true, 'stopped'],
+    ['aborted', false, false, 'completed'],
+    ['aborted', false, true, 'stopped'],
+    ['error', true, false, 'failed'],
+    ['error', true, true, 'failed'],
+    ['error', false, false, 'completed'],
+    ['error', false, true, 'stopped'],
+  ];
+
+  it.each(TABLE)('last turn %s, accounted %s, dropped unrun %s: %s', (kind, accounted, dropped, outcome) => {
+    const log = new LogBuilder('c');
+    if (kind !== 'no turn') {
+      const reason = REASONS.find((r) => r.kind === kind)!;
+      log.followup(msg('m1')).turnStart();
+      // a turn accounts when it stepped (`completed` and `max-tokens` need one), or claimed and ended otherwise
+      if (accounted) {
+        if (kind === 'completed' || kind === 'max-tokens') log.claimAndStep('done');
+        else log.claim();
+      }
+      log.turnEnd(reason);
+    }
+    if (dropped) {
+      log.followup(msg('m2'));
+      log.do({ kind: 'clear' });
+    }
+    const verdict = foldConsumedWork(log.events);
+    expect(verdict.end !== undefined).toBe(accounted);
+    expect(verdict.droppedUnrun).toBe(dropped);
+    expect(settlementOutcome(verdict)).toBe(outcome);
+    expect(settlementOf('c', log.events).stopReason).toBe(outcome);
   });
 
   it('work canceled unrun after the last accounting turn reads as stopped', () => {
@@ -138,7 +201,7 @@ describe('children: the settlement account', () => {
       completed: 'completed',
       'max-tokens': 'out-of-room',
       blocked: 'declined',
-      interrupted: 'abnormal',
+      interrupted: 'stopped',
       aborted: 'stopped',
       error: 'failed',
     };
@@ -158,7 +221,7 @@ describe('children: the settlement account', () => {
           if (t.steps || t.reason.kind !== 'completed') modelReason = expected[t.reason.kind];
         });
         const account = settlementOf('c', log.events);
-        expect(account.stopReason).toBe(modelReason ?? 'abnormal');
+        expect(account.stopReason).toBe(modelReason ?? 'completed');
         expect(account.closingText).toBe(modelClosing);
         expect(account.content[0]).toEqual({ type: 'text', text: `${outcomeSentence('c', account.stopReason)}\n${modelClosing === null ? 'It left no closing message.' : `Its closing message:\n${modelClosing}`}` });
       }),
