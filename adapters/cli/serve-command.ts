@@ -24,7 +24,9 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
   --model <spec>          echo | openai:<model> | module:<path>   (default echo; openai reads OPENAI_BASE_URL, OPENAI_API_KEY)
   --body-limit <bytes>    largest request body (default 1048576)
   --max-image-bytes <n>   largest image in a prompt (default 5242880)
-  --cors <origins>        comma-separated origins allowed by CORS (default: CORS off)
+  --cors <origins>        comma-separated origins allowed by CORS (default: CORS off); any other Origin is refused 403
+  --allowed-hosts <names> comma-separated Host values answered without a token besides loopback (reverse proxies:
+                          name or name:port; default none)
   --reference-frames      claim-time queue frames: a steering row leaves at its claim (no steering handoff)
   --host-id <id>          this host's name in leases (PostgreSQL; default a random id)
   --advertise <url>       the URL other hosts' clients are sent to (default the listening URL)
@@ -48,7 +50,7 @@ const intOption = (value: string | undefined, name: string, fallback: number): n
  */
 export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> => {
   const args = parseCommandArgs(argv, {
-    strings: ['store', 'host', 'port', 'token', 'principal', 'model', 'body-limit', 'max-image-bytes', 'cors', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys'],
+    strings: ['store', 'host', 'port', 'token', 'principal', 'model', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys'],
     flags: ['reference-frames', 'help', 'encrypt'],
   });
   if (args.ok && args.flags['help']) {
@@ -97,6 +99,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       port,
       ...(v.host !== undefined ? { hostname: v.host } : {}),
       ...(v.cors ? { corsOrigins: v.cors.split(',').filter(Boolean) } : {}),
+      ...(v['allowed-hosts'] ? { allowedHosts: v['allowed-hosts'].split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       log: (line) => io.stderr.write(`${line}\n`),
     });
     holder.url = server.url;

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { isLoopback, type BearerToken } from './auth.js';
 import { createHttpApp, type HttpAppOptions } from './app.js';
+import { parseAuthority } from './door-checks.js';
 
 /** Options of `steerlog serve`'s HTTP server: the app's options plus address, port and the server's timeouts. */
 export interface HttpServerOptions extends HttpAppOptions {
@@ -25,7 +26,7 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-/** Refused configuration: a non-loopback bind without a token. */
+/** Refused configuration: a non-loopback bind without a token, an allowed host that is not a host name. */
 export class HostConfigError extends Error {
   readonly code = 'host-config' as const;
   constructor(message: string) {
@@ -41,10 +42,18 @@ export const checkBind = (hostname: string, tokens: readonly BearerToken[]): voi
   if (!isLoopback(hostname) && tokens.length === 0) throw new HostConfigError(`binding ${hostname} needs a token (--token or STEERLOG_TOKEN)`);
 };
 
+/** Checks that every allowed `Host` is one: `name` or `name:port`, nothing else. */
+export const checkAllowedHosts = (allowedHosts: readonly string[]): void => {
+  for (const entry of allowedHosts) {
+    if (parseAuthority(entry) === null) throw new HostConfigError(`--allowed-hosts: ${JSON.stringify(entry)} is not a host name (name or name:port)`);
+  }
+};
+
 /** Starts the HTTP server on @hono/node-server with the request timeouts set. */
 export const startHttpServer = async (options: HttpServerOptions): Promise<RunningHttpServer> => {
   const hostname = options.hostname ?? '127.0.0.1';
   checkBind(hostname, options.tokens ?? []);
+  checkAllowedHosts(options.allowedHosts ?? []);
   const app = createHttpApp(options);
   const server = createAdaptorServer({
     fetch: app.fetch,
