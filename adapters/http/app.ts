@@ -29,6 +29,8 @@ export interface HttpAppOptions {
    */
   readonly allowedHosts?: readonly string[];
   readonly sse?: SseOptions;
+  /** Where the built console lives; null serves none (every non-API path is 404). @defaultValue the package's `dist/console` */
+  readonly consoleDir?: string | null;
   /** One line per request and per failure, each with its request id. @defaultValue stderr */
   readonly log?: (line: string) => void;
   /** Request ids. @defaultValue crypto.randomUUID */
@@ -128,7 +130,7 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
     },
   );
 
-  registerConsoleRoutes(app, host);
+  registerConsoleRoutes(app, host, options.consoleDir !== undefined ? { assetsDir: options.consoleDir } : {});
 
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((e, c) => {

@@ -182,3 +182,31 @@ describe('the door over HTTP', () => {
     expect(valueOf(await h.rpc('session.create', { sessionId: 'plain' }))).toEqual({ sessionId: 'plain' });
   });
 });
+
+describe('paths that are not the console', () => {
+  it('serves the console at / and its files; /metrics, client-side paths and missing files are 404, never the console page', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'steerlog-console-'));
+    try {
+      writeFileSync(join(dir, 'index.html'), '<!doctype html><title>console</title>');
+      mkdirSync(join(dir, 'assets'));
+      writeFileSync(join(dir, 'assets', 'app.js'), 'export {};');
+      h = await startTestHost({ http: { consoleDir: dir } });
+      for (const path of ['/', '/index.html']) {
+        const r = await fetch(`${h.url}${path}`);
+        expect([path, r.status, r.headers.get('content-type')]).toEqual([path, 200, 'text/html; charset=utf-8']);
+        expect(await r.text()).toContain('<title>console</title>');
+      }
+      expect((await fetch(`${h.url}/assets/app.js`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+      for (const path of ['/metrics', '/live/s1', '/audit/s1/x', '/assets/missing.js', '/favicon.ico', '/api/metrics', '/api/nope/deeper', '/%E0%A4%A']) {
+        const r = await fetch(`${h.url}${path}`);
+        expect([path, r.status]).toEqual([path, 404]);
+        expect(await r.text(), path).not.toContain('<title>console</title>');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
