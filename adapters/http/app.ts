@@ -15,7 +15,10 @@ export interface HttpAppOptions {
   readonly host: Host;
   /** Bearer tokens; when empty every request is the principal `local`. @defaultValue [] */
   readonly tokens?: readonly BearerToken[];
-  /** Largest request body, bytes (larger → 413). @defaultValue 1 MiB */
+  /**
+   * Largest request body, bytes (larger → 413). `startHttpServer` refuses one too small for the host's image limit
+   * (`bodyLimitFor(host.maxImageBytes)`: the image's base64 and the prompt's room). @defaultValue 1 MiB
+   */
   readonly bodyLimitBytes?: number;
   /**
    * Origins allowed by CORS; CORS headers are sent only when this is set. A request whose `Origin` is neither listed
@@ -36,6 +39,9 @@ export interface HttpAppOptions {
   /** Request ids. @defaultValue crypto.randomUUID */
   readonly newRequestId?: () => string;
 }
+
+/** The body limit when none is given: 1 MiB. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 type Env = { Bindings: { incoming?: { socket?: { localPort?: number } } }; Variables: { principal: Principal; requestId: string } };
 
@@ -103,7 +109,7 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
       if (type !== 'application/json') return c.json({ error: 'expected content-type application/json' }, 415);
       return next();
     },
-    bodyLimit({ maxSize: options.bodyLimitBytes ?? 1024 * 1024, onError: (c) => c.json({ error: 'request body too large' }, 413) }),
+    bodyLimit({ maxSize: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, onError: (c) => c.json({ error: 'request body too large' }, 413) }),
     async (c) => {
       const pathMethod = c.req.param('method');
       const body = parseJsonBody(new Uint8Array(await c.req.arrayBuffer()));
