@@ -37,17 +37,30 @@ describe('the door rules', () => {
     const guarded: DoorPolicy = { ...OPEN, tokenRequired: true };
     expect(hostAllowed('attacker.example:7420', guarded, 7420, 80)).toBe(true);
     expect(doorRefusal({ host: 'attacker.example:7420', origin: 'http://evil.example', boundPort: 7420, defaultPort: 80 }, guarded)).toBe('forbidden-origin');
-    expect(doorRefusal({ host: '10.0.0.5:7420', origin: 'http://10.0.0.5:7420', boundPort: 7420, defaultPort: 80 }, guarded)).toBeNull();
   });
 
   it('accepts no Origin, the host\'s own origin and the listed ones; refuses every other, null and unreadable ones', () => {
-    expect(originAllowed(undefined, '127.0.0.1:7420', OPEN)).toBe(true);
-    expect(originAllowed('http://127.0.0.1:7420', '127.0.0.1:7420', OPEN)).toBe(true);
-    expect(originAllowed('https://steer.example', 'steer.example', OPEN)).toBe(true);
+    expect(originAllowed(undefined, '127.0.0.1:7420', OPEN, 7420)).toBe(true);
+    expect(originAllowed('http://127.0.0.1:7420', '127.0.0.1:7420', OPEN, 7420)).toBe(true);
+    expect(originAllowed('http://localhost:7420', 'localhost:7420', OPEN, 7420)).toBe(true);
+    expect(originAllowed('https://steer.example', 'steer.example', { ...OPEN, allowedHosts: ['steer.example'] }, 7420)).toBe(true);
     for (const origin of ['http://localhost:7420', 'http://127.0.0.1:7421', 'http://127.0.0.1', 'http://attacker.example:7420', 'null', 'file://', 'not a url', 'chrome-extension://abc']) {
-      expect(originAllowed(origin, '127.0.0.1:7420', OPEN), origin).toBe(false);
+      expect(originAllowed(origin, '127.0.0.1:7420', OPEN, 7420), origin).toBe(false);
     }
-    expect(originAllowed('https://console.example', '127.0.0.1:7420', { ...OPEN, corsOrigins: ['https://console.example'] })).toBe(true);
+    expect(originAllowed('https://console.example', '127.0.0.1:7420', { ...OPEN, corsOrigins: ['https://console.example'] }, 7420)).toBe(true);
+  });
+
+  it('with a token, an Origin equal to the Host is the host\'s own only under a name no other site can take: loopback, allowed, an IP literal', () => {
+    const guarded: DoorPolicy = { ...OPEN, tokenRequired: true };
+    // DNS rebinding against a tokened host: the page's origin equals the Host it sends, and is still foreign
+    expect(doorRefusal({ host: 'attacker.example:7420', origin: 'http://attacker.example:7420', boundPort: 7420, defaultPort: 80 }, guarded)).toBe('forbidden-origin');
+    expect(doorRefusal({ host: 'attacker.example', origin: 'http://attacker.example', boundPort: 7420, defaultPort: 80 }, guarded)).toBe('forbidden-origin');
+    expect(doorRefusal({ host: '10.0.0.5:7420', origin: 'http://10.0.0.5:7420', boundPort: 7420, defaultPort: 80 }, guarded)).toBeNull();
+    expect(doorRefusal({ host: '[fd00::5]:7420', origin: 'http://[fd00::5]:7420', boundPort: 7420, defaultPort: 80 }, guarded)).toBeNull();
+    expect(doorRefusal({ host: 'steer.lan:7420', origin: 'http://steer.lan:7420', boundPort: 7420, defaultPort: 80 }, guarded)).toBe('forbidden-origin');
+    expect(doorRefusal({ host: 'steer.lan:7420', origin: 'http://steer.lan:7420', boundPort: 7420, defaultPort: 80 }, { ...guarded, allowedHosts: ['steer.lan'] })).toBeNull();
+    // and without an Origin (curl, a server-side client) the token alone decides
+    expect(doorRefusal({ host: 'steer.lan:7420', origin: undefined, boundPort: 7420, defaultPort: 80 }, guarded)).toBeNull();
   });
 
   it('checks the Host first: a foreign Host with a foreign Origin is forbidden-host', () => {
