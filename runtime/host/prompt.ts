@@ -19,7 +19,7 @@ export const base64Length = (bytes: number): number => 4 * Math.ceil(bytes / 3);
 
 /**
  * What a prompt holds besides its image's base64, within which an image at the limit is still admitted: the request
- * envelope, the ids, the message's source and actor, and a few KiB of text (4 KiB of text is tested).
+ * envelope, the ids, the message's source and actor, the event's own fields, and up to 8 KiB of text (tested).
  */
 export const PROMPT_ROOM_BYTES = 16 * 1024;
 

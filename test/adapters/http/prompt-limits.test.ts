@@ -32,7 +32,7 @@ const start = async (...args: Parameters<typeof startTestHost>) => {
 /** Base64 of `bytes` zero bytes, padded as an encoder pads it. */
 const zeros = (bytes: number): string => Buffer.alloc(bytes).toString('base64');
 
-/** The heaviest prompt the room is promised to hold besides its image: the longest ids, 4 KiB of text. */
+/** The heaviest prompt the room is promised to hold besides its image: the longest ids, 8 KiB of text. */
 const heavyPrompt = (h: TestHost, sessionId: string, imageBytes: number, messageId: string) =>
   fetch(`${h.url}/api/session.prompt`, {
     method: 'POST',
@@ -48,7 +48,7 @@ const heavyPrompt = (h: TestHost, sessionId: string, imageBytes: number, message
         clientTimeZone: 'America/Argentina/ComodRivadavia',
         durable: true,
         content: [
-          { type: 'text', text: 'é'.repeat(2048) },
+          { type: 'text', text: 'é'.repeat(4096) },
           { type: 'image', mediaType: 'image/png', data: zeros(imageBytes), name: 'n'.repeat(200) },
         ],
       },
