@@ -55,6 +55,9 @@ export class Host {
         `${options.maxImageBytes} is not an image size a prompt can carry: its base64 (4/3) and ${PROMPT_ROOM_BYTES} bytes for the rest must fit the event limit (${options.runtime.maxEventBytes}${options.runtime.keyStore ? ', sealed' : ''}); at most ${carried}`,
       );
     }
+    if (options.durableTimeoutMs !== undefined && !(Number.isSafeInteger(options.durableTimeoutMs) && options.durableTimeoutMs > 0)) {
+      throw invalidArgument('Host options.durableTimeoutMs', `${String(options.durableTimeoutMs)} is not a positive whole number of milliseconds`);
+    }
     this.maxImageBytes = options.maxImageBytes ?? carried;
     this.#opts = options;
     this.#runtime = options.runtime;

@@ -109,6 +109,7 @@ describe('the limits of a prompt', () => {
   it('refuses a configuration whose image limit cannot be reached: the Host over the event limit, the server under the body limit, serve at start', async () => {
     const runtime = createRuntime({ store: new FaultyStore(), model: new GateModel(), logger: silentLogger });
     expect(() => new Host({ runtime, logger: silentLogger, maxImageBytes: 5 * 1024 * 1024 })).toThrow(/maxImageBytes: 5242880 .* at most 774144/);
+    for (const durableTimeoutMs of [0, -1, 1.5, Number.NaN]) expect(() => new Host({ runtime, logger: silentLogger, durableTimeoutMs }), String(durableTimeoutMs)).toThrow(/durableTimeoutMs/);
     const host = new Host({ runtime, logger: silentLogger });
     await expect(startHttpServer({ host, port: 0, bodyLimitBytes: 64 * 1024 })).rejects.toSatisfy(isHostConfigError);
     const small = new Host({ runtime, logger: silentLogger, maxImageBytes: largestImageBytes({ maxEventBytes: runtime.maxEventBytes, sealed: false, bodyLimitBytes: 64 * 1024 }) });
