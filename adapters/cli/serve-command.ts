@@ -27,8 +27,8 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
   --max-image-bytes <n>   largest image in a prompt (default: the largest the body and event limits carry, 774144
                           with the defaults; its base64 and 16 KiB for the rest of the prompt must fit both)
   --cors <origins>        comma-separated origins allowed by CORS (default: CORS off); any other Origin is refused 403
-  --allowed-hosts <names> comma-separated Host values answered without a token besides loopback (reverse proxies:
-                          name or name:port; default none)
+  --allowed-hosts <names> comma-separated names (name or name:port) answered besides loopback: the Host a reverse
+                          proxy forwards, the name browsers use for the console (default none)
   --reference-frames      claim-time queue frames: a steering row leaves at its claim (no steering handoff)
   --host-id <id>          this host's name in leases (PostgreSQL; default a random id)
   --advertise <url>       the URL other hosts' clients are sent to (default the listening URL)

@@ -28,7 +28,9 @@ export interface HttpAppOptions {
   /**
    * `Host` values answered without a token besides the loopback names (`localhost`, `127.x.x.x`, `[::1]` on the
    * port the request arrived on): the names a reverse proxy forwards, as `name` (any port) or `name:port`. Any other
-   * `Host` is refused 403 `forbidden-host` when no token is configured. @defaultValue none
+   * `Host` is refused 403 `forbidden-host` when no token is configured. With a token, the DNS names a browser may
+   * use the host under: its `Origin` counts as the host's own only under these, loopback names and IP literals.
+   * @defaultValue none
    */
   readonly allowedHosts?: readonly string[];
   readonly sse?: SseOptions;
