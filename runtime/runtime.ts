@@ -103,6 +103,8 @@ export interface Runtime {
   readonly store: EventStore;
   /** The data keys sessions are sealed with (`RuntimeOptions.encryption`); null when content is stored in clear. */
   readonly keyStore: KeyStore | null;
+  /** The largest event a session log admits: the store's `maxEventBytes`, or the lower `maxEventBytes` option. */
+  readonly maxEventBytes: number;
   /** A new session stream (first event `session/created`) and the Agent bound to it. */
   createSession(options?: CreateSessionOptions): Agent;
   /**
@@ -199,6 +201,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
   return {
     store: options.store,
     keyStore: keys,
+    maxEventBytes: Math.min(options.store.maxEventBytes, options.maxEventBytes ?? Number.POSITIVE_INFINITY),
 
     liveAgent: (sessionId) => live.get(sessionId),
 

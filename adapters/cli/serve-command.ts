@@ -3,6 +3,7 @@ import type { KeyStore } from '../../runtime/ports/key-store.js';
 import { once } from 'node:events';
 import { startHttpServer, isHostConfigError } from '../http/server.js';
 import { Host } from '../../runtime/host/host.js';
+import { largestImageBytes, PROMPT_ROOM_BYTES, type PromptLimits } from '../../runtime/host/prompt.js';
 import { localOwnership, type SessionOwnership } from '../../runtime/host/ports/ownership.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { ChildManager } from '../../runtime/children/child-manager.js';
@@ -23,8 +24,11 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
   --principal <name>      the actor recorded on prompts sent with the token (default operator)
   --model <spec>          echo | openai:<model> | module:<path>   (default echo; openai reads OPENAI_BASE_URL, OPENAI_API_KEY)
   --body-limit <bytes>    largest request body (default 1048576)
-  --max-image-bytes <n>   largest image in a prompt (default 5242880)
-  --cors <origins>        comma-separated origins allowed by CORS (default: CORS off)
+  --max-image-bytes <n>   largest image in a prompt (default: the largest the body and event limits carry, 774144
+                          with the defaults; its base64 and 16 KiB for the rest of the prompt must fit both)
+  --cors <origins>        comma-separated origins allowed by CORS (default: CORS off); any other Origin is refused 403
+  --allowed-hosts <names> comma-separated names (name or name:port) answered besides loopback: the Host a reverse
+                          proxy forwards, the name browsers use for the console (default none)
   --reference-frames      claim-time queue frames: a steering row leaves at its claim (no steering handoff)
   --host-id <id>          this host's name in leases (PostgreSQL; default a random id)
   --advertise <url>       the URL other hosts' clients are sent to (default the listening URL)
@@ -42,13 +46,28 @@ const intOption = (value: string | undefined, name: string, fallback: number): n
 };
 
 /**
+ * `--max-image-bytes`: by default the largest image the body and event limits carry; a larger one is refused, since
+ * no prompt could ever reach it (it would fail the body limit with 413, or the event limit, first).
+ */
+const imageLimit = (value: string | undefined, limits: PromptLimits): number => {
+  const carried = largestImageBytes(limits);
+  const n = intOption(value, 'max-image-bytes', carried);
+  if (n > carried) {
+    throw new Error(
+      `--max-image-bytes ${n} cannot be reached: an image travels and is stored as base64 (4/3 of its bytes), with ${PROMPT_ROOM_BYTES} bytes for the rest of the prompt, within --body-limit (${limits.bodyLimitBytes}) and the store's event limit (${limits.maxEventBytes}${limits.sealed ? ', sealed' : ''}); at most ${carried}`,
+    );
+  }
+  return n;
+};
+
+/**
  * `steerlog serve`: the Host over HTTP on the given store (default the embedded JSONL store), until SIGINT/SIGTERM
  * (or `stop`). Prints the URL on its first line of output. On PostgreSQL, sessions are leased per host, so several
  * `serve` processes can share one database.
  */
 export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> => {
   const args = parseCommandArgs(argv, {
-    strings: ['store', 'host', 'port', 'token', 'principal', 'model', 'body-limit', 'max-image-bytes', 'cors', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys'],
+    strings: ['store', 'host', 'port', 'token', 'principal', 'model', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys'],
     flags: ['reference-frames', 'help', 'encrypt'],
   });
   if (args.ok && args.flags['help']) {
@@ -69,7 +88,6 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
   try {
     const port = intOption(v.port, 'port', 7420);
     const bodyLimitBytes = intOption(v['body-limit'], 'body-limit', 1024 * 1024);
-    const maxImageBytes = intOption(v['max-image-bytes'], 'max-image-bytes', 5 * 1024 * 1024);
     const leaseMs = intOption(v['lease-ms'], 'lease-ms', 10_000);
     const writeBatchDelayMs = intOption(v['write-batch-ms'], 'write-batch-ms', 200);
     const { model, acceptsImages, setup } = await openModel(v.model ?? 'echo', process.env);
@@ -89,6 +107,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       const { openPostgresOwnership } = await import('../lease/postgres-ownership.js');
       ownership = await openPostgresOwnership({ url: spec, hostId, leaseMs, advertise: () => v.advertise ?? holder.url });
     } else ownership = localOwnership(hostId);
+    const maxImageBytes = imageLimit(v['max-image-bytes'], { bodyLimitBytes, maxEventBytes: runtime.maxEventBytes, sealed: keys !== null });
     const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger: consoleLogger, ...(setup ? { onSession: (agent) => setup(agent, { children }) } : {}) });
     const server = await startHttpServer({
       host,
@@ -97,6 +116,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       port,
       ...(v.host !== undefined ? { hostname: v.host } : {}),
       ...(v.cors ? { corsOrigins: v.cors.split(',').filter(Boolean) } : {}),
+      ...(v['allowed-hosts'] ? { allowedHosts: v['allowed-hosts'].split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       log: (line) => io.stderr.write(`${line}\n`),
     });
     holder.url = server.url;

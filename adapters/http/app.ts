@@ -6,6 +6,7 @@ import type { Host } from '../../runtime/host/host.js';
 import { ClientRequestSchema, INVALID_REQUEST_RPC_ID, isHostMethod, type ServerResponse } from '../../runtime/host/schemas.js';
 import { authenticate, type BearerToken } from './auth.js';
 import { registerConsoleRoutes } from './console-routes.js';
+import { doorRefusal, type DoorPolicy } from './door-checks.js';
 import { parseJsonBody } from './json-body.js';
 import { sseStream, type SseOptions } from './sse-stream.js';
 
@@ -14,18 +15,37 @@ export interface HttpAppOptions {
   readonly host: Host;
   /** Bearer tokens; when empty every request is the principal `local`. @defaultValue [] */
   readonly tokens?: readonly BearerToken[];
-  /** Largest request body, bytes (larger → 413). @defaultValue 1 MiB */
+  /**
+   * Largest request body, bytes (larger → 413). `startHttpServer` refuses one too small for the host's image limit
+   * (`bodyLimitFor(host.maxImageBytes)`: the image's base64 and the prompt's room). @defaultValue 1 MiB
+   */
   readonly bodyLimitBytes?: number;
-  /** Origins allowed by CORS; CORS headers are sent only when this is set. @defaultValue none */
+  /**
+   * Origins allowed by CORS; CORS headers are sent only when this is set. A request whose `Origin` is neither listed
+   * here nor the host's own (the console's) is refused 403 `forbidden-origin`, with or without a token. @defaultValue none
+   */
   readonly corsOrigins?: readonly string[];
+  /**
+   * `Host` values answered without a token besides the loopback names (`localhost`, `127.x.x.x`, `[::1]` on the
+   * port the request arrived on): the names a reverse proxy forwards, as `name` (any port) or `name:port`. Any other
+   * `Host` is refused 403 `forbidden-host` when no token is configured. With a token, the DNS names a browser may
+   * use the host under: its `Origin` counts as the host's own only under these, loopback names and IP literals.
+   * @defaultValue none
+   */
+  readonly allowedHosts?: readonly string[];
   readonly sse?: SseOptions;
+  /** Where the built console lives; null serves none (every non-API path is 404). @defaultValue the package's `dist/console` */
+  readonly consoleDir?: string | null;
   /** One line per request and per failure, each with its request id. @defaultValue stderr */
   readonly log?: (line: string) => void;
   /** Request ids. @defaultValue crypto.randomUUID */
   readonly newRequestId?: () => string;
 }
 
-type Env = { Variables: { principal: Principal; requestId: string } };
+/** The body limit when none is given: 1 MiB. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+type Env = { Bindings: { incoming?: { socket?: { localPort?: number } } }; Variables: { principal: Principal; requestId: string } };
 
 const reply = (rpcId: string, result: ServerResponse['result']): ServerResponse => ({ type: 'server-response', rpcId, result });
 const badRequest = (rpcId: string, issues: readonly { path: readonly (string | number)[]; message: string }[]): ServerResponse =>
@@ -33,6 +53,8 @@ const badRequest = (rpcId: string, issues: readonly { path: readonly (string | n
 
 /**
  * The Host over HTTP: `POST /api/<method>` with the client-request envelope, `GET /api/stream` for the live mirror.
+ * Every request first passes the door (`door-checks.ts`): a `Host` that is not loopback (or allowed) without a token
+ * → 403 `forbidden-host`, an `Origin` that is neither the host's own nor a CORS origin → 403 `forbidden-origin`.
  * Non-JSON bodies → 400, wrong media type → 415, unknown paths → 404, a body over the limit → 413, a missing or
  * wrong token on any `/api/` path → 401 (the console's page and assets outside `/api/` need none); an envelope or
  * payload that fails its schema → 200 with `bad-request {issues}`; a crash → 500 with a request id and no stack.
@@ -44,6 +66,7 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
   const newRequestId = options.newRequestId ?? (() => globalThis.crypto.randomUUID());
   const app = new Hono<Env>();
 
+  const door: DoorPolicy = { tokenRequired: tokens.length > 0, allowedHosts: options.allowedHosts ?? [], corsOrigins: options.corsOrigins ?? [] };
   app.use('*', async (c, next) => {
     const requestId = newRequestId();
     c.set('requestId', requestId);
@@ -51,6 +74,16 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
     await next();
     c.res.headers.set('x-request-id', requestId);
     log(`${requestId} ${c.req.method} ${new URL(c.req.url).pathname} ${c.res.status} ${Date.now() - started}ms`);
+  });
+  // before anything else reads or writes: a foreign Host (DNS rebinding) or a foreign Origin (another site's page)
+  app.use('*', async (c, next) => {
+    const url = new URL(c.req.url);
+    const refusal = doorRefusal(
+      { host: url.host, origin: c.req.header('origin'), boundPort: c.env?.incoming?.socket?.localPort, defaultPort: url.protocol === 'https:' ? 443 : 80 },
+      door,
+    );
+    if (refusal) return c.json({ error: refusal }, 403);
+    return next();
   });
   if (options.corsOrigins && options.corsOrigins.length > 0) {
     app.use('/api/*', cors({ origin: [...options.corsOrigins], allowHeaders: ['authorization', 'content-type', 'idempotency-key', 'last-event-id'] }));
@@ -78,7 +111,7 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
       if (type !== 'application/json') return c.json({ error: 'expected content-type application/json' }, 415);
       return next();
     },
-    bodyLimit({ maxSize: options.bodyLimitBytes ?? 1024 * 1024, onError: (c) => c.json({ error: 'request body too large' }, 413) }),
+    bodyLimit({ maxSize: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, onError: (c) => c.json({ error: 'request body too large' }, 413) }),
     async (c) => {
       const pathMethod = c.req.param('method');
       const body = parseJsonBody(new Uint8Array(await c.req.arrayBuffer()));
@@ -105,7 +138,7 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
     },
   );
 
-  registerConsoleRoutes(app, host);
+  registerConsoleRoutes(app, host, options.consoleDir !== undefined ? { assetsDir: options.consoleDir } : {});
 
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((e, c) => {

@@ -61,9 +61,10 @@ export interface ConsoleRoutesOptions {
  * The web console's routes: `GET /api/whoami` names the principal the request authenticated as (`{ principal }`:
  * the actor the Host records on its prompts; the console checks a token with it before keeping it),
  * `GET /api/audit/<sessionId>[?at=<seq>][&message=<id>]` folds a session's log up to a seq on the server (the audit
- * report of the CLI plus each input's fate), and `GET /` with its assets serves the built console (any other non-API
- * path answers the console's index, so its own routes survive a reload). The app's own middleware authenticates
- * `/api/` before these run and sets `principal`.
+ * report of the CLI plus each input's fate), and `GET /` with its assets serves the built console. The console's
+ * client-side routes live in the URL's fragment (`/#/live/<id>`, `/#/audit/<id>`), so a reload asks for `/` again:
+ * every other path (`/metrics`, a mistyped asset) falls through to the app's 404. The app's own middleware
+ * authenticates `/api/` before these run and sets `principal`.
  */
 export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: ConsoleRoutesOptions = {}): void => {
   const audits = createSessionAuditCache();
@@ -87,13 +88,21 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
     const path = new URL(c.req.url).pathname;
     if (path.startsWith('/api/')) return next();
     if (!dir) return c.text('the console is not built (npm run build)', 404);
-    const rel = normalize(decodeURIComponent(path)).replace(/^([/\\])+/, '');
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(path);
+    } catch {
+      return next(); // a malformed escape names no file
+    }
+    const rel = normalize(decoded).replace(/^([/\\])+/, '');
     const file = join(dir, rel);
     const inside = file.startsWith(dir.endsWith(sep) ? dir : dir + sep);
     const type = TYPES[extname(file)];
+    if (rel === '' || rel === '.') return c.body(await readFile(join(dir, 'index.html')), 200, { 'content-type': TYPES['.html']!, 'cache-control': 'no-cache' });
     if (inside && type && existsSync(file)) {
       return c.body(await readFile(file), 200, { 'content-type': type, 'cache-control': rel.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache' });
     }
-    return c.body(await readFile(join(dir, 'index.html')), 200, { 'content-type': TYPES['.html']!, 'cache-control': 'no-cache' });
+    // the console's own routes live in the fragment (`/#/live/<id>`): any other path is not the console's
+    return next();
   });
 };

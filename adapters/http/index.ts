@@ -1,6 +1,6 @@
 /** The Host over HTTP (`steerlog/http`): the Hono app, the node server with its timeouts, bearer tokens. */
-export { createHttpApp, type HttpAppOptions } from './app.js';
-export { startHttpServer, checkBind, HostConfigError, isHostConfigError, type HttpServerOptions, type RunningHttpServer } from './server.js';
+export { createHttpApp, DEFAULT_BODY_LIMIT_BYTES, type HttpAppOptions } from './app.js';
+export { startHttpServer, checkBind, checkAllowedHosts, checkBodyLimit, HostConfigError, isHostConfigError, type HttpServerOptions, type RunningHttpServer } from './server.js';
 export { authenticate, isLoopback, type BearerToken } from './auth.js';
 export type { SseOptions } from './sse-stream.js';
 export { openPostgresOwnership, type PostgresOwnershipOptions } from '../lease/postgres-ownership.js';

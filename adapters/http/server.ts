@@ -2,7 +2,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { isLoopback, type BearerToken } from './auth.js';
-import { createHttpApp, type HttpAppOptions } from './app.js';
+import { bodyLimitFor } from '../../runtime/host/prompt.js';
+import { createHttpApp, DEFAULT_BODY_LIMIT_BYTES, type HttpAppOptions } from './app.js';
+import { parseAuthority } from './door-checks.js';
 
 /** Options of `steerlog serve`'s HTTP server: the app's options plus address, port and the server's timeouts. */
 export interface HttpServerOptions extends HttpAppOptions {
@@ -25,7 +27,7 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-/** Refused configuration: a non-loopback bind without a token. */
+/** Refused configuration: a non-loopback bind without a token, an allowed host that is not a host name, a body limit below the image limit's. */
 export class HostConfigError extends Error {
   readonly code = 'host-config' as const;
   constructor(message: string) {
@@ -41,10 +43,31 @@ export const checkBind = (hostname: string, tokens: readonly BearerToken[]): voi
   if (!isLoopback(hostname) && tokens.length === 0) throw new HostConfigError(`binding ${hostname} needs a token (--token or STEERLOG_TOKEN)`);
 };
 
+/** Checks that every allowed `Host` is one: `name` or `name:port`, nothing else. */
+export const checkAllowedHosts = (allowedHosts: readonly string[]): void => {
+  for (const entry of allowedHosts) {
+    if (parseAuthority(entry) === null) throw new HostConfigError(`--allowed-hosts: ${JSON.stringify(entry)} is not a host name (name or name:port)`);
+  }
+};
+
+/**
+ * Checks that the body limit carries a prompt with an image at the host's image limit: its base64 (4/3 of its
+ * bytes) and `PROMPT_ROOM_BYTES` for the rest, so that the first refusal a growing image meets is the image limit's
+ * `attachment-error`, never a 413.
+ */
+export const checkBodyLimit = (maxImageBytes: number, bodyLimitBytes: number): void => {
+  const needed = bodyLimitFor(maxImageBytes);
+  if (needed > bodyLimitBytes) {
+    throw new HostConfigError(`the body limit (${bodyLimitBytes}) cannot carry an image at the image limit (${maxImageBytes}): that needs ${needed} (the image's base64 and 16 KiB for the rest of the prompt); raise --body-limit or lower --max-image-bytes`);
+  }
+};
+
 /** Starts the HTTP server on @hono/node-server with the request timeouts set. */
 export const startHttpServer = async (options: HttpServerOptions): Promise<RunningHttpServer> => {
   const hostname = options.hostname ?? '127.0.0.1';
   checkBind(hostname, options.tokens ?? []);
+  checkAllowedHosts(options.allowedHosts ?? []);
+  checkBodyLimit(options.host.maxImageBytes, options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES);
   const app = createHttpApp(options);
   const server = createAdaptorServer({
     fetch: app.fetch,

@@ -14,5 +14,7 @@ export default defineConfig({
     sourcemap: false,
     target: 'es2022',
   },
-  server: { proxy: { '/api': 'http://127.0.0.1:7420' } },
+  // the dev server forwards /api to a local `steerlog serve` under its own Host (the host answers only loopback names);
+  // the page's Origin stays the dev server's, so run `steerlog serve --cors http://localhost:5173`
+  server: { proxy: { '/api': { target: 'http://127.0.0.1:7420', changeOrigin: true } } },
 });

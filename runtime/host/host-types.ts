@@ -18,10 +18,19 @@ export interface HostOptions {
   readonly referenceFrames?: boolean;
   /** The model takes image input. @defaultValue true */
   readonly modelAcceptsImages?: boolean;
-  /** Largest decoded image in a prompt, bytes. @defaultValue 5 MiB */
+  /**
+   * Largest decoded image in a prompt, bytes. At most what the event limit carries (`largestImageBytes`: the image's
+   * base64 and `PROMPT_ROOM_BYTES` for the rest of the prompt fit `Runtime.maxEventBytes`, twice inflated when content
+   * is sealed); more is refused at construction. @defaultValue that largest size (774 144 bytes on a 1 MiB event limit)
+   */
   readonly maxImageBytes?: number;
   /** `{provider, model}` when the model cannot serve prompts now (a prompt is then refused `model-unavailable`). @defaultValue always available */
   readonly modelUnavailable?: () => { readonly provider: string; readonly model: string } | null;
+  /**
+   * How long a `durable: true` prompt waits for the store before it is answered `durable-timeout {seq, timeoutMs}`
+   * (retryable with the same message id), ms. @defaultValue 10 000
+   */
+  readonly durableTimeoutMs?: number;
   /** Message ids for prompts without a client-supplied one. @defaultValue crypto.randomUUID */
   readonly newMessageId?: () => string;
   /**

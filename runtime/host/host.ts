@@ -4,7 +4,9 @@ import { consoleLogger, type Logger } from '../logger.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Runtime } from '../runtime.js';
 import { SessionCatalog } from './catalog.js';
+import { invalidArgument } from '../arguments.js';
 import { HostError, isHostError } from './errors.js';
+import { largestImageBytes, PROMPT_ROOM_BYTES } from './prompt.js';
 import type { CallContext, CallResult, HostOptions, HostSignal } from './host-types.js';
 import { LiveSession } from './live-session.js';
 import { sessionCreate, sessionFork, type NewSessionPort } from './new-sessions.js';
@@ -42,7 +44,21 @@ export class Host {
   /** What the session routes reach of this host. */
   readonly #port: SessionReadPort & PromptPort & SessionControlPort & NewSessionPort;
 
+  /** The largest image a prompt may hold here, bytes (`HostOptions.maxImageBytes`, else the largest the event limit carries). */
+  readonly maxImageBytes: number;
+
   constructor(options: HostOptions) {
+    const carried = largestImageBytes({ maxEventBytes: options.runtime.maxEventBytes, sealed: options.runtime.keyStore !== null });
+    if (options.maxImageBytes !== undefined && !(Number.isSafeInteger(options.maxImageBytes) && options.maxImageBytes >= 0 && options.maxImageBytes <= carried)) {
+      throw invalidArgument(
+        'Host options.maxImageBytes',
+        `${options.maxImageBytes} is not an image size a prompt can carry: its base64 (4/3) and ${PROMPT_ROOM_BYTES} bytes for the rest must fit the event limit (${options.runtime.maxEventBytes}${options.runtime.keyStore ? ', sealed' : ''}); at most ${carried}`,
+      );
+    }
+    if (options.durableTimeoutMs !== undefined && !(Number.isSafeInteger(options.durableTimeoutMs) && options.durableTimeoutMs > 0)) {
+      throw invalidArgument('Host options.durableTimeoutMs', `${String(options.durableTimeoutMs)} is not a positive whole number of milliseconds`);
+    }
+    this.maxImageBytes = options.maxImageBytes ?? carried;
     this.#opts = options;
     this.#runtime = options.runtime;
     this.store = options.runtime.store;
@@ -55,7 +71,7 @@ export class Host {
       keyStore: this.#runtime.keyStore,
       live: (id) => this.#live.get(id),
       catalog: this.#catalog,
-      options,
+      options: { ...options, maxImageBytes: this.maxImageBytes },
       logger: this.#logger,
       refuseChild: (id) => this.#refuseChild(id),
       resolve: (id) => this.#resolve(id),

@@ -7,13 +7,14 @@ import { promptSource } from './actor.js';
 import { HostError } from './errors.js';
 import type { CallContext, HostOptions } from './host-types.js';
 import type { LiveSession } from './live-session.js';
+import { DEFAULT_DURABLE_TIMEOUT_MS, waitDurable } from './durable-wait.js';
 import { checkImages, promptMessage, sameContent, toContentBlocks } from './prompt.js';
 import { ClientMessageIdSchema, type HostRequest, type HostResult } from './schemas.js';
 import { requestTimeZone } from './time-zone.js';
 
 /** What `session.prompt` needs of the host: its model and image options, its logger, the child refusal, resolution and ids. */
 export interface PromptPort {
-  readonly options: Pick<HostOptions, 'modelUnavailable' | 'modelAcceptsImages' | 'maxImageBytes'>;
+  readonly options: Pick<HostOptions, 'modelUnavailable' | 'modelAcceptsImages' | 'durableTimeoutMs'> & { readonly maxImageBytes: number };
   readonly logger: Logger;
   /** Refuses a child session `agent-busy {reason: 'subagent-owned'}`. */
   readonly refuseChild: (sessionId: string) => Promise<void>;
@@ -23,16 +24,9 @@ export interface PromptPort {
   readonly newId: () => string;
 }
 
-/** Makes the log durable up to and including the admission at `seq`; a failed write is `internal {seq}` (retry with the same id). */
-const durable = async (port: PromptPort, agent: Agent, seq: number): Promise<void> => {
-  try {
-    // the whole log up to and including the splice
-    await agent.checkpoint();
-  } catch (e) {
-    port.logger.warn(`session ${agent.sessionId}: admission at seq ${seq} is not durable`, e);
-    throw new HostError('internal', `the admission at seq ${seq} is not durable yet; retry with the same messageId`, { seq });
-  }
-};
+/** Makes the log durable up to and including the admission at `seq`, within the host's bound (`waitDurable`). */
+const durable = (port: PromptPort, agent: Agent, seq: number): Promise<void> =>
+  waitDurable(agent, seq, port.options.durableTimeoutMs ?? DEFAULT_DURABLE_TIMEOUT_MS, port.logger);
 
 /**
  * `session.prompt` (docs/host.md, the order of checks): the time zone and the idempotency key, the session (a child
@@ -55,7 +49,7 @@ export const sessionPrompt = async (port: PromptPort, request: HostRequest<'sess
   const unavailable = port.options.modelUnavailable?.() ?? null;
   if (unavailable) throw new HostError('model-unavailable', `model ${unavailable.provider}/${unavailable.model} is unavailable`, { ...unavailable });
   // 4. images
-  checkImages(request.content, { acceptsImages: port.options.modelAcceptsImages ?? true, maxImageBytes: port.options.maxImageBytes ?? 5 * 1024 * 1024 });
+  checkImages(request.content, { acceptsImages: port.options.modelAcceptsImages ?? true, maxImageBytes: port.options.maxImageBytes });
   const content = toContentBlocks(request.content);
   const agent = session.agent;
   // 5. an idempotent retry: the id was admitted to this session before (the log says so)

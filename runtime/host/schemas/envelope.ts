@@ -39,6 +39,7 @@ export const HOST_ERROR_CODES = [
   'subagent-unauthorized',
   'subagent-delivery-unavailable',
   'subagent-catalog-diagnostic',
+  'durable-timeout',
   'cancelled',
   'internal',
 ] as const;
