@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { archiveSessions } from '../../../adapters/archive/archive-sessions.js';
 import { nodeArchiveDurability, type ArchiveDurability } from '../../../adapters/archive/write-archive.js';
 import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
-import type { EventStore, ReadOptions, RecordedEvent } from '../../../runtime/ports/event-store.js';
+import type { EventStore, ReadStreamOptions, RecordedEvent } from '../../../runtime/ports/event-store.js';
 import { collect } from '../../contract/event-store.contract.js';
 import { tempDir } from './archive.shared.js';
 import { CUTOFF, MOVED, populate } from './support/archive-fixture.js';
@@ -76,7 +76,7 @@ const brokenOnSecondRead = (store: MemoryEventStore, session: string): EventStor
     get(target, prop) {
       const v = Reflect.get(target, prop, target) as unknown;
       if (prop !== 'read') return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      return (stream: string, options?: ReadOptions): AsyncIterable<RecordedEvent> => {
+      return (stream: string, options?: ReadStreamOptions): AsyncIterable<RecordedEvent> => {
         const inner = target.read(stream, options);
         if (stream !== session || ++reads === 1) return inner;
         return (async function* () {
