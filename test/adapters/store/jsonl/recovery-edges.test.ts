@@ -8,6 +8,7 @@ import { encodeEventLine } from '../../../../adapters/store/jsonl/line-codec.js'
 import type { NewEvent } from '../../../../runtime/ports/event-store.js';
 import { isStoreCorruptError, isStoreIoError, type StoreCorruptError } from '../../../../runtime/ports/store-errors.js';
 import { scratchParent, snapshotStore } from './support/damage.js';
+import { FaultyFs } from './support/faulty-fs.js';
 import { collect } from './support/verify.js';
 
 const parent = scratchParent('steerlog-recovery-edges-');
@@ -153,5 +154,37 @@ describe('group journal, an abandoned commit of two records', () => {
     expect((await collect(store.read('b'))).map((e) => e.id)).toEqual(['b0']);
     expect(statSync(aFile).size).toBe(at);
     await store.close();
+  });
+});
+
+describe('group journal, an abandoned commit whose positions a large (non-journaled) commit took', () => {
+  it('is not written back over the large commit\'s index records: recovery keeps what was committed', async () => {
+    const dir = freshDir();
+    const fs = new FaultyFs();
+    const store = await openJsonlEventStore(dir, { durability: 'group', fs });
+    await store.append('a', [ev('a0')], 'no_stream');
+    await store.append('a', [ev('a1')], 0n);
+    // Commit A (a2 at position 2): its lines and journal record are written, its index write fails, and so does
+    // the rollback's first step: the journal keeps A's record, A is refused with an unknown outcome.
+    fs.armKind('write', 2, 1);
+    await expect(store.append('a', [ev('a2')], 1n)).rejects.toMatchObject({ code: 'unknown-outcome' });
+    expect(fs.fired).toBe('write');
+    fs.disarm();
+    // Commit L: more than 4 MiB to the existing stream, past the journal (no checkpoint empties it first): it finds
+    // A uncommitted, cuts A's line and takes positions 2… itself, its file and the index fsynced. Acknowledged.
+    const big = Array.from({ length: 6 }, (_, i) => ({ ...ev(`big${i}`), data: { pad: 'y'.repeat(750_000) } }));
+    await store.append('a', big, 1n);
+    const journal = readFileSync(join(dir, 'group.journal'));
+    expect(journal.toString('latin1')).toContain('"i":[2,'); // A's record is still in the journal, at position 2
+    // A crash now (the store is never closed: no checkpoint empties the journal), then the next open recovers.
+    const again = await openJsonlEventStore(dir, { durability: 'group' });
+    try {
+      const ids = ['a0', 'a1', ...big.map((e) => e.id)];
+      expect((await collect(again.read('a'))).map((e) => e.id)).toEqual(ids);
+      expect((await collect(again.readAll())).map((e) => [e.id, e.position])).toEqual(ids.map((id, i) => [id, BigInt(i)]));
+      expect(await again.revision('a')).toBe(7n);
+    } finally {
+      await again.close();
+    }
   });
 });
