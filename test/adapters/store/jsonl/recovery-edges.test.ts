@@ -71,6 +71,35 @@ describe('an index record whose line has the same offset and length but other co
   });
 });
 
+describe('a committed line replaced by another of the same length and position, found by a live writer', () => {
+  it('is refused as damage (the record names its place, not its checksum): nothing is cut, nothing appended', async () => {
+    const dir = freshDir();
+    const w1 = await openJsonlEventStore(dir, { durability: 'none' });
+    await w1.append('s', [ev('e0')], 'no_stream');
+    // another writer (a second instance: another process) commits e1 after w1's last look at the stream
+    const w2 = await openJsonlEventStore(dir, { durability: 'none' });
+    await w2.append('s', [ev('e1')], 0n);
+    await w2.close();
+    // damage: e1's line replaced by a line valid on its own (its checksum matches), same length, place and position
+    const file = fileOf(dir, 's');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const event = JSON.parse(lines.at(-2)!).e;
+    const forged = encodeEventLine({ ...event, id: 'f1' }).bytes.toString('utf8').trimEnd();
+    expect(forged.length).toBe(lines.at(-2)!.length);
+    lines[lines.length - 2] = forged;
+    writeFileSync(file, lines.join('\n'));
+    const before = snapshotStore(dir);
+    for (const expected of [1n, 0n]) {
+      const e = (await rejection(w1.append('s', [ev('e2')], expected))) as StoreCorruptError;
+      expect(isStoreCorruptError(e), String(e)).toBe(true);
+      expect(e.message).toMatch(/record of position 1 points at a line with another checksum/);
+    }
+    expect(snapshotStore(dir)).toEqual(before);
+    expect(existsSync(join(dir, 'quarantine'))).toBe(false);
+    await w1.close();
+  });
+});
+
 describe('the quarantine', () => {
   it('keeps the bytes recovery cuts, with a one-line record of why', async () => {
     const dir = await session();
