@@ -9,7 +9,7 @@ import type { NewEvent } from '../../../../runtime/ports/event-store.js';
 import { isStoreCorruptError, isStoreIoError, type StoreCorruptError } from '../../../../runtime/ports/store-errors.js';
 import { scratchParent, snapshotStore } from './support/damage.js';
 import { FaultyFs } from './support/faulty-fs.js';
-import { collect } from './support/verify.js';
+import { assertRecordsNameTheirLines, collect } from './support/verify.js';
 
 const parent = scratchParent('steerlog-recovery-edges-');
 afterAll(() => rmSync(parent, { recursive: true, force: true }));
@@ -215,5 +215,60 @@ describe('group journal, an abandoned commit whose positions a large (non-journa
     } finally {
       await again.close();
     }
+  });
+});
+
+describe('a rewritten abandoned commit: another line at the same place, length and position', () => {
+  // The premise of recovery's checksum rule (recovery.ts, commitmentOf), in the one interleaving where a place a
+  // committed record names held another line of the same length and position: an abandoned commit's, overwritten
+  // by the next commit, which a power loss can bring back.
+  for (const indexKept of [false, true]) {
+    it(`a power loss that brings the abandoned line back: recovery writes the committed one back from the journal (the index ${indexKept ? 'kept' : 'lost'} its record)`, async () => {
+      const dir = freshDir();
+      const w1 = await openJsonlEventStore(dir, { durability: 'group' });
+      await w1.append('s', [ev('e0')], 'no_stream');
+      const file = fileOf(dir, 's');
+      const at = statSync(file).size;
+      // another writer's commit A (position 1, revision 1) wrote its line and crashed before its journal write
+      const a = encodeEventLine({ rev: 1, pos: 1, id: 'a1', type: 'edge/test', time: 9, data: { id: 'a1' }, g: 1 });
+      appendFileSync(file, a.bytes);
+      // w1, whose index is unchanged, commits B at the same place: its line overwrites A's (same length, other content)
+      await w1.append('s', [ev('b1')], 0n);
+      const b = readFileSync(file).subarray(at);
+      expect(b.length).toBe(a.bytes.length);
+      expect(b.equals(a.bytes)).toBe(false);
+      expect(JSON.parse(b.toString('utf8')).e).toMatchObject({ rev: 1, pos: 1, id: 'b1' });
+      // a crash, and a power loss: B's stream write is lost (A's line, on disk before it, is back), and maybe its
+      // index record; B's journal record was fsynced (the acknowledgement waited for it)
+      const bytes = readFileSync(file);
+      a.bytes.copy(bytes, at);
+      writeFileSync(file, bytes);
+      if (!indexKept) truncateSync(join(dir, 'global.idx'), 80);
+      // read-only (no journal replay): refused, never served as B
+      if (indexKept) {
+        const e = (await rejection(openJsonlEventStore(dir, { readOnly: true }))) as StoreCorruptError;
+        expect(isStoreCorruptError(e)).toBe(true);
+        expect(e.message).toMatch(/another checksum/);
+      }
+      const store = await openJsonlEventStore(dir, { durability: 'group' });
+      try {
+        expect((await collect(store.read('s'))).map((e) => e.id)).toEqual(['e0', 'b1']);
+        expect(readFileSync(file).subarray(at).equals(b)).toBe(true);
+        assertRecordsNameTheirLines(dir);
+      } finally {
+        await store.close();
+      }
+    });
+  }
+
+  it('the premise check itself refuses a committed record whose place holds another line of the same length', async () => {
+    const dir = await session();
+    assertRecordsNameTheirLines(dir);
+    const file = fileOf(dir, 'demo-1');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const event = JSON.parse(lines[3]!).e;
+    lines[3] = encodeEventLine({ ...event, id: event.id.replace('.', ':') }).bytes.toString('utf8').trimEnd();
+    writeFileSync(file, lines.join('\n'));
+    expect(() => assertRecordsNameTheirLines(dir)).toThrow(/index record 2: the line there has checksum/);
   });
 });
