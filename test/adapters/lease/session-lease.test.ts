@@ -60,7 +60,7 @@ const leaseRow = async (db: pg.Client, sessionId = 's'): Promise<{ host_id: stri
   (await db.query<{ host_id: string; live: boolean }>(`SELECT host_id, expires_at >= now() AS live FROM "${schema}".session_leases WHERE session_id = $1`, [sessionId])).rows[0];
 
 describePg('session leases on PostgreSQL', () => {
-  it('B answers agent-busy {owner: A} while A\'s lease is live, takes over only after it expired; A, fenced, lets the session go', async () => {
+  it("B answers agent-busy {owner: A} while A's lease is live, takes over only after it expired; A, fenced, lets the session go", async () => {
     const db = new pg.Client({ connectionString: PG_URL });
     await db.connect();
     const a = await startHost('A', 0xa00);

@@ -14,13 +14,13 @@ import { verifyLog } from './support/verify.js';
  * then its index records are written and fsynced. Skip either fsync and an acknowledged large commit can lose its
  * lines while the index names them (refused as damage), or vanish with its index records. About one batch in four
  * is large (6 events of 750 KB), the others small and journaled. Heavy (tens of MB written per directory): an
- * E2E file (`npm run test:e2e`). `STEERLOG_POWER_LARGE_CASES` sets the number of directories per mode (default 6).
+ * E2E file (`npm run test:e2e`). `STEERLOG_POWER_LARGE_CASES` sets the number of directories per mode (default 4).
  */
 const parent = scratchParent('steerlog-power-large-');
 afterAll(() => rmSync(parent, { recursive: true, force: true }));
 
 describe('power loss with large commits (past the group journal) mixed with small journaled ones', () => {
-  const LARGE_CASES = Number(process.env.STEERLOG_POWER_LARGE_CASES ?? 6);
+  const LARGE_CASES = Number(process.env.STEERLOG_POWER_LARGE_CASES ?? 4);
   for (const durability of ['fsync', 'group'] as const) {
     it(`keeps every acknowledged event (${durability} mode, ${LARGE_CASES} directories × 2 cuts)`, async () => {
       let largeAcked = 0;
