@@ -20,6 +20,7 @@ const RUNTIME_ON_STORES = [
 const E2E_FILES = [
   'test/e2e/**/*.test.ts',
   'test/adapters/store/jsonl/crash.test.ts',
+  'test/adapters/store/jsonl/power-loss-large.test.ts',
   'test/adapters/store/jsonl/concurrency.test.ts',
   'test/adapters/cli/fuzz.test.ts',
   'test/package/module-graph.test.ts',

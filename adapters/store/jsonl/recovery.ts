@@ -26,11 +26,36 @@ export interface LineEntry {
   readonly crc: number;
 }
 
-export const isCommitted = async (index: IndexLookup, hash: string, e: LineEntry): Promise<boolean> => {
-  if (e.event.pos >= index.view.count) return false;
+/**
+ * What the index says of a line: `committed` when the committed record at its position names its place (file,
+ * offset, length) and its checksum; `other-content` when that record names its place but another checksum; else
+ * `uncommitted`.
+ *
+ * Why `other-content` is damage, never a crash's leftover — the premise, tested by verifyLog (every committed
+ * record's place holds a line with its checksum and position, after every crash and power loss of the suites) and
+ * by recovery-edges.test.ts (a rewritten abandoned commit): a crash leaves other lines only after a stream's
+ * committed end, and a later commit that takes their place and position overwrites them before it writes its
+ * records, because (1) a commit writes its lines before its index records; (2) nothing writes before a stream's
+ * committed end: appends go at the end the writer refreshed under the lock, cuts and rollbacks only after it;
+ * (3) a power loss cannot bring an older line back under a committed record: a journaled commit's lines are in
+ * the journal, fsynced before its records are written, kept until a checkpoint has fsynced the stream files, and
+ * written back at open before anything reads (replayJournalStreams); a large commit fsyncs its stream file, a new
+ * stream's file is fsynced and linked, before the records. So the checksum is what tells damage (a line replaced
+ * by another that is valid on its own) from a committed line; scanCommitted refuses it. (A reader racing a commit
+ * that is rolled back after its index write could see the rolled-back line and, later, the record of a commit
+ * that rewrote its place: readers treat `other-content` as uncommitted and do not refuse.)
+ */
+export type Commitment = 'committed' | 'uncommitted' | 'other-content';
+
+export const commitmentOf = async (index: IndexLookup, hash: string, e: LineEntry): Promise<Commitment> => {
+  if (e.event.pos >= index.view.count) return 'uncommitted';
   const [r] = await readIndexRecords(index.file, index.path, e.event.pos, 1);
-  return r!.fileHash === hash && r!.offset === e.offset && r!.length === e.length && r!.lineCrc === e.crc;
+  if (r!.fileHash !== hash || r!.offset !== e.offset || r!.length !== e.length) return 'uncommitted';
+  return r!.lineCrc === e.crc ? 'committed' : 'other-content';
 };
+
+/** Is the line committed? (see commitmentOf) */
+export const isCommitted = async (index: IndexLookup, hash: string, e: LineEntry): Promise<boolean> => (await commitmentOf(index, hash, e)) === 'committed';
 
 /**
  * A damaged complete line was found after the last committed line. It is an uncommitted leftover unless some
@@ -180,7 +205,15 @@ export const scanCommitted = async (
     }
   }
   let k = entries.length - 1;
-  while (k >= 0 && !(await isCommitted(index, hash, entries[k]!))) k--;
+  for (; k >= 0; k--) {
+    const e = entries[k]!;
+    const commitment = await commitmentOf(index, hash, e);
+    if (commitment === 'committed') break;
+    if (commitment === 'other-content') {
+      // damage, not a crash's leftover (see commitmentOf): refused, nothing cut
+      throw new StoreCorruptError(fileName, e.offset, `the index's record of position ${e.event.pos} points at a line with another checksum`);
+    }
+  }
   const committed = entries.slice(0, k + 1);
   for (const e of entries.slice(k + 1)) assertCrashLeftover(fileName, e, index.view.count);
   if (damaged) {

@@ -49,6 +49,11 @@ export class StoreDirectory {
   readonly journaledFiles = new Set<string>();
   /** Index byte size after this instance's last commit or recovery (a committed size). */
   lastIndexSize = -1;
+  /**
+   * The index's committed count when this instance last found that another writer had committed (or at its first
+   * commit): a cached stream state validated before it may be stale (StreamState.validAt).
+   */
+  foreignCommitAt = 0;
   closed = false;
   /** The deletion log as last read (see deletions.ts); refreshDeletions re-reads it when its size changed. */
   deletions: Deletions = NO_DELETIONS;

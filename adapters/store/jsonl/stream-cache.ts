@@ -17,6 +17,12 @@ export interface StreamState {
   /** Global position of each committed revision. */
   readonly positions: number[];
   readonly revisionOfId: Map<string, number>;
+  /**
+   * The index's committed count when this state was last known to be current (checked against the file, or
+   * written by this instance's own commit); -1 when never. It may be trusted without looking at the file only
+   * while no other writer has committed since (StoreDirectory.foreignCommitAt).
+   */
+  validAt: number;
 }
 
 /** What one store instance remembers about streams between calls: their state, file names and read hints. */

@@ -154,6 +154,7 @@ export const writeDrafts = async (directory: StoreDirectory, cache: StreamCache,
       cache.streamOfHash.set(s.hash, s.stream);
     }
     s.size = p.end;
+    s.validAt = indexCount + records.length;
     s.lastRevision = p.draft.lastRevision;
     cache.readHints.set(s.stream, { rev: s.lastRevision + 1, offset: s.size });
     s.positions.push(...p.draft.newPositions);

@@ -24,6 +24,8 @@ export const recoverIndex = async (directory: StoreDirectory): Promise<WriterInd
     await io('recovery', () => assertCrashTail(directory.indexWrite, directory.indexPath, view));
     await directory.cut(directory.indexWrite, directory.indexPath, view.count * INDEX_RECORD_BYTES, `index records after the last commit mark (position ${view.count}): an unfinished commit`, 'recovery');
   }
+  // Someone else committed since our last commit (or this is our first): every cached stream state is suspect.
+  if (!unchanged) directory.foreignCommitAt = view.count;
   directory.lastIndexSize = view.count * INDEX_RECORD_BYTES;
   return { file: directory.indexRead, path: directory.indexPath, view, unchanged };
 };
@@ -31,12 +33,13 @@ export const recoverIndex = async (directory: StoreDirectory): Promise<WriterInd
 /** Under the lock: the stream's committed state, loading it or catching up with other writers, cutting leftovers. */
 export const writerState = async (directory: StoreDirectory, cache: StreamCache, stream: string, index: WriterIndex): Promise<StreamState> => {
   let state = cache.states.get(stream);
-  // Nobody else committed since our last commit, so a stream we know is as we left it. (A crashed writer's
-  // uncommitted lines past its end would be overwritten by ours or cut by the next full refresh.)
-  if (state?.exists && index.unchanged) return state;
+  // Known current since the last commit another writer made, so as we left it. (Not merely "nobody committed since
+  // our last commit": that commit may have gone to other streams, after another writer committed to this one.
+  // A crashed writer's uncommitted lines past its end would be overwritten by ours or cut by the next refresh.)
+  if (state?.exists && state.validAt >= directory.foreignCommitAt) return state;
   if (!state) {
     const { hash, fileName, path } = directory.names(stream);
-    state = { stream, hash, fileName, path, exists: false, size: 0, headerEnd: 0, lastRevision: -1, positions: [], revisionOfId: new Map() };
+    state = { stream, hash, fileName, path, exists: false, size: 0, headerEnd: 0, lastRevision: -1, positions: [], revisionOfId: new Map(), validAt: -1 };
   }
   const size = await io('append', () => directory.fs.sizeOf(state.path));
   if (size === undefined) {
@@ -44,7 +47,10 @@ export const writerState = async (directory: StoreDirectory, cache: StreamCache,
     cache.states.set(stream, state);
     return state;
   }
-  if (state.exists && size === state.size) return state;
+  if (state.exists && size === state.size) {
+    state.validAt = index.view.count;
+    return state;
+  }
   if (state.exists && size < state.size) throw new StoreCorruptError(state.fileName, size, `file shrank below its committed length ${state.size}`);
   const file = await io('append', () => directory.writeHandle(state.path));
   {
@@ -61,6 +67,7 @@ export const writerState = async (directory: StoreDirectory, cache: StreamCache,
     }
     state.exists = true;
     state.size = scan.end;
+    state.validAt = index.view.count;
     if (scan.end < size) await directory.cut(file, state.path, scan.end, `uncommitted lines after the last committed one (the index holds ${index.view.count} records): an unfinished commit`, 'append');
   }
   cache.states.set(stream, state);

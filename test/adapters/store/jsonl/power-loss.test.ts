@@ -1,10 +1,9 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openJsonlEventStore, type JsonlDurability } from '../../../../adapters/store/jsonl/index.js';
-import type { NewEvent } from '../../../../runtime/ports/event-store.js';
 import { scratchParent } from './support/damage.js';
 import { PowerFs } from './support/power-fs.js';
+import { ensure, STREAMS, workload } from './support/power-workload.js';
 import { verifyLog } from './support/verify.js';
 import { seededRandom } from '../../../support/seeded-random.js';
 
@@ -19,37 +18,6 @@ import { seededRandom } from '../../../support/seeded-random.js';
 const CASES = Number(process.env.STEERLOG_POWER_CASES ?? 15);
 const parent = scratchParent('steerlog-power-');
 afterAll(() => rmSync(parent, { recursive: true, force: true }));
-
-
-const STREAMS = ['p/a', 'p/b', 'p/c', 'p/d'];
-const ev = (id: string): NewEvent => ({ id, type: 'power/test', time: 1, data: { id, pad: 'x'.repeat(40) } });
-
-/** Three writers append batches of 1–3 events until the cut makes them fail; returns the acknowledged ids. */
-const workload = async (dir: string, fs: PowerFs, durability: JsonlDurability, round: number, random: () => number, acked: Set<string>): Promise<void> => {
-  let store;
-  try {
-    store = await openJsonlEventStore(dir, { durability, fs });
-  } catch {
-    return; // the cut came during open/recovery
-  }
-  const writer = async (w: number): Promise<void> => {
-    for (let i = 0; ; i++) {
-      const stream = STREAMS[Math.floor(random() * STREAMS.length)]!;
-      const size = 1 + Math.floor(random() * 3);
-      const ids = Array.from({ length: size }, (_, j) => `r${round}.${w}.${i}.${j}of${size}`);
-      try {
-        const rev = await store.revision(stream);
-        await store.append(stream, ids.map(ev), rev);
-        for (const id of ids) acked.add(id);
-      } catch (e) {
-        if ((e as { code?: string }).code === 'concurrency') continue;
-        return; // the power is cut
-      }
-    }
-  };
-  await Promise.all([0, 1, 2].map(writer));
-  await store.close().catch(() => undefined);
-};
 
 describe('power loss', () => {
   for (const durability of ['fsync', 'group'] as const) {
@@ -82,8 +50,3 @@ describe('power loss', () => {
     });
   }
 });
-
-const ensure = async (dir: string): Promise<string> => {
-  await (await import('node:fs/promises')).mkdir(dir, { recursive: true });
-  return dir;
-};

@@ -8,7 +8,8 @@ import { encodeEventLine } from '../../../../adapters/store/jsonl/line-codec.js'
 import type { NewEvent } from '../../../../runtime/ports/event-store.js';
 import { isStoreCorruptError, isStoreIoError, type StoreCorruptError } from '../../../../runtime/ports/store-errors.js';
 import { scratchParent, snapshotStore } from './support/damage.js';
-import { collect } from './support/verify.js';
+import { FaultyFs } from './support/faulty-fs.js';
+import { assertRecordsNameTheirLines, collect } from './support/verify.js';
 
 const parent = scratchParent('steerlog-recovery-edges-');
 afterAll(() => rmSync(parent, { recursive: true, force: true }));
@@ -67,6 +68,35 @@ describe('an index record whose line has the same offset and length but other co
     expect(isStoreCorruptError(e)).toBe(true);
     expect(e.message).toMatch(/another checksum/);
     expect(snapshotStore(dir)).toEqual(before);
+  });
+});
+
+describe('a committed line replaced by another of the same length and position, found by a live writer', () => {
+  it('is refused as damage (the record names its place, not its checksum): nothing is cut, nothing appended', async () => {
+    const dir = freshDir();
+    const w1 = await openJsonlEventStore(dir, { durability: 'none' });
+    await w1.append('s', [ev('e0')], 'no_stream');
+    // another writer (a second instance: another process) commits e1 after w1's last look at the stream
+    const w2 = await openJsonlEventStore(dir, { durability: 'none' });
+    await w2.append('s', [ev('e1')], 0n);
+    await w2.close();
+    // damage: e1's line replaced by a line valid on its own (its checksum matches), same length, place and position
+    const file = fileOf(dir, 's');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const event = JSON.parse(lines.at(-2)!).e;
+    const forged = encodeEventLine({ ...event, id: 'f1' }).bytes.toString('utf8').trimEnd();
+    expect(forged.length).toBe(lines.at(-2)!.length);
+    lines[lines.length - 2] = forged;
+    writeFileSync(file, lines.join('\n'));
+    const before = snapshotStore(dir);
+    for (const expected of [1n, 0n]) {
+      const e = (await rejection(w1.append('s', [ev('e2')], expected))) as StoreCorruptError;
+      expect(isStoreCorruptError(e), String(e)).toBe(true);
+      expect(e.message).toMatch(/record of position 1 points at a line with another checksum/);
+    }
+    expect(snapshotStore(dir)).toEqual(before);
+    expect(existsSync(join(dir, 'quarantine'))).toBe(false);
+    await w1.close();
   });
 });
 
@@ -153,5 +183,92 @@ describe('group journal, an abandoned commit of two records', () => {
     expect((await collect(store.read('b'))).map((e) => e.id)).toEqual(['b0']);
     expect(statSync(aFile).size).toBe(at);
     await store.close();
+  });
+});
+
+describe('group journal, an abandoned commit whose positions a large (non-journaled) commit took', () => {
+  it('is not written back over the large commit\'s index records: recovery keeps what was committed', async () => {
+    const dir = freshDir();
+    const fs = new FaultyFs();
+    const store = await openJsonlEventStore(dir, { durability: 'group', fs });
+    await store.append('a', [ev('a0')], 'no_stream');
+    await store.append('a', [ev('a1')], 0n);
+    // Commit A (a2 at position 2): its lines and journal record are written, its index write fails, and so does
+    // the rollback's first step: the journal keeps A's record, A is refused with an unknown outcome.
+    fs.armKind('write', 2, 1);
+    await expect(store.append('a', [ev('a2')], 1n)).rejects.toMatchObject({ code: 'unknown-outcome' });
+    expect(fs.fired).toBe('write');
+    fs.disarm();
+    // Commit L: more than 4 MiB to the existing stream, past the journal (no checkpoint empties it first): it finds
+    // A uncommitted, cuts A's line and takes positions 2… itself, its file and the index fsynced. Acknowledged.
+    const big = Array.from({ length: 6 }, (_, i) => ({ ...ev(`big${i}`), data: { pad: 'y'.repeat(750_000) } }));
+    await store.append('a', big, 1n);
+    const journal = readFileSync(join(dir, 'group.journal'));
+    expect(journal.toString('latin1')).toContain('"i":[2,'); // A's record is still in the journal, at position 2
+    // A crash now (the store is never closed: no checkpoint empties the journal), then the next open recovers.
+    const again = await openJsonlEventStore(dir, { durability: 'group' });
+    try {
+      const ids = ['a0', 'a1', ...big.map((e) => e.id)];
+      expect((await collect(again.read('a'))).map((e) => e.id)).toEqual(ids);
+      expect((await collect(again.readAll())).map((e) => [e.id, e.position])).toEqual(ids.map((id, i) => [id, BigInt(i)]));
+      expect(await again.revision('a')).toBe(7n);
+    } finally {
+      await again.close();
+    }
+  });
+});
+
+describe('a rewritten abandoned commit: another line at the same place, length and position', () => {
+  // The premise of recovery's checksum rule (recovery.ts, commitmentOf), in the one interleaving where a place a
+  // committed record names held another line of the same length and position: an abandoned commit's, overwritten
+  // by the next commit, which a power loss can bring back.
+  for (const indexKept of [false, true]) {
+    it(`a power loss that brings the abandoned line back: recovery writes the committed one back from the journal (the index ${indexKept ? 'kept' : 'lost'} its record)`, async () => {
+      const dir = freshDir();
+      const w1 = await openJsonlEventStore(dir, { durability: 'group' });
+      await w1.append('s', [ev('e0')], 'no_stream');
+      const file = fileOf(dir, 's');
+      const at = statSync(file).size;
+      // another writer's commit A (position 1, revision 1) wrote its line and crashed before its journal write
+      const a = encodeEventLine({ rev: 1, pos: 1, id: 'a1', type: 'edge/test', time: 9, data: { id: 'a1' }, g: 1 });
+      appendFileSync(file, a.bytes);
+      // w1, whose index is unchanged, commits B at the same place: its line overwrites A's (same length, other content)
+      await w1.append('s', [ev('b1')], 0n);
+      const b = readFileSync(file).subarray(at);
+      expect(b.length).toBe(a.bytes.length);
+      expect(b.equals(a.bytes)).toBe(false);
+      expect(JSON.parse(b.toString('utf8')).e).toMatchObject({ rev: 1, pos: 1, id: 'b1' });
+      // a crash, and a power loss: B's stream write is lost (A's line, on disk before it, is back), and maybe its
+      // index record; B's journal record was fsynced (the acknowledgement waited for it)
+      const bytes = readFileSync(file);
+      a.bytes.copy(bytes, at);
+      writeFileSync(file, bytes);
+      if (!indexKept) truncateSync(join(dir, 'global.idx'), 80);
+      // read-only (no journal replay): refused, never served as B
+      if (indexKept) {
+        const e = (await rejection(openJsonlEventStore(dir, { readOnly: true }))) as StoreCorruptError;
+        expect(isStoreCorruptError(e)).toBe(true);
+        expect(e.message).toMatch(/another checksum/);
+      }
+      const store = await openJsonlEventStore(dir, { durability: 'group' });
+      try {
+        expect((await collect(store.read('s'))).map((e) => e.id)).toEqual(['e0', 'b1']);
+        expect(readFileSync(file).subarray(at).equals(b)).toBe(true);
+        assertRecordsNameTheirLines(dir);
+      } finally {
+        await store.close();
+      }
+    });
+  }
+
+  it('the premise check itself refuses a committed record whose place holds another line of the same length', async () => {
+    const dir = await session();
+    assertRecordsNameTheirLines(dir);
+    const file = fileOf(dir, 'demo-1');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const event = JSON.parse(lines[3]!).e;
+    lines[3] = encodeEventLine({ ...event, id: event.id.replace('.', ':') }).bytes.toString('utf8').trimEnd();
+    writeFileSync(file, lines.join('\n'));
+    expect(() => assertRecordsNameTheirLines(dir)).toThrow(/index record 2: the line there has checksum/);
   });
 });

@@ -253,6 +253,29 @@ describe('live updates across instances', () => {
   });
 });
 
+describe('two writer instances (processes) on one directory', () => {
+  it('a writer whose last commit went to another stream still sees what the other committed to this one', async () => {
+    const dir = freshDir();
+    const w1 = await openJsonlEventStore(dir, { durability: 'none' });
+    await w1.append('s', [ev('s0')], 'no_stream');
+    const w2 = await openJsonlEventStore(dir, { durability: 'none' });
+    await w2.append('s', [ev('s1-by-w2')], 0n);
+    await w2.close();
+    // w1 commits to another stream: it sees the index grew, and refreshes only t
+    await w1.append('t', [ev('t0')], 'no_stream');
+    // its knowledge of s is from before w2's commit: the expected revision must be checked against the file
+    const e = await rejection(w1.append('s', [ev('s1-by-w1')], 0n));
+    expect((e as { code?: string }).code, String(e)).toBe('concurrency');
+    expect(await w1.revision('s')).toBe(1n);
+    await w1.append('s', [ev('s2-by-w1')], 1n);
+    await w1.close();
+    const again = await openJsonlEventStore(dir, { durability: 'none' });
+    expect((await collect(again.read('s'))).map((x) => x.id)).toEqual(['s0', 's1-by-w2', 's2-by-w1']);
+    expect((await collect(again.readAll())).map((x) => x.id)).toEqual(['s0', 's1-by-w2', 't0', 's2-by-w1']);
+    await again.close();
+  });
+});
+
 describe('a missing index', () => {
   it('is refused rather than treated as "nothing committed"', async () => {
     const dir = freshDir();

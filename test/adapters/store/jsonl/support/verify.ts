@@ -1,7 +1,9 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { join } from 'node:path';
 import { openJsonlEventStore } from '../../../../../adapters/store/jsonl/index.js';
-import { streamFileName } from '../../../../../adapters/store/jsonl/file-name.js';
+import { hashOfFileName, streamFileName } from '../../../../../adapters/store/jsonl/file-name.js';
+import { decodeIndexRecord, decodeLine, INDEX_RECORD_BYTES } from '../../../../../adapters/store/jsonl/line-codec.js';
 import type { RecordedEvent } from '../../../../../runtime/ports/event-store.js';
 
 /** Reads `it` to its end; returns what it yielded and the error it ended with (null when it ended normally). */
@@ -25,13 +27,47 @@ export const collect = async <T>(it: AsyncIterable<T>): Promise<T[]> => {
 };
 
 /**
- * Opens the store (running crash recovery) and checks the whole log: every stream's revisions are 0…n-1,
+ * The premise of recovery's checksum rule (recovery.ts, commitmentOf): once recovered, the place every committed
+ * index record names (file, offset, length) holds a line with that record's checksum and position — never another
+ * line, such as a crash's leftover, of the same length at the same place. Reads the files directly.
+ */
+export const assertRecordsNameTheirLines = (dir: string): void => {
+  const index = readFileSync(join(dir, 'global.idx'));
+  let count = 0;
+  for (let p = 0; (p + 1) * INDEX_RECORD_BYTES <= index.length; p++) {
+    const r = decodeIndexRecord(index, p * INDEX_RECORD_BYTES);
+    if (typeof r !== 'string' && r.batchEnd) count = p + 1;
+  }
+  const files = new Map<string, Buffer>();
+  for (const name of readdirSync(join(dir, 'streams'))) {
+    const hash = hashOfFileName(name);
+    if (hash !== undefined && !name.includes('.tmp-')) files.set(hash, readFileSync(join(dir, 'streams', name)));
+  }
+  for (let p = 0; p < count; p++) {
+    const r = decodeIndexRecord(index, p * INDEX_RECORD_BYTES);
+    if (typeof r === 'string') throw new Error(`index record ${p}: ${r}`);
+    const file = files.get(r.fileHash);
+    if (!file) {
+      if (existsSync(join(dir, 'deleted.log'))) continue; // a deleted stream's retired position
+      throw new Error(`index record ${p}: no stream file with hash ${r.fileHash}`);
+    }
+    if (file[r.offset + r.length] !== 0x0a) throw new Error(`index record ${p}: no line ends at byte ${r.offset + r.length}`);
+    const line = decodeLine(file.subarray(r.offset, r.offset + r.length));
+    if (typeof line === 'string' || line.kind !== 'event') throw new Error(`index record ${p}: ${typeof line === 'string' ? line : 'a header line'}`);
+    if (line.crc !== r.lineCrc || line.event.pos !== p) throw new Error(`index record ${p}: the line there has checksum ${line.crc.toString(16)} and position ${line.event.pos}, the record ${r.lineCrc.toString(16)} and ${p}`);
+  }
+};
+
+/**
+ * Opens the store (running crash recovery) and checks the whole log (and, on the recovered files, that every
+ * committed index record names its line: assertRecordsNameTheirLines): every stream's revisions are 0…n-1,
  * ids unique, batches (`<run>.<w>.<i>.<j>of<k>` ids) all-or-none, readAll positions 0…N-1 agreeing with the
  * streams, and every acknowledged id present. Returns the events per stream.
  */
 export const verifyLog = async (dir: string, streams: readonly string[], acked: ReadonlySet<string>): Promise<Map<string, RecordedEvent[]>> => {
   const store = await openJsonlEventStore(dir, { durability: 'none' });
   try {
+    assertRecordsNameTheirLines(dir);
     const byStream = new Map<string, RecordedEvent[]>();
     const seen = new Set<string>();
     for (const stream of streams) {
