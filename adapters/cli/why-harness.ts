@@ -32,7 +32,8 @@ export const formatHarnessSteps = (steps: readonly DshStep[]): string[] => {
     for (const a of s.answers) {
       const parts = [...(a.text ? [JSON.stringify(a.text)] : []), ...(a.toolCalls.length > 0 ? [`tool call${a.toolCalls.length === 1 ? '' : 's'} ${a.toolCalls.join(', ')}`] : [])];
       const what = parts.length > 0 ? parts.join(' and ') : 'nothing (empty content)';
-      out.push(`    seq ${a.seq}  ${a.interrupted ? 'INTERRUPTED answer' : 'answered'}: ${what}; assembled from ${a.cited} of the step's chunks`);
+      const id = a.messageId === null ? '' : ` (message ${a.messageId})`;
+      out.push(`    seq ${a.seq}  ${a.interrupted ? 'INTERRUPTED answer' : 'answered'}${id}: ${what}; assembled from ${a.cited} of the step's chunks`);
     }
     if (s.answers.length === 0) {
       const why = s.endSeq === null ? 'the log ends inside this step' : s.chunks > 0 ? 'the streamed chunks never became an answer' : 'nothing was answered';

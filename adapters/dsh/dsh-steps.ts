@@ -27,6 +27,8 @@ export interface DshRoute {
 /** One assistant message a step committed (report seq), its text blocks joined, and the chunks it cites. */
 export interface DshAnswer {
   readonly seq: number;
+  /** The message's own id (the harness gives every message one); null when the log gave none. */
+  readonly messageId: string | null;
   readonly text: string;
   /** The call ids of its tool-call blocks. */
   readonly toolCalls: readonly string[];
@@ -108,9 +110,11 @@ export const createStepTracker = () => {
         case 'assistant/message': {
           const key = `${data.turn as number}/${data.step as number}`;
           for (const s of sources ?? []) if (chunkSteps.get(s) !== key) refuse(`assistant/message: sourceEventSeqs cites harness seq ${s}, which is not an assistant/chunk of turn ${data.turn as number} step ${data.step as number}`);
-          const content = (data.message as { content: Obj[] }).content;
+          const message = data.message as { content: Obj[]; id?: string };
+          const content = message.content;
           open?.answers.push({
             seq: envelope.seq,
+            messageId: message.id ?? null,
             text: content.filter((b) => b.type === 'text').map((b) => b.text as string).join(''),
             toolCalls: content.filter((b) => b.type === 'tool-call').map((b) => b.callId as string),
             interrupted: data.interrupted === true,
