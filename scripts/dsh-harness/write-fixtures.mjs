@@ -73,9 +73,16 @@ class ScriptedModel extends LlmAdapter {
 const text = (during, at = 1) =>
   async function* () {
     const parts = pieces();
+    // some answers think first: a reasoning block (index 0) before the text (index 1)
+    const thinking = random() < 0.5 ? pieces() : [];
+    for (const t of thinking) {
+      await tick();
+      yield { type: 'reasoning-delta', index: 0, text: t };
+    }
+    const index = thinking.length > 0 ? 1 : 0;
     for (let i = 0; i < parts.length; i++) {
       await tick();
-      yield { type: 'text-delta', index: 0, text: parts[i] };
+      yield { type: 'text-delta', index, text: parts[i] };
       if (i === Math.min(at, parts.length) - 1 && during) await during();
     }
     yield { type: 'usage', usage: { inputTokens: 10, outputTokens: parts.length } };
@@ -86,10 +93,13 @@ const toolPair = (tag) =>
   async function* () {
     for (const [index, q] of [[0, `${tag}-a`], [1, `${tag}-b`]]) {
       const args = JSON.stringify({ q });
-      const cut = pick(1, args.length - 1);
+      // the first delta names the tool; the rest (a seeded number of pieces) stream the arguments
+      const cuts = [...new Set(Array.from({ length: pick(2, 5) }, () => pick(1, args.length - 1)))].sort((a, b) => a - b);
       await tick();
-      yield { type: 'tool-call-delta', index, id: CallId(`call-${tag}-${index}`), name: 'look', argumentsDelta: args.slice(0, cut) };
-      yield { type: 'tool-call-delta', index, id: CallId(`call-${tag}-${index}`), argumentsDelta: args.slice(cut) };
+      yield { type: 'tool-call-delta', index, id: CallId(`call-${tag}-${index}`), name: 'look', argumentsDelta: '' };
+      for (const [i, from] of [0, ...cuts].entries()) {
+        yield { type: 'tool-call-delta', index, id: CallId(`call-${tag}-${index}`), argumentsDelta: args.slice(from, cuts[i] ?? args.length) };
+      }
     }
     yield { type: 'finish', reason: { kind: 'tool-calls' } };
   };
@@ -283,6 +293,8 @@ const queuedSteered = async (compression) => {
   await store('crashed-in-tool', compression, dir, agent.id, null, { copyOf: crashCopy });
   // torn: the last append cut short (plain: inside its last line; zstd: inside its last frame)
   await store('queued-steered-torn', compression, dir, agent.id, null, { cut: compression === 'zstd' ? pick(5, 20) : pick(2, 30) });
+  // zstd, torn inside the last frame's checksum: its block is whole, and the harness reads its lines
+  if (compression === 'zstd') await store('queued-steered-torn-checksum', compression, dir, agent.id, null, { cut: pick(1, 3) });
   await root.fiber.dispose();
   return full;
 };
