@@ -28,7 +28,8 @@ export const formatHarnessSteps = (steps: readonly DshStep[]): string[] => {
   const out = ['steps, from the harness\'s request and stream events:'];
   for (const s of steps) {
     const requests = s.requests.length === 0 ? 'no request/header (the request configuration was unchanged)' : s.requests.map((r) => `request/header ${r.reason} at seq ${r.seq}`).join(', ');
-    out.push(`  turn ${s.turn} step ${s.step} (seq ${s.startSeq}–${s.endSeq ?? '…'}): model ${s.route ? routeText(s.route) : 'not recorded'}; ${requests}; ${s.chunks} chunk${s.chunks === 1 ? '' : 's'} streamed`);
+    const end = s.endSeq === null ? '…' : s.synthesizedEnd ? `${s.endSeq}, its step/end synthesized` : `${s.endSeq}`;
+    out.push(`  turn ${s.turn} step ${s.step} (seq ${s.startSeq}–${end}): model ${s.route ? routeText(s.route) : 'not recorded'}; ${requests}; ${s.chunks} chunk${s.chunks === 1 ? '' : 's'} streamed`);
     for (const a of s.answers) {
       const parts = [...(a.text ? [JSON.stringify(a.text)] : []), ...(a.toolCalls.length > 0 ? [`tool call${a.toolCalls.length === 1 ? '' : 's'} ${a.toolCalls.join(', ')}`] : [])];
       const what = parts.length > 0 ? parts.join(' and ') : 'nothing (empty content)';
@@ -36,7 +37,7 @@ export const formatHarnessSteps = (steps: readonly DshStep[]): string[] => {
       out.push(`    seq ${a.seq}  ${a.interrupted ? 'INTERRUPTED answer' : 'answered'}${id}: ${what}; assembled from ${a.cited} of the step's chunks`);
     }
     if (s.answers.length === 0) {
-      const why = s.endSeq === null ? 'the log ends inside this step' : s.chunks > 0 ? 'the streamed chunks never became an answer' : 'nothing was answered';
+      const why = s.endSeq === null || s.synthesizedEnd ? 'the log ends inside this step' : s.chunks > 0 ? 'the streamed chunks never became an answer' : 'nothing was answered';
       out.push(`    no assistant/message: ${why}`);
     }
   }

@@ -155,7 +155,7 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
     if (closers.length > 0) {
       synthesized = { fromSeq: closers[0]!.seq, types: closers.map((c) => c.type) };
       for (const c of closers) {
-        const effects = steps.push(c, null, 0);
+        const effects = steps.push(c, null, 0, true);
         yield c;
         stepRead(effects.closed);
       }

@@ -17,6 +17,8 @@ export const harnessStep = z
     step: seq,
     startSeq: seq,
     endSeq: seq.nullable(),
+    /** Its step/end is one the reader synthesized: the log ends inside the step. */
+    synthesizedEnd: z.boolean(),
     entered: z.array(z.string()),
     route: harnessRoute.nullable(),
     requests: z.array(z.object({ seq, reason: z.enum(['initial', 'resume', 'change']) }).strict()),
