@@ -215,8 +215,11 @@ const mapData = (type: string, data: unknown): unknown => {
       const content = Array.isArray(message.content) ? message.content.map(mapAssistantBlock) : message.content;
       return { ...rest, message: { ...message, content, ...(message.source !== undefined ? { source } : {}) } };
     }
-    case 'tool/result':
-      return isObj(data.message) ? { ...data, message: mapToolResultMessage(data.message) } : data;
+    case 'tool/result': {
+      // the harness's `meta` is any JSON value; steerlog's is an object: any other value is kept as {value}
+      const meta = data.meta === undefined || isObj(data.meta) ? {} : { meta: { value: data.meta } };
+      return { ...data, ...(isObj(data.message) ? { message: mapToolResultMessage(data.message) } : {}), ...meta };
+    }
     default:
       return data;
   }

@@ -117,6 +117,12 @@ describe('messages as the harness writes them', () => {
     expect(summary.synthesized).toBeNull();
   });
 
+  it('a tool result’s meta that is not an object (the harness allows any JSON value) is kept as {value}', async () => {
+    const withMeta = (meta: unknown) => ({ ...result, data: { ...result.data, meta } });
+    expect((await readAll(file([HEADER, ...opening, answer, call, withMeta(['a', 1]), ...close]))).events[8]!.data).toMatchObject({ meta: { value: ['a', 1] } });
+    expect((await readAll(file([HEADER, ...opening, answer, call, withMeta({ lines: 3 }), ...close]))).events[8]!.data).toMatchObject({ meta: { lines: 3 } });
+  });
+
   it('a tool-result block for another call than its source names is refused as unmappable', async () => {
     const other = { ...result, data: { ...result.data, message: { ...result.data.message, content: [{ type: 'tool-result', toolCallId: 'c2', content: [], isError: false }] } } };
     expect((await refusal(file([HEADER, ...opening, answer, call, other]))).code).toBe('dsh-unmappable');
