@@ -89,6 +89,12 @@ describe('the harness’s own logs (docs/examples/dsh/harness)', () => {
     }
   });
 
+  it.each(LOGS)('%s: verify reads it and says it is unchained (exit 1), never refuses it', async (file) => {
+    const out = await run('verify', join(dir, file), '--json');
+    expect(out.code, out.stderr).toBe(1);
+    expect(JSON.parse(out.stdout).sessions[0]).toMatchObject({ status: 'unchained', chained: 0, ok: false });
+  });
+
   it.each(LOGS)('%s: why answers for every input, with the fate the audit gives it', async (file) => {
     const r = await audit(file);
     for (const m of r.messages) {
