@@ -186,8 +186,9 @@ const stateOf = (events, header, pending) => ({
 const liveState = (agent) => stateOf(agent.session.events, agent.session.header, agent.inbox);
 
 /**
- * Where the closers the harness's reading synthesized begin (the harness seq of the first), or null: the shortest
- * tail that the harness's own `interruptedTurnClosers` would write after the rest (the longest such tail).
+ * Where the closers the harness's reading synthesized begin (the harness seq of the first), or null when the log it
+ * read ends on a turn/end of its own: the longest tail that is exactly what the harness's own
+ * `interruptedTurnClosers` writes after the rest.
  */
 const synthesizedFrom = (events) => {
   const last = events.at(-1);
