@@ -16,11 +16,16 @@ export const answerWhyHarness = async (file: string, id: string, keyring: Keyrin
   const onStep = (s: DshStep): void => {
     if (s.entered.includes(id) || s.answers.some((a) => a.toolCalls.includes(id))) steps.push(s);
   };
-  const read = untilRefusal(openDshLog(file, { onStep }).envelopes);
+  const log = openDshLog(file, { onStep });
+  const read = untilRefusal(log.envelopes);
   const answer = await answerWith(null, id, batchesOfOne(read.envelopes), keyring);
   const refusal = read.error();
-  return { ...answer, ...(refusal && !answer.error ? { error: sourceErrorOf(refusal) } : {}), steps };
+  return { ...answer, ...(refusal && !answer.error ? { error: sourceErrorOf(refusal) } : {}), steps, synthesized: log.summary().synthesized };
 };
+
+/** The human line about a closing the reader synthesized (the log ends inside a turn). */
+export const synthesizedLine = (s: { readonly fromSeq: number; readonly types: readonly string[] }): string =>
+  `the log ends inside a turn: seq ${s.fromSeq} on (${s.types.join(', ')}) is the closing the harness synthesizes when it loads the log, not written in it`;
 
 /** The human lines about those steps (none when there are none). */
 export const formatHarnessSteps = (steps: readonly DshStep[]): string[] => {

@@ -55,5 +55,7 @@ export const WhyOutputSchema = z
     content: z.object({ state: z.enum(['readable', 'erased', 'unavailable']), keyId: z.string(), text: z.string() }).strict().optional(),
     /** A harness log only: the steps the input entered or the tool call was requested in, from its request and stream events. */
     steps: z.array(harnessStep).optional(),
+    /** A harness log only: the closing synthesized for a turn the log ends inside (the harness's crash rule). */
+    synthesized: z.object({ fromSeq: seq, types: z.array(z.string()) }).strict().nullable().optional(),
   })
   .strict();

@@ -100,8 +100,10 @@ describe('the harness’s own logs (docs/examples/dsh/harness)', () => {
     for (const m of r.messages) {
       const out = await run('why', join(dir, file), m.id, '--json');
       expect(out.code, out.stderr).toBe(0);
-      const answer = JSON.parse(out.stdout) as { fate: { fate: string } };
+      const answer = JSON.parse(out.stdout) as { fate: { fate: string }; synthesized: { fromSeq: number } | null };
       expect(answer.fate.fate).toBe(m.fate.fate);
+      // a closing the reader synthesized is said in every answer, at the seq the audit gives
+      expect(answer.synthesized).toEqual(r.source.synthesized);
     }
   });
 

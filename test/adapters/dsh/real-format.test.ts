@@ -22,7 +22,8 @@ const file = (lines: readonly unknown[]): string => {
 };
 const HEADER = { type: 'session', version: 0, id: 'h-1', createdAt: 1000, cwd: '/w', delegationDepth: 0 };
 const A = { content: [{ type: 'text', text: 'a' }], source: { kind: 'user' }, role: 'user', id: 'A' };
-const ev = (seq: number, type: string, data: unknown, extra: Record<string, unknown> = {}) => ({ type, seq, time: 1000 + seq, data, ...extra });
+// data of any shape (the tests build malformed ones too)
+const ev = (seq: number, type: string, data: any, extra: Record<string, unknown> = {}) => ({ type, seq, time: 1000 + seq, data, ...extra });
 const opening = [ev(0, 'agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [A] }), ev(1, 'turn/start', { turn: 1 }), ev(2, 'agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] }), ev(3, 'step/start', { turn: 1, step: 1 }), ev(4, 'user/message', A, { surfaceOp: 'append' })];
 
 const readAll = async (f: string) => {
