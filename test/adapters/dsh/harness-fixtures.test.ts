@@ -111,6 +111,11 @@ describe('the harness’s own logs (docs/examples/dsh/harness)', () => {
     const r = await audit(LOGS.find((f) => f === 'queued-steered.jsonl') ?? LOGS[0]!);
     expect(r.source.packed.rows).toBeGreaterThan(0);
     expect(r.source.ignored.map((i) => i.type)).toContain('assistant/chunk');
+    if (dir === committed) {
+      // the committed logs hold every kind of row the backend writes
+      const tags = new Set(LOGS.filter((f) => f.endsWith('.jsonl') && !f.includes('torn')).flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { type: string }).type)));
+      expect([...tags].filter((t) => t.endsWith('-chunks')).sort()).toEqual(['reasoning-chunks', 'text-chunks', 'tool-call-chunks']);
+    }
   });
 
   it('torn tails: a plain line cut short and a zstd frame cut short are not read; a frame cut in its checksum is read to its last whole line', async () => {
