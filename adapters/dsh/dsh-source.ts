@@ -38,6 +38,9 @@ export interface DshSummary {
   readonly synthesized: { readonly fromSeq: number; readonly types: readonly string[] } | null;
 }
 
+/** Whether an event came from a packed chunk row: its first member, a later one, or not from a row. */
+type RowMember = 'first' | 'member' | null;
+
 /** Options of {@link openDshLog}. */
 export interface DshLogOptions {
   /** Called with each step once it is read to its end (or to the end of the log): see {@link DshStep}. Default: none. */
@@ -75,14 +78,19 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
     if (step.chunks > 0 && step.answers.length === 0) unanswered.push({ turn: step.turn, step: step.step, chunks: step.chunks });
     options.onStep?.(step);
   };
-  const taken = (label: string | null, effects: DshStepEffects): void => {
+  const taken = (label: string | null, effects: DshStepEffects, row: RowMember = null): void => {
     harnessEvents++;
+    if (row !== null) {
+      packed.chunks++;
+      if (row === 'first') packed.rows++;
+    }
     if (label !== null) ignored.set(label, (ignored.get(label) ?? 0) + 1);
     if (effects.route) routes.push(effects.route);
     stepRead(effects.closed);
   };
   const steps = createStepTracker();
   const openTurn = createOpenTurnTracker();
+  // counted as the consumer takes them, like the rest of the summary (a pass stopped early counts what it read)
   const packed = { rows: 0, chunks: 0 };
   let synthesized: DshSummary['synthesized'] = null;
   async function* envelopes(): AsyncGenerator<RawEnvelope> {
@@ -91,7 +99,7 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
     let header: DshHeader | null = null;
     let next = 0;
     // the events read until the boundary is known (then null), and the harness seq past which it is
-    let held: { envelope: RawEnvelope; label: string | null; effects: DshStepEffects; line: number }[] | null = null;
+    let held: { envelope: RawEnvelope; label: string | null; effects: DshStepEffects; line: number; row: RowMember }[] | null = null;
     let readUntil: number | null = null;
     const release = function* (h: DshHeader): Generator<RawEnvelope> {
       const b = readBoundary(h, (held ?? []).map((e) => e.envelope));
@@ -102,7 +110,7 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
       for (const e of release) {
         checkDescriptor(b, e.envelope, e.line);
         yield e.envelope;
-        taken(e.label, e.effects);
+        taken(e.label, e.effects, e.row);
       }
     };
     for await (const line of opened.lines) {
@@ -127,12 +135,10 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
         continue;
       }
       // a packed row stands for several assistant/chunk events: each is read as if it had its own line
-      const records = isDshChunkRow(raw) ? decodeDshChunkRow(raw, line.line) : [raw];
-      if (isDshChunkRow(raw)) {
-        packed.rows++;
-        packed.chunks += records.length;
-      }
-      for (const record of records) {
+      const fromRow = isDshChunkRow(raw);
+      const records: unknown[] = isDshChunkRow(raw) ? decodeDshChunkRow(raw, line.line) : [raw];
+      for (const [k, record] of records.entries()) {
+        const row: RowMember = fromRow ? (k === 0 ? 'first' : 'member') : null;
         const mapped = mapDshEvent(record, line.line, next++);
         const label = mapped.kind === 'ignored' ? mapped.label : null;
         const sources = (record as { sourceEventSeqs?: number[] }).sourceEventSeqs ?? null;
@@ -141,10 +147,10 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
         if (held === null) {
           if (boundary) checkDescriptor(boundary, mapped.envelope, line.line);
           yield mapped.envelope;
-          taken(label, effects);
+          taken(label, effects, row);
           continue;
         }
-        held.push({ envelope: mapped.envelope, label, effects, line: line.line });
+        held.push({ envelope: mapped.envelope, label, effects, line: line.line, row });
         if (mapped.envelope.seq - 1 >= readUntil!) yield* release(header);
       }
     }
@@ -152,13 +158,12 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
     if (held !== null) yield* release(header);
     // the log ends inside a turn: closed as the harness closes it when it loads the log (not counted as read)
     const closers = openTurn.closers();
-    if (closers.length > 0) {
-      synthesized = { fromSeq: closers[0]!.seq, types: closers.map((c) => c.type) };
-      for (const c of closers) {
-        const effects = steps.push(c, null, 0, true);
-        yield c;
-        stepRead(effects.closed);
-      }
+    for (const c of closers) {
+      const effects = steps.push(c, null, 0, true);
+      yield c;
+      // said once the first is taken (a pass stopped before the closing does not report it)
+      synthesized ??= { fromSeq: closers[0]!.seq, types: closers.map((x) => x.type) };
+      stepRead(effects.closed);
     }
     stepRead(steps.finish());
   }

@@ -7,6 +7,7 @@ import { detectLogFormat } from '../../../adapters/cli/log-format.js';
 import { decodeDshChunkRow } from '../../../adapters/dsh/dsh-chunk-rows.js';
 import { isDshLogError, type DshLogError } from '../../../adapters/dsh/dsh-errors.js';
 import { openDshLog } from '../../../adapters/dsh/dsh-source.js';
+import { runCli as run } from '../cli/support/run-cli.js';
 
 /**
  * What the harness's JSONL backend writes and the older description of the format did not say: the tagged header,
@@ -83,6 +84,15 @@ describe('packed chunk rows', () => {
     );
   });
 
+  it('audit --at inside a row counts the members read, as it counts every other event', async () => {
+    const row = { type: 'text-chunks', seq0: 5, time0: 2000, data: { turn: 1, step: 1, index: 0, dt: [1, 1], texts: ['a', 'b', 'c'] } };
+    const f = file([HEADER, ...opening, row]);
+    const at = async (seq: number) => JSON.parse((await run('audit', f, '--at', String(seq), '--json')).stdout).source;
+    expect((await at(5)).packed).toEqual({ rows: 0, chunks: 0 });
+    expect((await at(7)).packed).toEqual({ rows: 1, chunks: 2 });
+    expect((await at(8)).packed).toEqual({ rows: 1, chunks: 3 });
+  });
+
   it('reasoning and tool-call rows: the chunk each member stands for', () => {
     expect(decodeDshChunkRow({ type: 'reasoning-chunks', seq0: 3, time0: 10, data: { turn: 2, step: 1, index: 0, dt: [1, 0], texts: ['a', 'b', 'c'] } }, 1).map((e) => [e.seq, e.time, (e.data as { chunk: unknown }).chunk])).toEqual([
       [3, 10, { type: 'reasoning-delta', index: 0, text: 'a' }],
@@ -151,6 +161,15 @@ describe('the crash rule: a log that ends inside a turn', () => {
     ]);
     expect(summary.synthesized).toEqual({ fromSeq: 8, types: ['tool/result', 'tool/result', 'step/end', 'turn/end'] });
     expect(summary.harnessEvents).toBe(7);
+  });
+
+  it('audit --at before the closing does not report it; at its first seq it does', async () => {
+    const f = file([HEADER, ...opening]);
+    const at = async (seq: number) => JSON.parse((await run('audit', f, '--at', String(seq), '--json')).stdout);
+    expect((await at(5)).source.synthesized).toBeNull();
+    expect((await at(5)).turns[0].reason).toBeNull();
+    expect((await at(6)).source.synthesized).toEqual({ fromSeq: 6, types: ['step/end', 'turn/end'] });
+    expect((await at(7)).turns[0].reason).toBe('interrupted');
   });
 
   it('between steps: only the turn is closed; a closed log gets nothing', async () => {
