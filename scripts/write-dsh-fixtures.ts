@@ -3,7 +3,8 @@
  * batch, compressed with the `zstd` command-line tool, which must be on PATH) from the batches below, the plain
  * `forked-resumed.jsonl`, `seeded-child.jsonl` and `retried-stream.jsonl` from the events below, and the expected
  * reports (`<name>.report.txt`, `<name>.report.json`) of every fixture there, from `steerlog audit` itself.
- * `queued-steered.jsonl` is written by hand. Run: `npx tsx scripts/write-dsh-fixtures.ts`.
+ * `queued-steered.jsonl` is written by hand. It also writes the reports of the harness's own logs in
+ * docs/examples/dsh/harness/ (written by scripts/dsh-harness/write-fixtures.mjs). Run: `npx tsx scripts/write-dsh-fixtures.ts`.
  * test/adapters/dsh/fixtures.test.ts checks the reports, the frames and the decompressed text.
  */
 import { spawnSync } from 'node:child_process';
@@ -189,13 +190,17 @@ writePlain('retried-stream', {}, [
   chunk(2, 1, { type: 'text-delta', index: 0, text: 'La panne a duré' }),
 ]);
 
-for (const file of readdirSync(dir).filter((f) => /\.jsonl(\.zst)?$/.test(f))) {
-  const name = file.replace(/\.jsonl(\.zst)?$/, '');
+/** The reports of `file` as `steerlog audit` prints them, written to `<base>.report.txt` and `<base>.report.json`. */
+const writeReports = async (file: string, base: string): Promise<void> => {
   for (const json of [false, true]) {
     let stdout = '';
     const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => process.stderr.write(s) } };
-    await main(['audit', join(dir, file), ...(json ? ['--json'] : [])], io);
-    writeFileSync(join(dir, `${name}.report.${json ? 'json' : 'txt'}`), stdout);
+    await main(['audit', file, ...(json ? ['--json'] : [])], io);
+    writeFileSync(`${base}.report.${json ? 'json' : 'txt'}`, stdout);
   }
   console.log(`${file}: reports written`);
-}
+};
+for (const file of readdirSync(dir).filter((f) => /\.jsonl(\.zst)?$/.test(f))) await writeReports(join(dir, file), join(dir, file.replace(/\.jsonl(\.zst)?$/, '')));
+// the logs the harness itself wrote (scripts/dsh-harness/write-fixtures.mjs): a plain and a zstd log share a name
+const real = join(dir, 'harness');
+for (const file of readdirSync(real).filter((f) => /\.jsonl(\.zst)?$/.test(f))) await writeReports(join(real, file), join(real, file));

@@ -105,6 +105,7 @@ export const formatAuditSource = (s: AuditSource): string => {
   if (s.unanswered.length > 0) {
     out.push(`  streamed, never answered (no assistant/message): ${s.unanswered.map((u) => `turn ${u.turn} step ${u.step} (${u.chunks} chunk${u.chunks === 1 ? '' : 's'})`).join(', ')}`);
   }
+  if (s.packed.rows > 0) out.push(`  packed chunk rows: ${s.packed.rows}, decoded into ${s.packed.chunks} assistant/chunk events`);
   if (s.seed) out.push(`  ${seedLine(s.seed)}`);
   if (s.child) {
     out.push(
@@ -114,7 +115,14 @@ export const formatAuditSource = (s: AuditSource): string => {
     );
   }
   if (s.tornTail) {
-    out.push(`  torn tail: ${s.tornTail.bytes} byte${s.tornTail.bytes === 1 ? '' : 's'} at byte ${s.tornTail.offset} not read (an unfinished append, as a crash leaves it; the harness cuts it when it loads the file)`);
+    const t = s.tornTail;
+    const recovered = t.recovered > 0 ? `; ${t.recovered} byte${t.recovered === 1 ? '' : 's'} of whole lines decoded from its complete blocks were read, as the harness reads them` : '';
+    out.push(`  torn tail: ${t.bytes} byte${t.bytes === 1 ? '' : 's'} at byte ${t.offset} not read (an unfinished append, as a crash leaves it; the harness cuts it when it loads the file)${recovered}`);
+  }
+  if (s.synthesized) {
+    out.push(
+      `  SYNTHESIZED from seq ${s.synthesized.fromSeq}: ${s.synthesized.types.join(', ')} — the log ends inside a turn; the harness closes it this way (interrupted) when it loads the log, and so does this report`,
+    );
   }
   out.push('', 'chain:', "  UNCHAINED: a harness log carries no steerlog hash chain; nothing is verified", '');
   return out.join('\n');

@@ -15,7 +15,7 @@ const HEAD_BYTES = 64 * 1024;
 
 /**
  * Recognises a log file's format from its first bytes: the zstd magic number (28 B5 2F FD) or a first line that is
- * the harness's session header (`{version, id, createdAt, …}` with no `type`) or a harness envelope (a `type` and
+ * the harness's session header (`{type: "session", version, id, createdAt, …}`, or the same untagged) or a harness envelope (a `type` and
  * `seq` but no steerlog `id`, or the harness's `surfaceOp` / `sourceEventSeqs` fields) → `dsh`; anything else
  * (a steerlog envelope, a JSONL store's stream file, an empty or unreadable first line) → `steerlog`, whose reader
  * then says what is wrong.
@@ -40,7 +40,8 @@ export const detectLogFormat = async (file: string): Promise<LogFormat> => {
   }
   if (typeof first !== 'object' || first === null || Array.isArray(first)) return 'steerlog';
   const o = first as Record<string, unknown>;
-  if (!('type' in o) && !('seq' in o) && 'version' in o && 'id' in o && 'createdAt' in o) return 'dsh';
+  // the harness's session header: tagged `type: "session"` as its JSONL backend writes it (or untagged), no seq
+  if ((!('type' in o) || o.type === 'session') && !('seq' in o) && 'version' in o && 'id' in o && 'createdAt' in o) return 'dsh';
   if ('type' in o && 'seq' in o && (!('id' in o) || 'surfaceOp' in o || 'sourceEventSeqs' in o)) return 'dsh';
   return 'steerlog';
 };

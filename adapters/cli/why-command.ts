@@ -9,7 +9,7 @@ import { isInvalidStoreSpecError, openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { fileEnvelopeBatches, storeEnvelopeBatches } from './log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
-import { answerWhyHarness, formatHarnessSteps } from './why-harness.js';
+import { answerWhyHarness, formatHarnessSteps, synthesizedLine } from './why-harness.js';
 import { parseFormatOption, resolveFileFormat } from './log-format.js';
 import type { DshStep } from '../dsh/dsh-steps.js';
 import { followAcross, type WhyCrossing } from './why-across.js';
@@ -75,6 +75,11 @@ export interface WhyOutput {
   readonly steps?: readonly DshStep[];
   /** Present when the id is a child's run id or a child's session id in this log: those runs, open or closed. */
   readonly runs?: readonly WhyRun[];
+  /**
+   * A harness log only: the closing the reader synthesized for a turn the log ends inside (the harness's crash rule,
+   * docs/audit.md): its first seq and types; null when the log's last turn is closed.
+   */
+  readonly synthesized?: { readonly fromSeq: number; readonly types: readonly string[] } | null;
 }
 
 const textOf = (v: unknown): string =>
@@ -246,6 +251,7 @@ export const formatWhy = (w: WhyOutput): string => {
     out.push(`  content (stored encrypted): ${what}`);
   }
   out.push(...formatHarnessSteps(w.steps ?? []));
+  if (w.synthesized) out.push(synthesizedLine(w.synthesized));
   if (w.error) out.push(`the log is invalid at seq ${w.error.seq ?? '?'} [${w.error.code}]: the answer covers the ${w.events} events before it`);
   return out.join('\n') + '\n';
 };

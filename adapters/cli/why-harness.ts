@@ -16,11 +16,16 @@ export const answerWhyHarness = async (file: string, id: string, keyring: Keyrin
   const onStep = (s: DshStep): void => {
     if (s.entered.includes(id) || s.answers.some((a) => a.toolCalls.includes(id))) steps.push(s);
   };
-  const read = untilRefusal(openDshLog(file, { onStep }).envelopes);
+  const log = openDshLog(file, { onStep });
+  const read = untilRefusal(log.envelopes);
   const answer = await answerWith(null, id, batchesOfOne(read.envelopes), keyring);
   const refusal = read.error();
-  return { ...answer, ...(refusal && !answer.error ? { error: sourceErrorOf(refusal) } : {}), steps };
+  return { ...answer, ...(refusal && !answer.error ? { error: sourceErrorOf(refusal) } : {}), steps, synthesized: log.summary().synthesized };
 };
+
+/** The human line about a closing the reader synthesized (the log ends inside a turn). */
+export const synthesizedLine = (s: { readonly fromSeq: number; readonly types: readonly string[] }): string =>
+  `the log ends inside a turn: seq ${s.fromSeq} on (${s.types.join(', ')}) is the closing the harness synthesizes when it loads the log, not written in it`;
 
 /** The human lines about those steps (none when there are none). */
 export const formatHarnessSteps = (steps: readonly DshStep[]): string[] => {
@@ -28,14 +33,16 @@ export const formatHarnessSteps = (steps: readonly DshStep[]): string[] => {
   const out = ['steps, from the harness\'s request and stream events:'];
   for (const s of steps) {
     const requests = s.requests.length === 0 ? 'no request/header (the request configuration was unchanged)' : s.requests.map((r) => `request/header ${r.reason} at seq ${r.seq}`).join(', ');
-    out.push(`  turn ${s.turn} step ${s.step} (seq ${s.startSeq}–${s.endSeq ?? '…'}): model ${s.route ? routeText(s.route) : 'not recorded'}; ${requests}; ${s.chunks} chunk${s.chunks === 1 ? '' : 's'} streamed`);
+    const end = s.endSeq === null ? '…' : s.synthesizedEnd ? `${s.endSeq}, its step/end synthesized` : `${s.endSeq}`;
+    out.push(`  turn ${s.turn} step ${s.step} (seq ${s.startSeq}–${end}): model ${s.route ? routeText(s.route) : 'not recorded'}; ${requests}; ${s.chunks} chunk${s.chunks === 1 ? '' : 's'} streamed`);
     for (const a of s.answers) {
       const parts = [...(a.text ? [JSON.stringify(a.text)] : []), ...(a.toolCalls.length > 0 ? [`tool call${a.toolCalls.length === 1 ? '' : 's'} ${a.toolCalls.join(', ')}`] : [])];
       const what = parts.length > 0 ? parts.join(' and ') : 'nothing (empty content)';
-      out.push(`    seq ${a.seq}  ${a.interrupted ? 'INTERRUPTED answer' : 'answered'}: ${what}; assembled from ${a.cited} of the step's chunks`);
+      const id = a.messageId === null ? '' : ` (message ${a.messageId})`;
+      out.push(`    seq ${a.seq}  ${a.interrupted ? 'INTERRUPTED answer' : 'answered'}${id}: ${what}; assembled from ${a.cited} of the step's chunks`);
     }
     if (s.answers.length === 0) {
-      const why = s.endSeq === null ? 'the log ends inside this step' : s.chunks > 0 ? 'the streamed chunks never became an answer' : 'nothing was answered';
+      const why = s.endSeq === null || s.synthesizedEnd ? 'the log ends inside this step' : s.chunks > 0 ? 'the streamed chunks never became an answer' : 'nothing was answered';
       out.push(`    no assistant/message: ${why}`);
     }
   }

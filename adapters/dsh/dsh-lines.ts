@@ -66,7 +66,7 @@ export const dshLines = (file: string, compressed: boolean, chunkBytes = 1 << 20
   async function* zstd(): AsyncGenerator<DshLine> {
     let n = 0;
     for await (const frame of zstdFrames(file, (t) => (tornTail = t), chunkBytes)) {
-      frames++;
+      if (!frame.torn) frames++;
       const b = frame.data;
       let from = 0;
       while (from < b.length) {

@@ -5,10 +5,11 @@ import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
 import { DshLogError, type DshErrorCode } from './dsh-errors.js';
 
 /**
- * The harness's published log format, event by event, and what steerlog reads each one as. A harness session file is
- * a header line `{version: 0, id, createdAt, cwd?, parentSession?, seedLength?, origin?, delegationDepth?,
- * agentPreset?}` followed by one envelope per line `{type, seq, time, data, ignorable?, surfaceOp?,
- * sourceEventSeqs?}` (seq contiguous from 0, time in epoch ms).
+ * The harness's log format, event by event, and what steerlog reads each one as. A harness session file (as its
+ * JSONL backend writes it) is a header line `{type: "session", version: 0, id, createdAt, cwd?, parentSession?,
+ * seedLength?, origin?, delegationDepth, agentPreset?}` followed by one storage record per line: an event envelope
+ * `{type, seq, time, data, ignorable?, surfaceOp?, sourceEventSeqs?}` (seq contiguous from 0, time in epoch ms), or
+ * a packed row of streamed chunks (see dsh-chunk-rows.ts) that stands for several `assistant/chunk` events.
  *
  * steerlog's view of it: the header becomes `session/created` at seq 0, and harness event seq n becomes seq n + 1
  * (so a fork's seed and its `session/end-seed` fall where steerlog's own fork rule puts them). Events are given
@@ -28,13 +29,61 @@ export const DSH_EVENT_MAP: Readonly<Record<string, string>> = {
   'subagent/descriptor': 'subagent/descriptor',
 };
 
-/** Types the format declares that steerlog does not interpret: kept as ignorable events, counted in the report. */
-export const DSH_IGNORED_TYPES: readonly string[] = ['request/header', 'request/context', 'assistant/chunk', 'todo/write', 'subagent/start', 'subagent/end'];
+/**
+ * The other event types the format (version 0) declares: steerlog does not interpret them, keeps each as an
+ * ignorable event and counts it in the report. A type outside the format that is not marked `ignorable` is refused,
+ * as the harness itself refuses it (a log from a newer writer, whose meaning a reader cannot guess).
+ */
+export const DSH_IGNORED_TYPES: readonly string[] = [
+  'request/header',
+  'request/context',
+  'assistant/chunk',
+  'todo/write',
+  'subagent/start',
+  'subagent/end',
+  'agent-preset/selected',
+  'approval/asked',
+  'approval/decided',
+  'approval/policy',
+  'command/done',
+  'command/run',
+  'compaction/end',
+  'compaction/prune',
+  'compaction/start',
+  'compaction/summary',
+  'feedback/record',
+  'goal/change',
+  'hook/invoked',
+  'hook/result',
+  'llm/retry',
+  'llm/retry-started',
+  'permission/preset',
+  'plan/mode',
+  'sandbox/mode',
+  'schedule/change',
+  'session/title',
+  'session/title-llm-request',
+  'team/member',
+  'team/message/delivered',
+  'team/message/queued',
+  'team/task',
+  'tool-workflow/agent-end',
+  'tool-workflow/agent-start',
+  'tool-workflow/run-end',
+  'tool-workflow/run-start',
+  'tool/code-dispatch',
+  'tool/code-dispatch-start',
+  'web/deepseek-search-llm-request',
+];
 
 /** The types whose envelope may carry `surfaceOp` and `sourceEventSeqs`. */
 const SURFACE_TYPES = new Set(['user/message', 'assistant/message', 'tool/result']);
 const ENVELOPE_KEYS = new Set(['type', 'seq', 'time', 'data', 'ignorable', 'surfaceOp', 'sourceEventSeqs']);
-const HEADER_KEYS = new Set(['version', 'id', 'createdAt', 'cwd', 'parentSession', 'seedLength', 'origin', 'delegationDepth', 'agentPreset']);
+const HEADER_KEYS = new Set(['type', 'version', 'id', 'createdAt', 'cwd', 'parentSession', 'seedLength', 'origin', 'delegationDepth', 'agentPreset']);
+/** The header line's tag: the backend writes it (older descriptions of the format omit it; both are read). */
+export const DSH_HEADER_TAG = 'session';
+/** The header version this reader knows. */
+export const DSH_FORMAT_VERSION = 0;
 /** The prefix of an ignored harness event's type in steerlog's view (so it never collides with a steerlog type). */
 export const DSH_IGNORED_PREFIX = 'dsh:';
 
@@ -52,16 +101,19 @@ export type DshHeader = Omit<SessionCreatedData, 'kind'>;
 export const parseDshHeader = (raw: unknown, line: number): DshHeader => {
   const bad = (reason: string) => new DshLogError('dsh-header', { line, seq: null, byteOffset: null }, reason);
   if (!isObj(raw)) throw bad('the first line is the session header, a JSON object');
-  if ('type' in raw || 'seq' in raw) throw bad('the file has no session header: its first line is an event (the header {version, id, createdAt, …} comes first)');
+  if ('seq' in raw || ('type' in raw && raw.type !== DSH_HEADER_TAG)) {
+    throw bad('the file has no session header: its first line is an event (the header {type: "session", version, id, createdAt, …} comes first)');
+  }
+  // the version first: a newer header may well have fields this reader does not know
+  if (raw.version !== DSH_FORMAT_VERSION) throw bad(`header version ${JSON.stringify(raw.version)}: this reader knows version ${DSH_FORMAT_VERSION} only (a log from a newer harness)`);
   for (const k of Object.keys(raw)) if (!HEADER_KEYS.has(k)) throw bad(`unknown header field "${k}"`);
-  if (raw.version !== 0) throw bad(`header version ${JSON.stringify(raw.version)}: this reader knows version 0`);
   if (typeof raw.id !== 'string' || raw.id === '') throw bad('header id must be a non-empty string');
   const createdAt = typeof raw.createdAt === 'number' && Number.isFinite(raw.createdAt) ? raw.createdAt : typeof raw.createdAt === 'string' ? Date.parse(raw.createdAt) : NaN;
   if (!Number.isFinite(createdAt)) throw bad('header createdAt must be epoch milliseconds or an ISO 8601 time');
   if (raw.parentSession !== undefined && (typeof raw.parentSession !== 'string' || raw.parentSession === '')) throw bad('header parentSession must be a non-empty string');
   if (raw.seedLength !== undefined && !isSafeNat(raw.seedLength)) throw bad('header seedLength must be a non-negative integer');
   if (raw.origin !== undefined && raw.origin !== 'subagent') throw bad(`header origin ${JSON.stringify(raw.origin)}: the format declares only "subagent"`);
-  if (raw.delegationDepth !== undefined && !(isSafeNat(raw.delegationDepth) && raw.delegationDepth > 0)) throw bad('header delegationDepth must be a positive integer');
+  if (raw.delegationDepth !== undefined && !isSafeNat(raw.delegationDepth)) throw bad('header delegationDepth must be a non-negative integer');
   if (raw.cwd !== undefined && typeof raw.cwd !== 'string') throw bad('header cwd must be a string');
   return {
     sessionId: raw.id,
@@ -69,7 +121,8 @@ export const parseDshHeader = (raw: unknown, line: number): DshHeader => {
     ...(raw.parentSession !== undefined ? { parentSession: raw.parentSession as string } : {}),
     ...(raw.seedLength !== undefined ? { seedLength: raw.seedLength } : {}),
     ...(raw.origin !== undefined ? { origin: 'subagent' as const } : {}),
-    ...(raw.delegationDepth !== undefined ? { delegationDepth: raw.delegationDepth } : {}),
+    // 0 is a top-level session: steerlog's session/created says so by having no delegationDepth
+    ...(raw.delegationDepth !== undefined && raw.delegationDepth > 0 ? { delegationDepth: raw.delegationDepth } : {}),
   };
 };
 
@@ -162,9 +215,30 @@ const mapData = (type: string, data: unknown): unknown => {
       const content = Array.isArray(message.content) ? message.content.map(mapAssistantBlock) : message.content;
       return { ...rest, message: { ...message, content, ...(message.source !== undefined ? { source } : {}) } };
     }
+    case 'tool/result': {
+      // the harness's `meta` is any JSON value; steerlog's is an object: any other value is kept as {value}
+      const meta = data.meta === undefined || isObj(data.meta) ? {} : { meta: { value: data.meta } };
+      return { ...data, ...(isObj(data.message) ? { message: mapToolResultMessage(data.message) } : {}), ...meta };
+    }
     default:
       return data;
   }
+};
+
+/**
+ * The harness writes a tool result as a user-role message whose source names the call and whose one block is the
+ * `tool-result` (`{role: "user", id, source: {kind: "tool", callId}, content: [{type: "tool-result", toolCallId,
+ * content, isError}]}`); steerlog's is `{role: "tool", callId, content, isError?, id?}`. Anything else is left as it
+ * is (steerlog's schema then says what it cannot hold).
+ */
+const mapToolResultMessage = (message: Obj): Obj => {
+  if (message.role !== 'user' || !isObj(message.source) || message.source.kind !== 'tool' || !Array.isArray(message.content) || message.content.length !== 1) return message;
+  const block: unknown = message.content[0];
+  const callId = message.source.callId;
+  if (!isObj(block) || block.type !== 'tool-result' || block.toolCallId !== callId || Object.keys(message.source).length !== 2) return message;
+  const { role: _role, source: _source, content: _content, ...rest } = message;
+  const { type: _type, toolCallId: _toolCallId, content, ...flags } = block;
+  return { role: 'tool', callId, content, ...flags, ...rest };
 };
 
 /** A tool-call block names its call `id`; steerlog's names it `callId`. */

@@ -4,6 +4,8 @@ import { dshLines, isZstdFile, type DshFraming } from './dsh-lines.js';
 import { boundaryReadUntil, readBoundary, type DshBoundary } from './dsh-boundary.js';
 import { mapDshEvent, parseDshHeader, sessionCreatedOf, type DshHeader } from './dsh-map.js';
 import { createStepTracker, type DshRoute, type DshStep, type DshStepEffects } from './dsh-steps.js';
+import { decodeDshChunkRow, isDshChunkRow } from './dsh-chunk-rows.js';
+import { createOpenTurnTracker } from './dsh-crash.js';
 import type { TornTail } from './zstd-frames.js';
 
 /** What reading a harness log found besides its events: how it was stored and what steerlog did not interpret. */
@@ -27,7 +29,17 @@ export interface DshSummary {
   readonly routes: readonly DshRoute[];
   /** Steps that streamed chunks but committed no assistant message (a failed attempt, an abort, a cut stream). */
   readonly unanswered: readonly { readonly turn: number; readonly step: number; readonly chunks: number }[];
+  /** Packed chunk rows read (see dsh-chunk-rows.ts), and the `assistant/chunk` events they were decoded into. */
+  readonly packed: { readonly rows: number; readonly chunks: number };
+  /**
+   * The closing the reader synthesized for a turn the log ends inside (the harness's crash rule, see dsh-crash.ts):
+   * the report seq of its first event and the types, in order; null when the log's last turn is closed.
+   */
+  readonly synthesized: { readonly fromSeq: number; readonly types: readonly string[] } | null;
 }
+
+/** Whether an event came from a packed chunk row: its first member, a later one, or not from a row. */
+type RowMember = 'first' | 'member' | null;
 
 /** Options of {@link openDshLog}. */
 export interface DshLogOptions {
@@ -66,20 +78,28 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
     if (step.chunks > 0 && step.answers.length === 0) unanswered.push({ turn: step.turn, step: step.step, chunks: step.chunks });
     options.onStep?.(step);
   };
-  const taken = (label: string | null, effects: DshStepEffects): void => {
+  const taken = (label: string | null, effects: DshStepEffects, row: RowMember = null): void => {
     harnessEvents++;
+    if (row !== null) {
+      packed.chunks++;
+      if (row === 'first') packed.rows++;
+    }
     if (label !== null) ignored.set(label, (ignored.get(label) ?? 0) + 1);
     if (effects.route) routes.push(effects.route);
     stepRead(effects.closed);
   };
   const steps = createStepTracker();
+  const openTurn = createOpenTurnTracker();
+  // counted as the consumer takes them, like the rest of the summary (a pass stopped early counts what it read)
+  const packed = { rows: 0, chunks: 0 };
+  let synthesized: DshSummary['synthesized'] = null;
   async function* envelopes(): AsyncGenerator<RawEnvelope> {
     const opened = dshLines(file, await isZstdFile(file));
     framing = opened.framing;
     let header: DshHeader | null = null;
     let next = 0;
     // the events read until the boundary is known (then null), and the harness seq past which it is
-    let held: { envelope: RawEnvelope; label: string | null; effects: DshStepEffects; line: number }[] | null = null;
+    let held: { envelope: RawEnvelope; label: string | null; effects: DshStepEffects; line: number; row: RowMember }[] | null = null;
     let readUntil: number | null = null;
     const release = function* (h: DshHeader): Generator<RawEnvelope> {
       const b = readBoundary(h, (held ?? []).map((e) => e.envelope));
@@ -90,7 +110,7 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
       for (const e of release) {
         checkDescriptor(b, e.envelope, e.line);
         yield e.envelope;
-        taken(e.label, e.effects);
+        taken(e.label, e.effects, e.row);
       }
     };
     for await (const line of opened.lines) {
@@ -100,7 +120,7 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
       } catch (e) {
         if (!line.terminated) {
           // a plain file whose last line was cut mid-write: the same torn tail as an unfinished frame
-          plainTorn = { offset: line.offset, bytes: line.bytes };
+          plainTorn = { offset: line.offset, bytes: line.bytes, recovered: 0 };
           break;
         }
         throw new DshLogError('dsh-not-json', { line: line.line, seq: header === null ? null : next, byteOffset: null }, line.text.trim() === '' ? 'a blank line' : `not JSON (${(e as Error).message})`);
@@ -114,21 +134,37 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
         } else held = [];
         continue;
       }
-      const mapped = mapDshEvent(raw, line.line, next++);
-      const label = mapped.kind === 'ignored' ? mapped.label : null;
-      const sources = (raw as { sourceEventSeqs?: number[] }).sourceEventSeqs ?? null;
-      const effects = steps.push(mapped.envelope, sources, line.line);
-      if (held === null) {
-        if (boundary) checkDescriptor(boundary, mapped.envelope, line.line);
-        yield mapped.envelope;
-        taken(label, effects);
-        continue;
+      // a packed row stands for several assistant/chunk events: each is read as if it had its own line
+      const fromRow = isDshChunkRow(raw);
+      const records: unknown[] = isDshChunkRow(raw) ? decodeDshChunkRow(raw, line.line) : [raw];
+      for (const [k, record] of records.entries()) {
+        const row: RowMember = fromRow ? (k === 0 ? 'first' : 'member') : null;
+        const mapped = mapDshEvent(record, line.line, next++);
+        const label = mapped.kind === 'ignored' ? mapped.label : null;
+        const sources = (record as { sourceEventSeqs?: number[] }).sourceEventSeqs ?? null;
+        const effects = steps.push(mapped.envelope, sources, line.line);
+        openTurn.push(mapped.envelope);
+        if (held === null) {
+          if (boundary) checkDescriptor(boundary, mapped.envelope, line.line);
+          yield mapped.envelope;
+          taken(label, effects, row);
+          continue;
+        }
+        held.push({ envelope: mapped.envelope, label, effects, line: line.line, row });
+        if (mapped.envelope.seq - 1 >= readUntil!) yield* release(header);
       }
-      held.push({ envelope: mapped.envelope, label, effects, line: line.line });
-      if (mapped.envelope.seq - 1 >= readUntil!) yield* release(header);
     }
     if (header === null) throw new DshLogError('dsh-header', { line: 1, seq: null, byteOffset: null }, 'the file has no session header (it is empty)');
     if (held !== null) yield* release(header);
+    // the log ends inside a turn: closed as the harness closes it when it loads the log (not counted as read)
+    const closers = openTurn.closers();
+    for (const c of closers) {
+      const effects = steps.push(c, null, 0, true);
+      yield c;
+      // said once the first is taken (a pass stopped before the closing does not report it)
+      synthesized ??= { fromSeq: closers[0]!.seq, types: closers.map((x) => x.type) };
+      stepRead(effects.closed);
+    }
     stepRead(steps.finish());
   }
   return {
@@ -148,6 +184,8 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
         child: b?.child ?? null,
         routes: [...routes],
         unanswered: [...unanswered],
+        packed: { ...packed },
+        synthesized,
       };
     },
   };

@@ -27,6 +27,8 @@ export interface DshRoute {
 /** One assistant message a step committed (report seq), its text blocks joined, and the chunks it cites. */
 export interface DshAnswer {
   readonly seq: number;
+  /** The message's own id (the harness gives every message one); null when the log gave none. */
+  readonly messageId: string | null;
   readonly text: string;
   /** The call ids of its tool-call blocks. */
   readonly toolCalls: readonly string[];
@@ -42,6 +44,8 @@ export interface DshStep {
   readonly startSeq: number;
   /** Its step/end; null when the log (or what was read of it) ends inside the step. */
   readonly endSeq: number | null;
+  /** Is its end one the reader synthesized (the log ends inside the step: see dsh-crash.ts)? */
+  readonly synthesizedEnd: boolean;
   /** The ids of the inputs that entered the model in it (its user/messages). */
   readonly entered: readonly string[];
   /** The route in effect at its end: the latest request/context read by then (null: none yet). */
@@ -71,15 +75,15 @@ export const createStepTracker = () => {
   // this step's chunks (harness seq → "turn/step") and tool calls (call id → harness seq): what its events may cite
   let chunkSteps = new Map<number, string>();
   let calls = new Map<string, number>();
-  const close = (endSeq: number | null): DshStep | null => {
+  const close = (endSeq: number | null, synthesizedEnd = false): DshStep | null => {
     if (open === null) return null;
-    const s: DshStep = { ...open, endSeq, route, chunks: [...chunkSteps.values()].filter((k) => k === `${open!.turn}/${open!.step}`).length };
+    const s: DshStep = { ...open, endSeq, synthesizedEnd, route, chunks: [...chunkSteps.values()].filter((k) => k === `${open!.turn}/${open!.step}`).length };
     open = null;
     return s;
   };
   return {
-    /** Checks one event (refusing with its line) and returns what it changed. */
-    push(envelope: RawEnvelope, sources: readonly number[] | null, line: number): DshStepEffects {
+    /** Checks one event (refusing with its line; `synthesized`: a closer the reader made) and returns what it changed. */
+    push(envelope: RawEnvelope, sources: readonly number[] | null, line: number, synthesized = false): DshStepEffects {
       const harnessSeq = envelope.seq - 1;
       const refuse = (reason: string): never => {
         throw new DshLogError('dsh-malformed-envelope', { line, seq: harnessSeq, byteOffset: null }, reason);
@@ -95,7 +99,7 @@ export const createStepTracker = () => {
         }
         case 'step/end':
         case 'turn/end':
-          return { closed: close(envelope.type === 'step/end' ? envelope.seq : null), route: null };
+          return { closed: close(envelope.type === 'step/end' ? envelope.seq : null, synthesized), route: null };
         case 'user/message':
           open?.entered.push(data.id as string);
           return NONE;
@@ -108,9 +112,11 @@ export const createStepTracker = () => {
         case 'assistant/message': {
           const key = `${data.turn as number}/${data.step as number}`;
           for (const s of sources ?? []) if (chunkSteps.get(s) !== key) refuse(`assistant/message: sourceEventSeqs cites harness seq ${s}, which is not an assistant/chunk of turn ${data.turn as number} step ${data.step as number}`);
-          const content = (data.message as { content: Obj[] }).content;
+          const message = data.message as { content: Obj[]; id?: string };
+          const content = message.content;
           open?.answers.push({
             seq: envelope.seq,
+            messageId: message.id ?? null,
             text: content.filter((b) => b.type === 'text').map((b) => b.text as string).join(''),
             toolCalls: content.filter((b) => b.type === 'tool-call').map((b) => b.callId as string),
             interrupted: data.interrupted === true,

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { decompress } from 'fzstd';
+import { Decompress, decompress } from 'fzstd';
 import xxhash from 'xxhash-wasm';
 import { DshLogError } from './dsh-errors.js';
 
@@ -53,13 +53,37 @@ export const frameExtent = (b: Uint8Array): FrameExtent => {
 export interface DecodedFrame {
   readonly offset: number;
   readonly data: Uint8Array;
+  /** The whole lines recovered from a torn last frame (not a complete frame). */
+  readonly torn?: true;
 }
 
-/** Bytes at the end of a file that do not complete a record: where they start and how many there are. */
+/**
+ * Bytes at the end of a file that do not complete a record: where they start and how many there are, and how many
+ * bytes of whole lines were nevertheless decoded from them (a torn zstd frame whose complete blocks decompress; 0
+ * for a plain file, whose torn tail is one unfinished line).
+ */
 export interface TornTail {
   readonly offset: number;
   readonly bytes: number;
+  readonly recovered: number;
 }
+
+/**
+ * What a torn last frame still holds, as the harness recovers it when it loads the file: the output of its complete
+ * blocks (a streaming decompression of the bytes there are), cut after its last newline — whole lines only. Nothing
+ * when those bytes are not the start of a frame or do not decompress.
+ */
+export const recoverTornFrame = (bytes: Uint8Array): Uint8Array => {
+  if (!startsWithZstdMagic(bytes)) return new Uint8Array(0);
+  const out: Uint8Array[] = [];
+  try {
+    new Decompress((chunk) => out.push(chunk.slice())).push(bytes, false);
+  } catch {
+    // a corrupt block: what was decoded before it stands
+  }
+  const all = Buffer.concat(out);
+  return all.subarray(0, all.lastIndexOf(0x0a) + 1);
+};
 
 /** The XXH64 hasher (WebAssembly, instantiated once on first use). */
 let hasher: ReturnType<typeof xxhash> | null = null;
@@ -80,7 +104,8 @@ const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
 /**
  * Streams a file of concatenated zstd frames (one per appended batch), decompressing one frame at a time, so
  * memory holds one frame and one read chunk. A final frame the file ends inside is not an error: it is handed to
- * `onTornTail` (an unfinished append, as a crash leaves it) and reading ends before it. Anything else that is not
+ * `onTornTail` (an unfinished append, as a crash leaves it), and the whole lines its complete blocks decode to are
+ * read, as the harness reads them when it loads the file ({@link recoverTornFrame}); nothing after them. Anything else that is not
  * a frame, or a frame that does not decompress, is a `DshLogError` (`dsh-corrupt-frame`) naming its byte offset.
  * A frame whose header says it carries a content checksum is checked against what it decompresses to (the low 32
  * bits of XXH64, via xxhash-wasm): a mismatch is a `DshLogError` (`dsh-frame-checksum`) naming the file, the frame
@@ -126,5 +151,9 @@ export async function* zstdFrames(file: string, onTornTail: (tail: TornTail) => 
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
     yield* take();
   }
-  if (pending.length > 0) onTornTail({ offset, bytes: pending.length });
+  if (pending.length > 0) {
+    const recovered = recoverTornFrame(pending);
+    onTornTail({ offset, bytes: pending.length, recovered: recovered.length });
+    if (recovered.length > 0) yield { offset, data: recovered, torn: true };
+  }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ContentBlockSchema } from '../message.js';
+import { ContentBlockSchema, MessageIdSchema } from '../message.js';
 import { SealedContentSchema } from '../sealed-content.js';
 import { int, positiveInt, turnNumber } from './event-fields.js';
 
@@ -23,9 +23,11 @@ export const AssistantMessageSchema = z
     role: z.literal('assistant'),
     content: z.array(AssistantBlockSchema),
     source: z.object({ kind: z.literal('model'), provider: z.string(), model: z.string() }).strict().optional(),
+    /** The message's own id, when its writer gave it one (the harness does): kept as it is, never minted. */
+    id: MessageIdSchema.optional(),
   })
   .strict();
-/** A message from the model: its content blocks (text, tool calls, reasoning). */
+/** A message from the model: its content blocks (text, tool calls, reasoning), and its id when it has one. */
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 
 /** The zod schema of {@link Usage}. */

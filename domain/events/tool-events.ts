@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ContentBlockSchema } from '../message.js';
+import { ContentBlockSchema, MessageIdSchema } from '../message.js';
 import { SealedContentSchema } from '../sealed-content.js';
 import { positiveInt, turnNumber } from './event-fields.js';
 
@@ -29,9 +29,11 @@ export const ToolResultMessageSchema = z
     callId: z.string().min(1),
     content: z.array(ContentBlockSchema),
     isError: z.boolean().optional(),
+    /** The message's own id, when its writer gave it one (the harness does): kept as it is, never minted. */
+    id: MessageIdSchema.optional(),
   })
   .strict();
-/** A tool result as the model sees it. */
+/** A tool result as the model sees it, and its id when it has one. */
 export type ToolResultMessage = z.infer<typeof ToolResultMessageSchema>;
 
 /** The zod schema of {@link ToolResultData}. */

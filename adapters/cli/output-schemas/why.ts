@@ -72,5 +72,7 @@ export const WhyOutputSchema = z
           .strict(),
       )
       .optional(),
+    /** A harness log only: the closing synthesized for a turn the log ends inside (the harness's crash rule). */
+    synthesized: z.object({ fromSeq: seq, types: z.array(z.string()) }).strict().nullable().optional(),
   })
   .strict();

@@ -45,6 +45,9 @@ describe('the harness log reader', () => {
       [2, 'turn/start'],
       [3, 'agent/inbox/spliced'],
       [4, 'step/start'],
+      // the log ends inside turn 1: closed as the harness closes it when it loads the log
+      [5, 'step/end'],
+      [6, 'turn/end'],
     ]);
     expect(events[0]).toEqual({ seq: 0, id: '00000000-0000-4000-8000-000000000000', time: 1000, type: 'session/created', data: { sessionId: 'h-1', createdAt: 1000, kind: 'ordinary' } });
     expect((events[4] as { id?: string }).id).toBe('00000000-0000-4000-8000-000000000004');
@@ -80,7 +83,7 @@ describe('the harness log reader', () => {
   it('keeps the declared types it does not interpret, extensions marked ignorable and non-append surface copies as ignorable events, counted', async () => {
     const lines = [HEADER, ...opening, ev(4, 'request/header', { header: {}, reason: 'initial' }), ev(5, 'x/ext', { a: 1 }, { ignorable: true }), ev(6, 'user/message', A, { surfaceOp: 'replace' }), ev(7, 'assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta' } })];
     const { events, summary } = await readAll(file(lines));
-    expect(events.slice(5).map((e) => [e.seq, e.type, (e as { ignorable?: true }).ignorable])).toEqual([
+    expect(events.slice(5, 9).map((e) => [e.seq, e.type, (e as { ignorable?: true }).ignorable])).toEqual([
       [5, 'dsh:request/header', true],
       [6, 'dsh:x/ext', true],
       [7, 'dsh:user/message', true],

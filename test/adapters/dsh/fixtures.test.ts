@@ -14,7 +14,7 @@ const nameOf = (file: string): string => file.replace(/\.jsonl(\.zst)?$/, '');
 describe('docs/examples/dsh', () => {
   it('ships exactly these fixtures, each with its reports and a README', () => {
     expect(readdirSync(dir).sort()).toEqual(
-      ['README.md', ...FIXTURES, ...FIXTURES.flatMap((f) => [`${nameOf(f)}.report.json`, `${nameOf(f)}.report.txt`])].sort(),
+      ['README.md', 'harness', ...FIXTURES, ...FIXTURES.flatMap((f) => [`${nameOf(f)}.report.json`, `${nameOf(f)}.report.txt`])].sort(),
     );
   });
 
@@ -74,6 +74,8 @@ describe('docs/examples/dsh', () => {
       child: null,
       routes: [{ seq: 7, provider: 'mock', model: 'mock', contextWindow: 128000 }],
       unanswered: [],
+      packed: { rows: 0, chunks: 0 },
+      synthesized: null,
       error: null,
     });
     const a = JSON.parse((await run('audit', join(dir, 'aborted-child.jsonl.zst'), '--json')).stdout);
@@ -162,8 +164,11 @@ describe('docs/examples/dsh', () => {
         { seq: 23, provider: 'mock', model: 'large', contextWindow: 200000 },
       ],
       unanswered: [{ turn: 2, step: 1, chunks: 2 }],
+      // the file ends inside turn 2: closed as the harness closes it on load
+      synthesized: { fromSeq: 26, types: ['step/end', 'turn/end'] },
       error: null,
     });
+    expect(r.turns.at(-1)).toMatchObject({ turn: 2, endSeq: 27, reason: 'interrupted' });
     const a = JSON.parse((await run('why', join(dir, 'retried-stream.jsonl'), 'A', '--json')).stdout);
     expect(a.steps).toEqual([
       {
@@ -171,16 +176,17 @@ describe('docs/examples/dsh', () => {
         step: 1,
         startSeq: 4,
         endSeq: 15,
+        synthesizedEnd: false,
         entered: ['A'],
         route: { seq: 7, provider: 'mock', model: 'small', contextWindow: 32000 },
         requests: [{ seq: 6, reason: 'initial' }],
         chunks: 6, // the failed attempt's three and the retry's three
-        answers: [{ seq: 14, text: 'The outage lasted 40 minutes.', toolCalls: [], interrupted: false, cited: 3 }],
+        answers: [{ seq: 14, messageId: null, text: 'The outage lasted 40 minutes.', toolCalls: [], interrupted: false, cited: 3 }],
       },
     ]);
     const b = await run('why', join(dir, 'retried-stream.jsonl'), 'B');
     expect(b.stdout).toContain(
-      'steps, from the harness\'s request and stream events:\n  turn 2 step 1 (seq 20–…): model mock/large (context window 200000); request/header change at seq 22; 2 chunks streamed\n    no assistant/message: the log ends inside this step\n',
+      'steps, from the harness\'s request and stream events:\n  turn 2 step 1 (seq 20–26, its step/end synthesized): model mock/large (context window 200000); request/header change at seq 22; 2 chunks streamed\n    no assistant/message: the log ends inside this step\n',
     );
     const call = await run('why', join(dir, 'queued-steered.jsonl'), 'call-1');
     expect(call.stdout).toContain('    seq 12  answered: tool call call-1; assembled from 2 of the step\'s chunks\n');

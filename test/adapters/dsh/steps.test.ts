@@ -95,7 +95,7 @@ describe('request and stream events', () => {
     const r = await read(f);
     expect(r.error).toBeNull();
     expect(r.steps).toEqual([
-      { turn: 1, step: 1, startSeq: 4, endSeq: 10, entered: ['A'], route: { seq: 7, provider: 'p', model: 'm', contextWindow: null }, requests: [{ seq: 6, reason: 'resume' }], chunks: 2, answers: [] },
+      { turn: 1, step: 1, startSeq: 4, endSeq: 10, synthesizedEnd: false, entered: ['A'], route: { seq: 7, provider: 'p', model: 'm', contextWindow: null }, requests: [{ seq: 6, reason: 'resume' }], chunks: 2, answers: [] },
     ]);
     expect([r.summary.routes, r.summary.unanswered]).toEqual([[{ seq: 7, provider: 'p', model: 'm', contextWindow: null }], [{ turn: 1, step: 1, chunks: 2 }]]);
     const text = (await run('audit', f)).stdout;
