@@ -6,7 +6,7 @@ import { DEFAULT_STORE_SPEC } from '../store/open-store.js';
 import { isStoreError } from '../../runtime/ports/store-errors.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, oneLine, SessionNotFoundError, UsageError } from './cli-failure.js';
-import { readingStore } from './reading-store.js';
+import { assertReadableFile, readingStore } from './reading-store.js';
 import type { CliIo } from './io.js';
 import { loadUserModule } from './load-module.js';
 
@@ -31,6 +31,7 @@ export const projectCommand = async (argv: readonly string[], io: CliIo): Promis
   if (!args.ok) throw new UsageError(args.error);
   if (args.positionals.length !== 1) throw new UsageError('project needs one module');
   const modulePath = args.positionals[0]!;
+  await assertReadableFile(modulePath);
   let mod: Record<string, unknown>;
   try {
     mod = await loadUserModule(modulePath);

@@ -103,9 +103,9 @@ describe('steerlog project', () => {
     expect(readdirSync(fresh)).toEqual([]);
   });
 
-  it('exits 2 on a module without a projection, a missing module and usage errors', async () => {
+  it('exits 2 on a module without a projection and usage errors, 3 on a missing module', async () => {
     expect((await run('project')).code).toBe(2);
-    expect((await run('project', 'nope.ts', '--store', 'memory:')).code).toBe(2);
+    expect((await run('project', 'nope.ts', '--store', 'memory:')).code).toBe(3); // a missing module is a file that cannot be read
     expect((await run('project', 'docs/snippets/inbox-decider.ts', '--store', 'memory:')).code).toBe(2);
     // memory: holds nothing to read; --stream names a session that must exist
     expect((await run('project', 'docs/projections/accept-to-claim.ts', '--store', 'memory:')).code).toBe(2);
