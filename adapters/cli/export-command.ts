@@ -2,7 +2,7 @@ import { envelopeLine } from './audit-command.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, SessionNotFoundError, UsageError } from './cli-failure.js';
 import type { CliIo } from './io.js';
-import { readingStore } from './reading-store.js';
+import { readingStore, unreadNotes } from './reading-store.js';
 
 export const EXPORT_USAGE = `usage: steerlog export <spec> <session-id> > log.jsonl
   <spec>            the store, opened read-only: jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… | archive:<file>
@@ -22,6 +22,6 @@ export const exportCommand = async (argv: readonly string[], io: CliIo): Promise
       n++;
     }
     if (n === 0) throw new SessionNotFoundError(session, spec);
-  });
+  }, unreadNotes(io, 'export', false));
   return EXIT.ok;
 };

@@ -6,7 +6,7 @@ import { DEFAULT_STORE_SPEC } from '../store/open-store.js';
 import { isStoreError } from '../../runtime/ports/store-errors.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, oneLine, SessionNotFoundError, UsageError } from './cli-failure.js';
-import { assertReadableFile, readingStore } from './reading-store.js';
+import { assertReadableFile, readingStore, unreadNotes } from './reading-store.js';
 import type { CliIo } from './io.js';
 import { loadUserModule } from './load-module.js';
 
@@ -67,5 +67,5 @@ export const projectCommand = async (argv: readonly string[], io: CliIo): Promis
     } finally {
       await checkpoints.close();
     }
-  });
+  }, unreadNotes(io, 'project', false));
 };

@@ -1,6 +1,7 @@
 import { open, stat } from 'node:fs/promises';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { openStore } from '../store/open-store.js';
+import type { CliIo } from './io.js';
 import { isStoreError } from '../../runtime/ports/store-errors.js';
 import { classifyFailure, EXIT, fileUnreadable, FileUnreadableError, isFileUnreadableError } from './cli-failure.js';
 
@@ -11,11 +12,23 @@ import { classifyFailure, EXIT, fileUnreadable, FileUnreadableError, isFileUnrea
  * JSONL store's unfinished commit is left where it is and not read; the group journal is not replayed), and an
  * append is refused. `memory:` is an unknown store here (a new memory store holds nothing to read).
  */
-export const openStoreToRead = (spec: string): Promise<EventStore> => openStore(spec, { readOnly: true });
+export const openStoreToRead = async (spec: string, note?: (line: string) => void): Promise<EventStore> => {
+  const store = await openStore(spec, { readOnly: true });
+  // a JSONL store says what a crash left that it does not read (a writable open would cut or replay it)
+  if (note) for (const line of (store as { readonly unread?: readonly string[] }).unread ?? []) note(line);
+  return store;
+};
+
+/**
+ * Where a reading command reports what the store leaves unread: one line each on stderr, `steerlog <command>: note: …`
+ * (none with `--json`, whose stdout holds the one object and whose stderr stays empty).
+ */
+export const unreadNotes = (io: CliIo, command: string, json: boolean): ((line: string) => void) | undefined =>
+  json ? undefined : (line) => io.stderr.write(`steerlog ${command}: note: ${line}\n`);
 
 /** Runs `read` over the store `spec` names, opened by {@link openStoreToRead}, and closes it whatever happens. */
-export const readingStore = async <T>(spec: string, read: (store: EventStore) => Promise<T>): Promise<T> => {
-  const store = await openStoreToRead(spec);
+export const readingStore = async <T>(spec: string, read: (store: EventStore) => Promise<T>, note?: (line: string) => void): Promise<T> => {
+  const store = await openStoreToRead(spec, note);
   try {
     return await read(store);
   } finally {

@@ -7,7 +7,7 @@ import type { EventStore } from '../../runtime/ports/event-store.js';
 import { createSessionVerifier } from '../chain/verify-session.js';
 import { DEFAULT_STORE_SPEC } from '../store/open-store.js';
 import { UsageError } from './cli-failure.js';
-import { readingStore } from './reading-store.js';
+import { readingStore, unreadNotes } from './reading-store.js';
 import type { CliIo } from './io.js';
 import { listStreams, storeEnvelopes } from './log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
@@ -87,7 +87,7 @@ export const sessionsCommand = async (argv: readonly string[], io: CliIo): Promi
     const found: SessionSummary[] = [];
     for (const stream of await listStreams(store)) found.push(await summarizeSession(store, stream));
     return found;
-  });
+  }, unreadNotes(io, 'sessions', args.flags.json === true));
   if (args.flags.json) {
     const out: SessionsOutput = { format: 'steerlog-sessions', version: 1, sessions };
     io.stdout.write(`${JSON.stringify(out)}\n`);

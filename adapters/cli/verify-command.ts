@@ -2,7 +2,7 @@ import { isSigningKeyError, readKeyFile } from '../chain/ed25519.js';
 import { verifySession, type SessionVerification, type VerifyOptions } from '../chain/verify-session.js';
 import { looksLikeArchive } from '../archive/archive-sniff.js';
 import { SessionNotFoundError, UsageError } from './cli-failure.js';
-import { assertReadableFile, readingFile, readingStore } from './reading-store.js';
+import { assertReadableFile, readingFile, readingStore, unreadNotes } from './reading-store.js';
 import type { CliIo } from './io.js';
 import { listStreams, storeEnvelopes } from './log-sources.js';
 import { verifyFile, verifyFileKey, type VerifyFileKey } from './verify-file.js';
@@ -151,7 +151,7 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
           if (v.status === 'empty' && !args.flags.all) throw new SessionNotFoundError(s, storeSpec!);
           results.push(v);
         }
-      });
+      }, unreadNotes(io, 'verify', args.flags.json === true));
     } else {
       const file = positionals[0]!;
       await readingFile(file, async () => {

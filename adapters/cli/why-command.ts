@@ -3,7 +3,7 @@ import { isKnownEvent, type LogEvent } from '../../domain/events.js';
 import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact, type InputFate, type MessageFactState } from '../../domain/message-facts.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import { SessionNotFoundError, UsageError } from './cli-failure.js';
-import { assertReadableFile, readingFile, readingStore } from './reading-store.js';
+import { assertReadableFile, readingFile, readingStore, unreadNotes } from './reading-store.js';
 import type { CliIo } from './io.js';
 import { fileEnvelopeBatches, storeEnvelopeBatches } from './log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
@@ -265,7 +265,7 @@ export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<nu
         const found = await answerWhy(target, id, storeEnvelopeBatches(store, target), keyring);
         if (found.events === 0 && !found.error) throw new SessionNotFoundError(target, spec);
         return { ...found, crossing: await followAcross(store, target, found, (s, i) => answerWhy(s, i, storeEnvelopeBatches(store, s), keyring)) };
-      });
+      }, unreadNotes(io, 'why', args.flags.json === true));
     } else {
       answer = await readingFile(target, async () =>
         (await resolveFileFormat(target, formatOption)) === 'dsh' ? answerWhyHarness(target, id, keyring, answerWhy) : answerWhy(null, id, fileEnvelopeBatches(target), keyring),

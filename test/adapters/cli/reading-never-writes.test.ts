@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import pg from 'pg';
@@ -80,7 +80,7 @@ describe('reading never writes: JSONL', () => {
     }
   });
 
-  it('a torn tail (an unfinished commit) is read around, never cut into the quarantine', async () => {
+  it('a torn tail (an unfinished commit) is reported and read around, never cut into the quarantine', async () => {
     const dir = join(root, 'torn');
     await demo(dir);
     const file = join(dir, 'streams', streamFileName(SESSION).fileName);
@@ -90,6 +90,9 @@ describe('reading never writes: JSONL', () => {
       const r = await runCli(...argv);
       expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(0);
       expect(md5Tree(dir), argv.join(' ')).toEqual(before);
+      if (argv.includes('--store') && !argv.includes('--json')) {
+        expect(r.stderr, argv.join(' ')).toBe(`steerlog ${argv[0]}: note: streams/${streamFileName(SESSION).fileName}: 10 bytes after its last committed line (an unfinished commit), not read\n`);
+      }
     }
     expect(existsSync(join(dir, 'quarantine'))).toBe(false);
     // what a writable open does instead: it cuts the tail into the quarantine
@@ -97,14 +100,21 @@ describe('reading never writes: JSONL', () => {
     expect(existsSync(join(dir, 'quarantine'))).toBe(true);
   });
 
-  it('a journal holding commits the index lacks (as after a power loss) is not replayed by a reader', async () => {
+  it('a journal holding a commit the index lacks (as after a power loss) is reported, not replayed', async () => {
     const seeded = await seedStore(root, { journalPending: true });
+    // the index loses the last (group) commit's 3 records: only the journal still holds it
+    const index = join(seeded.dir, 'global.idx');
+    truncateSync(index, statSync(index).size - 3 * 80);
     const before = md5Tree(seeded.dir);
     for (const argv of readingCommands(`jsonl:${seeded.dir}`, 's/a').filter((a) => a[0] !== 'why')) {
       const r = await runCli(...argv);
       expect([0, 1], `${argv.join(' ')}: ${r.stderr}`).toContain(r.code); // its events are no steerlog session log
       expect(md5Tree(seeded.dir), argv.join(' ')).toEqual(before);
+      if (!argv.includes('--json')) expect(r.stderr, argv.join(' ')).toContain(`steerlog ${argv[0]}: note: group.journal: 1 commit the index does not hold`);
     }
+    // a writable open replays it: the 3 events are back
+    expect((await runCli('store', 'repair', `jsonl:${seeded.dir}`)).code).toBe(0);
+    expect((await runCli('export', `jsonl:${seeded.dir}`, 's/a')).stdout.trimEnd().split('\n')).toHaveLength(4);
   });
 
   it('a directory that holds no store is exit 3 for every reading command, and nothing is created', async () => {
