@@ -7,7 +7,7 @@ import { openAuditSpool, type AuditSpool } from './audit-json-writer.js';
 import type { EventStore, RecordedEvent } from '../../runtime/ports/event-store.js';
 import { StoreCorruptError } from '../../runtime/ports/store-errors.js';
 import { decodeLine } from '../store/jsonl/line-codec.js';
-import { assertReadableFile, openStoreToRead, unreadNotes } from './reading-store.js';
+import { assertReadableFile, openStoreToRead, unreadNotes, unreadOf } from './reading-store.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, reportFailure, reportUsage, SessionNotFoundError } from './cli-failure.js';
 import { formatAuditReport } from './format-audit.js';
@@ -65,7 +65,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
   if (keys instanceof Error) return reportFailure(io, 'audit', keys, json);
   try {
     if (spec !== undefined) {
-      const store = await openStoreToRead(spec, unreadNotes(io, 'audit', json));
+      const store = await openStoreToRead(spec);
       try {
         spool = json ? openAuditSpool() : null;
         const audited = await auditStreamOnePass(store, target, limit, spoolOptions(spool), progress.tick, keys.keyring);
@@ -74,6 +74,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
           return reportFailure(io, 'audit', new SessionNotFoundError(target, spec), json);
         }
         ({ report, extras } = audited);
+        for (const line of unreadOf(store)) unreadNotes(io, 'audit', json)?.(line);
       } finally {
         await store.close();
       }

@@ -12,12 +12,10 @@ import { classifyFailure, EXIT, fileUnreadable, FileUnreadableError, isFileUnrea
  * JSONL store's unfinished commit is left where it is and not read; the group journal is not replayed), and an
  * append is refused. `memory:` is an unknown store here (a new memory store holds nothing to read).
  */
-export const openStoreToRead = async (spec: string, note?: (line: string) => void): Promise<EventStore> => {
-  const store = await openStore(spec, { readOnly: true });
-  // a JSONL store says what a crash left that it does not read (a writable open would cut or replay it)
-  if (note) for (const line of (store as { readonly unread?: readonly string[] }).unread ?? []) note(line);
-  return store;
-};
+export const openStoreToRead = (spec: string): Promise<EventStore> => openStore(spec, { readOnly: true });
+
+/** What a store opened by {@link openStoreToRead} leaves unread (a JSONL store's crash leftovers; none elsewhere). */
+export const unreadOf = (store: EventStore): readonly string[] => (store as { readonly unread?: readonly string[] }).unread ?? [];
 
 /**
  * Where a reading command reports what the store leaves unread: one line each on stderr, `steerlog <command>: note: …`
@@ -26,11 +24,16 @@ export const openStoreToRead = async (spec: string, note?: (line: string) => voi
 export const unreadNotes = (io: CliIo, command: string, json: boolean): ((line: string) => void) | undefined =>
   json ? undefined : (line) => io.stderr.write(`steerlog ${command}: note: ${line}\n`);
 
-/** Runs `read` over the store `spec` names, opened by {@link openStoreToRead}, and closes it whatever happens. */
+/**
+ * Runs `read` over the store `spec` names, opened by {@link openStoreToRead}, and closes it whatever happens. When
+ * `read` succeeds, `note` is told each line of what the store left unread (after a failure, its one line is all).
+ */
 export const readingStore = async <T>(spec: string, read: (store: EventStore) => Promise<T>, note?: (line: string) => void): Promise<T> => {
-  const store = await openStoreToRead(spec, note);
+  const store = await openStoreToRead(spec);
   try {
-    return await read(store);
+    const result = await read(store);
+    if (note) for (const line of unreadOf(store)) note(line);
+    return result;
   } finally {
     await store.close();
   }
