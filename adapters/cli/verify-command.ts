@@ -16,7 +16,10 @@ export const VERIFY_USAGE = `usage: steerlog verify <log.jsonl> [--format auto|s
   --format <f>  how to read the file (auto: recognised by its first bytes); a harness log (dsh) has no steerlog
                 hash chain: it is reported unchained (exit 1), never verified
   an archive (written by steerlog archive; also --store archive:<file>) is checked whole first: a damaged or
-  truncated one is refused (exit 3) naming the line and session`;
+  truncated one is refused (exit 3) naming the line and session
+  stores are opened read-only: nothing is created, locked, migrated or repaired
+exit: 0 verified, 1 tampered, unchained or not covered, 2 usage, unknown store spec or no such session, 3 the store
+      or file could not be read`;
 
 /** What `steerlog verify --json` prints. */
 export interface VerifyOutput {

@@ -23,7 +23,9 @@ export const WHY_USAGE = `usage: steerlog why <log.jsonl> <message-id | tool-cal
   --format <f>    how to read the file: steerlog, dsh (the harness's session log, .jsonl or .jsonl.zst), or auto
                   (the default: recognised by its first bytes); seqs of a harness log are harness seq + 1
   --keys <spec>   the data keys of encrypted content, read-only: file:<path> | postgres://… (default with --store:
-                  the key store that goes with it); the answer shows the content, [erased] or [encrypted]`;
+                  the key store that goes with it); the answer shows the content, [erased] or [encrypted]
+exit: 0 answered, 1 the log is invalid before the end (the answer covers what precedes), 2 usage, unknown store
+      spec, no such session or an id the log does not know, 3 the store or file could not be read`;
 
 /** The stored-encrypted content of the input (its admission) or of the tool call (its arguments). */
 export interface WhyContent {
