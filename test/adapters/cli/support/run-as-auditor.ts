@@ -23,6 +23,9 @@ const NOBODY = 65534;
  */
 export const auditorIsSeparateUser: boolean = process.getuid?.() === 0 && existsSync(SETPRIV);
 
+/** Whether file modes stop the auditor's reads: not for root without `setpriv` (root reads a mode-000 file). */
+export const fileModesApply: boolean = process.getuid?.() !== 0 || auditorIsSeparateUser;
+
 /**
  * Runs CLI invocations as an auditor without privileges: as `nobody` (one spawned process for all of them) when the
  * tests run as root, else in this process. Every directory the runs name must be reachable by that user
