@@ -7,9 +7,9 @@ import { openAuditSpool, type AuditSpool } from './audit-json-writer.js';
 import type { EventStore, RecordedEvent } from '../../runtime/ports/event-store.js';
 import { StoreCorruptError } from '../../runtime/ports/store-errors.js';
 import { decodeLine } from '../store/jsonl/line-codec.js';
-import { openStore } from '../store/open-store.js';
+import { assertReadableFile, openStoreToRead, unreadNotes, unreadOf } from './reading-store.js';
 import { parseCommandArgs } from './cli-args.js';
-import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
+import { EXIT, reportFailure, reportUsage, SessionNotFoundError } from './cli-failure.js';
 import { formatAuditReport } from './format-audit.js';
 import type { CliIo } from './io.js';
 import { readLineBatches } from './read-lines.js';
@@ -65,20 +65,21 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
   if (keys instanceof Error) return reportFailure(io, 'audit', keys, json);
   try {
     if (spec !== undefined) {
-      const store = await openStore(spec, { readOnly: true });
+      const store = await openStoreToRead(spec);
       try {
         spool = json ? openAuditSpool() : null;
         const audited = await auditStreamOnePass(store, target, limit, spoolOptions(spool), progress.tick, keys.keyring);
         if (audited === undefined) {
           spool?.close();
-          return noSession(io, target, spec, json);
+          return reportFailure(io, 'audit', new SessionNotFoundError(target, spec), json);
         }
         ({ report, extras } = audited);
+        for (const line of unreadOf(store)) unreadNotes(io, 'audit', json)?.(line);
       } finally {
         await store.close();
       }
     } else {
-      if (!(await stat(target).catch(() => undefined))?.isFile()) return reportUsage(io, AUDIT_USAGE, `cannot read ${target}: no such file`, json);
+      await assertReadableFile(target);
       if ((await resolveFileFormat(target, formatOption)) === 'dsh') {
         spool = json ? openAuditSpool() : null;
         ({ report, extras } = await auditDshFile(target, limit, spoolOptions(spool), progress.tick));
@@ -120,13 +121,6 @@ const humanAudit = (report: AuditReport, out: ReturnType<typeof auditOutput>, ex
 };
 
 const spoolOptions = (spool: AuditSpool | null): AuditorOptions => (spool ? { onTurn: spool.turn, onMessage: spool.message } : {});
-
-const noSession = (io: CliIo, session: string, spec: string, json: boolean): number => {
-  const message = `no session ${session} in ${spec}`;
-  if (json) io.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'session-not-found', message } })}\n`);
-  else io.stderr.write(`steerlog audit: ${message}\n`);
-  return EXIT.usage;
-};
 
 /**
  * Streams an envelope log (one JSON envelope per line) through the auditor, memory flat in the log's length. (The
@@ -182,7 +176,7 @@ export const isStreamFile = async (file: string): Promise<boolean> => {
 export const auditStreamFile = async (file: string): Promise<AuditReport> => {
   const storeDir = dirname(dirname(file));
   if (basename(dirname(file)) === 'streams' && (await stat(join(storeDir, 'global.idx')).catch(() => undefined))) {
-    const store = await openStore(`jsonl:${storeDir}`, { readOnly: true });
+    const store = await openStoreToRead(`jsonl:${storeDir}`);
     try {
       const header = await headerStream(file);
       return (await auditStream(store, header)) ?? createAuditor(header).report();

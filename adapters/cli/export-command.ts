@@ -1,8 +1,8 @@
-import { openStore } from '../store/open-store.js';
 import { envelopeLine } from './audit-command.js';
 import { parseCommandArgs } from './cli-args.js';
-import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
+import { EXIT, SessionNotFoundError, UsageError } from './cli-failure.js';
 import type { CliIo } from './io.js';
+import { readingStore, unreadNotes } from './reading-store.js';
 
 export const EXPORT_USAGE = `usage: steerlog export <spec> <session-id> > log.jsonl
   <spec>            the store, opened read-only: jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… | archive:<file>
@@ -12,26 +12,16 @@ exit: 0 written, 2 usage or no such session, 3 the store could not be read`;
 /** `steerlog export <spec> <session>`: writes a stored session as the plain envelope log (the exchange format). */
 export const exportCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
   const args = parseCommandArgs(argv, {});
-  if (!args.ok) return reportUsage(io, EXPORT_USAGE, args.error);
-  if (args.positionals.length !== 2) return reportUsage(io, EXPORT_USAGE, 'export needs a store spec and a session id');
+  if (!args.ok) throw new UsageError(args.error);
+  if (args.positionals.length !== 2) throw new UsageError('export needs a store spec and a session id');
   const [spec, session] = args.positionals as [string, string];
-  try {
-    const store = await openStore(spec, { readOnly: true });
-    try {
-      let n = 0;
-      for await (const e of store.read(session)) {
-        io.stdout.write(`${envelopeLine(e)}\n`);
-        n++;
-      }
-      if (n === 0) {
-        io.stderr.write(`steerlog export: no session ${session} in ${spec}\n`);
-        return EXIT.usage;
-      }
-      return EXIT.ok;
-    } finally {
-      await store.close();
+  await readingStore(spec, async (store) => {
+    let n = 0;
+    for await (const e of store.read(session)) {
+      io.stdout.write(`${envelopeLine(e)}\n`);
+      n++;
     }
-  } catch (e) {
-    return reportFailure(io, 'export', e, false);
-  }
+    if (n === 0) throw new SessionNotFoundError(session, spec);
+  }, unreadNotes(io, 'export', false));
+  return EXIT.ok;
 };

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { wantsHelp } from './cli-args.js';
-import { EXIT, reportFailure } from './cli-failure.js';
+import { EXIT, reportFailure, wantsJson } from './cli-failure.js';
 import type { CliIo } from './io.js';
 
 /** A command's module, once loaded: its usage text and what runs it. */
@@ -104,7 +104,11 @@ Docs: README.md in the steerlog package, and docs/ in its repository (guarantees
 `;
 };
 
-/** The CLI entry point; returns the exit code. Never throws: an unexpected failure is one line and exit 3. */
+/**
+ * The CLI entry point; returns the exit code. Never throws: a command's failure (thrown, or reported by the command
+ * through `reportFailure`) is one line on stderr, or one JSON object on stdout with `--json`, and exits as
+ * `classifyFailure` says.
+ */
 export const main = async (argv: readonly string[], io: CliIo): Promise<number> => {
   const [name, ...args] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
@@ -128,7 +132,7 @@ export const main = async (argv: readonly string[], io: CliIo): Promise<number> 
     }
     return await loaded.run(args, io);
   } catch (e) {
-    return reportFailure(io, name, e, args.includes('--json'));
+    return reportFailure(io, name, e, wantsJson(args));
   }
 };
 

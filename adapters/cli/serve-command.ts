@@ -8,13 +8,13 @@ import { localOwnership, type SessionOwnership } from '../../runtime/host/ports/
 import { createRuntime } from '../../runtime/runtime.js';
 import { ChildManager } from '../../runtime/children/child-manager.js';
 import { childTools } from '../../runtime/children/child-tools.js';
-import { errorChain } from '../../runtime/errors.js';
 import { consoleLogger } from '../../runtime/logger.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { parseCommandArgs } from './cli-args.js';
-import { openModel } from './serve-model.js';
+import { reportFailure, reportUsage, UsageError } from './cli-failure.js';
+import { ModelSpecError, openModel } from './serve-model.js';
 
 export const SERVE_USAGE = `usage: steerlog serve [options]
   --store <spec>          where sessions live: jsonl:<dir> | postgres://… | memory:   (default ${DEFAULT_STORE_SPEC})
@@ -41,7 +41,7 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
 const intOption = (value: string | undefined, name: string, fallback: number): number => {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer`);
+  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`--${name} must be a non-negative integer`);
   return n;
 };
 
@@ -75,8 +75,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     return 0;
   }
   if (!args.ok || args.positionals.length > 0) {
-    io.stderr.write(`${args.ok ? `unexpected ${args.positionals[0]}` : args.error}\n${SERVE_USAGE}\n`);
-    return 2;
+    return reportUsage(io, SERVE_USAGE, args.ok ? `unexpected ${args.positionals[0]}` : args.error);
   }
   const v = args.strings;
   const token = v.token ?? process.env['STEERLOG_TOKEN'];
@@ -133,8 +132,8 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     await server.close();
     return 0;
   } catch (e) {
-    io.stderr.write(`steerlog serve: ${isHostConfigError(e) ? e.message : errorChain(e)}\n`);
-    return 2;
+    // a bad option value is a usage error (2); a store or model that cannot be opened, a port in use: 3
+    return reportFailure(io, 'serve', isHostConfigError(e) || e instanceof ModelSpecError ? new UsageError(e.message) : e, false);
   } finally {
     await store?.close().catch(() => {});
     await keys?.close().catch(() => {});

@@ -4,14 +4,18 @@ import { parseEvent } from '../../domain/parse-event.js';
 import { initialSessionState, stepSession, type SessionState } from '../../domain/session-fold.js';
 import type { ChainStatus } from '../../domain/event-chain.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
-import { errorChain } from '../../runtime/errors.js';
 import { createSessionVerifier } from '../chain/verify-session.js';
-import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
+import { DEFAULT_STORE_SPEC } from '../store/open-store.js';
+import { UsageError } from './cli-failure.js';
+import { readingStore, unreadNotes } from './reading-store.js';
 import type { CliIo } from './io.js';
 import { listStreams, storeEnvelopes } from './log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
 
-export const SESSIONS_USAGE = `usage: steerlog sessions [--store <spec>] [--json]   (default store ${DEFAULT_STORE_SPEC}; archive:<file> lists an archive)`;
+export const SESSIONS_USAGE = `usage: steerlog sessions [--store <spec>] [--json]
+  --store <spec>  the store, opened read-only: jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… | archive:<file>
+                  (default ${DEFAULT_STORE_SPEC})
+exit: 0 listed, 1 a session's log is invalid or its chain broken, 2 usage, 3 the store could not be read`;
 
 /** One session as `steerlog sessions` lists it. */
 export interface SessionSummary {
@@ -70,30 +74,20 @@ export const summarizeSession = async (store: EventStore, stream: string): Promi
 
 const iso = (t: number | null): string => (t === null ? '-' : new Date(t).toISOString());
 
-/** `steerlog sessions`: every session in a store, with its state at the end of its log and its chain status. */
+/**
+ * `steerlog sessions`: every session in a store, with its state at the end of its log and its chain status; exit 1
+ * when a session's log is invalid or its chain broken (the list is printed all the same).
+ */
 export const sessionsCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
   const args = parseCommandArgs(argv, { strings: ['store'], flags: ['json'] });
-  if (!args.ok || args.positionals.length > 0) {
-    io.stderr.write(`${args.ok ? '' : `${args.error}\n`}${SESSIONS_USAGE}\n`);
-    return 2;
-  }
+  if (!args.ok) throw new UsageError(args.error);
+  if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${args.positionals[0]} (sessions reads --store <spec>)`);
   const spec = args.strings.store ?? DEFAULT_STORE_SPEC;
-  let store: EventStore;
-  try {
-    store = await openStore(spec);
-  } catch (e) {
-    io.stderr.write(`steerlog sessions: cannot open ${spec}: ${errorChain(e)}\n`);
-    return 3;
-  }
-  const sessions: SessionSummary[] = [];
-  try {
-    for (const stream of await listStreams(store)) sessions.push(await summarizeSession(store, stream));
-  } catch (e) {
-    io.stderr.write(`steerlog sessions: cannot read ${spec}: ${errorChain(e)}\n`);
-    return 3;
-  } finally {
-    await store.close();
-  }
+  const sessions = await readingStore(spec, async (store) => {
+    const found: SessionSummary[] = [];
+    for (const stream of await listStreams(store)) found.push(await summarizeSession(store, stream));
+    return found;
+  }, unreadNotes(io, 'sessions', args.flags.json === true));
   if (args.flags.json) {
     const out: SessionsOutput = { format: 'steerlog-sessions', version: 1, sessions };
     io.stdout.write(`${JSON.stringify(out)}\n`);
@@ -105,5 +99,5 @@ export const sessionsCommand = async (argv: readonly string[], io: CliIo): Promi
       io.stdout.write(`${s.session}  ${iso(s.createdAt)}  ${s.events}  ${s.turns}  ${s.status}${s.invalidAt !== null ? ` (at seq ${s.invalidAt})` : ''}  ${s.chain}\n`);
     }
   }
-  return 0;
+  return sessions.some((s) => s.status === 'invalid' || s.chain === 'broken' || s.chain === 'unreadable') ? 1 : 0;
 };

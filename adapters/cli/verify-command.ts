@@ -1,11 +1,8 @@
-import { stat } from 'node:fs/promises';
-
-import type { EventStore } from '../../runtime/ports/event-store.js';
-import { errorChain } from '../../runtime/errors.js';
 import { isSigningKeyError, readKeyFile } from '../chain/ed25519.js';
 import { verifySession, type SessionVerification, type VerifyOptions } from '../chain/verify-session.js';
 import { looksLikeArchive } from '../archive/archive-sniff.js';
-import { openStore } from '../store/open-store.js';
+import { SessionNotFoundError, UsageError } from './cli-failure.js';
+import { assertReadableFile, readingFile, readingStore, unreadNotes } from './reading-store.js';
 import type { CliIo } from './io.js';
 import { listStreams, storeEnvelopes } from './log-sources.js';
 import { verifyFile, verifyFileKey, type VerifyFileKey } from './verify-file.js';
@@ -19,7 +16,10 @@ export const VERIFY_USAGE = `usage: steerlog verify <log.jsonl> [--format auto|s
   --format <f>  how to read the file (auto: recognised by its first bytes); a harness log (dsh) has no steerlog
                 hash chain: it is reported unchained (exit 1), never verified
   an archive (written by steerlog archive; also --store archive:<file>) is checked whole first: a damaged or
-  truncated one is refused (exit 3) naming the line and session`;
+  truncated one is refused (exit 3) naming the line and session
+  stores are opened read-only: nothing is created, locked, migrated or repaired
+exit: 0 verified, 1 tampered, unchained or not covered, 2 usage, unknown store spec or no such session, 3 the store
+      or file could not be read`;
 
 /** What `steerlog verify --json` prints. */
 export interface VerifyOutput {
@@ -108,87 +108,70 @@ const parseAnchor = (text: string): { seq: number; hash: string } | null => {
  */
 export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
   const args = parseCommandArgs(argv, { strings: ['store', 'pubkey', 'anchor', 'format'], flags: ['json', 'all', 'head'] });
-  const usage = (why: string): number => {
-    io.stderr.write(`${why ? `${why}\n` : ''}${VERIFY_USAGE}\n`);
-    return 2;
-  };
-  if (!args.ok) return usage(args.error);
+  if (!args.ok) throw new UsageError(args.error);
   const formatOption = parseFormatOption(args.strings.format);
-  if (formatOption === null) return usage('--format takes auto, steerlog or dsh');
-  if (args.strings.store !== undefined && formatOption === 'dsh') return usage('--format dsh reads a file, not a store');
+  if (formatOption === null) throw new UsageError('--format takes auto, steerlog or dsh');
+  if (args.strings.store !== undefined && formatOption === 'dsh') throw new UsageError('--format dsh reads a file, not a store');
   // an archive given as a file is read as the store spec archive:<file> (unless --format says it is a log)
   let storeSpec = args.strings.store;
   let positionals = args.positionals;
+  if (storeSpec === undefined && positionals.length > 0) await assertReadableFile(positionals[0]!);
   if (storeSpec === undefined && formatOption === 'auto' && positionals.length > 0 && (await looksLikeArchive(positionals[0]!))) {
     storeSpec = `archive:${positionals[0]}`;
     positionals = positionals.slice(1);
   }
   const fromStore = storeSpec !== undefined;
-  if (fromStore ? positionals.length === 0 && !args.flags.all : positionals.length !== 1 || args.flags.all) return usage('');
-  if (fromStore && args.flags.all && positionals.length > 0) return usage('--all or session ids, not both');
+  if (fromStore && args.flags.all && positionals.length > 0) throw new UsageError('--all or session ids, not both');
+  if (fromStore && positionals.length === 0 && !args.flags.all) throw new UsageError('which sessions? (session ids, or --all)');
+  if (!fromStore && positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'which log?' : 'one log at a time');
+  if (!fromStore && args.flags.all) throw new UsageError('--all reads a store (--store <spec>) or an archive');
   // each key parsed once, here: its verifier serves this thread; verifyFile's workers are sent its text
   let publicKeys: VerifyFileKey[] = [];
   try {
     const texts = (args.strings.pubkey?.split(',') ?? []).map((where) => ({ pem: readKeyFile(where), where }));
     publicKeys = texts.map((k) => verifyFileKey(k.pem, k.where));
   } catch (e) {
-    if (isSigningKeyError(e)) return usage(`steerlog verify: ${e.message}`);
+    if (isSigningKeyError(e)) throw new UsageError(e.message);
     throw e;
   }
   let anchor: { seq: number; hash: string } | undefined;
   if (args.strings.anchor !== undefined) {
     const parsed = parseAnchor(args.strings.anchor);
-    if (!parsed) return usage('--anchor takes <seq>:<64 hex digits>, as `steerlog verify --head` prints it');
+    if (!parsed) throw new UsageError('--anchor takes <seq>:<64 hex digits>, as `steerlog verify --head` prints it');
     anchor = parsed;
   }
   const progress = createProgress(io, 'verifying', args.flags.json === true || args.flags.head === true);
   const options: VerifyOptions = { verifiers: publicKeys.map((k) => k.verifier), ...(anchor ? { anchor } : {}), onEvent: progress.tick };
 
   const results: SessionVerification[] = [];
-  let fileFormat: LogFormat = 'steerlog';
-  if (fromStore) {
-    let store: EventStore;
-    try {
-      store = await openStore(storeSpec!);
-    } catch (e) {
-      io.stderr.write(`steerlog verify: cannot open ${storeSpec}: ${errorChain(e)}\n`);
-      return 3;
-    }
-    try {
-      const sessions = args.flags.all ? await listStreams(store) : positionals;
-      for (const s of sessions) {
-        const v = await verifySession(s, storeEnvelopes(store, s), options);
-        if (v.status === 'empty' && !args.flags.all) {
-          io.stderr.write(`steerlog verify: no session ${s} in ${storeSpec}\n`);
-          return 3;
+  let fileFormat = 'steerlog' as LogFormat;
+  try {
+    if (fromStore) {
+      await readingStore(storeSpec!, async (store) => {
+        const sessions = args.flags.all ? await listStreams(store) : positionals;
+        for (const s of sessions) {
+          const v = await verifySession(s, storeEnvelopes(store, s), options);
+          if (v.status === 'empty' && !args.flags.all) throw new SessionNotFoundError(s, storeSpec!);
+          results.push(v);
         }
-        results.push(v);
-      }
-    } catch (e) {
-      io.stderr.write(`steerlog verify: cannot read ${storeSpec}: ${errorChain(e)}\n`);
-      return 3;
-    } finally {
-      await store.close();
+      }, unreadNotes(io, 'verify', args.flags.json === true));
+    } else {
+      const file = positionals[0]!;
+      await readingFile(file, async () => {
+        fileFormat = await resolveFileFormat(file, formatOption);
+        // a harness log is read through the same mapping as audit: every event is unchained; a refusal cannot be read
+        results.push(
+          fileFormat === 'dsh'
+            ? // loaded only for a harness log: verify's start-up stays free of the harness reader (and of zod)
+              await verifySession(null, (await import('../dsh/dsh-source.js')).openDshLog(file).envelopes, options)
+            : // a long log is checked on several cores (verify-file.ts), with the same result
+              await verifyFile(file, { publicKeys, ...(anchor ? { anchor } : {}), onEvent: progress.tick }),
+        );
+      });
     }
-  } else {
-    const file = positionals[0]!;
-    try {
-      if (!(await stat(file)).isFile()) throw new Error('not a file');
-      fileFormat = await resolveFileFormat(file, formatOption);
-      // a harness log is read through the same mapping as audit: every event is unchained; a refusal cannot be read
-      results.push(
-        fileFormat === 'dsh'
-          ? // loaded only for a harness log: verify's start-up stays free of the harness reader (and of zod)
-            await verifySession(null, (await import('../dsh/dsh-source.js')).openDshLog(file).envelopes, options)
-          : // a long log is checked on several cores (verify-file.ts), with the same result
-            await verifyFile(file, { publicKeys, ...(anchor ? { anchor } : {}), onEvent: progress.tick }),
-      );
-    } catch (e) {
-      io.stderr.write(`steerlog verify: cannot read ${file}: ${errorChain(e)}\n`);
-      return 3;
-    }
+  } finally {
+    progress.done();
   }
-  progress.done();
   const ok = results.every((r) => r.ok);
   if (args.flags.json) {
     const out: VerifyOutput = { format: 'steerlog-verify', version: 1, ok, sessions: results };

@@ -1,11 +1,9 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { stat } from 'node:fs/promises';
 import { isKnownEvent, type LogEvent } from '../../domain/events.js';
 import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact, type InputFate, type MessageFactState } from '../../domain/message-facts.js';
 import { parseEvent } from '../../domain/parse-event.js';
-import type { EventStore } from '../../runtime/ports/event-store.js';
-import { errorChain } from '../../runtime/errors.js';
-import { isInvalidStoreSpecError, openStore } from '../store/open-store.js';
+import { SessionNotFoundError, UsageError } from './cli-failure.js';
+import { assertReadableFile, readingFile, readingStore, unreadNotes } from './reading-store.js';
 import type { CliIo } from './io.js';
 import { fileEnvelopeBatches, storeEnvelopeBatches } from './log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
@@ -27,7 +25,9 @@ export const WHY_USAGE = `usage: steerlog why <log.jsonl> <message-id | tool-cal
   --format <f>    how to read the file: steerlog, dsh (the harness's session log, .jsonl or .jsonl.zst), or auto
                   (the default: recognised by its first bytes); seqs of a harness log are harness seq + 1
   --keys <spec>   the data keys of encrypted content, read-only: file:<path> | postgres://… (default with --store:
-                  the key store that goes with it); the answer shows the content, [erased] or [encrypted]`;
+                  the key store that goes with it); the answer shows the content, [erased] or [encrypted]
+exit: 0 answered, 1 the log is invalid before the end (the answer covers what precedes), 2 usage, unknown store
+      spec, no such session or an id the log does not know, 3 the store or file could not be read`;
 
 /** The stored-encrypted content of the input (its admission) or of the tool call (its arguments). */
 export interface WhyContent {
@@ -263,53 +263,30 @@ export const formatWhy = (w: WhyOutput): string => {
  */
 export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
   const args = parseCommandArgs(argv, { strings: ['store', 'format', 'keys'], flags: ['json'] });
-  const formatOption = args.ok ? parseFormatOption(args.strings.format) : null;
-  if (!args.ok || args.positionals.length !== 2 || formatOption === null || (args.strings.store !== undefined && formatOption === 'dsh')) {
-    const problem = !args.ok ? args.error : formatOption === null ? '--format takes auto, steerlog or dsh' : formatOption === 'dsh' && args.strings.store !== undefined ? '--format dsh reads a file, not a store' : '';
-    io.stderr.write(`${problem ? `${problem}\n` : ''}${WHY_USAGE}\n`);
-    return 2;
+  if (!args.ok) throw new UsageError(args.error);
+  const formatOption = parseFormatOption(args.strings.format);
+  if (formatOption === null) throw new UsageError('--format takes auto, steerlog or dsh');
+  if (args.strings.store !== undefined && formatOption === 'dsh') throw new UsageError('--format dsh reads a file, not a store');
+  if (args.positionals.length !== 2) {
+    throw new UsageError(args.strings.store !== undefined ? 'why --store <spec> needs a session id and a message or tool-call id' : 'why needs a log and a message or tool-call id');
   }
   const [target, id] = args.positionals as [string, string];
+  const spec = args.strings.store;
   let answer: WhyOutput;
-  let keys;
-  try {
-    keys = await openReaderKeys(args.strings.store, args.strings.keys);
-  } catch (e) {
-    io.stderr.write(`steerlog why: cannot open the key store: ${errorChain(e)}\n`);
-    return isInvalidStoreSpecError(e) ? 2 : 3;
-  }
+  if (spec === undefined) await assertReadableFile(target);
+  const keys = await openReaderKeys(spec, args.strings.keys);
   const keyring = keys.keyring ?? createKeyring(null);
   try {
-    if (args.strings.store !== undefined) {
-      let store: EventStore;
-      try {
-        store = await openStore(args.strings.store);
-      } catch (e) {
-        io.stderr.write(`steerlog why: cannot open ${args.strings.store}: ${errorChain(e)}\n`);
-        return 3;
-      }
-      try {
-        answer = await answerWhy(target, id, storeEnvelopeBatches(store, target), keyring);
-        if (answer.events > 0) answer = { ...answer, crossing: await followAcross(store, target, answer, (s, i) => answerWhy(s, i, storeEnvelopeBatches(store, s), keyring)) };
-      } catch (e) {
-        io.stderr.write(`steerlog why: cannot read ${args.strings.store}: ${errorChain(e)}\n`);
-        return 3;
-      } finally {
-        await store.close();
-      }
-      if (answer.events === 0 && !answer.error) {
-        io.stderr.write(`steerlog why: no session ${target} in ${args.strings.store}\n`);
-        return 3;
-      }
+    if (spec !== undefined) {
+      answer = await readingStore(spec, async (store) => {
+        const found = await answerWhy(target, id, storeEnvelopeBatches(store, target), keyring);
+        if (found.events === 0 && !found.error) throw new SessionNotFoundError(target, spec);
+        return { ...found, crossing: await followAcross(store, target, found, (s, i) => answerWhy(s, i, storeEnvelopeBatches(store, s), keyring)) };
+      }, unreadNotes(io, 'why', args.flags.json === true));
     } else {
-      try {
-        if (!(await stat(target)).isFile()) throw new Error('not a file');
-        if ((await resolveFileFormat(target, formatOption)) === 'dsh') answer = await answerWhyHarness(target, id, keyring, answerWhy);
-        else answer = await answerWhy(null, id, fileEnvelopeBatches(target), keyring);
-      } catch (e) {
-        io.stderr.write(`steerlog why: cannot read ${target}: ${errorChain(e)}\n`);
-        return 3;
-      }
+      answer = await readingFile(target, async () =>
+        (await resolveFileFormat(target, formatOption)) === 'dsh' ? answerWhyHarness(target, id, keyring, answerWhy) : answerWhy(null, id, fileEnvelopeBatches(target), keyring),
+      );
     }
   } finally {
     await keys.close();

@@ -45,6 +45,7 @@ export class JsonlEventStore implements EventStore, StreamDeletion {
   readonly #notifier = new ChangeNotifier();
   #poller: NodeJS.Timeout | undefined;
   #polledIndexSize = -1;
+  #unread: readonly string[] = [];
 
   /** @internal use openJsonlEventStore */
   constructor(dir: string, fs: FsOps, lock: DirectoryLock | undefined, files: { indexWrite: FileOps; indexRead: FileOps; journal: FileOps }, options: JsonlEventStoreOptions) {
@@ -176,7 +177,16 @@ export class JsonlEventStore implements EventStore, StreamDeletion {
    */
   async recoverAll(): Promise<void> {
     if (this.#lock) await recoverDirectory(this.#directory, this.#cache);
-    else await verifyReadOnly(this.#directory, this.#cache);
+    else this.#unread = await verifyReadOnly(this.#directory, this.#cache);
+  }
+
+  /**
+   * Opened read-only: what a crash left that a writable open would repair and this store leaves alone and does not
+   * read, one line each (an unfinished commit's bytes, a stream creation's temporary file, group-journal commits the
+   * index lacks). Empty when there is none, and always for a writable open (which repaired them).
+   */
+  get unread(): readonly string[] {
+    return this.#unread;
   }
 
   /** Cross-process live updates: watch the index size while subscriptions exist (in-process appends notify at once). */

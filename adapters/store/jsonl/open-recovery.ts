@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import { hashOfFileName, streamFileName } from './file-name.js';
 import type { FileOps } from './fs-ops.js';
-import { readExactly, viewIndex } from './global-index.js';
-import { replayJournalIndex, replayJournalStreams } from './group-journal.js';
+import { INDEX_FILE, readExactly, viewIndex } from './global-index.js';
+import { JOURNAL_FILE, readJournal, replayJournalIndex, replayJournalStreams } from './group-journal.js';
 import { assertCrashTail, surveyIndex, type FileCommitted } from './index-survey.js';
-import { decodeLine } from './line-codec.js';
+import { decodeLine, INDEX_RECORD_BYTES } from './line-codec.js';
 import { DELETIONS_FILE } from './deletions.js';
 import { quarantineFile } from './quarantine.js';
 import { assertCrashLeftover, headerOf, streamOfFile, type IndexLookup } from './recovery.js';
@@ -63,19 +63,50 @@ export const recoverDirectory = async (directory: StoreDirectory, cache: StreamC
   await directory.trimWriteHandles();
 };
 
-/** Opening read-only: the same checks as recovery, nothing written. */
-export const verifyReadOnly = async (directory: StoreDirectory, cache: StreamCache): Promise<void> => {
+/**
+ * Opening read-only: the same checks as recovery, nothing written. Returns what a writable open would repair and a
+ * reader leaves alone (one line each): an unfinished commit's bytes after the index's last commit mark or after a
+ * stream file's committed part, temporary files of an interrupted stream creation, and group-journal commits the
+ * index does not hold (a power loss between the journal's fsync and the index write). None of it is read.
+ */
+export const verifyReadOnly = async (directory: StoreDirectory, cache: StreamCache): Promise<readonly string[]> => {
   // Writers may be committing meanwhile: a finding is only believed once the index stood still across it.
   for (let attempt = 0; ; attempt++) {
     const view = await io('open', () => viewIndex(directory.indexRead, directory.indexPath));
     try {
       await io('open', () => assertCrashTail(directory.indexRead, directory.indexPath, view));
-      await verifyDirectory(directory, cache, { file: directory.indexRead, path: directory.indexPath, view });
-      return;
+      const plan = await verifyDirectory(directory, cache, { file: directory.indexRead, path: directory.indexPath, view });
+      return [...leftovers(view, plan), ...(await unreplayedJournal(directory, view.count))];
     } catch (e) {
       const now = await io('open', () => directory.fs.sizeOf(directory.indexPath));
       if (attempt >= 4 || now === view.size) throw e;
     }
+  }
+};
+
+const leftovers = (view: { readonly count: number; readonly size: number }, plan: { readonly files: readonly FilePlan[]; readonly temporary: readonly string[] }): string[] => {
+  const out: string[] = [];
+  const tail = view.size - view.count * INDEX_RECORD_BYTES;
+  if (tail > 0) out.push(`${INDEX_FILE}: ${tail} bytes after the last commit mark (an unfinished commit), not read`);
+  for (const f of plan.files) {
+    if (f.committedEnd < f.size) out.push(`streams/${f.name}: ${f.size - f.committedEnd} bytes after its last committed line (an unfinished commit), not read`);
+  }
+  for (const t of plan.temporary) out.push(`streams/${t}: the temporary file of a stream creation that never finished, not read`);
+  return out;
+};
+
+/** Journal records whose index records the index does not hold (abandoned ones, which a later commit overlaps, aside). */
+const unreplayedJournal = async (directory: StoreDirectory, committed: number): Promise<string[]> => {
+  const journal = await directory.fs.open(join(directory.dir, JOURNAL_FILE), 'read').catch(() => undefined);
+  if (journal === undefined) return [];
+  try {
+    const { records } = await io('open', () => readJournal(journal));
+    const ends = records.map((r) => r.index.first + r.index.bytes.length / INDEX_RECORD_BYTES);
+    const pending = records.filter((r, i) => ends[i]! > committed && !records.slice(i + 1).some((later) => later.index.first < ends[i]!));
+    if (pending.length === 0) return [];
+    return [`${JOURNAL_FILE}: ${pending.length} commit${pending.length === 1 ? '' : 's'} the index does not hold (a power loss?), not read: a writable open (steerlog store repair) replays them`];
+  } finally {
+    await journal.close();
   }
 };
 

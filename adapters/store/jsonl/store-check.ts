@@ -2,7 +2,7 @@ import { DELETIONS_FILE, NO_DELETIONS, readDeletions, type Deletions } from './d
 import { isStoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import { join } from 'node:path';
 import { hashOfFileName, streamFileName } from './file-name.js';
-import { nodeFsOps, type FileOps, type FsOps } from './fs-ops.js';
+import { isErrnoCode, nodeFsOps, type FileOps, type FsOps } from './fs-ops.js';
 import { INDEX_FILE, readExactly, viewIndex } from './global-index.js';
 import { readJournal, JOURNAL_FILE } from './group-journal.js';
 import { decodeIndexRecord, decodeLine, INDEX_RECORD_BYTES, type IndexRecord } from './line-codec.js';
@@ -42,12 +42,18 @@ export const checkJsonlStore = async (dir: string, fs: FsOps = nodeFsOps): Promi
   const notes: StoreFinding[] = [];
   const indexPath = join(dir, INDEX_FILE);
   const streamsDir = join(dir, STREAMS_DIR);
-  const names = (await fs.readdir(streamsDir).catch(() => [] as string[])).filter((n) => hashOfFileName(n) !== undefined);
+  // a directory or index that cannot be read (permission denied, I/O) is a failure to read, never a finding
+  const names = (
+    await fs.readdir(streamsDir).catch((e: unknown) => {
+      if (isErrnoCode(e, 'ENOENT')) return [] as string[];
+      throw e;
+    })
+  ).filter((n) => hashOfFileName(n) !== undefined);
   let index: FileOps;
   try {
     index = await fs.open(indexPath, 'read');
   } catch (e) {
-    if (names.length === 0 && (await fs.sizeOf(dir)) === undefined) throw e;
+    if (!isErrnoCode(e, 'ENOENT') || (names.length === 0 && (await fs.sizeOf(dir)) === undefined)) throw e;
     problems.push({ file: INDEX_FILE, offset: 0, message: names.length > 0 ? 'the global index is missing but stream files exist' : 'the global index is missing' });
     return { ok: false, directory: dir, events: 0, streams: names.length, problems, notes };
   }

@@ -29,7 +29,7 @@ describe('steerlog archive', () => {
     ]) {
       const r = await runCli(...argv);
       expect(r.code, argv.join(' ')).toBe(2);
-      expect(r.stderr).toContain('usage: steerlog archive');
+      expect(r.stderr).toMatch(/^steerlog archive: .*\(steerlog archive --help shows the usage\)\n$/);
       const j = await runCli(...argv, '--json');
       expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, error: { code: 'usage' } });
     }

@@ -55,7 +55,7 @@ describe('a conventional CLI', () => {
 
   it('-- ends the options', async () => {
     const json = await run('audit', '--json', '--', '--json');
-    expect(json.code).toBe(2);
+    expect(json.code).toBe(3); // the file "--json" does not exist: a missing file, not a flag
     expect(JSON.parse(json.stdout).error.message).toContain('cannot read --json');
     expect((await run('audit', '--bogus', 'x.jsonl')).code).toBe(2);
   });

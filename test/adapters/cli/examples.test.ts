@@ -108,7 +108,7 @@ describe('steerlog audit', () => {
     expect((await run('audit')).code).toBe(2);
     expect((await run('audit', 'a.jsonl', 'b.jsonl')).code).toBe(2);
     expect((await run('audit', '--bogus', 'a.jsonl')).code).toBe(2);
-    expect((await run('audit', join(tmp, 'missing.jsonl'))).code).toBe(2);
+    expect((await run('audit', join(tmp, 'missing.jsonl'))).code).toBe(3); // a missing file cannot be read: 3
     expect((await run('frobnicate')).code).toBe(2);
     expect((await run()).code).toBe(2);
     expect((await run('help')).code).toBe(0);

@@ -65,26 +65,50 @@ describe('steerlog demo on the JSONL store', () => {
 });
 
 describe('steerlog project', () => {
-  it('runs the guide’s projection module against a JSONL store, resumes from its checkpoint, and rebuilds on request', async () => {
+  it('runs the guide’s projection module against a JSONL store, resumes from its --checkpoints, and rebuilds on request', async () => {
     const dir = tmp();
+    const checkpoints = join(tmp(), 'cp');
     await run('demo', '--store', `jsonl:${dir}`, '--session', 'demo-a');
-    const first = await run('project', 'docs/projections/accept-to-claim.ts', '--store', `jsonl:${dir}`);
+    const before = readdirSync(dir).sort();
+    const first = await run('project', 'docs/projections/accept-to-claim.ts', '--store', `jsonl:${dir}`, '--checkpoints', checkpoints);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     const report = JSON.parse(first.stdout);
     expect(Object.keys(report).sort()).toEqual(['plugin', 'user']);
-    expect(readdirSync(join(dir, 'projections')).length).toBeGreaterThan(0);
+    expect(readdirSync(checkpoints).length).toBeGreaterThan(0);
+    // the store is read, never written: no projections/ folder in it
+    expect(readdirSync(dir).sort()).toEqual(before);
     await run('demo', '--store', `jsonl:${dir}`, '--session', 'demo-b');
-    const second = JSON.parse((await run('project', 'docs/projections/accept-to-claim.ts', '--store', `jsonl:${dir}`)).stdout);
+    const second = JSON.parse((await run('project', 'docs/projections/accept-to-claim.ts', '--store', `jsonl:${dir}`, '--checkpoints', checkpoints)).stdout);
     const rebuilt = JSON.parse((await run('project', 'docs/projections/accept-to-claim.ts', '--store', `jsonl:${dir}`, '--rebuild')).stdout);
     expect(second).toEqual(rebuilt);
     expect(second.user.count).toBe(2 * report.user.count);
   });
 
-  it('exits 2 on a module without a projection, a missing module and usage errors', async () => {
+  it('a mistyped jsonl: path, or no store in a fresh folder, is exit 3 and creates nothing (it used to print {} and exit 0)', async () => {
+    const parent = tmp();
+    const typo = await run('project', 'docs/projections/accept-to-claim.ts', '--store', `jsonl:${join(parent, 'typo')}`);
+    expect(typo).toMatchObject({ code: 3, stdout: '' });
+    expect(typo.stderr).toMatch(/^steerlog project: .*no JSONL store in .*typo.*\n$/);
+    const cwd = process.cwd();
+    const fresh = tmp();
+    const module = join(cwd, 'docs/projections/accept-to-claim.ts');
+    process.chdir(fresh);
+    try {
+      expect((await run('project', module)).code).toBe(3);
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(readdirSync(parent)).toEqual([]);
+    expect(readdirSync(fresh)).toEqual([]);
+  });
+
+  it('exits 2 on a module without a projection and usage errors, 3 on a missing module', async () => {
     expect((await run('project')).code).toBe(2);
-    expect((await run('project', 'nope.ts', '--store', 'memory:')).code).toBe(2);
+    expect((await run('project', 'nope.ts', '--store', 'memory:')).code).toBe(3); // a missing module is a file that cannot be read
     expect((await run('project', 'docs/snippets/inbox-decider.ts', '--store', 'memory:')).code).toBe(2);
+    // memory: holds nothing to read; --stream names a session that must exist
+    expect((await run('project', 'docs/projections/accept-to-claim.ts', '--store', 'memory:')).code).toBe(2);
     expect((await run('project', 'docs/projections/accept-to-claim.ts', '--bogus')).code).toBe(2);
   });
 });

@@ -119,6 +119,6 @@ describe('steerlog why — every message of the demo, from its store', () => {
     expect(new Set(audit.messages.map((m: { id: string }) => m.id))).toEqual(new Set(Object.keys(demo)));
     const call = JSON.parse((await run('why', '--store', spec, 'demo-why', 'call-1', '--json')).stdout) as WhyOutput;
     expect(call.toolCall).toMatchObject({ started: { name: 'read_log' }, result: { isError: false }, staged: ['ctx-log'] });
-    expect((await run('why', '--store', spec, 'no-such-session', 'x')).code).toBe(3);
+    expect((await run('why', '--store', spec, 'no-such-session', 'x')).code).toBe(2);
   });
 });
