@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
 import type { LogEvent } from '../../../domain/events.js';
 import { createRuntime } from '../../../runtime/runtime.js';
+import { ChildManager } from '../../../runtime/children/child-manager.js';
+import { silentLogger } from '../../../runtime/logger.js';
 import { errorOf, startTestHost, valueOf, type TestHost } from './http-support.js';
 
 let hosts: TestHost[] = [];
@@ -97,6 +99,38 @@ describe('the host records the authenticated principal on everything a request d
     const end = stored.find((e) => e.type === 'turn/end')!;
     expect(end.data).toMatchObject({ reason: { kind: 'aborted', reason: { kind: 'hook', reason: 'host-shutdown' } } });
     expect(actorOf(end)).toEqual(['steerlog-host', 'system']);
+  });
+});
+
+describe('children: who admitted what in a child, and who stopped it', () => {
+  it("the parent starts the child (parent-session), a user's subagent.prompt and subagent.interrupt are the user's, a report is the child's", async () => {
+    let manager!: ChildManager;
+    const h = await start({ http: { tokens: TOKENS }, children: (runtime) => (manager = new ChildManager({ runtime, logger: silentLogger })) });
+    valueOf(await h.rpc('session.create', { sessionId: 'p' }, as('alice')));
+    const parent = h.host.live.get('p')!.agent;
+    await manager.startContinuable(parent, { content: 'task', childSessionId: 'c', label: 'worker' });
+    await h.model.started(1);
+    const child = h.runtime.liveAgent('c')!;
+    const sent = valueOf<{ messageId: string }>(await h.rpc('subagent.prompt', { parentSessionId: 'p', childSessionId: 'c', mode: 'continuable', content: text('more') }, as('bob')));
+    valueOf(await h.rpc('subagent.interrupt', { parentSessionId: 'p', childSessionId: 'c', mode: 'continuable' }, as('alice')));
+    await child.whenIdle();
+    const report = manager.report(child, 'half done');
+    const byKind = (events: readonly LogEvent[]) =>
+      events.flatMap((e) =>
+        e.type === 'session/created' || (e.type === 'turn/end' && (e.data as { reason: { kind: string } }).reason.kind === 'aborted')
+          ? [[e.type, ...actorOf(e)!]]
+          : e.type === 'agent/inbox/spliced'
+            ? (e.data as { inserted: { id: string }[] }).inserted.map((m) => [m.id, ...actorOf(e)!])
+            : [],
+      );
+    const [firstPrompt] = byKind(child.events).filter((r) => r[0] !== 'session/created');
+    expect(byKind(child.events)).toEqual([
+      ['session/created', 'p', 'parent-session'],
+      [firstPrompt![0], 'p', 'parent-session'],
+      [sent.messageId, 'bob', 'user'],
+      ['turn/end', 'alice', 'user'],
+    ]);
+    expect(byKind(parent.events).filter((r) => r[0] === report)).toEqual([[report, 'c', 'child-session']]);
   });
 });
 
