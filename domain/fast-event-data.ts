@@ -1,3 +1,4 @@
+import { isActorKind } from './event-metadata.js';
 import type { EventType } from './events.js';
 
 /**
@@ -239,18 +240,20 @@ export const fastEventData = (type: EventType, data: unknown, options: { readonl
   }
 };
 
-const COMMON_METADATA_KEYS: readonly string[] = ['actor', 'correlationId', 'causationId'];
+const COMMON_METADATA_KEYS: readonly string[] = ['actor', 'actorKind', 'correlationId', 'causationId'];
 
 /**
- * Whether `value` is metadata of the common shape — a plain object whose only keys are `actor`, `correlationId` and
- * `causationId`, each a non-empty string — which `EventMetadataSchema` accepts as it is. False says nothing:
- * anything else is for the schema to judge. (The metadata's fast path, as `fastEventData` is the data's.)
+ * Whether `value` is metadata of the common shape — a plain object whose only keys are `actor`, `actorKind`,
+ * `correlationId` and `causationId`, each a non-empty string (`actorKind` one of the actor kinds) — which
+ * `EventMetadataSchema` accepts as it is. False says nothing: anything else is for the schema to judge. (The
+ * metadata's fast path, as `fastEventData` is the data's.)
  */
 export const isCommonMetadata = (value: unknown): boolean => {
   if (!isPlain(value)) return false;
   for (const key of Object.keys(value)) {
     const v = value[key];
     if (!COMMON_METADATA_KEYS.includes(key) || typeof v !== 'string' || v.length === 0) return false;
+    if (key === 'actorKind' && !isActorKind(v)) return false;
   }
   return true;
 };

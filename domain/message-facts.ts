@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { samePayload } from './sealed-content.js';
 import { accountsForClaim } from './consumed-work.js';
 import type { DomainError } from './errors.js';
-import type { EventMetadata } from './event-metadata.js';
+import { recordedActor, type ActorKind, type EventMetadata } from './event-metadata.js';
 import type { InboxTarget, LogEvent, TurnEndReason } from './events.js';
 import type { MessageSource, UserMessage } from './message.js';
 import { inSeed, initialSessionState, stepSession, type SessionState, type SessionStep } from './session-fold.js';
@@ -225,7 +225,8 @@ export type InputFateKind = 'entered' | 'rejected' | 'dropped' | 'canceled' | 'p
 export interface InputFate {
   readonly id: string;
   readonly fate: InputFateKind;
-  readonly admitted: { readonly seq: number; readonly time: number; readonly target: InboxTarget; readonly actor: string | null } | null;
+  /** Its admission: seq, time, list, and who admitted it (`metadata.actor` / `actorKind` of the splice, null when it names none). */
+  readonly admitted: { readonly seq: number; readonly time: number; readonly target: InboxTarget; readonly actor: string | null; readonly actorKind: ActorKind | null } | null;
   readonly claimed: { readonly seq: number; readonly time: number; readonly turn: number; readonly step: number } | null;
   /** The seq and time of the fact that decided the fate (entered, rejected, dropped, canceled); null when pending. */
   readonly decided: { readonly seq: number; readonly time: number } | null;
@@ -243,7 +244,7 @@ export const stepFate = (fate: InputFate, f: MessageFact): InputFate => {
   const id = fate.id;
   switch (f.kind) {
     case 'admitted':
-      return { id, fate: 'pending', admitted: { seq: f.seq, time: f.time, target: f.target, actor: f.metadata?.actor ?? null }, claimed: null, decided: null, rewritten: false, turnEnd: null };
+      return { id, fate: 'pending', admitted: { seq: f.seq, time: f.time, target: f.target, ...recordedActor(f.metadata) }, claimed: null, decided: null, rewritten: false, turnEnd: null };
     case 'moved':
       return { ...fate, fate: 'pending', decided: null, admitted: fate.admitted ? { ...fate.admitted, target: f.to } : null };
     case 'edited':

@@ -1,16 +1,24 @@
 import { UNAVAILABLE_MARKER } from './sealed-content.js';
 import * as E from 'fp-ts/lib/Either.js';
+import { actorActionsOf, type ActorAction } from './actor-actions.js';
+import { recordedActor, type ActorKind } from './event-metadata.js';
 import type { LogEvent } from './events.js';
 import type { DomainError } from './errors.js';
 import type { MessageClass } from './history-classification.js';
 import { initialMessageFactState, stepMessageFacts, type MessageFact, type MessageFactState } from './message-facts.js';
 
+/** Who did it: the event's `metadata.actor` and `metadata.actorKind`, null when it names none (never a guess). */
+export interface By {
+  readonly actor: string | null;
+  readonly actorKind: ActorKind | null;
+}
+
 /** One thing that happened to a pending input, at the seq and time of the event that did it. */
 export type FateEntry =
-  | { readonly kind: 'admitted'; readonly seq: number; readonly time: number; readonly target: 'next-turn' | 'next-step' }
-  | { readonly kind: 'edited'; readonly seq: number; readonly time: number; readonly target: 'next-turn' | 'next-step' }
-  | { readonly kind: 'moved'; readonly seq: number; readonly time: number; readonly to: 'next-turn' | 'next-step' }
-  | { readonly kind: 'canceled'; readonly seq: number; readonly time: number }
+  | ({ readonly kind: 'admitted'; readonly seq: number; readonly time: number; readonly target: 'next-turn' | 'next-step' } & By)
+  | ({ readonly kind: 'edited'; readonly seq: number; readonly time: number; readonly target: 'next-turn' | 'next-step' } & By)
+  | ({ readonly kind: 'moved'; readonly seq: number; readonly time: number; readonly to: 'next-turn' | 'next-step' } & By)
+  | ({ readonly kind: 'canceled'; readonly seq: number; readonly time: number } & By)
   | { readonly kind: 'claimed'; readonly seq: number; readonly time: number; readonly turn: number }
   | { readonly kind: 'entered'; readonly seq: number; readonly time: number; readonly turn: number | null; readonly step: number | null; readonly class: MessageClass }
   | { readonly kind: 'dropped'; readonly seq: number; readonly time: number; readonly turn: number; readonly step: number }
@@ -38,6 +46,8 @@ export interface FateFold {
   /** Folds one more event; false (and nothing changes) when the session fold refuses it, and from then on. */
   push(event: LogEvent): boolean;
   readonly fates: ReadonlyMap<string, MessageFate>;
+  /** Every admission and control action so far, with its actor (`actorActionsOf`). */
+  readonly actions: readonly ActorAction[];
   readonly error: DomainError | null;
 }
 
@@ -46,13 +56,13 @@ const entryOf = (fact: MessageFact, messageClass: MessageClass | undefined): Fat
   const at = { seq: fact.seq, time: fact.time };
   switch (fact.kind) {
     case 'admitted':
-      return { kind: 'admitted', ...at, target: fact.target };
+      return { kind: 'admitted', ...at, target: fact.target, ...recordedActor(fact.metadata) };
     case 'edited':
-      return { kind: 'edited', ...at, target: fact.target };
+      return { kind: 'edited', ...at, target: fact.target, ...recordedActor(fact.metadata) };
     case 'moved':
-      return { kind: 'moved', ...at, to: fact.to };
+      return { kind: 'moved', ...at, to: fact.to, ...recordedActor(fact.metadata) };
     case 'canceled':
-      return { kind: 'canceled', ...at };
+      return { kind: 'canceled', ...at, ...recordedActor(fact.metadata) };
     case 'claimed':
       return { kind: 'claimed', ...at, turn: fact.turn };
     case 'entered':
@@ -76,6 +86,7 @@ export const createFateFold = (): FateFold => {
   const fates = new Map<string, { id: string; source: string; preview: string; entries: FateEntry[] }>();
   let state: MessageFactState = initialMessageFactState();
   let error: DomainError | null = null;
+  const actions: ActorAction[] = [];
   const contentOf = (event: LogEvent, id: string): { source: string; preview: string } | null => {
     if (event.type === 'user/message') {
       const m = event.data as { source: { kind: string }; content: { type: string; text?: string }[]; sealed?: { state?: string } };
@@ -94,6 +105,9 @@ export const createFateFold = (): FateFold => {
     get error() {
       return error;
     },
+    get actions() {
+      return actions;
+    },
     push(event) {
       if (error) return false;
       const step = stepMessageFacts(state, event);
@@ -102,6 +116,7 @@ export const createFateFold = (): FateFold => {
         return false;
       }
       state = step.right.state;
+      for (const a of actorActionsOf(event, step.right.facts, state.session.created?.seedLength)) actions.push(a);
       for (const fact of step.right.facts) {
         const entry = entryOf(fact, step.right.session.messageClass);
         if (!entry) continue;

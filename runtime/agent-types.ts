@@ -1,7 +1,7 @@
 import type * as E from 'fp-ts/lib/Either.js';
 import type { MessageId } from '../domain/brand.js';
 import type { InvalidMessageError } from '../domain/errors.js';
-import type { EventMetadata } from '../domain/event-metadata.js';
+import type { Actor, EventMetadata } from '../domain/event-metadata.js';
 import type { InboxTarget } from '../domain/events.js';
 import type { InboxState } from '../domain/inbox/inbox-state.js';
 import type { ContentBlock, UserMessage } from '../domain/message.js';
@@ -10,6 +10,7 @@ import type { Agent } from './agent.js';
 import type { MessageTooLargeError } from './errors.js';
 import type { Logger } from './logger.js';
 import type { ModelPort } from './ports/model.js';
+import type { ActorOption } from './provenance.js';
 import type { SessionLog } from './session-log.js';
 import type { LateToolResults } from './tool-runner.js';
 import type { Tool } from './tools.js';
@@ -34,6 +35,8 @@ export interface AgentOptions {
   readonly lateToolResults?: LateToolResults;
   /** The inbox state and last turn number restored from the log (resume). @defaultValue empty, 0 */
   readonly restored?: { readonly inbox: InboxState; readonly lastTurn: number };
+  /** The actor of every input and control call that names none (`RuntimeOptions.actor`). @defaultValue none */
+  readonly actor?: Actor;
   /** Called once the agent is disposed (the runtime forgets it). */
   readonly onDisposed?: () => void;
 }
@@ -60,8 +63,15 @@ export interface AgentInbox {
   clear(): UserMessage[];
 }
 
-/** Options of an input call (`followup`, `steer`, `inject`, `send`, `accept`, queue edits, `cancel`). */
+/** Options of an input or control call (`followup`, `steer`, `inject`, `send`, `accept`, queue edits, `cancel`, `wake`). */
 export interface InputOptions {
+  /**
+   * Who does it: recorded as `metadata.actor` and `metadata.actorKind` of the event the call appends (the splice
+   * that admits, edits or cancels input; the `turn/end` of a turn it stops; the `turn/start` of a turn it wakes).
+   * A string is the id of a `user`; `{id, kind}` names a plugin, a parent or child session, or the system.
+   * @defaultValue `metadata.actor` when given, else the runtime's `actor`, else none
+   */
+  readonly actor?: ActorOption;
   /**
    * Provenance of the input, stored (and hashed) with the splice that admits, edits or cancels it: `actor` (who, as
    * the host authenticated them), `correlationId`, `causationId`, and any key of the deployment's. @defaultValue none

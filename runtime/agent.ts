@@ -2,6 +2,8 @@ import type { MessageId } from '../domain/brand.js';
 import type { AbortCause, EventDataByType, InboxTarget, LogEvent } from '../domain/events.js';
 import { hasPending, initialInboxState } from '../domain/inbox/inbox-state.js';
 import type { UserMessage } from '../domain/message.js';
+import type { Actor, EventMetadata } from '../domain/event-metadata.js';
+import { provenance } from './provenance.js';
 import { modelMessageOf, type ModelMessage } from '../domain/model-messages.js';
 import { latchesWake, publicStatus } from '../domain/turn-machine.js';
 import { MessageTooLargeError, RuntimeError } from './errors.js';
@@ -13,6 +15,9 @@ import type { SessionLog } from './session-log.js';
 import type { CommitCheck, EventObserver } from './session-log-types.js';
 import { causedBy, runTurn, type RunningPhase, type TurnPort } from './turn.js';
 import type { AgentInbox, AgentOptions, ChildEventType, DurableReceipt, InputOptions, QueueEdits } from './agent-types.js';
+
+/** The actor of what steerlog does on its own: the cancel of `dispose`. */
+const SYSTEM: Actor = Object.freeze({ id: 'steerlog', kind: 'system' });
 
 type Phase = { kind: 'idle'; lastTurn: number } | { kind: 'maintenance'; abort: AbortController; lastTurn: number; wakeRequested: boolean } | RunningPhase;
 
@@ -33,6 +38,10 @@ export class Agent {
   readonly #modelMessages: ModelMessage[] = [];
   /** What each turn (and each model step in it) needs from this agent. */
   readonly #turnPort: TurnPort;
+  /** The provenance of the wake that opens the next turn (recorded on its `turn/start`), until that turn starts. */
+  #wokenBy: EventMetadata | undefined;
+  /** The provenance of the cancel that aborted the running turn (recorded on its `turn/end`), until it ends. */
+  #stoppedBy: EventMetadata | undefined;
 
   constructor(sessionId: string, opts: AgentOptions) {
     this.sessionId = sessionId;
@@ -58,6 +67,16 @@ export class Agent {
       // read at every proposed step, as the options were
       get systemPrompt() {
         return opts.systemPrompt;
+      },
+      takeWoken: () => {
+        const m = this.#wokenBy;
+        this.#wokenBy = undefined;
+        return m;
+      },
+      takeStopped: () => {
+        const m = this.#stoppedBy;
+        this.#stoppedBy = undefined;
+        return m;
       },
       claim: (target, metadata) => {
         const { removed, spliceId } = this.#inbox.splice({ kind: 'claim', target }, metadata);
@@ -129,17 +148,20 @@ export class Agent {
     const phase = this.#phase;
     const wakingAfterAbort = wake && phase.kind !== 'idle' && phase.abort.signal.aborted;
     const effective: InboxTarget = wakingAfterAbort ? 'next-turn' : target;
-    this.#inbox.mutate({ kind: 'append', target: effective, message }, options.metadata);
+    this.#inbox.mutate({ kind: 'append', target: effective, message }, this.#provenance(options, 'send(options)'));
     if (wake) this.#wakeDriver(wakingAfterAbort);
     return message.id;
   }
   /**
    * Runs parked work without a new message: wakes the driver if anything is pending (after a resume, a blocked or
    * failed turn, a keepInbox cancel); while a driver or maintenance is active, the pending work runs once it settles.
-   * Returns whether there was anything to run.
+   * Returns whether there was anything to run. The `actor` (or `metadata`) is recorded on the `turn/start` of the
+   * turn the wake runs.
    */
-  wake(): boolean {
+  wake(options: InputOptions = {}): boolean {
+    const metadata = this.#provenance(options, 'wake(options)');
     if (!hasPending(this.#inbox.state) || this.#disposing) return false;
+    this.#wokenBy = metadata;
     const p = this.#phase;
     // an explicit wake while a driver or maintenance is active: run whatever is still pending once it settles
     if (p.kind !== 'idle') p.wakeRequested = true;
@@ -165,10 +187,10 @@ export class Agent {
    * the message stays admitted in the live log either way.
    */
   async accept(message: UserMessage, options: InputOptions & { readonly target?: InboxTarget; readonly wake?: boolean } = {}): Promise<DurableReceipt> {
-    const opts = readOptions(options, 'accept(options)', ['target', 'wake', 'metadata']);
+    const opts = readOptions(options, 'accept(options)', ['target', 'wake', 'metadata', 'actor']);
     const target = (opts.target ?? 'next-turn') as InboxTarget;
     const before = this.#log.events.length;
-    const metadata = opts.metadata as InputOptions['metadata'];
+    const metadata = this.#provenance(opts, 'accept(options)');
     const messageId = this.send(message, target, optionalBoolean(opts.wake, 'accept(options).wake') ?? true, metadata ? { metadata } : {});
     const splice = this.#log.events.slice(before).find((e) => e.type === 'agent/inbox/spliced')!;
     await this.#log.checkpoint(splice.seq + 1);
@@ -188,15 +210,20 @@ export class Agent {
     // the cause is recorded in `turn/end aborted`: one the store could not hold is refused now, never at the turn's end
     const closing = this.#log.measure('turn/end', { turn: this.#lastTurn() + 1, reason: { kind: 'aborted', reason: cause } });
     if (closing > this.#log.maxEventBytes) throw new MessageTooLargeError('turn/end', closing, this.#log.maxEventBytes);
-    const opts = readOptions(options, 'cancel(options)', ['keepInbox', 'metadata']);
+    const opts = readOptions(options, 'cancel(options)', ['keepInbox', 'metadata', 'actor']);
     const keepInbox = optionalBoolean(opts.keepInbox, 'cancel(options).keepInbox');
+    const metadata = this.#provenance(opts, 'cancel(options)');
     if (!keepInbox) {
-      this.#inbox.mutate({ kind: 'clear' }, opts.metadata as InputOptions['metadata']);
+      this.#inbox.mutate({ kind: 'clear' }, metadata);
       const p = this.#phase;
       if (p.kind !== 'idle') p.wakeRequested = false;
     }
     const p = this.#phase;
-    if (p.kind !== 'idle' && !p.abort.signal.aborted) p.abort.abort(cause);
+    if (p.kind !== 'idle' && !p.abort.signal.aborted) {
+      // who stopped the turn: recorded on its turn/end (the first cancel wins, as its cause does)
+      if (p.kind === 'running') this.#stoppedBy = metadata;
+      p.abort.abort(cause);
+    }
   }
 
   /**
@@ -207,7 +234,7 @@ export class Agent {
     this.#disposed ??= (async () => {
       this.#disposing = true;
       try {
-        this.cancel({ kind: 'disposed' });
+        this.cancel({ kind: 'disposed' }, { actor: SYSTEM });
       } catch (e) {
         this.#opts.logger.warn('cancel during dispose failed', e);
       }
@@ -252,7 +279,18 @@ export class Agent {
 
   /** Queue edits by message id, with typed refusals instead of throws. */
   get queue(): QueueEdits {
-    return queueEdits({ inbox: this.#inbox, log: this.#log, status: () => this.status, steer: (message, options) => void this.steer(message, options) });
+    return queueEdits({
+      inbox: this.#inbox,
+      log: this.#log,
+      status: () => this.status,
+      steer: (message, metadata) => void this.steer(message, metadata ? { metadata } : {}),
+      provenance: (options, where) => this.#provenance(options, where),
+    });
+  }
+
+  /** The metadata a call records: its own, with its actor (else the runtime's default actor). */
+  #provenance(options: unknown, where: string): EventMetadata | undefined {
+    return provenance(readOptions(options, where, ['actor', 'metadata']), this.#opts.actor, where);
   }
 
   // ---- the log's surface messages ------------------------------------------------------------------------------

@@ -1,9 +1,8 @@
 import * as crypto from 'node:crypto';
-import canonicalize from 'canonicalize';
 import type { ChainHashFn, ChainInput } from '../domain/event-chain.js';
 import { RuntimeError } from './errors.js';
 
-/** Thrown inside the fast path for anything it does not take; the maintained implementation then decides. */
+/** Thrown inside the fast path for anything it does not take; the general path then decides. */
 const NOT_PLAIN = Symbol('not plain JSON');
 
 /** No lone surrogate (String.prototype.isWellFormed: Node 20, not yet in this project's TypeScript lib). */
@@ -15,8 +14,9 @@ const wellFormed = (s: string): boolean => (s as string & { isWellFormed(): bool
  * default order), strings and numbers as ECMAScript's JSON.stringify writes them (which RFC 8785 adopts). Anything
  * else — undefined, a function, a toJSON, a boxed primitive, a non-plain object, a lone surrogate, a non-finite
  * number, nesting deep enough to exhaust the stack — throws NOT_PLAIN (or RangeError), and `canonicalJson` hands the
- * value to the `canonicalize` package, so both give the same bytes or the same refusal.
- * test/runtime/chain-hash.test.ts checks it against the RFC's vectors and against `canonicalize` on random values.
+ * value to `general`, which gives the same bytes or the same refusal. test/runtime/chain-hash.test.ts checks both
+ * against the RFC's vectors and against an independent implementation (the `canonicalize` package, a
+ * devDependency) on random values.
  */
 const plain = (v: unknown): string => {
   switch (typeof v) {
@@ -115,6 +115,107 @@ const fast = (value: unknown): string => {
   return plain(value);
 };
 
+/** A member JSON.stringify leaves out of an object (and writes as null in an array): undefined, a function, a symbol. */
+const OMITTED = Symbol('omitted');
+
+/** What JSON.stringify would serialize in place of `value` (its toJSON, a boxed primitive's value), or OMITTED. */
+const resolve = (value: unknown, key: string): unknown => {
+  let v = value;
+  if (typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON(key: string): unknown }).toJSON(key);
+  if (v instanceof Number || v instanceof String || v instanceof Boolean) v = v.valueOf();
+  return v === undefined || typeof v === 'function' || typeof v === 'symbol' ? OMITTED : v;
+};
+
+/** A container being written: an array and its next index, or an object, its sorted keys and the next one. */
+type Open = { readonly array: readonly unknown[]; readonly of: object; i: number } | { readonly keys: readonly string[]; readonly object: Record<string, unknown>; readonly of: object; i: number; wrote: boolean };
+
+/**
+ * RFC 8785 of any value JSON.stringify can write, with JSON.stringify's own reading of it (toJSON, boxed primitives,
+ * undefined, function and symbol members left out of objects and written as null in arrays, own enumerable keys of
+ * any object), keys sorted by UTF-16 code units. Iterative, so nesting depth costs memory, not stack. Throws a plain
+ * Error (for `canonicalJson` to type) for what RFC 8785 refuses: a lone surrogate, a non-finite number, a bigint, a
+ * cycle, a value with no JSON representation at all.
+ */
+const general = (root: unknown): string => {
+  const seen = new Set<object>();
+  const stack: Open[] = [];
+  let out = '';
+  const write = (v: unknown): void => {
+    switch (typeof v) {
+      case 'string':
+        if (!wellFormed(v)) throw new Error('a lone surrogate is not allowed');
+        out += JSON.stringify(v);
+        return;
+      case 'number':
+        if (!Number.isFinite(v)) throw new Error(`${v} is not allowed`);
+        out += JSON.stringify(v);
+        return;
+      case 'boolean':
+        out += v ? 'true' : 'false';
+        return;
+      case 'object': {
+        if (v === null) {
+          out += 'null';
+          return;
+        }
+        if (seen.has(v)) throw new Error('a circular reference');
+        seen.add(v);
+        if (Array.isArray(v)) {
+          out += '[';
+          stack.push({ array: v, of: v, i: 0 });
+          return;
+        }
+        const keys = Object.keys(v).sort();
+        for (const k of keys) if (!wellFormed(k)) throw new Error('a lone surrogate is not allowed (in a key)');
+        out += '{';
+        stack.push({ keys, object: v as Record<string, unknown>, of: v, i: 0, wrote: false });
+        return;
+      }
+      default:
+        throw new Error(`a ${typeof v} has no JSON representation`);
+    }
+  };
+  const first = resolve(root, '');
+  if (first === OMITTED) throw new Error('no JSON representation');
+  write(first);
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if ('array' in top) {
+      if (top.i >= top.array.length) {
+        out += ']';
+        seen.delete(top.of);
+        stack.pop();
+        continue;
+      }
+      const i = top.i++;
+      if (i > 0) out += ',';
+      const v = resolve(top.array[i], String(i));
+      if (v === OMITTED) out += 'null';
+      else write(v);
+      continue;
+    }
+    let member: { key: string; value: unknown } | null = null;
+    while (top.i < top.keys.length) {
+      const key = top.keys[top.i++]!;
+      const value = resolve(top.object[key], key);
+      if (value !== OMITTED) {
+        member = { key, value };
+        break;
+      }
+    }
+    if (member === null) {
+      out += '}';
+      seen.delete(top.of);
+      stack.pop();
+      continue;
+    }
+    out += `${top.wrote ? ',' : ''}${JSON.stringify(member.key)}:`;
+    top.wrote = true;
+    write(member.value);
+  }
+  return out;
+};
+
 /**
  * RFC 8785 (JSON Canonicalization Scheme) serialization of a JSON value: sorted keys (by UTF-16 code units), no
  * whitespace, ECMAScript number formatting. Throws `RuntimeError('non-json-event')` for what RFC 8785 refuses
@@ -127,9 +228,7 @@ export const canonicalJson = (value: unknown): string => {
     if (e !== NOT_PLAIN && !(e instanceof RangeError)) throw e;
   }
   try {
-    const text = canonicalize(value);
-    if (text === undefined) throw new Error('no JSON representation');
-    return text;
+    return general(value);
   } catch (e) {
     throw new RuntimeError('non-json-event', `cannot serialize canonically (RFC 8785): ${(e as Error).message}`, { cause: e });
   }

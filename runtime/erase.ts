@@ -16,7 +16,7 @@ export interface EraseOptions {
   readonly keys: KeyStore;
   /** Whose keys: one session's (all of them, its actors' too), or one actor's (in every session). */
   readonly selector: KeySelector;
-  /** Who erases: the `actor` of each `session/erased` event. @defaultValue none */
+  /** Who erases: the `actor` of each `session/erased` event (its `actorKind` is `user`). @defaultValue none */
   readonly by?: string;
   /** More provenance for the `session/erased` events (e.g. a ticket as `correlationId`). @defaultValue none */
   readonly metadata?: Readonly<Record<string, unknown>>;
@@ -99,7 +99,7 @@ const recordErasure = async (options: EraseOptions, session: string, keyIds: rea
   });
   const scope = 'session' in options.selector ? ('session' as const) : ('actor' as const);
   const subject = 'session' in options.selector ? options.selector.session : options.selector.actor;
-  const metadata = { ...options.metadata, ...(options.by !== undefined ? { actor: options.by } : {}) };
+  const metadata = { ...options.metadata, ...(options.by !== undefined ? { actor: options.by, actorKind: 'user' as const } : {}) };
   const event = log.appendAny('session/erased', { scope, subject, keyIds: todo }, { ignorable: true, ...(Object.keys(metadata).length > 0 ? { metadata } : {}) });
   await log.close();
   return { session, keyIds: todo, seq: event.seq, missing: false };

@@ -24,6 +24,7 @@ import type { LateToolResults } from './tool-runner.js';
 import type { Tool } from './tools.js';
 import { assertValidStreamId } from './ports/store-validation.js';
 import { invalidArgument, optionalPositiveInteger, readOptions } from './arguments.js';
+import { provenance, readActor, type ActorOption } from './provenance.js';
 
 /** Options of {@link createRuntime}: the store, the model, the tools, and the injectable clock, ids and logger. */
 export interface RuntimeOptions {
@@ -63,6 +64,13 @@ export interface RuntimeOptions {
    * opened with the same keys. See docs/audit.md, Erasure. @defaultValue none: content is stored in clear
    */
   readonly encryption?: EncryptionOptions;
+  /**
+   * The actor of every input and control call that names none (no `actor` option and no `metadata.actor`):
+   * `followup`, `steer`, `inject`, `send`, `accept`, queue edits, `cancel`, `wake`, `createSession` and `fork`
+   * record it in their event's `metadata.actor` and `metadata.actorKind`. A string is the id of a `user`.
+   * @defaultValue none: a call that names no actor records none
+   */
+  readonly actor?: ActorOption;
 }
 
 /** Options of `Runtime.createSession`: the session id (from the id source by default), its kind, its parent session and system prompt. */
@@ -79,6 +87,8 @@ export interface CreateSessionOptions {
   readonly systemPrompt?: AgentOptions['systemPrompt'];
   /** Provenance of `session/created` (who opened the session, correlation). @defaultValue none */
   readonly metadata?: EventMetadata;
+  /** Who opens (or forks) the session, recorded in `session/created`'s metadata. @defaultValue the runtime's `actor` */
+  readonly actor?: ActorOption;
   /** This session's model, instead of the runtime's (a child's model route). @defaultValue the runtime's model */
   readonly model?: ModelPort;
   /** Only these of the runtime's tools are offered to this session (a child's tool filter). @defaultValue all of them */
@@ -145,6 +155,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const logger = options.logger ?? consoleLogger;
+  const defaultActor = readActor(options.actor, 'createRuntime(options).actor');
   /** Sessions with a live agent in this runtime (a live session cannot be resumed). */
   const live = new Map<string, Agent>();
   /** Opening a session (`resume`) and closing a child's run in a parent that is not live run one at a time per session. */
@@ -180,6 +191,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
       ...(options.lateToolResults !== undefined ? { lateToolResults: options.lateToolResults } : {}),
       ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+      ...(defaultActor !== undefined ? { actor: defaultActor } : {}),
       onDisposed: () => {
         if (live.get(sessionId) === agent) live.delete(sessionId);
       },
@@ -210,7 +222,8 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       const sessionId = opts.sessionId ?? ids.next();
       if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} already has a live agent in this runtime`);
       const log = newLog(sessionId);
-      log.append('session/created', created(sessionId, opts), opts.metadata ? { metadata: opts.metadata } : {});
+      const metadata = provenance(opts, defaultActor, 'createSession(options)');
+      log.append('session/created', created(sessionId, opts), metadata ? { metadata } : {});
       return bind(sessionId, log, { inbox: initialInboxState(), lastTurn: 0 }, opts);
     },
 
@@ -270,7 +283,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       // the child is caused by the parent's last inherited event; seed events keep their own provenance
       try {
         log.append('session/created', created(sessionId, { ...opts, parentSession: parentSessionId }, boundary), {
-          metadata: { ...opts.metadata, causationId: seed.at(-1)!.id },
+          metadata: { ...provenance(opts, defaultActor, 'fork(options)'), causationId: seed.at(-1)!.id },
         });
         for (const e of seed) {
           log.appendAny(e.type, e.data, { time: e.time, ...(e.ignorable ? { ignorable: true as const } : {}), ...(e.metadata ? { metadata: e.metadata } : {}) });
@@ -293,7 +306,7 @@ const hasMethod = (value: unknown, method: string): boolean =>
 
 /** Session options, read once and checked: ids by the stores' own rule (`invalid-stream-id`), the rest `invalid-argument`. */
 const sessionOptions = (given: unknown, where: string): CreateSessionOptions => {
-  const o = readOptions(given, where, ['sessionId', 'kind', 'parentSession', 'origin', 'delegationDepth', 'systemPrompt', 'model', 'toolNames', 'metadata']);
+  const o = readOptions(given, where, ['sessionId', 'kind', 'parentSession', 'origin', 'delegationDepth', 'systemPrompt', 'model', 'toolNames', 'metadata', 'actor']);
   if (o.metadata !== undefined && (typeof o.metadata !== 'object' || o.metadata === null || Array.isArray(o.metadata))) {
     throw invalidArgument(`${where}.metadata`, 'expected a metadata object');
   }
@@ -322,7 +335,7 @@ const forkOptions = (given: unknown): ForkOptions => {
 /** The runtime's options, read once and checked (`invalid-argument` naming the option). */
 const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   const where = 'createRuntime(options)';
-  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption']);
+  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption', 'actor']);
   if (o.hashOf !== undefined && typeof o.hashOf !== 'function') throw invalidArgument(`${where}.hashOf`, 'expected a chain hash function');
   if (o.signer !== undefined && !(hasMethod(o.signer, 'sign') && typeof (o.signer as { keyId?: unknown }).keyId === 'string')) {
     throw invalidArgument(`${where}.signer`, 'expected a HeadSigner (keyId and sign)');

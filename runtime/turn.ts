@@ -41,6 +41,10 @@ export interface TurnPort extends ModelStepPort<Agent> {
    * last splice appended (none when nothing was pending).
    */
   readonly claim: (target: InboxTarget, metadata: EventMetadata | undefined) => { readonly claimed: readonly UserMessage[]; readonly spliceId: string | undefined };
+  /** The provenance of the wake this turn runs (once: the next turn gets none), recorded on its `turn/start`. */
+  readonly takeWoken: () => EventMetadata | undefined;
+  /** The provenance of the cancel that aborted this turn (once), recorded on its `turn/end`. */
+  readonly takeStopped: () => EventMetadata | undefined;
 }
 
 /** Metadata naming the event that caused this one (none when the cause is unknown). */
@@ -76,7 +80,8 @@ export const runTurn = async (port: TurnPort, p: RunningPhase): Promise<boolean>
   /** Id of the latest claim splice: the cause of the user/messages it entered. */
   let claimId: string | undefined;
   try {
-    turnStartId = log.append('turn/start', { turn: n }).id;
+    const woken = port.takeWoken();
+    turnStartId = log.append('turn/start', { turn: n }, woken ? { metadata: woken } : {}).id;
   } catch (e) {
     reportError(port, n, 0, e);
     return retire(p);
@@ -139,7 +144,8 @@ export const runTurn = async (port: TurnPort, p: RunningPhase): Promise<boolean>
     if (!cause) hooks.emit('error', { turn: n, step: p.step, error: facts });
   }
   try {
-    log.append('turn/end', { turn: n, reason }, { metadata: causedBy(turnStartId) });
+    const stopped = reason.kind === 'aborted' ? port.takeStopped() : undefined;
+    log.append('turn/end', { turn: n, reason }, { metadata: { ...stopped, causationId: turnStartId } });
   } catch (e) {
     reportError(port, n, p.step, e);
     return retire(p);

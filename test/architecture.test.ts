@@ -24,8 +24,8 @@ const target = (file: string, spec: string): string => {
 const rules: { folder: string; allowed: readonly string[] }[] = [
   { folder: 'domain', allowed: ['domain', 'zod', 'fp-ts'] },
   { folder: 'projections', allowed: ['projections', 'domain', 'runtime/ports', 'rxjs', 'fp-ts'] },
-  // node:crypto and canonicalize compute the hash chain (SHA-256 over RFC 8785 JSON): platform and pure code, no I/O
-  { folder: 'runtime', allowed: ['runtime', 'runtime/ports', 'domain', 'fp-ts', 'node:crypto', 'canonicalize'] },
+  // node:crypto computes the hash chain (SHA-256 over RFC 8785 JSON, runtime/chain-hash.ts): platform code, no I/O
+  { folder: 'runtime', allowed: ['runtime', 'runtime/ports', 'domain', 'fp-ts', 'node:crypto'] },
   // steerlog/testing: no test runner (it throws node:assert errors), no store adapter, no driver
   { folder: 'testing', allowed: ['testing', 'domain', 'projections', 'runtime/ports', 'adapters', 'node', 'fp-ts'] },
   // the Host's rules: sessions, admission, the mirror's frames; projections for the queue view, zod for the wire

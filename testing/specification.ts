@@ -110,8 +110,11 @@ export interface StreamEvent {
   readonly event: LogEvent;
 }
 
-/** Events for a projection specification: events of one stream, stream events, or a log builder (its `events`). */
-export type SpecificationEvents = readonly (LogEvent | StreamEvent)[] | { readonly events: readonly LogEvent[] };
+/**
+ * Events for a projection specification: events of one stream, stream events, or a log builder (its `events`, in
+ * the stream named by its `sessionId`).
+ */
+export type SpecificationEvents = readonly (LogEvent | StreamEvent)[] | { readonly events: readonly LogEvent[]; readonly sessionId?: string };
 
 /** The state after the `given` (and `when`) events: assert it with `then`. */
 export interface ProjectionOutcome<S> {
@@ -132,7 +135,10 @@ export interface ProjectionGiven<S> extends ProjectionOutcome<S> {
 
 /** Options of {@link projectionSpecification}. */
 export interface ProjectionSpecificationOptions {
-  /** The stream of events given without one. @defaultValue 'session-1' */
+  /**
+   * The stream of events given without one. A log builder's events are in its own `sessionId`'s stream: naming
+   * another stream here for them throws. @defaultValue 'session-1'
+   */
   readonly stream?: string;
 }
 
@@ -158,10 +164,20 @@ const jsonCopy = <S>(projection: Projection<S>, state: S, when: string): S => {
 export const projectionSpecification = <S>(projection: Projection<S>, options: ProjectionSpecificationOptions = {}): ProjectionSpecification<S> => {
   const defaultStream = options.stream ?? 'session-1';
   let position = 0n;
+  /** The stream of the events given without one: a builder's own session id (never silently another stream). */
+  const streamOf = (events: SpecificationEvents): string => {
+    const own = 'events' in events ? events.sessionId : undefined;
+    if (own === undefined) return defaultStream;
+    if (options.stream !== undefined && options.stream !== own) {
+      throw new AssertionError({ message: `projection "${projection.name}": the log builder's events are in stream ${own}, not ${options.stream} (options.stream)`, actual: own, expected: options.stream });
+    }
+    return own;
+  };
   const fold = (state: S, events: SpecificationEvents): S => {
     const list = 'events' in events ? events.events : events;
+    const given = streamOf(events);
     return list.reduce((s: S, item: LogEvent | StreamEvent) => {
-      const { stream, event } = 'stream' in item && 'event' in item ? item : { stream: defaultStream, event: item };
+      const { stream, event } = 'stream' in item && 'event' in item ? item : { stream: given, event: item };
       return applyProjectionEvent(projection, s, { stream, revision: BigInt(event.seq), position: position++ }, event);
     }, state);
   };

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { ActorKindSchema } from '../../domain/event-metadata.js';
 
 /**
  * The archive file format (version 1): a gzip stream (RFC 1952, node:zlib) of UTF-8 lines, each one JSON value.
  *
  * ```
- * {"format":"steerlog-archive","version":1,"createdAt":…,"before":…}          the header
+ * {"format":"steerlog-archive","version":1,"createdAt":…,"before":…,"actor"?,"actorKind"?}   the header
  * {"archive":"session","session":"S"}                                        a session's section starts
  * {"seq":0,"id":…,"time":…,"type":…,"data":…,"hash":…}                       its events: the plain envelope log
  * …                                                                          (what `steerlog export` writes)
@@ -33,6 +34,9 @@ export const ArchiveHeaderSchema = z
     createdAt: z.number(),
     /** The cutoff it was written with (epoch ms): every archived session's last event is older. */
     before: z.number(),
+    /** Who ran the archive (`steerlog archive --by`), a `user`; absent when the run named nobody (and in older archives). */
+    actor: z.string().min(1).optional(),
+    actorKind: ActorKindSchema.optional(),
   })
   .strict();
 /** The header line of an archive. */

@@ -14,6 +14,8 @@ export interface ArchiveSessionsOptions {
   readonly before: number;
   /** Select and report only: nothing written or deleted. @defaultValue false */
   readonly dryRun?: boolean;
+  /** Who runs the archive: recorded in the archive's header and the run's output (a `user`). @defaultValue nobody */
+  readonly by?: string;
   /** The archive header's `createdAt`. @defaultValue Date.now */
   readonly clock?: () => number;
   /** The fsync calls (a seam for tests). @defaultValue node:fs */
@@ -41,6 +43,8 @@ export interface ArchiveOutput {
   /** The archive written; null on a dry run or when no session was ended. */
   readonly file: string | null;
   readonly before: number;
+  /** Who ran it (`--by`), null when the run named nobody. */
+  readonly by: string | null;
   readonly dryRun: boolean;
   readonly archived: readonly ArchivedSessionResult[];
   readonly kept: readonly { readonly session: string; readonly reason: KeptReason; readonly lastTime: number | null }[];
@@ -68,6 +72,7 @@ export const archiveSessions = async (store: EventStore, options: ArchiveSession
     version: 1,
     file,
     before: options.before,
+    by: options.by ?? null,
     dryRun,
     archived,
     kept: keptOut,
@@ -78,7 +83,7 @@ export const archiveSessions = async (store: EventStore, options: ArchiveSession
   }
   const written = await writeArchive(
     options.out,
-    { createdAt: (options.clock ?? Date.now)(), before: options.before },
+    { createdAt: (options.clock ?? Date.now)(), before: options.before, ...(options.by !== undefined ? { actor: options.by, actorKind: 'user' as const } : {}) },
     ended.map((s) => ({
       session: s.session,
       // exactly what was selected: an event appended since is not archived, and makes the deletion below refuse
@@ -92,7 +97,7 @@ export const archiveSessions = async (store: EventStore, options: ArchiveSession
   const archived: ArchivedSessionResult[] = [];
   for (const w of written) {
     try {
-      await store.deleteStream(w.session, streamRevision(w.head.seq), { reason: `archived to ${options.out}` });
+      await store.deleteStream(w.session, streamRevision(w.head.seq), { reason: `archived to ${options.out}${options.by !== undefined ? ` by ${options.by}` : ''}` });
       archived.push({ ...w, deleted: true, error: null });
     } catch (e) {
       const code = typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : 'internal';

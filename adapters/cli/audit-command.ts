@@ -14,7 +14,7 @@ import { formatAuditReport } from './format-audit.js';
 import type { CliIo } from './io.js';
 import { readLineBatches } from './read-lines.js';
 import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
-import { chainFails, formatAuditChain, formatOtherFates } from './audit-chain.js';
+import { chainFails, formatActions, formatAuditChain, formatOtherFates } from './audit-chain.js';
 import { auditOutput, parseAuditLimit, pastLimit, type AuditExtras, type AuditLimit } from './audit-extras.js';
 import { auditFileOnePass, auditStreamOnePass } from './audit-pass.js';
 import { createProgress } from './progress.js';
@@ -116,8 +116,8 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
 
 const humanAudit = (report: AuditReport, out: ReturnType<typeof auditOutput>, extras: AuditExtras): string => {
   const source: AuditSource | undefined = extras.source;
-  if (!source) return formatAuditReport(report) + formatOtherFates(out) + formatAuditChain(report, extras.chain) + formatAuditContent(out.content);
-  return formatAuditReport(withSourceError(report, source)) + formatOtherFates(out) + formatAuditSource(source) + formatAuditContent(out.content);
+  if (!source) return formatAuditReport(report) + formatOtherFates(out) + formatActions(out) + formatAuditChain(report, extras.chain) + formatAuditContent(out.content);
+  return formatAuditReport(withSourceError(report, source)) + formatOtherFates(out) + formatActions(out) + formatAuditSource(source) + formatAuditContent(out.content);
 };
 
 const spoolOptions = (spool: AuditSpool | null): AuditorOptions => (spool ? { onTurn: spool.turn, onMessage: spool.message } : {});

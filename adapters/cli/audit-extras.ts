@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { AuditReport } from '../../domain/audit.js';
+import { actorActionsOf, type ActorAction } from '../../domain/actor-actions.js';
 import type { LogEvent } from '../../domain/events.js';
 import { fateOf, initialFate, initialMessageFactState, stepFate, stepMessageFacts, type InputFate, type MessageFact, type MessageFactState } from '../../domain/message-facts.js';
 import { parseEvent } from '../../domain/parse-event.js';
@@ -38,6 +39,8 @@ export interface AuditExtras {
   readonly source?: AuditSource;
   /** Sealed payloads and erasures (null when the log has neither). */
   readonly content: AuditContent | null;
+  /** Every admission and control action, in log order, with its actor (`actorActionsOf`). */
+  readonly actions: readonly ActorAction[];
 }
 
 /**
@@ -71,6 +74,8 @@ export const createExtrasCollector = (
   let verifying = true;
   // each input's fate, stepped as its facts come (its facts are not kept)
   const fates = new Map<string, InputFate>();
+  const actions: ActorAction[] = [];
+  let seedLength: number | undefined;
   let first: number | null = null;
   let last: number | null = null;
   return {
@@ -83,6 +88,8 @@ export const createExtrasCollector = (
       first ??= event.time;
       last = event.time;
       for (const f of facts) fates.set(f.id, stepFate(fates.get(f.id) ?? initialFate(f.id), f));
+      if (event.seq === 0 && event.type === 'session/created') seedLength = (event.data as { seedLength?: number }).seedLength;
+      for (const a of actorActionsOf(event, facts, seedLength)) actions.push(a);
     },
     async result() {
       const v = verifier === null ? await chain! : verifier.result();
@@ -91,6 +98,7 @@ export const createExtrasCollector = (
         fates: [...fates.values()],
         times: { first, last },
         content: await content.result(),
+        actions,
       };
     },
   };
@@ -146,6 +154,8 @@ export type AuditOutput = Omit<AuditReport, 'messages' | 'errors'> & {
   readonly source?: AuditSource;
   /** Present when the log holds encrypted payloads or erasures: what is readable, what was erased, by whom, when. */
   readonly content?: AuditContent;
+  /** Every admission and control action, in log order, with its actor (null when the event names none). */
+  readonly actions: readonly ActorAction[];
 };
 
 /** Joins the fold's report and the extras into the audit output. */
@@ -174,6 +184,7 @@ export const auditOutput = (report: AuditReport, extras: AuditExtras, at: AuditL
     times: extras.times,
     messages: [...entered, ...others],
     chain: extras.chain,
+    actions: extras.actions,
     ...(extras.source ? { source: extras.source } : {}),
     ...(extras.content ? { content: extras.content } : {}),
   };

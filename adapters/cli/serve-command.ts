@@ -14,6 +14,8 @@ import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
 import { parseCommandArgs } from './cli-args.js';
 import { reportFailure, reportUsage, UsageError } from './cli-failure.js';
+import type { BearerToken } from '../http/auth.js';
+import { isTokenFileError, readTokenFile } from './token-file.js';
 import { ModelSpecError, openModel } from './serve-model.js';
 
 export const SERVE_USAGE = `usage: steerlog serve [options]
@@ -21,7 +23,8 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
   --host <address>        interface to bind (default 127.0.0.1; anything else needs a token)
   --port <n>              port (default 7420; 0 picks a free one)
   --token <secret>        bearer token clients must send (or STEERLOG_TOKEN)
-  --principal <name>      the actor recorded on prompts sent with the token (default operator)
+  --principal <name>      the actor recorded on everything done with the token (default operator)
+  --token-file <path>     several tokens, one name:token per line: each request's actor is its token's name
   --model <spec>          echo | openai:<model> | module:<path>   (default echo; openai reads OPENAI_BASE_URL, OPENAI_API_KEY)
   --body-limit <bytes>    largest request body (default 1048576)
   --max-image-bytes <n>   largest image in a prompt (default: the largest the body and event limits carry, 774144
@@ -67,7 +70,7 @@ const imageLimit = (value: string | undefined, limits: PromptLimits): number => 
  */
 export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> => {
   const args = parseCommandArgs(argv, {
-    strings: ['store', 'host', 'port', 'token', 'principal', 'model', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys'],
+    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys'],
     flags: ['reference-frames', 'help', 'encrypt'],
   });
   if (args.ok && args.flags['help']) {
@@ -79,7 +82,10 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
   }
   const v = args.strings;
   const token = v.token ?? process.env['STEERLOG_TOKEN'];
-  const tokens = token ? [{ principal: v.principal ?? 'operator', token }] : [];
+  if (v['token-file'] !== undefined && (v.token !== undefined || v.principal !== undefined)) {
+    return reportUsage(io, SERVE_USAGE, '--token-file names every token and its principal: not with --token or --principal');
+  }
+  let tokens: BearerToken[] = token ? [{ principal: v.principal ?? 'operator', token }] : [];
   const spec = v.store ?? DEFAULT_STORE_SPEC;
   let store: EventStore | null = null;
   let keys: KeyStore | null = null;
@@ -89,6 +95,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     const bodyLimitBytes = intOption(v['body-limit'], 'body-limit', 1024 * 1024);
     const leaseMs = intOption(v['lease-ms'], 'lease-ms', 10_000);
     const writeBatchDelayMs = intOption(v['write-batch-ms'], 'write-batch-ms', 200);
+    if (v['token-file'] !== undefined) tokens = await readTokenFile(v['token-file']);
     const { model, acceptsImages, setup } = await openModel(v.model ?? 'echo', process.env);
     store = await openStore(spec);
     if (args.flags.encrypt === true || v.keys !== undefined) {
@@ -132,8 +139,8 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     await server.close();
     return 0;
   } catch (e) {
-    // a bad option value is a usage error (2); a store or model that cannot be opened, a port in use: 3
-    return reportFailure(io, 'serve', isHostConfigError(e) || e instanceof ModelSpecError ? new UsageError(e.message) : e, false);
+    // a bad option value or token file is a usage error (2); a store or model that cannot be opened, a port in use: 3
+    return reportFailure(io, 'serve', isHostConfigError(e) || e instanceof ModelSpecError || isTokenFileError(e) ? new UsageError(e.message) : e, false);
   } finally {
     await store?.close().catch(() => {});
     await keys?.close().catch(() => {});

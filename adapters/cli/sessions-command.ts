@@ -1,7 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { hasPending } from '../../domain/inbox/inbox-state.js';
 import { parseEvent } from '../../domain/parse-event.js';
-import { initialSessionState, stepSession, type SessionState } from '../../domain/session-fold.js';
+import { actorActionsOf } from '../../domain/actor-actions.js';
+import { initialMessageFactState, stepMessageFacts, type MessageFactState } from '../../domain/message-facts.js';
 import type { ChainStatus } from '../../domain/event-chain.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { createSessionVerifier } from '../chain/verify-session.js';
@@ -31,6 +32,12 @@ export interface SessionSummary {
   /** The first invalid event, when the fold stopped. */
   readonly invalidAt: number | null;
   readonly chain: ChainStatus | 'unreadable';
+  /** Who created (or forked) the session: `session/created`'s actor, null when it names none. */
+  readonly createdBy: string | null;
+  /** Every actor of an admission or control action (`actorActionsOf`), in order of first appearance. */
+  readonly actors: readonly string[];
+  /** How many admissions and control actions name no actor (a log written before actors were recorded). */
+  readonly unattributed: number;
 }
 
 /** What `steerlog sessions --json` prints. */
@@ -43,8 +50,12 @@ export interface SessionsOutput {
 /** Folds and verifies one stream in one streaming pass. */
 export const summarizeSession = async (store: EventStore, stream: string): Promise<SessionSummary> => {
   const verifier = createSessionVerifier(stream);
-  let state: SessionState = initialSessionState();
+  let facts: MessageFactState = initialMessageFactState();
   let invalidAt: number | null = null;
+  let createdBy: string | null = null;
+  let seedLength: number | undefined;
+  const actors = new Set<string>();
+  let unattributed = 0;
   let events = 0;
   let lastTime: number | null = null;
   for await (const raw of storeEnvelopes(store, stream)) {
@@ -52,11 +63,22 @@ export const summarizeSession = async (store: EventStore, stream: string): Promi
     events++;
     lastTime = raw.time;
     if (invalidAt !== null) continue;
-    const parsed = parseEvent(raw, { expectedSeq: state.nextSeq });
-    const step = E.isLeft(parsed) ? parsed : stepSession(state, parsed.right);
-    if (E.isLeft(step)) invalidAt = raw.seq;
-    else state = step.right.state;
+    const parsed = parseEvent(raw, { expectedSeq: facts.session.nextSeq });
+    const step = E.isLeft(parsed) ? parsed : stepMessageFacts(facts, parsed.right);
+    if (E.isLeft(step) || E.isLeft(parsed)) {
+      invalidAt = raw.seq;
+      continue;
+    }
+    facts = step.right.state;
+    const event = parsed.right;
+    if (event.seq === 0 && event.type === 'session/created') seedLength = (event.data as { seedLength?: number }).seedLength;
+    for (const a of actorActionsOf(event, step.right.facts, seedLength)) {
+      if (a.kind === 'created' || a.kind === 'forked') createdBy = a.actor;
+      if (a.actor === null) unattributed++;
+      else actors.add(a.actor);
+    }
   }
+  const state = facts.session;
   const status: SessionSummary['status'] =
     invalidAt !== null ? 'invalid' : state.turns.openTurn ? 'open-turn' : hasPending(state.inbox) ? 'pending-work' : 'idle';
   return {
@@ -69,7 +91,16 @@ export const summarizeSession = async (store: EventStore, stream: string): Promi
     status,
     invalidAt,
     chain: verifier.result().status,
+    createdBy,
+    actors: [...actors],
+    unattributed,
   };
+};
+
+/** The actors column: who acted (the creator first when known), and how many actions name nobody. */
+const actorsText = (s: SessionSummary): string => {
+  const names = s.actors.length === 0 ? '-' : s.actors.join(',');
+  return s.unattributed === 0 ? names : `${names} (${s.unattributed} with no actor recorded)`;
 };
 
 const iso = (t: number | null): string => (t === null ? '-' : new Date(t).toISOString());
@@ -94,9 +125,9 @@ export const sessionsCommand = async (argv: readonly string[], io: CliIo): Promi
   } else if (sessions.length === 0) {
     io.stdout.write(`no sessions in ${spec}\n`);
   } else {
-    io.stdout.write('session  created  events  turns  status  chain\n');
+    io.stdout.write('session  created  events  turns  status  chain  actors\n');
     for (const s of sessions) {
-      io.stdout.write(`${s.session}  ${iso(s.createdAt)}  ${s.events}  ${s.turns}  ${s.status}${s.invalidAt !== null ? ` (at seq ${s.invalidAt})` : ''}  ${s.chain}\n`);
+      io.stdout.write(`${s.session}  ${iso(s.createdAt)}  ${s.events}  ${s.turns}  ${s.status}${s.invalidAt !== null ? ` (at seq ${s.invalidAt})` : ''}  ${s.chain}  ${actorsText(s)}\n`);
     }
   }
   return sessions.some((s) => s.status === 'invalid' || s.chain === 'broken' || s.chain === 'unreadable') ? 1 : 0;

@@ -1,3 +1,5 @@
+import { recordedActor, type EventMetadata } from '../../domain/event-metadata.js';
+import { byActor } from './audit-chain.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { isKnownEvent, type LogEvent } from '../../domain/events.js';
 import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact, type InputFate, type MessageFactState } from '../../domain/message-facts.js';
@@ -192,7 +194,8 @@ const sealedContentOf = (raw: unknown, e: LogEvent, id: string): WhyContent | un
 };
 
 const iso = (t: number): string => new Date(t).toISOString();
-const by = (m: { readonly metadata?: { readonly actor?: string } }): string => (m.metadata?.actor ? ` by ${m.metadata.actor}` : '');
+/** Who did it: ` by alice (user)`, or ` (no actor recorded)` for an event that names none (never a guess). */
+const by = (m: { readonly metadata?: EventMetadata }): string => ` ${byActor(recordedActor(m.metadata))}`;
 
 const describeFact = (f: MessageFact): string => {
   const where = `seq ${f.seq}  ${iso(f.time)}  `;
@@ -204,7 +207,7 @@ const describeFact = (f: MessageFact): string => {
     case 'moved':
       return `${where}moved to ${f.to}${by(f)} (strict steer)`;
     case 'canceled':
-      return `${where}canceled from ${f.target}${by(f) || ' (no actor recorded)'}`;
+      return `${where}canceled from ${f.target}${by(f)}`;
     case 'claimed':
       return `${where}claimed from ${f.target} by turn ${f.turn} for step ${f.step}, batch: ${f.batch.join(', ')}`;
     case 'entered':

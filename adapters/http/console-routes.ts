@@ -43,7 +43,8 @@ const storedReader = (host: Host, keep = 4) => {
     cache.delete(sessionId);
     const out = [...held];
     for await (const r of host.store.read(sessionId, { from: BigInt(out.length) })) {
-      out.push({ seq: Number(r.revision), id: r.id, time: r.time, type: r.type, data: r.data, ...(r.ignorable ? { ignorable: true } : {}) } as LogEvent);
+      // with its metadata: the audit shows who did what (metadata.actor)
+      out.push({ seq: Number(r.revision), id: r.id, time: r.time, type: r.type, data: r.data, ...(r.ignorable ? { ignorable: true } : {}), ...(r.metadata !== undefined ? { metadata: r.metadata } : {}) } as LogEvent);
     }
     cache.set(sessionId, out);
     while (cache.size > keep) cache.delete(cache.keys().next().value!);

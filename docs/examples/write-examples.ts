@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { auditLines } from '../../domain/audit.js';
 import { formatAuditReport } from '../../adapters/cli/format-audit.js';
-import { formatAuditChain, formatOtherFates } from '../../adapters/cli/audit-chain.js';
+import { formatActions, formatAuditChain, formatOtherFates } from '../../adapters/cli/audit-chain.js';
 import { auditExtras, auditOutput } from '../../adapters/cli/audit-extras.js';
 import { fileEnvelopes } from '../../adapters/cli/log-sources.js';
 import { buildExamples } from './build-examples.js';
@@ -15,6 +15,6 @@ for (const [name, log] of Object.entries(buildExamples())) {
   const report = auditLines(name, log.split('\n'));
   const out = auditOutput(report, await auditExtras(null, fileEnvelopes(join(dir, `${name}.jsonl`))), null);
   writeFileSync(join(dir, `${name}.report.json`), `${JSON.stringify(out)}\n`);
-  writeFileSync(join(dir, `${name}.report.txt`), formatAuditReport(report) + formatOtherFates(out) + formatAuditChain(report, out.chain));
+  writeFileSync(join(dir, `${name}.report.txt`), formatAuditReport(report) + formatOtherFates(out) + formatActions(out) + formatAuditChain(report, out.chain));
   console.log(`${name}: ${report.events} events, ${report.ok ? 'valid' : `invalid at seq ${report.errors[0]?.seq}`}`);
 }

@@ -1,3 +1,4 @@
+import type { ActorOption } from '../provenance.js';
 import type { MessageId } from '../../domain/brand.js';
 import type { InterruptAuthority } from '../../domain/children/child-authorisation.js';
 import type { ChildState } from '../../domain/children/child-state.js';
@@ -91,9 +92,10 @@ export class ChildManager {
    * Interrupts a resident child: `cancel(user|parent, {keepInbox: true})`. Claimed work is not requeued; queued
    * follow-ups park until the next waking delivery; the activation stays. An absent, settled, one-shot or disposing
    * target is an accepted no-op. Returns whether a cancel was issued; throws `subagent-unauthorized` otherwise.
+   * `actor` is recorded on the stopped turn's `turn/end` (default: an ancestor's session, `parent-session`; none for a user).
    */
-  interrupt(childSessionId: string, authority: InterruptAuthority): boolean {
-    return interruptChild(this.#port, childSessionId, authority);
+  interrupt(childSessionId: string, authority: InterruptAuthority, actor?: ActorOption): boolean {
+    return interruptChild(this.#port, childSessionId, authority, actor);
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { ActorOption } from '../provenance.js';
 import type { MessageId } from '../../domain/brand.js';
 import type { ChildState } from '../../domain/children/child-state.js';
 import type { SettlementAccount } from '../../domain/children/settlement.js';
@@ -72,6 +73,8 @@ export interface DeliveryOptions {
   readonly source?: MessageSource;
   /** Owns the delivery until acceptance. */
   readonly signal?: AbortSignal;
+  /** Who delivers it, recorded on the child's admission splice. @defaultValue the parent session (`parent-session`) */
+  readonly actor?: ActorOption;
 }
 
 /** One row of `list`. */

@@ -52,13 +52,14 @@ export const startContinuableChild = async (port: ChildrenPort, parent: Agent, s
         parentSession: parent.sessionId,
         origin: 'subagent',
         delegationDepth: depth,
+        actor: { id: parent.sessionId, kind: 'parent-session' },
         ...port.setupOf(descriptor, childSessionId),
       });
       child.recordChildEvent('subagent/descriptor', descriptor);
       activation = activate(port, parent, child, 1, 0, descriptor.label);
       if (spec.signal?.aborted) throw cancelled(childSessionId);
       port.registry.accept(activation, message.id);
-      child.followup(message);
+      child.followup(message, { actor: { id: parent.sessionId, kind: 'parent-session' } });
       return { childSessionId, messageId: message.id };
     } catch (e) {
       if (activation) rollback(port, parent, activation);
@@ -78,16 +79,18 @@ export const runOneShot = async (port: ChildrenPort, parent: Agent, spec: StartC
     parentSession: parent.sessionId,
     origin: 'subagent',
     delegationDepth: depth,
+    actor: { id: parent.sessionId, kind: 'parent-session' },
     ...port.setupOf(descriptor, childSessionId),
   });
   const start: SubagentStartData = { runId: port.ids.next(), childSessionId, mode: 'one-shot', epoch: 1, childSeq: 0 };
   child.recordChildEvent('subagent/descriptor', descriptor);
   parent.recordChildEvent('subagent/start', start);
-  const onAbort = () => child.cancel({ kind: 'parent' });
+  const byParent = { actor: { id: parent.sessionId, kind: 'parent-session' as const } };
+  const onAbort = () => child.cancel({ kind: 'parent' }, byParent);
   spec.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     if (spec.signal?.aborted) onAbort();
-    else child.followup(message);
+    else child.followup(message, byParent);
     await child.whenIdle();
   } finally {
     spec.signal?.removeEventListener('abort', onAbort);

@@ -10,6 +10,7 @@ import { RuntimeError } from '../errors.js';
 import { loadSession, type LoadedSession } from '../load-session.js';
 import type { Activation } from './activation.js';
 import type { DeliveryOptions } from './child-options.js';
+import type { ActorOption } from '../provenance.js';
 import { cancelled, headerOf, type ChildrenPort } from './children-port.js';
 import { activate } from './epoch-edges.js';
 
@@ -69,18 +70,19 @@ export const deliverFollowup = (
     // the final authorisation, with no await between it and the send
     authorise(port, parent, childSessionId, headerOf(activation.agent.events));
     port.registry.accept(activation, message.id);
-    activation.agent.followup(message);
+    activation.agent.followup(message, { actor: options.actor ?? { id: parent.sessionId, kind: 'parent-session' } });
     return message.id;
   });
 };
 
 /** `ChildManager.interrupt`: authorise against the resident, non-disposing activation, then cancel keeping the inbox. */
-export const interruptChild = (port: Pick<ChildrenPort, 'registry'>, childSessionId: string, authority: InterruptAuthority): boolean => {
+export const interruptChild = (port: Pick<ChildrenPort, 'registry'>, childSessionId: string, authority: InterruptAuthority, actor?: ActorOption): boolean => {
   const activation = port.registry.get(childSessionId);
   const target = activation && !activation.disposing ? { childSessionId, parentSession: activation.parentSessionId, ancestry: activation.ancestry } : null;
   const decided = authoriseInterrupt(authority, childSessionId, target);
   if (E.isLeft(decided)) throw decided.left;
   if (!decided.right || !activation) return false;
-  activation.agent.cancel({ kind: authority.kind === 'user' ? 'user' : 'parent' }, { keepInbox: true });
+  const by = actor ?? (authority.kind === 'ancestor' ? { id: authority.callerSessionId, kind: 'parent-session' as const } : undefined);
+  activation.agent.cancel({ kind: authority.kind === 'user' ? 'user' : 'parent' }, { keepInbox: true, ...(by !== undefined ? { actor: by } : {}) });
   return true;
 };

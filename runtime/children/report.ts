@@ -22,7 +22,8 @@ export const sendReport = (port: Pick<ChildrenPort, 'registry' | 'runtime' | 'me
   // provenance: the report is caused by the child session (its latest event), named by its stream
   const last = child.events.at(-1);
   const metadata = { ...(last ? { causationId: last.id } : {}), causationStream: child.sessionId };
-  if (port.reportDelivery === 'quiet') return parent.inject(message, { metadata });
+  const actor = { id: child.sessionId, kind: 'child-session' as const };
+  if (port.reportDelivery === 'quiet') return parent.inject(message, { metadata, actor });
   port.registry.acceptFor(parent, message.id);
-  return parent.steer(message, { metadata });
+  return parent.steer(message, { metadata, actor });
 };

@@ -1,3 +1,4 @@
+import type { Actor } from '../../domain/event-metadata.js';
 import type { SessionCreatedData } from '../../domain/events.js';
 import type { Agent } from '../agent.js';
 import { consoleLogger, type Logger } from '../logger.js';
@@ -17,6 +18,9 @@ import { sessionCancel, sessionUpdateQueue, sessionWake, type SessionControlPort
 import { sessionPrompt, type PromptPort } from './session-prompt.js';
 import { readHeader, readSession, sessionGet, sessionHistory, sessionList, type SessionReadPort } from './session-reads.js';
 import { subagentHistory, subagentInterrupt, subagentList, subagentPrompt, type SubagentRouteDeps } from './subagent-methods.js';
+
+/** The actor of what the host does on its own: stopping turns at shutdown or when another host took the session. */
+const HOST_ACTOR: Actor = Object.freeze({ id: 'steerlog-host', kind: 'system' });
 
 /** A child session's header: kind continuable or one-shot, or made by its parent as a sub-agent. */
 const isChildHeader = (h: SessionCreatedData): boolean => h.kind !== 'ordinary' || (h.origin === 'subagent' && h.parentSession !== undefined);
@@ -125,7 +129,7 @@ export class Host {
     this.#offLost();
     await this.#opts.children?.drain().catch((e) => this.#logger.warn('draining the children failed', e));
     const sessions = [...this.#live.values()];
-    for (const s of sessions) s.agent.cancel({ kind: 'hook', reason: 'host-shutdown' }, { keepInbox: true });
+    for (const s of sessions) s.agent.cancel({ kind: 'hook', reason: 'host-shutdown' }, { keepInbox: true, actor: HOST_ACTOR });
     await Promise.allSettled(sessions.map(async (s) => {
       await s.agent.whenIdle();
       await s.agent.checkpoint();
@@ -139,7 +143,7 @@ export class Host {
     const r = request as never;
     switch (method) {
       case 'session.create':
-        return sessionCreate(this.#port, r) as Promise<HostResult<M>>;
+        return sessionCreate(this.#port, r, ctx) as Promise<HostResult<M>>;
       case 'session.list':
         return sessionList(this.#port) as Promise<HostResult<M>>;
       case 'session.get':
@@ -149,17 +153,17 @@ export class Host {
       case 'session.prompt':
         return sessionPrompt(this.#port, r, ctx) as Promise<HostResult<M>>;
       case 'session.updateQueue':
-        return this.#ordinaryOnly(r, () => sessionUpdateQueue(this.#port, r)) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => sessionUpdateQueue(this.#port, r, ctx)) as Promise<HostResult<M>>;
       case 'session.cancel':
-        return this.#ordinaryOnly(r, () => sessionCancel(this.#port, r)) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => sessionCancel(this.#port, r, ctx)) as Promise<HostResult<M>>;
       case 'session.wake':
-        return this.#ordinaryOnly(r, () => sessionWake(this.#port, r)) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => sessionWake(this.#port, r, ctx)) as Promise<HostResult<M>>;
       case 'session.fork':
-        return this.#ordinaryOnly(r, () => sessionFork(this.#port, r)) as Promise<HostResult<M>>;
+        return this.#ordinaryOnly(r, () => sessionFork(this.#port, r, ctx)) as Promise<HostResult<M>>;
       case 'subagent.prompt':
         return subagentPrompt(this.#subagentDeps(), r, ctx) as Promise<HostResult<M>>;
       case 'subagent.interrupt':
-        return Promise.resolve(subagentInterrupt(this.#subagentDeps(), r)) as Promise<HostResult<M>>;
+        return Promise.resolve(subagentInterrupt(this.#subagentDeps(), r, ctx)) as Promise<HostResult<M>>;
       case 'subagent.list':
         return Promise.resolve(subagentList(this.#subagentDeps(), r)) as Promise<HostResult<M>>;
       case 'subagent.history':
@@ -261,7 +265,7 @@ export class Host {
     if (!session) return;
     this.#logger.warn(`session ${sessionId}: ownership lost; this host lets it go`);
     try {
-      session.agent.cancel({ kind: 'hook', reason: 'ownership-lost' }, { keepInbox: true });
+      session.agent.cancel({ kind: 'hook', reason: 'ownership-lost' }, { keepInbox: true, actor: HOST_ACTOR });
     } catch {
       // fenced: nothing more to write
     }

@@ -9,4 +9,4 @@ export { MirrorStream, encodeCursor, decodeCursor, type MirrorStreamOptions, typ
 export { LiveSession, type Admission } from './live-session.js';
 export { localOwnership, type SessionOwnership, type SessionOwner, type AcquireResult } from './ports/ownership.js';
 export { canonicalTimeZone } from './time-zone.js';
-export { promptSource, type Principal } from './actor.js';
+export { principalActor, promptSource, type Principal } from './actor.js';

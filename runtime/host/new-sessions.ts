@@ -5,7 +5,9 @@ import type { Logger } from '../logger.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Runtime } from '../runtime.js';
 import type { SessionCatalog } from './catalog.js';
+import { principalActor } from './actor.js';
 import { HostError } from './errors.js';
+import type { CallContext } from './host-types.js';
 import type { LiveSession } from './live-session.js';
 import { ownHere } from './ownership-checks.js';
 import type { SessionOwnership } from './ports/ownership.js';
@@ -46,11 +48,11 @@ const attachNew = async (port: NewSessionPort, agent: Agent): Promise<void> => {
 };
 
 /** `session.create`: a new ordinary session (the client's id, else a new one) owned and live here; durable when answered. */
-export const sessionCreate = async (port: NewSessionPort, request: HostRequest<'session.create'>): Promise<HostResult<'session.create'>> => {
+export const sessionCreate = async (port: NewSessionPort, request: HostRequest<'session.create'>, ctx: CallContext): Promise<HostResult<'session.create'>> => {
   const sessionId = request.sessionId ?? port.newId();
   await ensureFree(port, sessionId);
   await ownHere(port.ownership, sessionId);
-  const agent = port.runtime.createSession({ sessionId });
+  const agent = port.runtime.createSession({ sessionId, actor: principalActor(ctx.principal) });
   await attachNew(port, agent);
   return { sessionId };
 };
@@ -59,7 +61,7 @@ export const sessionCreate = async (port: NewSessionPort, request: HostRequest<'
  * `session.fork`: a new session seeded with the parent's first `boundary` events (default all; a parent live here is
  * made durable first), owned and live here; durable when answered.
  */
-export const sessionFork = async (port: NewSessionPort, request: HostRequest<'session.fork'>): Promise<HostResult<'session.fork'>> => {
+export const sessionFork = async (port: NewSessionPort, request: HostRequest<'session.fork'>, ctx: CallContext): Promise<HostResult<'session.fork'>> => {
   const parent = port.live(request.sessionId);
   if (parent) await parent.agent.checkpoint();
   const sessionId = request.newSessionId ?? port.newId();
@@ -67,7 +69,7 @@ export const sessionFork = async (port: NewSessionPort, request: HostRequest<'se
   await ownHere(port.ownership, sessionId);
   let agent: Agent;
   try {
-    agent = await port.runtime.fork(request.sessionId, { sessionId, ...(request.boundary !== undefined ? { boundary: request.boundary } : {}) });
+    agent = await port.runtime.fork(request.sessionId, { sessionId, actor: principalActor(ctx.principal), ...(request.boundary !== undefined ? { boundary: request.boundary } : {}) });
   } catch (e) {
     await port.ownership.release(sessionId);
     if (isRuntimeError(e) && e.code === 'session-not-found') throw new HostError('session-not-found', `no session ${request.sessionId}`, { sessionId: request.sessionId });

@@ -1,5 +1,6 @@
 import { createAuditor, type AuditReport, type Auditor } from '../../domain/audit.js';
 import type { LogEvent } from '../../domain/events.js';
+import type { ActorAction } from '../../domain/actor-actions.js';
 import { createFateFold, type FateFold, type MessageFate } from '../../domain/message-fate.js';
 
 /** One row of the console's input list: a message id, its source kind, a preview and the last thing that happened to it. */
@@ -7,6 +8,8 @@ export interface AuditInput {
   readonly id: string;
   readonly source: string;
   readonly preview: string;
+  /** Who admitted it (its last admission's actor), null when the log names nobody. */
+  readonly actor: string | null;
   readonly last: MessageFate['entries'][number]['kind'] | null;
 }
 
@@ -25,6 +28,8 @@ export interface SessionAudit {
   readonly inputs: readonly AuditInput[];
   /** When asked for one id: everything that happened to it up to `at`. */
   readonly message?: MessageFate | null;
+  /** Every admission and control action up to `at`, with its actor (the same list as `audit --json`'s `actions`). */
+  readonly actions: readonly ActorAction[];
 }
 
 /** Options of {@link auditSession}. */
@@ -60,10 +65,17 @@ const advance = (folds: Folds, e: LogEvent): void => {
 const answer = (sessionId: string, lastSeq: number, at: number, folds: Folds, messageId: string | undefined): SessionAudit => {
   const report = folds.auditor.report();
   const fates = folds.fates.fates;
-  const input = (f: MessageFate): AuditInput => ({ id: f.id, source: f.source, preview: f.preview, last: f.entries.at(-1)?.kind ?? null });
+  const admittedBy = (f: MessageFate): string | null => {
+    for (let i = f.entries.length - 1; i >= 0; i--) {
+      const e = f.entries[i]!;
+      if (e.kind === 'admitted') return e.actor;
+    }
+    return null;
+  };
+  const input = (f: MessageFate): AuditInput => ({ id: f.id, source: f.source, preview: f.preview, actor: admittedBy(f), last: f.entries.at(-1)?.kind ?? null });
   const byId = (id: string): AuditInput => {
     const f = fates.get(id);
-    return f ? input(f) : { id, source: 'unknown', preview: '', last: null };
+    return f ? input(f) : { id, source: 'unknown', preview: '', actor: null, last: null };
   };
   const message = messageId === undefined ? undefined : fates.get(messageId);
   return {
@@ -74,6 +86,7 @@ const answer = (sessionId: string, lastSeq: number, at: number, folds: Folds, me
     pending: { nextTurn: report.inbox.nextTurn.map(byId), nextStep: report.inbox.nextStep.map(byId) },
     inputs: [...fates.values()].map(input),
     ...(messageId !== undefined ? { message: message ? { ...message, entries: [...message.entries] } : null } : {}),
+    actions: [...folds.fates.actions],
   };
 };
 

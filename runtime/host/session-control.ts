@@ -1,6 +1,9 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { isQueueEditError } from '../../domain/queue-edit.js';
+import { isMessageTooLargeError } from '../errors.js';
+import { principalActor } from './actor.js';
 import { HostError } from './errors.js';
+import type { CallContext } from './host-types.js';
 import type { LiveSession } from './live-session.js';
 import { refuseIfOwnedElsewhere } from './ownership-checks.js';
 import type { SessionOwnership } from './ports/ownership.js';
@@ -21,7 +24,7 @@ export interface SessionControlPort {
  * it); the claim wins every race. Refusals in this order: a non-text edit, the session not live here (or owned
  * elsewhere), the item in neither list, a steer that is not available.
  */
-export const sessionUpdateQueue = async (port: SessionControlPort, request: HostRequest<'session.updateQueue'>): Promise<HostResult<'session.updateQueue'>> => {
+export const sessionUpdateQueue = async (port: SessionControlPort, request: HostRequest<'session.updateQueue'>, ctx: CallContext): Promise<HostResult<'session.updateQueue'>> => {
   const { action, itemId } = request;
   if (action.kind === 'edit' && action.content.some((b) => b.type !== 'text')) {
     throw new HostError('attachment-error', 'a queued item can be edited with text only', { reason: 'QUEUE_EDIT_NON_TEXT' });
@@ -32,29 +35,31 @@ export const sessionUpdateQueue = async (port: SessionControlPort, request: Host
     throw new HostError('queue-item-not-found', `no live session ${request.sessionId} holds ${itemId}`, { itemId });
   }
   const queue = session.agent.queue;
-  const result = action.kind === 'edit' ? queue.edit(itemId, toContentBlocks(action.content)) : action.kind === 'remove' ? queue.remove(itemId) : queue.steer(itemId);
+  const by = { actor: principalActor(ctx.principal) };
+  const result = action.kind === 'edit' ? queue.edit(itemId, toContentBlocks(action.content), by) : action.kind === 'remove' ? queue.remove(itemId, by) : queue.steer(itemId, by);
   if (E.isLeft(result)) {
     const e = result.left;
     if (isQueueEditError(e) && e.code === 'steer-unavailable') throw new HostError('steer-unavailable', e.message, { itemId });
     if (isQueueEditError(e) && e.code === 'queue-edit-non-text') throw new HostError('attachment-error', e.message, { reason: 'QUEUE_EDIT_NON_TEXT' });
+    if (isMessageTooLargeError(e)) throw new HostError('message-too-large', `item ${itemId}: ${e.message}`, { limit: e.limit, size: e.size });
     throw new HostError('queue-item-not-found', e.message, { itemId });
   }
   return { accepted: true };
 };
 
 /** `session.cancel`: stops the active turn of a session live on this host; queued work is kept, parked. */
-export const sessionCancel = async (port: SessionControlPort, request: HostRequest<'session.cancel'>): Promise<HostResult<'session.cancel'>> => {
+export const sessionCancel = async (port: SessionControlPort, request: HostRequest<'session.cancel'>, ctx: CallContext): Promise<HostResult<'session.cancel'>> => {
   const session = port.live(request.sessionId);
   if (!session) {
     await refuseIfOwnedElsewhere(port.ownership, request.sessionId);
     throw new HostError('session-not-found', `session ${request.sessionId} is not live on this host`, { sessionId: request.sessionId });
   }
-  session.agent.cancel({ kind: 'user' }, { keepInbox: true });
+  session.agent.cancel({ kind: 'user' }, { keepInbox: true, actor: principalActor(ctx.principal) });
   return { accepted: true };
 };
 
 /** `session.wake`: runs parked work without a new message (the session resumed on demand); `woke: false` when nothing is pending. */
-export const sessionWake = async (port: SessionControlPort, request: HostRequest<'session.wake'>): Promise<HostResult<'session.wake'>> => {
+export const sessionWake = async (port: SessionControlPort, request: HostRequest<'session.wake'>, ctx: CallContext): Promise<HostResult<'session.wake'>> => {
   const session = await port.resolve(request.sessionId);
-  return { accepted: true, woke: session.agent.wake() };
+  return { accepted: true, woke: session.agent.wake({ actor: principalActor(ctx.principal) }) };
 };

@@ -1,9 +1,9 @@
 import type { InboxSplicedData, InboxTarget } from '../../domain/events.js';
 import { isDuplicatePendingIdError } from '../../domain/errors.js';
 import type { Agent } from '../agent.js';
-import { isRuntimeError } from '../errors.js';
+import { isMessageTooLargeError, isRuntimeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { promptSource } from './actor.js';
+import { principalActor, promptSource } from './actor.js';
 import { HostError } from './errors.js';
 import type { CallContext, HostOptions } from './host-types.js';
 import type { LiveSession } from './live-session.js';
@@ -27,6 +27,19 @@ export interface PromptPort {
 /** Makes the log durable up to and including the admission at `seq`, within the host's bound (`waitDurable`). */
 const durable = (port: PromptPort, agent: Agent, seq: number): Promise<void> =>
   waitDurable(agent, seq, port.options.durableTimeoutMs ?? DEFAULT_DURABLE_TIMEOUT_MS, port.logger);
+
+/**
+ * What a refused admission answers: a pending duplicate is `idempotency-conflict`, a message larger than the store's
+ * event limit `message-too-large {limit, size}`; a session this host can no longer write (fenced by another host,
+ * closed) `internal`, to retry; anything else is a bug, rethrown for the host to log and answer `internal`. Never
+ * `agent-busy`: that code names an owner, and a client that retries on it would retry forever.
+ */
+export const admissionRefusal = (e: unknown, messageId: string): unknown => {
+  if (isDuplicatePendingIdError(e)) return new HostError('idempotency-conflict', `message ${messageId} is pending already`, { messageId });
+  if (isMessageTooLargeError(e)) return new HostError('message-too-large', `message ${messageId}: ${e.message}`, { limit: e.limit, size: e.size });
+  if (isRuntimeError(e) && (e.code === 'session-fenced' || e.code === 'session-closed')) return new HostError('internal', `message ${messageId} was not admitted: ${e.message}; retry`, {});
+  return e;
+};
 
 /**
  * `session.prompt` (docs/host.md, the order of checks): the time zone and the idempotency key, the session (a child
@@ -69,10 +82,9 @@ export const sessionPrompt = async (port: PromptPort, request: HostRequest<'sess
   const target: InboxTarget = request.mode === 'steer' ? 'next-step' : 'next-turn';
   const before = agent.events.length;
   try {
-    agent.send(message, target, true);
+    agent.send(message, target, true, { actor: principalActor(ctx.principal) });
   } catch (e) {
-    if (isDuplicatePendingIdError(e)) throw new HostError('idempotency-conflict', `message ${message.id} is pending already`, { messageId: message.id });
-    throw new HostError('agent-busy', `prompt rejected: ${isRuntimeError(e) ? e.code : 'the session refused it'}`, { reason: 'prompt rejected' });
+    throw admissionRefusal(e, message.id);
   }
   const splice = agent.events.slice(before).find((e) => e.type === 'agent/inbox/spliced' && (e.data as InboxSplicedData).inserted.some((m) => m.id === message.id))!;
   if (request.durable) await durable(port, agent, splice.seq);

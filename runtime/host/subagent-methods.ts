@@ -5,7 +5,7 @@ import type { LogEvent, SessionCreatedData } from '../../domain/events.js';
 import type { Agent } from '../agent.js';
 import type { ChildManager } from '../children/child-manager.js';
 import type { Logger } from '../logger.js';
-import { promptSource } from './actor.js';
+import { principalActor, promptSource } from './actor.js';
 import type { CatalogEntry } from './catalog.js';
 import { HostError } from './errors.js';
 import type { CallContext } from './host-types.js';
@@ -46,7 +46,11 @@ export const subagentPrompt = async (deps: SubagentRouteDeps, request: HostReque
   if (!resident) await abortable(catalogCheck(deps, children, parentSessionId, childSessionId, notFound), ctx.signal);
   try {
     const source = promptSource(ctx.rpcId, ctx.principal, timeZone);
-    const messageId = await children.followup(parent, childSessionId, toContentBlocks(request.content), { source, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+    const messageId = await children.followup(parent, childSessionId, toContentBlocks(request.content), {
+      source,
+      actor: principalActor(ctx.principal),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
     return { messageId };
   } catch (e) {
     throw childRefusal(deps, e, childSessionId, parentSessionId);
@@ -129,10 +133,10 @@ export const subagentHistory = async (deps: SubagentRouteDeps, request: HostRequ
  * `subagent.interrupt`: cancels the child's current work if it is resident here; an absent, settled or closing
  * child is an accepted no-op. No parent, catalog or store lookup, so it works with the parent offline.
  */
-export const subagentInterrupt = (deps: SubagentRouteDeps, request: HostRequest<'subagent.interrupt'>): HostResult<'subagent.interrupt'> => {
+export const subagentInterrupt = (deps: SubagentRouteDeps, request: HostRequest<'subagent.interrupt'>, ctx: CallContext): HostResult<'subagent.interrupt'> => {
   if (!deps.children) return { accepted: true };
   try {
-    deps.children.interrupt(request.childSessionId, { kind: 'user', parentSessionId: request.parentSessionId });
+    deps.children.interrupt(request.childSessionId, { kind: 'user', parentSessionId: request.parentSessionId }, principalActor(ctx.principal));
   } catch (e) {
     throw childRefusal(deps, e, request.childSessionId, request.parentSessionId);
   }

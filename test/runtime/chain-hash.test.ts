@@ -82,6 +82,8 @@ describe('canonical JSON (RFC 8785)', () => {
 });
 
 describe('canonical JSON: the one-pass fast path', () => {
+  // the canonicalize package (a devDependency, pinned to a release for Node >= 18) is an independent implementation of
+  // RFC 8785: steerlog's own code does not use it
   it('gives the bytes of the canonicalize package for any JSON value (and for what JSON.parse returns of it)', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (v) => {
@@ -93,18 +95,41 @@ describe('canonical JSON: the one-pass fast path', () => {
     );
   });
 
-  it('hands what is not plain JSON to canonicalize (same bytes): undefined members, toJSON, boxed values, deep nesting', () => {
+  it('reads what is not plain JSON as JSON.stringify does (undefined members, toJSON, boxed values, deep nesting), in canonical form', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 20_000; i++) deep = [deep];
-    const odd: unknown[] = [
-      { a: undefined, b: 1 },
-      [1, undefined, 2],
-      { d: new Date(0), t: { toJSON: () => 'x' } },
-      [new Number(4), new String('s'), new Boolean(false)],
-      Object.assign(Object.create(null), { z: 1, a: 2 }),
-      deep,
+    class Point {
+      constructor(
+        readonly y: number,
+        readonly x: number,
+      ) {}
+    }
+    const odd: [unknown, string][] = [
+      [{ a: undefined, b: 1, f: () => 1, s: Symbol('s') }, '{"b":1}'],
+      [[1, undefined, () => 1, 2], '[1,null,null,2]'],
+      [{ d: new Date(0), t: { toJSON: () => 'x' } }, '{"d":"1970-01-01T00:00:00.000Z","t":"x"}'],
+      [[new Number(4), new String('s'), new Boolean(false)], '[4,"s",false]'],
+      [Object.assign(Object.create(null), { z: 1, a: 2 }), '{"a":2,"z":1}'],
+      [new Point(2, 1), '{"x":1,"y":2}'],
+      [{ b: [{ toJSON: (key: string) => key }], a: { toJSON: (key: string) => key } }, '{"a":"a","b":["0"]}'],
+      [deep, `${'['.repeat(20_000)}1${']'.repeat(20_000)}`],
     ];
-    for (const v of odd) expect(canonicalJson(v)).toBe(canonicalize(v));
+    for (const [v, expected] of odd) {
+      expect(canonicalJson(v)).toBe(expected);
+      // the same bytes as for JSON.stringify's own reading of the value, taken back as plain JSON (not for the deep
+      // one: JSON.stringify itself recurses, and runs out of stack there)
+      if (v !== deep) expect(canonicalJson(JSON.parse(JSON.stringify(v)))).toBe(expected);
+    }
+  });
+
+  it('refuses what has no JSON text: a cycle (even past a toJSON), a bigint, a bare undefined or function', () => {
+    const cycle: Record<string, unknown> = { a: 1 };
+    cycle.self = { inner: cycle };
+    const viaToJson: Record<string, unknown> = {};
+    viaToJson.t = { toJSON: () => viaToJson };
+    for (const bad of [cycle, viaToJson, { n: 10n }, undefined, () => 1]) {
+      expect(() => canonicalJson(bad)).toThrow(/RFC 8785/);
+    }
   });
 
   it('keeps the canonical order for keys V8 itself orders otherwise, and a __proto__ key, in and out of order', () => {

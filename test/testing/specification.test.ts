@@ -70,4 +70,19 @@ describe('projectionSpecification: given history, when new events, then state', 
     const first = projectionSpecification(leaky).given(log).state;
     expect(() => projectionSpecification(leaky).given(log).then(first)).toThrow(AssertionError);
   });
+
+  it("files a log builder's events under the builder's own session id, and refuses another stream named for them", () => {
+    const streams = defineProjection<{ byStream: Record<string, number> }>({
+      name: 'streams',
+      version: 1,
+      initialState: { byStream: {} },
+      evolve: (state, { stream }) => ({ byStream: { ...state.byStream, [stream]: (state.byStream[stream] ?? 0) + 1 } }),
+    });
+    const log = new LogBuilder('s1').followup(msg('p1'));
+    projectionSpecification(streams).given(log).then({ byStream: { s1: 2 } });
+    projectionSpecification(streams, { stream: 's1' }).given(log).then({ byStream: { s1: 2 } });
+    expect(() => projectionSpecification(streams, { stream: 'other' }).given(log)).toThrow('the log builder\'s events are in stream s1, not other');
+    // plain events have no stream of their own: options.stream (default session-1) names it
+    projectionSpecification(streams).given(log.events).then({ byStream: { 'session-1': 2 } });
+  });
 });

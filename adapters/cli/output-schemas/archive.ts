@@ -8,6 +8,8 @@ export const ArchiveOutputSchema = z
     version: z.literal(1),
     file: z.string().nullable(),
     before: time,
+    /** Who ran it (`--by`), null when the run named nobody. */
+    by: z.string().nullable(),
     dryRun: z.boolean(),
     archived: z.array(
       z

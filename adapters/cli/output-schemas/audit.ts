@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import type { ActorActionKind } from '../../../domain/actor-actions.js';
 import type { DomainErrorCode } from '../../../domain/errors.js';
+import { ActorKindSchema } from '../../../domain/event-metadata.js';
 import { chainBreak, chainStatus, head, seq, time } from './fields.js';
 import { auditSource, sourceError } from './harness-log.js';
 import { fate } from './message-fate.js';
@@ -36,6 +38,20 @@ const auditContent = z
   })
   .strict();
 
+const action = z
+  .object({
+    seq,
+    time,
+    kind: z.enum(['created', 'forked', 'admitted', 'edited', 'moved', 'canceled', 'stopped', 'woke', 'erased']),
+    id: z.string().nullable(),
+    turn: seq.nullable(),
+    actor: z.string().nullable(),
+    actorKind: ActorKindSchema.nullable(),
+  })
+  .strict();
+// every kind is listed: a kind added to ActorActionKind and not here fails to compile
+const _allActions = (k: ActorActionKind): z.infer<typeof action>['kind'] => k;
+
 /** `steerlog audit --json`. */
 export const AuditOutputSchema = z
   .object({
@@ -64,5 +80,7 @@ export const AuditOutputSchema = z
     chain: auditChain,
     source: auditSource.optional(),
     content: auditContent.optional(),
+    /** Every admission and control action, in log order, with its actor (null when the event names none). */
+    actions: z.array(action),
   })
   .strict();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ActorKindSchema } from '../../../domain/event-metadata.js';
 import { InboxTargetSchema } from '../../../domain/events.js';
 import { seq, time } from './fields.js';
 
@@ -10,7 +11,7 @@ export const fate = z
   .object({
     id: z.string(),
     fate: z.enum(['entered', 'rejected', 'dropped', 'canceled', 'pending']),
-    admitted: z.object({ seq, time, target: InboxTargetSchema, actor: z.string().nullable() }).strict().nullable(),
+    admitted: z.object({ seq, time, target: InboxTargetSchema, actor: z.string().nullable(), actorKind: ActorKindSchema.nullable() }).strict().nullable(),
     claimed: z.object({ seq, time, turn: seq, step: seq }).strict().nullable(),
     decided: z.object({ seq, time }).strict().nullable(),
     rewritten: z.boolean(),

@@ -18,6 +18,9 @@ export const SessionsOutputSchema = z
           status: z.enum(['idle', 'open-turn', 'pending-work', 'invalid']),
           invalidAt: seq.nullable(),
           chain: chainStatus,
+          createdBy: z.string().nullable(),
+          actors: z.array(z.string()),
+          unattributed: seq,
         })
         .strict(),
     ),

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ActorAction } from '../../../domain/actor-actions.js';
 import type { FateEntry, MessageFate } from '../../../domain/message-fate.js';
 import type { AuditInput, SessionAudit } from '../../../runtime/host/session-audit.js';
 import { fetchAudit } from './api.js';
@@ -6,17 +7,21 @@ import { VirtualList } from './virtual-list.js';
 
 const time = (t: number) => new Date(t).toISOString().replace('T', ' ').replace('Z', ' UTC');
 
+/** Who did it, in words: `by alice (user)`, or `no actor recorded` for an event that names none (never a guess). */
+export const describeActor = (a: { readonly actor: string | null; readonly actorKind: string | null }): string =>
+  a.actor === null ? 'no actor recorded' : `by ${a.actor}${a.actorKind === null ? '' : ` (${a.actorKind})`}`;
+
 /** One fate entry in words. */
 export const describeFate = (e: FateEntry): string => {
   switch (e.kind) {
     case 'admitted':
-      return `admitted to ${e.target}`;
+      return `admitted to ${e.target}, ${describeActor(e)}`;
     case 'edited':
-      return `edited in place (${e.target})`;
+      return `edited in place (${e.target}), ${describeActor(e)}`;
     case 'moved':
-      return `moved to ${e.to} (a strict steer)`;
+      return `moved to ${e.to} (a strict steer), ${describeActor(e)}`;
     case 'canceled':
-      return 'canceled (removed before it ran)';
+      return `canceled (removed before it ran), ${describeActor(e)}`;
     case 'claimed':
       return `claimed by turn ${e.turn}`;
     case 'entered':
@@ -58,6 +63,12 @@ const FatePanel = ({ fate }: { fate: MessageFate | null | undefined }) => {
       </ol>
     </div>
   );
+};
+
+/** One admission or control action in words: what, on which message or turn, and by whom. */
+export const describeAction = (a: ActorAction): string => {
+  const what = a.id !== null ? `${a.kind} ${a.id}` : a.turn !== null ? `${a.kind} turn ${a.turn}` : a.kind;
+  return `${what}, ${describeActor(a)}`;
 };
 
 /** The audit view: turn timeline, consumed-work verdict, time-travel scrubber over both pending lists and the classification, and each input's fate. */
@@ -159,7 +170,7 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
             label="Inputs"
             render={(i) => (
               <button type="button" class={i.id === selected ? 'selected' : ''} aria-pressed={i.id === selected} onClick={() => setSelected(i.id)}>
-                <code>{i.id}</code> [{i.source}] {i.last ?? ''}
+                <code>{i.id}</code> [{i.source}] {i.last ?? ''}{i.actor !== null ? ` · ${i.actor}` : ''}
               </button>
             )}
           />
@@ -167,6 +178,20 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
             <FatePanel fate={fate} />
           </div>
         </div>
+      </section>
+      <section aria-label="Actions">
+        <h2>Who did what ({audit.actions.length})</h2>
+        <VirtualList
+          items={audit.actions}
+          rowHeight={26}
+          height={200}
+          label="Admissions and control actions"
+          render={(a) => (
+            <span data-action-seq={a.seq} data-actor={a.actor ?? ''}>
+              seq {a.seq} · {time(a.time)} · {describeAction(a)}
+            </span>
+          )}
+        />
       </section>
     </main>
   );

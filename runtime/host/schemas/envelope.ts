@@ -29,6 +29,7 @@ export const HOST_ERROR_CODES = [
   'agent-busy',
   'model-unavailable',
   'attachment-error',
+  'message-too-large',
   'queue-item-not-found',
   'steer-unavailable',
   'idempotency-conflict',

@@ -67,13 +67,15 @@ export function describeArchiveSuite(name: string, harness: ArchiveHarness): voi
 
         let result: ArchiveOutput;
         if (spec !== null) {
-          const cli = await runCli('archive', '--store', spec, '--before', new Date(CUTOFF).toISOString(), '--out', out, '--json');
+          const cli = await runCli('archive', '--store', spec, '--before', new Date(CUTOFF).toISOString(), '--out', out, '--by', 'dpo:eve', '--json');
           expect(cli.code, cli.stdout + cli.stderr).toBe(0);
           result = JSON.parse(cli.stdout) as ArchiveOutput;
         } else {
-          result = await archiveSessions(store, { out, before: CUTOFF, clock: () => 1 });
+          result = await archiveSessions(store, { out, before: CUTOFF, clock: () => 1, by: 'dpo:eve' });
         }
         expect(result.ok).toBe(true);
+        // who ran it: in the output and in the archive's header
+        expect(result.by).toBe('dpo:eve');
         expect(result.file).toBe(out);
         expect(result.archived.map((a) => [a.session, a.deleted])).toEqual(MOVED.map((s) => [s, true]));
         expect(result.kept.map((k) => ({ session: k.session, reason: k.reason }))).toEqual(KEPT);
@@ -89,6 +91,7 @@ export function describeArchiveSuite(name: string, harness: ArchiveHarness): voi
         const archive = await openArchiveEventStore(out);
         try {
           expect(archive.sessions.map((s) => s.session)).toEqual(MOVED);
+          expect(archive.header).toMatchObject({ actor: 'dpo:eve', actorKind: 'user' });
           for (const s of MOVED) expect(await answers(archive, spec === null ? null : `archive:${out}`, s)).toEqual(before.get(s));
         } finally {
           await archive.close();
@@ -102,6 +105,7 @@ export function describeArchiveSuite(name: string, harness: ArchiveHarness): voi
         // a second run finds nothing more to move, and never overwrites the archive
         const again = await archiveSessions(store, { out, before: CUTOFF });
         expect(again.archived).toEqual([]);
+        expect(again.by).toBeNull();
         expect(again.file).toBeNull();
       } finally {
         await store.close();

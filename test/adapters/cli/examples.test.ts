@@ -41,7 +41,7 @@ describe('steerlog audit', () => {
   it('prints exactly one JSON object with every documented field', async () => {
     const r = await run('audit', join(dir, 'queue-steer-context.jsonl'), '--json');
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
-    expect(Object.keys(JSON.parse(r.stdout))).toEqual(['format', 'version', 'stream', 'events', 'ok', 'errors', 'inbox', 'turns', 'consumedWork', 'queue', 'at', 'times', 'messages', 'chain']);
+    expect(Object.keys(JSON.parse(r.stdout))).toEqual(['format', 'version', 'stream', 'events', 'ok', 'errors', 'inbox', 'turns', 'consumedWork', 'queue', 'at', 'times', 'messages', 'chain', 'actions']);
   });
 
   it.each([

@@ -81,7 +81,7 @@ describe('steerlog why — every message of docs/examples', () => {
     expect(r.stdout).toBe(
       [
         'message secret in session session-blocked-and-dropped: REJECTED',
-        '  seq 9  2023-11-14T22:13:20.009Z  admitted to next-turn (source user)',
+        '  seq 9  2023-11-14T22:13:20.009Z  admitted to next-turn (no actor recorded) (source user)',
         '  seq 12  2023-11-14T22:13:20.012Z  claimed from next-turn by turn 2 for step 1, batch: secret',
         '  seq 13  2023-11-14T22:13:20.013Z  REJECTED: turn 2 closed (blocked) before any step ran with it',
         '  seq 13  2023-11-14T22:13:20.013Z  turn 2 ended: blocked; consumed work: this turn accounts for its input',

@@ -97,9 +97,9 @@ describe('docs/examples/dsh', () => {
 
   it.each([
     ['queued-steered.jsonl', 'S', 'ENTERED', ['seq 14', 'admitted to next-step', 'claimed from next-step by turn 1 for step 2', 'entered the model in turn 1 step 2']],
-    ['queued-steered.jsonl', 'X', 'PENDING', ['seq 42', 'admitted to next-step (source plugin)']],
+    ['queued-steered.jsonl', 'X', 'PENDING', ['seq 42', 'admitted to next-step (no actor recorded) (source plugin)']],
     ['aborted-child.jsonl.zst', 'Q', 'CANCELED', ['seq 21', 'admitted to next-turn', 'seq 22', 'canceled from next-turn']],
-    ['aborted-child.jsonl.zst', 'R', 'ENTERED', ['seq 15', 'admitted to next-step (source subagent-report)', 'turn 1 ended: aborted']],
+    ['aborted-child.jsonl.zst', 'R', 'ENTERED', ['seq 15', 'admitted to next-step (no actor recorded) (source subagent-report)', 'turn 1 ended: aborted']],
   ])('why %s %s reads through the same mapping', async (file, id, verdict, facts) => {
     for (const format of [[], ['--format', 'dsh']]) {
       const r = await run('why', join(dir, file), id, ...format);

@@ -15,7 +15,7 @@ import { steerlogLogs } from './support/steerlog-logs.js';
 const tmp = mkdtempSync(join(tmpdir(), 'steerlog-dsh-round-trip-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-type Out = Record<string, unknown> & { messages: { fate: { admitted: { actor: string | null } | null } }[]; errors: { message: string }[] };
+type Out = Record<string, unknown> & { messages: { fate: { admitted: { actor: string | null } | null } }[]; errors: { message: string }[]; actions: { actor: string | null }[] };
 const audit = async (file: string): Promise<{ code: number; out: Out }> => {
   const r = await run('audit', file, '--json');
   return { code: r.code, out: JSON.parse(r.stdout) as Out };
@@ -26,7 +26,8 @@ const comparable = (o: Out) => {
   return {
     ...rest,
     errors: o.errors.map((e) => ({ ...e, message: e.message.replace(/ \(harness seq \d+\)$| \(the harness header\)$/, '') })),
-    messages: o.messages.map((m) => ({ ...m, fate: { ...m.fate, admitted: m.fate.admitted && { ...m.fate.admitted, actor: null } } })),
+    messages: o.messages.map((m) => ({ ...m, fate: { ...m.fate, admitted: m.fate.admitted && { ...m.fate.admitted, actor: null, actorKind: null } } })),
+    actions: o.actions.map((a) => ({ ...a, actor: null, actorKind: null })),
   };
 };
 
@@ -63,7 +64,7 @@ describe('a steerlog log in the harness shape audits identically', () => {
             ...o,
             error: o.error === null ? null : 'refused',
             facts: o.facts.map(({ metadata: _m, ...f }) => f),
-            fate: o.fate && { ...o.fate, admitted: o.fate.admitted && { ...o.fate.admitted, actor: null } },
+            fate: o.fate && { ...o.fate, admitted: o.fate.admitted && { ...o.fate.admitted, actor: null, actorKind: null } },
             // `staged` is found through causation metadata, which the harness's format does not have
             toolCall: o.toolCall && { ...o.toolCall, staged: [], started: o.toolCall.started && { ...o.toolCall.started, actor: null } },
           };

@@ -25,7 +25,7 @@ const cliAudit = async (argv: string[]): Promise<unknown> => {
  * format, times and every input's fate around it; those are compared by the CLI's own tests.
  */
 const foldPart = (cli: unknown): unknown => {
-  const { format: _f, version: _v, at: _a, times: _t, chain: _c, messages, errors, ...rest } = cli as Record<string, unknown> & {
+  const { format: _f, version: _v, at: _a, times: _t, chain: _c, actions: _x, messages, errors, ...rest } = cli as Record<string, unknown> & {
     messages: { seq: number; id: string; class: string | null }[];
     errors: { code: string }[];
   };
@@ -73,7 +73,10 @@ describe('the console audit endpoint answers what the CLI answers', () => {
       writeFileSync(prefix, `${lines.slice(0, n + 1).join('\n')}\n`);
       const answer = await consoleAudit(host, sessionId, `?at=${n}`);
       expect(answer.at).toBe(n);
-      expect(answer.report).toEqual(foldPart(await cliAudit([prefix])));
+      const cli = await cliAudit([prefix]);
+      expect(answer.report).toEqual(foldPart(cli));
+      // who did what: the console's list and the CLI's are the same fold's
+      expect(answer.actions).toEqual((cli as { actions: unknown }).actions);
       expect(answer.pending.nextTurn.map((i) => i.id)).toEqual(answer.report.inbox.nextTurn);
       expect(answer.pending.nextStep.map((i) => i.id)).toEqual(answer.report.inbox.nextStep);
     }
@@ -114,7 +117,17 @@ describe('the console audit endpoint answers what the CLI answers', () => {
     await host.close();
     host = null;
     await store.close();
-    expect(answer.report).toEqual(foldPart(await cliAudit(['--store', `jsonl:${dir}`, 'console-1'])));
+    const cli = (await cliAudit(['--store', `jsonl:${dir}`, 'console-1'])) as { actions: unknown };
+    expect(answer.report).toEqual(foldPart(cli));
+    // who did what: the host's principal on the creation and every admission, the same in the console and the CLI
+    expect(answer.actions).toEqual(cli.actions);
+    expect(answer.actions.map((a) => [a.kind, a.id, a.actor, a.actorKind])).toEqual([
+      ['created', null, 'local', 'user'],
+      ['admitted', 'm0', 'local', 'user'],
+      ['admitted', 'm1', 'local', 'user'],
+      ['admitted', 'm2', 'local', 'user'],
+    ]);
+    expect(answer.inputs.map((i) => i.actor)).toEqual(['local', 'local', 'local']);
   });
 
   it('refuses a bad seq and an unknown session with a status, never a stack', async () => {

@@ -1,0 +1,74 @@
+import { recordedActor, type ActorKind } from './event-metadata.js';
+import type { LogEvent } from './events.js';
+import type { MessageFact } from './message-facts.js';
+
+/**
+ * Who did what, as the log records it: every admission and every control action of a session, each with the actor
+ * of the event that did it (`metadata.actor` and `metadata.actorKind`, null when the event names none — a log written
+ * before actors were recorded shows null, never a guess). `audit` lists them, the console shows them.
+ *
+ * - `created` / `forked`: the session's own `session/created` (a fork's has a seed);
+ * - `admitted`, `edited`, `moved` (a strict steer), `canceled`: the message facts of a splice (claims are the
+ *   driver's, not an action);
+ * - `stopped`: a turn that ended `aborted` (a stop or cancel by a user or a parent; a hook, disposal or shutdown);
+ * - `woke`: a `turn/start` that records an actor (an explicit wake);
+ * - `erased`: a `session/erased` event (crypto-shredding).
+ * Events inside a fork's inherited seed are the parent's history, not actions on this session.
+ */
+export type ActorActionKind = 'created' | 'forked' | 'admitted' | 'edited' | 'moved' | 'canceled' | 'stopped' | 'woke' | 'erased';
+
+/** One admission or control action: where (seq, time), what, on which message or turn, and by whom. */
+export interface ActorAction {
+  readonly seq: number;
+  readonly time: number;
+  readonly kind: ActorActionKind;
+  /** The message id (admitted, edited, moved, canceled), else null. */
+  readonly id: string | null;
+  /** The turn (stopped, woke), else null. */
+  readonly turn: number | null;
+  readonly actor: string | null;
+  readonly actorKind: ActorKind | null;
+}
+
+const NONE: readonly ActorAction[] = Object.freeze([]);
+
+const action = (event: LogEvent, kind: ActorActionKind, id: string | null, turn: number | null): ActorAction => ({
+  seq: event.seq,
+  time: event.time,
+  kind,
+  id,
+  turn,
+  ...recordedActor(event.metadata),
+});
+
+/**
+ * The actions one event records, given the message facts it states (`stepMessageFacts`) and the session's seed
+ * length (`session/created`'s `seedLength`: the events at seq 1..seedLength are a fork's inherited history). Pure.
+ */
+export const actorActionsOf = (event: LogEvent, facts: readonly MessageFact[], seedLength: number | undefined): readonly ActorAction[] => {
+  if (seedLength !== undefined && event.seq >= 1 && event.seq <= seedLength) return NONE;
+  switch (event.type) {
+    case 'session/created': {
+      if (event.seq !== 0) return NONE;
+      const d = event.data as { seedLength?: number; origin?: string };
+      return [action(event, d.seedLength !== undefined || d.origin === 'fork' ? 'forked' : 'created', null, null)];
+    }
+    case 'agent/inbox/spliced': {
+      const out: ActorAction[] = [];
+      for (const f of facts) {
+        if (f.kind === 'admitted' || f.kind === 'edited' || f.kind === 'moved' || f.kind === 'canceled') out.push(action(event, f.kind, f.id, null));
+      }
+      return out;
+    }
+    case 'turn/start':
+      return event.metadata?.actor !== undefined ? [action(event, 'woke', null, (event.data as { turn: number }).turn)] : NONE;
+    case 'turn/end': {
+      const d = event.data as { turn: number; reason: { kind: string } };
+      return d.reason.kind === 'aborted' ? [action(event, 'stopped', null, d.turn)] : NONE;
+    }
+    case 'session/erased':
+      return [action(event, 'erased', null, null)];
+    default:
+      return NONE;
+  }
+};
