@@ -56,7 +56,7 @@ const imageLimit = (value: string | undefined, limits: PromptLimits): number => 
   const carried = largestImageBytes(limits);
   const n = intOption(value, 'max-image-bytes', carried);
   if (n > carried) {
-    throw new Error(
+    throw new UsageError(
       `--max-image-bytes ${n} cannot be reached: an image travels and is stored as base64 (4/3 of its bytes), with ${PROMPT_ROOM_BYTES} bytes for the rest of the prompt, within --body-limit (${limits.bodyLimitBytes}) and the store's event limit (${limits.maxEventBytes}${limits.sealed ? ', sealed' : ''}); at most ${carried}`,
     );
   }

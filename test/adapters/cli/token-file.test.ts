@@ -57,7 +57,7 @@ describe('--token-file', () => {
     writeFileSync(file, `alice:${A}\nbob\n`);
     const bad = await runCli('serve', '--store', 'memory:', '--port', '0', '--token-file', file);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe(`steerlog serve: --token-file ${file} line 2: expected name:token\n`);
+    expect(bad.stderr).toBe(`steerlog serve: --token-file ${file} line 2: expected name:token (steerlog serve --help shows the usage)\n`);
     for (const extra of [['--token', A], ['--principal', 'alice']]) {
       const both = await runCli('serve', '--store', 'memory:', '--port', '0', '--token-file', file, ...extra);
       expect(both.code).toBe(2);
