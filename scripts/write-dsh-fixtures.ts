@@ -1,9 +1,9 @@
 /**
  * Writes the harness-format fixtures in docs/examples/dsh/: `aborted-child.jsonl.zst` (one zstd frame per appended
  * batch, compressed with the `zstd` command-line tool, which must be on PATH) from the batches below, the plain
- * `forked-resumed.jsonl`, `seeded-child.jsonl` and `retried-stream.jsonl` from the events below, and the expected
- * reports (`<name>.report.txt`, `<name>.report.json`) of every fixture there, from `steerlog audit` itself.
- * `queued-steered.jsonl` is written by hand. It also writes the reports of the harness's own logs in
+ * `seeded-child.jsonl` and `retried-stream.jsonl` from the events below, and the expected reports (`<name>.report.txt`,
+ * `<name>.report.json`) of every fixture there, from `steerlog audit` itself. These cover what the harness's own
+ * packages do not write in scripts/dsh-harness (a child and its descriptors, a retried stream, a route change). It also writes the reports of the harness's own logs in
  * docs/examples/dsh/harness/ (written by scripts/dsh-harness/write-fixtures.mjs). Run: `npx tsx scripts/write-dsh-fixtures.ts`.
  * test/adapters/dsh/fixtures.test.ts checks the reports, the frames and the decompressed text.
  */
@@ -140,13 +140,6 @@ const turnOf = (turn: number, m: ReturnType<typeof user>, text: string): Event[]
   ev('turn/end', { turn, reason: { kind: 'completed' } }),
 ];
 const descriptor = { version: 1, mode: 'continuable', provider: 'spawn', label: 'port the schema' };
-// the parent's history a fork inherits: turn 1 done, a follow-up still queued (never inherited), then the end-seed a
-// resume appended (so the parent's log ends with one)
-const parentHistory = [...turnOf(1, user('P', 'port the schema', { kind: 'user' }), 'Ported.'), splice('next-turn', 0, { inserted: [user('Q', 'and the views', { kind: 'user' })] }), ev('session/end-seed')];
-
-// a fork of that resumed parent: its seed already ends with session/end-seed, so the harness writes no second one
-writePlain('forked-resumed', { parentSession: 'dsh-parent', seedLength: parentHistory.length }, [...parentHistory, ...turnOf(2, user('X', 'now the triggers', { kind: 'user' }), 'Triggers ported.')]);
-
 // a continuable child seeded with its parent's history: the parent was a child itself, so the seed starts with the
 // parent's own descriptor (an ancestor's, for this child); the child's descriptor comes with the seed, then the end-seed
 const childSeed = [ev('subagent/descriptor', { ...descriptor, label: 'the parent, a child itself' }), ...turnOf(1, user('P', 'port the schema', { kind: 'user' }), 'Ported.')];

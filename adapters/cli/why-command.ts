@@ -45,7 +45,8 @@ export interface ToolCallLife {
   readonly callId: string;
   readonly requested: { readonly seq: number; readonly time: number; readonly turn: number; readonly step: number } | null;
   readonly started: { readonly seq: number; readonly time: number; readonly name: string; readonly actor: string | null } | null;
-  readonly result: { readonly seq: number; readonly time: number; readonly isError: boolean; readonly errorCode: string | null } | null;
+  /** `messageId`: the result message's id (a harness log gives one; null when the log has none). */
+  readonly result: { readonly seq: number; readonly time: number; readonly messageId: string | null; readonly isError: boolean; readonly errorCode: string | null } | null;
   /** Context the result staged (admitted with the result as their cause). */
   readonly staged: readonly string[];
 }
@@ -144,7 +145,7 @@ export const answerWhy = async (session: string | null, id: string, batches: Asy
       case 'tool/result':
         if (e.data.message.callId === id) {
           resultEventId = e.id;
-          call = { ...call, result: { seq: e.seq, time: e.time, isError: e.data.message.isError === true, errorCode: e.data.error?.code ?? null } };
+          call = { ...call, result: { seq: e.seq, time: e.time, messageId: e.data.message.id ?? null, isError: e.data.message.isError === true, errorCode: e.data.error?.code ?? null } };
         }
         break;
       case 'agent/inbox/spliced':
@@ -238,7 +239,7 @@ export const formatWhy = (w: WhyOutput): string => {
     if (c.requested) out.push(`  seq ${c.requested.seq}  ${iso(c.requested.time)}  requested by the model in turn ${c.requested.turn} step ${c.requested.step}`);
     if (c.started) out.push(`  seq ${c.started.seq}  ${iso(c.started.time)}  started: tool ${c.started.name}`);
     else out.push('  never started');
-    if (c.result) out.push(`  seq ${c.result.seq}  ${iso(c.result.time)}  result: ${c.result.isError ? `error${c.result.errorCode ? ` ${c.result.errorCode}` : ''}` : 'ok'}`);
+    if (c.result) out.push(`  seq ${c.result.seq}  ${iso(c.result.time)}  result${c.result.messageId !== null ? ` (message ${c.result.messageId})` : ''}: ${c.result.isError ? `error${c.result.errorCode ? ` ${c.result.errorCode}` : ''}` : 'ok'}`);
     else out.push('  no result in the log');
     if (c.staged.length > 0) out.push(`  staged context: ${c.staged.join(', ')}`);
   }

@@ -87,6 +87,12 @@ export const DSH_FORMAT_VERSION = 0;
 /** The prefix of an ignored harness event's type in steerlog's view (so it never collides with a steerlog type). */
 export const DSH_IGNORED_PREFIX = 'dsh:';
 
+/**
+ * The label, in the report's ignored list, of image blocks held by reference (shown as text placeholders), followed
+ * by the harness type of the event that held them: `image by attachment reference (user/message)`.
+ */
+export const DSH_IMAGE_LABEL = 'image by attachment reference';
+
 /** The synthesized id of the event at steerlog seq `seq` (a UUID whose last 12 hex digits are the seq). */
 export const dshEventId = (seq: number): string => `00000000-0000-4000-8000-${seq.toString(16).padStart(12, '0')}`;
 
@@ -146,9 +152,13 @@ export const sessionCreatedOf = (header: DshHeader, kind: SessionKind, seedLengt
 
 const without = (o: Obj, keys: readonly string[]): Obj => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 
-/** One harness event as steerlog reads it: mapped to a steerlog event, or kept as an ignorable one. */
+/**
+ * One harness event as steerlog reads it: mapped to a steerlog event, or kept as an ignorable one. `imagesByReference`:
+ * how many image blocks of the event were references into the harness's attachment store, each shown as a text
+ * placeholder (see {@link imagePlaceholder}).
+ */
 export type DshMapped =
-  | { readonly kind: 'mapped'; readonly envelope: RawEnvelope }
+  | { readonly kind: 'mapped'; readonly envelope: RawEnvelope; readonly imagesByReference: number }
   /** `label`: the harness type (with its surface op when that is what keeps it out). */
   | { readonly kind: 'ignored'; readonly label: string; readonly envelope: RawEnvelope };
 
@@ -193,9 +203,37 @@ export const mapDshEvent = (raw: unknown, line: number, expectedSeq: number): Ds
   }
   // a surface copy other than an append (e.g. a compaction's replacement) is not an entry into the model
   if (raw.surfaceOp !== undefined && raw.surfaceOp !== 'append') return ignored(`${type} (surfaceOp ${String(raw.surfaceOp)})`);
-  const envelope: RawEnvelope = { ...base, type: DSH_EVENT_MAP[type]!, data: mapData(type, raw.data), ...(raw.ignorable === true ? { ignorable: true as const } : {}) };
+  const images = { count: 0 };
+  const data = placeholdImages(mapData(type, raw.data), images);
+  const envelope: RawEnvelope = { ...base, type: DSH_EVENT_MAP[type]!, data, ...(raw.ignorable === true ? { ignorable: true as const } : {}) };
   check(envelope, line, rawSeq, type);
-  return { kind: 'mapped', envelope };
+  return { kind: 'mapped', envelope, imagesByReference: images.count };
+};
+
+/**
+ * The text that stands for an image block the harness holds by reference (`{type: "image", attachment}`: its bytes
+ * are in the harness's attachment store, not in the log; steerlog's image block carries its bytes, which the log does
+ * not have). The reference is kept whole, as JSON, so nothing of the log is lost and no bytes are invented.
+ */
+export const imagePlaceholder = (attachment: unknown): string =>
+  `[image not in the log, held by the harness's attachment store: ${JSON.stringify(attachment)}]`;
+
+/**
+ * Replaces every image block by reference, wherever a content list holds one (a message, a splice's inserted
+ * messages, a tool result's content), with a text block {@link imagePlaceholder}; counts them in `images`.
+ */
+const placeholdImages = (value: unknown, images: { count: number }): unknown => {
+  if (Array.isArray(value)) {
+    return value.map((item) => {
+      if (isObj(item) && item.type === 'image' && 'attachment' in item && !('data' in item) && Object.keys(item).length === 2) {
+        images.count++;
+        return { type: 'text', text: imagePlaceholder(item.attachment) };
+      }
+      return placeholdImages(item, images);
+    });
+  }
+  if (!isObj(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, placeholdImages(v, images)]));
 };
 
 /** The data rewrites (everything else is carried as it is). */

@@ -2,7 +2,7 @@ import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
 import { DshLogError } from './dsh-errors.js';
 import { dshLines, isZstdFile, type DshFraming } from './dsh-lines.js';
 import { boundaryReadUntil, readBoundary, type DshBoundary } from './dsh-boundary.js';
-import { mapDshEvent, parseDshHeader, sessionCreatedOf, type DshHeader } from './dsh-map.js';
+import { DSH_IMAGE_LABEL, mapDshEvent, parseDshHeader, sessionCreatedOf, type DshHeader } from './dsh-map.js';
 import { createStepTracker, type DshRoute, type DshStep, type DshStepEffects } from './dsh-steps.js';
 import { decodeDshChunkRow, isDshChunkRow } from './dsh-chunk-rows.js';
 import { createOpenTurnTracker } from './dsh-crash.js';
@@ -78,13 +78,13 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
     if (step.chunks > 0 && step.answers.length === 0) unanswered.push({ turn: step.turn, step: step.step, chunks: step.chunks });
     options.onStep?.(step);
   };
-  const taken = (label: string | null, effects: DshStepEffects, row: RowMember = null): void => {
+  const taken = (labels: readonly string[], effects: DshStepEffects, row: RowMember = null): void => {
     harnessEvents++;
     if (row !== null) {
       packed.chunks++;
       if (row === 'first') packed.rows++;
     }
-    if (label !== null) ignored.set(label, (ignored.get(label) ?? 0) + 1);
+    for (const label of labels) ignored.set(label, (ignored.get(label) ?? 0) + 1);
     if (effects.route) routes.push(effects.route);
     stepRead(effects.closed);
   };
@@ -99,7 +99,7 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
     let header: DshHeader | null = null;
     let next = 0;
     // the events read until the boundary is known (then null), and the harness seq past which it is
-    let held: { envelope: RawEnvelope; label: string | null; effects: DshStepEffects; line: number; row: RowMember }[] | null = null;
+    let held: { envelope: RawEnvelope; labels: readonly string[]; effects: DshStepEffects; line: number; row: RowMember }[] | null = null;
     let readUntil: number | null = null;
     const release = function* (h: DshHeader): Generator<RawEnvelope> {
       const b = readBoundary(h, (held ?? []).map((e) => e.envelope));
@@ -110,7 +110,7 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
       for (const e of release) {
         checkDescriptor(b, e.envelope, e.line);
         yield e.envelope;
-        taken(e.label, e.effects, e.row);
+        taken(e.labels, e.effects, e.row);
       }
     };
     for await (const line of opened.lines) {
@@ -140,17 +140,17 @@ export const openDshLog = (file: string, options: DshLogOptions = {}): DshLog =>
       for (const [k, record] of records.entries()) {
         const row: RowMember = fromRow ? (k === 0 ? 'first' : 'member') : null;
         const mapped = mapDshEvent(record, line.line, next++);
-        const label = mapped.kind === 'ignored' ? mapped.label : null;
+        const labels = mapped.kind === 'ignored' ? [mapped.label] : Array.from({ length: mapped.imagesByReference }, () => `${DSH_IMAGE_LABEL} (${(record as { type: string }).type})`);
         const sources = (record as { sourceEventSeqs?: number[] }).sourceEventSeqs ?? null;
         const effects = steps.push(mapped.envelope, sources, line.line);
         openTurn.push(mapped.envelope);
         if (held === null) {
           if (boundary) checkDescriptor(boundary, mapped.envelope, line.line);
           yield mapped.envelope;
-          taken(label, effects, row);
+          taken(labels, effects, row);
           continue;
         }
-        held.push({ envelope: mapped.envelope, label, effects, line: line.line, row });
+        held.push({ envelope: mapped.envelope, labels, effects, line: line.line, row });
         if (mapped.envelope.seq - 1 >= readUntil!) yield* release(header);
       }
     }

@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { Context } from '@deepseek-ai/cordis';
 import { AgentRegistry, Inbox, foldConsumedWork } from '@deepseek-ai/dsh-agent';
 import { AgentLoop } from '@deepseek-ai/dsh-agent-loop';
+import { AttachmentId } from '@deepseek-ai/dsh-attachment';
 import { CallId, LlmAdapter, LlmRuntime, createUserMessage } from '@deepseek-ai/dsh-llm';
 import { SessionId, SessionStore, interruptedTurnClosers } from '@deepseek-ai/dsh-session';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
@@ -120,6 +121,15 @@ const cancelMidStream = (cancel) =>
 
 // ---- the harness ----------------------------------------------------------------------------------------------------
 const user = (t) => createUserMessage({ content: [{ type: 'text', text: t }], source: { kind: 'user' } });
+/**
+ * An image as the harness holds one (rc.8): a reference into its attachment store, no bytes in the log. The scripted
+ * model never reads it, so the store holds nothing; the reference is what the backend writes.
+ */
+const image = (name) => ({
+  type: 'image',
+  attachment: { attachmentId: AttachmentId(`att-${name}`), mediaType: 'image/png', bytes: 1234, width: 64, height: 48, name: `${name}.png` },
+});
+const userWithImage = (t, name) => createUserMessage({ content: [{ type: 'text', text: t }, image(name)], source: { kind: 'user' } });
 const context = (t) => createUserMessage({ content: [{ type: 'text', text: t }], source: { kind: 'plugin', plugin: 'fixture-notes', form: 'notice' } });
 
 /** Tool bodies' hooks, by query: what to do inside the body (a steer, a flush for a crash copy). */
@@ -285,7 +295,7 @@ const queuedSteered = async (compression) => {
   });
   toolHooks.set('qs-b', tick);
   for (let i = 0; i <= queued; i++) answers.push(text());
-  agent.followup(user('first prompt'));
+  agent.followup(userWithImage('first prompt, with a screenshot', 'screenshot'));
   await agent.whenIdle();
   agent.inject(context('context injected while idle, never woken'));
   await root.sessions.flush(agent.session);

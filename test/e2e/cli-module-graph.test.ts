@@ -76,7 +76,7 @@ describe('steerlog loads only the command it runs', () => {
     expect(run.packages.has('zod')).toBe(false);
     expect(run.packages.has('fp-ts')).toBe(false);
     // a harness log brings the harness reader (the checks above can fail)
-    const dsh = steerlog('verify', 'docs/examples/dsh/queued-steered.jsonl', '--json');
+    const dsh = steerlog('verify', 'docs/examples/dsh/harness/queued-steered.jsonl', '--json');
     expect(JSON.parse(dsh.stdout)).toMatchObject({ format: 'steerlog-verify' });
     expect(dsh.sources.has('adapters/dsh/dsh-source.ts')).toBe(true);
   });

@@ -36,7 +36,7 @@ export const WhyOutputSchema = z
         callId: z.string(),
         requested: z.object({ seq, time, turn: seq, step: seq }).strict().nullable(),
         started: z.object({ seq, time, name: z.string(), actor: z.string().nullable() }).strict().nullable(),
-        result: z.object({ seq, time, isError: z.boolean(), errorCode: z.string().nullable() }).strict().nullable(),
+        result: z.object({ seq, time, messageId: z.string().nullable(), isError: z.boolean(), errorCode: z.string().nullable() }).strict().nullable(),
         staged: z.array(z.string()),
       })
       .strict()

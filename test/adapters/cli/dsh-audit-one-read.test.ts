@@ -36,7 +36,7 @@ beforeEach(() => {
 describe('audit of a harness log reads the file once', () => {
   it.each([
     ['aborted-child.jsonl.zst', 'aborted-child'],
-    ['queued-steered.jsonl', 'queued-steered'],
+    ['harness/queued-steered.jsonl', 'harness/queued-steered.jsonl'],
   ])('%s: one opening and one pass per run, the committed reports exactly', async (file, name) => {
     for (const [args, report] of [
       [['--json'], `${name}.report.json`],
@@ -51,7 +51,7 @@ describe('audit of a harness log reads the file once', () => {
   });
 
   it('at a seq too', async () => {
-    const r = await run('audit', join(dir, 'queued-steered.jsonl'), '--at', '10', '--json');
+    const r = await run('audit', join(dir, 'harness/queued-steered.jsonl'), '--at', '10', '--json');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ at: { seq: 10 }, source: { format: 'dsh', harnessEvents: 10 } });
     expect(counts).toEqual({ opened: 1, passes: 1 });

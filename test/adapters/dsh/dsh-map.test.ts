@@ -99,7 +99,7 @@ describe('the harness log reader', () => {
 
   it('header and event functions are pure and check one value', () => {
     expect(parseDshHeader({ version: 0, id: 's', createdAt: '2026-01-01T00:00:00Z' }, 1)).toEqual({ sessionId: 's', createdAt: Date.parse('2026-01-01T00:00:00Z') });
-    expect(mapDshEvent(ev(0, 'turn/start', { turn: 1 }), 2, 0)).toEqual({ kind: 'mapped', envelope: { seq: 1, id: '00000000-0000-4000-8000-000000000001', time: 1000, type: 'turn/start', data: { turn: 1 } } });
+    expect(mapDshEvent(ev(0, 'turn/start', { turn: 1 }), 2, 0)).toEqual({ kind: 'mapped', envelope: { seq: 1, id: '00000000-0000-4000-8000-000000000001', time: 1000, type: 'turn/start', data: { turn: 1 } }, imagesByReference: 0 });
   });
 
   it('audit reports a refusal as an invalid log: the events before it folded, the code, the harness line and seq (exit 1)', async () => {

@@ -33,12 +33,12 @@ const damage = (bytes: Buffer, random: () => number): Buffer => {
 };
 
 describe('damaged harness logs', () => {
-  it.each(['aborted-child.jsonl.zst', 'queued-steered.jsonl'])('%s: every run ends 0–3 with one JSON object', async (name) => {
+  it.each(['aborted-child.jsonl.zst', 'harness/queued-steered.jsonl'])('%s: every run ends 0–3 with one JSON object', async (name) => {
     const original = readFileSync(join(dir, name));
     const random = seededRandom(name.length * 7919);
     const codes = new Set<number>();
     for (let i = 0; i < RUNS; i++) {
-      const f = join(tmp, `${i}-${name}`);
+      const f = join(tmp, `${i}-${name.replace('/', '-')}`);
       writeFileSync(f, damage(original, random));
       for (const argv of [['audit', f, '--json'], ['why', f, 'R', '--json'], ['verify', f, '--json']]) {
         const r = await run(...argv);

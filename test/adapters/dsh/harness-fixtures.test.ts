@@ -118,6 +118,14 @@ describe('the harness’s own logs (docs/examples/dsh/harness)', () => {
     }
   });
 
+  it('reads the image the harness holds by attachment reference as a placeholder, counted, never refused', async () => {
+    for (const f of LOGS.filter((x) => x.startsWith('queued-steered') || x.startsWith('crashed-in-tool'))) {
+      const r = await audit(f);
+      expect(r.source.ignored.map((i) => i.type), f).toEqual(expect.arrayContaining(['image by attachment reference (agent/inbox/spliced)', 'image by attachment reference (user/message)']));
+    }
+    if (dir === committed) expect(readFileSync(join(dir, 'queued-steered.jsonl'), 'utf8')).toMatch(/"type":"image","attachment":\{"attachmentId":/);
+  });
+
   it('torn tails: a plain line cut short and a zstd frame cut short are not read; a frame cut in its checksum is read to its last whole line', async () => {
     for (const f of LOGS.filter((x) => x.includes('torn'))) {
       const r = await audit(f);

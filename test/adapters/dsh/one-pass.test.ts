@@ -65,7 +65,7 @@ const damage = (bytes: Buffer, random: () => number): Buffer => {
 };
 
 describe('the harness audit in one pass = the fold pass + the extras pass', () => {
-  it.each(['aborted-child.jsonl.zst', 'queued-steered.jsonl'])('docs/examples/dsh/%s', async (name) => {
+  it.each(['aborted-child.jsonl.zst', 'harness/queued-steered.jsonl', 'harness/forked.jsonl.zst', 'harness/crashed-in-tool.jsonl'])('docs/examples/dsh/%s', async (name) => {
     await expectSame(join(fixtures, name), name);
   });
 
@@ -101,7 +101,7 @@ describe('the harness audit in one pass = the fold pass + the extras pass', () =
 
   it('damaged harness logs (refused by the reader or by the fold) give the same report and refusal', async () => {
     const random = seededRandom(1313);
-    const sources = ['queued-steered.jsonl', 'aborted-child.jsonl.zst'].map((n) => readFileSync(join(fixtures, n)));
+    const sources = ['harness/queued-steered.jsonl', 'aborted-child.jsonl.zst'].map((n) => readFileSync(join(fixtures, n)));
     const refused = new Set<string>();
     for (let i = 0; i < 40; i++) {
       const file = join(tmp, `damaged-${i}${i % 2 === 0 ? '.jsonl' : '.jsonl.zst'}`);

@@ -140,6 +140,37 @@ describe('messages as the harness writes them', () => {
   });
 });
 
+describe('images the harness holds by reference (rc.8: {type: "image", attachment}, no bytes in the log)', () => {
+  const ref = { attachmentId: 'att-1', mediaType: 'image/png', bytes: 1234, width: 64, height: 48, name: 'shot.png' };
+  const withImage = { ...A, content: [{ type: 'text', text: 'a' }, { type: 'image', attachment: ref }] };
+  const lines = [ev(0, 'agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [withImage] }), ev(1, 'turn/start', { turn: 1 }), ev(2, 'agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] }), ev(3, 'step/start', { turn: 1, step: 1 }), ev(4, 'user/message', withImage, { surfaceOp: 'append' })];
+  const placeholder = { type: 'text', text: `[image not in the log, held by the harness's attachment store: ${JSON.stringify(ref)}]` };
+
+  it('are read as a text placeholder holding the whole reference (no bytes invented), each counted in the ignored list', async () => {
+    const { events, summary } = await readAll(file([HEADER, ...lines]));
+    expect((events[1]!.data as { inserted: { content: unknown[] }[] }).inserted[0]!.content).toEqual([{ type: 'text', text: 'a' }, placeholder]);
+    expect((events[5]!.data as { id: string; content: unknown[] })).toMatchObject({ id: 'A', content: [{ type: 'text', text: 'a' }, placeholder] });
+    expect(summary.ignored).toEqual([
+      { type: 'image by attachment reference (agent/inbox/spliced)', count: 1 },
+      { type: 'image by attachment reference (user/message)', count: 1 },
+    ]);
+  });
+
+  it('in a tool result’s content too; audit is ok and the message stays pending or consumed as the harness has it', async () => {
+    const answer = ev(5, 'assistant/message', { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'tool-call', id: 'c1', name: 'look', arguments: '{}' }], source: { kind: 'model', provider: 'p', model: 'm' }, id: 'M1' } }, { surfaceOp: 'append', sourceEventSeqs: [] });
+    const result = ev(7, 'tool/result', { turn: 1, step: 1, message: { source: { kind: 'tool', callId: 'c1' }, content: [{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'image', attachment: ref }], isError: false }], role: 'user', id: 'R1' } }, { surfaceOp: 'append', sourceEventSeqs: [6] });
+    const f = file([HEADER, ...lines, answer, ev(6, 'tool/call', { turn: 1, step: 1, callId: 'c1', name: 'look', arguments: '{}' }), result, ev(8, 'step/end', { turn: 1, step: 1 }), ev(9, 'turn/end', { turn: 1, reason: { kind: 'completed' } })]);
+    const { events } = await readAll(f);
+    expect((events[8]!.data as { message: { content: unknown[] } }).message.content).toEqual([placeholder]);
+    const out = await run('audit', f, '--json');
+    expect(out.code, out.stdout).toBe(0);
+    const r = JSON.parse(out.stdout) as { ok: boolean; messages: { id: string; class: string | null }[]; consumedWork: { endTurn: number | null } };
+    expect(r.ok).toBe(true);
+    expect(r.messages.find((m) => m.id === 'A')?.class).toBe('prompt');
+    expect(r.consumedWork.endTurn).toBe(1);
+  });
+});
+
 describe('the crash rule: a log that ends inside a turn', () => {
   const answer = ev(5, 'assistant/message', { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'tool-call', id: 'c1', name: 'look', arguments: '{}' }, { type: 'tool-call', id: 'c2', name: 'look', arguments: '{}' }], id: 'M1' } }, { surfaceOp: 'append' });
   const call = ev(6, 'tool/call', { turn: 1, step: 1, callId: 'c1', name: 'look', arguments: '{}' });
