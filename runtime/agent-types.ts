@@ -9,7 +9,9 @@ import type { QueueEditError } from '../domain/queue-edit.js';
 import type { Agent } from './agent.js';
 import type { MessageTooLargeError } from './errors.js';
 import type { Logger } from './logger.js';
+import type { Clock } from './ports/clock.js';
 import type { ModelPort } from './ports/model.js';
+import type { RetryPolicy } from './retry-policy.js';
 import type { SessionLog } from './session-log.js';
 import type { LateToolResults } from './tool-runner.js';
 import type { Tool } from './tools.js';
@@ -34,6 +36,10 @@ export interface AgentOptions {
   readonly lateToolResults?: LateToolResults;
   /** The inbox state and last turn number restored from the log (resume). @defaultValue empty, 0 */
   readonly restored?: { readonly inbox: InboxState; readonly lastTurn: number };
+  /** The default answer to a failed model request, and the wait between attempts. @defaultValue `retryPolicy()` */
+  readonly retryPolicy?: RetryPolicy;
+  /** Measures the time a step spends on its attempts. @defaultValue the system clock */
+  readonly clock?: Clock;
   /** Called once the agent is disposed (the runtime forgets it). */
   readonly onDisposed?: () => void;
 }

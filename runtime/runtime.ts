@@ -23,6 +23,7 @@ import { ContentSealer, type EncryptionOptions, type SealerSeed } from './conten
 import type { LateToolResults } from './tool-runner.js';
 import type { Tool } from './tools.js';
 import { assertValidStreamId } from './ports/store-validation.js';
+import { checkRetryOptions, noRetryPolicy, retryPolicy, type RetryPolicyOptions } from './retry-policy.js';
 import { invalidArgument, optionalPositiveInteger, readOptions } from './arguments.js';
 
 /** Options of {@link createRuntime}: the store, the model, the tools, and the injectable clock, ids and logger. */
@@ -63,6 +64,12 @@ export interface RuntimeOptions {
    * opened with the same keys. See docs/audit.md, Erasure. @defaultValue none: content is stored in clear
    */
   readonly encryption?: EncryptionOptions;
+  /**
+   * The default answer to a failed model request (§3.7): retry HTTP 408, 429 and 5xx, connection failures and cut
+   * streams with exponential backoff and jitter, honouring the provider's retry-after, within `maxAttempts` and
+   * `maxElapsedMs`. `false`: never retry unless a `request-error` listener answers retry. @defaultValue `{}` (the defaults)
+   */
+  readonly retry?: RetryPolicyOptions | false;
 }
 
 /** Options of `Runtime.createSession`: the session id (from the id source by default), its kind, its parent session and system prompt. */
@@ -143,6 +150,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const logger = options.logger ?? consoleLogger;
+  const policy = options.retry === false ? noRetryPolicy() : retryPolicy(options.retry ?? {});
   /** Sessions with a live agent in this runtime (a live session cannot be resumed). */
   const live = new Map<string, Agent>();
   /** Opening a session (`resume`) and closing a child's run in a parent that is not live run one at a time per session. */
@@ -177,6 +185,8 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       ...(tools ? { tools } : {}),
       ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
       ...(options.lateToolResults !== undefined ? { lateToolResults: options.lateToolResults } : {}),
+      retryPolicy: policy,
+      clock,
       ...(systemPrompt !== undefined ? { systemPrompt } : {}),
       onDisposed: () => {
         if (live.get(sessionId) === agent) live.delete(sessionId);
@@ -319,7 +329,7 @@ const forkOptions = (given: unknown): ForkOptions => {
 /** The runtime's options, read once and checked (`invalid-argument` naming the option). */
 const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   const where = 'createRuntime(options)';
-  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption']);
+  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption', 'retry']);
   if (o.hashOf !== undefined && typeof o.hashOf !== 'function') throw invalidArgument(`${where}.hashOf`, 'expected a chain hash function');
   if (o.signer !== undefined && !(hasMethod(o.signer, 'sign') && typeof (o.signer as { keyId?: unknown }).keyId === 'string')) {
     throw invalidArgument(`${where}.signer`, 'expected a HeadSigner (keyId and sign)');
@@ -352,6 +362,7 @@ const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   if (o.lateToolResults !== undefined && o.lateToolResults !== 'withhold' && o.lateToolResults !== 'keep') {
     throw invalidArgument(`${where}.lateToolResults`, "expected 'withhold' or 'keep'");
   }
+  if (o.retry !== undefined && o.retry !== false) checkRetryOptions(o.retry, `${where}.retry`);
   optionalPositiveInteger(o.toolConcurrency, `${where}.toolConcurrency`);
   optionalPositiveInteger(o.maxEventBytes, `${where}.maxEventBytes`);
   return o as RuntimeOptions;
