@@ -81,6 +81,8 @@ export const RequestErrorDataSchema = z
     error: TurnErrorSchema,
     /** Present when the `request-error` waterfall answered retry: the wait before the next attempt. */
     retryInMs: int.optional(),
+    /** The failure's message, encrypted (see sealed-content.ts). */
+    sealed: SealedContentSchema.optional(),
   })
   .strict();
 /**
