@@ -72,5 +72,9 @@ export const WhyOutputSchema = z
           .strict(),
       )
       .optional(),
+    /** The failed model requests of the steps the input entered or the tool call was requested in (attempts per step). */
+    failedRequests: z
+      .array(z.object({ turn: seq, step: seq, attempt: seq, seq, code: z.string(), status: z.number().int().optional(), retried: z.boolean() }).strict())
+      .optional(),
   })
   .strict();

@@ -42,7 +42,7 @@ beforeAll(async () => {
   writeFileSync(file, agent.events.map((e) => JSON.stringify(e)).join('\n') + '\n');
 });
 
-describe('steerlog audit: attempts per step', () => {
+describe('steerlog audit and why: attempts per step', () => {
   it('prints each failed attempt under its turn, with its code, status and whether it was retried', async () => {
     const r = await run('audit', file);
     expect(r.code).toBe(0);
@@ -64,5 +64,18 @@ describe('steerlog audit: attempts per step', () => {
       ['1.1 invalid_request false'],
     ]);
     expect(PUBLISHED_SCHEMAS['audit.schema.json'].safeParse(out).success).toBe(true);
+  });
+
+  it('why <input>: the failed attempts of the step the input entered, in text and --json (valid against the schema)', async () => {
+    const text = await run('why', file, 'u1');
+    expect(text.code).toBe(0);
+    const lines = text.stdout.split('\n').filter((l) => l.includes('model request attempt')).map((l) => l.replace(/seq \d+/g, 'seq N'));
+    expect(lines).toEqual([
+      '  seq N  turn 1 step 1: model request attempt 1 failed: HTTP_503 (HTTP 503), retried',
+      '  seq N  turn 1 step 1: model request attempt 2 failed: rate_limit_exceeded (HTTP 429), retried',
+    ]);
+    const json = JSON.parse((await run('why', file, 'u2', '--json')).stdout);
+    expect(json.failedRequests.map((f: { turn: number; attempt: number; retried: boolean }) => `${f.turn}#${f.attempt} ${f.retried}`)).toEqual(['2#1 false']);
+    expect(PUBLISHED_SCHEMAS['why.schema.json'].safeParse(json).success).toBe(true);
   });
 });
