@@ -182,6 +182,8 @@ export const runModelStep = async <A>(
     if (retryInMs === null) throw new ModelError(failure);
     await port.retryPolicy.sleep(retryInMs, signal);
     if (signal.aborted) throw new TurnAborted();
+    // as before the first attempt: what the failed one logged is durable before the next request (fail closed)
+    await log.checkpoint();
   }
   const content: AssistantBlock[] = response.finishReason === 'max-tokens' ? response.content.filter((b) => b.type !== 'tool-call') : [...response.content];
   const answer = log.append('assistant/message', {

@@ -144,6 +144,24 @@ describe('request-error: the retry of a failed model request (§3.7)', () => {
     await expectConsistent(h);
   });
 
+  it('fail closed: the failed attempt (its chunks and request/error) is durable in the store before the next request', async () => {
+    const storedAtRetry: string[] = [];
+    const h = setup({
+      script: [
+        overloaded,
+        async () => {
+          for await (const e of h.store.read(h.agent.sessionId)) storedAtRetry.push(e.type);
+          return 'ok';
+        },
+      ],
+      retry: recorded().policy,
+    });
+    h.agent.followup(A);
+    await h.agent.whenIdle();
+    expect(storedAtRetry.slice(-2)).toEqual(['assistant/chunk', 'request/error']);
+    await expectConsistent(h);
+  });
+
   it('a listener answering something else than retry() or undefined ends the turn error, naming it', async () => {
     const h = setup({ script: [overloaded], retry: recorded().policy });
     h.agent.on('request-error', () => ({ kind: 'again' }) as never);
