@@ -24,7 +24,19 @@ export * from './runtime/ports/recorded-envelope.js';
 export { canonicalJson, sha256ChainHash } from './runtime/chain-hash.js';
 export * from './runtime/errors.js';
 export * from './runtime/logger.js';
-export { enter, reject, type AgentHooks, type HookName, type PreStepListener, type TurnStoppingListener } from './runtime/hooks.js';
+export {
+  enter,
+  reject,
+  retry,
+  type AgentHooks,
+  type HookName,
+  type PreStepListener,
+  type TurnStoppingListener,
+  type RequestErrorContext,
+  type RequestErrorListener,
+  type RetryDecision,
+} from './runtime/hooks.js';
+export { retryPolicy, isRetryableFailure, abortableSleep, RETRYABLE_CODES, type RetryPolicy, type RetryPolicyOptions } from './runtime/retry-policy.js';
 export type { Tool, ToolContext, ToolOutcome } from './runtime/tools.js';
 export type { LateToolResults } from './runtime/tool-runner.js';
 export { ToolResultCode, type ToolErrorFacts } from './runtime/tool-outcomes.js';

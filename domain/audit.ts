@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { LogEvent } from './events.js';
+import { isKnownEvent, type LogEvent } from './events.js';
 import { initialMessageFactState, stepMessageFacts, type MessageFact, type MessageFactState } from './message-facts.js';
 import { parseEvent, parseLogLine } from './parse-event.js';
 import type { MessageClass } from './history-classification.js';
@@ -24,6 +24,8 @@ export interface AuditReport {
     readonly reason: string | null;
     readonly steps: number;
     readonly claimed: readonly string[];
+    /** Present when a model request of the turn failed: each failed attempt (a `request/error` event), in log order. */
+    readonly failedRequests?: readonly FailedRequest[];
   }[];
   readonly consumedWork: { readonly endSeq: number | null; readonly endTurn: number | null; readonly droppedUnrun: boolean };
   readonly messages: readonly { readonly seq: number; readonly id: string; readonly class: MessageClass }[];
@@ -32,6 +34,16 @@ export interface AuditReport {
   readonly children?: readonly ChildRecord[];
   /** Present when the session is a child (or a fork): its parent, origin and delegation depth. */
   readonly lineage?: NonNullable<ChildrenState['lineage']>;
+}
+
+/** One failed model request (§3.7): its step and attempt, its seq, its code and status, and whether another attempt followed. */
+export interface FailedRequest {
+  readonly step: number;
+  readonly attempt: number;
+  readonly seq: number;
+  readonly code: string;
+  readonly status?: number;
+  readonly retried: boolean;
 }
 
 /** An incremental audit: feed it log lines one by one, then ask for the report (what `steerlog audit` prints). */
@@ -82,6 +94,9 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
   const onTurn = options.onTurn ?? ((t: AuditReport['turns'][number]) => void turns.push(t));
   const onMessage = options.onMessage ?? ((m: AuditReport['messages'][number]) => void messages.push(m));
   const onFacts = options.onFacts;
+  /** The failed requests of the open turn. */
+  let failedRequests: FailedRequest[] = [];
+  const withFailures = (): { failedRequests?: readonly FailedRequest[] } => (failedRequests.length > 0 ? { failedRequests } : {});
   // with onFacts, the message-fact fold (which steps the same session fold) replaces the bare session fold
   let factState: MessageFactState | null = onFacts ? initialMessageFactState() : null;
 
@@ -116,10 +131,15 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
     children = evolveChildren(children, event);
     events++;
     onFacts?.(event, facts);
+    if (isKnownEvent(event) && event.type === 'request/error') {
+      const { step: k, attempt, error: failure, retryInMs } = event.data;
+      failedRequests.push({ step: k, attempt, seq: event.seq, code: failure.code, ...(failure.status !== undefined ? { status: failure.status } : {}), retried: retryInMs !== undefined });
+    }
     if (step.right.messageClass) onMessage({ seq: event.seq, id: (event.data as { id: string }).id, class: step.right.messageClass });
     const closed = step.right.closedTurn;
     if (closed) {
-      onTurn({ turn: closed.turn, startSeq: closed.startSeq, endSeq: closed.endSeq, reason: closed.reason?.kind ?? null, steps: closed.steps, claimed: closed.claimed });
+      onTurn({ turn: closed.turn, startSeq: closed.startSeq, endSeq: closed.endSeq, reason: closed.reason?.kind ?? null, steps: closed.steps, claimed: closed.claimed, ...withFailures() });
+      failedRequests = [];
     }
   };
 
@@ -149,7 +169,7 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
         errors: failure ? [failure] : [],
         inbox: { nextTurn: nextTurnItems(state.inbox).map((m) => m.id), nextStep: nextStepItems(state.inbox).map((m) => m.id) },
         turns: open
-          ? [...turns, { turn: open.turn, startSeq: open.startSeq, endSeq: null, reason: null, steps: open.steps, claimed: state.openTurnClaimed }]
+          ? [...turns, { turn: open.turn, startSeq: open.startSeq, endSeq: null, reason: null, steps: open.steps, claimed: state.openTurnClaimed, ...withFailures() }]
           : [...turns],
         consumedWork: { endSeq: end?.seq ?? null, endTurn: end?.turn ?? null, droppedUnrun: state.consumed.droppedUnrun },
         messages: [...messages],

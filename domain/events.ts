@@ -10,7 +10,14 @@ import {
   type SubagentEndData,
   type SubagentStartData,
 } from './children/subagent-events.js';
-import { AssistantChunkDataSchema, AssistantMessageDataSchema, type AssistantChunkData, type AssistantMessageData } from './events/assistant-events.js';
+import {
+  AssistantChunkDataSchema,
+  AssistantMessageDataSchema,
+  RequestErrorDataSchema,
+  type AssistantChunkData,
+  type AssistantMessageData,
+  type RequestErrorData,
+} from './events/assistant-events.js';
 import { ChainHeadDataSchema, type ChainHeadData } from './events/chain-events.js';
 import { InboxSplicedDataSchema, type InboxSplicedData } from './events/inbox-events.js';
 import {
@@ -63,6 +70,7 @@ export const EVENT_DATA_SCHEMAS = {
   'subagent/end': SubagentEndDataSchema,
   'chain/head': ChainHeadDataSchema,
   'session/erased': SessionErasedDataSchema,
+  'request/error': RequestErrorDataSchema,
 } as const satisfies Record<string, z.ZodTypeAny>;
 
 /** The data type of each known event type. */
@@ -84,6 +92,7 @@ export interface EventDataByType {
   'subagent/end': SubagentEndData;
   'chain/head': ChainHeadData;
   'session/erased': SessionErasedData;
+  'request/error': RequestErrorData;
 }
 /** The name of a known event type. */
 export type EventType = keyof EventDataByType;

@@ -135,6 +135,14 @@ const turnEndUnit: SealUnit = {
     withReason(o, (r) => (r.kind === 'error' ? { ...r, error: { ...(r.error as Obj), message: m } } : { ...r, reason: { ...(r.reason as Obj), reason: m } })),
 };
 
+/** `request/error`: the failure's message (a provider may echo the request in it); the code and status stay. */
+const requestErrorUnit: SealUnit = {
+  secret: (o) => (o.error as Obj).message,
+  blank: (o) => requestErrorUnit.mark(o, ''),
+  restore: (o, s) => requestErrorUnit.mark(o, s as string),
+  mark: (o, m) => ({ ...o, error: { ...(o.error as Obj), message: m } }),
+};
+
 /** Does this `turn/end` carry free text (an error message or a hook's abort reason)? */
 const turnEndHasText = (d: Obj): boolean => {
   const r = d.reason;
@@ -166,6 +174,8 @@ export const sealPlanOf = (type: string, data: unknown): { readonly at: 'data' |
       return typeof data.lastAssistantText === 'string' ? { at: 'data', unit: childEndUnit } : null;
     case 'turn/end':
       return turnEndHasText(data) ? { at: 'data', unit: turnEndUnit } : null;
+    case 'request/error':
+      return isObj(data.error) && typeof data.error.message === 'string' ? { at: 'data', unit: requestErrorUnit } : null;
     default:
       return null;
   }

@@ -67,6 +67,7 @@ export const evolveTurns = (state: TurnFoldState, event: LogEvent): E.Either<Imp
     }
     case 'assistant/chunk':
     case 'assistant/message':
+    case 'request/error':
     case 'tool/call':
     case 'tool/result': {
       const { turn, step } = event.data;

@@ -9,8 +9,10 @@ import type { QueueEditError } from '../domain/queue-edit.js';
 import type { Agent } from './agent.js';
 import type { MessageTooLargeError } from './errors.js';
 import type { Logger } from './logger.js';
+import type { Clock } from './ports/clock.js';
 import type { ModelPort } from './ports/model.js';
 import type { ActorOption } from './provenance.js';
+import type { RetryPolicy } from './retry-policy.js';
 import type { SessionLog } from './session-log.js';
 import type { LateToolResults } from './tool-runner.js';
 import type { Tool } from './tools.js';
@@ -37,6 +39,10 @@ export interface AgentOptions {
   readonly restored?: { readonly inbox: InboxState; readonly lastTurn: number };
   /** The actor of every input and control call that names none (`RuntimeOptions.actor`). @defaultValue none */
   readonly actor?: Actor;
+  /** The default answer to a failed model request, and the wait between attempts. @defaultValue `retryPolicy()` */
+  readonly retryPolicy?: RetryPolicy;
+  /** Measures the time a step spends on its attempts. @defaultValue the system clock */
+  readonly clock?: Clock;
   /** Called once the agent is disposed (the runtime forgets it). */
   readonly onDisposed?: () => void;
 }

@@ -13,6 +13,8 @@ import { Inbox } from './inbox.js';
 import { queueEdits } from './queue-edits.js';
 import type { SessionLog } from './session-log.js';
 import type { CommitCheck, EventObserver } from './session-log-types.js';
+import { systemClock } from './ports/clock.js';
+import { retryPolicy } from './retry-policy.js';
 import { causedBy, runTurn, type RunningPhase, type TurnPort } from './turn.js';
 import type { AgentInbox, AgentOptions, ChildEventType, DurableReceipt, InputOptions, QueueEdits } from './agent-types.js';
 
@@ -64,6 +66,9 @@ export class Agent {
       toolConcurrency: opts.toolConcurrency ?? 4,
       lateToolResults: opts.lateToolResults ?? 'withhold',
       hooks: this.#hooks,
+      retryPolicy: opts.retryPolicy ?? retryPolicy(),
+      requestErrorListeners: () => this.#hooks.listeners('request-error'),
+      now: () => (opts.clock ?? systemClock).now(),
       // read at every proposed step, as the options were
       get systemPrompt() {
         return opts.systemPrompt;

@@ -7,6 +7,7 @@ export type RuntimeErrorCode =
   | 'session-closed'
   | 'model-error'
   | 'invalid-pre-step-decision'
+  | 'invalid-request-error-decision'
   | 'maintenance-unavailable'
   | 'session-not-found'
   | 'session-corrupt'
@@ -39,7 +40,15 @@ export const isModelError = (e: unknown): e is ModelError => hasCode(e, 'model-e
 export class ModelError extends RuntimeError {
   declare readonly code: 'model-error';
   constructor(
-    readonly facts: { readonly message: string; readonly code: string; readonly status?: number },
+    readonly facts: {
+      readonly message: string;
+      readonly code: string;
+      readonly status?: number;
+      /** How long the provider asked to wait before a retry (its `Retry-After`), in ms. */
+      readonly providerRetryAfterMs?: number;
+      /** The provider's id of the failed request. */
+      readonly requestId?: string;
+    },
   ) {
     super('model-error', facts.message);
     this.name = 'ModelError';

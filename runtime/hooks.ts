@@ -2,6 +2,7 @@ import type { PreStepDecision } from '../domain/turn-machine.js';
 import type { TurnError } from '../domain/events.js';
 import type { UserMessage } from '../domain/message.js';
 import type { Logger } from './logger.js';
+import type { RetryPolicy } from './retry-policy.js';
 
 export type { PreStepDecision } from '../domain/turn-machine.js';
 
@@ -32,10 +33,46 @@ export interface TurnStoppingContext<A> {
 /** Runs serially when a turn is about to end with nothing in next-step; may steer or inject to extend the turn. */
 export type TurnStoppingListener<A> = (ctx: TurnStoppingContext<A>) => void | Promise<void>;
 
+/** A request-error listener's answer: `{kind:'retry'}` starts a new attempt of the step (after `delayMs`, by default the policy's wait). */
+export interface RetryDecision {
+  readonly kind: 'retry';
+  /** How long to wait first. @defaultValue the retry policy's `delayFor(attempt, failure)` */
+  readonly delayMs?: number;
+}
+/** `retry(delayMs?)`: answer a failed request with a new attempt in the same step. */
+export const retry = (delayMs?: number): RetryDecision => ({ kind: 'retry', ...(delayMs !== undefined ? { delayMs } : {}) });
+
+/** What a `request-error` listener sees about a failed model request (`agent/request-error`, docs/models.md). */
+export interface RequestErrorContext<A> {
+  readonly agent: A;
+  readonly turn: number;
+  readonly step: number;
+  /** The failed attempt of this step (1 for the first request). */
+  readonly attempt: number;
+  /** Milliseconds since the step's first attempt started (by the runtime's clock). */
+  readonly elapsedMs: number;
+  /** The model port's provider (`openai`, `scripted`, …), when it names one. */
+  readonly provider: string | undefined;
+  /** What failed: the facts a `turn/end error` would record. */
+  readonly failure: TurnError;
+  /** The runtime's retry policy (the innermost stage's answer is `retryPolicy.decide`). */
+  readonly retryPolicy: RetryPolicy;
+  readonly signal: AbortSignal;
+}
+/**
+ * A request-error listener (docs/models.md): a waterfall stage. Call `next()` for the inner answer (innermost: the retry
+ * policy's), or answer alone: `retry()` for a new attempt in the same step, `undefined` to end the turn `error`.
+ */
+export type RequestErrorListener<A> = (
+  ctx: RequestErrorContext<A>,
+  next: () => Promise<RetryDecision | undefined>,
+) => RetryDecision | undefined | Promise<RetryDecision | undefined>;
+
 /** Every hook an Agent offers, with its listener type. */
 export interface AgentHooks<A> {
   'pre-step': PreStepListener<A>;
   'turn-stopping': TurnStoppingListener<A>;
+  'request-error': RequestErrorListener<A>;
   status: (status: 'idle' | 'running') => void;
   'inbox/inserted': (message: UserMessage) => void;
   'inbox/claimed': (message: UserMessage, turn: number) => void;
@@ -49,6 +86,7 @@ export type HookName = keyof AgentHooks<unknown>;
 export const HOOK_NAMES: readonly string[] = Object.keys({
   'pre-step': true,
   'turn-stopping': true,
+  'request-error': true,
   status: true,
   'inbox/inserted': true,
   'inbox/claimed': true,
@@ -79,7 +117,7 @@ export class HookRegistry<A> {
   }
 
   /** A contained emit. */
-  emit<K extends Exclude<HookName, 'pre-step' | 'turn-stopping'>>(name: K, ...args: Parameters<AgentHooks<A>[K]>): void {
+  emit<K extends Exclude<HookName, 'pre-step' | 'turn-stopping' | 'request-error'>>(name: K, ...args: Parameters<AgentHooks<A>[K]>): void {
     for (const l of this.listeners(name)) {
       try {
         (l as (...a: unknown[]) => void)(...args);

@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { AssistantBlock } from '../domain/events.js';
+import type { AssistantBlock, TurnError } from '../domain/events.js';
 import { decideInbox } from '../domain/inbox/inbox-decide.js';
 import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
 import type { InboxState } from '../domain/inbox/inbox-state.js';
@@ -10,7 +10,11 @@ import { stepResultOf, type StepResult } from '../domain/turn-machine.js';
 import { isMessageTooLargeError, ModelError } from './errors.js';
 import * as L from '../domain/inbox/pending-list.js';
 import { fitToolResult, oversizedContexts } from './tool-result-size.js';
-import type { ModelPort, ModelResponse } from './ports/model.js';
+import type { RequestErrorListener } from './hooks.js';
+import type { FinishReason, ModelPort, ModelResponse } from './ports/model.js';
+import { runRequestError } from './request-error.js';
+import type { RetryPolicy } from './retry-policy.js';
+import { errorFacts, modelFailureFacts } from './turn-error.js';
 import type { SessionLog } from './session-log.js';
 import { runToolCalls, type LateToolResults, type ToolCallBlock } from './tool-runner.js';
 import type { Tool } from './tools.js';
@@ -37,6 +41,12 @@ export interface ModelStepPort<A> {
   readonly stageContext: (message: UserMessage, causationId?: string) => void;
   readonly toolConcurrency: number;
   readonly lateToolResults: LateToolResults;
+  /** The innermost answer to a failed request, and the wait between attempts. */
+  readonly retryPolicy: RetryPolicy;
+  /** The `request-error` listeners, in registration order. */
+  readonly requestErrorListeners: () => readonly RequestErrorListener<A>[];
+  /** Epoch ms (the runtime's clock): measures the time a step spent on its attempts. */
+  readonly now: () => number;
 }
 
 /** Why these contexts cannot be appended to next-step in this order (a duplicate id, …), or null: decides only. */
@@ -50,17 +60,20 @@ const contextProblem = (inbox: InboxState, contexts: readonly UserMessage[]): st
   return null;
 };
 
+/** How one attempt of a step ended: an answer (any finish but `error`), or a failure the waterfall judges. */
+type Answer = ModelResponse & { readonly finishReason: Exclude<FinishReason, 'error'> };
+type AttemptOutcome = { readonly kind: 'answer'; readonly response: Answer } | { readonly kind: 'failed'; readonly failure: TurnError };
+
 /**
- * One model step: the request (after a checkpoint: step/start and its user messages are durable first), the
- * streamed chunks, the assistant message, then the tool calls in model order. On an abort mid-stream every block
- * assembled so far (text and reasoning, in stream order) is kept as an interrupted assistant message, then the
- * step throws. Returns how the step ended.
+ * One request of a step: its chunks are logged as they stream. An abort keeps what this attempt assembled (text and
+ * reasoning, in stream order) as an interrupted assistant message, then throws; a chunk the store refused fails the
+ * step; a throw or a finish `error` is a failed attempt.
  */
-export const runModelStep = async <A>(
+const requestOnce = async <A>(
   port: ModelStepPort<A>,
-  at: { readonly turn: number; readonly step: number; readonly system: string | undefined; readonly signal: AbortSignal },
-): Promise<StepResult> => {
-  const { turn, step, system, signal } = at;
+  at: { readonly turn: number; readonly step: number; readonly system: string | undefined; readonly signal: AbortSignal; readonly attempt: number },
+): Promise<AttemptOutcome> => {
+  const { turn, step, system, signal, attempt } = at;
   const { log, model } = port;
   const deltas: StreamDelta[] = [];
   const keepAssembled = (): void => {
@@ -75,8 +88,6 @@ export const runModelStep = async <A>(
   };
   /** A streamed chunk the store could not hold: the step fails with it once the model returns. */
   let refusedChunk: { readonly error: unknown } | null = null;
-  await log.checkpoint();
-  if (signal.aborted) throw new TurnAborted();
   let response: ModelResponse;
   try {
     response = await model.complete({
@@ -84,6 +95,7 @@ export const runModelStep = async <A>(
       messages: [...port.messages()],
       turn,
       step,
+      attempt,
       tools: [...port.tools.values()].map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}) })),
       signal,
       onChunk: (chunk) => {
@@ -99,8 +111,12 @@ export const runModelStep = async <A>(
       },
     });
   } catch (e) {
-    if (signal.aborted) keepAssembled();
-    throw e;
+    if (signal.aborted) {
+      keepAssembled();
+      throw e;
+    }
+    if (refusedChunk !== null) throw (refusedChunk as { readonly error: unknown }).error;
+    return { kind: 'failed', failure: errorFacts(e) };
   }
   if (signal.aborted) {
     keepAssembled();
@@ -108,7 +124,66 @@ export const runModelStep = async <A>(
   }
   if (refusedChunk !== null) throw (refusedChunk as { readonly error: unknown }).error;
   if (response.finishReason === 'error') {
-    throw new ModelError(response.error ?? { message: 'the model finished with an error', code: 'MODEL_ERROR' });
+    return { kind: 'failed', failure: modelFailureFacts(response.error ?? { message: 'the model finished with an error', code: 'MODEL_ERROR' }) };
+  }
+  return { kind: 'answer', response: response as Answer };
+};
+
+/**
+ * One model step: the request (after a checkpoint: step/start and its user messages are durable first), the
+ * streamed chunks, the assistant message, then the tool calls in model order. On an abort mid-stream every block
+ * assembled so far (text and reasoning, in stream order) is kept as an interrupted assistant message, then the
+ * step throws. A failed request goes through the `request-error` waterfall (docs/models.md): a retry is a new attempt of the
+ * same step, logged after a `request/error` event; otherwise the step throws the failure. Returns how the step ended.
+ */
+export const runModelStep = async <A>(
+  port: ModelStepPort<A>,
+  at: { readonly turn: number; readonly step: number; readonly system: string | undefined; readonly signal: AbortSignal },
+): Promise<StepResult> => {
+  const { turn, step, system, signal } = at;
+  const { log, model } = port;
+  await log.checkpoint();
+  const startedAt = port.now();
+  let response: Answer;
+  for (let attempt = 1; ; attempt++) {
+    if (signal.aborted) throw new TurnAborted();
+    const outcome = await requestOnce(port, { turn, step, system, signal, attempt });
+    if (outcome.kind === 'answer') {
+      response = outcome.response;
+      break;
+    }
+    // a failed attempt: no assistant message; its chunks stay; the waterfall decides whether another follows
+    const failure = outcome.failure;
+    const logFailure = (retryInMs: number | null): void => {
+      log.appendAny('request/error', { turn, step, attempt, error: failure, ...(retryInMs !== null ? { retryInMs } : {}) }, { ignorable: true });
+    };
+    let retryInMs: number | null;
+    try {
+      retryInMs = await runRequestError(port.requestErrorListeners(), {
+        agent: port.agent,
+        turn,
+        step,
+        attempt,
+        elapsedMs: port.now() - startedAt,
+        provider: model.provider,
+        failure,
+        retryPolicy: port.retryPolicy,
+        signal,
+      });
+    } catch (e) {
+      logFailure(null);
+      throw e;
+    }
+    if (signal.aborted) {
+      logFailure(null);
+      throw new TurnAborted();
+    }
+    logFailure(retryInMs);
+    if (retryInMs === null) throw new ModelError(failure);
+    await port.retryPolicy.sleep(retryInMs, signal);
+    if (signal.aborted) throw new TurnAborted();
+    // as before the first attempt: what the failed one logged is durable before the next request (fail closed)
+    await log.checkpoint();
   }
   const content: AssistantBlock[] = response.finishReason === 'max-tokens' ? response.content.filter((b) => b.type !== 'tool-call') : [...response.content];
   const answer = log.append('assistant/message', {

@@ -23,6 +23,7 @@ import { ContentSealer, type EncryptionOptions, type SealerSeed } from './conten
 import type { LateToolResults } from './tool-runner.js';
 import type { Tool } from './tools.js';
 import { assertValidStreamId } from './ports/store-validation.js';
+import { checkRetryOptions, noRetryPolicy, retryPolicy, type RetryPolicyOptions } from './retry-policy.js';
 import { invalidArgument, optionalPositiveInteger, readOptions } from './arguments.js';
 import { provenance, readActor, type ActorOption } from './provenance.js';
 
@@ -71,6 +72,12 @@ export interface RuntimeOptions {
    * @defaultValue none: a call that names no actor records none
    */
   readonly actor?: ActorOption;
+  /**
+   * The default answer to a failed model request (docs/models.md): retry HTTP 408, 429 and 5xx, connection failures and cut
+   * streams with exponential backoff and jitter, honouring the provider's retry-after, within `maxAttempts` and
+   * `maxElapsedMs`. `false`: never retry unless a `request-error` listener answers retry. @defaultValue `{}` (the defaults)
+   */
+  readonly retry?: RetryPolicyOptions | false;
 }
 
 /** Options of `Runtime.createSession`: the session id (from the id source by default), its kind, its parent session and system prompt. */
@@ -156,6 +163,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
   const ids = options.ids ?? randomIds;
   const logger = options.logger ?? consoleLogger;
   const defaultActor = readActor(options.actor, 'createRuntime(options).actor');
+  const policy = options.retry === false ? noRetryPolicy() : retryPolicy(options.retry ?? {});
   /** Sessions with a live agent in this runtime (a live session cannot be resumed). */
   const live = new Map<string, Agent>();
   /** Opening a session (`resume`) and closing a child's run in a parent that is not live run one at a time per session. */
@@ -190,6 +198,8 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       ...(tools ? { tools } : {}),
       ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
       ...(options.lateToolResults !== undefined ? { lateToolResults: options.lateToolResults } : {}),
+      retryPolicy: policy,
+      clock,
       ...(systemPrompt !== undefined ? { systemPrompt } : {}),
       ...(defaultActor !== undefined ? { actor: defaultActor } : {}),
       onDisposed: () => {
@@ -335,7 +345,7 @@ const forkOptions = (given: unknown): ForkOptions => {
 /** The runtime's options, read once and checked (`invalid-argument` naming the option). */
 const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   const where = 'createRuntime(options)';
-  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption', 'actor']);
+  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption', 'actor', 'retry']);
   if (o.hashOf !== undefined && typeof o.hashOf !== 'function') throw invalidArgument(`${where}.hashOf`, 'expected a chain hash function');
   if (o.signer !== undefined && !(hasMethod(o.signer, 'sign') && typeof (o.signer as { keyId?: unknown }).keyId === 'string')) {
     throw invalidArgument(`${where}.signer`, 'expected a HeadSigner (keyId and sign)');
@@ -368,6 +378,7 @@ const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   if (o.lateToolResults !== undefined && o.lateToolResults !== 'withhold' && o.lateToolResults !== 'keep') {
     throw invalidArgument(`${where}.lateToolResults`, "expected 'withhold' or 'keep'");
   }
+  if (o.retry !== undefined && o.retry !== false) checkRetryOptions(o.retry, `${where}.retry`);
   optionalPositiveInteger(o.toolConcurrency, `${where}.toolConcurrency`);
   optionalPositiveInteger(o.maxEventBytes, `${where}.maxEventBytes`);
   return o as RuntimeOptions;

@@ -15,6 +15,10 @@ export const formatAuditReport = (r: PrintableAuditReport): string => {
   for (const t of r.turns) {
     const span = t.endSeq === null ? `seq ${t.startSeq}–…` : `seq ${t.startSeq}–${t.endSeq}`;
     out.push(`  turn ${t.turn}  ${span}  ${t.reason ?? 'open'}  ${t.steps} step${t.steps === 1 ? '' : 's'}  claimed: ${list(t.claimed)}`);
+    // attempts per step: each failed model request, and whether the request-error step retried it
+    for (const f of t.failedRequests ?? []) {
+      out.push(`    step ${f.step} attempt ${f.attempt} failed at seq ${f.seq}: ${f.code}${f.status !== undefined ? ` (HTTP ${f.status})` : ''}, ${f.retried ? 'retried' : 'not retried'}`);
+    }
   }
   out.push('', 'messages:');
   if (r.messages.length === 0) out.push('  (none)');

@@ -83,6 +83,19 @@ export interface WhyOutput {
    * docs/audit.md): its first seq and types; null when the log's last turn is closed.
    */
   readonly synthesized?: { readonly fromSeq: number; readonly types: readonly string[] } | null;
+  /** Present when a model request of a step the input entered (or the tool call was requested in) failed: each failed attempt. */
+  readonly failedRequests?: readonly WhyFailedRequest[];
+}
+
+/** One failed model request of a step (a `request/error` event): its attempt, seq, code, status, and whether another attempt followed. */
+export interface WhyFailedRequest {
+  readonly turn: number;
+  readonly step: number;
+  readonly attempt: number;
+  readonly seq: number;
+  readonly code: string;
+  readonly status?: number;
+  readonly retried: boolean;
 }
 
 const textOf = (v: unknown): string =>
@@ -109,6 +122,7 @@ export const answerWhy = async (session: string | null, id: string, batches: Asy
   let children = initialChildrenState();
   let events = 0;
   let name = session;
+  const failures: WhyFailedRequest[] = [];
   reading: for await (const batch of batches) for (const raw of batch) {
     // each raw envelope is this loop's own (freshly parsed or read): a valid event is frozen in place, not copied
     const opening = openEnvelopeNow(raw, keyring); // awaited only when a key must be looked up
@@ -130,6 +144,10 @@ export const answerWhy = async (session: string | null, id: string, batches: Asy
     if (!isKnownEvent(e)) continue;
     if (content === undefined) content = sealedContentOf(raw, e, id);
     if (e.type === 'session/erased') for (const k of e.data.keyIds) erasedKeys.add(k);
+    if (e.type === 'request/error') {
+      const d = e.data;
+      failures.push({ turn: d.turn, step: d.step, attempt: d.attempt, seq: e.seq, code: d.error.code, ...(d.error.status !== undefined ? { status: d.error.status } : {}), retried: d.retryInMs !== undefined });
+    }
     switch (e.type) {
       case 'session/created':
         if (name === null && e.seq === 0) name = e.data.sessionId;
@@ -158,6 +176,10 @@ export const answerWhy = async (session: string | null, id: string, batches: Asy
   const isMessage = facts.length > 0;
   const isCall = call.requested !== null || call.started !== null || call.result !== null;
   const runs = runsNamed(children, id);
+  // attempts per step: the failed requests of the steps this input entered, or this tool call was requested in
+  const steps = new Set(facts.flatMap((f) => (f.kind === 'entered' ? [`${f.turn}.${f.step}`] : [])));
+  if (call.requested) steps.add(`${call.requested.turn}.${call.requested.step}`);
+  const failedRequests = failures.filter((f) => steps.has(`${f.turn}.${f.step}`));
   return {
     format: 'steerlog-why',
     version: 2,
@@ -173,6 +195,7 @@ export const answerWhy = async (session: string | null, id: string, batches: Asy
     // a key this reader could not ask about, that the log itself records as destroyed, is erased
     ...(content ? { content: content.state === 'unavailable' && erasedKeys.has(content.keyId) ? { ...content, state: 'erased' as const, text: ERASED_MARKER } : content } : {}),
     ...(runs.length > 0 ? { runs } : {}),
+    ...(failedRequests.length > 0 ? { failedRequests } : {}),
   };
 };
 
@@ -232,6 +255,9 @@ export const formatWhy = (w: WhyOutput): string => {
   if (w.fate) {
     out.push(`message ${w.id} in session ${w.session}: ${w.fate.fate.toUpperCase()}${w.fate.fate === 'pending' ? (w.fate.claimed ? ' (claimed by the open turn, no step yet)' : ' at the end of the log') : ''}`);
     for (const f of w.facts) out.push(`  ${describeFact(f)}`);
+  }
+  for (const f of w.failedRequests ?? []) {
+    out.push(`  seq ${f.seq}  turn ${f.turn} step ${f.step}: model request attempt ${f.attempt} failed: ${f.code}${f.status !== undefined ? ` (HTTP ${f.status})` : ''}, ${f.retried ? 'retried' : 'not retried'}`);
   }
   const c = w.toolCall;
   if (c) {

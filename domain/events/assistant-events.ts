@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ContentBlockSchema, MessageIdSchema } from '../message.js';
 import { SealedContentSchema } from '../sealed-content.js';
 import { int, positiveInt, turnNumber } from './event-fields.js';
+import { TurnErrorSchema } from './turn-events.js';
 
 /** The model's output in a step: `assistant/message` (the complete answer) and `assistant/chunk` (a streamed piece). */
 
@@ -31,8 +32,15 @@ export const AssistantMessageSchema = z
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 
 /** The zod schema of {@link Usage}. */
-export const UsageSchema = z.object({ inputTokens: int, outputTokens: int }).strict();
-/** Tokens a model step used. */
+export const UsageSchema = z
+  .object({
+    inputTokens: int,
+    outputTokens: int,
+    /** Input tokens the provider served from its prompt cache (part of `inputTokens`), when it reports them. */
+    cachedInputTokens: int.optional(),
+  })
+  .strict();
+/** Tokens a model step used: input, output and, when the provider reports them, cached input tokens. */
 export type Usage = z.infer<typeof UsageSchema>;
 
 // ---- assistant/message, assistant/chunk ---------------------------------------------------------------------------
@@ -62,3 +70,25 @@ export const AssistantChunkDataSchema = z
   .strict();
 /** The data of `assistant/chunk`: one streamed piece of the model's answer in a step. */
 export type AssistantChunkData = z.infer<typeof AssistantChunkDataSchema>;
+
+// ---- request/error ------------------------------------------------------------------------------------------------
+/** The zod schema of {@link RequestErrorData}. */
+export const RequestErrorDataSchema = z
+  .object({
+    turn: turnNumber,
+    step: positiveInt,
+    /** The failed attempt of the step: 1 for its first request. */
+    attempt: positiveInt,
+    /** What failed (the facts a `turn/end error` records). */
+    error: TurnErrorSchema,
+    /** Present when the `request-error` waterfall answered retry: the wait before the next attempt. */
+    retryInMs: int.optional(),
+    /** The failure's message, encrypted (see sealed-content.ts). */
+    sealed: SealedContentSchema.optional(),
+  })
+  .strict();
+/**
+ * The data of `request/error` (written `ignorable: true`): one failed model request of a step — no assistant
+ * message is committed for it; the chunks it streamed stay before it — and whether another attempt follows.
+ */
+export type RequestErrorData = z.infer<typeof RequestErrorDataSchema>;

@@ -14,6 +14,8 @@ export interface ModelRequest {
   readonly messages: readonly ModelMessage[];
   readonly turn: number;
   readonly step: number;
+  /** The attempt of this step: 1, then 2, 3, … for each retry after a failed request. */
+  readonly attempt: number;
   readonly tools: readonly ToolSpec[];
   /** Aborted when the turn is canceled; a model should stop and reject (or return what it has). */
   readonly signal: AbortSignal;
@@ -33,11 +35,26 @@ export interface ModelResponse {
   readonly content: readonly AssistantBlock[];
   readonly finishReason: FinishReason;
   readonly usage?: Usage;
-  /** For finishReason 'error': what failed. */
-  readonly error?: { readonly message: string; readonly code: string; readonly status?: number };
+  /** For finishReason 'error': what failed (the provider's status, retry-after and request id when it said them). */
+  readonly error?: ModelFailure;
 }
 
-/** The model port: one request per step. Throwing or finishing with 'error' ends the turn with `error`. */
+/** A failed model request as the model port reports it: the facts a `turn/end error` records. */
+export interface ModelFailure {
+  readonly message: string;
+  /** A stable code: the provider's, `HTTP_<status>`, `NETWORK` (connection failed or reset), `STREAM_CUT`, … */
+  readonly code: string;
+  readonly status?: number;
+  /** How long the provider asked to wait before retrying (`Retry-After`), in ms. */
+  readonly providerRetryAfterMs?: number;
+  /** The provider's id of the request. */
+  readonly requestId?: string;
+}
+
+/**
+ * The model port: one request per attempt of a step. Throwing (a `ModelError` carries its {@link ModelFailure}) or
+ * finishing with 'error' is a failed attempt: the `request-error` waterfall retries it or ends the turn `error`.
+ */
 export interface ModelPort {
   readonly provider?: string;
   readonly model?: string;

@@ -42,6 +42,8 @@ export const notate = (e: LogEvent): string => {
       return d.interrupted ? 'AM!' : 'AM';
     case 'assistant/chunk':
       return 'CH';
+    case 'request/error':
+      return `RE(${d.attempt},${(d.error as { code: string }).code}${d.retryInMs !== undefined ? `,retry ${d.retryInMs}` : ''})`;
     case 'tool/call':
       return `TC(${d.callId})`;
     case 'tool/result':
@@ -60,6 +62,8 @@ export interface HarnessOptions {
   readonly whenExhausted?: ScriptStep;
   /** Tool scheduling options of the runtime. @defaultValue the runtime's defaults */
   readonly toolOptions?: Pick<RuntimeOptions, 'toolConcurrency' | 'lateToolResults'>;
+  /** The retry policy of failed model requests. @defaultValue false (a failed request ends the turn, as the scenarios expect) */
+  readonly retry?: RuntimeOptions['retry'];
 }
 
 /** A scripted agent on a memory store with deterministic ids and clock, tracing live notifications and status. */
@@ -74,6 +78,7 @@ export const setup = (opts: HarnessOptions = {}) => {
     ids: sequentialIds(),
     logger: silentLogger,
     writeBatchDelayMs: 5,
+    retry: opts.retry ?? false,
     ...opts.toolOptions,
   });
   const agent = runtime.createSession({ sessionId: uniqueSessionId(), ...opts.session });

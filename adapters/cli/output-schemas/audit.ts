@@ -68,7 +68,21 @@ export const AuditOutputSchema = z
       ]),
     ),
     inbox: z.object({ nextTurn: z.array(z.string()), nextStep: z.array(z.string()) }).strict(),
-    turns: z.array(z.object({ turn: seq, startSeq: seq, endSeq: seq.nullable(), reason: z.string().nullable(), steps: seq, claimed: z.array(z.string()) }).strict()),
+    turns: z.array(
+      z
+        .object({
+          turn: seq,
+          startSeq: seq,
+          endSeq: seq.nullable(),
+          reason: z.string().nullable(),
+          steps: seq,
+          claimed: z.array(z.string()),
+          failedRequests: z
+            .array(z.object({ step: seq, attempt: seq, seq, code: z.string(), status: z.number().int().optional(), retried: z.boolean() }).strict())
+            .optional(),
+        })
+        .strict(),
+    ),
     consumedWork: z.object({ endSeq: seq.nullable(), endTurn: seq.nullable(), droppedUnrun: z.boolean() }).strict(),
     queue: z.array(z.object({ id: z.string(), placement: z.enum(['queued', 'steering', 'context']) }).strict()),
     // present only for sessions with continuable children; their inner shape is not pinned by this schema yet

@@ -74,5 +74,9 @@ export const WhyOutputSchema = z
       .optional(),
     /** A harness log only: the closing synthesized for a turn the log ends inside (the harness's crash rule). */
     synthesized: z.object({ fromSeq: seq, types: z.array(z.string()) }).strict().nullable().optional(),
+    /** The failed model requests of the steps the input entered or the tool call was requested in (attempts per step). */
+    failedRequests: z
+      .array(z.object({ turn: seq, step: seq, attempt: seq, seq, code: z.string(), status: z.number().int().optional(), retried: z.boolean() }).strict())
+      .optional(),
   })
   .strict();

@@ -1,7 +1,8 @@
-import type { AssistantBlock } from '../../../domain/events.js';
+import type { AssistantBlock, Usage } from '../../../domain/events.js';
 import type { ModelMessage } from '../../../domain/model-messages.js';
 import { ModelError } from '../../../runtime/errors.js';
 import type { FinishReason, ModelPort, ModelRequest, ModelResponse } from '../../../runtime/ports/model.js';
+import { httpFailure, requestIdOf } from './http-failure.js';
 import { readSseData } from './sse-lines.js';
 
 export interface OpenAiChatModelOptions {
@@ -12,6 +13,8 @@ export interface OpenAiChatModelOptions {
   readonly apiKey?: string;
   /** @defaultValue globalThis.fetch */
   readonly fetch?: typeof globalThis.fetch;
+  /** Epoch ms, to turn a `Retry-After` HTTP date into a wait. @defaultValue Date.now */
+  readonly now?: () => number;
 }
 
 type WireMessage = Record<string, unknown>;
@@ -53,8 +56,11 @@ const finishOf = (reason: string | null | undefined, hasCalls: boolean): FinishR
 
 /**
  * A ModelPort for OpenAI-compatible `POST {baseUrl}/chat/completions` with `stream: true`: text deltas are streamed
- * as chunks, tool calls are assembled from their deltas, the request is aborted when the turn is canceled, and an
- * HTTP or network failure becomes a `ModelError` (the turn ends `error` with its code and status).
+ * as chunks, tool calls are assembled from their deltas, the request is aborted when the turn is canceled, usage
+ * (with cached input tokens) is kept. A failure becomes a `ModelError` with the facts the retry policy reads: an
+ * HTTP refusal its status, code, request id and `Retry-After`; a connection failure `NETWORK`; a stream that breaks
+ * or ends before its finish `STREAM_CUT`. The client never retries by itself: the runtime's request-error step does,
+ * and logs each attempt.
  */
 export class OpenAiChatModel implements ModelPort {
   readonly provider = 'openai';
@@ -88,38 +94,48 @@ export class OpenAiChatModel implements ModelPort {
       if (request.signal.aborted) throw e;
       throw new ModelError({ message: `request to the model failed: ${e instanceof Error ? e.message : String(e)}`, code: 'NETWORK' });
     }
+    const now = this.#opts.now ?? Date.now;
     if (!res.ok || !res.body) {
       const body = await res.text().catch(() => '');
-      let code = `HTTP_${res.status}`;
-      let message = `the model answered HTTP ${res.status}`;
-      try {
-        const err = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } }).error;
-        if (typeof err?.code === 'string' && err.code) code = err.code;
-        if (typeof err?.message === 'string' && err.message) message = err.message;
-      } catch {
-        // not JSON: keep the status
-      }
-      throw new ModelError({ message, code, status: res.status });
+      throw new ModelError(httpFailure(res.status, res.headers, body, now()));
     }
+    const requestId = requestIdOf(res.headers);
+    const fail = (message: string, code: string): ModelError => new ModelError({ message, code, ...(requestId !== undefined ? { requestId } : {}) });
     let text = '';
     let finish: string | null = null;
-    let usage: { inputTokens: number; outputTokens: number } | undefined;
+    let done = false;
+    let usage: Usage | undefined;
     const calls: { id: string; name: string; arguments: string }[] = [];
-    for await (const data of readSseData(res.body)) {
-      if (data === '[DONE]') break;
+    const stream = readSseData(res.body)[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<string>;
+      try {
+        next = await stream.next();
+      } catch (e) {
+        if (request.signal.aborted) throw e;
+        // the connection dropped mid-answer: a retryable cut, not a malformed answer
+        throw fail(`the model's stream was cut: ${e instanceof Error ? e.message : String(e)}`, 'STREAM_CUT');
+      }
+      if (next.done) break;
+      const data = next.value;
+      if (data === '[DONE]') {
+        done = true;
+        break;
+      }
       let chunk: {
         choices?: { delta?: { content?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[];
-        usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+        usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null } | null;
         error?: { message?: string; code?: string };
       };
       try {
         chunk = JSON.parse(data);
       } catch {
-        throw new ModelError({ message: 'the model streamed a chunk that is not JSON', code: 'BAD_STREAM' });
+        throw fail('the model streamed a chunk that is not JSON', 'BAD_STREAM');
       }
-      if (chunk.error) throw new ModelError({ message: chunk.error.message ?? 'the model streamed an error', code: chunk.error.code ?? 'STREAM_ERROR' });
+      if (chunk.error) throw fail(chunk.error.message ?? 'the model streamed an error', chunk.error.code ?? 'STREAM_ERROR');
       if (chunk.usage && typeof chunk.usage.prompt_tokens === 'number' && typeof chunk.usage.completion_tokens === 'number') {
-        usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+        const cached = chunk.usage.prompt_tokens_details?.cached_tokens;
+        usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens, ...(typeof cached === 'number' ? { cachedInputTokens: cached } : {}) };
       }
       const choice = chunk.choices?.[0];
       if (!choice) continue;
@@ -136,6 +152,8 @@ export class OpenAiChatModel implements ModelPort {
       }
       if (choice.finish_reason) finish = choice.finish_reason;
     }
+    // neither [DONE] nor a finish reason: the body ended early (a proxy or the server dropped it)
+    if (!done && finish === null) throw fail('the model\'s stream ended before the answer did', 'STREAM_CUT');
     const content: AssistantBlock[] = [];
     if (text) content.push({ type: 'text', text });
     for (const [i, c] of calls.entries()) {

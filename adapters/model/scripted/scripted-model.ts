@@ -1,5 +1,6 @@
 import type { AssistantBlock, Usage } from '../../../domain/events.js';
-import type { FinishReason, ModelPort, ModelRequest, ModelResponse } from '../../../runtime/ports/model.js';
+import { ModelError } from '../../../runtime/errors.js';
+import type { FinishReason, ModelFailure, ModelPort, ModelRequest, ModelResponse } from '../../../runtime/ports/model.js';
 
 /** A scripted reply: plain text, a full response, or a function of the request (to act at an exact point). */
 export type ScriptStep =
@@ -18,7 +19,14 @@ export interface ScriptedResponse {
   readonly toolCalls?: readonly { readonly callId: string; readonly name: string; readonly arguments?: unknown }[];
   /** @defaultValue 'tool-calls' when there are tool calls, else 'stop' */
   readonly finishReason?: FinishReason;
-  readonly error?: { readonly message: string; readonly code: string; readonly status?: number };
+  /**
+   * A failed attempt: the chunks (if any) stream first, then the request finishes `error` with these facts. Each
+   * attempt of a step takes the next scripted reply, so `[failure, failure, 'ok']` is a step that succeeds at its
+   * third attempt when the retry policy (or a `request-error` listener) retries.
+   */
+  readonly error?: ModelFailure;
+  /** Reject the request (as a cut connection would) after the chunks, instead of finishing `error`. */
+  readonly throws?: ModelFailure;
   /**
    * Deltas streamed before the response resolves (each one an assistant/chunk): a string is a text delta, an object
    * may be a reasoning delta. The model stops (rejects) as soon as the request is aborted between two deltas.
@@ -75,6 +83,7 @@ export class ScriptedModel implements ModelPort {
       if (request.signal.aborted) throw new Error('aborted');
     }
     if (request.signal.aborted) throw new Error('aborted');
+    if (r.throws) throw new ModelError(r.throws);
     const content: AssistantBlock[] = [];
     if (r.reasoning !== undefined) content.push({ type: 'reasoning', text: r.reasoning });
     if (r.text !== undefined) content.push({ type: 'text', text: r.text });

@@ -78,7 +78,7 @@ describe('OpenAiChatModel (against a stub server)', () => {
 
   it('maps an HTTP error to the turn’s error reason with the provider’s code and status', async () => {
     const s = await stub([(_b, res) => (res.writeHead(429, { 'content-type': 'application/json' }), res.end(JSON.stringify({ error: { code: 'rate_limit_exceeded', message: 'slow down' } })))]);
-    const runtime = createRuntime({ store: new MemoryEventStore(), model: new OpenAiChatModel({ model: 'm', baseUrl: s.url }), logger: silentLogger });
+    const runtime = createRuntime({ store: new MemoryEventStore(), model: new OpenAiChatModel({ model: 'm', baseUrl: s.url }), logger: silentLogger, retry: false });
     const agent = runtime.createSession();
     agent.followup(createUserMessage('hi'));
     await agent.whenIdle();
