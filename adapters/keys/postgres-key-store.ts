@@ -16,7 +16,18 @@ export interface PostgresKeyStoreOptions {
    * versions that still held the destroyed keys' bytes (see docs/audit.md). @defaultValue true
    */
   readonly vacuum?: boolean;
+  /**
+   * Before that `VACUUM FULL`, wait at most this long for every transaction that could still see the destroyed
+   * keys' old row versions (a snapshot older than the destroy) to end: VACUUM must keep a row version such a
+   * snapshot may read, so on a busy database a VACUUM run at once can leave the key bytes in the table's pages.
+   * The wait reads `pg_stat_activity.backend_xmin`, which PostgreSQL shows for other roles' sessions only to a role
+   * with `pg_read_all_stats`; past the bound the VACUUM runs anyway. @defaultValue 10000
+   */
+  readonly vacuumWaitMs?: number;
 }
+
+/** How often {@link PostgresKeyStore} looks again for snapshots older than a destroy. */
+const SNAPSHOT_POLL_MS = 50;
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const ident = (name: string): string => {
@@ -128,13 +139,31 @@ export class PostgresKeyStore implements KeyStore {
     await this.init();
     const column = 'session' in selector ? 'session' : 'actor';
     const subject = 'session' in selector ? selector.session : selector.actor;
-    const { rows } = await this.#pool.query<Row>(
-      `UPDATE ${this.#table} SET key = NULL, destroyed_at = $2 WHERE ${column} = $1 AND key IS NOT NULL RETURNING key_id, session, actor`,
+    const { rows } = await this.#pool.query<Row & { xid: string }>(
+      `UPDATE ${this.#table} SET key = NULL, destroyed_at = $2 WHERE ${column} = $1 AND key IS NOT NULL RETURNING key_id, session, actor, pg_current_xact_id()::text AS xid`,
       [subject, at],
     );
-    // the old row versions (with the key bytes) stay in the table's pages until VACUUM; FULL rewrites the table
-    if (rows.length > 0 && (this.#opts.vacuum ?? true)) await this.#pool.query(`VACUUM FULL ${this.#table}`);
+    // the old row versions (with the key bytes) stay in the table's pages until VACUUM; FULL rewrites the table, but
+    // keeps a version that a snapshot older than the destroy may still read: wait for those snapshots first
+    if (rows.length > 0 && (this.#opts.vacuum ?? true)) {
+      await this.#olderSnapshotsEnded(rows[0]!.xid, this.#opts.vacuumWaitMs ?? 10_000);
+      await this.#pool.query(`VACUUM FULL ${this.#table}`);
+    }
     return rows.map((r) => ({ keyId: r.key_id, session: r.session, ...(r.actor !== null ? { actor: r.actor } : {}) }));
+  }
+
+  /** Waits (at most `waitMs`) until no other session holds a snapshot from before transaction `xid` committed. */
+  async #olderSnapshotsEnded(xid: string, waitMs: number): Promise<void> {
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const { rows } = await this.#pool.query<{ older: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
+           AND age(backend_xmin) >= age($1::xid8::xid)) AS older`,
+        [xid],
+      );
+      if (!rows[0]!.older || Date.now() >= until) return;
+      await new Promise((resolve) => setTimeout(resolve, SNAPSHOT_POLL_MS));
+    }
   }
 
   async close(): Promise<void> {
