@@ -197,6 +197,8 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
           facts.push({ kind: 'claimed', seq, time, id: message.id, target, turn, step, batch });
           claims.push({ message, step });
         }
+        // a claim outside any turn is kept by no list: the next turn/start empties them before a step or a turn/end reads them
+        if (openTurn === null) return { state: factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, null), facts };
         return { state: factState(session, appendAll(awaiting, claims), inStep, inStepById, enteredInStep, appendAll(turnClaimed, batch), state.stepped, null), facts };
       }
       const insertedIds = d.inserted.map((m) => m.id);

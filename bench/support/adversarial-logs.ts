@@ -33,11 +33,16 @@ interface Message {
   readonly source: { readonly kind: string; readonly [k: string]: unknown };
 }
 
-/** A log writer: seqs, ids and times in order, a seeded random, fresh messages. */
+/**
+ * A log writer: seqs, ids and times in order, a seeded random, messages. As in the realistic log, the id of a
+ * message that left the lists for good is `free`d and used again, so the number of distinct ids (and the audit's
+ * per-input output) stays bounded while the log grows: memory then measures the folds, not the report.
+ */
 const writer = (firstSeq = 0) => {
   let seq = firstSeq;
   let seed = 35;
   let next = 0;
+  const freeIds: string[] = [];
   return {
     get seq() {
       return seq;
@@ -48,8 +53,11 @@ const writer = (firstSeq = 0) => {
       return seed % n;
     },
     message: (source: Message['source'] = { kind: 'user' }): Message => {
-      const id = `m-${next++}`;
+      const id = freeIds.pop() ?? `m-${next++}`;
       return { id, role: 'user', content: [{ type: 'text', text: `message ${id}` }], source };
+    },
+    free: (...messages: readonly Message[]): void => {
+      for (const m of messages) freeIds.push(m.id);
     },
   };
 };
@@ -87,11 +95,11 @@ function* claimsOutsideTurns(events: number, peak: number, sessionId: string): G
       yield w.at('agent/inbox/spliced', { target: 'next-turn', start: nt.length, inserted: [m] });
       nt.push(m);
     } else if (w.rand(2) === 0) {
-      nt.shift();
+      w.free(nt.shift()!);
       yield w.at('agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] });
     } else {
       const i = w.rand(nt.length);
-      nt.splice(i, 1);
+      w.free(...nt.splice(i, 1));
       yield w.at('agent/inbox/spliced', { target: 'next-turn', start: i, removedCount: 1, inserted: [], outcome: 'canceled' });
     }
   }
@@ -112,6 +120,7 @@ function* longTurn(events: number, peak: number, sessionId: string): Generator<E
     yield w.at('user/message', m);
     yield w.at('assistant/message', assistant(1, step));
     yield w.at('step/end', { turn: 1, step });
+    w.free(m);
   }
   yield w.at('turn/end', { turn: 1, reason: { kind: 'completed' } });
 }
@@ -136,6 +145,7 @@ function* bigSteps(events: number, peak: number, sessionId: string): Generator<E
     yield w.at('assistant/message', assistant(turn, 1));
     yield w.at('step/end', { turn, step: 1 });
     yield w.at('turn/end', { turn, reason: { kind: 'completed' } });
+    w.free(...batch);
   }
 }
 
@@ -151,7 +161,7 @@ function* cancelsAndEdits(events: number, peak: number, sessionId: string): Gene
       nt.push(m);
     } else if (w.rand(2) === 0) {
       const i = w.rand(nt.length);
-      nt.splice(i, 1);
+      w.free(...nt.splice(i, 1));
       yield w.at('agent/inbox/spliced', { target: 'next-turn', start: i, removedCount: 1, inserted: [], outcome: 'canceled' });
     } else {
       const i = w.rand(nt.length);
@@ -246,6 +256,7 @@ function* children(events: number, peak: number, sessionId: string): Generator<E
         yield w.at('assistant/message', assistant(turn, 1));
         yield w.at('step/end', { turn, step: 1 });
         yield w.at('turn/end', { turn, reason: { kind: 'completed' } });
+        w.free(...pending);
         pending = [];
       }
     }
