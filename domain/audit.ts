@@ -5,7 +5,7 @@ import { parseEvent, parseLogLine } from './parse-event.js';
 import type { MessageClass } from './history-classification.js';
 import { nextStepItems, nextTurnItems } from './inbox/inbox-state.js';
 import { queueView, type QueuePlacement } from './queue-view.js';
-import { initialSessionState, stepSession, type SessionState, type SessionStep } from './session-fold.js';
+import { initialSessionState, openTurnClaimedIds, stepSession, type SessionState, type SessionStep } from './session-fold.js';
 import type { DomainError, DomainErrorCode, EventParseError } from './errors.js';
 import { evolveChildren, initialChildrenState, type ChildRecord, type ChildrenState } from './children/child-edges.js';
 
@@ -169,7 +169,7 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
         errors: failure ? [failure] : [],
         inbox: { nextTurn: nextTurnItems(state.inbox).map((m) => m.id), nextStep: nextStepItems(state.inbox).map((m) => m.id) },
         turns: open
-          ? [...turns, { turn: open.turn, startSeq: open.startSeq, endSeq: null, reason: null, steps: open.steps, claimed: state.openTurnClaimed, ...withFailures() }]
+          ? [...turns, { turn: open.turn, startSeq: open.startSeq, endSeq: null, reason: null, steps: open.steps, claimed: openTurnClaimedIds(state), ...withFailures() }]
           : [...turns],
         consumedWork: { endSeq: end?.seq ?? null, endTurn: end?.turn ?? null, droppedUnrun: state.consumed.droppedUnrun },
         messages: [...messages],

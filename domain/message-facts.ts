@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { samePayload } from './sealed-content.js';
+import { appendAll, appendListItems, appendOne, emptyAppendList, type AppendList } from './append-list.js';
 import { accountsForClaim } from './consumed-work.js';
 import type { DomainError } from './errors.js';
 import { recordedActor, type ActorKind, type EventMetadata } from './event-metadata.js';
@@ -49,16 +50,23 @@ interface Claimed {
   readonly step: number;
 }
 
-/** The fold state: the session fold plus what the open turn claimed. */
+/**
+ * The fold state: the session fold plus what the open turn claimed. The lists grow by appending, for as long as a
+ * turn is open (or, for claims outside any turn, for the whole log): they are {@link AppendList}s, so an event costs
+ * O(1) amortized whatever their length, and an older state still reads its own items.
+ */
 export interface MessageFactState {
   readonly session: SessionState;
-  /** Claimed in the open turn and not yet seen in a step (id → claim). */
-  readonly awaiting: readonly Claimed[];
-  /** Claimed for the open step, and which of them entered. */
-  readonly inStep: readonly Claimed[];
-  readonly enteredInStep: readonly string[];
+  /** Claimed in the open turn and not yet seen in a step, in claim order. */
+  readonly awaiting: AppendList<Claimed>;
+  /** Claimed for the open step (what `awaiting` held at its step/start). */
+  readonly inStep: AppendList<Claimed>;
+  /** `inStep` by id (the first claim of each id), when it is long enough for a map to pay; else null. */
+  readonly inStepById: ReadonlyMap<string, Claimed> | null;
+  /** The ids of the open step's user/messages. */
+  readonly enteredInStep: AppendList<string>;
   /** Every id claimed by the open turn. */
-  readonly turnClaimed: readonly string[];
+  readonly turnClaimed: AppendList<string>;
   /** Did the open turn run a step? */
   readonly stepped: boolean;
   /** The last pure cancellation: a strict steer re-admits its ids into the other list in the next event. */
@@ -68,10 +76,11 @@ export interface MessageFactState {
 /** The fold before any event. */
 export const initialMessageFactState = (): MessageFactState => ({
   session: initialSessionState(),
-  awaiting: [],
-  inStep: [],
-  enteredInStep: [],
-  turnClaimed: [],
+  awaiting: emptyAppendList(),
+  inStep: emptyAppendList(),
+  inStepById: null,
+  enteredInStep: emptyAppendList(),
+  turnClaimed: emptyAppendList(),
   stepped: false,
   lastCancel: null,
 });
@@ -96,16 +105,41 @@ export const stepMessageFacts = (
 /** The fold state with its fields named (one object shape for every state, built without spreads). */
 const factState = (
   session: SessionState,
-  awaiting: readonly Claimed[],
-  inStep: readonly Claimed[],
-  enteredInStep: readonly string[],
-  turnClaimed: readonly string[],
+  awaiting: AppendList<Claimed>,
+  inStep: AppendList<Claimed>,
+  inStepById: ReadonlyMap<string, Claimed> | null,
+  enteredInStep: AppendList<string>,
+  turnClaimed: AppendList<string>,
   stepped: boolean,
   lastCancel: MessageFactState['lastCancel'],
-): MessageFactState => ({ session, awaiting, inStep, enteredInStep, turnClaimed, stepped, lastCancel });
+): MessageFactState => ({ session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, stepped, lastCancel });
+
+/** Steps claiming more than this many messages look their claims up by a map (built once per step). */
+const MAP_FROM = 8;
+
+/** The map of a step's claims by id, first claim of an id first; null for a short step (scanned instead). */
+const claimsById = (claims: AppendList<Claimed>): ReadonlyMap<string, Claimed> | null => {
+  if (claims.length <= MAP_FROM) return null;
+  const byId = new Map<string, Claimed>();
+  const items = claims.shared;
+  for (let i = 0; i < claims.length; i++) {
+    const c = items[i]!;
+    if (!byId.has(c.message.id)) byId.set(c.message.id, c);
+  }
+  return byId;
+};
+
+/** The open step's claim of `id` (its first), if any. */
+const claimOf = (state: MessageFactState, id: string): Claimed | undefined => {
+  if (state.inStepById !== null) return state.inStepById.get(id);
+  const items = state.inStep.shared;
+  for (let i = 0; i < state.inStep.length; i++) if (items[i]!.message.id === id) return items[i];
+  return undefined;
+};
 
 const NO_FACTS: readonly MessageFact[] = Object.freeze([]);
 const NONE: readonly never[] = Object.freeze([]);
+const EMPTY = emptyAppendList<never>();
 
 /** `fact` with the event's metadata as its last key, when the event has metadata. */
 const withMetadata = <F extends MessageFact>(fact: F & { metadata?: EventMetadata }, metadata: EventMetadata | undefined): F => {
@@ -127,9 +161,9 @@ const memberOf = (ids: readonly string[], others: number): ((id: string) => bool
  */
 const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep): { readonly state: MessageFactState; readonly facts: readonly MessageFact[] } => {
   const session = stepped.state;
-  const { awaiting, inStep, enteredInStep, turnClaimed, lastCancel } = state;
+  const { awaiting, inStep, inStepById, enteredInStep, turnClaimed, lastCancel } = state;
   if (event.seq === 0 || inSeed(state.session, event.seq)) {
-    const unchanged = factState(session, awaiting, inStep, enteredInStep, turnClaimed, state.stepped, lastCancel);
+    const unchanged = factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, lastCancel);
     // the seed's history entered the model before this session existed: its entries are facts, its inbox is not
     if (event.type !== 'user/message') return { state: unchanged, facts: NO_FACTS };
     const turns = state.session.turns;
@@ -158,12 +192,14 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
         const turn = openTurn?.turn ?? before.turns.lastTurn;
         const step = (openTurn?.steps ?? 0) + 1;
         const batch = removed.map((m) => m.id);
-        const claims: Claimed[] = awaiting.slice();
+        const claims: Claimed[] = [];
         for (const message of removed) {
           facts.push({ kind: 'claimed', seq, time, id: message.id, target, turn, step, batch });
           claims.push({ message, step });
         }
-        return { state: factState(session, claims, inStep, enteredInStep, turnClaimed.concat(batch), state.stepped, null), facts };
+        // a claim outside any turn is kept by no list: the next turn/start empties them before a step or a turn/end reads them
+        if (openTurn === null) return { state: factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, null), facts };
+        return { state: factState(session, appendAll(awaiting, claims), inStep, inStepById, enteredInStep, appendAll(turnClaimed, batch), state.stepped, null), facts };
       }
       const insertedIds = d.inserted.map((m) => m.id);
       const removedIds = removed.map((m) => m.id);
@@ -179,40 +215,49 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
       }
       const pureCancel = d.outcome === 'canceled' && d.inserted.length === 0;
       return {
-        state: factState(session, awaiting, inStep, enteredInStep, turnClaimed, state.stepped, pureCancel ? { seq, target, ids: removedIds } : null),
+        state: factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, pureCancel ? { seq, target, ids: removedIds } : null),
         facts,
       };
     }
     case 'step/start':
-      return { state: factState(session, NONE, awaiting, NONE, turnClaimed, true, null), facts: NO_FACTS };
+      return { state: factState(session, EMPTY, awaiting, claimsById(awaiting), EMPTY, turnClaimed, true, null), facts: NO_FACTS };
     case 'user/message': {
       const m = event.data as UserMessage;
       const id = m.id;
-      const claim = inStep.find((c) => c.message.id === id);
+      const claim = claimOf(state, id);
       const turn = openTurn?.turn ?? before.turns.lastTurn;
       const fact: MessageFact = { kind: 'entered', seq, time, id, turn, step: before.turns.openStep ?? 0, rewritten: claim ? !sameContent(claim.message, m) : false };
-      return { state: factState(session, awaiting, inStep, enteredInStep.concat(id), turnClaimed, state.stepped, null), facts: [fact] };
+      return { state: factState(session, awaiting, inStep, inStepById, appendOne(enteredInStep, id), turnClaimed, state.stepped, null), facts: [fact] };
     }
     case 'step/end': {
       const facts: MessageFact[] = [];
       const turn = openTurn?.turn ?? 0;
       const step = before.turns.openStep ?? 0;
-      for (const c of inStep) if (!enteredInStep.includes(c.message.id)) facts.push({ kind: 'dropped', seq, time, id: c.message.id, turn, step });
-      return { state: factState(session, awaiting, NONE, NONE, turnClaimed, state.stepped, null), facts };
+      if (inStep.length > 0) {
+        const entered = memberOf(appendListItems(enteredInStep), inStep.length);
+        const claims = inStep.shared;
+        for (let i = 0; i < inStep.length; i++) {
+          const id = claims[i]!.message.id;
+          if (!entered(id)) facts.push({ kind: 'dropped', seq, time, id, turn, step });
+        }
+      }
+      return { state: factState(session, awaiting, EMPTY, null, EMPTY, turnClaimed, state.stepped, null), facts };
     }
     case 'turn/end': {
       const { turn, reason } = event.data as { turn: number; reason: TurnEndReason };
       const accounted = state.stepped || (turnClaimed.length > 0 && accountsForClaim(reason));
       const facts: MessageFact[] = [];
-      for (const c of awaiting) facts.push({ kind: 'rejected', seq, time, id: c.message.id, turn, reason });
-      for (const id of turnClaimed) facts.push({ kind: 'turn-ended', seq, time, id, turn, reason, accounted });
-      return { state: factState(session, NONE, NONE, NONE, NONE, false, null), facts };
+      const claims = awaiting.shared;
+      for (let i = 0; i < awaiting.length; i++) facts.push({ kind: 'rejected', seq, time, id: claims[i]!.message.id, turn, reason });
+      const ids = turnClaimed.shared;
+      for (let i = 0; i < turnClaimed.length; i++) facts.push({ kind: 'turn-ended', seq, time, id: ids[i]!, turn, reason, accounted });
+      return { state: factState(session, EMPTY, EMPTY, null, EMPTY, EMPTY, false, null), facts };
     }
     case 'turn/start':
-      return { state: factState(session, NONE, NONE, NONE, NONE, false, null), facts: NO_FACTS };
+      return { state: factState(session, EMPTY, EMPTY, null, EMPTY, EMPTY, false, null), facts: NO_FACTS };
     default:
       return {
-        state: factState(session, awaiting, inStep, enteredInStep, turnClaimed, state.stepped, event.type === 'chain/head' || event.type === 'session/erased' ? lastCancel : null),
+        state: factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, event.type === 'chain/head' || event.type === 'session/erased' ? lastCancel : null),
         facts: NO_FACTS,
       };
   }

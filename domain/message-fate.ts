@@ -87,13 +87,25 @@ export const createFateFold = (): FateFold => {
   let state: MessageFactState = initialMessageFactState();
   let error: DomainError | null = null;
   const actions: ActorAction[] = [];
+  type Inserted = { id: string; source: { kind: string }; content: { type: string; text?: string }[]; sealed?: { state?: string } };
+  /** The inserted messages of the splice being folded, by id, when it inserts enough of them for a map to pay. */
+  let insertedOf: { readonly event: LogEvent; readonly byId: ReadonlyMap<string, Inserted> } | null = null;
+  const insertedById = (event: LogEvent, inserted: readonly Inserted[], id: string): Inserted | undefined => {
+    if (inserted.length <= 8) return inserted.find((x) => x.id === id);
+    if (insertedOf === null || insertedOf.event !== event) {
+      const byId = new Map<string, Inserted>();
+      for (const m of inserted) if (!byId.has(m.id)) byId.set(m.id, m);
+      insertedOf = { event, byId };
+    }
+    return insertedOf.byId.get(id);
+  };
   const contentOf = (event: LogEvent, id: string): { source: string; preview: string } | null => {
     if (event.type === 'user/message') {
       const m = event.data as { source: { kind: string }; content: { type: string; text?: string }[]; sealed?: { state?: string } };
       return { source: m.source.kind, preview: shownOf(m) };
     }
     if (event.type === 'agent/inbox/spliced') {
-      const m = (event.data as { inserted: readonly { id: string; source: { kind: string }; content: { type: string; text?: string }[]; sealed?: { state?: string } }[] }).inserted.find((x) => x.id === id);
+      const m = insertedById(event, (event.data as { inserted: readonly Inserted[] }).inserted, id);
       return m ? { source: m.source.kind, preview: shownOf(m) } : null;
     }
     return null;
@@ -126,6 +138,7 @@ export const createFateFold = (): FateFold => {
         if (shown) Object.assign(f, shown);
         f.entries.push(entry);
       }
+      insertedOf = null;
       return true;
     },
   };

@@ -3,6 +3,7 @@ import { initialConsumedWorkState, evolveConsumedWork, type ConsumedWorkState } 
 import { ImpossibleEventError, type DomainError } from './errors.js';
 import { isKnownEvent, type InboxNotification, type InboxSplicedData, type LogEvent, type SessionCreatedData } from './events.js';
 import { classifyMessage, classifySplice, initialClassificationState, type ClassificationState, type MessageClass } from './history-classification.js';
+import { appendAll, appendListItems, emptyAppendList, type AppendList } from './append-list.js';
 import { applySpliceRemoving } from './inbox/inbox-evolve.js';
 import { notificationsOfRemoval } from './inbox/inbox-notifications.js';
 import { initialInboxState, type InboxState } from './inbox/inbox-state.js';
@@ -25,8 +26,8 @@ export interface SessionState {
   readonly turns: TurnFoldState;
   readonly consumed: ConsumedWorkState;
   readonly classification: ClassificationState;
-  /** Ids claimed by the open turn, in claim order. */
-  readonly openTurnClaimed: readonly string[];
+  /** Ids claimed by the open turn, in claim order (an append-only list: see {@link openTurnClaimedIds}). */
+  readonly openTurnClaimed: AppendList<string>;
 }
 
 /** The whole-session fold's state before any event. */
@@ -39,8 +40,11 @@ export const initialSessionState = (): SessionState => ({
   turns: initialTurnFoldState(),
   consumed: initialConsumedWorkState(),
   classification: initialClassificationState(),
-  openTurnClaimed: [],
+  openTurnClaimed: emptyAppendList(),
 });
+
+/** The ids claimed by the open turn, in claim order, as an array of their own (O(claims)). */
+export const openTurnClaimedIds = (state: SessionState): readonly string[] => appendListItems(state.openTurnClaimed);
 
 /** What one event did, besides the new state. */
 export interface SessionStep {
@@ -124,7 +128,7 @@ export const stepSession = (state: SessionState, event: LogEvent): E.Either<Doma
         const isClaim = splice.removedCount !== undefined && splice.outcome !== 'canceled';
         inbox = applied.right.state;
         classification = classifySplice(state.classification, splice, removed);
-        if (isClaim && state.turns.openTurn) openTurnClaimed = [...state.openTurnClaimed, ...removed.map((m) => m.id)];
+        if (isClaim && state.turns.openTurn && removed.length > 0) openTurnClaimed = appendAll(state.openTurnClaimed, removed.map((m) => m.id));
         break;
       }
       case 'user/message': {
@@ -137,7 +141,7 @@ export const stepSession = (state: SessionState, event: LogEvent): E.Either<Doma
         openTurnClaimed = NO_IDS;
         break;
       case 'turn/end':
-        closedTurn = { ...turns.right.lastClosed!, claimed: state.openTurnClaimed };
+        closedTurn = { ...turns.right.lastClosed!, claimed: appendListItems(state.openTurnClaimed) };
         openTurnClaimed = NO_IDS;
         break;
       default:
@@ -162,7 +166,7 @@ export const stepSession = (state: SessionState, event: LogEvent): E.Either<Doma
 };
 
 const NO_NOTIFICATIONS: readonly InboxNotification[] = Object.freeze([]);
-const NO_IDS: readonly string[] = Object.freeze([]);
+const NO_IDS: AppendList<string> = emptyAppendList();
 const impossible = (event: LogEvent, reason: string) => E.left(new ImpossibleEventError(event.seq, event.type, reason));
 
 /** Folds a whole log; stops at the first refusal and reports the state before it. */

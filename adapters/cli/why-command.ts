@@ -167,7 +167,8 @@ export const answerWhy = async (session: string | null, id: string, batches: Asy
         }
         break;
       case 'agent/inbox/spliced':
-        if (resultEventId !== null && e.metadata?.causationId === resultEventId) call = { ...call, staged: [...call.staged, ...e.data.inserted.map((m) => m.id)] };
+        // staged is this answer's own array: appended in place (a copy per staging splice would grow with the staging)
+        if (resultEventId !== null && e.metadata?.causationId === resultEventId) for (const m of e.data.inserted) (call.staged as string[]).push(m.id);
         break;
       default:
         break;

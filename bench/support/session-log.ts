@@ -78,19 +78,26 @@ export const expectSameLists = (what: string, a: FinalLists, b: FinalLists): voi
  * returns the lists pending at its end as a plain-array model computes them (each splice applied with
  * Array.prototype.splice): the reference every benchmark checks its final lists against.
  */
-export const writeSessionLog = async (file: string, events: number, peak: number, options: { readonly chained?: boolean } = {}): Promise<FinalLists> => {
+export const writeSessionLog = async (file: string, events: number, peak: number, options: { readonly chained?: boolean } = {}): Promise<FinalLists> =>
+  writeLog(file, sessionLog(events, peak), options);
+
+/**
+ * Writes any log of envelopes (`sessionLog`, or an adversarial one of adversarial-logs.ts) as `writeSessionLog`
+ * does, and returns the plain-array model's final lists (a fork's inbox starts empty after its `session/end-seed`).
+ */
+export const writeLog = async (file: string, envelopes: Iterable<Envelope>, options: { readonly chained?: boolean } = {}): Promise<FinalLists> => {
   const out = createWriteStream(file);
   const chained = options.chained ?? true;
   let prev = GENESIS_HASH;
-  const lists = { 'next-turn': [] as string[], 'next-step': [] as string[] };
+  let lists = { 'next-turn': [] as string[], 'next-step': [] as string[] };
   let chunk = '';
   let count = 0;
-  for (const e of sessionLog(events, peak)) {
+  for (const e of envelopes) {
     count++;
     if (e.type === 'agent/inbox/spliced') {
       const d = e.data as { target: 'next-turn' | 'next-step'; start: number; removedCount?: number; inserted: readonly { id: string }[] };
       lists[d.target].splice(d.start, d.removedCount ?? 0, ...d.inserted.map((m) => m.id));
-    }
+    } else if (e.type === 'session/end-seed') lists = { 'next-turn': [], 'next-step': [] };
     if (chained) prev = sha256ChainHash(chainInputOf('bench-session', e, prev));
     chunk += `${JSON.stringify(chained ? { ...e, hash: prev } : e)}\n`;
     if (chunk.length > 1 << 20) {

@@ -1,4 +1,5 @@
 import type { LogEvent, SessionCreatedData } from '../events.js';
+import { PersistentMap } from '../persistent-map.js';
 import type { ChildMode, ChildStopReason, SubagentEndData, SubagentStartData } from './subagent-events.js';
 
 /** One activation epoch of a child, as the parent's log records it. */
@@ -35,10 +36,17 @@ export interface ChildrenState {
 }
 
 /** The empty children state. */
-export const initialChildrenState = (): ChildrenState => ({ children: new Map(), lineage: null });
+export const initialChildrenState = (): ChildrenState => ({ children: PersistentMap.empty(), lineage: null });
 
 const recordOf = (state: ChildrenState, id: string): ChildRecord => state.children.get(id) ?? { childSessionId: id, mode: null, epochs: [], reports: [], settlements: [] };
-const withRecord = (state: ChildrenState, record: ChildRecord): ChildrenState => ({ ...state, children: new Map(state.children).set(record.childSessionId, record) });
+/** The children as a persistent map: setting one child is O(1), however many the session has (a copy would be O(children)). */
+const persistent = (children: ReadonlyMap<string, ChildRecord>): PersistentMap<string, ChildRecord> => {
+  if (children instanceof PersistentMap) return children as PersistentMap<string, ChildRecord>;
+  let map = PersistentMap.empty<string, ChildRecord>();
+  for (const [id, record] of children) map = map.with(id, record);
+  return map;
+};
+const withRecord = (state: ChildrenState, record: ChildRecord): ChildrenState => ({ children: persistent(state.children).with(record.childSessionId, record), lineage: state.lineage });
 
 /**
  * One event into the children state: `subagent/start` opens an epoch, `subagent/end` closes it, and every insertion

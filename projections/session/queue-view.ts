@@ -1,6 +1,8 @@
 import { pipe, type OperatorFunction } from 'rxjs';
 import { isKnownEvent, type InboxSplicedData, type LogEvent } from '../../domain/events.js';
+import { appendOne, emptyAppendList, type AppendList } from '../../domain/append-list.js';
 import type { UserMessage } from '../../domain/message.js';
+import { emptyPersistentSet, persistentSetAdd, persistentSetHas, type PersistentSet } from '../../domain/persistent-set.js';
 import { queueView as domainQueueView, type QueueItem } from '../../domain/queue-view.js';
 import { fromFrames, sessionSteps, type SessionFrame } from './session-steps.js';
 
@@ -59,17 +61,35 @@ const isClaim = (splice: InboxSplicedData): boolean => splice.removedCount !== u
 export const queueFrames = (options: QueueViewOptions = {}): OperatorFunction<SessionFrame, QueueSnapshot> =>
   fromFrames<QueueSnapshot>(() => {
     const gapless = options.gaplessHandoff ?? true;
-    let handoff: readonly UserMessage[] = [];
-    // A snapshot is lazy: its rows are built when first read, from the persistent inbox it captured, so a consumer
-    // that keeps only the latest snapshot (last wins) pays O(1) per splice instead of O(pending).
+    // The claimed steering rows awaiting their user/message: every row claimed since the handoff was last cleared,
+    // in claim order (append-only), less those retired (by position), so that claiming, retiring and capturing the
+    // rows for a snapshot cost O(1) per row however many are waiting (a copy per retirement would be quadratic in
+    // the size of a step's claim).
+    let claimedRows = emptyAppendList<UserMessage>();
+    let retired = emptyPersistentSet();
+    let waiting = 0;
+    /** The position in `claimedRows` of each row still waiting, by id. */
+    const positionOf = new Map<string, number>();
+    const retire = (id: string): boolean => {
+      const at = positionOf.get(id);
+      if (at === undefined) return false;
+      positionOf.delete(id);
+      retired = persistentSetAdd(retired, String(at));
+      waiting--;
+      return true;
+    };
+    // A snapshot is lazy: its rows are built when first read, from the persistent inbox and handoff it captured, so
+    // a consumer that keeps only the latest snapshot (last wins) pays O(1) per splice instead of O(pending).
     const snapshot = (seq: number, frame: SessionFrame): QueueSnapshot => {
       const inbox = frame.step.state.inbox;
-      const claimed = handoff;
+      const rows = claimedRows;
+      const gone = retired;
+      const none = waiting === 0;
       let items: readonly QueueViewItem[] | null = null;
       return {
         seq,
         get items(): readonly QueueViewItem[] {
-          return (items ??= rowsOf(domainQueueView(inbox), claimed));
+          return (items ??= rowsOf(domainQueueView(inbox), none ? [] : waitingRows(rows, gone)));
         },
       };
     };
@@ -80,33 +100,31 @@ export const queueFrames = (options: QueueViewOptions = {}): OperatorFunction<Se
         case 'agent/inbox/spliced': {
           const splice = event.data;
           if (gapless) {
-            if (handoff.length > 0 && splice.inserted.length > 0) {
-              const reinserted = new Set<string>(splice.inserted.map((m) => m.id));
-              handoff = handoff.filter((m) => !reinserted.has(m.id));
-            }
+            if (waiting > 0) for (const m of splice.inserted) retire(m.id);
             if (splice.target === 'next-step' && isClaim(splice)) {
-              const claimedSteering = frame.step.notifications
-                .filter((n) => n.type === 'agent/inbox/claimed' && n.message.source.kind === 'user')
-                .map((n) => n.message);
-              if (claimedSteering.length > 0) handoff = [...handoff, ...claimedSteering];
+              for (const n of frame.step.notifications) {
+                if (n.type !== 'agent/inbox/claimed' || n.message.source.kind !== 'user') continue;
+                positionOf.set(n.message.id, claimedRows.length);
+                claimedRows = appendOne(claimedRows, n.message);
+                waiting++;
+              }
             }
           }
           emit(snapshot(event.seq, frame));
           return;
         }
         case 'user/message': {
-          if (handoff.length === 0) return;
-          const id = event.data.id;
-          const at = handoff.findIndex((m) => m.id === id);
-          if (at < 0) return;
-          handoff = [...handoff.slice(0, at), ...handoff.slice(at + 1)];
+          if (waiting === 0 || !retire(event.data.id)) return;
           emit(snapshot(event.seq, frame));
           return;
         }
         case 'turn/end':
         case 'session/end-seed':
-          if (handoff.length === 0) return;
-          handoff = [];
+          if (waiting === 0) return;
+          claimedRows = emptyAppendList();
+          retired = emptyPersistentSet();
+          waiting = 0;
+          positionOf.clear();
           emit(snapshot(event.seq, frame));
           return;
         default:
@@ -114,6 +132,14 @@ export const queueFrames = (options: QueueViewOptions = {}): OperatorFunction<Se
       }
     };
   });
+
+/** The rows of `rows` not retired, in claim order. */
+const waitingRows = (rows: AppendList<UserMessage>, retired: PersistentSet): readonly UserMessage[] => {
+  const out: UserMessage[] = [];
+  const items = rows.shared;
+  for (let i = 0; i < rows.length; i++) if (!persistentSetHas(retired, String(i))) out.push(items[i]!);
+  return out;
+};
 
 /** Session events → the complete queue snapshot after every splice (last wins), with the gapless steering handoff. */
 export const queueView = (options: QueueViewOptions = {}): OperatorFunction<LogEvent, QueueSnapshot> =>
