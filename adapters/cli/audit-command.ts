@@ -73,8 +73,10 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
           spool?.close();
           return reportFailure(io, 'audit', new SessionNotFoundError(target, spec), json);
         }
+        const storeNotes: string[] = [];
+        for (const line of unreadOf(store)) unreadNotes(io, 'audit', json ? storeNotes : undefined)(line);
         ({ report, extras } = audited);
-        for (const line of unreadOf(store)) unreadNotes(io, 'audit', json)?.(line);
+        if (json) extras = { ...audited.extras, storeNotes };
       } finally {
         await store.close();
       }

@@ -41,6 +41,8 @@ export interface AuditExtras {
   readonly content: AuditContent | null;
   /** Every admission and control action, in log order, with its actor (`actorActionsOf`). */
   readonly actions: readonly ActorAction[];
+  /** What the store left unread (a JSONL store's crash leftovers), one line each: present when read from a store. */
+  readonly storeNotes?: readonly string[];
 }
 
 /**
@@ -156,6 +158,8 @@ export type AuditOutput = Omit<AuditReport, 'messages' | 'errors'> & {
   readonly content?: AuditContent;
   /** Every admission and control action, in log order, with its actor (null when the event names none). */
   readonly actions: readonly ActorAction[];
+  /** What the store left unread (a JSONL store's crash leftovers), one line each: present when read from a store. */
+  readonly storeNotes?: readonly string[];
 };
 
 /** Joins the fold's report and the extras into the audit output. */
@@ -187,5 +191,6 @@ export const auditOutput = (report: AuditReport, extras: AuditExtras, at: AuditL
     actions: extras.actions,
     ...(extras.source ? { source: extras.source } : {}),
     ...(extras.content ? { content: extras.content } : {}),
+    ...(extras.storeNotes ? { storeNotes: extras.storeNotes } : {}),
   };
 };

@@ -22,6 +22,6 @@ export const exportCommand = async (argv: readonly string[], io: CliIo): Promise
       n++;
     }
     if (n === 0) throw new SessionNotFoundError(session, spec);
-  }, unreadNotes(io, 'export', false));
+  }, unreadNotes(io, 'export'));
   return EXIT.ok;
 };

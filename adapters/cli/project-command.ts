@@ -67,5 +67,5 @@ export const projectCommand = async (argv: readonly string[], io: CliIo): Promis
     } finally {
       await checkpoints.close();
     }
-  }, unreadNotes(io, 'project', false));
+  }, unreadNotes(io, 'project'));
 };

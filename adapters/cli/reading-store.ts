@@ -18,11 +18,12 @@ export const openStoreToRead = (spec: string): Promise<EventStore> => openStore(
 export const unreadOf = (store: EventStore): readonly string[] => (store as { readonly unread?: readonly string[] }).unread ?? [];
 
 /**
- * Where a reading command reports what the store leaves unread: one line each on stderr, `steerlog <command>: note: …`
- * (none with `--json`, whose stdout holds the one object and whose stderr stays empty).
+ * Where a reading command reports what the store leaves unread: one line each on stderr, `steerlog <command>: note: …`;
+ * with `--json` (`json` is then the list the command prints as its object's `storeNotes`), each line goes into that
+ * list instead, so stdout holds the one object, stderr stays empty, and a script is still told.
  */
-export const unreadNotes = (io: CliIo, command: string, json: boolean): ((line: string) => void) | undefined =>
-  json ? undefined : (line) => io.stderr.write(`steerlog ${command}: note: ${line}\n`);
+export const unreadNotes = (io: CliIo, command: string, json?: string[]): ((line: string) => void) =>
+  json ? (line) => void json.push(line) : (line) => io.stderr.write(`steerlog ${command}: note: ${line}\n`);
 
 /**
  * Runs `read` over the store `spec` names, opened by {@link openStoreToRead}, and closes it whatever happens. When

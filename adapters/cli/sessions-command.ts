@@ -45,6 +45,8 @@ export interface SessionsOutput {
   readonly format: 'steerlog-sessions';
   readonly version: 1;
   readonly sessions: readonly SessionSummary[];
+  /** What the store left unread (a JSONL store's crash leftovers), one line each; `[]` when nothing was. */
+  readonly storeNotes: readonly string[];
 }
 
 /** Folds and verifies one stream in one streaming pass. */
@@ -114,13 +116,14 @@ export const sessionsCommand = async (argv: readonly string[], io: CliIo): Promi
   if (!args.ok) throw new UsageError(args.error);
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${args.positionals[0]} (sessions reads --store <spec>)`);
   const spec = args.strings.store ?? DEFAULT_STORE_SPEC;
+  const storeNotes: string[] = [];
   const sessions = await readingStore(spec, async (store) => {
     const found: SessionSummary[] = [];
     for (const stream of await listStreams(store)) found.push(await summarizeSession(store, stream));
     return found;
-  }, unreadNotes(io, 'sessions', args.flags.json === true));
+  }, unreadNotes(io, 'sessions', args.flags.json ? storeNotes : undefined));
   if (args.flags.json) {
-    const out: SessionsOutput = { format: 'steerlog-sessions', version: 1, sessions };
+    const out: SessionsOutput = { format: 'steerlog-sessions', version: 1, sessions, storeNotes };
     io.stdout.write(`${JSON.stringify(out)}\n`);
   } else if (sessions.length === 0) {
     io.stdout.write(`no sessions in ${spec}\n`);

@@ -27,6 +27,8 @@ export interface VerifyOutput {
   readonly version: 1;
   readonly ok: boolean;
   readonly sessions: readonly SessionVerification[];
+  /** What the store left unread (a JSONL store's crash leftovers), one line each: present when read from a store. */
+  readonly storeNotes?: readonly string[];
 }
 
 const short = (h: string): string => h.slice(0, 16);
@@ -145,6 +147,7 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
 
   const results: SessionVerification[] = [];
   let fileFormat = 'steerlog' as LogFormat;
+  const storeNotes: string[] = [];
   try {
     if (fromStore) {
       await readingStore(storeSpec!, async (store) => {
@@ -154,7 +157,7 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
           if (v.status === 'empty' && !args.flags.all) throw new SessionNotFoundError(s, storeSpec!);
           results.push(v);
         }
-      }, unreadNotes(io, 'verify', args.flags.json === true));
+      }, unreadNotes(io, 'verify', args.flags.json ? storeNotes : undefined));
     } else {
       const file = positionals[0]!;
       await readingFile(file, async () => {
@@ -174,7 +177,7 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
   }
   const ok = results.every((r) => r.ok);
   if (args.flags.json) {
-    const out: VerifyOutput = { format: 'steerlog-verify', version: 1, ok, sessions: results };
+    const out: VerifyOutput = { format: 'steerlog-verify', version: 1, ok, sessions: results, ...(fromStore ? { storeNotes } : {}) };
     io.stdout.write(`${JSON.stringify(out)}\n`);
   } else if (args.flags.head) {
     for (const r of results) io.stdout.write(r.head ? `${r.stream} ${r.head.seq}:${r.head.hash}\n` : `${r.stream} -\n`);

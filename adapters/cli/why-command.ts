@@ -85,6 +85,8 @@ export interface WhyOutput {
   readonly synthesized?: { readonly fromSeq: number; readonly types: readonly string[] } | null;
   /** Present when a model request of a step the input entered (or the tool call was requested in) failed: each failed attempt. */
   readonly failedRequests?: readonly WhyFailedRequest[];
+  /** With `--json --store`: what the store left unread (a JSONL store's crash leftovers), one line each; `[]` when nothing was. */
+  readonly storeNotes?: readonly string[];
 }
 
 /** One failed model request of a step (a `request/error` event): its attempt, seq, code, status, and whether another attempt followed. */
@@ -309,11 +311,13 @@ export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<nu
   const keyring = keys.keyring ?? createKeyring(null);
   try {
     if (spec !== undefined) {
+      const storeNotes: string[] = [];
       answer = await readingStore(spec, async (store) => {
         const found = await answerWhy(target, id, storeEnvelopeBatches(store, target), keyring);
         if (found.events === 0 && !found.error) throw new SessionNotFoundError(target, spec);
         return { ...found, crossing: await followAcross(store, target, found, (s, i) => answerWhy(s, i, storeEnvelopeBatches(store, s), keyring)) };
-      }, unreadNotes(io, 'why', args.flags.json === true));
+      }, unreadNotes(io, 'why', args.flags.json ? storeNotes : undefined));
+      if (args.flags.json) answer = { ...answer, storeNotes };
     } else {
       answer = await readingFile(target, async () =>
         (await resolveFileFormat(target, formatOption)) === 'dsh' ? answerWhyHarness(target, id, keyring, answerWhy) : answerWhy(null, id, fileEnvelopeBatches(target), keyring),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ActorActionKind } from '../../../domain/actor-actions.js';
 import type { DomainErrorCode } from '../../../domain/errors.js';
 import { ActorKindSchema } from '../../../domain/event-metadata.js';
-import { chainBreak, chainStatus, head, seq, time } from './fields.js';
+import { chainBreak, chainStatus, head, seq, storeNotes, time } from './fields.js';
 import { auditSource, sourceError } from './harness-log.js';
 import { fate } from './message-fate.js';
 
@@ -96,5 +96,7 @@ export const AuditOutputSchema = z
     content: auditContent.optional(),
     /** Every admission and control action, in log order, with its actor (null when the event names none). */
     actions: z.array(action),
+    /** What the store left unread, present when the log was read from a store (see fields.ts). */
+    storeNotes: storeNotes.optional(),
   })
   .strict();

@@ -24,3 +24,11 @@ export const chainBreak = z.union([
 ]);
 /** The verdict on a session's hash chain. */
 export const chainStatus = z.enum(['verified', 'partly-chained', 'unchained', 'broken', 'empty', 'unreadable']);
+
+/**
+ * What the store a reading command opened read-only left unread (a JSONL store's unfinished commit, an interrupted
+ * stream creation, group-journal commits the index lacks), one line each, as the command without `--json` prints them
+ * on stderr after `note: `. Present whenever the command read a store (`--store`), `[]` when nothing was left;
+ * absent when it read a file.
+ */
+export const storeNotes = z.array(z.string());

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { chainStatus, seq, time } from './fields.js';
+import { chainStatus, seq, storeNotes, time } from './fields.js';
 
 /** `steerlog sessions --json`. */
 export const SessionsOutputSchema = z
@@ -24,5 +24,7 @@ export const SessionsOutputSchema = z
         })
         .strict(),
     ),
+    /** What the store left unread (see fields.ts); sessions always reads a store. */
+    storeNotes,
   })
   .strict();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { chainBreak, chainStatus, hash, head, seq } from './fields.js';
+import { chainBreak, chainStatus, hash, head, seq, storeNotes } from './fields.js';
 
 /** A session's verdict as `steerlog verify` reports it: its chain, signatures and anchor. */
 const sessionVerification = z
@@ -32,4 +32,4 @@ const sessionVerification = z
   .strict();
 
 /** `steerlog verify --json`. */
-export const VerifyOutputSchema = z.object({ format: z.literal('steerlog-verify'), version: z.literal(1), ok: z.boolean(), sessions: z.array(sessionVerification) }).strict();
+export const VerifyOutputSchema = z.object({ format: z.literal('steerlog-verify'), version: z.literal(1), ok: z.boolean(), sessions: z.array(sessionVerification), storeNotes: storeNotes.optional() }).strict();

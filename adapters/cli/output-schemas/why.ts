@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EventMetadataSchema } from '../../../domain/event-metadata.js';
 import { InboxTargetSchema, TurnEndReasonSchema } from '../../../domain/events.js';
 import { ChildStopReasonSchema } from '../../../domain/children/subagent-events.js';
-import { seq, time } from './fields.js';
+import { seq, storeNotes, time } from './fields.js';
 import { harnessStep } from './harness-log.js';
 import { fate } from './message-fate.js';
 
@@ -78,5 +78,7 @@ export const WhyOutputSchema = z
     failedRequests: z
       .array(z.object({ turn: seq, step: seq, attempt: seq, seq, code: z.string(), status: z.number().int().optional(), retried: z.boolean() }).strict())
       .optional(),
+    /** What the store left unread, present when the log was read from a store (see fields.ts). */
+    storeNotes: storeNotes.optional(),
   })
   .strict();

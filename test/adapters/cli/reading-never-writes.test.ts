@@ -5,6 +5,7 @@ import { join, relative } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamFileName } from '../../../adapters/store/jsonl/index.js';
+import { AuditOutputSchema, SessionsOutputSchema, VerifyOutputSchema, WhyOutputSchema } from '../../../adapters/cli/output-schemas.js';
 import { runCli } from './support/run-cli.js';
 import { letAuditorReach, runAsAuditor } from './support/run-as-auditor.js';
 import { seedStore } from '../store/jsonl/support/damage.js';
@@ -14,7 +15,8 @@ import { describePg, dropSchema, PG_URL, uniqueSchema } from '../store/postgres/
  * Issue 27: reading never writes. Every reading command (audit, verify, why, sessions, export, project) opens a store
  * the same read-only way: on JSONL no file, directory, lock or quarantine is created and no byte changes — with a
  * torn tail (an unfinished commit, which recovery would cut), a pending group journal (which recovery would replay),
- * and on a read-only copy read by a user without write rights; on PostgreSQL a role with SELECT rights only can run
+ * and on a read-only copy read by a user without write rights. What such a store leaves unread is reported: on stderr,
+ * or with `--json` in the printed object's `storeNotes` (`[]` when nothing is left); on PostgreSQL a role with SELECT rights only can run
  * them all, and a schema that does not exist is not created.
  */
 const SESSION = 'ro-1';
@@ -46,11 +48,24 @@ const readingCommands = (spec: string, session = SESSION): string[][] => [
   ['verify', '--store', spec, session],
   ['verify', '--store', spec, '--all', '--json'],
   ['why', '--store', spec, session, messageId],
+  ['why', '--store', spec, session, messageId, '--json'],
   ['sessions', '--store', spec],
   ['sessions', '--store', spec, '--json'],
   ['export', spec, session],
   ['project', MODULE, '--store', spec],
 ];
+
+const OUTPUT_SCHEMAS = { audit: AuditOutputSchema, verify: VerifyOutputSchema, why: WhyOutputSchema, sessions: SessionsOutputSchema };
+
+/**
+ * The `storeNotes` of the one JSON object a `--json` run of `command` printed (stdout is that object and nothing
+ * else), checked against the command's published output schema first.
+ */
+const storeNotesOf = (command: string, stdout: string): unknown => {
+  const value = JSON.parse(stdout) as { storeNotes?: unknown };
+  OUTPUT_SCHEMAS[command as keyof typeof OUTPUT_SCHEMAS].parse(value);
+  return value.storeNotes;
+};
 
 const demo = async (dir: string): Promise<void> => {
   expect((await runCli('demo', '--store', `jsonl:${dir}`, '--session', SESSION, '--json')).code).toBe(0);
@@ -77,6 +92,8 @@ describe('reading never writes: JSONL', () => {
       const r = await runCli(...argv);
       expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(0);
       expect(md5Tree(dir), argv.join(' ')).toEqual(before);
+      // a store that leaves nothing unread: --json says so with an empty list, not by leaving the field out
+      if (argv.includes('--json')) expect(storeNotesOf(argv[0]!, r.stdout), argv.join(' ')).toEqual([]);
     }
   });
 
@@ -90,8 +107,12 @@ describe('reading never writes: JSONL', () => {
       const r = await runCli(...argv);
       expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(0);
       expect(md5Tree(dir), argv.join(' ')).toEqual(before);
-      if (argv.includes('--store') && !argv.includes('--json')) {
-        expect(r.stderr, argv.join(' ')).toBe(`steerlog ${argv[0]}: note: streams/${streamFileName(SESSION).fileName}: 10 bytes after its last committed line (an unfinished commit), not read\n`);
+      const note = `streams/${streamFileName(SESSION).fileName}: 10 bytes after its last committed line (an unfinished commit), not read`;
+      if (argv.includes('--store') && !argv.includes('--json')) expect(r.stderr, argv.join(' ')).toBe(`steerlog ${argv[0]}: note: ${note}\n`);
+      if (argv.includes('--json')) {
+        // --json: stdout holds the one object, stderr stays empty, and the object carries the note
+        expect(r.stderr, argv.join(' ')).toBe('');
+        expect(storeNotesOf(argv[0]!, r.stdout), argv.join(' ')).toEqual([note]);
       }
     }
     expect(existsSync(join(dir, 'quarantine'))).toBe(false);
@@ -106,11 +127,18 @@ describe('reading never writes: JSONL', () => {
     const index = join(seeded.dir, 'global.idx');
     truncateSync(index, statSync(index).size - 3 * 80);
     const before = md5Tree(seeded.dir);
-    for (const argv of readingCommands(`jsonl:${seeded.dir}`, 's/a').filter((a) => a[0] !== 'why')) {
+    const note = 'group.journal: 1 commit the index does not hold (a power loss?), not read: a writable open (steerlog store repair) replays them';
+    for (const argv of readingCommands(`jsonl:${seeded.dir}`, 's/a')) {
       const r = await runCli(...argv);
-      expect([0, 1], `${argv.join(' ')}: ${r.stderr}`).toContain(r.code); // its events are no steerlog session log
+      // its events are no steerlog session log; why finds no such id in it (exit 2) and says so all the same
+      expect(argv[0] === 'why' ? [0, 1, 2] : [0, 1], `${argv.join(' ')}: ${r.stderr}`).toContain(r.code);
       expect(md5Tree(seeded.dir), argv.join(' ')).toEqual(before);
-      if (!argv.includes('--json')) expect(r.stderr, argv.join(' ')).toContain(`steerlog ${argv[0]}: note: group.journal: 1 commit the index does not hold`);
+      if (!argv.includes('--json')) expect(r.stderr, argv.join(' ')).toContain(`steerlog ${argv[0]}: note: ${note}\n`);
+      else {
+        expect(r.stderr, argv.join(' ')).toBe('');
+        // (the stream files' bytes of that commit are an unfinished commit to a reader, and are noted too)
+        expect(storeNotesOf(argv[0]!, r.stdout), argv.join(' ')).toContain(note);
+      }
     }
     // a writable open replays it: the 3 events are back
     expect((await runCli('store', 'repair', `jsonl:${seeded.dir}`)).code).toBe(0);
