@@ -22,10 +22,11 @@ const cliAudit = async (argv: string[]): Promise<unknown> => {
 
 /**
  * The part of `audit --json` that is the session fold's report (what the console shows): the CLI adds the chain,
- * format, times and every input's fate around it; those are compared by the CLI's own tests.
+ * format, times, every input's fate and what the store left unread (`storeNotes`) around it; those are compared by
+ * the CLI's own tests.
  */
 const foldPart = (cli: unknown): unknown => {
-  const { format: _f, version: _v, at: _a, times: _t, chain: _c, actions: _x, messages, errors, ...rest } = cli as Record<string, unknown> & {
+  const { format: _f, version: _v, at: _a, times: _t, chain: _c, actions: _x, storeNotes: _n, messages, errors, ...rest } = cli as Record<string, unknown> & {
     messages: { seq: number; id: string; class: string | null }[];
     errors: { code: string }[];
   };
