@@ -15,7 +15,7 @@ import type { SessionLog } from './session-log.js';
 import type { CommitCheck, EventObserver } from './session-log-types.js';
 import { systemClock } from './ports/clock.js';
 import { retryPolicy } from './retry-policy.js';
-import { causedBy, runTurn, type RunningPhase, type TurnPort } from './turn.js';
+import { runTurn, type RunningPhase, type TurnPort } from './turn.js';
 import type { AgentInbox, AgentOptions, ChildEventType, DurableReceipt, InputOptions, QueueEdits } from './agent-types.js';
 
 /** The actor of what steerlog does on its own: the cancel of `dispose`. */
@@ -62,7 +62,7 @@ export class Agent {
       agent: this,
       messages: () => this.#modelMessages,
       inbox: () => this.#inbox.state,
-      stageContext: (message, causationId) => void this.#inbox.mutate({ kind: 'append', target: 'next-step', message }, causedBy(causationId)),
+      stageContext: (message, metadata) => void this.#inbox.mutate({ kind: 'append', target: 'next-step', message }, metadata),
       toolConcurrency: opts.toolConcurrency ?? 4,
       lateToolResults: opts.lateToolResults ?? 'withhold',
       hooks: this.#hooks,

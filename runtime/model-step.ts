@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
+import { actorMetadata, type Actor, type EventMetadata } from '../domain/event-metadata.js';
 import type { AssistantBlock, TurnError } from '../domain/events.js';
 import { decideInbox } from '../domain/inbox/inbox-decide.js';
 import { evolveInbox } from '../domain/inbox/inbox-evolve.js';
@@ -37,8 +38,8 @@ export interface ModelStepPort<A> {
   readonly messages: () => readonly ModelMessage[];
   /** The live inbox (to decide whether a result's contexts can be staged). */
   readonly inbox: () => InboxState;
-  /** Stages one context to next-step (one durable splice); `causationId`: the tool/result that staged it. */
-  readonly stageContext: (message: UserMessage, causationId?: string) => void;
+  /** Stages one context to next-step (one durable splice); `metadata`: its provenance (the tool, the tool/result that staged it). */
+  readonly stageContext: (message: UserMessage, metadata: EventMetadata) => void;
   readonly toolConcurrency: number;
   readonly lateToolResults: LateToolResults;
   /** The innermost answer to a failed request, and the wait between attempts. */
@@ -48,6 +49,12 @@ export interface ModelStepPort<A> {
   /** Epoch ms (the runtime's clock): measures the time a step spent on its attempts. */
   readonly now: () => number;
 }
+
+/**
+ * The actor of the context a tool's result stages (docs/host.md, "Actors: who did what"): the tool, a `plugin` named
+ * `tool:<name>` — code the deployment installed, acting for the session.
+ */
+const toolActor = (name: string): Actor => ({ id: `tool:${name}`, kind: 'plugin' });
 
 /** Why these contexts cannot be appended to next-step in this order (a duplicate id, …), or null: decides only. */
 const contextProblem = (inbox: InboxState, contexts: readonly UserMessage[]): string | null => {
@@ -196,7 +203,7 @@ export const runModelStep = async <A>(
   const calls = content.filter((b): b is ToolCallBlock => b.type === 'tool-call');
   if (calls.length === 0) return stepResultOf(response.finishReason, 0, false);
   // provenance: a tool/call is caused by the answer that requested it, a tool/result by its tool/call (by the answer
-  // when the call never started), staged context by its tool/result
+  // when the call never started), staged context by its tool/result (and its actor is the tool)
   const callEvents = new Map<string, string>();
   let lastResult: string | undefined;
   const concluded = await runToolCalls(
@@ -227,10 +234,13 @@ export const runModelStep = async <A>(
           { metadata },
         ).id;
       },
-      checkContexts: (contexts) => contextProblem(port.inbox(), contexts) ?? oversizedContexts(contexts, L.size(port.inbox().nextStep), log),
+      // the size counts the metadata the splice will carry: a context that fits only without it is refused here
+      checkContexts: (call, contexts) =>
+        contextProblem(port.inbox(), contexts) ?? oversizedContexts(contexts, L.size(port.inbox().nextStep), log, actorMetadata(toolActor(call.name))),
       // called right after the appendResult of the same call
-      stageContexts: (contexts) => {
-        for (const c of contexts) port.stageContext(c, lastResult);
+      stageContexts: (call, contexts) => {
+        const metadata = { ...(lastResult !== undefined ? { causationId: lastResult } : {}), ...actorMetadata(toolActor(call.name)) };
+        for (const c of contexts) port.stageContext(c, metadata);
       },
       checkpoint: () => log.checkpoint(),
     },

@@ -34,10 +34,10 @@ export interface ToolRunnerPort<A> {
   readonly logCall: (call: ToolCallBlock) => void;
   /** Appends `tool/result` (throws if the log refuses). */
   readonly appendResult: (call: ToolCallBlock, run: ToolRun) => void;
-  /** Why these contexts cannot be staged to next-step now (e.g. a duplicate id), or null. Decides only. */
-  readonly checkContexts: (contexts: readonly UserMessage[]) => string | null;
+  /** Why these contexts (of `call`'s result) cannot be staged to next-step now (e.g. a duplicate id), or null. Decides only. */
+  readonly checkContexts: (call: ToolCallBlock, contexts: readonly UserMessage[]) => string | null;
   /** Stages contexts to next-step, each one splice, in order. */
-  readonly stageContexts: (contexts: readonly UserMessage[]) => void;
+  readonly stageContexts: (call: ToolCallBlock, contexts: readonly UserMessage[]) => void;
   /** Makes everything logged so far durable (before each tool body). */
   readonly checkpoint: () => Promise<void>;
 }
@@ -89,12 +89,12 @@ export const runToolCalls = async <A>(
   /** Commits one slot's result (and stages its contexts); after a failure, falls back to a STEP_FAILED result. */
   const commit = (slot: Slot<A>, run: ToolRun): void => {
     try {
-      const problem = run.additionalContexts ? port.checkContexts(run.additionalContexts) : null;
+      const problem = run.additionalContexts ? port.checkContexts(slot.call, run.additionalContexts) : null;
       const checked = problem === null ? run : invalidOutcome(problem);
       port.appendResult(slot.call, checked);
       slot.committed = true;
       if (checked.concludesTurn) concluded = true;
-      if (checked.additionalContexts) port.stageContexts(checked.additionalContexts);
+      if (checked.additionalContexts) port.stageContexts(slot.call, checked.additionalContexts);
     } catch (e) {
       fail(e);
       if (!slot.committed) {

@@ -57,6 +57,9 @@ export const demoCommand = async (argv: readonly string[], io: CliIo): Promise<n
   }
 };
 
+/** The demo's user: every prompt and the steer are theirs (kind `user`); the clock plugin injects, the tool stages. */
+const DEMO_USER = { id: 'demo', kind: 'user' } as const;
+
 const runDemo = async (store: EventStore, spec: string, sessionId: string, json: boolean, io: CliIo, signer?: HeadSigner): Promise<number> => {
   const say = (line: string) => {
     if (!json) io.stdout.write(`${line}\n`);
@@ -80,13 +83,13 @@ const runDemo = async (store: EventStore, spec: string, sessionId: string, json:
         description: 'reads a log file',
         execute: (_args, { agent }) => {
           say('  · tool read_log runs; meanwhile the user steers: "Only the failing tests, please"');
-          agent.steer(m('steer-1', 'Only the failing tests, please'));
+          agent.steer(m('steer-1', 'Only the failing tests, please'), { actor: DEMO_USER });
           return { content: 'FAIL a\nFAIL b\nFAIL c', additionalContexts: [m('ctx-log', 'log excerpt: 3 failures', { kind: 'plugin', plugin: 'log-reader', form: 'snapshot' })] };
         },
       },
     ],
   });
-  const agent = runtime.createSession({ sessionId, systemPrompt: 'You are a release assistant.', metadata: { actor: 'user:demo' } });
+  const agent = runtime.createSession({ sessionId, systemPrompt: 'You are a release assistant.', actor: DEMO_USER });
   agent.on('inbox/inserted', (x) => say(`  + inserted ${x.id}`));
   agent.on('inbox/claimed', (x, turn) => say(`  → claimed ${x.id} for turn ${turn}`));
   agent.on('status', (s) => say(`  status: ${s}`));
@@ -101,12 +104,12 @@ const runDemo = async (store: EventStore, spec: string, sessionId: string, json:
   });
 
   say('Two follow-ups in one tick: the first opens turn 1, the second waits for turn 2.');
-  agent.followup(m('prompt-1', 'Summarize the build log'), { metadata: { actor: 'user:demo' } });
-  agent.followup(m('prompt-2', 'Then open a ticket'), { metadata: { actor: 'user:demo' } });
+  agent.followup(m('prompt-1', 'Summarize the build log'), { actor: DEMO_USER });
+  agent.followup(m('prompt-2', 'Then open a ticket'), { actor: DEMO_USER });
   await agent.whenIdle();
   say('A plugin injects context without waking the agent; the next prompt claims it first.');
-  agent.inject(m('ctx-clock', 'It is Monday, release day.', { kind: 'plugin', plugin: 'clock' }));
-  agent.followup(m('prompt-3', 'Draft the release notes'), { metadata: { actor: 'user:demo' } });
+  agent.inject(m('ctx-clock', 'It is Monday, release day.', { kind: 'plugin', plugin: 'clock' }), { actor: { id: 'clock', kind: 'plugin' } });
+  agent.followup(m('prompt-3', 'Draft the release notes'), { actor: DEMO_USER });
   await agent.whenIdle();
   await agent.dispose(); // drains the log to the store
 

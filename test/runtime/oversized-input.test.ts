@@ -274,6 +274,32 @@ describe.each(STORES)('oversized input on the $name store', ({ open }) => {
     await expectHealthy(s);
   });
 
+  it("a tool's context is measured with the metadata its splice carries (the tool/result's id, the tool as actor): one byte over is refused at admission, the limit itself is staged", async () => {
+    // the splice that stages a context of tool `ctx` into an empty next-step, with its metadata
+    const staged = (m: UserMessage): number =>
+      eventSizeBytes({ id: ID, type: 'agent/inbox/spliced', data: { target: 'next-step', start: 0, inserted: [m] }, metadata: { causationId: ID, actor: 'tool:ctx', actorKind: 'plugin' } });
+    const ofSize = (id: string, bytes: number) => message(id, 'x'.repeat(1 + bytes - staged(message(id, 'x', { kind: 'plugin', plugin: 'p' }))), { kind: 'plugin', plugin: 'p' });
+    const over = ofSize('K', LIMIT + 1);
+    const fits = ofSize('J', LIMIT);
+    expect([staged(over), staged(fits)]).toEqual([LIMIT + 1, LIMIT]);
+    // without its metadata the splice (and the user/message it becomes) would fit
+    expect(admissionSize(over, 'next-step')).toBeLessThanOrEqual(LIMIT);
+    const s = await setup({
+      script: [{ toolCalls: [{ callId: 'c1', name: 'ctx' }] }, { toolCalls: [{ callId: 'c2', name: 'ctx' }] }, 'handled'],
+      tools: [{ name: 'ctx', execute: (_args, { callId }) => ({ content: 'ok', additionalContexts: [callId === 'c1' ? over : fits] }) }],
+    });
+    s.agent.followup(message('A', 'go'));
+    await s.agent.whenIdle();
+    const results = s.agent.events.filter((e) => e.type === 'tool/result').map((e) => e.data as { error?: { code: string }; message: { content: { text: string }[] } });
+    expect(results.map((r) => r.error?.code)).toEqual(['INVALID_TOOL_OUTCOME', undefined]);
+    expect(results[0]!.message.content[0]!.text).toContain(`additional context 0 is too large to record: ${LIMIT + 1} bytes; the limit is ${LIMIT}`);
+    const splices = s.agent.events.filter((e) => e.type === 'agent/inbox/spliced' && (e.data as { target: string }).target === 'next-step');
+    expect(splices.map((e) => (e.data as { inserted: { id: string }[] }).inserted.map((m) => m.id))).toEqual([['J'], []]);
+    expect(s.agent.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'completed' } } });
+    expect(s.errors).toEqual([]);
+    await expectHealthy(s);
+  });
+
   it('an oversized model answer ends the turn error MESSAGE_TOO_LARGE; the next turn runs', async () => {
     const s = await setup({ script: ['x'.repeat(LIMIT + 1)] });
     s.agent.followup(message('A', 'go'));

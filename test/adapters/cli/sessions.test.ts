@@ -29,12 +29,15 @@ describe('steerlog sessions', () => {
     const out = JSON.parse(r.stdout);
     expect(out.format).toBe('steerlog-sessions');
     expect(out.sessions).toEqual([
-      { session: 'chained-1', createdAt: (chained[0]!.data as { createdAt: number }).createdAt, events: chained.length, lastSeq: chained.length - 1, lastTime: chained.at(-1)!.time, turns: 2, status: 'idle', invalidAt: null, chain: 'verified', createdBy: 'user:ana', actors: ['user:ana', 'service:bot'], unattributed: 1 },
+      // the context the look tool staged is the tool's (tool:look, plugin): every action of the runtime-written session names its actor
+      { session: 'chained-1', createdAt: (chained[0]!.data as { createdAt: number }).createdAt, events: chained.length, lastSeq: chained.length - 1, lastTime: chained.at(-1)!.time, turns: 2, status: 'idle', invalidAt: null, chain: 'verified', createdBy: 'user:ana', actors: ['user:ana', 'tool:look', 'service:bot'], unattributed: 0 },
       { session: 'open-1', createdAt: 1_700_000_000_000, events: 4, lastSeq: 3, lastTime: 1_700_000_000_003, turns: 1, status: 'open-turn', invalidAt: null, chain: 'unchained', createdBy: null, actors: [], unattributed: 2 },
       { session: 'pending-1', createdAt: 1_700_000_000_000, events: 2, lastSeq: 1, lastTime: 1_700_000_000_001, turns: 0, status: 'pending-work', invalidAt: null, chain: 'unchained', createdBy: null, actors: [], unattributed: 2 },
     ]);
     const text = await run('sessions', '--store', `jsonl:${dir}`);
-    expect(text.stdout.split('\n')[1]).toBe(`chained-1  ${new Date((chained[0]!.data as { createdAt: number }).createdAt).toISOString()}  ${chained.length}  2  idle  verified  user:ana,service:bot (1 with no actor recorded)`);
+    expect(text.stdout.split('\n')[1]).toBe(`chained-1  ${new Date((chained[0]!.data as { createdAt: number }).createdAt).toISOString()}  ${chained.length}  2  idle  verified  user:ana,tool:look,service:bot`);
+    // a session whose log names no actor says how many of its actions name nobody
+    expect(text.stdout.split('\n')[2]).toMatch(/^open-1 .* \(2 with no actor recorded\)$/);
     expect((await run('sessions', 'extra')).code).toBe(2);
   });
 });

@@ -14,6 +14,7 @@ interface Expected {
   readonly claimed?: { readonly turn: number; readonly step: number };
   readonly turnEnd?: { readonly reason: string; readonly accounted: boolean };
   readonly actor?: string;
+  readonly actorKind?: string;
 }
 const EXPECTED: Record<string, { readonly exit: number; readonly messages: Record<string, Expected> }> = {
   'queue-steer-context': {
@@ -59,6 +60,7 @@ const check = (w: WhyOutput, e: Expected): void => {
   expect(w.fate!.claimed ? { turn: w.fate!.claimed.turn, step: w.fate!.claimed.step } : undefined).toEqual(e.claimed);
   expect(w.fate!.turnEnd ? { reason: w.fate!.turnEnd.reason, accounted: w.fate!.turnEnd.accounted } : undefined).toEqual(e.turnEnd);
   if (e.actor) expect(w.fate!.admitted!.actor).toBe(e.actor);
+  if (e.actorKind) expect(w.fate!.admitted!.actorKind).toBe(e.actorKind);
 };
 
 describe('steerlog why — every message of docs/examples', () => {
@@ -103,12 +105,13 @@ describe('steerlog why — every message of the demo, from its store', () => {
     expect((await run('demo', '--store', spec, '--session', 'demo-why', '--json')).code).toBe(0);
     const turnEnd = { reason: 'completed', accounted: true };
     const demo: Record<string, Expected> = {
-      'prompt-1': { fate: 'entered', claimed: { turn: 1, step: 1 }, turnEnd, actor: 'user:demo' },
-      'steer-1': { fate: 'entered', claimed: { turn: 1, step: 2 }, turnEnd },
-      'ctx-log': { fate: 'entered', claimed: { turn: 1, step: 2 }, turnEnd },
-      'prompt-2': { fate: 'entered', claimed: { turn: 2, step: 1 }, turnEnd, actor: 'user:demo' },
-      'ctx-clock': { fate: 'entered', claimed: { turn: 3, step: 1 }, turnEnd },
-      'prompt-3': { fate: 'entered', claimed: { turn: 3, step: 1 }, turnEnd, actor: 'user:demo' },
+      'prompt-1': { fate: 'entered', claimed: { turn: 1, step: 1 }, turnEnd, actor: 'demo', actorKind: 'user' },
+      'steer-1': { fate: 'entered', claimed: { turn: 1, step: 2 }, turnEnd, actor: 'demo', actorKind: 'user' },
+      // staged by the tool's result: admitted by the tool
+      'ctx-log': { fate: 'entered', claimed: { turn: 1, step: 2 }, turnEnd, actor: 'tool:read_log', actorKind: 'plugin' },
+      'prompt-2': { fate: 'entered', claimed: { turn: 2, step: 1 }, turnEnd, actor: 'demo', actorKind: 'user' },
+      'ctx-clock': { fate: 'entered', claimed: { turn: 3, step: 1 }, turnEnd, actor: 'clock', actorKind: 'plugin' },
+      'prompt-3': { fate: 'entered', claimed: { turn: 3, step: 1 }, turnEnd, actor: 'demo', actorKind: 'user' },
     };
     for (const [id, expected] of Object.entries(demo)) {
       const r = await run('why', '--store', spec, 'demo-why', id, '--json');
@@ -117,6 +120,14 @@ describe('steerlog why — every message of the demo, from its store', () => {
     }
     const audit = JSON.parse((await run('audit', '--store', spec, 'demo-why', '--json')).stdout);
     expect(new Set(audit.messages.map((m: { id: string }) => m.id))).toEqual(new Set(Object.keys(demo)));
+    // every admission (and the session's creation) says who did it
+    const actions = audit.actions as { kind: string; id?: string; actor: string | null; actorKind: string | null }[];
+    expect(actions.map((a) => [a.kind, a.id ?? null, a.actor, a.actorKind])).toEqual([
+      ['created', null, 'demo', 'user'],
+      ...['prompt-1', 'prompt-2', 'steer-1', 'ctx-log', 'ctx-clock', 'prompt-3'].map((id) => ['admitted', id, demo[id]!.actor, demo[id]!.actorKind]),
+    ]);
+    const ctxLog = (await run('why', '--store', spec, 'demo-why', 'ctx-log')).stdout;
+    expect(ctxLog).toContain('admitted to next-step by tool:read_log (plugin)');
     const call = JSON.parse((await run('why', '--store', spec, 'demo-why', 'call-1', '--json')).stdout) as WhyOutput;
     expect(call.toolCall).toMatchObject({ started: { name: 'read_log' }, result: { isError: false }, staged: ['ctx-log'] });
     expect((await run('why', '--store', spec, 'no-such-session', 'x')).code).toBe(2);
