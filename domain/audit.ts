@@ -36,7 +36,7 @@ export interface AuditReport {
   readonly lineage?: NonNullable<ChildrenState['lineage']>;
 }
 
-/** One failed model request (§3.7): its step and attempt, its seq, its code and status, and whether another attempt followed. */
+/** One failed model request (a `request/error` event): its step and attempt, its seq, its code and status, and whether another attempt followed. */
 export interface FailedRequest {
   readonly step: number;
   readonly attempt: number;

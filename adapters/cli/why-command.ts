@@ -2,6 +2,7 @@ import { recordedActor, type EventMetadata } from '../../domain/event-metadata.j
 import { byActor } from './audit-chain.js';
 import * as E from 'fp-ts/lib/Either.js';
 import { isKnownEvent, type LogEvent } from '../../domain/events.js';
+import type { FailedRequest } from '../../domain/audit.js';
 import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact, type InputFate, type MessageFactState } from '../../domain/message-facts.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import { SessionNotFoundError, UsageError } from './cli-failure.js';
@@ -89,15 +90,9 @@ export interface WhyOutput {
   readonly storeNotes?: readonly string[];
 }
 
-/** One failed model request of a step (a `request/error` event): its attempt, seq, code, status, and whether another attempt followed. */
-export interface WhyFailedRequest {
+/** One failed model request of a step (a `request/error` event), as the audit lists it, with its turn. */
+export interface WhyFailedRequest extends FailedRequest {
   readonly turn: number;
-  readonly step: number;
-  readonly attempt: number;
-  readonly seq: number;
-  readonly code: string;
-  readonly status?: number;
-  readonly retried: boolean;
 }
 
 const textOf = (v: unknown): string =>
