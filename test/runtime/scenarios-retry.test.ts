@@ -7,7 +7,7 @@ import { abortableSleep, type RetryPolicyOptions } from '../../runtime/retry-pol
 import { msg } from '../../testing/log-builder.js';
 import { expectConsistent, ids, setup } from './harness.js';
 
-/** §3.7 request-error step: a failed attempt commits no assistant message, its chunks stay, the waterfall may retry. */
+/** The request-error step (docs/models.md): a failed attempt commits no assistant message, its chunks stay, the waterfall may retry. */
 
 const A = msg('A');
 const overloaded: ScriptedResponse = { chunks: ['par'], error: { message: 'overloaded', code: 'HTTP_503', status: 503 } };
@@ -28,7 +28,7 @@ const recorded = (extra: RetryPolicyOptions = {}) => {
 
 const textOf = (e: LogEvent | undefined) => (e?.data as { message: { content: { text: string }[] } }).message.content.map((b) => b.text).join('');
 
-describe('request-error: the retry of a failed model request (§3.7)', () => {
+describe('request-error: the retry of a failed model request (docs/models.md)', () => {
   it('retry then success: both failed attempts are logged, the chunks of the first stay, one assistant message', async () => {
     const { waits, policy } = recorded();
     const h = setup({ script: [overloaded, limited, 'ok'], retry: policy });
