@@ -66,7 +66,8 @@ export const recoverDirectory = async (directory: StoreDirectory, cache: StreamC
 /**
  * Opening read-only: the same checks as recovery, nothing written. Returns what a writable open would repair and a
  * reader leaves alone (one line each): an unfinished commit's bytes after the index's last commit mark or after a
- * stream file's committed part, temporary files of an interrupted stream creation, and group-journal commits the
+ * stream file's committed part, temporary files of an interrupted stream creation, a torn last line of the deletion
+ * log (a deletion that never committed), and group-journal commits the
  * index does not hold (a power loss between the journal's fsync and the index write). None of it is read.
  */
 export const verifyReadOnly = async (directory: StoreDirectory, cache: StreamCache): Promise<readonly string[]> => {
@@ -76,7 +77,7 @@ export const verifyReadOnly = async (directory: StoreDirectory, cache: StreamCac
     try {
       await io('open', () => assertCrashTail(directory.indexRead, directory.indexPath, view));
       const plan = await verifyDirectory(directory, cache, { file: directory.indexRead, path: directory.indexPath, view });
-      return [...leftovers(view, plan), ...(await unreplayedJournal(directory, view.count))];
+      return [...leftovers(view, plan), ...tornDeletion(directory), ...(await unreplayedJournal(directory, view.count))];
     } catch (e) {
       const now = await io('open', () => directory.fs.sizeOf(directory.indexPath));
       if (attempt >= 4 || now === view.size) throw e;
@@ -93,6 +94,12 @@ const leftovers = (view: { readonly count: number; readonly size: number }, plan
   }
   for (const t of plan.temporary) out.push(`streams/${t}: the temporary file of a stream creation that never finished, not read`);
   return out;
+};
+
+/** A torn last line of the deletion log (a deletion that never committed): a writable open cuts it, a reader skips it. */
+const tornDeletion = (directory: StoreDirectory): string[] => {
+  const { size, validEnd } = directory.deletions;
+  return size > validEnd ? [`${DELETIONS_FILE}: ${size - validEnd} bytes after its last whole line (a deletion that never committed), not read`] : [];
 };
 
 /** Journal records whose index records the index does not hold (abandoned ones, which a later commit overlaps, aside). */

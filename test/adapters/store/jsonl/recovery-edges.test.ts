@@ -147,6 +147,21 @@ describe('opening read-only', () => {
     await store.close();
     expect(snapshotStore(dir)).toEqual(before);
   });
+
+  it("says it leaves a deletion's torn line unread (a writable open would cut it), and leaves it in place", async () => {
+    const dir = await session();
+    const store = await openJsonlEventStore(dir, { durability: 'none' });
+    await store.append('gone', [ev('g0')], 'no_stream');
+    await store.deleteStream('gone', 0n);
+    await store.close();
+    appendFileSync(join(dir, 'deleted.log'), '{"c":"0000');
+    const before = snapshotStore(dir);
+    const reader = await openJsonlEventStore(dir, { readOnly: true });
+    expect((await collect(reader.read('demo-1'))).length).toBe(38);
+    expect(reader.unread).toEqual([expect.stringMatching(/^deleted\.log: 10 bytes after its last whole line \(a deletion that never committed\), not read/)]);
+    await reader.close();
+    expect(snapshotStore(dir)).toEqual(before);
+  });
 });
 
 describe('group journal, an abandoned commit of two records', () => {
