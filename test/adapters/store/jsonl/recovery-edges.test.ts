@@ -5,7 +5,7 @@ import { openJsonlEventStore, streamFileName } from '../../../../adapters/store/
 import { encodeIndexRecords } from '../../../../adapters/store/jsonl/global-index.js';
 import { encodeJournalRecord } from '../../../../adapters/store/jsonl/group-journal.js';
 import { encodeEventLine } from '../../../../adapters/store/jsonl/line-codec.js';
-import type { NewEvent } from '../../../../runtime/ports/event-store.js';
+import { streamRevision, type NewEvent } from '../../../../runtime/ports/event-store.js';
 import { isStoreCorruptError, isStoreIoError, type StoreCorruptError } from '../../../../runtime/ports/store-errors.js';
 import { scratchParent, snapshotStore } from './support/damage.js';
 import { FaultyFs } from './support/faulty-fs.js';
@@ -152,7 +152,7 @@ describe('opening read-only', () => {
     const dir = await session();
     const store = await openJsonlEventStore(dir, { durability: 'none' });
     await store.append('gone', [ev('g0')], 'no_stream');
-    await store.deleteStream('gone', 0n);
+    await store.deleteStream('gone', streamRevision(0));
     await store.close();
     appendFileSync(join(dir, 'deleted.log'), '{"c":"0000');
     const before = snapshotStore(dir);
