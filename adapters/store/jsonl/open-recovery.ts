@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import { hashOfFileName, streamFileName } from './file-name.js';
-import type { FileOps } from './fs-ops.js';
+import { isErrnoCode, type FileOps } from './fs-ops.js';
 import { INDEX_FILE, readExactly, viewIndex } from './global-index.js';
 import { JOURNAL_FILE, readJournal, replayJournalIndex, replayJournalStreams } from './group-journal.js';
 import { assertCrashTail, surveyIndex, type FileCommitted } from './index-survey.js';
@@ -104,7 +104,13 @@ const tornDeletion = (directory: StoreDirectory): string[] => {
 
 /** Journal records whose index records the index does not hold (abandoned ones, which a later commit overlaps, aside). */
 const unreplayedJournal = async (directory: StoreDirectory, committed: number): Promise<string[]> => {
-  const journal = await directory.fs.open(join(directory.dir, JOURNAL_FILE), 'read').catch(() => undefined);
+  // no journal: nothing pending; a journal that cannot be read is a failure to read (store-io), never "nothing pending"
+  const journal = await io('open', () =>
+    directory.fs.open(join(directory.dir, JOURNAL_FILE), 'read').catch((e: unknown) => {
+      if (isErrnoCode(e, 'ENOENT')) return undefined;
+      throw e;
+    }),
+  );
   if (journal === undefined) return [];
   try {
     const { records } = await io('open', () => readJournal(journal));

@@ -2,6 +2,7 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openJsonlEventStore, streamFileName } from '../../../../adapters/store/jsonl/index.js';
+import { nodeFsOps, type FsOps } from '../../../../adapters/store/jsonl/fs-ops.js';
 import { encodeIndexRecords } from '../../../../adapters/store/jsonl/global-index.js';
 import { encodeJournalRecord } from '../../../../adapters/store/jsonl/group-journal.js';
 import { encodeEventLine } from '../../../../adapters/store/jsonl/line-codec.js';
@@ -146,6 +147,17 @@ describe('opening read-only', () => {
     expect(isStoreIoError(await rejection(store.append('demo-1', [ev('x')], 37n)))).toBe(true);
     await store.close();
     expect(snapshotStore(dir)).toEqual(before);
+  });
+
+  it('refuses (store-io) when the group journal cannot be read, rather than reading as if it held no pending commit', async () => {
+    const dir = await session();
+    const unreadable = (path: string): boolean => path.endsWith('group.journal');
+    const fs: FsOps = {
+      ...nodeFsOps,
+      open: (path, mode) => (unreadable(path) ? Promise.reject(Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: 'EACCES' })) : nodeFsOps.open(path, mode)),
+    };
+    const e = await rejection(openJsonlEventStore(dir, { readOnly: true, fs }));
+    expect(isStoreIoError(e)).toBe(true);
   });
 
   it("says it leaves a deletion's torn line unread (a writable open would cut it), and leaves it in place", async () => {
