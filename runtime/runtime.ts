@@ -242,6 +242,9 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       const opts = sessionOptions(given, 'resume(options)');
       if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} is live in this runtime; it cannot be resumed`);
       return opening.run(sessionId, async () => {
+        // again under the lock: a resume that waited behind another one of the same session must not build a
+        // second log (its closers and run ends would reach the store through its write-behind, fencing the winner)
+        if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} is live in this runtime; it cannot be resumed`);
         // an erased session resumes: what its keys sealed reads `[erased]` (queued input too, and the model sees that)
         const { events, state, seed } = await loadSession(options.store, sessionId, keys);
         const ends = await missedRunEnds(options.store, keys, events, (id) => live.has(id), logger);

@@ -182,8 +182,8 @@ export class JsonlEventStore implements EventStore, StreamDeletion {
 
   /**
    * Opened read-only: what a crash left that a writable open would repair and this store leaves alone and does not
-   * read, one line each (an unfinished commit's bytes, a stream creation's temporary file, group-journal commits the
-   * index lacks). Empty when there is none, and always for a writable open (which repaired them).
+   * read, one line each (an unfinished commit's bytes, a stream creation's temporary file, a deletion log's torn
+   * last line, group-journal commits the index lacks). Empty when there is none, and always for a writable open (which repaired them).
    */
   get unread(): readonly string[] {
     return this.#unread;

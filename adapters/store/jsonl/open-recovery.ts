@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import { hashOfFileName, streamFileName } from './file-name.js';
-import type { FileOps } from './fs-ops.js';
+import { isErrnoCode, type FileOps } from './fs-ops.js';
 import { INDEX_FILE, readExactly, viewIndex } from './global-index.js';
 import { JOURNAL_FILE, readJournal, replayJournalIndex, replayJournalStreams } from './group-journal.js';
 import { assertCrashTail, surveyIndex, type FileCommitted } from './index-survey.js';
@@ -66,7 +66,8 @@ export const recoverDirectory = async (directory: StoreDirectory, cache: StreamC
 /**
  * Opening read-only: the same checks as recovery, nothing written. Returns what a writable open would repair and a
  * reader leaves alone (one line each): an unfinished commit's bytes after the index's last commit mark or after a
- * stream file's committed part, temporary files of an interrupted stream creation, and group-journal commits the
+ * stream file's committed part, temporary files of an interrupted stream creation, a torn last line of the deletion
+ * log (a deletion that never committed), and group-journal commits the
  * index does not hold (a power loss between the journal's fsync and the index write). None of it is read.
  */
 export const verifyReadOnly = async (directory: StoreDirectory, cache: StreamCache): Promise<readonly string[]> => {
@@ -76,7 +77,7 @@ export const verifyReadOnly = async (directory: StoreDirectory, cache: StreamCac
     try {
       await io('open', () => assertCrashTail(directory.indexRead, directory.indexPath, view));
       const plan = await verifyDirectory(directory, cache, { file: directory.indexRead, path: directory.indexPath, view });
-      return [...leftovers(view, plan), ...(await unreplayedJournal(directory, view.count))];
+      return [...leftovers(view, plan), ...tornDeletion(directory), ...(await unreplayedJournal(directory, view.count))];
     } catch (e) {
       const now = await io('open', () => directory.fs.sizeOf(directory.indexPath));
       if (attempt >= 4 || now === view.size) throw e;
@@ -95,9 +96,21 @@ const leftovers = (view: { readonly count: number; readonly size: number }, plan
   return out;
 };
 
+/** A torn last line of the deletion log (a deletion that never committed): a writable open cuts it, a reader skips it. */
+const tornDeletion = (directory: StoreDirectory): string[] => {
+  const { size, validEnd } = directory.deletions;
+  return size > validEnd ? [`${DELETIONS_FILE}: ${size - validEnd} bytes after its last whole line (a deletion that never committed), not read`] : [];
+};
+
 /** Journal records whose index records the index does not hold (abandoned ones, which a later commit overlaps, aside). */
 const unreplayedJournal = async (directory: StoreDirectory, committed: number): Promise<string[]> => {
-  const journal = await directory.fs.open(join(directory.dir, JOURNAL_FILE), 'read').catch(() => undefined);
+  // no journal: nothing pending; a journal that cannot be read is a failure to read (store-io), never "nothing pending"
+  const journal = await io('open', () =>
+    directory.fs.open(join(directory.dir, JOURNAL_FILE), 'read').catch((e: unknown) => {
+      if (isErrnoCode(e, 'ENOENT')) return undefined;
+      throw e;
+    }),
+  );
   if (journal === undefined) return [];
   try {
     const { records } = await io('open', () => readJournal(journal));

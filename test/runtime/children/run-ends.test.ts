@@ -257,3 +257,44 @@ describe('children: where steerlog differs from the reference (docs/children.md)
     expect((await storedEvents(store, c1)).some((e) => e.type === 'turn/end')).toBe(false);
   });
 });
+
+/** A memory store that counts the appends to `watched` and holds each until `gate` opens. */
+class GatedStore extends MemoryEventStore {
+  watched = '';
+  appends = 0;
+  gate = deferred();
+  override async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (stream === this.watched) {
+      this.appends++;
+      await this.gate.promise;
+    }
+    return super.append(stream, events, expected);
+  }
+}
+
+describe('children: two resumes of the same parent at once', () => {
+  it('the one refused (session-live) writes nothing to the stream: one writer, one end of the run', async () => {
+    const store = new GatedStore();
+    const h = childSetup({ store });
+    const parent = h.parent.sessionId;
+    h.parent.recordChildEvent('subagent/start', { runId: 'run-x', childSessionId: `${h.prefix}-missing`, mode: 'continuable', epoch: 1, childSeq: 0 });
+    store.gate.resolve();
+    await h.parent.checkpoint();
+    await h.parent.dispose();
+    // the winner's write of the run's end is held, so the second resume reads the run still open
+    store.watched = parent;
+    store.gate = deferred();
+    const first = h.runtime.resume(parent, { systemPrompt: 'parent' });
+    const second = h.runtime.resume(parent, { systemPrompt: 'parent' });
+    const winner = await first;
+    expect(await second.then(() => 'resumed', (e: { code?: string }) => e.code)).toBe('session-live');
+    // give a write-behind the refused resume might have started (its batch delay is 5 ms) every chance to reach the store
+    for (let i = 0; i < 100 && store.appends < 2; i++) await new Promise<void>((r) => setTimeout(r, 2));
+    store.gate.resolve();
+    await winner.checkpoint();
+    expect(store.appends).toBe(1);
+    const stored = await storedEvents(store, parent);
+    expect(endsOf(stored)).toHaveLength(1);
+    expect(stored.map((e) => e.id)).toEqual(winner.events.map((e) => e.id));
+  });
+});

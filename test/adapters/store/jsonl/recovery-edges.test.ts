@@ -2,10 +2,11 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openJsonlEventStore, streamFileName } from '../../../../adapters/store/jsonl/index.js';
+import { nodeFsOps, type FsOps } from '../../../../adapters/store/jsonl/fs-ops.js';
 import { encodeIndexRecords } from '../../../../adapters/store/jsonl/global-index.js';
 import { encodeJournalRecord } from '../../../../adapters/store/jsonl/group-journal.js';
 import { encodeEventLine } from '../../../../adapters/store/jsonl/line-codec.js';
-import type { NewEvent } from '../../../../runtime/ports/event-store.js';
+import { streamRevision, type NewEvent } from '../../../../runtime/ports/event-store.js';
 import { isStoreCorruptError, isStoreIoError, type StoreCorruptError } from '../../../../runtime/ports/store-errors.js';
 import { scratchParent, snapshotStore } from './support/damage.js';
 import { FaultyFs } from './support/faulty-fs.js';
@@ -145,6 +146,32 @@ describe('opening read-only', () => {
     expect((await collect(store.read('demo-1'))).length).toBe(38);
     expect(isStoreIoError(await rejection(store.append('demo-1', [ev('x')], 37n)))).toBe(true);
     await store.close();
+    expect(snapshotStore(dir)).toEqual(before);
+  });
+
+  it('refuses (store-io) when the group journal cannot be read, rather than reading as if it held no pending commit', async () => {
+    const dir = await session();
+    const unreadable = (path: string): boolean => path.endsWith('group.journal');
+    const fs: FsOps = {
+      ...nodeFsOps,
+      open: (path, mode) => (unreadable(path) ? Promise.reject(Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: 'EACCES' })) : nodeFsOps.open(path, mode)),
+    };
+    const e = await rejection(openJsonlEventStore(dir, { readOnly: true, fs }));
+    expect(isStoreIoError(e)).toBe(true);
+  });
+
+  it("says it leaves a deletion's torn line unread (a writable open would cut it), and leaves it in place", async () => {
+    const dir = await session();
+    const store = await openJsonlEventStore(dir, { durability: 'none' });
+    await store.append('gone', [ev('g0')], 'no_stream');
+    await store.deleteStream('gone', streamRevision(0));
+    await store.close();
+    appendFileSync(join(dir, 'deleted.log'), '{"c":"0000');
+    const before = snapshotStore(dir);
+    const reader = await openJsonlEventStore(dir, { readOnly: true });
+    expect((await collect(reader.read('demo-1'))).length).toBe(38);
+    expect(reader.unread).toEqual([expect.stringMatching(/^deleted\.log: 10 bytes after its last whole line \(a deletion that never committed\), not read/)]);
+    await reader.close();
     expect(snapshotStore(dir)).toEqual(before);
   });
 });
