@@ -25,7 +25,8 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
   --token <secret>        bearer token clients must send (or STEERLOG_TOKEN)
   --principal <name>      the actor recorded on everything done with the token (default operator)
   --token-file <path>     several tokens, one name:token per line: each request's actor is its token's name
-  --model <spec>          echo | openai:<model> | module:<path>   (default echo; openai reads OPENAI_BASE_URL, OPENAI_API_KEY)
+  --model <spec>          echo | openai:<model> | anthropic:<model> | module:<path>   (default echo; openai reads
+                          OPENAI_BASE_URL, OPENAI_API_KEY; anthropic needs @anthropic-ai/sdk, reads ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY)
   --body-limit <bytes>    largest request body (default 1048576)
   --max-image-bytes <n>   largest image in a prompt (default: the largest the body and event limits carry, 774144
                           with the defaults; its base64 and 16 KiB for the rest of the prompt must fit both)

@@ -25,7 +25,8 @@ export const isModelSpecError = (e: unknown): e is ModelSpecError => typeof e ==
 
 /**
  * The model a `--model` value names: `echo` (the default: streams its input back slowly), `openai:<model>` (an
- * OpenAI-compatible chat-completions endpoint: `OPENAI_BASE_URL`, `OPENAI_API_KEY`), or `module:<path>` (a module
+ * OpenAI-compatible chat-completions endpoint: `OPENAI_BASE_URL`, `OPENAI_API_KEY`), `anthropic:<model>` (the Messages
+ * API on the optional `@anthropic-ai/sdk`: `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`, `STEERLOG_ANTHROPIC_MAX_TOKENS`), or `module:<path>` (a module
  * whose default export is a ModelPort or a function returning one). A `module:` may also export `setup(agent, context)`:
  * serve calls it for every session it makes live, before any input reaches it, so the module can install agent hooks
  * (a pre-step policy, a listener that injects context, a hook that starts a child through `context.children`) next
@@ -52,6 +53,22 @@ export const openModel = async (
       acceptsImages: true,
     };
   }
+  if (spec.startsWith('anthropic:')) {
+    const name = spec.slice('anthropic:'.length);
+    if (!name) throw new ModelSpecError('anthropic: needs a model name, e.g. anthropic:claude-sonnet-4-5');
+    const { openAnthropicModel } = await import('../model/anthropic/anthropic-messages-model.js');
+    const maxTokens = env['STEERLOG_ANTHROPIC_MAX_TOKENS'];
+    if (maxTokens !== undefined && !/^[1-9]\d*$/.test(maxTokens)) throw new ModelSpecError(`STEERLOG_ANTHROPIC_MAX_TOKENS: expected a positive integer, got "${maxTokens}"`);
+    return {
+      model: await openAnthropicModel({
+        model: name,
+        ...(env['ANTHROPIC_BASE_URL'] !== undefined ? { baseUrl: env['ANTHROPIC_BASE_URL'] } : {}),
+        ...(env['ANTHROPIC_API_KEY'] !== undefined ? { apiKey: env['ANTHROPIC_API_KEY'] } : {}),
+        ...(maxTokens !== undefined ? { maxTokens: Number(maxTokens) } : {}),
+      }),
+      acceptsImages: true,
+    };
+  }
   if (spec.startsWith('module:')) {
     const mod = await loadUserModule(spec.slice('module:'.length));
     const exported = mod['default'];
@@ -63,5 +80,5 @@ export const openModel = async (
     if (setup !== undefined && typeof setup !== 'function') throw new ModelSpecError(`${spec}: the export setup is not a function (setup(agent))`);
     return { model: model as ModelPort, acceptsImages: true, ...(setup !== undefined ? { setup: setup as ModelSetup } : {}) };
   }
-  throw new ModelSpecError(`unknown model "${spec}": expected echo, openai:<model> or module:<path>`);
+  throw new ModelSpecError(`unknown model "${spec}": expected echo, openai:<model>, anthropic:<model> or module:<path>`);
 };
