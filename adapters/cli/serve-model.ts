@@ -25,7 +25,8 @@ export const isModelSpecError = (e: unknown): e is ModelSpecError => typeof e ==
 
 /**
  * The model a `--model` value names: `echo` (the default: streams its input back slowly), `openai:<model>` (an
- * OpenAI-compatible chat-completions endpoint: `OPENAI_BASE_URL`, `OPENAI_API_KEY`), `anthropic:<model>` (the Messages
+ * OpenAI-compatible chat-completions endpoint on the optional `openai` SDK, else the built-in fetch client:
+ * `OPENAI_BASE_URL`, `OPENAI_API_KEY`), `anthropic:<model>` (the Messages
  * API on the optional `@anthropic-ai/sdk`: `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`, `STEERLOG_ANTHROPIC_MAX_TOKENS`), or `module:<path>` (a module
  * whose default export is a ModelPort or a function returning one). A `module:` may also export `setup(agent, context)`:
  * serve calls it for every session it makes live, before any input reaches it, so the module can install agent hooks
@@ -43,15 +44,18 @@ export const openModel = async (
   if (spec.startsWith('openai:')) {
     const name = spec.slice('openai:'.length);
     if (!name) throw new ModelSpecError('openai: needs a model name, e.g. openai:gpt-4o-mini');
+    const baseUrl = env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1';
+    const apiKey = env['OPENAI_API_KEY'];
+    // the official SDK when it is installed; else the hand-written fetch client (same wire, same failures)
+    const { openOpenAiSdkModel } = await import('../model/openai/openai-sdk-chat-model.js');
+    const { isModelDriverMissingError } = await import('../model/model-driver.js');
+    try {
+      return { model: await openOpenAiSdkModel({ model: name, baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) }), acceptsImages: true };
+    } catch (e) {
+      if (!isModelDriverMissingError(e)) throw e;
+    }
     const { OpenAiChatModel } = await import('../model/openai/openai-chat-model.js');
-    return {
-      model: new OpenAiChatModel({
-        model: name,
-        baseUrl: env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1',
-        ...(env['OPENAI_API_KEY'] !== undefined ? { apiKey: env['OPENAI_API_KEY'] } : {}),
-      }),
-      acceptsImages: true,
-    };
+    return { model: new OpenAiChatModel({ model: name, baseUrl, ...(apiKey !== undefined ? { apiKey } : {}) }), acceptsImages: true };
   }
   if (spec.startsWith('anthropic:')) {
     const name = spec.slice('anthropic:'.length);
