@@ -16,7 +16,7 @@ import { parseCommandArgs } from './cli-args.js';
 import { reportFailure, reportUsage, UsageError } from './cli-failure.js';
 import type { BearerToken } from '../http/auth.js';
 import { isTokenFileError, readTokenFile } from './token-file.js';
-import { ModelSpecError, openModel } from './serve-model.js';
+import { ModelSpecError, openModel, readModelKeyFile } from './serve-model.js';
 
 export const SERVE_USAGE = `usage: steerlog serve [options]
   --store <spec>          where sessions live: jsonl:<dir> | postgres://… | memory:   (default ${DEFAULT_STORE_SPEC})
@@ -25,7 +25,10 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
   --token <secret>        bearer token clients must send (or STEERLOG_TOKEN)
   --principal <name>      the actor recorded on everything done with the token (default operator)
   --token-file <path>     several tokens, one name:token per line: each request's actor is its token's name
-  --model <spec>          echo | openai:<model> | module:<path>   (default echo; openai reads OPENAI_BASE_URL, OPENAI_API_KEY)
+  --model <spec>          echo | openai:<model> | anthropic:<model> | module:<path>   (default echo; openai reads
+                          OPENAI_BASE_URL, OPENAI_API_KEY; anthropic needs @anthropic-ai/sdk, reads ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY)
+  --model-base-url <url>  the openai:/anthropic: endpoint (instead of OPENAI_BASE_URL / ANTHROPIC_BASE_URL)
+  --model-key-file <path> a file holding the provider's API key (instead of OPENAI_API_KEY / ANTHROPIC_API_KEY)
   --body-limit <bytes>    largest request body (default 1048576)
   --max-image-bytes <n>   largest image in a prompt (default: the largest the body and event limits carry, 774144
                           with the defaults; its base64 and 16 KiB for the rest of the prompt must fit both)
@@ -70,7 +73,7 @@ const imageLimit = (value: string | undefined, limits: PromptLimits): number => 
  */
 export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> => {
   const args = parseCommandArgs(argv, {
-    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys'],
+    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'model-base-url', 'model-key-file', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys'],
     flags: ['reference-frames', 'help', 'encrypt'],
   });
   if (args.ok && args.flags['help']) {
@@ -96,7 +99,11 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     const leaseMs = intOption(v['lease-ms'], 'lease-ms', 10_000);
     const writeBatchDelayMs = intOption(v['write-batch-ms'], 'write-batch-ms', 200);
     if (v['token-file'] !== undefined) tokens = await readTokenFile(v['token-file']);
-    const { model, acceptsImages, setup } = await openModel(v.model ?? 'echo', process.env);
+    const apiKey = v['model-key-file'] !== undefined ? await readModelKeyFile(v['model-key-file']) : undefined;
+    const { model, acceptsImages, setup } = await openModel(v.model ?? 'echo', process.env, {
+      ...(v['model-base-url'] !== undefined ? { baseUrl: v['model-base-url'] } : {}),
+      ...(apiKey !== undefined ? { apiKey } : {}),
+    });
     store = await openStore(spec);
     if (args.flags.encrypt === true || v.keys !== undefined) {
       const keySpec = v.keys ?? defaultKeyStoreSpec(spec);

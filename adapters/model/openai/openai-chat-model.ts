@@ -48,7 +48,8 @@ export const toWireMessages = (system: string | undefined, messages: readonly Mo
   return out;
 };
 
-const finishOf = (reason: string | null | undefined, hasCalls: boolean): FinishReason => {
+/** The chat-completions `finish_reason` as the port's finish reason: `length` → max-tokens, `tool_calls` (or any tool call) → tool-calls, else stop. */
+export const finishOf = (reason: string | null | undefined, hasCalls: boolean): FinishReason => {
   if (reason === 'length') return 'max-tokens';
   if (reason === 'tool_calls' || hasCalls) return 'tool-calls';
   return 'stop';
