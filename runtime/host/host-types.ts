@@ -27,7 +27,7 @@ export interface HostOptions {
   /** `{provider, model}` when the model cannot serve prompts now (a prompt is then refused `model-unavailable`). @defaultValue always available */
   readonly modelUnavailable?: () => { readonly provider: string; readonly model: string } | null;
   /**
-   * How long a `durable: true` prompt waits for the store before it is answered `durable-timeout {seq, timeoutMs}`
+   * How long a `durable: true` prompt waits for the store before it is answered `durable-timeout {seq, timeoutMs, messageId}`
    * (retryable with the same message id), ms. @defaultValue 10 000
    */
   readonly durableTimeoutMs?: number;
