@@ -178,6 +178,7 @@ export class Host {
   #subagentDeps(): SubagentRouteDeps {
     return {
       children: this.#opts.children,
+      images: { acceptsImages: this.#opts.modelAcceptsImages ?? true, maxImageBytes: this.maxImageBytes },
       liveAgent: (id) => this.#live.get(id)?.agent,
       catalogEntry: async (id) => {
         await this.#catalog.refresh();
