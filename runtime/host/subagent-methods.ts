@@ -7,6 +7,7 @@ import type { ChildManager } from '../children/child-manager.js';
 import type { Logger } from '../logger.js';
 import { principalActor, promptSource } from './actor.js';
 import { checkImages, type ImagePolicy } from './prompt.js';
+import { isMessageTooLargeError } from '../errors.js';
 import type { CatalogEntry } from './catalog.js';
 import { HostError } from './errors.js';
 import type { CallContext } from './host-types.js';
@@ -154,7 +155,7 @@ export const subagentList = (deps: SubagentRouteDeps, request: HostRequest<'suba
   parentAvailable: deps.liveAgent(request.parentSessionId) !== undefined,
 });
 
-/** A children refusal as the host answers it; anything else is logged and answered `internal` (no backend text). */
+/** A children refusal (or a follow-up over the event limit) as the host answers it; anything else is logged and answered `internal` (no backend text). */
 const childRefusal = (deps: SubagentRouteDeps, e: unknown, childSessionId: string, parentSessionId: string): HostError => {
   if (isChildError(e)) {
     switch (e.code) {
@@ -178,6 +179,8 @@ const childRefusal = (deps: SubagentRouteDeps, e: unknown, childSessionId: strin
       }
     }
   }
+  // the follow-up is larger than the store's event limit: the client's to shorten, never to retry as `internal`
+  if (isMessageTooLargeError(e)) return new HostError('message-too-large', `follow-up to ${childSessionId}: ${e.message}`, { limit: e.limit, size: e.size });
   deps.logger.warn(`subagent delivery to ${childSessionId} failed`, e);
   return new HostError('internal', `delivery to ${childSessionId} failed`, {});
 };

@@ -163,3 +163,19 @@ describe('subagent.prompt and the image limits', () => {
     }
   });
 });
+
+describe('subagent.prompt over the event limit', () => {
+  it('is message-too-large {limit, size}, as session.prompt is, never internal; nothing reaches the child', async () => {
+    const limit = 4096;
+    let manager!: ChildManager;
+    const h = await startTestHost({ runtime: (o) => createRuntime({ ...o, maxEventBytes: limit }), children: (runtime) => (manager = new ChildManager({ runtime, logger: silentLogger })) });
+    hosts.push(h);
+    valueOf(await h.rpc('session.create', { sessionId: 'p' }));
+    await manager.startContinuable(h.host.live.get('p')!.agent, { content: 'task', childSessionId: 'c', label: 'worker' });
+    await h.model.started(1);
+    const before = h.runtime.liveAgent('c')!.events.length;
+    const r = await h.rpc('subagent.prompt', { parentSessionId: 'p', childSessionId: 'c', mode: 'continuable', content: text('x'.repeat(limit)) });
+    expect(errorOf(r)).toMatchObject({ code: 'message-too-large', details: { limit, size: expect.any(Number) } });
+    expect(h.runtime.liveAgent('c')!.events).toHaveLength(before);
+  });
+});
