@@ -123,6 +123,12 @@ describe('the limits of a prompt', () => {
 });
 
 describe('durable: true when the store does not answer', () => {
+  it('refuses a durableTimeoutMs no timer can hold (past 2^31 - 1 ms, Node fires such a timer at once: every durable prompt would time out)', () => {
+    const runtime = createRuntime({ store: new FaultyStore(), model: new GateModel(), logger: silentLogger });
+    expect(() => new Host({ runtime, logger: silentLogger, durableTimeoutMs: 2 ** 31 - 1 })).not.toThrow();
+    for (const durableTimeoutMs of [2 ** 31, 25 * 24 * 3600 * 1000]) expect(() => new Host({ runtime, logger: silentLogger, durableTimeoutMs }), String(durableTimeoutMs)).toThrow(/durableTimeoutMs/);
+  });
+
   it('answers durable-timeout {seq, timeoutMs} instead of waiting; the admission is live; a retry once the store answers gets the receipt', async () => {
     const store = new FaultyStore();
     const h = await start({ store, host: { durableTimeoutMs: 50 } });
