@@ -126,7 +126,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       bodyLimitBytes,
       port,
       ...(v.host !== undefined ? { hostname: v.host } : {}),
-      ...(v.cors ? { corsOrigins: v.cors.split(',').filter(Boolean) } : {}),
+      ...(v.cors ? { corsOrigins: v.cors.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       ...(v['allowed-hosts'] ? { allowedHosts: v['allowed-hosts'].split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       log: (line) => io.stderr.write(`${line}\n`),
     });
