@@ -273,6 +273,7 @@ export class Agent {
         if (m.kind === 'maintenance') {
           this.#setPhase({ kind: 'idle', lastTurn: m.lastTurn });
           if (m.wakeRequested && hasPending(this.#inbox.state) && !this.#disposing) this.#wakeDriver(false);
+          else this.#wokenBy = undefined; // the wake ran nothing: no later turn is its
         }
       }
     })();
@@ -353,6 +354,7 @@ export class Agent {
         const { turn, wakeRequested } = p;
         this.#setPhase({ kind: 'idle', lastTurn: turn });
         if (wakeRequested && hasPending(this.#inbox.state) && !this.#disposing) this.#wakeDriver(false);
+        else this.#wokenBy = undefined; // a wake whose work this driver took (or that ran nothing) names no later turn
       }
     }
   }

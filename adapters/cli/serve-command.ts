@@ -23,7 +23,7 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
   --host <address>        interface to bind (default 127.0.0.1; anything else needs a token)
   --port <n>              port (default 7420; 0 picks a free one)
   --token <secret>        bearer token clients must send (or STEERLOG_TOKEN)
-  --principal <name>      the actor recorded on everything done with the token (default operator)
+  --principal <name>      the actor recorded on everything done with the token (default operator; needs a token)
   --token-file <path>     several tokens, one name:token per line: each request's actor is its token's name
   --model <spec>          echo | openai:<model> | anthropic:<model> | module:<path>   (default echo; openai reads
                           OPENAI_BASE_URL, OPENAI_API_KEY; anthropic needs @anthropic-ai/sdk, reads ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY)
@@ -88,6 +88,11 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
   if (v['token-file'] !== undefined && (v.token !== undefined || v.principal !== undefined)) {
     return reportUsage(io, SERVE_USAGE, '--token-file names every token and its principal: not with --token or --principal');
   }
+  // the principal is the actor recorded on everything done with the token: one that records nobody is refused
+  if (v.principal !== undefined && v.principal.trim() === '') return reportUsage(io, SERVE_USAGE, '--principal must name who the token acts for');
+  if (v.principal !== undefined && !token && v['token-file'] === undefined) {
+    return reportUsage(io, SERVE_USAGE, '--principal names the token\'s principal: it needs --token or STEERLOG_TOKEN (without one every request is local)');
+  }
   let tokens: BearerToken[] = token ? [{ principal: v.principal ?? 'operator', token }] : [];
   const spec = v.store ?? DEFAULT_STORE_SPEC;
   let store: EventStore | null = null;
@@ -128,7 +133,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       bodyLimitBytes,
       port,
       ...(v.host !== undefined ? { hostname: v.host } : {}),
-      ...(v.cors ? { corsOrigins: v.cors.split(',').filter(Boolean) } : {}),
+      ...(v.cors ? { corsOrigins: v.cors.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       ...(v['allowed-hosts'] ? { allowedHosts: v['allowed-hosts'].split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       log: (line) => io.stderr.write(`${line}\n`),
     });

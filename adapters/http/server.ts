@@ -27,7 +27,7 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-/** Refused configuration: a non-loopback bind without a token, an allowed host that is not a host name, a body limit below the image limit's. */
+/** Refused configuration: a non-loopback bind without a token, an allowed host that is not a host name, a CORS origin no browser sends, a body limit below the image limit's. */
 export class HostConfigError extends Error {
   readonly code = 'host-config' as const;
   constructor(message: string) {
@@ -51,6 +51,25 @@ export const checkAllowedHosts = (allowedHosts: readonly string[]): void => {
 };
 
 /**
+ * Checks that every CORS origin is one a browser sends: `scheme://host[:port]` as the URL standard serializes it
+ * (lower case, no default port, no path or trailing slash). The door compares origins exactly, so any other spelling
+ * would never match and its site would be refused `forbidden-origin`.
+ */
+export const checkCorsOrigins = (corsOrigins: readonly string[]): void => {
+  for (const entry of corsOrigins) {
+    let serialized: string | null = null;
+    try {
+      serialized = new URL(entry).origin;
+    } catch {
+      // not a URL
+    }
+    if (serialized !== entry || serialized === 'null') {
+      throw new HostConfigError(`--cors: ${JSON.stringify(entry)} is not an origin as browsers send it (scheme://host[:port]${serialized && serialized !== 'null' ? `: ${serialized}` : ''})`);
+    }
+  }
+};
+
+/**
  * Checks that the body limit carries a prompt with an image at the host's image limit: its base64 (4/3 of its
  * bytes) and `PROMPT_ROOM_BYTES` for the rest, so that the first refusal a growing image meets is the image limit's
  * `attachment-error`, never a 413.
@@ -67,6 +86,7 @@ export const startHttpServer = async (options: HttpServerOptions): Promise<Runni
   const hostname = options.hostname ?? '127.0.0.1';
   checkBind(hostname, options.tokens ?? []);
   checkAllowedHosts(options.allowedHosts ?? []);
+  checkCorsOrigins(options.corsOrigins ?? []);
   checkBodyLimit(options.host.maxImageBytes, options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES);
   const app = createHttpApp(options);
   const server = createAdaptorServer({

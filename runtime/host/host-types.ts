@@ -27,8 +27,8 @@ export interface HostOptions {
   /** `{provider, model}` when the model cannot serve prompts now (a prompt is then refused `model-unavailable`). @defaultValue always available */
   readonly modelUnavailable?: () => { readonly provider: string; readonly model: string } | null;
   /**
-   * How long a `durable: true` prompt waits for the store before it is answered `durable-timeout {seq, timeoutMs}`
-   * (retryable with the same message id), ms. @defaultValue 10 000
+   * How long a `durable: true` prompt waits for the store before it is answered `durable-timeout {seq, timeoutMs, messageId}`
+   * (retryable with the same message id), ms, at most 2^31 - 1 (a Node timer's longest). @defaultValue 10 000
    */
   readonly durableTimeoutMs?: number;
   /** Message ids for prompts without a client-supplied one. @defaultValue crypto.randomUUID */

@@ -22,6 +22,9 @@ import { subagentHistory, subagentInterrupt, subagentList, subagentPrompt, type 
 /** The actor of what the host does on its own: stopping turns at shutdown or when another host took the session. */
 const HOST_ACTOR: Actor = Object.freeze({ id: 'steerlog-host', kind: 'system' });
 
+/** The longest delay a Node timer holds, ms (2^31 - 1). */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** A child session's header: kind continuable or one-shot, or made by its parent as a sub-agent. */
 const isChildHeader = (h: SessionCreatedData): boolean => h.kind !== 'ordinary' || (h.origin === 'subagent' && h.parentSession !== undefined);
 
@@ -59,8 +62,9 @@ export class Host {
         `${options.maxImageBytes} is not an image size a prompt can carry: its base64 (4/3) and ${PROMPT_ROOM_BYTES} bytes for the rest must fit the event limit (${options.runtime.maxEventBytes}${options.runtime.keyStore ? ', sealed' : ''}); at most ${carried}`,
       );
     }
-    if (options.durableTimeoutMs !== undefined && !(Number.isSafeInteger(options.durableTimeoutMs) && options.durableTimeoutMs > 0)) {
-      throw invalidArgument('Host options.durableTimeoutMs', `${String(options.durableTimeoutMs)} is not a positive whole number of milliseconds`);
+    // past 2^31 - 1 ms a Node timer fires at once: every durable prompt would time out
+    if (options.durableTimeoutMs !== undefined && !(Number.isSafeInteger(options.durableTimeoutMs) && options.durableTimeoutMs > 0 && options.durableTimeoutMs <= MAX_TIMER_MS)) {
+      throw invalidArgument('Host options.durableTimeoutMs', `${String(options.durableTimeoutMs)} is not a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`);
     }
     this.maxImageBytes = options.maxImageBytes ?? carried;
     this.#opts = options;
@@ -178,6 +182,7 @@ export class Host {
   #subagentDeps(): SubagentRouteDeps {
     return {
       children: this.#opts.children,
+      images: { acceptsImages: this.#opts.modelAcceptsImages ?? true, maxImageBytes: this.maxImageBytes },
       liveAgent: (id) => this.#live.get(id)?.agent,
       catalogEntry: async (id) => {
         await this.#catalog.refresh();

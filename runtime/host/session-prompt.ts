@@ -25,8 +25,8 @@ export interface PromptPort {
 }
 
 /** Makes the log durable up to and including the admission at `seq`, within the host's bound (`waitDurable`). */
-const durable = (port: PromptPort, agent: Agent, seq: number): Promise<void> =>
-  waitDurable(agent, seq, port.options.durableTimeoutMs ?? DEFAULT_DURABLE_TIMEOUT_MS, port.logger);
+const durable = (port: PromptPort, agent: Agent, seq: number, messageId: string): Promise<void> =>
+  waitDurable(agent, seq, messageId, port.options.durableTimeoutMs ?? DEFAULT_DURABLE_TIMEOUT_MS, port.logger);
 
 /**
  * What a refused admission answers: a pending duplicate is `idempotency-conflict`, a message larger than the store's
@@ -73,7 +73,7 @@ export const sessionPrompt = async (port: PromptPort, request: HostRequest<'sess
       if (!sameContent(admitted.message.content, content)) {
         throw new HostError('idempotency-conflict', `message ${key} was admitted with other content`, { messageId: key, seq: admitted.seq });
       }
-      if (request.durable) await durable(port, agent, admitted.seq);
+      if (request.durable) await durable(port, agent, admitted.seq, key);
       return { accepted: true, messageId: key, seq: admitted.seq, durable: request.durable ?? false, duplicate: true };
     }
   }
@@ -87,6 +87,6 @@ export const sessionPrompt = async (port: PromptPort, request: HostRequest<'sess
     throw admissionRefusal(e, message.id);
   }
   const splice = agent.events.slice(before).find((e) => e.type === 'agent/inbox/spliced' && (e.data as InboxSplicedData).inserted.some((m) => m.id === message.id))!;
-  if (request.durable) await durable(port, agent, splice.seq);
+  if (request.durable) await durable(port, agent, splice.seq, message.id);
   return { accepted: true, messageId: message.id, seq: splice.seq, durable: request.durable ?? false };
 };

@@ -6,6 +6,8 @@ import type { Agent } from '../agent.js';
 import type { ChildManager } from '../children/child-manager.js';
 import type { Logger } from '../logger.js';
 import { principalActor, promptSource } from './actor.js';
+import { checkImages, type ImagePolicy } from './prompt.js';
+import { isMessageTooLargeError } from '../errors.js';
 import type { CatalogEntry } from './catalog.js';
 import { HostError } from './errors.js';
 import type { CallContext } from './host-types.js';
@@ -18,6 +20,8 @@ import { requestTimeZone } from './time-zone.js';
 export interface SubagentRouteDeps {
   /** The runtime's continuable children; absent when the host serves no children (then no session has any). */
   readonly children: ChildManager | undefined;
+  /** The host's image policy: a follow-up's images meet the same limits as a prompt's. */
+  readonly images: ImagePolicy;
   /** The parent's live agent on this host, or undefined. */
   readonly liveAgent: (sessionId: string) => Agent | undefined;
   /** The catalog entry of a session, after reading what the store committed since the last look. */
@@ -31,7 +35,8 @@ export interface SubagentRouteDeps {
  * `subagent.prompt`: a user follow-up to a continuable direct child of a live parent. Checked in this order: the
  * time zone, the parent is live here, the catalog check (the child is a continuable child of that parent, resident
  * now or so recorded in the store; a stored row whose log contradicts itself or whose model route is not served is a
- * diagnostic; the caller's signal aborting meanwhile is `cancelled`), then the children's own delivery rules (the
+ * diagnostic; the caller's signal aborting meanwhile is `cancelled`), the images (as `session.prompt`'s: the model
+ * takes them, none over the image limit), then the children's own delivery rules (the
  * signal owns the delivery until the child's inbox accepts it); answers the message id the child's inbox accepted.
  */
 export const subagentPrompt = async (deps: SubagentRouteDeps, request: HostRequest<'subagent.prompt'>, ctx: CallContext): Promise<HostResult<'subagent.prompt'>> => {
@@ -44,6 +49,7 @@ export const subagentPrompt = async (deps: SubagentRouteDeps, request: HostReque
   if (!children) throw notFound();
   const resident = children.list(parentSessionId).some((e) => e.childSessionId === childSessionId && e.mode === 'continuable');
   if (!resident) await abortable(catalogCheck(deps, children, parentSessionId, childSessionId, notFound), ctx.signal);
+  checkImages(request.content, deps.images);
   try {
     const source = promptSource(ctx.rpcId, ctx.principal, timeZone);
     const messageId = await children.followup(parent, childSessionId, toContentBlocks(request.content), {
@@ -149,7 +155,7 @@ export const subagentList = (deps: SubagentRouteDeps, request: HostRequest<'suba
   parentAvailable: deps.liveAgent(request.parentSessionId) !== undefined,
 });
 
-/** A children refusal as the host answers it; anything else is logged and answered `internal` (no backend text). */
+/** A children refusal (or a follow-up over the event limit) as the host answers it; anything else is logged and answered `internal` (no backend text). */
 const childRefusal = (deps: SubagentRouteDeps, e: unknown, childSessionId: string, parentSessionId: string): HostError => {
   if (isChildError(e)) {
     switch (e.code) {
@@ -173,6 +179,8 @@ const childRefusal = (deps: SubagentRouteDeps, e: unknown, childSessionId: strin
       }
     }
   }
+  // the follow-up is larger than the store's event limit: the client's to shorten, never to retry as `internal`
+  if (isMessageTooLargeError(e)) return new HostError('message-too-large', `follow-up to ${childSessionId}: ${e.message}`, { limit: e.limit, size: e.size });
   deps.logger.warn(`subagent delivery to ${childSessionId} failed`, e);
   return new HostError('internal', `delivery to ${childSessionId} failed`, {});
 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { wellFormedText } from './well-formed.js';
 
 /**
  * The envelope of every Host call: the request a client posts, the response it gets back, and the stable error codes
@@ -9,7 +10,8 @@ import { z } from 'zod';
 export const ClientRequestSchema = z
   .object({
     type: z.literal('client-request'),
-    rpcId: z.string().min(1).max(200),
+    // recorded in a prompt's message source
+    rpcId: wellFormedText(z.string().min(1).max(200)),
     method: z.string().min(1).max(100),
     payload: z.unknown(),
   })

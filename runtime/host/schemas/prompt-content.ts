@@ -1,14 +1,10 @@
 import { z } from 'zod';
+import { wellFormedText } from './well-formed.js';
 
 /** The content of a prompt as a client sends it: text and image blocks. */
 
-/** A lone surrogate: text that is not valid UTF-16, which no store can keep as JSON text (RFC 8785 refuses it). */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
 /** The schema of a text block of a prompt: any well-formed text (a lone surrogate is a `bad-request` naming the field). */
-export const PromptTextBlockSchema = z
-  .object({ type: z.literal('text'), text: z.string().refine((t) => !LONE_SURROGATE.test(t), 'not valid UTF-16 (a lone surrogate)') })
-  .strict();
+export const PromptTextBlockSchema = z.object({ type: z.literal('text'), text: wellFormedText(z.string()) }).strict();
 /** An image as a client sends it: base64 data of a png, jpeg, webp or gif; `name` is accepted and not kept. */
 export const PromptImageBlockSchema = z
   .object({

@@ -21,6 +21,28 @@ describe('steerlog serve', () => {
     expect(bad.err()).toMatch(/unknown option '?--nope/i);
   });
 
+  it('refuses a --principal that records nobody: empty, or without a token (every request would be local)', async () => {
+    const saved = process.env['STEERLOG_TOKEN'];
+    delete process.env['STEERLOG_TOKEN'];
+    // a serve that starts anyway is stopped once it listens (and answers 0, not 2)
+    const run = async (args: string[]) => {
+      const c = capture();
+      const stop = new AbortController();
+      const io = { ...c.io, stdout: { write: (t: string) => (t.includes('listening on') && setImmediate(() => stop.abort()), c.io.stdout.write(t)) } };
+      return { code: await serveCommand(['--store', 'memory:', '--port', '0', ...args], io, stop.signal), err: c.err() };
+    };
+    try {
+      const empty = await run(['--token', 'a-long-enough-token', '--principal', ' ']);
+      expect(empty.code).toBe(2);
+      expect(empty.err).toContain('--principal');
+      const alone = await run(['--principal', 'alice']);
+      expect(alone.code).toBe(2);
+      expect(alone.err).toContain('--principal');
+    } finally {
+      if (saved !== undefined) process.env['STEERLOG_TOKEN'] = saved;
+    }
+  });
+
   it('refuses to bind a non-loopback address without a token', async () => {
     const c = capture();
     expect(await serveCommand(['--store', 'memory:', '--host', '0.0.0.0', '--port', '0'], c.io)).toBe(2);

@@ -155,6 +155,16 @@ describe('prompt refusals are never agent-busy', () => {
     expect(inserted.map((m) => m.content)).toEqual([[{ type: 'text', text: 'fine' }, { type: 'text', text: 'ok' }]]);
   });
 
+  it('a lone surrogate in the rpcId (kept in the message source) is bad-request naming rpcId, never a 500; nothing is appended', async () => {
+    const h = await start();
+    valueOf(await h.rpc('session.create', { sessionId: 's' }));
+    const before = h.host.live.get('s')!.agent.events.length;
+    const r = await h.rpc('session.prompt', { sessionId: 's', mode: 'queue', content: [{ type: 'text', text: 'x' }] }, { rpcId: 'a\ud800' });
+    expect(errorOf(r)).toMatchObject({ code: 'bad-request', details: { issues: [{ path: ['rpcId'], message: expect.stringContaining('lone surrogate') }] } });
+    expect(h.logs.some((l) => / 500 /.test(l))).toBe(false);
+    expect(h.host.live.get('s')!.agent.events).toHaveLength(before);
+  });
+
   it('a prompt over the event limit is message-too-large {limit, size}, nothing appended; so is an edit over it', async () => {
     const limit = 4096;
     const h = await start({ runtime: (o) => createRuntime({ ...o, maxEventBytes: limit }) });

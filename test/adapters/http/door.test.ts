@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { doorRefusal, hostAllowed, originAllowed, parseAuthority, type DoorPolicy } from '../../../adapters/http/door-checks.js';
+import { serveCommand } from '../../../adapters/cli/serve-command.js';
 import { startHttpServer, isHostConfigError } from '../../../adapters/http/server.js';
 import { startTestHost, valueOf, type TestHost } from './http-support.js';
 
@@ -188,6 +189,33 @@ describe('the door over HTTP', () => {
   it('refuses an allowed host that is not a host name at start', async () => {
     h = await startTestHost();
     await expect(startHttpServer({ host: h.host, port: 0, allowedHosts: ['https://steer.example/'] })).rejects.toSatisfy(isHostConfigError);
+  });
+
+  it('refuses a CORS origin no browser sends (a path, a trailing slash, upper case, spaces) at start: it would never match', async () => {
+    h = await startTestHost();
+    for (const origin of ['https://app.example/', 'https://App.example', ' https://app.example', 'app.example', 'null']) {
+      await expect(startHttpServer({ host: h.host, port: 0, corsOrigins: [origin] }), origin).rejects.toSatisfy(isHostConfigError);
+    }
+  });
+
+  it('serve --cors takes a comma-separated list with spaces after the commas: each origin listed passes', async () => {
+    const c = { out: '', err: '' };
+    let listening!: (url: string) => void;
+    const url = new Promise<string>((resolve) => (listening = resolve));
+    const io = { stdout: { write: (t: string) => ((c.out += t), /listening on (\S+)/.test(t) && listening(/listening on (\S+)/.exec(t)![1]!)) }, stderr: { write: (t: string) => (c.err += t) } };
+    const stop = new AbortController();
+    const done = serveCommand(['--store', 'memory:', '--port', '0', '--cors', 'https://a.example, https://b.example'], io as never, stop.signal);
+    const statuses: number[] = [];
+    try {
+      const base = await Promise.race([url, done.then((code) => Promise.reject(new Error(`serve exited ${code}: ${c.err}`)))]);
+      for (const origin of ['https://a.example', 'https://b.example']) {
+        statuses.push((await raw(base, '/api/session.list', { method: 'POST', headers: { host: new URL(base).host, origin, 'content-type': 'application/json' }, body: JSON.stringify({ type: 'client-request', rpcId: 'r', method: 'session.list', payload: {} }) })).status);
+      }
+    } finally {
+      stop.abort();
+    }
+    expect(await done).toBe(0);
+    expect(statuses).toEqual([200, 200]);
   });
 
   it('the test client itself passes: fetch sends the loopback Host and no Origin', async () => {

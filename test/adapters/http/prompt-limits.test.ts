@@ -123,6 +123,12 @@ describe('the limits of a prompt', () => {
 });
 
 describe('durable: true when the store does not answer', () => {
+  it('refuses a durableTimeoutMs no timer can hold (past 2^31 - 1 ms, Node fires such a timer at once: every durable prompt would time out)', () => {
+    const runtime = createRuntime({ store: new FaultyStore(), model: new GateModel(), logger: silentLogger });
+    expect(() => new Host({ runtime, logger: silentLogger, durableTimeoutMs: 2 ** 31 - 1 })).not.toThrow();
+    for (const durableTimeoutMs of [2 ** 31, 25 * 24 * 3600 * 1000]) expect(() => new Host({ runtime, logger: silentLogger, durableTimeoutMs }), String(durableTimeoutMs)).toThrow(/durableTimeoutMs/);
+  });
+
   it('answers durable-timeout {seq, timeoutMs} instead of waiting; the admission is live; a retry once the store answers gets the receipt', async () => {
     const store = new FaultyStore();
     const h = await start({ store, host: { durableTimeoutMs: 50 } });
@@ -147,5 +153,25 @@ describe('durable: true when the store does not answer', () => {
     const ids = [];
     for await (const e of store.read('s')) if (e.type === 'agent/inbox/spliced') ids.push(...(e.data as { inserted: { id: string }[] }).inserted.map((m) => m.id));
     expect(ids.filter((id) => id === 'm-1')).toHaveLength(1);
+  }, 20_000);
+
+  it('a prompt sent without a messageId learns the id the host gave it from the durable-timeout, so its retry is not a second admission', async () => {
+    const store = new FaultyStore();
+    const h = await start({ store, host: { durableTimeoutMs: 50 } });
+    valueOf(await h.rpc('session.create', { sessionId: 's' }));
+    let release!: () => void;
+    store.hold(new Promise<void>((resolve) => (release = resolve)));
+    let messageId: unknown;
+    try {
+      const refused = errorOf(await h.rpc('session.prompt', { sessionId: 's', mode: 'queue', content: [{ type: 'text', text: 'A' }], durable: true }));
+      expect(refused).toMatchObject({ code: 'durable-timeout', details: { seq: expect.any(Number), timeoutMs: 50, messageId: expect.any(String) } });
+      messageId = refused.details['messageId'];
+      const splice = h.host.live.get('s')!.agent.events[refused.details['seq'] as number]!;
+      expect((splice.data as { inserted: { id: string }[] }).inserted.map((m) => m.id)).toEqual([messageId]);
+    } finally {
+      release();
+    }
+    const retry = valueOf(await h.rpc('session.prompt', { sessionId: 's', mode: 'queue', content: [{ type: 'text', text: 'A' }], messageId, durable: true }));
+    expect(retry).toMatchObject({ accepted: true, messageId, duplicate: true });
   }, 20_000);
 });

@@ -142,3 +142,40 @@ describe('subagent.interrupt and subagent.list', () => {
     expect(errorOf(await h.rpc('session.cancel', { sessionId: 'c' }))).toMatchObject({ code: 'agent-busy', details: { reason: 'subagent-owned' } });
   });
 });
+
+describe('subagent.prompt and the image limits', () => {
+  it('refuses an image the model cannot take or that is over the image limit, as session.prompt does; nothing reaches the child', async () => {
+    for (const [host, data, reason] of [
+      [{ maxImageBytes: 6 }, 'AAAAAAAAAAAA', 'IMAGE_TOO_LARGE'],
+      [{ modelAcceptsImages: false }, 'AAAA', 'MODEL_DOES_NOT_SUPPORT_IMAGES'],
+    ] as const) {
+      let manager!: ChildManager;
+      const h = await startTestHost({ host, children: (runtime) => (manager = new ChildManager({ runtime, logger: silentLogger })) });
+      hosts.push(h);
+      valueOf(await h.rpc('session.create', { sessionId: 'p' }));
+      await manager.startContinuable(h.host.live.get('p')!.agent, { content: 'task', childSessionId: 'c', label: 'worker' });
+      await h.model.started(1);
+      const before = h.runtime.liveAgent('c')!.events.length;
+      const content = [{ type: 'image', mediaType: 'image/png', data, name: 'x.png' }];
+      const r = await h.rpc('subagent.prompt', { parentSessionId: 'p', childSessionId: 'c', mode: 'continuable', content });
+      expect(errorOf(r)).toMatchObject({ code: 'attachment-error', details: { reason } });
+      expect(h.runtime.liveAgent('c')!.events).toHaveLength(before);
+    }
+  });
+});
+
+describe('subagent.prompt over the event limit', () => {
+  it('is message-too-large {limit, size}, as session.prompt is, never internal; nothing reaches the child', async () => {
+    const limit = 4096;
+    let manager!: ChildManager;
+    const h = await startTestHost({ runtime: (o) => createRuntime({ ...o, maxEventBytes: limit }), children: (runtime) => (manager = new ChildManager({ runtime, logger: silentLogger })) });
+    hosts.push(h);
+    valueOf(await h.rpc('session.create', { sessionId: 'p' }));
+    await manager.startContinuable(h.host.live.get('p')!.agent, { content: 'task', childSessionId: 'c', label: 'worker' });
+    await h.model.started(1);
+    const before = h.runtime.liveAgent('c')!.events.length;
+    const r = await h.rpc('subagent.prompt', { parentSessionId: 'p', childSessionId: 'c', mode: 'continuable', content: text('x'.repeat(limit)) });
+    expect(errorOf(r)).toMatchObject({ code: 'message-too-large', details: { limit, size: expect.any(Number) } });
+    expect(h.runtime.liveAgent('c')!.events).toHaveLength(before);
+  });
+});
