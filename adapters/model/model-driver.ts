@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { importOptionalPackage } from '../optional-package.js';
 
 /**
  * The provider SDKs the `--model` specs load on demand. They are optional peer dependencies of steerlog: install the
@@ -27,31 +27,10 @@ export class ModelDriverMissingError extends Error {
 export const isModelDriverMissingError = (e: unknown): e is ModelDriverMissingError =>
   typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'model-driver-missing';
 
-const isModuleNotFound = (e: unknown): boolean => {
-  const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
-  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
-};
-
-/** Can `packageName` be found from here? Any answer but "not found" counts as found. */
-const isResolvable = (packageName: string): boolean => {
-  try {
-    createRequire(import.meta.url).resolve(packageName);
-    return true;
-  } catch (e) {
-    return !isModuleNotFound(e);
-  }
-};
-
 /**
  * Loads a provider SDK, so a missing package becomes a {@link ModelDriverMissingError} naming it instead of a
  * resolution error from inside the adapter. An installed SDK that fails to load keeps its own error.
  * @internal
  */
-export const loadModelDriver = async <T>(provider: string, packageName: string): Promise<T> => {
-  try {
-    return (await import(packageName)) as T;
-  } catch (e) {
-    if (isModuleNotFound(e) && !isResolvable(packageName)) throw new ModelDriverMissingError(provider, packageName, { cause: e });
-    throw e;
-  }
-};
+export const loadModelDriver = async <T>(provider: string, packageName: string): Promise<T> =>
+  (await importOptionalPackage(packageName, (cause) => new ModelDriverMissingError(provider, packageName, { cause }))) as T;

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { importOptionalPackage } from '../optional-package.js';
 import { MemoryEventStore } from './memory/memory-event-store.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 
@@ -60,11 +60,6 @@ export class StoreDriverMissingError extends Error {
 export const isStoreDriverMissingError = (e: unknown): e is StoreDriverMissingError =>
   typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'store-driver-missing';
 
-const isModuleNotFound = (e: unknown): boolean => {
-  const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
-  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
-};
-
 /**
  * Loads a driver package before the adapter that needs it, so a missing package becomes a
  * {@link StoreDriverMissingError} naming it instead of a resolution error from deep inside the adapter.
@@ -72,25 +67,7 @@ const isModuleNotFound = (e: unknown): boolean => {
  * @internal
  */
 export const requireStoreDriver = async (scheme: string, packageName: string): Promise<void> => {
-  try {
-    await import(packageName);
-  } catch (e) {
-    // Only when the package itself cannot be found is it "not installed". An installed driver that misses a module
-    // of its own (say `@kurrent/kurrentdb-client` without its platform's `@kurrent/bridge-…` binary, after an install
-    // that omitted optional dependencies) keeps its own error, which names that module.
-    if (isModuleNotFound(e) && !isResolvable(packageName)) throw new StoreDriverMissingError(scheme, packageName, { cause: e });
-    throw e;
-  }
-};
-
-/** Can `packageName` be found from here? (The drivers are CommonJS packages; any answer but "not found" counts as found.) */
-const isResolvable = (packageName: string): boolean => {
-  try {
-    createRequire(import.meta.url).resolve(packageName);
-    return true;
-  } catch (e) {
-    return !isModuleNotFound(e);
-  }
+  await importOptionalPackage(packageName, (cause) => new StoreDriverMissingError(scheme, packageName, { cause }));
 };
 
 const isStore = (x: unknown): x is EventStore =>
