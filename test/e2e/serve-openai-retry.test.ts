@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerResponse } from '../../runtime/host/schemas.js';
+import { promptAndShowAttempts } from './support/attempts-shown.js';
 import { removeDir, startServe, type ServeProcess } from './support/serve-process.js';
 
 /**
@@ -12,11 +12,6 @@ import { removeDir, startServe, type ServeProcess } from './support/serve-proces
  * 429 twice, then streams an answer: the turn completes, and the session's log shows both failed attempts (an
  * ignorable `request/error` each, with the status, request id and the server's retry-after) and the answer.
  */
-const ok = <T = any>(r: ServerResponse): T => {
-  if (!r.result.ok) throw new Error(`expected ok: ${JSON.stringify(r.result.error)}`);
-  return r.result.value as T;
-};
-
 describe('steerlog serve --model openai: a bad minute', () => {
   let stub: Server;
   let serve: ServeProcess;
@@ -59,25 +54,7 @@ describe('steerlog serve --model openai: a bad minute', () => {
   });
 
   it('429 twice, then an answer: the turn completes; the log shows both failed attempts and the answer', async () => {
-    ok(await serve.rpc('session.create', { sessionId: 'bad-minute' }));
-    ok(await serve.rpc('session.prompt', { sessionId: 'bad-minute', mode: 'queue', content: [{ type: 'text', text: 'hi' }], messageId: 'p1' }));
-    for (;;) {
-      const s = ok<{ running: boolean; lastTurn: number; openTurn: number | null }>(await serve.rpc('session.get', { sessionId: 'bad-minute' }));
-      if (!s.running && s.lastTurn >= 1 && s.openTurn === null) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const page = ok<{ events: { event: { type: string; data: any; ignorable?: true } }[] }>(await serve.rpc('session.history', { sessionId: 'bad-minute', after: -1, limit: 1000 }));
-    const shown = page.events
-      .map((e) => e.event)
-      .filter((e) => ['request/error', 'assistant/message', 'turn/end'].includes(e.type))
-      .map((e) =>
-        e.type === 'request/error'
-          ? `attempt ${e.data.attempt}: ${e.data.error.status} ${e.data.error.requestId} retry in ${e.data.retryInMs}`
-          : e.type === 'assistant/message'
-            ? `answer ${e.data.message.content.map((b: { text: string }) => b.text).join('')} (${e.data.usage.inputTokens}/${e.data.usage.outputTokens})`
-            : `turn/end ${e.data.reason.kind}`,
-      );
-    expect(shown).toEqual(['attempt 1: 429 req-1 retry in 20', 'attempt 2: 429 req-2 retry in 20', 'answer made it (9/2)', 'turn/end completed']);
+    expect(await promptAndShowAttempts(serve, 'bad-minute')).toEqual(['attempt 1: 429 req-1 retry in 20', 'attempt 2: 429 req-2 retry in 20', 'answer made it (9/2)', 'turn/end completed']);
     expect(requests).toBe(3);
   });
 });
