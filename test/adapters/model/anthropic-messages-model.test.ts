@@ -1,6 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import { anthropicFinish, openAnthropicModel } from '../../../adapters/model/anthropic/anthropic-messages-model.js';
 import { isModelDriverMissingError, loadModelDriver } from '../../../adapters/model/model-driver.js';
 import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
@@ -8,6 +7,7 @@ import type { LogEvent } from '../../../domain/events.js';
 import { createUserMessage } from '../../../domain/message.js';
 import { silentLogger } from '../../../runtime/logger.js';
 import { createRuntime, type RuntimeOptions } from '../../../runtime/runtime.js';
+import { attemptLines, stubProvider, type Handler } from './support/provider-stub.js';
 
 /**
  * A STUB of the Anthropic Messages API (not a real model), speaking its documented wire protocol: `POST /v1/messages`
@@ -16,31 +16,7 @@ import { createRuntime, type RuntimeOptions } from '../../../runtime/runtime.js'
  * `{type: 'error', error: {type, message}}` with `request-id` and, sometimes, `retry-after`. The adapter runs on the
  * official SDK with its retries off; the runtime's request-error step retries and logs each attempt.
  */
-type Handler = (res: ServerResponse, req: IncomingMessage) => void;
-let server: Server | null = null;
-const stub = async (handlers: Handler[]): Promise<{ url: string; bodies: any[]; headers: IncomingMessage['headers'][]; paths: string[] }> => {
-  const bodies: any[] = [];
-  const headers: IncomingMessage['headers'][] = [];
-  const paths: string[] = [];
-  server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      bodies.push(JSON.parse(raw));
-      headers.push(req.headers);
-      paths.push(req.url ?? '');
-      handlers[bodies.length - 1]!(res, req);
-    });
-  });
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, headers, paths };
-};
-afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
-  server = null;
-});
-
+const stub = (handlers: Handler[]) => stubProvider(handlers);
 const head = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': 'req_ok' });
 const ev = (res: ServerResponse, type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
 const start = (res: ServerResponse, usage: object = { input_tokens: 4, output_tokens: 1, cache_read_input_tokens: 6, cache_creation_input_tokens: 2 }) => {
@@ -80,16 +56,7 @@ const run = async (url: string, retry?: RuntimeOptions['retry']) => {
   await agent.whenIdle();
   return agent.events;
 };
-const shape = (events: readonly LogEvent[]) =>
-  events
-    .filter((e) => ['assistant/chunk', 'request/error', 'assistant/message', 'turn/end'].includes(e.type))
-    .map((e) => {
-      const d = e.data as Record<string, any>;
-      if (e.type === 'assistant/chunk') return `chunk ${d.chunk.type === 'reasoning' ? '(thinking) ' : ''}${d.chunk.text}`;
-      if (e.type === 'request/error') return `attempt ${d.attempt} failed ${d.error.code}${d.retryInMs !== undefined ? `, retry in ${d.retryInMs}` : ''}`;
-      if (e.type === 'assistant/message') return `answer ${d.message.content.map((b: { type: string; text?: string; name?: string }) => b.text ?? `[${b.name}]`).join('')}`;
-      return `turn/end ${d.reason.kind}`;
-    });
+const shape = (events: readonly LogEvent[]) => attemptLines(events, 'thinking');
 
 describe('AnthropicMessagesModel (the official SDK against a stub Messages API)', () => {
   it('streams thinking, text and a tool call; keeps usage with cache reads; maps the log (system, tools, tool results) to Messages', async () => {

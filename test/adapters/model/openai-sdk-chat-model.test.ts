@@ -1,12 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import { openOpenAiSdkModel } from '../../../adapters/model/openai/openai-sdk-chat-model.js';
 import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
 import type { LogEvent } from '../../../domain/events.js';
 import { createUserMessage } from '../../../domain/message.js';
 import { silentLogger } from '../../../runtime/logger.js';
 import { createRuntime, type RuntimeOptions } from '../../../runtime/runtime.js';
+import { attemptLines, stubProvider, type Handler } from './support/provider-stub.js';
 
 /**
  * A STUB of an OpenAI-compatible chat-completions server (not a real model), speaking the documented SSE wire
@@ -14,28 +14,7 @@ import { createRuntime, type RuntimeOptions } from '../../../runtime/runtime.js'
  * message}}` with `x-request-id` and, sometimes, `retry-after`). The adapter runs on the official `openai` SDK with its
  * retries off; the runtime's request-error step retries and logs each attempt.
  */
-type Handler = (res: ServerResponse, req: IncomingMessage) => void;
-let server: Server | null = null;
-const stub = async (handlers: Handler[]): Promise<{ url: string; bodies: any[]; headers: IncomingMessage['headers'][] }> => {
-  const bodies: any[] = [];
-  const headers: IncomingMessage['headers'][] = [];
-  server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      bodies.push(JSON.parse(raw));
-      headers.push(req.headers);
-      handlers[bodies.length - 1]!(res, req);
-    });
-  });
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, bodies, headers };
-};
-afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
-  server = null;
-});
+const stub = (handlers: Handler[]) => stubProvider(handlers, '/v1');
 const head = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req-ok' });
 const data = (res: ServerResponse, c: unknown) => res.write(`data: ${JSON.stringify(c)}\n\n`);
 const answer: Handler = (res) => {
@@ -63,16 +42,7 @@ const run = async (url: string, retry?: RuntimeOptions['retry']) => {
   await agent.whenIdle();
   return agent.events;
 };
-const shape = (events: readonly LogEvent[]) =>
-  events
-    .filter((e) => ['assistant/chunk', 'request/error', 'assistant/message', 'turn/end'].includes(e.type))
-    .map((e) => {
-      const d = e.data as Record<string, any>;
-      if (e.type === 'assistant/chunk') return `chunk ${d.chunk.type === 'reasoning' ? '(reasoning) ' : ''}${d.chunk.text}`;
-      if (e.type === 'request/error') return `attempt ${d.attempt} failed ${d.error.code}${d.retryInMs !== undefined ? `, retry in ${d.retryInMs}` : ''}`;
-      if (e.type === 'assistant/message') return `answer ${d.message.content.map((b: { text?: string; name?: string }) => b.text ?? `[${b.name}]`).join('')}`;
-      return `turn/end ${d.reason.kind}`;
-    });
+const shape = (events: readonly LogEvent[]) => attemptLines(events, 'reasoning');
 
 describe('OpenAiSdkChatModel (the official SDK against a stub chat-completions server)', () => {
   it('streams reasoning, text and tool calls; keeps usage with cached tokens; runs a tool round in a real turn', async () => {
