@@ -2,6 +2,7 @@ import type { AssistantBlock, Usage } from '../../../domain/events.js';
 import type { ModelMessage } from '../../../domain/model-messages.js';
 import { ModelError } from '../../../runtime/errors.js';
 import type { FinishReason, ModelPort, ModelRequest, ModelResponse } from '../../../runtime/ports/model.js';
+import { addToolCallDeltas, toolCallBlocks, usageOf, type PartialToolCall } from './chat-deltas.js';
 import { httpFailure, requestIdOf } from './http-failure.js';
 import { readSseData } from './sse-lines.js';
 
@@ -106,7 +107,7 @@ export class OpenAiChatModel implements ModelPort {
     let finish: string | null = null;
     let done = false;
     let usage: Usage | undefined;
-    const calls: { id: string; name: string; arguments: string }[] = [];
+    const calls: PartialToolCall[] = [];
     const stream = readSseData(res.body)[Symbol.asyncIterator]();
     for (;;) {
       let next: IteratorResult<string>;
@@ -135,8 +136,7 @@ export class OpenAiChatModel implements ModelPort {
       }
       if (chunk.error) throw fail(chunk.error.message ?? 'the model streamed an error', chunk.error.code ?? 'STREAM_ERROR');
       if (chunk.usage && typeof chunk.usage.prompt_tokens === 'number' && typeof chunk.usage.completion_tokens === 'number') {
-        const cached = chunk.usage.prompt_tokens_details?.cached_tokens;
-        usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens, ...(typeof cached === 'number' ? { cachedInputTokens: cached } : {}) };
+        usage = usageOf(chunk.usage.prompt_tokens, chunk.usage.completion_tokens, chunk.usage.prompt_tokens_details);
       }
       const choice = chunk.choices?.[0];
       if (!choice) continue;
@@ -145,22 +145,14 @@ export class OpenAiChatModel implements ModelPort {
         text += delta.content;
         request.onChunk({ type: 'text', text: delta.content });
       }
-      for (const tc of delta.tool_calls ?? []) {
-        const call = (calls[tc.index] ??= { id: '', name: '', arguments: '' });
-        if (tc.id) call.id = tc.id;
-        if (tc.function?.name) call.name += tc.function.name;
-        if (tc.function?.arguments) call.arguments += tc.function.arguments;
-      }
+      addToolCallDeltas(calls, delta.tool_calls);
       if (choice.finish_reason) finish = choice.finish_reason;
     }
     // neither [DONE] nor a finish reason: the body ended early (a proxy or the server dropped it)
     if (!done && finish === null) throw fail('the model\'s stream ended before the answer did', 'STREAM_CUT');
     const content: AssistantBlock[] = [];
     if (text) content.push({ type: 'text', text });
-    for (const [i, c] of calls.entries()) {
-      if (!c) continue;
-      content.push({ type: 'tool-call', callId: c.id || `call-${i}`, name: c.name, arguments: c.arguments || '{}' });
-    }
+    content.push(...toolCallBlocks(calls));
     return { content, finishReason: finishOf(finish, calls.length > 0), ...(usage ? { usage } : {}) };
   }
 }

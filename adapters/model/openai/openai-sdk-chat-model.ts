@@ -3,6 +3,7 @@ import type { AssistantBlock, Usage } from '../../../domain/events.js';
 import { ModelError } from '../../../runtime/errors.js';
 import type { ModelFailure, ModelPort, ModelRequest, ModelResponse } from '../../../runtime/ports/model.js';
 import { loadModelDriver, MODEL_DRIVER_PACKAGES } from '../model-driver.js';
+import { addToolCallDeltas, toolCallBlocks, usageOf, type PartialToolCall } from './chat-deltas.js';
 import { httpFailure, requestIdOf } from './http-failure.js';
 import { finishOf, toWireMessages } from './openai-chat-model.js';
 
@@ -80,13 +81,12 @@ export class OpenAiSdkChatModel implements ModelPort {
     let reasoning = '';
     let finish: string | null = null;
     let usage: Usage | undefined;
-    const calls: { id: string; name: string; arguments: string }[] = [];
+    const calls: PartialToolCall[] = [];
     const content: AssistantBlock[] = [];
     try {
       for await (const chunk of stream) {
         if (chunk.usage) {
-          const cached = chunk.usage.prompt_tokens_details?.cached_tokens;
-          usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens, ...(typeof cached === 'number' ? { cachedInputTokens: cached } : {}) };
+          usage = usageOf(chunk.usage.prompt_tokens, chunk.usage.completion_tokens, chunk.usage.prompt_tokens_details);
         }
         const choice = chunk.choices[0];
         if (!choice) continue;
@@ -102,12 +102,7 @@ export class OpenAiSdkChatModel implements ModelPort {
           text += delta.content;
           request.onChunk({ type: 'text', text: delta.content });
         }
-        for (const tc of delta.tool_calls ?? []) {
-          const call = (calls[tc.index] ??= { id: '', name: '', arguments: '' });
-          if (tc.id) call.id = tc.id;
-          if (tc.function?.name) call.name += tc.function.name;
-          if (tc.function?.arguments) call.arguments += tc.function.arguments;
-        }
+        addToolCallDeltas(calls, delta.tool_calls);
         if (choice.finish_reason) finish = choice.finish_reason;
       }
     } catch (e) {
@@ -123,10 +118,7 @@ export class OpenAiSdkChatModel implements ModelPort {
     if (finish === null) throw new ModelError(withId({ message: "the model's stream ended before the answer did", code: 'STREAM_CUT' }));
     if (reasoning) content.push({ type: 'reasoning', text: reasoning });
     if (text) content.push({ type: 'text', text });
-    for (const [i, c] of calls.entries()) {
-      if (!c) continue;
-      content.push({ type: 'tool-call', callId: c.id || `call-${i}`, name: c.name, arguments: c.arguments || '{}' });
-    }
+    content.push(...toolCallBlocks(calls));
     return { content, finishReason: finishOf(finish, calls.length > 0), ...(usage ? { usage } : {}) };
   }
 }
