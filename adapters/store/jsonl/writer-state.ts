@@ -11,8 +11,8 @@ import type { StreamCache, StreamState } from './stream-cache.js';
  * with what other writers committed and cut back where a crashed writer left uncommitted bytes.
  */
 
-/** The committed index; `unchanged` when nobody wrote to it since this instance's last commit. */
-export type WriterIndex = IndexLookup & { readonly unchanged: boolean };
+/** The committed index, as the lock holder recovered it (whether another writer committed since is kept on the directory, `foreignCommitAt`). */
+export type WriterIndex = IndexLookup;
 
 /** Under the lock: the committed prefix of the index, cutting an unfinished batch a crashed writer left. */
 export const recoverIndex = async (directory: StoreDirectory): Promise<WriterIndex> => {
@@ -27,7 +27,7 @@ export const recoverIndex = async (directory: StoreDirectory): Promise<WriterInd
   // Someone else committed since our last commit (or this is our first): every cached stream state is suspect.
   if (!unchanged) directory.foreignCommitAt = view.count;
   directory.lastIndexSize = view.count * INDEX_RECORD_BYTES;
-  return { file: directory.indexRead, path: directory.indexPath, view, unchanged };
+  return { file: directory.indexRead, path: directory.indexPath, view };
 };
 
 /** Under the lock: the stream's committed state, loading it or catching up with other writers, cutting leftovers. */
