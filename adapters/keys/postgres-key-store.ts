@@ -152,12 +152,15 @@ export class PostgresKeyStore implements KeyStore {
     return rows.map((r) => ({ keyId: r.key_id, session: r.session, ...(r.actor !== null ? { actor: r.actor } : {}) }));
   }
 
-  /** Waits (at most `waitMs`) until no other session holds a snapshot from before transaction `xid` committed. */
+  /**
+   * Waits (at most `waitMs`) until no other session of this database holds a snapshot from before transaction `xid`
+   * committed (VACUUM of an ordinary table heeds only its own database's snapshots).
+   */
   async #olderSnapshotsEnded(xid: string, waitMs: number): Promise<void> {
     const until = Date.now() + waitMs;
     for (;;) {
       const { rows } = await this.#pool.query<{ older: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
+        `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_xmin IS NOT NULL
            AND age(backend_xmin) >= age($1::xid8::xid)) AS older`,
         [xid],
       );
