@@ -1,7 +1,7 @@
 import type { AssistantBlock, Usage } from '../../../domain/events.js';
 import type { ModelMessage } from '../../../domain/model-messages.js';
 import { ModelError } from '../../../runtime/errors.js';
-import type { FinishReason, ModelPort, ModelRequest, ModelResponse } from '../../../runtime/ports/model.js';
+import type { FinishReason, ModelFailure, ModelPort, ModelRequest, ModelResponse } from '../../../runtime/ports/model.js';
 import { addToolCallDeltas, toolCallBlocks, usageOf, type PartialToolCall } from './chat-deltas.js';
 import { httpFailure, requestIdOf } from './http-failure.js';
 import { readSseData } from './sse-lines.js';
@@ -49,7 +49,18 @@ export const toWireMessages = (system: string | undefined, messages: readonly Mo
   return out;
 };
 
-/** The chat-completions `finish_reason` as the port's finish reason: `length` → max-tokens, `tool_calls` (or any tool call) → tool-calls, else stop. */
+/**
+ * A `finish_reason` that is no finish: the provider stopped the answer itself, and the attempt failed as a cut stream
+ * would (`STREAM_CUT`, retried by the default policy) — DeepSeek's `insufficient_system_resource` (its inference
+ * system ran out of resources mid-answer). Null for any other reason.
+ */
+export const providerCutOf = (reason: string | null | undefined): ModelFailure | null =>
+  reason === 'insufficient_system_resource' ? { message: `the model's answer was cut by the provider (finish_reason ${reason})`, code: 'STREAM_CUT' } : null;
+
+/**
+ * The chat-completions `finish_reason` as the port's finish reason: `length` → max-tokens, `tool_calls` (or any tool
+ * call) → tool-calls, else (`stop`, `content_filter`: the answer is final) stop. See {@link providerCutOf} first.
+ */
 export const finishOf = (reason: string | null | undefined, hasCalls: boolean): FinishReason => {
   if (reason === 'length') return 'max-tokens';
   if (reason === 'tool_calls' || hasCalls) return 'tool-calls';
@@ -150,6 +161,8 @@ export class OpenAiChatModel implements ModelPort {
     }
     // neither [DONE] nor a finish reason: the body ended early (a proxy or the server dropped it)
     if (!done && finish === null) throw fail('the model\'s stream ended before the answer did', 'STREAM_CUT');
+    const cut = providerCutOf(finish);
+    if (cut !== null) throw fail(cut.message, cut.code);
     const content: AssistantBlock[] = [];
     if (text) content.push({ type: 'text', text });
     content.push(...toolCallBlocks(calls));

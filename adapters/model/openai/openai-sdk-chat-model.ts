@@ -5,7 +5,7 @@ import type { ModelFailure, ModelPort, ModelRequest, ModelResponse } from '../..
 import { loadModelDriver, MODEL_DRIVER_PACKAGES } from '../model-driver.js';
 import { addToolCallDeltas, toolCallBlocks, usageOf, type PartialToolCall } from './chat-deltas.js';
 import { httpFailure, requestIdOf } from './http-failure.js';
-import { finishOf, toWireMessages } from './openai-chat-model.js';
+import { finishOf, providerCutOf, toWireMessages } from './openai-chat-model.js';
 
 /** How {@link openOpenAiSdkModel} builds its client. */
 export interface OpenAiSdkModelOptions {
@@ -116,6 +116,8 @@ export class OpenAiSdkChatModel implements ModelPort {
       throw new ModelError(withId({ message: `the model's stream was cut: ${e instanceof Error ? e.message : String(e)}`, code: 'STREAM_CUT' }));
     }
     if (finish === null) throw new ModelError(withId({ message: "the model's stream ended before the answer did", code: 'STREAM_CUT' }));
+    const cut = providerCutOf(finish);
+    if (cut !== null) throw new ModelError(withId(cut));
     if (reasoning) content.push({ type: 'reasoning', text: reasoning });
     if (text) content.push({ type: 'text', text });
     content.push(...toolCallBlocks(calls));

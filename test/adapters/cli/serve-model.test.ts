@@ -71,6 +71,15 @@ describe('openModel: openai: and anthropic: — flags win over the providers’ 
     expect(seen).toEqual(['/v1/messages Bearer k-file', '/v1/chat/completions Bearer k-file']);
   });
 
+  it('without flags, the providers’ environment variables: OPENAI_BASE_URL / OPENAI_API_KEY, ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY', async () => {
+    const url = await stubUrl();
+    seen.length = 0;
+    const env = { OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: 'k-openai', ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'k-anthropic' };
+    await ask((await openModel('anthropic:c', env)).model);
+    await ask((await openModel('openai:m', env)).model);
+    expect(seen).toEqual(['/v1/messages Bearer k-anthropic', '/v1/chat/completions Bearer k-openai']);
+  });
+
   it('refuses a provider model without a name, provider flags on other models, an empty key file, a bad max-tokens', async () => {
     const refusals = await Promise.all([
       openModel('anthropic:', {}).catch((e: unknown) => e),

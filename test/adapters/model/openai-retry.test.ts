@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpFailure, retryAfterMs } from '../../../adapters/model/openai/http-failure.js';
-import { OpenAiChatModel } from '../../../adapters/model/openai/openai-chat-model.js';
+import { finishOf, OpenAiChatModel, providerCutOf } from '../../../adapters/model/openai/openai-chat-model.js';
 import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
 import { createUserMessage } from '../../../domain/message.js';
 import type { LogEvent } from '../../../domain/events.js';
@@ -107,6 +107,29 @@ describe('OpenAiChatModel failures and the request-error step (against a stub se
     const events = await run(s.url, { maxAttempts: 2, random: () => 0, sleep: async (ms) => void waits.push(ms) });
     expect(shape(events)).toEqual(['attempt 1 failed server_error, retry in 250', 'attempt 2 failed server_error', 'turn/end error']);
     expect((events.at(-1)!.data as { reason: unknown }).reason).toEqual({ kind: 'error', error: { message: 'overloaded', code: 'server_error', status: 503, requestId: 'req-5' } });
+  });
+
+  it('finish_reason insufficient_system_resource (DeepSeek: the provider ran out of inference resources mid-answer) is a cut attempt, retried', async () => {
+    const s = await stub([
+      (res) => {
+        sseHead(res);
+        data(res, { choices: [{ delta: { content: 'half' } }] });
+        data(res, { choices: [{ delta: {}, finish_reason: 'insufficient_system_resource' }] });
+        res.end('data: [DONE]\n\n');
+      },
+      answer,
+    ]);
+    const events = await run(s.url);
+    expect(shape(events)).toEqual(['chunk half', 'attempt 1 failed STREAM_CUT, retry in 375', 'chunk hel', 'chunk lo', 'answer hello', 'turn/end completed']);
+    expect((events.find((e) => e.type === 'request/error')!.data as { error: { requestId?: string } }).error.requestId).toBe('req-ok');
+  });
+
+  it('finish reasons map exactly: stop, length, tool_calls, content_filter; the provider cutting the answer is no finish', () => {
+    expect([finishOf('stop', false), finishOf('length', false), finishOf('tool_calls', true), finishOf('content_filter', false), finishOf(null, true), finishOf('length', true)]).toEqual([
+      'stop', 'max-tokens', 'tool-calls', 'stop', 'tool-calls', 'max-tokens',
+    ]);
+    expect(providerCutOf('insufficient_system_resource')).toEqual({ message: "the model's answer was cut by the provider (finish_reason insufficient_system_resource)", code: 'STREAM_CUT' });
+    expect(['stop', 'length', 'tool_calls', 'content_filter', null].map(providerCutOf)).toEqual([null, null, null, null, null]);
   });
 
   it('Retry-After: delay-seconds, an HTTP date (against the clock, never negative), retry-after-ms first, garbage ignored', () => {

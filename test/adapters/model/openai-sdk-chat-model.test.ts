@@ -5,6 +5,7 @@ import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-st
 import type { LogEvent } from '../../../domain/events.js';
 import { createUserMessage } from '../../../domain/message.js';
 import { silentLogger } from '../../../runtime/logger.js';
+import { abortableSleep } from '../../../runtime/retry-policy.js';
 import { createRuntime, type RuntimeOptions } from '../../../runtime/runtime.js';
 import { attemptLines, stubProvider, type Handler } from './support/provider-stub.js';
 
@@ -115,6 +116,42 @@ describe('OpenAiSdkChatModel (the official SDK against a stub chat-completions s
     // a streamed error carries no status: its code is not a retryable one, so the default policy stops there
     expect(shape(events)).toEqual(['chunk par', 'attempt 1 failed STREAM_CUT, retry in 250', 'chunk cut', 'attempt 2 failed STREAM_CUT, retry in 500', 'attempt 3 failed server_overloaded', 'turn/end error']);
     expect(events.filter((e) => e.type === 'request/error').map((e) => (e.data as { error: { requestId?: string } }).error.requestId)).toEqual(['req-ok', 'req-ok', 'req-ok']);
+  });
+
+  it('finish_reason insufficient_system_resource (DeepSeek: the provider ran out of inference resources mid-answer) is a cut attempt, retried', async () => {
+    const s = await stub([
+      (res) => {
+        head(res);
+        data(res, { choices: [{ index: 0, delta: { content: 'half' } }] });
+        data(res, { choices: [{ index: 0, delta: {}, finish_reason: 'insufficient_system_resource' }] });
+        res.end('data: [DONE]\n\n');
+      },
+      answer,
+    ]);
+    const events = await run(s.url, { random: () => 0, sleep: async (ms) => void waits.push(ms) });
+    expect(shape(events)).toEqual(['chunk half', 'attempt 1 failed STREAM_CUT, retry in 250', 'chunk hel', 'chunk lo', 'answer hello', 'turn/end completed']);
+    expect((events.find((e) => e.type === 'request/error')!.data as { error: unknown }).error).toEqual({
+      message: "the model's answer was cut by the provider (finish_reason insufficient_system_resource)",
+      code: 'STREAM_CUT',
+      requestId: 'req-ok',
+    });
+  });
+
+  it('abort during the backoff after a 429: the wait ends at once, no further request, the turn ends aborted', async () => {
+    const s = await stub([rateLimited('req-1', { 'retry-after': '60' }), answer]);
+    const agent = await session(s.url, {
+      sleep: (ms, signal) => {
+        waits.push(ms);
+        agent.cancel({ kind: 'user' }, { keepInbox: true });
+        return abortableSleep(ms, signal);
+      },
+    });
+    agent.followup(createUserMessage('hi'));
+    await agent.whenIdle();
+    expect(waits).toEqual([60_000]);
+    expect(s.bodies).toHaveLength(1);
+    expect(agent.events.map((e) => e.type).slice(-5)).toEqual(['step/start', 'user/message', 'request/error', 'step/end', 'turn/end']);
+    expect(shape(agent.events)).toEqual(['attempt 1 failed rate_limit_exceeded, retry in 60000', 'turn/end aborted']);
   });
 
   it('a 429 storm runs out the attempts: the turn ends error with the last failure; a 400 is not retried', async () => {
