@@ -40,8 +40,13 @@ export interface RetryPolicy {
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-/** Failure codes the default policy retries whatever the status: the connection failed or the stream was cut. */
-export const RETRYABLE_CODES: readonly string[] = ['NETWORK', 'STREAM_CUT', 'ECONNRESET', 'ETIMEDOUT'];
+/**
+ * Failure codes the default policy retries whatever the status: the connection failed or the stream was cut
+ * (`NETWORK`, `STREAM_CUT`, `ECONNRESET`, `ETIMEDOUT`, as steerlog's clients and Node name them), and the transient
+ * codes of the protocol's reference taxonomy (`RATE_LIMIT`, `SERVER`, `TIMEOUT`, `TRANSPORT`, `EMPTY_RESPONSE`), so a
+ * model port that reports those is retried as the reference retries it.
+ */
+export const RETRYABLE_CODES: readonly string[] = ['NETWORK', 'STREAM_CUT', 'ECONNRESET', 'ETIMEDOUT', 'RATE_LIMIT', 'SERVER', 'TIMEOUT', 'TRANSPORT', 'EMPTY_RESPONSE'];
 
 /** Retryable by default: HTTP 408, 429 or 5xx, or a code of {@link RETRYABLE_CODES}. */
 export const isRetryableFailure = (failure: TurnError): boolean =>

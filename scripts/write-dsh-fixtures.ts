@@ -3,7 +3,7 @@
  * batch, compressed with the `zstd` command-line tool, which must be on PATH) from the batches below, the plain
  * `seeded-child.jsonl` and `retried-stream.jsonl` from the events below, and the expected reports (`<name>.report.txt`,
  * `<name>.report.json`) of every fixture there, from `steerlog audit` itself. These cover what the harness's own
- * packages do not write in scripts/dsh-harness (a child and its descriptors, a retried stream, a route change). It also writes the reports of the harness's own logs in
+ * packages do not write in scripts/dsh-harness (a child and its descriptors, a route change; a retried stream, which the harness's own `retried` log now shows too). It also writes the reports of the harness's own logs in
  * docs/examples/dsh/harness/ (written by scripts/dsh-harness/write-fixtures.mjs). Run: `npx tsx scripts/write-dsh-fixtures.ts`.
  * test/adapters/dsh/fixtures.test.ts checks the reports, the frames and the decompressed text.
  */

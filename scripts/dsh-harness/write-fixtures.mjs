@@ -26,20 +26,21 @@ import { Context } from '@deepseek-ai/cordis';
 import { AgentRegistry, Inbox, foldConsumedWork } from '@deepseek-ai/dsh-agent';
 import { AgentLoop } from '@deepseek-ai/dsh-agent-loop';
 import { AttachmentId } from '@deepseek-ai/dsh-attachment';
-import { CallId, LlmAdapter, LlmRuntime, createUserMessage } from '@deepseek-ai/dsh-llm';
+import { CallId, LlmAdapter, LlmError, LlmRuntime, createUserMessage, resolveRetryPolicy } from '@deepseek-ai/dsh-llm';
+import * as LlmRetry from '@deepseek-ai/dsh-llm-retry';
 import { SessionId, SessionStore, interruptedTurnClosers } from '@deepseek-ai/dsh-session';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import { SystemPrompt } from '@deepseek-ai/dsh-system-prompt';
 import { ToolRuntime, defineTool } from '@deepseek-ai/dsh-tools';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, out: { type: 'string' } } });
+const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, out: { type: 'string' }, only: { type: 'string', multiple: true } } });
 const SEED = Number(values.seed);
 const OUT = resolve(values.out ?? join(here, '../../docs/examples/dsh'));
 const WORK = join(OUT, '.harness-work');
 const CWD = '/work/project';
 const VERSIONS = Object.fromEntries(
-  ['dsh-agent-loop', 'dsh-session-persistence-jsonl', 'dsh-session', 'dsh-agent', 'dsh-llm', 'dsh-tools'].map((p) => [
+  ['dsh-agent-loop', 'dsh-session-persistence-jsonl', 'dsh-session', 'dsh-agent', 'dsh-llm', 'dsh-tools', 'dsh-llm-retry'].map((p) => [
     `@deepseek-ai/${p}`,
     JSON.parse(readFileSync(join(here, 'node_modules/@deepseek-ai', p, 'package.json'), 'utf8')).version,
   ]),
@@ -61,9 +62,19 @@ const WORDS = ['the', 'queue', 'step', 'turn', 'reads', 'claims', 'log', 'input'
 const pieces = () => Array.from({ length: pick(1, 7) }, (_, i) => `${i === 0 ? '' : ' '}${WORDS[pick(0, WORDS.length - 1)]}`);
 const tick = () => new Promise((r) => setTimeout(r, 3));
 
+/**
+ * The retry policy the scripted provider declares, as every harness adapter declares its own: a bounded number of
+ * retries of the harness's retryable codes, an exponential backoff without jitter (so the waits in the log are exact).
+ * The harness's own retry plugin (`@deepseek-ai/dsh-llm-retry`) executes it, only where a scenario loads it.
+ */
+const RETRY_POLICY = resolveRetryPolicy({ mode: 'normal', maxRetries: 2, backoff: { initialDelayMs: 20, maxDelayMs: 1000, jitterRatio: 0 } }, 'scripted.retryPolicy');
+
 /** The model's answers, consumed in order; each is an async generator of stream chunks given the request. */
 const answers = [];
 class ScriptedModel extends LlmAdapter {
+  providerRetryPolicy() {
+    return RETRY_POLICY;
+  }
   async *stream(options) {
     const next = answers.shift();
     if (!next) throw new Error('the scripted model has no answer left');
@@ -119,6 +130,23 @@ const cancelMidStream = (cancel) =>
     yield { type: 'finish', reason: { kind: 'stop' } };
   };
 
+/**
+ * A failed attempt: streams `streamed` seeded text pieces, runs `during`, then throws the provider's failure as a real
+ * adapter does (an `LlmError` carrying {message, code, status?, providerRetryAfterMs?, requestId?}); the harness turns
+ * the throw into the stream's terminal `error` finish chunk and asks its `agent/request-error` waterfall what next.
+ */
+const failing = (failure, { streamed = 0, during } = {}) =>
+  async function* () {
+    const parts = pieces();
+    for (let i = 0; i < streamed; i++) {
+      await tick();
+      yield { type: 'text-delta', index: 0, text: parts[i % parts.length] };
+    }
+    during?.();
+    const { message, code, ...facts } = failure;
+    throw new LlmError(message, code, facts);
+  };
+
 // ---- the harness ----------------------------------------------------------------------------------------------------
 const user = (t) => createUserMessage({ content: [{ type: 'text', text: t }], source: { kind: 'user' } });
 /**
@@ -135,11 +163,13 @@ const context = (t) => createUserMessage({ content: [{ type: 'text', text: t }],
 /** Tool bodies' hooks, by query: what to do inside the body (a steer, a flush for a crash copy). */
 const toolHooks = new Map();
 
-const startHarness = async (rootDir, compression) => {
+const startHarness = async (rootDir, compression, { retry = false } = {}) => {
   const root = new Context();
   for (const p of [SessionStore, LlmRuntime, SystemPrompt, ToolRuntime, AgentRegistry]) await root.plugin(p);
   await root.plugin(JsonlSessionPersistence, { root: rootDir, compression, writeBatchMaxDelayMs: 5 });
   await root.plugin(AgentLoop, {});
+  // the harness's own retry executor: a listener of `agent/request-error` that runs the provider's policy
+  if (retry) await root.plugin(LlmRetry);
   root.llm.registerAdapter(['scripted'], new ScriptedModel());
   root.tools.register(
     defineTool({
@@ -393,12 +423,53 @@ const resumedForked = async (compression) => {
   return [resumed, forked];
 };
 
+/**
+ * retried: failed model requests and the harness's own retry (its `@deepseek-ai/dsh-llm-retry` plugin running the
+ * scripted provider's policy: 2 retries, 20 ms doubling, no jitter). Turn 1: a 503 after two streamed pieces, then a
+ * 429 with a retry-after, then an answer. Turn 2: three 500s (one after a streamed piece): the retries run out, the
+ * turn ends error with the last failure. Turn 3: a 429 asking for 600 ms, canceled (keepInbox) during that wait.
+ * Turn 4: a transport failure (no status), then the retry is canceled mid-stream (its prefix kept as interrupted).
+ */
+const retried = async (compression) => {
+  const dir = join(WORK, `rt-${compression}`);
+  const root = await startHarness(dir, compression, { retry: true });
+  const { agent } = await root.agents.create({ sessionId: SessionId('harness-retried'), agentOptions: OPTIONS, meta: { cwd: CWD } });
+  const cancel = () => agent.cancel({ kind: 'user' }, { keepInbox: true });
+  answers.push(
+    failing({ message: 'overloaded', code: 'SERVER', status: 503, requestId: 'req-1' }, { streamed: 2 }),
+    failing({ message: 'slow down', code: 'RATE_LIMIT', status: 429, providerRetryAfterMs: 70, requestId: 'req-2' }),
+    text(),
+  );
+  agent.followup(user('retried twice, then answered'));
+  await agent.whenIdle();
+  answers.push(
+    failing({ message: 'internal error', code: 'SERVER', status: 500, requestId: 'req-3' }),
+    failing({ message: 'internal error', code: 'SERVER', status: 500, requestId: 'req-4' }, { streamed: 1 }),
+    failing({ message: 'internal error', code: 'SERVER', status: 500, requestId: 'req-5' }),
+  );
+  agent.followup(user('the retries run out'));
+  await agent.whenIdle();
+  // the retry plugin writes llm/retry, then waits 600 ms: the cancel comes 40 ms after the failure
+  answers.push(failing({ message: 'slow down', code: 'RATE_LIMIT', status: 429, providerRetryAfterMs: 600, requestId: 'req-6' }, { during: () => setTimeout(cancel, 40) }));
+  agent.followup(user('canceled while waiting to retry'));
+  await agent.whenIdle();
+  answers.push(failing({ message: 'socket hang up', code: 'TRANSPORT' }, { streamed: 1 }), cancelMidStream(cancel));
+  agent.followup(user('canceled mid-stream of the retry'));
+  await agent.whenIdle();
+  await root.sessions.flush(agent.session);
+  const out = await store('retried', compression, dir, agent.id, liveState(agent));
+  await root.fiber.dispose();
+  return out;
+};
+
 // ---- main -------------------------------------------------------------------------------------------------------------
 rmSync(WORK, { recursive: true, force: true });
 mkdirSync(WORK, { recursive: true });
 reseed(SEED);
 for (const compression of ['none', 'zstd']) {
-  for (const scenario of [queuedSteered, canceled, resumedForked]) {
+  for (const scenario of [queuedSteered, canceled, resumedForked, retried]) {
+    // --only NAME (repeatable): write those scenarios alone (the others' seeded draws then differ from a full run)
+    if (values.only && !values.only.includes(scenario.name)) continue;
     await scenario(compression);
     if (answers.length > 0) throw new Error(`${scenario.name} (${compression}): ${answers.length} scripted answers left unused`);
   }
