@@ -62,8 +62,10 @@ const blankBlock = (b: unknown, marker: string): unknown => {
   if (!isObj(b)) return b;
   switch (b.type) {
     case 'text':
-    case 'reasoning':
       return { ...b, text: marker };
+    case 'reasoning':
+      // a signature and redacted reasoning are the provider's opaque forms of the reasoning: sealed with it
+      return { ...b, text: marker, ...(b.signature !== undefined ? { signature: '' } : {}), ...(b.redacted !== undefined ? { redacted: '' } : {}) };
     case 'image':
       return { ...b, data: '' };
     case 'tool-call':

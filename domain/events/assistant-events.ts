@@ -11,8 +11,15 @@ import { TurnErrorSchema } from './turn-events.js';
 export const ToolCallBlockSchema = z
   .object({ type: z.literal('tool-call'), callId: z.string().min(1), name: z.string().min(1), arguments: z.string() })
   .strict();
-/** The zod schema of a reasoning block in an assistant message. */
-export const ReasoningBlockSchema = z.object({ type: z.literal('reasoning'), text: z.string() }).strict();
+/**
+ * The zod schema of a reasoning block in an assistant message: the model's reasoning `text`; `signature`, the
+ * provider's signature of that reasoning, which it requires to accept the block back in a later request (Anthropic's
+ * thinking signature); `redacted`, reasoning the provider returned encrypted (Anthropic's `redacted_thinking` data:
+ * opaque, `text` is empty), kept to be sent back as it came.
+ */
+export const ReasoningBlockSchema = z
+  .object({ type: z.literal('reasoning'), text: z.string(), signature: z.string().optional(), redacted: z.string().optional() })
+  .strict();
 /** The zod schema of {@link AssistantBlock}. */
 export const AssistantBlockSchema = z.union([ContentBlockSchema, ToolCallBlockSchema, ReasoningBlockSchema]);
 /** One block of an assistant message: text, image, a tool call or reasoning. */

@@ -23,8 +23,10 @@ type MessageParam = Anthropic.MessageParam;
 type ContentBlockParam = Anthropic.ContentBlockParam;
 
 /**
- * The log's surface messages as Messages API messages. Reasoning blocks are not sent back (the log keeps no thinking
- * signature, which the API requires of a replayed thinking block); consecutive tool results share one user message.
+ * The log's surface messages as Messages API messages. Reasoning goes back as the API requires it, in its place: a
+ * signed reasoning block as `thinking` with its signature, a redacted one as `redacted_thinking` with its data;
+ * reasoning without either (from another provider, or streamed before a cut) is not sent (the API refuses an unsigned
+ * thinking block). Consecutive tool results share one user message.
  */
 export const toAnthropicMessages = (messages: readonly ModelMessage[]): MessageParam[] => {
   const out: MessageParam[] = [];
@@ -49,6 +51,8 @@ export const toAnthropicMessages = (messages: readonly ModelMessage[]): MessageP
         const blocks: ContentBlockParam[] = [];
         for (const b of m.content) {
           if (b.type === 'text' && b.text) blocks.push({ type: 'text', text: b.text });
+          else if (b.type === 'reasoning' && b.redacted) blocks.push({ type: 'redacted_thinking', data: b.redacted });
+          else if (b.type === 'reasoning' && b.signature) blocks.push({ type: 'thinking', thinking: b.text, signature: b.signature });
           else if (b.type === 'tool-call') blocks.push({ type: 'tool_use', id: b.callId, name: b.name, input: parseInput(b.arguments) });
         }
         if (blocks.length) push('assistant', blocks);
@@ -120,7 +124,8 @@ export type AnthropicClient = Pick<Anthropic, 'messages'>;
 
 /**
  * A ModelPort over the official Anthropic SDK's Messages API with `stream: true`: text and thinking deltas are
- * streamed as chunks, tool calls assembled from `input_json_delta`s, usage kept (input = uncached + cache reads +
+ * streamed as chunks, a thinking block's signature and a `redacted_thinking` block's data are kept on its reasoning
+ * block (and sent back by {@link toAnthropicMessages}), tool calls assembled from `input_json_delta`s, usage kept (input = uncached + cache reads +
  * cache writes; cached = cache reads), the request id kept on failures. The client must be built with
  * `maxRetries: 0` ({@link openAnthropicModel} does): the runtime's request-error step is the only retry, and logs each
  * attempt. A stream that breaks or ends before `message_stop` is `STREAM_CUT`.
@@ -169,7 +174,7 @@ export class AnthropicMessagesModel implements ModelPort {
       return fail(e);
     }
     const content: AssistantBlock[] = [];
-    const blocks = new Map<number, { kind: 'text' | 'reasoning' | 'tool'; text: string; id?: string; name?: string }>();
+    const blocks = new Map<number, { kind: 'text' | 'reasoning' | 'redacted' | 'tool'; text: string; id?: string; name?: string; signature?: string }>();
     let stopReason: string | null = null;
     let stopped = false;
     let input = 0;
@@ -190,10 +195,11 @@ export class AnthropicMessagesModel implements ModelPort {
           case 'content_block_start': {
             const b = ev.content_block;
             if (b.type === 'text') blocks.set(ev.index, { kind: 'text', text: b.text });
-            else if (b.type === 'thinking') blocks.set(ev.index, { kind: 'reasoning', text: b.thinking });
+            else if (b.type === 'thinking') blocks.set(ev.index, { kind: 'reasoning', text: b.thinking, ...(b.signature ? { signature: b.signature } : {}) });
+            else if (b.type === 'redacted_thinking') blocks.set(ev.index, { kind: 'redacted', text: b.data });
             else if (b.type === 'tool_use') blocks.set(ev.index, { kind: 'tool', text: '', id: b.id, name: b.name });
             const started = blocks.get(ev.index);
-            if (started && started.kind !== 'tool' && started.text) request.onChunk({ type: started.kind, text: started.text });
+            if (started && (started.kind === 'text' || started.kind === 'reasoning') && started.text) request.onChunk({ type: started.kind, text: started.text });
             break;
           }
           case 'content_block_delta': {
@@ -206,14 +212,17 @@ export class AnthropicMessagesModel implements ModelPort {
             } else if (d.type === 'thinking_delta') {
               b.text += d.thinking;
               request.onChunk({ type: 'reasoning', text: d.thinking });
-            } else if (d.type === 'input_json_delta') b.text += d.partial_json;
+            } else if (d.type === 'signature_delta') b.signature = (b.signature ?? '') + d.signature;
+            else if (d.type === 'input_json_delta') b.text += d.partial_json;
             break;
           }
           case 'content_block_stop': {
             const b = blocks.get(ev.index);
             if (!b) break;
             if (b.kind === 'tool') content.push({ type: 'tool-call', callId: b.id ?? `call-${ev.index}`, name: b.name ?? '', arguments: b.text || '{}' });
-            else if (b.text) content.push(b.kind === 'text' ? { type: 'text', text: b.text } : { type: 'reasoning', text: b.text });
+            else if (b.kind === 'redacted') content.push({ type: 'reasoning', text: '', redacted: b.text });
+            else if (b.kind === 'reasoning' && (b.text || b.signature)) content.push({ type: 'reasoning', text: b.text, ...(b.signature ? { signature: b.signature } : {}) });
+            else if (b.kind === 'text' && b.text) content.push({ type: 'text', text: b.text });
             break;
           }
           case 'message_delta':

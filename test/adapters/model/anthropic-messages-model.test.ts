@@ -89,18 +89,75 @@ describe('AnthropicMessagesModel (the official SDK against a stub Messages API)'
     expect(s.headers[0]!.authorization).toBe('Bearer k-1'); // how this SDK version sends the key
     expect(s.bodies[0]).toMatchObject({ model: 'claude-test', max_tokens: 100, stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'find it' }] }], tools: [{ name: 'search', description: 'finds', input_schema: { type: 'object' } }] });
     expect(s.bodies[1].messages.slice(1)).toEqual([
-      { role: 'assistant', content: [{ type: 'text', text: 'Let me look.' }, { type: 'tool_use', id: 'toolu_1', name: 'search', input: { q: 'x' } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'hmm', signature: 'sig' },
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool_use', id: 'toolu_1', name: 'search', input: { q: 'x' } },
+        ],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '3 results' }] },
     ]);
     expect(shape(agent.events)).toEqual(['chunk (thinking) hmm', 'chunk Let me ', 'chunk look.', 'answer hmmLet me look.[search]', 'chunk hel', 'chunk lo', 'answer hello', 'turn/end completed']);
     const first = agent.events.find((e) => e.type === 'assistant/message')!.data as { message: { content: unknown[] }; usage: unknown };
     expect(first.message.content).toEqual([
-      { type: 'reasoning', text: 'hmm' },
+      { type: 'reasoning', text: 'hmm', signature: 'sig' },
       { type: 'text', text: 'Let me look.' },
       { type: 'tool-call', callId: 'toolu_1', name: 'search', arguments: '{"q":"x"}' },
     ]);
     // input = uncached 4 + cache reads 6 + cache writes 2; cached = the reads
     expect(first.usage).toEqual({ inputTokens: 12, outputTokens: 9, cachedInputTokens: 6 });
+  });
+
+  it('redacted_thinking and signed thinking are kept in the log and sent back, in order, with the tool round that follows them', async () => {
+    const s = await stub([
+      (res) => {
+        start(res);
+        ev(res, 'content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } });
+        ev(res, 'content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'first ' } });
+        ev(res, 'content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'thought' } });
+        ev(res, 'content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: 'sig-A' } });
+        ev(res, 'content_block_stop', { index: 0 });
+        // the safety systems encrypted this part of the reasoning: opaque data, no deltas, to be sent back as it came
+        ev(res, 'content_block_start', { index: 1, content_block: { type: 'redacted_thinking', data: 'EncRyPteD+data==' } });
+        ev(res, 'content_block_stop', { index: 1 });
+        ev(res, 'content_block_start', { index: 2, content_block: { type: 'tool_use', id: 'toolu_9', name: 'search', input: {} } });
+        ev(res, 'content_block_delta', { index: 2, delta: { type: 'input_json_delta', partial_json: '{}' } });
+        ev(res, 'content_block_stop', { index: 2 });
+        finish(res, 'tool_use', 5);
+      },
+      answer,
+      answer,
+    ]);
+    const runtime = createRuntime({
+      store: new MemoryEventStore(),
+      model: await openAnthropicModel({ model: 'claude-test', baseUrl: s.url, apiKey: 'k-1', maxTokens: 100 }),
+      logger: silentLogger,
+      tools: [{ name: 'search', execute: () => ({ content: 'none' }) }],
+    });
+    const agent = runtime.createSession();
+    agent.followup(createUserMessage('think'));
+    await agent.whenIdle();
+    const kept = [
+      { type: 'reasoning', text: 'first thought', signature: 'sig-A' },
+      { type: 'reasoning', text: '', redacted: 'EncRyPteD+data==' },
+      { type: 'tool-call', callId: 'toolu_9', name: 'search', arguments: '{}' },
+    ];
+    expect((agent.events.find((e) => e.type === 'assistant/message')!.data as { message: { content: unknown[] } }).message.content).toEqual(kept);
+    const sentBack = [
+      { type: 'thinking', thinking: 'first thought', signature: 'sig-A' },
+      { type: 'redacted_thinking', data: 'EncRyPteD+data==' },
+      { type: 'tool_use', id: 'toolu_9', name: 'search', input: {} },
+    ];
+    expect(s.bodies[1].messages[1]).toEqual({ role: 'assistant', content: sentBack });
+    // from the durable log too: a session reopened from the store sends the same blocks in its next request
+    const reopened = createRuntime({ store: runtime.store, model: await openAnthropicModel({ model: 'claude-test', baseUrl: s.url, apiKey: 'k-1', maxTokens: 100 }), logger: silentLogger });
+    await agent.checkpoint();
+    const again = await reopened.resume(agent.sessionId);
+    again.followup(createUserMessage('and then?'));
+    await again.whenIdle();
+    expect(s.bodies[2].messages[1]).toEqual({ role: 'assistant', content: sentBack });
   });
 
   it('429 twice (retry-after in seconds, then none), then an answer: both failed attempts logged with status and request id', async () => {
