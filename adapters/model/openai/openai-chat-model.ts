@@ -68,8 +68,8 @@ export const finishOf = (reason: string | null | undefined, hasCalls: boolean): 
 };
 
 /**
- * A ModelPort for OpenAI-compatible `POST {baseUrl}/chat/completions` with `stream: true`: text deltas are streamed
- * as chunks, tool calls are assembled from their deltas, the request is aborted when the turn is canceled, usage
+ * A ModelPort for OpenAI-compatible `POST {baseUrl}/chat/completions` with `stream: true`: text and reasoning deltas
+ * (`reasoning_content`, `reasoning`) are streamed as chunks, tool calls are assembled from their deltas, the request is aborted when the turn is canceled, usage
  * (with cached input tokens) is kept. A failure becomes a `ModelError` with the facts the retry policy reads: an
  * HTTP refusal its status, code, request id and `Retry-After`; a connection failure `NETWORK`; a stream that breaks
  * or ends before its finish `STREAM_CUT`. The client never retries by itself: the runtime's request-error step does,
@@ -115,6 +115,8 @@ export class OpenAiChatModel implements ModelPort {
     const requestId = requestIdOf(res.headers);
     const fail = (message: string, code: string): ModelError => new ModelError({ message, code, ...(requestId !== undefined ? { requestId } : {}) });
     let text = '';
+    let reasoning = '';
+    const content: AssistantBlock[] = [];
     let finish: string | null = null;
     let done = false;
     let usage: Usage | undefined;
@@ -136,7 +138,7 @@ export class OpenAiChatModel implements ModelPort {
         break;
       }
       let chunk: {
-        choices?: { delta?: { content?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[];
+        choices?: { delta?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[];
         usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null } | null;
         error?: { message?: string; code?: string };
       };
@@ -152,7 +154,15 @@ export class OpenAiChatModel implements ModelPort {
       const choice = chunk.choices?.[0];
       if (!choice) continue;
       const delta = choice.delta ?? {};
+      // reasoning: DeepSeek's reasoning_content, vLLM's and Ollama's reasoning; it comes before the text
+      const thought = delta.reasoning_content ?? delta.reasoning;
+      if (typeof thought === 'string' && thought) {
+        reasoning += thought;
+        request.onChunk({ type: 'reasoning', text: thought });
+      }
       if (typeof delta.content === 'string' && delta.content) {
+        if (reasoning) content.push({ type: 'reasoning', text: reasoning });
+        reasoning = '';
         text += delta.content;
         request.onChunk({ type: 'text', text: delta.content });
       }
@@ -163,7 +173,7 @@ export class OpenAiChatModel implements ModelPort {
     if (!done && finish === null) throw fail('the model\'s stream ended before the answer did', 'STREAM_CUT');
     const cut = providerCutOf(finish);
     if (cut !== null) throw fail(cut.message, cut.code);
-    const content: AssistantBlock[] = [];
+    if (reasoning) content.push({ type: 'reasoning', text: reasoning });
     if (text) content.push({ type: 'text', text });
     content.push(...toolCallBlocks(calls));
     return { content, finishReason: finishOf(finish, calls.length > 0), ...(usage ? { usage } : {}) };

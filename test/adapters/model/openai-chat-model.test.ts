@@ -76,6 +76,37 @@ describe('OpenAiChatModel (against a stub server)', () => {
     expect(agent.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'completed' } } });
   });
 
+  it('streams reasoning_content (DeepSeek) and reasoning (vLLM, Ollama) as reasoning chunks; the answer holds the reasoning before the text', async () => {
+    const s = await stub([
+      (_b, res) =>
+        sse(res, [
+          { choices: [{ delta: { reasoning_content: 'think ' } }] },
+          { choices: [{ delta: { reasoning: 'more' } }] },
+          { choices: [{ delta: { content: 'an' } }] },
+          { choices: [{ delta: { content: 'swer' }, finish_reason: 'stop' }] },
+        ]),
+      (_b, res) => sse(res, [{ choices: [{ delta: { content: 'ok' }, finish_reason: 'stop' }] }]),
+    ]);
+    const runtime = createRuntime({ store: new MemoryEventStore(), model: new OpenAiChatModel({ model: 'm', baseUrl: s.url }), logger: silentLogger });
+    const agent = runtime.createSession();
+    agent.followup(createUserMessage('hi'));
+    await agent.whenIdle();
+    expect(agent.events.filter((e) => e.type === 'assistant/chunk').map((e) => e.data)).toEqual([
+      { turn: 1, step: 1, chunk: { type: 'reasoning', text: 'think ' } },
+      { turn: 1, step: 1, chunk: { type: 'reasoning', text: 'more' } },
+      { turn: 1, step: 1, chunk: { type: 'text', text: 'an' } },
+      { turn: 1, step: 1, chunk: { type: 'text', text: 'swer' } },
+    ]);
+    expect((agent.events.find((e) => e.type === 'assistant/message')!.data as { message: { content: unknown } }).message.content).toEqual([
+      { type: 'reasoning', text: 'think more' },
+      { type: 'text', text: 'answer' },
+    ]);
+    // the reasoning is not sent back (DeepSeek refuses reasoning_content in the input messages)
+    agent.followup(createUserMessage('and?'));
+    await agent.whenIdle();
+    expect(s.bodies[1].messages[1]).toEqual({ role: 'assistant', content: 'answer' });
+  });
+
   it('maps an HTTP error to the turn’s error reason with the provider’s code and status', async () => {
     const s = await stub([(_b, res) => (res.writeHead(429, { 'content-type': 'application/json' }), res.end(JSON.stringify({ error: { code: 'rate_limit_exceeded', message: 'slow down' } })))]);
     const runtime = createRuntime({ store: new MemoryEventStore(), model: new OpenAiChatModel({ model: 'm', baseUrl: s.url }), logger: silentLogger, retry: false });
