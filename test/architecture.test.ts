@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /** The layering of docs/architecture.md, enforced on every import of every source file. */
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const filesUnder = (dir: string): string[] =>
   readdirSync(join(ROOT, dir)).flatMap((name) => {
     const path = join(dir, name);
@@ -17,7 +17,6 @@ const target = (file: string, spec: string): string => {
   if (!spec.startsWith('.')) return spec === 'node:crypto' ? spec : spec.startsWith('node:') ? 'node' : spec.split('/')[0]!;
   const rel = relative(ROOT, resolve(ROOT, dirname(file), spec));
   if (rel.startsWith('runtime/ports')) return 'runtime/ports';
-  if (rel.startsWith('runtime/host')) return 'runtime/host';
   return rel.split('/')[0]!;
 };
 
@@ -29,9 +28,9 @@ const rules: { folder: string; allowed: readonly string[] }[] = [
   // steerlog/testing: no test runner (it throws node:assert errors), no store adapter, no driver
   { folder: 'testing', allowed: ['testing', 'domain', 'projections', 'runtime/ports', 'adapters', 'node', 'fp-ts'] },
   // the Host's rules: sessions, admission, the mirror's frames; projections for the queue view, zod for the wire
-  { folder: 'runtime/host', allowed: ['runtime/host', 'runtime', 'runtime/ports', 'domain', 'projections', 'fp-ts', 'zod', 'rxjs'] },
+  { folder: 'host', allowed: ['host', 'runtime', 'runtime/ports', 'domain', 'projections', 'fp-ts', 'zod', 'rxjs'] },
 ];
-/** Files of a rule's folder, without its nested layers (runtime/ excludes runtime/host/). */
+/** Files of a rule's folder, without its nested layers (a rule for a/b/ takes its files out of a/'s). */
 const filesOf = (folder: string): string[] =>
   filesUnder(folder).filter((f) => !rules.some((r) => r.folder !== folder && r.folder.startsWith(`${folder}/`) && f.startsWith(`${r.folder}/`)));
 
@@ -51,9 +50,9 @@ describe('architecture', () => {
     expect(target('projections/index.ts', '../runtime/ports/event-store.js')).toBe('runtime/ports');
     expect(rules.find((r) => r.folder === 'runtime')!.allowed).not.toContain(target('runtime/agent.ts', '../adapters/store/memory/memory-event-store.js'));
     // the core runtime never reaches into the Host layer; the Host never into an adapter
-    expect(rules.find((r) => r.folder === 'runtime')!.allowed).not.toContain(target('runtime/agent.ts', './host/host.js'));
-    expect(rules.find((r) => r.folder === 'runtime/host')!.allowed).not.toContain(target('runtime/host/host.ts', '../../adapters/http/app.js'));
-    expect(filesOf('runtime')).not.toContain('runtime/host/host.ts');
-    expect(filesOf('runtime/host')).toContain('runtime/host/host.ts');
+    expect(rules.find((r) => r.folder === 'runtime')!.allowed).not.toContain(target('runtime/agent.ts', '../host/host.js'));
+    expect(rules.find((r) => r.folder === 'projections')!.allowed).not.toContain(target('projections/index.ts', '../host/host.js'));
+    expect(rules.find((r) => r.folder === 'host')!.allowed).not.toContain(target('host/host.ts', '../adapters/http/app.js'));
+    expect(filesOf('host')).toContain('host/host.ts');
   });
 });

@@ -11,7 +11,7 @@ import { createFateFold } from '../../domain/message-fate.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import { foldSession } from '../../domain/session-fold.js';
 import { childRecords, consumedWork, historyClassification, notifications, queueView, turnTimeline } from '../../projections/index.js';
-import { auditSession } from '../../runtime/host/session-audit.js';
+import { auditSession } from '../../host/session-audit.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { ADVERSARIAL_SHAPES, adversarialLog, type AdversarialShape } from '../../bench/support/adversarial-logs.js';
 import { countWork, type WorkCount } from './support/work-counter.js';

@@ -14,7 +14,7 @@ import { parseEvent } from '../../../domain/parse-event.js';
 
 // `audit --json` writes its turns and messages element by element from a temporary spool instead of holding the
 // report; its bytes must stay exactly JSON.stringify of the whole report object, built the way it was before.
-const examples = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
+const examples = fileURLToPath(new URL('../../../docs/examples', import.meta.url));
 const run = async (...argv: string[]) => {
   let stdout = '';
   const code = await main(argv, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: () => undefined } });

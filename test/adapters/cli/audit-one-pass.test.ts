@@ -16,7 +16,7 @@ import { sha256ChainHash } from '../../../runtime/chain-hash.js';
 // `audit` reads the log once (auditFileOnePass / auditStreamOnePass): the fold's report and the extras (chain, fates,
 // times) must be exactly those of the fold's own pass followed by the extras' own pass, on valid, invalid, tampered
 // and oddly formatted logs, whole and at --at points.
-const examples = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
+const examples = fileURLToPath(new URL('../../../docs/examples', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'audit-one-pass-'));
 /** The chain check forced onto a worker thread running the compiled entry (dist/, built by `npm ci`). */
 const ON_A_THREAD = { env: { STEERLOG_CHAIN_THREAD: '1' }, entry: new URL('../../../dist/adapters/cli/chain-thread-entry.js', import.meta.url) };

@@ -15,7 +15,7 @@ import { runCli as run } from '../cli/support/run-cli.js';
  * Fresh logs from other seeds: `STEERLOG_DSH_HARNESS_DIR=<dir> npx vitest run test/adapters/dsh/harness-fixtures.test.ts`
  * after `write-fixtures.mjs --seed N --out <dir>` (the committed reports are then not compared: there are none).
  */
-const committed = fileURLToPath(new URL('../../../docs/examples/dsh/harness/', import.meta.url));
+const committed = fileURLToPath(new URL('../../../docs/examples/dsh/harness', import.meta.url));
 const dir = process.env.STEERLOG_DSH_HARNESS_DIR ?? committed;
 const LOGS = readdirSync(dir).filter((f) => /\.jsonl(\.zst)?$/.test(f)).sort();
 

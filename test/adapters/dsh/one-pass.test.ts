@@ -16,7 +16,7 @@ import { twoPassDshAudit } from './support/two-pass-dsh-audit.js';
 // and the reader's summary must be exactly those of the fold's pass followed by the extras' pass over a second
 // reading (twoPassDshAudit, what it did before), on the shipped fixtures, harness-shaped rewrites of steerlog logs
 // (plain and in frames), damaged logs, and at --at points; and the file is opened and iterated exactly once.
-const fixtures = fileURLToPath(new URL('../../../docs/examples/dsh/', import.meta.url));
+const fixtures = fileURLToPath(new URL('../../../docs/examples/dsh', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'steerlog-dsh-one-pass-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

@@ -32,7 +32,7 @@ export interface CliOutputCorpus {
   readonly run: (scratch: string) => Promise<RecordedRun[]>;
 }
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 /** Where the recorded outputs live, one JSON file per corpus. */
 export const FIXTURES = join(ROOT, 'test/fixtures/cli-outputs');
 

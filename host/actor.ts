@@ -1,5 +1,5 @@
-import type { Actor, ActorKind } from '../../domain/event-metadata.js';
-import type { UserSource } from '../../domain/message.js';
+import type { Actor, ActorKind } from '../domain/event-metadata.js';
+import type { UserSource } from '../domain/message.js';
 
 /**
  * Who sent a request: the authenticated principal (`local` when the Host runs without a token on loopback; the

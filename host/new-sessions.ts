@@ -1,9 +1,9 @@
-import type { SessionCreatedData } from '../../domain/events.js';
-import type { Agent } from '../agent.js';
-import { isRuntimeError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import type { EventStore } from '../ports/event-store.js';
-import type { Runtime } from '../runtime.js';
+import type { SessionCreatedData } from '../domain/events.js';
+import type { Agent } from '../runtime/agent.js';
+import { isRuntimeError } from '../runtime/errors.js';
+import type { Logger } from '../runtime/logger.js';
+import type { EventStore } from '../runtime/ports/event-store.js';
+import type { Runtime } from '../runtime/runtime.js';
 import type { SessionCatalog } from './catalog.js';
 import { principalActor } from './actor.js';
 import { HostError } from './errors.js';

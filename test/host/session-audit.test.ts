@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { LogEvent } from '../../../domain/events.js';
-import { auditSession, createSessionAuditCache } from '../../../runtime/host/session-audit.js';
+import type { LogEvent } from '../../domain/events.js';
+import { auditSession, createSessionAuditCache } from '../../host/session-audit.js';
 
-const events = readFileSync(fileURLToPath(new URL('../../../docs/examples/inbox-edits.jsonl', import.meta.url)), 'utf8')
+const events = readFileSync(fileURLToPath(new URL('../../docs/examples/inbox-edits.jsonl', import.meta.url)), 'utf8')
   .trim()
   .split('\n')
   .map((l) => JSON.parse(l) as LogEvent);

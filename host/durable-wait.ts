@@ -1,5 +1,5 @@
-import type { Agent } from '../agent.js';
-import type { Logger } from '../logger.js';
+import type { Agent } from '../runtime/agent.js';
+import type { Logger } from '../runtime/logger.js';
 import { HostError } from './errors.js';
 
 /** How long a `durable: true` prompt waits for the store by default, ms. */

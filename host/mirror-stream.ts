@@ -1,4 +1,4 @@
-import type { LogEvent } from '../../domain/events.js';
+import type { LogEvent } from '../domain/events.js';
 import type { Host } from './host.js';
 import type { HostSignal } from './host-types.js';
 import { queueFrame, type LiveSession } from './live-session.js';

@@ -1,6 +1,6 @@
-import type { ContentBlock, UserMessage } from '../../domain/message.js';
-import { createUserMessage } from '../../domain/message.js';
-import { sameJson } from '../../domain/json.js';
+import type { ContentBlock, UserMessage } from '../domain/message.js';
+import { createUserMessage } from '../domain/message.js';
+import { sameJson } from '../domain/json.js';
 import { HostError } from './errors.js';
 import type { PromptContentBlock } from './schemas.js';
 

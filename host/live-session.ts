@@ -1,8 +1,8 @@
 import { Subject, type Subscription } from 'rxjs';
-import type { InboxSplicedData, LogEvent } from '../../domain/events.js';
-import type { UserMessage } from '../../domain/message.js';
-import { queueView, type QueueSnapshot } from '../../projections/session/queue-view.js';
-import type { Agent } from '../agent.js';
+import type { InboxSplicedData, LogEvent } from '../domain/events.js';
+import type { UserMessage } from '../domain/message.js';
+import { queueView, type QueueSnapshot } from '../projections/session/queue-view.js';
+import type { Agent } from '../runtime/agent.js';
 import type { HostFrame, QueueRow } from './schemas.js';
 
 type SessionEventFrame = Extract<HostFrame, { type: 'session/event' }>;

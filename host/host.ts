@@ -1,11 +1,11 @@
-import type { Actor } from '../../domain/event-metadata.js';
-import type { SessionCreatedData } from '../../domain/events.js';
-import type { Agent } from '../agent.js';
-import { consoleLogger, type Logger } from '../logger.js';
-import type { EventStore } from '../ports/event-store.js';
-import type { Runtime } from '../runtime.js';
+import type { Actor } from '../domain/event-metadata.js';
+import type { SessionCreatedData } from '../domain/events.js';
+import type { Agent } from '../runtime/agent.js';
+import { consoleLogger, type Logger } from '../runtime/logger.js';
+import type { EventStore } from '../runtime/ports/event-store.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { SessionCatalog } from './catalog.js';
-import { invalidArgument } from '../arguments.js';
+import { invalidArgument } from '../runtime/arguments.js';
 import { HostError, isHostError } from './errors.js';
 import { largestImageBytes, PROMPT_ROOM_BYTES } from './prompt.js';
 import type { CallContext, CallResult, HostOptions, HostSignal } from './host-types.js';

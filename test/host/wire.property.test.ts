@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from '../../../runtime/host/mirror-stream.js';
-import { canonicalTimeZone } from '../../../runtime/host/time-zone.js';
-import { jsonDepth, MAX_JSON_DEPTH, parseJsonBody } from '../../../adapters/http/json-body.js';
+import { decodeCursor, encodeCursor } from '../../host/mirror-stream.js';
+import { canonicalTimeZone } from '../../host/time-zone.js';
+import { jsonDepth, MAX_JSON_DEPTH, parseJsonBody } from '../../adapters/http/json-body.js';
 
 const sessionId = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,20}$/);
 

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { isQueueEditError } from '../../domain/queue-edit.js';
-import { isMessageTooLargeError } from '../errors.js';
+import { isQueueEditError } from '../domain/queue-edit.js';
+import { isMessageTooLargeError } from '../runtime/errors.js';
 import { principalActor } from './actor.js';
 import { HostError } from './errors.js';
 import type { CallContext } from './host-types.js';

@@ -1,7 +1,7 @@
-import type { Agent } from '../agent.js';
-import type { ChildManager } from '../children/child-manager.js';
-import type { Logger } from '../logger.js';
-import type { Runtime } from '../runtime.js';
+import type { Agent } from '../runtime/agent.js';
+import type { ChildManager } from '../runtime/children/child-manager.js';
+import type { Logger } from '../runtime/logger.js';
+import type { Runtime } from '../runtime/runtime.js';
 import type { Principal } from './actor.js';
 import type { LiveSession } from './live-session.js';
 import type { SessionOwnership } from './ports/ownership.js';

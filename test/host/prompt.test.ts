@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ContentBlock } from '../../../domain/message.js';
-import { sameContent, toContentBlocks } from '../../../runtime/host/prompt.js';
-import { PromptContentBlockSchema } from '../../../runtime/host/schemas.js';
+import type { ContentBlock } from '../../domain/message.js';
+import { sameContent, toContentBlocks } from '../../host/prompt.js';
+import { PromptContentBlockSchema } from '../../host/schemas.js';
 
 // sameContent decides whether a prompt retried under an admitted id is the same prompt (else: idempotency-conflict).
 // Its answer is that of comparing the two contents' JSON texts: pinned here on contents as the host builds them.

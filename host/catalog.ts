@@ -1,6 +1,6 @@
-import type { SessionCreatedData } from '../../domain/events.js';
-import type { EventStore } from '../ports/event-store.js';
-import { readAllPages } from '../ports/paged-reads.js';
+import type { SessionCreatedData } from '../domain/events.js';
+import type { EventStore } from '../runtime/ports/event-store.js';
+import { readAllPages } from '../runtime/ports/paged-reads.js';
 
 /** What the catalog knows of a session: its `session/created` data. */
 export type CatalogEntry = Pick<SessionCreatedData, 'sessionId' | 'kind' | 'createdAt' | 'parentSession'>;

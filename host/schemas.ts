@@ -33,7 +33,7 @@ import {
  * Node import), so a browser bundle can import this file to type and validate what it sends and receives.
  *
  * This module holds the method catalogue (the request and result schema of every method, by name); the schemas live
- * by responsibility in runtime/host/schemas/ (ids, prompt content, the envelope and its errors, the `session.*` and
+ * by responsibility in host/schemas/ (ids, prompt content, the envelope and its errors, the `session.*` and
  * `subagent.*` methods, the mirror's frames) and are re-exported from here.
  */
 export * from './schemas/identities.js';

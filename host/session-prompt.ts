@@ -1,8 +1,8 @@
-import type { InboxSplicedData, InboxTarget } from '../../domain/events.js';
-import { isDuplicatePendingIdError } from '../../domain/errors.js';
-import type { Agent } from '../agent.js';
-import { isMessageTooLargeError, isRuntimeError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { InboxSplicedData, InboxTarget } from '../domain/events.js';
+import { isDuplicatePendingIdError } from '../domain/errors.js';
+import type { Agent } from '../runtime/agent.js';
+import { isMessageTooLargeError, isRuntimeError } from '../runtime/errors.js';
+import type { Logger } from '../runtime/logger.js';
 import { principalActor, promptSource } from './actor.js';
 import { HostError } from './errors.js';
 import type { CallContext, HostOptions } from './host-types.js';

@@ -1,11 +1,11 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { LogEvent, SessionCreatedData } from '../../domain/events.js';
-import { queueView } from '../../domain/queue-view.js';
-import { foldSession, initialSessionState, stepSession, type SessionState } from '../../domain/session-fold.js';
-import { loadSession } from '../load-session.js';
-import type { EventStore } from '../ports/event-store.js';
-import type { KeyStore } from '../ports/key-store.js';
-import { isRuntimeError } from '../errors.js';
+import type { LogEvent, SessionCreatedData } from '../domain/events.js';
+import { queueView } from '../domain/queue-view.js';
+import { foldSession, initialSessionState, stepSession, type SessionState } from '../domain/session-fold.js';
+import { loadSession } from '../runtime/load-session.js';
+import type { EventStore } from '../runtime/ports/event-store.js';
+import type { KeyStore } from '../runtime/ports/key-store.js';
+import { isRuntimeError } from '../runtime/errors.js';
 import type { SessionCatalog } from './catalog.js';
 import { HostError } from './errors.js';
 import type { LiveSession } from './live-session.js';

@@ -1,7 +1,7 @@
-import { createAuditor, type AuditReport, type Auditor } from '../../domain/audit.js';
-import type { LogEvent } from '../../domain/events.js';
-import type { ActorAction } from '../../domain/actor-actions.js';
-import { createFateFold, type FateFold, type MessageFate } from '../../domain/message-fate.js';
+import { createAuditor, type AuditReport, type Auditor } from '../domain/audit.js';
+import type { LogEvent } from '../domain/events.js';
+import type { ActorAction } from '../domain/actor-actions.js';
+import { createFateFold, type FateFold, type MessageFate } from '../domain/message-fate.js';
 
 /** One row of the console's input list: a message id, its source kind, a preview and the last thing that happened to it. */
 export interface AuditInput {
