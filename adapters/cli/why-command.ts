@@ -8,13 +8,13 @@ import { parseEvent } from '../../domain/parse-event.js';
 import { SessionNotFoundError, UsageError } from './cli-failure.js';
 import { assertReadableFile, readingFile, readingStore, unreadNotes } from './reading-store.js';
 import type { CliIo } from './io.js';
-import { fileEnvelopeBatches, storeEnvelopeBatches } from './log-sources.js';
+import { fileEnvelopeBatches, storeEnvelopeBatches } from '../../audit/log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
-import { answerWhyHarness, formatHarnessSteps, synthesizedLine } from './why-harness.js';
-import { parseFormatOption, resolveFileFormat } from './log-format.js';
+import { answerWhyHarness, formatHarnessSteps, synthesizedLine } from '../../audit/why-harness.js';
+import { parseFormatOption, resolveFileFormat } from '../../audit/log-format.js';
 import type { DshStep } from '../dsh/dsh-steps.js';
-import { followAcross, type WhyCrossing } from './why-across.js';
-import { describeRun, runsNamed, type WhyRun } from './why-runs.js';
+import { followAcross, type WhyCrossing } from '../../audit/why-across.js';
+import { describeRun, runsNamed, type WhyRun } from '../../audit/why-runs.js';
 import { evolveChildren, initialChildrenState } from '../../domain/children/child-edges.js';
 
 import { createKeyring, openEnvelopeNow, type Keyring } from '../../runtime/content-opener.js';

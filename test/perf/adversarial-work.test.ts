@@ -3,7 +3,7 @@ import { from, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
-import { createExtrasCollector } from '../../adapters/cli/audit-extras.js';
+import { createExtrasCollector } from '../../audit/audit-extras.js';
 import { answerWhy } from '../../adapters/cli/why-command.js';
 import { createAuditor } from '../../domain/audit.js';
 import type { LogEvent } from '../../domain/events.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { detectLogFormat } from '../../../adapters/cli/log-format.js';
+import { detectLogFormat } from '../../../audit/log-format.js';
 import { runCli as run } from '../cli/support/run-cli.js';
 
 /**

@@ -1,6 +1,6 @@
 import { createAuditor, type AuditReport } from '../../../../domain/audit.js';
-import { auditExtras, pastLimit, type AuditExtras, type AuditLimit } from '../../../../adapters/cli/audit-extras.js';
-import { sourceErrorOf, untilRefusal } from '../../../../adapters/cli/dsh-audit.js';
+import { auditExtras, pastLimit, type AuditExtras, type AuditLimit } from '../../../../audit/audit-extras.js';
+import { sourceErrorOf, untilRefusal } from '../../../../audit/dsh-audit.js';
 import { openDshLog } from '../../../../adapters/dsh/dsh-source.js';
 
 /**

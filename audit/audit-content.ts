@@ -1,5 +1,5 @@
-import { sealedOf } from '../../domain/sealed-content.js';
-import type { Keyring } from '../../runtime/content-opener.js';
+import { sealedOf } from '../domain/sealed-content.js';
+import type { Keyring } from '../runtime/content-opener.js';
 
 /** What became of one data key, as this audit sees it. */
 export interface AuditContentKey {

@@ -1,10 +1,10 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { isChainHash } from '../../domain/event-chain.js';
-import { ed25519Verifier, type HeadVerifier } from '../chain/ed25519.js';
-import { combineSegments, type VerifiedSegment } from '../chain/verification-result.js';
-import { createSessionVerifier, streamOfFirstEvent, type SessionVerification, type VerifyOptions } from '../chain/verify-session.js';
+import { isChainHash } from '../domain/event-chain.js';
+import { ed25519Verifier, type HeadVerifier } from '../adapters/chain/ed25519.js';
+import { combineSegments, type VerifiedSegment } from '../adapters/chain/verification-result.js';
+import { createSessionVerifier, streamOfFirstEvent, type SessionVerification, type VerifyOptions } from '../adapters/chain/verify-session.js';
 import { fileEnvelopeBatches } from './log-sources.js';
 import { lineValue } from './read-lines.js';
 import { startWorkerTask, workerMode, type WorkerTask } from './worker-task.js';

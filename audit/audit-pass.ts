@@ -1,13 +1,13 @@
 import { basename, extname } from 'node:path';
-import { createAuditor, type Auditor, type AuditorOptions, type AuditReport } from '../../domain/audit.js';
-import type { EventStore } from '../../runtime/ports/event-store.js';
-import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
-import { isLosslessJson } from '../../domain/json.js';
+import { createAuditor, type Auditor, type AuditorOptions, type AuditReport } from '../domain/audit.js';
+import type { EventStore } from '../runtime/ports/event-store.js';
+import { envelopeOfRecorded } from '../runtime/ports/recorded-envelope.js';
+import { isLosslessJson } from '../domain/json.js';
 import { auditExtras, createExtrasCollector, pastLimit, type AuditExtras, type AuditLimit, type ExtrasCollector } from './audit-extras.js';
 import { startChainThread, type ChainThreadOptions } from './chain-thread.js';
 import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
 import { LOG_BATCH_BYTES, readLineBatches } from './read-lines.js';
-import type { Keyring } from '../../runtime/content-opener.js';
+import type { Keyring } from '../runtime/content-opener.js';
 
 /** The fold's report and the extras, from one pass over the log. */
 export interface AuditPass {

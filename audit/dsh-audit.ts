@@ -1,8 +1,8 @@
-import { createAuditor, type AuditorOptions, type AuditReport } from '../../domain/audit.js';
-import { isLosslessJson } from '../../domain/json.js';
-import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
-import { isDshLogError, type DshErrorCode, type DshLogError } from '../dsh/dsh-errors.js';
-import { openDshLog, type DshLog, type DshSummary } from '../dsh/dsh-source.js';
+import { createAuditor, type AuditorOptions, type AuditReport } from '../domain/audit.js';
+import { isLosslessJson } from '../domain/json.js';
+import type { RawEnvelope } from '../runtime/ports/recorded-envelope.js';
+import { isDshLogError, type DshErrorCode, type DshLogError } from '../adapters/dsh/dsh-errors.js';
+import { openDshLog, type DshLog, type DshSummary } from '../adapters/dsh/dsh-source.js';
 import { auditExtras, createExtrasCollector, pastLimit, type AuditLimit } from './audit-extras.js';
 import type { AuditPass } from './audit-pass.js';
 

@@ -1,12 +1,12 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { SubagentStartData } from '../../domain/children/subagent-events.js';
-import { isKnownEvent, type LogEvent, type SessionCreatedData } from '../../domain/events.js';
-import type { InputFate, MessageFact } from '../../domain/message-facts.js';
-import type { MessageSource } from '../../domain/message.js';
-import { parseEvent } from '../../domain/parse-event.js';
-import type { EventStore } from '../../runtime/ports/event-store.js';
+import type { SubagentStartData } from '../domain/children/subagent-events.js';
+import { isKnownEvent, type LogEvent, type SessionCreatedData } from '../domain/events.js';
+import type { InputFate, MessageFact } from '../domain/message-facts.js';
+import type { MessageSource } from '../domain/message.js';
+import { parseEvent } from '../domain/parse-event.js';
+import type { EventStore } from '../runtime/ports/event-store.js';
 import { storeEnvelopes } from './log-sources.js';
-import type { WhyOutput } from './why-command.js';
+import type { WhyOutput } from '../adapters/cli/why-command.js';
 
 /**
  * One hop of a message between a parent and its child, as the two logs tell it:

@@ -1,6 +1,6 @@
-import type { EventStore } from '../../runtime/ports/event-store.js';
-import { readAllPages, readStreamPages } from '../../runtime/ports/paged-reads.js';
-import { envelopeOfRecorded, type RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
+import type { EventStore } from '../runtime/ports/event-store.js';
+import { readAllPages, readStreamPages } from '../runtime/ports/paged-reads.js';
+import { envelopeOfRecorded, type RawEnvelope } from '../runtime/ports/recorded-envelope.js';
 import { LOG_BATCH_BYTES, lineValue, readLineBatches } from './read-lines.js';
 
 /**

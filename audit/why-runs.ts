@@ -1,5 +1,5 @@
-import type { ChildrenState } from '../../domain/children/child-edges.js';
-import type { ChildMode, ChildStopReason } from '../../domain/children/subagent-events.js';
+import type { ChildrenState } from '../domain/children/child-edges.js';
+import type { ChildMode, ChildStopReason } from '../domain/children/subagent-events.js';
 
 /**
  * The child runs an id names in a parent's log, for `steerlog why`: a run id (`subagent/start {runId}`) names that

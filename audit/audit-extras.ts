@@ -1,12 +1,12 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { AuditReport } from '../../domain/audit.js';
-import { actorActionsOf, type ActorAction } from '../../domain/actor-actions.js';
-import type { LogEvent } from '../../domain/events.js';
-import { fateOf, initialFate, initialMessageFactState, stepFate, stepMessageFacts, type InputFate, type MessageFact, type MessageFactState } from '../../domain/message-facts.js';
-import { parseEvent } from '../../domain/parse-event.js';
-import { createSessionVerifier, type SessionVerification } from '../chain/verify-session.js';
+import type { AuditReport } from '../domain/audit.js';
+import { actorActionsOf, type ActorAction } from '../domain/actor-actions.js';
+import type { LogEvent } from '../domain/events.js';
+import { fateOf, initialFate, initialMessageFactState, stepFate, stepMessageFacts, type InputFate, type MessageFact, type MessageFactState } from '../domain/message-facts.js';
+import { parseEvent } from '../domain/parse-event.js';
+import { createSessionVerifier, type SessionVerification } from '../adapters/chain/verify-session.js';
 import type { AuditSource, SourceError } from './dsh-audit.js';
-import type { Keyring } from '../../runtime/content-opener.js';
+import type { Keyring } from '../runtime/content-opener.js';
 import { createContentTally, type AuditContent } from './audit-content.js';
 
 /** The chain part of an audit: what `verify` says about the same log. */

@@ -1,8 +1,8 @@
-import type { Keyring } from '../../runtime/content-opener.js';
-import { openDshLog } from '../dsh/dsh-source.js';
-import type { DshStep } from '../dsh/dsh-steps.js';
+import type { Keyring } from '../runtime/content-opener.js';
+import { openDshLog } from '../adapters/dsh/dsh-source.js';
+import type { DshStep } from '../adapters/dsh/dsh-steps.js';
 import { routeText, sourceErrorOf, untilRefusal } from './dsh-audit.js';
-import type { answerWhy, WhyOutput } from './why-command.js';
+import type { answerWhy, WhyOutput } from '../adapters/cli/why-command.js';
 import { batchesOfOne } from './log-sources.js';
 
 /**
