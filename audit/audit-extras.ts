@@ -5,30 +5,13 @@ import type { LogEvent } from '../domain/events.js';
 import { fateOf, initialFate, initialMessageFactState, stepFate, stepMessageFacts, type InputFate, type MessageFact, type MessageFactState } from '../domain/message-facts.js';
 import { parseEvent } from '../domain/parse-event.js';
 import { createSessionVerifier, type SessionVerification } from '../adapters/chain/verify-session.js';
-import type { AuditSource, SourceError } from './dsh-audit.js';
+import type { AuditSource, SourceError } from './audit-source.js';
 import type { Keyring } from '../runtime/content-opener.js';
 import { createContentTally, type AuditContent } from './audit-content.js';
+import { pastLimit, type AuditLimit } from './audit-limit.js';
 
 /** The chain part of an audit: what `verify` says about the same log. */
 export type AuditChain = Pick<SessionVerification, 'status' | 'chained' | 'unchained' | 'break' | 'head'>;
-
-/** Where `audit --at` stops: after the event with this seq, or after the last event at or before this time. */
-export type AuditLimit = { readonly seq: number } | { readonly time: number };
-
-/** Parses `--at`: a seq (digits) or an ISO 8601 time; null when it is neither. */
-export const parseAuditLimit = (text: string): AuditLimit | null => {
-  if (/^\d+$/.test(text)) return { seq: Number(text) };
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return null;
-  const t = Date.parse(text);
-  return Number.isNaN(t) ? null : { time: t };
-};
-
-/** Is this raw envelope past the limit? (Events are in seq order; times may repeat.) */
-export const pastLimit = (raw: unknown, limit: AuditLimit | undefined): boolean => {
-  if (!limit || typeof raw !== 'object' || raw === null) return false;
-  const e = raw as { seq?: unknown; time?: unknown };
-  return 'seq' in limit ? typeof e.seq === 'number' && e.seq > limit.seq : typeof e.time === 'number' && e.time > limit.time;
-};
 
 /** What the audit adds to the fold's report: the chain, each input's fate, and the log's time span. */
 export interface AuditExtras {

@@ -3,7 +3,8 @@ import { createAuditor, type Auditor, type AuditorOptions, type AuditReport } fr
 import type { EventStore } from '../runtime/ports/event-store.js';
 import { envelopeOfRecorded } from '../runtime/ports/recorded-envelope.js';
 import { isLosslessJson } from '../domain/json.js';
-import { auditExtras, createExtrasCollector, pastLimit, type AuditExtras, type AuditLimit, type ExtrasCollector } from './audit-extras.js';
+import { auditExtras, createExtrasCollector, type AuditExtras, type ExtrasCollector } from './audit-extras.js';
+import { pastLimit, type AuditLimit } from './audit-limit.js';
 import { startChainThread, type ChainThreadOptions } from './chain-thread.js';
 import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
 import { LOG_BATCH_BYTES, readLineBatches } from './read-lines.js';

@@ -3,7 +3,7 @@
  * verification back. Loaded only as a worker; it has no exports.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { AuditLimit } from './audit-extras.js';
+import type { AuditLimit } from './audit-limit.js';
 import { verifyFileChain } from './chain-thread.js';
 import { serveWorkerTask } from './worker-task.js';
 

@@ -1,23 +1,14 @@
 import { createAuditor, type AuditorOptions, type AuditReport } from '../domain/audit.js';
 import { isLosslessJson } from '../domain/json.js';
 import type { RawEnvelope } from '../runtime/ports/recorded-envelope.js';
-import { isDshLogError, type DshErrorCode, type DshLogError } from '../adapters/dsh/dsh-errors.js';
-import { openDshLog, type DshLog, type DshSummary } from '../adapters/dsh/dsh-source.js';
-import { auditExtras, createExtrasCollector, pastLimit, type AuditLimit } from './audit-extras.js';
+import { isDshLogError, type DshLogError } from '../adapters/dsh/dsh-errors.js';
+import { openDshLog, type DshLog } from '../adapters/dsh/dsh-source.js';
+import { auditExtras, createExtrasCollector } from './audit-extras.js';
+import { pastLimit, type AuditLimit } from './audit-limit.js';
 import type { AuditPass } from './audit-pass.js';
 
-/** A reader's refusal as the audit reports it: `seq` is the report's seq (harness seq + 1) when the line had one. */
-export interface SourceError {
-  readonly seq: number | null;
-  readonly code: DshErrorCode;
-  readonly message: string;
-}
+import { sourceErrorOf, type AuditSource } from './audit-source.js';
 
-/** What `audit` says about where a log came from, when it is not steerlog's own: the harness summary and its refusal. */
-export type AuditSource = DshSummary & { readonly error: SourceError | null };
-
-/** The reader's refusal, in the audit's terms. */
-export const sourceErrorOf = (e: DshLogError): SourceError => ({ seq: e.seq === null ? null : e.seq + 1, code: e.code, message: `harness log: ${e.message}` });
 
 /**
  * A stream of envelopes that ends, instead of throwing, at the reader's refusal (kept for `error()`); any other

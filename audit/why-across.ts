@@ -6,24 +6,7 @@ import type { MessageSource } from '../domain/message.js';
 import { parseEvent } from '../domain/parse-event.js';
 import type { EventStore } from '../runtime/ports/event-store.js';
 import { storeEnvelopes } from './log-sources.js';
-import type { WhyOutput } from '../adapters/cli/why-command.js';
-
-/**
- * One hop of a message between a parent and its child, as the two logs tell it:
- * - `to-child`: the parent's `send_message` tool call (source `coordinator`), or a user's `subagent.prompt` (source
- *   `user` with an rpcId), admitted in the child;
- * - `to-parent`: the child's `report` tool call (source `subagent-report`), or the settlement account the manager sent
- *   when the child's epoch ended (source `subagent-settled`), admitted in the parent.
- */
-export interface WhyCrossing {
-  readonly direction: 'to-child' | 'to-parent';
-  readonly via: 'send_message' | 'subagent.prompt' | 'report' | 'settlement';
-  readonly messageId: string;
-  /** The sending session and, when a tool call sent the message, that call and the seq of its result. */
-  readonly from: { readonly session: string; readonly callId: string | null; readonly seq: number | null };
-  /** The receiving session: the message's facts there and its fate. */
-  readonly to: { readonly session: string; readonly facts: readonly MessageFact[]; readonly fate: InputFate | null };
-}
+import type { WhyCrossing, WhyOutput } from './why-output.js';
 
 /** Answers `why` for one id in one stored session (the single-log answer). */
 export type AnswerIn = (session: string, id: string) => Promise<WhyOutput>;

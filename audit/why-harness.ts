@@ -1,8 +1,10 @@
 import type { Keyring } from '../runtime/content-opener.js';
 import { openDshLog } from '../adapters/dsh/dsh-source.js';
 import type { DshStep } from '../adapters/dsh/dsh-steps.js';
-import { routeText, sourceErrorOf, untilRefusal } from './dsh-audit.js';
-import type { answerWhy, WhyOutput } from '../adapters/cli/why-command.js';
+import { routeText, untilRefusal } from './dsh-audit.js';
+import { sourceErrorOf } from './audit-source.js';
+import type { answerWhy } from './why-answer.js';
+import type { WhyOutput } from './why-output.js';
 import { batchesOfOne } from './log-sources.js';
 
 /**

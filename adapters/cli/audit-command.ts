@@ -15,10 +15,12 @@ import type { CliIo } from './io.js';
 import { readLineBatches } from '../../audit/read-lines.js';
 import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
 import { chainFails, formatActions, formatAuditChain, formatOtherFates } from './audit-chain.js';
-import { auditOutput, parseAuditLimit, pastLimit, type AuditExtras, type AuditLimit } from '../../audit/audit-extras.js';
+import { auditOutput, type AuditExtras } from '../../audit/audit-extras.js';
+import { parseAuditLimit, pastLimit, type AuditLimit } from '../../audit/audit-limit.js';
 import { auditFileOnePass, auditStreamOnePass } from '../../audit/audit-pass.js';
 import { createProgress } from './progress.js';
-import { auditDshFile, formatAuditSource, withSourceError, type AuditSource } from '../../audit/dsh-audit.js';
+import { auditDshFile, formatAuditSource, withSourceError } from '../../audit/dsh-audit.js';
+import { type AuditSource } from '../../audit/audit-source.js';
 import { parseFormatOption, resolveFileFormat } from '../../audit/log-format.js';
 
 import { formatAuditContent } from '../../audit/audit-content.js';

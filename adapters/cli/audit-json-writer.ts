@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditReport } from '../../domain/audit.js';
 import { fateOf } from '../../domain/message-facts.js';
-import { auditOutput, type AuditExtras, type AuditLimit, type AuditMessage } from '../../audit/audit-extras.js';
+import { auditOutput, type AuditExtras, type AuditMessage } from '../../audit/audit-extras.js';
+import { type AuditLimit } from '../../audit/audit-limit.js';
 import type { CliIo } from './io.js';
 import { readLineBatches } from '../../audit/read-lines.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseAuditLimit, type AuditLimit } from '../../../audit/audit-extras.js';
+import { parseAuditLimit, type AuditLimit } from '../../../audit/audit-limit.js';
 import { auditDshFile, type DshOpener } from '../../../audit/dsh-audit.js';
 import { openDshLog } from '../../../adapters/dsh/dsh-source.js';
 import { sessionLog } from '../../../bench/support/session-log.js';
