@@ -40,8 +40,8 @@ export { retryPolicy, isRetryableFailure, abortableSleep, RETRYABLE_CODES, type 
 export type { Tool, ToolContext, ToolOutcome } from './runtime/tools.js';
 export type { LateToolResults } from './runtime/tool-runner.js';
 export { ToolResultCode, type ToolErrorFacts } from './runtime/tool-outcomes.js';
-export { Agent } from './runtime/agent.js';
-export type { AgentInbox, AgentOptions, InputOptions, DurableReceipt, QueueEdits, QueueEditRefusal } from './runtime/agent-types.js';
+export { Agent, type AgentOptions } from './runtime/agent.js';
+export type { AgentInbox, InputOptions, DurableReceipt, QueueEdits, QueueEditRefusal } from './runtime/agent-types.js';
 export { eventSizeBytes, assertValidStreamId, MAX_STREAM_ID_BYTES, DEFAULT_MAX_EVENT_BYTES } from './runtime/ports/store-validation.js';
 export { SessionLog } from './runtime/session-log.js';
 export type { SessionLogOptions, AppendOptions } from './runtime/session-log-types.js';

@@ -41,7 +41,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as E from 'fp-ts/lib/Either.js';
-import { readLineBatches } from '../adapters/cli/read-lines.js';
+import { readLineBatches } from '../audit/read-lines.js';
 import { openJsonlEventStore } from '../adapters/store/jsonl/index.js';
 import { chainInputOf, GENESIS_HASH } from '../domain/event-chain.js';
 import type { LogEvent } from '../domain/events.js';

@@ -20,7 +20,7 @@ import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { AuditOutput } from '../adapters/cli/audit-extras.js';
+import type { AuditOutput } from '../audit/audit-extras.js';
 import { fmt, machineLine, median } from './support/machine.js';
 import { ADVERSARIAL_SHAPES, adversarialLog, type AdversarialShape } from './support/adversarial-logs.js';
 import { expectSameLists, writeLog, writeSessionLog, type FinalLists } from './support/session-log.js';

@@ -8,9 +8,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { auditExtras } from '../adapters/cli/audit-extras.js';
+import { auditExtras } from '../audit/audit-extras.js';
 import { auditFile } from '../adapters/cli/audit-command.js';
-import { fileEnvelopes } from '../adapters/cli/log-sources.js';
+import { fileEnvelopes } from '../audit/log-sources.js';
 import { verifySession } from '../adapters/chain/verify-session.js';
 import { createUserMessage } from '../domain/message.js';
 import type { MessageId } from '../domain/brand.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { startHttpServer } from '../adapters/http/server.js';
 import { EchoModel } from '../adapters/model/echo/echo-model.js';
 import { openStore } from '../adapters/store/open-store.js';
-import { Host } from '../runtime/host/host.js';
+import { Host } from '../host/host.js';
 import { silentLogger } from '../runtime/logger.js';
 import { createRuntime } from '../runtime/runtime.js';
 import type { NewEvent } from '../runtime/ports/event-store.js';

@@ -7,7 +7,7 @@
  *   npx tsx bench/host-http.ts [clients=64] [prompts=200]
  */
 import { openStore } from '../adapters/store/open-store.js';
-import type { ServerResponse } from '../runtime/host/schemas.js';
+import type { ServerResponse } from '../host/schemas.js';
 import { PG_URL, dropSchema, uniqueSchema } from '../test/adapters/store/postgres/pg-test-support.js';
 import { removeDir, startServe, type ServeProcess } from '../test/e2e/support/serve-process.js';
 import { mkdtempSync } from 'node:fs';

@@ -33,7 +33,7 @@ import { parseLogLine } from '../domain/parse-event.js';
 import { initialSessionState, stepSession, type SessionState } from '../domain/session-fold.js';
 import { eventsOnly, fromStream, historyClassification, parseRecorded, queueView } from '../projections/index.js';
 import { createRuntime } from '../runtime/runtime.js';
-import { readLineBatches } from '../adapters/cli/read-lines.js';
+import { readLineBatches } from '../audit/read-lines.js';
 import { fmt, machineLine, median } from './support/machine.js';
 import { expectSameLists, listsOf, writeSessionLog, type FinalLists } from './support/session-log.js';
 import { spawnMeasured, type Spawned } from './support/spawn-measure.js';

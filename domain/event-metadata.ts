@@ -59,4 +59,3 @@ export interface EventMetadata {
   readonly [key: string]: unknown;
 }
 
-export { CHAIN_HASH_PATTERN } from './event-chain.js';

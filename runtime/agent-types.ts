@@ -1,51 +1,16 @@
 import type * as E from 'fp-ts/lib/Either.js';
 import type { MessageId } from '../domain/brand.js';
 import type { InvalidMessageError } from '../domain/errors.js';
-import type { Actor, EventMetadata } from '../domain/event-metadata.js';
+import type { EventMetadata } from '../domain/event-metadata.js';
 import type { InboxTarget } from '../domain/events.js';
 import type { InboxState } from '../domain/inbox/inbox-state.js';
 import type { ContentBlock, UserMessage } from '../domain/message.js';
 import type { QueueEditError } from '../domain/queue-edit.js';
-import type { Agent } from './agent.js';
 import type { MessageTooLargeError } from './errors.js';
-import type { Logger } from './logger.js';
-import type { Clock } from './ports/clock.js';
-import type { ModelPort } from './ports/model.js';
 import type { ActorOption } from './provenance.js';
-import type { RetryPolicy } from './retry-policy.js';
-import type { SessionLog } from './session-log.js';
-import type { LateToolResults } from './tool-runner.js';
-import type { Tool } from './tools.js';
 
 /** The child lifecycle events an agent may be asked to record. */
 export type ChildEventType = 'subagent/descriptor' | 'subagent/start' | 'subagent/end';
-
-/** How an Agent is built (by `Runtime.createSession`, `resume` and `fork`; not usually constructed directly). */
-export interface AgentOptions {
-  readonly log: SessionLog;
-  readonly model: ModelPort;
-  readonly tools?: readonly Tool<Agent>[];
-  readonly logger: Logger;
-  /** The system prompt, or a function assembling it at every proposed step (a throw ends the turn `error`). */
-  readonly systemPrompt?: string | ((ctx: { readonly agent: Agent; readonly turn: number; readonly step: number; readonly signal: AbortSignal }) => string | Promise<string>);
-  /** Parallel-safe tool calls run at most this many at once. @defaultValue 4 */
-  readonly toolConcurrency?: number;
-  /**
-   * The outcome of a tool body that settles after the turn was aborted: `'withhold'` replaces it with an `ABORTED`
-   * error result (the log keeps it under `meta.withheld`), `'keep'` commits it as returned. @defaultValue 'withhold'
-   */
-  readonly lateToolResults?: LateToolResults;
-  /** The inbox state and last turn number restored from the log (resume). @defaultValue empty, 0 */
-  readonly restored?: { readonly inbox: InboxState; readonly lastTurn: number };
-  /** The actor of every input and control call that names none (`RuntimeOptions.actor`). @defaultValue none */
-  readonly actor?: Actor;
-  /** The default answer to a failed model request, and the wait between attempts. @defaultValue `retryPolicy()` */
-  readonly retryPolicy?: RetryPolicy;
-  /** Measures the time a step spends on its attempts. @defaultValue the system clock */
-  readonly clock?: Clock;
-  /** Called once the agent is disposed (the runtime forgets it). */
-  readonly onDisposed?: () => void;
-}
 
 /** The read-and-edit view of an agent's Inbox. Every edit is one durable splice, decided by the pure Inbox decider. */
 export interface AgentInbox {

@@ -16,10 +16,44 @@ import type { CommitCheck, EventObserver } from './session-log-types.js';
 import { systemClock } from './ports/clock.js';
 import { retryPolicy } from './retry-policy.js';
 import { runTurn, type RunningPhase, type TurnPort } from './turn.js';
-import type { AgentInbox, AgentOptions, ChildEventType, DurableReceipt, InputOptions, QueueEdits } from './agent-types.js';
+import type { AgentInbox, ChildEventType, DurableReceipt, InputOptions, QueueEdits } from './agent-types.js';
+import type { Logger } from './logger.js';
+import type { Clock } from './ports/clock.js';
+import type { ModelPort } from './ports/model.js';
+import type { RetryPolicy } from './retry-policy.js';
+import type { LateToolResults } from './tool-runner.js';
+import type { Tool } from './tools.js';
+import type { InboxState } from '../domain/inbox/inbox-state.js';
 
 /** The actor of what steerlog does on its own: the cancel of `dispose`. */
 const SYSTEM: Actor = Object.freeze({ id: 'steerlog', kind: 'system' });
+
+/** How an Agent is built (by `Runtime.createSession`, `resume` and `fork`; not usually constructed directly). */
+export interface AgentOptions {
+  readonly log: SessionLog;
+  readonly model: ModelPort;
+  readonly tools?: readonly Tool<Agent>[];
+  readonly logger: Logger;
+  /** The system prompt, or a function assembling it at every proposed step (a throw ends the turn `error`). */
+  readonly systemPrompt?: string | ((ctx: { readonly agent: Agent; readonly turn: number; readonly step: number; readonly signal: AbortSignal }) => string | Promise<string>);
+  /** Parallel-safe tool calls run at most this many at once. @defaultValue 4 */
+  readonly toolConcurrency?: number;
+  /**
+   * The outcome of a tool body that settles after the turn was aborted: `'withhold'` replaces it with an `ABORTED`
+   * error result (the log keeps it under `meta.withheld`), `'keep'` commits it as returned. @defaultValue 'withhold'
+   */
+  readonly lateToolResults?: LateToolResults;
+  /** The inbox state and last turn number restored from the log (resume). @defaultValue empty, 0 */
+  readonly restored?: { readonly inbox: InboxState; readonly lastTurn: number };
+  /** The actor of every input and control call that names none (`RuntimeOptions.actor`). @defaultValue none */
+  readonly actor?: Actor;
+  /** The default answer to a failed model request, and the wait between attempts. @defaultValue `retryPolicy()` */
+  readonly retryPolicy?: RetryPolicy;
+  /** Measures the time a step spends on its attempts. @defaultValue the system clock */
+  readonly clock?: Clock;
+  /** Called once the agent is disposed (the runtime forgets it). */
+  readonly onDisposed?: () => void;
+}
 
 type Phase = { kind: 'idle'; lastTurn: number } | { kind: 'maintenance'; abort: AbortController; lastTurn: number; wakeRequested: boolean } | RunningPhase;
 
@@ -32,14 +66,14 @@ export class Agent {
   readonly #log: SessionLog;
   readonly #hooks: HookRegistry<Agent>;
   readonly #opts: AgentOptions;
-  readonly #inbox: Inbox;
+  readonly #inbox: Inbox<Agent>;
   #phase: Phase;
   #disposing = false;
   #disposed: Promise<void> | null = null;
   #activity: Promise<void> = Promise.resolve();
   readonly #modelMessages: ModelMessage[] = [];
   /** What each turn (and each model step in it) needs from this agent. */
-  readonly #turnPort: TurnPort;
+  readonly #turnPort: TurnPort<Agent>;
   /** The provenance of the wake that opens the next turn (recorded on its `turn/start`), until that turn starts. */
   #wokenBy: EventMetadata | undefined;
   /** The provenance of the cancel that aborted the running turn (recorded on its `turn/end`), until it ends. */

@@ -6,7 +6,6 @@ import { applySpliceRemoving } from '../domain/inbox/inbox-evolve.js';
 import { notificationsOfRemoval } from '../domain/inbox/inbox-notifications.js';
 import { nextStepItems, nextTurnItems, type InboxState } from '../domain/inbox/inbox-state.js';
 import type { UserMessage } from '../domain/message.js';
-import type { Agent } from './agent.js';
 import type { AgentInbox } from './agent-types.js';
 import { MessageTooLargeError } from './errors.js';
 import type { HookRegistry } from './hooks.js';
@@ -15,14 +14,17 @@ import type { SessionLog } from './session-log.js';
 /** The provenance a user/message carries (a claim's UUID-sized event id): counted when a message is admitted. */
 const ENTERED_METADATA: EventMetadata = Object.freeze({ causationId: '00000000-0000-0000-0000-000000000000' });
 
-/** An agent's Inbox (docs/protocol.md §3): every command is decided, appended as durable splices, evolved, then notified. */
-export class Inbox {
+/**
+ * An agent's Inbox (docs/protocol.md §3): every command is decided, appended as durable splices, evolved, then notified
+ * to the hooks of its agent (of type `A`: the Agent; a parameter, so this module does not import the agent's).
+ */
+export class Inbox<A> {
   #state: InboxState;
 
   /** `turn`: the turn a claim's notifications name (the running turn, else the last one). */
   constructor(
     private readonly log: SessionLog,
-    private readonly hooks: HookRegistry<Agent>,
+    private readonly hooks: HookRegistry<A>,
     state: InboxState,
     private readonly turn: () => number,
   ) {

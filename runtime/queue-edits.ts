@@ -8,9 +8,9 @@ import { isMessageTooLargeError, MessageTooLargeError } from './errors.js';
 import type { Inbox } from './inbox.js';
 import type { SessionLog } from './session-log.js';
 
-/** What queue edits need from their agent. */
-export interface QueueEditsPort {
-  readonly inbox: Inbox;
+/** What queue edits need from their agent (of type `A`, whose hooks its Inbox notifies). */
+export interface QueueEditsPort<A> {
+  readonly inbox: Inbox<A>;
   readonly log: SessionLog;
   /** The agent's public status now (a strict steer needs a running agent). */
   readonly status: () => 'idle' | 'running';
@@ -21,7 +21,7 @@ export interface QueueEditsPort {
 }
 
 /** Queue edits by message id (docs/protocol.md §10), with typed refusals instead of throws: claim wins every race. */
-export const queueEdits = (port: QueueEditsPort): QueueEdits => {
+export const queueEdits = <A>(port: QueueEditsPort<A>): QueueEdits => {
   const { inbox, log } = port;
   return {
     edit: (id, content, options = {}) => {

@@ -4,8 +4,7 @@ import type { LogEvent, SessionCreatedData, SessionKind } from '../domain/events
 import type { InboxState } from '../domain/inbox/inbox-state.js';
 import { initialInboxState } from '../domain/inbox/inbox-state.js';
 import { foldSession } from '../domain/session-fold.js';
-import { Agent } from './agent.js';
-import type { AgentOptions } from './agent-types.js';
+import { Agent, type AgentOptions } from './agent.js';
 import { RuntimeError } from './errors.js';
 import { loadSession, repairClosers } from './load-session.js';
 import { missedRunEnds } from './child-run-ends.js';

@@ -14,8 +14,6 @@ import {
   type DriverAfterTurn,
   type StepResult,
 } from '../domain/turn-machine.js';
-import type { Agent } from './agent.js';
-import type { AgentOptions } from './agent-types.js';
 import type { HookRegistry } from './hooks.js';
 import { runModelStep, TurnAborted, type ModelStepPort } from './model-step.js';
 import { runPreStep } from './pre-step.js';
@@ -32,10 +30,22 @@ export interface RunningPhase {
   retiring: boolean;
 }
 
-/** What one turn needs from its agent: what a model step needs, plus the hooks, the system prompt and the claim. */
-export interface TurnPort extends ModelStepPort<Agent> {
-  readonly hooks: HookRegistry<Agent>;
-  readonly systemPrompt: AgentOptions['systemPrompt'];
+/**
+ * The system prompt of an agent of type `A` (`AgentOptions.systemPrompt`): a string, or a function assembling it at
+ * every proposed step; none when undefined.
+ */
+export type SystemPromptOf<A> =
+  | string
+  | ((ctx: { readonly agent: A; readonly turn: number; readonly step: number; readonly signal: AbortSignal }) => string | Promise<string>)
+  | undefined;
+
+/**
+ * What one turn needs from its agent (of type `A`: the Agent; a parameter, so this module does not import the
+ * agent's): what a model step needs, plus the hooks, the system prompt and the claim.
+ */
+export interface TurnPort<A> extends ModelStepPort<A> {
+  readonly hooks: HookRegistry<A>;
+  readonly systemPrompt: SystemPromptOf<A>;
   /**
    * Claims the pending items of `target` (the durable splices carry `metadata`): the claimed batch, and the id of the
    * last splice appended (none when nothing was pending).
@@ -60,18 +70,18 @@ const retire = (p: RunningPhase): false => {
   return false;
 };
 
-const reportError = (port: TurnPort, turn: number, step: number, e: unknown): void => {
+const reportError = <A>(port: TurnPort<A>, turn: number, step: number, e: unknown): void => {
   port.hooks.emit('error', { turn, step, error: errorFacts(e) });
 };
 
-const assemble = async (port: TurnPort, turn: number, step: number, signal: AbortSignal): Promise<string | undefined> => {
+const assemble = async <A>(port: TurnPort<A>, turn: number, step: number, signal: AbortSignal): Promise<string | undefined> => {
   const sp = port.systemPrompt;
   if (sp === undefined || typeof sp === 'string') return sp;
   return sp({ agent: port.agent, turn, step, signal });
 };
 
 /** One turn (docs/protocol.md §8) of the running driver `p`. Returns whether the driver continues into another turn. */
-export const runTurn = async (port: TurnPort, p: RunningPhase): Promise<boolean> => {
+export const runTurn = async <A>(port: TurnPort<A>, p: RunningPhase): Promise<boolean> => {
   const { log, hooks, agent } = port;
   throwIfAborted(p);
   const n = p.turn + 1;

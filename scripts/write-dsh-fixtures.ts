@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../adapters/cli/main.js';
 
-const dir = fileURLToPath(new URL('../docs/examples/dsh/', import.meta.url));
+const dir = fileURLToPath(new URL('../docs/examples/dsh', import.meta.url));
 const T0 = 1764500000000;
 
 type Event = { type: string; data: unknown; surfaceOp?: string; sourceEventSeqs?: number[] };

@@ -1,5 +1,79 @@
-import { chainStatus, type ChainCheckState } from '../../domain/event-chain.js';
-import type { AnchorCheck, HeadMismatch, SessionVerification, SignatureProblem, UnreadableEvent, VerifyOptions } from './verify-session.js';
+import { chainStatus, type ChainBreak, type ChainCheckState, type ChainHashFn, type ChainStatus } from '../../domain/event-chain.js';
+import type { HeadVerifier } from './ed25519.js';
+
+/** A link that cannot even be read: not JSON, or an envelope without the fields the chain covers. */
+export interface UnreadableEvent {
+  readonly kind: 'unreadable';
+  readonly seq: number;
+  readonly reason: string;
+}
+
+/** What is wrong with the signed heads. */
+export type SignatureProblem =
+  /** No chain/head at all, while a public key was given. */
+  | { readonly kind: 'no-signed-head' }
+  /** A chain/head whose signature does not verify with the key it names. */
+  | { readonly kind: 'bad-signature'; readonly seq: number; readonly keyId: string }
+  /** A chain/head signed by a key that was not given. */
+  | { readonly kind: 'unknown-key'; readonly seq: number; readonly keyId: string }
+  /** Events after the last signed head: not covered by any signature (a session still running, a crash, or events added without the key). */
+  | { readonly kind: 'unsigned-tail'; readonly lastSignedSeq: number; readonly events: number };
+
+/** A chain/head that claims a seq or hash the chain does not have (checked with or without keys). */
+export interface HeadMismatch {
+  readonly kind: 'head-mismatch';
+  readonly seq: number;
+  readonly claimed: { readonly seq: number; readonly hash: string };
+  readonly actual: { readonly seq: number; readonly hash: string } | null;
+}
+
+/** An externally kept head (from `steerlog verify --head`) checked against the log. */
+export interface AnchorCheck {
+  readonly seq: number;
+  readonly hash: string;
+  /** found: the log has it; missing: the log ends before it (a truncated tail); mismatch: another hash at that seq. */
+  readonly verdict: 'found' | 'missing' | 'mismatch';
+}
+
+/** The verification of one session's chain. */
+export interface SessionVerification {
+  readonly stream: string;
+  readonly events: number;
+  readonly status: ChainStatus | 'unreadable';
+  readonly chained: number;
+  readonly unchained: number;
+  /** The first link that does not hold. */
+  readonly break: ChainBreak | UnreadableEvent | HeadMismatch | null;
+  /** The last verified event: what `verify --head` prints. */
+  readonly head: { readonly seq: number; readonly hash: string } | null;
+  /** Present when public keys were given. */
+  readonly signatures: {
+    readonly heads: number;
+    readonly lastSignedSeq: number | null;
+    readonly problem: SignatureProblem | null;
+  } | null;
+  readonly anchor: AnchorCheck | null;
+  /** The chain is verified (every event hashed, every link holds), signatures (if checked) and anchor (if given) fine. */
+  readonly ok: boolean;
+}
+
+/** What to check beyond the chain itself. */
+export interface VerifyOptions {
+  /** Public keys that check chain/head signatures; none: signatures are not checked. @defaultValue [] */
+  readonly verifiers?: readonly HeadVerifier[];
+  /** A head kept outside the log; the log must contain it. @defaultValue none */
+  readonly anchor?: { readonly seq: number; readonly hash: string };
+  /** @defaultValue SHA-256 over RFC 8785 JSON */
+  readonly hashOf?: ChainHashFn;
+  /** Called after each event (progress). */
+  readonly onEvent?: () => void;
+  /**
+   * Verify a later segment of the log: the events pushed follow the event at `seq` whose hash is `hash`, which
+   * another verifier checked (see verify-segments.ts). The verifier's positions, seqs and the first link then
+   * continue from there. @defaultValue none: the events pushed start the log
+   */
+  readonly startsAfter?: { readonly seq: number; readonly hash: string };
+}
 
 /**
  * A log's verification from what its verifiers found: one verifier over the whole log, or one per segment when a

@@ -1,5 +1,5 @@
 import type { AuditReport } from '../../domain/audit.js';
-import type { AuditChain, AuditOutput } from './audit-extras.js';
+import type { AuditChain, AuditOutput } from '../../audit/audit-extras.js';
 import { formatVerification } from './verify-command.js';
 
 /** Does the chain make the audit fail? A broken or unreadable chain does; an unchained (older) log does not. */

@@ -12,16 +12,18 @@ import { parseCommandArgs } from './cli-args.js';
 import { EXIT, reportFailure, reportUsage, SessionNotFoundError } from './cli-failure.js';
 import { formatAuditReport } from './format-audit.js';
 import type { CliIo } from './io.js';
-import { readLineBatches } from './read-lines.js';
+import { readLineBatches } from '../../audit/read-lines.js';
 import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
 import { chainFails, formatActions, formatAuditChain, formatOtherFates } from './audit-chain.js';
-import { auditOutput, parseAuditLimit, pastLimit, type AuditExtras, type AuditLimit } from './audit-extras.js';
-import { auditFileOnePass, auditStreamOnePass } from './audit-pass.js';
+import { auditOutput, type AuditExtras } from '../../audit/audit-extras.js';
+import { parseAuditLimit, pastLimit, type AuditLimit } from '../../audit/audit-limit.js';
+import { auditFileOnePass, auditStreamOnePass } from '../../audit/audit-pass.js';
 import { createProgress } from './progress.js';
-import { auditDshFile, formatAuditSource, withSourceError, type AuditSource } from './dsh-audit.js';
-import { parseFormatOption, resolveFileFormat } from './log-format.js';
+import { auditDshFile, formatAuditSource, withSourceError } from '../../audit/dsh-audit.js';
+import { type AuditSource } from '../../audit/audit-source.js';
+import { parseFormatOption, resolveFileFormat } from '../../audit/log-format.js';
 
-import { formatAuditContent } from './audit-content.js';
+import { formatAuditContent } from '../../audit/audit-content.js';
 import { openReaderKeys } from './reader-keys.js';
 
 export const AUDIT_USAGE = `usage: steerlog audit <log.jsonl> [--format auto|steerlog|dsh] [--at <seq|ISO time>] [--keys <spec>] [--json]

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditReport } from '../../domain/audit.js';
 import { fateOf } from '../../domain/message-facts.js';
-import { auditOutput, type AuditExtras, type AuditLimit, type AuditMessage } from './audit-extras.js';
+import { auditOutput, type AuditExtras, type AuditMessage } from '../../audit/audit-extras.js';
+import { type AuditLimit } from '../../audit/audit-limit.js';
 import type { CliIo } from './io.js';
-import { readLineBatches } from './read-lines.js';
+import { readLineBatches } from '../../audit/read-lines.js';
 
 // Small enough that a batch of spooled lines or output text dies young (a 1 MiB batch outlives scavenges and is
 // promoted to the old generation), large enough that writes stay few.

@@ -5,7 +5,7 @@ import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
 import { signerFromOption } from '../chain/signer-option.js';
 import type { HeadSigner } from '../../runtime/ports/head-signer.js';
 import { auditLines } from '../../domain/audit.js';
-import { auditExtras, auditOutput } from './audit-extras.js';
+import { auditExtras, auditOutput } from '../../audit/audit-extras.js';
 import { isKnownEvent } from '../../domain/events.js';
 import { createUserMessage, type MessageSource } from '../../domain/message.js';
 import type { MessageId } from '../../domain/brand.js';

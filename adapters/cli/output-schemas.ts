@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ArchiveOutput } from '../archive/archive-sessions.js';
-import type { AuditOutput } from './audit-extras.js';
+import type { AuditOutput } from '../../audit/audit-extras.js';
 import type { SessionsOutput } from './sessions-command.js';
 import type { VerifyOutput } from './verify-command.js';
 import type { WhyOutput } from './why-command.js';

@@ -10,7 +10,7 @@ import { DEFAULT_STORE_SPEC } from '../store/open-store.js';
 import { UsageError } from './cli-failure.js';
 import { readingStore, unreadNotes } from './reading-store.js';
 import type { CliIo } from './io.js';
-import { listStreams, storeEnvelopes } from './log-sources.js';
+import { listStreams, storeEnvelopes } from '../../audit/log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
 
 export const SESSIONS_USAGE = `usage: steerlog sessions [--store <spec>] [--json]

@@ -4,11 +4,11 @@ import { looksLikeArchive } from '../archive/archive-sniff.js';
 import { SessionNotFoundError, UsageError } from './cli-failure.js';
 import { assertReadableFile, readingFile, readingStore, unreadNotes } from './reading-store.js';
 import type { CliIo } from './io.js';
-import { listStreams, storeEnvelopes } from './log-sources.js';
-import { verifyFile, verifyFileKey, type VerifyFileKey } from './verify-file.js';
+import { listStreams, storeEnvelopes } from '../../audit/log-sources.js';
+import { verifyFile, verifyFileKey, type VerifyFileKey } from '../../audit/verify-file.js';
 import { parseCommandArgs } from './cli-args.js';
 import { createProgress } from './progress.js';
-import { parseFormatOption, resolveFileFormat, type LogFormat } from './log-format.js';
+import { parseFormatOption, resolveFileFormat, type LogFormat } from '../../audit/log-format.js';
 
 export const VERIFY_USAGE = `usage: steerlog verify <log.jsonl> [--format auto|steerlog|dsh] [--pubkey <pem>[,<pem>…]] [--anchor <seq>:<hash>] [--head] [--json]
        steerlog verify --store <spec> <session-id>… | --all [--pubkey …] [--anchor …] [--head] [--json]

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import type { Principal } from '../../runtime/host/actor.js';
-import type { Host } from '../../runtime/host/host.js';
-import { ClientRequestSchema, INVALID_REQUEST_RPC_ID, isHostMethod, type ServerResponse } from '../../runtime/host/schemas.js';
+import type { Principal } from '../../host/actor.js';
+import type { Host } from '../../host/host.js';
+import { ClientRequestSchema, INVALID_REQUEST_RPC_ID, isHostMethod, type ServerResponse } from '../../host/schemas.js';
 import { authenticate, type BearerToken } from './auth.js';
 import { registerConsoleRoutes } from './console-routes.js';
 import { doorRefusal, type DoorPolicy } from './door-checks.js';

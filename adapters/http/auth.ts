@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Principal } from '../../runtime/host/actor.js';
+import type { Principal } from '../../host/actor.js';
 
 /** A bearer token and the principal it authenticates. */
 export interface BearerToken {

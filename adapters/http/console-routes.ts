@@ -3,11 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
-import type { Principal } from '../../runtime/host/actor.js';
-import type { Host } from '../../runtime/host/host.js';
+import type { Principal } from '../../host/actor.js';
+import type { Host } from '../../host/host.js';
 import type { LogEvent } from '../../domain/events.js';
-import { createSessionAuditCache } from '../../runtime/host/session-audit.js';
-import { HostSessionIdSchema } from '../../runtime/host/schemas.js';
+import { createSessionAuditCache } from '../../host/session-audit.js';
+import { HostSessionIdSchema } from '../../host/schemas.js';
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',

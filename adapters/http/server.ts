@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { isLoopback, type BearerToken } from './auth.js';
-import { bodyLimitFor } from '../../runtime/host/prompt.js';
+import { bodyLimitFor } from '../../host/prompt.js';
 import { createHttpApp, DEFAULT_BODY_LIMIT_BYTES, type HttpAppOptions } from './app.js';
 import { parseAuthority } from './door-checks.js';
 

@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { Host } from '../../runtime/host/host.js';
-import { decodeCursor, MirrorStream } from '../../runtime/host/mirror-stream.js';
-import { HostSessionIdSchema, type HostFrame } from '../../runtime/host/schemas.js';
+import type { Host } from '../../host/host.js';
+import { decodeCursor, MirrorStream } from '../../host/mirror-stream.js';
+import { HostSessionIdSchema, type HostFrame } from '../../host/schemas.js';
 
 /** Options of a Server-Sent Events response: the back-pressure bound (frames queued for a slow client) and the keep-alive interval. */
 export interface SseOptions {

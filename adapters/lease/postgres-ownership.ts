@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { AcquireResult, SessionOwner, SessionOwnership } from '../../runtime/host/ports/ownership.js';
+import type { AcquireResult, SessionOwner, SessionOwnership } from '../../host/ports/ownership.js';
 
 /** Options of the PostgreSQL session leases: connection, this host's id, lease length and the address it advertises. */
 export interface PostgresOwnershipOptions {

@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { auditLines } from '../../domain/audit.js';
 import { formatAuditReport } from '../../adapters/cli/format-audit.js';
 import { formatActions, formatAuditChain, formatOtherFates } from '../../adapters/cli/audit-chain.js';
-import { auditExtras, auditOutput } from '../../adapters/cli/audit-extras.js';
-import { fileEnvelopes } from '../../adapters/cli/log-sources.js';
+import { auditExtras, auditOutput } from '../../audit/audit-extras.js';
+import { fileEnvelopes } from '../../audit/log-sources.js';
 import { buildExamples } from './build-examples.js';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { HostFrame } from '../../runtime/host/schemas.js';
+import type { HostFrame } from '../../host/schemas.js';
 import { startTestHost, type TestHost } from '../../test/adapters/http/http-support.js';
 import { hostClient, mirrorExample, promptExample } from './host-client.js';
 

@@ -1,4 +1,4 @@
-import { HOST_RESULT_SCHEMAS, HostFrameSchema, ServerResponseSchema, type HostFrame, type HostMethod, type HostRequest, type HostResult } from '../../runtime/host/schemas.js';
+import { HOST_RESULT_SCHEMAS, HostFrameSchema, ServerResponseSchema, type HostFrame, type HostMethod, type HostRequest, type HostResult } from '../../host/schemas.js';
 
 /** A typed Host client on `fetch` and the exported zod schemas (what a web console would bundle). */
 export const hostClient = (baseUrl: string, token?: string) => {

@@ -15,7 +15,7 @@ import { serveCommand } from '../../adapters/cli/serve-command.js';
  * comment claims (`(exit N)`, else 0), and its first line of output matches what the comment claims after `→`
  * (`…` and `<placeholder>` stand for anything).
  */
-const ROOT = new URL('../../', import.meta.url);
+const ROOT = new URL('../..', import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, ROOT), 'utf8');
 const DOCS = ['README.md', ...readdirSync(new URL('docs/', ROOT)).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 

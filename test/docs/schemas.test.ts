@@ -8,8 +8,8 @@ import { main } from '../../adapters/cli/main.js';
 import { renderSchemas } from '../../docs/schemas/render-schemas.js';
 import { chainedSession, testSigner } from '../support/chained-session.js';
 
-const schemasDir = fileURLToPath(new URL('../../docs/schemas/', import.meta.url));
-const examples = fileURLToPath(new URL('../../docs/examples/', import.meta.url));
+const schemasDir = fileURLToPath(new URL('../../docs/schemas', import.meta.url));
+const examples = fileURLToPath(new URL('../../docs/examples', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'steerlog-schemas-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
  * followed by a ```ts block equal to that region of the file (dedented), and every ```ts block in those documents
  * that is usage code carries such a marker (signature listings say so with `<!-- signatures -->`).
  */
-const ROOT = new URL('../../', import.meta.url);
+const ROOT = new URL('../..', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');
 const documents = ['README.md', ...readdirSync(new URL('docs/', ROOT)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 /** The installed command as a newcomer runs it: the built package (dist/) through bin/steerlog.js, in a child process. */
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const steerlog = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin/steerlog.js'), ...args], { cwd: ROOT, encoding: 'utf8' });
 
 describe('bin/steerlog.js (the built package)', () => {

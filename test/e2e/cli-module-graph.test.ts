@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
  * test/package/support (every resolved URL, in a file), while the CLI runs from its sources through tsx. Structural:
  * which modules, never how long or how much memory.
  */
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const RECORDER = fileURLToPath(new URL('../package/support/record-resolutions.mjs', import.meta.url));
 const MAIN = join(ROOT, 'adapters/cli/main.ts');
 

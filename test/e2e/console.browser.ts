@@ -8,7 +8,7 @@ import { axeViolations, browserAvailable, shot } from './support/browser.js';
 import { closeConsole, openConsole } from './support/console-fixture.js';
 import type { ServeProcess } from './support/serve-process.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EXAMPLE = 'session-queue-steer-context';
 const run = browserAvailable();
 

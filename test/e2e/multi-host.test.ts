@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditLines } from '../../domain/audit.js';
 import { openStore } from '../../adapters/store/open-store.js';
-import type { ServerResponse } from '../../runtime/host/schemas.js';
+import type { ServerResponse } from '../../host/schemas.js';
 import { PG_URL, dropSchema, uniqueSchema } from '../adapters/store/postgres/pg-test-support.js';
 import { removeDir, startServe, type ServeProcess } from './support/serve-process.js';
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  *
  * Slow (a build, two installs, two compilations): opt in with STEERLOG_E2E_PACKAGE=1 (`.ci/run` does, as its own step).
  */
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 const TYPES_NODE = '@types/node@20';
 const enabled = process.env.STEERLOG_E2E_PACKAGE === '1';

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerResponse } from '../../runtime/host/schemas.js';
+import type { ServerResponse } from '../../host/schemas.js';
 import { openStore } from '../../adapters/store/open-store.js';
 import { PG_URL, dropSchema, uniqueSchema } from '../adapters/store/postgres/pg-test-support.js';
 import { removeDir, startServe, type ServeProcess } from './support/serve-process.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerResponse } from '../../runtime/host/schemas.js';
+import type { ServerResponse } from '../../host/schemas.js';
 import { runCli } from '../adapters/cli/support/run-cli.js';
 import { removeDir, startServe, type ServeProcess } from './support/serve-process.js';
 

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
  * dependencies: only `steerlog/postgres`, `steerlog/eventstoredb` and `steerlog/kurrentdb` (and `openStore`, on demand)
  * may load them.
  */
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const RECORDER = fileURLToPath(new URL('./support/record-resolutions.mjs', import.meta.url));
 
 /** Every package that belongs to a database driver: the drivers and what they alone pull in. */

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { answerWhy } from '../../adapters/cli/why-command.js';
-import { batchesOfOne } from '../../adapters/cli/log-sources.js';
+import { batchesOfOne } from '../../audit/log-sources.js';
 import { MemoryKeyStore } from '../../adapters/keys/memory-key-store.js';
 import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';

@@ -3,7 +3,7 @@ import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import type { MessageId } from '../../domain/brand.js';
 import { createUserMessage } from '../../domain/message.js';
-import { auditSession } from '../../runtime/host/session-audit.js';
+import { auditSession } from '../../host/session-audit.js';
 import { silentLogger } from '../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import { createRuntime } from '../../runtime/runtime.js';

@@ -1,4 +1,4 @@
-import { channelName, type Migration } from './migrations.js';
+import { channelName, type Migration } from './schema-names.js';
 
 /**
  * Migration 3: stream deletion for retention (StreamDeletion), through one deliberate path.

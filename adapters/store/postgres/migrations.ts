@@ -1,5 +1,8 @@
 import type { Pool, PoolClient } from 'pg';
 import { ARCHIVE_MIGRATION } from './migration-archive.js';
+import { assertValidSchemaName, channelName, type Migration } from './schema-names.js';
+
+export { assertValidSchemaName, channelName, type Migration } from './schema-names.js';
 
 /**
  * Versioned schema migrations for the PostgreSQL event store.
@@ -11,27 +14,8 @@ import { ARCHIVE_MIGRATION } from './migration-archive.js';
  * (both sessions can pass the check and one then fails on the catalog's unique index), hence the lock.
  */
 
-/** Schema names we accept: a plain lower-case SQL identifier, short enough to derive the NOTIFY channel from. */
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
-
-export const assertValidSchemaName = (schema: string): string => {
-  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
-    throw new TypeError(`invalid schema name ${JSON.stringify(schema)}: use [a-z_][a-z0-9_]*, at most 48 characters`);
-  }
-  return schema;
-};
-
-/** The LISTEN/NOTIFY channel on which a schema's appends are announced. */
-export const channelName = (schema: string): string => `${schema}_appended`;
-
 /** First key of the two-int advisory lock that guards migrations ("stlg" in ASCII); the second is hashtext(schema). */
 export const MIGRATION_LOCK_CLASS = 0x73746c67;
-
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sql: (schema: string) => string;
-}
 
 const q = (schema: string): string => `"${schema}"`;
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { HOST_RESULT_SCHEMAS, ServerResponseSchema, type HostErrorBody, type HostMethod, type HostRequest, type HostResult } from '../../../runtime/host/schemas.js';
-import type { SessionAudit } from '../../../runtime/host/session-audit.js';
+import { HOST_RESULT_SCHEMAS, ServerResponseSchema, type HostErrorBody, type HostMethod, type HostRequest, type HostResult } from '../../../host/schemas.js';
+import type { SessionAudit } from '../../../host/session-audit.js';
 import { consoleAuth, type ConsoleAuth } from './auth.js';
 
 /** The refusal the console reports when the host answered 401: the view is replaced by the sign-in prompt. */

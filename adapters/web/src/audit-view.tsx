@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ActorAction } from '../../../domain/actor-actions.js';
 import type { FateEntry, MessageFate } from '../../../domain/message-fate.js';
-import type { AuditInput, SessionAudit } from '../../../runtime/host/session-audit.js';
+import type { AuditInput, SessionAudit } from '../../../host/session-audit.js';
 import { fetchAudit } from './api.js';
 import { VirtualList } from './virtual-list.js';
 

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { HostResult } from '../../../runtime/host/schemas.js';
+import type { HostResult } from '../../../host/schemas.js';
 import { call } from './api.js';
 import { ChildComposer } from './child-composer.js';
 import { childComposerState } from './composer-policy.js';

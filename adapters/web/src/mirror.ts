@@ -1,4 +1,4 @@
-import type { HostFrame, QueueRow } from '../../../runtime/host/schemas.js';
+import type { HostFrame, QueueRow } from '../../../host/schemas.js';
 
 /** How a durable user message is classified by the Host's history fold. */
 export type MessageClass = 'prompt' | 'steering' | 'context';

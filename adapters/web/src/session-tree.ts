@@ -1,4 +1,4 @@
-import type { HostResult } from '../../../runtime/host/schemas.js';
+import type { HostResult } from '../../../host/schemas.js';
 
 /** A session as `session.list` reports it. */
 export type SessionSummaryRow = HostResult<'session.list'>['sessions'][number];

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { HostResult } from '../../../runtime/host/schemas.js';
+import type { HostResult } from '../../../host/schemas.js';
 
 type Summary = HostResult<'session.list'>['sessions'][number];
 import { call } from './api.js';

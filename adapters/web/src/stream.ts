@@ -1,5 +1,5 @@
 import { EventSource, type FetchLike } from 'eventsource';
-import { HostFrameSchema, type HostFrame } from '../../../runtime/host/schemas.js';
+import { HostFrameSchema, type HostFrame } from '../../../host/schemas.js';
 import { pageBase } from './api.js';
 import { consoleAuth, type ConsoleAuth } from './auth.js';
 

@@ -6,8 +6,8 @@ import { openArchiveEventStore } from '../../../adapters/archive/archive-event-s
 import { archiveSessions, type ArchiveOutput } from '../../../adapters/archive/archive-sessions.js';
 import { verifySession } from '../../../adapters/chain/verify-session.js';
 import { auditStream } from '../../../adapters/cli/audit-command.js';
-import { auditExtras, auditOutput } from '../../../adapters/cli/audit-extras.js';
-import { storeEnvelopeBatches, storeEnvelopes } from '../../../adapters/cli/log-sources.js';
+import { auditExtras, auditOutput } from '../../../audit/audit-extras.js';
+import { storeEnvelopeBatches, storeEnvelopes } from '../../../audit/log-sources.js';
 import { answerWhy } from '../../../adapters/cli/why-command.js';
 import type { EventStore } from '../../../runtime/ports/event-store.js';
 import { runCli } from '../cli/support/run-cli.js';

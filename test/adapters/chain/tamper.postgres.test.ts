@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySession } from '../../../adapters/chain/verify-session.js';
-import { storeEnvelopes } from '../../../adapters/cli/log-sources.js';
+import { storeEnvelopes } from '../../../audit/log-sources.js';
 import { openPostgresEventStore, type PostgresEventStore } from '../../../adapters/store/postgres/index.js';
 import { asNewEvents, chainedSession } from '../../support/chained-session.js';
 import { dropSchema, PG_URL, uniqueSchema } from '../store/postgres/pg-test-support.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { verifySession } from '../../../adapters/chain/verify-session.js';
-import { storeEnvelopes } from '../../../adapters/cli/log-sources.js';
+import { storeEnvelopes } from '../../../audit/log-sources.js';
 import type { EventStore, NewEvent } from '../../../runtime/ports/event-store.js';
 import { asNewEvents, chainedSession } from '../../support/chained-session.js';
 import { uniqueSessionId } from '../../support/test-store.js';

@@ -9,7 +9,7 @@ import { createUserMessage } from '../../../domain/message.js';
 import { silentLogger } from '../../../runtime/logger.js';
 import type { EventStore } from '../../../runtime/ports/event-store.js';
 import { createRuntime } from '../../../runtime/runtime.js';
-import { auditSession } from '../../../runtime/host/session-audit.js';
+import { auditSession } from '../../../host/session-audit.js';
 import { GateModel } from '../../support/gate-model.js';
 import { dropSchema, PG_URL, postgresAvailable, uniqueSchema } from '../store/postgres/pg-test-support.js';
 import { runCli } from './support/run-cli.js';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli as run } from './support/run-cli.js';
 
-const examples = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
+const examples = fileURLToPath(new URL('../../../docs/examples', import.meta.url));
 
 describe('steerlog audit --at (time travel)', () => {
   const file = join(examples, 'queue-steer-context.jsonl');

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditFile, isStreamFile } from '../../../adapters/cli/audit-command.js';
-import { auditExtras, auditOutput, parseAuditLimit, type AuditLimit } from '../../../adapters/cli/audit-extras.js';
-import { fileEnvelopes } from '../../../adapters/cli/log-sources.js';
+import { auditExtras, auditOutput } from '../../../audit/audit-extras.js';
+import { parseAuditLimit, type AuditLimit } from '../../../audit/audit-limit.js';
+import { fileEnvelopes } from '../../../audit/log-sources.js';
 import { main } from '../../../adapters/cli/main.js';
 import { writeSessionLog } from '../../../bench/support/session-log.js';
 import * as E from 'fp-ts/lib/Either.js';
@@ -14,7 +15,7 @@ import { parseEvent } from '../../../domain/parse-event.js';
 
 // `audit --json` writes its turns and messages element by element from a temporary spool instead of holding the
 // report; its bytes must stay exactly JSON.stringify of the whole report object, built the way it was before.
-const examples = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
+const examples = fileURLToPath(new URL('../../../docs/examples', import.meta.url));
 const run = async (...argv: string[]) => {
   let stdout = '';
   const code = await main(argv, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: () => undefined } });

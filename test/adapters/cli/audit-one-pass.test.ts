@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditFile, auditStream, isStreamFile } from '../../../adapters/cli/audit-command.js';
-import { auditExtras, parseAuditLimit, type AuditLimit } from '../../../adapters/cli/audit-extras.js';
-import { auditFileOnePass, auditStreamOnePass } from '../../../adapters/cli/audit-pass.js';
-import { startChainThread, verifyFileChain } from '../../../adapters/cli/chain-thread.js';
-import { fileEnvelopes, storeEnvelopes } from '../../../adapters/cli/log-sources.js';
+import { auditExtras } from '../../../audit/audit-extras.js';
+import { parseAuditLimit, type AuditLimit } from '../../../audit/audit-limit.js';
+import { auditFileOnePass, auditStreamOnePass } from '../../../audit/audit-pass.js';
+import { startChainThread, verifyFileChain } from '../../../audit/chain-thread.js';
+import { fileEnvelopes, storeEnvelopes } from '../../../audit/log-sources.js';
 import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
 import { sessionLog } from '../../../bench/support/session-log.js';
 import { chainInputOf, GENESIS_HASH } from '../../../domain/event-chain.js';
@@ -16,10 +17,10 @@ import { sha256ChainHash } from '../../../runtime/chain-hash.js';
 // `audit` reads the log once (auditFileOnePass / auditStreamOnePass): the fold's report and the extras (chain, fates,
 // times) must be exactly those of the fold's own pass followed by the extras' own pass, on valid, invalid, tampered
 // and oddly formatted logs, whole and at --at points.
-const examples = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
+const examples = fileURLToPath(new URL('../../../docs/examples', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'audit-one-pass-'));
 /** The chain check forced onto a worker thread running the compiled entry (dist/, built by `npm ci`). */
-const ON_A_THREAD = { env: { STEERLOG_CHAIN_THREAD: '1' }, entry: new URL('../../../dist/adapters/cli/chain-thread-entry.js', import.meta.url) };
+const ON_A_THREAD = { env: { STEERLOG_CHAIN_THREAD: '1' }, entry: new URL('../../../dist/audit/chain-thread-entry.js', import.meta.url) };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A generated session log with hashes (as the session log writes them), as JSONL lines. */

@@ -27,7 +27,7 @@ vi.mock('../../../adapters/dsh/dsh-source.js', async (importOriginal) => {
   };
 });
 
-const dir = fileURLToPath(new URL('../../../docs/examples/dsh/', import.meta.url));
+const dir = fileURLToPath(new URL('../../../docs/examples/dsh', import.meta.url));
 beforeEach(() => {
   counts.opened = 0;
   counts.passes = 0;

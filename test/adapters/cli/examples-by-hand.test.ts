@@ -79,7 +79,7 @@ const EXAMPLES: Record<string, ByHand> = {
 
 describe('docs/examples, against expectations derived by hand', () => {
   it('covers every shipped example', () => {
-    const shipped = readdirSync(new URL('../../../docs/examples/', import.meta.url)).filter((f) => f.endsWith('.jsonl')).map((f) => f.replace(/\.jsonl$/, ''));
+    const shipped = readdirSync(new URL('../../../docs/examples', import.meta.url)).filter((f) => f.endsWith('.jsonl')).map((f) => f.replace(/\.jsonl$/, ''));
     expect(Object.keys(EXAMPLES).sort()).toEqual(shipped.sort());
   });
 

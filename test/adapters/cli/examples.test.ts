@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli as run } from './support/run-cli.js';
 import { buildExamples } from '../../../docs/examples/build-examples.js';
 
-const dir = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
+const dir = fileURLToPath(new URL('../../../docs/examples', import.meta.url));
 
 
 describe('docs/examples', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fileEnvelopes } from '../../../adapters/cli/log-sources.js';
+import { fileEnvelopes } from '../../../audit/log-sources.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'file-envelopes-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

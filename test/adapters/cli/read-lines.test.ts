@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readLineBatches } from '../../../adapters/cli/read-lines.js';
+import { readLineBatches } from '../../../audit/read-lines.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'steerlog-read-lines-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ed25519Verifier } from '../../../adapters/chain/ed25519.js';
 import { verifySession } from '../../../adapters/chain/verify-session.js';
-import { fileEnvelopes } from '../../../adapters/cli/log-sources.js';
-import { verifyFile, verifyFileKey, type VerifyFileOptions } from '../../../adapters/cli/verify-file.js';
+import { fileEnvelopes } from '../../../audit/log-sources.js';
+import { verifyFile, verifyFileKey, type VerifyFileOptions } from '../../../audit/verify-file.js';
 import { sessionLog } from '../../../bench/support/session-log.js';
 import { chainInputOf, GENESIS_HASH } from '../../../domain/event-chain.js';
 import { sha256ChainHash } from '../../../runtime/chain-hash.js';
@@ -19,7 +19,7 @@ import { chainedSession, testSigner } from '../../support/chained-session.js';
 // worker cannot run. The workers run the compiled entry (dist/, built by `npm ci`), as the CLI does.
 const dir = mkdtempSync(join(tmpdir(), 'verify-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const ENTRY = new URL('../../../dist/adapters/cli/verify-segment-entry.js', import.meta.url);
+const ENTRY = new URL('../../../dist/audit/verify-segment-entry.js', import.meta.url);
 /** Cut whatever the size, into `segments` ranges; a worker that fails fails the test (unless `onWorkerFailure` is replaced). */
 const cut = (segments: number, ranges?: (n: number) => void): VerifyFileOptions => ({
   env: { STEERLOG_CHAIN_THREAD: '1' },

@@ -8,7 +8,7 @@ import { openJsonlEventStore } from '../../../adapters/store/jsonl/index.js';
 import type { LogEvent } from '../../../domain/events.js';
 import { asNewEvents, chainedSession, testSigner } from '../../support/chained-session.js';
 
-const examples = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
+const examples = fileURLToPath(new URL('../../../docs/examples', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'steerlog-verify-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const writeLog = (name: string, events: readonly unknown[]): string => {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli as run } from './support/run-cli.js';
 import type { WhyOutput } from '../../../adapters/cli/why-command.js';
 
-const examples = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
+const examples = fileURLToPath(new URL('../../../docs/examples', import.meta.url));
 
 /** Hand-written: where each input of each example ends up (turn and step of the claim when it was claimed). */
 interface Expected {

@@ -11,7 +11,7 @@ import { runCli as run } from '../cli/support/run-cli.js';
  * child and its descriptors, a retried stream, a route change): their reports, their frames, and what why and verify
  * say about them. The logs the harness itself wrote are checked by harness-fixtures.test.ts and harness-by-hand.test.ts.
  */
-const dir = fileURLToPath(new URL('../../../docs/examples/dsh/', import.meta.url));
+const dir = fileURLToPath(new URL('../../../docs/examples/dsh', import.meta.url));
 const FIXTURES = ['aborted-child.jsonl.zst', 'retried-stream.jsonl', 'seeded-child.jsonl'];
 const nameOf = (file: string): string => file.replace(/\.jsonl(\.zst)?$/, '');
 

@@ -12,7 +12,7 @@ import { runCli as run } from '../cli/support/run-cli.js';
  * stderr, never a stack. `STEERLOG_FUZZ_DSH` raises the count (default 10 per fixture).
  */
 const RUNS = Number(process.env.STEERLOG_FUZZ_DSH ?? 10);
-const dir = fileURLToPath(new URL('../../../docs/examples/dsh/', import.meta.url));
+const dir = fileURLToPath(new URL('../../../docs/examples/dsh', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'steerlog-dsh-fuzz-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

@@ -10,7 +10,7 @@ import { runCli as run } from '../cli/support/run-cli.js';
  * input's class and fate, what `why` and `audit --at` say. Inputs are named by their text, read from the log itself
  * (the harness gives them random ids).
  */
-const dir = fileURLToPath(new URL('../../../docs/examples/dsh/harness/', import.meta.url));
+const dir = fileURLToPath(new URL('../../../docs/examples/dsh/harness', import.meta.url));
 
 /** Every input's id by its first text block, from the splices that admitted them. */
 const idsByText = (file: string): Record<string, string> => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { detectLogFormat } from '../../../adapters/cli/log-format.js';
+import { detectLogFormat } from '../../../audit/log-format.js';
 import { runCli as run } from '../cli/support/run-cli.js';
 
 /**
@@ -15,7 +15,7 @@ import { runCli as run } from '../cli/support/run-cli.js';
  * Fresh logs from other seeds: `STEERLOG_DSH_HARNESS_DIR=<dir> npx vitest run test/adapters/dsh/harness-fixtures.test.ts`
  * after `write-fixtures.mjs --seed N --out <dir>` (the committed reports are then not compared: there are none).
  */
-const committed = fileURLToPath(new URL('../../../docs/examples/dsh/harness/', import.meta.url));
+const committed = fileURLToPath(new URL('../../../docs/examples/dsh/harness', import.meta.url));
 const dir = process.env.STEERLOG_DSH_HARNESS_DIR ?? committed;
 const LOGS = readdirSync(dir).filter((f) => /\.jsonl(\.zst)?$/.test(f)).sort();
 

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseAuditLimit, type AuditLimit } from '../../../adapters/cli/audit-extras.js';
-import { auditDshFile, type DshOpener } from '../../../adapters/cli/dsh-audit.js';
+import { parseAuditLimit, type AuditLimit } from '../../../audit/audit-limit.js';
+import { auditDshFile, type DshOpener } from '../../../audit/dsh-audit.js';
 import { openDshLog } from '../../../adapters/dsh/dsh-source.js';
 import { sessionLog } from '../../../bench/support/session-log.js';
 import { seededRandom } from '../../support/seeded-random.js';
@@ -16,7 +16,7 @@ import { twoPassDshAudit } from './support/two-pass-dsh-audit.js';
 // and the reader's summary must be exactly those of the fold's pass followed by the extras' pass over a second
 // reading (twoPassDshAudit, what it did before), on the shipped fixtures, harness-shaped rewrites of steerlog logs
 // (plain and in frames), damaged logs, and at --at points; and the file is opened and iterated exactly once.
-const fixtures = fileURLToPath(new URL('../../../docs/examples/dsh/', import.meta.url));
+const fixtures = fileURLToPath(new URL('../../../docs/examples/dsh', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'steerlog-dsh-one-pass-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { detectLogFormat } from '../../../adapters/cli/log-format.js';
+import { detectLogFormat } from '../../../audit/log-format.js';
 import { decodeDshChunkRow } from '../../../adapters/dsh/dsh-chunk-rows.js';
 import { isDshLogError, type DshLogError } from '../../../adapters/dsh/dsh-errors.js';
 import { openDshLog } from '../../../adapters/dsh/dsh-source.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { detectLogFormat } from '../../../adapters/cli/log-format.js';
+import { detectLogFormat } from '../../../audit/log-format.js';
 import { runCli as run } from '../cli/support/run-cli.js';
 import { framesOf, toHarnessLines } from './support/harness-log.js';
 import { steerlogLogs } from './support/steerlog-logs.js';

@@ -9,7 +9,7 @@ import { contentChecksum, frameExtent, storedChecksum } from '../../../adapters/
 import { runCli as run } from '../cli/support/run-cli.js';
 import { framesOf, rawZstdFrame, rawZstdFrameWithChecksum } from './support/harness-log.js';
 
-const dir = fileURLToPath(new URL('../../../docs/examples/dsh/', import.meta.url));
+const dir = fileURLToPath(new URL('../../../docs/examples/dsh', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'steerlog-dsh-zstd-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 let n = 0;

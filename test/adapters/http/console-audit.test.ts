@@ -7,10 +7,10 @@ import { auditCommand } from '../../../adapters/cli/audit-command.js';
 import { whyCommand } from '../../../adapters/cli/why-command.js';
 import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
 import { openStore } from '../../../adapters/store/open-store.js';
-import type { SessionAudit } from '../../../runtime/host/session-audit.js';
+import type { SessionAudit } from '../../../host/session-audit.js';
 import { startTestHost, type TestHost } from './http-support.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const EXAMPLE = join(ROOT, 'docs/examples/queue-steer-context.jsonl');
 
 /** `steerlog audit … --json`, in process: its parsed report. */

@@ -1,9 +1,9 @@
-import { Host } from '../../../runtime/host/host.js';
-import type { HostOptions } from '../../../runtime/host/host-types.js';
+import { Host } from '../../../host/host.js';
+import type { HostOptions } from '../../../host/host-types.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../../runtime/runtime.js';
 import { silentLogger } from '../../../runtime/logger.js';
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from '../../../adapters/http/server.js';
-import type { HostFrame, ServerResponse } from '../../../runtime/host/schemas.js';
+import type { HostFrame, ServerResponse } from '../../../host/schemas.js';
 import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
 import { GateModel } from '../../support/gate-model.js';
 import type { ChildManager } from '../../../runtime/children/child-manager.js';

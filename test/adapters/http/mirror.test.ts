@@ -3,7 +3,7 @@ import { firstValueFrom, from, toArray } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { queueView } from '../../../projections/session/queue-view.js';
 import type { LogEvent } from '../../../domain/events.js';
-import type { HostFrame } from '../../../runtime/host/schemas.js';
+import type { HostFrame } from '../../../host/schemas.js';
 import type { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
 import { openMirror, startTestHost, valueOf, type TestHost } from './http-support.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
 import { ChildManager } from '../../../runtime/children/child-manager.js';
-import { HOST_RESULT_SCHEMAS, type HostResult } from '../../../runtime/host/schemas.js';
+import { HOST_RESULT_SCHEMAS, type HostResult } from '../../../host/schemas.js';
 import { silentLogger } from '../../../runtime/logger.js';
 import { until } from '../../runtime/children/support.js';
 import { errorOf, startTestHost, valueOf, type TestHost } from './http-support.js';

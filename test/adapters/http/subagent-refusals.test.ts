@@ -3,7 +3,7 @@ import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-st
 import type { SubagentDescriptorData } from '../../../domain/children/subagent-events.js';
 import type { UserMessage } from '../../../domain/message.js';
 import { ChildManager } from '../../../runtime/children/child-manager.js';
-import type { CallResult } from '../../../runtime/host/host-types.js';
+import type { CallResult } from '../../../host/host-types.js';
 import { silentLogger } from '../../../runtime/logger.js';
 import type { ReadStreamOptions, RecordedEvent } from '../../../runtime/ports/event-store.js';
 import { createRuntime } from '../../../runtime/runtime.js';

@@ -3,7 +3,7 @@ import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-st
 import type { UserMessage } from '../../../domain/message.js';
 import type { Agent } from '../../../runtime/agent.js';
 import { ChildManager } from '../../../runtime/children/child-manager.js';
-import { HOST_RESULT_SCHEMAS } from '../../../runtime/host/schemas.js';
+import { HOST_RESULT_SCHEMAS } from '../../../host/schemas.js';
 import { ChildError } from '../../../domain/children/child-errors.js';
 import { silentLogger } from '../../../runtime/logger.js';
 import { createRuntime } from '../../../runtime/runtime.js';

@@ -4,8 +4,8 @@ import { openPostgresOwnership } from '../../../adapters/lease/postgres-ownershi
 import { ScriptedModel } from '../../../adapters/model/scripted/scripted-model.js';
 import { openStore } from '../../../adapters/store/open-store.js';
 import { auditLines } from '../../../domain/audit.js';
-import { Host } from '../../../runtime/host/host.js';
-import type { CallResult } from '../../../runtime/host/host-types.js';
+import { Host } from '../../../host/host.js';
+import type { CallResult } from '../../../host/host-types.js';
 import { silentLogger } from '../../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../../runtime/ports/clock.js';
 import type { EventStore } from '../../../runtime/ports/event-store.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { initialMirror, previewOf, reduceMirror, type MirrorState } from '../../../adapters/web/src/mirror.js';
-import type { HostFrame, QueueRow } from '../../../runtime/host/schemas.js';
+import type { HostFrame, QueueRow } from '../../../host/schemas.js';
 
 const msg = (id: string, text: string, kind = 'user'): QueueRow['message'] => ({ id, role: 'user', content: [{ type: 'text', text }], source: { kind } });
 const queue = (...items: QueueRow[]): HostFrame => ({ type: 'session/queue', sessionId: 's', seq: 0, items });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAuth, TOKEN_KEY, type ConsoleAuth } from '../../../adapters/web/src/auth.js';
 import { openStream, type LiveStream } from '../../../adapters/web/src/stream.js';
-import type { HostFrame } from '../../../runtime/host/schemas.js';
+import type { HostFrame } from '../../../host/schemas.js';
 
 /**
  * The console's live-stream client against a scripted fetch: each connection answers the next scripted response

@@ -1,4 +1,4 @@
-import type { ServerResponse } from '../../../runtime/host/schemas.js';
+import type { ServerResponse } from '../../../host/schemas.js';
 import type { ServeProcess } from './serve-process.js';
 
 /** The value of an ok response (throws with the error otherwise). */

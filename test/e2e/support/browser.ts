@@ -6,7 +6,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's Chromium: the browser suite drives it (Playwright's own download is not reachable here). */
 export const CHROMIUM = '/usr/bin/chromium';
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** Screenshots of every state the suite reaches (gitignored). */
 export const ARTIFACTS = join(ROOT, 'test-artifacts');
 /** Screenshots the docs embed (committed). */

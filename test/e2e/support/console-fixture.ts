@@ -6,7 +6,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from './browser.js';
 import { removeDir, startServe, type ServeProcess } from './serve-process.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** What a console suite runs against: a JSONL store dir, a real `steerlog serve` on it, and a Chromium page. */
 export interface ConsoleFixture {

@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ServerResponse } from '../../../runtime/host/schemas.js';
+import type { ServerResponse } from '../../../host/schemas.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const GATED_MODEL = join(ROOT, 'test/e2e/support/gated-model.ts');
 
 /** A `steerlog serve` child process (from source through tsx) with the gated model. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chainedSession } from '../../../support/chained-session.js';
 
-const examples = fileURLToPath(new URL('../../../../docs/examples/', import.meta.url));
+const examples = fileURLToPath(new URL('../../../../docs/examples', import.meta.url));
 
 /**
  * The steerlog logs the harness-shape round trips rewrite (see `toHarnessLines`): every example log but the one whose

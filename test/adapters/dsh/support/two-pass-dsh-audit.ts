@@ -1,6 +1,8 @@
 import { createAuditor, type AuditReport } from '../../../../domain/audit.js';
-import { auditExtras, pastLimit, type AuditExtras, type AuditLimit } from '../../../../adapters/cli/audit-extras.js';
-import { sourceErrorOf, untilRefusal } from '../../../../adapters/cli/dsh-audit.js';
+import { auditExtras, type AuditExtras } from '../../../../audit/audit-extras.js';
+import { pastLimit, type AuditLimit } from '../../../../audit/audit-limit.js';
+import { untilRefusal } from '../../../../audit/dsh-audit.js';
+import { sourceErrorOf } from '../../../../audit/audit-source.js';
 import { openDshLog } from '../../../../adapters/dsh/dsh-source.js';
 
 /**

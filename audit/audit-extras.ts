@@ -1,0 +1,179 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { AuditReport } from '../domain/audit.js';
+import { actorActionsOf, type ActorAction } from '../domain/actor-actions.js';
+import type { LogEvent } from '../domain/events.js';
+import { fateOf, initialFate, initialMessageFactState, stepFate, stepMessageFacts, type InputFate, type MessageFact, type MessageFactState } from '../domain/message-facts.js';
+import { parseEvent } from '../domain/parse-event.js';
+import { createSessionVerifier, type SessionVerification } from '../adapters/chain/verify-session.js';
+import type { AuditSource, SourceError } from './audit-source.js';
+import type { Keyring } from '../runtime/content-opener.js';
+import { createContentTally, type AuditContent } from './audit-content.js';
+import { pastLimit, type AuditLimit } from './audit-limit.js';
+
+/** The chain part of an audit: what `verify` says about the same log. */
+export type AuditChain = Pick<SessionVerification, 'status' | 'chained' | 'unchained' | 'break' | 'head'>;
+
+/** What the audit adds to the fold's report: the chain, each input's fate, and the log's time span. */
+export interface AuditExtras {
+  readonly chain: AuditChain;
+  readonly fates: readonly InputFate[];
+  readonly times: { readonly first: number | null; readonly last: number | null };
+  /** Present when the log is not steerlog's own (a harness session log): how it was read, and its refusal if any. */
+  readonly source?: AuditSource;
+  /** Sealed payloads and erasures (null when the log has neither). */
+  readonly content: AuditContent | null;
+  /** Every admission and control action, in log order, with its actor (`actorActionsOf`). */
+  readonly actions: readonly ActorAction[];
+  /** What the store left unread (a JSONL store's crash leftovers), one line each: present when read from a store. */
+  readonly storeNotes?: readonly string[];
+}
+
+/**
+ * What the extras collect besides the fold: the chain check of every raw envelope (until its first broken link), and
+ * each folded event's time and message facts (the facts stepped into each input's fate, not kept).
+ */
+export interface ExtrasCollector {
+  /** One raw envelope (parsed JSON, or the line itself when it is not JSON) into the chain check. */
+  verify(raw: unknown): void;
+  /** One folded event and the message facts it states. */
+  facts(event: LogEvent, facts: readonly MessageFact[]): void;
+  /** The extras, once every envelope is in (asks the keyring about the keys the log sealed with). */
+  result(): Promise<AuditExtras>;
+}
+
+/**
+ * A fresh collector; `stream` names the chain (null: the first session/created's sessionId); `keyring` (null: none)
+ * says which sealed payloads are readable, erased or unavailable. `chain`, when given, is the same log's chain
+ * verification computed elsewhere (a worker thread reading the same lines): the collector then checks no link
+ * itself and reports that one (`onEvent` is then called once per envelope instead of once per verified event).
+ */
+export const createExtrasCollector = (
+  stream: string | null,
+  onEvent?: () => void,
+  keyring: Keyring | null = null,
+  chain?: Promise<SessionVerification>,
+): ExtrasCollector => {
+  // no verifier of its own when the chain is checked elsewhere
+  const verifier = chain === undefined ? createSessionVerifier(stream, onEvent ? { onEvent } : {}) : null;
+  const content = createContentTally(keyring);
+  let verifying = true;
+  // each input's fate, stepped as its facts come (its facts are not kept)
+  const fates = new Map<string, InputFate>();
+  const actions: ActorAction[] = [];
+  let seedLength: number | undefined;
+  let first: number | null = null;
+  let last: number | null = null;
+  return {
+    verify(raw) {
+      if (verifier === null) onEvent?.();
+      else if (verifying) verifying = verifier.push(raw);
+      content.push(raw);
+    },
+    facts(event, facts) {
+      first ??= event.time;
+      last = event.time;
+      for (const f of facts) fates.set(f.id, stepFate(fates.get(f.id) ?? initialFate(f.id), f));
+      if (event.seq === 0 && event.type === 'session/created') seedLength = (event.data as { seedLength?: number }).seedLength;
+      for (const a of actorActionsOf(event, facts, seedLength)) actions.push(a);
+    },
+    async result() {
+      const v = verifier === null ? await chain! : verifier.result();
+      return {
+        chain: { status: v.status, chained: v.chained, unchained: v.unchained, break: v.break, head: v.head },
+        fates: [...fates.values()],
+        times: { first, last },
+        content: await content.result(),
+        actions,
+      };
+    },
+  };
+};
+
+/** One streaming pass over raw envelopes: chain check, message facts (up to the first invalid event), times. */
+export const auditExtras = async (
+  stream: string | null,
+  raws: AsyncIterable<unknown>,
+  limit?: AuditLimit,
+  onEvent?: () => void,
+  keyring: Keyring | null = null,
+): Promise<AuditExtras> => {
+  const collector = createExtrasCollector(stream, onEvent, keyring);
+  let state: MessageFactState = initialMessageFactState();
+  let folding = true;
+  for await (const raw of raws) {
+    if (pastLimit(raw, limit)) break;
+    collector.verify(raw);
+    if (!folding) continue;
+    const parsed = parseEvent(raw, { expectedSeq: state.session.nextSeq });
+    if (E.isLeft(parsed)) {
+      folding = false;
+      continue;
+    }
+    const step = stepMessageFacts(state, parsed.right);
+    if (E.isLeft(step)) {
+      folding = false;
+      continue;
+    }
+    state = step.right.state;
+    collector.facts(parsed.right, step.right.facts);
+  }
+  return await collector.result();
+};
+
+/** An audit message with its fate (entered ones keep their class; inputs that never entered have class null). */
+export type AuditMessage = Omit<AuditReport['messages'][number], 'class'> & { readonly class: AuditReport['messages'][number]['class'] | null; readonly fate: InputFate };
+
+/** What `steerlog audit --json` prints. */
+export type AuditOutput = Omit<AuditReport, 'messages' | 'errors'> & {
+  /** The fold's first refusal (or the harness reader's), then (when the chain is broken or unreadable) the first broken link. */
+  readonly errors: readonly (AuditReport['errors'][number] | SourceError | { readonly seq: number; readonly code: 'chain-broken'; readonly message: string })[];
+  readonly format: 'steerlog-audit';
+  readonly version: 1;
+  /** The `--at` limit applied, or null for the whole log. */
+  readonly at: AuditLimit | null;
+  readonly times: AuditExtras['times'];
+  /** Every input admitted: entered ones first in entry order (seq of their user/message), then the rest by admission seq. */
+  readonly messages: readonly AuditMessage[];
+  readonly chain: AuditChain;
+  /** Present when the log is not steerlog's own: `source.format` says which format it was read as. */
+  readonly source?: AuditSource;
+  /** Present when the log holds encrypted payloads or erasures: what is readable, what was erased, by whom, when. */
+  readonly content?: AuditContent;
+  /** Every admission and control action, in log order, with its actor (null when the event names none). */
+  readonly actions: readonly ActorAction[];
+  /** What the store left unread (a JSONL store's crash leftovers), one line each: present when read from a store. */
+  readonly storeNotes?: readonly string[];
+};
+
+/** Joins the fold's report and the extras into the audit output. */
+export const auditOutput = (report: AuditReport, extras: AuditExtras, at: AuditLimit | null): AuditOutput => {
+  const fates = new Map(extras.fates.map((f) => [f.id, f]));
+  const entered = report.messages.map((m) => ({ ...m, fate: fates.get(m.id) ?? fateOf(m.id, []) }));
+  const shown = new Set(report.messages.map((m) => m.id));
+  const others = extras.fates
+    .filter((f) => !shown.has(f.id))
+    .map((f) => ({ seq: f.admitted?.seq ?? f.claimed?.seq ?? 0, id: f.id, class: null, fate: f }))
+    .sort((a, b) => a.seq - b.seq);
+  const { messages: _m, ...rest } = report;
+  const brk = extras.chain.break;
+  // a log the fold already refused says why in its own error; a schema-valid log with a broken chain gets this one
+  const chainError = report.ok && brk && (extras.chain.status === 'broken' || extras.chain.status === 'unreadable')
+    ? [{ seq: brk.seq, code: 'chain-broken' as const, message: `seq ${brk.seq}: the hash chain is broken here (${brk.kind})` }]
+    : [];
+  const sourceError = extras.source?.error ? [extras.source.error] : [];
+  return {
+    format: 'steerlog-audit',
+    version: 1,
+    ...rest,
+    ok: rest.ok && chainError.length === 0 && sourceError.length === 0,
+    errors: [...report.errors, ...sourceError, ...chainError],
+    at,
+    times: extras.times,
+    messages: [...entered, ...others],
+    chain: extras.chain,
+    actions: extras.actions,
+    ...(extras.source ? { source: extras.source } : {}),
+    ...(extras.content ? { content: extras.content } : {}),
+    ...(extras.storeNotes ? { storeNotes: extras.storeNotes } : {}),
+  };
+};

@@ -1,0 +1,97 @@
+import { Subject, type Subscription } from 'rxjs';
+import type { InboxSplicedData, LogEvent } from '../domain/events.js';
+import type { UserMessage } from '../domain/message.js';
+import { queueView, type QueueSnapshot } from '../projections/session/queue-view.js';
+import type { Agent } from '../runtime/agent.js';
+import type { HostFrame, QueueRow } from './schemas.js';
+
+type SessionEventFrame = Extract<HostFrame, { type: 'session/event' }>;
+
+export interface LiveSessionOptions {
+  /** Keep a claimed steering row until its `user/message` (see `queueView`). @defaultValue true */
+  readonly gaplessHandoff: boolean;
+  /** Emit a splice's `session/queue` frame before its `session/event` frame (the reference's order). @defaultValue false */
+  readonly queueBeforeEvent: boolean;
+  /** Where this session's frames go, in order. */
+  readonly publish: (frame: HostFrame) => void;
+}
+
+/** Where a message id was first admitted to the session: the seq of the splice that inserted it. */
+export interface Admission {
+  readonly seq: number;
+  readonly message: UserMessage;
+}
+
+/**
+ * A session whose Agent is attached to this host: its frames for the live mirror (events, queue snapshots from the
+ * `queueView` projection, status) and the index of every message id ever admitted, derived from its log.
+ */
+export class LiveSession {
+  readonly agent: Agent;
+  readonly #admitted = new Map<string, number>();
+  readonly #events = new Subject<LogEvent>();
+  readonly #subscription: Subscription;
+  readonly #offs: (() => void)[] = [];
+  #snapshots: QueueSnapshot[] = [];
+  #latest: QueueSnapshot | null = null;
+
+  constructor(agent: Agent, options: LiveSessionOptions) {
+    this.agent = agent;
+    this.#subscription = this.#events.pipe(queueView({ gaplessHandoff: options.gaplessHandoff })).subscribe((s) => {
+      this.#snapshots.push(s);
+      this.#latest = s;
+    });
+    for (const e of agent.events) this.#index(e);
+    this.#snapshots = [];
+    const sessionId = agent.sessionId;
+    this.#offs.push(
+      agent.onEvent((event) => {
+        this.#index(event);
+        const snapshots = this.#snapshots;
+        this.#snapshots = [];
+        const eventFrame: HostFrame = { type: 'session/event', sessionId, event: event as unknown as SessionEventFrame['event'] };
+        const queueFrames = snapshots.map((s): HostFrame => queueFrame(sessionId, s));
+        if (options.queueBeforeEvent) for (const f of queueFrames) options.publish(f);
+        options.publish(eventFrame);
+        if (!options.queueBeforeEvent) for (const f of queueFrames) options.publish(f);
+      }),
+      agent.on('status', (status) => options.publish({ type: 'host/session-status', sessionId, running: status === 'running' })),
+    );
+  }
+
+  /** The latest queue snapshot (null before the session's first splice). */
+  get queue(): QueueSnapshot | null {
+    return this.#latest;
+  }
+  /** The last seq of the live log. */
+  get lastSeq(): number {
+    return this.agent.events.length - 1;
+  }
+
+  /** Where this message id was first admitted, if it ever was. */
+  admission(messageId: string): Admission | undefined {
+    const seq = this.#admitted.get(messageId);
+    if (seq === undefined) return undefined;
+    const splice = this.agent.events[seq]!.data as InboxSplicedData;
+    return { seq, message: splice.inserted.find((m) => m.id === messageId)! };
+  }
+
+  detach(): void {
+    for (const off of this.#offs.splice(0)) off();
+    this.#subscription.unsubscribe();
+  }
+
+  #index(event: LogEvent): void {
+    this.#events.next(event);
+    if (event.type !== 'agent/inbox/spliced') return;
+    for (const m of (event.data as InboxSplicedData).inserted) if (!this.#admitted.has(m.id)) this.#admitted.set(m.id, event.seq);
+  }
+}
+
+/** A `session/queue` frame of a snapshot. */
+export const queueFrame = (sessionId: string, s: QueueSnapshot): HostFrame => ({
+  type: 'session/queue',
+  sessionId,
+  seq: s.seq,
+  items: s.items.map((i) => ({ id: i.id, placement: i.placement, message: i.message as unknown as QueueRow['message'], ...(i.claimed ? { claimed: true as const } : {}) })),
+});

@@ -1,0 +1,125 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { LogEvent, SessionCreatedData } from '../domain/events.js';
+import { queueView } from '../domain/queue-view.js';
+import { foldSession, initialSessionState, stepSession, type SessionState } from '../domain/session-fold.js';
+import { loadSession } from '../runtime/load-session.js';
+import type { EventStore } from '../runtime/ports/event-store.js';
+import type { KeyStore } from '../runtime/ports/key-store.js';
+import { isRuntimeError } from '../runtime/errors.js';
+import type { SessionCatalog } from './catalog.js';
+import { HostError } from './errors.js';
+import type { LiveSession } from './live-session.js';
+import type { HostRequest, HostResult, QueueRow } from './schemas.js';
+
+/** What the session reads need of the host: its store, the runtime's keys, its live sessions and its catalog. */
+export interface SessionReadPort {
+  readonly store: EventStore;
+  /** Opens sealed content (none: the store holds it in the clear). */
+  readonly keyStore: KeyStore | null;
+  /** The session live on this host, or undefined. */
+  readonly live: (sessionId: string) => LiveSession | undefined;
+  readonly catalog: SessionCatalog;
+}
+
+/** A session's events and folded state: the live log when the session is live here, else the store (read only). */
+export const readSession = async (
+  store: EventStore,
+  sessionId: string,
+  live: LiveSession | undefined,
+  keys: KeyStore | null = null,
+): Promise<{ events: readonly LogEvent[]; state: SessionState | null }> => {
+  if (live) return { events: live.agent.events, state: null };
+  try {
+    // sealed content opened with the runtime's keys: readable, or `[erased]` once its key is destroyed
+    return await loadSession(store, sessionId, keys);
+  } catch (e) {
+    if (isRuntimeError(e) && e.code === 'session-not-found') throw new HostError('session-not-found', `no session ${sessionId}`, { sessionId });
+    throw e;
+  }
+};
+
+/** `session.history`: a page of durable events, each `user/message` with its class (a fold of the log from its start). */
+export const historyPage = (events: readonly LogEvent[], request: { readonly after?: number | undefined; readonly limit?: number | undefined }): HostResult<'session.history'> => {
+  const after = request.after ?? -1;
+  const limit = request.limit ?? 200;
+  const end = Math.min(events.length, after + 1 + limit);
+  let state = initialSessionState();
+  const page: HostResult<'session.history'>['events'] = [];
+  for (let i = 0; i < end; i++) {
+    const event = events[i]!;
+    const step = stepSession(state, event);
+    if (E.isLeft(step)) throw step.left;
+    state = step.right.state;
+    if (i > after) page.push({ event: event as never, ...(step.right.messageClass ? { class: step.right.messageClass } : {}) });
+  }
+  return { events: page, lastSeq: events.length - 1, nextAfter: end < events.length ? end - 1 : null };
+};
+
+/** The queue rows of a folded inbox (no claimed rows: a cold session has no steering handoff in flight). */
+export const queueRowsOf = (state: SessionState): QueueRow[] =>
+  queueView(state.inbox).map((i) => ({ id: i.id, placement: i.placement, message: i.message as unknown as QueueRow['message'] }));
+
+/** The session's `session/created` data from the store, or null when the stream is empty. */
+export const readHeader = async (store: EventStore, sessionId: string): Promise<SessionCreatedData | null> => {
+  for await (const e of store.read(sessionId, { maxCount: 1 })) return e.type === 'session/created' ? (e.data as SessionCreatedData) : null;
+  return null;
+};
+
+/** `session.list`: every session in the catalog (refreshed from the store first), oldest first, each marked live when attached here. */
+export const sessionList = async (port: SessionReadPort): Promise<HostResult<'session.list'>> => {
+  await port.catalog.refresh();
+  return {
+    sessions: port.catalog.list().map((e) => {
+      const live = port.live(e.sessionId);
+      return {
+        sessionId: e.sessionId,
+        kind: e.kind,
+        createdAt: e.createdAt,
+        ...(e.parentSession !== undefined ? { parentSessionId: e.parentSession } : {}),
+        live: live !== undefined,
+        running: live?.agent.status === 'running',
+      };
+    }),
+  };
+};
+
+/** `session.get`: the session's summary, from its live agent when attached here, else folded from the store. */
+export const sessionGet = async (port: SessionReadPort, request: HostRequest<'session.get'>): Promise<HostResult<'session.get'>> => {
+  const live = port.live(request.sessionId);
+  if (live) {
+    const state = foldSession(live.agent.events).state;
+    return summaryOf(request.sessionId, live.agent.events[0]!.data as SessionCreatedData, state.turns, {
+      live: true,
+      running: live.agent.status === 'running',
+      lastSeq: live.lastSeq,
+      queue: live.queue ? (live.queue.items as never) : [],
+    });
+  }
+  const { events, state } = await readSession(port.store, request.sessionId, undefined, port.keyStore);
+  return summaryOf(request.sessionId, state!.created!, state!.turns, { live: false, running: false, lastSeq: events.length - 1, queue: queueRowsOf(state!) });
+};
+
+/** A `session.get` result: the header's and the turns' fields around what the live agent or the store says. */
+const summaryOf = (
+  sessionId: string,
+  created: SessionCreatedData,
+  turns: { readonly lastTurn: number; readonly openTurn: { readonly turn: number } | null },
+  rest: { readonly live: boolean; readonly running: boolean; readonly lastSeq: number; readonly queue: HostResult<'session.get'>['queue'] },
+): HostResult<'session.get'> => ({
+  sessionId,
+  kind: created.kind,
+  createdAt: created.createdAt,
+  ...(created.parentSession !== undefined ? { parentSessionId: created.parentSession } : {}),
+  live: rest.live,
+  running: rest.running,
+  lastSeq: rest.lastSeq,
+  lastTurn: turns.lastTurn,
+  openTurn: turns.openTurn?.turn ?? null,
+  queue: rest.queue,
+});
+
+/** `session.history`: a page of the session's log (the live one when attached here). */
+export const sessionHistory = async (port: SessionReadPort, request: HostRequest<'session.history'>): Promise<HostResult<'session.history'>> => {
+  const { events } = await readSession(port.store, request.sessionId, port.live(request.sessionId), port.keyStore);
+  return historyPage(events, request);
+};
