@@ -6,6 +6,7 @@ import { isChainHash } from './event-chain.js';
 import { EventMetadataSchema, type EventMetadata } from './event-metadata.js';
 import { EVENT_DATA_SCHEMAS, isEventType, type LogEvent } from './events.js';
 import { fastEventData, isCommonMetadata } from './fast-event-data.js';
+import { compiledEventValidator } from './event-validators.js';
 import { deepFreeze, findNonJsonPath } from './json.js';
 
 /**
@@ -117,6 +118,12 @@ export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Eit
   }
   if (options.expectedSeq !== undefined && seq !== options.expectedSeq) {
     return fail('seq-out-of-order', 'seq', `expected seq ${options.expectedSeq}`);
+  }
+  if (env.ignorable !== true && options.owned === true) {
+    // data the caller owns (JSON.parse output: lossless and acyclic): the type's compiled schema (generated from the
+    // zod schema, true only for data zod accepts unchanged) checks it and freezes it in place
+    const compiled = compiledEventValidator(type);
+    if (compiled !== null && compiled(env.data)) return E.right(envelope(seq, env.id as EventId, env.time, type, env.data, false, metadata, env.hash as string | undefined));
   }
   if (env.ignorable !== true && isEventType(type)) {
     // the common shapes: checked and copied by hand (a strict subset of what the schema accepts, every leaf checked)
