@@ -119,16 +119,16 @@ export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Eit
   if (options.expectedSeq !== undefined && seq !== options.expectedSeq) {
     return fail('seq-out-of-order', 'seq', `expected seq ${options.expectedSeq}`);
   }
-  if (env.ignorable !== true && options.owned === true) {
-    // data the caller owns (JSON.parse output: lossless and acyclic): the type's compiled schema (generated from the
-    // zod schema, true only for data zod accepts unchanged) checks it and freezes it in place
-    const compiled = compiledEventValidator(type);
-    if (compiled !== null && compiled(env.data)) return E.right(envelope(seq, env.id as EventId, env.time, type, env.data, false, metadata, env.hash as string | undefined));
-  }
   if (env.ignorable !== true && isEventType(type)) {
     // the common shapes: checked and copied by hand (a strict subset of what the schema accepts, every leaf checked)
     const fast = fastEventData(type, env.data, { inPlace: options.owned === true, shared: options.shared === true });
     if (fast !== null) return E.right(envelope(seq, env.id as EventId, env.time, type, fast, env.ignorable === true, metadata, env.hash as string | undefined));
+  }
+  if (env.ignorable !== true && options.owned === true) {
+    // any other shape the caller owns (JSON.parse output: lossless and acyclic): the type's predicate compiled from
+    // its zod schema (true only for data zod accepts unchanged) checks it and freezes it in place; zod only refuses
+    const compiled = compiledEventValidator(type);
+    if (compiled !== null && compiled(env.data)) return E.right(envelope(seq, env.id as EventId, env.time, type, env.data, false, metadata, env.hash as string | undefined));
   }
   const trailer = {
     ...(env.ignorable === true ? { ignorable: true as const } : {}),
