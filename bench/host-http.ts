@@ -99,7 +99,9 @@ const startServer = async (args: readonly string[], env: Record<string, string>,
       readings++;
       const until = Date.now() + 10_000;
       for (;;) {
-        const lines = existsSync(probeFile) ? readFileSync(probeFile, 'utf8').trim().split('\n') : [];
+        // complete lines only: the probe may be writing the next one
+        const text = existsSync(probeFile) ? readFileSync(probeFile, 'utf8') : '';
+        const lines = text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean);
         if (lines.length >= readings) return JSON.parse(lines[readings - 1]!) as LoopDelay;
         if (Date.now() > until) return null;
         await new Promise((r) => setTimeout(r, 20));
