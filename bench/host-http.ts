@@ -12,7 +12,7 @@
  * The load generator is written with undici (`Client`, one connection each, no pipelining), in the benchmark process;
  * the hosts run in their own processes on the same machine.
  *
- *   npm run bench:host                      # 64 connections, 32 sessions, 8 s per run
+ *   npm run bench:host                      # builds dist/; 64 connections, 32 sessions, 8 s per run
  *   BENCH_SECONDS=15 BENCH_ONLY=JSONL npm run bench:host
  *   BENCH_BASELINE=/path/to/older/steerlog npm run bench:host   # each run also against that checkout's dist/, side by side
  *   BENCH_CPU_PROF=/tmp/prof npm run bench:host                 # node --cpu-prof in every host (profiles there)
