@@ -1,107 +1,254 @@
 /**
- * The Host under load over HTTP: C clients × P prompts against real `steerlog serve` processes (echo model without
- * delay), for `durable: false` and `durable: true`, on JSONL and PostgreSQL, and with two hosts sharing PostgreSQL.
- * Each client owns one session and sends its prompts one after another (an HTTP keep-alive connection pool).
- * Reports admissions/s and the p50/p99 receipt latency; afterwards reads every store back and checks that every
- * accepted messageId was admitted exactly once.
- *   npx tsx bench/host-http.ts [clients=64] [prompts=200]
+ * The Host under load over HTTP: 64 keep-alive connections post `session.prompt` (`mode: queue`, a unique
+ * `messageId` each) for a fixed time across 32 sessions to real `steerlog serve` processes (built `dist/`, echo model
+ * without delay, so every admission also wakes a turn: the admissions compete with the turns they cause), for
+ * `durable: false` and `durable: true`, on JSONL, on PostgreSQL, and with two hosts sharing PostgreSQL; beside them a
+ * bare Hono server (`bench/support/bare-hono.ts`) answering the same request with a receipt and nothing else.
+ *
+ * Reports per run: admissions/s, the receipt's p50/p99/p999 (the client's round trip) and the host's event-loop
+ * delay (p50/p99/max, measured inside the host process by `bench/support/loop-delay-probe.mjs`, preloaded; the
+ * product carries no such hook). Afterwards reads every store back: every accepted messageId is admitted exactly once.
+ *
+ * The load generator is written with undici (`Client`, one connection each, no pipelining), in the benchmark process;
+ * the hosts run in their own processes on the same machine.
+ *
+ *   npm run bench:host                      # builds dist/; 64 connections, 32 sessions, 8 s per run
+ *   BENCH_SECONDS=15 BENCH_ONLY=JSONL npm run bench:host
+ *   BENCH_BASELINE=/path/to/older/steerlog npm run bench:host   # each run also against that checkout's dist/, side by side
+ *   BENCH_CPU_PROF=/tmp/prof npm run bench:host                 # node --cpu-prof in every host (profiles there)
  */
-import { openStore } from '../adapters/store/open-store.js';
-import type { ServerResponse } from '../host/schemas.js';
-import { PG_URL, dropSchema, uniqueSchema } from '../test/adapters/store/postgres/pg-test-support.js';
-import { removeDir, startServe, type ServeProcess } from '../test/e2e/support/serve-process.js';
-import { mkdtempSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from 'undici';
+import { openStore } from '../adapters/store/open-store.js';
+import pg from 'pg';
 import { machineLine } from './support/machine.js';
 
-const CLIENTS = Number(process.argv[2] ?? 64);
-const PROMPTS = Number(process.argv[3] ?? 200);
-process.env['STEERLOG_ECHO_DELAY_MS'] = '0';
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const PROBE = join(ROOT, 'bench/support/loop-delay-probe.mjs');
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 64);
+const SESSIONS = Number(process.env['BENCH_SESSIONS'] ?? 32);
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 8);
+/** Load before the measured window (JIT warm-up, first writes): sent, not counted. */
+const WARMUP_SECONDS = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 2);
+const WRITE_BATCH_MS = Number(process.env['BENCH_WRITE_BATCH_MS'] ?? 200);
+const BASELINE = process.env['BENCH_BASELINE'] ? resolve(process.env['BENCH_BASELINE']) : null;
+const CPU_PROF = process.env['BENCH_CPU_PROF'] ? resolve(process.env['BENCH_CPU_PROF']) : null;
+const ONLY = process.env['BENCH_ONLY'] ?? '';
+const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-const rpc = async (base: string, method: string, payload: unknown): Promise<ServerResponse> => {
-  const res = await fetch(`${base}/api/${method}`, {
+let schemas = 0;
+const uniqueSchema = (): string => `bench_host_${process.pid}_${Date.now().toString(36)}_${schemas++}`;
+const dropSchema = async (schema: string): Promise<void> => {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+};
+
+interface LoopDelay {
+  readonly p50: number;
+  readonly p99: number;
+  readonly p999: number;
+  readonly max: number;
+  readonly mean: number;
+  readonly count: number;
+  /** CPU time of the process (user + system) over the reading, ms. */
+  readonly cpuMs: number;
+}
+
+/** A server process of the benchmark: its URL, its loop-delay readings, stop. */
+interface Server {
+  readonly url: string;
+  /** Resets the loop-delay histogram (the reading since the previous call is returned). */
+  loopDelay(): Promise<LoopDelay | null>;
+  stop(): Promise<void>;
+}
+
+const startServer = async (args: readonly string[], env: Record<string, string>, probe: boolean): Promise<Server> => {
+  const probeFile = join(mkdtempSync(join(tmpdir(), 'steerlog-bench-loop-')), 'loop.jsonl');
+  const child: ChildProcess = spawn(process.execPath, [...(probe ? ['--import', PROBE] : []), ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, STEERLOG_LOOP_DELAY_FILE: probeFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let errTail = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  // the host logs one line per request: drain it, keep only the tail for a failure message
+  child.stderr!.on('data', (c: Buffer) => (errTail = (errTail + c.toString()).slice(-4000)));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const deadline = Date.now() + 60_000;
+  while (!/listening on (http:\/\/\S+)/.test(out)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start (${child.exitCode}): ${errTail}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
+  let readings = 0;
+  return {
+    url,
+    loopDelay: async () => {
+      if (!probe) return null;
+      child.kill('SIGUSR2');
+      readings++;
+      const until = Date.now() + 10_000;
+      for (;;) {
+        // complete lines only: the probe may be writing the next one
+        const text = existsSync(probeFile) ? readFileSync(probeFile, 'utf8') : '';
+        const lines = text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean);
+        if (lines.length >= readings) return JSON.parse(lines[readings - 1]!) as LoopDelay;
+        if (Date.now() > until) return null;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(join(probeFile, '..'), { recursive: true, force: true });
+    },
+  };
+};
+
+const startHost = (root: string, spec: string) =>
+  startServer([join(root, 'bin/steerlog.js'), 'serve', '--store', spec, '--port', '0', '--model', 'echo', '--write-batch-ms', String(WRITE_BATCH_MS)], { STEERLOG_ECHO_DELAY_MS: '0' }, true);
+const startBare = () => startServer(['--import', 'tsx', join(ROOT, 'bench/support/bare-hono.ts')], {}, true);
+
+interface Body {
+  readonly type: 'server-response';
+  readonly result: { ok: boolean; error?: { code: string } };
+}
+const post = async (client: Client, method: string, payload: unknown): Promise<{ ms: number; body: Body }> => {
+  const t0 = performance.now();
+  const res = await client.request({
     method: 'POST',
+    path: `/api/${method}`,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ type: 'client-request', rpcId: 'b', method, payload }),
   });
-  return (await res.json()) as ServerResponse;
+  const body = (await res.body.json()) as Body;
+  return { ms: performance.now() - t0, body };
 };
-const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const pct = (xs: Float64Array, p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 interface Run {
   readonly label: string;
-  readonly spec: string;
+  readonly store: 'bare' | 'jsonl' | 'postgres';
   readonly hosts: number;
   readonly durable: boolean;
 }
+interface Result {
+  readonly admissions: number;
+  readonly refused: number;
+  readonly rate: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly p999: number;
+  readonly loop: (LoopDelay | null)[];
+  readonly exactlyOnce: boolean | null;
+}
 
-const runOnce = async (run: Run, tag: string) => {
-  const hosts: ServeProcess[] = [];
-  for (let i = 0; i < run.hosts; i++) hosts.push(await startServe(run.spec, ['--model', 'echo', '--write-batch-ms', '200']));
-  const sessions = Array.from({ length: CLIENTS }, (_, c) => `${tag}-s${c}`);
-  // each session is created on (and so owned by) one host; its client talks to that host
-  await Promise.all(sessions.map((s, c) => rpc(hosts[c % hosts.length]!.url, 'session.create', { sessionId: s })));
-  const latencies: number[] = [];
-  const accepted = new Map<string, string>();
-  let refused = 0;
-  const started = performance.now();
-  await Promise.all(
-    sessions.map(async (sessionId, c) => {
-      const base = hosts[c % hosts.length]!.url;
-      for (let k = 0; k < PROMPTS; k++) {
-        const messageId = `${tag}-c${c}-${k}`;
-        const t0 = performance.now();
-        const r = await rpc(base, 'session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text: messageId }], messageId, durable: run.durable });
-        latencies.push(performance.now() - t0);
-        if (r.result.ok) accepted.set(messageId, sessionId);
-        else refused++;
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  for (const h of hosts) {
-    await h.stop();
-    removeDir(h.gateDir);
-  }
-  // every accepted id exactly once in the logs
-  const store = await openStore(run.spec);
-  const counts = new Map<string, number>();
+let runNo = 0;
+const runOnce = async (run: Run, root: string): Promise<Result> => {
+  const tag = `r${++runNo}`;
+  const jsonlDir = mkdtempSync(join(tmpdir(), 'steerlog-bench-host-'));
+  const schema = uniqueSchema();
+  const pg = new URL(PG_URL);
+  pg.searchParams.set('schema', schema);
+  const spec = run.store === 'jsonl' ? `jsonl:${jsonlDir}` : pg.toString();
+  const servers: Server[] = [];
   try {
-    for (const s of sessions)
-      for await (const e of store.read(s))
-        if (e.type === 'agent/inbox/spliced' && (e.data as { outcome?: string }).outcome === undefined)
-          for (const m of (e.data as { inserted: { id: string }[] }).inserted) counts.set(m.id, (counts.get(m.id) ?? 0) + 1);
+    for (let i = 0; i < run.hosts; i++) servers.push(run.store === 'bare' ? await startBare() : await startHost(root, spec));
+    const sessions = Array.from({ length: SESSIONS }, (_, s) => `${tag}-s${s}`);
+    const clients = Array.from({ length: CONNECTIONS }, (_, c) => new Client(servers[(c % SESSIONS) % servers.length]!.url, { pipelining: 1, keepAliveTimeout: 30_000 }));
+    // each session is created on (and so owned by) one host; the connections that prompt it talk to that host
+    if (run.store !== 'bare') await Promise.all(sessions.map((s, i) => post(clients[i]!, 'session.create', { sessionId: s })));
+    const latencies: number[] = [];
+    const accepted = new Map<string, string>();
+    let admitted = 0;
+    let refused = 0;
+    const warm = performance.now() + WARMUP_SECONDS * 1000;
+    const until = warm + SECONDS * 1000;
+    // reset the loop-delay readings when the measured window opens: they cover the measured load only
+    const resetAtWarm = new Promise((r) => setTimeout(r, WARMUP_SECONDS * 1000)).then(() => Promise.all(servers.map((s) => s.loopDelay())));
+    await Promise.all(
+      clients.map(async (client, c) => {
+        const sessionId = sessions[c % SESSIONS]!;
+        for (let k = 0; performance.now() < until; k++) {
+          const messageId = `${tag}-c${c}-${k}`;
+          const measured = performance.now() >= warm;
+          const { ms, body } = await post(client, 'session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text: messageId }], messageId, durable: run.durable });
+          if (measured) latencies.push(ms);
+          if (body.result.ok) {
+            accepted.set(messageId, sessionId);
+            if (measured) admitted++;
+          } else refused++;
+        }
+      }),
+    );
+    const seconds = (performance.now() - warm) / 1000;
+    await resetAtWarm;
+    const loop = await Promise.all(servers.map((s) => s.loopDelay()));
+    await Promise.all(clients.map((c) => c.close()));
+    for (const s of servers) await s.stop();
+    servers.length = 0;
+    let exactlyOnce: boolean | null = null;
+    if (run.store !== 'bare') {
+      const store = await openStore(spec);
+      const counts = new Map<string, number>();
+      try {
+        for (const s of sessions)
+          for await (const e of store.read(s))
+            if (e.type === 'agent/inbox/spliced' && (e.data as { outcome?: string }).outcome === undefined)
+              for (const m of (e.data as { inserted: { id: string }[] }).inserted) counts.set(m.id, (counts.get(m.id) ?? 0) + 1);
+      } finally {
+        await store.close();
+      }
+      exactlyOnce = [...accepted.keys()].every((id) => counts.get(id) === 1) && [...counts.values()].every((n) => n === 1);
+    }
+    const sorted = Float64Array.from(latencies).sort();
+    return { admissions: admitted, refused, rate: admitted / seconds, p50: pct(sorted, 50), p99: pct(sorted, 99), p999: pct(sorted, 99.9), loop, exactlyOnce };
   } finally {
-    await store.close();
+    for (const s of servers) await s.stop();
+    rmSync(jsonlDir, { recursive: true, force: true });
+    if (run.store === 'postgres') await dropSchema(schema);
   }
-  const exactlyOnce = [...accepted.keys()].every((id) => counts.get(id) === 1) && [...counts.values()].every((n) => n === 1);
-  latencies.sort((a, b) => a - b);
-  return { seconds, admissions: accepted.size, refused, rate: accepted.size / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), exactlyOnce };
 };
 
-const jsonlDir = mkdtempSync(join(tmpdir(), 'steerlog-bench-host-'));
-const schema = uniqueSchema('benchhost');
-const pg = new URL(PG_URL);
-pg.searchParams.set('schema', schema);
-const runs: Run[] = [
-  { label: 'JSONL, 1 host, durable:false', spec: `jsonl:${jsonlDir}`, hosts: 1, durable: false },
-  { label: 'JSONL, 1 host, durable:true', spec: `jsonl:${jsonlDir}`, hosts: 1, durable: true },
-  { label: 'PostgreSQL, 1 host, durable:false', spec: pg.toString(), hosts: 1, durable: false },
-  { label: 'PostgreSQL, 1 host, durable:true', spec: pg.toString(), hosts: 1, durable: true },
-  { label: 'PostgreSQL, 2 hosts, durable:false', spec: pg.toString(), hosts: 2, durable: false },
-  { label: 'PostgreSQL, 2 hosts, durable:true', spec: pg.toString(), hosts: 2, durable: true },
-];
+const runs = (
+  [
+  { label: 'bare Hono, same request', store: 'bare', hosts: 1, durable: false },
+  { label: 'JSONL, 1 host, durable:false', store: 'jsonl', hosts: 1, durable: false },
+  { label: 'JSONL, 1 host, durable:true', store: 'jsonl', hosts: 1, durable: true },
+  { label: 'PostgreSQL, 1 host, durable:false', store: 'postgres', hosts: 1, durable: false },
+  { label: 'PostgreSQL, 1 host, durable:true', store: 'postgres', hosts: 1, durable: true },
+  { label: 'PostgreSQL, 2 hosts, durable:false', store: 'postgres', hosts: 2, durable: false },
+  { label: 'PostgreSQL, 2 hosts, durable:true', store: 'postgres', hosts: 2, durable: true },
+  ] as Run[]
+).filter((r) => r.label.includes(ONLY) || r.store === 'bare');
+
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+/** Server CPU per admission (all servers of the run), µs: the cost that does not depend on how loaded the machine is. */
+const cpuCell = (r: Result) => (r.loop.every((l) => l !== null) && r.admissions > 0 ? `${((1000 * r.loop.reduce((a, l) => a + l!.cpuMs, 0)) / r.admissions).toFixed(0)} µs` : 'n/a');
+const loopCell = (loop: (LoopDelay | null)[]) =>
+  loop.every((l) => l !== null) ? loop.map((l) => `${l!.p50.toFixed(0)}/${l!.p99.toFixed(0)}/${l!.max.toFixed(0)}`).join(' · ') : 'n/a';
+
 console.log(machineLine());
-console.log(`${CLIENTS} clients × ${PROMPTS} prompts each, echo model (no delay), write-behind window 200 ms`);
-console.log('| run | admissions | admissions/s | p50 receipt | p99 receipt | every accepted id exactly once |');
-console.log('|---|---|---|---|---|---|');
-try {
-  for (const [i, run] of runs.entries()) {
-    const r = await runOnce(run, `r${i}`);
-    console.log(`| ${run.label} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${r.p50.toFixed(1)} ms | ${r.p99.toFixed(1)} ms | ${r.exactlyOnce ? 'yes' : 'NO'} |`);
+console.log(`load average at start: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+console.log(`${CONNECTIONS} connections (undici) × ${SECONDS} s measured after ${WARMUP_SECONDS} s of warm-up, ${SESSIONS} sessions, echo model (no delay), write-behind window ${WRITE_BATCH_MS} ms`);
+console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | server CPU per admission | every accepted id exactly once |');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
+for (const run of runs) {
+  const builds: [string, string][] = run.store === 'bare' ? [['-', ROOT]] : BASELINE ? [['baseline', BASELINE], ['this', ROOT], ['baseline', BASELINE], ['this', ROOT]] : [['this', ROOT]];
+  for (const [name, root] of builds) {
+    const r = await runOnce(run, root);
+    const once = r.exactlyOnce === null ? '-' : r.exactlyOnce ? 'yes' : 'NO';
+    console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${cpuCell(r)} | ${once} |`);
   }
-} finally {
-  removeDir(jsonlDir);
-  await dropSchema(schema);
 }
+console.log(`load average at end: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);

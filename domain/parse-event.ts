@@ -6,6 +6,7 @@ import { isChainHash } from './event-chain.js';
 import { EventMetadataSchema, type EventMetadata } from './event-metadata.js';
 import { EVENT_DATA_SCHEMAS, isEventType, type LogEvent } from './events.js';
 import { fastEventData, isCommonMetadata } from './fast-event-data.js';
+import { compiledEventValidator } from './event-validators.js';
 import { deepFreeze, findNonJsonPath } from './json.js';
 
 /**
@@ -122,6 +123,12 @@ export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Eit
     // the common shapes: checked and copied by hand (a strict subset of what the schema accepts, every leaf checked)
     const fast = fastEventData(type, env.data, { inPlace: options.owned === true, shared: options.shared === true });
     if (fast !== null) return E.right(envelope(seq, env.id as EventId, env.time, type, fast, env.ignorable === true, metadata, env.hash as string | undefined));
+  }
+  if (env.ignorable !== true && options.owned === true) {
+    // any other shape the caller owns (JSON.parse output: lossless and acyclic): the type's predicate compiled from
+    // its zod schema (true only for data zod accepts unchanged) checks it and freezes it in place; zod only refuses
+    const compiled = compiledEventValidator(type);
+    if (compiled !== null && compiled(env.data)) return E.right(envelope(seq, env.id as EventId, env.time, type, env.data, false, metadata, env.hash as string | undefined));
   }
   const trailer = {
     ...(env.ignorable === true ? { ignorable: true as const } : {}),

@@ -253,6 +253,7 @@ export class Host {
       gaplessHandoff: !this.#opts.referenceFrames,
       queueBeforeEvent: this.#opts.referenceFrames ?? false,
       publish: (frame) => this.#emit({ kind: 'frame', frame }),
+      listening: () => this.#listeners.size > 0,
     });
     this.#live.set(agent.sessionId, session);
     this.#opts.onSession?.(agent);

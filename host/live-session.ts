@@ -14,6 +14,12 @@ export interface LiveSessionOptions {
   readonly queueBeforeEvent: boolean;
   /** Where this session's frames go, in order. */
   readonly publish: (frame: HostFrame) => void;
+  /**
+   * Whether anyone receives frames now. While nobody does, no frame is built (a queue frame copies every pending row,
+   * so building frames nobody reads cost the Host O(queue) per splice under load); `queue` stays current either way.
+   * @defaultValue always true
+   */
+  readonly listening?: () => boolean;
 }
 
 /** Where a message id was first admitted to the session: the seq of the splice that inserted it. */
@@ -44,11 +50,13 @@ export class LiveSession {
     for (const e of agent.events) this.#index(e);
     this.#snapshots = [];
     const sessionId = agent.sessionId;
+    const listening = options.listening ?? (() => true);
     this.#offs.push(
       agent.onEvent((event) => {
         this.#index(event);
         const snapshots = this.#snapshots;
         this.#snapshots = [];
+        if (!listening()) return;
         const eventFrame: HostFrame = { type: 'session/event', sessionId, event: event as unknown as SessionEventFrame['event'] };
         const queueFrames = snapshots.map((s): HostFrame => queueFrame(sessionId, s));
         if (options.queueBeforeEvent) for (const f of queueFrames) options.publish(f);

@@ -17,6 +17,7 @@ import { reportFailure, reportUsage, UsageError } from './cli-failure.js';
 import type { BearerToken } from '../http/auth.js';
 import { isTokenFileError, readTokenFile } from './token-file.js';
 import { ModelSpecError, openModel, readModelKeyFile } from './serve-model.js';
+import { batchedLines } from './batched-lines.js';
 
 export const SERVE_USAGE = `usage: steerlog serve [options]
   --store <spec>          where sessions live: jsonl:<dir> | postgres://… | memory:   (default ${DEFAULT_STORE_SPEC})
@@ -126,6 +127,8 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       ownership = await openPostgresOwnership({ url: spec, hostId, leaseMs, advertise: () => v.advertise ?? holder.url });
     } else ownership = localOwnership(hostId);
     const maxImageBytes = imageLimit(v['max-image-bytes'], { bodyLimitBytes, maxEventBytes: runtime.maxEventBytes, sealed: keys !== null });
+    // one line per request: written together once per turn of the event loop
+    const requestLog = batchedLines((chunk) => io.stderr.write(chunk));
     const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger: consoleLogger, ...(setup ? { onSession: (agent) => setup(agent, { children }) } : {}) });
     const server = await startHttpServer({
       host,
@@ -135,7 +138,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       ...(v.host !== undefined ? { hostname: v.host } : {}),
       ...(v.cors ? { corsOrigins: v.cors.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       ...(v['allowed-hosts'] ? { allowedHosts: v['allowed-hosts'].split(',').map((s) => s.trim()).filter(Boolean) } : {}),
-      log: (line) => io.stderr.write(`${line}\n`),
+      log: requestLog.line,
     });
     holder.url = server.url;
     io.stdout.write(`steerlog serve: listening on ${server.url} (store ${redact(spec)}, model ${v.model ?? 'echo'}, host ${hostId})\n`);
@@ -149,6 +152,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     process.off('SIGTERM', onSignal);
     await host.close();
     await server.close();
+    requestLog.flush();
     return 0;
   } catch (e) {
     // a bad option value or token file is a usage error (2); a store or model that cannot be opened, a port in use: 3

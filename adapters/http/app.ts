@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { Principal } from '../../host/actor.js';
 import type { Host } from '../../host/host.js';
 import { ClientRequestSchema, INVALID_REQUEST_RPC_ID, isHostMethod, type ServerResponse } from '../../host/schemas.js';
 import { authenticate, type BearerToken } from './auth.js';
+import { declaredBodyLimit } from './body-limit.js';
 import { registerConsoleRoutes } from './console-routes.js';
 import { doorRefusal, type DoorPolicy } from './door-checks.js';
 import { parseJsonBody } from './json-body.js';
@@ -73,7 +73,7 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
     const started = Date.now();
     await next();
     c.res.headers.set('x-request-id', requestId);
-    log(`${requestId} ${c.req.method} ${new URL(c.req.url).pathname} ${c.res.status} ${Date.now() - started}ms`);
+    log(`${requestId} ${c.req.method} ${c.req.path} ${c.res.status} ${Date.now() - started}ms`);
   });
   // before anything else reads or writes: a foreign Host (DNS rebinding) or a foreign Origin (another site's page)
   app.use('*', async (c, next) => {
@@ -111,7 +111,7 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
       if (type !== 'application/json') return c.json({ error: 'expected content-type application/json' }, 415);
       return next();
     },
-    bodyLimit({ maxSize: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, onError: (c) => c.json({ error: 'request body too large' }, 413) }),
+    declaredBodyLimit(options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, (c) => c.json({ error: 'request body too large' }, 413)),
     async (c) => {
       const pathMethod = c.req.param('method');
       const body = parseJsonBody(new Uint8Array(await c.req.arrayBuffer()));
