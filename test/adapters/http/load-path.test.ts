@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HostFrame } from '../../../runtime/host/schemas.js';
+import type { HostFrame } from '../../../host/schemas.js';
 import { startTestHost, valueOf, type TestHost } from './http-support.js';
 
 let h: TestHost;
