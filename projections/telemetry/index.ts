@@ -1,0 +1,3 @@
+export * from './span-types.js';
+export * from './span-ids.js';
+export * from './derive-spans.js';
