@@ -1,3 +1,4 @@
 export * from './span-types.js';
 export * from './span-ids.js';
 export * from './derive-spans.js';
+export * from './otlp-json.js';
