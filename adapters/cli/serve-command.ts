@@ -1,6 +1,7 @@
 import { defaultKeyStoreSpec, openKeyStore } from '../keys/open-key-store.js';
 import type { KeyStore } from '../../runtime/ports/key-store.js';
 import { once } from 'node:events';
+import { createHostObservability } from '../http/observability.js';
 import { startHttpServer, isHostConfigError } from '../http/server.js';
 import { Host } from '../../runtime/host/host.js';
 import { largestImageBytes, PROMPT_ROOM_BYTES, type PromptLimits } from '../../runtime/host/prompt.js';
@@ -127,9 +128,11 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     } else ownership = localOwnership(hostId);
     const maxImageBytes = imageLimit(v['max-image-bytes'], { bodyLimitBytes, maxEventBytes: runtime.maxEventBytes, sealed: keys !== null });
     const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger: consoleLogger, ...(setup ? { onSession: (agent) => setup(agent, { children }) } : {}) });
+    const observability = createHostObservability(host, { sharedLeases: /^postgres(ql)?:\/\//.test(spec) });
     const server = await startHttpServer({
       host,
       tokens,
+      observability,
       bodyLimitBytes,
       port,
       ...(v.host !== undefined ? { hostname: v.host } : {}),
@@ -147,6 +150,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     if (!ac.signal.aborted) await once(ac.signal, 'abort');
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    observability.close();
     await host.close();
     await server.close();
     return 0;

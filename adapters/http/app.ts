@@ -8,6 +8,7 @@ import { authenticate, type BearerToken } from './auth.js';
 import { registerConsoleRoutes } from './console-routes.js';
 import { doorRefusal, type DoorPolicy } from './door-checks.js';
 import { parseJsonBody } from './json-body.js';
+import { registerObservabilityRoutes, routeOf, type HostObservability } from './observability.js';
 import { sseStream, type SseOptions } from './sse-stream.js';
 
 /** Options of the Hono app that serves the host API: the host, bearer tokens, body limit, CORS origins, SSE bounds, request log and ids. */
@@ -40,6 +41,11 @@ export interface HttpAppOptions {
   readonly log?: (line: string) => void;
   /** Request ids. @defaultValue crypto.randomUUID */
   readonly newRequestId?: () => string;
+  /**
+   * What serves `GET /metrics`, `/healthz` and `/readyz` and counts the requests (`createHostObservability(host)`);
+   * null serves none of them. @defaultValue none
+   */
+  readonly observability?: HostObservability | null;
 }
 
 /** The body limit when none is given: 1 MiB. */
@@ -73,7 +79,9 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
     const started = Date.now();
     await next();
     c.res.headers.set('x-request-id', requestId);
-    log(`${requestId} ${c.req.method} ${new URL(c.req.url).pathname} ${c.res.status} ${Date.now() - started}ms`);
+    const path = new URL(c.req.url).pathname;
+    options.observability?.request(c.req.method, routeOf(path), c.res.status, (Date.now() - started) / 1000);
+    log(`${requestId} ${c.req.method} ${path} ${c.res.status} ${Date.now() - started}ms`);
   });
   // before anything else reads or writes: a foreign Host (DNS rebinding) or a foreign Origin (another site's page)
   app.use('*', async (c, next) => {
@@ -138,6 +146,7 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
     },
   );
 
+  if (options.observability) registerObservabilityRoutes(app, options.observability, tokens);
   registerConsoleRoutes(app, host, options.consoleDir !== undefined ? { assetsDir: options.consoleDir } : {});
 
   app.notFound((c) => c.json({ error: 'not found' }, 404));

@@ -48,6 +48,11 @@ export interface SpanDeriverOptions {
    * whose event is sealed or erased never reaches it. @defaultValue none: no content is exported
    */
   readonly content?: ContentRedaction;
+  /**
+   * Told each inbox span event as its log event is derived (the span that carries it completes later: at the end of
+   * its turn or idle stretch); the metrics read admissions and claims here. @defaultValue none
+   */
+  readonly onInboxEvent?: (event: DerivedSpanEvent) => void;
 }
 
 /** The incremental derivation: feed it the log's events in order. */
@@ -350,6 +355,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
         for (const m of event.data.inserted) pendingClass.set(m.id, classOf(event.data.target, m));
         const evs = inboxEvents(event, list);
         forgetClaimed(list);
+        if (options.onInboxEvent) for (const ev of evs) options.onInboxEvent(ev);
         if (evs.length === 0) break;
         if (turn !== null) turn.events.push(...evs);
         else {
