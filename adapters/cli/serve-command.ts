@@ -2,6 +2,7 @@ import { defaultKeyStoreSpec, openKeyStore } from '../keys/open-key-store.js';
 import type { KeyStore } from '../../runtime/ports/key-store.js';
 import { once } from 'node:events';
 import { createHostObservability } from '../http/observability.js';
+import { createOtelTelemetry, type OtelTelemetry } from '../telemetry/otel-telemetry.js';
 import { startHttpServer, isHostConfigError } from '../http/server.js';
 import { Host } from '../../runtime/host/host.js';
 import { largestImageBytes, PROMPT_ROOM_BYTES, type PromptLimits } from '../../runtime/host/prompt.js';
@@ -41,6 +42,8 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
   --advertise <url>       the URL other hosts' clients are sent to (default the listening URL)
   --lease-ms <n>          lease time of a session on PostgreSQL (default 10000)
   --write-batch-ms <n>    write-behind window of every session (default 200)
+  --otlp <endpoint>       export every session's spans live to an OTLP/HTTP receiver (<endpoint>/v1/traces; needs the
+                          optional @opentelemetry/* packages; no message content; docs/observability.md)
   --encrypt               store content and tool payloads encrypted, so that steerlog erase can erase them (keys in
                           <dir>/keys.json for jsonl:<dir>, in the steerlog_data_keys table for postgres://…)
   --keys <spec>           --encrypt with the data keys there: file:<path> | postgres://…`;
@@ -74,7 +77,7 @@ const imageLimit = (value: string | undefined, limits: PromptLimits): number => 
  */
 export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> => {
   const args = parseCommandArgs(argv, {
-    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'model-base-url', 'model-key-file', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys'],
+    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'model-base-url', 'model-key-file', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys', 'otlp'],
     flags: ['reference-frames', 'help', 'encrypt'],
   });
   if (args.ok && args.flags['help']) {
@@ -99,6 +102,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
   let store: EventStore | null = null;
   let keys: KeyStore | null = null;
   let ownership: SessionOwnership;
+  let telemetry: OtelTelemetry | undefined;
   try {
     const port = intOption(v.port, 'port', 7420);
     const bodyLimitBytes = intOption(v['body-limit'], 'body-limit', 1024 * 1024);
@@ -119,7 +123,8 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     const hostId = v['host-id'] ?? `host-${globalThis.crypto.randomUUID().slice(0, 8)}`;
     // continuable children: the model tools (send_message, interrupt_agent, list_agents, report) and the subagent.* routes
     let children!: ChildManager;
-    const runtime = createRuntime({ store, model, writeBatchDelayMs, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}) });
+    telemetry = v.otlp !== undefined ? await createOtelTelemetry({ endpoint: v.otlp }) : undefined;
+    const runtime = createRuntime({ store, model, writeBatchDelayMs, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}), ...(telemetry ? { telemetry } : {}) });
     children = new ChildManager({ runtime, logger: consoleLogger });
     const holder: { url?: string } = {};
     if (/^postgres(ql)?:\/\//.test(spec)) {
@@ -158,6 +163,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     // a bad option value or token file is a usage error (2); a store or model that cannot be opened, a port in use: 3
     return reportFailure(io, 'serve', isHostConfigError(e) || e instanceof ModelSpecError || isTokenFileError(e) ? new UsageError(e.message) : e, false);
   } finally {
+    await telemetry?.shutdown().catch(() => {});
     await store?.close().catch(() => {});
     await keys?.close().catch(() => {});
   }
