@@ -10,7 +10,7 @@ import { localOwnership, type SessionOwnership } from '../../runtime/host/ports/
 import { createRuntime } from '../../runtime/runtime.js';
 import { ChildManager } from '../../runtime/children/child-manager.js';
 import { childTools } from '../../runtime/children/child-tools.js';
-import { consoleLogger } from '../../runtime/logger.js';
+import { consoleLogger, jsonLinesLogger, type Logger } from '../../runtime/logger.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
@@ -42,6 +42,8 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
   --advertise <url>       the URL other hosts' clients are sent to (default the listening URL)
   --lease-ms <n>          lease time of a session on PostgreSQL (default 10000)
   --write-batch-ms <n>    write-behind window of every session (default 200)
+  --log-format <f>        json (default): one JSON object per line on stderr (time, level, msg, requestId,
+                          sessionId, traceId, …); text: plain lines
   --otlp <endpoint>       export every session's spans live to an OTLP/HTTP receiver (<endpoint>/v1/traces; needs the
                           optional @opentelemetry/* packages; no message content; docs/observability.md)
   --encrypt               store content and tool payloads encrypted, so that steerlog erase can erase them (keys in
@@ -77,7 +79,7 @@ const imageLimit = (value: string | undefined, limits: PromptLimits): number => 
  */
 export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> => {
   const args = parseCommandArgs(argv, {
-    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'model-base-url', 'model-key-file', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys', 'otlp'],
+    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'model-base-url', 'model-key-file', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys', 'otlp', 'log-format'],
     flags: ['reference-frames', 'help', 'encrypt'],
   });
   if (args.ok && args.flags['help']) {
@@ -103,6 +105,9 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
   let keys: KeyStore | null = null;
   let ownership: SessionOwnership;
   let telemetry: OtelTelemetry | undefined;
+  const logFormat = v['log-format'] ?? 'json';
+  if (logFormat !== 'json' && logFormat !== 'text') return reportUsage(io, SERVE_USAGE, '--log-format takes json or text');
+  const logger: Logger = logFormat === 'json' ? jsonLinesLogger({ write: (line) => io.stderr.write(line) }) : consoleLogger;
   try {
     const port = intOption(v.port, 'port', 7420);
     const bodyLimitBytes = intOption(v['body-limit'], 'body-limit', 1024 * 1024);
@@ -124,15 +129,15 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     // continuable children: the model tools (send_message, interrupt_agent, list_agents, report) and the subagent.* routes
     let children!: ChildManager;
     telemetry = v.otlp !== undefined ? await createOtelTelemetry({ endpoint: v.otlp }) : undefined;
-    const runtime = createRuntime({ store, model, writeBatchDelayMs, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}), ...(telemetry ? { telemetry } : {}) });
-    children = new ChildManager({ runtime, logger: consoleLogger });
+    const runtime = createRuntime({ store, model, writeBatchDelayMs, logger, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}), ...(telemetry ? { telemetry } : {}) });
+    children = new ChildManager({ runtime, logger });
     const holder: { url?: string } = {};
     if (/^postgres(ql)?:\/\//.test(spec)) {
       const { openPostgresOwnership } = await import('../lease/postgres-ownership.js');
       ownership = await openPostgresOwnership({ url: spec, hostId, leaseMs, advertise: () => v.advertise ?? holder.url });
     } else ownership = localOwnership(hostId);
     const maxImageBytes = imageLimit(v['max-image-bytes'], { bodyLimitBytes, maxEventBytes: runtime.maxEventBytes, sealed: keys !== null });
-    const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger: consoleLogger, ...(setup ? { onSession: (agent) => setup(agent, { children }) } : {}) });
+    const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger, ...(setup ? { onSession: (agent) => setup(agent, { children }) } : {}) });
     const observability = createHostObservability(host, { sharedLeases: /^postgres(ql)?:\/\//.test(spec) });
     const server = await startHttpServer({
       host,
@@ -143,7 +148,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       ...(v.host !== undefined ? { hostname: v.host } : {}),
       ...(v.cors ? { corsOrigins: v.cors.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       ...(v['allowed-hosts'] ? { allowedHosts: v['allowed-hosts'].split(',').map((s) => s.trim()).filter(Boolean) } : {}),
-      log: (line) => io.stderr.write(`${line}\n`),
+      ...(logFormat === 'json' ? { logger } : { log: (line: string) => io.stderr.write(`${line}\n`) }),
     });
     holder.url = server.url;
     io.stdout.write(`steerlog serve: listening on ${server.url} (store ${redact(spec)}, model ${v.model ?? 'echo'}, host ${hostId})\n`);
