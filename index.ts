@@ -89,3 +89,8 @@ export { archiveSessions, type ArchiveSessionsOptions, type ArchiveOutput, type 
 export { selectEnded, type SessionEnd, type KeptReason } from './adapters/archive/archive-selection.js';
 export { ArchiveEventStore, openArchiveEventStore } from './adapters/archive/archive-event-store.js';
 export { type ArchiveDurability } from './adapters/archive/write-archive.js';
+// telemetry: the live exporter (the OpenTelemetry SDK is loaded only when it is created), the trace of a stored session
+export * from './runtime/ports/telemetry.js';
+export { createOtelTelemetry, TelemetryUnavailableError, isTelemetryUnavailableError, type OtelTelemetry, type OtelTelemetryOptions } from './adapters/telemetry/otel-telemetry.js';
+export { postOtlpJson, otlpTracesUrl, OtlpExportError, isOtlpExportError, type PostOtlpOptions } from './adapters/telemetry/otlp-http.js';
+export { traceSession, TraceLogInvalidError, isTraceLogInvalidError, type TraceSessionOptions, type TraceSessionResult } from './audit/trace-session.js';

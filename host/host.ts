@@ -95,6 +95,11 @@ export class Host {
     return this.#live;
   }
 
+  /** The session-ownership port this host holds its leases through (read by the readiness probe). */
+  get ownership(): SessionOwnership {
+    return this.#ownership;
+  }
+
   /** Number of listeners (open live-mirror streams). */
   get listenerCount(): number {
     return this.#listeners.size;

@@ -11,3 +11,4 @@ export * from './custom/low-water-mark.js';
 export * from './custom/run-projection.js';
 export * from './checkpoints/checkpoint-store.js';
 export * from './session/child-records.js';
+export * from './telemetry/index.js';

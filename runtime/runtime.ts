@@ -12,6 +12,7 @@ import { KeyedLock } from './children/keyed-lock.js';
 import { isRunOpen } from '../domain/children/child-runs.js';
 import type { SubagentEndData } from '../domain/children/subagent-events.js';
 import { consoleLogger, type Logger } from './logger.js';
+import type { SessionTelemetry } from './ports/telemetry.js';
 import { randomIds, systemClock, type Clock, type IdSource } from './ports/clock.js';
 import type { EventStore } from './ports/event-store.js';
 import type { HeadSigner } from './ports/head-signer.js';
@@ -38,6 +39,12 @@ export interface RuntimeOptions {
   readonly ids?: IdSource;
   /** Where contained listener errors and background write failures are reported. @defaultValue console.warn */
   readonly logger?: Logger;
+  /**
+   * Where the sessions' telemetry goes (`createOtelTelemetry(…)` exports spans over OTLP): told each live session's
+   * history, then every appended event. Refused with `encryption` when it captures content. @defaultValue none:
+   * telemetry is off
+   */
+  readonly telemetry?: SessionTelemetry;
   /** Write-behind window of every session (ms). @defaultValue 200 */
   readonly writeBatchDelayMs?: number;
   /** Parallel-safe tool calls at once. @defaultValue 4 */
@@ -170,6 +177,18 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
 
   const encryption = options.encryption;
   const keys = encryption?.keys ?? null;
+  const telemetry = options.telemetry;
+  if (telemetry?.capturesContent === true && encryption) {
+    throw invalidArgument('createRuntime(options).telemetry', 'captures message content, and this runtime encrypts it: sealed content is never exported in plaintext');
+  }
+  /** A telemetry call, contained: a failing exporter is logged, never a failed append. */
+  const contained = (call: () => void): void => {
+    try {
+      call();
+    } catch (e) {
+      logger.warn('telemetry failed (contained)', e);
+    }
+  };
   const newLog = (stream: string, initial: readonly LogEvent[] = [], seed?: SealerSeed) =>
     new SessionLog({
       store: options.store,
@@ -203,9 +222,14 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       ...(defaultActor !== undefined ? { actor: defaultActor } : {}),
       onDisposed: () => {
         if (live.get(sessionId) === agent) live.delete(sessionId);
+        if (telemetry) contained(() => telemetry.forget(sessionId));
       },
     });
     live.set(sessionId, agent);
+    if (telemetry) {
+      contained(() => telemetry.follow(sessionId, log.events));
+      agent.onEvent((event) => contained(() => telemetry.observe(sessionId, event)));
+    }
     return agent;
   };
 
@@ -347,7 +371,7 @@ const forkOptions = (given: unknown): ForkOptions => {
 /** The runtime's options, read once and checked (`invalid-argument` naming the option). */
 const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   const where = 'createRuntime(options)';
-  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption', 'actor', 'retry']);
+  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption', 'actor', 'retry', 'telemetry']);
   if (o.hashOf !== undefined && typeof o.hashOf !== 'function') throw invalidArgument(`${where}.hashOf`, 'expected a chain hash function');
   if (o.signer !== undefined && !(hasMethod(o.signer, 'sign') && typeof (o.signer as { keyId?: unknown }).keyId === 'string')) {
     throw invalidArgument(`${where}.signer`, 'expected a HeadSigner (keyId and sign)');
@@ -371,6 +395,9 @@ const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   if (o.clock !== undefined && !hasMethod(o.clock, 'now')) throw invalidArgument(`${where}.clock`, 'expected a Clock');
   if (o.ids !== undefined && !hasMethod(o.ids, 'next')) throw invalidArgument(`${where}.ids`, 'expected an IdSource');
   if (o.logger !== undefined && !hasMethod(o.logger, 'warn')) throw invalidArgument(`${where}.logger`, 'expected a Logger');
+  if (o.telemetry !== undefined && !(hasMethod(o.telemetry, 'follow') && hasMethod(o.telemetry, 'observe') && hasMethod(o.telemetry, 'forget'))) {
+    throw invalidArgument(`${where}.telemetry`, 'expected a SessionTelemetry (follow, observe, forget)');
+  }
   if (o.tools !== undefined && (!Array.isArray(o.tools) || !o.tools.every((t) => hasMethod(t, 'execute') && typeof (t as Tool).name === 'string'))) {
     throw invalidArgument(`${where}.tools`, 'expected an array of tools (name and execute)');
   }

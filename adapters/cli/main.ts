@@ -36,6 +36,10 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
     summary: 'write a stored session as an envelope log (what audit reads)',
     load: async () => import('./export-command.js').then((m) => ({ usage: m.EXPORT_USAGE, run: m.exportCommand })),
   },
+  trace: {
+    summary: 'a session as an OpenTelemetry trace: OTLP/JSON on stdout, or sent to an OTLP/HTTP endpoint (--otlp)',
+    load: async () => import('./trace-command.js').then((m) => ({ usage: m.TRACE_USAGE, run: m.traceCommand })),
+  },
   project: {
     summary: 'fold the store into a user projection and print its report',
     load: async () => import('./project-command.js').then((m) => ({ usage: m.PROJECT_USAGE, run: m.projectCommand })),

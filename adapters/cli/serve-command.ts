@@ -1,6 +1,8 @@
 import { defaultKeyStoreSpec, openKeyStore } from '../keys/open-key-store.js';
 import type { KeyStore } from '../../runtime/ports/key-store.js';
 import { once } from 'node:events';
+import { createHostObservability } from '../http/observability.js';
+import { createOtelTelemetry, type OtelTelemetry } from '../telemetry/otel-telemetry.js';
 import { startHttpServer, isHostConfigError } from '../http/server.js';
 import { Host } from '../../host/host.js';
 import { largestImageBytes, PROMPT_ROOM_BYTES, type PromptLimits } from '../../host/prompt.js';
@@ -8,7 +10,7 @@ import { localOwnership, type SessionOwnership } from '../../host/ports/ownershi
 import { createRuntime } from '../../runtime/runtime.js';
 import { ChildManager } from '../../runtime/children/child-manager.js';
 import { childTools } from '../../runtime/children/child-tools.js';
-import { consoleLogger } from '../../runtime/logger.js';
+import { consoleLogger, jsonLinesLogger, type Logger } from '../../runtime/logger.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
 import type { CliIo } from './io.js';
@@ -41,6 +43,10 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
   --advertise <url>       the URL other hosts' clients are sent to (default the listening URL)
   --lease-ms <n>          lease time of a session on PostgreSQL (default 10000)
   --write-batch-ms <n>    write-behind window of every session (default 200)
+  --log-format <f>        json (default): one JSON object per line on stderr (time, level, msg, requestId,
+                          sessionId, traceId, …); text: plain lines
+  --otlp <endpoint>       export every session's spans live to an OTLP/HTTP receiver (<endpoint>/v1/traces; needs the
+                          optional @opentelemetry/* packages; no message content; docs/observability.md)
   --encrypt               store content and tool payloads encrypted, so that steerlog erase can erase them (keys in
                           <dir>/keys.json for jsonl:<dir>, in the steerlog_data_keys table for postgres://…)
   --keys <spec>           --encrypt with the data keys there: file:<path> | postgres://…`;
@@ -74,7 +80,7 @@ const imageLimit = (value: string | undefined, limits: PromptLimits): number => 
  */
 export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> => {
   const args = parseCommandArgs(argv, {
-    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'model-base-url', 'model-key-file', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys'],
+    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'model-base-url', 'model-key-file', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys', 'otlp', 'log-format'],
     flags: ['reference-frames', 'help', 'encrypt'],
   });
   if (args.ok && args.flags['help']) {
@@ -99,6 +105,12 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
   let store: EventStore | null = null;
   let keys: KeyStore | null = null;
   let ownership: SessionOwnership;
+  let telemetry: OtelTelemetry | undefined;
+  const logFormat = v['log-format'] ?? 'json';
+  if (logFormat !== 'json' && logFormat !== 'text') return reportUsage(io, SERVE_USAGE, '--log-format takes json or text');
+  // log lines (requests, warnings) are written together once per turn of the event loop, not one write each
+  const stderrLines = batchedLines((chunk) => io.stderr.write(chunk));
+  const logger: Logger = logFormat === 'json' ? jsonLinesLogger({ write: (line) => stderrLines.line(line.endsWith('\n') ? line.slice(0, -1) : line) }) : consoleLogger;
   try {
     const port = intOption(v.port, 'port', 7420);
     const bodyLimitBytes = intOption(v['body-limit'], 'body-limit', 1024 * 1024);
@@ -119,26 +131,27 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     const hostId = v['host-id'] ?? `host-${globalThis.crypto.randomUUID().slice(0, 8)}`;
     // continuable children: the model tools (send_message, interrupt_agent, list_agents, report) and the subagent.* routes
     let children!: ChildManager;
-    const runtime = createRuntime({ store, model, writeBatchDelayMs, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}) });
-    children = new ChildManager({ runtime, logger: consoleLogger });
+    telemetry = v.otlp !== undefined ? await createOtelTelemetry({ endpoint: v.otlp }) : undefined;
+    const runtime = createRuntime({ store, model, writeBatchDelayMs, logger, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}), ...(telemetry ? { telemetry } : {}) });
+    children = new ChildManager({ runtime, logger });
     const holder: { url?: string } = {};
     if (/^postgres(ql)?:\/\//.test(spec)) {
       const { openPostgresOwnership } = await import('../lease/postgres-ownership.js');
       ownership = await openPostgresOwnership({ url: spec, hostId, leaseMs, advertise: () => v.advertise ?? holder.url });
     } else ownership = localOwnership(hostId);
     const maxImageBytes = imageLimit(v['max-image-bytes'], { bodyLimitBytes, maxEventBytes: runtime.maxEventBytes, sealed: keys !== null });
-    // one line per request: written together once per turn of the event loop
-    const requestLog = batchedLines((chunk) => io.stderr.write(chunk));
-    const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger: consoleLogger, ...(setup ? { onSession: (agent) => setup(agent, { children }) } : {}) });
+    const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger, ...(setup ? { onSession: (agent) => setup(agent, { children }) } : {}) });
+    const observability = createHostObservability(host, { sharedLeases: /^postgres(ql)?:\/\//.test(spec) });
     const server = await startHttpServer({
       host,
       tokens,
+      observability,
       bodyLimitBytes,
       port,
       ...(v.host !== undefined ? { hostname: v.host } : {}),
       ...(v.cors ? { corsOrigins: v.cors.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       ...(v['allowed-hosts'] ? { allowedHosts: v['allowed-hosts'].split(',').map((s) => s.trim()).filter(Boolean) } : {}),
-      log: requestLog.line,
+      ...(logFormat === 'json' ? { logger } : { log: stderrLines.line }),
     });
     holder.url = server.url;
     io.stdout.write(`steerlog serve: listening on ${server.url} (store ${redact(spec)}, model ${v.model ?? 'echo'}, host ${hostId})\n`);
@@ -150,14 +163,16 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     if (!ac.signal.aborted) await once(ac.signal, 'abort');
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    observability.close();
     await host.close();
     await server.close();
-    requestLog.flush();
+    stderrLines.flush();
     return 0;
   } catch (e) {
     // a bad option value or token file is a usage error (2); a store or model that cannot be opened, a port in use: 3
     return reportFailure(io, 'serve', isHostConfigError(e) || e instanceof ModelSpecError || isTokenFileError(e) ? new UsageError(e.message) : e, false);
   } finally {
+    await telemetry?.shutdown().catch(() => {});
     await store?.close().catch(() => {});
     await keys?.close().catch(() => {});
   }

@@ -8,6 +8,9 @@ import { declaredBodyLimit } from './body-limit.js';
 import { registerConsoleRoutes } from './console-routes.js';
 import { doorRefusal, type DoorPolicy } from './door-checks.js';
 import { parseJsonBody } from './json-body.js';
+import { logAt, type Logger } from '../../runtime/logger.js';
+import { traceIdOf } from '../../projections/telemetry/span-ids.js';
+import { registerObservabilityRoutes, routeOf, type HostObservability } from './observability.js';
 import { sseStream, type SseOptions } from './sse-stream.js';
 
 /** Options of the Hono app that serves the host API: the host, bearer tokens, body limit, CORS origins, SSE bounds, request log and ids. */
@@ -38,14 +41,25 @@ export interface HttpAppOptions {
   readonly consoleDir?: string | null;
   /** One line per request and per failure, each with its request id. @defaultValue stderr */
   readonly log?: (line: string) => void;
+  /**
+   * Structured records instead of `log`'s lines: one `info` record per request (request id, method, path, status,
+   * ms, and the session id and its trace id when the request names a session), one `error` per failure.
+   * @defaultValue none: `log` gets lines
+   */
+  readonly logger?: Logger;
   /** Request ids. @defaultValue crypto.randomUUID */
   readonly newRequestId?: () => string;
+  /**
+   * What serves `GET /metrics`, `/healthz` and `/readyz` and counts the requests (`createHostObservability(host)`);
+   * null serves none of them. @defaultValue none
+   */
+  readonly observability?: HostObservability | null;
 }
 
 /** The body limit when none is given: 1 MiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
-type Env = { Bindings: { incoming?: { socket?: { localPort?: number } } }; Variables: { principal: Principal; requestId: string } };
+type Env = { Bindings: { incoming?: { socket?: { localPort?: number } } }; Variables: { principal: Principal; requestId: string; sessionId?: string } };
 
 const reply = (rpcId: string, result: ServerResponse['result']): ServerResponse => ({ type: 'server-response', rpcId, result });
 const badRequest = (rpcId: string, issues: readonly { path: readonly (string | number)[]; message: string }[]): ServerResponse =>
@@ -73,7 +87,19 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
     const started = Date.now();
     await next();
     c.res.headers.set('x-request-id', requestId);
-    log(`${requestId} ${c.req.method} ${c.req.path} ${c.res.status} ${Date.now() - started}ms`);
+    const path = new URL(c.req.url).pathname;
+    options.observability?.request(c.req.method, routeOf(path), c.res.status, (Date.now() - started) / 1000);
+    if (options.logger) {
+      const sessionId = c.get('sessionId');
+      logAt(options.logger, 'info', 'request', {
+        requestId,
+        method: c.req.method,
+        path,
+        status: c.res.status,
+        ms: Date.now() - started,
+        ...(sessionId !== undefined ? { sessionId, traceId: traceIdOf(sessionId) } : {}),
+      });
+    } else log(`${requestId} ${c.req.method} ${path} ${c.res.status} ${Date.now() - started}ms`);
   });
   // before anything else reads or writes: a foreign Host (DNS rebinding) or a foreign Origin (another site's page)
   app.use('*', async (c, next) => {
@@ -123,6 +149,8 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
         return c.json(badRequest(rpcId, envelope.error.issues.map((i) => ({ path: i.path, message: i.message }))));
       }
       const { rpcId, method, payload } = envelope.data;
+      const named = (payload as { sessionId?: unknown } | null)?.sessionId;
+      if (typeof named === 'string') c.set('sessionId', named);
       if (method !== pathMethod) return c.json(badRequest(rpcId, [{ path: ['method'], message: `method ${method} sent to /api/${pathMethod}` }]));
       const idempotencyKey = c.req.header('idempotency-key');
       const result = await host.call(method, payload, {
@@ -132,17 +160,22 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
         signal: c.req.raw.signal,
         ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
       });
-      if (!result.ok && result.error.code === 'internal') log(`${c.get('requestId')} ${method} answered internal: ${result.error.message}`);
+      if (!result.ok && result.error.code === 'internal') {
+        if (options.logger) logAt(options.logger, 'error', `${method} answered internal: ${result.error.message}`, { requestId: c.get('requestId') });
+        else log(`${c.get('requestId')} ${method} answered internal: ${result.error.message}`);
+      }
       if (!result.ok && result.crashed) return c.json(reply(rpcId, { ok: false, error: result.error }), 500);
       return c.json(reply(rpcId, result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error }));
     },
   );
 
+  if (options.observability) registerObservabilityRoutes(app, options.observability, tokens);
   registerConsoleRoutes(app, host, options.consoleDir !== undefined ? { assetsDir: options.consoleDir } : {});
 
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((e, c) => {
-    log(`${c.get('requestId') ?? '-'} failed: ${e instanceof Error ? e.name : 'error'}`);
+    if (options.logger) logAt(options.logger, 'error', `failed: ${e instanceof Error ? e.name : 'error'}`, { requestId: c.get('requestId') ?? '-' });
+    else log(`${c.get('requestId') ?? '-'} failed: ${e instanceof Error ? e.name : 'error'}`);
     return c.json({ error: 'internal', requestId: c.get('requestId') ?? null }, 500);
   });
   return app;

@@ -1,0 +1,252 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { LogEvent } from '../../domain/events.js';
+import { createSpanDeriver, type SpanDeriver } from './derive-spans.js';
+import type { DerivedSpan, DerivedSpanEvent } from './span-types.js';
+
+/**
+ * Metrics in the Prometheus text exposition format (version 0.0.4): counters, gauges and histograms with labels,
+ * kept in memory and rendered on demand; and the session metrics that are a fold of the log (turn, step, model and
+ * tool durations, token usage, admitted→claimed latency), fed one event at a time. Pure: no I/O, no timers.
+ */
+
+/** Label names and values of one series. */
+export type MetricLabels = Readonly<Record<string, string>>;
+
+/** The default histogram buckets for durations, in seconds. */
+export const DURATION_BUCKETS: readonly number[] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** Histogram buckets for counts (events per append batch). */
+export const COUNT_BUCKETS: readonly number[] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
+type Kind = 'counter' | 'gauge' | 'histogram';
+
+interface Series {
+  readonly labels: MetricLabels;
+  value: number;
+  /** Histogram only: cumulative counts per bucket, the sum and the count. */
+  readonly buckets?: number[];
+  sum: number;
+  count: number;
+}
+
+interface Family {
+  readonly name: string;
+  readonly help: string;
+  readonly kind: Kind;
+  readonly buckets: readonly number[];
+  readonly series: Map<string, Series>;
+  /** A gauge read at render time, instead of set series. */
+  readonly collect?: () => readonly { readonly labels: MetricLabels; readonly value: number }[];
+}
+
+const escapeLabel = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+const escapeHelp = (v: string): string => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+const labelText = (labels: MetricLabels, extra?: readonly [string, string]): string => {
+  const pairs = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
+  if (extra) pairs.push(`${extra[0]}="${escapeLabel(extra[1])}"`);
+  return pairs.length === 0 ? '' : `{${pairs.join(',')}}`;
+};
+const keyOf = (labels: MetricLabels): string => JSON.stringify(Object.entries(labels));
+const num = (v: number): string => (Number.isFinite(v) ? String(v) : v > 0 ? '+Inf' : v < 0 ? '-Inf' : 'NaN');
+
+/** A metric name: `[a-zA-Z_:][a-zA-Z0-9_:]*`. */
+const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+
+/** An in-memory metrics registry rendered in the Prometheus text format. */
+export class MetricsRegistry {
+  readonly #families = new Map<string, Family>();
+
+  #family(name: string, help: string, kind: Kind, buckets: readonly number[] = [], collect?: Family['collect']): Family {
+    const known = this.#families.get(name);
+    if (known) {
+      if (known.kind !== kind) throw new TypeError(`metric ${name} is a ${known.kind}, not a ${kind}`);
+      return known;
+    }
+    if (!NAME.test(name)) throw new TypeError(`metric name ${JSON.stringify(name)} is not a Prometheus metric name`);
+    const family: Family = { name, help, kind, buckets, series: new Map(), ...(collect ? { collect } : {}) };
+    this.#families.set(name, family);
+    return family;
+  }
+
+  #series(family: Family, labels: MetricLabels): Series {
+    const key = keyOf(labels);
+    let s = family.series.get(key);
+    if (!s) {
+      s = { labels, value: 0, sum: 0, count: 0, ...(family.kind === 'histogram' ? { buckets: family.buckets.map(() => 0) } : {}) };
+      family.series.set(key, s);
+    }
+    return s;
+  }
+
+  /** Declares a counter (so it is listed, at 0, before anything counts). */
+  counter(name: string, help: string): void {
+    this.#family(name, help, 'counter');
+  }
+  /** Adds `by` (default 1) to a counter's series. */
+  inc(name: string, help: string, labels: MetricLabels = {}, by = 1): void {
+    this.#series(this.#family(name, help, 'counter'), labels).value += by;
+  }
+  /** Sets a gauge's series. */
+  set(name: string, help: string, labels: MetricLabels, value: number): void {
+    this.#series(this.#family(name, help, 'gauge'), labels).value = value;
+  }
+  /** A gauge whose series are read when the registry renders. */
+  gauge(name: string, help: string, collect: () => readonly { readonly labels: MetricLabels; readonly value: number }[]): void {
+    this.#family(name, help, 'gauge', [], collect);
+  }
+  /** Declares a histogram (listed with empty buckets before anything is observed). */
+  histogram(name: string, help: string, buckets: readonly number[] = DURATION_BUCKETS): void {
+    this.#family(name, help, 'histogram', buckets);
+  }
+  /** Observes one value into a histogram's series. */
+  observe(name: string, help: string, labels: MetricLabels, value: number, buckets: readonly number[] = DURATION_BUCKETS): void {
+    const family = this.#family(name, help, 'histogram', buckets);
+    const s = this.#series(family, labels);
+    for (let i = 0; i < family.buckets.length; i++) if (value <= family.buckets[i]!) s.buckets![i]!++;
+    s.sum += value;
+    s.count++;
+  }
+
+  /** Every family in the Prometheus text exposition format (version 0.0.4), in declaration order. */
+  render(): string {
+    const out: string[] = [];
+    for (const f of this.#families.values()) {
+      out.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.kind}`);
+      if (f.collect) {
+        for (const s of f.collect()) out.push(`${f.name}${labelText(s.labels)} ${num(s.value)}`);
+        continue;
+      }
+      for (const s of f.series.values()) {
+        if (f.kind !== 'histogram') {
+          out.push(`${f.name}${labelText(s.labels)} ${num(s.value)}`);
+          continue;
+        }
+        f.buckets.forEach((le, i) => out.push(`${f.name}_bucket${labelText(s.labels, ['le', num(le)])} ${s.buckets![i]}`));
+        out.push(`${f.name}_bucket${labelText(s.labels, ['le', '+Inf'])} ${s.count}`, `${f.name}_sum${labelText(s.labels)} ${num(s.sum)}`, `${f.name}_count${labelText(s.labels)} ${s.count}`);
+      }
+    }
+    return `${out.join('\n')}\n`;
+  }
+}
+
+/** The metric names the session fold feeds (see docs/observability.md). */
+export const SESSION_METRICS = {
+  turnDuration: 'steerlog_turn_duration_seconds',
+  stepDuration: 'steerlog_step_duration_seconds',
+  modelDuration: 'gen_ai_client_operation_duration_seconds',
+  toolDuration: 'steerlog_tool_duration_seconds',
+  tokens: 'gen_ai_client_token_usage_total',
+  claimLatency: 'steerlog_inbox_claim_latency_seconds',
+} as const;
+
+const HELP = {
+  turn: 'Duration of a turn, turn/start to turn/end (by end reason)',
+  step: 'Duration of a step, step/start to step/end',
+  model: 'Duration of a model request (GenAI chat operation), by model and error type',
+  tool: 'Duration of a tool call, tool/call to tool/result, by tool and error type',
+  tokens: 'Tokens the model reported, by type (input, output) and model',
+  claim: 'Time from a message admitted to its claim, by class (prompt, steering, context)',
+} as const;
+
+/** Feeds the session metrics from the events of live sessions. */
+export interface SessionMetrics {
+  /** One event of `sessionId`'s log, in order. A session's first event may be any seq (a resumed session). */
+  readonly observe: (sessionId: string, event: LogEvent) => void;
+  /**
+   * Starts following a session from the history it already has (a resumed session): folded, not counted, so the
+   * events after it are. Replaces what was followed of it.
+   */
+  readonly follow: (sessionId: string, history: Iterable<LogEvent>) => void;
+  /** Stops following a session (it left this host). */
+  readonly forget: (sessionId: string) => void;
+}
+
+/**
+ * The session metrics as a fold of each session's log: the spans of the telemetry derivation give the turn, model
+ * and tool durations and the token counts; step/start → step/end the step durations; the inbox span events the
+ * admitted→claimed latency. An event the fold refuses stops the metrics of that session (never the session).
+ */
+export const createSessionMetrics = (registry: MetricsRegistry): SessionMetrics => {
+  registry.histogram(SESSION_METRICS.turnDuration, HELP.turn);
+  registry.histogram(SESSION_METRICS.stepDuration, HELP.step);
+  registry.histogram(SESSION_METRICS.modelDuration, HELP.model);
+  registry.histogram(SESSION_METRICS.toolDuration, HELP.tool);
+  registry.counter(SESSION_METRICS.tokens, HELP.tokens);
+  registry.histogram(SESSION_METRICS.claimLatency, HELP.claim);
+  interface Followed {
+    deriver: SpanDeriver | null;
+    readonly admitted: Map<string, number>;
+    stepStart: number | null;
+  }
+  const sessions = new Map<string, Followed>();
+  const seconds = (ms: number): number => Math.max(0, ms) / 1000;
+  let recording = true;
+  const onSpan = (s: DerivedSpan): void => {
+    if (!recording) return;
+    const a = s.attributes;
+    const d = seconds(s.endTime - s.startTime);
+    if (a['steerlog.span.open'] === true) return;
+    switch (a['gen_ai.operation.name']) {
+      case 'invoke_agent':
+        if (a['steerlog.turn.end_reason'] !== undefined) registry.observe(SESSION_METRICS.turnDuration, HELP.turn, { end_reason: String(a['steerlog.turn.end_reason']) }, d);
+        break;
+      case 'chat': {
+        const model = typeof a['gen_ai.request.model'] === 'string' ? a['gen_ai.request.model'] : '';
+        registry.observe(SESSION_METRICS.modelDuration, HELP.model, { gen_ai_operation_name: 'chat', gen_ai_request_model: model, error_type: String(a['error.type'] ?? '') }, d);
+        if (typeof a['gen_ai.usage.input_tokens'] === 'number') registry.inc(SESSION_METRICS.tokens, HELP.tokens, { gen_ai_token_type: 'input', gen_ai_request_model: model }, a['gen_ai.usage.input_tokens']);
+        if (typeof a['gen_ai.usage.output_tokens'] === 'number') registry.inc(SESSION_METRICS.tokens, HELP.tokens, { gen_ai_token_type: 'output', gen_ai_request_model: model }, a['gen_ai.usage.output_tokens']);
+        break;
+      }
+      case 'execute_tool':
+        registry.observe(SESSION_METRICS.toolDuration, HELP.tool, { gen_ai_tool_name: String(a['gen_ai.tool.name']), error_type: String(a['error.type'] ?? '') }, d);
+        break;
+      default:
+        break;
+    }
+  };
+  const onInbox = (f: Followed) => (ev: DerivedSpanEvent): void => {
+    if (!recording && ev.name === 'steerlog.inbox.claimed') return void f.admitted.delete(String(ev.attributes['steerlog.message.id']));
+    const id = String(ev.attributes['steerlog.message.id']);
+    if (ev.name === 'steerlog.inbox.admitted' || ev.name === 'steerlog.inbox.moved') f.admitted.set(id, ev.time);
+    else if (ev.name === 'steerlog.inbox.canceled') f.admitted.delete(id);
+    else if (ev.name === 'steerlog.inbox.claimed') {
+      const at = f.admitted.get(id);
+      f.admitted.delete(id);
+      if (at !== undefined) registry.observe(SESSION_METRICS.claimLatency, HELP.claim, { class: String(ev.attributes['steerlog.message.class'] ?? '') }, seconds(ev.time - at));
+    }
+  };
+  const observe = (sessionId: string, event: LogEvent): void => {
+    let f = sessions.get(sessionId);
+    if (!f) {
+      const created: Followed = { deriver: null, admitted: new Map(), stepStart: null };
+      // a session first seen in the middle of its log (not followed from its history) is not folded: the fold needs seq 0
+      created.deriver = event.seq === 0 ? createSpanDeriver({ sessionId, onInboxEvent: onInbox(created) }) : null;
+      f = created;
+      sessions.set(sessionId, f);
+    }
+    if (event.type === 'step/start') f.stepStart = event.time;
+    else if (event.type === 'step/end' && f.stepStart !== null) {
+      if (recording) registry.observe(SESSION_METRICS.stepDuration, HELP.step, {}, seconds(event.time - f.stepStart));
+      f.stepStart = null;
+    }
+    if (f.deriver === null) return;
+    const r = f.deriver.push(event);
+    if (E.isLeft(r)) {
+      f.deriver = null;
+      return;
+    }
+    for (const s of r.right) onSpan(s);
+  };
+  return {
+    observe,
+    follow: (sessionId, history) => {
+      sessions.delete(sessionId);
+      recording = false;
+      try {
+        for (const e of history) observe(sessionId, e);
+      } finally {
+        recording = true;
+      }
+    },
+    forget: (sessionId) => void sessions.delete(sessionId),
+  };
+};

@@ -1,0 +1,42 @@
+/**
+ * Deterministic trace and span ids: the same session exported twice (live, then later from the store) gets the same
+ * ids. A 64-bit FNV-1a hash over the UTF-16 code units of a key, computed in pure JavaScript (this layer does no I/O
+ * and imports no platform module); a trace id is two such hashes of differently salted keys.
+ */
+
+const OFFSET_HI = 0xcbf29ce4;
+const OFFSET_LO = 0x84222325;
+// FNV-1a 64-bit prime 0x100000001b3 = 2^40 + 0x1b3: multiply (hi, lo) by it in 32-bit halves.
+const PRIME_LO = 0x1b3;
+
+/**
+ * FNV-1a 64 of `key`'s UTF-16 code units, as 16 lowercase hex digits (for an ASCII key, the FNV-1a 64 of its bytes).
+ */
+export const fnv1a64Hex = (key: string): string => {
+  let hi = OFFSET_HI;
+  let lo = OFFSET_LO;
+  for (let i = 0; i < key.length; i++) {
+    lo ^= key.charCodeAt(i);
+    // (hi * 2^32 + lo) * (2^40 + 0x1b3) mod 2^64
+    const loProduct = (lo & 0xffff) * PRIME_LO;
+    const loHigh = (lo >>> 16) * PRIME_LO + (loProduct >>> 16);
+    const newLo = ((loHigh & 0xffff) << 16) | (loProduct & 0xffff);
+    const carry = Math.floor(loHigh / 0x10000);
+    const newHi = (Math.imul(hi, PRIME_LO) + carry + (lo << 8)) >>> 0;
+    hi = newHi;
+    lo = newLo >>> 0;
+  }
+  return hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
+};
+
+/** A non-zero id (OTLP reserves the all-zero ids for "none"). */
+const nonZero = (hex: string): string => (/^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex);
+
+/** The trace id of a session: 32 lowercase hex digits, a function of the session id alone. */
+export const traceIdOf = (sessionId: string): string => nonZero(fnv1a64Hex(`steerlog/trace/a/${sessionId}`) + fnv1a64Hex(`steerlog/trace/b/${sessionId}`));
+
+/**
+ * The id of a span of `sessionId` that `what` names (a span kind) and the event at `seq` opens: 16 lowercase hex
+ * digits.
+ */
+export const spanIdOf = (sessionId: string, what: string, seq: number): string => nonZero(fnv1a64Hex(`steerlog/span/${sessionId}/${what}/${seq}`));

@@ -1,0 +1,267 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHostObservability, type HostObservability } from '../../../adapters/http/observability.js';
+import { startHttpServer, type RunningHttpServer } from '../../../adapters/http/server.js';
+import { ScriptedModel } from '../../../adapters/model/scripted/scripted-model.js';
+import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
+import { openStore } from '../../../adapters/store/open-store.js';
+import { Host } from '../../../host/host.js';
+import { silentLogger } from '../../../runtime/logger.js';
+import type { EventStore } from '../../../runtime/ports/event-store.js';
+import { createRuntime } from '../../../runtime/runtime.js';
+import { describePg, dropSchema, PG_URL, uniqueSchema } from '../store/postgres/pg-test-support.js';
+
+// ---- a strict parser of the Prometheus text exposition format (0.0.4) ---------------------------------------------
+interface Sample {
+  readonly name: string;
+  readonly labels: Record<string, string>;
+  readonly value: number;
+}
+interface Exposition {
+  readonly types: Map<string, string>;
+  readonly samples: Sample[];
+}
+const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+/** Parses an exposition, throwing at the first line that breaks the format or its rules. */
+const parseExposition = (text: string): Exposition => {
+  if (!text.endsWith('\n')) throw new Error('the exposition ends with a newline');
+  const types = new Map<string, string>();
+  const helped = new Set<string>();
+  const samples: Sample[] = [];
+  const familyOf = (name: string): string | undefined => {
+    if (types.has(name)) return name;
+    const base = name.replace(/_(bucket|sum|count)$/, '');
+    return types.get(base) === 'histogram' ? base : undefined;
+  };
+  for (const [i, line] of text.slice(0, -1).split('\n').entries()) {
+    const where = `line ${i + 1}: ${line}`;
+    if (line.startsWith('#')) {
+      const m = /^# (HELP|TYPE) (\S+) (.*)$/.exec(line);
+      if (!m) throw new Error(`${where}: a comment other than HELP or TYPE`);
+      if (!NAME.test(m[2]!)) throw new Error(`${where}: bad metric name`);
+      if (m[1] === 'TYPE') {
+        if (!['counter', 'gauge', 'histogram', 'summary', 'untyped'].includes(m[3]!)) throw new Error(`${where}: unknown type`);
+        if (types.has(m[2]!)) throw new Error(`${where}: a second TYPE`);
+        if (samples.some((s) => familyOf(s.name) === m[2])) throw new Error(`${where}: TYPE after samples`);
+        types.set(m[2]!, m[3]!);
+      } else {
+        if (helped.has(m[2]!)) throw new Error(`${where}: a second HELP`);
+        helped.add(m[2]!);
+      }
+      continue;
+    }
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$/.exec(line);
+    if (!m) throw new Error(`${where}: not a sample`);
+    const labels: Record<string, string> = {};
+    let rest = m[3] ?? '';
+    while (rest !== '') {
+      const lm = /^([^=]+)="((?:[^"\\]|\\[\\"n])*)"(,|$)/.exec(rest);
+      if (!lm || !LABEL.test(lm[1]!)) throw new Error(`${where}: bad labels at ${rest}`);
+      if (lm[1]! in labels) throw new Error(`${where}: label ${lm[1]} twice`);
+      labels[lm[1]!] = lm[2]!.replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c));
+      rest = rest.slice(lm[0].length);
+    }
+    const raw = m[4]!;
+    const value = raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : raw === 'NaN' ? NaN : Number(raw);
+    if (raw === '' || (Number.isNaN(value) && raw !== 'NaN')) throw new Error(`${where}: bad value`);
+    if (familyOf(m[1]!) === undefined) throw new Error(`${where}: a sample without a TYPE`);
+    samples.push({ name: m[1]!, labels, value });
+  }
+  // histograms: cumulative buckets ending at +Inf, which equals _count
+  for (const [name, type] of types) {
+    if (type !== 'histogram') continue;
+    const bySeries = new Map<string, Sample[]>();
+    for (const s of samples.filter((x) => x.name === `${name}_bucket`)) {
+      const { le, ...rest } = s.labels;
+      if (le === undefined) throw new Error(`${name}: a bucket without le`);
+      const key = JSON.stringify(rest);
+      bySeries.set(key, [...(bySeries.get(key) ?? []), s]);
+    }
+    for (const [key, buckets] of bySeries) {
+      const les = buckets.map((b) => (b.labels.le === '+Inf' ? Infinity : Number(b.labels.le)));
+      if (les.at(-1) !== Infinity) throw new Error(`${name}${key}: no +Inf bucket`);
+      for (let j = 1; j < buckets.length; j++) {
+        if (!(les[j]! > les[j - 1]!) || buckets[j]!.value < buckets[j - 1]!.value) throw new Error(`${name}${key}: buckets not cumulative`);
+      }
+      const count = samples.find((x) => x.name === `${name}_count` && JSON.stringify(x.labels) === key);
+      if (count?.value !== buckets.at(-1)!.value) throw new Error(`${name}${key}: +Inf bucket != count`);
+    }
+  }
+  return { types, samples };
+};
+const value = (e: Exposition, name: string, labels: Record<string, string> = {}): number | undefined =>
+  e.samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+
+// ---- a host with its observability ---------------------------------------------------------------------------------
+const opened: { server: RunningHttpServer; host: Host; observability: HostObservability }[] = [];
+afterEach(async () => {
+  for (const o of opened.splice(0)) {
+    o.observability.close();
+    await o.server.close();
+    await o.host.close();
+  }
+});
+const start = async (store: EventStore, tokens: { principal: string; token: string }[] = []) => {
+  const model = new ScriptedModel([], { whenExhausted: { text: 'ok', usage: { inputTokens: 11, outputTokens: 3 } } });
+  const runtime = createRuntime({ store, model, logger: silentLogger, writeBatchDelayMs: 5 });
+  const host = new Host({ runtime, logger: silentLogger });
+  const observability = createHostObservability(host, { probeTimeoutMs: 1500 });
+  const server = await startHttpServer({ host, port: 0, log: () => {}, tokens, observability });
+  opened.push({ server, host, observability });
+  const rpc = async (method: string, payload: unknown, headers: Record<string, string> = {}) =>
+    (await fetch(`${server.url}/api/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ type: 'client-request', rpcId: `r-${Math.random()}`, method, payload }),
+    }).then((r) => r.json())) as { result: { ok: boolean } };
+  return { server, host, rpc };
+};
+
+describe('GET /metrics', () => {
+  it('lists the host and session metrics in the Prometheus text format, fed by a session that ran a turn', async () => {
+    const { server, host, rpc } = await start(new MemoryEventStore());
+    expect((await rpc('session.create', { sessionId: 'm1' })).result.ok).toBe(true);
+    expect((await rpc('session.prompt', { sessionId: 'm1', mode: 'queue', content: [{ type: 'text', text: 'hi' }] })).result.ok).toBe(true);
+    const agent = host.live.get('m1')!.agent;
+    await agent.whenIdle();
+    await agent.checkpoint();
+    const res = await fetch(`${server.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const e = parseExposition(await res.text());
+    expect(Object.fromEntries(e.types)).toMatchObject({
+      steerlog_turn_duration_seconds: 'histogram',
+      steerlog_step_duration_seconds: 'histogram',
+      gen_ai_client_operation_duration_seconds: 'histogram',
+      steerlog_tool_duration_seconds: 'histogram',
+      gen_ai_client_token_usage_total: 'counter',
+      steerlog_inbox_claim_latency_seconds: 'histogram',
+      steerlog_inbox_queue_depth: 'gauge',
+      steerlog_live_sessions: 'gauge',
+      steerlog_sse_clients: 'gauge',
+      steerlog_http_requests_total: 'counter',
+      steerlog_http_request_duration_seconds: 'histogram',
+      steerlog_store_append_duration_seconds: 'histogram',
+      steerlog_store_append_batch_events: 'histogram',
+      steerlog_store_append_failures_total: 'counter',
+    });
+    expect(value(e, 'steerlog_turn_duration_seconds_count', { end_reason: 'completed' })).toBe(1);
+    expect(value(e, 'steerlog_step_duration_seconds_count')).toBe(1);
+    expect(value(e, 'gen_ai_client_operation_duration_seconds_count', { gen_ai_operation_name: 'chat' })).toBe(1);
+    expect(value(e, 'gen_ai_client_token_usage_total', { gen_ai_token_type: 'input' })).toBe(11);
+    expect(value(e, 'gen_ai_client_token_usage_total', { gen_ai_token_type: 'output' })).toBe(3);
+    expect(value(e, 'steerlog_inbox_claim_latency_seconds_count', { class: 'prompt' })).toBe(1);
+    expect(value(e, 'steerlog_inbox_queue_depth', { list: 'next-turn' })).toBe(0);
+    expect(value(e, 'steerlog_live_sessions')).toBe(1);
+    expect(value(e, 'steerlog_sse_clients')).toBe(0);
+    expect(value(e, 'steerlog_http_requests_total', { method: 'POST', route: '/api/session.prompt', status: '200' })).toBe(1);
+    expect(value(e, 'steerlog_store_append_batch_events_count')! >= 1).toBe(true);
+    expect(value(e, 'steerlog_store_append_batch_events_sum')).toBe((await (async () => {
+      let n = 0;
+      for await (const _ of host.store.read('m1')) n++;
+      return n;
+    })()));
+  });
+
+  it('counts the open live-mirror streams, and pending messages by list', async () => {
+    const { server, host } = await start(new MemoryEventStore());
+    const ac = new AbortController();
+    const stream = await fetch(`${server.url}/api/stream`, { signal: ac.signal });
+    expect(stream.status).toBe(200);
+    const e = parseExposition(await (await fetch(`${server.url}/metrics`)).text());
+    expect(value(e, 'steerlog_sse_clients')).toBe(host.listenerCount - 1);
+    expect(value(e, 'steerlog_sse_clients')).toBe(1);
+    ac.abort();
+  });
+
+  it('with a token: /metrics, /healthz and /readyz need it, like the API', async () => {
+    const { server } = await start(new MemoryEventStore(), [{ principal: 'ops', token: 'sekret' }]);
+    for (const path of ['/metrics', '/healthz', '/readyz']) {
+      expect((await fetch(`${server.url}${path}`)).status, path).toBe(401);
+      expect((await fetch(`${server.url}${path}`, { headers: { authorization: 'Bearer sekret' } })).status, path).toBe(200);
+    }
+  });
+
+  it('without a token: answered on loopback names only (the door refuses a foreign Host)', async () => {
+    const { server } = await start(new MemoryEventStore());
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const u = new URL(`${server.url}/metrics`);
+      request({ host: u.hostname, port: u.port, path: '/metrics', headers: { host: `attacker.example:${u.port}` } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(status).toBe(403);
+  });
+});
+
+describe('GET /healthz and /readyz', () => {
+  it('a host whose store answers is healthy and ready, its live sessions held', async () => {
+    const { server, rpc } = await start(new MemoryEventStore());
+    await rpc('session.create', { sessionId: 'r1' });
+    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ ready: true, store: { ok: true }, leases: { live: 1, held: 1 } });
+  });
+
+  it('a store that fails its reads makes the host not ready (503), still healthy', async () => {
+    class BrokenStore extends MemoryEventStore {
+      broken = false;
+      override read(...args: Parameters<MemoryEventStore['read']>): ReturnType<MemoryEventStore['read']> {
+        if (this.broken) throw new Error('connection refused');
+        return super.read(...args);
+      }
+    }
+    const store = new BrokenStore();
+    const { server } = await start(store);
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    store.broken = true;
+    const res = await fetch(`${server.url}/readyz`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ ready: false, store: { ok: false, error: 'connection refused' } });
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+});
+
+describePg('GET /readyz over PostgreSQL', () => {
+  it('fails when PostgreSQL stops answering (its connections cut and refused by a proxy in front of it)', async () => {
+    const target = new URL(PG_URL);
+    const sockets = new Set<Socket>();
+    const proxy: Server = createServer((client) => {
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      sockets.add(client).add(upstream);
+      client.pipe(upstream).pipe(client);
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', drop);
+      upstream.on('error', drop);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const port = (proxy.address() as AddressInfo).port;
+    const schema = uniqueSchema('i32_readyz');
+    const url = new URL(PG_URL);
+    url.port = String(port);
+    const store = await openStore(`${url.toString()}?schema=${schema}`);
+    try {
+      const { server } = await start(store);
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+      // "stop" the server: no new connection is accepted, the open ones are cut
+      proxy.close();
+      for (const s of sockets) s.destroy();
+      const res = await fetch(`${server.url}/readyz`);
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { store: { ok: boolean } }).store.ok).toBe(false);
+    } finally {
+      await store.close().catch(() => {});
+      await dropSchema(schema);
+    }
+  });
+});

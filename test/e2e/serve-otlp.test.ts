@@ -1,0 +1,105 @@
+import { mkdtempSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../adapters/cli/main.js';
+import { removeDir, startServe } from './support/serve-process.js';
+
+/**
+ * `steerlog serve --otlp <endpoint>` end to end: an OTLP/HTTP receiver started here decodes what a spawned host sends
+ * (OTLP/JSON from the SDK's exporter), and the spans equal what `steerlog trace --store` derives later from the same
+ * session in the store.
+ */
+
+type Json = Record<string, unknown>;
+const anyValue = (v: Json): unknown => {
+  if ('stringValue' in v) return v.stringValue;
+  if ('boolValue' in v) return v.boolValue;
+  if ('intValue' in v) return String(v.intValue);
+  if ('doubleValue' in v) return Number(v.doubleValue);
+  if ('arrayValue' in v) return ((v.arrayValue as { values?: Json[] }).values ?? []).map(anyValue);
+  return undefined;
+};
+const attrs = (list: unknown): Record<string, unknown> => Object.fromEntries(((list as Json[] | undefined) ?? []).map((a) => [a.key as string, anyValue(a.value as Json)]));
+const nanos = (v: unknown): string => BigInt(String(v)).toString();
+/** The spans of an OTLP/JSON ExportTraceServiceRequest, in a form both encoders agree on. */
+const decode = (body: Json) =>
+  (body.resourceSpans as Json[]).flatMap((rs) =>
+    (rs.scopeSpans as Json[]).flatMap((ss) =>
+      (ss.spans as Json[]).map((s) => ({
+        scope: (ss.scope as Json).name,
+        traceId: s.traceId,
+        spanId: s.spanId,
+        parentSpanId: s.parentSpanId ? s.parentSpanId : null,
+        name: s.name,
+        kind: s.kind,
+        start: nanos(s.startTimeUnixNano),
+        end: nanos(s.endTimeUnixNano),
+        attributes: attrs(s.attributes),
+        events: ((s.events as Json[] | undefined) ?? []).map((e) => ({ name: e.name, time: nanos(e.timeUnixNano), attributes: attrs(e.attributes) })),
+        links: ((s.links as Json[] | undefined) ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId, attributes: attrs(l.attributes) })),
+        status: { code: (s.status as Json | undefined)?.code ?? 0, message: (s.status as Json | undefined)?.message || undefined },
+      })),
+    ),
+  );
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) removeDir(d);
+});
+
+describe('steerlog serve --otlp', () => {
+  it('sends each session’s spans to an OTLP/HTTP receiver; they equal a later steerlog trace of the session', async () => {
+    const bodies: { path: string; type: string; body: Json }[] = [];
+    const receiver = createServer((req: IncomingMessage, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        bodies.push({ path: req.url ?? '', type: req.headers['content-type'] ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const dir = mkdtempSync(join(tmpdir(), 'steerlog-otlp-'));
+    dirs.push(dir);
+    const spec = `jsonl:${dir}`;
+    try {
+      const serve = await startServe(spec, ['--otlp', endpoint]);
+      expect((await serve.rpc('session.create', { sessionId: 'otlp-1' })).result.ok).toBe(true);
+      expect((await serve.rpc('session.prompt', { sessionId: 'otlp-1', mode: 'queue', content: [{ type: 'text', text: 'one' }] })).result.ok).toBe(true);
+      expect((await serve.rpc('session.prompt', { sessionId: 'otlp-1', mode: 'queue', content: [{ type: 'text', text: 'two' }] })).result.ok).toBe(true);
+      const deadline = Date.now() + 30_000;
+      let turns = 0;
+      while (turns < 2 && Date.now() < deadline) {
+        turns = (await (async () => {
+          let out = '';
+          await main(['audit', '--store', spec, 'otlp-1', '--json'], { stdout: { write: (s: string) => (out += s) }, stderr: { write: () => {} } });
+          try {
+            return ((JSON.parse(out) as { turns?: unknown[] }).turns ?? []).length;
+          } catch {
+            return 0;
+          }
+        })());
+        if (turns < 2) await new Promise((res) => setTimeout(res, 100));
+      }
+      // the host stops: what the batch processor holds is flushed before it exits
+      expect(await serve.stop()).toBe(0);
+      expect(bodies.length).toBeGreaterThan(0);
+      expect(bodies.every((b) => b.path === '/v1/traces' && b.type.startsWith('application/json'))).toBe(true);
+      const live = bodies.flatMap((b) => decode(b.body));
+      expect(live.filter((s) => s.name === 'invoke_agent')).toHaveLength(2);
+
+      let traced = '';
+      const code = await main(['trace', '--store', spec, 'otlp-1'], { stdout: { write: (s: string) => (traced += s) }, stderr: { write: () => {} } });
+      expect(code).toBe(0);
+      const later = decode(JSON.parse(traced) as Json);
+      const order = (a: { spanId: unknown }, b: { spanId: unknown }) => String(a.spanId).localeCompare(String(b.spanId));
+      expect([...live].sort(order)).toEqual([...later].sort(order));
+    } finally {
+      receiver.close();
+    }
+  }, 120_000);
+});
