@@ -3,7 +3,7 @@
  * and what each costs to answer as the store grows.
  *
  *   npx tsx bench/store-scale.ts generate --dir <D> [--sessions 1000,5000,20000] [--long 100000,250000,500000]
- *   npx tsx bench/store-scale.ts measure  --dir <D> [--label before|after] [--skip-long] [--build <copy of bin/ + dist/>]
+ *   npx tsx bench/store-scale.ts measure  --dir <D> [--label before|after] [--skip-long | --only-long] [--build <copy of bin/ + dist/>]
  *
  * `generate` runs one realistic session through the runtime (scripted model on the memory store): queued prompts,
  * a steer from a tool, three model steps per turn with two tool calls at each of the first two, about 91 events.
@@ -16,7 +16,7 @@
  * open read-only (in-process time of openJsonlEventStore), `steerlog audit --store` of one small session, `steerlog
  * sessions`, `steerlog serve` until it listens, its first `session.list`; on the long store: a cold
  * `session.history` page (200 events after seq 1000) of each long session, the same page again, a cold
- * `session.prompt` (durable receipt), `GET /api/audit/<id>`, and the serve process's RSS after all of it.
+ * `session.prompt` (its receipt: the session is loaded first), `GET /api/audit/<id>`, and the serve process's RSS after all of it.
  * The CLI runs from dist/ (`npm run build` first).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -307,7 +307,7 @@ const serve = async (dir: string): Promise<Serve> => {
 
 const measure = async (): Promise<void> => {
   const label = argOf('label', 'run');
-  const stores = ['s1', 's1000', 's5000', 's20000'].filter((s) => existsSync(join(DIR, s)));
+  const stores = process.argv.includes('--only-long') ? [] : ['s1', 's1000', 's5000', 's20000'].filter((s) => existsSync(join(DIR, s)));
   console.log(`# store-scale (${label}) — machine: ${machineLine()}; ${new Date().toISOString()}`);
   console.log('store | open (read-only) | audit --store (one session) | sessions | serve until listening | first session.list');
   for (const s of stores) {
@@ -330,15 +330,15 @@ const measure = async (): Promise<void> => {
     const list = await host.rpc('session.list', {});
     const ids = (JSON.stringify(list.body).match(/long-\d+/g) ?? []).filter((v, i, a) => a.indexOf(v) === i);
     console.log(`long store: serve until listening ${ms(host.startMs)}, first session.list ${ms(list.ms)}; sessions ${ids.join(', ')}`);
-    console.log('session | history page cold | same page again | cold prompt (durable receipt) | GET /api/audit (bytes)');
+    console.log('session | history page cold | same page again | cold prompt (receipt) | GET /api/audit (bytes)');
     for (const id of ids) {
       const page = await host.rpc('session.history', { sessionId: id, after: 1000, limit: 200 });
       if (!page.body.result?.ok) throw new Error(`history failed: ${JSON.stringify(page.body).slice(0, 300)}`);
       const again = await host.rpc('session.history', { sessionId: id, after: 1000, limit: 200 });
-      const prompt = await host.rpc('session.prompt', { sessionId: id, mode: 'queue', content: [{ type: 'text', text: 'one more thing' }], durable: true });
-      if (!prompt.body.result?.ok) throw new Error(`prompt failed: ${JSON.stringify(prompt.body).slice(0, 300)}`);
+      const prompt = await host.rpc('session.prompt', { sessionId: id, mode: 'queue', content: [{ type: 'text', text: 'one more thing' }] });
+      const refused = prompt.body.result?.ok ? '' : ` (refused: ${JSON.stringify((prompt.body.result as { error?: { code?: string } } | undefined)?.error?.code)})`;
       const audit = await host.get(`/api/audit/${id}`);
-      console.log(`${id} | ${ms(page.ms)} | ${ms(again.ms)} | ${ms(prompt.ms)} | ${ms(audit.ms)} (${(audit.bytes / 1e6).toFixed(1)} MB, ${audit.status})`);
+      console.log(`${id} | ${ms(page.ms)} | ${ms(again.ms)} | ${ms(prompt.ms)}${refused} | ${ms(audit.ms)} (${(audit.bytes / 1e6).toFixed(1)} MB, ${audit.status})`);
     }
     await new Promise((r) => setTimeout(r, 2000));
     console.log(`serve RSS after history, prompt and audit of the long sessions: ${host.rss().toFixed(0)} MiB`);
