@@ -2,13 +2,14 @@ import { join } from 'node:path';
 import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import { hashOfFileName, streamFileName } from './file-name.js';
 import { isErrnoCode, type FileOps } from './fs-ops.js';
-import { INDEX_FILE, readExactly, viewIndex } from './global-index.js';
-import { JOURNAL_FILE, readJournal, replayJournalIndex, replayJournalStreams } from './group-journal.js';
+import { INDEX_FILE, readExactly, readIndexRecords, viewIndex } from './global-index.js';
+import { readIntent, type CommitIntent } from './commit-intent.js';
+import { JOURNAL_FILE, readJournal, replayJournalIndex, replayJournalStreams, type JournalRecord } from './group-journal.js';
 import { assertCrashTail, surveyIndex, type FileCommitted } from './index-survey.js';
-import { decodeLine, INDEX_RECORD_BYTES } from './line-codec.js';
+import { decodeIndexRecord, decodeLine, INDEX_RECORD_BYTES } from './line-codec.js';
 import { DELETIONS_FILE } from './deletions.js';
 import { quarantineFile } from './quarantine.js';
-import { assertCrashLeftover, headerOf, streamOfFile, type IndexLookup } from './recovery.js';
+import { assertCrashLeftover, committedTail, headerOf, streamOfFile, type IndexLookup } from './recovery.js';
 import { io, type StoreDirectory } from './store-directory.js';
 import type { StreamCache } from './stream-cache.js';
 import { forwardLines } from './stream-file.js';
@@ -28,7 +29,7 @@ export const recoverDirectory = async (directory: StoreDirectory, cache: StreamC
   const index: IndexLookup = { file: directory.indexRead, path: directory.indexPath, view };
   await io('open', () => replayJournalStreams(context, journaled, index));
   // Everything is checked before anything is cut: a refusal leaves every byte where it was.
-  const plan = await verifyDirectory(directory, cache, index);
+  const plan = await verifyOpen(directory, cache, index, await io('open', () => journalRecords(directory)));
   await recoverIndex(directory);
   await io('open', () => directory.checkpoint());
   for (const name of plan.deleted) {
@@ -61,6 +62,10 @@ export const recoverDirectory = async (directory: StoreDirectory, cache: StreamC
     }
   }
   await directory.trimWriteHandles();
+  // A store without an intent was checked whole: every commit so far is settled, and the next open need check only
+  // what later commits name. (An existing intent stays: its files are checked again at each open, which is cheap,
+  // and its position tells an index that lost whole commits — see verifyOpen.)
+  if (plan.intent === undefined) await io('open', () => directory.intents.write({ g: view.count, files: [], temporary: [] }));
 };
 
 /**
@@ -76,7 +81,8 @@ export const verifyReadOnly = async (directory: StoreDirectory, cache: StreamCac
     const view = await io('open', () => viewIndex(directory.indexRead, directory.indexPath));
     try {
       await io('open', () => assertCrashTail(directory.indexRead, directory.indexPath, view));
-      const plan = await verifyDirectory(directory, cache, { file: directory.indexRead, path: directory.indexPath, view });
+      const journal = await io('open', () => journalRecords(directory));
+      const plan = await verifyOpen(directory, cache, { file: directory.indexRead, path: directory.indexPath, view }, journal);
       return [...leftovers(view, plan), ...tornDeletion(directory), ...(await unreplayedJournal(directory, view.count))];
     } catch (e) {
       const now = await io('open', () => directory.fs.sizeOf(directory.indexPath));
@@ -121,6 +127,108 @@ const unreplayedJournal = async (directory: StoreDirectory, committed: number): 
   } finally {
     await journal.close();
   }
+};
+
+/** The group journal's records (none when it is missing): read-only opens do not replay them, but check their files. */
+const journalRecords = async (directory: StoreDirectory): Promise<JournalRecord[]> => {
+  const journal = await directory.fs.open(join(directory.dir, JOURNAL_FILE), 'read').catch((e: unknown) => {
+    if (isErrnoCode(e, 'ENOENT')) return undefined;
+    throw e;
+  });
+  if (journal === undefined) return [];
+  try {
+    return (await readJournal(journal)).records;
+  } finally {
+    await journal.close();
+  }
+};
+
+/**
+ * What opening checks: with a commit intent (commit-intent.ts), only what the last unfinished commit can have
+ * touched — the files the intent names, the files of the index records after the last commit mark, the files the
+ * group journal names, the file of the last deletion — so the time to open does not grow with the number of
+ * streams; every other stream file is checked when it is first read (its committed tail against the index, as
+ * every read does), and `store check` still checks everything. Without an intent (a store written before it
+ * existed, or a torn intent), every file, as verifyDirectory always did.
+ */
+export const verifyOpen = async (
+  directory: StoreDirectory,
+  cache: StreamCache,
+  index: IndexLookup,
+  journal: readonly JournalRecord[],
+): Promise<{ files: FilePlan[]; temporary: string[]; deleted: string[]; intent?: CommitIntent }> => {
+  const intent = await io('open', () => readIntent(directory.dir));
+  // No intent, or one whose commit started past the index's end (the index lost whole commits — damage, or a
+  // power loss in `none` mode): every file is checked, which refuses what a lost commit left in any of them.
+  if (intent === undefined || intent.g > index.view.count) return verifyDirectory(directory, cache, index);
+  await io('open', () => directory.refreshDeletions());
+  const names = new Set<string>(intent.files);
+  for (const r of journal) for (const e of r.streams) names.add(e.file);
+  for (const hash of await io('open', () => tailHashes(directory, index))) {
+    const name = await cache.fileNameOf(hash).catch(() => undefined);
+    if (name === undefined) throw new StoreCorruptError(index.path, index.view.count * INDEX_RECORD_BYTES, `a record after the last commit mark points into a stream file that does not exist (hash ${hash})`);
+    names.add(name);
+  }
+  const lastDeletion = [...directory.deletions.byHash.values()].at(-1);
+  if (lastDeletion) names.add(streamFileName(lastDeletion.stream).fileName);
+  const files: FilePlan[] = [];
+  const deleted: string[] = [];
+  for (const name of names) {
+    const hash = hashOfFileName(name);
+    if (hash === undefined) continue;
+    const path = join(directory.streamsDir, name);
+    if ((await io('open', () => directory.fs.sizeOf(path))) === undefined) continue; // not created yet, or removed
+    if (directory.isDeleted(hash)) {
+      deleted.push(name);
+      continue;
+    }
+    cache.fileOfHash.set(hash, name);
+    const file = await io('open', () => directory.fs.open(path, 'read'));
+    try {
+      const size = await io('open', () => file.size());
+      const stream = await streamOfFile(file, name);
+      if (streamFileName(stream).hash !== hash) throw new StoreCorruptError(name, 0, `file name does not match its stream ${JSON.stringify(stream)}`, 1);
+      cache.streamOfHash.set(hash, stream);
+      const tail = await committedTail(file, name, size, stream, hash, index);
+      const committed = tail.lastPosition < 0 ? undefined : await io('open', () => lastRecordInto(index, hash, tail.lastPosition));
+      files.push({ name, size, committedEnd: await checkStreamFile(file, name, size, committed, index.view.count) });
+    } finally {
+      await file.close();
+    }
+  }
+  const temporary: string[] = [];
+  for (const t of intent.temporary) if ((await io('open', () => directory.fs.sizeOf(join(directory.streamsDir, t)))) !== undefined) temporary.push(t);
+  return { files, temporary, deleted, intent };
+};
+
+/** File hashes of the whole records after the index's last commit mark (an unfinished commit's). */
+const tailHashes = async (directory: StoreDirectory, index: IndexLookup): Promise<Set<string>> => {
+  const complete = Math.floor(index.view.size / INDEX_RECORD_BYTES);
+  const hashes = new Set<string>();
+  if (complete <= index.view.count) return hashes;
+  const buffer = await readExactly(index.file, index.view.count * INDEX_RECORD_BYTES, (complete - index.view.count) * INDEX_RECORD_BYTES, index.path);
+  for (let i = 0; i < complete - index.view.count; i++) {
+    const r = decodeIndexRecord(buffer, i * INDEX_RECORD_BYTES);
+    if (typeof r !== 'string') hashes.add(r.fileHash);
+  }
+  return hashes;
+};
+
+/** The last committed index record pointing into the file of `hash`, at or after `from` (whose record does). */
+const lastRecordInto = async (index: IndexLookup, hash: string, from: number): Promise<FileCommitted> => {
+  let lastPos = from;
+  let [record] = await readIndexRecords(index.file, index.path, from, 1);
+  const PAGE = 4096;
+  for (let p = from + 1; p < index.view.count; p += PAGE) {
+    const records = await readIndexRecords(index.file, index.path, p, Math.min(PAGE, index.view.count - p));
+    records.forEach((r, i) => {
+      if (r.fileHash === hash) {
+        lastPos = p + i;
+        record = r;
+      }
+    });
+  }
+  return { lastPos, record: record!, end: record!.offset + record!.length + 1, count: 0 };
 };
 
 /** One stream file as the index sees it. */

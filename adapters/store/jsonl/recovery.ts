@@ -107,7 +107,11 @@ export const committedTail = async (
   let found: { end: number; rev: number; pos: number } | undefined;
   let damaged: { offset: number; reason: string } | undefined;
   for await (const line of backwardLines(file, size)) {
-    if (!line.complete) continue;
+    if (!line.complete) {
+      // a torn last line: a crash's leftover, or a committed line that lost its end (checked like a damaged one)
+      damaged ??= { offset: line.offset, reason: 'a line without its newline at the end of the file' };
+      continue;
+    }
     const decoded = decodeLine(line.bytes);
     if (typeof decoded === 'string') {
       damaged ??= { offset: line.offset, reason: decoded };

@@ -6,6 +6,7 @@ import { INDEX_FILE } from './global-index.js';
 import { checkpointJournal, type JournalContext } from './group-journal.js';
 import { quarantineBytes, type QuarantineTarget } from './quarantine.js';
 import type { JsonlDurability } from './store-options.js';
+import { IntentWriter } from './commit-intent.js';
 import { DELETIONS_FILE, NO_DELETIONS, readDeletions, type Deletions } from './deletions.js';
 
 export const STREAMS_DIR = 'streams';
@@ -55,6 +56,8 @@ export class StoreDirectory {
    */
   foreignCommitAt = 0;
   closed = false;
+  /** Writes the commit intent before each commit's stream bytes (commit-intent.ts); the lock holder's only. */
+  readonly intents: IntentWriter;
   /** The deletion log as last read (see deletions.ts); refreshDeletions re-reads it when its size changed. */
   deletions: Deletions = NO_DELETIONS;
   readonly #writeHandles = new Map<string, FileOps>();
@@ -69,6 +72,7 @@ export class StoreDirectory {
     this.indexRead = files.indexRead;
     this.journal = files.journal;
     this.durability = durability;
+    this.intents = new IntentWriter(dir);
   }
 
   assertOpen(): void {
@@ -181,5 +185,6 @@ export class StoreDirectory {
     for (const h of this.#writeHandles.values()) await h.close().catch(() => undefined);
     this.#writeHandles.clear();
     await this.indexRead.close().catch(() => undefined);
+    await this.intents.close();
   }
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { basename } from 'node:path';
 import { StoreIoError } from '../../../runtime/ports/store-errors.js';
 import { isErrnoCode, type FileOps } from './fs-ops.js';
 import { encodeIndexRecords } from './global-index.js';
@@ -68,12 +69,16 @@ export const writeDrafts = async (directory: StoreDirectory, cache: StreamCache,
       if (size !== directory.journalKnownSize || size > JOURNAL_LIMIT) await directory.checkpoint();
       journalStart = directory.journalKnownSize;
     }
+    // Before any stream byte: which files this commit touches (commit-intent.ts), so that opening the store after a
+    // crash checks those, not every file.
+    const tmpOf = new Map(pieces.filter((p) => p.headerBytes !== undefined).map((p) => [p.draft, `${p.draft.state.path}.tmp-${randomBytes(6).toString('hex')}`] as const));
+    await directory.intents.write({ g: indexCount, files: pieces.map((p) => p.draft.state.fileName), temporary: [...tmpOf.values()].map((t) => basename(t)) });
     // allSettled, not all: the rollback must not start while another file's write is still in flight.
     const written = await Promise.allSettled(
       pieces.map(async ({ draft, headerBytes }) => {
         const body = Buffer.concat(draft.lines);
         if (headerBytes) {
-          const tmp = `${draft.state.path}.tmp-${randomBytes(6).toString('hex')}`;
+          const tmp = tmpOf.get(draft)!;
           const entry = { path: draft.state.path, tmp, linked: false };
           created.push(entry);
           const file = await directory.fs.open(tmp, 'create');

@@ -55,7 +55,7 @@ describe('stream ids and file names', () => {
     expect(names).toHaveLength(ids.length);
     expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(ids.length);
     for (const n of names) expect(n).toMatch(/^[a-z0-9-]{0,40}_[a-z2-7]{26}\.jsonl$/);
-    expect(readdirSync(dir).sort()).toEqual(['global.idx', 'group.journal', 'locks', 'streams']);
+    expect(readdirSync(dir).sort()).toEqual(['commit.intent', 'global.idx', 'group.journal', 'locks', 'streams']);
     await store.close();
   });
 
@@ -77,6 +77,12 @@ describe('stream ids and file names', () => {
     await store.append('one', [ev('a')], 'no_stream');
     await store.close();
     renameSync(fileOf(dir, 'one'), fileOf(dir, 'two'));
+    // the file was not touched by the last commit: opening does not look at it, its first read refuses it
+    const opened = await openJsonlEventStore(dir);
+    expect(isStoreCorruptError(await rejection(collect(opened.read('two'))))).toBe(true);
+    await opened.close();
+    // a store without a commit intent (written before it existed) is checked whole at open: refused there
+    rmSync(join(dir, 'commit.intent'));
     const again = await rejection(openJsonlEventStore(dir));
     expect(isStoreCorruptError(again)).toBe(true);
   });
