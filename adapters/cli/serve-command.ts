@@ -17,6 +17,9 @@ import { reportFailure, reportUsage, UsageError } from './cli-failure.js';
 import type { BearerToken } from '../http/auth.js';
 import { isTokenFileError, readTokenFile } from './token-file.js';
 import { ModelSpecError, openModel, readModelKeyFile } from './serve-model.js';
+import { serveChainOptions } from './serve-chain-options.js';
+import { isSigningKeyError } from '../chain/ed25519.js';
+import { storeConsolePorts } from '../http/console-ports.js';
 
 export const SERVE_USAGE = `usage: steerlog serve [options]
   --store <spec>          where sessions live: jsonl:<dir> | postgres://… | memory:   (default ${DEFAULT_STORE_SPEC})
@@ -42,7 +45,9 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
   --write-batch-ms <n>    write-behind window of every session (default 200)
   --encrypt               store content and tool payloads encrypted, so that steerlog erase can erase them (keys in
                           <dir>/keys.json for jsonl:<dir>, in the steerlog_data_keys table for postgres://…)
-  --keys <spec>           --encrypt with the data keys there: file:<path> | postgres://…`;
+  --keys <spec>           --encrypt with the data keys there: file:<path> | postgres://…
+  --signing-key <pem>     sign a chain/head at every checkpoint with this Ed25519 private key (or STEERLOG_SIGNING_KEY)
+  --pubkey <pem>[,<pem>…] public keys the console checks signed chain heads with (as steerlog verify --pubkey)`;
 
 const intOption = (value: string | undefined, name: string, fallback: number): number => {
   if (value === undefined) return fallback;
@@ -73,7 +78,7 @@ const imageLimit = (value: string | undefined, limits: PromptLimits): number => 
  */
 export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> => {
   const args = parseCommandArgs(argv, {
-    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'model-base-url', 'model-key-file', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys'],
+    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'model-base-url', 'model-key-file', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys', 'signing-key', 'pubkey'],
     flags: ['reference-frames', 'help', 'encrypt'],
   });
   if (args.ok && args.flags['help']) {
@@ -109,6 +114,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       ...(v['model-base-url'] !== undefined ? { baseUrl: v['model-base-url'] } : {}),
       ...(apiKey !== undefined ? { apiKey } : {}),
     });
+    const chain = serveChainOptions(v['signing-key'], v.pubkey);
     store = await openStore(spec);
     if (args.flags.encrypt === true || v.keys !== undefined) {
       const keySpec = v.keys ?? defaultKeyStoreSpec(spec);
@@ -118,7 +124,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     const hostId = v['host-id'] ?? `host-${globalThis.crypto.randomUUID().slice(0, 8)}`;
     // continuable children: the model tools (send_message, interrupt_agent, list_agents, report) and the subagent.* routes
     let children!: ChildManager;
-    const runtime = createRuntime({ store, model, writeBatchDelayMs, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}) });
+    const runtime = createRuntime({ store, model, writeBatchDelayMs, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}), ...(chain.signer ? { signer: chain.signer } : {}) });
     children = new ChildManager({ runtime, logger: consoleLogger });
     const holder: { url?: string } = {};
     if (/^postgres(ql)?:\/\//.test(spec)) {
@@ -136,6 +142,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       ...(v.cors ? { corsOrigins: v.cors.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       ...(v['allowed-hosts'] ? { allowedHosts: v['allowed-hosts'].split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       log: (line) => io.stderr.write(`${line}\n`),
+      console: { keys, ports: storeConsolePorts(store, { verifiers: chain.verifiers, keys }) },
     });
     holder.url = server.url;
     io.stdout.write(`steerlog serve: listening on ${server.url} (store ${redact(spec)}, model ${v.model ?? 'echo'}, host ${hostId})\n`);
@@ -152,7 +159,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     return 0;
   } catch (e) {
     // a bad option value or token file is a usage error (2); a store or model that cannot be opened, a port in use: 3
-    return reportFailure(io, 'serve', isHostConfigError(e) || e instanceof ModelSpecError || isTokenFileError(e) ? new UsageError(e.message) : e, false);
+    return reportFailure(io, 'serve', isHostConfigError(e) || e instanceof ModelSpecError || isTokenFileError(e) || isSigningKeyError(e) ? new UsageError(e.message) : e, false);
   } finally {
     await store?.close().catch(() => {});
     await keys?.close().catch(() => {});

@@ -5,7 +5,7 @@ import type { Principal } from '../../runtime/host/actor.js';
 import type { Host } from '../../runtime/host/host.js';
 import { ClientRequestSchema, INVALID_REQUEST_RPC_ID, isHostMethod, type ServerResponse } from '../../runtime/host/schemas.js';
 import { authenticate, type BearerToken } from './auth.js';
-import { registerConsoleRoutes } from './console-routes.js';
+import { registerConsoleRoutes, type ConsoleRoutesOptions } from './console-routes.js';
 import { doorRefusal, type DoorPolicy } from './door-checks.js';
 import { parseJsonBody } from './json-body.js';
 import { sseStream, type SseOptions } from './sse-stream.js';
@@ -36,6 +36,8 @@ export interface HttpAppOptions {
   readonly sse?: SseOptions;
   /** Where the built console lives; null serves none (every non-API path is 404). @defaultValue the package's `dist/console` */
   readonly consoleDir?: string | null;
+  /** The console's chain, export and content-opening wiring (see {@link ConsoleRoutesOptions}). @defaultValue over the host's store, no public keys, no data keys */
+  readonly console?: Omit<ConsoleRoutesOptions, 'assetsDir'>;
   /** One line per request and per failure, each with its request id. @defaultValue stderr */
   readonly log?: (line: string) => void;
   /** Request ids. @defaultValue crypto.randomUUID */
@@ -138,7 +140,7 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
     },
   );
 
-  registerConsoleRoutes(app, host, options.consoleDir !== undefined ? { assetsDir: options.consoleDir } : {});
+  registerConsoleRoutes(app, host, { ...options.console, ...(options.consoleDir !== undefined ? { assetsDir: options.consoleDir } : {}) });
 
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((e, c) => {

@@ -1,0 +1,29 @@
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodeLine, encodeEventLine, type StoredEvent } from '../../adapters/store/jsonl/line-codec.js';
+
+/**
+ * Edits a JSONL store's stream file in place the way a forger with the codec would: on the first event line of
+ * `stream` that contains `from`, replaces it with `to` (same length: the index holds line offsets) and recomputes
+ * the line's checksum, so the store reads the line without complaint; and removes the group journal (the store must
+ * be closed: a writable open would otherwise write the journaled line back over the edit). Returns the edited
+ * event's seq.
+ */
+export const editStreamFile = (dir: string, stream: string, from: string, to: string): number => {
+  if (Buffer.byteLength(from) !== Buffer.byteLength(to)) throw new Error('editStreamFile: the replacement must keep the byte length');
+  for (const name of readdirSync(join(dir, 'streams'))) {
+    const file = join(dir, 'streams', name);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    if (!lines[0]?.includes(`"stream":${JSON.stringify(stream)}`)) continue;
+    const i = lines.findIndex((l) => l.includes('"e":') && l.includes(from));
+    if (i < 0) throw new Error(`editStreamFile: no event of ${stream} holds ${from}`);
+    const decoded = decodeLine(Buffer.from(lines[i]!, 'utf8'));
+    if (typeof decoded === 'string' || decoded.kind !== 'event') throw new Error('editStreamFile: not an event line');
+    const forged = JSON.parse(JSON.stringify(decoded.event).replace(from, to)) as StoredEvent;
+    lines[i] = encodeEventLine(forged).bytes.toString('utf8').replace(/\n$/, '');
+    writeFileSync(file, lines.join('\n'));
+    rmSync(join(dir, 'group.journal'), { force: true });
+    return decoded.event.rev;
+  }
+  throw new Error(`editStreamFile: no stream file for ${stream} in ${dir}`);
+};
