@@ -77,7 +77,7 @@ describe.skipIf(!run)('the web console in Chromium against steerlog serve', () =
       'seq 23 prompt-2: prompt',
     ]);
 
-    await page.getByRole('button', { name: /steer-1/ }).click();
+    await page.getByRole('button', { name: /what happened to steer-1/ }).click();
     await page.locator('[data-fate="steer-1"]').waitFor();
     expect(await page.locator('[data-fate="steer-1"] li').allTextContents()).toEqual([
       // the example log was written without actors: the console says so, and guesses nobody

@@ -4,18 +4,18 @@ import { decodeLine, encodeEventLine, type StoredEvent } from '../../adapters/st
 
 /**
  * Edits a JSONL store's stream file in place the way a forger with the codec would: on the first event line of
- * `stream` that contains `from`, replaces it with `to` (same length: the index holds line offsets) and recomputes
+ * `stream` (of `type`, when given) that contains `from`, replaces it with `to` (same length: the index holds line offsets) and recomputes
  * the line's checksum, so the store reads the line without complaint; and removes the group journal (the store must
  * be closed: a writable open would otherwise write the journaled line back over the edit). Returns the edited
  * event's seq.
  */
-export const editStreamFile = (dir: string, stream: string, from: string, to: string): number => {
+export const editStreamFile = (dir: string, stream: string, from: string, to: string, type?: string): number => {
   if (Buffer.byteLength(from) !== Buffer.byteLength(to)) throw new Error('editStreamFile: the replacement must keep the byte length');
   for (const name of readdirSync(join(dir, 'streams'))) {
     const file = join(dir, 'streams', name);
     const lines = readFileSync(file, 'utf8').split('\n');
     if (!lines[0]?.includes(`"stream":${JSON.stringify(stream)}`)) continue;
-    const i = lines.findIndex((l) => l.includes('"e":') && l.includes(from));
+    const i = lines.findIndex((l) => l.includes('"e":') && l.includes(from) && (type === undefined || l.includes(`"type":${JSON.stringify(type)}`)));
     if (i < 0) throw new Error(`editStreamFile: no event of ${stream} holds ${from}`);
     const decoded = decodeLine(Buffer.from(lines[i]!, 'utf8'));
     if (typeof decoded === 'string' || decoded.kind !== 'event') throw new Error('editStreamFile: not an event line');
