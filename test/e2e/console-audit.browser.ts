@@ -72,7 +72,7 @@ describe.skipIf(!run)('the audit view: chain, rows, timeline, export (steerlog s
     // stop the host, forge the stored text of broken-1 (checksum recomputed), erase erased-1's keys, start again
     await serve.stop();
     // the content is sealed (--encrypt): the forger rewrites who admitted the prompt, which is stored in clear
-    brokenSeq = editStreamFile(dir, 'broken-1', '"metadata":{"actor":"local"', '"metadata":{"actor":"spoof"', 'agent/inbox/spliced');
+    brokenSeq = await editStreamFile(dir, 'broken-1', '"metadata":{"actor":"local"', '"metadata":{"actor":"spoof"', 'agent/inbox/spliced');
     const erased = steerlog(['erase', '--store', `jsonl:${dir}`, '--session', 'erased-1', '--by', 'dpo']);
     expect(erased.code, erased.stderr).toBe(0);
     const gate = serve.gateDir;
@@ -157,7 +157,7 @@ describe.skipIf(!run)('the audit view: chain, rows, timeline, export (steerlog s
     expect(lines.length).toBe(2);
     // clicking the middle of turn 1's bar moves the scrubber to a seq inside turn 1, and the cursor to it
     const box = (await svg.boundingBox())!;
-    await page.mouse.click(box.x + ((g.turns[0]!.x0 + g.turns[0]!.x1) / 2 / 1000) * box.width, box.y + 40);
+    await svg.click({ position: { x: ((g.turns[0]!.x0 + g.turns[0]!.x1) / 2 / 1000) * box.width, y: (43 / 1000) * box.width } });
     await expect.poll(async () => Number(await page.getByLabel('Go to seq').inputValue())).toBeLessThanOrEqual(timeline.turns[0]!.endSeq!);
     const seq = Number(await page.getByLabel('Go to seq').inputValue());
     expect(seq).toBeGreaterThanOrEqual(timeline.turns[0]!.startSeq);
@@ -183,6 +183,7 @@ describe.skipIf(!run)('the audit view: chain, rows, timeline, export (steerlog s
     await openAudit('erased-1');
     expect(await page.locator('[data-chain-headline]').textContent()).toBe('Chain verified');
     await page.locator('section[aria-label="Inputs"] [data-input-row] [data-text]', { hasText: '[erased]' }).first().waitFor();
+    expect(await page.locator('section[aria-label="Inputs"] [data-input-row] [data-text]').first().textContent()).toBe('[erased]');
     expect(await page.locator('[data-action-seq]').last().textContent()).toMatch(/erased, by dpo/);
     await both('audit-erased');
 
@@ -193,5 +194,60 @@ describe.skipIf(!run)('the audit view: chain, rows, timeline, export (steerlog s
     expect((await page.locator('[data-input-line]').count()) > 0).toBe(true);
     expect(await page.locator('[data-marker]').count()).toBeGreaterThanOrEqual(0);
     await both('audit-unchained');
+  });
+
+  it('the sessions list: activity, counts, status chips, a broken chain, search by id, actor and text, sort', async () => {
+    await page.goto(`${serve.url}/`);
+    const row = (id: string) => page.locator(`tr[data-session="${id}"]`);
+    await expect.poll(() => row('broken-1').locator('[data-broken-chain]').count()).toBe(1);
+    expect(await row('signed-1').locator('[data-broken-chain]').count()).toBe(0);
+    expect(await row('signed-1').locator('[data-status]').textContent()).toBe('ended');
+    expect(await row(EXAMPLE).locator('[data-status]').textContent()).toBe('parked'); // prompt-3 and ctx-parked wait
+    expect(await row(EXAMPLE).locator('[data-pending]').textContent()).toBe('2');
+    expect((await row('signed-1').locator('td').allTextContents()).slice(3, 5)).toEqual([expect.stringMatching(/^\d+$/), '2']);
+    await both('sessions');
+    const search = page.getByLabel('Search sessions');
+    const shown = () => page.locator('tr[data-session]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-session')));
+    await search.fill('incident report');
+    await expect.poll(shown).toEqual(['signed-1']);
+    await search.fill('dpo'); // the actor of the erasure
+    await expect.poll(shown).toEqual(['erased-1']);
+    await search.fill('broken');
+    await expect.poll(shown).toEqual(['broken-1']);
+    await search.fill('');
+    await page.getByLabel('Sort').selectOption('id');
+    await expect.poll(shown).toEqual(['broken-1', 'erased-1', EXAMPLE, 'signed-1']);
+  });
+
+  it('the live view: streamed text, the pending steer explained, queue rows with actor and age; beside the sessions list, down to 420 px', async () => {
+    expect((await serve.rpc('session.create', { sessionId: 'live-1' })).result.ok).toBe(true);
+    await page.goto(`${serve.url}/#/live/live-1`);
+    await page.getByLabel('Message', { exact: true }).waitFor();
+    await prompt('live-1', '[stream:st1] explain the outage');
+    await page.locator('[data-streaming] .text', { hasText: 'streamed words for st1' }).waitFor();
+    expect(await page.locator('[data-running-step]').textContent()).toMatch(/^Running turn 1, step 1/);
+    const steer = await serve.rpc('session.prompt', { sessionId: 'live-1', mode: 'steer', content: [{ type: 'text', text: 'focus on the database' }], messageId: 'steer-a' });
+    expect(steer.result.ok).toBe(true);
+    await page.locator('[data-pending-steering="steer-a"] [data-pending-why]', { hasText: 'enters at the next step boundary' }).waitFor();
+    await prompt('live-1', 'and then write the summary');
+    await page.locator('[data-queue-actor="local"]', { hasText: /waiting \d+ s/ }).first().waitFor();
+    // the sessions list sits beside the session, this one marked
+    expect(await page.locator('[data-sidebar-session="live-1"]').getAttribute('aria-current')).toBe('page');
+    // "Audit this session" and "Reconnect stream" are apart
+    const a = (await page.getByRole('link', { name: 'Audit this session' }).boundingBox())!;
+    const r = (await page.getByRole('button', { name: 'Reconnect stream' }).boundingBox())!;
+    expect(r.x - (a.x + a.width)).toBeGreaterThanOrEqual(12);
+    await both('live-streaming');
+    await page.setViewportSize({ width: 420, height: 900 });
+    await shot(page, 'live-420px', true);
+    expect(await axeViolations(page)).toEqual([]);
+    expect((await page.evaluate('document.documentElement.scrollWidth')) as number).toBeLessThanOrEqual(420);
+    await page.goto(`${serve.url}/#/audit/signed-1`);
+    await page.locator('svg.chart').waitFor();
+    await shot(page, 'audit-420px', true);
+    expect(await axeViolations(page)).toEqual([]);
+    expect((await page.evaluate('document.documentElement.scrollWidth')) as number).toBeLessThanOrEqual(420);
+    await page.setViewportSize({ width: 1100, height: 900 });
+    serve.release('st1');
   });
 });

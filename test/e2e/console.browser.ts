@@ -188,7 +188,7 @@ describe.skipIf(!run)('the web console in Chromium against steerlog serve', () =
     expect(await page.getByRole('button', { name: /Steer queued message g1/ }).isDisabled()).toBe(true);
     await shot(page, 'live-stopped-parked', true);
 
-    const generation = async () => Number(/stream generation (\d+)/.exec((await page.locator('.status').textContent()) ?? '')?.[1]);
+    const generation = async () => Number(await page.locator('[data-connections]').getAttribute('data-connections'));
     const before = await generation();
     await page.getByRole('button', { name: 'Reconnect stream' }).click();
     await expect.poll(generation).toBe(before + 1);

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { HOST_RESULT_SCHEMAS, ServerResponseSchema, type HostErrorBody, type HostMethod, type HostRequest, type HostResult } from '../../../runtime/host/schemas.js';
 import type { SessionAudit } from '../../../runtime/host/session-audit.js';
 import type { ConsoleChain } from '../../http/console-reads.js';
+import type { SessionOverview } from '../../http/console-overview.js';
 import type { SessionTimeline } from '../../../audit/session-timeline.js';
 import { consoleAuth, type ConsoleAuth } from './auth.js';
 
@@ -57,6 +58,8 @@ export interface ConsoleClient {
   fetchChain(sessionId: string, anchor?: string): Promise<ConsoleChain>;
   /** The data of the session's timeline chart. */
   fetchTimeline(sessionId: string): Promise<SessionTimeline>;
+  /** The sessions list's overview of up to 100 sessions. */
+  fetchOverview(ids: readonly string[]): Promise<readonly SessionOverview[]>;
   /** The text of `steerlog audit --json` for the whole session. */
   fetchExport(sessionId: string): Promise<string>;
 }
@@ -137,6 +140,10 @@ export const createConsoleClient = (options: ConsoleClientOptions = {}): Console
 
     async fetchTimeline(sessionId) {
       return (await getJson(`/api/timeline/${encodeURIComponent(sessionId)}`, `timeline of ${sessionId}`)) as SessionTimeline;
+    },
+
+    async fetchOverview(ids) {
+      return ((await getJson(`/api/overview?ids=${ids.map(encodeURIComponent).join(',')}`, 'overview')) as { sessions: SessionOverview[] }).sessions;
     },
 
     async fetchExport(sessionId) {

@@ -33,15 +33,32 @@ const Conversation = ({ state }: { state: MirrorState }) => {
       {state.conversation.map((e) => (
         <ConversationItem key={e.seq} entry={e} details />
       ))}
+      {state.streaming ? (
+        <li class="bubble assistant streaming" data-streaming>
+          <div class="meta">assistant · streaming (turn {state.streaming.turn}, step {state.streaming.step})</div>
+          <div class="text">{state.streaming.text}</div>
+        </li>
+      ) : null}
       {state.running ? (
-        <li class="status-row" role="status">
-          Running…
+        <li class="status-row" data-running-step>
+          {state.step ? `Running turn ${state.step.turn}, step ${state.step.step}` : 'Running…'}
+          {state.step && state.step.tools.length > 0 ? (
+            <ul class="tool-calls" aria-label="Tool calls of the running step">
+              {state.step.tools.map((t) => (
+                <li key={t.callId} data-tool-call={t.name} data-tool-state={t.state}>
+                  tool <code>{t.name}</code>: {t.state === 'running' ? 'running…' : t.state === 'done' ? 'done' : 'failed'}
+                </li>
+              ))}
+            </ul>
+          ) : null}
         </li>
       ) : null}
       {steering.map((r) => (
         <li key={`pending-${r.id}`} class="bubble user pending" data-pending-steering={r.id}>
           <div class="meta">
-            <span class="class-label class-steering">steering (pending)</span> <CopyButton text={r.text ?? r.preview} />
+            <span class="class-label class-steering">steering (pending)</span>
+            <span data-pending-why>enters at the next step boundary</span>
+            {r.actor !== null ? <span>· {r.actor}</span> : null} <CopyButton text={r.text ?? r.preview} />
           </div>
           <div class="text">{r.text ?? r.preview}</div>
         </li>
@@ -75,7 +92,7 @@ export const LiveView = ({ sessionId }: { sessionId: string }) => {
 
   useEffect(() => {
     const stream = openStream([sessionId], (frame) => {
-      dispatch({ kind: 'frame', frame });
+      dispatch({ kind: 'frame', frame, at: Date.now() });
       if (frame.type === 'session/event' && frame.event.type === 'user/message' && frame.sessionId === sessionId) {
         const seq = frame.event.seq;
         void call('session.history', { sessionId, after: seq - 1, limit: 1 }).then((r) => {
@@ -149,11 +166,17 @@ export const LiveView = ({ sessionId }: { sessionId: string }) => {
           Session <code>{sessionId}</code>
         </h1>
         <p class="status" role="status" aria-live="polite" data-running={state.running ? 'true' : 'false'}>
-          Status: <strong>{state.running ? 'running' : parked ? 'idle — work parked' : 'idle'}</strong> · stream generation {state.generation}
+          Status: <strong>{state.running ? 'running' : parked ? 'idle — work parked' : 'idle'}</strong> ·{' '}
+          <span data-connections={state.generation}>
+            {state.generation === 0 ? 'live stream connecting…' : state.generation === 1 ? 'live stream connected' : `live stream connected (reconnected ${state.generation - 1}×)`}
+          </span>
           {state.streamError ? ` · stream error: ${state.streamError}` : ''}
         </p>
         <nav class="header-actions" aria-label="Session actions">
-          <a href={`#/audit/${encodeURIComponent(sessionId)}`}>Audit this session</a>
+          <a class="button-link" href={`#/audit/${encodeURIComponent(sessionId)}`}>
+            Audit this session
+          </a>
+          <span class="spacer" aria-hidden="true" />
           <button type="button" onClick={() => setStreamKey((k) => k + 1)}>
             Reconnect stream
           </button>
@@ -170,7 +193,7 @@ export const LiveView = ({ sessionId }: { sessionId: string }) => {
           </p>
         ))}
       </div>
-      <QueueDock rows={state.rows} running={state.running} actions={actions} />
+      <QueueDock rows={state.rows} running={state.running} actions={actions} seenAt={state.seenAt} />
       {parked ? (
         <p class="parked">
           Queued work is parked (nothing runs it until the next send).{' '}

@@ -86,9 +86,13 @@ describe('the console chain answer is `steerlog verify --json`', () => {
     const audited = await cli(auditCommand, ['--store', `jsonl:${dir}`, 'chain-1', '--json']);
     expect(exported).toEqual(audited);
 
-    const seq = editStreamFile(dir, 'chain-1', 'second prompt', 'forged prompt');
+    const seq = await editStreamFile(dir, 'chain-1', 'second prompt', 'forged prompt');
     host = await open();
     const broken = await get<ConsoleChain>(host, '/api/chain/chain-1');
+    const listed = await host.rpc('session.list', {});
+    expect(listed.result.ok).toBe(true); // the store's index was rebuilt over the edit: the host lists the session
+    const overview = await get<{ sessions: { chain: string }[] }>(host, '/api/overview?ids=chain-1');
+    expect(overview.sessions.map((o) => o.chain)).toEqual(['broken']);
     await host.close();
     host = null;
     for (const s of stores.splice(0)) await s.close();
