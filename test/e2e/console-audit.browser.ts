@@ -223,6 +223,7 @@ describe.skipIf(!run)('the audit view: chain, rows, timeline, export (steerlog s
     expect((await serve.rpc('session.create', { sessionId: 'live-1' })).result.ok).toBe(true);
     await page.goto(`${serve.url}/#/live/live-1`);
     await page.getByLabel('Message', { exact: true }).waitFor();
+    await page.locator('[data-connections="1"]').waitFor();
     await prompt('live-1', '[stream:st1] explain the outage');
     await page.locator('[data-streaming] .text', { hasText: 'streamed words for st1' }).waitFor();
     expect(await page.locator('[data-running-step]').textContent()).toMatch(/^Running turn 1, step 1/);

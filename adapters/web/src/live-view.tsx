@@ -2,15 +2,16 @@ import { useEffect, useReducer, useRef, useState } from 'preact/hooks';
 import { call, type CallError } from './api.js';
 import { openStream } from './stream.js';
 import { composerIntent } from './composer-policy.js';
-import { entryOf, initialMirror, reduceMirror, type ConversationEntry, type MessageClass, type MirrorRow, type MirrorState } from './mirror.js';
+import { entryOf, initialMirror, reduceMirror, runningStepOf, type ConversationEntry, type MessageClass, type MirrorRow, type MirrorState } from './mirror.js';
 import { QueueDock } from './queue-dock.js';
 import { ConversationItem, CopyButton } from './conversation-item.js';
 
 /** The two refusals a steer can meet by losing a race: the console stays silent on them. */
 const RACE_CODES: ReadonlySet<string> = new Set(['queue-item-not-found', 'steer-unavailable']);
 
-const loadHistory = async (sessionId: string): Promise<{ entries: ConversationEntry[]; lastSeq: number } | CallError> => {
+const loadHistory = async (sessionId: string): Promise<{ entries: ConversationEntry[]; lastSeq: number; current: ReturnType<typeof runningStepOf> } | CallError> => {
   const entries: ConversationEntry[] = [];
+  const step: { type: string; data?: unknown }[] = [];
   let after = -1;
   let lastSeq = -1;
   for (;;) {
@@ -19,9 +20,11 @@ const loadHistory = async (sessionId: string): Promise<{ entries: ConversationEn
     for (const { event, class: cls } of page.value.events) {
       const entry = entryOf(event, (cls as MessageClass | undefined) ?? null);
       if (entry) entries.push(entry);
+      if (event.type === 'step/start') step.length = 0;
+      step.push(event);
     }
     lastSeq = page.value.lastSeq;
-    if (page.value.nextAfter === null) return { entries, lastSeq };
+    if (page.value.nextAfter === null) return { entries, lastSeq, current: runningStepOf(step) };
     after = page.value.nextAfter;
   }
 };
@@ -83,7 +86,7 @@ export const LiveView = ({ sessionId }: { sessionId: string }) => {
     const h = await loadHistory(sessionId);
     if ('code' in h) return notify(`Could not load the session: ${h.message}`);
     const got = await call('session.get', { sessionId });
-    dispatch({ kind: 'history', entries: h.entries, lastSeq: h.lastSeq, ...(got.ok ? { running: got.value.running } : {}) });
+    dispatch({ kind: 'history', entries: h.entries, lastSeq: h.lastSeq, current: h.current, ...(got.ok ? { running: got.value.running } : {}) });
   };
 
   useEffect(() => {

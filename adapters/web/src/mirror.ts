@@ -112,7 +112,7 @@ export const entryOf = (event: { readonly seq: number; readonly time?: number; r
 /** What changes the mirror. */
 export type MirrorAction =
   | { readonly kind: 'frame'; readonly frame: HostFrame; /** When it arrived (ms): a queue row's first sight. @defaultValue 0 */ readonly at?: number }
-  | { readonly kind: 'history'; readonly entries: readonly ConversationEntry[]; readonly lastSeq: number; readonly running?: boolean }
+  | { readonly kind: 'history'; readonly entries: readonly ConversationEntry[]; readonly lastSeq: number; readonly running?: boolean; /** The running step as the history ends (`runningStepOf`). */ readonly current?: Pick<MirrorState, 'streaming' | 'step'> }
   | { readonly kind: 'classified'; readonly seq: number; readonly class: MessageClass };
 
 /**
@@ -128,7 +128,8 @@ export const reduceMirror = (state: MirrorState, action: MirrorAction): MirrorSt
       const bySeq = new Map(state.conversation.map((e) => [e.seq, e] as const));
       for (const e of action.entries) bySeq.set(e.seq, e);
       const conversation = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
-      return { ...state, conversation, lastSeq: Math.max(state.lastSeq, action.lastSeq), gap: false, ...(action.running !== undefined ? { running: action.running } : {}) };
+      const current = action.current && action.lastSeq >= state.lastSeq ? action.current : {};
+      return { ...state, ...current, conversation, lastSeq: Math.max(state.lastSeq, action.lastSeq), gap: false, ...(action.running !== undefined ? { running: action.running } : {}) };
     }
     case 'classified':
       return { ...state, conversation: state.conversation.map((e) => (e.kind === 'user' && e.seq === action.seq ? { ...e, class: action.class } : e)) };
@@ -196,4 +197,11 @@ const runningStep = (state: MirrorState, event: { readonly type: string; readonl
     default:
       return { streaming, step };
   }
+};
+
+/** The running step at the end of a history (its streamed text and tool calls): what a console that opens mid-step shows. */
+export const runningStepOf = (events: readonly { readonly type: string; readonly data?: unknown }[]): Pick<MirrorState, 'streaming' | 'step'> => {
+  let state: MirrorState = initialMirror('');
+  for (const e of events) state = { ...state, ...runningStep(state, e) };
+  return { streaming: state.streaming, step: state.step };
 };

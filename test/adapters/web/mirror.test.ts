@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { initialMirror, previewOf, reduceMirror, type MirrorState } from '../../../adapters/web/src/mirror.js';
+import { initialMirror, previewOf, reduceMirror, runningStepOf, type MirrorState } from '../../../adapters/web/src/mirror.js';
 import type { HostFrame, QueueRow } from '../../../runtime/host/schemas.js';
 
 const msg = (id: string, text: string, kind = 'user'): QueueRow['message'] => ({ id, role: 'user', content: [{ type: 'text', text }], source: { kind } });
@@ -77,5 +77,14 @@ describe('the console mirror', () => {
     s = reduceMirror(s, { kind: 'frame', frame: queue(row('A', 'alice'), row('B')), at: 200 });
     expect([...s.seenAt]).toEqual([['A', 100], ['B', 200]]);
     expect(s.rows.map((r) => r.actor)).toEqual(['alice', null]);
+  });
+
+  it('a console that opens mid-step takes the streamed text so far from the history', () => {
+    const current = runningStepOf([
+      { type: 'step/start', data: { turn: 2, step: 1 } },
+      { type: 'assistant/chunk', data: { turn: 2, step: 1, chunk: { type: 'text', text: 'so far' } } },
+    ]);
+    const s = reduceMirror(initialMirror('s'), { kind: 'history', entries: [], lastSeq: 5, current });
+    expect([s.streaming, s.step]).toEqual([{ turn: 2, step: 1, text: 'so far' }, { turn: 2, step: 1, tools: [] }]);
   });
 });
