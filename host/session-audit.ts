@@ -20,6 +20,8 @@ export interface SessionAudit {
   readonly lastSeq: number;
   /** The seq the log was folded up to (inclusive). */
   readonly at: number;
+  /** The time of the event at `at` (ms since the epoch); null before the first event. */
+  readonly atTime: number | null;
   /** The audit report of the events up to `at`: the same derivation as `steerlog audit --json`. */
   readonly report: AuditReport;
   /** Both pending lists at `at`, with previews. */
@@ -62,7 +64,7 @@ const advance = (folds: Folds, e: LogEvent): void => {
   folds.lastId = e.id;
 };
 
-const answer = (sessionId: string, lastSeq: number, at: number, folds: Folds, messageId: string | undefined): SessionAudit => {
+const answer = (sessionId: string, lastSeq: number, at: number, atTime: number | null, folds: Folds, messageId: string | undefined): SessionAudit => {
   const report = folds.auditor.report();
   const fates = folds.fates.fates;
   const admittedBy = (f: MessageFate): string | null => {
@@ -82,6 +84,7 @@ const answer = (sessionId: string, lastSeq: number, at: number, folds: Folds, me
     sessionId,
     lastSeq,
     at,
+    atTime,
     report,
     pending: { nextTurn: report.inbox.nextTurn.map(byId), nextStep: report.inbox.nextStep.map(byId) },
     inputs: [...fates.values()].map(input),
@@ -100,7 +103,7 @@ export const auditSession = (sessionId: string, events: readonly LogEvent[], opt
   const at = clampAt(events, options.at);
   const folds = newFolds(sessionId);
   for (let i = 0; i <= at; i++) advance(folds, events[i]!);
-  return answer(sessionId, events.length - 1, at, folds, options.messageId);
+  return answer(sessionId, events.length - 1, at, events[at]?.time ?? null, folds, options.messageId);
 };
 
 /** Options of {@link createSessionAuditCache}. */
@@ -133,7 +136,7 @@ export const createSessionAuditCache = (options: SessionAuditCacheOptions = {}) 
       if (n > 0 && n % every === 0) await new Promise((resolve) => setTimeout(resolve, 0));
       advance(folds, events[i]!);
     }
-    return answer(sessionId, events.length - 1, at, folds, request.messageId);
+    return answer(sessionId, events.length - 1, at, events[at]?.time ?? null, folds, request.messageId);
   };
   return {
     audit(sessionId: string, events: readonly LogEvent[], request: AuditSessionOptions = {}): Promise<SessionAudit> {

@@ -20,6 +20,9 @@ import type { BearerToken } from '../http/auth.js';
 import { isTokenFileError, readTokenFile } from './token-file.js';
 import { ModelSpecError, openModel, readModelKeyFile } from './serve-model.js';
 import { batchedLines } from './batched-lines.js';
+import { serveChainOptions } from './serve-chain-options.js';
+import { isSigningKeyError } from '../chain/ed25519.js';
+import { storeConsolePorts } from '../http/console-ports.js';
 
 export const SERVE_USAGE = `usage: steerlog serve [options]
   --store <spec>          where sessions live: jsonl:<dir> | postgres://… | memory:   (default ${DEFAULT_STORE_SPEC})
@@ -49,7 +52,9 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
                           optional @opentelemetry/* packages; no message content; docs/observability.md)
   --encrypt               store content and tool payloads encrypted, so that steerlog erase can erase them (keys in
                           <dir>/keys.json for jsonl:<dir>, in the steerlog_data_keys table for postgres://…)
-  --keys <spec>           --encrypt with the data keys there: file:<path> | postgres://…`;
+  --keys <spec>           --encrypt with the data keys there: file:<path> | postgres://…
+  --signing-key <pem>     sign a chain/head at every checkpoint with this Ed25519 private key (or STEERLOG_SIGNING_KEY)
+  --pubkey <pem>[,<pem>…] public keys the console checks signed chain heads with (as steerlog verify --pubkey)`;
 
 const intOption = (value: string | undefined, name: string, fallback: number): number => {
   if (value === undefined) return fallback;
@@ -80,7 +85,7 @@ const imageLimit = (value: string | undefined, limits: PromptLimits): number => 
  */
 export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> => {
   const args = parseCommandArgs(argv, {
-    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'model-base-url', 'model-key-file', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys', 'otlp', 'log-format'],
+    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'model-base-url', 'model-key-file', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys', 'otlp', 'log-format', 'signing-key', 'pubkey'],
     flags: ['reference-frames', 'help', 'encrypt'],
   });
   if (args.ok && args.flags['help']) {
@@ -122,6 +127,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       ...(v['model-base-url'] !== undefined ? { baseUrl: v['model-base-url'] } : {}),
       ...(apiKey !== undefined ? { apiKey } : {}),
     });
+    const chain = serveChainOptions(v['signing-key'], v.pubkey);
     store = await openStore(spec);
     if (args.flags.encrypt === true || v.keys !== undefined) {
       const keySpec = v.keys ?? defaultKeyStoreSpec(spec);
@@ -132,7 +138,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     // continuable children: the model tools (send_message, interrupt_agent, list_agents, report) and the subagent.* routes
     let children!: ChildManager;
     telemetry = v.otlp !== undefined ? await createOtelTelemetry({ endpoint: v.otlp }) : undefined;
-    const runtime = createRuntime({ store, model, writeBatchDelayMs, logger, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}), ...(telemetry ? { telemetry } : {}) });
+    const runtime = createRuntime({ store, model, writeBatchDelayMs, logger, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}), ...(telemetry ? { telemetry } : {}), ...(chain.signer ? { signer: chain.signer } : {}) });
     children = new ChildManager({ runtime, logger });
     const holder: { url?: string } = {};
     if (/^postgres(ql)?:\/\//.test(spec)) {
@@ -152,6 +158,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       ...(v.cors ? { corsOrigins: v.cors.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       ...(v['allowed-hosts'] ? { allowedHosts: v['allowed-hosts'].split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       ...(logFormat === 'json' ? { logger } : { log: stderrLines.line }),
+      console: { keys, ports: storeConsolePorts(store, { verifiers: chain.verifiers, keys }) },
     });
     holder.url = server.url;
     io.stdout.write(`steerlog serve: listening on ${server.url} (store ${redact(spec)}, model ${v.model ?? 'echo'}, host ${hostId})\n`);
@@ -170,7 +177,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     return 0;
   } catch (e) {
     // a bad option value or token file is a usage error (2); a store or model that cannot be opened, a port in use: 3
-    return reportFailure(io, 'serve', isHostConfigError(e) || e instanceof ModelSpecError || isTokenFileError(e) ? new UsageError(e.message) : e, false);
+    return reportFailure(io, 'serve', isHostConfigError(e) || e instanceof ModelSpecError || isTokenFileError(e) || isSigningKeyError(e) ? new UsageError(e.message) : e, false);
   } finally {
     await telemetry?.shutdown().catch(() => {});
     await store?.close().catch(() => {});

@@ -5,7 +5,7 @@ import type { Host } from '../../host/host.js';
 import { ClientRequestSchema, INVALID_REQUEST_RPC_ID, isHostMethod, type ServerResponse } from '../../host/schemas.js';
 import { authenticate, type BearerToken } from './auth.js';
 import { declaredBodyLimit } from './body-limit.js';
-import { registerConsoleRoutes } from './console-routes.js';
+import { registerConsoleRoutes, type ConsoleRoutesOptions } from './console-routes.js';
 import { doorRefusal, type DoorPolicy } from './door-checks.js';
 import { parseJsonBody } from './json-body.js';
 import { logAt, type Logger } from '../../runtime/logger.js';
@@ -39,6 +39,8 @@ export interface HttpAppOptions {
   readonly sse?: SseOptions;
   /** Where the built console lives; null serves none (every non-API path is 404). @defaultValue the package's `dist/console` */
   readonly consoleDir?: string | null;
+  /** The console's chain, export and content-opening wiring (see {@link ConsoleRoutesOptions}). @defaultValue over the host's store, no public keys, no data keys */
+  readonly console?: Omit<ConsoleRoutesOptions, 'assetsDir'>;
   /** One line per request and per failure, each with its request id. @defaultValue stderr */
   readonly log?: (line: string) => void;
   /**
@@ -170,7 +172,7 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
   );
 
   if (options.observability) registerObservabilityRoutes(app, options.observability, tokens);
-  registerConsoleRoutes(app, host, options.consoleDir !== undefined ? { assetsDir: options.consoleDir } : {});
+  registerConsoleRoutes(app, host, { ...options.console, ...(options.consoleDir !== undefined ? { assetsDir: options.consoleDir } : {}) });
 
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((e, c) => {

@@ -8,6 +8,12 @@ import type { Host } from '../../host/host.js';
 import type { LogEvent } from '../../domain/events.js';
 import { createSessionAuditCache } from '../../host/session-audit.js';
 import { HostSessionIdSchema } from '../../host/schemas.js';
+import { createKeyring, openEnvelopeNow } from '../../runtime/content-opener.js';
+import type { KeyStore } from '../../runtime/ports/key-store.js';
+import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
+import { storeConsolePorts, type ConsolePorts } from './console-ports.js';
+import { registerConsoleReads } from './console-reads.js';
+import { registerConsoleOverview } from './console-overview.js';
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -36,15 +42,18 @@ export const consoleAssetsDir = (): string | null => {
  * and stops at the first event it refuses, so an invalid log is reported rather than refused. The log is
  * append-only, so the events already read are kept (for a few sessions) and only later ones are read again.
  */
-const storedReader = (host: Host, keep = 4) => {
+const storedReader = (host: Host, keys: KeyStore | null, keep = 4) => {
   const cache = new Map<string, LogEvent[]>();
   return async (sessionId: string): Promise<readonly LogEvent[]> => {
     const held = cache.get(sessionId) ?? [];
     cache.delete(sessionId);
     const out = [...held];
+    // sealed content opened with the host's data keys (as `audit` reads it): text, `[erased]` or `[encrypted]`
+    const keyring = keys ? createKeyring(keys) : null;
     for await (const r of host.store.read(sessionId, { from: BigInt(out.length) })) {
       // with its metadata: the audit shows who did what (metadata.actor)
-      out.push({ seq: Number(r.revision), id: r.id, time: r.time, type: r.type, data: r.data, ...(r.ignorable ? { ignorable: true } : {}), ...(r.metadata !== undefined ? { metadata: r.metadata } : {}) } as LogEvent);
+      const raw = envelopeOfRecorded(r);
+      out.push((keyring ? await openEnvelopeNow(raw, keyring) : raw) as LogEvent);
     }
     cache.set(sessionId, out);
     while (cache.size > keep) cache.delete(cache.keys().next().value!);
@@ -56,6 +65,10 @@ const storedReader = (host: Host, keep = 4) => {
 export interface ConsoleRoutesOptions {
   /** Where the built console lives. @defaultValue {@link consoleAssetsDir} */
   readonly assetsDir?: string | null;
+  /** The chain verification and the CLI's audit report for the console. @defaultValue {@link storeConsolePorts} over the host's store, no public keys */
+  readonly ports?: ConsolePorts;
+  /** The data keys stored sessions are opened with. @defaultValue null: sealed content reads `[encrypted]` */
+  readonly keys?: KeyStore | null;
 }
 
 /**
@@ -69,7 +82,11 @@ export interface ConsoleRoutesOptions {
  */
 export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: ConsoleRoutesOptions = {}): void => {
   const audits = createSessionAuditCache();
-  const readStored = storedReader(host);
+  const keys = options.keys ?? null;
+  const readStored = storedReader(host, keys);
+  const eventsOf = async (sessionId: string): Promise<readonly LogEvent[]> => host.live.get(sessionId)?.agent.events ?? (await readStored(sessionId));
+  registerConsoleReads(app, eventsOf, options.ports ?? storeConsolePorts(host.store, { keys }));
+  registerConsoleOverview(app, host.store, keys);
   app.get('/api/whoami', (c) => c.json({ principal: (c.get('principal') as Principal).id }));
   app.get('/api/audit/:sessionId', async (c) => {
     const sessionId = c.req.param('sessionId');
@@ -78,8 +95,7 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
     const at = rawAt === undefined || rawAt === '' ? undefined : Number(rawAt);
     if (at !== undefined && (!Number.isSafeInteger(at) || at < -1)) return c.json({ error: 'at must be an integer seq' }, 400);
     const messageId = c.req.query('message');
-    const live = host.live.get(sessionId);
-    const events = live ? live.agent.events : await readStored(sessionId);
+    const events = await eventsOf(sessionId);
     if (events.length === 0) return c.json({ error: 'session-not-found', sessionId }, 404);
     return c.json(await audits.audit(sessionId, events, { ...(at !== undefined ? { at } : {}), ...(messageId ? { messageId } : {}) }));
   });

@@ -59,7 +59,7 @@ describe.skipIf(!run)('the web console shows who did what (steerlog serve --toke
       ['alice', expect.stringMatching(/· admitted \S+, by alice \(user\)$/)],
       ['bob', expect.stringMatching(/· admitted bob-1, by bob \(user\)$/)],
     ]);
-    await page.getByRole('button', { name: /bob-1/ }).click();
+    await page.getByRole('button', { name: /what happened to bob-1/ }).click();
     await page.locator('[data-fate="bob-1"]').waitFor();
     expect((await page.locator('[data-fate="bob-1"] li').allTextContents())[0]).toMatch(/^seq \d+ · .* · admitted to next-turn, by bob \(user\)$/);
     const aliceInput = page.getByRole('button', { name: /· alice$/ });

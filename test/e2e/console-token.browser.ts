@@ -78,7 +78,7 @@ describe.skipIf(!run)('the web console against steerlog serve --token', () => {
     await expect.poll(() => page.locator('.status').getAttribute('data-running')).toBe('false');
 
     // the stream reconnects with the token
-    const generation = async () => Number(/stream generation (\d+)/.exec((await page.locator('.status').textContent()) ?? '')?.[1]);
+    const generation = async () => Number(await page.locator('[data-connections]').getAttribute('data-connections'));
     const before = await generation();
     await page.getByRole('button', { name: 'Reconnect stream' }).click();
     await expect.poll(generation).toBe(before + 1);

@@ -53,7 +53,7 @@ describe.skipIf(!run)('the web console in Chromium against steerlog serve', () =
 
   it('lists the stored session and shows its audit: the scrubber gives the pending lists at chosen seqs, the fate of an input', async () => {
     await page.goto(`${serve.url}/`);
-    await expect.poll(() => page.locator(`[data-session="${EXAMPLE}"]`).textContent()).toContain('stored');
+    await expect.poll(() => page.locator(`[data-session="${EXAMPLE}"]`).textContent()).toContain('parked'); // stored, with prompt-3 and ctx-parked waiting
     await shot(page, 'sessions', true);
     await page.getByRole('link', { name: `Audit ${EXAMPLE}` }).click();
     await page.locator('[data-turn="2"]').waitFor();
@@ -70,14 +70,14 @@ describe.skipIf(!run)('the web console in Chromium against steerlog serve', () =
     await shot(page, 'audit-seq-11', true);
     expect(await listAt(13)).toEqual({ nextTurn: ['prompt-2'], nextStep: [] });
     expect(await listAt(28)).toEqual({ nextTurn: ['prompt-3'], nextStep: ['ctx-parked'] });
-    expect(await page.locator('[data-class-id]').evaluateAll((els) => els.map((e) => e.textContent))).toEqual([
-      'seq 6 prompt-1: prompt',
-      'seq 15 steer-1: steering',
-      'seq 16 ctx-1: context',
-      'seq 23 prompt-2: prompt',
+    expect(await page.locator('[data-class-id]').evaluateAll((els) => els.map((e) => [e.getAttribute('data-class-id'), e.querySelector('.seq')!.textContent, e.querySelector('strong')!.textContent, e.querySelector('.text')!.textContent]))).toEqual([
+      ['prompt-1', 'seq 6', 'prompt', 'Summarize the build log'],
+      ['steer-1', 'seq 15', 'steering', 'Only the failing tests, please'],
+      ['ctx-1', 'seq 16', 'context', 'ctx-1'],
+      ['prompt-2', 'seq 23', 'prompt', 'Then open a ticket'],
     ]);
 
-    await page.getByRole('button', { name: /steer-1/ }).click();
+    await page.getByRole('button', { name: /what happened to steer-1/ }).click();
     await page.locator('[data-fate="steer-1"]').waitFor();
     expect(await page.locator('[data-fate="steer-1"] li').allTextContents()).toEqual([
       // the example log was written without actors: the console says so, and guesses nobody
@@ -188,7 +188,7 @@ describe.skipIf(!run)('the web console in Chromium against steerlog serve', () =
     expect(await page.getByRole('button', { name: /Steer queued message g1/ }).isDisabled()).toBe(true);
     await shot(page, 'live-stopped-parked', true);
 
-    const generation = async () => Number(/stream generation (\d+)/.exec((await page.locator('.status').textContent()) ?? '')?.[1]);
+    const generation = async () => Number(await page.locator('[data-connections]').getAttribute('data-connections'));
     const before = await generation();
     await page.getByRole('button', { name: 'Reconnect stream' }).click();
     await expect.poll(generation).toBe(before + 1);

@@ -1,6 +1,9 @@
 import type { z } from 'zod';
 import { HOST_RESULT_SCHEMAS, ServerResponseSchema, type HostErrorBody, type HostMethod, type HostRequest, type HostResult } from '../../../host/schemas.js';
 import type { SessionAudit } from '../../../host/session-audit.js';
+import type { ConsoleChain } from '../../http/console-reads.js';
+import type { SessionOverview } from '../../http/console-overview.js';
+import type { SessionTimeline } from '../../../audit/session-timeline.js';
 import { consoleAuth, type ConsoleAuth } from './auth.js';
 
 /** The refusal the console reports when the host answered 401: the view is replaced by the sign-in prompt. */
@@ -51,6 +54,14 @@ export interface ConsoleClient {
   fetchAudit(sessionId: string, at?: number, message?: string): Promise<SessionAudit>;
   /** Asks the host which principal `token` authenticates, without keeping the token or reporting a 401. */
   whoami(token: string | null): Promise<WhoamiOutcome>;
+  /** The session's chain verification (`verify --json`'s answer) and signed heads; `anchor` as `<seq>:<hash>`. */
+  fetchChain(sessionId: string, anchor?: string): Promise<ConsoleChain>;
+  /** The data of the session's timeline chart. */
+  fetchTimeline(sessionId: string): Promise<SessionTimeline>;
+  /** The sessions list's overview of up to 100 sessions. */
+  fetchOverview(ids: readonly string[]): Promise<readonly SessionOverview[]>;
+  /** The text of `steerlog audit --json` for the whole session. */
+  fetchExport(sessionId: string): Promise<string>;
 }
 
 const UNAUTHORIZED: UnauthorizedError = { code: 'unauthorized', message: 'the host needs a valid token: sign in', details: {} };
@@ -68,6 +79,22 @@ export const createConsoleClient = (options: ConsoleClientOptions = {}): Console
       ...init,
       headers: { ...(init.headers as Record<string, string> | undefined), ...(token !== null ? { authorization: `Bearer ${token}` } : {}) },
     });
+
+  /** GET `path`; a 401 brings up the sign-in prompt, any other failure is an AuditRequestError naming `what`. */
+  const getChecked = async (path: string, what: string): Promise<Response> => {
+    const token = auth.token();
+    const res = await send(path, {}, token);
+    if (res.status === 401) {
+      auth.unauthorized(token);
+      throw new AuditRequestError('audit-unauthorized', UNAUTHORIZED.message);
+    }
+    if (!res.ok) {
+      const body = (await res.json().catch(() => null)) as { error?: unknown } | null;
+      throw new AuditRequestError('audit-failed', `${what}: HTTP ${res.status}${typeof body?.error === 'string' ? ` (${body.error})` : ''}`);
+    }
+    return res;
+  };
+  const getJson = async (path: string, what: string): Promise<unknown> => (await getChecked(path, what)).json();
 
   return {
     async call(method, payload) {
@@ -105,6 +132,23 @@ export const createConsoleClient = (options: ConsoleClientOptions = {}): Console
       }
       if (!res.ok) throw new AuditRequestError('audit-failed', `audit of ${sessionId}: HTTP ${res.status}`);
       return (await res.json()) as SessionAudit;
+    },
+
+    async fetchChain(sessionId, anchor) {
+      return (await getJson(`/api/chain/${encodeURIComponent(sessionId)}${anchor ? `?anchor=${encodeURIComponent(anchor)}` : ''}`, `chain of ${sessionId}`)) as ConsoleChain;
+    },
+
+    async fetchTimeline(sessionId) {
+      return (await getJson(`/api/timeline/${encodeURIComponent(sessionId)}`, `timeline of ${sessionId}`)) as SessionTimeline;
+    },
+
+    async fetchOverview(ids) {
+      return ((await getJson(`/api/overview?ids=${ids.map(encodeURIComponent).join(',')}`, 'overview')) as { sessions: SessionOverview[] }).sessions;
+    },
+
+    async fetchExport(sessionId) {
+      const res = await getChecked(`/api/export/${encodeURIComponent(sessionId)}`, `export of ${sessionId}`);
+      return res.text();
     },
 
     async whoami(token) {

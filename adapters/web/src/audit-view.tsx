@@ -1,8 +1,12 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ActorAction } from '../../../domain/actor-actions.js';
 import type { FateEntry, MessageFate } from '../../../domain/message-fate.js';
 import type { AuditInput, SessionAudit } from '../../../host/session-audit.js';
-import { fetchAudit } from './api.js';
+import type { SessionTimeline, TimelineInput } from '../../../audit/session-timeline.js';
+import { consoleClient, fetchAudit } from './api.js';
+import { ChainPanel } from './chain-panel.js';
+import { CopyId } from './copy-id.js';
+import { TimelineChart } from './timeline-chart.js';
 import { VirtualList } from './virtual-list.js';
 
 const time = (t: number) => new Date(t).toISOString().replace('T', ' ').replace('Z', ' UTC');
@@ -33,7 +37,35 @@ export const describeFate = (e: FateEntry): string => {
   }
 };
 
-const PendingList = ({ title, items }: { title: string; items: readonly AuditInput[] }) => (
+/** What the timeline knows of each input id (its last admission): text, actor, class and times. */
+type InputInfo = Map<string, TimelineInput>;
+
+const clock = (t: number | null): string => (t === null ? '—' : new Date(t).toISOString().slice(11, 23));
+
+/** One input in a row: its text, class, actor, times and the id (copyable). */
+const InputRow = ({ id, info, fallback }: { id: string; info: InputInfo; fallback?: { preview: string; source: string; actor: string | null } }) => {
+  const i = info.get(id);
+  const text = i?.text ?? fallback?.preview ?? '';
+  return (
+    <span class="row" data-input-row={id}>
+      <ClassChip cls={i?.class ?? null} />
+      <span class={`text${text === '[encrypted]' || text === '[erased]' ? ' sealed' : ''}`} data-text>
+        {text || '(no text)'}
+      </span>
+      <span class="who">{i?.actor ?? fallback?.actor ?? 'no actor recorded'}</span>
+      {i ? (
+        <span class="when">
+          {clock(i.admitted)} → {i.claimed !== null ? clock(i.claimed) : i.outcome}
+        </span>
+      ) : null}
+      <CopyId id={id} label="message id" />
+    </span>
+  );
+};
+
+const ClassChip = ({ cls }: { cls: string | null }) => <span class={`class-label class-${cls ?? 'pending'}`}>{cls ?? 'not entered'}</span>;
+
+const PendingList = ({ title, items, info }: { title: string; items: readonly AuditInput[]; info: InputInfo }) => (
   <section class="pending" aria-label={title}>
     <h3>
       {title} ({items.length})
@@ -41,7 +73,7 @@ const PendingList = ({ title, items }: { title: string; items: readonly AuditInp
     {items.length === 0 ? (
       <p class="empty">empty</p>
     ) : (
-      <VirtualList items={items} rowHeight={26} height={160} label={title} render={(i) => <span data-pending-id={i.id}><code>{i.id}</code> [{i.source}] {i.preview}</span>} />
+      <VirtualList items={items} rowHeight={30} height={160} label={title} render={(i) => <span data-pending-id={i.id}><InputRow id={i.id} info={info} fallback={i} /></span>} />
     )}
   </section>
 );
@@ -71,10 +103,28 @@ export const describeAction = (a: ActorAction): string => {
   return `${what}, ${describeActor(a)}`;
 };
 
-/** The audit view: turn timeline, consumed-work verdict, time-travel scrubber over both pending lists and the classification, and each input's fate. */
+/** Downloads `text` as a file named `name` (a Blob URL on a link clicked once). */
+const download = (name: string, text: string): void => {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+};
+
+/**
+ * The audit view: the chain panel, the timeline chart (with queue depth and claim latency), the time-travel
+ * scrubber over both pending lists and the classification, the turns with their times, each input's text, actor,
+ * class and fate, and who did what. Exports the report `steerlog audit --json` prints, and prints as a report.
+ */
 export const AuditView = ({ sessionId }: { sessionId: string }) => {
   const [audit, setAudit] = useState<SessionAudit | null>(null);
+  const [timeline, setTimeline] = useState<SessionTimeline | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const [at, setAt] = useState<number | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const [fate, setFate] = useState<MessageFate | null | undefined>(undefined);
@@ -96,53 +146,97 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
     return () => clearTimeout(timer);
   }, [sessionId, at, selected]);
 
-  if (error) return <main><p role="alert">{error}</p></main>;
-  if (!audit) return <main><p role="status">Folding the log…</p></main>;
+  const lastSeq = audit?.lastSeq;
+  useEffect(() => {
+    if (lastSeq === undefined) return;
+    let current = true;
+    consoleClient.fetchTimeline(sessionId).then(
+      (t) => current && setTimeline(t),
+      (e: unknown) => current && setNotice(`The timeline could not be read: ${e instanceof Error ? e.message : String(e)}`),
+    );
+    return () => {
+      current = false;
+    };
+  }, [sessionId, lastSeq]);
+
+  const info: InputInfo = useMemo(() => new Map((timeline?.inputs ?? []).map((i) => [i.id, i])), [timeline]);
+  const turnTimes = useMemo(() => new Map((timeline?.turns ?? []).map((t) => [t.turn, t])), [timeline]);
+
+  if (error) return <main class="view"><p role="alert">{error}</p></main>;
+  if (!audit) return <main class="view"><p role="status">Folding the log…</p></main>;
   const r = audit.report;
   const seq = audit.at;
   const cw = r.consumedWork;
+  const exportJson = () =>
+    consoleClient.fetchExport(sessionId).then(
+      (text) => download(`${sessionId}.audit.json`, text),
+      (e: unknown) => setNotice(`Export failed: ${e instanceof Error ? e.message : String(e)}`),
+    );
   return (
-    <main class="audit" aria-label={`Audit of ${sessionId}`}>
-      <header>
-        <h1>
-          Audit <code>{sessionId}</code>
-        </h1>
-        <p>
-          {audit.lastSeq + 1} events · {r.ok ? 'valid log' : `invalid: ${r.errors.map((e) => e.message).join('; ')}`} · <a href={`#/live/${encodeURIComponent(sessionId)}`}>Open live</a>
-        </p>
+    <main class="view audit" aria-label={`Audit of ${sessionId}`}>
+      <header class="view-head">
+        <div>
+          <h1>
+            Audit <CopyId id={sessionId} label="session id" shown={sessionId} />
+          </h1>
+          <p class="sub">
+            {audit.lastSeq + 1} events · {r.turns.length} turns · {r.ok ? 'the log folds without error' : `invalid: ${r.errors.map((e) => e.message).join('; ')}`}
+            {timeline?.start != null ? ` · ${new Date(timeline.start).toISOString().replace('T', ' ').slice(0, 19)} – ${new Date(timeline.end!).toISOString().slice(11, 19)} UTC` : ''}
+          </p>
+        </div>
+        <div class="actions no-print">
+          <button type="button" onClick={() => void exportJson()}>
+            Export JSON
+          </button>
+          <button type="button" onClick={() => window.print()}>
+            Print report
+          </button>
+          <a class="button-link" href={`#/live/${encodeURIComponent(sessionId)}`}>
+            Open live
+          </a>
+        </div>
       </header>
-      <section class="scrubber" aria-label="Time travel">
-        <h2>State at seq {seq}</h2>
-        <label for="seq-range">Seq</label>
-        <input id="seq-range" type="range" min={-1} max={audit.lastSeq} value={seq} onInput={(e) => setAt(Number((e.currentTarget as HTMLInputElement).value))} />
-        <label for="seq-number">Go to seq</label>
-        <input id="seq-number" type="number" min={-1} max={audit.lastSeq} value={seq} onChange={(e) => setAt(Number((e.currentTarget as HTMLInputElement).value))} />
-        <button type="button" onClick={() => setAt(Math.max(-1, seq - 1))} aria-label="Previous seq">
-          ◀
-        </button>
-        <button type="button" onClick={() => setAt(Math.min(audit.lastSeq, seq + 1))} aria-label="Next seq">
-          ▶
-        </button>
+      {notice ? <p role="alert" class="notice">{notice}</p> : null}
+      <ChainPanel sessionId={sessionId} />
+      {timeline ? <TimelineChart timeline={timeline} at={seq} atTime={audit.atTime} onSeek={(n) => setAt(n)} /> : <p role="status">Drawing the timeline…</p>}
+      <section class="card scrubber" aria-label="Time travel">
+        <h2>
+          State at seq {seq}
+          {audit.atTime !== null ? <span class="sub"> · {time(audit.atTime)}</span> : null}
+        </h2>
+        <div class="scrub-controls no-print">
+          <label for="seq-range">Seq</label>
+          <input id="seq-range" type="range" min={-1} max={audit.lastSeq} value={seq} onInput={(e) => setAt(Number((e.currentTarget as HTMLInputElement).value))} />
+          <label for="seq-number">Go to seq</label>
+          <input id="seq-number" type="number" min={-1} max={audit.lastSeq} value={seq} onChange={(e) => setAt(Number((e.currentTarget as HTMLInputElement).value))} />
+          <button type="button" onClick={() => setAt(Math.max(-1, seq - 1))} aria-label="Previous seq">
+            ◀
+          </button>
+          <button type="button" onClick={() => setAt(Math.min(audit.lastSeq, seq + 1))} aria-label="Next seq">
+            ▶
+          </button>
+        </div>
         <div class="pending-lists" data-at={seq}>
-          <PendingList title="next-turn" items={audit.pending.nextTurn} />
-          <PendingList title="next-step" items={audit.pending.nextStep} />
+          <PendingList title="next-turn" items={audit.pending.nextTurn} info={info} />
+          <PendingList title="next-step" items={audit.pending.nextStep} info={info} />
         </div>
         <section aria-label="Classification">
           <h3>Classification ({r.messages.length} messages entered)</h3>
           <VirtualList
             items={r.messages}
-            rowHeight={26}
+            rowHeight={30}
             height={200}
             label="Classified messages"
             render={(m) => (
-              <span data-class-id={m.id}>
-                seq {m.seq} <code>{m.id}</code>: <strong>{m.class}</strong>
+              <span data-class-id={m.id} class="row">
+                <span class="seq">seq {m.seq}</span> <strong>{m.class}</strong> <span class="text">{info.get(m.id)?.text ?? ''}</span>
+                <span class="who">{info.get(m.id)?.actor ?? 'no actor recorded'}</span> <CopyId id={m.id} label="message id" />
               </span>
             )}
           />
         </section>
       </section>
-      <section aria-label="Turns">
+      <section class="card" aria-label="Turns">
         <h2>Turns ({r.turns.length})</h2>
         <p data-consumed-work>
           Consumed work: {cw.endSeq === null ? 'no turn closed yet' : `last turn ${cw.endTurn} closed at seq ${cw.endSeq}`}
@@ -150,28 +244,44 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
         </p>
         <VirtualList
           items={r.turns}
-          rowHeight={28}
-          height={220}
+          rowHeight={30}
+          height={240}
           label="Turn timeline"
-          render={(t) => (
-            <span data-turn={t.turn}>
-              turn {t.turn}: seq {t.startSeq}–{t.endSeq ?? 'open'} · {t.steps} step{t.steps === 1 ? '' : 's'} · ended {t.reason ?? '(open)'} · claimed {t.claimed.join(', ') || 'nothing'}
-            </span>
-          )}
+          render={(t) => {
+            const tt = turnTimes.get(t.turn);
+            return (
+              <span data-turn={t.turn} class="row">
+                <strong>turn {t.turn}</strong>
+                <span class="when" data-turn-time>
+                  {tt ? `${clock(tt.start)} → ${tt.end !== null ? `${clock(tt.end)} (${tt.end - tt.start} ms)` : 'open'}` : ''}
+                </span>
+                <span class="seq">
+                  seq {t.startSeq}–{t.endSeq ?? 'open'}
+                </span>
+                <span>
+                  {t.steps} step{t.steps === 1 ? '' : 's'} · ended {t.reason ?? '(open)'}
+                </span>
+                <span class="text">claimed {t.claimed.map((id) => `“${info.get(id)?.text ?? id}”`).join(', ') || 'nothing'}</span>
+              </span>
+            );
+          }}
         />
       </section>
-      <section class="inputs" aria-label="Inputs">
+      <section class="card inputs" aria-label="Inputs">
         <h2>What happened to this input?</h2>
         <div class="inputs-grid">
           <VirtualList
             items={audit.inputs}
-            rowHeight={30}
-            height={260}
+            rowHeight={34}
+            height={280}
             label="Inputs"
             render={(i) => (
-              <button type="button" class={i.id === selected ? 'selected' : ''} aria-pressed={i.id === selected} onClick={() => setSelected(i.id)}>
-                <code>{i.id}</code> [{i.source}] {i.last ?? ''}{i.actor !== null ? ` · ${i.actor}` : ''}
-              </button>
+              <span class={`row input-pick${i.id === selected ? ' selected' : ''}`}>
+                <button type="button" class="pick" aria-pressed={i.id === selected} onClick={() => setSelected(i.id)} aria-label={`${i.last ?? 'mentioned'}: what happened to ${i.id}${i.actor !== null ? ` · ${i.actor}` : ''}`}>
+                  {i.last ?? 'mentioned'}
+                </button>
+                <InputRow id={i.id} info={info} fallback={i} />
+              </span>
             )}
           />
           <div class="fate-panel" aria-live="polite">
@@ -179,7 +289,7 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
           </div>
         </div>
       </section>
-      <section aria-label="Actions">
+      <section class="card" aria-label="Actions">
         <h2>Who did what ({audit.actions.length})</h2>
         <VirtualList
           items={audit.actions}

@@ -2,15 +2,16 @@ import { useEffect, useReducer, useRef, useState } from 'preact/hooks';
 import { call, type CallError } from './api.js';
 import { openStream } from './stream.js';
 import { composerIntent } from './composer-policy.js';
-import { entryOf, initialMirror, reduceMirror, type ConversationEntry, type MessageClass, type MirrorRow, type MirrorState } from './mirror.js';
+import { entryOf, initialMirror, reduceMirror, runningStepOf, type ConversationEntry, type MessageClass, type MirrorRow, type MirrorState } from './mirror.js';
 import { QueueDock } from './queue-dock.js';
 import { ConversationItem, CopyButton } from './conversation-item.js';
 
 /** The two refusals a steer can meet by losing a race: the console stays silent on them. */
 const RACE_CODES: ReadonlySet<string> = new Set(['queue-item-not-found', 'steer-unavailable']);
 
-const loadHistory = async (sessionId: string): Promise<{ entries: ConversationEntry[]; lastSeq: number } | CallError> => {
+const loadHistory = async (sessionId: string): Promise<{ entries: ConversationEntry[]; lastSeq: number; current: ReturnType<typeof runningStepOf> } | CallError> => {
   const entries: ConversationEntry[] = [];
+  const step: { type: string; data?: unknown }[] = [];
   let after = -1;
   let lastSeq = -1;
   for (;;) {
@@ -19,9 +20,11 @@ const loadHistory = async (sessionId: string): Promise<{ entries: ConversationEn
     for (const { event, class: cls } of page.value.events) {
       const entry = entryOf(event, (cls as MessageClass | undefined) ?? null);
       if (entry) entries.push(entry);
+      if (event.type === 'step/start') step.length = 0;
+      step.push(event);
     }
     lastSeq = page.value.lastSeq;
-    if (page.value.nextAfter === null) return { entries, lastSeq };
+    if (page.value.nextAfter === null) return { entries, lastSeq, current: runningStepOf(step) };
     after = page.value.nextAfter;
   }
 };
@@ -33,15 +36,32 @@ const Conversation = ({ state }: { state: MirrorState }) => {
       {state.conversation.map((e) => (
         <ConversationItem key={e.seq} entry={e} details />
       ))}
+      {state.streaming ? (
+        <li class="bubble assistant streaming" data-streaming>
+          <div class="meta">assistant · streaming (turn {state.streaming.turn}, step {state.streaming.step})</div>
+          <div class="text">{state.streaming.text}</div>
+        </li>
+      ) : null}
       {state.running ? (
-        <li class="status-row" role="status">
-          Running…
+        <li class="status-row" data-running-step>
+          {state.step ? `Running turn ${state.step.turn}, step ${state.step.step}` : 'Running…'}
+          {state.step && state.step.tools.length > 0 ? (
+            <ul class="tool-calls" aria-label="Tool calls of the running step">
+              {state.step.tools.map((t) => (
+                <li key={t.callId} data-tool-call={t.name} data-tool-state={t.state}>
+                  tool <code>{t.name}</code>: {t.state === 'running' ? 'running…' : t.state === 'done' ? 'done' : 'failed'}
+                </li>
+              ))}
+            </ul>
+          ) : null}
         </li>
       ) : null}
       {steering.map((r) => (
         <li key={`pending-${r.id}`} class="bubble user pending" data-pending-steering={r.id}>
           <div class="meta">
-            <span class="class-label class-steering">steering (pending)</span> <CopyButton text={r.text ?? r.preview} />
+            <span class="class-label class-steering">steering (pending)</span>
+            <span data-pending-why>enters at the next step boundary</span>
+            {r.actor !== null ? <span>· {r.actor}</span> : null} <CopyButton text={r.text ?? r.preview} />
           </div>
           <div class="text">{r.text ?? r.preview}</div>
         </li>
@@ -66,7 +86,7 @@ export const LiveView = ({ sessionId }: { sessionId: string }) => {
     const h = await loadHistory(sessionId);
     if ('code' in h) return notify(`Could not load the session: ${h.message}`);
     const got = await call('session.get', { sessionId });
-    dispatch({ kind: 'history', entries: h.entries, lastSeq: h.lastSeq, ...(got.ok ? { running: got.value.running } : {}) });
+    dispatch({ kind: 'history', entries: h.entries, lastSeq: h.lastSeq, current: h.current, ...(got.ok ? { running: got.value.running } : {}) });
   };
 
   useEffect(() => {
@@ -75,7 +95,7 @@ export const LiveView = ({ sessionId }: { sessionId: string }) => {
 
   useEffect(() => {
     const stream = openStream([sessionId], (frame) => {
-      dispatch({ kind: 'frame', frame });
+      dispatch({ kind: 'frame', frame, at: Date.now() });
       if (frame.type === 'session/event' && frame.event.type === 'user/message' && frame.sessionId === sessionId) {
         const seq = frame.event.seq;
         void call('session.history', { sessionId, after: seq - 1, limit: 1 }).then((r) => {
@@ -149,11 +169,17 @@ export const LiveView = ({ sessionId }: { sessionId: string }) => {
           Session <code>{sessionId}</code>
         </h1>
         <p class="status" role="status" aria-live="polite" data-running={state.running ? 'true' : 'false'}>
-          Status: <strong>{state.running ? 'running' : parked ? 'idle — work parked' : 'idle'}</strong> · stream generation {state.generation}
+          Status: <strong>{state.running ? 'running' : parked ? 'idle — work parked' : 'idle'}</strong> ·{' '}
+          <span data-connections={state.generation}>
+            {state.generation === 0 ? 'live stream connecting…' : state.generation === 1 ? 'live stream connected' : `live stream connected (reconnected ${state.generation - 1}×)`}
+          </span>
           {state.streamError ? ` · stream error: ${state.streamError}` : ''}
         </p>
         <nav class="header-actions" aria-label="Session actions">
-          <a href={`#/audit/${encodeURIComponent(sessionId)}`}>Audit this session</a>
+          <a class="button-link" href={`#/audit/${encodeURIComponent(sessionId)}`}>
+            Audit this session
+          </a>
+          <span class="spacer" aria-hidden="true" />
           <button type="button" onClick={() => setStreamKey((k) => k + 1)}>
             Reconnect stream
           </button>
@@ -170,7 +196,7 @@ export const LiveView = ({ sessionId }: { sessionId: string }) => {
           </p>
         ))}
       </div>
-      <QueueDock rows={state.rows} running={state.running} actions={actions} />
+      <QueueDock rows={state.rows} running={state.running} actions={actions} seenAt={state.seenAt} />
       {parked ? (
         <p class="parked">
           Queued work is parked (nothing runs it until the next send).{' '}

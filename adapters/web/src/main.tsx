@@ -5,7 +5,7 @@ import { AuditView } from './audit-view.js';
 import { consoleAuth } from './auth.js';
 import { ChildView } from './child-view.js';
 import { LiveView } from './live-view.js';
-import { SessionsView } from './sessions-view.js';
+import { SessionsSidebar, SessionsView } from './sessions-view.js';
 import { SignIn } from './sign-in.js';
 import './styles.css';
 
@@ -72,13 +72,24 @@ const App = () => {
       {auth.kind === 'sign-in' ? (
         <SignIn reason={auth.reason} check={(token) => consoleClient.whoami(token)} onAccepted={(token) => consoleAuth.signIn(token)} />
       ) : route.view === 'sessions' ? (
-        <SessionsView go={go} />
-      ) : route.view === 'child' ? (
-        <ChildView key={`${route.parentSessionId}/${route.childSessionId}`} parentSessionId={route.parentSessionId} childSessionId={route.childSessionId} />
-      ) : route.view === 'live' ? (
-        <LiveView key={route.sessionId} sessionId={route.sessionId} />
+        <div class="layout single">
+          <div class="content">
+            <SessionsView go={go} />
+          </div>
+        </div>
       ) : (
-        <AuditView key={route.sessionId} sessionId={route.sessionId} />
+        <div class="layout">
+          <SessionsSidebar current={route.view === 'child' ? route.childSessionId : route.sessionId} />
+          <div class="content">
+            {route.view === 'child' ? (
+              <ChildView key={`${route.parentSessionId}/${route.childSessionId}`} parentSessionId={route.parentSessionId} childSessionId={route.childSessionId} />
+            ) : route.view === 'live' ? (
+              <LiveView key={route.sessionId} sessionId={route.sessionId} />
+            ) : (
+              <AuditView key={route.sessionId} sessionId={route.sessionId} />
+            )}
+          </div>
+        </div>
       )}
     </>
   );

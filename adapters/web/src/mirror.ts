@@ -12,6 +12,15 @@ export interface MirrorRow {
   readonly preview: string;
   /** The joined text, or null when any block is not text (such a row is not editable). */
   readonly text: string | null;
+  /** Who sent it (`message.source.actor`), null when the row names nobody. */
+  readonly actor: string | null;
+}
+
+/** A tool call of the running step, as the stream shows it. */
+export interface RunningToolCall {
+  readonly callId: string;
+  readonly name: string;
+  readonly state: 'running' | 'done' | 'error';
 }
 
 /** One entry of the conversation, from a durable event. */
@@ -33,6 +42,12 @@ export interface MirrorState {
   /** Set when the stream skipped events the console does not hold: the history must be re-read. */
   readonly gap: boolean;
   readonly streamError: string | null;
+  /** The assistant text streamed so far by the running step (its `assistant/chunk` events), null between answers. */
+  readonly streaming: { readonly turn: number; readonly step: number; readonly text: string } | null;
+  /** The running step: its number and tool calls with their state; null between steps. */
+  readonly step: { readonly turn: number; readonly step: number; readonly tools: readonly RunningToolCall[] } | null;
+  /** When this console first saw each queue row (ms), for its age. */
+  readonly seenAt: ReadonlyMap<string, number>;
 }
 
 export const initialMirror = (sessionId: string): MirrorState => ({
@@ -44,6 +59,9 @@ export const initialMirror = (sessionId: string): MirrorState => ({
   generation: 0,
   gap: false,
   streamError: null,
+  streaming: null,
+  step: null,
+  seenAt: new Map(),
 });
 
 type Block = { readonly type: string; readonly text?: string };
@@ -66,6 +84,7 @@ export const mirrorRow = (row: QueueRow): MirrorRow => {
     claimed: row.claimed === true,
     preview: previewOf(content),
     text: content.every((b) => b.type === 'text') ? content.map((b) => b.text ?? '').join('') : null,
+    actor: typeof (row.message.source as { actor?: unknown } | undefined)?.actor === 'string' ? ((row.message.source as { actor: string }).actor) : null,
   };
 };
 
@@ -92,8 +111,8 @@ export const entryOf = (event: { readonly seq: number; readonly time?: number; r
 
 /** What changes the mirror. */
 export type MirrorAction =
-  | { readonly kind: 'frame'; readonly frame: HostFrame }
-  | { readonly kind: 'history'; readonly entries: readonly ConversationEntry[]; readonly lastSeq: number; readonly running?: boolean }
+  | { readonly kind: 'frame'; readonly frame: HostFrame; /** When it arrived (ms): a queue row's first sight. @defaultValue 0 */ readonly at?: number }
+  | { readonly kind: 'history'; readonly entries: readonly ConversationEntry[]; readonly lastSeq: number; readonly running?: boolean; /** The running step as the history ends (`runningStepOf`). */ readonly current?: Pick<MirrorState, 'streaming' | 'step'> }
   | { readonly kind: 'classified'; readonly seq: number; readonly class: MessageClass };
 
 /**
@@ -109,7 +128,8 @@ export const reduceMirror = (state: MirrorState, action: MirrorAction): MirrorSt
       const bySeq = new Map(state.conversation.map((e) => [e.seq, e] as const));
       for (const e of action.entries) bySeq.set(e.seq, e);
       const conversation = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
-      return { ...state, conversation, lastSeq: Math.max(state.lastSeq, action.lastSeq), gap: false, ...(action.running !== undefined ? { running: action.running } : {}) };
+      const current = action.current && action.lastSeq >= state.lastSeq ? action.current : {};
+      return { ...state, ...current, conversation, lastSeq: Math.max(state.lastSeq, action.lastSeq), gap: false, ...(action.running !== undefined ? { running: action.running } : {}) };
     }
     case 'classified':
       return { ...state, conversation: state.conversation.map((e) => (e.kind === 'user' && e.seq === action.seq ? { ...e, class: action.class } : e)) };
@@ -119,8 +139,12 @@ export const reduceMirror = (state: MirrorState, action: MirrorAction): MirrorSt
         case 'session/subscribed':
           if (f.sessionId !== state.sessionId) return state;
           return { ...state, rows: [], generation: state.generation + 1, gap: state.gap || f.lastSeq > state.lastSeq, streamError: null };
-        case 'session/queue':
-          return f.sessionId === state.sessionId ? { ...state, rows: f.items.map(mirrorRow) } : state;
+        case 'session/queue': {
+          if (f.sessionId !== state.sessionId) return state;
+          const seenAt = new Map<string, number>();
+          for (const item of f.items) seenAt.set(item.id, state.seenAt.get(item.id) ?? action.at ?? 0);
+          return { ...state, rows: f.items.map(mirrorRow), seenAt };
+        }
         case 'host/session-status':
           return f.sessionId === state.sessionId ? { ...state, running: f.running } : state;
         case 'session/event': {
@@ -134,7 +158,7 @@ export const reduceMirror = (state: MirrorState, action: MirrorAction): MirrorSt
             const i = rows.findIndex((r) => r.placement === 'steering' && r.id === entry.id);
             if (i >= 0) rows = [...rows.slice(0, i), ...rows.slice(i + 1)];
           }
-          return { ...state, lastSeq: seq, rows, conversation: entry ? [...state.conversation, entry] : state.conversation };
+          return { ...state, ...runningStep(state, f.event as { type: string; data?: unknown }), lastSeq: seq, rows, conversation: entry ? [...state.conversation, entry] : state.conversation };
         }
         case 'stream/error':
           return { ...state, streamError: f.error.message };
@@ -144,4 +168,40 @@ export const reduceMirror = (state: MirrorState, action: MirrorAction): MirrorSt
       }
     }
   }
+};
+
+/** What a durable event changes of the running step: streamed text, tool calls and their state. */
+const runningStep = (state: MirrorState, event: { readonly type: string; readonly data?: unknown }): Pick<MirrorState, 'streaming' | 'step'> => {
+  const d = (event.data ?? {}) as { turn?: number; step?: number; chunk?: { type?: string; text?: string }; callId?: string; name?: string; message?: { callId?: string; isError?: boolean }; error?: unknown };
+  const { streaming, step } = state;
+  switch (event.type) {
+    case 'step/start':
+      return { streaming: null, step: { turn: d.turn ?? 0, step: d.step ?? 0, tools: [] } };
+    case 'assistant/chunk': {
+      if (d.chunk?.type !== 'text') return { streaming, step };
+      const same = streaming && streaming.turn === d.turn && streaming.step === d.step;
+      return { streaming: { turn: d.turn ?? 0, step: d.step ?? 0, text: `${same ? streaming.text : ''}${d.chunk.text ?? ''}` }, step };
+    }
+    case 'assistant/message':
+      return { streaming: null, step };
+    case 'tool/call':
+      return { streaming, step: step ? { ...step, tools: [...step.tools, { callId: d.callId ?? '', name: d.name ?? 'tool', state: 'running' }] } : step };
+    case 'tool/result': {
+      if (!step) return { streaming, step };
+      const failed = d.error !== undefined || d.message?.isError === true;
+      return { streaming, step: { ...step, tools: step.tools.map((t) => (t.callId === d.message?.callId ? { ...t, state: failed ? 'error' : 'done' } : t)) } };
+    }
+    case 'step/end':
+    case 'turn/end':
+      return { streaming: null, step: null };
+    default:
+      return { streaming, step };
+  }
+};
+
+/** The running step at the end of a history (its streamed text and tool calls): what a console that opens mid-step shows. */
+export const runningStepOf = (events: readonly { readonly type: string; readonly data?: unknown }[]): Pick<MirrorState, 'streaming' | 'step'> => {
+  let state: MirrorState = initialMirror('');
+  for (const e of events) state = { ...state, ...runningStep(state, e) };
+  return { streaming: state.streaming, step: state.step };
 };

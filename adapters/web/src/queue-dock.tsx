@@ -8,7 +8,13 @@ export interface QueueDockActions {
   steer(row: MirrorRow): Promise<void>;
 }
 
-const QueueRowView = ({ row, running, actions, onEditing }: { row: MirrorRow; running: boolean; actions: QueueDockActions; onEditing: (id: string, on: boolean) => void }) => {
+/** How long a row has waited since this console first saw it. */
+const ageOf = (since: number): string => {
+  const s = Math.max(0, Math.round((Date.now() - since) / 1000));
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+};
+
+const QueueRowView = ({ row, running, actions, onEditing, seenAt }: { row: MirrorRow; running: boolean; actions: QueueDockActions; onEditing: (id: string, on: boolean) => void; seenAt?: number | undefined }) => {
   const [draft, setDraft] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const holding = draft !== null || busy;
@@ -35,7 +41,13 @@ const QueueRowView = ({ row, running, actions, onEditing }: { row: MirrorRow; ru
     <li class="queue-row" data-queue-row={row.id}>
       <span class="glyph" aria-hidden="true">≡</span>
       {draft === null ? (
-        <span class="preview">{row.preview}</span>
+        <>
+          <span class="preview">{row.preview}</span>
+          <span class="age" data-queue-actor={row.actor ?? ''}>
+            {row.actor ?? 'no actor'}
+            {seenAt ? ` · waiting ${ageOf(seenAt)}` : ''}
+          </span>
+        </>
       ) : (
         <input
           class="edit-input"
@@ -101,7 +113,7 @@ const QueueRowView = ({ row, running, actions, onEditing }: { row: MirrorRow; ru
  * The QueueDock: only `queued` rows; nothing when empty; one row inline; two or more under a collapsible count
  * header (collapsed by default, held open while a row is being edited or an action is in flight).
  */
-export const QueueDock = ({ rows, running, actions }: { rows: readonly MirrorRow[]; running: boolean; actions: QueueDockActions }) => {
+export const QueueDock = ({ rows, running, actions, seenAt }: { rows: readonly MirrorRow[]; running: boolean; actions: QueueDockActions; seenAt?: ReadonlyMap<string, number> }) => {
   const queued = rows.filter((r) => r.placement === 'queued');
   const [open, setOpen] = useState(false);
   const [holding, setHolding] = useState<ReadonlySet<string>>(new Set());
@@ -117,7 +129,7 @@ export const QueueDock = ({ rows, running, actions }: { rows: readonly MirrorRow
   const list = (
     <ul class="queue-rows" aria-label="Queued messages">
       {queued.map((row) => (
-        <QueueRowView key={row.id} row={row} running={running} actions={actions} onEditing={onEditing} />
+        <QueueRowView key={row.id} row={row} running={running} actions={actions} onEditing={onEditing} seenAt={seenAt?.get(row.id)} />
       ))}
     </ul>
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { initialMirror, previewOf, reduceMirror, type MirrorState } from '../../../adapters/web/src/mirror.js';
+import { initialMirror, previewOf, reduceMirror, runningStepOf, type MirrorState } from '../../../adapters/web/src/mirror.js';
 import type { HostFrame, QueueRow } from '../../../host/schemas.js';
 
 const msg = (id: string, text: string, kind = 'user'): QueueRow['message'] => ({ id, role: 'user', content: [{ type: 'text', text }], source: { kind } });
@@ -50,5 +50,41 @@ describe('the console mirror', () => {
     expect(previewOf([{ type: 'text', text: '😀'.repeat(201) }])).toBe(`${'😀'.repeat(200)}…`);
     const s = apply(initialMirror('s'), queue({ id: 'B', placement: 'queued', message: { id: 'B', role: 'user', content: [{ type: 'image' }], source: { kind: 'user' } } }));
     expect(s.rows[0]!.text).toBeNull();
+  });
+
+  it('the running step: streamed text from assistant/chunk events, tool calls with their state, all cleared when the step ends', () => {
+    const ev = (seq: number, type: string, data: unknown): HostFrame => ({ type: 'session/event', sessionId: 's', event: { seq, type, time: seq, id: `e${seq}`, data } });
+    let s = apply(initialMirror('s'), ev(0, 'session/created', {}), ev(1, 'step/start', { turn: 1, step: 1 }));
+    expect(s.step).toEqual({ turn: 1, step: 1, tools: [] });
+    s = apply(s, ev(2, 'assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text', text: 'Hel' } }), ev(3, 'assistant/chunk', { turn: 1, step: 1, chunk: { type: 'reasoning', text: 'hmm' } }), ev(4, 'assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text', text: 'lo' } }));
+    expect(s.streaming).toEqual({ turn: 1, step: 1, text: 'Hello' });
+    s = apply(s, ev(5, 'assistant/message', { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'Hello' }] } }));
+    expect(s.streaming).toBeNull();
+    expect(s.conversation.at(-1)).toMatchObject({ kind: 'assistant', text: 'Hello' });
+    s = apply(s, ev(6, 'tool/call', { turn: 1, step: 1, callId: 'c1', name: 'look', arguments: '{}' }), ev(7, 'tool/call', { turn: 1, step: 1, callId: 'c2', name: 'grep', arguments: '{}' }));
+    s = apply(s, ev(8, 'tool/result', { turn: 1, step: 1, message: { role: 'tool', callId: 'c2', content: [], isError: true } }));
+    expect(s.step?.tools).toEqual([
+      { callId: 'c1', name: 'look', state: 'running' },
+      { callId: 'c2', name: 'grep', state: 'error' },
+    ]);
+    s = apply(s, ev(9, 'step/end', { turn: 1, step: 1 }));
+    expect([s.step, s.streaming]).toEqual([null, null]);
+  });
+
+  it('a queue row keeps the time this console first saw it, and names its actor', () => {
+    const row = (id: string, actor?: string): QueueRow => ({ id, placement: 'queued', message: { ...msg(id, id), source: { kind: 'user', ...(actor ? { actor } : {}) } } });
+    let s = reduceMirror(initialMirror('s'), { kind: 'frame', frame: queue(row('A', 'alice')), at: 100 });
+    s = reduceMirror(s, { kind: 'frame', frame: queue(row('A', 'alice'), row('B')), at: 200 });
+    expect([...s.seenAt]).toEqual([['A', 100], ['B', 200]]);
+    expect(s.rows.map((r) => r.actor)).toEqual(['alice', null]);
+  });
+
+  it('a console that opens mid-step takes the streamed text so far from the history', () => {
+    const current = runningStepOf([
+      { type: 'step/start', data: { turn: 2, step: 1 } },
+      { type: 'assistant/chunk', data: { turn: 2, step: 1, chunk: { type: 'text', text: 'so far' } } },
+    ]);
+    const s = reduceMirror(initialMirror('s'), { kind: 'history', entries: [], lastSeq: 5, current });
+    expect([s.streaming, s.step]).toEqual([{ turn: 2, step: 1, text: 'so far' }, { turn: 2, step: 1, tools: [] }]);
   });
 });

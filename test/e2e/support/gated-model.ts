@@ -9,7 +9,8 @@ import type { ModelPort, ModelRequest, ModelResponse } from '../../../runtime/po
  * A model for tests that drive a real `steerlog serve` process (loaded with `--model module:<this file>`). A step
  * whose input contains `[hold:<tag>]` writes `<STEERLOG_GATE_DIR>/started-<tag>` and blocks until the test creates
  * `<STEERLOG_GATE_DIR>/release-<tag>` (or the turn is canceled), once per tag; other steps answer at once. The answer is
- * `reply: <the step's inputs joined by " + ">`. A step holding `[slowstop:<tag>]` that is canceled does not end at
+ * `reply: <the step's inputs joined by " + ">`. A step holding `[stream:<tag>]` first streams `streamed words for <tag>` (as
+ * assistant chunks), then holds on the gate `<tag>`. A step holding `[slowstop:<tag>]` that is canceled does not end at
  * once: it writes `started-<tag>` and ends only after `release-<tag>` (a stop that is still converging).
  *
  * Its `setup(agent)` (serve calls it for every live session) plays a plugin, driven by markers in message text:
@@ -101,6 +102,10 @@ const model: ModelPort = {
     const given = inputs(request);
     const slow = given.flatMap((t) => [...t.matchAll(/\[slowstop:([\w-]+)\]/g)].map((m) => m[1]!));
     try {
+      for (const tag of given.flatMap((t) => [...t.matchAll(/\[stream:([\w-]+)\]/g)].map((m) => m[1]!))) {
+        for (const word of ['streamed ', 'words ', 'for ', tag]) request.onChunk?.({ type: 'text', text: word });
+        await hold(tag, given, request.signal);
+      }
       for (const tag of given.flatMap((t) => [...t.matchAll(/\[hold:([\w-]+)\]/g)].map((m) => m[1]!))) await hold(tag, given, request.signal);
     } catch (e) {
       for (const tag of slow) await hold(tag, given, new AbortController().signal);

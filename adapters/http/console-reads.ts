@@ -1,0 +1,96 @@
+import type { Hono } from 'hono';
+import type { LogEvent } from '../../domain/events.js';
+import { HostSessionIdSchema } from '../../host/schemas.js';
+import { sessionTimeline, type SessionTimeline } from '../../audit/session-timeline.js';
+import type { SessionVerification } from '../chain/verify-session.js';
+import type { ChainAnchor, ConsolePorts } from './console-ports.js';
+
+/** One `chain/head` of the log as the console lists it: where it is, what it signs and with which key. */
+export interface ConsoleSignedHead {
+  /** seq of the chain/head event. */
+  readonly seq: number;
+  /** The head it signs (the event before it). */
+  readonly signs: { readonly seq: number; readonly hash: string };
+  readonly keyId: string;
+  /** Whether the key is one of the host's public keys (`serve --pubkey`); whether the signature verifies is the verification's answer. */
+  readonly keyConfigured: boolean;
+}
+
+/** `GET /api/chain/<sessionId>`: the chain verification (`verify --json`'s answer for the session) and its signed heads. */
+export interface ConsoleChain {
+  /** Exactly what `steerlog verify --store <spec> <sessionId> --json` prints in `sessions[0]` (with the host's public keys). */
+  readonly verification: SessionVerification;
+  /** Key ids of the host's public keys; empty when `serve` was given none (signatures are then not checked). */
+  readonly publicKeyIds: readonly string[];
+  /** The log's signed heads, the last {@link HEADS_SHOWN} of them. */
+  readonly heads: readonly ConsoleSignedHead[];
+  /** How many chain/head events the log has. */
+  readonly headCount: number;
+}
+
+/** How many signed heads the chain answer lists (the last ones). */
+export const HEADS_SHOWN = 200;
+
+const parseAnchor = (text: string | undefined): ChainAnchor | null | undefined => {
+  if (text === undefined || text === '') return undefined;
+  const m = /^(\d+):([0-9a-f]{64})$/.exec(text);
+  return m ? { seq: Number(m[1]), hash: m[2]! } : null;
+};
+
+/**
+ * The console's reads beside the audit fold: `GET /api/chain/<id>[?anchor=<seq>:<hash>]` (the chain, from the same
+ * verification `steerlog verify` runs), `GET /api/timeline/<id>` (the chart's data, `sessionTimeline`) and
+ * `GET /api/export/<id>` (the report `steerlog audit --json` prints). `eventsOf` gives a session's events (empty: no
+ * such session).
+ */
+export const registerConsoleReads = (app: Hono<any>, eventsOf: (sessionId: string) => Promise<readonly LogEvent[]>, ports: ConsolePorts): void => {
+  const timelines = new Map<string, { n: number; lastId: string; timeline: SessionTimeline }>();
+  const idOf = (c: { req: { param(name: string): string } }): string | null => {
+    const id = c.req.param('sessionId');
+    return HostSessionIdSchema.safeParse(id).success ? id : null;
+  };
+
+  app.get('/api/chain/:sessionId', async (c) => {
+    const sessionId = idOf(c);
+    if (sessionId === null) return c.json({ error: 'invalid session id' }, 400);
+    const anchor = parseAnchor(c.req.query('anchor'));
+    if (anchor === null) return c.json({ error: 'anchor takes <seq>:<64 hex digits>, as `steerlog verify --head` prints it' }, 400);
+    const verification = await ports.verifyChain(sessionId, anchor);
+    if (verification.status === 'empty') return c.json({ error: 'session-not-found', sessionId }, 404);
+    const configured = new Set(ports.publicKeyIds);
+    const heads: ConsoleSignedHead[] = [];
+    let headCount = 0;
+    for (const e of await eventsOf(sessionId)) {
+      if (e.type !== 'chain/head') continue;
+      headCount++;
+      const d = e.data as { seq: number; hash: string; keyId: string };
+      heads.push({ seq: e.seq, signs: { seq: d.seq, hash: d.hash }, keyId: d.keyId, keyConfigured: configured.has(d.keyId) });
+      if (heads.length > HEADS_SHOWN) heads.shift();
+    }
+    const out: ConsoleChain = { verification, publicKeyIds: ports.publicKeyIds, heads, headCount };
+    return c.json(out);
+  });
+
+  app.get('/api/timeline/:sessionId', async (c) => {
+    const sessionId = idOf(c);
+    if (sessionId === null) return c.json({ error: 'invalid session id' }, 400);
+    const events = await eventsOf(sessionId);
+    if (events.length === 0) return c.json({ error: 'session-not-found', sessionId }, 404);
+    const held = timelines.get(sessionId);
+    const lastId = events.at(-1)!.id;
+    if (held && held.n === events.length && held.lastId === lastId) return c.json(held.timeline);
+    const timeline = sessionTimeline(sessionId, events);
+    timelines.delete(sessionId);
+    timelines.set(sessionId, { n: events.length, lastId, timeline });
+    while (timelines.size > 4) timelines.delete(timelines.keys().next().value!);
+    return c.json(timeline);
+  });
+
+  app.get('/api/export/:sessionId', async (c) => {
+    const sessionId = idOf(c);
+    if (sessionId === null) return c.json({ error: 'invalid session id' }, 400);
+    const out = await ports.exportAudit(sessionId);
+    if (out === null) return c.json({ error: 'session-not-found', sessionId }, 404);
+    return c.body(JSON.stringify(out), 200, { 'content-type': 'application/json', 'content-disposition': `attachment; filename="${sessionId}.audit.json"` });
+  });
+};

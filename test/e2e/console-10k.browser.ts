@@ -1,0 +1,101 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../adapters/store/open-store.js';
+import { browserAvailable, shot } from './support/browser.js';
+import { closeConsole, openConsole } from './support/console-fixture.js';
+import type { ServeProcess } from './support/serve-process.js';
+
+// A 10,000-turn session (80,001 events) in the audit view: how long it takes to open (from the first request to the
+// chart and the turn list drawn) and the long tasks while it opens and while the turn list and the chart are used.
+// Measured in Chromium and written to test-artifacts/console-10k.json: a report, not a timed assertion.
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SESSION = 'ten-thousand-turns';
+const TURNS = 10_000;
+const run = browserAvailable();
+
+const writeSession = async (spec: string): Promise<void> => {
+  const store = await openStore(spec);
+  try {
+    let seq = 0;
+    const t0 = 1_700_000_000_000;
+    const batch: { id: string; type: string; time: number; data: unknown }[] = [];
+    const push = (type: string, data: unknown, dt: number) => batch.push({ id: `00000000-0000-4000-8000-${(seq++).toString(16).padStart(12, '0')}`, type, time: t0 + dt, data });
+    push('session/created', { sessionId: SESSION, createdAt: t0, kind: 'ordinary' }, 0);
+    for (let turn = 1; turn <= TURNS; turn++) {
+      const at = turn * 1000; // one turn a second
+      const id = `p-${turn}`;
+      push('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [{ id, role: 'user', content: [{ type: 'text', text: `prompt number ${turn}` }], source: { kind: 'user' } }] }, at);
+      push('turn/start', { turn }, at + 100);
+      push('agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] }, at + 101);
+      push('step/start', { turn, step: 1 }, at + 102);
+      push('user/message', { id, role: 'user', content: [{ type: 'text', text: `prompt number ${turn}` }], source: { kind: 'user' } }, at + 103);
+      push('assistant/message', { turn, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: `answer ${turn}` }] } }, at + 600);
+      push('step/end', { turn, step: 1 }, at + 601);
+      push('turn/end', { turn, reason: { kind: 'completed' } }, at + 602);
+    }
+    for (let i = 0; i < batch.length; i += 5000) await store.append(SESSION, batch.slice(i, i + 5000), i === 0 ? 'no_stream' : BigInt(i - 1));
+  } finally {
+    await store.close();
+  }
+};
+
+describe.skipIf(!run)('a 10k-turn session in the audit view (measured, not asserted on time)', () => {
+  let dir: string;
+  let serve: ServeProcess;
+  let context: BrowserContext;
+  let profile: string;
+  let page: Page;
+  beforeAll(async () => {
+    ({ dir, serve, context, profile, page } = await openConsole('steerlog-console-10k-', writeSession));
+  }, 300_000);
+  afterAll(async () => {
+    await closeConsole({ dir, serve, context, profile });
+  });
+
+  it('opens, draws the aggregated timeline, scrolls the turn list; reports the times and long tasks', async () => {
+    await page.goto(`${serve.url}/`);
+    await page.evaluate(`(() => {
+      window.__long = [];
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push({ start: e.startTime, duration: e.duration }); }).observe({ type: 'longtask', buffered: true });
+    })()`);
+    const t0 = (await page.evaluate('performance.now()')) as number;
+    await page.evaluate(`location.hash = '#/audit/${SESSION}'`);
+    await page.locator('[data-turn="1"]').waitFor({ timeout: 240_000 });
+    const turnsAt = (await page.evaluate('performance.now()')) as number;
+    await page.locator('svg.chart[data-aggregated="true"]').waitFor({ timeout: 240_000 });
+    const chartAt = (await page.evaluate('performance.now()')) as number;
+    const opened = (await page.evaluate('performance.now()')) as number;
+    const openLong = (await page.evaluate('window.__long.slice()')) as { start: number; duration: number }[];
+    // scroll the turn list from top to bottom in 40 steps, then zoom the chart in twice and out again
+    const before = (await page.evaluate('performance.now()')) as number;
+    await page.evaluate(`(async () => {
+      const list = document.querySelector('[aria-label="Turn timeline"]').parentElement;
+      for (let i = 1; i <= 40; i++) { list.scrollTop = (list.scrollHeight * i) / 40; await new Promise((r) => requestAnimationFrame(() => r())); }
+    })()`);
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+    await page.getByRole('button', { name: 'Whole session' }).click();
+    await page.waitForTimeout(500);
+    const after = (await page.evaluate('window.__long.slice()')) as { start: number; duration: number }[];
+    const useLong = after.filter((e) => e.start >= before);
+    expect(await page.locator('[data-turn]').count()).toBeGreaterThan(0);
+    await shot(page, 'audit-10k-turns', true);
+    const report = {
+      turns: TURNS,
+      events: TURNS * 8 + 1,
+      msFromFirstRequestToTurnList: Math.round(turnsAt - t0),
+      msFromFirstRequestToChart: Math.round(chartAt - t0),
+      msOpen: Math.round(opened - t0),
+      longTasksWhileOpening: openLong.map((e) => Math.round(e.duration)),
+      longTasksWhileScrollingAndZooming: useLong.map((e) => Math.round(e.duration)),
+      longestWhileScrollingAndZooming: Math.round(Math.max(0, ...useLong.map((e) => e.duration))),
+    };
+    mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
+    writeFileSync(join(ROOT, 'test-artifacts', 'console-10k.json'), `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`console-10k: ${JSON.stringify(report)}\n`);
+  }, 300_000);
+});
