@@ -6,8 +6,8 @@ import { postOtlpJson } from '../telemetry/otlp-http.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, SessionNotFoundError, reportUsage } from './cli-failure.js';
 import type { CliIo } from './io.js';
-import { parseFormatOption, resolveFileFormat } from './log-format.js';
-import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
+import { parseFormatOption, resolveFileFormat } from '../../audit/log-format.js';
+import { fileEnvelopes, storeEnvelopes } from '../../audit/log-sources.js';
 import { readingFile, readingStore, unreadNotes } from './reading-store.js';
 
 export const TRACE_USAGE = `usage: steerlog trace <log.jsonl> [--format auto|steerlog|dsh] [--otlp <endpoint>] [--content] [--json]

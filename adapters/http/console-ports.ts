@@ -3,9 +3,9 @@ import type { KeyStore } from '../../runtime/ports/key-store.js';
 import { createKeyring } from '../../runtime/content-opener.js';
 import type { HeadVerifier } from '../chain/ed25519.js';
 import { verifySession, type SessionVerification } from '../chain/verify-session.js';
-import { auditOutput, type AuditOutput } from '../cli/audit-extras.js';
-import { auditStreamOnePass } from '../cli/audit-pass.js';
-import { storeEnvelopes } from '../cli/log-sources.js';
+import { auditOutput, type AuditOutput } from '../../audit/audit-extras.js';
+import { auditStreamOnePass } from '../../audit/audit-pass.js';
+import { storeEnvelopes } from '../../audit/log-sources.js';
 
 /** A head kept outside the log, as `steerlog verify --anchor <seq>:<hash>` takes it. */
 export interface ChainAnchor {
