@@ -89,3 +89,4 @@ export { archiveSessions, type ArchiveSessionsOptions, type ArchiveOutput, type 
 export { selectEnded, type SessionEnd, type KeptReason } from './adapters/archive/archive-selection.js';
 export { ArchiveEventStore, openArchiveEventStore } from './adapters/archive/archive-event-store.js';
 export { type ArchiveDurability } from './adapters/archive/write-archive.js';
+export { stepContext, parseStepRef, StepNotFoundError, isStepNotFoundError, type StepContext, type EnteredInput } from './audit/step-context.js';

@@ -29,6 +29,8 @@ const rules: { folder: string; allowed: readonly string[] }[] = [
   // steerlog/testing: no test runner (it throws node:assert errors), no store adapter, no driver
   { folder: 'testing', allowed: ['testing', 'domain', 'projections', 'runtime/ports', 'adapters', 'node', 'fp-ts'] },
   // the Host's rules: sessions, admission, the mirror's frames; projections for the queue view, zod for the wire
+  // the use cases of audit and replay analysis (context, diff, replay): pure over logs, or driving the runtime
+  { folder: 'audit', allowed: ['audit', 'domain', 'runtime', 'runtime/ports', 'projections', 'fp-ts', 'zod', 'rxjs', 'node:crypto'] },
   { folder: 'runtime/host', allowed: ['runtime/host', 'runtime', 'runtime/ports', 'domain', 'projections', 'fp-ts', 'zod', 'rxjs'] },
 ];
 /** Files of a rule's folder, without its nested layers (runtime/ excludes runtime/host/). */
