@@ -89,4 +89,5 @@ export { archiveSessions, type ArchiveSessionsOptions, type ArchiveOutput, type 
 export { selectEnded, type SessionEnd, type KeptReason } from './adapters/archive/archive-selection.js';
 export { ArchiveEventStore, openArchiveEventStore } from './adapters/archive/archive-event-store.js';
 export { type ArchiveDurability } from './adapters/archive/write-archive.js';
+export { diffSessions, turnSummaries, normalizedEvent, type SessionDiff, type TurnComparison, type TurnSummary } from './audit/session-diff.js';
 export { stepContext, parseStepRef, StepNotFoundError, isStepNotFoundError, type StepContext, type EnteredInput } from './audit/step-context.js';

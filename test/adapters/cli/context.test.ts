@@ -37,3 +37,17 @@ describe('steerlog context', () => {
     expect((await run('context', '--store', `jsonl:${dir}`, 'd1')).code).toBe(2);
   });
 });
+
+describe('steerlog diff', () => {
+  it('exit 0 for a session and a re-run of it; exit 1 naming the first divergent seq for two different logs', async () => {
+    expect((await run('demo', '--store', `jsonl:${dir}`, '--session', 'd2')).code).toBe(0);
+    const same = await run('diff', '--store', `jsonl:${dir}`, 'd1', 'd2');
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toMatch(/^equal: 40 events each/);
+    const ex = (f: string) => new URL(`../../../docs/examples/${f}`, import.meta.url).pathname;
+    const differ = await run('diff', ex('queue-steer-context.jsonl'), ex('inbox-edits.jsonl'), '--json');
+    expect(differ.code).toBe(1);
+    expect(JSON.parse(differ.stdout)).toMatchObject({ format: 'steerlog-diff', version: 1, equal: false, firstDivergentSeq: expect.any(Number) });
+    expect((await run('diff', ex('queue-steer-context.jsonl'))).code).toBe(2);
+  });
+});
