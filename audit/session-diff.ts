@@ -48,13 +48,15 @@ export interface SessionDiff {
   readonly turns: readonly TurnComparison[];
 }
 
-/** An event as the comparison sees it: no id, time, hash or metadata; `session/created` without identity and lineage. */
+/** An event as the comparison sees it: no id, time, hash or metadata; `session/created` without identity and lineage; a `chain/head` without its hash and signature. */
 export const normalizedEvent = (e: LogEvent): { readonly type: string; readonly data: unknown; readonly ignorable?: true } => {
   let data = e.data;
   if (e.type === 'session/created') {
     const { sessionId: _s, createdAt: _c, parentSession: _p, seedLength: _l, origin: _o, ...rest } = e.data as Record<string, unknown>;
     data = rest;
   }
+  // a signed head signs the chain's hash, which covers ids and times: only where it stands and who signed compare
+  if (e.type === 'chain/head') data = { seq: (e.data as { seq: number }).seq, keyId: (e.data as { keyId: string }).keyId };
   return { type: e.type, data, ...(e.ignorable ? { ignorable: true as const } : {}) };
 };
 
