@@ -94,3 +94,5 @@ export * from './runtime/ports/telemetry.js';
 export { createOtelTelemetry, TelemetryUnavailableError, isTelemetryUnavailableError, type OtelTelemetry, type OtelTelemetryOptions } from './adapters/telemetry/otel-telemetry.js';
 export { postOtlpJson, otlpTracesUrl, OtlpExportError, isOtlpExportError, type PostOtlpOptions } from './adapters/telemetry/otlp-http.js';
 export { traceSession, TraceLogInvalidError, isTraceLogInvalidError, type TraceSessionOptions, type TraceSessionResult } from './audit/trace-session.js';
+export { diffSessions, turnSummaries, normalizedEvent, type SessionDiff, type TurnComparison, type TurnSummary } from './audit/session-diff.js';
+export { stepContext, parseStepRef, StepNotFoundError, isStepNotFoundError, type StepContext, type EnteredInput } from './audit/step-context.js';

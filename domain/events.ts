@@ -19,6 +19,7 @@ import {
   type RequestErrorData,
 } from './events/assistant-events.js';
 import { ChainHeadDataSchema, type ChainHeadData } from './events/chain-events.js';
+import { RequestContextDataSchema, RequestHeaderDataSchema, type RequestContextData, type RequestHeaderData } from './events/request-events.js';
 import { InboxSplicedDataSchema, type InboxSplicedData } from './events/inbox-events.js';
 import {
   EndSeedDataSchema,
@@ -49,6 +50,7 @@ export * from './events/turn-events.js';
 export * from './events/assistant-events.js';
 export * from './events/tool-events.js';
 export * from './events/chain-events.js';
+export * from './events/request-events.js';
 
 // ---- the catalogue ---------------------------------------------------------------------------------------------
 /** Every durable event type steerlog reads, with the schema of its data. */
@@ -71,6 +73,8 @@ export const EVENT_DATA_SCHEMAS = {
   'chain/head': ChainHeadDataSchema,
   'session/erased': SessionErasedDataSchema,
   'request/error': RequestErrorDataSchema,
+  'request/header': RequestHeaderDataSchema,
+  'request/context': RequestContextDataSchema,
 } as const satisfies Record<string, z.ZodTypeAny>;
 
 /** The data type of each known event type. */
@@ -93,6 +97,8 @@ export interface EventDataByType {
   'chain/head': ChainHeadData;
   'session/erased': SessionErasedData;
   'request/error': RequestErrorData;
+  'request/header': RequestHeaderData;
+  'request/context': RequestContextData;
 }
 /** The name of a known event type. */
 export type EventType = keyof EventDataByType;

@@ -145,6 +145,30 @@ const requestErrorUnit: SealUnit = {
   mark: (o, m) => ({ ...o, error: { ...(o.error as Obj), message: m } }),
 };
 
+/**
+ * `request/header`: the system prompt and the offered tools' descriptions and parameters (the configuration, the
+ * reason and the tools' names stay, so a reader without the key still sees which tools were offered).
+ */
+const headerOf = (o: Obj): Obj => (isObj(o.header) ? o.header : {});
+const withHeader = (o: Obj, f: (h: Obj) => Obj): Obj => ({ ...o, header: f(headerOf(o)) });
+const toolNamesOnly = (tools: unknown, marker: string | null): unknown =>
+  Array.isArray(tools)
+    ? tools.map((t) => (isObj(t) ? { name: t.name, ...(marker !== null && t.description !== undefined ? { description: marker } : {}) } : t))
+    : tools;
+const requestHeaderUnit: SealUnit = {
+  secret: (o) => {
+    const h = headerOf(o);
+    return { ...(h.system !== undefined ? { system: h.system } : {}), ...(h.tools !== undefined ? { tools: h.tools } : {}) };
+  },
+  blank: (o) =>
+    withHeader(o, (h) => ({ ...h, ...(h.system !== undefined ? { system: '' } : {}), ...(h.tools !== undefined ? { tools: toolNamesOnly(h.tools, null) } : {}) })),
+  restore: (o, s) => withHeader(o, (h) => ({ ...h, ...(isObj(s) ? s : {}) })),
+  mark: (o, m) =>
+    withHeader(o, (h) => ({ ...h, ...(h.system !== undefined ? { system: m } : {}), ...(h.tools !== undefined ? { tools: toolNamesOnly(h.tools, m) } : {}) })),
+};
+/** Does this `request/header` carry a system prompt or tools? */
+const headerHasText = (d: Obj): boolean => isObj(d.header) && (d.header.system !== undefined || d.header.tools !== undefined);
+
 /** Does this `turn/end` carry free text (an error message or a hook's abort reason)? */
 const turnEndHasText = (d: Obj): boolean => {
   const r = d.reason;
@@ -176,6 +200,8 @@ export const sealPlanOf = (type: string, data: unknown): { readonly at: 'data' |
       return typeof data.lastAssistantText === 'string' ? { at: 'data', unit: childEndUnit } : null;
     case 'turn/end':
       return turnEndHasText(data) ? { at: 'data', unit: turnEndUnit } : null;
+    case 'request/header':
+      return headerHasText(data) ? { at: 'data', unit: requestHeaderUnit } : null;
     case 'request/error':
       return isObj(data.error) && typeof data.error.message === 'string' ? { at: 'data', unit: requestErrorUnit } : null;
     default:

@@ -14,6 +14,7 @@ import { queueEdits } from './queue-edits.js';
 import type { SessionLog } from './session-log.js';
 import type { CommitCheck, EventObserver } from './session-log-types.js';
 import { systemClock } from './ports/clock.js';
+import { RequestRecord } from './request-record.js';
 import { retryPolicy } from './retry-policy.js';
 import { runTurn, type RunningPhase, type TurnPort } from './turn.js';
 import type { AgentInbox, ChildEventType, DurableReceipt, InputOptions, QueueEdits } from './agent-types.js';
@@ -72,6 +73,8 @@ export class Agent {
   #disposed: Promise<void> | null = null;
   #activity: Promise<void> = Promise.resolve();
   readonly #modelMessages: ModelMessage[] = [];
+  /** The step provenance this agent writes before its requests (request/header, request/context). */
+  readonly #requests = new RequestRecord();
   /** What each turn (and each model step in it) needs from this agent. */
   readonly #turnPort: TurnPort<Agent>;
   /** The provenance of the wake that opens the next turn (recorded on its `turn/start`), until that turn starts. */
@@ -103,6 +106,7 @@ export class Agent {
       retryPolicy: opts.retryPolicy ?? retryPolicy(),
       requestErrorListeners: () => this.#hooks.listeners('request-error'),
       now: () => (opts.clock ?? systemClock).now(),
+      requests: this.#requests,
       // read at every proposed step, as the options were
       get systemPrompt() {
         return opts.systemPrompt;
@@ -338,6 +342,7 @@ export class Agent {
   #track(e: LogEvent): void {
     const m = modelMessageOf(e);
     if (m) this.#modelMessages.push(m);
+    this.#requests.track(e);
   }
 
   // ---- phases --------------------------------------------------------------------------------------------------

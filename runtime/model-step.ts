@@ -16,6 +16,7 @@ import type { FinishReason, ModelPort, ModelResponse } from './ports/model.js';
 import { runRequestError } from './request-error.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { errorFacts, modelFailureFacts } from './turn-error.js';
+import type { RequestRecord } from './request-record.js';
 import type { SessionLog } from './session-log.js';
 import { runToolCalls, type LateToolResults, type ToolCallBlock } from './tool-runner.js';
 import type { Tool } from './tools.js';
@@ -48,7 +49,12 @@ export interface ModelStepPort<A> {
   readonly requestErrorListeners: () => readonly RequestErrorListener<A>[];
   /** Epoch ms (the runtime's clock): measures the time a step spent on its attempts. */
   readonly now: () => number;
+  /** Writes the step's provenance (`request/header`, `request/context`) before a request, when it is new. */
+  readonly requests: RequestRecord;
 }
+
+/** The tools a request offers the model. */
+const toolSpecsOf = <A>(port: ModelStepPort<A>) => [...port.tools.values()].map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}) }));
 
 /**
  * The actor of the context a tool's result stages (docs/host.md, "Actors: who did what"): the tool, a `plugin` named
@@ -103,7 +109,7 @@ const requestOnce = async <A>(
       turn,
       step,
       attempt,
-      tools: [...port.tools.values()].map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}) })),
+      tools: toolSpecsOf(port),
       signal,
       onChunk: (chunk) => {
         if (signal.aborted || refusedChunk !== null) return;
@@ -149,6 +155,9 @@ export const runModelStep = async <A>(
 ): Promise<StepResult> => {
   const { turn, step, system, signal } = at;
   const { log, model } = port;
+  // the request's provenance, when new, is durable with step/start and its user messages before the request
+  const provenance = (): void => port.requests.beforeRequest(log, { model, system, tools: toolSpecsOf(port) });
+  provenance();
   await log.checkpoint();
   const startedAt = port.now();
   let response: Answer;
@@ -190,6 +199,7 @@ export const runModelStep = async <A>(
     await port.retryPolicy.sleep(retryInMs, signal);
     if (signal.aborted) throw new TurnAborted();
     // as before the first attempt: what the failed one logged is durable before the next request (fail closed)
+    provenance();
     await log.checkpoint();
   }
   const content: AssistantBlock[] = response.finishReason === 'max-tokens' ? response.content.filter((b) => b.type !== 'tool-call') : [...response.content];

@@ -56,6 +56,14 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
     summary: 'the whole life of one input (admitted, claimed, entered / dropped / rejected / canceled / pending) or tool call',
     load: async () => import('./why-command.js').then((m) => ({ usage: m.WHY_USAGE, run: m.whyCommand })),
   },
+  context: {
+    summary: 'the exact messages of one step\'s model request, with its provenance, tokens and the inputs that entered',
+    load: async () => import('./context-command.js').then((m) => ({ usage: m.CONTEXT_USAGE, run: m.contextCommand })),
+  },
+  diff: {
+    summary: 'compare two sessions: the first divergent seq, then turn by turn (ids and times ignored); exit 1 when they differ',
+    load: async () => import('./diff-command.js').then((m) => ({ usage: m.DIFF_USAGE, run: m.diffCommand })),
+  },
   sessions: {
     summary: 'every session of a store: created, events, turns, status at the end of its log, chain status',
     load: async () => import('./sessions-command.js').then((m) => ({ usage: m.SESSIONS_USAGE, run: m.sessionsCommand })),

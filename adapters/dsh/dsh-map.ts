@@ -27,6 +27,8 @@ export const DSH_EVENT_MAP: Readonly<Record<string, string>> = {
   'tool/result': 'tool/result',
   'session/end-seed': 'session/end-seed',
   'subagent/descriptor': 'subagent/descriptor',
+  'request/header': 'request/header',
+  'request/context': 'request/context',
 };
 
 /**
@@ -35,8 +37,6 @@ export const DSH_EVENT_MAP: Readonly<Record<string, string>> = {
  * as the harness itself refuses it (a log from a newer writer, whose meaning a reader cannot guess).
  */
 export const DSH_IGNORED_TYPES: readonly string[] = [
-  'request/header',
-  'request/context',
   'assistant/chunk',
   'todo/write',
   'subagent/start',

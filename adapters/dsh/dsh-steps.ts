@@ -128,11 +128,11 @@ export const createStepTracker = () => {
           if (!isObj(data) || !isPositive(data.turn) || !isPositive(data.step) || !('chunk' in data)) refuse('assistant/chunk: data is {turn, step, chunk}');
           chunkSteps.set(harnessSeq, `${data.turn as number}/${data.step as number}`);
           return NONE;
-        case `${DSH_IGNORED_PREFIX}request/header`:
+        case 'request/header':
           if (!isObj(data) || !isObj(data.header) || !REASONS.has(data.reason as string)) refuse('request/header: data is {header: {config, …}, reason: initial, resume or change}');
           open?.requests.push({ seq: envelope.seq, reason: data.reason as 'initial' | 'resume' | 'change' });
           return NONE;
-        case `${DSH_IGNORED_PREFIX}request/context`: {
+        case 'request/context': {
           const { provider, model, contextWindow } = isObj(data) ? data : {};
           if (typeof provider !== 'string' || typeof model !== 'string' || !(contextWindow === undefined || isPositive(contextWindow))) {
             refuse('request/context: data is {provider, model, contextWindow?} (strings, and a positive integer)');

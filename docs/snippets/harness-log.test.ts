@@ -13,8 +13,6 @@ describe('docs/audit.md: reading a harness log in code', () => {
     ]);
     expect(summary).toMatchObject({ compression: 'zstd', frames: 5, tornTail: null });
     expect(summary.ignored).toEqual([
-      { type: 'request/header', count: 1 },
-      { type: 'request/context', count: 1 },
       { type: 'assistant/chunk', count: 4 },
       { type: 'subagent/start', count: 1 },
       { type: 'subagent/end', count: 1 },

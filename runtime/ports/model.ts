@@ -58,5 +58,7 @@ export interface ModelFailure {
 export interface ModelPort {
   readonly provider?: string;
   readonly model?: string;
+  /** The model's context window in tokens, when known: recorded in `request/context` with the route. */
+  readonly contextWindow?: number;
   complete(request: ModelRequest): Promise<ModelResponse>;
 }

@@ -18,10 +18,10 @@ describe('bin/steerlog.js (the built package)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'steerlog-bin-'));
     const demo = steerlog('demo', '--store', `jsonl:${dir}`, '--session', 'bin-demo');
     expect(demo.status).toBe(0);
-    expect(demo.stdout).toContain('session bin-demo: 38 events, valid');
+    expect(demo.stdout).toContain('session bin-demo: 40 events, valid');
     const audit = steerlog('audit', '--store', `jsonl:${dir}`, 'bin-demo', '--json');
     expect(audit.status).toBe(0);
-    expect(JSON.parse(audit.stdout)).toMatchObject({ stream: 'bin-demo', ok: true, events: 38 });
+    expect(JSON.parse(audit.stdout)).toMatchObject({ stream: 'bin-demo', ok: true, events: 40 });
     const project = steerlog('project', 'docs/projections/accept-to-claim.ts', '--store', `jsonl:${dir}`);
     expect(project.stderr).toBe('');
     expect(project.status).toBe(0);

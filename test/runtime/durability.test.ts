@@ -57,7 +57,8 @@ describe('write-behind and checkpoints (docs/protocol.md §11, scenario 60)', ()
     agent.followup(msg('A'));
     await agent.whenIdle();
     expect(seen[0]).toEqual(['session/created', 'SPL(NT,0,[A])', 'TS(1)', 'SPL(NT,0,rc=1)']);
-    expect(seen[1]!.slice(-2)).toEqual(['SS(1,1)', 'UM(A)']);
+    // the request's provenance is durable with its step, before the model call
+    expect(seen[1]!.slice(-4)).toEqual(['SS(1,1)', 'UM(A)', 'RH(initial)', 'RC']);
   });
 
   it('a failed batch is retried in order at the next checkpoint and never duplicated, even when the ack was lost', async () => {
@@ -84,7 +85,7 @@ describe('write-behind and checkpoints (docs/protocol.md §11, scenario 60)', ()
     agent.followup(msg('A'));
     await agent.whenIdle();
     expect(model.requests).toHaveLength(0);
-    expect(agent.events.map(notate).slice(-4)).toEqual(['SS(1,1)', 'UM(A)', 'SE(1,1)', 'TE(1,error:UNKNOWN)']);
+    expect(agent.events.map(notate).slice(-6)).toEqual(['SS(1,1)', 'UM(A)', 'RH(initial)', 'RC', 'SE(1,1)', 'TE(1,error:UNKNOWN)']);
     await agent.checkpoint();
     expect((await stored(store)).length).toBe(agent.events.length);
   });

@@ -16,7 +16,10 @@ const T: Record<string, string> = { 'next-turn': 'NT', 'next-step': 'NS' };
 const reasonText = (r: TurnEndReason): string =>
   r.kind === 'aborted' ? `aborted:${r.reason.kind}` : r.kind === 'error' ? `error:${r.error.code}` : r.kind;
 
-/** The spec's notation for a durable event: SPL(NT,0,rc=1,[B],C), TS(1), SS(1,1), UM(A), AM, TC(c1), TR(c1), SE(1,1), TE(1,completed). */
+/**
+ * The spec's notation for a durable event: SPL(NT,0,rc=1,[B],C), TS(1), SS(1,1), UM(A), RH(initial), RC, AM, TC(c1),
+ * TR(c1), SE(1,1), TE(1,completed) (RH: request/header with its reason, RC: request/context).
+ */
 export const notate = (e: LogEvent): string => {
   const d = e.data as Record<string, unknown>;
   switch (e.type) {
@@ -42,6 +45,10 @@ export const notate = (e: LogEvent): string => {
       return d.interrupted ? 'AM!' : 'AM';
     case 'assistant/chunk':
       return 'CH';
+    case 'request/header':
+      return `RH(${d.reason})`;
+    case 'request/context':
+      return 'RC';
     case 'request/error':
       return `RE(${d.attempt},${(d.error as { code: string }).code}${d.retryInMs !== undefined ? `,retry ${d.retryInMs}` : ''})`;
     case 'tool/call':
@@ -88,7 +95,9 @@ export const setup = (opts: HarnessOptions = {}) => {
   agent.on('inbox/claimed', (m, turn) => live.push(`claimed ${m.id}@${turn}`));
   agent.on('status', (s) => live.push(`status ${s}`));
   agent.on('error', (e) => live.push(`error ${e.turn}.${e.step} ${e.error.code}`));
-  const durable = () => agent.events.filter((e) => e.type !== 'session/created').map(notate);
+  // the spec's scenarios fold a request's provenance (request/header, request/context) into its answer (REQ): the
+  // provenance itself is checked in test/runtime/request-provenance.test.ts
+  const durable = () => agent.events.filter((e) => e.type !== 'session/created' && e.type !== 'request/header' && e.type !== 'request/context').map(notate);
   return { agent, model, store, live, durable };
 };
 

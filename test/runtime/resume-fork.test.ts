@@ -36,7 +36,8 @@ describe('resume (scenario 52)', () => {
     await resumed.whenIdle();
     const after = durable(resumed.events).slice(durable(a.events).length);
     expect(after).toEqual([
-      'SPL(NT,1,[B])', 'TS(2)', 'SPL(NS,0,rc=1)', 'SPL(NT,0,rc=1)', 'SS(2,1)', 'UM(C)', 'UM(Q)', 'AM', 'SE(2,1)', 'TE(2,completed)',
+      // the resumed runtime's first request says so; the route is the one the log already holds (no request/context)
+      'SPL(NT,1,[B])', 'TS(2)', 'SPL(NS,0,rc=1)', 'SPL(NT,0,rc=1)', 'SS(2,1)', 'UM(C)', 'UM(Q)', 'RH(resume)', 'AM', 'SE(2,1)', 'TE(2,completed)',
       'TS(3)', 'SPL(NT,0,rc=1)', 'SS(3,1)', 'UM(B)', 'AM', 'SE(3,1)', 'TE(3,completed)',
     ]);
     await resumed.checkpoint();
@@ -109,7 +110,8 @@ describe('fork (scenario 53)', () => {
     expect(child.inbox.nextTurn).toEqual([]);
     child.followup(msg('X'));
     await child.whenIdle();
-    expect(durable(child.events).slice(-8)).toEqual(['SPL(NT,0,[X])', 'TS(2)', 'SPL(NT,0,rc=1)', 'SS(2,1)', 'UM(X)', 'AM', 'SE(2,1)', 'TE(2,completed)']);
+    // the fork's seed holds the parent's request/header: the child's first request is a resume
+    expect(durable(child.events).slice(-9)).toEqual(['SPL(NT,0,[X])', 'TS(2)', 'SPL(NT,0,rc=1)', 'SS(2,1)', 'UM(X)', 'RH(resume)', 'AM', 'SE(2,1)', 'TE(2,completed)']);
     await child.checkpoint();
     expect(audit(child.events).ok).toBe(true);
     // a fork of the fork keeps both seeds apart

@@ -40,13 +40,13 @@ describe('steerlog archive', () => {
     const out = join(root, 'human.jsonl.gz');
     const dry = await runCli('archive', '--store', spec, '--before', cutoff, '--out', out, '--dry-run');
     expect(dry.code).toBe(0);
-    expect(dry.stdout.split('\n')[0]).toBe(`dry run: 3 ended sessions (75 events) before ${cutoff} would move; nothing written or deleted`);
+    expect(dry.stdout.split('\n')[0]).toBe(`dry run: 3 ended sessions (81 events) before ${cutoff} would move; nothing written or deleted`);
     expect(existsSync(out)).toBe(false);
     const run = await runCli('archive', '--store', spec, '--before', String(CUTOFF), '--out', out);
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe(`archived 3 sessions (75 events) to ${out}, verified`);
-    expect(lines[1]).toMatch(/^ {2}old-a {2}25 events {2}head 24:[0-9a-f]{64} {2}deleted from the store$/);
+    expect(lines[0]).toBe(`archived 3 sessions (81 events) to ${out}, verified`);
+    expect(lines[1]).toMatch(/^ {2}old-a {2}27 events {2}head 26:[0-9a-f]{64} {2}deleted from the store$/);
     expect(lines.slice(4)).toEqual([
       'kept 4 sessions in the store:',
       '  old-parent-2  family-not-ended',
@@ -74,7 +74,7 @@ describe('steerlog archive', () => {
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { code: 'archive-exists' } });
     const store = await openJsonlEventStore(spec.slice('jsonl:'.length), { readOnly: true });
-    expect((await collect(() => store.read('old-a'))).length).toBe(25);
+    expect((await collect(() => store.read('old-a'))).length).toBe(27);
     await store.close();
   });
 });

@@ -105,7 +105,7 @@ describe('failures are not verdicts', () => {
 
   it('store check reports damage (exit 1), store repair --rebuild-index restores a truncated index', async () => {
     const dir = await demoStore();
-    expect((await run('store', 'check', `jsonl:${dir}`)).stdout).toMatch(/38 committed events in 1 stream file, ok/);
+    expect((await run('store', 'check', `jsonl:${dir}`)).stdout).toMatch(/40 committed events in 1 stream file, ok/);
     truncateSync(join(dir, 'global.idx'), 9 * 80 + 17);
     const check = await run('store', 'check', `jsonl:${dir}`, '--json');
     expect(check.code).toBe(1);
@@ -113,9 +113,9 @@ describe('failures are not verdicts', () => {
     expect((await run('audit', '--store', `jsonl:${dir}`, 'c-1')).code).toBe(3);
     const repair = await run('store', 'repair', `jsonl:${dir}`, '--rebuild-index');
     expect(repair.code, repair.stderr).toBe(0);
-    expect(repair.stdout).toMatch(/38 events from 1 stream files; the previous index is in quarantine\//);
+    expect(repair.stdout).toMatch(/40 events from 1 stream files; the previous index is in quarantine\//);
     expect((await run('store', 'check', `jsonl:${dir}`)).code).toBe(0);
-    expect(JSON.parse((await run('audit', '--store', `jsonl:${dir}`, 'c-1', '--json')).stdout)).toMatchObject({ ok: true, events: 38 });
+    expect(JSON.parse((await run('audit', '--store', `jsonl:${dir}`, 'c-1', '--json')).stdout)).toMatchObject({ ok: true, events: 40 });
     // repair without --rebuild-index runs crash recovery: a torn tail goes to the quarantine
     const file = join(dir, 'streams', streamFileName('c-1').fileName);
     writeFileSync(file, Buffer.concat([readFileSync(file), Buffer.from('{"c":"0000')]));
@@ -144,7 +144,7 @@ describe('reading never writes: PostgreSQL', () => {
       url.username = role;
       const r = await run('audit', '--store', `${url.toString()}?schema=${schema}`, 'ro-1', '--json');
       expect(r.code, r.stdout + r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, events: 38 });
+      expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, events: 40 });
       const missing = await run('audit', '--store', `${url.toString()}?schema=${schema}_none`, 'ro-1');
       expect(missing.code).toBe(3);
       expectOneLine(missing.stderr);

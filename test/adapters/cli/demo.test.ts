@@ -11,10 +11,10 @@ describe('steerlog demo', () => {
   it('runs a scripted session showing queueing, steering, context and a tool round, and audits it', async () => {
     const { code, stdout } = await run('demo', '--store', 'memory:', '--session', 'demo-session');
     expect(code).toBe(0);
-    expect(stdout).toContain('session demo-session: 38 events, valid');
-    expect(stdout).toContain('seq 15  steering  steer-1');
-    expect(stdout).toContain('seq 16  context   ctx-log');
-    expect(stdout).toContain('turn 3  seq 29–37  completed  1 step  claimed: ctx-clock, prompt-3');
+    expect(stdout).toContain('session demo-session: 40 events, valid');
+    expect(stdout).toContain('seq 17  steering  steer-1');
+    expect(stdout).toContain('seq 18  context   ctx-log');
+    expect(stdout).toContain('turn 3  seq 31–39  completed  1 step  claimed: ctx-clock, prompt-3');
   });
 
   it('is deterministic: two runs print the same bytes', async () => {

@@ -25,7 +25,7 @@ const roundTrip = async (spec: string): Promise<void> => {
   expect(exported.code, exported.stderr).toBe(0);
   expect(exported.stderr).toBe('');
   const lines = exported.stdout.trimEnd().split('\n');
-  expect(lines).toHaveLength(38);
+  expect(lines).toHaveLength(40);
   expect(JSON.parse(lines[0]!)).toMatchObject({ seq: 0, type: 'session/created' });
   const file = join(tmp(), 'rt-1.jsonl');
   writeFileSync(file, exported.stdout);
@@ -74,10 +74,10 @@ describe('audit <stream file>', () => {
     expect(readdirSync(join(dir, 'streams'))).toContain(streamFileName('sf-1').fileName);
     const r = await run('audit', file, '--json');
     expect(r.code, r.stdout).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ stream: 'sf-1', events: 38, ok: true });
+    expect(JSON.parse(r.stdout)).toMatchObject({ stream: 'sf-1', events: 40, ok: true });
     // a copy outside any store is read line by line, checksums verified
     const copy = join(tmp(), 'copy.jsonl');
     writeFileSync(copy, (await import('node:fs')).readFileSync(file));
-    expect(JSON.parse((await run('audit', copy, '--json')).stdout)).toMatchObject({ stream: 'sf-1', events: 38, ok: true });
+    expect(JSON.parse((await run('audit', copy, '--json')).stdout)).toMatchObject({ stream: 'sf-1', events: 40, ok: true });
   });
 });

@@ -53,11 +53,11 @@ describe('steerlog demo on the JSONL store', () => {
     const audited = await run('audit', '--store', `jsonl:${dir}`, 'demo-1', '--json');
     expect(audited.code).toBe(0);
     const report = JSON.parse(audited.stdout);
-    expect(report).toMatchObject({ stream: 'demo-1', events: 38, ok: true });
+    expect(report).toMatchObject({ stream: 'demo-1', events: 40, ok: true });
     // the demo's ids and clock are deterministic: running it again on the same session re-appends the same events,
     // which the store recognizes by id (idempotent): nothing is written twice
     expect((await run('demo', '--store', `jsonl:${dir}`, '--session', 'demo-1')).code).toBe(0);
-    expect(JSON.parse((await run('audit', '--store', `jsonl:${dir}`, 'demo-1', '--json')).stdout).events).toBe(38);
+    expect(JSON.parse((await run('audit', '--store', `jsonl:${dir}`, 'demo-1', '--json')).stdout).events).toBe(40);
     expect((await run('audit', '--store', `jsonl:${dir}`, 'nope')).code).toBe(2);
     expect((await run('audit', '--store', 'bogus:', 'demo-1')).code).toBe(2);
     expect((await run('demo', '--frobnicate')).code).toBe(2);

@@ -72,21 +72,21 @@ describe('steerlog why across sessions', () => {
       direction: 'to-child',
       via: 'send_message',
       messageId: 'm5',
-      from: { session: 'P', callId: 's1', seq: 14 },
-      to: { session: 'kid', kinds: ['15 admitted', '17 claimed', '19 entered', '22 turn-ended'], fate: 'entered' },
+      from: { session: 'P', callId: 's1', seq: 16 },
+      to: { session: 'kid', kinds: ['17 admitted', '19 claimed', '21 entered', '25 turn-ended'], fate: 'entered' },
     });
-    expect(text).toContain('message m5 crossed from parent P (send_message call s1, result at seq 14) to session kid: ENTERED\n');
+    expect(text).toContain('message m5 crossed from parent P (send_message call s1, result at seq 16) to session kid: ENTERED\n');
   });
 
   it('child ← parent: the message in kid names the call in P that sent it; the id asked in P is found in its child', async () => {
     const inKid = await why('kid', 'm5');
     expect(inKid.out.found).toBe('message');
-    expect(inKid.out.crossing).toMatchObject({ direction: 'to-child', via: 'send_message', from: { session: 'P', callId: 's1', seq: 14 }, to: { session: 'kid' } });
+    expect(inKid.out.crossing).toMatchObject({ direction: 'to-child', via: 'send_message', from: { session: 'P', callId: 's1', seq: 16 }, to: { session: 'kid' } });
     expect(inKid.out.crossing!.to.facts).toEqual(inKid.out.facts);
     const inP = await why('P', 'm5');
     expect(inP.code).toBe(0);
     expect(inP.out.found).toBe('none');
-    expect(inP.out.crossing).toEqual({ ...inKid.out.crossing, from: { session: 'P', callId: 's1', seq: 14 } });
+    expect(inP.out.crossing).toEqual({ ...inKid.out.crossing, from: { session: 'P', callId: 's1', seq: 16 } });
   });
 
   it('a user\'s subagent.prompt: found from the parent and from the child, via subagent.prompt, with no tool call', async () => {
@@ -96,7 +96,7 @@ describe('steerlog why across sessions', () => {
       via: 'subagent.prompt',
       messageId: 'm8',
       from: { session: 'P', callId: null, seq: null },
-      to: { session: 'kid', kinds: ['23 admitted', '25 claimed', '27 entered', '30 turn-ended'], fate: 'entered' },
+      to: { session: 'kid', kinds: ['26 admitted', '28 claimed', '30 entered', '34 turn-ended'], fate: 'entered' },
     });
     expect((await why('P', 'm8')).out.crossing).toEqual(inKid.out.crossing);
   });
@@ -107,8 +107,8 @@ describe('steerlog why across sessions', () => {
       direction: 'to-parent',
       via: 'report',
       messageId: 'm3',
-      from: { session: 'kid', callId: 'r1', seq: 9 },
-      to: { session: 'P', kinds: ['2 admitted', '5 claimed', '9 entered', '19 turn-ended'], fate: 'entered' },
+      from: { session: 'kid', callId: 'r1', seq: 11 },
+      to: { session: 'P', kinds: ['2 admitted', '5 claimed', '9 entered', '21 turn-ended'], fate: 'entered' },
     });
     const inP = await why('P', 'm3');
     expect(inP.out.crossing).toEqual(fromKid.out.crossing);
@@ -121,7 +121,7 @@ describe('steerlog why across sessions', () => {
       via: 'settlement',
       messageId: 'm4',
       from: { session: 'kid', callId: null, seq: null },
-      to: { session: 'P', kinds: ['3 admitted', '6 claimed', '10 entered', '19 turn-ended'], fate: 'entered' },
+      to: { session: 'P', kinds: ['3 admitted', '6 claimed', '10 entered', '21 turn-ended'], fate: 'entered' },
     });
     const inKid = await why('kid', 'm4');
     expect(inKid.code).toBe(0);

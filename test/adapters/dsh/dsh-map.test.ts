@@ -81,16 +81,16 @@ describe('the harness log reader', () => {
   });
 
   it('keeps the declared types it does not interpret, extensions marked ignorable and non-append surface copies as ignorable events, counted', async () => {
-    const lines = [HEADER, ...opening, ev(4, 'request/header', { header: {}, reason: 'initial' }), ev(5, 'x/ext', { a: 1 }, { ignorable: true }), ev(6, 'user/message', A, { surfaceOp: 'replace' }), ev(7, 'assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta' } })];
+    const lines = [HEADER, ...opening, ev(4, 'todo/write', { todos: [] }), ev(5, 'x/ext', { a: 1 }, { ignorable: true }), ev(6, 'user/message', A, { surfaceOp: 'replace' }), ev(7, 'assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta' } })];
     const { events, summary } = await readAll(file(lines));
     expect(events.slice(5, 9).map((e) => [e.seq, e.type, (e as { ignorable?: true }).ignorable])).toEqual([
-      [5, 'dsh:request/header', true],
+      [5, 'dsh:todo/write', true],
       [6, 'dsh:x/ext', true],
       [7, 'dsh:user/message', true],
       [8, 'dsh:assistant/chunk', true],
     ]);
     expect(summary.ignored).toEqual([
-      { type: 'request/header', count: 1 },
+      { type: 'todo/write', count: 1 },
       { type: 'x/ext', count: 1 },
       { type: 'user/message (surfaceOp replace)', count: 1 },
       { type: 'assistant/chunk', count: 1 },

@@ -54,14 +54,24 @@ describe('request and stream events', () => {
     const cases: [Ev, string][] = [
       [e('assistant/chunk', { step: 1, chunk: {} }), 'assistant/chunk: data is {turn, step, chunk}'],
       [e('assistant/chunk', { turn: 1, step: 1 }), 'assistant/chunk: data is {turn, step, chunk}'],
-      [e('request/header', { header: {}, reason: 'retry' }), 'request/header: data is {header: {config, …}, reason: initial, resume or change}'],
-      [e('request/header', { reason: 'initial' }), 'request/header: data is {header: {config, …}, reason: initial, resume or change}'],
-      [e('request/context', { provider: 'p', contextWindow: 10 }), 'request/context: data is {provider, model, contextWindow?} (strings, and a positive integer)'],
-      [e('request/context', { provider: 'p', model: 'm', contextWindow: 0 }), 'request/context: data is {provider, model, contextWindow?} (strings, and a positive integer)'],
     ];
     for (const [bad, reason] of cases) {
       const r = await read(file([...OPEN, bad, ...CLOSE]));
       expect(r.error, reason).toEqual({ code: 'dsh-malformed-envelope', line: 7, seq: 5, reason });
+    }
+  });
+
+  it("are steerlog's own request/header and request/context: a shape steerlog's schema cannot hold is refused, naming the field", async () => {
+    const cases: [Ev, string][] = [
+      [e('request/header', { header: { config: {} }, reason: 'retry' }), "request/header: steerlog's request/header cannot hold it: Invalid enum value. Expected 'initial' | 'resume' | 'change', received 'retry' at data.reason"],
+      [e('request/header', { reason: 'initial' }), "request/header: steerlog's request/header cannot hold it: Required at data.header"],
+      [e('request/header', { header: {}, reason: 'initial' }), "request/header: steerlog's request/header cannot hold it: Required at data.header.config"],
+      [e('request/context', { provider: 'p', contextWindow: 10 }), "request/context: steerlog's request/context cannot hold it: Required at data.model"],
+      [e('request/context', { provider: 'p', model: 'm', contextWindow: 0 }), "request/context: steerlog's request/context cannot hold it: Number must be greater than 0 at data.contextWindow"],
+    ];
+    for (const [bad, reason] of cases) {
+      const r = await read(file([...OPEN, bad, ...CLOSE]));
+      expect(r.error, reason).toEqual({ code: 'dsh-unmappable', line: 7, seq: 5, reason });
     }
   });
 

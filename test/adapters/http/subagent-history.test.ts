@@ -44,8 +44,10 @@ describe('subagent.history', () => {
       '4 agent/inbox/spliced',
       '5 step/start',
       '6 user/message prompt',
+      '7 request/header',
+      '8 request/context',
     ]);
-    expect(v.lastSeq).toBe(6);
+    expect(v.lastSeq).toBe(8);
     expect(v.nextAfter).toBeNull();
     // paged like session.history
     const page = await history(h, { after: 1, limit: 2 });

@@ -77,7 +77,9 @@ const quiet = (h: TestHostOnPg, epochs: number) => () => {
   const p = h.host.live.get('p')?.agent;
   return p !== undefined && p.status === 'idle' && h.children.state('c') === 'absent' && p.events.filter((e) => e.type === 'subagent/end').length === epochs;
 };
-const notation = (events: readonly LogEvent[]): string[] => events.map((e) => notateChild(e));
+/** The scenario notation (a request's provenance folded into its answer, as in test/runtime/harness.ts). */
+const notation = (events: readonly LogEvent[]): string[] =>
+  events.filter((e) => e.type !== 'request/header' && e.type !== 'request/context').map((e) => notateChild(e));
 
 describePg('a continuable child resumed on another host (PostgreSQL)', () => {
   it('A starts and settles c, A stops; on B, p\'s send_message and a user\'s subagent.prompt each cold-resume c as a new epoch; q cannot reach it', async () => {

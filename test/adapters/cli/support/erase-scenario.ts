@@ -130,7 +130,7 @@ export const eraseScenario = (name: 'jsonl' | 'postgres') => {
     expect(audit0.code).toBe(0);
     const a0 = JSON.parse(audit0.stdout) as Record<string, unknown>;
     valid('audit.schema.json', a0);
-    expect(a0.content).toMatchObject({ readable: 9, erased: 0, unavailable: 0, erasures: [] });
+    expect(a0.content).toMatchObject({ readable: 10, erased: 0, unavailable: 0, erasures: [] });
     const whyBefore = new Map<string, Record<string, unknown>>();
     for (const id of ['msg-prompt', 'msg-queued', 'call-1']) {
       whyBefore.set(id, JSON.parse((await run('why', '--store', spec, 's', id, '--keys', keySpec, '--json')).stdout) as Record<string, unknown>);
@@ -159,10 +159,10 @@ export const eraseScenario = (name: 'jsonl' | 'postgres') => {
     expect(audit1.code).toBe(0);
     const a1 = JSON.parse(audit1.stdout) as Record<string, unknown>;
     valid('audit.schema.json', a1);
-    expect(a1.content).toMatchObject({ sealed: 9, readable: 0, erased: 9, erasures: [{ seq: e.sessions[0]!.seq, by: 'dpo:eve', scope: 'session', subject: 's' }] });
+    expect(a1.content).toMatchObject({ sealed: 10, readable: 0, erased: 10, erasures: [{ seq: e.sessions[0]!.seq, by: 'dpo:eve', scope: 'session', subject: 's' }] });
     expect(structure(a1)).toEqual(structure(a0));
     const text = await run('audit', '--store', spec, 's', '--keys', keySpec);
-    expect(text.stdout).toContain('9 payload(s) stored encrypted: 0 readable, 9 [erased]');
+    expect(text.stdout).toContain('10 payload(s) stored encrypted: 0 readable, 10 [erased]');
 
     for (const id of ['msg-prompt', 'msg-queued', 'call-1']) {
       const why = await run('why', '--store', spec, 's', id, '--keys', keySpec, '--json');
@@ -186,7 +186,7 @@ export const eraseScenario = (name: 'jsonl' | 'postgres') => {
     expect(ex.stdout).not.toMatch(/SECRET/);
     expect((await run('verify', exported)).code).toBe(0);
     const fromFile = JSON.parse((await run('audit', exported, '--json')).stdout) as Record<string, unknown>;
-    expect(fromFile.content).toMatchObject({ erased: 9, unavailable: 0 });
+    expect(fromFile.content).toMatchObject({ erased: 10, unavailable: 0 });
 
     // again: nothing to destroy, nothing recorded twice
     const again = JSON.parse((await run('erase', '--store', spec, '--keys', keySpec, '--session', 's', '--json')).stdout) as Record<string, unknown>;

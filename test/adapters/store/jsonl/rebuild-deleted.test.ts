@@ -92,26 +92,26 @@ describe.each(['none', 'group'] as const)('rebuild-index with deleted streams (d
     expect(MOVED.map((s) => before.streams[s]!.events)).toEqual([[], [], []]);
     const original = recordsOf(dir);
     const retired = original.flatMap((r, p) => (deletedHashes.has(r.fileHash) ? [p] : []));
-    expect(retired.length).toBe(75); // 3 archived sessions of 25 events
+    expect(retired.length).toBe(81); // 3 archived sessions of 27 events
     // the archived sessions' positions are interleaved with the others' (the interesting case)
     expect(retired.at(-1)! - retired[0]! + 1).toBeGreaterThan(retired.length);
 
     rmSync(join(dir, INDEX_FILE));
     expect(isStoreCorruptError(await openJsonlEventStore(dir).catch((e: unknown) => e))).toBe(true);
     const report = await rebuildJsonlIndex(dir, { sync: false });
-    expect(report).toEqual({ events: original.length, streams: LIVE.length, retired: { events: 75, streams: 3, attribution: 'deletion-log' } });
+    expect(report).toEqual({ events: original.length, streams: LIVE.length, retired: { events: 81, streams: 3, attribution: 'deletion-log' } });
 
     const rebuilt = recordsOf(dir);
     expect(rebuilt.length).toBe(original.length);
     const strip = ({ batchEnd: _b, ...r }: IndexRecord) => r;
-    // every live record as it was; every retired position names a deleted stream, 25 each
+    // every live record as it was; every retired position names a deleted stream, 27 each
     rebuilt.forEach((r, p) => {
       if (retired.includes(p)) expect(deletedHashes.has(r.fileHash), `position ${p}`).toBe(true);
       else expect(strip(r), `position ${p}`).toEqual(strip(original[p]!));
     });
     const perStream = new Map<string, number>();
     for (const p of retired) perStream.set(rebuilt[p]!.fileHash, (perStream.get(rebuilt[p]!.fileHash) ?? 0) + 1);
-    expect([...perStream.values()]).toEqual([25, 25, 25]);
+    expect([...perStream.values()]).toEqual([27, 27, 27]);
     // commits may only be split, never joined: every commit end of the original index is one of the rebuilt index
     original.forEach((r, p) => {
       if (r.batchEnd) expect(rebuilt[p]!.batchEnd, `commit end at ${p}`).toBe(true);
@@ -138,7 +138,7 @@ describe.each(['none', 'group'] as const)('rebuild-index with deleted streams (d
     writeFileSync(join(dir, INDEX_FILE), bytes);
     expect((await checkJsonlStore(dir)).ok).toBe(false);
     const report = await rebuildJsonlIndex(dir, { sync: false });
-    expect(report).toMatchObject({ events: original.length, retired: { events: 75, streams: 3, attribution: 'previous-index' } });
+    expect(report).toMatchObject({ events: original.length, retired: { events: 81, streams: 3, attribution: 'previous-index' } });
     const rebuilt = recordsOf(dir);
     const strip = ({ batchEnd: _b, ...r }: IndexRecord) => r;
     expect(rebuilt.map(strip)).toEqual(original.map(strip));
@@ -154,9 +154,9 @@ describe.each(['none', 'group'] as const)('rebuild-index with deleted streams (d
     const human = await runCli('store', 'repair', `jsonl:${dir}`, '--rebuild-index');
     expect(human.code, human.stderr).toBe(0);
     const n = recordsOf(dir).length;
-    expect(human.stdout).toBe(`rebuilt global.idx of jsonl:${dir}: ${n} events (75 of them retired: the events of 3 deleted streams, records in deletion-log order) from 3 stream files\n`);
+    expect(human.stdout).toBe(`rebuilt global.idx of jsonl:${dir}: ${n} events (81 of them retired: the events of 3 deleted streams, records in deletion-log order) from 3 stream files\n`);
     const json = await runCli('store', 'repair', `jsonl:${dir}`, '--rebuild-index', '--json');
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, events: n, streams: 3, retired: { events: 75, streams: 3, attribution: 'previous-index' } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, events: n, streams: 3, retired: { events: 81, streams: 3, attribution: 'previous-index' } });
   });
 
   it('still refuses what deleted streams do not explain, leaving every byte in place', async () => {
@@ -169,7 +169,7 @@ describe.each(['none', 'group'] as const)('rebuild-index with deleted streams (d
     const cutBefore = snapshotStore(cut);
     const e = await rebuildJsonlIndex(cut, { sync: false }).catch((x: unknown) => x);
     expect(isStoreCorruptError(e)).toBe(true);
-    expect((e as Error).message).toMatch(/no stream line holds position \d+ \(a line claims position \d+\) \(75 are the events of deleted streams, 76 positions have no line\): lines or a stream file are missing/);
+    expect((e as Error).message).toMatch(/no stream line holds position \d+ \(a line claims position \d+\) \(81 are the events of deleted streams, 82 positions have no line\): lines or a stream file are missing/);
 
     // a damaged line of the deletion log
     const damaged = copyOf(durability);
@@ -190,7 +190,7 @@ describe.each(['none', 'group'] as const)('rebuild-index with deleted streams (d
     const leftoverBefore = snapshotStore(leftover);
     const l = await rebuildJsonlIndex(leftover, { sync: false }).catch((x: unknown) => x);
     expect(isStoreCorruptError(l)).toBe(true);
-    expect((l as Error).message).toContain('the file of deleted stream "new-x" holds 25 events; the deletion log says it had 100: cannot rebuild');
+    expect((l as Error).message).toContain('the file of deleted stream "new-x" holds 27 events; the deletion log says it had 100: cannot rebuild');
     expect(readFileSync(live, 'utf8').length).toBeGreaterThan(0);
     expect([snapshotStore(cut), snapshotStore(damaged), snapshotStore(leftover)]).toEqual([cutBefore, damagedBefore, leftoverBefore]);
   });

@@ -1,0 +1,83 @@
+import { isStepNotFoundError, parseStepRef, stepContext, type StepContext } from '../../audit/step-context.js';
+import type { ModelMessage } from '../../domain/model-messages.js';
+import { parseCommandArgs } from './cli-args.js';
+import { UsageError } from './cli-failure.js';
+import type { CliIo } from './io.js';
+import { loadLog } from './log-events.js';
+import { parseFormatOption } from './log-format.js';
+
+export const CONTEXT_USAGE = `usage: steerlog context <log.jsonl> --step <turn>.<step> [--format auto|steerlog|dsh] [--keys <spec>] [--json]
+       steerlog context --store <spec> <session-id> --step <turn>.<step> [--keys <spec>] [--json]
+  the exact messages of that step's model request (the log's surface before it, in order), the request's header
+  and model route (request/header, request/context; "not recorded" in a log written before steerlog recorded them),
+  the step's attempts and token counts, and the inputs that entered at that step with their class and fate
+  --keys <spec>   the data keys of encrypted content (default with --store: the key store that goes with it)
+exit: 0 answered, 1 the log is invalid before that step's request, 2 usage, no such session or no such step,
+      3 the store or file could not be read`;
+
+/** What `steerlog context --json` prints. */
+export interface ContextOutput extends StepContext {
+  readonly format: 'steerlog-context';
+  readonly version: 1;
+}
+
+const textOf = (m: ModelMessage): string =>
+  m.content
+    .map((b) => {
+      if (b.type === 'text' || b.type === 'reasoning') return `${b.type === 'reasoning' ? '(reasoning) ' : ''}${JSON.stringify(b.text)}`;
+      if (b.type === 'tool-call') return `[tool call ${b.callId} ${b.name} ${b.arguments}]`;
+      return `[${b.type}]`;
+    })
+    .join(' ');
+
+/** The human answer. */
+export const formatContext = (c: StepContext): string => {
+  const out = [`turn ${c.turn} step ${c.step} (step/start at seq ${c.startSeq}; the request is made at seq ${c.requestSeq})`];
+  out.push('provenance:');
+  if (c.header === null) out.push('  request/header: not recorded (the log has none before this request)');
+  else {
+    const h = c.header.header;
+    const config = Object.entries(h.config).map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ');
+    out.push(`  request/header ${c.header.reason} at seq ${c.header.seq}: ${config || 'no configuration'}`);
+    out.push(`    system: ${h.system === undefined ? '(none)' : JSON.stringify(h.system)}`);
+    out.push(`    tools: ${h.tools === undefined || h.tools.length === 0 ? '(none)' : h.tools.map((t) => t.name).join(', ')}`);
+  }
+  out.push(c.route === null ? '  request/context: not recorded' : `  request/context at seq ${c.route.seq}: ${c.route.provider}/${c.route.model}${c.route.contextWindow !== undefined ? ` (context window ${c.route.contextWindow})` : ''}`);
+  out.push(`attempts: ${c.attempts}; tokens: ${c.usage === null ? 'not recorded' : `${c.usage.inputTokens} input, ${c.usage.outputTokens} output${c.usage.cachedInputTokens !== undefined ? ` (${c.usage.cachedInputTokens} cached)` : ''}`}`);
+  out.push(c.entered.length === 0 ? 'entered at this step: nothing' : 'entered at this step:');
+  for (const e of c.entered) {
+    const admitted = e.fate.find((f) => f.kind === 'admitted');
+    const claimed = e.fate.find((f) => f.kind === 'claimed');
+    const why = [admitted?.kind === 'admitted' ? `admitted at seq ${admitted.seq} to ${admitted.target}${admitted.actor ? ` by ${admitted.actor}` : ''}` : null, claimed ? `claimed at seq ${claimed.seq}` : null].filter((x) => x !== null);
+    out.push(`  seq ${e.seq}  ${e.class ?? 'unclassified'}  ${e.id}${why.length > 0 ? `  (${why.join(', ')})` : ''}`);
+  }
+  out.push(`messages (${c.messages.length}):`);
+  c.messages.forEach((m, i) => out.push(`  ${i + 1}. ${m.role}${m.role === 'user' ? ` ${m.id}` : m.role === 'tool' ? ` ${m.callId}` : ''}: ${textOf(m)}`));
+  return `${out.join('\n')}\n`;
+};
+
+/** `steerlog context`: parses, loads the log, asks audit/step-context.ts, prints. */
+export const contextCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
+  const args = parseCommandArgs(argv, { strings: ['store', 'format', 'keys', 'step'], flags: ['json'] });
+  if (!args.ok) throw new UsageError(args.error);
+  const format = parseFormatOption(args.strings.format);
+  if (format === null) throw new UsageError('--format takes auto, steerlog or dsh');
+  if (args.positionals.length !== 1) throw new UsageError(args.strings.store !== undefined ? 'context --store <spec> needs one session id' : 'context needs one log file');
+  const ref = args.strings.step === undefined ? null : parseStepRef(args.strings.step);
+  if (ref === null) throw new UsageError('--step <turn>.<step> is required (e.g. --step 2.1)');
+  const loaded = await loadLog({ target: args.positionals[0]!, format, ...(args.strings.store !== undefined ? { store: args.strings.store } : {}), ...(args.strings.keys !== undefined ? { keys: args.strings.keys } : {}) });
+  let context: StepContext;
+  try {
+    context = stepContext(loaded.events, ref.turn, ref.step);
+  } catch (e) {
+    if (!isStepNotFoundError(e)) throw e;
+    if (loaded.error !== null) {
+      io.stderr.write(`steerlog context: the log is invalid before step ${ref.turn}.${ref.step}'s request: ${loaded.error.message}\n`);
+      return 1;
+    }
+    throw new UsageError(e.message);
+  }
+  const output: ContextOutput = { format: 'steerlog-context', version: 1, ...context };
+  io.stdout.write(args.flags.json ? `${JSON.stringify(output)}\n` : formatContext(context));
+  return 0;
+};
