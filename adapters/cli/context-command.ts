@@ -4,7 +4,7 @@ import { parseCommandArgs } from './cli-args.js';
 import { UsageError } from './cli-failure.js';
 import type { CliIo } from './io.js';
 import { loadLog } from './log-events.js';
-import { parseFormatOption } from './log-format.js';
+import { parseFormatOption } from '../../audit/log-format.js';
 
 export const CONTEXT_USAGE = `usage: steerlog context <log.jsonl> --step <turn>.<step> [--format auto|steerlog|dsh] [--keys <spec>] [--json]
        steerlog context --store <spec> <session-id> --step <turn>.<step> [--keys <spec>] [--json]
