@@ -1,5 +1,6 @@
 import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import { hashOfFileName } from './file-name.js';
+import { IndexRevisions } from './index-revisions.js';
 import type { StoreDirectory } from './store-directory.js';
 
 /** What the lock holder knows of one stream's committed part. */
@@ -33,6 +34,8 @@ export class StreamCache {
   readonly streamOfHash = new Map<string, string>();
   /** Per stream: the revision whose line starts at `offset` (a committed line boundary). */
   readonly readHints = new Map<string, { rev: number; offset: number }>();
+  /** Per file hash, the last revision the committed index holds (scanned at the first stream read). */
+  readonly indexRevisions = new IndexRevisions();
 
   constructor(directory: StoreDirectory) {
     this.#directory = directory;

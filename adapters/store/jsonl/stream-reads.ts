@@ -3,7 +3,7 @@ import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import { pageSizeOf } from '../../../runtime/ports/paged-reads.js';
 import { recordedEvent } from './event-reads.js';
 import type { FileOps } from './fs-ops.js';
-import { viewIndex } from './global-index.js';
+import { viewIndex, type IndexView } from './global-index.js';
 import { decodeLineAt, type StoredEvent } from './line-codec.js';
 import { committedTail } from './recovery.js';
 import { io, type StoreDirectory } from './store-directory.js';
@@ -33,14 +33,10 @@ export async function* readStream(directory: StoreDirectory, cache: StreamCache,
  */
 export async function* readStreamPages(directory: StoreDirectory, cache: StreamCache, stream: string, options: ReadPagesOptions): AsyncGenerator<RecordedEvent[]> {
   directory.assertOpen();
-  const { path, fileName, hash } = directory.names(stream);
-  await io('read', () => directory.refreshDeletions());
-  if (directory.isDeleted(hash)) return;
-  const size = await io('read', () => directory.fs.sizeOf(path));
-  if (size === undefined) return;
-  const file = await io('read', () => directory.fs.open(path, 'read'));
+  const opened = await openCommitted(directory, cache, stream, 'read');
+  if (opened === undefined) return;
+  const { file, fileName, tail } = opened;
   try {
-    const tail = await tailOf(directory, cache, stream, file, fileName, size);
     const max = options.maxCount ?? Number.POSITIVE_INFINITY;
     if (max <= 0 || tail.lastRevision < 0) return;
     if ((options.direction ?? 'forwards') === 'forwards') yield* forwardPages(cache, stream, file, fileName, tail, options, max);
@@ -134,24 +130,77 @@ async function* backwardPages(stream: string, file: FileOps, fileName: string, t
 /** EventStore.revision: the last committed revision of a stream. */
 export const revisionOf = async (directory: StoreDirectory, cache: StreamCache, stream: string): Promise<StreamRevision | 'no_stream'> => {
   directory.assertOpen();
-  const { path, fileName, hash } = directory.names(stream);
-  await io('revision', () => directory.refreshDeletions());
-  if (directory.isDeleted(hash)) return 'no_stream';
-  const size = await io('revision', () => directory.fs.sizeOf(path));
-  if (size === undefined) return 'no_stream';
-  const file = await io('revision', () => directory.fs.open(path, 'read'));
+  const opened = await openCommitted(directory, cache, stream, 'revision');
+  if (opened === undefined) return 'no_stream';
+  const { file, tail } = opened;
   try {
-    const tail = await tailOf(directory, cache, stream, file, fileName, size);
     return tail.lastRevision < 0 ? 'no_stream' : streamRevision(tail.lastRevision);
   } finally {
     await file.close();
   }
 };
 
-const tailOf = async (directory: StoreDirectory, cache: StreamCache, stream: string, file: FileOps, fileName: string, size: number): Promise<Tail> => {
+/** Attempts at a consistent look at a stream file and the index while other writers commit (see openCommitted). */
+const ATTEMPTS = 3;
+
+/**
+ * Opens a stream file and finds its committed tail, checked against what the committed index holds for it
+ * (IndexRevisions: one pass over the index at this instance's first stream read, then only what was committed
+ * since). Opening the store checks only the files the last commit touched, so this is where a file that lost whole
+ * lines at its end, or was removed, while the index points into it is refused: StoreCorruptError, nothing written.
+ * Undefined when the stream is deleted, or has no file and no committed event. The caller closes the file.
+ *
+ * The index is looked at before the file, so every record in that view points at bytes already in the file. A
+ * shortfall is confirmed once more from scratch (fresh deletion log, view, scan and file) before it is refused: a
+ * concurrent deletion, or an append rolled back after its index write, is not damage.
+ */
+const openCommitted = async (
+  directory: StoreDirectory,
+  cache: StreamCache,
+  stream: string,
+  op: 'read' | 'revision',
+): Promise<{ file: FileOps; fileName: string; tail: Tail } | undefined> => {
+  const { path, fileName, hash } = directory.names(stream);
+  const revisions = cache.indexRevisions;
+  let confirming = false;
+  for (let attempt = 1; ; attempt++) {
+    await io(op, () => directory.refreshDeletions());
+    if (directory.isDeleted(hash)) return undefined;
+    const view = await io(op, () => viewIndex(directory.indexRead, directory.indexPath));
+    await io(op, () => revisions.upTo(directory.indexRead, directory.indexPath, view.count));
+    const indexed = revisions.of(hash);
+    const size = await io(op, () => directory.fs.sizeOf(path));
+    const file = size === undefined ? undefined : await io(op, () => directory.fs.open(path, 'read'));
+    let tail: Tail | undefined;
+    try {
+      if (file !== undefined) tail = await tailOf(directory, cache, stream, file, fileName, size!, view);
+    } catch (e) {
+      await file?.close();
+      throw e;
+    }
+    const found = tail?.lastRevision ?? -1;
+    // A record past this view (scanned for a concurrent reader's later view) cannot be judged with this one.
+    const judged = indexed.position < view.count;
+    if (found >= indexed.revision || (!judged && attempt >= ATTEMPTS)) return file === undefined ? undefined : { file, fileName, tail: tail! };
+    await file?.close();
+    if (!judged) continue;
+    if (confirming) {
+      throw new StoreCorruptError(
+        fileName,
+        tail?.end ?? 0,
+        file === undefined
+          ? `the stream file is missing, but the index holds its events up to revision ${indexed.revision} (global position ${indexed.position})`
+          : `the file's committed lines end at revision ${found}, but the index holds revision ${indexed.revision} at global position ${indexed.position}: committed lines are missing`,
+      );
+    }
+    confirming = true;
+    await revisions.reset();
+  }
+};
+
+const tailOf = async (directory: StoreDirectory, cache: StreamCache, stream: string, file: FileOps, fileName: string, size: number, view: IndexView): Promise<Tail> => {
   const state = cache.states.get(stream);
   if (state?.exists && state.size === size) return { end: size, headerEnd: state.headerEnd, lastRevision: state.lastRevision };
-  const view = await viewIndex(directory.indexRead, directory.indexPath);
   return committedTail(file, fileName, size, stream, directory.names(stream).hash, { file: directory.indexRead, path: directory.indexPath, view });
 };
 

@@ -44,6 +44,7 @@ export const writerState = async (directory: StoreDirectory, cache: StreamCache,
   const size = await io('append', () => directory.fs.sizeOf(state.path));
   if (size === undefined) {
     if (state.exists) throw new StoreCorruptError(state.fileName, 0, 'stream file disappeared');
+    await assertIndexed(directory, cache, state, index);
     cache.states.set(stream, state);
     return state;
   }
@@ -68,8 +69,35 @@ export const writerState = async (directory: StoreDirectory, cache: StreamCache,
     state.exists = true;
     state.size = scan.end;
     state.validAt = index.view.count;
+    await assertIndexed(directory, cache, state, index);
     if (scan.end < size) await directory.cut(file, state.path, scan.end, `uncommitted lines after the last committed one (the index holds ${index.view.count} records): an unfinished commit`, 'append');
   }
   cache.states.set(stream, state);
   return state;
+};
+/**
+ * Under the lock, before anything is written to a stream whose state was just read from its file: the file must
+ * hold every revision the committed index holds for it (IndexRevisions), else StoreCorruptError and nothing is
+ * written or cut. Opening checks only the files the last commit touched; this covers the others. A shortfall is
+ * confirmed with a fresh scan first (a concurrent reader of this instance may have scanned records that a failed
+ * append then rolled back).
+ */
+const assertIndexed = async (directory: StoreDirectory, cache: StreamCache, state: StreamState, index: WriterIndex): Promise<void> => {
+  const revisions = cache.indexRevisions;
+  const found = state.exists ? state.lastRevision : -1;
+  for (let confirming = false; ; confirming = true) {
+    await io('append', () => revisions.upTo(index.file, index.path, index.view.count));
+    const indexed = revisions.of(state.hash);
+    if (found >= indexed.revision || indexed.position >= index.view.count) return;
+    if (confirming) {
+      throw new StoreCorruptError(
+        state.fileName,
+        state.exists ? state.size : 0,
+        state.exists
+          ? `the file's committed lines end at revision ${found}, but the index holds revision ${indexed.revision} at global position ${indexed.position}: committed lines are missing`
+          : `the stream file is missing, but the index holds its events up to revision ${indexed.revision} (global position ${indexed.position})`,
+      );
+    }
+    await revisions.reset();
+  }
 };

@@ -90,6 +90,75 @@ describe('opening a JSONL store', () => {
     expect(report.problems.some((p) => p.file.includes(basename(file)))).toBe(true);
   });
 
+  const refusal = async (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
+
+  it('refuses a stream file the last commit did not touch that lost whole lines at its end, at its first read', async () => {
+    const dir = await storeOf(5);
+    const file = fileOf(dir, 'st-3');
+    const before = readFileSync(file);
+    // cut the last line exactly: what is left is a valid, shorter stream
+    truncateSync(file, before.lastIndexOf(0x0a, before.length - 2) + 1);
+    const cut = readFileSync(file);
+    const store = await openJsonlEventStore(dir, { durability: 'none' });
+    for (const attempt of [() => collect(store.read('st-3')), () => store.revision('st-3'), () => collect(store.read('st-3', { direction: 'backwards' }))]) {
+      const e = await refusal(attempt());
+      expect(isStoreCorruptError(e)).toBe(true);
+      expect(String((e as Error).message)).toContain(basename(file));
+      expect(String((e as Error).message)).toMatch(/revision 0.*revision 1|revision 1.*revision 0/);
+    }
+    expect((await collect(store.read('st-2'))).length).toBe(2);
+    await store.close();
+    expect(readFileSync(file).equals(cut)).toBe(true); // refused, nothing written
+  });
+
+  it('refuses a deleted stream file the index still points into, at its first read', async () => {
+    const dir = await storeOf(5);
+    rmSync(fileOf(dir, 'st-3'));
+    const store = await openJsonlEventStore(dir, { durability: 'none', readOnly: true });
+    expect(isStoreCorruptError(await refusal(store.revision('st-3')))).toBe(true);
+    expect(isStoreCorruptError(await refusal(collect(store.read('st-3'))))).toBe(true);
+    expect(await store.revision('never-written')).toBe('no_stream');
+    await store.close();
+    expect(existsSync(fileOf(dir, 'st-3'))).toBe(false);
+  });
+
+  it('refuses to append to such a file, and writes nothing', async () => {
+    const dir = await storeOf(5);
+    const file = fileOf(dir, 'st-3');
+    const before = readFileSync(file);
+    truncateSync(file, before.lastIndexOf(0x0a, before.length - 2) + 1);
+    rmSync(fileOf(dir, 'st-4'));
+    const index = statSync(join(dir, 'global.idx')).size;
+    const store = await openJsonlEventStore(dir, { durability: 'none' });
+    expect(isStoreCorruptError(await refusal(store.append('st-3', [ev('x')], 0n)))).toBe(true);
+    expect(isStoreCorruptError(await refusal(store.append('st-4', [ev('y')], 'no_stream')))).toBe(true);
+    await store.close();
+    expect(existsSync(fileOf(dir, 'st-4'))).toBe(false);
+    expect(statSync(file).size).toBe(before.lastIndexOf(0x0a, before.length - 2) + 1);
+    expect(statSync(join(dir, 'global.idx')).size).toBe(index);
+  });
+
+  it('reads an intact store after further appends by this instance and by another one', async () => {
+    const dir = await storeOf(3);
+    const reader = await openJsonlEventStore(dir, { durability: 'none', readOnly: true });
+    expect(await reader.revision('st-1')).toBe(1n);
+    const writer = await openJsonlEventStore(dir, { durability: 'none' });
+    await writer.append('st-1', [ev('w1'), ev('w2')], 1n);
+    await writer.append('st-9', [ev('w9')], 'no_stream');
+    await writer.close();
+    expect((await collect(reader.read('st-1'))).map((e) => e.id)).toEqual(['e1-0', 'e1-1', 'w1', 'w2']);
+    expect(await reader.revision('st-9')).toBe(0n);
+    expect(await reader.revision('st-2')).toBe(1n);
+    await reader.close();
+    const again = await openJsonlEventStore(dir, { durability: 'none' });
+    expect(await again.revision('st-0')).toBe(2n);
+    await again.append('st-0', [ev('own')], 2n);
+    await again.append('st-new', [ev('n0')], 'no_stream');
+    expect((await collect(again.read('st-0'))).map((e) => e.id)).toEqual(['e0-0', 'e0-1', 'last', 'own']);
+    expect(await again.revision('st-new')).toBe(0n);
+    await again.close();
+  });
+
   it('checks every file when the intent is missing, or its commit started past the index end (the index lost commits)', async () => {
     const dir = await storeOf(4);
     // lose the last commit's index records and the commit before it: the files still hold their lines

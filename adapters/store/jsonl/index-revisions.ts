@@ -1,0 +1,78 @@
+import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
+import type { FileOps } from './fs-ops.js';
+import { readExactly } from './global-index.js';
+import { INDEX_RECORD_BYTES } from './line-codec.js';
+
+/** Records read from `global.idx` at a time while scanning. */
+const SCAN_RECORDS = 4096;
+const HASH_BYTES = 26;
+
+/** What the committed index says of one stream file: its last revision and the position of that event. */
+export interface IndexedRevision {
+  /** Last revision the index holds for the file's hash (its records counted, minus one); -1 when none. */
+  readonly revision: number;
+  /** Global position of that event; -1 when none. */
+  readonly position: number;
+}
+
+const NONE: IndexedRevision = { revision: -1, position: -1 };
+
+/**
+ * Per stream file hash, the last revision the committed part of `global.idx` holds: one sequential pass over the
+ * index the first time a store instance reads a stream, then only the records committed since (by this instance or
+ * another writer), so the work is O(1) amortized per index record. A stream id is never written again once deleted,
+ * so the records of a hash are its revisions 0, 1, … in order. Readers compare a stream file's committed tail with
+ * it: a file that lost whole lines at its end, or was removed, while the index points into it, is refused (opening
+ * checks only what the last commit touched).
+ */
+export class IndexRevisions {
+  #counts = new Map<string, { count: number; position: number }>();
+  #scanned = 0;
+  #pending: Promise<void> = Promise.resolve();
+
+  /** Extends the scan to the first `count` records (serialized: concurrent readers never count a record twice). */
+  upTo(file: FileOps, path: string, count: number): Promise<void> {
+    const run = this.#pending.then(() => this.#scan(file, path, count));
+    this.#pending = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Forgets the scan (the index may have been rolled back under it); the next upTo starts over. */
+  reset(): Promise<void> {
+    const run = this.#pending.then(() => {
+      this.#counts = new Map();
+      this.#scanned = 0;
+    });
+    this.#pending = run;
+    return run;
+  }
+
+  /** What the scanned records say of the file hash `hash`. */
+  of(hash: string): IndexedRevision {
+    const c = this.#counts.get(hash);
+    return c === undefined ? NONE : { revision: c.count - 1, position: c.position };
+  }
+
+  async #scan(file: FileOps, path: string, count: number): Promise<void> {
+    while (this.#scanned < count) {
+      const from = this.#scanned;
+      const n = Math.min(SCAN_RECORDS, count - from);
+      const bytes = await readExactly(file, from * INDEX_RECORD_BYTES, n * INDEX_RECORD_BYTES, path);
+      for (let i = 0; i < n; i++) {
+        const at = i * INDEX_RECORD_BYTES;
+        // only the hash is used; a record whose frame is broken is damage (store check reports what exactly)
+        if (bytes[at + HASH_BYTES] !== 0x20 || bytes[at + INDEX_RECORD_BYTES - 1] !== 0x0a) {
+          throw new StoreCorruptError(path, (from + i) * INDEX_RECORD_BYTES, `malformed index record (global position ${from + i})`, from + i + 1);
+        }
+        const hash = bytes.toString('latin1', at, at + HASH_BYTES);
+        const c = this.#counts.get(hash);
+        if (c === undefined) this.#counts.set(hash, { count: 1, position: from + i });
+        else {
+          c.count++;
+          c.position = from + i;
+        }
+      }
+      this.#scanned = from + n;
+    }
+  }
+}
