@@ -5,7 +5,8 @@ import { createKeyring, openEnvelopeNow } from '../../runtime/content-opener.js'
 import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
 import { openDshLog } from '../dsh/dsh-source.js';
 import { SessionNotFoundError } from './cli-failure.js';
-import { sourceErrorOf, untilRefusal } from '../../audit/dsh-audit.js';
+import { sourceErrorOf } from '../../audit/audit-source.js';
+import { untilRefusal } from '../../audit/dsh-audit.js';
 import { batchesOfOne, fileEnvelopeBatches, storeEnvelopeBatches } from '../../audit/log-sources.js';
 import { resolveFileFormat, type FormatOption } from '../../audit/log-format.js';
 import { openReaderKeys } from './reader-keys.js';
