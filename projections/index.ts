@@ -11,3 +11,7 @@ export * from './custom/low-water-mark.js';
 export * from './custom/run-projection.js';
 export * from './checkpoints/checkpoint-store.js';
 export * from './session/child-records.js';
+export * from './worker/kinds.js';
+export * from './worker/projection-store.js';
+export * from './worker/failure-policy.js';
+export * from './worker/projection-worker.js';
