@@ -15,3 +15,4 @@ export * from './worker/kinds.js';
 export * from './worker/projection-store.js';
 export * from './worker/failure-policy.js';
 export * from './worker/projection-worker.js';
+export * from './worker/replay-parked.js';

@@ -28,6 +28,8 @@ const rules: { folder: string; allowed: readonly string[] }[] = [
   { folder: 'runtime', allowed: ['runtime', 'runtime/ports', 'domain', 'fp-ts', 'node:crypto'] },
   // steerlog/testing: no test runner (it throws node:assert errors), no store adapter, no driver
   { folder: 'testing', allowed: ['testing', 'domain', 'projections', 'runtime/ports', 'adapters', 'node', 'fp-ts'] },
+  // use cases over the log (projection status, …): the application layer between projections and the adapters
+  { folder: 'audit', allowed: ['audit', 'domain', 'runtime', 'runtime/ports', 'projections', 'fp-ts', 'zod', 'rxjs', 'node:crypto'] },
   // the Host's rules: sessions, admission, the mirror's frames; projections for the queue view, zod for the wire
   { folder: 'runtime/host', allowed: ['runtime/host', 'runtime', 'runtime/ports', 'domain', 'projections', 'fp-ts', 'zod', 'rxjs'] },
 ];
