@@ -22,6 +22,12 @@ export interface PostgresProjectionStoreOptions {
   readonly schema?: string;
   /** Connections of the pool it owns. @defaultValue 4 */
   readonly poolSize?: number;
+  /**
+   * A commit's transaction idle longer than this (its worker paused or hung between statements) is ended by the
+   * server (`idle_in_transaction_session_timeout`), so its lock on the lease row cannot keep another worker from
+   * taking the partition over. @defaultValue 30_000
+   */
+  readonly idleInTransactionMs?: number;
 }
 
 /** What a table projection's `handle` gets as its transaction on PostgreSQL: a client inside `BEGIN … COMMIT`. */
@@ -49,6 +55,7 @@ export class PostgresProjectionStore implements ProjectionStore<PostgresProjecti
   readonly #ownsPool: boolean;
   readonly #schemaName: string;
   readonly #s: string;
+  readonly #idleMs: number;
   #ready: Promise<void> | null = null;
 
   constructor(options: PostgresProjectionStoreOptions) {
@@ -57,6 +64,7 @@ export class PostgresProjectionStore implements ProjectionStore<PostgresProjecti
       typeof options.connection === 'string' ? new pg.Pool({ connectionString: options.connection, max: options.poolSize ?? 4 }) : options.connection;
     this.#schemaName = options.schema ?? 'steerlog_projections';
     this.#s = ident(this.#schemaName);
+    this.#idleMs = Math.max(100, Math.floor(options.idleInTransactionMs ?? 30_000));
   }
 
   /** The schema of its tables. */
@@ -175,6 +183,7 @@ export class PostgresProjectionStore implements ProjectionStore<PostgresProjecti
     let broken = false;
     try {
       await client.query('BEGIN');
+      await client.query(`SET LOCAL idle_in_transaction_session_timeout = ${this.#idleMs}`);
       const held = await client.query<{ owner: string | null; epoch: number }>(
         `SELECT owner, epoch FROM ${s}.projection_leases WHERE name = $1 AND version = $2 AND partition = $3 FOR UPDATE`,
         args,

@@ -168,5 +168,5 @@ const workerRun = async (
     } finally {
       await opened.close();
     }
-  });
+  }, undefined, follow);
 };

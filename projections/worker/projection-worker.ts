@@ -3,7 +3,7 @@ import { isKnownEvent } from '../../domain/events.js';
 import { findNonJsonPath } from '../../domain/json.js';
 import type { EventStore, RecordedEvent } from '../../runtime/ports/event-store.js';
 import { subscribeAllPages } from '../../runtime/ports/paged-reads.js';
-import { isProjectionFencedError, ProjectionFailedError, ProjectionStateNotJsonError } from '../errors.js';
+import { isProjectionFailedError, isProjectionFencedError, ProjectionFailedError, ProjectionStateNotJsonError } from '../errors.js';
 import { toLogEvent } from '../sources/from-store.js';
 import { applyProjectionEvent } from '../custom/apply-event.js';
 import type { Projection, ProjectionEvent } from '../custom/define-projection.js';
@@ -37,6 +37,8 @@ export interface ProjectionWorkerOptions<Tx> {
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Told after each commit that landed (for progress displays and tests). */
   readonly onCommit?: (partition: number, position: bigint) => void;
+  /** Told when the worker loses a partition: its renewal was refused, or a commit was fenced (and rolled back). */
+  readonly onLost?: (partition: number, reason: 'renewal-refused' | 'fenced' | 'commit-failed') => void;
 }
 
 /** A running worker, as {@link startProjectionWorker} returns it. */
@@ -127,6 +129,7 @@ class Worker<Tx> implements ProjectionWorker {
   #abandoned = false;
   #failure: unknown = null;
   #live: readonly string[] = [];
+  #ticking = false;
   /** The states of the partitions released at the end (what `states()` shows once the worker stopped). */
   #released = new Map<string, unknown>();
   #resolveCaughtUp!: () => void;
@@ -303,12 +306,22 @@ class Worker<Tx> implements ProjectionWorker {
 
   /** Every third of the lease: renew, heartbeat; a lost lease, a partition to take or to give back restarts the read. */
   async #tick(reader: AbortController): Promise<void> {
-    if (reader.signal.aborted) return;
+    if (reader.signal.aborted || this.#ticking) return;
+    this.#ticking = true;
+    try {
+      await this.#renewAndBalance(reader);
+    } finally {
+      this.#ticking = false;
+    }
+  }
+
+  async #renewAndBalance(reader: AbortController): Promise<void> {
     const { projections } = this.#o;
     for (const [partition, part] of [...this.#parts]) {
       const ok = await projections.renew(part.lease, this.#leaseMs);
-      if (!ok) {
+      if (!ok && this.#parts.get(partition) === part) {
         this.#parts.delete(partition);
+        this.#o.onLost?.(partition, 'renewal-refused');
         reader.abort();
       }
     }
@@ -471,13 +484,16 @@ class Worker<Tx> implements ProjectionWorker {
         await this.#o.projections.commit(part.lease, { position, documents, parked, applied });
       }
     } catch (e) {
-      if (isProjectionFencedError(e)) {
-        // another worker holds the partition now: drop it (its in-memory state is ahead of what is committed)
-        this.#parts.delete(partition);
-        this.#reader?.abort();
-        return;
-      }
-      throw e;
+      if (isProjectionFailedError(e)) throw e;
+      // Fenced: another worker holds the partition now. Any other failure of the store (the connection lost, maybe
+      // after COMMIT was sent): whether the commit landed is unknown. Either way the in-memory state may be ahead of
+      // what is committed, so the partition is dropped; taken again, it is loaded from what the store holds.
+      this.#parts.delete(partition);
+      const fenced = isProjectionFencedError(e);
+      this.#o.onLost?.(partition, fenced ? 'fenced' : 'commit-failed');
+      if (!fenced) await this.#o.projections.release(part.lease).catch(() => undefined);
+      this.#reader?.abort();
+      return;
     }
     for (const [k, text] of documents) part.written.set(k, text);
     part.committed = position;
