@@ -33,10 +33,14 @@ export const readingStore = async <T>(
   spec: string,
   read: (store: EventStore) => Promise<T>,
   note?: (line: string) => void,
-  /** Follow live appends (a PostgreSQL store LISTENs instead of polling). @defaultValue false */
+  /**
+   * Follow live appends: a PostgreSQL store LISTENs instead of polling; a JSONL store is opened as a writer opens it
+   * (its read-only open checks the directory once, and a commit another process is making at that moment looks like
+   * damage to it), though nothing is appended. @defaultValue false
+   */
   live = false,
 ): Promise<T> => {
-  const store = live ? await openStore(spec, { readOnly: true, listen: true }) : await openStoreToRead(spec);
+  const store = live ? await openStore(spec, spec.startsWith('jsonl:') ? {} : { readOnly: true, listen: true }) : await openStoreToRead(spec);
   try {
     const result = await read(store);
     if (note) for (const line of unreadOf(store)) note(line);

@@ -26,7 +26,9 @@ const schema = pgUrl?.searchParams.get('schema');
 pgUrl?.searchParams.delete('schema');
 const store = pgUrl
   ? await openPostgresEventStore({ connectionString: pgUrl.toString(), schema: schema!, readOnly: true })
-  : await openJsonlEventStore(args.store.slice('jsonl:'.length), { readOnly: true });
+  : // opened as a writer opens it (nothing is appended): a read-only open checks the directory once and takes a commit
+    // the test process is making at that moment for damage
+    await openJsonlEventStore(args.store.slice('jsonl:'.length));
 const projections = (
   args.checkpoints.startsWith('postgres')
     ? new PostgresProjectionStore({ connection: args.checkpoints.split('#')[0]!, schema: args.checkpoints.split('#')[1]! })
