@@ -130,6 +130,7 @@ class Worker<Tx> implements ProjectionWorker {
   #failure: unknown = null;
   #live: readonly string[] = [];
   #ticking = false;
+  #tickRun: Promise<void> = Promise.resolve();
   /** The states of the partitions released at the end (what `states()` shows once the worker stopped). */
   #released = new Map<string, unknown>();
   #resolveCaughtUp!: () => void;
@@ -208,12 +209,15 @@ class Worker<Tx> implements ProjectionWorker {
         this.#reader = reader;
         // a failed renewal or heartbeat (the database unreachable) is tried again at the next tick: the leases run
         // out on their own meanwhile, and the epoch fences every commit
-        const ticker = setInterval(() => void this.#tick(reader).catch(() => undefined), this.#tickMs);
+        const ticker = setInterval(() => {
+          this.#tickRun = this.#tick(reader).catch(() => undefined);
+        }, this.#tickMs);
         let finished = false;
         try {
           finished = await this.#read(reader.signal, follow);
         } finally {
           clearInterval(ticker);
+          await this.#tickRun; // a renewal or take in flight lands before the leases are counted
           this.#reader = null;
         }
         if (this.#failure !== null) throw this.#failure;
