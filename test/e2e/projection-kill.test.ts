@@ -177,12 +177,17 @@ const killScenario = async (h: Harness): Promise<void> => {
   paused.child.kill('SIGCONT');
   await until(async () => paused.out.includes('lost '), 10_000);
 
+  await appendSome(10_000);
+  const head1 = await headOf(h.store);
+  await until(() => allCaughtUp(h, head1));
+  await until(async () => (await h.projections.status('kill')).every((r) => r.owner !== null));
   const killed = racers[1]!;
   const killedParts = [...(await ownerOf())].filter(([, o]) => o === 'race-1').map(([p]) => p);
+  for (const s of [...logs.keys()].slice(-4)) logs.set(s, sessionLog(s, 18 + Number(s.slice(2)) + 1));
   killed.child.kill('SIGKILL');
   await killed.exited;
   const killedAt = Date.now();
-  await appendSome(10_000);
+  await appendSome(8); // a few events after the kill: its partitions must be taken over for them to be applied
   const head2 = await headOf(h.store);
   await until(async () => {
     const rows = await h.projections.status('kill');
@@ -192,6 +197,10 @@ const killScenario = async (h: Harness): Promise<void> => {
     });
   });
   const resumed = Date.now() - killedAt;
+  await appendSome(10_000);
+  const head3 = await headOf(h.store);
+  await until(() => allCaughtUp(h, head3));
+
 
   for (const w of [racers[0]!, racers[2]!]) w.child.kill('SIGTERM');
   expect(await racers[0]!.exited).toBe(0);
