@@ -39,7 +39,13 @@ describe('partitionOf', () => {
   });
 });
 
-const describeStore = (label: string, open: () => Promise<{ store: ProjectionStore<never>; close: () => Promise<void> }>, expire: (ms: number) => Promise<void>): void => {
+/** `shortLease`: a lease that outlives the calls made under it on a loaded machine, and `expire` runs it out. */
+const describeStore = (
+  label: string,
+  open: () => Promise<{ store: ProjectionStore<never>; close: () => Promise<void> }>,
+  expire: (ms: number) => Promise<void>,
+  shortLease: number,
+): void => {
   describe(`projection worker on the ${label} projection store`, () => {
     let projections: ProjectionStore<never>;
     let close: () => Promise<void>;
@@ -50,11 +56,11 @@ const describeStore = (label: string, open: () => Promise<{ store: ProjectionSto
 
     it('fences a stale worker: a take-over increments the epoch, the old epoch can neither commit nor renew, and the checkpoint never moves back', async () => {
       const key = { name: 'fence', version: 1, partition: 0, partitions: 1 };
-      const a = (await projections.acquire(key, 'A', 60))!;
+      const a = (await projections.acquire(key, 'A', shortLease))!;
       expect(a.epoch).toBe(1);
-      expect(await projections.acquire(key, 'B', 60)).toBeNull();
+      expect(await projections.acquire(key, 'B', shortLease)).toBeNull();
       await projections.commit(a, { position: 10n, documents: new Map([['k', '{"v":"a"}']]), parked: [], applied: 1 });
-      await expire(120);
+      await expire(shortLease + 200);
       const b = (await projections.acquire(key, 'B', 60_000))!;
       expect(b.epoch).toBe(2);
       const stale = await projections.commit(a, { position: 20n, documents: new Map([['k', '{"v":"stale"}']]), parked: [], applied: 1 }).catch((e: unknown) => e);
@@ -193,6 +199,7 @@ describeStore(
   async (ms) => {
     clock += ms;
   },
+  30_000,
 );
 
 const schema = uniqueSchema('i28w');
@@ -210,6 +217,7 @@ describePg('PostgreSQL', () => {
       };
     },
     (ms) => new Promise((r) => setTimeout(r, ms)),
+    1500,
   );
 
   describe('table projection', () => {
