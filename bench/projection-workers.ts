@@ -139,7 +139,7 @@ const main = async (): Promise<void> => {
     }
     const one = rates.get('1 worker, 1 partition')!;
     const one8 = rates.get('1 worker, 8 partitions')!;
-    console.log(`ratio table projection (1 worker) / in-memory fold: ${(one / foldRate).toFixed(3)}`);
+    console.log(`ratio table projection (1 worker) / in-memory fold: ${(one / foldRate).toPrecision(2)}`);
     console.log(`ratio 2 workers / 1 worker over 8 partitions: ${(rates.get('2 workers, 8 partitions')! / one8).toFixed(2)}; 4 workers: ${(rates.get('4 workers, 8 partitions')! / one8).toFixed(2)}`);
 
     // 4. kill -9 of one of 2 live workers: time until its partitions progress again
