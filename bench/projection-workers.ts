@@ -110,7 +110,7 @@ const main = async (): Promise<void> => {
       }
     };
     const stopAll = async (list: ChildProcess[]): Promise<void> => {
-      await Promise.all(list.map((c) => new Promise<void>((resolve) => (c.exitCode !== null ? resolve() : (c.once('exit', () => resolve()), c.kill('SIGTERM'))))));
+      await Promise.all(list.map((c) => new Promise<void>((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : (c.once('exit', () => resolve()), c.kill('SIGTERM'))))));
     };
     const checkRows = async (version: number): Promise<void> => {
       const res = await admin.query<{ n: string; events: string }>(`SELECT count(*)::text AS n, sum(events)::text AS events FROM "${cpSchema}"."bench_counts_v${version}_counts"`);
