@@ -80,9 +80,6 @@ export const projectCommand = async (argv: readonly string[], io: CliIo): Promis
     if (args.strings.stream !== undefined) throw new UsageError('--stream folds one session with a single-state projection; a worker reads every stream');
     return workerRun(projection, spec, args.strings, args.flags, report, io);
   }
-  if (checkpointsSpec === undefined && /^postgres(ql)?:/.test(spec)) {
-    io.stderr.write('steerlog project: note: no checkpoint kept (a one-shot fold reads only): --follow or --checkpoints <spec> keeps one\n');
-  }
   return readingStore(spec, async (store) => {
     const stream = args.strings.stream;
     if (stream !== undefined && (await store.revision(stream)) === 'no_stream') throw new SessionNotFoundError(stream, spec);
