@@ -1,7 +1,13 @@
 import type { EventParseError } from '../domain/errors.js';
 
 /** Stable codes of every error the projections layer raises. Match on `code`, never on the message. */
-export type ProjectionErrorCode = 'invalid-recorded-event' | 'live-log-gap' | 'projection-failed' | 'projection-state-not-json';
+export type ProjectionErrorCode =
+  | 'invalid-recorded-event'
+  | 'live-log-gap'
+  | 'projection-failed'
+  | 'projection-state-not-json'
+  | 'projection-fenced'
+  | 'projection-partitions-mismatch';
 
 /** Base class of the projection errors: each has a stable `code`. */
 export class ProjectionError extends Error {
@@ -78,3 +84,40 @@ export class ProjectionStateNotJsonError extends ProjectionError {
 }
 /** Is this a {@link ProjectionStateNotJsonError}? (by its stable `code`) */
 export const isProjectionStateNotJsonError = (e: unknown): e is ProjectionStateNotJsonError => hasCode(e, 'projection-state-not-json');
+
+/**
+ * A worker's commit (or lease renewal) was refused: another worker took the partition's lease since (its epoch is
+ * higher), or the commit would move the checkpoint backwards. The commit's transaction was rolled back: nothing of it
+ * is visible. The worker drops the partition and never commits to it again under this lease.
+ */
+export class ProjectionFencedError extends ProjectionError {
+  declare readonly code: 'projection-fenced';
+  constructor(
+    readonly projection: string,
+    readonly version: number,
+    readonly partition: number,
+    /** The epoch the refused worker held. */
+    readonly epoch: number,
+    /** What the store found instead: the current epoch, or the checkpoint it would have moved backwards. */
+    readonly reason: string,
+  ) {
+    super('projection-fenced', `projection "${projection}"@${version} partition ${partition}: commit under epoch ${epoch} refused: ${reason}`);
+    this.name = 'ProjectionFencedError';
+  }
+}
+/** Is this a {@link ProjectionFencedError}? (by its stable `code`) */
+export const isProjectionFencedError = (e: unknown): e is ProjectionFencedError => hasCode(e, 'projection-fenced');
+
+/** A worker asked for a projection version with a partition count other than the one its checkpoints were built with. */
+export class ProjectionPartitionsMismatchError extends ProjectionError {
+  declare readonly code: 'projection-partitions-mismatch';
+  constructor(readonly projection: string, readonly version: number, readonly stored: number, readonly asked: number) {
+    super(
+      'projection-partitions-mismatch',
+      `projection "${projection}"@${version}: its checkpoints are for ${stored} partition(s), not ${asked}: bump the version (or rebuild) to change the partition count`,
+    );
+    this.name = 'ProjectionPartitionsMismatchError';
+  }
+}
+/** Is this a {@link ProjectionPartitionsMismatchError}? (by its stable `code`) */
+export const isProjectionPartitionsMismatchError = (e: unknown): e is ProjectionPartitionsMismatchError => hasCode(e, 'projection-partitions-mismatch');

@@ -12,3 +12,8 @@ export * from './custom/run-projection.js';
 export * from './checkpoints/checkpoint-store.js';
 export * from './session/child-records.js';
 export * from './telemetry/index.js';
+export * from './worker/kinds.js';
+export * from './worker/projection-store.js';
+export * from './worker/failure-policy.js';
+export * from './worker/projection-worker.js';
+export * from './worker/replay-parked.js';

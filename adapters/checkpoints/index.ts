@@ -4,3 +4,4 @@
  */
 export * from './memory-checkpoint-store.js';
 export * from './file-checkpoint-store.js';
+export * from './file-projection-store.js';

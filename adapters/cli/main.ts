@@ -44,6 +44,10 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
     summary: 'fold the store into a user projection and print its report',
     load: async () => import('./project-command.js').then((m) => ({ usage: m.PROJECT_USAGE, run: m.projectCommand })),
   },
+  projections: {
+    summary: 'projection workers: status (owner, position, lag, parked), replay-parked, drop a version',
+    load: async () => import('./projections-command.js').then((m) => ({ usage: m.PROJECTIONS_USAGE, run: m.projectionsCommand })),
+  },
   store: {
     summary: 'check a JSONL store, or rebuild its index',
     load: async () => import('./store-command.js').then((m) => ({ usage: m.STORE_USAGE, run: m.storeCommand })),

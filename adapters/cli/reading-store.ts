@@ -29,8 +29,18 @@ export const unreadNotes = (io: CliIo, command: string, json?: string[]): ((line
  * Runs `read` over the store `spec` names, opened by {@link openStoreToRead}, and closes it whatever happens. When
  * `read` succeeds, `note` is told each line of what the store left unread (after a failure, its one line is all).
  */
-export const readingStore = async <T>(spec: string, read: (store: EventStore) => Promise<T>, note?: (line: string) => void): Promise<T> => {
-  const store = await openStoreToRead(spec);
+export const readingStore = async <T>(
+  spec: string,
+  read: (store: EventStore) => Promise<T>,
+  note?: (line: string) => void,
+  /**
+   * Follow live appends: a PostgreSQL store LISTENs instead of polling; a JSONL store is opened as a writer opens it
+   * (its read-only open checks the directory once, and a commit another process is making at that moment looks like
+   * damage to it), though nothing is appended. @defaultValue false
+   */
+  live = false,
+): Promise<T> => {
+  const store = live ? await openStore(spec, spec.startsWith('jsonl:') ? {} : { readOnly: true, listen: true }) : await openStoreToRead(spec);
   try {
     const result = await read(store);
     if (note) for (const line of unreadOf(store)) note(line);

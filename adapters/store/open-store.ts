@@ -81,6 +81,11 @@ export interface OpenStoreOptions {
    * code's version; `memory:` is refused (a new memory store holds nothing to read). @defaultValue false
    */
   readonly readOnly?: boolean;
+  /**
+   * A read-only PostgreSQL store still LISTENs for appends, so a live reader (a projection worker) sees them at once
+   * instead of at its next poll. @defaultValue false when `readOnly` (a one-shot reader needs no listener connection)
+   */
+  readonly listen?: boolean;
 }
 
 /**
@@ -110,7 +115,7 @@ export const openStore = async (spec: StoreSpec, options: OpenStoreOptions = {})
     url.searchParams.delete('schema');
     await requireStoreDriver('postgres://', STORE_DRIVER_PACKAGES.postgres);
     const { openPostgresEventStore } = await import('./postgres/index.js');
-    return openPostgresEventStore({ connectionString: url.toString(), readOnly, ...(readOnly ? { listen: false } : {}), ...(schema ? { schema } : {}) });
+    return openPostgresEventStore({ connectionString: url.toString(), readOnly, ...(readOnly && options.listen !== true ? { listen: false } : {}), ...(schema ? { schema } : {}) });
   }
   if (spec.startsWith('archive:')) {
     const file = spec.slice('archive:'.length);

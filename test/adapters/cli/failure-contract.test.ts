@@ -171,6 +171,17 @@ const cells = (): Readonly<Record<string, Readonly<Record<Kind, readonly string[
     'invalid log': null,
     'damaged store': ['project', MODULE, '--store', `jsonl:${f.damaged}`],
   },
+  projections: {
+    'missing file': ['projections', 'replay-parked', f.missing, '--store', `jsonl:${f.store}`],
+    directory: ['projections', 'replay-parked', f.dir, '--store', `jsonl:${f.store}`],
+    'unreadable file': ['projections', 'replay-parked', f.unreadable, '--store', `jsonl:${f.store}`],
+    'unknown store spec': ['projections', 'status', '--store', 'bogus:x'],
+    'unreachable store': ['projections', 'status', '--store', DOWN],
+    'no such session': null,
+    'bad flag': ['projections', 'status', '--bogus'],
+    'invalid log': null,
+    'damaged store': ['projections', 'status', '--store', `jsonl:${f.damaged}`],
+  },
   store: {
     'missing file': ['store', 'check', `jsonl:${f.missing}`],
     directory: null,

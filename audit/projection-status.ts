@@ -1,0 +1,67 @@
+import type { EventStore } from '../runtime/ports/event-store.js';
+import { readAllPages } from '../runtime/ports/paged-reads.js';
+import { partitionOf, type PartitionStatus, type ProjectionStore } from '../projections/index.js';
+
+/** One partition of one projection version, with its lag behind the store's head. */
+export interface ProjectionPartitionReport extends PartitionStatus {
+  /** Events of this partition's streams after its checkpoint. */
+  readonly lagEvents: number;
+  /** Seconds since the oldest of those events was written (0 when there is none). */
+  readonly lagSeconds: number;
+  /** `running` (a live lease), `idle` (no live lease, nothing to apply), `behind` (no live lease, events to apply). */
+  readonly state: 'running' | 'idle' | 'behind';
+}
+
+/** Options of {@link projectionStatus}. */
+export interface ProjectionStatusOptions {
+  readonly store: EventStore;
+  readonly projections: ProjectionStore<unknown>;
+  /** Only this projection. @defaultValue every one */
+  readonly name?: string;
+  /** The clock. @defaultValue Date.now */
+  readonly now?: () => number;
+}
+
+/**
+ * Every partition of every projection version in `projections` (owner, epoch, position, applied, parked) with its lag:
+ * the events after its checkpoint that belong to its streams, counted by reading the store after the oldest
+ * checkpoint of the version (O(lag)), and the age of the oldest of them.
+ */
+export const projectionStatus = async (options: ProjectionStatusOptions): Promise<ProjectionPartitionReport[]> => {
+  const rows = await options.projections.status(options.name);
+  const now = (options.now ?? Date.now)();
+  const out: ProjectionPartitionReport[] = [];
+  const groups = new Map<string, PartitionStatus[]>();
+  for (const row of rows) {
+    const k = `${row.key.name}@${row.key.version}`;
+    groups.set(k, [...(groups.get(k) ?? []), row]);
+  }
+  for (const group of groups.values()) {
+    const n = group[0]!.key.partitions;
+    const lag = new Map<number, { events: number; oldest: number | null }>();
+    let min: bigint | null | undefined;
+    for (const row of group) if (min === undefined || row.position === null || (min !== null && row.position < min)) min = row.position;
+    for await (const page of readAllPages(options.store, min === null || min === undefined ? {} : { after: min })) {
+      for (const event of page) {
+        const partition = partitionOf(event.stream, n);
+        const row = group.find((r) => r.key.partition === partition);
+        if (!row || (row.position !== null && event.position <= row.position)) continue;
+        const l = lag.get(partition) ?? { events: 0, oldest: null };
+        l.events++;
+        l.oldest ??= event.time;
+        lag.set(partition, l);
+      }
+    }
+    for (const row of group) {
+      const l = lag.get(row.key.partition);
+      const lagEvents = l?.events ?? 0;
+      out.push({
+        ...row,
+        lagEvents,
+        lagSeconds: l?.oldest != null ? Math.max(0, (now - l.oldest) / 1000) : 0,
+        state: row.owner !== null ? 'running' : lagEvents > 0 ? 'behind' : 'idle',
+      });
+    }
+  }
+  return out;
+};

@@ -1,0 +1,197 @@
+/**
+ * Projection workers on PostgreSQL, side by side in one run, over one generated store:
+ *   1. the plain in-memory fold of the events (per-session counts) — the baseline;
+ *   2. a table projection (the same counts in a table, exactly-once with its checkpoint) with 1 worker process;
+ *   3. the same with 2 and 4 worker processes over 8 partitions (total throughput, relative to 1 worker);
+ *   4. the time from a worker's kill -9 to its partitions' progress resuming (lease 2 s);
+ *   5. checkpoint bytes per commit: keyed documents (one per session, written when changed) vs one state blob.
+ *
+ *   npx tsx bench/projection-workers.ts            # BENCH_EVENTS=200000 BENCH_SESSIONS=2000 by default
+ *   BENCH_EVENTS=1000000 BENCH_SESSIONS=10000 npx tsx bench/projection-workers.ts
+ *
+ * Env: PG_URL (default postgres://postgres@127.0.0.1:5432/test; the store and checkpoints go into two fresh schemas,
+ * dropped at the end).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import pg from 'pg';
+import { openPostgresEventStore } from '../adapters/store/postgres/index.js';
+import { PostgresProjectionStore } from '../adapters/checkpoints/postgres-projection-store.js';
+import { startProjectionWorker, type ProjectionStore } from '../projections/index.js';
+import type { LogEvent } from '../domain/events.js';
+import { LogBuilder, msg } from '../testing/log-builder.js';
+import { benchBlob, benchKeyed, foldCounts, type SessionCounts } from './support/projection-bench-kinds.js';
+import { fmt, machineLine } from './support/machine.js';
+
+const URL_ = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+const EVENTS = Number(process.env['BENCH_EVENTS'] ?? 200_000);
+const SESSIONS = Number(process.env['BENCH_SESSIONS'] ?? 2_000);
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const suffix = `${process.pid}_${Date.now().toString(36)}`;
+const storeSchema = `bench_i28_store_${suffix}`;
+const cpSchema = `bench_i28_cp_${suffix}`;
+
+const sessionEvents = (id: string, target: number): LogEvent[] => {
+  const b = new LogBuilder(id);
+  let t = 0;
+  while (b.events.length < target) b.followup(msg(`${id}-m${t++}`)).runTurn();
+  return [...b.events];
+};
+
+const seconds = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e9;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+const main = async (): Promise<void> => {
+  console.log(machineLine());
+  console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (a shared machine: other work runs beside this)`);
+  const store = await openPostgresEventStore({ connectionString: URL_, schema: storeSchema });
+  const admin = new pg.Client({ connectionString: URL_ });
+  await admin.connect();
+  const work = mkdtempSync(join(tmpdir(), 'steerlog-bench-workers-'));
+  const children: ChildProcess[] = [];
+  try {
+    // the store: SESSIONS sessions of about EVENTS / SESSIONS events, appended in batches of 100, sessions interleaved
+    let t0 = process.hrtime.bigint();
+    const perSession = Math.max(10, Math.floor(EVENTS / SESSIONS));
+    const logs: LogEvent[][] = [];
+    for (let i = 0; i < SESSIONS; i++) logs.push(sessionEvents(`bench-${i}`, perSession));
+    const total = logs.reduce((n, l) => n + l.length, 0);
+    for (let from = 0; from < perSession + 20; from += 100) {
+      for (let i = 0; i < SESSIONS; i++) {
+        const chunk = logs[i]!.slice(from, from + 100);
+        if (chunk.length > 0) await store.append(`bench-${i}`, chunk.map((e) => ({ id: e.id, type: e.type, time: e.time, data: e.data })), 'any');
+      }
+    }
+    console.log(`store: ${fmt(total)} events across ${fmt(SESSIONS)} sessions, written in ${seconds(t0).toFixed(1)} s`);
+    let head = -1n;
+    for await (const page of store.readAllPages!({})) head = page[page.length - 1]!.position;
+
+    // 1. the plain in-memory fold
+    const fold = (): number => {
+      const t = process.hrtime.bigint();
+      const state = new Map<string, SessionCounts>();
+      for (let i = 0; i < logs.length; i++) for (const e of logs[i]!) foldCounts(state, `bench-${i}`, e.type, e.data);
+      return seconds(t);
+    };
+    fold();
+    const foldRate = total / Math.min(fold(), fold(), fold());
+    console.log(`in-memory fold: ${fmt(foldRate)} ev/s`);
+
+    // bundle the worker process once
+    const bundle = join(work, 'worker.mjs');
+    await build({
+      entryPoints: [join(ROOT, 'bench/support/projection-bench-worker.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      outfile: bundle,
+      external: ['pg-native'],
+      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+      logLevel: 'error',
+    });
+    const projections = new PostgresProjectionStore({ connection: URL_, schema: cpSchema });
+    const spawnWorker = (version: number, partitions: number, owner: string, leaseMs = 10_000): ChildProcess => {
+      const child = spawn(process.execPath, [bundle, JSON.stringify({ url: URL_, storeSchema, cpSchema, version, partitions, leaseMs, owner })], {
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      children.push(child);
+      return child;
+    };
+    const caughtUp = async (version: number, partitions: number, to: bigint): Promise<void> => {
+      for (;;) {
+        const rows = (await projections.status('bench-counts')).filter((r) => r.key.version === version);
+        if (rows.length === partitions && rows.every((r) => r.position !== null && r.position >= to)) return;
+        await sleep(50);
+      }
+    };
+    const stopAll = async (list: ChildProcess[]): Promise<void> => {
+      await Promise.all(list.map((c) => new Promise<void>((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : (c.once('exit', () => resolve()), c.kill('SIGTERM'))))));
+    };
+    const checkRows = async (version: number): Promise<void> => {
+      const res = await admin.query<{ n: string; events: string }>(`SELECT count(*)::text AS n, sum(events)::text AS events FROM "${cpSchema}"."bench_counts_v${version}_counts"`);
+      if (Number(res.rows[0]!.n) !== SESSIONS || Number(res.rows[0]!.events) !== total) throw new Error(`version ${version}: rows ${res.rows[0]!.n}, events ${res.rows[0]!.events}: not the fold`);
+    };
+
+    // 2, 3. table projection: 1 worker (1 partition), then 1, 2 and 4 workers over 8 partitions
+    const runs: { label: string; workers: number; partitions: number }[] = [
+      { label: '1 worker, 1 partition', workers: 1, partitions: 1 },
+      { label: '1 worker, 8 partitions', workers: 1, partitions: 8 },
+      { label: '2 workers, 8 partitions', workers: 2, partitions: 8 },
+      { label: '4 workers, 8 partitions', workers: 4, partitions: 8 },
+    ];
+    const rates = new Map<string, number>();
+    let version = 1;
+    for (const run of runs) {
+      const v = version++;
+      t0 = process.hrtime.bigint();
+      const list = Array.from({ length: run.workers }, (_, i) => spawnWorker(v, run.partitions, `w${v}-${i}`));
+      await caughtUp(v, run.partitions, head);
+      const s = seconds(t0);
+      await stopAll(list);
+      await checkRows(v);
+      rates.set(run.label, total / s);
+      console.log(`table projection, ${run.label}: ${fmt(total / s)} ev/s (${s.toFixed(1)} s, process start included)`);
+    }
+    const one = rates.get('1 worker, 1 partition')!;
+    const one8 = rates.get('1 worker, 8 partitions')!;
+    console.log(`ratio table projection (1 worker) / in-memory fold: ${(one / foldRate).toPrecision(2)}`);
+    console.log(`ratio 2 workers / 1 worker over 8 partitions: ${(rates.get('2 workers, 8 partitions')! / one8).toFixed(2)}; 4 workers: ${(rates.get('4 workers, 8 partitions')! / one8).toFixed(2)}`);
+
+    // 4. kill -9 of one of 2 live workers: time until its partitions progress again
+    const v = version++;
+    const pair = [spawnWorker(v, 8, `k${v}-a`, 2000), spawnWorker(v, 8, `k${v}-b`, 2000)];
+    await caughtUp(v, 8, head);
+    for (;;) {
+      const rows = (await projections.status('bench-counts')).filter((r) => r.key.version === v);
+      if (new Set(rows.map((r) => r.owner)).size === 2 && rows.every((r) => r.owner !== null)) break;
+      await sleep(50);
+    }
+    pair[0]!.kill('SIGKILL');
+    const killedAt = Date.now();
+    for (let i = 0; i < 64; i++) await store.append(`bench-${i}`, [{ id: crypto.randomUUID(), type: 'x/bench-tick', time: Date.now(), data: {}, ignorable: true }], 'any');
+    let head2 = -1n;
+    for await (const page of store.readAllPages!({ after: head })) head2 = page[page.length - 1]!.position;
+    await caughtUp(v, 8, head2);
+    console.log(`kill -9 of 1 of 2 workers (lease 2000 ms): its partitions' progress resumed after ${Date.now() - killedAt} ms`);
+    await stopAll(pair);
+
+    // 5. checkpoint bytes per commit: keyed documents vs one blob (in process, batches of 500)
+    for (const [label, projection] of [
+      ['keyed documents', benchKeyed(1)],
+      ['one state blob', benchBlob(1)],
+    ] as const) {
+      let bytes = 0;
+      let commits = 0;
+      const counting = new Proxy(projections, {
+        get: (target, prop) =>
+          prop === 'commit'
+            ? (lease: Parameters<typeof target.commit>[0], commit: Parameters<typeof target.commit>[1]) => {
+                commits++;
+                for (const [k, text] of commit.documents) bytes += k.length + (text?.length ?? 0);
+                return target.commit(lease, commit);
+              }
+            : (Reflect.get(target, prop) as unknown as { bind?: (t: unknown) => unknown }).bind?.(target) ?? Reflect.get(target, prop),
+      }) as unknown as ProjectionStore<unknown>;
+      t0 = process.hrtime.bigint();
+      const w = startProjectionWorker(projection as never, { store, projections: counting, owner: `bytes-${label}`, follow: false, batchSize: 500 });
+      await w.done;
+      const s = seconds(t0);
+      console.log(`${label}: ${fmt(bytes / commits)} bytes per commit (${commits} commits, ${fmt(total / s)} ev/s in process)`);
+    }
+    await projections.close();
+  } finally {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    await store.close();
+    await admin.query(`DROP SCHEMA IF EXISTS "${storeSchema}" CASCADE`);
+    await admin.query(`DROP SCHEMA IF EXISTS "${cpSchema}" CASCADE`);
+    await admin.end();
+    rmSync(work, { recursive: true, force: true });
+  }
+};
+
+await main();

@@ -1,0 +1,35 @@
+/**
+ * One projection worker process of bench/projection-workers.ts: `node <bundle> '<json>'` runs the benchmark's table
+ * projection over the PostgreSQL store until SIGTERM.
+ */
+import { startProjectionWorker } from '../../projections/index.js';
+import { openPostgresEventStore } from '../../adapters/store/postgres/postgres-event-store.js';
+import { PostgresProjectionStore } from '../../adapters/checkpoints/postgres-projection-store.js';
+import { benchTable } from './projection-bench-kinds.js';
+
+interface Args {
+  readonly url: string;
+  readonly storeSchema: string;
+  readonly cpSchema: string;
+  readonly version: number;
+  readonly partitions: number;
+  readonly leaseMs: number;
+  readonly owner: string;
+}
+const args = JSON.parse(process.argv[2]!) as Args;
+const store = await openPostgresEventStore({ connectionString: args.url, schema: args.storeSchema, readOnly: true });
+const projections = new PostgresProjectionStore({ connection: args.url, schema: args.cpSchema });
+const worker = startProjectionWorker(benchTable(args.version), {
+  store,
+  projections,
+  owner: args.owner,
+  partitions: args.partitions,
+  leaseMs: args.leaseMs,
+  batchSize: 1000,
+  flushIntervalMs: 50,
+});
+process.once('SIGTERM', () => void worker.stop());
+await worker.done.catch((e: unknown) => process.stderr.write(`worker failed: ${String(e)}\n`));
+await projections.close();
+await store.close();
+process.exit(0);

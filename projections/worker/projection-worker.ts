@@ -1,0 +1,565 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { isKnownEvent } from '../../domain/events.js';
+import { findNonJsonPath } from '../../domain/json.js';
+import type { EventStore, RecordedEvent } from '../../runtime/ports/event-store.js';
+import { subscribeAllPages } from '../../runtime/ports/paged-reads.js';
+import { isProjectionFailedError, isProjectionFencedError, ProjectionFailedError, ProjectionStateNotJsonError } from '../errors.js';
+import { toLogEvent } from '../sources/from-store.js';
+import { applyProjectionEvent } from '../custom/apply-event.js';
+import type { Projection, ProjectionEvent } from '../custom/define-projection.js';
+import { finalPolicy, retryDelays, type FailurePolicy } from './failure-policy.js';
+import { isKeyedProjection, isTableProjection, partitionOf, type AnyProjection, type TableNames, type TableProjection } from './kinds.js';
+import type { Isolate, ParkedEvent, PartitionKey, ProjectionLease, ProjectionStore } from './projection-store.js';
+
+/** Options of {@link startProjectionWorker}. */
+export interface ProjectionWorkerOptions<Tx> {
+  /** The event store to read (every stream, in global order). */
+  readonly store: EventStore;
+  /** Where leases, checkpoints, documents and parked events are kept. */
+  readonly projections: ProjectionStore<Tx>;
+  /** This worker's id, unique among the workers sharing `projections` (e.g. host:pid:random). */
+  readonly owner: string;
+  /** How many partitions the streams are spread over (fixed for a projection version). @defaultValue 1 */
+  readonly partitions?: number;
+  /** How long a lease lasts without renewal, ms; renewed (and partitions rebalanced) every third of it. @defaultValue 10_000 */
+  readonly leaseMs?: number;
+  /** Commit once this many events were read since the last commit. @defaultValue 500 */
+  readonly batchSize?: number;
+  /** Commit at most this long after the oldest uncommitted event (the live tail). @defaultValue 250 */
+  readonly flushIntervalMs?: number;
+  /** Keep following live events after catching up; false stops at the head (a one-shot fold). @defaultValue true */
+  readonly follow?: boolean;
+  /** What to do with an event that cannot be applied. @defaultValue 'stop' */
+  readonly failure?: FailurePolicy;
+  /** Most events a stored page holds. @defaultValue the store's own page */
+  readonly pageSize?: number;
+  /** Waits (retry backoff and idle polls go through it). @defaultValue setTimeout */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Told after each commit that landed (for progress displays and tests). */
+  readonly onCommit?: (partition: number, position: bigint) => void;
+  /** Told when the worker loses a partition: its renewal was refused, or a commit was fenced (and rolled back). */
+  readonly onLost?: (partition: number, reason: 'renewal-refused' | 'fenced' | 'commit-failed') => void;
+}
+
+/** A running worker, as {@link startProjectionWorker} returns it. */
+export interface ProjectionWorker {
+  readonly owner: string;
+  /** The partitions this worker holds now. */
+  owned(): readonly number[];
+  /** Resolves the first time every partition it holds is caught up and committed; rejects if the worker ends first. */
+  readonly caughtUp: Promise<void>;
+  /** Resolves when the worker stopped (or, without `follow`, reached the head); rejects with the reason it failed. */
+  readonly done: Promise<void>;
+  /**
+   * The in-memory states of the partitions it holds, by key (a keyed projection: by stream; a single-state
+   * projection: one, under `''`; a table projection: none); once it ended, those of the partitions it held last.
+   */
+  states(): ReadonlyMap<string, unknown>;
+  /** Finishes the batch being read, commits it, releases the leases and resolves when done (never rejects: see `done`). */
+  stop(): Promise<void>;
+  /** Ends WITHOUT committing or releasing (a simulated crash): the leases run out on their own. */
+  abandon(): void;
+}
+
+/** A partition held by the worker. */
+interface Part {
+  readonly lease: ProjectionLease;
+  /** Where the current read starts for it (its committed checkpoint then): events at or before it are not routed to it. */
+  start: bigint | null;
+  committed: bigint | null;
+  /** Keyed documents (parsed), by key. */
+  readonly docs: Map<string, unknown>;
+  /** The committed JSON text of each document. */
+  readonly written: Map<string, string>;
+  readonly dirty: Set<string>;
+  /** The events routed since the last commit (table projections apply them at commit; folds re-derive from them). */
+  events: ProjectionEvent[];
+  parked: ParkedEvent[];
+  applied: number;
+}
+
+class HandlerFailure extends Error {
+  constructor(readonly event: ProjectionEvent | null, override readonly cause: unknown) {
+    super('handler failed');
+  }
+}
+
+const defaultSleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      resolve();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+
+const quiet = <T>(p: Promise<T>): Promise<T> => {
+  p.catch(() => undefined);
+  return p;
+};
+
+const oneLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ').slice(0, 2000);
+
+class Worker<Tx> implements ProjectionWorker {
+  readonly owner: string;
+  readonly caughtUp: Promise<void>;
+  readonly done: Promise<void>;
+  readonly #projection: AnyProjection<Tx>;
+  readonly #o: ProjectionWorkerOptions<Tx>;
+  readonly #n: number;
+  readonly #leaseMs: number;
+  readonly #batchSize: number;
+  readonly #flushMs: number;
+  readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly #parts = new Map<number, Part>();
+  /** Leases taken by the ticker, loaded into `#parts` when the reader restarts. */
+  readonly #taken: ProjectionLease[] = [];
+  readonly #stop = new AbortController();
+  #reader: AbortController | null = null;
+  #tables: TableNames = {};
+  #readerPosition: bigint | null = null;
+  #sinceCommit = 0;
+  #flushTimer: ReturnType<typeof setTimeout> | null = null;
+  #commitChain: Promise<void> = Promise.resolve();
+  #abandoned = false;
+  #failure: unknown = null;
+  #live: readonly string[] = [];
+  #ticking = false;
+  #tickRun: Promise<void> = Promise.resolve();
+  /** The states of the partitions released at the end (what `states()` shows once the worker stopped). */
+  #released = new Map<string, unknown>();
+  #resolveCaughtUp!: () => void;
+  #rejectCaughtUp!: (e: unknown) => void;
+
+  constructor(projection: AnyProjection<Tx>, options: ProjectionWorkerOptions<Tx>) {
+    this.#projection = projection;
+    this.#o = options;
+    this.owner = options.owner;
+    this.#n = Math.max(1, Math.floor(options.partitions ?? 1));
+    this.#leaseMs = Math.max(300, options.leaseMs ?? 10_000);
+    this.#batchSize = Math.max(1, options.batchSize ?? 500);
+    this.#flushMs = Math.max(0, options.flushIntervalMs ?? 250);
+    this.#sleep = options.sleep ?? defaultSleep;
+    if (this.#n > 1 && !isKeyedProjection(projection) && !isTableProjection(projection)) {
+      throw new TypeError(`projection "${projection.name}": a single-state projection runs in one partition; make it keyed (defineKeyedProjection) or a table projection to partition it`);
+    }
+    if (isTableProjection(projection) && !options.projections.supportsTables) {
+      throw new TypeError(`projection "${projection.name}": a table projection needs a projection store with transactions (PostgreSQL)`);
+    }
+    this.caughtUp = quiet(
+      new Promise<void>((resolve, reject) => {
+        this.#resolveCaughtUp = resolve;
+        this.#rejectCaughtUp = reject;
+      }),
+    );
+    this.done = quiet(this.#main());
+    this.done.then(
+      () => this.#rejectCaughtUp(new Error('the projection worker ended before it caught up')),
+      (e: unknown) => this.#rejectCaughtUp(e),
+    );
+  }
+
+  owned(): readonly number[] {
+    return [...this.#parts.keys()].sort((a, b) => a - b);
+  }
+
+  states(): ReadonlyMap<string, unknown> {
+    const all = new Map<string, unknown>(this.#released);
+    for (const part of this.#parts.values()) for (const [k, v] of part.docs) all.set(k, v);
+    return all;
+  }
+
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    this.#reader?.abort();
+    await this.done.catch(() => undefined);
+  }
+
+  abandon(): void {
+    this.#abandoned = true;
+    this.#stop.abort();
+    this.#reader?.abort();
+  }
+
+  #key(partition: number): PartitionKey {
+    return { name: this.#projection.name, version: this.#projection.version, partition, partitions: this.#n };
+  }
+
+  async #main(): Promise<void> {
+    const follow = this.#o.follow ?? true;
+    try {
+      if (isTableProjection(this.#projection)) {
+        this.#tables = await this.#o.projections.migrate(this.#projection.name, this.#projection.version, this.#projection.tables);
+      }
+      while (!this.#stop.signal.aborted) {
+        await this.#balance();
+        await this.#loadTaken();
+        if (this.#stop.signal.aborted) break;
+        if (this.#parts.size === 0) {
+          if (!follow) throw new Error(`projection "${this.#projection.name}"@${this.#projection.version}: every partition is held by another worker`);
+          await this.#sleep(this.#tickMs, this.#stop.signal);
+          continue;
+        }
+        const reader = new AbortController();
+        this.#reader = reader;
+        // a failed renewal or heartbeat (the database unreachable) is tried again at the next tick: the leases run
+        // out on their own meanwhile, and the epoch fences every commit
+        const ticker = setInterval(() => {
+          this.#tickRun = this.#tick(reader).catch(() => undefined);
+        }, this.#tickMs);
+        let finished = false;
+        try {
+          finished = await this.#read(reader.signal, follow);
+        } finally {
+          clearInterval(ticker);
+          await this.#tickRun; // a renewal or take in flight lands before the leases are counted
+          this.#reader = null;
+        }
+        if (this.#failure !== null) throw this.#failure;
+        if (this.#abandoned) return;
+        await this.#commitAll();
+        if (finished) break;
+      }
+      if (this.#abandoned) return;
+      await this.#commitAll();
+      if (this.#failure !== null) throw this.#failure;
+    } catch (e) {
+      if (this.#abandoned) return;
+      this.#clearFlush();
+      await this.#releaseAll().catch(() => undefined);
+      throw e;
+    }
+    this.#clearFlush();
+    if (this.#abandoned) return;
+    await this.#releaseAll();
+  }
+
+  get #tickMs(): number {
+    return Math.max(100, Math.floor(this.#leaseMs / 3));
+  }
+
+  async #releaseAll(): Promise<void> {
+    const leases = [...this.#parts.values()].map((p) => p.lease).concat(this.#taken.splice(0));
+    this.#released = new Map(this.states());
+    this.#parts.clear();
+    for (const lease of leases) await this.#o.projections.release(lease).catch(() => undefined);
+    await this.#o.projections.leave(this.#projection.name, this.#projection.version, this.owner).catch(() => undefined);
+  }
+
+  /** This worker's fair share of the partitions among the live workers (sorted ids: the first ones take one more). */
+  #share(): number {
+    const k = Math.max(1, this.#live.length);
+    const index = Math.max(0, this.#live.indexOf(this.owner));
+    return Math.floor(this.#n / k) + (index < this.#n % k ? 1 : 0);
+  }
+
+  /** Between reads: heartbeat, give back partitions beyond the share (committed first), take free ones up to it. */
+  async #balance(): Promise<void> {
+    const { projections } = this.#o;
+    this.#live = await projections.heartbeat(this.#projection.name, this.#projection.version, this.owner, this.#leaseMs);
+    const share = this.#share();
+    const held = this.owned();
+    for (const partition of held.slice(share).reverse()) {
+      const part = this.#parts.get(partition)!;
+      this.#parts.delete(partition);
+      await projections.release(part.lease);
+    }
+    await this.#acquireUpTo(share);
+  }
+
+  async #acquireUpTo(share: number): Promise<boolean> {
+    let took = false;
+    const holding = (): number => this.#parts.size + this.#taken.length;
+    const index = Math.max(0, this.#live.indexOf(this.owner));
+    for (let i = 0; i < this.#n && holding() < share; i++) {
+      const partition = (index * Math.max(1, Math.floor(this.#n / Math.max(1, this.#live.length))) + i) % this.#n;
+      if (this.#parts.has(partition) || this.#taken.some((l) => l.key.partition === partition)) continue;
+      const lease = await this.#o.projections.acquire(this.#key(partition), this.owner, this.#leaseMs);
+      if (lease) {
+        this.#taken.push(lease);
+        took = true;
+      }
+    }
+    return took;
+  }
+
+  async #loadTaken(): Promise<void> {
+    while (this.#taken.length > 0) {
+      const lease = this.#taken.shift()!;
+      const snapshot = await this.#o.projections.load(lease);
+      const docs = new Map<string, unknown>();
+      for (const [k, text] of snapshot.documents) docs.set(k, JSON.parse(text));
+      this.#parts.set(lease.key.partition, {
+        lease,
+        start: snapshot.position,
+        committed: snapshot.position,
+        docs,
+        written: new Map(snapshot.documents),
+        dirty: new Set(),
+        events: [],
+        parked: [],
+        applied: 0,
+      });
+    }
+  }
+
+  /** Every third of the lease: renew, heartbeat; a lost lease, a partition to take or to give back restarts the read. */
+  async #tick(reader: AbortController): Promise<void> {
+    if (reader.signal.aborted || this.#ticking) return;
+    this.#ticking = true;
+    try {
+      await this.#renewAndBalance(reader);
+    } finally {
+      this.#ticking = false;
+    }
+  }
+
+  async #renewAndBalance(reader: AbortController): Promise<void> {
+    const { projections } = this.#o;
+    for (const [partition, part] of [...this.#parts]) {
+      const ok = await projections.renew(part.lease, this.#leaseMs);
+      if (!ok && this.#parts.get(partition) === part) {
+        this.#parts.delete(partition);
+        this.#o.onLost?.(partition, 'renewal-refused');
+        reader.abort();
+      }
+    }
+    this.#live = await projections.heartbeat(this.#projection.name, this.#projection.version, this.owner, this.#leaseMs);
+    const share = this.#share();
+    if (this.#parts.size > share) reader.abort();
+    else if (this.#parts.size < share && (await this.#acquireUpTo(share))) reader.abort();
+  }
+
+  #from(): bigint | null {
+    let min: bigint | undefined;
+    for (const part of this.#parts.values()) {
+      if (part.start === null) return null;
+      if (min === undefined || part.start < min) min = part.start;
+    }
+    return min ?? null;
+  }
+
+  /** Reads every stream after the oldest checkpoint held, routes each event to its partition. True: caught up, not following. */
+  async #read(signal: AbortSignal, follow: boolean): Promise<boolean> {
+    for (const part of this.#parts.values()) part.start = part.committed; // every batch was committed before a read
+    const after = this.#from();
+    this.#readerPosition = after;
+    for await (const message of subscribeAllPages(this.#o.store, {
+      ...(after !== null ? { after } : {}),
+      signal,
+      ...(this.#o.pageSize !== undefined ? { pageSize: this.#o.pageSize } : {}),
+    })) {
+      if (signal.aborted || this.#failure !== null) return false;
+      if (message.kind === 'caught-up') {
+        await this.#commitAll();
+        if (this.#failure !== null) return false;
+        this.#resolveCaughtUp();
+        if (!follow) return true;
+        continue;
+      }
+      for (const recorded of message.events) {
+        if (signal.aborted || this.#failure !== null) return false;
+        this.#route(recorded);
+        this.#readerPosition = recorded.position;
+        if (++this.#sinceCommit >= this.#batchSize) {
+          await this.#commitAll();
+        } else this.#flushTimer ??= setTimeout(() => void this.#commitAll().catch((e: unknown) => this.#fail(e)), this.#flushMs);
+      }
+    }
+    return false;
+  }
+
+  #route(recorded: RecordedEvent): void {
+    const part = this.#parts.get(partitionOf(recorded.stream, this.#n));
+    if (!part || (part.start !== null && recorded.position <= part.start)) return;
+    const parsed = toLogEvent(recorded);
+    if (E.isLeft(parsed)) {
+      this.#cannotApply(part, recorded, parsed.left);
+      return;
+    }
+    const where = { stream: recorded.stream, revision: recorded.revision, position: recorded.position };
+    const projection = this.#projection;
+    if (isTableProjection(projection)) {
+      if (isKnownEvent(parsed.right)) {
+        const event = { ...where, event: parsed.right } as ProjectionEvent;
+        try {
+          if (projection.filter && !projection.filter(event)) return;
+        } catch (e) {
+          this.#cannotApply(part, recorded, e);
+          return;
+        }
+        part.events.push(event);
+      }
+      return;
+    }
+    const key = isKeyedProjection(projection) ? recorded.stream : '';
+    const fold = projection as unknown as Projection<unknown>;
+    const state = part.docs.has(key) ? part.docs.get(key) : JSON.parse(JSON.stringify(fold.initialState));
+    try {
+      part.docs.set(key, applyProjectionEvent(fold, state, where, parsed.right));
+    } catch (e) {
+      this.#rederive(part, key);
+      this.#cannotApply(part, recorded, e);
+      return;
+    }
+    part.dirty.add(key);
+    part.applied++;
+    part.events.push({ ...where, event: parsed.right } as ProjectionEvent);
+  }
+
+  /** After a failed `evolve`: the key's state back to its committed text plus this batch's events before the failure. */
+  #rederive(part: Part, key: string): void {
+    const fold = this.#projection as unknown as Projection<unknown>;
+    const text = part.written.get(key);
+    let state: unknown = text !== undefined ? JSON.parse(text) : JSON.parse(JSON.stringify(fold.initialState));
+    for (const e of part.events) {
+      if ((key === '' || e.stream === key) && !part.parked.some((p) => p.position === e.position)) {
+        state = applyProjectionEvent(fold, state, e, e.event);
+      }
+    }
+    if (text === undefined && !part.events.some((e) => key === '' || e.stream === key)) part.docs.delete(key);
+    else part.docs.set(key, state);
+  }
+
+  #cannotApply(part: Part, recorded: RecordedEvent, cause: unknown): void {
+    if (finalPolicy(this.#o.failure ?? 'stop') === 'park') {
+      part.parked.push({ position: recorded.position, stream: recorded.stream, revision: recorded.revision, error: oneLine(cause) });
+      return;
+    }
+    this.#fail(new ProjectionFailedError(this.#projection.name, this.#projection.version, recorded.stream, recorded.position, cause));
+  }
+
+  #fail(e: unknown): void {
+    if (this.#failure === null) this.#failure = e;
+    this.#reader?.abort();
+    this.#stop.abort();
+  }
+
+  #clearFlush(): void {
+    if (this.#flushTimer) {
+      clearTimeout(this.#flushTimer);
+      this.#flushTimer = null;
+    }
+  }
+
+  /** Commits every held partition (one at a time, in order; commits never overlap). */
+  #commitAll(): Promise<void> {
+    this.#clearFlush();
+    this.#sinceCommit = 0;
+    const next = this.#commitChain.then(async () => {
+      if (this.#abandoned || this.#failure !== null) return;
+      for (const [partition, part] of [...this.#parts]) {
+        if (this.#failure !== null || this.#abandoned) return;
+        await this.#commitPart(partition, part);
+      }
+    });
+    this.#commitChain = next.catch(() => undefined);
+    return next;
+  }
+
+  async #commitPart(partition: number, part: Part): Promise<void> {
+    const reached = this.#readerPosition;
+    const position = reached !== null && (part.start === null || reached > part.start) ? reached : part.start;
+    if (position === null) return;
+    if (position === part.committed && part.events.length === 0 && part.parked.length === 0 && part.dirty.size === 0) return;
+    const documents = new Map<string, string>();
+    for (const key of part.dirty) {
+      const value = part.docs.get(key);
+      const bad = findNonJsonPath(value);
+      if (bad !== null) throw new ProjectionStateNotJsonError(this.#projection.name, bad);
+      const text = JSON.stringify(value);
+      if (text !== part.written.get(key)) documents.set(key, text);
+    }
+    const events = part.events;
+    const parked = part.parked;
+    part.events = [];
+    part.parked = [];
+    part.dirty.clear();
+    const applied = part.applied;
+    part.applied = 0;
+    try {
+      const extra = isTableProjection(this.#projection) ? await this.#commitTable(part, position, events, parked) : null;
+      if (extra === null) {
+        await this.#o.projections.commit(part.lease, { position, documents, parked, applied });
+      }
+    } catch (e) {
+      if (isProjectionFailedError(e)) throw e;
+      // Fenced: another worker holds the partition now. Any other failure of the store (the connection lost, maybe
+      // after COMMIT was sent): whether the commit landed is unknown. Either way the in-memory state may be ahead of
+      // what is committed, so the partition is dropped; taken again, it is loaded from what the store holds.
+      this.#parts.delete(partition);
+      const fenced = isProjectionFencedError(e);
+      this.#o.onLost?.(partition, fenced ? 'fenced' : 'commit-failed');
+      if (!fenced) await this.#o.projections.release(part.lease).catch(() => undefined);
+      this.#reader?.abort();
+      return;
+    }
+    for (const [k, text] of documents) part.written.set(k, text);
+    part.committed = position;
+    this.#o.onCommit?.(partition, position);
+  }
+
+  /** A table projection's commit: the handler in the transaction; on failure the policy (retry, park, stop). */
+  async #commitTable(part: Part, position: bigint, events: ProjectionEvent[], parked: ParkedEvent[]): Promise<true> {
+    const projection = this.#projection as TableProjection<Tx>;
+    const tables = this.#tables;
+    const policy = this.#o.failure ?? 'stop';
+    const whole = (tx: Tx): Promise<void> =>
+      events.length === 0
+        ? Promise.resolve()
+        : projection.handle(events, tx, tables).catch((e: unknown) => {
+            throw new HandlerFailure(null, e);
+          });
+    const commit = (write: (tx: Tx, isolate: Isolate) => Promise<readonly ParkedEvent[] | void>): Promise<void> =>
+      this.#o.projections.commit(part.lease, { position, documents: new Map(), parked, applied: events.length, write });
+    const delays = retryDelays(policy);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await commit(whole);
+        return true;
+      } catch (e) {
+        if (!(e instanceof HandlerFailure)) throw e;
+        if (attempt >= delays.length) break;
+        await this.#sleep(delays[attempt]!, new AbortController().signal);
+      }
+    }
+    // isolate the failing events: each in its own savepoint
+    const stop = finalPolicy(policy) === 'stop';
+    try {
+      await commit(async (tx, isolate) => {
+        const failed: ParkedEvent[] = [];
+        for (const event of events) {
+          const error = await isolate(() => projection.handle([event], tx, tables));
+          if (error === null) continue;
+          if (stop) throw new HandlerFailure(event, error);
+          failed.push({ position: event.position, stream: event.stream, revision: event.revision, error: oneLine(error) });
+        }
+        return failed;
+      });
+    } catch (e) {
+      if (e instanceof HandlerFailure && e.event) {
+        throw new ProjectionFailedError(projection.name, projection.version, e.event.stream, e.event.position, e.cause);
+      }
+      throw e;
+    }
+    return true;
+  }
+}
+
+/**
+ * Starts a projection worker: it takes its share of the projection's partitions (leases with an epoch in
+ * `projections`), reads every stream in global order after the oldest checkpoint it holds (catch-up, then live),
+ * applies each event to its stream's partition — a fold (`Projection`, `KeyedProjection`) in memory, a table
+ * projection in the commit's transaction — and commits every `batchSize` events, `flushIntervalMs` after the oldest
+ * uncommitted one, when caught up and on `stop()`. Every commit is fenced by the lease's epoch: a worker that lost a
+ * partition cannot commit to it. Workers sharing the store rebalance: every third of `leaseMs` each one renews its
+ * leases and takes or gives back partitions to hold its fair share of the live workers; a dead worker's partitions
+ * are taken once its leases expire.
+ */
+export const startProjectionWorker = <Tx>(projection: AnyProjection<Tx>, options: ProjectionWorkerOptions<Tx>): ProjectionWorker =>
+  new Worker(projection, options);
