@@ -127,6 +127,17 @@ const cells = (): Readonly<Record<string, Readonly<Record<Kind, readonly string[
     'invalid log': null,
     'damaged store': ['context', '--store', `jsonl:${f.damaged}`, SESSION, '--step', '1.1'],
   },
+  trace: {
+    'missing file': ['trace', f.missing],
+    directory: ['trace', f.dir],
+    'unreadable file': ['trace', f.unreadable],
+    'unknown store spec': ['trace', '--store', 'bogus:x', SESSION],
+    'unreachable store': ['trace', '--store', DOWN, SESSION],
+    'no such session': ['trace', '--store', `jsonl:${f.store}`, 'nope'],
+    'bad flag': ['trace', '--bogus', f.log],
+    'invalid log': ['trace', f.invalidLog],
+    'damaged store': ['trace', '--store', `jsonl:${f.damaged}`, SESSION],
+  },
   diff: {
     'missing file': ['diff', f.missing, f.log],
     directory: ['diff', f.dir, f.log],

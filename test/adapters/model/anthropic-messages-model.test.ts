@@ -190,7 +190,7 @@ describe('AnthropicMessagesModel (the official SDK against a stub Messages API)'
     await agent.whenIdle();
     expect(waits).toEqual([60_000]);
     expect(s.bodies).toHaveLength(1);
-    expect(agent.events.map((e) => e.type).slice(-5)).toEqual(['step/start', 'user/message', 'request/error', 'step/end', 'turn/end']);
+    expect(agent.events.map((e) => e.type).slice(-7)).toEqual(['step/start', 'user/message', 'request/header', 'request/context', 'request/error', 'step/end', 'turn/end']);
     expect(shape(agent.events)).toEqual(['attempt 1 failed rate_limit_error, retry in 60000', 'turn/end aborted']);
   });
 
