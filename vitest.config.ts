@@ -24,6 +24,10 @@ const E2E_FILES = [
   'test/adapters/store/jsonl/concurrency.test.ts',
   'test/adapters/cli/fuzz.test.ts',
   'test/package/module-graph.test.ts',
+  // the heaviest in-process guards (each about 30 s of a worker): the adversarial work counter and the CLI's failure
+  // contract over every command × failure kind — here rather than in `npm test`, which must stay under 3 minutes
+  'test/perf/adversarial-work.test.ts',
+  'test/adapters/cli/failure-contract.test.ts',
 ];
 const E2E = process.env.STEERLOG_E2E === '1';
 
@@ -52,8 +56,6 @@ const ISOLATED_FILES = [
   'docs/snippets/kurrentdb-usage.test.ts',
   'docs/snippets/usage.test.ts',
   'docs/snippets/host-client.test.ts',
-  // replaces Array, Map and Set built-ins while it counts (V8 then leaves its fast paths for the whole process)
-  'test/perf/adversarial-work.test.ts',
 ];
 
 export default defineConfig({
