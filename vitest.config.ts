@@ -28,6 +28,9 @@ const E2E_FILES = [
   // contract over every command × failure kind — here rather than in `npm test`, which must stay under 3 minutes
   'test/perf/adversarial-work.test.ts',
   'test/adapters/cli/failure-contract.test.ts',
+  // the contract suite against the EventStoreDB and KurrentDB gRPC fakes (about 25 s each, a process of its own)
+  'test/contract/eventstoredb.contract.test.ts',
+  'test/contract/kurrentdb.contract.test.ts',
 ];
 const E2E = process.env.STEERLOG_E2E === '1';
 

@@ -1,11 +1,10 @@
 import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import type { FileOps } from './fs-ops.js';
 import { readExactly } from './global-index.js';
-import { INDEX_RECORD_BYTES } from './line-codec.js';
+import { decodeIndexRecord, INDEX_RECORD_BYTES } from './line-codec.js';
 
 /** Records read from `global.idx` at a time while scanning. */
 const SCAN_RECORDS = 4096;
-const HASH_BYTES = 26;
 
 /** What the committed index says of one stream file: its last revision and the position of that event. */
 export interface IndexedRevision {
@@ -60,11 +59,13 @@ export class IndexRevisions {
       const bytes = await readExactly(file, from * INDEX_RECORD_BYTES, n * INDEX_RECORD_BYTES, path);
       for (let i = 0; i < n; i++) {
         const at = i * INDEX_RECORD_BYTES;
-        // only the hash is used; a record whose frame is broken is damage (store check reports what exactly)
-        if (bytes[at + HASH_BYTES] !== 0x20 || bytes[at + INDEX_RECORD_BYTES - 1] !== 0x0a) {
-          throw new StoreCorruptError(path, (from + i) * INDEX_RECORD_BYTES, `malformed index record (global position ${from + i})`, from + i + 1);
+        // every record is decoded whole (frame, fields, checksum): damage anywhere in the committed index is refused
+        // at the first read of the store instance, as it was at open before open stopped reading every record
+        const record = decodeIndexRecord(bytes, at);
+        if (typeof record === 'string') {
+          throw new StoreCorruptError(path, (from + i) * INDEX_RECORD_BYTES, `${record} (global position ${from + i}, inside the committed index)`, from + i + 1);
         }
-        const hash = bytes.toString('latin1', at, at + HASH_BYTES);
+        const hash = record.fileHash;
         const c = this.#counts.get(hash);
         if (c === undefined) this.#counts.set(hash, { count: 1, position: from + i });
         else {
