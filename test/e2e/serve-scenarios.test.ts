@@ -346,12 +346,12 @@ describe.each(STORES)('steerlog serve scenarios on $name', ({ make, args }) => {
     const isEnd3 = (f: Frame) => f.type === 'session/event' && f.event.type === 'turn/end' && f.event.data.turn === 3;
     // the parked queue comes as a baseline; a prompt sent once it arrived runs B and C, then W
     const live = await frames('s20', (got) => got.some(isEnd3), {
-      onFrame: (f) => void (f.type === 'session/queue' && f.seq === 7 ? prompt('s20', 'W', 'W').then(ok) : undefined),
+      onFrame: (f) => void (f.type === 'session/queue' && f.seq === 9 ? prompt('s20', 'W', 'W').then(ok) : undefined),
     });
     expect(live.slice(0, 3)).toEqual([
-      { type: 'session/subscribed', sessionId: 's20', lastSeq: 9 },
+      { type: 'session/subscribed', sessionId: 's20', lastSeq: 11 },
       { type: 'host/session-status', sessionId: 's20', running: false },
-      { type: 'session/queue', sessionId: 's20', seq: 7, items: [expect.objectContaining({ id: 'B', placement: 'queued' }), expect.objectContaining({ id: 'C', placement: 'steering' })] },
+      { type: 'session/queue', sessionId: 's20', seq: 9, items: [expect.objectContaining({ id: 'B', placement: 'queued' }), expect.objectContaining({ id: 'C', placement: 'steering' })] },
     ]);
     expect(await trace('s20')).toEqual([
       'created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'NT+B', 'NS+C', 'end 1 aborted:user',
@@ -360,7 +360,7 @@ describe.each(STORES)('steerlog serve scenarios on $name', ({ make, args }) => {
     ]);
     const tr = sessions.get('s20')!;
     const liveEvents = live.filter((f) => f.type === 'session/event');
-    expect(liveEvents.map((f) => f.event.seq)).toEqual(tr.filter((e) => e.event.seq > 9).map((e) => e.event.seq));
+    expect(liveEvents.map((f) => f.event.seq)).toEqual(tr.filter((e) => e.event.seq > 11).map((e) => e.event.seq));
     // reconnect from the cursor of a mid-stream event: exactly the events after it, no gap, no duplicate
     const cut = liveEvents[3]!;
     const again = await frames('s20', (got) => got.some(isEnd3), { lastEventId: cut.sseId! });
@@ -373,8 +373,8 @@ describe.each(STORES)('steerlog serve scenarios on $name', ({ make, args }) => {
     const idle = await frames('s20b', (got) => got.some((f) => f.type === 'session/event'), {
       onFrame: (f) => void (f.type === 'host/session-status' && !f.running ? prompt('s20b', 'Z', 'Z').then(ok) : undefined),
     });
-    expect(idle.slice(0, 2)).toEqual([{ type: 'session/subscribed', sessionId: 's20b', lastSeq: 8 }, { type: 'host/session-status', sessionId: 's20b', running: false }]);
-    expect(idle.filter((f) => f.type === 'session/queue').every((f) => f.seq > 8)).toBe(true);
+    expect(idle.slice(0, 2)).toEqual([{ type: 'session/subscribed', sessionId: 's20b', lastSeq: 10 }, { type: 'host/session-status', sessionId: 's20b', running: false }]);
+    expect(idle.filter((f) => f.type === 'session/queue').every((f) => f.seq > 10)).toBe(true);
     await settled('s20b', 2);
     expect(await trace('s20b')).toEqual(['created', 'NT+A', 'turn 1', 'NT-1', 'step 1.1', 'user A:prompt', 'reply reply: A', 'end 1 completed', 'NT+Z', 'turn 2', 'NT-1', 'step 2.1', 'user Z:prompt', 'reply reply: Z', 'end 2 completed']);
   });
