@@ -12,16 +12,35 @@ import { sessionLog } from './session-log.js';
  * - `big-steps`: turns whose one step claims `peak` messages at once and enters each as a user/message;
  * - `cancels-and-edits`: cancels and edits (replace in place) at random positions of a `peak` list, admissions at
  *   its end;
+ * - `middle-splices`: a `peak` list into whose middle items are spliced (one or two at a random position) and from
+ *   whose middle two or three are removed at once: the splices no single-item path of a list covers;
  * - `strict-steers`: items taken from random positions of either list and moved to the end of the other by strict
  *   steers (canceled, then admitted into the other list under the same id in the next event);
  * - `fork`: a fork whose inherited seed is a long realistic session (`sessionLog`), then a churn of its own;
  * - `children`: `peak` children, each started, reporting to the parent (a report admitted, later claimed in a turn)
  *   and ended, then the same children activated again (epoch 2, 3, …).
  */
-export type AdversarialShape = 'claims-outside-turns' | 'long-turn' | 'big-steps' | 'cancels-and-edits' | 'strict-steers' | 'fork' | 'children';
+export type AdversarialShape =
+  | 'claims-outside-turns'
+  | 'long-turn'
+  | 'big-steps'
+  | 'cancels-and-edits'
+  | 'middle-splices'
+  | 'strict-steers'
+  | 'fork'
+  | 'children';
 
 /** Every adversarial shape, in the order the guard and the benchmark run them. */
-export const ADVERSARIAL_SHAPES: readonly AdversarialShape[] = ['claims-outside-turns', 'long-turn', 'big-steps', 'cancels-and-edits', 'strict-steers', 'fork', 'children'];
+export const ADVERSARIAL_SHAPES: readonly AdversarialShape[] = [
+  'claims-outside-turns',
+  'long-turn',
+  'big-steps',
+  'cancels-and-edits',
+  'middle-splices',
+  'strict-steers',
+  'fork',
+  'children',
+];
 
 /** A deterministic UUID for event number `n` (the same as the realistic log's). */
 const uuidAt = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -76,6 +95,8 @@ export function* adversarialLog(shape: AdversarialShape, events: number, peak: n
       return yield* bigSteps(events, peak, sessionId);
     case 'cancels-and-edits':
       return yield* cancelsAndEdits(events, peak, sessionId);
+    case 'middle-splices':
+      return yield* middleSplices(events, peak, sessionId);
     case 'strict-steers':
       return yield* strictSteers(events, peak, sessionId);
     case 'fork':
@@ -169,6 +190,25 @@ function* cancelsAndEdits(events: number, peak: number, sessionId: string): Gene
       const edited: Message = { ...old, content: [{ type: 'text', text: `edit ${edits++} of ${old.id}` }] };
       nt[i] = edited;
       yield w.at('agent/inbox/spliced', { target: 'next-turn', start: i, removedCount: 1, inserted: [edited], outcome: 'canceled' });
+    }
+  }
+}
+
+function* middleSplices(events: number, peak: number, sessionId: string): Generator<Envelope> {
+  const w = writer();
+  yield w.at('session/created', created(sessionId));
+  const nt: Message[] = [];
+  while (w.seq < events) {
+    if (nt.length < peak) {
+      const inserted = nt.length % 2 === 0 ? [w.message(), w.message()] : [w.message()];
+      const start = w.rand(nt.length + 1);
+      nt.splice(start, 0, ...inserted);
+      yield w.at('agent/inbox/spliced', { target: 'next-turn', start, inserted });
+    } else {
+      const removedCount = 2 + w.rand(2);
+      const start = w.rand(nt.length - removedCount + 1);
+      w.free(...nt.splice(start, removedCount));
+      yield w.at('agent/inbox/spliced', { target: 'next-turn', start, removedCount, inserted: [], outcome: 'canceled' });
     }
   }
 }

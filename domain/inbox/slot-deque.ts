@@ -1,5 +1,6 @@
 import type { UserMessage } from '../message.js';
 import { reportListWalk } from './list-work.js';
+import { RankTree } from './rank-tree.js';
 
 /** Marks a slot whose item was removed from the middle of the list. */
 const TOMB = Symbol('tomb');
@@ -11,7 +12,10 @@ type Slot = UserMessage | typeof TOMB | undefined;
  * Items sit in `slots[head..tail)`; removals from the front advance `head`, removals inside the list leave a
  * tombstone counted in a Fenwick tree so that rank <-> slot conversions stay O(log n). Costs (n = pending items):
  * push, prepend, pop-front, pop-back: O(1) amortized; remove/replace at a rank or by id: O(log n); inserting one
- * item where a tombstone sits (undoing a removal): O(log n); any other splice: O(n + k).
+ * item where a tombstone sits (undoing a removal): O(log n). Any other splice (items put into the middle of the
+ * list, several removed from its middle) moves the items into a RankTree once (O(n)), where that splice and every
+ * later operation cost O(log n + k); the deque keeps the tree until the list is empty again, so a log that splices
+ * into the middle pays the move once per emptying of the list: O(1) amortized per event.
  */
 export class SlotDeque {
   private slots: Slot[];
@@ -23,6 +27,8 @@ export class SlotDeque {
   /** Fenwick tree (1-based) of tombstones over slot indices [0, fenCap). Valid only while fenCap >= tail. */
   private fen: Int32Array = new Int32Array(1);
   private fenCap = 0;
+  /** Set once a general splice moved the items into a tree; every operation then goes to the tree. */
+  private tree: RankTree | null = null;
 
   constructor(items: readonly UserMessage[] = [], frontSlack = 8) {
     this.slots = new Array<Slot>(frontSlack + items.length);
@@ -32,15 +38,16 @@ export class SlotDeque {
   }
 
   get size(): number {
-    return this.live;
+    return this.tree !== null ? this.tree.size : this.live;
   }
 
   has(id: string): boolean {
-    return this.slotOfId.has(id);
+    return this.tree !== null ? this.tree.has(id) : this.slotOfId.has(id);
   }
 
   /** Rank of a pending id, or -1. */
   rankOf(id: string): number {
+    if (this.tree !== null) return this.tree.rankOf(id);
     const slot = this.slotOfId.get(id);
     if (slot === undefined) return -1;
     if (this.tombs === 0) return slot - this.head;
@@ -49,11 +56,13 @@ export class SlotDeque {
   }
 
   at(rank: number): UserMessage | undefined {
+    if (this.tree !== null) return this.tree.at(rank);
     if (rank < 0 || rank >= this.live) return undefined;
     return this.slots[this.slotOfRank(rank)] as UserMessage;
   }
 
   toArray(): UserMessage[] {
+    if (this.tree !== null) return this.tree.toArray();
     reportListWalk('read-all', this.tail - this.head);
     return this.items();
   }
@@ -69,6 +78,7 @@ export class SlotDeque {
 
   /** Items at ranks [start, start + count): O(log n + count + tombstones passed). */
   slice(start: number, count: number): UserMessage[] {
+    if (this.tree !== null) return this.tree.slice(start, count);
     if (count <= 0 || start >= this.live) return [];
     if (this.tombs === 0) return this.slots.slice(this.head + start, this.head + start + count) as UserMessage[];
     const out: UserMessage[] = [];
@@ -79,14 +89,14 @@ export class SlotDeque {
     return out;
   }
 
-  push(m: UserMessage): void {
+  private push(m: UserMessage): void {
     const slot = this.tail++;
     this.slots[slot] = m;
     this.slotOfId.set(m.id, slot);
     this.live++;
   }
 
-  prepend(m: UserMessage): void {
+  private prepend(m: UserMessage): void {
     if (this.head === 0) this.rebuild(Math.max(8, this.live));
     const slot = --this.head;
     if (this.slots[slot] === TOMB && this.fenCap > slot) this.fenAdd(slot, -1);
@@ -96,7 +106,7 @@ export class SlotDeque {
   }
 
   /** Removes and returns the last item. */
-  popBack(): UserMessage {
+  private popBack(): UserMessage {
     for (;;) {
       const slot = this.tail - 1;
       const s = this.slots[slot];
@@ -119,6 +129,14 @@ export class SlotDeque {
    * fits; returns the removed items.
    */
   splice(start: number, deleteCount: number, inserted: readonly UserMessage[]): UserMessage[] {
+    if (this.tree !== null) {
+      const removedFromTree = this.tree.splice(start, deleteCount, inserted);
+      if (this.tree.size === 0) {
+        this.tree = null;
+        this.reset([], 8);
+      }
+      return removedFromTree;
+    }
     const n = this.live;
     const removed: UserMessage[] = [];
     if (deleteCount === 0 && start === n) {
@@ -137,7 +155,7 @@ export class SlotDeque {
     } else if (deleteCount === 0 && inserted.length === 1 && this.fillTombBefore(start, inserted[0]!)) {
       // undoing a removal from the middle: the tombstone it left takes the item back
     } else {
-      removed.push(...this.spliceGeneral(start, deleteCount, inserted));
+      return this.spliceGeneral(start, deleteCount, inserted);
     }
     return removed;
   }
@@ -156,7 +174,7 @@ export class SlotDeque {
   }
 
   /** Removes and returns the first item. */
-  popFront(): UserMessage {
+  private popFront(): UserMessage {
     while (this.slots[this.head] === TOMB) {
       this.head++;
       this.tombs--;
@@ -171,7 +189,7 @@ export class SlotDeque {
   }
 
   /** Replaces the item at `rank` with `m` (same or another id). */
-  replaceAt(rank: number, m: UserMessage): UserMessage {
+  private replaceAt(rank: number, m: UserMessage): UserMessage {
     const slot = this.slotOfRank(rank);
     const old = this.slots[slot] as UserMessage;
     this.slotOfId.delete(old.id);
@@ -181,7 +199,7 @@ export class SlotDeque {
   }
 
   /** Removes the item at `rank`. */
-  removeAt(rank: number): UserMessage {
+  private removeAt(rank: number): UserMessage {
     if (rank === 0) return this.popFront();
     const slot = this.slotOfRank(rank);
     const old = this.slots[slot] as UserMessage;
@@ -200,16 +218,24 @@ export class SlotDeque {
     return old;
   }
 
-  /** The general case: O(n + k). */
-  spliceGeneral(start: number, deleteCount: number, inserted: readonly UserMessage[]): UserMessage[] {
-    reportListWalk('general-splice', this.tail - this.head + inserted.length);
-    const items = this.items();
-    const removed = items.splice(start, deleteCount, ...inserted);
-    this.reset(items, 8);
+  /** The general case: the items move into a tree (O(n), once), which does this splice and all later ones. */
+  private spliceGeneral(start: number, deleteCount: number, inserted: readonly UserMessage[]): UserMessage[] {
+    reportListWalk('general-splice', this.tail - this.head);
+    const tree = new RankTree(this.items());
+    this.reset([], 8);
+    this.tree = tree;
+    const removed = tree.splice(start, deleteCount, inserted);
+    if (tree.size === 0) this.tree = null;
     return removed;
   }
 
+  /** A deque of its own with the same items: O(n). */
   copy(): SlotDeque {
+    if (this.tree !== null) {
+      const copy = new SlotDeque();
+      copy.tree = this.tree.copy();
+      return copy;
+    }
     reportListWalk('copy', this.tail - this.head);
     return new SlotDeque(this.items());
   }
