@@ -18,7 +18,8 @@ import { sessionLog } from './session-log.js';
  *   steers (canceled, then admitted into the other list under the same id in the next event);
  * - `fork`: a fork whose inherited seed is a long realistic session (`sessionLog`), then a churn of its own;
  * - `children`: `peak` children, each started, reporting to the parent (a report admitted, later claimed in a turn)
- *   and ended, then the same children activated again (epoch 2, 3, …).
+ *   and ended, then the same children activated again (epoch 2, 3, …);
+ * - `busy-child`: the same with one child, activated again and again: one child's epochs and reports grow with the log.
  */
 export type AdversarialShape =
   | 'claims-outside-turns'
@@ -28,7 +29,8 @@ export type AdversarialShape =
   | 'middle-splices'
   | 'strict-steers'
   | 'fork'
-  | 'children';
+  | 'children'
+  | 'busy-child';
 
 /** Every adversarial shape, in the order the guard and the benchmark run them. */
 export const ADVERSARIAL_SHAPES: readonly AdversarialShape[] = [
@@ -40,6 +42,7 @@ export const ADVERSARIAL_SHAPES: readonly AdversarialShape[] = [
   'strict-steers',
   'fork',
   'children',
+  'busy-child',
 ];
 
 /** A deterministic UUID for event number `n` (the same as the realistic log's). */
@@ -101,6 +104,8 @@ export function* adversarialLog(shape: AdversarialShape, events: number, peak: n
       return yield* strictSteers(events, peak, sessionId);
     case 'fork':
       return yield* fork(events, peak, sessionId);
+    case 'busy-child':
+      return yield* children(events, 1, sessionId);
     case 'children':
       return yield* children(events, peak, sessionId);
   }

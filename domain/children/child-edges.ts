@@ -1,32 +1,10 @@
 import type { LogEvent, SessionCreatedData } from '../events.js';
+import { appendOne, emptyAppendList } from '../append-list.js';
 import { PersistentMap } from '../persistent-map.js';
-import type { ChildMode, ChildStopReason, SubagentEndData, SubagentStartData } from './subagent-events.js';
+import { childRecordOf, childRecordParts, emptyChildParts, type ChildEpoch, type ChildRecord, type ChildRecordParts } from './child-record.js';
+import type { ChildStopReason, SubagentEndData, SubagentStartData } from './subagent-events.js';
 
-/** One activation epoch of a child, as the parent's log records it. */
-export interface ChildEpoch {
-  readonly epoch: number;
-  readonly runId: string;
-  readonly startSeq: number;
-  /** seq of its `subagent/end`, or null while the epoch is open (or in a log written before ends were recorded for a parent that was gone). */
-  readonly endSeq: number | null;
-  readonly stopReason: ChildStopReason | null;
-}
-
-/** A message a child sent to this session: an explicit report or a settlement account, at the seq it was admitted. */
-export interface ChildMessage {
-  readonly seq: number;
-  readonly messageId: string;
-}
-
-/** Everything the parent's log says about one child. */
-export interface ChildRecord {
-  readonly childSessionId: string;
-  /** null when the log holds messages from the child but no `subagent/start` (e.g. a log cut before it). */
-  readonly mode: ChildMode | null;
-  readonly epochs: readonly ChildEpoch[];
-  readonly reports: readonly ChildMessage[];
-  readonly settlements: readonly ChildMessage[];
-}
+export type { ChildEpoch, ChildMessage, ChildRecord } from './child-record.js';
 
 /** The children of a session, in order of first appearance in its log; plus the session's own place in a tree. */
 export interface ChildrenState {
@@ -38,7 +16,10 @@ export interface ChildrenState {
 /** The empty children state. */
 export const initialChildrenState = (): ChildrenState => ({ children: PersistentMap.empty(), lineage: null });
 
-const recordOf = (state: ChildrenState, id: string): ChildRecord => state.children.get(id) ?? { childSessionId: id, mode: null, epochs: [], reports: [], settlements: [] };
+const partsIn = (state: ChildrenState, id: string): ChildRecordParts => {
+  const record = state.children.get(id);
+  return record === undefined ? emptyChildParts(id) : childRecordParts(record);
+};
 /** The children as a persistent map: setting one child is O(1), however many the session has (a copy would be O(children)). */
 const persistent = (children: ReadonlyMap<string, ChildRecord>): PersistentMap<string, ChildRecord> => {
   if (children instanceof PersistentMap) return children as PersistentMap<string, ChildRecord>;
@@ -46,7 +27,22 @@ const persistent = (children: ReadonlyMap<string, ChildRecord>): PersistentMap<s
   for (const [id, record] of children) map = map.with(id, record);
   return map;
 };
-const withRecord = (state: ChildrenState, record: ChildRecord): ChildrenState => ({ children: persistent(state.children).with(record.childSessionId, record), lineage: state.lineage });
+const withParts = (state: ChildrenState, parts: ChildRecordParts): ChildrenState => ({
+  children: persistent(state.children).with(parts.childSessionId, childRecordOf(parts)),
+  lineage: state.lineage,
+});
+
+/** The parts with the open epoch of `runId` closed at `seq`: O(1) unless earlier epochs are still open. */
+const closeEpoch = (parts: ChildRecordParts, runId: string, seq: number, stopReason: ChildStopReason): ChildRecordParts => {
+  const close = (e: ChildEpoch): ChildEpoch => (e.runId === runId && e.endSeq === null ? { ...e, endSeq: seq, stopReason } : e);
+  const newest = parts.newest === null ? null : close(parts.newest);
+  if (parts.openEarlier === 0) return newest === parts.newest ? parts : { ...parts, newest };
+  // Earlier epochs still open (two runs open at once: not something the runtime writes): close this run's among
+  // them by rebuilding the earlier list, O(epochs) for such an end.
+  const items = parts.earlier.shared.slice(0, parts.earlier.length).map(close);
+  const earlier = items.reduce((l, x) => appendOne(l, x), emptyAppendList<ChildEpoch>());
+  return { ...parts, earlier, openEarlier: items.filter((e) => e.endSeq === null).length, newest };
+};
 
 /**
  * One event into the children state: `subagent/start` opens an epoch, `subagent/end` closes it, and every insertion
@@ -63,14 +59,14 @@ export const evolveChildren = (state: ChildrenState, event: LogEvent): ChildrenS
     }
     case 'subagent/start': {
       const d = event.data as SubagentStartData;
-      const record = recordOf(state, d.childSessionId);
-      return withRecord(state, { ...record, mode: d.mode, epochs: [...record.epochs, { epoch: d.epoch, runId: d.runId, startSeq: event.seq, endSeq: null, stopReason: null }] });
+      const parts = partsIn(state, d.childSessionId);
+      const earlier = parts.newest === null ? parts.earlier : appendOne(parts.earlier, parts.newest);
+      const openEarlier = parts.openEarlier + (parts.newest !== null && parts.newest.endSeq === null ? 1 : 0);
+      return withParts(state, { ...parts, mode: d.mode, earlier, openEarlier, newest: { epoch: d.epoch, runId: d.runId, startSeq: event.seq, endSeq: null, stopReason: null } });
     }
     case 'subagent/end': {
       const d = event.data as SubagentEndData;
-      const record = recordOf(state, d.childSessionId);
-      const epochs = record.epochs.map((e) => (e.runId === d.runId && e.endSeq === null ? { ...e, endSeq: event.seq, stopReason: d.stopReason } : e));
-      return withRecord(state, { ...record, epochs });
+      return withParts(state, closeEpoch(partsIn(state, d.childSessionId), d.runId, event.seq, d.stopReason));
     }
     case 'agent/inbox/spliced': {
       let next = state;
@@ -78,9 +74,12 @@ export const evolveChildren = (state: ChildrenState, event: LogEvent): ChildrenS
         const sender = m.source.senderSessionId;
         if (typeof sender !== 'string') continue;
         if (m.source.kind !== 'subagent-report' && m.source.kind !== 'subagent-settled') continue;
-        const record = recordOf(next, sender);
+        const parts = partsIn(next, sender);
         const entry = { seq: event.seq, messageId: m.id };
-        next = withRecord(next, m.source.kind === 'subagent-report' ? { ...record, reports: [...record.reports, entry] } : { ...record, settlements: [...record.settlements, entry] });
+        next = withParts(
+          next,
+          m.source.kind === 'subagent-report' ? { ...parts, reports: appendOne(parts.reports, entry) } : { ...parts, settlements: appendOne(parts.settlements, entry) },
+        );
       }
       return next;
     }
