@@ -13,7 +13,7 @@ export interface PartialToolCall {
 }
 
 /** A tool-call delta of one chunk. */
-interface WireToolCallDelta {
+export interface WireToolCallDelta {
   readonly index: number;
   readonly id?: string | null;
   readonly function?: { readonly name?: string | null; readonly arguments?: string | null } | null;

@@ -1,8 +1,11 @@
-import type { AssistantBlock, Usage } from '../../../domain/events.js';
+import type { AssistantBlock } from '../../../domain/events.js';
 import type { ModelMessage } from '../../../domain/model-messages.js';
 import { ModelError } from '../../../runtime/errors.js';
-import type { FinishReason, ModelFailure, ModelPort, ModelRequest, ModelResponse } from '../../../runtime/ports/model.js';
-import { addToolCallDeltas, toolCallBlocks, usageOf, type PartialToolCall } from './chat-deltas.js';
+import type { ModelPort, ModelRequest, ModelResponse } from '../../../runtime/ports/model.js';
+
+export { finishOf, providerCutOf } from './chat-answer.js';
+import { chatAnswer } from './chat-answer.js';
+import { usageOf } from './chat-deltas.js';
 import { httpFailure, requestIdOf } from './http-failure.js';
 import { readSseData } from './sse-lines.js';
 
@@ -47,24 +50,6 @@ export const toWireMessages = (system: string | undefined, messages: readonly Mo
     }
   }
   return out;
-};
-
-/**
- * A `finish_reason` that is no finish: the provider stopped the answer itself, and the attempt failed as a cut stream
- * would (`STREAM_CUT`, retried by the default policy) — DeepSeek's `insufficient_system_resource` (its inference
- * system ran out of resources mid-answer). Null for any other reason.
- */
-export const providerCutOf = (reason: string | null | undefined): ModelFailure | null =>
-  reason === 'insufficient_system_resource' ? { message: `the model's answer was cut by the provider (finish_reason ${reason})`, code: 'STREAM_CUT' } : null;
-
-/**
- * The chat-completions `finish_reason` as the port's finish reason: `length` → max-tokens, `tool_calls` (or any tool
- * call) → tool-calls, else (`stop`, `content_filter`: the answer is final) stop. See {@link providerCutOf} first.
- */
-export const finishOf = (reason: string | null | undefined, hasCalls: boolean): FinishReason => {
-  if (reason === 'length') return 'max-tokens';
-  if (reason === 'tool_calls' || hasCalls) return 'tool-calls';
-  return 'stop';
 };
 
 /**
@@ -114,13 +99,8 @@ export class OpenAiChatModel implements ModelPort {
     }
     const requestId = requestIdOf(res.headers);
     const fail = (message: string, code: string): ModelError => new ModelError({ message, code, ...(requestId !== undefined ? { requestId } : {}) });
-    let text = '';
-    let reasoning = '';
-    const content: AssistantBlock[] = [];
-    let finish: string | null = null;
+    const answer = chatAnswer(request);
     let done = false;
-    let usage: Usage | undefined;
-    const calls: PartialToolCall[] = [];
     const stream = readSseData(res.body)[Symbol.asyncIterator]();
     for (;;) {
       let next: IteratorResult<string>;
@@ -149,33 +129,15 @@ export class OpenAiChatModel implements ModelPort {
       }
       if (chunk.error) throw fail(chunk.error.message ?? 'the model streamed an error', chunk.error.code ?? 'STREAM_ERROR');
       if (chunk.usage && typeof chunk.usage.prompt_tokens === 'number' && typeof chunk.usage.completion_tokens === 'number') {
-        usage = usageOf(chunk.usage.prompt_tokens, chunk.usage.completion_tokens, chunk.usage.prompt_tokens_details);
+        answer.usage(usageOf(chunk.usage.prompt_tokens, chunk.usage.completion_tokens, chunk.usage.prompt_tokens_details));
       }
       const choice = chunk.choices?.[0];
       if (!choice) continue;
-      const delta = choice.delta ?? {};
-      // reasoning: DeepSeek's reasoning_content, vLLM's and Ollama's reasoning; it comes before the text
-      const thought = delta.reasoning_content ?? delta.reasoning;
-      if (typeof thought === 'string' && thought) {
-        reasoning += thought;
-        request.onChunk({ type: 'reasoning', text: thought });
-      }
-      if (typeof delta.content === 'string' && delta.content) {
-        if (reasoning) content.push({ type: 'reasoning', text: reasoning });
-        reasoning = '';
-        text += delta.content;
-        request.onChunk({ type: 'text', text: delta.content });
-      }
-      addToolCallDeltas(calls, delta.tool_calls);
-      if (choice.finish_reason) finish = choice.finish_reason;
+      answer.choice(choice.delta ?? {}, choice.finish_reason);
     }
     // neither [DONE] nor a finish reason: the body ended early (a proxy or the server dropped it)
-    if (!done && finish === null) throw fail('the model\'s stream ended before the answer did', 'STREAM_CUT');
-    const cut = providerCutOf(finish);
-    if (cut !== null) throw fail(cut.message, cut.code);
-    if (reasoning) content.push({ type: 'reasoning', text: reasoning });
-    if (text) content.push({ type: 'text', text });
-    content.push(...toolCallBlocks(calls));
-    return { content, finishReason: finishOf(finish, calls.length > 0), ...(usage ? { usage } : {}) };
+    const end = answer.end(done);
+    if (end.kind === 'cut') throw fail(end.failure.message, end.failure.code);
+    return end.response;
   }
 }

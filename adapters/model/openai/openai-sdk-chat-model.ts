@@ -1,11 +1,11 @@
 import type OpenAI from 'openai';
-import type { AssistantBlock, Usage } from '../../../domain/events.js';
 import { ModelError } from '../../../runtime/errors.js';
 import type { ModelFailure, ModelPort, ModelRequest, ModelResponse } from '../../../runtime/ports/model.js';
 import { loadModelDriver, MODEL_DRIVER_PACKAGES } from '../model-driver.js';
-import { addToolCallDeltas, toolCallBlocks, usageOf, type PartialToolCall } from './chat-deltas.js';
+import { chatAnswer } from './chat-answer.js';
+import { usageOf } from './chat-deltas.js';
 import { httpFailure, requestIdOf } from './http-failure.js';
-import { finishOf, providerCutOf, toWireMessages } from './openai-chat-model.js';
+import { toWireMessages } from './openai-chat-model.js';
 
 /** How {@link openOpenAiSdkModel} builds its client. */
 export interface OpenAiSdkModelOptions {
@@ -77,33 +77,15 @@ export class OpenAiSdkChatModel implements ModelPort {
       if (request.signal.aborted) throw e;
       throw new ModelError(openAiSdkFailure(e, this.#now()));
     }
-    let text = '';
-    let reasoning = '';
-    let finish: string | null = null;
-    let usage: Usage | undefined;
-    const calls: PartialToolCall[] = [];
-    const content: AssistantBlock[] = [];
+    const answer = chatAnswer(request);
     try {
       for await (const chunk of stream) {
         if (chunk.usage) {
-          usage = usageOf(chunk.usage.prompt_tokens, chunk.usage.completion_tokens, chunk.usage.prompt_tokens_details);
+          answer.usage(usageOf(chunk.usage.prompt_tokens, chunk.usage.completion_tokens, chunk.usage.prompt_tokens_details));
         }
         const choice = chunk.choices[0];
         if (!choice) continue;
-        const delta = (choice.delta ?? {}) as Delta;
-        const thought = delta.reasoning_content ?? delta.reasoning;
-        if (typeof thought === 'string' && thought) {
-          reasoning += thought;
-          request.onChunk({ type: 'reasoning', text: thought });
-        }
-        if (typeof delta.content === 'string' && delta.content) {
-          if (reasoning) content.push({ type: 'reasoning', text: reasoning });
-          reasoning = '';
-          text += delta.content;
-          request.onChunk({ type: 'text', text: delta.content });
-        }
-        addToolCallDeltas(calls, delta.tool_calls);
-        if (choice.finish_reason) finish = choice.finish_reason;
+        answer.choice((choice.delta ?? {}) as Delta, choice.finish_reason);
       }
     } catch (e) {
       if (request.signal.aborted) throw e;
@@ -115,13 +97,9 @@ export class OpenAiSdkChatModel implements ModelPort {
       }
       throw new ModelError(withId({ message: `the model's stream was cut: ${e instanceof Error ? e.message : String(e)}`, code: 'STREAM_CUT' }));
     }
-    if (finish === null) throw new ModelError(withId({ message: "the model's stream ended before the answer did", code: 'STREAM_CUT' }));
-    const cut = providerCutOf(finish);
-    if (cut !== null) throw new ModelError(withId(cut));
-    if (reasoning) content.push({ type: 'reasoning', text: reasoning });
-    if (text) content.push({ type: 'text', text });
-    content.push(...toolCallBlocks(calls));
-    return { content, finishReason: finishOf(finish, calls.length > 0), ...(usage ? { usage } : {}) };
+    const end = answer.end();
+    if (end.kind === 'cut') throw new ModelError(withId(end.failure));
+    return end.response;
   }
 }
 

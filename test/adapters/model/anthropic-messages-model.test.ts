@@ -6,9 +6,8 @@ import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-st
 import type { LogEvent } from '../../../domain/events.js';
 import { createUserMessage } from '../../../domain/message.js';
 import { silentLogger } from '../../../runtime/logger.js';
-import { abortableSleep } from '../../../runtime/retry-policy.js';
 import { createRuntime, type RuntimeOptions } from '../../../runtime/runtime.js';
-import { attemptLines, stubProvider, type Handler } from './support/provider-stub.js';
+import { attemptLines, expectAbortDuringBackoff, stubProvider, type Handler } from './support/provider-stub.js';
 
 /**
  * A STUB of the Anthropic Messages API (not a real model), speaking its documented wire protocol: `POST /v1/messages`
@@ -179,19 +178,7 @@ describe('AnthropicMessagesModel (the official SDK against a stub Messages API)'
 
   it('abort during the backoff after a 429: the wait ends at once, no further request, the turn ends aborted', async () => {
     const s = await stub([refuse(429, { 'request-id': 'req_1', 'retry-after': '60' }, 'rate_limit_error', 'slow down'), answer]);
-    const agent = await session(s.url, {
-      sleep: (ms, signal) => {
-        waits.push(ms);
-        agent.cancel({ kind: 'user' }, { keepInbox: true });
-        return abortableSleep(ms, signal);
-      },
-    });
-    agent.followup(createUserMessage('hi'));
-    await agent.whenIdle();
-    expect(waits).toEqual([60_000]);
-    expect(s.bodies).toHaveLength(1);
-    expect(agent.events.map((e) => e.type).slice(-7)).toEqual(['step/start', 'user/message', 'request/header', 'request/context', 'request/error', 'step/end', 'turn/end']);
-    expect(shape(agent.events)).toEqual(['attempt 1 failed rate_limit_error, retry in 60000', 'turn/end aborted']);
+    await expectAbortDuringBackoff(s, (sleep) => session(s.url, { sleep }), 'rate_limit_error');
   });
 
   it('a stream cut mid-answer, a stream ended before message_stop, an overloaded error event: each retried; the chunks stay', async () => {

@@ -5,9 +5,8 @@ import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-st
 import type { LogEvent } from '../../../domain/events.js';
 import { createUserMessage } from '../../../domain/message.js';
 import { silentLogger } from '../../../runtime/logger.js';
-import { abortableSleep } from '../../../runtime/retry-policy.js';
 import { createRuntime, type RuntimeOptions } from '../../../runtime/runtime.js';
-import { attemptLines, stubProvider, type Handler } from './support/provider-stub.js';
+import { attemptLines, expectAbortDuringBackoff, stubProvider, type Handler } from './support/provider-stub.js';
 
 /**
  * A STUB of an OpenAI-compatible chat-completions server (not a real model), speaking the documented SSE wire
@@ -139,19 +138,7 @@ describe('OpenAiSdkChatModel (the official SDK against a stub chat-completions s
 
   it('abort during the backoff after a 429: the wait ends at once, no further request, the turn ends aborted', async () => {
     const s = await stub([rateLimited('req-1', { 'retry-after': '60' }), answer]);
-    const agent = await session(s.url, {
-      sleep: (ms, signal) => {
-        waits.push(ms);
-        agent.cancel({ kind: 'user' }, { keepInbox: true });
-        return abortableSleep(ms, signal);
-      },
-    });
-    agent.followup(createUserMessage('hi'));
-    await agent.whenIdle();
-    expect(waits).toEqual([60_000]);
-    expect(s.bodies).toHaveLength(1);
-    expect(agent.events.map((e) => e.type).slice(-7)).toEqual(['step/start', 'user/message', 'request/header', 'request/context', 'request/error', 'step/end', 'turn/end']);
-    expect(shape(agent.events)).toEqual(['attempt 1 failed rate_limit_exceeded, retry in 60000', 'turn/end aborted']);
+    await expectAbortDuringBackoff(s, (sleep) => session(s.url, { sleep }), 'rate_limit_exceeded');
   });
 
   it('a 429 storm runs out the attempts: the turn ends error with the last failure; a 400 is not retried', async () => {
