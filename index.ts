@@ -71,10 +71,10 @@ export {
   isSigningKeyError,
   SIGNING_KEY_ENV,
   type HeadVerifier,
-} from './adapters/chain/ed25519.js';
-export { verifySession, createSessionVerifier, type SessionVerification, type VerifyOptions, type SessionVerifier } from './adapters/chain/verify-session.js';
-export { combineSegments, type VerifiedSegment } from './adapters/chain/verification-result.js';
-export * from './adapters/dsh/index.js';
+} from './formats/chain/ed25519.js';
+export { verifySession, createSessionVerifier, type SessionVerification, type VerifyOptions, type SessionVerifier } from './formats/chain/verify-session.js';
+export { combineSegments, type VerifiedSegment } from './formats/chain/verification-result.js';
+export * from './formats/dsh/index.js';
 export * from './runtime/children/index.js';
 export {
   ARCHIVE_FORMAT,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { auditExtras } from '../audit/audit-extras.js';
 import { auditFile } from '../adapters/cli/audit-command.js';
 import { fileEnvelopes } from '../audit/log-sources.js';
-import { verifySession } from '../adapters/chain/verify-session.js';
+import { verifySession } from '../formats/chain/verify-session.js';
 import { createUserMessage } from '../domain/message.js';
 import type { MessageId } from '../domain/brand.js';
 import { SessionLog } from '../runtime/session-log.js';

@@ -5,7 +5,7 @@ import { initialSessionState, stepSession, type SessionState } from '../../domai
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { readAllPages } from '../../runtime/ports/paged-reads.js';
 import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
-import { createSessionVerifier } from '../chain/verify-session.js';
+import { createSessionVerifier } from '../../formats/chain/verify-session.js';
 
 /** Why a session stays in the live store. */
 export type KeptReason =

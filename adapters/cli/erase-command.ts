@@ -2,7 +2,7 @@ import { eraseKeys, type EraseResult } from '../../runtime/erase.js';
 import { silentLogger } from '../../runtime/logger.js';
 import { randomIds, systemClock, type Clock } from '../../runtime/ports/clock.js';
 import type { KeyStore } from '../../runtime/ports/key-store.js';
-import { isSigningKeyError } from '../chain/ed25519.js';
+import { isSigningKeyError } from '../../formats/chain/ed25519.js';
 import { signerFromOption } from '../chain/signer-option.js';
 import { defaultKeyStoreSpec, openKeyStore } from '../keys/open-key-store.js';
 import { openStore } from '../store/open-store.js';

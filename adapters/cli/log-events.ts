@@ -3,7 +3,7 @@ import type { LogEvent } from '../../domain/events.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import { createKeyring, openEnvelopeNow } from '../../runtime/content-opener.js';
 import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
-import { openDshLog } from '../dsh/dsh-source.js';
+import { openDshLog } from '../../formats/dsh/dsh-source.js';
 import { SessionNotFoundError } from './cli-failure.js';
 import { sourceErrorOf } from '../../audit/audit-source.js';
 import { untilRefusal } from '../../audit/dsh-audit.js';

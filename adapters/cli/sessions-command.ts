@@ -5,7 +5,7 @@ import { actorActionsOf } from '../../domain/actor-actions.js';
 import { initialMessageFactState, stepMessageFacts, type MessageFactState } from '../../domain/message-facts.js';
 import type { ChainStatus } from '../../domain/event-chain.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
-import { createSessionVerifier } from '../chain/verify-session.js';
+import { createSessionVerifier } from '../../formats/chain/verify-session.js';
 import { DEFAULT_STORE_SPEC } from '../store/open-store.js';
 import { UsageError } from './cli-failure.js';
 import { readingStore, unreadNotes } from './reading-store.js';

@@ -1,7 +1,7 @@
 import { isTraceLogInvalidError, traceSession } from '../../audit/trace-session.js';
 import { exportContentAsIs } from '../../projections/telemetry/span-types.js';
-import { isDshLogError } from '../dsh/dsh-errors.js';
-import { openDshLog } from '../dsh/dsh-source.js';
+import { isDshLogError } from '../../formats/dsh/dsh-errors.js';
+import { openDshLog } from '../../formats/dsh/dsh-source.js';
 import { postOtlpJson } from '../telemetry/otlp-http.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, SessionNotFoundError, reportUsage } from './cli-failure.js';

@@ -1,6 +1,6 @@
-import { isSigningKeyError, readKeyFile } from '../chain/ed25519.js';
-import { verifySession, type SessionVerification, type VerifyOptions } from '../chain/verify-session.js';
-import { formatVerification } from '../chain/verification-text.js';
+import { isSigningKeyError, readKeyFile } from '../../formats/chain/ed25519.js';
+import { verifySession, type SessionVerification, type VerifyOptions } from '../../formats/chain/verify-session.js';
+import { formatVerification } from './verification-text.js';
 import { looksLikeArchive } from '../archive/archive-sniff.js';
 import { SessionNotFoundError, UsageError } from './cli-failure.js';
 import { assertReadableFile, readingFile, readingStore, unreadNotes } from './reading-store.js';
@@ -32,7 +32,7 @@ export interface VerifyOutput {
   readonly storeNotes?: readonly string[];
 }
 
-export { formatVerification } from '../chain/verification-text.js';
+export { formatVerification } from './verification-text.js';
 
 /** A harness log's verdict: its unchained status in the harness's terms (it never had a steerlog chain). */
 const formatDshVerification = (v: SessionVerification): string =>
@@ -109,7 +109,7 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
         results.push(
           fileFormat === 'dsh'
             ? // loaded only for a harness log: verify's start-up stays free of the harness reader (and of zod)
-              await verifySession(null, (await import('../dsh/dsh-source.js')).openDshLog(file).envelopes, options)
+              await verifySession(null, (await import('../../formats/dsh/dsh-source.js')).openDshLog(file).envelopes, options)
             : // a long log is checked on several cores (verify-file.ts), with the same result
               await verifyFile(file, { publicKeys, ...(anchor ? { anchor } : {}), onEvent: progress.tick }),
         );

@@ -1,8 +1,8 @@
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import type { KeyStore } from '../../runtime/ports/key-store.js';
 import { createKeyring } from '../../runtime/content-opener.js';
-import type { HeadVerifier } from '../chain/ed25519.js';
-import { verifySession, type SessionVerification } from '../chain/verify-session.js';
+import type { HeadVerifier } from '../../formats/chain/ed25519.js';
+import { verifySession, type SessionVerification } from '../../formats/chain/verify-session.js';
 import { auditOutput, type AuditOutput } from '../../audit/audit-extras.js';
 import { auditStreamOnePass } from '../../audit/audit-pass.js';
 import { storeEnvelopes } from '../../audit/log-sources.js';

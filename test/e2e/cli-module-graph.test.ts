@@ -72,13 +72,13 @@ describe('steerlog loads only the command it runs', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ format: 'steerlog-verify' });
     expect(commandModules(run)).toEqual(['adapters/cli/verify-command.ts']);
     // of the harness reader, only the magic-number check that tells a zstd file (format detection)
-    expect([...run.sources].filter((s) => s.startsWith('adapters/dsh/'))).toEqual(['adapters/dsh/zstd-magic.ts']);
+    expect([...run.sources].filter((s) => s.startsWith('formats/dsh/'))).toEqual(['formats/dsh/zstd-magic.ts']);
     expect(run.packages.has('zod')).toBe(false);
     expect(run.packages.has('fp-ts')).toBe(false);
     // a harness log brings the harness reader (the checks above can fail)
     const dsh = steerlog('verify', 'docs/examples/dsh/harness/queued-steered.jsonl', '--json');
     expect(JSON.parse(dsh.stdout)).toMatchObject({ format: 'steerlog-verify' });
-    expect(dsh.sources.has('adapters/dsh/dsh-source.ts')).toBe(true);
+    expect(dsh.sources.has('formats/dsh/dsh-source.ts')).toBe(true);
   });
 
   it('--help loads no command at all', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openArchiveEventStore } from '../../../adapters/archive/archive-event-store.js';
 import { archiveSessions, type ArchiveOutput } from '../../../adapters/archive/archive-sessions.js';
-import { verifySession } from '../../../adapters/chain/verify-session.js';
+import { verifySession } from '../../../formats/chain/verify-session.js';
 import { auditStream } from '../../../adapters/cli/audit-command.js';
 import { auditExtras, auditOutput } from '../../../audit/audit-extras.js';
 import { storeEnvelopeBatches, storeEnvelopes } from '../../../audit/log-sources.js';
