@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { auditExtras } from '../audit/audit-extras.js';
-import { auditFile } from '../adapters/cli/audit-command.js';
+import { auditFile } from '../audit/audit-fold.js';
 import { fileEnvelopes } from '../audit/log-sources.js';
 import { verifySession } from '../formats/chain/verify-session.js';
 import { createUserMessage } from '../domain/message.js';

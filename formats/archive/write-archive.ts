@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
-import { createSessionVerifier, type SessionVerifier } from '../../formats/chain/verify-session.js';
+import { createSessionVerifier, type SessionVerifier } from '../chain/verify-session.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, ArchiveError, isArchiveError, type ArchivedSession, type ArchiveHeader } from './archive-format.js';
 import { scanArchive } from './read-archive.js';
 
