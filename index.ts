@@ -71,10 +71,10 @@ export {
   isSigningKeyError,
   SIGNING_KEY_ENV,
   type HeadVerifier,
-} from './adapters/chain/ed25519.js';
-export { verifySession, createSessionVerifier, type SessionVerification, type VerifyOptions, type SessionVerifier } from './adapters/chain/verify-session.js';
-export { combineSegments, type VerifiedSegment } from './adapters/chain/verification-result.js';
-export * from './adapters/dsh/index.js';
+} from './formats/chain/ed25519.js';
+export { verifySession, createSessionVerifier, type SessionVerification, type VerifyOptions, type SessionVerifier } from './formats/chain/verify-session.js';
+export { combineSegments, type VerifiedSegment } from './formats/chain/verification-result.js';
+export * from './formats/dsh/index.js';
 export * from './runtime/children/index.js';
 export {
   ARCHIVE_FORMAT,
@@ -84,11 +84,11 @@ export {
   type ArchiveErrorCode,
   type ArchivedSession,
   type ArchiveHeader,
-} from './adapters/archive/archive-format.js';
-export { archiveSessions, type ArchiveSessionsOptions, type ArchiveOutput, type ArchivedSessionResult } from './adapters/archive/archive-sessions.js';
-export { selectEnded, type SessionEnd, type KeptReason } from './adapters/archive/archive-selection.js';
+} from './formats/archive/archive-format.js';
+export { archiveSessions, type ArchiveSessionsOptions, type ArchiveOutput, type ArchivedSessionResult } from './audit/archive-sessions.js';
+export { selectEnded, type SessionEnd, type KeptReason } from './audit/archive-selection.js';
 export { ArchiveEventStore, openArchiveEventStore } from './adapters/archive/archive-event-store.js';
-export { type ArchiveDurability } from './adapters/archive/write-archive.js';
+export { type ArchiveDurability } from './formats/archive/write-archive.js';
 // telemetry: the live exporter (the OpenTelemetry SDK is loaded only when it is created), the trace of a stored session
 export * from './runtime/ports/telemetry.js';
 export { createOtelTelemetry, TelemetryUnavailableError, isTelemetryUnavailableError, type OtelTelemetry, type OtelTelemetryOptions } from './adapters/telemetry/otel-telemetry.js';

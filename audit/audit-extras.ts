@@ -4,7 +4,7 @@ import { actorActionsOf, type ActorAction } from '../domain/actor-actions.js';
 import type { LogEvent } from '../domain/events.js';
 import { fateOf, initialFate, initialMessageFactState, stepFate, stepMessageFacts, type InputFate, type MessageFact, type MessageFactState } from '../domain/message-facts.js';
 import { parseEvent } from '../domain/parse-event.js';
-import { createSessionVerifier, type SessionVerification } from '../adapters/chain/verify-session.js';
+import { createSessionVerifier, type SessionVerification } from '../formats/chain/verify-session.js';
 import type { AuditSource, SourceError } from './audit-source.js';
 import type { Keyring } from '../runtime/content-opener.js';
 import { createContentTally, type AuditContent } from './audit-content.js';

@@ -1,5 +1,5 @@
-import type { DshErrorCode, DshLogError } from '../adapters/dsh/dsh-errors.js';
-import type { DshSummary } from '../adapters/dsh/dsh-source.js';
+import type { DshErrorCode, DshLogError } from '../formats/dsh/dsh-errors.js';
+import type { DshSummary } from '../formats/dsh/dsh-source.js';
 
 /** Where a log that is not steerlog's own came from, as the audit reports it (the audit's extras and the harness reader share it). */
 

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { createSessionVerifier, type SessionVerification } from '../adapters/chain/verify-session.js';
+import { createSessionVerifier, type SessionVerification } from '../formats/chain/verify-session.js';
 import { pastLimit, type AuditLimit } from './audit-limit.js';
 import { LOG_BATCH_BYTES, lineValue, readLineBatches } from './read-lines.js';
 import { startWorkerTask, workerMode } from './worker-task.js';

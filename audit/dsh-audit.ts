@@ -1,8 +1,8 @@
 import { createAuditor, type AuditorOptions, type AuditReport } from '../domain/audit.js';
 import { isLosslessJson } from '../domain/json.js';
 import type { RawEnvelope } from '../runtime/ports/recorded-envelope.js';
-import { isDshLogError, type DshLogError } from '../adapters/dsh/dsh-errors.js';
-import { openDshLog, type DshLog } from '../adapters/dsh/dsh-source.js';
+import { isDshLogError, type DshLogError } from '../formats/dsh/dsh-errors.js';
+import { openDshLog, type DshLog } from '../formats/dsh/dsh-source.js';
 import { auditExtras, createExtrasCollector } from './audit-extras.js';
 import { pastLimit, type AuditLimit } from './audit-limit.js';
 import type { AuditPass } from './audit-pass.js';

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { startsWithZstdMagic } from '../adapters/dsh/zstd-magic.js';
+import { startsWithZstdMagic } from '../formats/dsh/zstd-magic.js';
 
 /** The log formats a file argument can be read as: steerlog's envelope log, or the harness's session log (`dsh`). */
 export type LogFormat = 'steerlog' | 'dsh';

@@ -3,8 +3,8 @@
  * event just before it, and posts what it found (a `VerifiedSegment`). Loaded only as a worker; it has no exports.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { ed25519Verifier } from '../adapters/chain/ed25519.js';
-import type { VerifiedSegment } from '../adapters/chain/verification-result.js';
+import { ed25519Verifier } from '../formats/chain/ed25519.js';
+import type { VerifiedSegment } from '../formats/chain/verification-result.js';
 import { verifyRange, type SegmentTask } from './verify-file.js';
 import { serveWorkerTask } from './worker-task.js';
 

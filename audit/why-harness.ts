@@ -1,6 +1,6 @@
 import type { Keyring } from '../runtime/content-opener.js';
-import { openDshLog } from '../adapters/dsh/dsh-source.js';
-import type { DshStep } from '../adapters/dsh/dsh-steps.js';
+import { openDshLog } from '../formats/dsh/dsh-source.js';
+import type { DshStep } from '../formats/dsh/dsh-steps.js';
 import { routeText, untilRefusal } from './dsh-audit.js';
 import { sourceErrorOf } from './audit-source.js';
 import type { answerWhy } from './why-answer.js';

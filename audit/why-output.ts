@@ -1,6 +1,6 @@
 import type { FailedRequest } from '../domain/audit.js';
 import type { InputFate, MessageFact } from '../domain/message-facts.js';
-import type { DshStep } from '../adapters/dsh/dsh-steps.js';
+import type { DshStep } from '../formats/dsh/dsh-steps.js';
 import type { WhyRun } from './why-runs.js';
 
 /** What the `why` use case answers (audit/why.ts): `steerlog why --json` prints it as it is. */

@@ -41,3 +41,13 @@ export const whyInStore = async (store: EventStore, session: string, id: string,
   if (found.events === 0 && !found.error) return null;
   return { ...found, crossing: await followAcross(store, session, found, (s, i) => answerWhy(s, i, storeEnvelopeBatches(store, s), keyring)) };
 };
+
+/**
+ * The `why` use case's verdict on its answer: `answered`; `invalid` when the log is invalid before its end (the
+ * answer covers what precedes); `unknown-id` when neither the log nor a crossing knows the id.
+ */
+export type WhyVerdict = 'answered' | 'invalid' | 'unknown-id';
+
+/** The verdict of a {@link WhyOutput} (`steerlog why` exits 0, 1 or 2 on it). */
+export const whyVerdict = (answer: WhyOutput): WhyVerdict =>
+  answer.error ? 'invalid' : answer.found === 'none' && answer.crossing === null ? 'unknown-id' : 'answered';

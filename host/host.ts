@@ -3,6 +3,7 @@ import type { SessionCreatedData } from '../domain/events.js';
 import type { Agent } from '../runtime/agent.js';
 import { consoleLogger, type Logger } from '../runtime/logger.js';
 import type { EventStore } from '../runtime/ports/event-store.js';
+import type { KeyStore } from '../runtime/ports/key-store.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { SessionCatalog } from './catalog.js';
 import { invalidArgument } from '../runtime/arguments.js';
@@ -88,6 +89,11 @@ export class Host {
       runtime: this.#runtime,
       attach: (agent, created) => this.#attach(agent, created),
     };
+  }
+
+  /** The data keys this host's sessions are sealed with; null when content is stored in clear. */
+  get keyStore(): KeyStore | null {
+    return this.#runtime.keyStore;
   }
 
   /** Sessions live on this host. */

@@ -1,7 +1,10 @@
-import { createAuditor, type AuditReport, type Auditor } from '../domain/audit.js';
+import type { AuditReport } from '../domain/audit.js';
 import type { LogEvent } from '../domain/events.js';
 import type { ActorAction } from '../domain/actor-actions.js';
 import { createFateFold, type FateFold, type MessageFate } from '../domain/message-fate.js';
+import { openEnvelopeNow, type Keyring } from '../runtime/content-opener.js';
+import type { AuditOutput } from '../audit/audit-extras.js';
+import { createLogAudit, type LogAudit } from '../audit/log-audit.js';
 
 /** One row of the console's input list: a message id, its source kind, a preview and the last thing that happened to it. */
 export interface AuditInput {
@@ -22,8 +25,15 @@ export interface SessionAudit {
   readonly at: number;
   /** The time of the event at `at` (ms since the epoch); null before the first event. */
   readonly atTime: number | null;
-  /** The audit report of the events up to `at`: the same derivation as `steerlog audit --json`. */
+  /** The fold's report of the events up to `at` (what `audit` below is built from). */
   readonly report: AuditReport;
+  /**
+   * Exactly what `steerlog audit --store … <sessionId> --json` prints of the events up to `at` (with `--at <at>` when
+   * one was asked for), from the same function (`createLogAudit`): the fold's report, the hash chain's
+   * verification, each input's fate, the times, the sealed content, the actions. Only `storeNotes` (what reading a
+   * store noticed) is the CLI's own.
+   */
+  readonly audit: AuditOutput;
   /** Both pending lists at `at`, with previews. */
   readonly pending: { readonly nextTurn: readonly AuditInput[]; readonly nextStep: readonly AuditInput[] };
   /** Every message id the log mentions up to `at`, in order of first appearance. */
@@ -42,30 +52,41 @@ export interface AuditSessionOptions {
   readonly messageId?: string;
 }
 
-/** The envelope line `steerlog audit` reads for an event. */
-const lineOf = (e: LogEvent): string => JSON.stringify({ seq: e.seq, id: e.id, time: e.time, type: e.type, data: e.data, ...(e.ignorable ? { ignorable: true } : {}) });
-
-/** Both folds of one log, advanced together: the CLI's auditor and the fates of the session fold. */
+/**
+ * Both folds of one log, advanced together: the audit of `steerlog audit` (`createLogAudit`: the fold, the chain,
+ * the extras) over the envelopes as stored, and the fates of the session fold over them opened (the previews).
+ */
 interface Folds {
-  readonly auditor: Auditor;
+  readonly audit: LogAudit;
   readonly fates: FateFold;
+  readonly keyring: Keyring | null;
   /** seq of the last event pushed, -1 before any. */
   pos: number;
   /** id of that event: a log that no longer has it there is another log. */
   lastId: string | null;
 }
 
-const newFolds = (sessionId: string): Folds => ({ auditor: createAuditor(sessionId), fates: createFateFold(), pos: -1, lastId: null });
+const newFolds = (sessionId: string, keyring: Keyring | null): Folds => ({ audit: createLogAudit(sessionId, keyring), fates: createFateFold(), keyring, pos: -1, lastId: null });
 
-const advance = (folds: Folds, e: LogEvent): void => {
-  folds.auditor.push(lineOf(e));
-  folds.fates.push(e);
-  folds.pos = e.seq;
-  folds.lastId = e.id;
+/** Pushes one event into both folds; a promise only when opening its sealed content waits for a key. */
+const advance = (folds: Folds, e: LogEvent): Promise<void> | undefined => {
+  folds.audit.push(e);
+  const fate = (opened: unknown): void => {
+    folds.fates.push(opened as LogEvent);
+    folds.pos = e.seq;
+    folds.lastId = e.id;
+  };
+  // sealed content opened for the previews where a key allows (the audit opens its own, for its `content`)
+  const opening = folds.keyring ? openEnvelopeNow(e, folds.keyring) : e;
+  if (opening instanceof Promise) return opening.then(fate);
+  fate(opening);
+  return undefined;
 };
 
-const answer = (sessionId: string, lastSeq: number, at: number, atTime: number | null, folds: Folds, messageId: string | undefined): SessionAudit => {
-  const report = folds.auditor.report();
+const answer = async (sessionId: string, lastSeq: number, at: number, atTime: number | null, folds: Folds, request: AuditSessionOptions): Promise<SessionAudit> => {
+  const messageId = request.messageId;
+  const report = folds.audit.report();
+  const audit = await folds.audit.output(request.at === undefined ? null : { seq: at });
   const fates = folds.fates.fates;
   const admittedBy = (f: MessageFate): string | null => {
     for (let i = f.entries.length - 1; i >= 0; i--) {
@@ -86,6 +107,7 @@ const answer = (sessionId: string, lastSeq: number, at: number, atTime: number |
     at,
     atTime,
     report,
+    audit,
     pending: { nextTurn: report.inbox.nextTurn.map(byId), nextStep: report.inbox.nextStep.map(byId) },
     inputs: [...fates.values()].map(input),
     ...(messageId !== undefined ? { message: message ? { ...message, entries: [...message.entries] } : null } : {}),
@@ -96,14 +118,18 @@ const answer = (sessionId: string, lastSeq: number, at: number, atTime: number |
 const clampAt = (events: readonly LogEvent[], at: number | undefined): number => Math.max(-1, Math.min(events.length - 1, at ?? events.length - 1));
 
 /**
- * Folds a session's log up to a seq for the console: the audit report through the same auditor the CLI's `audit`
- * runs (each event as its JSONL envelope), plus the per-message fates of the session fold.
+ * Folds a session's log up to a seq for the console: `steerlog audit --json`'s answer from the same function
+ * (`createLogAudit`, chain included), plus the per-message fates of the session fold. `events` are the envelopes
+ * as stored (the chain covers the stored form: sealed content sealed); `keyring` opens sealed content (null: none).
  */
-export const auditSession = (sessionId: string, events: readonly LogEvent[], options: AuditSessionOptions = {}): SessionAudit => {
+export const auditSession = async (sessionId: string, events: readonly LogEvent[], options: AuditSessionOptions = {}, keyring: Keyring | null = null): Promise<SessionAudit> => {
   const at = clampAt(events, options.at);
-  const folds = newFolds(sessionId);
-  for (let i = 0; i <= at; i++) advance(folds, events[i]!);
-  return answer(sessionId, events.length - 1, at, events[at]?.time ?? null, folds, options.messageId);
+  const folds = newFolds(sessionId, keyring);
+  for (let i = 0; i <= at; i++) {
+    const opening = advance(folds, events[i]!);
+    if (opening) await opening;
+  }
+  return answer(sessionId, events.length - 1, at, events[at]?.time ?? null, folds, options);
 };
 
 /** Options of {@link createSessionAuditCache}. */
@@ -125,23 +151,25 @@ export const createSessionAuditCache = (options: SessionAuditCacheOptions = {}) 
   const cache = new Map<string, Folds>();
   /** Per session, the request folding now: requests of one session take turns, so no two advance the same folds. */
   const turns = new Map<string, Promise<unknown>>();
-  const run = async (sessionId: string, events: readonly LogEvent[], request: AuditSessionOptions): Promise<SessionAudit> => {
+  const run = async (sessionId: string, events: readonly LogEvent[], request: AuditSessionOptions, keyring: Keyring | null): Promise<SessionAudit> => {
     const at = clampAt(events, request.at);
     let folds = cache.get(sessionId);
     cache.delete(sessionId);
-    if (!folds || folds.pos > at || (folds.pos >= 0 && events[folds.pos]?.id !== folds.lastId)) folds = newFolds(sessionId);
+    if (!folds || folds.pos > at || (folds.pos >= 0 && events[folds.pos]?.id !== folds.lastId)) folds = newFolds(sessionId, keyring);
     cache.set(sessionId, folds);
     while (cache.size > max) cache.delete(cache.keys().next().value!);
     for (let i = folds.pos + 1, n = 0; i <= at; i++, n++) {
       if (n > 0 && n % every === 0) await new Promise((resolve) => setTimeout(resolve, 0));
-      advance(folds, events[i]!);
+      const opening = advance(folds, events[i]!);
+      if (opening) await opening;
     }
-    return answer(sessionId, events.length - 1, at, events[at]?.time ?? null, folds, request.messageId);
+    return answer(sessionId, events.length - 1, at, events[at]?.time ?? null, folds, request);
   };
   return {
-    audit(sessionId: string, events: readonly LogEvent[], request: AuditSessionOptions = {}): Promise<SessionAudit> {
+    /** `events` and `keyring` as {@link auditSession} takes them (folds kept from an earlier request keep theirs). */
+    audit(sessionId: string, events: readonly LogEvent[], request: AuditSessionOptions = {}, keyring: Keyring | null = null): Promise<SessionAudit> {
       const previous = turns.get(sessionId) ?? Promise.resolve();
-      const next = previous.catch(() => {}).then(() => run(sessionId, events, request));
+      const next = previous.catch(() => {}).then(() => run(sessionId, events, request, keyring));
       turns.set(sessionId, next);
       void next.finally(() => turns.get(sessionId) === next && turns.delete(sessionId)).catch(() => {});
       return next;

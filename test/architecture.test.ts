@@ -20,20 +20,19 @@ const rules: { folder: string; allowed: readonly string[] }[] = [
   { folder: 'projections', allowed: ['projections', 'domain', 'runtime/ports', 'rxjs', 'fp-ts'] },
   // node:crypto computes the hash chain (SHA-256 over RFC 8785 JSON, runtime/chain-hash.ts): platform code, no I/O
   { folder: 'runtime', allowed: ['runtime', 'runtime/ports', 'domain', 'fp-ts', 'node:crypto'] },
-  // the log formats the use cases read: the hash chain's verifier and the harness's session log (no front door)
-  { folder: 'adapters/chain', allowed: ['adapters/chain', 'runtime', 'runtime/ports', 'domain', 'fp-ts', 'node', 'node:crypto'] },
-  { folder: 'adapters/dsh', allowed: ['adapters/dsh', 'runtime', 'runtime/ports', 'domain', 'fp-ts', 'zod', 'node', 'fzstd', 'xxhash-wasm'] },
+  // the log formats the use cases read: the hash chain's verifier and keys, the harness's session log (files, no front door)
+  { folder: 'formats', allowed: ['formats', 'runtime', 'runtime/ports', 'domain', 'fp-ts', 'zod', 'node', 'node:crypto', 'fzstd', 'xxhash-wasm'] },
   // the audit use cases over a log source: streaming, the second-core chain check and key handling (node: files, threads)
   {
     folder: 'audit',
-    allowed: ['audit', 'domain', 'runtime', 'runtime/ports', 'projections', 'adapters/chain', 'adapters/dsh', 'fp-ts', 'zod', 'rxjs', 'node', 'node:crypto'],
+    allowed: ['audit', 'domain', 'runtime', 'runtime/ports', 'projections', 'formats', 'fp-ts', 'zod', 'rxjs', 'node', 'node:crypto'],
   },
   // steerlog/testing: no test runner (it throws node:assert errors), no store adapter, no driver
   { folder: 'testing', allowed: ['testing', 'domain', 'projections', 'runtime/ports', 'adapters', 'node', 'fp-ts'] },
   // the Host's rules: sessions, admission, the mirror's frames; projections for the queue view, zod for the wire
-  { folder: 'host', allowed: ['host', 'audit', 'runtime', 'runtime/ports', 'domain', 'projections', 'fp-ts', 'zod', 'rxjs'] },
+  { folder: 'host', allowed: ['host', 'audit', 'formats', 'runtime', 'runtime/ports', 'domain', 'projections', 'fp-ts', 'zod', 'rxjs'] },
 ];
-/** The folders a rule names below a top-level folder (runtime/ports, adapters/chain …): an import into one lands there. */
+/** The folders a rule names below a top-level folder (runtime/ports …): an import into one lands there. */
 const NESTED = ['runtime/ports', ...rules.map((r) => r.folder).filter((f) => f.includes('/'))];
 
 /** The folder (a nested one where a rule names it) an import lands in, or the package name. */
@@ -48,7 +47,7 @@ const filesOf = (folder: string): string[] =>
   filesUnder(folder).filter((f) => !rules.some((r) => r.folder !== folder && r.folder.startsWith(`${folder}/`) && f.startsWith(`${r.folder}/`)));
 
 /** The source files (what the package ships, and the console's sources). */
-const SOURCES = ['index.ts', ...['domain', 'projections', 'runtime', 'host', 'audit', 'adapters', 'testing'].flatMap(filesUnder)];
+const SOURCES = ['index.ts', ...['domain', 'projections', 'runtime', 'formats', 'host', 'audit', 'adapters', 'testing'].flatMap(filesUnder)];
 
 /** The file a relative specifier names (`./x.js` is `./x.ts` or `./x.tsx`; a folder is its index), if a source file. */
 const resolved = (file: string, spec: string): string | null => {
@@ -80,7 +79,9 @@ describe('architecture', () => {
     expect(importsOf('adapters/cli/main.ts')).toContain('./audit-command.js'); // a dynamic import
     expect(target('runtime/agent.ts', '../domain/events.js')).toBe('domain');
     expect(target('projections/index.ts', '../runtime/ports/event-store.js')).toBe('runtime/ports');
-    expect(target('audit/audit-extras.ts', '../adapters/chain/verify-session.js')).toBe('adapters/chain');
+    expect(target('audit/audit-extras.ts', '../formats/chain/verify-session.js')).toBe('formats');
+    // no floor below the front doors imports an adapter: the log formats are a floor of their own, not an exception
+    for (const r of rules.filter((r) => !['adapters', 'testing'].includes(r.folder.split('/')[0]!))) expect(r.allowed.filter((a) => a.startsWith('adapters')), r.folder).toEqual([]);
     expect(rules.find((r) => r.folder === 'runtime')!.allowed).not.toContain(target('runtime/agent.ts', '../adapters/store/memory/memory-event-store.js'));
     // the core runtime never reaches into the Host or the audit use cases; the Host and the use cases never into a front door
     expect(rules.find((r) => r.folder === 'runtime')!.allowed).not.toContain(target('runtime/agent.ts', '../host/host.js'));
@@ -90,7 +91,8 @@ describe('architecture', () => {
     expect(rules.find((r) => r.folder === 'audit')!.allowed).not.toContain(target('audit/why.ts', '../adapters/cli/cli-failure.js'));
     expect(rules.find((r) => r.folder === 'audit')!.allowed).not.toContain(target('audit/why.ts', '../host/host.js'));
     expect(filesOf('host')).toContain('host/host.ts');
-    expect(filesOf('adapters/chain')).toContain('adapters/chain/verify-session.ts');
+    expect(filesOf('formats')).toContain('formats/chain/verify-session.ts');
+    expect(rules.find((r) => r.folder === 'formats')!.allowed).not.toContain(target('formats/dsh/dsh-source.ts', '../../audit/why.js'));
     // the graph holds what the circle check needs: a type-only import, resolved to its file
     expect(importGraph().get('runtime/turn.ts')).toContain('runtime/hooks.ts');
   });

@@ -16,8 +16,8 @@ import { StoreClosedError, StoreIoError } from '../../runtime/ports/store-errors
 import { assertValidStreamId, DEFAULT_MAX_EVENT_BYTES } from '../../runtime/ports/store-validation.js';
 import { allSource, catchUpThenLive, streamSource } from '../store/shared/catch-up.js';
 import { ChangeNotifier } from '../store/shared/change-notifier.js';
-import type { ArchivedSession, ArchiveHeader } from './archive-format.js';
-import { readArchiveManifest, scanArchive } from './read-archive.js';
+import type { ArchivedSession, ArchiveHeader } from '../../formats/archive/archive-format.js';
+import { readArchiveManifest, scanArchive } from '../../formats/archive/read-archive.js';
 
 const recorded = (stream: string, position: number, e: RawEnvelope): RecordedEvent => ({
   stream,

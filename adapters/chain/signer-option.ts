@@ -1,5 +1,5 @@
 import type { HeadSigner } from '../../runtime/ports/head-signer.js';
-import { loadSigner, SIGNING_KEY_ENV } from './ed25519.js';
+import { loadSigner, SIGNING_KEY_ENV } from '../../formats/chain/ed25519.js';
 
 /**
  * The signer a deployment configured: the PEM file given (`--key`), else the one `STEERLOG_SIGNING_KEY` names,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreIoError } from '../../runtime/ports/store-errors.js';
-import { archiveSessions, type ArchiveOutput } from '../archive/archive-sessions.js';
+import { archiveSessions, type ArchiveOutput } from '../../audit/archive-sessions.js';
 import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, reportFailure, reportUsage } from './cli-failure.js';

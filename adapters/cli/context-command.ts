@@ -1,9 +1,10 @@
-import { isStepNotFoundError, parseStepRef, stepContext, type StepContext } from '../../audit/step-context.js';
+import { parseStepRef, type StepContext } from '../../audit/step-context.js';
+import { stepContextOfLog } from '../../audit/step-context-of-log.js';
 import type { ModelMessage } from '../../domain/model-messages.js';
 import { parseCommandArgs } from './cli-args.js';
 import { UsageError } from './cli-failure.js';
 import type { CliIo } from './io.js';
-import { loadLog } from './log-events.js';
+import { readingLog } from './reading-log.js';
 import { parseFormatOption } from '../../audit/log-format.js';
 
 export const CONTEXT_USAGE = `usage: steerlog context <log.jsonl> --step <turn>.<step> [--format auto|steerlog|dsh] [--keys <spec>] [--json]
@@ -56,7 +57,7 @@ export const formatContext = (c: StepContext): string => {
   return `${out.join('\n')}\n`;
 };
 
-/** `steerlog context`: parses, loads the log, asks audit/step-context.ts, prints. */
+/** `steerlog context`: parses, opens and loads the log, asks the context use case (audit/step-context-of-log.ts), prints. */
 export const contextCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
   const args = parseCommandArgs(argv, { strings: ['store', 'format', 'keys', 'step'], flags: ['json'] });
   if (!args.ok) throw new UsageError(args.error);
@@ -65,18 +66,14 @@ export const contextCommand = async (argv: readonly string[], io: CliIo): Promis
   if (args.positionals.length !== 1) throw new UsageError(args.strings.store !== undefined ? 'context --store <spec> needs one session id' : 'context needs one log file');
   const ref = args.strings.step === undefined ? null : parseStepRef(args.strings.step);
   if (ref === null) throw new UsageError('--step <turn>.<step> is required (e.g. --step 2.1)');
-  const loaded = await loadLog({ target: args.positionals[0]!, format, ...(args.strings.store !== undefined ? { store: args.strings.store } : {}), ...(args.strings.keys !== undefined ? { keys: args.strings.keys } : {}) });
-  let context: StepContext;
-  try {
-    context = stepContext(loaded.events, ref.turn, ref.step);
-  } catch (e) {
-    if (!isStepNotFoundError(e)) throw e;
-    if (loaded.error !== null) {
-      io.stderr.write(`steerlog context: the log is invalid before step ${ref.turn}.${ref.step}'s request: ${loaded.error.message}\n`);
-      return 1;
-    }
-    throw new UsageError(e.message);
+  const loaded = await readingLog({ target: args.positionals[0]!, format, ...(args.strings.store !== undefined ? { store: args.strings.store } : {}), ...(args.strings.keys !== undefined ? { keys: args.strings.keys } : {}) });
+  const answer = stepContextOfLog(loaded, ref.turn, ref.step);
+  if (answer.kind === 'invalid-before') {
+    io.stderr.write(`steerlog context: the log is invalid before step ${ref.turn}.${ref.step}'s request: ${answer.error.message}\n`);
+    return 1;
   }
+  if (answer.kind === 'no-such-step') throw new UsageError(answer.message);
+  const { context } = answer;
   const output: ContextOutput = { format: 'steerlog-context', version: 1, ...context };
   io.stdout.write(args.flags.json ? `${JSON.stringify(output)}\n` : formatContext(context));
   return 0;

@@ -2,7 +2,7 @@ import { diffSessions, type SessionDiff, type TurnSummary } from '../../audit/se
 import { parseCommandArgs } from './cli-args.js';
 import { UsageError } from './cli-failure.js';
 import type { CliIo } from './io.js';
-import { loadLog } from './log-events.js';
+import { readingLog } from './reading-log.js';
 
 export const DIFF_USAGE = `usage: steerlog diff <a.jsonl> <b.jsonl> [--keys <spec>] [--json]
        steerlog diff --store <spec> <session-a> <session-b> [--keys <spec>] [--json]
@@ -42,7 +42,7 @@ export const diffCommand = async (argv: readonly string[], io: CliIo): Promise<n
   const args = parseCommandArgs(argv, { strings: ['store', 'keys'], flags: ['json'] });
   if (!args.ok) throw new UsageError(args.error);
   if (args.positionals.length !== 2) throw new UsageError(args.strings.store !== undefined ? 'diff --store <spec> needs two session ids' : 'diff needs two log files');
-  const load = (target: string) => loadLog({ target, ...(args.strings.store !== undefined ? { store: args.strings.store } : {}), ...(args.strings.keys !== undefined ? { keys: args.strings.keys } : {}) });
+  const load = (target: string) => readingLog({ target, ...(args.strings.store !== undefined ? { store: args.strings.store } : {}), ...(args.strings.keys !== undefined ? { keys: args.strings.keys } : {}) });
   const a = await load(args.positionals[0]!);
   const b = await load(args.positionals[1]!);
   const d = diffSessions(a.events, b.events);

@@ -1,14 +1,15 @@
-import { eraseKeys, type EraseResult } from '../../runtime/erase.js';
-import { silentLogger } from '../../runtime/logger.js';
-import { randomIds, systemClock, type Clock } from '../../runtime/ports/clock.js';
+import { systemClock, type Clock } from '../../runtime/ports/clock.js';
 import type { KeyStore } from '../../runtime/ports/key-store.js';
-import { isSigningKeyError } from '../chain/ed25519.js';
+import { isSigningKeyError } from '../../formats/chain/ed25519.js';
+import { eraseLog, type EraseOutput } from '../../audit/erase-log.js';
 import { signerFromOption } from '../chain/signer-option.js';
 import { defaultKeyStoreSpec, openKeyStore } from '../keys/open-key-store.js';
 import { openStore } from '../store/open-store.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
 import type { CliIo } from './io.js';
+
+export type { EraseOutput } from '../../audit/erase-log.js';
 
 export const ERASE_USAGE = `usage: steerlog erase --store <spec> --session <id> [--keys <spec>] [--by <actor>] [--key <pem>] [--json]
        steerlog erase --store <spec> --actor <id> [--keys <spec>] [--by <actor>] [--key <pem>] [--json]
@@ -26,20 +27,10 @@ fenced by the new event (its writer stops). Running erase again completes an int
 exit: 0 erased (or already erased), 2 usage or no data keys for that session or actor, 3 the store or key store
 could not be read or written`;
 
-/** What `steerlog erase --json` prints. */
-export interface EraseOutput extends EraseResult {
-  readonly format: 'steerlog-erase';
-  readonly version: 1;
-  readonly ok: true;
-  readonly scope: 'session' | 'actor';
-  readonly subject: string;
-  /** Who erased (`--by`), or null. */
-  readonly by: string | null;
-  /** When the keys were destroyed (epoch ms). */
-  readonly at: number;
-}
-
-/** `steerlog erase`: destroys data keys (crypto-shredding) and records the erasure in each affected session. */
+/**
+ * `steerlog erase`: parses, opens the key store (and the signer), asks the erase use case (`eraseLog`,
+ * audit/erase-log.ts: destroys data keys and records the erasure in each affected session) and prints its answer.
+ */
 export const eraseCommand = async (argv: readonly string[], io: CliIo, clock: Clock = systemClock): Promise<number> => {
   const args = parseCommandArgs(argv, { strings: ['store', 'session', 'actor', 'keys', 'by', 'key'], flags: ['json'] });
   if (!args.ok) return reportUsage(io, ERASE_USAGE, args.error, argv.includes('--json'));
@@ -58,47 +49,28 @@ export const eraseCommand = async (argv: readonly string[], io: CliIo, clock: Cl
     if (isSigningKeyError(e)) return reportUsage(io, ERASE_USAGE, e.message, json);
     throw e;
   }
-  const selector = session !== undefined ? { session } : { actor: actor! };
   let keys: KeyStore | null = null;
-  let store;
   try {
     keys = await openKeyStore(keySpec);
-    const known = await keys.keysOf(selector);
-    if (known.length === 0) {
-      const what = session !== undefined ? `session ${session}` : `actor ${actor}`;
-      const message = `no data keys for ${what} in ${keySpec} (was encryption on when it was written?)`;
-      if (json) io.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'no-data-keys', message } })}\n`);
-      else io.stderr.write(`steerlog erase: ${message}\n`);
-      return EXIT.usage;
-    }
-    store = await openStore(spec);
-    const at = clock.now();
-    const result = await eraseKeys({
-      store,
+    const out = await eraseLog({
       keys,
-      selector,
+      keysName: keySpec,
+      selector: session !== undefined ? { session } : { actor: actor! },
       ...(by !== undefined ? { by } : {}),
-      clock: { now: () => at },
-      ids: randomIds,
-      logger: silentLogger,
+      openStore: () => openStore(spec),
+      clock,
       ...(signer ? { signer } : {}),
     });
-    const out: EraseOutput = {
-      format: 'steerlog-erase',
-      version: 1,
-      ok: true,
-      scope: session !== undefined ? 'session' : 'actor',
-      subject: session ?? actor!,
-      by: by ?? null,
-      at,
-      ...result,
-    };
+    if (!out.ok) {
+      if (json) io.stdout.write(`${JSON.stringify(out)}\n`);
+      else io.stderr.write(`steerlog erase: ${out.error.message}\n`);
+      return EXIT.usage;
+    }
     io.stdout.write(json ? `${JSON.stringify(out)}\n` : formatErase(out));
     return EXIT.ok;
   } catch (e) {
     return reportFailure(io, 'erase', e, json);
   } finally {
-    await store?.close();
     await keys?.close();
   }
 };

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ArchiveOutput } from '../archive/archive-sessions.js';
+import type { ArchiveOutput } from '../../audit/archive-sessions.js';
 import type { AuditOutput } from '../../audit/audit-extras.js';
 import type { SessionsOutput } from './sessions-command.js';
 import type { VerifyOutput } from './verify-command.js';

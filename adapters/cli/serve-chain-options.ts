@@ -1,4 +1,4 @@
-import { ed25519Verifier, readKeyFile, type HeadVerifier } from '../chain/ed25519.js';
+import { ed25519Verifier, readKeyFile, type HeadVerifier } from '../../formats/chain/ed25519.js';
 import { signerFromOption } from '../chain/signer-option.js';
 import type { HeadSigner } from '../../runtime/ports/head-signer.js';
 

@@ -21,7 +21,7 @@ import { isTokenFileError, readTokenFile } from './token-file.js';
 import { ModelSpecError, openModel, readModelKeyFile } from './serve-model.js';
 import { batchedLines } from './batched-lines.js';
 import { serveChainOptions } from './serve-chain-options.js';
-import { isSigningKeyError } from '../chain/ed25519.js';
+import { isSigningKeyError } from '../../formats/chain/ed25519.js';
 import { storeConsolePorts } from '../http/console-ports.js';
 
 export const SERVE_USAGE = `usage: steerlog serve [options]

@@ -1,13 +1,11 @@
-import { isTraceLogInvalidError, traceSession } from '../../audit/trace-session.js';
+import { traceLog } from '../../audit/trace-log.js';
+import { fileSource, storeSource } from '../../audit/log-source.js';
 import { exportContentAsIs } from '../../projections/telemetry/span-types.js';
-import { isDshLogError } from '../dsh/dsh-errors.js';
-import { openDshLog } from '../dsh/dsh-source.js';
 import { postOtlpJson } from '../telemetry/otlp-http.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, SessionNotFoundError, reportUsage } from './cli-failure.js';
 import type { CliIo } from './io.js';
-import { parseFormatOption, resolveFileFormat } from '../../audit/log-format.js';
-import { fileEnvelopes, storeEnvelopes } from '../../audit/log-sources.js';
+import { parseFormatOption } from '../../audit/log-format.js';
 import { readingFile, readingStore, unreadNotes } from './reading-store.js';
 
 export const TRACE_USAGE = `usage: steerlog trace <log.jsonl> [--format auto|steerlog|dsh] [--otlp <endpoint>] [--content] [--json]
@@ -21,7 +19,10 @@ export const TRACE_USAGE = `usage: steerlog trace <log.jsonl> [--format auto|ste
   --json            with --otlp: print {"ok":true,"sessionId","traceId","spans","endpoint"}
 exit: 0 exported, 1 the log is invalid, 2 usage or no such session, 3 the store, the file or the endpoint failed`;
 
-/** `steerlog trace`: derives a session's trace from its log and prints it as OTLP/JSON or sends it to an endpoint. */
+/**
+ * `steerlog trace`: parses, opens the store read-only, asks the trace use case (`traceLog`, audit/trace-log.ts) and
+ * prints the trace as OTLP/JSON or sends it to an endpoint.
+ */
 export const traceCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
   const args = parseCommandArgs(argv, { strings: ['store', 'otlp', 'format'], flags: ['json', 'content'] });
   if (!args.ok) return reportUsage(io, TRACE_USAGE, args.error, argv.includes('--json'));
@@ -32,33 +33,21 @@ export const traceCommand = async (argv: readonly string[], io: CliIo): Promise<
   const formatOption = parseFormatOption(args.strings.format);
   if (formatOption === null) return reportUsage(io, TRACE_USAGE, '--format takes auto, steerlog or dsh', json);
   const options = { ...(args.flags.content ? { content: exportContentAsIs } : {}) };
-  type Traced = Awaited<ReturnType<typeof traceSession>>;
-  // an invalid log is a verdict (exit 1), not a failure to read: caught where it is thrown, before the readers wrap it
-  const verdict = async (trace: () => Promise<Traced>): Promise<Traced | { readonly invalid: { readonly code: string; readonly message: string } }> => {
-    try {
-      return await trace();
-    } catch (e) {
-      if (isTraceLogInvalidError(e) || isDshLogError(e)) return { invalid: { code: e.code, message: e.message } };
-      throw e;
-    }
-  };
   const outcome =
     spec !== undefined
       ? await readingStore(spec, async (store) => {
-          const traced = await verdict(() => traceSession(storeEnvelopes(store, target), options));
-          if ('spans' in traced && traced.sessionId === null && traced.spans.length === 0) throw new SessionNotFoundError(target, spec);
+          const traced = await traceLog(storeSource(store, target), options);
+          if (traced.kind === 'no-such-session') throw new SessionNotFoundError(target, spec);
           return traced;
         }, unreadNotes(io, 'trace'))
-      : await readingFile(target, async () => {
-          const format = await resolveFileFormat(target, formatOption);
-          return verdict(() => traceSession(format === 'dsh' ? openDshLog(target).envelopes : fileEnvelopes(target), options));
-        });
-  if ('invalid' in outcome) {
-    if (json) io.stdout.write(`${JSON.stringify({ ok: false, error: outcome.invalid })}\n`);
-    else io.stderr.write(`steerlog trace: ${outcome.invalid.message}\n`);
+      : await readingFile(target, () => traceLog(fileSource(target, formatOption), options));
+  if (outcome.kind === 'invalid') {
+    const invalid = { code: outcome.code, message: outcome.message };
+    if (json) io.stdout.write(`${JSON.stringify({ ok: false, error: invalid })}\n`);
+    else io.stderr.write(`steerlog trace: ${invalid.message}\n`);
     return EXIT.invalid;
   }
-  const result = outcome;
+  const result = outcome.trace;
   const endpoint = args.strings.otlp;
   if (endpoint === undefined) {
     io.stdout.write(`${JSON.stringify(result.request)}\n`);

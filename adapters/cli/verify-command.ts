@@ -1,15 +1,15 @@
-import { isSigningKeyError, readKeyFile } from '../chain/ed25519.js';
-import { verifySession, type SessionVerification, type VerifyOptions } from '../chain/verify-session.js';
-import { formatVerification } from '../chain/verification-text.js';
-import { looksLikeArchive } from '../archive/archive-sniff.js';
+import { isSigningKeyError, readKeyFile } from '../../formats/chain/ed25519.js';
+import type { SessionVerification } from '../../formats/chain/verify-session.js';
+import { formatVerification } from './verification-text.js';
+import { looksLikeArchive } from '../../formats/archive/archive-sniff.js';
 import { SessionNotFoundError, UsageError } from './cli-failure.js';
 import { assertReadableFile, readingFile, readingStore, unreadNotes } from './reading-store.js';
 import type { CliIo } from './io.js';
-import { listStreams, storeEnvelopes } from '../../audit/log-sources.js';
-import { verifyFile, verifyFileKey, type VerifyFileKey } from '../../audit/verify-file.js';
+import { verifyFileKey, type VerifyFileKey } from '../../audit/verify-file.js';
+import { parseChainAnchor, verifyLog, type ChainAnchor, type VerifyLogResult } from '../../audit/verify-log.js';
 import { parseCommandArgs } from './cli-args.js';
 import { createProgress } from './progress.js';
-import { parseFormatOption, resolveFileFormat, type LogFormat } from '../../audit/log-format.js';
+import { parseFormatOption } from '../../audit/log-format.js';
 
 export const VERIFY_USAGE = `usage: steerlog verify <log.jsonl> [--format auto|steerlog|dsh] [--pubkey <pem>[,<pem>…]] [--anchor <seq>:<hash>] [--head] [--json]
        steerlog verify --store <spec> <session-id>… | --all [--pubkey …] [--anchor …] [--head] [--json]
@@ -32,7 +32,7 @@ export interface VerifyOutput {
   readonly storeNotes?: readonly string[];
 }
 
-export { formatVerification } from '../chain/verification-text.js';
+export { formatVerification } from './verification-text.js';
 
 /** A harness log's verdict: its unchained status in the harness's terms (it never had a steerlog chain). */
 const formatDshVerification = (v: SessionVerification): string =>
@@ -40,16 +40,12 @@ const formatDshVerification = (v: SessionVerification): string =>
     ? `session ${v.stream}: ${v.events} event${v.events === 1 ? '' : 's'} (a harness log, read as dsh), UNCHAINED: the harness's format has no steerlog hash chain; nothing is verified\n`
     : formatVerification(v);
 
-const parseAnchor = (text: string): { seq: number; hash: string } | null => {
-  const m = /^(\d+):([0-9a-f]{64})$/.exec(text);
-  return m ? { seq: Number(m[1]), hash: m[2]! } : null;
-};
 
 /**
- * `steerlog verify`: recomputes every session's hash chain and reports the first broken link; with `--pubkey`,
- * checks the signed chain heads and reports truncation; `--head` prints the head to anchor elsewhere.
- * Exit 0 when every session verifies, 1 when one is tampered, unchained or not covered, 2 for a usage error,
- * 3 when the store or file cannot be read.
+ * `steerlog verify`: parses its arguments (an archive given as a file is read as the store `archive:<file>`), reads
+ * the keys, opens the store read-only, asks the verify use case (`verifyLog`, audit/verify-log.ts) and prints its
+ * answer. Exit 0 when every session verifies, 1 when one is tampered, unchained or not covered, 2 for a usage
+ * error, 3 when the store or file cannot be read.
  */
 export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
   const args = parseCommandArgs(argv, { strings: ['store', 'pubkey', 'anchor', 'format'], flags: ['json', 'all', 'head'] });
@@ -79,55 +75,38 @@ export const verifyCommand = async (argv: readonly string[], io: CliIo): Promise
     if (isSigningKeyError(e)) throw new UsageError(e.message);
     throw e;
   }
-  let anchor: { seq: number; hash: string } | undefined;
+  let anchor: ChainAnchor | undefined;
   if (args.strings.anchor !== undefined) {
-    const parsed = parseAnchor(args.strings.anchor);
+    const parsed = parseChainAnchor(args.strings.anchor);
     if (!parsed) throw new UsageError('--anchor takes <seq>:<64 hex digits>, as `steerlog verify --head` prints it');
     anchor = parsed;
   }
   const progress = createProgress(io, 'verifying', args.flags.json === true || args.flags.head === true);
-  const options: VerifyOptions = { verifiers: publicKeys.map((k) => k.verifier), ...(anchor ? { anchor } : {}), onEvent: progress.tick };
-
-  const results: SessionVerification[] = [];
-  let fileFormat = 'steerlog' as LogFormat;
+  const options = { publicKeys, ...(anchor ? { anchor } : {}), onEvent: progress.tick };
   const storeNotes: string[] = [];
+  let result: VerifyLogResult;
   try {
     if (fromStore) {
-      await readingStore(storeSpec!, async (store) => {
-        const sessions = args.flags.all ? await listStreams(store) : positionals;
-        for (const s of sessions) {
-          const v = await verifySession(s, storeEnvelopes(store, s), options);
-          if (v.status === 'empty' && !args.flags.all) throw new SessionNotFoundError(s, storeSpec!);
-          results.push(v);
-        }
+      result = await readingStore(storeSpec!, async (store) => {
+        const verified = await verifyLog({ kind: 'store', store, sessions: args.flags.all ? 'all' : positionals }, options);
+        if (verified.kind === 'no-such-session') throw new SessionNotFoundError(verified.session, storeSpec!);
+        return verified;
       }, unreadNotes(io, 'verify', args.flags.json ? storeNotes : undefined));
     } else {
       const file = positionals[0]!;
-      await readingFile(file, async () => {
-        fileFormat = await resolveFileFormat(file, formatOption);
-        // a harness log is read through the same mapping as audit: every event is unchained; a refusal cannot be read
-        results.push(
-          fileFormat === 'dsh'
-            ? // loaded only for a harness log: verify's start-up stays free of the harness reader (and of zod)
-              await verifySession(null, (await import('../dsh/dsh-source.js')).openDshLog(file).envelopes, options)
-            : // a long log is checked on several cores (verify-file.ts), with the same result
-              await verifyFile(file, { publicKeys, ...(anchor ? { anchor } : {}), onEvent: progress.tick }),
-        );
-      });
+      result = await readingFile(file, () => verifyLog({ kind: 'file', path: file, format: formatOption }, options));
     }
   } finally {
     progress.done();
   }
-  const ok = results.every((r) => r.ok);
+  const { ok, sessions: results } = result;
   if (args.flags.json) {
     const out: VerifyOutput = { format: 'steerlog-verify', version: 1, ok, sessions: results, ...(fromStore ? { storeNotes } : {}) };
     io.stdout.write(`${JSON.stringify(out)}\n`);
   } else if (args.flags.head) {
     for (const r of results) io.stdout.write(r.head ? `${r.stream} ${r.head.seq}:${r.head.hash}\n` : `${r.stream} -\n`);
   } else {
-    for (const r of results) io.stdout.write(fileFormat === 'dsh' ? formatDshVerification(r) : formatVerification(r));
+    for (const r of results) io.stdout.write(result.format === 'dsh' ? formatDshVerification(r) : formatVerification(r));
   }
   return ok ? 0 : 1;
 };
-
-

@@ -1,5 +1,5 @@
 import { recordedActor, type EventMetadata } from '../../domain/event-metadata.js';
-import { byActor } from './audit-chain.js';
+import { byActor } from './format-audit-extras.js';
 import type { MessageFact } from '../../domain/message-facts.js';
 import { SessionNotFoundError, UsageError } from './cli-failure.js';
 import { assertReadableFile, readingFile, readingStore, unreadNotes } from './reading-store.js';
@@ -10,7 +10,7 @@ import { parseFormatOption } from '../../audit/log-format.js';
 import { describeRun } from '../../audit/why-runs.js';
 import { createKeyring } from '../../runtime/content-opener.js';
 import { openReaderKeys } from './reader-keys.js';
-import { whyInFile, whyInStore, type WhyOutput } from '../../audit/why.js';
+import { whyInFile, whyInStore, whyVerdict, type WhyOutput } from '../../audit/why.js';
 
 export type { ToolCallLife, WhyContent, WhyFailedRequest, WhyOutput } from '../../audit/why.js';
 export { answerWhy } from '../../audit/why.js';
@@ -131,6 +131,14 @@ export const whyCommand = async (argv: readonly string[], io: CliIo): Promise<nu
     await keys.close();
   }
   io.stdout.write(args.flags.json ? `${JSON.stringify(answer)}\n` : formatWhy(answer));
-  if (answer.error) return 1;
-  return answer.found === 'none' && answer.crossing === null ? 2 : 0;
+  const verdict = whyVerdict(answer);
+  switch (verdict) {
+    case 'answered':
+      return 0;
+    case 'invalid':
+      return 1;
+    case 'unknown-id':
+      return 2;
+  }
+
 };

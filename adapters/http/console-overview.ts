@@ -4,7 +4,7 @@ import { envelopeOfRecorded, type RawEnvelope } from '../../runtime/ports/record
 import type { KeyStore } from '../../runtime/ports/key-store.js';
 import { createKeyring, openEnvelopeNow } from '../../runtime/content-opener.js';
 import { HostSessionIdSchema } from '../../host/schemas.js';
-import { createSessionVerifier, type SessionVerification, type SessionVerifier } from '../chain/verify-session.js';
+import { createSessionVerifier, type SessionVerification, type SessionVerifier } from '../../formats/chain/verify-session.js';
 
 /** What the sessions list shows of one session beside the Host's `session.list` row. */
 export interface SessionOverview {

@@ -1,10 +1,11 @@
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import type { KeyStore } from '../../runtime/ports/key-store.js';
 import { createKeyring } from '../../runtime/content-opener.js';
-import type { HeadVerifier } from '../chain/ed25519.js';
-import { verifySession, type SessionVerification } from '../chain/verify-session.js';
+import type { HeadVerifier } from '../../formats/chain/ed25519.js';
+import { verifySession, type SessionVerification } from '../../formats/chain/verify-session.js';
 import { auditOutput, type AuditOutput } from '../../audit/audit-extras.js';
-import { auditStreamOnePass } from '../../audit/audit-pass.js';
+import { auditLog } from '../../audit/audit-log.js';
+import { storeSource } from '../../audit/log-source.js';
 import { storeEnvelopes } from '../../audit/log-sources.js';
 
 /** A head kept outside the log, as `steerlog verify --anchor <seq>:<hash>` takes it. */
@@ -42,10 +43,10 @@ export const storeConsolePorts = (store: EventStore, options: StoreConsolePortsO
     publicKeyIds: verifiers.map((v) => v.keyId),
     // the call verify-command.ts makes for each session of `verify --store`
     verifyChain: (sessionId, anchor) => verifySession(sessionId, storeEnvelopes(store, sessionId), { verifiers, ...(anchor ? { anchor } : {}) }),
-    // the pass audit-command.ts runs for `audit --store <id> --json` (without --at), and the object it prints
+    // the use case `audit --store <id> --json` runs (without --at), and the object it prints
     exportAudit: async (sessionId) => {
-      const audited = await auditStreamOnePass(store, sessionId, undefined, {}, undefined, options.keys ? createKeyring(options.keys) : null);
-      return audited === undefined ? null : auditOutput(audited.report, { ...audited.extras, storeNotes: [] }, null);
+      const audited = await auditLog(storeSource(store, sessionId), { keyring: options.keys ? createKeyring(options.keys) : null });
+      return audited?.extras ? auditOutput(audited.report, { ...audited.extras, storeNotes: [] }, null) : null;
     },
   };
 };

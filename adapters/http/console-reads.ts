@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import type { LogEvent } from '../../domain/events.js';
 import { HostSessionIdSchema } from '../../host/schemas.js';
 import { sessionTimeline, type SessionTimeline } from '../../audit/session-timeline.js';
-import type { SessionVerification } from '../chain/verify-session.js';
+import type { SessionVerification } from '../../formats/chain/verify-session.js';
 import type { ChainAnchor, ConsolePorts } from './console-ports.js';
 
 /** One `chain/head` of the log as the console lists it: where it is, what it signs and with which key. */

@@ -41,15 +41,16 @@ export const consoleAssetsDir = (): string | null => {
  * A stored session's events as read (seq = stream revision), unfolded: the audit validates and folds them itself,
  * and stops at the first event it refuses, so an invalid log is reported rather than refused. The log is
  * append-only, so the events already read are kept (for a few sessions) and only later ones are read again.
+ * `open`: sealed content opened with the data keys (as `audit` shows it: text, `[erased]` or `[encrypted]`), else
+ * the envelopes as stored (what the hash chain covers).
  */
-const storedReader = (host: Host, keys: KeyStore | null, keep = 4) => {
+const storedReader = (host: Host, keys: KeyStore | null, open: boolean, keep = 4) => {
   const cache = new Map<string, LogEvent[]>();
   return async (sessionId: string): Promise<readonly LogEvent[]> => {
     const held = cache.get(sessionId) ?? [];
     cache.delete(sessionId);
     const out = [...held];
-    // sealed content opened with the host's data keys (as `audit` reads it): text, `[erased]` or `[encrypted]`
-    const keyring = keys ? createKeyring(keys) : null;
+    const keyring = open && keys ? createKeyring(keys) : null;
     for await (const r of host.store.read(sessionId, { from: BigInt(out.length) })) {
       // with its metadata: the audit shows who did what (metadata.actor)
       const raw = envelopeOfRecorded(r);
@@ -74,8 +75,8 @@ export interface ConsoleRoutesOptions {
 /**
  * The web console's routes: `GET /api/whoami` names the principal the request authenticated as (`{ principal }`:
  * the actor the Host records on its prompts; the console checks a token with it before keeping it),
- * `GET /api/audit/<sessionId>[?at=<seq>][&message=<id>]` folds a session's log up to a seq on the server (the audit
- * report of the CLI plus each input's fate), and `GET /` with its assets serves the built console. The console's
+ * `GET /api/audit/<sessionId>[?at=<seq>][&message=<id>]` folds a session's log up to a seq on the server (`audit`:
+ * what `steerlog audit --json` prints, chain included, from the same function; plus each input's fate), and `GET /` with its assets serves the built console. The console's
  * client-side routes live in the URL's fragment (`/#/live/<id>`, `/#/audit/<id>`), so a reload asks for `/` again:
  * every other path (`/metrics`, a mistyped asset) falls through to the app's 404. The app's own middleware
  * authenticates `/api/` before these run and sets `principal`.
@@ -83,8 +84,13 @@ export interface ConsoleRoutesOptions {
 export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: ConsoleRoutesOptions = {}): void => {
   const audits = createSessionAuditCache();
   const keys = options.keys ?? null;
-  const readStored = storedReader(host, keys);
+  const readStored = storedReader(host, keys, true);
   const eventsOf = async (sessionId: string): Promise<readonly LogEvent[]> => host.live.get(sessionId)?.agent.events ?? (await readStored(sessionId));
+  // the audit reads the envelopes as stored (the chain covers the stored form): a live session's own events when
+  // they are stored in clear; when the host seals content, the store's (what is durable so far)
+  const readStoredForm = storedReader(host, keys, false);
+  const storedFormOf = async (sessionId: string): Promise<readonly LogEvent[]> =>
+    (host.keyStore === null ? host.live.get(sessionId)?.agent.events : undefined) ?? (await readStoredForm(sessionId));
   registerConsoleReads(app, eventsOf, options.ports ?? storeConsolePorts(host.store, { keys }));
   registerConsoleOverview(app, host.store, keys);
   app.get('/api/whoami', (c) => c.json({ principal: (c.get('principal') as Principal).id }));
@@ -95,9 +101,10 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
     const at = rawAt === undefined || rawAt === '' ? undefined : Number(rawAt);
     if (at !== undefined && (!Number.isSafeInteger(at) || at < -1)) return c.json({ error: 'at must be an integer seq' }, 400);
     const messageId = c.req.query('message');
-    const events = await eventsOf(sessionId);
+    const events = await storedFormOf(sessionId);
     if (events.length === 0) return c.json({ error: 'session-not-found', sessionId }, 404);
-    return c.json(await audits.audit(sessionId, events, { ...(at !== undefined ? { at } : {}), ...(messageId ? { messageId } : {}) }));
+    const keyring = keys ? createKeyring(keys) : null;
+    return c.json(await audits.audit(sessionId, events, { ...(at !== undefined ? { at } : {}), ...(messageId ? { messageId } : {}) }, keyring));
   });
 
   const dir = options.assetsDir === undefined ? consoleAssetsDir() : options.assetsDir;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { auditLines } from '../../domain/audit.js';
 import { formatAuditReport } from '../../adapters/cli/format-audit.js';
-import { formatActions, formatAuditChain, formatOtherFates } from '../../adapters/cli/audit-chain.js';
+import { formatActions, formatAuditChain, formatOtherFates } from '../../adapters/cli/format-audit-extras.js';
 import { auditExtras, auditOutput } from '../../audit/audit-extras.js';
 import { fileEnvelopes } from '../../audit/log-sources.js';
 import { buildExamples } from './build-examples.js';

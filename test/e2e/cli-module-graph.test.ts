@@ -60,8 +60,8 @@ describe('steerlog loads only the command it runs', () => {
     const run = steerlog('audit', 'docs/examples/queue-steer-context.jsonl', '--json');
     expect(run.status).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ format: 'steerlog-audit', ok: true });
-    // audit-command.ts, and verify-command.ts for the chain lines it shares; no other command's module
-    expect(commandModules(run)).toEqual(['adapters/cli/audit-command.ts', 'adapters/cli/verify-command.ts']);
+    // audit-command.ts alone (the chain lines it shares with verify are in verification-text.ts); no other command's module
+    expect(commandModules(run)).toEqual(['adapters/cli/audit-command.ts']);
     expect([...run.sources].filter((s) => NOT_FOR_AUDIT_SOURCES.test(s))).toEqual([]);
     expect([...run.packages].filter((p) => NOT_FOR_AUDIT_PACKAGES.includes(p))).toEqual([]);
     expect(run.packages.has('fp-ts')).toBe(true); // the recorder sees packages
@@ -72,13 +72,13 @@ describe('steerlog loads only the command it runs', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ format: 'steerlog-verify' });
     expect(commandModules(run)).toEqual(['adapters/cli/verify-command.ts']);
     // of the harness reader, only the magic-number check that tells a zstd file (format detection)
-    expect([...run.sources].filter((s) => s.startsWith('adapters/dsh/'))).toEqual(['adapters/dsh/zstd-magic.ts']);
+    expect([...run.sources].filter((s) => s.startsWith('formats/dsh/'))).toEqual(['formats/dsh/zstd-magic.ts']);
     expect(run.packages.has('zod')).toBe(false);
     expect(run.packages.has('fp-ts')).toBe(false);
     // a harness log brings the harness reader (the checks above can fail)
     const dsh = steerlog('verify', 'docs/examples/dsh/harness/queued-steered.jsonl', '--json');
     expect(JSON.parse(dsh.stdout)).toMatchObject({ format: 'steerlog-verify' });
-    expect(dsh.sources.has('adapters/dsh/dsh-source.ts')).toBe(true);
+    expect(dsh.sources.has('formats/dsh/dsh-source.ts')).toBe(true);
   });
 
   it('--help loads no command at all', () => {

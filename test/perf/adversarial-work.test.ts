@@ -98,8 +98,8 @@ describe.each(ADVERSARIAL_SHAPES)('work per event on the adversarial log "%s" (e
   });
 
   it("the console's audit (auditSession: the auditor and the fate fold)", async () => {
-    const work = await countWork(() => {
-      const audit = auditSession('bench', events);
+    const work = await countWork(async () => {
+      const audit = await auditSession('bench', events);
       expect(audit.report.ok).toBe(true);
     });
     expectConstant(work, n, 'auditSession');

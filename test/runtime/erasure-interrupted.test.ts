@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryKeyStore } from '../../adapters/keys/memory-key-store.js';
-import { verifySession } from '../../adapters/chain/verify-session.js';
+import { verifySession } from '../../formats/chain/verify-session.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import { eraseKeys } from '../../runtime/erase.js';
 import { silentLogger } from '../../runtime/logger.js';

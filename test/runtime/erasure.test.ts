@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryKeyStore } from '../../adapters/keys/memory-key-store.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
-import { verifySession } from '../../adapters/chain/verify-session.js';
+import { verifySession } from '../../formats/chain/verify-session.js';
 import { auditLines } from '../../domain/audit.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import { messageFates } from '../../domain/message-fate.js';

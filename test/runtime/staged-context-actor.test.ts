@@ -32,7 +32,7 @@ describe("a tool's staged context", () => {
     const staged = agent.events.filter((e) => e.type === 'agent/inbox/spliced' && e.seq > result.seq && (e.data as { inserted: unknown[] }).inserted.length > 0);
     expect(staged.map((e) => (e.data as { inserted: { id: string }[] }).inserted.map((m) => m.id))).toEqual([['ctx-1'], ['ctx-2']]);
     for (const e of staged) expect(e.metadata).toEqual({ causationId: result.id, actor: 'tool:read_log', actorKind: 'plugin' });
-    const audit = auditSession('staged-actor', agent.events);
+    const audit = await auditSession('staged-actor', agent.events);
     expect(audit.actions.filter((a) => a.kind === 'admitted').map((a) => [a.id, a.actor, a.actorKind])).toEqual([
       ['p1', 'svc', 'user'],
       ['ctx-1', 'tool:read_log', 'plugin'],

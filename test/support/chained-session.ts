@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { ed25519Signer } from '../../adapters/chain/ed25519.js';
+import { ed25519Signer } from '../../formats/chain/ed25519.js';
 import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import type { LogEvent } from '../../domain/events.js';

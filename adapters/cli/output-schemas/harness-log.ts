@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { DSH_ERROR_CODES } from '../../dsh/dsh-errors.js';
+import { DSH_ERROR_CODES } from '../../../formats/dsh/dsh-errors.js';
 import { seq } from './fields.js';
 
 /**
- * What the outputs say of a log that is not steerlog's own (a harness log read through adapters/dsh/): where it came
+ * What the outputs say of a log that is not steerlog's own (a harness log read through formats/dsh/): where it came
  * from, its errors and its steps.
  */
 
 /** An error reading a harness log, with the harness seq it was found at (null: not tied to an event). */
 export const sourceError = z.object({ seq: seq.nullable(), code: z.enum(DSH_ERROR_CODES), message: z.string() }).strict();
 const harnessRoute = z.object({ seq, provider: z.string(), model: z.string(), contextWindow: seq.nullable() }).strict();
-/** One step of a harness log as its request and stream events tell it (see adapters/dsh/dsh-steps.ts). */
+/** One step of a harness log as its request and stream events tell it (see formats/dsh/dsh-steps.ts). */
 export const harnessStep = z
   .object({
     turn: seq,

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { describeBreak, formatVerification } from '../../chain/verification-text.js';
+import { describeBreak, formatVerification } from '../../cli/verification-text.js';
 import type { ConsoleChain, ConsoleSignedHead } from '../../http/console-reads.js';
-import type { SessionVerification } from '../../chain/verify-session.js';
+import type { SessionVerification } from '../../../formats/chain/verify-session.js';
 import { consoleClient } from './api.js';
 import { CopyId } from './copy-id.js';
 

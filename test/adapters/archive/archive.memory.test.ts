@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { archiveSessions } from '../../../adapters/archive/archive-sessions.js';
+import { archiveSessions } from '../../../audit/archive-sessions.js';
 import type { EventStore } from '../../../runtime/ports/event-store.js';
 import { collect } from '../../contract/event-store.contract.js';
 import { CUTOFF, MOVED, populate } from './support/archive-fixture.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ed25519Verifier } from '../../../adapters/chain/ed25519.js';
-import { verifySession } from '../../../adapters/chain/verify-session.js';
+import { ed25519Verifier } from '../../../formats/chain/ed25519.js';
+import { verifySession } from '../../../formats/chain/verify-session.js';
 import { auditLines } from '../../../domain/audit.js';
 import { chainInputOf, GENESIS_HASH, type ChainedFields } from '../../../domain/event-chain.js';
 import type { LogEvent } from '../../../domain/events.js';
@@ -92,7 +92,7 @@ describe('the signing key option', () => {
     const { join } = await import('node:path');
     const { generateKeyPairSync } = await import('node:crypto');
     const { signerFromOption } = await import('../../../adapters/chain/signer-option.js');
-    const { isSigningKeyError } = await import('../../../adapters/chain/ed25519.js');
+    const { isSigningKeyError } = await import('../../../formats/chain/ed25519.js');
     const dir = mkdtempSync(join(tmpdir(), 'steerlog-key-'));
     try {
       const { privateKey, publicKey } = testKeys();

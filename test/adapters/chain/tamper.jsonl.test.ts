@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifySession } from '../../../adapters/chain/verify-session.js';
+import { verifySession } from '../../../formats/chain/verify-session.js';
 import { storeEnvelopes } from '../../../audit/log-sources.js';
 import { openJsonlEventStore, type JsonlEventStore } from '../../../adapters/store/jsonl/index.js';
 import { encodeEventLine, decodeLine, type StoredEvent } from '../../../adapters/store/jsonl/line-codec.js';

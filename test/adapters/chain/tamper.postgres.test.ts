@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifySession } from '../../../adapters/chain/verify-session.js';
+import { verifySession } from '../../../formats/chain/verify-session.js';
 import { storeEnvelopes } from '../../../audit/log-sources.js';
 import { openPostgresEventStore, type PostgresEventStore } from '../../../adapters/store/postgres/index.js';
 import { asNewEvents, chainedSession } from '../../support/chained-session.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { verifySession } from '../../../adapters/chain/verify-session.js';
+import { verifySession } from '../../../formats/chain/verify-session.js';
 import { storeEnvelopes } from '../../../audit/log-sources.js';
 import type { EventStore, NewEvent } from '../../../runtime/ports/event-store.js';
 import { asNewEvents, chainedSession } from '../../support/chained-session.js';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ed25519Verifier } from '../../../adapters/chain/ed25519.js';
-import { combineSegments, type VerifiedSegment } from '../../../adapters/chain/verification-result.js';
-import { createSessionVerifier, streamOfFirstEvent, verifySession, type VerifyOptions } from '../../../adapters/chain/verify-session.js';
+import { ed25519Verifier } from '../../../formats/chain/ed25519.js';
+import { combineSegments, type VerifiedSegment } from '../../../formats/chain/verification-result.js';
+import { createSessionVerifier, streamOfFirstEvent, verifySession, type VerifyOptions } from '../../../formats/chain/verify-session.js';
 import { chainInputOf, GENESIS_HASH, isChainHash } from '../../../domain/event-chain.js';
 import type { LogEvent } from '../../../domain/events.js';
 import type { HeadSigner } from '../../../runtime/ports/head-signer.js';

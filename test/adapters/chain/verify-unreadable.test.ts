@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { verifySession } from '../../../adapters/chain/verify-session.js';
+import { verifySession } from '../../../formats/chain/verify-session.js';
 import { chainedSession } from '../../support/chained-session.js';
 
 /**

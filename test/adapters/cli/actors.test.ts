@@ -107,7 +107,7 @@ describe('the actor of every admission and control action, through the library',
   it('on the memory store: the console fold lists them', async () => {
     const store = new MemoryEventStore();
     const { events } = await scenario(store, 'mem-1');
-    expect(rows(auditSession('mem-1', events).actions)).toEqual(EXPECTED);
+    expect(rows((await auditSession('mem-1', events)).actions)).toEqual(EXPECTED);
     await store.close();
   });
 

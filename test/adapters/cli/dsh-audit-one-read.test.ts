@@ -7,8 +7,8 @@ import { runCli as run } from './support/run-cli.js';
 // `steerlog audit` of a harness log opens the harness reader once per run (it used to open it twice: the fold's pass,
 // then the extras' pass). The reader module is replaced by one that counts its openings and passes (isolated file).
 const counts = vi.hoisted(() => ({ opened: 0, passes: 0 }));
-vi.mock('../../../adapters/dsh/dsh-source.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../../adapters/dsh/dsh-source.js')>();
+vi.mock('../../../formats/dsh/dsh-source.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../../formats/dsh/dsh-source.js')>();
   return {
     ...original,
     openDshLog: (file: string) => {

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isDshLogError, type DshLogError } from '../../../adapters/dsh/dsh-errors.js';
-import { openDshLog } from '../../../adapters/dsh/dsh-source.js';
+import { isDshLogError, type DshLogError } from '../../../formats/dsh/dsh-errors.js';
+import { openDshLog } from '../../../formats/dsh/dsh-source.js';
 import { runCli as run } from '../cli/support/run-cli.js';
 
 /*

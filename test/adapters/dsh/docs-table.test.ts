@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DSH_EVENT_MAP, DSH_IGNORED_TYPES } from '../../../adapters/dsh/dsh-map.js';
+import { DSH_EVENT_MAP, DSH_IGNORED_TYPES } from '../../../formats/dsh/dsh-map.js';
 import { runCli as run } from '../cli/support/run-cli.js';
 
 /** docs/audit.md's mapping table says exactly what the reader does. */

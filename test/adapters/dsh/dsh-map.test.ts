@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isDshLogError, type DshLogError } from '../../../adapters/dsh/dsh-errors.js';
-import { mapDshEvent, parseDshHeader } from '../../../adapters/dsh/dsh-map.js';
-import { openDshLog } from '../../../adapters/dsh/dsh-source.js';
+import { isDshLogError, type DshLogError } from '../../../formats/dsh/dsh-errors.js';
+import { mapDshEvent, parseDshHeader } from '../../../formats/dsh/dsh-map.js';
+import { openDshLog } from '../../../formats/dsh/dsh-source.js';
 import { runCli as run } from '../cli/support/run-cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'steerlog-dsh-map-'));

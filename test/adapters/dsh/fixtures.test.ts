@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decompress } from 'fzstd';
 import { describe, expect, it } from 'vitest';
-import { frameExtent } from '../../../adapters/dsh/zstd-frames.js';
+import { frameExtent } from '../../../formats/dsh/zstd-frames.js';
 import { runCli as run } from '../cli/support/run-cli.js';
 
 /**

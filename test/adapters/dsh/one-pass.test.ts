@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAuditLimit, type AuditLimit } from '../../../audit/audit-limit.js';
 import { auditDshFile, type DshOpener } from '../../../audit/dsh-audit.js';
-import { openDshLog } from '../../../adapters/dsh/dsh-source.js';
+import { openDshLog } from '../../../formats/dsh/dsh-source.js';
 import { sessionLog } from '../../../bench/support/session-log.js';
 import { seededRandom } from '../../support/seeded-random.js';
 import { framesOf, toHarnessLines } from './support/harness-log.js';

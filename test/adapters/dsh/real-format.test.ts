@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectLogFormat } from '../../../audit/log-format.js';
-import { decodeDshChunkRow } from '../../../adapters/dsh/dsh-chunk-rows.js';
-import { isDshLogError, type DshLogError } from '../../../adapters/dsh/dsh-errors.js';
-import { openDshLog } from '../../../adapters/dsh/dsh-source.js';
+import { decodeDshChunkRow } from '../../../formats/dsh/dsh-chunk-rows.js';
+import { isDshLogError, type DshLogError } from '../../../formats/dsh/dsh-errors.js';
+import { openDshLog } from '../../../formats/dsh/dsh-source.js';
 import { runCli as run } from '../cli/support/run-cli.js';
 
 /**

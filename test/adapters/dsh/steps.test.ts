@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isDshLogError } from '../../../adapters/dsh/dsh-errors.js';
-import { openDshLog } from '../../../adapters/dsh/dsh-source.js';
-import type { DshStep } from '../../../adapters/dsh/dsh-steps.js';
+import { isDshLogError } from '../../../formats/dsh/dsh-errors.js';
+import { openDshLog } from '../../../formats/dsh/dsh-source.js';
+import type { DshStep } from '../../../formats/dsh/dsh-steps.js';
 import { runCli as run } from '../cli/support/run-cli.js';
 
 /*

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { decompress } from 'fzstd';
 import { afterAll, describe, expect, it } from 'vitest';
-import { contentChecksum, frameExtent, storedChecksum } from '../../../adapters/dsh/zstd-frames.js';
+import { contentChecksum, frameExtent, storedChecksum } from '../../../formats/dsh/zstd-frames.js';
 import { runCli as run } from '../cli/support/run-cli.js';
 import { framesOf, rawZstdFrame, rawZstdFrameWithChecksum } from './support/harness-log.js';
 

@@ -120,6 +120,9 @@ describe('the console audit endpoint answers what the CLI answers', () => {
     await store.close();
     const cli = (await cliAudit(['--store', `jsonl:${dir}`, 'console-1'])) as { actions: unknown };
     expect(answer.report).toEqual(foldPart(cli));
+    // the console's audit is the object `audit --json` prints, chain included (one function: createLogAudit)
+    expect({ ...answer.audit, storeNotes: [] }).toEqual(cli);
+    expect(answer.audit.chain.status).toBe('verified');
     // who did what: the host's principal on the creation and every admission, the same in the console and the CLI
     expect(answer.actions).toEqual(cli.actions);
     expect(answer.actions.map((a) => [a.kind, a.id, a.actor, a.actorKind])).toEqual([

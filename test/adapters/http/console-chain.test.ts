@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ed25519Signer, ed25519Verifier } from '../../../adapters/chain/ed25519.js';
+import { ed25519Signer, ed25519Verifier } from '../../../formats/chain/ed25519.js';
 import { auditCommand } from '../../../adapters/cli/audit-command.js';
 import { verifyCommand } from '../../../adapters/cli/verify-command.js';
 import { storeConsolePorts } from '../../../adapters/http/console-ports.js';

@@ -3,7 +3,7 @@ import { auditExtras, type AuditExtras } from '../../../../audit/audit-extras.js
 import { pastLimit, type AuditLimit } from '../../../../audit/audit-limit.js';
 import { untilRefusal } from '../../../../audit/dsh-audit.js';
 import { sourceErrorOf } from '../../../../audit/audit-source.js';
-import { openDshLog } from '../../../../adapters/dsh/dsh-source.js';
+import { openDshLog } from '../../../../formats/dsh/dsh-source.js';
 
 /**
  * The reference for the one-pass harness audit: what `audit --format dsh` did before it read the file once — the

@@ -1,11 +1,11 @@
 import * as E from 'fp-ts/lib/Either.js';
-import { hasPending } from '../../domain/inbox/inbox-state.js';
-import { parseEvent } from '../../domain/parse-event.js';
-import { initialSessionState, stepSession, type SessionState } from '../../domain/session-fold.js';
-import type { EventStore } from '../../runtime/ports/event-store.js';
-import { readAllPages } from '../../runtime/ports/paged-reads.js';
-import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
-import { createSessionVerifier } from '../chain/verify-session.js';
+import { hasPending } from '../domain/inbox/inbox-state.js';
+import { parseEvent } from '../domain/parse-event.js';
+import { initialSessionState, stepSession, type SessionState } from '../domain/session-fold.js';
+import type { EventStore } from '../runtime/ports/event-store.js';
+import { readAllPages } from '../runtime/ports/paged-reads.js';
+import { envelopeOfRecorded } from '../runtime/ports/recorded-envelope.js';
+import { createSessionVerifier } from '../formats/chain/verify-session.js';
 
 /** Why a session stays in the live store. */
 export type KeptReason =

@@ -1,4 +1,4 @@
-import type { SessionVerification } from './verify-session.js';
+import type { SessionVerification } from '../../formats/chain/verify-session.js';
 
 /*
  * `steerlog verify`'s words for a verification: the CLI prints them and the console shows them, so both give the

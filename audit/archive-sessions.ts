@@ -1,10 +1,10 @@
-import type { EventStore } from '../../runtime/ports/event-store.js';
-import { streamRevision } from '../../runtime/ports/event-store.js';
-import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
-import { canDeleteStreams } from '../../runtime/ports/stream-deletion.js';
-import { ArchiveError } from './archive-format.js';
+import type { EventStore } from '../runtime/ports/event-store.js';
+import { streamRevision } from '../runtime/ports/event-store.js';
+import { envelopeOfRecorded } from '../runtime/ports/recorded-envelope.js';
+import { canDeleteStreams } from '../runtime/ports/stream-deletion.js';
+import { ArchiveError } from '../formats/archive/archive-format.js';
 import { selectEnded, type KeptReason } from './archive-selection.js';
-import { nodeArchiveDurability, writeArchive, type ArchiveDurability } from './write-archive.js';
+import { nodeArchiveDurability, writeArchive, type ArchiveDurability } from '../formats/archive/write-archive.js';
 
 /** Options of {@link archiveSessions}. */
 export interface ArchiveSessionsOptions {

@@ -1,9 +1,6 @@
 import type { AuditReport } from '../../domain/audit.js';
 import type { AuditChain, AuditOutput } from '../../audit/audit-extras.js';
-import { formatVerification } from './verify-command.js';
-
-/** Does the chain make the audit fail? A broken or unreadable chain does; an unchained (older) log does not. */
-export const chainFails = (chain: AuditChain): boolean => chain.status === 'broken' || chain.status === 'unreadable';
+import { formatVerification } from './verification-text.js';
 
 /** The chain lines of the human audit report. */
 export const formatAuditChain = (report: AuditReport, chain: AuditChain): string =>
