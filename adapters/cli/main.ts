@@ -72,6 +72,14 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
     summary: 'every session of a store: created, events, turns, status at the end of its log, chain status',
     load: async () => import('./sessions-command.js').then((m) => ({ usage: m.SESSIONS_USAGE, run: m.sessionsCommand })),
   },
+  lineage: {
+    summary: 'the tree of forks and children a session belongs to, with where each branched',
+    load: async () => import('./lineage-command.js').then((m) => ({ usage: m.LINEAGE_USAGE, run: m.lineageCommand })),
+  },
+  search: {
+    summary: 'find the events whose messages, answers or tool calls hold every word of a text',
+    load: async () => import('./search-command.js').then((m) => ({ usage: m.SEARCH_USAGE, run: m.searchCommand })),
+  },
   archive: {
     summary: 'move ended sessions older than --before to a verified gzip archive, then delete them from the store',
     load: async () => import('./archive-command.js').then((m) => ({ usage: m.ARCHIVE_USAGE, run: m.archiveCommand })),

@@ -29,7 +29,7 @@ const EXPECTED: Readonly<Record<Kind, number>> = {
   'damaged store': 3,
 };
 /** The commands that take --json. */
-const JSON_COMMANDS = new Set(['audit', 'verify', 'why', 'sessions', 'store', 'archive', 'erase', 'demo']);
+const JSON_COMMANDS = new Set(['audit', 'verify', 'why', 'sessions', 'lineage', 'search', 'store', 'archive', 'erase', 'demo']);
 const DOWN = 'postgres://postgres@127.0.0.1:1/test';
 const SESSION = 'c-1';
 const MODULE = 'docs/projections/accept-to-claim.ts';
@@ -159,6 +159,28 @@ const cells = (): Readonly<Record<string, Readonly<Record<Kind, readonly string[
     'bad flag': ['sessions', '--bogus'],
     'invalid log': ['sessions', '--store', `jsonl:${f.invalidStore}`],
     'damaged store': ['sessions', '--store', `jsonl:${f.damaged}`],
+  },
+  lineage: {
+    'missing file': ['lineage', SESSION, '--store', `archive:${f.missing}`],
+    directory: ['lineage', SESSION, '--store', `archive:${f.dir}`],
+    'unreadable file': ['lineage', SESSION, '--store', `archive:${f.unreadable}`],
+    'unknown store spec': ['lineage', SESSION, '--store', 'bogus:x'],
+    'unreachable store': ['lineage', SESSION, '--store', DOWN],
+    'no such session': ['lineage', 'nope', '--store', `jsonl:${f.store}`],
+    'bad flag': ['lineage', SESSION, '--bogus'],
+    'invalid log': null,
+    'damaged store': ['lineage', SESSION, '--store', `jsonl:${f.damaged}`],
+  },
+  search: {
+    'missing file': ['search', 'hello', '--store', `archive:${f.missing}`],
+    directory: ['search', 'hello', '--store', `archive:${f.dir}`],
+    'unreadable file': ['search', 'hello', '--store', `archive:${f.unreadable}`],
+    'unknown store spec': ['search', 'hello', '--store', 'bogus:x'],
+    'unreachable store': ['search', 'hello', '--store', DOWN],
+    'no such session': null,
+    'bad flag': ['search', 'hello', '--bogus'],
+    'invalid log': null,
+    'damaged store': ['search', 'hello', '--store', `jsonl:${f.damaged}`],
   },
   export: {
     'missing file': ['export', `archive:${f.missing}`, SESSION],
