@@ -14,6 +14,7 @@ import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
 import { storeConsolePorts, type ConsolePorts } from './console-ports.js';
 import { registerConsoleReads } from './console-reads.js';
 import { registerConsoleOverview } from './console-overview.js';
+import { registerConsoleContext } from './console-context.js';
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -87,6 +88,7 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
   const eventsOf = async (sessionId: string): Promise<readonly LogEvent[]> => host.live.get(sessionId)?.agent.events ?? (await readStored(sessionId));
   registerConsoleReads(app, eventsOf, options.ports ?? storeConsolePorts(host.store, { keys }));
   registerConsoleOverview(app, host.store, keys);
+  registerConsoleContext(app, eventsOf);
   app.get('/api/whoami', (c) => c.json({ principal: (c.get('principal') as Principal).id }));
   app.get('/api/audit/:sessionId', async (c) => {
     const sessionId = c.req.param('sessionId');
