@@ -42,8 +42,12 @@ export interface AuditSessionOptions {
   readonly messageId?: string;
 }
 
-/** The envelope line `steerlog audit` reads for an event. */
-const lineOf = (e: LogEvent): string => JSON.stringify({ seq: e.seq, id: e.id, time: e.time, type: e.type, data: e.data, ...(e.ignorable ? { ignorable: true } : {}) });
+/**
+ * The envelope `steerlog audit` reads for an event (its line, without the line): a fresh object the auditor owns,
+ * so it is validated as parsed JSON (`pushValue`) instead of being written out as a line and parsed back. The data
+ * is the event's own, checked as it stands (a value that is not lossless JSON is refused as a line of it would be).
+ */
+const envelopeOf = (e: LogEvent): Record<string, unknown> => ({ seq: e.seq, id: e.id, time: e.time, type: e.type, data: e.data, ...(e.ignorable ? { ignorable: true } : {}) });
 
 /** Both folds of one log, advanced together: the CLI's auditor and the fates of the session fold. */
 interface Folds {
@@ -58,7 +62,7 @@ interface Folds {
 const newFolds = (sessionId: string): Folds => ({ auditor: createAuditor(sessionId), fates: createFateFold(), pos: -1, lastId: null });
 
 const advance = (folds: Folds, e: LogEvent): void => {
-  folds.auditor.push(lineOf(e));
+  folds.auditor.pushValue(envelopeOf(e));
   folds.fates.push(e);
   folds.pos = e.seq;
   folds.lastId = e.id;

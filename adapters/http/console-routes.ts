@@ -45,7 +45,10 @@ export const consoleAssetsDir = (): string | null => {
  */
 const storedReader = (host: Host, keys: KeyStore | null, keep = 4) => {
   const cache = new Map<string, LogEvent[]>();
-  return async (sessionId: string): Promise<readonly LogEvent[]> => {
+  // requests that arrive while a session is being read share that read (the audit view asks for the audit, the
+  // timeline and the chain of a session at once: one read of a long log, not three)
+  const reading = new Map<string, Promise<readonly LogEvent[]>>();
+  const read = async (sessionId: string): Promise<readonly LogEvent[]> => {
     const held = cache.get(sessionId) ?? [];
     cache.delete(sessionId);
     const out = [...held];
@@ -59,6 +62,13 @@ const storedReader = (host: Host, keys: KeyStore | null, keep = 4) => {
     cache.set(sessionId, out);
     while (cache.size > keep) cache.delete(cache.keys().next().value!);
     return out;
+  };
+  return (sessionId: string): Promise<readonly LogEvent[]> => {
+    const running = reading.get(sessionId);
+    if (running) return running;
+    const next = read(sessionId).finally(() => reading.delete(sessionId));
+    reading.set(sessionId, next);
+    return next;
   };
 };
 

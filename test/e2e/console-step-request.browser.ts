@@ -8,7 +8,7 @@ import type { ContextOutput } from '../../audit/step-request.js';
 import { ARTIFACTS, DOC_SHOTS, axeViolations, browserAvailable } from './support/browser.js';
 import { closeConsole, openConsole } from './support/console-fixture.js';
 import type { ServeProcess } from './support/serve-process.js';
-import { messageText } from '../../adapters/web/src/step-request.js';
+import { messageText } from '../../adapters/web/src/request-text.js';
 
 // The console shows the request of any step of the demo session (#34): select a step in the audit view → the
 // messages `steerlog context` gives for it, its provenance, and which inputs entered at that step and why.

@@ -154,9 +154,17 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
     return () => clearTimeout(timer);
   }, [sessionId, at, selected]);
 
+  // the timeline is asked for at once, beside the first audit (not after it), and again when a later audit finds
+  // the log grown
   const lastSeq = audit?.lastSeq;
+  const timelineSeq = useRef<number | undefined>(undefined);
+  const [timelineAsk, setTimelineAsk] = useState(0);
   useEffect(() => {
     if (lastSeq === undefined) return;
+    if (timelineSeq.current !== undefined && timelineSeq.current !== lastSeq) setTimelineAsk((n) => n + 1);
+    timelineSeq.current = lastSeq;
+  }, [lastSeq]);
+  useEffect(() => {
     let current = true;
     consoleClient.fetchTimeline(sessionId).then(
       (t) => current && setTimeline(t),
@@ -165,7 +173,7 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
     return () => {
       current = false;
     };
-  }, [sessionId, lastSeq]);
+  }, [sessionId, timelineAsk]);
 
   const info: InputInfo = useMemo(() => new Map((timeline?.inputs ?? []).map((i) => [i.id, i])), [timeline]);
   const turnTimes = useMemo(() => new Map((timeline?.turns ?? []).map((t) => [t.turn, t])), [timeline]);
@@ -217,7 +225,8 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
         </div>
       </header>
       {notice ? <p role="alert" class="notice">{notice}</p> : null}
-      <ChainPanel sessionId={sessionId} />
+      {/* the chain check reads the whole log again: it waits for the timeline, so it does not slow the view's opening */}
+      <ChainPanel sessionId={sessionId} ready={timeline !== null || notice !== null} />
       {timeline ? <TimelineChart timeline={timeline} at={seq} atTime={audit.atTime} onSeek={(n) => setAt(n)} /> : <p role="status">Drawing the timeline…</p>}
       <section class="card scrubber" aria-label="Time travel">
         <h2>

@@ -4,6 +4,7 @@ import type { ContextOutput } from '../../../audit/step-request.js';
 import { consoleClient } from './api.js';
 import { CopyId } from './copy-id.js';
 import { VirtualList } from './virtual-list.js';
+import { messageText } from './request-text.js';
 
 /** A step of the session: `turn.step`. */
 export interface StepRef {
@@ -13,24 +14,6 @@ export interface StepRef {
 
 /** Above this many messages the request's list is virtualised (one line a message, the whole text in its title). */
 const FULL_LIST_MAX = 200;
-
-/** One content block in words, as `steerlog context` prints it: text, reasoning, a tool call, or `[type]`. */
-export const blockText = (b: ModelMessage['content'][number]): string => {
-  const block = b as { type: string; text?: string; name?: string; callId?: string; arguments?: string };
-  switch (block.type) {
-    case 'text':
-      return block.text ?? '';
-    case 'reasoning':
-      return `(reasoning) ${block.text ?? ''}`;
-    case 'tool-call':
-      return `[tool call ${block.name ?? '?'} ${block.arguments ?? ''}]`;
-    default:
-      return `[${block.type}]`;
-  }
-};
-
-/** A message of the request in words: every block, joined. */
-export const messageText = (m: ModelMessage): string => m.content.map((b) => blockText(b as ModelMessage['content'][number])).join(' ');
 
 const who = (m: ModelMessage): string => (m.role === 'user' ? `user · ${(m.source as { kind: string }).kind}` : m.role === 'tool' ? `tool result ${m.callId}` : 'assistant');
 
