@@ -6,6 +6,7 @@ import { UsageError } from './cli-failure.js';
 import type { CliIo } from './io.js';
 import { readingLog } from './reading-log.js';
 import { parseFormatOption } from '../../audit/log-format.js';
+import { contextOutput } from '../../audit/step-request.js';
 
 export const CONTEXT_USAGE = `usage: steerlog context <log.jsonl> --step <turn>.<step> [--format auto|steerlog|dsh] [--keys <spec>] [--json]
        steerlog context --store <spec> <session-id> --step <turn>.<step> [--keys <spec>] [--json]
@@ -16,11 +17,8 @@ export const CONTEXT_USAGE = `usage: steerlog context <log.jsonl> --step <turn>.
 exit: 0 answered, 1 the log is invalid before that step's request, 2 usage, no such session or no such step,
       3 the store or file could not be read`;
 
-/** What `steerlog context --json` prints. */
-export interface ContextOutput extends StepContext {
-  readonly format: 'steerlog-context';
-  readonly version: 1;
-}
+/** What `steerlog context --json` prints (audit/step-request.ts: the console's context endpoint answers the same object). */
+export type { ContextOutput } from '../../audit/step-request.js';
 
 const textOf = (m: ModelMessage): string =>
   m.content
@@ -73,8 +71,6 @@ export const contextCommand = async (argv: readonly string[], io: CliIo): Promis
     return 1;
   }
   if (answer.kind === 'no-such-step') throw new UsageError(answer.message);
-  const { context } = answer;
-  const output: ContextOutput = { format: 'steerlog-context', version: 1, ...context };
-  io.stdout.write(args.flags.json ? `${JSON.stringify(output)}\n` : formatContext(context));
+  io.stdout.write(args.flags.json ? `${JSON.stringify(contextOutput(answer.context))}\n` : formatContext(answer.context));
   return 0;
 };

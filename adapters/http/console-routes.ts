@@ -14,6 +14,7 @@ import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
 import { storeConsolePorts, type ConsolePorts } from './console-ports.js';
 import { registerConsoleReads } from './console-reads.js';
 import { registerConsoleOverview } from './console-overview.js';
+import { registerConsoleContext } from './console-context.js';
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -46,7 +47,10 @@ export const consoleAssetsDir = (): string | null => {
  */
 const storedReader = (host: Host, keys: KeyStore | null, open: boolean, keep = 4) => {
   const cache = new Map<string, LogEvent[]>();
-  return async (sessionId: string): Promise<readonly LogEvent[]> => {
+  // requests that arrive while a session is being read share that read (the audit view asks for the audit, the
+  // timeline and the chain of a session at once: one read of a long log, not three)
+  const reading = new Map<string, Promise<readonly LogEvent[]>>();
+  const read = async (sessionId: string): Promise<readonly LogEvent[]> => {
     const held = cache.get(sessionId) ?? [];
     cache.delete(sessionId);
     const out = [...held];
@@ -59,6 +63,13 @@ const storedReader = (host: Host, keys: KeyStore | null, open: boolean, keep = 4
     cache.set(sessionId, out);
     while (cache.size > keep) cache.delete(cache.keys().next().value!);
     return out;
+  };
+  return (sessionId: string): Promise<readonly LogEvent[]> => {
+    const running = reading.get(sessionId);
+    if (running) return running;
+    const next = read(sessionId).finally(() => reading.delete(sessionId));
+    reading.set(sessionId, next);
+    return next;
   };
 };
 
@@ -93,6 +104,7 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
     (host.keyStore === null ? host.live.get(sessionId)?.agent.events : undefined) ?? (await readStoredForm(sessionId));
   registerConsoleReads(app, eventsOf, options.ports ?? storeConsolePorts(host.store, { keys }));
   registerConsoleOverview(app, host.store, keys);
+  registerConsoleContext(app, eventsOf);
   app.get('/api/whoami', (c) => c.json({ principal: (c.get('principal') as Principal).id }));
   app.get('/api/audit/:sessionId', async (c) => {
     const sessionId = c.req.param('sessionId');

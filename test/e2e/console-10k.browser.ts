@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -57,6 +58,7 @@ describe.skipIf(!run)('a 10k-turn session in the audit view (measured, not asser
   });
 
   it('opens, draws the aggregated timeline, scrolls the turn list; reports the times and long tasks', async () => {
+    const loadBefore = loadavg()[0]!;
     await page.goto(`${serve.url}/`);
     await page.evaluate(`(() => {
       window.__long = [];
@@ -93,6 +95,8 @@ describe.skipIf(!run)('a 10k-turn session in the audit view (measured, not asser
       longTasksWhileOpening: openLong.map((e) => Math.round(e.duration)),
       longTasksWhileScrollingAndZooming: useLong.map((e) => Math.round(e.duration)),
       longestWhileScrollingAndZooming: Math.round(Math.max(0, ...useLong.map((e) => e.duration))),
+      // the machine's 1-minute load average before and after: on a shared machine the figures above scale with it
+      loadAverage: [Math.round(loadBefore * 10) / 10, Math.round(loadavg()[0]! * 10) / 10],
     };
     mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
     writeFileSync(join(ROOT, 'test-artifacts', 'console-10k.json'), `${JSON.stringify(report, null, 2)}\n`);

@@ -232,6 +232,15 @@ describe.skipIf(!run)('the audit view: chain, rows, timeline, export (steerlog s
     await page.locator('[data-pending-steering="steer-a"] [data-pending-why]', { hasText: 'enters at the next step boundary' }).waitFor();
     await prompt('live-1', 'and then write the summary');
     await page.locator('[data-queue-actor="local"]', { hasText: /waiting \d+ s/ }).first().waitFor();
+    // the age counts from the admission the log records (its splice's time), in a console opened later too
+    const history = (await serve.rpc('session.history', { sessionId: 'live-1', after: -1, limit: 1000 })).result as { ok: true; value: { events: { event: { type: string; time: number; data: { inserted?: { content: { text?: string }[] }[] } } }[] } };
+    const admittedAt = history.value.events.find(({ event }) => event.type === 'agent/inbox/spliced' && event.data.inserted?.some((m) => m.content[0]?.text === 'and then write the summary'))!.event.time;
+    const ageOf = (p: typeof page) => p.locator('[data-queue-row]', { hasText: 'and then write the summary' }).locator('[data-admitted-at]').getAttribute('data-admitted-at');
+    expect(await ageOf(page)).toBe(String(admittedAt));
+    const later = await context.newPage();
+    await later.goto(`${serve.url}/#/live/live-1`);
+    await expect.poll(() => ageOf(later)).toBe(String(admittedAt));
+    await later.close();
     // the sessions list sits beside the session, this one marked
     expect(await page.locator('[data-sidebar-session="live-1"]').getAttribute('aria-current')).toBe('page');
     // "Audit this session" and "Reconnect stream" are apart

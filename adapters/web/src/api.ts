@@ -4,6 +4,7 @@ import type { SessionAudit } from '../../../host/session-audit.js';
 import type { ConsoleChain } from '../../http/console-reads.js';
 import type { SessionOverview } from '../../http/console-overview.js';
 import type { SessionTimeline } from '../../../audit/session-timeline.js';
+import type { ContextOutput } from '../../../audit/step-request.js';
 import { consoleAuth, type ConsoleAuth } from './auth.js';
 
 /** The refusal the console reports when the host answered 401: the view is replaced by the sign-in prompt. */
@@ -62,6 +63,8 @@ export interface ConsoleClient {
   fetchOverview(ids: readonly string[]): Promise<readonly SessionOverview[]>;
   /** The text of `steerlog audit --json` for the whole session. */
   fetchExport(sessionId: string): Promise<string>;
+  /** The request of step `turn.step` (`steerlog context --json`'s answer). */
+  fetchContext(sessionId: string, turn: number, step: number): Promise<ContextOutput>;
 }
 
 const UNAUTHORIZED: UnauthorizedError = { code: 'unauthorized', message: 'the host needs a valid token: sign in', details: {} };
@@ -89,8 +92,9 @@ export const createConsoleClient = (options: ConsoleClientOptions = {}): Console
       throw new AuditRequestError('audit-unauthorized', UNAUTHORIZED.message);
     }
     if (!res.ok) {
-      const body = (await res.json().catch(() => null)) as { error?: unknown } | null;
-      throw new AuditRequestError('audit-failed', `${what}: HTTP ${res.status}${typeof body?.error === 'string' ? ` (${body.error})` : ''}`);
+      const body = (await res.json().catch(() => null)) as { error?: unknown; message?: unknown } | null;
+      const why = typeof body?.message === 'string' ? body.message : typeof body?.error === 'string' ? body.error : null;
+      throw new AuditRequestError('audit-failed', `${what}: HTTP ${res.status}${why !== null ? ` (${why})` : ''}`);
     }
     return res;
   };
@@ -149,6 +153,10 @@ export const createConsoleClient = (options: ConsoleClientOptions = {}): Console
     async fetchExport(sessionId) {
       const res = await getChecked(`/api/export/${encodeURIComponent(sessionId)}`, `export of ${sessionId}`);
       return res.text();
+    },
+
+    async fetchContext(sessionId, turn, step) {
+      return (await getJson(`/api/context/${encodeURIComponent(sessionId)}?step=${turn}.${step}`, `request of step ${turn}.${step}`)) as ContextOutput;
     },
 
     async whoami(token) {

@@ -8,6 +8,7 @@ import { ChainPanel } from './chain-panel.js';
 import { CopyId } from './copy-id.js';
 import { TimelineChart } from './timeline-chart.js';
 import { VirtualList } from './virtual-list.js';
+import { StepRequest, type StepRef } from './step-request.js';
 
 const time = (t: number) => new Date(t).toISOString().replace('T', ' ').replace('Z', ' UTC');
 
@@ -39,6 +40,9 @@ export const describeFate = (e: FateEntry): string => {
 
 /** What the timeline knows of each input id (its last admission): text, actor, class and times. */
 type InputInfo = Map<string, TimelineInput>;
+
+/** How many step buttons a turn row shows (a later step is reached with the Step field). */
+const STEP_BUTTONS = 4;
 
 const clock = (t: number | null): string => (t === null ? '—' : new Date(t).toISOString().slice(11, 23));
 
@@ -128,6 +132,10 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
   const [at, setAt] = useState<number | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const [fate, setFate] = useState<MessageFate | null | undefined>(undefined);
+  const [step, setStep] = useState<StepRef | null>(null);
+  const [stepDraft, setStepDraft] = useState('');
+  const [stepDraftError, setStepDraftError] = useState<string | null>(null);
+  const stepCard = useRef<HTMLElement>(null);
   const latest = useRef(0);
 
   useEffect(() => {
@@ -146,9 +154,17 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
     return () => clearTimeout(timer);
   }, [sessionId, at, selected]);
 
+  // the timeline is asked for at once, beside the first audit (not after it), and again when a later audit finds
+  // the log grown
   const lastSeq = audit?.lastSeq;
+  const timelineSeq = useRef<number | undefined>(undefined);
+  const [timelineAsk, setTimelineAsk] = useState(0);
   useEffect(() => {
     if (lastSeq === undefined) return;
+    if (timelineSeq.current !== undefined && timelineSeq.current !== lastSeq) setTimelineAsk((n) => n + 1);
+    timelineSeq.current = lastSeq;
+  }, [lastSeq]);
+  useEffect(() => {
     let current = true;
     consoleClient.fetchTimeline(sessionId).then(
       (t) => current && setTimeline(t),
@@ -157,7 +173,7 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
     return () => {
       current = false;
     };
-  }, [sessionId, lastSeq]);
+  }, [sessionId, timelineAsk]);
 
   const info: InputInfo = useMemo(() => new Map((timeline?.inputs ?? []).map((i) => [i.id, i])), [timeline]);
   const turnTimes = useMemo(() => new Map((timeline?.turns ?? []).map((t) => [t.turn, t])), [timeline]);
@@ -167,6 +183,18 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
   const r = audit.report;
   const seq = audit.at;
   const cw = r.consumedWork;
+  const chooseStep = (ref: StepRef) => {
+    setStep(ref);
+    setStepDraft(`${ref.turn}.${ref.step}`);
+    setStepDraftError(null);
+    stepCard.current?.scrollIntoView?.({ block: 'nearest' });
+  };
+  const submitStep = (e: Event) => {
+    e.preventDefault();
+    const m = /^\s*([1-9]\d*)\.([1-9]\d*)\s*$/.exec(stepDraft);
+    if (!m) return setStepDraftError('Type a step as <turn>.<step>, e.g. 2.1');
+    chooseStep({ turn: Number(m[1]), step: Number(m[2]) });
+  };
   const exportJson = () =>
     consoleClient.fetchExport(sessionId).then(
       (text) => download(`${sessionId}.audit.json`, text),
@@ -197,7 +225,8 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
         </div>
       </header>
       {notice ? <p role="alert" class="notice">{notice}</p> : null}
-      <ChainPanel sessionId={sessionId} />
+      {/* the chain check reads the whole log again: it waits for the timeline, so it does not slow the view's opening */}
+      <ChainPanel sessionId={sessionId} ready={timeline !== null || notice !== null} />
       {timeline ? <TimelineChart timeline={timeline} at={seq} atTime={audit.atTime} onSeek={(n) => setAt(n)} /> : <p role="status">Drawing the timeline…</p>}
       <section class="card scrubber" aria-label="Time travel">
         <h2>
@@ -261,11 +290,42 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
                 <span>
                   {t.steps} step{t.steps === 1 ? '' : 's'} · ended {t.reason ?? '(open)'}
                 </span>
+                <span class="step-picks no-print">
+                  {Array.from({ length: Math.min(t.steps, STEP_BUTTONS) }, (_, k) => (
+                    <button
+                      type="button"
+                      class="pick"
+                      key={k}
+                      data-step-pick={`${t.turn}.${k + 1}`}
+                      aria-pressed={step?.turn === t.turn && step.step === k + 1}
+                      aria-label={`Request of step ${t.turn}.${k + 1}`}
+                      onClick={() => chooseStep({ turn: t.turn, step: k + 1 })}
+                    >
+                      {t.turn}.{k + 1}
+                    </button>
+                  ))}
+                </span>
                 <span class="text">claimed {t.claimed.map((id) => `“${info.get(id)?.text ?? id}”`).join(', ') || 'nothing'}</span>
               </span>
             );
           }}
         />
+      </section>
+      <section class="card step-request" aria-label="Step request" ref={stepCard}>
+        <div class="card-head">
+          <h2>{step === null ? 'Step request' : `Request of turn ${step.turn}, step ${step.step}`}</h2>
+          <form class="step-form no-print" onSubmit={submitStep}>
+            <label for="step-ref">Step</label>
+            <input id="step-ref" type="text" inputMode="decimal" placeholder="turn.step" size={8} value={stepDraft} onInput={(e) => setStepDraft((e.currentTarget as HTMLInputElement).value)} aria-describedby={stepDraftError ? 'step-ref-error' : undefined} />
+            <button type="submit">Show request</button>
+          </form>
+        </div>
+        {stepDraftError ? (
+          <p id="step-ref-error" role="alert" class="notice">
+            {stepDraftError}
+          </p>
+        ) : null}
+        <StepRequest sessionId={sessionId} step={step} textOf={(id) => info.get(id)?.text} onSeek={(n) => setAt(n)} />
       </section>
       <section class="card inputs" aria-label="Inputs">
         <h2>What happened to this input?</h2>

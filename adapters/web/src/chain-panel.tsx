@@ -50,12 +50,13 @@ const signatureLine = (chain: ConsoleChain): string => {
  * which runs the same verification with its `--pubkey` keys), in the CLI's own words, the head to anchor elsewhere,
  * every signed head with its key id and verdict, and a check of an anchor kept outside the log.
  */
-export const ChainPanel = ({ sessionId }: { sessionId: string }) => {
+export const ChainPanel = ({ sessionId, ready = true }: { sessionId: string; /** False: wait before asking (the view's other reads go first). @defaultValue true */ ready?: boolean }) => {
   const [chain, setChain] = useState<ConsoleChain | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [anchor, setAnchor] = useState('');
   const [checked, setChecked] = useState<string | undefined>(undefined);
   useEffect(() => {
+    if (!ready) return;
     let current = true;
     consoleClient.fetchChain(sessionId, checked).then(
       (c) => current && (setChain(c), setError(null)),
@@ -64,8 +65,9 @@ export const ChainPanel = ({ sessionId }: { sessionId: string }) => {
     return () => {
       current = false;
     };
-  }, [sessionId, checked]);
+  }, [sessionId, checked, ready]);
   if (error) return <section class="card chain" aria-label="Hash chain"><h2>Hash chain</h2><p role="alert">{error}</p></section>;
+  // the chain is verified from the store (a read of the whole log): asked for once the view's own reads are in
   if (!chain) return <section class="card chain" aria-label="Hash chain"><h2>Hash chain</h2><p role="status">Verifying the chain…</p></section>;
   const v = chain.verification;
   const head = chainHeadline(v);

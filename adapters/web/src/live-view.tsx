@@ -2,15 +2,16 @@ import { useEffect, useReducer, useRef, useState } from 'preact/hooks';
 import { call, type CallError } from './api.js';
 import { openStream } from './stream.js';
 import { composerIntent } from './composer-policy.js';
-import { entryOf, initialMirror, reduceMirror, runningStepOf, type ConversationEntry, type MessageClass, type MirrorRow, type MirrorState } from './mirror.js';
+import { admissionsOf, entryOf, initialMirror, reduceMirror, runningStepOf, type ConversationEntry, type MessageClass, type MirrorRow, type MirrorState } from './mirror.js';
 import { QueueDock } from './queue-dock.js';
 import { ConversationItem, CopyButton } from './conversation-item.js';
 
 /** The two refusals a steer can meet by losing a race: the console stays silent on them. */
 const RACE_CODES: ReadonlySet<string> = new Set(['queue-item-not-found', 'steer-unavailable']);
 
-const loadHistory = async (sessionId: string): Promise<{ entries: ConversationEntry[]; lastSeq: number; current: ReturnType<typeof runningStepOf> } | CallError> => {
+const loadHistory = async (sessionId: string): Promise<{ entries: ConversationEntry[]; lastSeq: number; current: ReturnType<typeof runningStepOf>; admitted: (readonly [string, number])[] } | CallError> => {
   const entries: ConversationEntry[] = [];
+  const admitted: (readonly [string, number])[] = [];
   const step: { type: string; data?: unknown }[] = [];
   let after = -1;
   let lastSeq = -1;
@@ -20,11 +21,12 @@ const loadHistory = async (sessionId: string): Promise<{ entries: ConversationEn
     for (const { event, class: cls } of page.value.events) {
       const entry = entryOf(event, (cls as MessageClass | undefined) ?? null);
       if (entry) entries.push(entry);
+      admitted.push(...admissionsOf(event as { time?: number; type: string; data?: unknown }));
       if (event.type === 'step/start') step.length = 0;
       step.push(event);
     }
     lastSeq = page.value.lastSeq;
-    if (page.value.nextAfter === null) return { entries, lastSeq, current: runningStepOf(step) };
+    if (page.value.nextAfter === null) return { entries, lastSeq, current: runningStepOf(step), admitted };
     after = page.value.nextAfter;
   }
 };
@@ -86,7 +88,7 @@ export const LiveView = ({ sessionId }: { sessionId: string }) => {
     const h = await loadHistory(sessionId);
     if ('code' in h) return notify(`Could not load the session: ${h.message}`);
     const got = await call('session.get', { sessionId });
-    dispatch({ kind: 'history', entries: h.entries, lastSeq: h.lastSeq, current: h.current, ...(got.ok ? { running: got.value.running } : {}) });
+    dispatch({ kind: 'history', entries: h.entries, lastSeq: h.lastSeq, current: h.current, admitted: h.admitted, ...(got.ok ? { running: got.value.running } : {}) });
   };
 
   useEffect(() => {
@@ -95,7 +97,7 @@ export const LiveView = ({ sessionId }: { sessionId: string }) => {
 
   useEffect(() => {
     const stream = openStream([sessionId], (frame) => {
-      dispatch({ kind: 'frame', frame, at: Date.now() });
+      dispatch({ kind: 'frame', frame });
       if (frame.type === 'session/event' && frame.event.type === 'user/message' && frame.sessionId === sessionId) {
         const seq = frame.event.seq;
         void call('session.history', { sessionId, after: seq - 1, limit: 1 }).then((r) => {
@@ -196,7 +198,7 @@ export const LiveView = ({ sessionId }: { sessionId: string }) => {
           </p>
         ))}
       </div>
-      <QueueDock rows={state.rows} running={state.running} actions={actions} seenAt={state.seenAt} />
+      <QueueDock rows={state.rows} running={state.running} actions={actions} admittedAt={state.admittedAt} />
       {parked ? (
         <p class="parked">
           Queued work is parked (nothing runs it until the next send).{' '}

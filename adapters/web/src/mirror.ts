@@ -46,8 +46,11 @@ export interface MirrorState {
   readonly streaming: { readonly turn: number; readonly step: number; readonly text: string } | null;
   /** The running step: its number and tool calls with their state; null between steps. */
   readonly step: { readonly turn: number; readonly step: number; readonly tools: readonly RunningToolCall[] } | null;
-  /** When this console first saw each queue row (ms), for its age. */
-  readonly seenAt: ReadonlyMap<string, number>;
+  /**
+   * When the log admitted each message (ms): the time of the first `agent/inbox/spliced` that inserted its id, from
+   * the history and the live stream. A queue row's age counts from it, whenever this console opened.
+   */
+  readonly admittedAt: ReadonlyMap<string, number>;
 }
 
 export const initialMirror = (sessionId: string): MirrorState => ({
@@ -61,7 +64,7 @@ export const initialMirror = (sessionId: string): MirrorState => ({
   streamError: null,
   streaming: null,
   step: null,
-  seenAt: new Map(),
+  admittedAt: new Map(),
 });
 
 type Block = { readonly type: string; readonly text?: string };
@@ -109,10 +112,35 @@ export const entryOf = (event: { readonly seq: number; readonly time?: number; r
   }
 };
 
+/** The admissions of one durable event: each id an `agent/inbox/spliced` inserts, with the event's time. */
+export const admissionsOf = (event: { readonly time?: number; readonly type: string; readonly data?: unknown }): readonly (readonly [string, number])[] => {
+  if (event.type !== 'agent/inbox/spliced' || event.time === undefined) return [];
+  const inserted = (event.data as { inserted?: readonly { id?: unknown }[] } | undefined)?.inserted ?? [];
+  return inserted.flatMap((m) => (typeof m.id === 'string' ? [[m.id, event.time!] as const] : []));
+};
+
+/** `known` plus the admissions not in it yet (the first admission of an id is its admission time). */
+const withAdmissions = (known: ReadonlyMap<string, number>, add: readonly (readonly [string, number])[]): ReadonlyMap<string, number> => {
+  const fresh = add.filter(([id]) => !known.has(id));
+  if (fresh.length === 0) return known;
+  const out = new Map(known);
+  for (const [id, t] of fresh) if (!out.has(id)) out.set(id, t);
+  return out;
+};
+
 /** What changes the mirror. */
 export type MirrorAction =
-  | { readonly kind: 'frame'; readonly frame: HostFrame; /** When it arrived (ms): a queue row's first sight. @defaultValue 0 */ readonly at?: number }
-  | { readonly kind: 'history'; readonly entries: readonly ConversationEntry[]; readonly lastSeq: number; readonly running?: boolean; /** The running step as the history ends (`runningStepOf`). */ readonly current?: Pick<MirrorState, 'streaming' | 'step'> }
+  | { readonly kind: 'frame'; readonly frame: HostFrame }
+  | {
+      readonly kind: 'history';
+      readonly entries: readonly ConversationEntry[];
+      readonly lastSeq: number;
+      readonly running?: boolean;
+      /** The running step as the history ends (`runningStepOf`). */
+      readonly current?: Pick<MirrorState, 'streaming' | 'step'>;
+      /** The history's admissions (`admissionsOf` each event), in seq order. @defaultValue none */
+      readonly admitted?: readonly (readonly [string, number])[];
+    }
   | { readonly kind: 'classified'; readonly seq: number; readonly class: MessageClass };
 
 /**
@@ -129,7 +157,8 @@ export const reduceMirror = (state: MirrorState, action: MirrorAction): MirrorSt
       for (const e of action.entries) bySeq.set(e.seq, e);
       const conversation = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
       const current = action.current && action.lastSeq >= state.lastSeq ? action.current : {};
-      return { ...state, ...current, conversation, lastSeq: Math.max(state.lastSeq, action.lastSeq), gap: false, ...(action.running !== undefined ? { running: action.running } : {}) };
+      const admittedAt = withAdmissions(state.admittedAt, action.admitted ?? []);
+      return { ...state, ...current, conversation, admittedAt, lastSeq: Math.max(state.lastSeq, action.lastSeq), gap: false, ...(action.running !== undefined ? { running: action.running } : {}) };
     }
     case 'classified':
       return { ...state, conversation: state.conversation.map((e) => (e.kind === 'user' && e.seq === action.seq ? { ...e, class: action.class } : e)) };
@@ -141,9 +170,7 @@ export const reduceMirror = (state: MirrorState, action: MirrorAction): MirrorSt
           return { ...state, rows: [], generation: state.generation + 1, gap: state.gap || f.lastSeq > state.lastSeq, streamError: null };
         case 'session/queue': {
           if (f.sessionId !== state.sessionId) return state;
-          const seenAt = new Map<string, number>();
-          for (const item of f.items) seenAt.set(item.id, state.seenAt.get(item.id) ?? action.at ?? 0);
-          return { ...state, rows: f.items.map(mirrorRow), seenAt };
+          return { ...state, rows: f.items.map(mirrorRow) };
         }
         case 'host/session-status':
           return f.sessionId === state.sessionId ? { ...state, running: f.running } : state;
@@ -158,7 +185,8 @@ export const reduceMirror = (state: MirrorState, action: MirrorAction): MirrorSt
             const i = rows.findIndex((r) => r.placement === 'steering' && r.id === entry.id);
             if (i >= 0) rows = [...rows.slice(0, i), ...rows.slice(i + 1)];
           }
-          return { ...state, ...runningStep(state, f.event as { type: string; data?: unknown }), lastSeq: seq, rows, conversation: entry ? [...state.conversation, entry] : state.conversation };
+          const admittedAt = withAdmissions(state.admittedAt, admissionsOf(f.event as { time?: number; type: string; data?: unknown }));
+          return { ...state, ...runningStep(state, f.event as { type: string; data?: unknown }), lastSeq: seq, rows, admittedAt, conversation: entry ? [...state.conversation, entry] : state.conversation };
         }
         case 'stream/error':
           return { ...state, streamError: f.error.message };

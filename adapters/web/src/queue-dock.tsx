@@ -8,13 +8,13 @@ export interface QueueDockActions {
   steer(row: MirrorRow): Promise<void>;
 }
 
-/** How long a row has waited since this console first saw it. */
-const ageOf = (since: number): string => {
-  const s = Math.max(0, Math.round((Date.now() - since) / 1000));
+/** How long a row has waited since the log admitted it (`now` and `since` in ms). */
+export const ageOf = (since: number, now: number): string => {
+  const s = Math.max(0, Math.round((now - since) / 1000));
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
 };
 
-const QueueRowView = ({ row, running, actions, onEditing, seenAt }: { row: MirrorRow; running: boolean; actions: QueueDockActions; onEditing: (id: string, on: boolean) => void; seenAt?: number | undefined }) => {
+const QueueRowView = ({ row, running, actions, onEditing, admittedAt, now }: { row: MirrorRow; running: boolean; actions: QueueDockActions; onEditing: (id: string, on: boolean) => void; admittedAt?: number | undefined; now: number }) => {
   const [draft, setDraft] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const holding = draft !== null || busy;
@@ -45,7 +45,11 @@ const QueueRowView = ({ row, running, actions, onEditing, seenAt }: { row: Mirro
           <span class="preview">{row.preview}</span>
           <span class="age" data-queue-actor={row.actor ?? ''}>
             {row.actor ?? 'no actor'}
-            {seenAt ? ` · waiting ${ageOf(seenAt)}` : ''}
+            {admittedAt !== undefined ? (
+              <span data-admitted-at={admittedAt} title={`admitted ${new Date(admittedAt).toISOString().replace('T', ' ').replace('Z', ' UTC')}`}>
+                {` · waiting ${ageOf(admittedAt, now)}`}
+              </span>
+            ) : null}
           </span>
         </>
       ) : (
@@ -113,8 +117,15 @@ const QueueRowView = ({ row, running, actions, onEditing, seenAt }: { row: Mirro
  * The QueueDock: only `queued` rows; nothing when empty; one row inline; two or more under a collapsible count
  * header (collapsed by default, held open while a row is being edited or an action is in flight).
  */
-export const QueueDock = ({ rows, running, actions, seenAt }: { rows: readonly MirrorRow[]; running: boolean; actions: QueueDockActions; seenAt?: ReadonlyMap<string, number> }) => {
+export const QueueDock = ({ rows, running, actions, admittedAt }: { rows: readonly MirrorRow[]; running: boolean; actions: QueueDockActions; admittedAt?: ReadonlyMap<string, number> }) => {
   const queued = rows.filter((r) => r.placement === 'queued');
+  // the ages tick once a second while rows wait
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (queued.length === 0) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [queued.length === 0]);
   const [open, setOpen] = useState(false);
   const [holding, setHolding] = useState<ReadonlySet<string>>(new Set());
   const onEditing = (id: string, on: boolean) =>
@@ -129,7 +140,7 @@ export const QueueDock = ({ rows, running, actions, seenAt }: { rows: readonly M
   const list = (
     <ul class="queue-rows" aria-label="Queued messages">
       {queued.map((row) => (
-        <QueueRowView key={row.id} row={row} running={running} actions={actions} onEditing={onEditing} seenAt={seenAt?.get(row.id)} />
+        <QueueRowView key={row.id} row={row} running={running} actions={actions} onEditing={onEditing} admittedAt={admittedAt?.get(row.id)} now={now} />
       ))}
     </ul>
   );

@@ -66,7 +66,7 @@ export const TimelineChart = ({ timeline: tl, at, atTime, onSeek }: TimelineChar
     onSeek(seqAtTime(tl, timeAtX(((e.clientX - box.left) / box.width) * W, s)));
   };
   const cursor = atTime !== null ? xOf(atTime, s) : null;
-  const maxBucket = Math.max(1, ...g.buckets.map((b) => Math.max(b.turns, b.lines)));
+  const maxBucket = g.buckets.reduce((m, b) => Math.max(m, b.turns, b.lines), 1);
   return (
     <section class="card timeline" aria-label="Timeline">
       <div class="card-head">
@@ -188,7 +188,7 @@ const DEPTH_H = 90;
 
 /** Both pending lists' depth over the chart's window (a step line per list), on the timeline's axis. */
 const QueueDepthChart = ({ timeline: tl, scale: s, cursor }: { timeline: SessionTimeline; scale: TimeScale; cursor: number | null }) => {
-  const max = Math.max(1, ...tl.depth.map((p) => Math.max(p.nextTurn, p.nextStep)));
+  const max = useMemo(() => tl.depth.reduce((m, p) => Math.max(m, p.nextTurn, p.nextStep), 1), [tl]);
   const path = (key: 'nextTurn' | 'nextStep'): string => {
     const y = (v: number) => DEPTH_H - 6 - (v / max) * (DEPTH_H - 14);
     let d = `M0,${y(0)}`;
@@ -204,12 +204,14 @@ const QueueDepthChart = ({ timeline: tl, scale: s, cursor }: { timeline: Session
     }
     return `${d}H${W}`;
   };
+  // redrawn when the window moves, not when the cursor does
+  const paths = useMemo(() => ({ nextTurn: path('nextTurn'), nextStep: path('nextStep') }), [tl, s.from, s.to]);
   return (
     <figure class="subchart">
       <figcaption>Queue depth over time (max {max}): next-turn solid, next-step dashed</figcaption>
       <svg viewBox={`0 0 ${W} ${DEPTH_H}`} role="img" aria-label={`Queue depth over time; at most ${max} waiting`} data-depth-points={tl.depth.length}>
-        <path class="depth next-turn" d={path('nextTurn')} />
-        <path class="depth next-step" d={path('nextStep')} />
+        <path class="depth next-turn" d={paths.nextTurn} />
+        <path class="depth next-step" d={paths.nextStep} />
         {cursor !== null && cursor >= 0 && cursor <= W ? <line class="cursor" x1={cursor} x2={cursor} y1={0} y2={DEPTH_H} /> : null}
       </svg>
     </figure>
@@ -219,7 +221,7 @@ const QueueDepthChart = ({ timeline: tl, scale: s, cursor }: { timeline: Session
 /** Admitted → claimed latency per class: a bar per bin and class, with the counts written. */
 const LatencyHistogram = ({ timeline: tl }: { timeline: SessionTimeline }) => {
   const h = useMemo(() => latencyHistogram(tl.inputs), [tl]);
-  const max = Math.max(1, ...h.flatMap((x) => x.counts));
+  const max = h.reduce((m, x) => x.counts.reduce((a, c) => Math.max(a, c), m), 1);
   const groupW = W / LATENCY_BINS.length;
   const barW = (groupW - 20) / Math.max(1, h.length);
   const HH = 120;

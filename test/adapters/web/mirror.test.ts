@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { initialMirror, previewOf, reduceMirror, runningStepOf, type MirrorState } from '../../../adapters/web/src/mirror.js';
+import { admissionsOf, initialMirror, previewOf, reduceMirror, runningStepOf, type MirrorState } from '../../../adapters/web/src/mirror.js';
 import type { HostFrame, QueueRow } from '../../../host/schemas.js';
 
 const msg = (id: string, text: string, kind = 'user'): QueueRow['message'] => ({ id, role: 'user', content: [{ type: 'text', text }], source: { kind } });
@@ -71,12 +71,21 @@ describe('the console mirror', () => {
     expect([s.step, s.streaming]).toEqual([null, null]);
   });
 
-  it('a queue row keeps the time this console first saw it, and names its actor', () => {
+  it("a queue row's age counts from its admission in the log (history and live splices), not from when the console saw it; it names its actor", () => {
     const row = (id: string, actor?: string): QueueRow => ({ id, placement: 'queued', message: { ...msg(id, id), source: { kind: 'user', ...(actor ? { actor } : {}) } } });
-    let s = reduceMirror(initialMirror('s'), { kind: 'frame', frame: queue(row('A', 'alice')), at: 100 });
-    s = reduceMirror(s, { kind: 'frame', frame: queue(row('A', 'alice'), row('B')), at: 200 });
-    expect([...s.seenAt]).toEqual([['A', 100], ['B', 200]]);
+    const splice = (seq: number, time: number, ...ids: string[]) => ({ seq, time, id: `e${seq}`, type: 'agent/inbox/spliced', data: { target: 'next-turn', start: 0, inserted: ids.map((id) => msg(id, id)) } });
+    // the history a console reads when it opens: A admitted at t=1000, then edited in place (re-inserted) at t=5000
+    const history = [splice(0, 1000, 'A'), splice(1, 5000, 'A')];
+    let s = reduceMirror(initialMirror('s'), { kind: 'history', entries: [], lastSeq: 1, admitted: history.flatMap(admissionsOf) });
+    // rows seen long after; B's admission arrives on the live stream after its snapshot
+    s = apply(s, queue(row('A', 'alice')));
+    s = apply(s, { type: 'session/event', sessionId: 's', event: splice(2, 7000, 'B') }, queue(row('A', 'alice'), row('B')));
+    expect([...s.admittedAt]).toEqual([['A', 1000], ['B', 7000]]);
     expect(s.rows.map((r) => r.actor)).toEqual(['alice', null]);
+    // a re-read history (after a gap) changes no admission time
+    s = reduceMirror(s, { kind: 'history', entries: [], lastSeq: 2, admitted: [...history, splice(2, 7000, 'B')].flatMap(admissionsOf) });
+    expect([...s.admittedAt]).toEqual([['A', 1000], ['B', 7000]]);
+    expect(admissionsOf({ type: 'user/message', time: 1, data: msg('C', 'c') })).toEqual([]);
   });
 
   it('a console that opens mid-step takes the streamed text so far from the history', () => {

@@ -1,0 +1,68 @@
+/**
+ * What the console's audit view asks the server for when it opens a 10,000-turn session (80,001 events, the
+ * session `test/e2e/console-10k.browser.ts` writes), one request at a time, on `steerlog serve`'s HTTP app in
+ * process over a JSONL store: the time and the size of each answer, first (cold) and again (warm).
+ * Usage: npx tsx bench/console-10k.ts [turns]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startHttpServer } from '../adapters/http/server.js';
+import { EchoModel } from '../adapters/model/echo/echo-model.js';
+import { openStore } from '../adapters/store/open-store.js';
+import { Host } from '../host/host.js';
+import { silentLogger } from '../runtime/logger.js';
+import { createRuntime } from '../runtime/runtime.js';
+import type { NewEvent } from '../runtime/ports/event-store.js';
+
+/** The 10k-turn session of the browser suite: one turn a second, a queued prompt, its claim, one step, one answer. */
+export const tenThousandTurns = (sessionId: string, turns: number): NewEvent[] => {
+  const out: NewEvent[] = [];
+  let seq = 0;
+  const t0 = 1_700_000_000_000;
+  const push = (type: string, data: unknown, dt: number) => out.push({ id: `00000000-0000-4000-8000-${(seq++).toString(16).padStart(12, '0')}`, type, time: t0 + dt, data });
+  push('session/created', { sessionId, createdAt: t0, kind: 'ordinary' }, 0);
+  for (let turn = 1; turn <= turns; turn++) {
+    const at = turn * 1000;
+    const id = `p-${turn}`;
+    push('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [{ id, role: 'user', content: [{ type: 'text', text: `prompt number ${turn}` }], source: { kind: 'user' } }] }, at);
+    push('turn/start', { turn }, at + 100);
+    push('agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] }, at + 101);
+    push('step/start', { turn, step: 1 }, at + 102);
+    push('user/message', { id, role: 'user', content: [{ type: 'text', text: `prompt number ${turn}` }], source: { kind: 'user' } }, at + 103);
+    push('assistant/message', { turn, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: `answer ${turn}` }] } }, at + 600);
+    push('step/end', { turn, step: 1 }, at + 601);
+    push('turn/end', { turn, reason: { kind: 'completed' } }, at + 602);
+  }
+  return out;
+};
+
+const main = async () => {
+  const turns = Number(process.argv[2] ?? 10_000);
+  const dir = mkdtempSync(join(tmpdir(), 'steerlog-bench-console-10k-'));
+  const id = 'ten-thousand-turns';
+  try {
+    const store = await openStore(`jsonl:${dir}`);
+    const events = tenThousandTurns(id, turns);
+    for (let i = 0; i < events.length; i += 5_000) await store.append(id, events.slice(i, i + 5_000), i === 0 ? 'no_stream' : BigInt(i - 1));
+    const host = new Host({ runtime: createRuntime({ store, model: new EchoModel(), logger: silentLogger }), logger: silentLogger });
+    const server = await startHttpServer({ host, port: 0, log: () => {} });
+    const time = async (path: string) => {
+      const t0 = performance.now();
+      const res = await fetch(`${server.url}${path}`);
+      const body = await res.text();
+      return `${String(Math.round(performance.now() - t0)).padStart(6)} ms ${String(Math.round(body.length / 1024)).padStart(6)} KiB  ${res.status} ${path}`;
+    };
+    const paths = [`/api/overview?ids=${id}`, `/api/chain/${id}`, `/api/audit/${id}`, `/api/timeline/${id}`, `/api/audit/${id}?at=40000`, `/api/context/${id}?step=${turns}.1`];
+    process.stdout.write(`${events.length} events\ncold:\n`);
+    for (const p of paths) process.stdout.write(`${await time(p)}\n`);
+    process.stdout.write('warm:\n');
+    for (const p of paths) process.stdout.write(`${await time(p)}\n`);
+    await server.close();
+    await store.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+if (process.argv[1]?.endsWith('console-10k.ts')) await main();
