@@ -65,3 +65,39 @@ export const projectionStatus = async (options: ProjectionStatusOptions): Promis
   }
   return out;
 };
+
+/** A partition's report as JSON (`steerlog projections status --json`, the host's `GET /projections`). */
+export interface ProjectionPartitionJson {
+  readonly name: string;
+  readonly version: number;
+  readonly partition: number;
+  readonly partitions: number;
+  readonly state: ProjectionPartitionReport['state'];
+  readonly owner: string | null;
+  readonly epoch: number;
+  /** The committed checkpoint, a decimal string (null: none yet). */
+  readonly position: string | null;
+  readonly committedAt: string | null;
+  readonly lagEvents: number;
+  readonly lagSeconds: number;
+  /** Events applied so far, a decimal string. */
+  readonly applied: string;
+  readonly parked: number;
+}
+
+/** The JSON form of a partition's report: positions and counts as decimal strings, dates as ISO strings. */
+export const projectionPartitionJson = (r: ProjectionPartitionReport): ProjectionPartitionJson => ({
+  name: r.key.name,
+  version: r.key.version,
+  partition: r.key.partition,
+  partitions: r.key.partitions,
+  state: r.state,
+  owner: r.owner,
+  epoch: r.epoch,
+  position: r.position?.toString() ?? null,
+  committedAt: r.committedAt?.toISOString() ?? null,
+  lagEvents: r.lagEvents,
+  lagSeconds: r.lagSeconds,
+  applied: r.applied.toString(),
+  parked: r.parked,
+});

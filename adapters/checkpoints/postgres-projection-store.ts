@@ -182,8 +182,7 @@ export class PostgresProjectionStore implements ProjectionStore<PostgresProjecti
     const client = await this.#pool.connect();
     let broken = false;
     try {
-      await client.query('BEGIN');
-      await client.query(`SET LOCAL idle_in_transaction_session_timeout = ${this.#idleMs}`);
+      await client.query(`BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${this.#idleMs}`); // one round trip
       const held = await client.query<{ owner: string | null; epoch: number }>(
         `SELECT owner, epoch FROM ${s}.projection_leases WHERE name = $1 AND version = $2 AND partition = $3 FOR UPDATE`,
         args,

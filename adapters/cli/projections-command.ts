@@ -1,5 +1,5 @@
 import { isAnyProjection, replayParked, type AnyProjection } from '../../projections/index.js';
-import { projectionStatus, type ProjectionPartitionReport } from '../../audit/projection-status.js';
+import { projectionPartitionJson, projectionStatus, type ProjectionPartitionReport } from '../../audit/projection-status.js';
 import { DEFAULT_STORE_SPEC } from '../store/open-store.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, oneLine, UsageError } from './cli-failure.js';
@@ -58,21 +58,7 @@ export const projectionsCommand = async (argv: readonly string[], io: CliIo): Pr
       try {
         const rows = await projectionStatus({ store, projections: opened.projections, ...(args.strings.name ? { name: args.strings.name } : {}) });
         if (args.flags.json) {
-          const json = rows.map((r) => ({
-            name: r.key.name,
-            version: r.key.version,
-            partition: r.key.partition,
-            partitions: r.key.partitions,
-            state: r.state,
-            owner: r.owner,
-            epoch: r.epoch,
-            position: r.position?.toString() ?? null,
-            committedAt: r.committedAt?.toISOString() ?? null,
-            lagEvents: r.lagEvents,
-            lagSeconds: r.lagSeconds,
-            applied: r.applied.toString(),
-            parked: r.parked,
-          }));
+          const json = rows.map(projectionPartitionJson);
           io.stdout.write(`${JSON.stringify({ ok: true, checkpoints: opened.label, partitions: json })}\n`);
         } else {
           io.stdout.write(rows.length === 0 ? `no projection checkpoints in ${opened.label}\n` : `${rows.map(row).join('\n')}\n`);
