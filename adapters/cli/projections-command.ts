@@ -7,14 +7,19 @@ import type { CliIo } from './io.js';
 import { loadUserModule } from './load-module.js';
 import { openProjectionStore, workerId } from './projection-worker-cli.js';
 import { assertReadableFile, readingStore } from './reading-store.js';
+import { rebuildProjection } from './projections-rebuild.js';
 
 export const PROJECTIONS_USAGE = `usage: steerlog projections status [--store <spec>] [--checkpoints <spec>] [--name <projection>] [--json]
        steerlog projections replay-parked <module> [--store <spec>] [--checkpoints <spec>] [--partitions <n>]
+       steerlog projections rebuild <module> [--store <spec>] [--checkpoints <spec>] [--partitions <n>]
        steerlog projections drop <name> <version> [--store <spec>] [--checkpoints <spec>]
   status          per projection version and partition: owner, epoch, position, lag (events and seconds),
                   state (running | behind | idle), events applied, events parked
   replay-parked   re-apply the parked events of the module's projection (its partitions must not be held by a
                   live worker); those that fail again stay parked
+  rebuild         build the module's version beside the live one (its own checkpoints and tables), swap it in
+                  once caught up (PostgreSQL: the live views <name>_<table> switch in one transaction) and
+                  stop; the old version is kept until dropped; a progress bar on a TTY
   drop            delete a projection version's checkpoints, documents, parked events, leases and tables
   --store <spec>        the event store, opened read-only (default ${DEFAULT_STORE_SPEC})
   --checkpoints <spec>  where the workers keep their checkpoints (default: as steerlog project --follow)
@@ -34,7 +39,7 @@ const loadProjection = async (path: string): Promise<AnyProjection<unknown>> => 
 
 const row = (r: ProjectionPartitionReport): string =>
   [
-    `${r.key.name}@${r.key.version}`,
+    `${r.key.name}@${r.key.version}${r.live ? ' (live)' : ''}`,
     `${r.key.partition}/${r.key.partitions}`,
     r.state,
     r.owner ?? '-',
@@ -86,6 +91,28 @@ export const projectionsCommand = async (argv: readonly string[], io: CliIo): Pr
       }
     });
   }
+  if (sub === 'rebuild') {
+    if (rest.length !== 1) throw new UsageError('rebuild needs one module');
+    const projection = await loadProjection(rest[0]!);
+    const partitions = args.strings.partitions === undefined ? 1 : Number(args.strings.partitions);
+    if (!Number.isSafeInteger(partitions) || partitions < 1) throw new UsageError('--partitions must be a positive integer');
+    return readingStore(spec, async (store) => {
+      const opened = await openProjectionStore(args.strings.checkpoints, spec, true);
+      try {
+        const outcome = await rebuildProjection(projection, { store, projections: opened.projections, partitions, io });
+        io.stdout.write(
+          `rebuilt ${projection.name}@${outcome.version} and swapped it in${outcome.previous !== null ? `; ${projection.name}@${outcome.previous} is kept until steerlog projections drop ${projection.name} ${outcome.previous}` : ''}\n`,
+        );
+        return EXIT.ok;
+      } catch (e) {
+        if (e instanceof UsageError) throw e;
+        io.stderr.write(`steerlog projections: ${oneLine(e)}\n`);
+        return EXIT.invalid;
+      } finally {
+        await opened.close();
+      }
+    }, undefined, true);
+  }
   if (sub === 'drop') {
     if (rest.length !== 2 || !/^\d+$/.test(rest[1]!)) throw new UsageError('drop needs a projection name and a version');
     return readingStore(spec, async () => {
@@ -99,5 +126,5 @@ export const projectionsCommand = async (argv: readonly string[], io: CliIo): Pr
       }
     });
   }
-  throw new UsageError('projections needs a subcommand: status, replay-parked or drop');
+  throw new UsageError('projections needs a subcommand: status, replay-parked, rebuild or drop');
 };
