@@ -224,6 +224,8 @@ class Worker<Tx> implements ProjectionWorker {
         // a failed renewal or heartbeat (the database unreachable) is tried again at the next tick: the leases run
         // out on their own meanwhile, and the epoch fences every commit
         const ticker = setInterval(() => {
+          // a tick still running (a slow store) is the one to wait for: it may take a lease that must be released
+          if (this.#ticking) return;
           this.#tickRun = this.#tick(reader).catch(() => undefined);
         }, this.#tickMs);
         let finished = false;
