@@ -10,6 +10,8 @@ export interface ProjectionPartitionReport extends PartitionStatus {
   readonly lagSeconds: number;
   /** `running` (a live lease), `idle` (no live lease, nothing to apply), `behind` (no live lease, events to apply). */
   readonly state: 'running' | 'idle' | 'behind';
+  /** This version is the live one: the one `rebuild` swapped in last (none swapped: the highest version). */
+  readonly live: boolean;
 }
 
 /** Options of {@link projectionStatus}. */
@@ -36,6 +38,14 @@ export const projectionStatus = async (options: ProjectionStatusOptions): Promis
     const k = `${row.key.name}@${row.key.version}`;
     groups.set(k, [...(groups.get(k) ?? []), row]);
   }
+  const liveOf = new Map<string, number>();
+  for (const row of rows) {
+    if (!liveOf.has(row.key.name)) liveOf.set(row.key.name, (await options.projections.liveVersion(row.key.name)) ?? -1);
+  }
+  for (const row of rows) if (liveOf.get(row.key.name) === -1 || !rows.some((r) => r.key.name === row.key.name && r.key.version === liveOf.get(row.key.name))) {
+    // none swapped in (or the swapped one is gone): the highest version counts as live
+    liveOf.set(row.key.name, Math.max(...rows.filter((r) => r.key.name === row.key.name).map((r) => r.key.version)));
+  }
   for (const group of groups.values()) {
     const n = group[0]!.key.partitions;
     const lag = new Map<number, { events: number; oldest: number | null }>();
@@ -60,8 +70,48 @@ export const projectionStatus = async (options: ProjectionStatusOptions): Promis
         lagEvents,
         lagSeconds: l?.oldest != null ? Math.max(0, (now - l.oldest) / 1000) : 0,
         state: row.owner !== null ? 'running' : lagEvents > 0 ? 'behind' : 'idle',
+        live: liveOf.get(row.key.name) === row.key.version,
       });
     }
   }
   return out;
 };
+
+/** A partition's report as JSON (`steerlog projections status --json`, the host's `GET /projections`). */
+export interface ProjectionPartitionJson {
+  readonly name: string;
+  readonly version: number;
+  readonly partition: number;
+  readonly partitions: number;
+  readonly state: ProjectionPartitionReport['state'];
+  /** This version is the live one. */
+  readonly live: boolean;
+  readonly owner: string | null;
+  readonly epoch: number;
+  /** The committed checkpoint, a decimal string (null: none yet). */
+  readonly position: string | null;
+  readonly committedAt: string | null;
+  readonly lagEvents: number;
+  readonly lagSeconds: number;
+  /** Events applied so far, a decimal string. */
+  readonly applied: string;
+  readonly parked: number;
+}
+
+/** The JSON form of a partition's report: positions and counts as decimal strings, dates as ISO strings. */
+export const projectionPartitionJson = (r: ProjectionPartitionReport): ProjectionPartitionJson => ({
+  name: r.key.name,
+  version: r.key.version,
+  partition: r.key.partition,
+  partitions: r.key.partitions,
+  state: r.state,
+  live: r.live,
+  owner: r.owner,
+  epoch: r.epoch,
+  position: r.position?.toString() ?? null,
+  committedAt: r.committedAt?.toISOString() ?? null,
+  lagEvents: r.lagEvents,
+  lagSeconds: r.lagSeconds,
+  applied: r.applied.toString(),
+  parked: r.parked,
+});

@@ -373,7 +373,29 @@ export class FileProjectionStore implements ProjectionStore<never> {
   }
 
   async drop(name: string, version: number): Promise<void> {
-    await this.#locked(() => rm(join(this.#dir, versionDir(name, version)), { recursive: true, force: true }));
+    await this.#locked(async () => {
+      await rm(join(this.#dir, versionDir(name, version)), { recursive: true, force: true });
+      const live = (await this.#readJson<Record<string, number>>(join(this.#dir, 'live.json'))) ?? {};
+      if (live[name] === version) {
+        delete live[name];
+        await this.#writeJson(join(this.#dir, 'live.json'), live);
+      }
+    });
+  }
+
+  /** Read from `<dir>/live.json` (projection name → live version). */
+  async liveVersion(name: string): Promise<number | null> {
+    const live = await this.#readJson<Record<string, number>>(join(this.#dir, 'live.json'));
+    return live !== null && Object.hasOwn(live, name) ? live[name]! : null;
+  }
+
+  /** Written to `<dir>/live.json`, replaced atomically. */
+  async swap(name: string, version: number): Promise<void> {
+    await this.#locked(async () => {
+      const live = (await this.#readJson<Record<string, number>>(join(this.#dir, 'live.json'))) ?? {};
+      live[name] = version;
+      await this.#writeJson(join(this.#dir, 'live.json'), live);
+    });
   }
 
   async close(): Promise<void> {

@@ -2,6 +2,7 @@ import pg from 'pg';
 import {
   ProjectionFencedError,
   ProjectionPartitionsMismatchError,
+  liveViewNameOf,
   tableNameOf,
   type Isolate,
   type ParkedEvent,
@@ -100,6 +101,9 @@ export class PostgresProjectionStore implements ProjectionStore<PostgresProjecti
           PRIMARY KEY (name, version, owner))`);
         await client.query(`CREATE TABLE IF NOT EXISTS ${s}.projection_tables (
           name text NOT NULL, version integer NOT NULL, table_name text NOT NULL, PRIMARY KEY (name, version, table_name))`);
+        await client.query(`ALTER TABLE ${s}.projection_tables ADD COLUMN IF NOT EXISTS declared text`);
+        await client.query(`CREATE TABLE IF NOT EXISTS ${s}.projection_live (
+          name text PRIMARY KEY, version integer NOT NULL, swapped_at timestamptz NOT NULL DEFAULT now())`);
         await client.query('COMMIT');
       } catch (e) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -182,8 +186,7 @@ export class PostgresProjectionStore implements ProjectionStore<PostgresProjecti
     const client = await this.#pool.connect();
     let broken = false;
     try {
-      await client.query('BEGIN');
-      await client.query(`SET LOCAL idle_in_transaction_session_timeout = ${this.#idleMs}`);
+      await client.query(`BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${this.#idleMs}`); // one round trip
       const held = await client.query<{ owner: string | null; epoch: number }>(
         `SELECT owner, epoch FROM ${s}.projection_leases WHERE name = $1 AND version = $2 AND partition = $3 FOR UPDATE`,
         args,
@@ -270,11 +273,11 @@ export class PostgresProjectionStore implements ProjectionStore<PostgresProjecti
         const plain = tableNameOf(name, version, table);
         names[table] = `${this.#s}.${ident(plain)}`;
         await client.query(`CREATE TABLE IF NOT EXISTS ${names[table]} (${columns})`);
-        await client.query(`INSERT INTO ${this.#s}.projection_tables (name, version, table_name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [
-          name,
-          version,
-          plain,
-        ]);
+        await client.query(
+          `INSERT INTO ${this.#s}.projection_tables (name, version, table_name, declared) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (name, version, table_name) DO UPDATE SET declared = EXCLUDED.declared`,
+          [name, version, plain, table],
+        );
       }
       await client.query('COMMIT');
     } catch (e) {
@@ -367,10 +370,53 @@ export class PostgresProjectionStore implements ProjectionStore<PostgresProjecti
     try {
       await client.query('BEGIN');
       const tables = await client.query<{ table_name: string }>(`SELECT table_name FROM ${s}.projection_tables WHERE name = $1 AND version = $2`, [name, version]);
-      for (const t of tables.rows) await client.query(`DROP TABLE IF EXISTS ${s}.${ident(t.table_name)}`);
+      // CASCADE: the live views of the live version go with its tables
+      for (const t of tables.rows) await client.query(`DROP TABLE IF EXISTS ${s}.${ident(t.table_name)} CASCADE`);
+      await client.query(`DELETE FROM ${s}.projection_live WHERE name = $1 AND version = $2`, [name, version]);
       for (const table of ['projection_tables', 'projection_documents', 'projection_parked', 'projection_checkpoints', 'projection_leases', 'projection_workers']) {
         await client.query(`DELETE FROM ${s}.${table} WHERE name = $1 AND version = $2`, [name, version]);
       }
+      await client.query('COMMIT');
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  async liveVersion(name: string): Promise<number | null> {
+    await this.init();
+    const res = await this.#pool.query<{ version: number }>(`SELECT version FROM ${this.#s}.projection_live WHERE name = $1`, [name]);
+    return res.rows[0]?.version ?? null;
+  }
+
+  async swap(name: string, version: number): Promise<void> {
+    await this.init();
+    const s = this.#s;
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`steerlog.projection-live.${this.#schemaName}.${name}`]);
+      const previous = await client.query<{ declared: string | null }>(
+        `SELECT t.declared FROM ${s}.projection_live l JOIN ${s}.projection_tables t ON t.name = l.name AND t.version = l.version WHERE l.name = $1`,
+        [name],
+      );
+      for (const r of previous.rows) if (r.declared !== null) await client.query(`DROP VIEW IF EXISTS ${s}.${ident(liveViewNameOf(name, r.declared))}`);
+      const tables = await client.query<{ table_name: string; declared: string | null }>(
+        `SELECT table_name, declared FROM ${s}.projection_tables WHERE name = $1 AND version = $2 ORDER BY declared`,
+        [name, version],
+      );
+      for (const t of tables.rows) {
+        if (t.declared === null) continue;
+        const view = `${s}.${ident(liveViewNameOf(name, t.declared))}`;
+        await client.query(`DROP VIEW IF EXISTS ${view}`);
+        await client.query(`CREATE VIEW ${view} AS SELECT * FROM ${s}.${ident(t.table_name)}`);
+      }
+      await client.query(
+        `INSERT INTO ${s}.projection_live (name, version) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET version = EXCLUDED.version, swapped_at = now()`,
+        [name, version],
+      );
       await client.query('COMMIT');
     } catch (e) {
       await client.query('ROLLBACK').catch(() => undefined);

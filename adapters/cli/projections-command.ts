@@ -1,5 +1,5 @@
 import { isAnyProjection, replayParked, type AnyProjection } from '../../projections/index.js';
-import { projectionStatus, type ProjectionPartitionReport } from '../../audit/projection-status.js';
+import { projectionPartitionJson, projectionStatus, type ProjectionPartitionReport } from '../../audit/projection-status.js';
 import { DEFAULT_STORE_SPEC } from '../store/open-store.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, oneLine, UsageError } from './cli-failure.js';
@@ -7,14 +7,19 @@ import type { CliIo } from './io.js';
 import { loadUserModule } from './load-module.js';
 import { openProjectionStore, workerId } from './projection-worker-cli.js';
 import { assertReadableFile, readingStore } from './reading-store.js';
+import { rebuildProjection } from './projections-rebuild.js';
 
 export const PROJECTIONS_USAGE = `usage: steerlog projections status [--store <spec>] [--checkpoints <spec>] [--name <projection>] [--json]
        steerlog projections replay-parked <module> [--store <spec>] [--checkpoints <spec>] [--partitions <n>]
+       steerlog projections rebuild <module> [--store <spec>] [--checkpoints <spec>] [--partitions <n>]
        steerlog projections drop <name> <version> [--store <spec>] [--checkpoints <spec>]
   status          per projection version and partition: owner, epoch, position, lag (events and seconds),
                   state (running | behind | idle), events applied, events parked
   replay-parked   re-apply the parked events of the module's projection (its partitions must not be held by a
                   live worker); those that fail again stay parked
+  rebuild         build the module's version beside the live one (its own checkpoints and tables), swap it in
+                  once caught up (PostgreSQL: the live views <name>_<table> switch in one transaction) and
+                  stop; the old version is kept until dropped; a progress bar on a TTY
   drop            delete a projection version's checkpoints, documents, parked events, leases and tables
   --store <spec>        the event store, opened read-only (default ${DEFAULT_STORE_SPEC})
   --checkpoints <spec>  where the workers keep their checkpoints (default: as steerlog project --follow)
@@ -34,7 +39,7 @@ const loadProjection = async (path: string): Promise<AnyProjection<unknown>> => 
 
 const row = (r: ProjectionPartitionReport): string =>
   [
-    `${r.key.name}@${r.key.version}`,
+    `${r.key.name}@${r.key.version}${r.live ? ' (live)' : ''}`,
     `${r.key.partition}/${r.key.partitions}`,
     r.state,
     r.owner ?? '-',
@@ -58,21 +63,7 @@ export const projectionsCommand = async (argv: readonly string[], io: CliIo): Pr
       try {
         const rows = await projectionStatus({ store, projections: opened.projections, ...(args.strings.name ? { name: args.strings.name } : {}) });
         if (args.flags.json) {
-          const json = rows.map((r) => ({
-            name: r.key.name,
-            version: r.key.version,
-            partition: r.key.partition,
-            partitions: r.key.partitions,
-            state: r.state,
-            owner: r.owner,
-            epoch: r.epoch,
-            position: r.position?.toString() ?? null,
-            committedAt: r.committedAt?.toISOString() ?? null,
-            lagEvents: r.lagEvents,
-            lagSeconds: r.lagSeconds,
-            applied: r.applied.toString(),
-            parked: r.parked,
-          }));
+          const json = rows.map(projectionPartitionJson);
           io.stdout.write(`${JSON.stringify({ ok: true, checkpoints: opened.label, partitions: json })}\n`);
         } else {
           io.stdout.write(rows.length === 0 ? `no projection checkpoints in ${opened.label}\n` : `${rows.map(row).join('\n')}\n`);
@@ -100,6 +91,28 @@ export const projectionsCommand = async (argv: readonly string[], io: CliIo): Pr
       }
     });
   }
+  if (sub === 'rebuild') {
+    if (rest.length !== 1) throw new UsageError('rebuild needs one module');
+    const projection = await loadProjection(rest[0]!);
+    const partitions = args.strings.partitions === undefined ? 1 : Number(args.strings.partitions);
+    if (!Number.isSafeInteger(partitions) || partitions < 1) throw new UsageError('--partitions must be a positive integer');
+    return readingStore(spec, async (store) => {
+      const opened = await openProjectionStore(args.strings.checkpoints, spec, true);
+      try {
+        const outcome = await rebuildProjection(projection, { store, projections: opened.projections, partitions, io });
+        io.stdout.write(
+          `rebuilt ${projection.name}@${outcome.version} and swapped it in${outcome.previous !== null ? `; ${projection.name}@${outcome.previous} is kept until steerlog projections drop ${projection.name} ${outcome.previous}` : ''}\n`,
+        );
+        return EXIT.ok;
+      } catch (e) {
+        if (e instanceof UsageError) throw e;
+        io.stderr.write(`steerlog projections: ${oneLine(e)}\n`);
+        return EXIT.invalid;
+      } finally {
+        await opened.close();
+      }
+    }, undefined, true);
+  }
   if (sub === 'drop') {
     if (rest.length !== 2 || !/^\d+$/.test(rest[1]!)) throw new UsageError('drop needs a projection name and a version');
     return readingStore(spec, async () => {
@@ -113,5 +126,5 @@ export const projectionsCommand = async (argv: readonly string[], io: CliIo): Pr
       }
     });
   }
-  throw new UsageError('projections needs a subcommand: status, replay-parked or drop');
+  throw new UsageError('projections needs a subcommand: status, replay-parked, rebuild or drop');
 };

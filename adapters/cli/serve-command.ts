@@ -23,6 +23,7 @@ import { batchedLines } from './batched-lines.js';
 import { serveChainOptions } from './serve-chain-options.js';
 import { isSigningKeyError } from '../../formats/chain/ed25519.js';
 import { storeConsolePorts } from '../http/console-ports.js';
+import { startServeProjections, type ServeProjections } from './serve-projections.js';
 
 export const SERVE_USAGE = `usage: steerlog serve [options]
   --store <spec>          where sessions live: jsonl:<dir> | postgres://… | memory:   (default ${DEFAULT_STORE_SPEC})
@@ -54,7 +55,13 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
                           <dir>/keys.json for jsonl:<dir>, in the steerlog_data_keys table for postgres://…)
   --keys <spec>           --encrypt with the data keys there: file:<path> | postgres://…
   --signing-key <pem>     sign a chain/head at every checkpoint with this Ed25519 private key (or STEERLOG_SIGNING_KEY)
-  --pubkey <pem>[,<pem>…] public keys the console checks signed chain heads with (as steerlog verify --pubkey)`;
+  --pubkey <pem>[,<pem>…] public keys the console checks signed chain heads with (as steerlog verify --pubkey)
+  --projection <module>[,<module>…]  run these projections' workers in the host process (as steerlog project
+                          <module> --follow: same checkpoints, leases and partitions); GET /projections reports
+                          their lag and state (guarded like /metrics)
+  --projection-checkpoints <spec>  where they keep checkpoints (default: as steerlog project --follow)
+  --projection-partitions <n>      their partitions (default 1)
+  --projection-failure <policy>    stop (default) | park | retry:<n>[:park|:stop]`;
 
 const intOption = (value: string | undefined, name: string, fallback: number): number => {
   if (value === undefined) return fallback;
@@ -85,7 +92,7 @@ const imageLimit = (value: string | undefined, limits: PromptLimits): number => 
  */
 export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> => {
   const args = parseCommandArgs(argv, {
-    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'model-base-url', 'model-key-file', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys', 'otlp', 'log-format', 'signing-key', 'pubkey'],
+    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'model-base-url', 'model-key-file', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys', 'otlp', 'log-format', 'signing-key', 'pubkey', 'projection', 'projection-checkpoints', 'projection-partitions', 'projection-failure'],
     flags: ['reference-frames', 'help', 'encrypt'],
   });
   if (args.ok && args.flags['help']) {
@@ -111,6 +118,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
   let keys: KeyStore | null = null;
   let ownership: SessionOwnership;
   let telemetry: OtelTelemetry | undefined;
+  let projections: ServeProjections | null = null;
   const logFormat = v['log-format'] ?? 'json';
   if (logFormat !== 'json' && logFormat !== 'text') return reportUsage(io, SERVE_USAGE, '--log-format takes json or text');
   // log lines (requests, warnings) are written together once per turn of the event loop, not one write each
@@ -148,10 +156,22 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     const maxImageBytes = imageLimit(v['max-image-bytes'], { bodyLimitBytes, maxEventBytes: runtime.maxEventBytes, sealed: keys !== null });
     const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger, ...(setup ? { onSession: (agent) => setup(agent, { children }) } : {}) });
     const observability = createHostObservability(host, { sharedLeases: /^postgres(ql)?:\/\//.test(spec) });
+    if (v.projection !== undefined) {
+      projections = await startServeProjections({
+        modules: v.projection.split(',').map((m) => m.trim()).filter(Boolean),
+        store,
+        storeSpec: spec,
+        logger,
+        ...(v['projection-checkpoints'] !== undefined ? { checkpoints: v['projection-checkpoints'] } : {}),
+        ...(v['projection-partitions'] !== undefined ? { partitions: v['projection-partitions'] } : {}),
+        ...(v['projection-failure'] !== undefined ? { failure: v['projection-failure'] } : {}),
+      });
+    }
     const server = await startHttpServer({
       host,
       tokens,
       observability,
+      projections,
       bodyLimitBytes,
       port,
       ...(v.host !== undefined ? { hostname: v.host } : {}),
@@ -171,6 +191,8 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     observability.close();
+    await projections?.close();
+    projections = null;
     await host.close();
     await server.close();
     stderrLines.flush();
@@ -179,6 +201,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     // a bad option value or token file is a usage error (2); a store or model that cannot be opened, a port in use: 3
     return reportFailure(io, 'serve', isHostConfigError(e) || e instanceof ModelSpecError || isTokenFileError(e) || isSigningKeyError(e) ? new UsageError(e.message) : e, false);
   } finally {
+    await projections?.close().catch(() => {});
     await telemetry?.shutdown().catch(() => {});
     await store?.close().catch(() => {});
     await keys?.close().catch(() => {});

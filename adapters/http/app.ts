@@ -11,6 +11,7 @@ import { parseJsonBody } from './json-body.js';
 import { logAt, type Logger } from '../../runtime/logger.js';
 import { traceIdOf } from '../../projections/telemetry/span-ids.js';
 import { registerObservabilityRoutes, routeOf, type HostObservability } from './observability.js';
+import { registerProjectionRoutes, type ProjectionStatusSource } from './projection-routes.js';
 import { sseStream, type SseOptions } from './sse-stream.js';
 
 /** Options of the Hono app that serves the host API: the host, bearer tokens, body limit, CORS origins, SSE bounds, request log and ids. */
@@ -56,6 +57,8 @@ export interface HttpAppOptions {
    * null serves none of them. @defaultValue none
    */
   readonly observability?: HostObservability | null;
+  /** What serves `GET /projections` (the projection workers' lag and state, `serve --projection`); null: none. @defaultValue none */
+  readonly projections?: ProjectionStatusSource | null;
 }
 
 /** The body limit when none is given: 1 MiB. */
@@ -172,6 +175,7 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
   );
 
   if (options.observability) registerObservabilityRoutes(app, options.observability, tokens);
+  if (options.projections) registerProjectionRoutes(app, options.projections, tokens);
   registerConsoleRoutes(app, host, { ...options.console, ...(options.consoleDir !== undefined ? { assetsDir: options.consoleDir } : {}) });
 
   app.notFound((c) => c.json({ error: 'not found' }, 404));

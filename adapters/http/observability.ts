@@ -186,7 +186,7 @@ export const createHostObservability = (host: Host, options: HostObservabilityOp
 
 /** The route label of a request path: its fixed part (`/api/<method>`, `/api/stream`, `/metrics`, …), never an id. */
 export const routeOf = (path: string): string => {
-  if (path === '/api/stream' || path === '/metrics' || path === '/healthz' || path === '/readyz') return path;
+  if (path === '/api/stream' || path === '/metrics' || path === '/healthz' || path === '/readyz' || path === '/projections') return path;
   if (path.startsWith('/api/')) return /^\/api\/[a-z]+(\.[a-zA-Z]+)?$/.test(path) ? path : '/api/other';
   return 'console';
 };

@@ -19,16 +19,21 @@ interface Args {
 const args = JSON.parse(process.argv[2]!) as Args;
 const store = await openPostgresEventStore({ connectionString: args.url, schema: args.storeSchema, readOnly: true });
 const projections = new PostgresProjectionStore({ connection: args.url, schema: args.cpSchema });
+const started = process.hrtime.bigint();
+process.stderr.write(`${JSON.stringify({ owner: args.owner, started: true })}\n`);
 const worker = startProjectionWorker(benchTable(args.version), {
   store,
   projections,
   owner: args.owner,
   partitions: args.partitions,
   leaseMs: args.leaseMs,
-  batchSize: 1000,
-  flushIntervalMs: 50,
+  // the worker's defaults: batches of up to 5,000 events (or 1 s) while catching up, 250 ms live
 });
 process.once('SIGTERM', () => void worker.stop());
+void worker.caughtUp.then(
+  () => process.stderr.write(`${JSON.stringify({ owner: args.owner, caughtUpSeconds: Number(process.hrtime.bigint() - started) / 1e9, uptimeSeconds: process.uptime() })}\n`),
+  () => undefined,
+);
 await worker.done.catch((e: unknown) => process.stderr.write(`worker failed: ${String(e)}\n`));
 await projections.close();
 await store.close();

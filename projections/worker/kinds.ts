@@ -131,3 +131,13 @@ export const tableNameOf = (projection: string, version: number, table: string):
   if (plain.length <= 63) return plain;
   return `${plain.slice(0, 54)}_${partitionOf(plain, 2 ** 32).toString(16).padStart(8, '0')}`;
 };
+
+/**
+ * The name of a table projection's live view of `table` (see `ProjectionStore.swap`): `<name>_<table>`, spelled as
+ * {@link tableNameOf} spells table names (lower case, `[a-z0-9_]`, at most 63 characters).
+ */
+export const liveViewNameOf = (projection: string, table: string): string => {
+  const plain = `${projection}_${table}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  if (plain.length <= 63) return plain;
+  return `${plain.slice(0, 54)}_${partitionOf(plain, 2 ** 32).toString(16).padStart(8, '0')}`;
+};

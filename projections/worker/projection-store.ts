@@ -118,7 +118,19 @@ export interface ProjectionStore<Tx = never> {
   status(name?: string): Promise<readonly PartitionStatus[]>;
   /** The parked events of a projection version, by position. */
   parked(name: string, version: number): Promise<readonly ParkedRecord[]>;
-  /** Drops a projection version: its checkpoints, documents, leases, parked events (and tables, when it has). */
+  /**
+   * Drops a projection version: its checkpoints, documents, leases, parked events (and tables, when it has). Dropping
+   * the live version (see `swap`) also forgets which version is live (and drops the live views).
+   */
   drop(name: string, version: number): Promise<void>;
+  /** The version `swap` made live last, or null when none was (then the highest version counts as live). */
+  liveVersion(name: string): Promise<number | null>;
+  /**
+   * Makes `version` the live one, at once for every reader (`steerlog projections rebuild` calls it once the version
+   * caught up). PostgreSQL: in one transaction, the live views `<schema>.<name>_<table>` of a table projection are
+   * replaced by views of this version's tables, so readers that query the views switch with no downtime. The other
+   * versions are kept until dropped.
+   */
+  swap(name: string, version: number): Promise<void>;
   close(): Promise<void>;
 }

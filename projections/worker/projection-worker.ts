@@ -10,6 +10,7 @@ import type { Projection, ProjectionEvent } from '../custom/define-projection.js
 import { finalPolicy, retryDelays, type FailurePolicy } from './failure-policy.js';
 import { isKeyedProjection, isTableProjection, partitionOf, type AnyProjection, type TableNames, type TableProjection } from './kinds.js';
 import type { Isolate, ParkedEvent, PartitionKey, ProjectionLease, ProjectionStore } from './projection-store.js';
+import { readAhead } from './read-ahead.js';
 
 /** Options of {@link startProjectionWorker}. */
 export interface ProjectionWorkerOptions<Tx> {
@@ -23,9 +24,18 @@ export interface ProjectionWorkerOptions<Tx> {
   readonly partitions?: number;
   /** How long a lease lasts without renewal, ms; renewed (and partitions rebalanced) every third of it. @defaultValue 10_000 */
   readonly leaseMs?: number;
-  /** Commit once this many events were read since the last commit. @defaultValue 500 */
+  /**
+   * Commit once this many events were read since the last commit: the most events one transaction holds. A commit
+   * runs while the reader goes on with the next batch (at most one commit in flight; the partitions held commit side
+   * by side, each in its own transaction). @defaultValue 5000
+   */
   readonly batchSize?: number;
-  /** Commit at most this long after the oldest uncommitted event (the live tail). @defaultValue 250 */
+  /**
+   * While catching up, commit at least this often (a batch that did not reach `batchSize` in this time is committed
+   * as it is), so that progress shows and a crash loses little work. @defaultValue 1000
+   */
+  readonly maxBatchMs?: number;
+  /** Once caught up (the live tail), commit at most this long after the oldest uncommitted event. @defaultValue 250 */
   readonly flushIntervalMs?: number;
   /** Keep following live events after catching up; false stops at the head (a one-shot fold). @defaultValue true */
   readonly follow?: boolean;
@@ -115,6 +125,9 @@ class Worker<Tx> implements ProjectionWorker {
   readonly #leaseMs: number;
   readonly #batchSize: number;
   readonly #flushMs: number;
+  readonly #maxBatchMs: number;
+  /** The current read reached the head once (the live tail): the flush interval applies, not `maxBatchMs`. */
+  #tailing = false;
   readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly #parts = new Map<number, Part>();
   /** Leases taken by the ticker, loaded into `#parts` when the reader restarts. */
@@ -142,8 +155,9 @@ class Worker<Tx> implements ProjectionWorker {
     this.owner = options.owner;
     this.#n = Math.max(1, Math.floor(options.partitions ?? 1));
     this.#leaseMs = Math.max(300, options.leaseMs ?? 10_000);
-    this.#batchSize = Math.max(1, options.batchSize ?? 500);
+    this.#batchSize = Math.max(1, options.batchSize ?? 5000);
     this.#flushMs = Math.max(0, options.flushIntervalMs ?? 250);
+    this.#maxBatchMs = Math.max(0, options.maxBatchMs ?? 1000);
     this.#sleep = options.sleep ?? defaultSleep;
     if (this.#n > 1 && !isKeyedProjection(projection) && !isTableProjection(projection)) {
       throw new TypeError(`projection "${projection.name}": a single-state projection runs in one partition; make it keyed (defineKeyedProjection) or a table projection to partition it`);
@@ -210,6 +224,8 @@ class Worker<Tx> implements ProjectionWorker {
         // a failed renewal or heartbeat (the database unreachable) is tried again at the next tick: the leases run
         // out on their own meanwhile, and the epoch fences every commit
         const ticker = setInterval(() => {
+          // a tick still running (a slow store) is the one to wait for: it may take a lease that must be released
+          if (this.#ticking) return;
           this.#tickRun = this.#tick(reader).catch(() => undefined);
         }, this.#tickMs);
         let finished = false;
@@ -349,13 +365,17 @@ class Worker<Tx> implements ProjectionWorker {
     for (const part of this.#parts.values()) part.start = part.committed; // every batch was committed before a read
     const after = this.#from();
     this.#readerPosition = after;
-    for await (const message of subscribeAllPages(this.#o.store, {
+    this.#tailing = false;
+    const messages = subscribeAllPages(this.#o.store, {
       ...(after !== null ? { after } : {}),
       signal,
       ...(this.#o.pageSize !== undefined ? { pageSize: this.#o.pageSize } : {}),
-    })) {
+    });
+    // catching up, the next stored page is read while this one is applied; live, nothing is read ahead
+    for await (const message of readAhead(messages, (m) => m.kind === 'events' && !this.#tailing)) {
       if (signal.aborted || this.#failure !== null) return false;
       if (message.kind === 'caught-up') {
+        this.#tailing = true;
         await this.#commitAll();
         if (this.#failure !== null) return false;
         this.#resolveCaughtUp();
@@ -367,8 +387,16 @@ class Worker<Tx> implements ProjectionWorker {
         this.#route(recorded);
         this.#readerPosition = recorded.position;
         if (++this.#sinceCommit >= this.#batchSize) {
-          await this.#commitAll();
-        } else this.#flushTimer ??= setTimeout(() => void this.#commitAll().catch((e: unknown) => this.#fail(e)), this.#flushMs);
+          // this batch commits while the next one is read; the reader waits only for the commit before it
+          const previous = this.#commitChain;
+          void this.#commitAll().catch((e: unknown) => this.#fail(e));
+          await previous;
+        } else {
+          this.#flushTimer ??= setTimeout(
+            () => void this.#commitAll().catch((e: unknown) => this.#fail(e)),
+            this.#tailing ? this.#flushMs : this.#maxBatchMs,
+          );
+        }
       }
     }
     return false;
@@ -447,16 +475,19 @@ class Worker<Tx> implements ProjectionWorker {
     }
   }
 
-  /** Commits every held partition (one at a time, in order; commits never overlap). */
+  /**
+   * Commits every held partition, each in its own transaction, side by side; a commit starts once the one before
+   * it ended (commits of a partition never overlap, and land in order). Rejects with the first failure, once every
+   * partition's commit settled.
+   */
   #commitAll(): Promise<void> {
     this.#clearFlush();
     this.#sinceCommit = 0;
     const next = this.#commitChain.then(async () => {
       if (this.#abandoned || this.#failure !== null) return;
-      for (const [partition, part] of [...this.#parts]) {
-        if (this.#failure !== null || this.#abandoned) return;
-        await this.#commitPart(partition, part);
-      }
+      const results = await Promise.allSettled([...this.#parts].map(([partition, part]) => this.#commitPart(partition, part)));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
     });
     this.#commitChain = next.catch(() => undefined);
     return next;
@@ -482,6 +513,9 @@ class Worker<Tx> implements ProjectionWorker {
     part.dirty.clear();
     const applied = part.applied;
     part.applied = 0;
+    // the texts count as written from now on: the next batch (read while this one commits) compares against them,
+    // and if this commit fails the partition is dropped and loaded again from the store
+    for (const [k, text] of documents) part.written.set(k, text);
     try {
       const extra = isTableProjection(this.#projection) ? await this.#commitTable(part, position, events, parked) : null;
       if (extra === null) {
@@ -492,14 +526,13 @@ class Worker<Tx> implements ProjectionWorker {
       // Fenced: another worker holds the partition now. Any other failure of the store (the connection lost, maybe
       // after COMMIT was sent): whether the commit landed is unknown. Either way the in-memory state may be ahead of
       // what is committed, so the partition is dropped; taken again, it is loaded from what the store holds.
-      this.#parts.delete(partition);
+      if (this.#parts.get(partition) === part) this.#parts.delete(partition);
       const fenced = isProjectionFencedError(e);
       this.#o.onLost?.(partition, fenced ? 'fenced' : 'commit-failed');
       if (!fenced) await this.#o.projections.release(part.lease).catch(() => undefined);
       this.#reader?.abort();
       return;
     }
-    for (const [k, text] of documents) part.written.set(k, text);
     part.committed = position;
     this.#o.onCommit?.(partition, position);
   }

@@ -1,0 +1,169 @@
+import {
+  isAnyProjection,
+  isTableProjection,
+  parseFailurePolicy,
+  startProjectionWorker,
+  type AnyProjection,
+  type FailurePolicy,
+  type ProjectionWorker,
+} from '../../projections/index.js';
+import { projectionPartitionJson, projectionStatus, type ProjectionPartitionJson } from '../../audit/projection-status.js';
+import type { EventStore } from '../../runtime/ports/event-store.js';
+import { logAt, type Logger } from '../../runtime/logger.js';
+import type { ProjectionStatusSource } from '../http/projection-routes.js';
+import { oneLine, UsageError } from './cli-failure.js';
+import { loadUserModule } from './load-module.js';
+import { openProjectionStore, workerId, type OpenedProjectionStore } from './projection-worker-cli.js';
+import { assertReadableFile } from './reading-store.js';
+
+/** Options of {@link startServeProjections} (`steerlog serve --projection …`). */
+export interface ServeProjectionsOptions {
+  /** The projection modules (each one's default export a projection, as `steerlog project` takes). */
+  readonly modules: readonly string[];
+  /** The host's own store: the workers read it in the host process (live appends reach them without polling). */
+  readonly store: EventStore;
+  /** The host's store spec: the default checkpoints follow it (as `steerlog project --follow`). */
+  readonly storeSpec: string;
+  /** `--projection-checkpoints`: where the checkpoints are kept. @defaultValue as `steerlog project --follow` */
+  readonly checkpoints?: string;
+  /** `--projection-partitions`. @defaultValue '1' */
+  readonly partitions?: string;
+  /** `--projection-failure`. @defaultValue 'stop' */
+  readonly failure?: string;
+  /** The workers' lease, ms. @defaultValue 10_000 */
+  readonly leaseMs?: number;
+  readonly logger: Logger;
+}
+
+/** One worker the host runs, as `GET /projections` shows it. */
+export interface ServedWorkerJson {
+  readonly name: string;
+  readonly version: number;
+  readonly owner: string;
+  /** `catching-up` until every partition it holds reached the head once, then `live`; `failed` (see `error`) or `stopped`. */
+  readonly state: 'catching-up' | 'live' | 'failed' | 'stopped';
+  /** The partitions it holds now. */
+  readonly partitions: readonly number[];
+  readonly error: string | null;
+}
+
+/** The body of the host's `GET /projections`. */
+export interface ServedProjectionsJson {
+  readonly ok: true;
+  /** Where the checkpoints are (no password). */
+  readonly checkpoints: string;
+  /** The workers this host runs. */
+  readonly workers: readonly ServedWorkerJson[];
+  /** Every partition the checkpoint store knows (this host's workers and any other's), with its lag. */
+  readonly partitions: readonly ProjectionPartitionJson[];
+}
+
+/** The projection workers a host runs, and the status it serves. */
+export interface ServeProjections extends ProjectionStatusSource {
+  status(): Promise<ServedProjectionsJson>;
+  /** Stops every worker (each finishes its batch, commits and releases its leases), then closes the checkpoint store. */
+  close(): Promise<void>;
+}
+
+interface Served {
+  readonly projection: AnyProjection<unknown>;
+  readonly worker: ProjectionWorker;
+  state: ServedWorkerJson['state'];
+  error: string | null;
+}
+
+const loadProjection = async (path: string): Promise<AnyProjection<unknown>> => {
+  await assertReadableFile(path);
+  let mod: Record<string, unknown>;
+  try {
+    mod = await loadUserModule(path);
+  } catch (e) {
+    throw new UsageError(`--projection: cannot load ${path}: ${oneLine(e)}`);
+  }
+  if (!isAnyProjection(mod.default)) throw new UsageError(`--projection: the default export of ${path} is not a projection`);
+  return mod.default;
+};
+
+/**
+ * Starts a projection worker per module inside the host process (the same modules, checkpoints, leases and
+ * partitions as `steerlog project <module> --follow`, so hosts and standalone workers share the partitions), and
+ * answers `GET /projections`. A worker that fails (failure policy `stop`) is logged and shown `failed`; the host
+ * keeps serving.
+ */
+export const startServeProjections = async (options: ServeProjectionsOptions): Promise<ServeProjections> => {
+  const projections = await Promise.all(options.modules.map(loadProjection));
+  const names = new Set<string>();
+  for (const p of projections) {
+    if (names.has(p.name)) throw new UsageError(`--projection: two modules define the projection "${p.name}"`);
+    names.add(p.name);
+  }
+  const partitions = Number(options.partitions ?? '1');
+  if (!Number.isSafeInteger(partitions) || partitions < 1) throw new UsageError('--projection-partitions must be a positive integer');
+  const failure: FailurePolicy | null = parseFailurePolicy(options.failure ?? 'stop');
+  if (failure === null) throw new UsageError('--projection-failure is stop, park or retry:<n>[:park|:stop]');
+  // an in-memory store keeps nothing across runs: neither do its projections' checkpoints (a temporary directory)
+  const durable = !options.storeSpec.startsWith('memory:') || options.checkpoints !== undefined;
+  const opened: OpenedProjectionStore = await openProjectionStore(options.checkpoints, options.storeSpec, durable);
+  const served: Served[] = [];
+  try {
+    for (const projection of projections) {
+      if (isTableProjection(projection) && !opened.projections.supportsTables) {
+        throw new UsageError(`--projection: "${projection.name}" is a table projection: it needs PostgreSQL checkpoints (--projection-checkpoints postgres://…)`);
+      }
+      const worker = startProjectionWorker(projection, {
+        store: options.store,
+        projections: opened.projections,
+        owner: workerId(),
+        partitions,
+        failure,
+        follow: true,
+        ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+      });
+      const entry: Served = { projection, worker, state: 'catching-up', error: null };
+      served.push(entry);
+      void worker.caughtUp.then(
+        () => {
+          if (entry.state === 'catching-up') entry.state = 'live';
+          logAt(options.logger, 'info', `projection ${projection.name}@${projection.version} caught up`, { owner: worker.owner });
+        },
+        () => undefined,
+      );
+      worker.done.then(
+        () => {
+          if (entry.state !== 'failed') entry.state = 'stopped';
+        },
+        (e: unknown) => {
+          entry.state = 'failed';
+          entry.error = oneLine(e);
+          logAt(options.logger, 'error', `projection ${projection.name}@${projection.version} stopped: ${entry.error}`, { owner: worker.owner });
+        },
+      );
+    }
+  } catch (e) {
+    await Promise.all(served.map((s) => s.worker.stop()));
+    await opened.close();
+    throw e;
+  }
+  return {
+    status: async () => {
+      const rows = await projectionStatus({ store: options.store, projections: opened.projections });
+      return {
+        ok: true,
+        checkpoints: opened.label,
+        workers: served.map((s) => ({
+          name: s.projection.name,
+          version: s.projection.version,
+          owner: s.worker.owner,
+          state: s.state,
+          partitions: s.worker.owned(),
+          error: s.error,
+        })),
+        partitions: rows.map(projectionPartitionJson),
+      };
+    },
+    close: async () => {
+      await Promise.all(served.map((s) => s.worker.stop()));
+      await opened.close();
+    },
+  };
+};
