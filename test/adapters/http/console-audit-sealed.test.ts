@@ -34,11 +34,11 @@ describe('the console audit of a host that seals content', () => {
     const agent = host.host.live.get('sealed-1')!.agent;
     await agent.whenIdle();
     await agent.checkpoint();
-    const res = await fetch(`${host.url}/api/audit/sealed-1`);
+    const res = await fetch(`${host.url}/api/audit/sealed-1?output=audit`);
     expect(res.status).toBe(200);
     const answer = (await res.json()) as SessionAudit;
-    expect(answer.audit.chain.status).toBe('verified');
-    expect(answer.audit.chain.chained).toBe(agent.events.length);
+    expect(answer.chain.status).toBe('verified');
+    expect(answer.chain.chained).toBe(agent.events.length);
     const audited = (await auditLog(storeSource(store, 'sealed-1'), { keyring: createKeyring(keys) }))!;
     expect(answer.audit).toEqual(JSON.parse(JSON.stringify(auditOutput(audited.report, audited.extras!, null))));
     expect(answer.inputs.map((i) => [i.id, i.preview])).toEqual([
