@@ -145,15 +145,24 @@ export type AuditOutput = Omit<AuditReport, 'messages' | 'errors'> & {
   readonly storeNotes?: readonly string[];
 };
 
-/** Joins the fold's report and the extras into the audit output. */
-export const auditOutput = (report: AuditReport, extras: AuditExtras, at: AuditLimit | null): AuditOutput => {
-  const fates = new Map(extras.fates.map((f) => [f.id, f]));
-  const entered = report.messages.map((m) => ({ ...m, fate: fates.get(m.id) ?? fateOf(m.id, []) }));
-  const shown = new Set(report.messages.map((m) => m.id));
-  const others = extras.fates
-    .filter((f) => !shown.has(f.id))
+/** Each input's fate by its id (what {@link enteredMessage} looks a message up in). */
+export const fatesById = (extras: AuditExtras): ReadonlyMap<string, InputFate> => new Map(extras.fates.map((f) => [f.id, f]));
+
+/** An entered message of the fold's report with its fate (a message the facts never saw has an empty one). */
+export const enteredMessage = (m: AuditReport['messages'][number], fates: ReadonlyMap<string, InputFate>): AuditMessage => ({ ...m, fate: fates.get(m.id) ?? fateOf(m.id, []) });
+
+/** The inputs that never entered the model (not among `entered`), by admission seq, after the entered ones. */
+export const otherInputs = (extras: AuditExtras, entered: ReadonlySet<string>): AuditMessage[] =>
+  extras.fates
+    .filter((f) => !entered.has(f.id))
     .map((f) => ({ seq: f.admitted?.seq ?? f.claimed?.seq ?? 0, id: f.id, class: null, fate: f }))
     .sort((a, b) => a.seq - b.seq);
+
+/** Joins the fold's report and the extras into the audit output. */
+export const auditOutput = (report: AuditReport, extras: AuditExtras, at: AuditLimit | null): AuditOutput => {
+  const fates = fatesById(extras);
+  const entered = report.messages.map((m) => enteredMessage(m, fates));
+  const others = otherInputs(extras, new Set(report.messages.map((m) => m.id)));
   const { messages: _m, ...rest } = report;
   const brk = extras.chain.break;
   // a log the fold already refused says why in its own error; a schema-valid log with a broken chain gets this one

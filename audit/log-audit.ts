@@ -2,7 +2,7 @@ import { createAuditor } from '../domain/audit.js';
 import type { AuditReport } from '../domain/audit.js';
 import type { Keyring } from '../runtime/content-opener.js';
 import type { RawEnvelope } from '../runtime/ports/recorded-envelope.js';
-import { auditOutput, createExtrasCollector, type AuditOutput } from './audit-extras.js';
+import { auditOutput, createExtrasCollector, type AuditChain, type AuditOutput } from './audit-extras.js';
 import type { AuditLimit } from './audit-limit.js';
 
 /**
@@ -18,6 +18,8 @@ export interface LogAudit {
   report(): AuditReport;
   /** What `audit --json` prints of the envelopes pushed so far; `at`: the `--at` limit to report (null: none). */
   output(at?: AuditLimit | null): Promise<AuditOutput>;
+  /** The hash chain's verification so far (`output().chain`, without building the rest of the output). */
+  chain(): Promise<AuditChain>;
 }
 
 /**
@@ -41,5 +43,6 @@ export const createLogAudit = (stream: string, keyring: Keyring | null = null): 
       // a copy: the collector keeps appending to its list as the audit moves on
       return auditOutput(auditor.report(), { ...extras, actions: [...extras.actions] }, at);
     },
+    chain: async () => (await collector.result()).chain,
   };
 };

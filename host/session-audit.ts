@@ -3,7 +3,7 @@ import type { LogEvent } from '../domain/events.js';
 import type { ActorAction } from '../domain/actor-actions.js';
 import { createFateFold, type FateFold, type MessageFate } from '../domain/message-fate.js';
 import { openEnvelopeNow, type Keyring } from '../runtime/content-opener.js';
-import type { AuditOutput } from '../audit/audit-extras.js';
+import type { AuditChain, AuditOutput } from '../audit/audit-extras.js';
 import { createLogAudit, type LogAudit } from '../audit/log-audit.js';
 
 /** One row of the console's input list: a message id, its source kind, a preview and the last thing that happened to it. */
@@ -25,15 +25,20 @@ export interface SessionAudit {
   readonly at: number;
   /** The time of the event at `at` (ms since the epoch); null before the first event. */
   readonly atTime: number | null;
-  /** The fold's report of the events up to `at` (what `audit` below is built from). */
-  readonly report: AuditReport;
   /**
-   * Exactly what `steerlog audit --store … <sessionId> --json` prints of the events up to `at` (with `--at <at>` when
-   * one was asked for), from the same function (`createLogAudit`): the fold's report, the hash chain's
-   * verification, each input's fate, the times, the sealed content, the actions. Only `storeNotes` (what reading a
+   * The audit report of the events up to `at`: the fold of `steerlog audit --json`, from the same function
+   * (`createLogAudit`) that builds `audit` below.
+   */
+  readonly report: AuditReport;
+  /** The hash chain's verification of the events up to `at` (`audit --json`'s `chain`, from the same function). */
+  readonly chain: AuditChain;
+  /**
+   * When asked for (`output`): exactly what `steerlog audit --store … <sessionId> --json` prints of the events up to
+   * `at` (with `--at <at>` when one was asked for), from the same function (`createLogAudit`): the fold's report,
+   * the chain, each input's fate, the times, the sealed content, the actions. Only `storeNotes` (what reading a
    * store noticed) is the CLI's own.
    */
-  readonly audit: AuditOutput;
+  readonly audit?: AuditOutput;
   /** Both pending lists at `at`, with previews. */
   readonly pending: { readonly nextTurn: readonly AuditInput[]; readonly nextStep: readonly AuditInput[] };
   /** Every message id the log mentions up to `at`, in order of first appearance. */
@@ -50,6 +55,8 @@ export interface AuditSessionOptions {
   readonly at?: number;
   /** Also answer "what happened to this input?" for this message id. @defaultValue none */
   readonly messageId?: string;
+  /** Also give the whole `audit --json` object (`SessionAudit.audit`; a long log's is several times the report). @defaultValue false */
+  readonly output?: boolean;
 }
 
 /**
@@ -86,7 +93,8 @@ const advance = (folds: Folds, e: LogEvent): Promise<void> | undefined => {
 const answer = async (sessionId: string, lastSeq: number, at: number, atTime: number | null, folds: Folds, request: AuditSessionOptions): Promise<SessionAudit> => {
   const messageId = request.messageId;
   const report = folds.audit.report();
-  const audit = await folds.audit.output(request.at === undefined ? null : { seq: at });
+  const chain = await folds.audit.chain();
+  const audit = request.output === true ? await folds.audit.output(request.at === undefined ? null : { seq: at }) : undefined;
   const fates = folds.fates.fates;
   const admittedBy = (f: MessageFate): string | null => {
     for (let i = f.entries.length - 1; i >= 0; i--) {
@@ -107,7 +115,8 @@ const answer = async (sessionId: string, lastSeq: number, at: number, atTime: nu
     at,
     atTime,
     report,
-    audit,
+    chain,
+    ...(audit !== undefined ? { audit } : {}),
     pending: { nextTurn: report.inbox.nextTurn.map(byId), nextStep: report.inbox.nextStep.map(byId) },
     inputs: [...fates.values()].map(input),
     ...(messageId !== undefined ? { message: message ? { ...message, entries: [...message.entries] } : null } : {}),

@@ -2,8 +2,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditReport } from '../../domain/audit.js';
-import { fateOf } from '../../domain/message-facts.js';
-import { auditOutput, type AuditExtras, type AuditMessage } from '../../audit/audit-extras.js';
+import { auditOutput, enteredMessage, fatesById, otherInputs, type AuditExtras, type AuditMessage } from '../../audit/audit-extras.js';
 import { type AuditLimit } from '../../audit/audit-limit.js';
 import type { CliIo } from './io.js';
 import { readLineBatches } from '../../audit/read-lines.js';
@@ -82,7 +81,7 @@ export const openAuditSpool = (): AuditSpool => {
       }
       for (const t of report.turns) await out.write(n++ === 0 ? JSON.stringify(t) : `,${JSON.stringify(t)}`);
       await out.write(`]${middle}[`);
-      const fates = new Map(extras.fates.map((f) => [f.id, f]));
+      const fates = fatesById(extras);
       const shown = new Set<string>();
       n = 0;
       const message = async (m: AuditMessage): Promise<void> => void (await out.write(n++ === 0 ? JSON.stringify(m) : `,${JSON.stringify(m)}`));
@@ -90,14 +89,10 @@ export const openAuditSpool = (): AuditSpool => {
         for (const line of lines) {
           const m = JSON.parse(line) as AuditReport['messages'][number];
           shown.add(m.id);
-          await message({ ...m, fate: fates.get(m.id) ?? fateOf(m.id, []) });
+          await message(enteredMessage(m, fates));
         }
       }
-      const others = extras.fates
-        .filter((f) => !shown.has(f.id))
-        .map((f) => ({ seq: f.admitted?.seq ?? f.claimed?.seq ?? 0, id: f.id, class: null, fate: f }))
-        .sort((a, b) => a.seq - b.seq);
-      for (const m of others) await message(m);
+      for (const m of otherInputs(extras, shown)) await message(m);
       await out.write(`]${tail}\n`);
       await out.end();
     },

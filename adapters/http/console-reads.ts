@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import type { LogEvent } from '../../domain/events.js';
 import { HostSessionIdSchema } from '../../host/schemas.js';
 import { sessionTimeline, type SessionTimeline } from '../../audit/session-timeline.js';
+import { parseChainAnchor } from '../../audit/verify-log.js';
 import type { SessionVerification } from '../../formats/chain/verify-session.js';
 import type { ChainAnchor, ConsolePorts } from './console-ports.js';
 
@@ -31,11 +32,7 @@ export interface ConsoleChain {
 /** How many signed heads the chain answer lists (the last ones). */
 export const HEADS_SHOWN = 200;
 
-const parseAnchor = (text: string | undefined): ChainAnchor | null | undefined => {
-  if (text === undefined || text === '') return undefined;
-  const m = /^(\d+):([0-9a-f]{64})$/.exec(text);
-  return m ? { seq: Number(m[1]), hash: m[2]! } : null;
-};
+const parseAnchor = (text: string | undefined): ChainAnchor | null | undefined => (text === undefined || text === '' ? undefined : parseChainAnchor(text));
 
 /**
  * The console's reads beside the audit fold: `GET /api/chain/<id>[?anchor=<seq>:<hash>]` (the chain, from the same

@@ -86,8 +86,9 @@ export interface ConsoleRoutesOptions {
 /**
  * The web console's routes: `GET /api/whoami` names the principal the request authenticated as (`{ principal }`:
  * the actor the Host records on its prompts; the console checks a token with it before keeping it),
- * `GET /api/audit/<sessionId>[?at=<seq>][&message=<id>]` folds a session's log up to a seq on the server (`audit`:
- * what `steerlog audit --json` prints, chain included, from the same function; plus each input's fate), and `GET /` with its assets serves the built console. The console's
+ * `GET /api/audit/<sessionId>[?at=<seq>][&message=<id>][&output=audit]` folds a session's log up to a seq on the
+ * server with the function `steerlog audit` runs (the report and the chain; with `output=audit`, the whole object
+ * `audit --json` prints), plus each input's fate, and `GET /` with its assets serves the built console. The console's
  * client-side routes live in the URL's fragment (`/#/live/<id>`, `/#/audit/<id>`), so a reload asks for `/` again:
  * every other path (`/metrics`, a mistyped asset) falls through to the app's 404. The app's own middleware
  * authenticates `/api/` before these run and sets `principal`.
@@ -113,10 +114,11 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
     const at = rawAt === undefined || rawAt === '' ? undefined : Number(rawAt);
     if (at !== undefined && (!Number.isSafeInteger(at) || at < -1)) return c.json({ error: 'at must be an integer seq' }, 400);
     const messageId = c.req.query('message');
+    const output = c.req.query('output') === 'audit';
     const events = await storedFormOf(sessionId);
     if (events.length === 0) return c.json({ error: 'session-not-found', sessionId }, 404);
     const keyring = keys ? createKeyring(keys) : null;
-    return c.json(await audits.audit(sessionId, events, { ...(at !== undefined ? { at } : {}), ...(messageId ? { messageId } : {}) }, keyring));
+    return c.json(await audits.audit(sessionId, events, { ...(at !== undefined ? { at } : {}), ...(messageId ? { messageId } : {}), output }, keyring));
   });
 
   const dir = options.assetsDir === undefined ? consoleAssetsDir() : options.assetsDir;

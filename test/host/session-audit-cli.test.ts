@@ -10,8 +10,9 @@ import { runCli } from '../adapters/cli/support/run-cli.js';
 
 /**
  * Two derivations agree: the console's audit (`auditSession`, the Host's console route and its cache) and
- * `steerlog audit --json` come from one function (`createLogAudit`), so the console's `audit` is the object the CLI
- * prints — chain included — for the same session, whole and at a seq. The CLI adds only `storeNotes` (what reading
+ * `steerlog audit --json` come from one function (`createLogAudit`), so the console's `audit` (asked for with
+ * `output`) is the object the CLI prints — chain included — for the same session, whole and at a seq, and its
+ * default answer (the report and the chain) is that object's. The CLI adds only `storeNotes` (what reading
  * a store noticed), which is the reader's, not the audit's.
  */
 const printed = (stdout: string): unknown => JSON.parse(stdout);
@@ -39,18 +40,22 @@ describe("the console's audit is `steerlog audit --json`", () => {
       const events = logs.get(s)!;
       const cli = await runCli('audit', '--store', `jsonl:${dir}`, s, '--json');
       expect(cli.code).toBe(0);
-      const whole = await auditSession(s, events);
-      expect(whole.audit.chain.status).toBe('verified');
-      expect(whole.audit.chain.chained).toBe(events.length);
-      expect(withNotes(whole.audit)).toEqual(printed(cli.stdout));
-      // the report the console shows beside it is the audit's own fold
-      expect(whole.report.turns).toEqual(whole.audit.turns);
+      const whole = await auditSession(s, events, { output: true });
+      expect(whole.audit!.chain.status).toBe('verified');
+      expect(whole.audit!.chain.chained).toBe(events.length);
+      expect(withNotes(whole.audit!)).toEqual(printed(cli.stdout));
+      // the report and the chain the console shows by default are the audit's own
+      expect(whole.report.turns).toEqual(whole.audit!.turns);
+      expect(whole.chain).toEqual(whole.audit!.chain);
+      const { audit: _a, ...brief } = whole;
+      expect(await auditSession(s, events)).toEqual(brief);
       const cache = createSessionAuditCache({ yieldEvery: 5 });
       for (const at of [0, 3, 11, events.length - 2]) {
         const atCli = await runCli('audit', '--store', `jsonl:${dir}`, s, '--at', String(at), '--json');
-        const asked = await cache.audit(s, events, { at });
-        expect(withNotes(asked.audit), `${s} at ${at}`).toEqual(printed(atCli.stdout));
-        expect(asked).toEqual(await auditSession(s, events, { at }));
+        const asked = await cache.audit(s, events, { at, output: true });
+        expect(withNotes(asked.audit!), `${s} at ${at}`).toEqual(printed(atCli.stdout));
+        expect(asked.chain).toEqual(asked.audit!.chain);
+        expect(asked).toEqual(await auditSession(s, events, { at, output: true }));
       }
     }
   });
@@ -62,10 +67,10 @@ describe("the console's audit is `steerlog audit --json`", () => {
     writeFileSync(file, tampered.map((e) => `${JSON.stringify(e)}\n`).join(''));
     const cli = await runCli('audit', file, '--json');
     expect(cli.code).toBe(1);
-    const console = await auditSession(s, tampered);
-    expect(console.audit.chain.status).toBe('broken');
-    expect(console.audit.chain.break?.seq).toBe(7);
-    expect(console.audit.ok).toBe(false);
+    const console = await auditSession(s, tampered, { output: true });
+    expect(console.chain.status).toBe('broken');
+    expect(console.chain.break?.seq).toBe(7);
+    expect(console.audit!.ok).toBe(false);
     expect(console.audit).toEqual(printed(cli.stdout));
   });
 });

@@ -107,7 +107,7 @@ describe('the console audit endpoint answers what the CLI answers', () => {
     await host.host.live.get('console-1')!.agent.whenIdle();
     const removed = await host.rpc('session.updateQueue', { sessionId: 'console-1', itemId: 'm0', action: { kind: 'remove' } });
     expect(removed.result).toMatchObject({ ok: false, error: { code: 'queue-item-not-found' } });
-    const answer = await consoleAudit(host, 'console-1', '?message=m2');
+    const answer = await consoleAudit(host, 'console-1', '?message=m2&output=audit');
     expect(answer.message?.entries.map((e) => e.kind)).toEqual(['admitted', 'claimed', 'entered']);
     expect(answer.message?.entries.at(-1)).toMatchObject({ kind: 'entered', class: 'steering' });
     expect(answer.inputs.map((i) => [i.id, i.last])).toEqual([
@@ -122,7 +122,8 @@ describe('the console audit endpoint answers what the CLI answers', () => {
     expect(answer.report).toEqual(foldPart(cli));
     // the console's audit is the object `audit --json` prints, chain included (one function: createLogAudit)
     expect({ ...answer.audit, storeNotes: [] }).toEqual(cli);
-    expect(answer.audit.chain.status).toBe('verified');
+    expect(answer.chain).toEqual(answer.audit!.chain);
+    expect(answer.chain.status).toBe('verified');
     // who did what: the host's principal on the creation and every admission, the same in the console and the CLI
     expect(answer.actions).toEqual(cli.actions);
     expect(answer.actions.map((a) => [a.kind, a.id, a.actor, a.actorKind])).toEqual([
