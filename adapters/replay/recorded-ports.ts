@@ -54,9 +54,9 @@ export const recordedModel = (log: RecordedLog, position: () => number, pending:
     }),
 });
 
-/** The tools the recording offered, each waiting for the replay to settle its call. */
-export const recordedTools = (log: RecordedLog, pending: Pending): Tool<Agent>[] =>
-  log.tools.map((spec) => ({
+/** The tools the recording offered, each waiting for the replay to settle its call (or `own`'s tool of that name, which runs). */
+export const recordedTools = (log: RecordedLog, pending: Pending, own: readonly Tool<Agent>[]): Tool<Agent>[] =>
+  log.tools.map((spec) => own.find((t) => t.name === spec.name) ?? {
     name: spec.name,
     ...(spec.description !== undefined ? { description: spec.description } : {}),
     execute: (_args, context) =>
@@ -70,7 +70,7 @@ export const recordedTools = (log: RecordedLog, pending: Pending): Tool<Agent>[]
           },
         });
       }),
-  }));
+  });
 
 /** The recorded answer of a request (`assistant/message`): its blocks, finish reason and usage. */
 export const answerOf = (data: { readonly message: { readonly content: readonly AssistantBlock[] }; readonly usage?: ModelResponse['usage'] }, maxTokens: boolean): ModelResponse => ({

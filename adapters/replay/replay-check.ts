@@ -5,6 +5,7 @@ import { retry } from '../../runtime/hooks.js';
 import { silentLogger } from '../../runtime/logger.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import type { LateToolResults } from '../../runtime/tool-runner.js';
+import type { Tool } from '../../runtime/tools.js';
 import { MemoryEventStore } from '../store/memory/memory-event-store.js';
 import { gatedStore } from './gated-store.js';
 import { divergenceFinder, type ReplayDivergence } from './event-compare.js';
@@ -27,6 +28,12 @@ export interface ReplayCheckOptions {
   readonly install?: (agent: Agent) => void;
   /** The system prompt; a function is called at every proposed step. @defaultValue the one each step recorded */
   readonly systemPrompt?: AgentOptions['systemPrompt'];
+  /**
+   * Tools whose code runs in the replay instead of answering from the recorded outcomes (a deployment checking a
+   * changed tool); the recording's other tools are still answered from it. @defaultValue none: every call is answered
+   * from its recorded outcome
+   */
+  readonly tools?: readonly Tool<Agent>[];
   /** As `RuntimeOptions.toolConcurrency`. @defaultValue 4 */
   readonly toolConcurrency?: number;
   /** As `RuntimeOptions.lateToolResults`. @defaultValue 'withhold' */
@@ -77,7 +84,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
   const runtime = createRuntime({
     store: gate.store,
     model: recordedModel(log, () => position, pending),
-    tools: recordedTools(log, pending),
+    tools: recordedTools(log, pending, options.tools ?? []),
     clock: {
       now: () => {
         if (!createdRead) {
