@@ -26,23 +26,28 @@ type Positions = ReadonlyMap<string, number>;
 
 const positionsOf = (events: readonly LogEvent[]): Map<string, number> => new Map(events.map((e, i) => [e.id as string, i]));
 
-/** An event as the replay compares it. */
-export const comparable = (e: LogEvent, positions: Positions): unknown => {
+/** An event as the replay compares it (without its metadata when `metadata` is false). */
+export const comparable = (e: LogEvent, positions: Positions, metadata = true): unknown => {
   let data = e.data;
   if (e.type === 'session/created') {
     const { createdAt: _c, ...rest } = e.data as Record<string, unknown>;
     data = rest;
   }
-  let metadata: unknown = e.metadata;
+  let meta: unknown = e.metadata;
   if (e.metadata?.causationId !== undefined) {
     const at = positions.get(e.metadata.causationId);
-    metadata = { ...e.metadata, causationId: at === undefined ? e.metadata.causationId : `#${at}` };
+    meta = { ...e.metadata, causationId: at === undefined ? e.metadata.causationId : `#${at}` };
   }
-  return { type: e.type, data, ignorable: e.ignorable === true, metadata: metadata ?? null };
+  return { type: e.type, data, ignorable: e.ignorable === true, ...(metadata ? { metadata: meta ?? null } : {}) };
 };
 
-/** Compares the events both logs have, incrementally: `next(produced)` checks only what it has not checked yet. */
+/**
+ * Compares the events both logs have, incrementally: `next(produced)` checks only what it has not checked yet. A
+ * recording that holds no metadata at all (written by the pure deciders, or by a writer that records no causation)
+ * is compared without it.
+ */
 export const divergenceFinder = (recorded: readonly LogEvent[]) => {
+  const metadata = recorded.some((e) => e.metadata !== undefined);
   const recordedAt = positionsOf(recorded);
   const producedAt = new Map<string, number>();
   let checked = 0;
@@ -52,7 +57,7 @@ export const divergenceFinder = (recorded: readonly LogEvent[]) => {
       producedAt.set(p.id, checked);
       const r = recorded[checked];
       if (!r) return { seq: checked, type: p.type, recorded: null, produced: p };
-      if (!sameJson(comparable(r, recordedAt), comparable(p, producedAt))) return { seq: checked, type: r.type, recorded: r, produced: p };
+      if (!sameJson(comparable(r, recordedAt, metadata), comparable(p, producedAt, metadata))) return { seq: checked, type: r.type, recorded: r, produced: p };
     }
     return null;
   };

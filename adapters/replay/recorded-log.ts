@@ -1,5 +1,6 @@
 import { isKnownEvent, type LogEvent, type RequestContextData, type SessionCreatedData, type TurnEndReason } from '../../domain/events.js';
 import type { ToolSpec } from '../../runtime/ports/model.js';
+import { foldSession } from '../../domain/session-fold.js';
 
 /**
  * What a replay reads from a recorded log besides its events: the system prompt and route of each request, the
@@ -10,7 +11,11 @@ import type { ToolSpec } from '../../runtime/ports/model.js';
 /** Why a log cannot be replayed. Stable `code`: `not-replayable`. */
 export class NotReplayableError extends Error {
   readonly code = 'not-replayable' as const;
-  constructor(readonly reason: string) {
+  /** `invalidAt`: the seq of the first invalid event, when that is why (a replay reproduces valid logs only). */
+  constructor(
+    readonly reason: string,
+    readonly invalidAt: number | null = null,
+  ) {
     super(`the log cannot be replayed: ${reason}`);
     this.name = 'NotReplayableError';
   }
@@ -58,6 +63,8 @@ export const readRecordedLog = (events: readonly LogEvent[]): RecordedLog => {
     if (why) throw new NotReplayableError(why);
     if (hasSealed(e.data)) throw new NotReplayableError(`seq ${e.seq} holds sealed content (open it with its key first)`);
   }
+  const { error } = foldSession(events);
+  if (error) throw new NotReplayableError(`it is invalid at seq ${error.seq ?? '?'} (${error.message}): a replay reproduces valid logs only`, error.seq ?? 0);
   const systems = new Map<string, string | undefined>();
   const ends = new Map<number, TurnEndReason>();
   const routes: (RequestContextData | null)[] = [];

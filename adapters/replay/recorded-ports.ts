@@ -89,16 +89,20 @@ const textOf = (content: readonly { readonly type: string; readonly text?: strin
 
 /**
  * The recorded outcome of a tool call: its `tool/result` at `seq`, and the contexts its result staged (the splices
- * right after it that it caused, as `tool:<name>`). A recorded thrown error is thrown again.
+ * right after it that it caused, as `tool:<name>`; in a log that records no metadata, the next-step insertions right
+ * after it). A recorded thrown error is thrown again.
  */
-export const outcomeOf = (events: readonly LogEvent[], seq: number, toolName: string): ToolOutcome | { readonly thrown: Error } => {
+export const outcomeOf = (events: readonly LogEvent[], seq: number, toolName: string, noMetadata = false): ToolOutcome | { readonly thrown: Error } => {
   const result = events[seq]!;
   const data = result.data as ToolResultData;
   const withheld = (data.meta?.withheld ?? null) as (ToolOutcome & { error?: { name: string; code: string } }) | null;
   const staged: UserMessage[] = [];
   for (let i = seq + 1; i < events.length; i++) {
     const e = events[i]!;
-    if (e.type !== 'agent/inbox/spliced' || e.metadata?.causationId !== result.id || e.metadata.actor !== `tool:${toolName}`) break;
+    if (e.type !== 'agent/inbox/spliced') break;
+    const d = e.data as { target: string; removedCount?: number };
+    const byResult = noMetadata ? d.target === 'next-step' && d.removedCount === undefined : e.metadata?.causationId === result.id && e.metadata.actor === `tool:${toolName}`;
+    if (!byResult) break;
     staged.push(...(e.data as { inserted: UserMessage[] }).inserted);
   }
   const source = withheld ?? { content: data.message.content, ...(data.message.isError ? { isError: true } : {}), ...(data.error ? { error: data.error } : {}) };

@@ -71,6 +71,7 @@ export const replayCheck = async (events: readonly LogEvent[], options: ReplayCh
 const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<ReplayCheckResult> => {
   const recorded = log.events;
   const provenanceRecorded = recorded.some((e) => e.type === 'request/header');
+  const metadataRecorded = recorded.some((e) => e.metadata !== undefined);
   const kept = (e: LogEvent): boolean => provenanceRecorded || (e.type !== 'request/header' && e.type !== 'request/context');
   let agent: Agent | null = null;
   /** How many compared events the runtime has produced: the position of the next one. */
@@ -160,6 +161,8 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
     switch (next.type) {
       case 'agent/inbox/spliced': {
         if (isClaim(next.data) || next.metadata?.actor?.startsWith('tool:')) return false;
+        // in a log without metadata, a next-step insertion right after a tool result is what the result staged
+        if (!metadataRecorded && recorded[next.seq - 1]?.type === 'tool/result' && next.data.target === 'next-step' && next.data.removedCount === undefined) return false;
         try {
           live.readmit(next.data, next.metadata);
           return true;
@@ -192,7 +195,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
         const call = pending.calls.get(next.data.message.callId);
         if (!call) return false;
         const name = recorded.find((e) => e.type === 'tool/call' && (e.data as { callId: string }).callId === next.data.message.callId);
-        const outcome = outcomeOf(recorded, next.seq, (name?.data as { name: string } | undefined)?.name ?? '');
+        const outcome = outcomeOf(recorded, next.seq, (name?.data as { name: string } | undefined)?.name ?? '', !metadataRecorded);
         if (next.data.error?.code === 'ABORTED') live.cancel(abortCause(next.data.turn), { keepInbox: true, metadata: turnEndMetadata(next.data.turn) });
         call.settle(outcome);
         return true;

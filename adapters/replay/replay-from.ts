@@ -95,6 +95,7 @@ export const replayBoundary = (events: readonly LogEvent[], from: ReplayPoint): 
 /** Forks `origin` at the point and re-runs it with the new model, re-admitting its recorded inputs. */
 export const replaySession = async (origin: string, options: ReplaySessionOptions): Promise<ReplaySessionResult> => {
   const { events } = await loadSession(options.store, origin);
+  if (events.length === 0) throw new ReplayPointError(`the store has no session ${origin}`);
   const { boundary, point } = replayBoundary(events, options.from);
   const recorded = recordedInputs(events, boundary);
   const before = (turn: number, step: number): boolean => comparePoints({ turn, step, phase: 1 }, { ...point, phase: 1 }) < 0;
