@@ -56,8 +56,8 @@ export const divergenceFinder = (recorded: readonly LogEvent[]) => {
       const p = produced[checked]!;
       producedAt.set(p.id, checked);
       const r = recorded[checked];
-      if (!r) return { seq: checked, type: p.type, recorded: null, produced: p };
-      if (!sameJson(comparable(r, recordedAt, metadata), comparable(p, producedAt, metadata))) return { seq: checked, type: r.type, recorded: r, produced: p };
+      if (!r) return { seq: (recorded.at(-1)?.seq ?? -1) + 1, type: p.type, recorded: null, produced: p };
+      if (!sameJson(comparable(r, recordedAt, metadata), comparable(p, producedAt, metadata))) return { seq: r.seq, type: r.type, recorded: r, produced: p };
     }
     return null;
   };

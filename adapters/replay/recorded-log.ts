@@ -24,12 +24,11 @@ export class NotReplayableError extends Error {
 export const isNotReplayableError = (e: unknown): e is NotReplayableError =>
   typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'not-replayable';
 
-/** Events a replay cannot re-drive (children are separate sessions; a signed head needs the signer's key). */
+/** Events a replay cannot re-drive (children are separate sessions; an erased session's content is gone). */
 const UNDRIVABLE: Readonly<Record<string, string>> = {
   'subagent/descriptor': 'it is a child session (subagent/descriptor)',
   'subagent/start': 'it starts child sessions (subagent/start)',
   'subagent/end': 'it starts child sessions (subagent/end)',
-  'chain/head': 'it holds signed chain heads (chain/head)',
   'session/erased': 'it was erased (session/erased)',
 };
 

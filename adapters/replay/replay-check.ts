@@ -61,7 +61,7 @@ const tick = (): Promise<void> => new Promise((resolve) => setImmediate(() => se
  * Re-drives the runtime with a recorded log and compares what it produces, event by event. A log the runtime cannot
  * re-drive (children, signed heads, sealed content, unknown event types) is refused with `NotReplayableError`.
  * A log without step provenance (written before the runtime recorded `request/header` and `request/context`) is
- * compared without the ones today's runtime writes.
+ * compared without the ones today's runtime writes; signed chain heads (`chain/head`) are not compared.
  */
 export const replayCheck = async (events: readonly LogEvent[], options: ReplayCheckOptions = {}): Promise<ReplayCheckResult> => {
   const log = readRecordedLog(events);
@@ -69,7 +69,8 @@ export const replayCheck = async (events: readonly LogEvent[], options: ReplayCh
 };
 
 const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<ReplayCheckResult> => {
-  const recorded = log.events;
+  // a signed chain head needs the signer's key: the replay writes none, and compares the log without them
+  const recorded = log.events.filter((e) => e.type !== 'chain/head');
   const provenanceRecorded = recorded.some((e) => e.type === 'request/header');
   const metadataRecorded = recorded.some((e) => e.metadata !== undefined);
   const kept = (e: LogEvent): boolean => provenanceRecorded || (e.type !== 'request/header' && e.type !== 'request/context');
@@ -81,7 +82,8 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
   let extraIds = 0;
   const at = (): LogEvent => recorded[Math.min(position, recorded.length - 1)]!;
   const pending: Pending = { request: null, calls: new Map() };
-  const gate = gatedStore(new MemoryEventStore());
+  const memory = new MemoryEventStore();
+  const gate = gatedStore(memory);
   const runtime = createRuntime({
     store: gate.store,
     model: recordedModel(log, () => position, pending),
@@ -111,15 +113,39 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
   });
   const created = log.created;
   const first = recorded[0]!;
-  const live = runtime.createSession({
+  const setup = {
     sessionId: created.sessionId,
     ...(created.kind !== 'ordinary' ? { kind: created.kind } : {}),
-    ...(created.parentSession !== undefined ? { parentSession: created.parentSession } : {}),
     ...(created.origin !== undefined ? { origin: created.origin } : {}),
     ...(created.delegationDepth !== undefined ? { delegationDepth: created.delegationDepth } : {}),
-    ...(first.metadata ? { metadata: first.metadata } : {}),
-    systemPrompt: options.systemPrompt ?? (({ turn, step }) => log.systemOf(turn, step) ?? ''),
-  });
+    // a step that recorded no system prompt is asked with none (the runtime leaves an undefined one out of the header)
+    systemPrompt: options.systemPrompt ?? (({ turn, step }: { turn: number; step: number }) => log.systemOf(turn, step) as string),
+  };
+  let live: Agent;
+  if (created.seedLength !== undefined && created.parentSession !== undefined) {
+    // a fork: its seed is the origin's first events; the origin's last one is the fork's cause
+    const seed = recorded.slice(1, 1 + created.seedLength);
+    const cause = first.metadata?.causationId;
+    await memory.append(
+      created.parentSession,
+      seed.map((e, i) => ({
+        id: i === seed.length - 1 && cause !== undefined ? cause : globalThis.crypto.randomUUID(),
+        type: e.type,
+        time: e.time,
+        data: e.data,
+        ...(e.ignorable ? { ignorable: true as const } : {}),
+        ...(e.metadata ? { metadata: e.metadata } : {}),
+      })),
+      'no_stream',
+    );
+    live = await runtime.fork(created.parentSession, { ...setup, boundary: seed.length, metadata: withoutCause(first.metadata) });
+  } else {
+    live = runtime.createSession({
+      ...setup,
+      ...(created.parentSession !== undefined ? { parentSession: created.parentSession } : {}),
+      ...(first.metadata ? { metadata: first.metadata } : {}),
+    });
+  }
   agent = live;
   position = live.events.filter(kept).length;
   live.onEvent((e) => {
@@ -154,7 +180,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
     return withoutCause(end?.metadata);
   };
   /** Does what the next recorded event needs from outside the runtime; false when nothing can produce it. */
-  const act = (next: LogEvent): boolean => {
+  const act = (next: LogEvent, index: number): boolean => {
     if (!isKnownEvent(next)) return false;
     const request = pending.request;
     const requested = (d: { turn: number; step: number }): boolean => request !== null && request.request.turn === d.turn && request.request.step === d.step;
@@ -162,7 +188,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       case 'agent/inbox/spliced': {
         if (isClaim(next.data) || next.metadata?.actor?.startsWith('tool:')) return false;
         // in a log without metadata, a next-step insertion right after a tool result is what the result staged
-        if (!metadataRecorded && recorded[next.seq - 1]?.type === 'tool/result' && next.data.target === 'next-step' && next.data.removedCount === undefined) return false;
+        if (!metadataRecorded && recorded[index - 1]?.type === 'tool/result' && next.data.target === 'next-step' && next.data.removedCount === undefined) return false;
         try {
           live.readmit(next.data, next.metadata);
           return true;
@@ -182,7 +208,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
         }
         pending.request = null;
         const turn = next.data.turn;
-        const lastOfTurn = !recorded.slice(next.seq + 1).some((e) => e.type === 'assistant/message' && (e.data as { turn: number }).turn === turn);
+        const lastOfTurn = !recorded.slice(index + 1).some((e) => e.type === 'assistant/message' && (e.data as { turn: number }).turn === turn);
         request!.answer(answerOf(next.data, lastOfTurn && log.endOf(turn)?.kind === 'max-tokens'));
         return true;
       }
@@ -195,7 +221,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
         const call = pending.calls.get(next.data.message.callId);
         if (!call) return false;
         const name = recorded.find((e) => e.type === 'tool/call' && (e.data as { callId: string }).callId === next.data.message.callId);
-        const outcome = outcomeOf(recorded, next.seq, (name?.data as { name: string } | undefined)?.name ?? '', !metadataRecorded);
+        const outcome = outcomeOf(recorded, index, (name?.data as { name: string } | undefined)?.name ?? '', !metadataRecorded);
         if (next.data.error?.code === 'ABORTED') live.cancel(abortCause(next.data.turn), { keepInbox: true, metadata: turnEndMetadata(next.data.turn) });
         call.settle(outcome);
         return true;
@@ -231,9 +257,9 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
           continue;
         }
         if (blocked() && pending.request === null && pending.calls.size === 0) return { ok: true, events: now.length };
-        return { ok: false, events: now.length, divergence: { seq: now.length, type: 'none', recorded: null, produced: null, waiting: waitingFor() } };
+        return { ok: false, events: now.length, divergence: { seq: (recorded.at(-1)?.seq ?? -1) + 1, type: 'none', recorded: null, produced: null, waiting: waitingFor() } };
       }
-      if (act(next)) continue;
+      if (act(next, now.length)) continue;
       // not an input, an answer or an outcome: the runtime writes it once its held writes are through
       if (gate.held() > 0) {
         gate.release();

@@ -1,6 +1,6 @@
 import { isKnownEvent, type LogEvent, type ToolCallData } from '../../domain/events.js';
 import { hasPending } from '../../domain/inbox/inbox-state.js';
-import type { Agent } from '../../runtime/agent.js';
+import type { Agent, AgentOptions } from '../../runtime/agent.js';
 import { loadSession } from '../../runtime/load-session.js';
 import { silentLogger } from '../../runtime/logger.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
@@ -52,6 +52,8 @@ export interface ReplaySessionOptions {
   readonly sessionId?: string;
   /** Installs the deployment's hooks and plugins on the new session's agent. @defaultValue none */
   readonly install?: (agent: Agent) => void;
+  /** The new session's system prompt. @defaultValue the one the origin's last `request/header` recorded (none if none) */
+  readonly systemPrompt?: AgentOptions['systemPrompt'];
   /** As `RuntimeOptions.retry`. @defaultValue `{}` (the default policy) */
   readonly retry?: RetryPolicyOptions | false;
 }
@@ -193,7 +195,9 @@ export const replaySession = async (origin: string, options: ReplaySessionOption
   }));
   const runtime = createRuntime({ store: options.store, model, tools, logger: silentLogger, ...(options.retry !== undefined ? { retry: options.retry } : {}) });
   const sessionId = options.sessionId ?? `${origin}-replay-${globalThis.crypto.randomUUID().slice(0, 8)}`;
-  const forked = await runtime.fork(origin, { sessionId, boundary, origin: 'fork' });
+  const header = events.findLast((e) => e.type === 'request/header');
+  const system = options.systemPrompt ?? (header ? (header.data as { header: { system?: string } }).header.system : undefined);
+  const forked = await runtime.fork(origin, { sessionId, boundary, origin: 'fork', ...(system !== undefined ? { systemPrompt: system } : {}) });
   agent = forked;
   options.install?.(forked);
   for (const p of recorded.pending) forked.send(p.message, p.target, false, p.metadata ? { metadata: p.metadata } : {});

@@ -20,6 +20,13 @@ afterAll(() => {
 const EXAMPLES = new URL('../../../docs/examples/', import.meta.url).pathname;
 
 describe('steerlog replay --check', () => {
+  it('reproduces a demo session whose chain heads are signed (the heads are not compared)', async () => {
+    const { generateKeyPairSync } = await import('node:crypto');
+    writeFileSync(join(dir, 'k.pem'), generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    expect((await run('demo', '--store', `jsonl:${dir}/signed`, '--session', 's1', '--key', join(dir, 'k.pem'))).code).toBe(0);
+    expect(await run('replay', '--store', `jsonl:${dir}/signed`, 's1', '--check')).toMatchObject({ code: 0, stdout: "reproduced: today's runtime writes the 40 events of s1 as recorded\n" });
+  });
+
   it('reproduces the demo sessions, from the store and from an exported file', async () => {
     for (const session of ['d1', 'd2']) {
       const r = await run('replay', '--store', `jsonl:${dir}/store`, session, '--check');
@@ -94,6 +101,8 @@ describe('steerlog replay --from', () => {
     expect(diff.code).toBe(1);
     const audit = await run('audit', '--store', `jsonl:${dir}/store`, 'd1-echo');
     expect(audit.code).toBe(0);
+    // the fork replays too: its seed, then the echo model's answers
+    expect(await run('replay', '--store', `jsonl:${dir}/store`, 'd1-echo', '--check')).toEqual({ code: 0, stdout: `reproduced: today's runtime writes the ${out.events} events of d1-echo as recorded\n`, stderr: '' });
     expect((await run('replay', '--store', `jsonl:${dir}/store`, 'd1', '--from', '9.1', '--model', 'echo')).code).toBe(2);
   });
 });
