@@ -17,7 +17,7 @@ describe('replayCheck on random sessions', () => {
         });
         expect(result).toEqual({ ok: true, events: agent.events.length });
       }),
-      { numRuns: 40 },
+      { numRuns: 25 },
     );
   });
 });
