@@ -180,6 +180,8 @@ export class Agent {
    * edit: a splice that does not fit the live inbox is refused (throws). Not for live input: use `send` and `queue`.
    */
   readmit(splice: InboxSplicedData, metadata?: EventMetadata): void {
+    if (typeof splice !== 'object' || splice === null || !Array.isArray(splice.inserted)) throw invalidArgument('readmit(splice)', 'expected the data of an agent/inbox/spliced event');
+    if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))) throw invalidArgument('readmit(metadata)', 'expected a metadata object');
     const { target, start, removedCount, inserted } = splice;
     this.#inbox.mutate({ kind: 'splice', target, start, deleteCount: removedCount ?? 0, insert: inserted }, metadata);
   }
