@@ -96,3 +96,7 @@ export { postOtlpJson, otlpTracesUrl, OtlpExportError, isOtlpExportError, type P
 export { traceSession, TraceLogInvalidError, isTraceLogInvalidError, type TraceSessionOptions, type TraceSessionResult } from './audit/trace-session.js';
 export { diffSessions, turnSummaries, normalizedEvent, type SessionDiff, type TurnComparison, type TurnSummary } from './audit/session-diff.js';
 export { stepContext, parseStepRef, StepNotFoundError, isStepNotFoundError, type StepContext, type EnteredInput } from './audit/step-context.js';
+export { replayCheck, type ReplayCheckOptions, type ReplayCheckResult } from './adapters/replay/replay-check.js';
+export { type ReplayDivergence } from './adapters/replay/event-compare.js';
+export { NotReplayableError, isNotReplayableError } from './adapters/replay/recorded-log.js';
+export { replaySession, replayBoundary, ReplayPointError, isReplayPointError, type ReplayPoint, type ReplaySessionOptions, type ReplaySessionResult } from './adapters/replay/replay-from.js';

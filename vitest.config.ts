@@ -56,6 +56,7 @@ const ISOLATED_FILES = [
   'test/adapters/keys/key-stores.test.ts',
   'test/adapters/store/open-store.test.ts',
   'test/runtime/oversized-input.test.ts',
+  'test/adapters/replay/replay-check-inbox-rule.test.ts',
   'docs/snippets/kurrentdb-usage.test.ts',
   'docs/snippets/usage.test.ts',
   'docs/snippets/host-client.test.ts',

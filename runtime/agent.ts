@@ -1,5 +1,5 @@
 import type { MessageId } from '../domain/brand.js';
-import type { AbortCause, EventDataByType, InboxTarget, LogEvent } from '../domain/events.js';
+import type { AbortCause, EventDataByType, InboxSplicedData, InboxTarget, LogEvent } from '../domain/events.js';
 import { hasPending, initialInboxState } from '../domain/inbox/inbox-state.js';
 import type { UserMessage } from '../domain/message.js';
 import type { Actor, EventMetadata } from '../domain/event-metadata.js';
@@ -172,6 +172,18 @@ export class Agent {
    */
   recordChildEvent<T extends ChildEventType>(type: T, data: EventDataByType[T]): void {
     this.#log.append(type, data);
+  }
+
+  /**
+   * Appends a recorded inbox splice again, with its recorded provenance, and never wakes: how a replay re-admits a
+   * recorded input, queue edit or cancel at its recorded point (`replayCheck`, `replaySession`). Decided like every
+   * edit: a splice that does not fit the live inbox is refused (throws). Not for live input: use `send` and `queue`.
+   */
+  readmit(splice: InboxSplicedData, metadata?: EventMetadata): void {
+    if (typeof splice !== 'object' || splice === null || !Array.isArray(splice.inserted)) throw invalidArgument('readmit(splice)', 'expected the data of an agent/inbox/spliced event');
+    if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))) throw invalidArgument('readmit(metadata)', 'expected a metadata object');
+    const { target, start, removedCount, inserted } = splice;
+    this.#inbox.mutate({ kind: 'splice', target, start, deleteCount: removedCount ?? 0, insert: inserted }, metadata);
   }
 
   /** The read-and-edit view of the Inbox. */

@@ -68,6 +68,10 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
     summary: 'compare two sessions: the first divergent seq, then turn by turn (ids and times ignored); exit 1 when they differ',
     load: async () => import('./diff-command.js').then((m) => ({ usage: m.DIFF_USAGE, run: m.diffCommand })),
   },
+  replay: {
+    summary: 'replay a session: --check today’s runtime against the recorded events (exit 1 at the first difference), or --from a point with another model',
+    load: async () => import('./replay-command.js').then((m) => ({ usage: m.REPLAY_USAGE, run: m.replayCommand })),
+  },
   sessions: {
     summary: 'every session of a store: created, events, turns, status at the end of its log, chain status',
     load: async () => import('./sessions-command.js').then((m) => ({ usage: m.SESSIONS_USAGE, run: m.sessionsCommand })),

@@ -127,6 +127,17 @@ const cells = (): Readonly<Record<string, Readonly<Record<Kind, readonly string[
     'invalid log': null,
     'damaged store': ['context', '--store', `jsonl:${f.damaged}`, SESSION, '--step', '1.1'],
   },
+  replay: {
+    'missing file': ['replay', f.missing, '--check'],
+    directory: ['replay', f.dir, '--check'],
+    'unreadable file': ['replay', f.unreadable, '--check'],
+    'unknown store spec': ['replay', '--store', 'bogus:x', SESSION, '--check'],
+    'unreachable store': ['replay', '--store', DOWN, SESSION, '--check'],
+    'no such session': ['replay', '--store', `jsonl:${f.store}`, 'nope', '--check'],
+    'bad flag': ['replay', '--bogus', f.log, '--check'],
+    'invalid log': ['replay', f.invalidLog, '--check'],
+    'damaged store': ['replay', '--store', `jsonl:${f.damaged}`, SESSION, '--check'],
+  },
   trace: {
     'missing file': ['trace', f.missing],
     directory: ['trace', f.dir],

@@ -1,0 +1,46 @@
+import type { EventStore } from '../../runtime/ports/event-store.js';
+
+/**
+ * A store whose appends wait for the replay's go-ahead. The runtime yields to the outside world only where it waits:
+ * on the model, a tool, a hook, or the store (a checkpoint's flush). A replay that holds the store's writes knows
+ * the runtime is waiting there, and can re-admit a recorded input exactly where the recording has it.
+ */
+export interface GatedStore {
+  readonly store: EventStore;
+  /** Appends waiting for the go-ahead. */
+  readonly held: () => number;
+  /** Lets every held append through. */
+  readonly release: () => void;
+  /** Lets every held append through, and every later one at once. */
+  readonly open: () => void;
+}
+
+/** Wraps `store` so that its appends wait for `release()`. */
+export const gatedStore = (store: EventStore): GatedStore => {
+  let waiting: (() => void)[] = [];
+  let opened = false;
+  const gated: EventStore = new Proxy(store, {
+    get(target, property) {
+      if (property === 'append') {
+        return (...args: Parameters<EventStore['append']>) =>
+          opened ? target.append(...args) : new Promise<void>((go) => waiting.push(go)).then(() => target.append(...args));
+      }
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const release = (): void => {
+    const go = waiting;
+    waiting = [];
+    for (const g of go) g();
+  };
+  return {
+    store: gated,
+    held: () => waiting.length,
+    release,
+    open: () => {
+      opened = true;
+      release();
+    },
+  };
+};
