@@ -9,7 +9,7 @@ import { parseCommandArgs } from './cli-args.js';
 import { UsageError } from './cli-failure.js';
 import type { CliIo } from './io.js';
 import { loadUserModule } from './load-module.js';
-import { loadLog } from './log-events.js';
+import { readingLog } from './reading-log.js';
 import { isModelSpecError, openModel } from './serve-model.js';
 
 export const REPLAY_USAGE = `usage: steerlog replay <log.jsonl> --check [--hooks <module>] [--json]
@@ -85,7 +85,7 @@ export const replayCommand = async (argv: readonly string[], io: CliIo): Promise
   if (check) {
     const format = parseFormatOption(args.strings.format);
     if (format === null) throw new UsageError('--format takes auto, steerlog or dsh');
-    const loaded = await loadLog({ target, format, ...(store !== undefined ? { store } : {}), ...(args.strings.keys !== undefined ? { keys: args.strings.keys } : {}) });
+    const loaded = await readingLog({ target, format, ...(store !== undefined ? { store } : {}), ...(args.strings.keys !== undefined ? { keys: args.strings.keys } : {}) });
     if (loaded.error !== null) {
       const message = `the log is invalid at seq ${loaded.error.seq ?? '?'} (${loaded.error.message}): a replay reproduces valid logs only`;
       if (json) io.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'invalid-log', message } })}\n`);
