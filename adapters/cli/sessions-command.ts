@@ -4,7 +4,8 @@ import { parseEvent } from '../../domain/parse-event.js';
 import { actorActionsOf } from '../../domain/actor-actions.js';
 import { initialMessageFactState, stepMessageFacts, type MessageFactState } from '../../domain/message-facts.js';
 import type { ChainStatus } from '../../domain/event-chain.js';
-import type { EventStore } from '../../runtime/ports/event-store.js';
+import type { EventStore, RecordedEvent } from '../../runtime/ports/event-store.js';
+import { catalogPageOf, hasSessionCatalog, type CatalogedSession, type SessionCatalogPage, type SessionCatalogQuery } from '../../runtime/ports/session-catalog.js';
 import { createSessionVerifier } from '../chain/verify-session.js';
 import { DEFAULT_STORE_SPEC } from '../store/open-store.js';
 import { UsageError } from './cli-failure.js';
@@ -13,9 +14,13 @@ import type { CliIo } from './io.js';
 import { listStreams, storeEnvelopes } from '../../audit/log-sources.js';
 import { parseCommandArgs } from './cli-args.js';
 
-export const SESSIONS_USAGE = `usage: steerlog sessions [--store <spec>] [--json]
+export const SESSIONS_USAGE = `usage: steerlog sessions [--store <spec>] [--limit <n>] [--after <cursor>] [--kind <kind>] [--json]
   --store <spec>  the store, opened read-only: jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… | archive:<file>
                   (default ${DEFAULT_STORE_SPEC})
+  --limit <n>     list at most n sessions, oldest first, from the store's session catalog when it keeps one (JSONL):
+                  only those are read; the next page's cursor is printed (--json: "next")
+  --after <c>     the page after cursor c
+  --kind <kind>   only sessions of this kind
 exit: 0 listed, 1 a session's log is invalid or its chain broken, 2 usage, 3 the store could not be read`;
 
 /** One session as `steerlog sessions` lists it. */
@@ -47,7 +52,23 @@ export interface SessionsOutput {
   readonly sessions: readonly SessionSummary[];
   /** What the store left unread (a JSONL store's crash leftovers), one line each; `[]` when nothing was. */
   readonly storeNotes: readonly string[];
+  /** With `--limit`, `--after` or `--kind`: the cursor of the next page (`--after`), null after the last. */
+  readonly next?: string | null;
 }
+
+/** The page `--limit`, `--after` and `--kind` ask for: from the store's session catalog, else from its global order. */
+const pageOfStreams = async (store: EventStore, query: SessionCatalogQuery): Promise<SessionCatalogPage> => {
+  if (hasSessionCatalog(store)) return store.listSessions({ ...query, sessionsOnly: true });
+  const rows: CatalogedSession[] = [];
+  for (const stream of await listStreams(store)) {
+    let first: RecordedEvent | undefined;
+    for await (const e of store.read(stream, { maxCount: 1 })) first = e;
+    if (first?.type !== 'session/created') continue;
+    const d = first.data as { createdAt?: number; kind?: string; parentSession?: string };
+    rows.push({ sessionId: stream, createdAt: d.createdAt ?? first.time, kind: d.kind ?? null, lastSeq: -1, lastActivity: first.time, status: 'idle', chainHead: null });
+  }
+  return catalogPageOf(rows, query);
+};
 
 /** Folds and verifies one stream in one streaming pass. */
 export const summarizeSession = async (store: EventStore, stream: string): Promise<SessionSummary> => {
@@ -112,18 +133,29 @@ const iso = (t: number | null): string => (t === null ? '-' : new Date(t).toISOS
  * when a session's log is invalid or its chain broken (the list is printed all the same).
  */
 export const sessionsCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseCommandArgs(argv, { strings: ['store'], flags: ['json'] });
+  const args = parseCommandArgs(argv, { strings: ['store', 'limit', 'after', 'kind'], flags: ['json'] });
   if (!args.ok) throw new UsageError(args.error);
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${args.positionals[0]} (sessions reads --store <spec>)`);
   const spec = args.strings.store ?? DEFAULT_STORE_SPEC;
+  const { limit: limitText, after, kind } = args.strings;
+  if (limitText !== undefined && !/^[1-9][0-9]{0,6}$/.test(limitText)) throw new UsageError(`--limit takes a whole number from 1 to 9999999, not ${limitText}`);
+  const paged = limitText !== undefined || after !== undefined || kind !== undefined;
+  const query: SessionCatalogQuery = { ...(limitText !== undefined ? { limit: Number(limitText) } : {}), ...(after !== undefined ? { after } : {}), ...(kind !== undefined ? { kind } : {}) };
   const storeNotes: string[] = [];
+  let next: string | null = null;
   const sessions = await readingStore(spec, async (store) => {
     const found: SessionSummary[] = [];
-    for (const stream of await listStreams(store)) found.push(await summarizeSession(store, stream));
+    let streams: readonly string[];
+    if (paged) {
+      const page = await pageOfStreams(store, query);
+      next = page.next;
+      streams = page.sessions.map((r) => r.sessionId);
+    } else streams = await listStreams(store);
+    for (const stream of streams) found.push(await summarizeSession(store, stream));
     return found;
   }, unreadNotes(io, 'sessions', args.flags.json ? storeNotes : undefined));
   if (args.flags.json) {
-    const out: SessionsOutput = { format: 'steerlog-sessions', version: 1, sessions, storeNotes };
+    const out: SessionsOutput = { format: 'steerlog-sessions', version: 1, sessions, storeNotes, ...(paged ? { next } : {}) };
     io.stdout.write(`${JSON.stringify(out)}\n`);
   } else if (sessions.length === 0) {
     io.stdout.write(`no sessions in ${spec}\n`);
@@ -132,6 +164,7 @@ export const sessionsCommand = async (argv: readonly string[], io: CliIo): Promi
     for (const s of sessions) {
       io.stdout.write(`${s.session}  ${iso(s.createdAt)}  ${s.events}  ${s.turns}  ${s.status}${s.invalidAt !== null ? ` (at seq ${s.invalidAt})` : ''}  ${s.chain}  ${actorsText(s)}\n`);
     }
+    if (paged && next !== null) io.stdout.write(`next page: --after ${next}\n`);
   }
   return sessions.some((s) => s.status === 'invalid' || s.chain === 'broken' || s.chain === 'unreadable') ? 1 : 0;
 };

@@ -53,7 +53,7 @@ export interface SessionCatalogQuery {
   readonly status?: CatalogedSession['status'];
   /** Only sessions with an event at or after this time (ms since the epoch). */
   readonly activeSince?: number;
-  /** Only streams that start with `session/created`. @defaultValue false */
+  /** Only streams that start with `session/created` (and broken ones, which may). @defaultValue false */
   readonly sessionsOnly?: boolean;
 }
 
@@ -88,7 +88,7 @@ export const matchesCatalogQuery = (row: CatalogedSession, query: SessionCatalog
   (query.parentSession === undefined || row.parentSession === query.parentSession) &&
   (query.status === undefined || row.status === query.status) &&
   (query.activeSince === undefined || row.lastActivity >= query.activeSince) &&
-  (query.sessionsOnly !== true || row.kind !== null);
+  (query.sessionsOnly !== true || row.kind !== null || row.status === 'broken');
 
 /** A page of `rows` (any order) as `query` asks: filtered, sorted, after the cursor, at most `limit`. */
 export const catalogPageOf = (rows: Iterable<CatalogedSession>, query: SessionCatalogQuery = {}): SessionCatalogPage => {
