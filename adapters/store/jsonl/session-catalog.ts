@@ -31,6 +31,8 @@ export class JsonlSessionCatalog {
   #logOffset = 0;
   #logIdentity = '';
   #pending: Promise<unknown> = Promise.resolve();
+  /** Reads running or queued: a commit does not wait for them (it holds the lock) and folds the log another time. */
+  #busy = 0;
 
   constructor(directory: StoreDirectory, writable: boolean, logLimit = CATALOG_LOG_BYTES) {
     this.#directory = directory;
@@ -66,7 +68,7 @@ export class JsonlSessionCatalog {
   async noteCommit(from: number, to: number, key: CatalogKey, changes: readonly CatalogChange[]): Promise<void> {
     try {
       await appendLogLine(this.#directory.dir, { from, to, key, changes });
-      if ((await logSize(this.#directory.dir)) > this.#logLimit) await this.#serialized(() => this.#compact());
+      if (this.#busy === 0 && (await logSize(this.#directory.dir)) > this.#logLimit) await this.#serialized(() => this.#compact());
     } catch {
       // a cache: the index is the truth, and readers fold what the log lacks
     }
@@ -78,7 +80,8 @@ export class JsonlSessionCatalog {
   }
 
   #serialized<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#pending.then(fn);
+    this.#busy++;
+    const run = this.#pending.then(fn).finally(() => this.#busy--);
     this.#pending = run.catch(() => undefined);
     return run;
   }
