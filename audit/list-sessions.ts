@@ -4,7 +4,8 @@ import { parseEvent } from '../domain/parse-event.js';
 import { actorActionsOf } from '../domain/actor-actions.js';
 import { initialMessageFactState, stepMessageFacts, type MessageFactState } from '../domain/message-facts.js';
 import type { ChainStatus } from '../domain/event-chain.js';
-import type { EventStore } from '../runtime/ports/event-store.js';
+import type { EventStore, RecordedEvent } from '../runtime/ports/event-store.js';
+import { catalogPageOf, hasSessionCatalog, type CatalogedSession, type SessionCatalogPage, type SessionCatalogQuery } from '../runtime/ports/session-catalog.js';
 import { createSessionVerifier } from '../formats/chain/verify-session.js';
 import { listStreams, storeEnvelopes } from './log-sources.js';
 
@@ -80,6 +81,20 @@ export const summarizeSession = async (store: EventStore, stream: string): Promi
   };
 };
 
+/** The page `listSessionPage` asks for: from the store's session catalog, else from its global order. */
+const pageOfStreams = async (store: EventStore, query: SessionCatalogQuery): Promise<SessionCatalogPage> => {
+  if (hasSessionCatalog(store)) return store.listSessions({ ...query, sessionsOnly: true });
+  const rows: CatalogedSession[] = [];
+  for (const stream of await listStreams(store)) {
+    let first: RecordedEvent | undefined;
+    for await (const e of store.read(stream, { maxCount: 1 })) first = e;
+    if (first?.type !== 'session/created') continue;
+    const d = first.data as { createdAt?: number; kind?: string; parentSession?: string };
+    rows.push({ sessionId: stream, createdAt: d.createdAt ?? first.time, kind: d.kind ?? null, lastSeq: -1, lastActivity: first.time, status: 'idle', chainHead: null });
+  }
+  return catalogPageOf(rows, query);
+};
+
 /**
  * The sessions use case: every session of an opened store, in the order of its first event, each with its state at
  * the end of its log and its chain status (one streaming pass per session).
@@ -88,6 +103,24 @@ export const listSessions = async (store: EventStore): Promise<SessionSummary[]>
   const found: SessionSummary[] = [];
   for (const stream of await listStreams(store)) found.push(await summarizeSession(store, stream));
   return found;
+};
+
+/** One page of {@link listSessionPage}: its sessions summarized, and the cursor of the next page (null after the last). */
+export interface SessionSummaryPage {
+  readonly sessions: readonly SessionSummary[];
+  readonly next: string | null;
+}
+
+/**
+ * The sessions use case a page at a time (`limit`, `after`, `kind`): the page comes from the store's session catalog
+ * when it keeps one (only the page's sessions are then read), else from its global order; each session of the page
+ * is summarized as {@link listSessions} summarizes it.
+ */
+export const listSessionPage = async (store: EventStore, query: SessionCatalogQuery): Promise<SessionSummaryPage> => {
+  const page = await pageOfStreams(store, query);
+  const sessions: SessionSummary[] = [];
+  for (const row of page.sessions) sessions.push(await summarizeSession(store, row.sessionId));
+  return { sessions, next: page.next };
 };
 
 /** Is some session's log invalid or its chain broken (or unreadable)? `steerlog sessions` then exits 1. */

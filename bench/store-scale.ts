@@ -4,6 +4,7 @@
  *
  *   npx tsx bench/store-scale.ts generate --dir <D> [--sessions 1000,5000,20000] [--long 100000,250000,500000]
  *   npx tsx bench/store-scale.ts measure  --dir <D> [--label before|after] [--skip-long | --only-long] [--build <copy of bin/ + dist/>]
+ *   npx tsx bench/store-scale.ts catalog  --dir <D>   (the session catalog: list costs with and without its files)
  *
  * `generate` runs one realistic session through the runtime (scripted model on the memory store): queued prompts,
  * a steer from a tool, three model steps per turn with two tool calls at each of the first two, about 91 events.
@@ -347,10 +348,53 @@ const measure = async (): Promise<void> => {
   }
 };
 
+/** In a fresh process: open read-only, then `listSessions(query)`; the two in-process times. */
+const catalogTime = (dir: string, query: object): { open: number; list: number; rows: number } => {
+  const script = `import { openJsonlEventStore } from ${JSON.stringify(join(BUILD, 'dist/adapters/store/jsonl/index.js'))};
+const t = performance.now(); const s = await openJsonlEventStore(${JSON.stringify(dir)}, { readOnly: true }); const o = performance.now() - t;
+const t1 = performance.now(); const p = await s.listSessions(${JSON.stringify(query)}); const l = performance.now() - t1; await s.close();
+console.log(JSON.stringify({ open: o, list: l, rows: p.sessions.length }));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`listSessions failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as { open: number; list: number; rows: number };
+};
+
+/**
+ * The session catalog (issue item 2): per store, the first list of a store without the catalog's files (a fold of
+ * the whole index: what the first reader of a store written by an older steerlog pays), then with the base a
+ * writable `serve` wrote: a reader's first `listSessions` page, `serve` until listening, its first `session.list`
+ * (all rows, then a page of 50), and `steerlog sessions --limit 20`.
+ */
+const measureCatalog = async (): Promise<void> => {
+  const stores = ['s1', 's1000', 's5000', 's20000'].filter((s) => existsSync(join(DIR, s)));
+  console.log(`# store-scale catalog — machine: ${machineLine()}; ${new Date().toISOString()}`);
+  console.log('store | first list, no catalog files (open + list) | reader: open + first page of 50 | serve until listening | first session.list (all) | session.list page of 50 | sessions --limit 20');
+  for (const s of stores) {
+    const dir = join(DIR, s);
+    rmSync(join(dir, 'sessions.catalog'), { force: true });
+    rmSync(join(dir, 'sessions.catalog.log'), { force: true });
+    const cold = catalogTime(dir, { limit: 50 });
+    // a writable serve folds it once and writes the base
+    const first = await serve(dir);
+    await first.rpc('session.list', {});
+    await first.stop();
+    const warm = catalogTime(dir, { limit: 50 });
+    const host = await serve(dir);
+    const all = await host.rpc('session.list', {});
+    if (!all.body.result?.ok) throw new Error(`session.list failed: ${JSON.stringify(all.body).slice(0, 300)}`);
+    const page = await host.rpc('session.list', { limit: 50 });
+    await host.stop();
+    const sessions = wall(['sessions', '--store', `jsonl:${dir}`, '--limit', '20', '--json']);
+    if (sessions.status !== 0) throw new Error(`sessions failed: ${sessions.out.slice(0, 500)}`);
+    console.log(`${s} | ${ms(cold.open + cold.list)} | ${ms(warm.open)} + ${ms(warm.list)} | ${ms(host.startMs)} | ${ms(all.ms)} (${(all.body.result.value as { sessions: unknown[] }).sessions.length} rows) | ${ms(page.ms)} | ${ms(sessions.ms)}`);
+  }
+};
+
 const command = process.argv[2];
 if (command === 'generate') await generate();
 else if (command === 'measure') await measure();
+else if (command === 'catalog') await measureCatalog();
 else {
-  console.error('usage: npx tsx bench/store-scale.ts generate|measure --dir <D>');
+  console.error('usage: npx tsx bench/store-scale.ts generate|measure|catalog --dir <D>');
   process.exit(2);
 }

@@ -160,7 +160,7 @@ export class Host {
       case 'session.create':
         return sessionCreate(this.#port, r, ctx) as Promise<HostResult<M>>;
       case 'session.list':
-        return sessionList(this.#port) as Promise<HostResult<M>>;
+        return sessionList(this.#port, r as HostRequest<'session.list'>) as Promise<HostResult<M>>;
       case 'session.get':
         return sessionGet(this.#port, r) as Promise<HostResult<M>>;
       case 'session.history':
@@ -195,10 +195,7 @@ export class Host {
       children: this.#opts.children,
       images: { acceptsImages: this.#opts.modelAcceptsImages ?? true, maxImageBytes: this.maxImageBytes },
       liveAgent: (id) => this.#live.get(id)?.agent,
-      catalogEntry: async (id) => {
-        await this.#catalog.refresh();
-        return this.#catalog.get(id);
-      },
+      catalogEntry: (id) => this.#catalog.lookup(id),
       sessionEvents: async (id) => {
         const agent = this.#agentOf(id);
         return agent ? agent.events : (await readSession(this.store, id, undefined)).events;

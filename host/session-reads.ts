@@ -6,6 +6,7 @@ import { loadSession } from '../runtime/load-session.js';
 import type { EventStore } from '../runtime/ports/event-store.js';
 import type { KeyStore } from '../runtime/ports/key-store.js';
 import { isRuntimeError } from '../runtime/errors.js';
+import { isStoreCorruptError } from '../runtime/ports/store-errors.js';
 import type { SessionCatalog } from './catalog.js';
 import { HostError } from './errors.js';
 import type { LiveSession } from './live-session.js';
@@ -27,6 +28,8 @@ export const readSession = async (
   sessionId: string,
   live: LiveSession | undefined,
   keys: KeyStore | null = null,
+  /** Told when the log could not be read because the store is damaged there (the catalog lists the session broken). */
+  onDamage?: (sessionId: string) => void,
 ): Promise<{ events: readonly LogEvent[]; state: SessionState | null }> => {
   if (live) return { events: live.agent.events, state: null };
   try {
@@ -34,6 +37,7 @@ export const readSession = async (
     return await loadSession(store, sessionId, keys);
   } catch (e) {
     if (isRuntimeError(e) && e.code === 'session-not-found') throw new HostError('session-not-found', `no session ${sessionId}`, { sessionId });
+    if (isStoreCorruptError(e) || isStoreCorruptError((e as { cause?: unknown } | null)?.cause)) onDamage?.(sessionId);
     throw e;
   }
 };
@@ -65,11 +69,14 @@ export const readHeader = async (store: EventStore, sessionId: string): Promise<
   return null;
 };
 
-/** `session.list`: every session in the catalog (refreshed from the store first), oldest first, each marked live when attached here. */
-export const sessionList = async (port: SessionReadPort): Promise<HostResult<'session.list'>> => {
-  await port.catalog.refresh();
+/**
+ * `session.list`: a page of the catalog (the store's session catalog when it keeps one, else the host's, refreshed
+ * from the store first), oldest first, filtered, each marked live when attached here; `next` when `limit` was given.
+ */
+export const sessionList = async (port: SessionReadPort, request: HostRequest<'session.list'> = {}): Promise<HostResult<'session.list'>> => {
+  const page = await port.catalog.page({ after: request.after, limit: request.limit, kind: request.kind, parentSession: request.parentSessionId });
   return {
-    sessions: port.catalog.list().map((e) => {
+    sessions: page.rows.map((e) => {
       const live = port.live(e.sessionId);
       return {
         sessionId: e.sessionId,
@@ -78,8 +85,12 @@ export const sessionList = async (port: SessionReadPort): Promise<HostResult<'se
         ...(e.parentSession !== undefined ? { parentSessionId: e.parentSession } : {}),
         live: live !== undefined,
         running: live?.agent.status === 'running',
+        ...(e.lastSeq !== undefined ? { lastSeq: live ? live.lastSeq : e.lastSeq } : {}),
+        ...(e.lastActivity !== undefined ? { lastActivity: e.lastActivity } : {}),
+        ...(e.broken ? { broken: true as const } : {}),
       };
     }),
+    ...(request.limit !== undefined ? { next: page.next } : {}),
   };
 };
 
@@ -95,7 +106,7 @@ export const sessionGet = async (port: SessionReadPort, request: HostRequest<'se
       queue: live.queue ? (live.queue.items as never) : [],
     });
   }
-  const { events, state } = await readSession(port.store, request.sessionId, undefined, port.keyStore);
+  const { events, state } = await readSession(port.store, request.sessionId, undefined, port.keyStore, (id) => port.catalog.markBroken(id));
   return summaryOf(request.sessionId, state!.created!, state!.turns, { live: false, running: false, lastSeq: events.length - 1, queue: queueRowsOf(state!) });
 };
 
@@ -120,6 +131,6 @@ const summaryOf = (
 
 /** `session.history`: a page of the session's log (the live one when attached here). */
 export const sessionHistory = async (port: SessionReadPort, request: HostRequest<'session.history'>): Promise<HostResult<'session.history'>> => {
-  const { events } = await readSession(port.store, request.sessionId, port.live(request.sessionId), port.keyStore);
+  const { events } = await readSession(port.store, request.sessionId, port.live(request.sessionId), port.keyStore, (id) => port.catalog.markBroken(id));
   return historyPage(events, request);
 };

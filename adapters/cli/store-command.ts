@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkJsonlStore, openJsonlEventStore, QUARANTINE_DIR, QUARANTINE_LOG, rebuildJsonlIndex, type StoreCheckReport } from '../store/jsonl/index.js';
+import { checkJsonlStore, openJsonlEventStore, QUARANTINE_DIR, QUARANTINE_LOG, rebuildJsonlCatalog, rebuildJsonlIndex, type StoreCheckReport } from '../store/jsonl/index.js';
 import { StoreIoError } from '../../runtime/ports/store-errors.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
@@ -8,15 +8,17 @@ import type { CliIo } from './io.js';
 
 export const STORE_USAGE = `usage: steerlog store check <jsonl:dir> [--json]
        steerlog store repair <jsonl:dir> [--rebuild-index] [--json]
-  check             verify every line, checksum, index record and cross-reference of a JSONL store, writing
-                    nothing; report damage (and what a crash left, which the next writable open quarantines)
+  check             verify every line, checksum, index record and cross-reference of a JSONL store, and the
+                    session catalog against a fold of the log, writing nothing; report damage (and what a crash
+                    left, which the next writable open quarantines)
   repair            run crash recovery now (what any writable open does): replay the group journal, move a
-                    crash's unfinished commit to quarantine/; refuses damage like open does
+                    crash's unfinished commit to quarantine/, rebuild the session catalog; refuses damage like
+                    open does
   repair --rebuild-index
                     rebuild global.idx from the stream files, whose lines carry their positions; the events of
                     deleted (archived) streams keep their positions retired; refuses when lines are damaged,
                     positions conflict or are missing (beyond what deleted.log accounts for); the old index goes
-                    to quarantine/
+                    to quarantine/; then rebuild the session catalog
 exit: 0 clean / repaired, 1 damage found, 2 usage, 3 the store could not be read or repaired`;
 
 const dirOf = (spec: string): string | undefined => (spec.startsWith('jsonl:') && spec.length > 6 ? spec.slice(6) : undefined);
@@ -42,12 +44,14 @@ export const storeCommand = async (argv: readonly string[], io: CliIo): Promise<
       const before = await quarantined(dir);
       const store = await openJsonlEventStore(dir);
       await store.close();
+      await rebuildJsonlCatalog(dir);
       const cut = (await quarantined(dir)) - before;
       const line = `recovered ${spec}: ${cut === 0 ? 'nothing to cut' : `${cut} unfinished-commit piece${cut === 1 ? '' : 's'} moved to ${QUARANTINE_DIR}/ (see ${QUARANTINE_DIR}/${QUARANTINE_LOG})`}`;
       io.stdout.write(json ? `${JSON.stringify({ ok: true, quarantined: cut })}\n` : `${line}\n`);
       return EXIT.ok;
     }
     const rebuilt = await rebuildJsonlIndex(dir);
+    await rebuildJsonlCatalog(dir);
     const r = rebuilt.retired;
     const retired = r ? ` (${r.events} of them retired: the events of ${r.streams} deleted stream${r.streams === 1 ? '' : 's'}${r.attribution === null ? '' : `, records ${r.attribution === 'previous-index' ? 'from the previous index' : 'in deletion-log order'}`})` : '';
     const line = `rebuilt global.idx of ${spec}: ${rebuilt.events} events${retired} from ${rebuilt.streams} stream files${rebuilt.previousIndex ? `; the previous index is in ${rebuilt.previousIndex}` : ''}`;

@@ -10,8 +10,19 @@ import { PromptContentBlockSchema } from './prompt-content.js';
 export const SessionCreateRequestSchema = z
   .object({ sessionId: HostSessionIdSchema.optional(), systemPrompt: z.string().max(100_000).optional() })
   .strict();
-/** The payload of `session.list` (empty). */
-export const SessionListRequestSchema = z.object({}).strict();
+/** The payload of `session.list`: every field optional (no payload: every session, oldest first). */
+export const SessionListRequestSchema = z
+  .object({
+    /** The `next` cursor of the previous page. @defaultValue from the oldest session */
+    after: z.string().max(1000).optional(),
+    /** The most sessions in the page; the result then carries `next`. @defaultValue every session */
+    limit: z.number().int().min(1).max(1000).optional(),
+    /** Only sessions of this kind. */
+    kind: z.string().max(100).optional(),
+    /** Only forks and children of this session. */
+    parentSessionId: z.string().max(1000).optional(),
+  })
+  .strict();
 /** The payload of `session.get`. */
 export const SessionGetRequestSchema = z.object({ sessionId: HostSessionIdSchema }).strict();
 /** The payload of `session.history` (a page of durable events). */
@@ -88,8 +99,18 @@ export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
 /** The result of `session.create`: the new session's id. */
 export const SessionCreateResultSchema = z.object({ sessionId: z.string() }).strict();
-/** The result of `session.list`: a summary per session. */
-export const SessionListResultSchema = z.object({ sessions: z.array(SessionSummarySchema) }).strict();
+/**
+ * A row of `session.list`: the summary, and what the store's session catalog says of the log's end when the store
+ * keeps one (the JSONL store): last seq, last activity, `broken` when a line of the log could not be read.
+ */
+export const SessionListRowSchema = SessionSummarySchema.extend({
+  lastSeq: z.number().int().optional(),
+  lastActivity: z.number().optional(),
+  /** A line of the session's log could not be read (a damaged store): the row says what was read before it. */
+  broken: z.literal(true).optional(),
+}).strict();
+/** The result of `session.list`: a summary per session; `next` (with `limit`) resumes after the page, null after the last. */
+export const SessionListResultSchema = z.object({ sessions: z.array(SessionListRowSchema), next: z.string().nullable().optional() }).strict();
 /** The result of `session.get`: the session's summary, pending lists and last seq. */
 export const SessionGetResultSchema = SessionSummarySchema.extend({
   /** seq of the last event in the log (live log when live here, else the store). */

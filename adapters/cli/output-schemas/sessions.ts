@@ -26,5 +26,7 @@ export const SessionsOutputSchema = z
     ),
     /** What the store left unread (see fields.ts); sessions always reads a store. */
     storeNotes,
+    /** With --limit, --after or --kind: the cursor of the next page (pass it to --after), null after the last. */
+    next: z.string().nullable().optional(),
   })
   .strict();

@@ -16,6 +16,8 @@ import type { StoreDirectory } from './store-directory.js';
 import type { StreamCache, StreamState } from './stream-cache.js';
 import { UncertainCommitError, writeDrafts, type Draft } from './write-drafts.js';
 import { recoverIndex, writerState } from './writer-state.js';
+import { stepChange, type CatalogChange } from './catalog-fold.js';
+import type { JsonlSessionCatalog } from './session-catalog.js';
 
 /** One append call waiting in the commit queue. */
 export interface PendingAppend {
@@ -32,6 +34,8 @@ export interface CommitContext {
   readonly cache: StreamCache;
   readonly lock: LockLease;
   readonly notifier: ChangeNotifier;
+  /** The session catalog, told of each commit under the lock (session-catalog.ts). */
+  readonly catalog?: JsonlSessionCatalog;
 }
 
 /**
@@ -39,7 +43,7 @@ export interface CommitContext {
  * revision), drafts the new lines, writes them all, then settles every append (it never rejects).
  */
 export const commitAppends = async (
-  { directory, cache, lock, notifier }: CommitContext,
+  { directory, cache, lock, notifier, catalog }: CommitContext,
   items: PendingAppend[],
   /** Are more appends queued behind this group? Then the lock may stay held for the next commit. */
   more: () => boolean = () => false,
@@ -47,6 +51,8 @@ export const commitAppends = async (
   const results = new Map<PendingAppend, AppendResult>();
   const errors = new Map<PendingAppend, unknown>();
   const drafts = new Map<string, Draft>();
+  const changes = new Map<string, CatalogChange>();
+  let last: { hash: string; lineCrc: number } | undefined;
   let failure: unknown;
   try {
     await lock.acquire();
@@ -106,7 +112,10 @@ export const commitAppends = async (
             ...optionalEventFields(e),
             g: index.view.count, // the commit's first position: see StoredEvent.g
           };
-          draft.lines.push(encodeEventLine(stored, checkedForm(e)?.dataJson).bytes);
+          const line = encodeEventLine(stored, checkedForm(e)?.dataJson);
+          draft.lines.push(line.bytes);
+          changes.set(item.stream, stepChange(changes.get(item.stream), item.stream, state.hash, stored));
+          last = { hash: state.hash, lineCrc: line.crc };
           draft.newIds.set(e.id, rev);
           draft.newPositions.push(pos);
         }
@@ -115,7 +124,11 @@ export const commitAppends = async (
         errors.set(item, e);
       }
     }
-    if (drafts.size > 0) await writeDrafts(directory, cache, [...drafts.values()], index.view.count);
+    if (drafts.size > 0) {
+      await writeDrafts(directory, cache, [...drafts.values()], index.view.count);
+      // committed: the catalog's log line, under the lock (a failure there is the catalog's own, never the commit's)
+      if (catalog && last) await catalog.noteCommit(index.view.count, nextPos, [last.hash, last.lineCrc], [...changes.values()].filter((c) => drafts.has(c.stream)));
+    }
   } catch (e) {
     failure = isStoreError(e) ? e : new StoreIoError('append', { cause: e });
     for (const d of drafts.values()) cache.states.delete(d.state.stream); // reload from disk next time

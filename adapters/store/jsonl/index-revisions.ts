@@ -16,6 +16,9 @@ export interface IndexedRevision {
 
 const NONE: IndexedRevision = { revision: -1, position: -1 };
 
+/** The sparse seq → offset index keeps the line offset of every OFFSET_STEP-th revision of each stream file. */
+export const OFFSET_STEP = 256;
+
 /**
  * Per stream file hash, the last revision the committed part of `global.idx` holds: one sequential pass over the
  * index the first time a store instance reads a stream, then only the records committed since (by this instance or
@@ -26,6 +29,8 @@ const NONE: IndexedRevision = { revision: -1, position: -1 };
  */
 export class IndexRevisions {
   #counts = new Map<string, { count: number; position: number }>();
+  /** Per file hash: the line offsets of revisions OFFSET_STEP, 2 × OFFSET_STEP, … (index k - 1 holds revision k × OFFSET_STEP). */
+  #offsets = new Map<string, number[]>();
   #scanned = 0;
   #pending: Promise<void> = Promise.resolve();
 
@@ -40,6 +45,7 @@ export class IndexRevisions {
   reset(): Promise<void> {
     const run = this.#pending.then(() => {
       this.#counts = new Map();
+      this.#offsets = new Map();
       this.#scanned = 0;
     });
     this.#pending = run;
@@ -50,6 +56,18 @@ export class IndexRevisions {
   of(hash: string): IndexedRevision {
     const c = this.#counts.get(hash);
     return c === undefined ? NONE : { revision: c.count - 1, position: c.position };
+  }
+
+  /**
+   * The sparse seq → offset index: the greatest revision at or below `revision` that is a multiple of OFFSET_STEP
+   * (above 0) whose line offset the scanned records give, and that offset (the start of a committed line); undefined
+   * when there is none. A read from a revision starts there instead of at the header.
+   */
+  lineAtOrBefore(hash: string, revision: number): { readonly rev: number; readonly offset: number } | undefined {
+    const offsets = this.#offsets.get(hash);
+    if (offsets === undefined) return undefined;
+    const k = Math.min(Math.floor(revision / OFFSET_STEP), offsets.length);
+    return k < 1 ? undefined : { rev: k * OFFSET_STEP, offset: offsets[k - 1]! };
   }
 
   async #scan(file: FileOps, path: string, count: number): Promise<void> {
@@ -69,6 +87,12 @@ export class IndexRevisions {
         const c = this.#counts.get(hash);
         if (c === undefined) this.#counts.set(hash, { count: 1, position: from + i });
         else {
+          // the record of revision c.count: every OFFSET_STEP-th one's line offset is kept
+          if (c.count % OFFSET_STEP === 0) {
+            let offsets = this.#offsets.get(hash);
+            if (offsets === undefined) this.#offsets.set(hash, (offsets = []));
+            if (offsets.length === c.count / OFFSET_STEP - 1) offsets.push(record.offset);
+          }
           c.count++;
           c.position = from + i;
         }

@@ -7,3 +7,4 @@ export { checkJsonlStore, type StoreCheckReport, type StoreFinding } from './sto
 export { rebuildJsonlIndex, type RebuildOptions, type RebuildReport } from './rebuild-index.js';
 export type { RetiredAttribution, RetiredReport } from './rebuild-retired.js';
 export { QUARANTINE_DIR, QUARANTINE_LOG, type QuarantineEntry } from './quarantine.js';
+export { checkJsonlCatalog, rebuildJsonlCatalog, type CatalogFinding, type CatalogRebuildReport } from './catalog-maintenance.js';

@@ -33,9 +33,11 @@ import { checkedForm } from '../../../runtime/ports/checked-events.js';
 import { StoreDirectory } from './store-directory.js';
 import type { JsonlEventStoreOptions } from './store-options.js';
 import { StreamCache } from './stream-cache.js';
+import { JsonlSessionCatalog } from './session-catalog.js';
+import type { SessionCatalogPage, SessionCatalogQuery, SessionCatalogSource } from '../../../runtime/ports/session-catalog.js';
 
 /** The EventStore port on a directory of JSONL files. See docs/store-jsonl.md. */
-export class JsonlEventStore implements EventStore, StreamDeletion {
+export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatalogSource {
   readonly #directory: StoreDirectory;
   readonly #cache: StreamCache;
   readonly #lock: DirectoryLock | undefined;
@@ -43,6 +45,7 @@ export class JsonlEventStore implements EventStore, StreamDeletion {
   readonly #pollIntervalMs: number;
   readonly #queue: CommitQueue<PendingAppend | PendingDeletion>;
   readonly #notifier = new ChangeNotifier();
+  readonly #catalog: JsonlSessionCatalog;
   #poller: NodeJS.Timeout | undefined;
   #polledIndexSize = -1;
   #unread: readonly string[] = [];
@@ -57,6 +60,7 @@ export class JsonlEventStore implements EventStore, StreamDeletion {
     const directory = this.#directory;
     const cache = this.#cache;
     const notifier = this.#notifier;
+    const catalog = (this.#catalog = new JsonlSessionCatalog(this.#directory, lock !== undefined, options.catalogLogBytes));
     // A read-only store (no lock) refuses every append.
     const lease = lock ? new LockLease(lock) : undefined;
     this.#queue = new CommitQueue<PendingAppend | PendingDeletion>(
@@ -77,7 +81,7 @@ export class JsonlEventStore implements EventStore, StreamDeletion {
           while (j < items.length && !isDeletion(items[j]!)) j++;
           const run = items.slice(i, j) as PendingAppend[];
           const rest = j < items.length;
-          await commitAppends({ directory, cache, lock: lease, notifier }, run, () => rest || more());
+          await commitAppends({ directory, cache, lock: lease, notifier, catalog }, run, () => rest || more());
           i = j;
         }
       },
@@ -130,6 +134,28 @@ export class JsonlEventStore implements EventStore, StreamDeletion {
   /** `read` a page at a time: forwards, a page is the lines one 256 KiB file read completes (at most `pageSize`). */
   readPages(stream: string, options: ReadPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
     return readStreamPages(this.#directory, this.#cache, stream, options);
+  }
+
+  /**
+   * A page of the session catalog (SessionCatalogSource): one row per stream, kept with the log in
+   * `sessions.catalog` and its log; see docs/store-jsonl.md, "The session catalog". A damaged stream is listed
+   * `broken`, never refused.
+   */
+  listSessions(query: SessionCatalogQuery = {}): Promise<SessionCatalogPage> {
+    try {
+      this.#directory.assertOpen();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.#catalog.list(query);
+  }
+
+  /**
+   * The session catalog itself (rows with their file hashes; `store check` compares them with a fold of the log).
+   * @internal
+   */
+  get sessionCatalog(): JsonlSessionCatalog {
+    return this.#catalog;
   }
 
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {

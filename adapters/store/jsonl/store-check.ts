@@ -8,6 +8,7 @@ import { readJournal, JOURNAL_FILE } from './group-journal.js';
 import { decodeIndexRecord, decodeLine, INDEX_RECORD_BYTES, type IndexRecord } from './line-codec.js';
 import { STREAMS_DIR } from './store-directory.js';
 import { forwardLines } from './stream-file.js';
+import { checkJsonlCatalog } from './catalog-maintenance.js';
 
 /** One finding of `checkJsonlStore`: which file, which byte, what disagrees. */
 export interface StoreFinding {
@@ -124,6 +125,8 @@ export const checkJsonlStore = async (dir: string, fs: FsOps = nodeFsOps): Promi
       await journal.close();
     }
   }
+  // the session catalog against a fold of the log, on a store with nothing else wrong (damage elsewhere is the finding)
+  if (problems.length === 0) problems.push(...(await checkJsonlCatalog(dir, fs)));
   return { ok: problems.length === 0, directory: dir, events: count, streams: names.length, problems, notes };
 };
 

@@ -35,4 +35,9 @@ export interface JsonlEventStoreOptions {
   readonly fs?: FsOps;
   /** The directory lock's synchronous file-system calls (tests inject failures here). @defaultValue node:fs */
   readonly lockFs?: LockFs;
+  /**
+   * The session catalog's log (`sessions.catalog.log`, one line per commit) is folded into a new base once it is
+   * this large (docs/store-jsonl.md, "The session catalog"). @defaultValue 1 MiB
+   */
+  readonly catalogLogBytes?: number;
 }

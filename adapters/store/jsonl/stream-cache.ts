@@ -41,6 +41,11 @@ export class StreamCache {
     this.#directory = directory;
   }
 
+  /** The file hash of a stream's file. */
+  hashOf(stream: string): string {
+    return this.#directory.names(stream).hash;
+  }
+
   /** The stream file name of a file hash, listing the streams directory once when it is not known yet. */
   async fileNameOf(hash: string): Promise<string> {
     let name = this.fileOfHash.get(hash);

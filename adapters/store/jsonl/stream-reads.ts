@@ -57,7 +57,11 @@ async function* forwardPages(cache: StreamCache, stream: string, file: FileOps, 
   const from = Number(options.from ?? 0n);
   // Committed bytes never change, so a remembered (revision, offset) pair lets a read (a live subscription,
   // typically) start mid-file instead of rescanning from the header.
-  const hint = cache.readHints.get(stream);
+  const remembered = cache.readHints.get(stream);
+  // ... or the sparse seq → offset index the first read's index pass keeps (IndexRevisions.lineAtOrBefore): a read
+  // from revision r starts at most OFFSET_STEP lines before r, whatever the stream's length
+  const sparse = from > 0 ? cache.indexRevisions.lineAtOrBefore(cache.hashOf(stream), from) : undefined;
+  const hint = sparse !== undefined && sparse.offset <= tail.end && (remembered === undefined || remembered.rev > from || sparse.rev > remembered.rev) ? sparse : remembered;
   const useHint = hint !== undefined && hint.rev <= from && hint.offset <= tail.end;
   let rev = useHint ? hint.rev : 0;
   let line: number | undefined = useHint ? undefined : 1;

@@ -40,4 +40,19 @@ describe('steerlog sessions', () => {
     expect(text.stdout.split('\n')[2]).toMatch(/^open-1 .* \(2 with no actor recorded\)$/);
     expect((await run('sessions', 'extra')).code).toBe(2);
   });
+
+  it("--limit, --after and --kind list a page from the store's session catalog, with the next page's cursor", async () => {
+    const all = JSON.parse((await run('sessions', '--store', `jsonl:${dir}`, '--json')).stdout) as { sessions: { session: string }[] };
+    const first = await run('sessions', '--store', `jsonl:${dir}`, '--json', '--limit', '2');
+    expect(first.code).toBe(0);
+    const page1 = JSON.parse(first.stdout) as { sessions: { session: string }[]; next: string | null };
+    expect(page1.sessions).toHaveLength(2);
+    expect(page1.next).not.toBeNull();
+    const page2 = JSON.parse((await run('sessions', '--store', `jsonl:${dir}`, '--json', '--limit', '2', '--after', page1.next!)).stdout) as { sessions: { session: string }[]; next: string | null };
+    expect(page2.next).toBeNull();
+    // the catalog's order (createdAt, then id) holds the same sessions as the full list
+    expect([...page1.sessions, ...page2.sessions].map((s) => s.session).sort()).toEqual(all.sessions.map((s) => s.session).sort());
+    expect(JSON.parse((await run('sessions', '--store', `jsonl:${dir}`, '--json', '--kind', 'no-such-kind')).stdout).sessions).toEqual([]);
+    expect((await run('sessions', '--store', `jsonl:${dir}`, '--limit', '0')).code).toBe(2);
+  });
 });

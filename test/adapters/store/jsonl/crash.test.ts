@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { useCompiledStore } from './support/compile-store.js';
 import { verifyLog } from './support/verify.js';
+import { assertCatalogIsFold } from './support/catalog-oracle.js';
+import { openJsonlEventStore } from '../../../../adapters/store/jsonl/index.js';
 
 /**
  * Crash test: a child process appends in a loop (several concurrent writers, batches of 1–3 events) and prints an
@@ -100,6 +102,9 @@ const killLoop = async (seed: number): Promise<{ kills: number; acks: number; be
     try {
       const log = await verifyLog(dir, STREAMS, acked);
       events = [...log.values()].reduce((n, e) => n + e.length, 0);
+      // the session catalog a reader gets equals a fold of the recovered log
+      const reader = await openJsonlEventStore(dir, { readOnly: true });
+      await assertCatalogIsFold(reader).finally(() => reader.close());
     } catch (e) {
       throw new Error(`seed ${seed}, kill #${k} (${durability}): ${(e as Error).message}`, { cause: e });
     }

@@ -55,7 +55,7 @@ describe('stream ids and file names', () => {
     expect(names).toHaveLength(ids.length);
     expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(ids.length);
     for (const n of names) expect(n).toMatch(/^[a-z0-9-]{0,40}_[a-z2-7]{26}\.jsonl$/);
-    expect(readdirSync(dir).sort()).toEqual(['commit.intent', 'global.idx', 'group.journal', 'locks', 'streams']);
+    expect(readdirSync(dir).sort()).toEqual(['commit.intent', 'global.idx', 'group.journal', 'locks', 'sessions.catalog.log', 'streams']);
     await store.close();
   });
 

@@ -1,0 +1,174 @@
+import { catalogPageOf, type SessionCatalogPage, type SessionCatalogQuery } from '../../../runtime/ports/session-catalog.js';
+import { foldIndexRange, type CatalogRows } from './catalog-catch-up.js';
+import { applyChange, type CatalogChange, type CatalogRow } from './catalog-fold.js';
+import { appendLogLine, decodeLogLines, logSize, readBase, readLogFrom, replaceLog, writeBase, type CatalogKey } from './catalog-files.js';
+import { readExactly, viewIndex } from './global-index.js';
+import { decodeIndexRecord, INDEX_RECORD_BYTES } from './line-codec.js';
+import { io, type StoreDirectory } from './store-directory.js';
+
+/** A writable instance writes a new base once it had to fold this many events from the index (or the log passes its limit). */
+const BASE_AFTER_EVENTS = 5000;
+/** The catalog log is folded into a new base once it is this large (the `catalogLogBytes` option). */
+export const CATALOG_LOG_BYTES = 1024 * 1024;
+
+/**
+ * One store instance's view of the session catalog (catalog-files.ts): the base, the log lines since, and the
+ * index records committed after the last of them, folded into one row per stream. `list` brings it up to the
+ * index's committed end first: it reads the log's new lines and folds only the index records no line covers (what a
+ * writer that crashed before its log line, or an older steerlog, committed). A catalog whose last position's key
+ * does not match the index (rebuilt, rolled back, lost) is dropped and folded again from the index.
+ *
+ * `noteCommit` is the commit path's part (under the directory lock, after the commit's index write): one log line.
+ */
+export class JsonlSessionCatalog {
+  readonly #directory: StoreDirectory;
+  readonly #writable: boolean;
+  readonly #logLimit: number;
+  #state: CatalogRows = { rows: new Map(), byHash: new Map() };
+  #upTo = 0;
+  #key: CatalogKey = null;
+  #loaded = false;
+  #logOffset = 0;
+  #logIdentity = '';
+  #pending: Promise<unknown> = Promise.resolve();
+  /** Reads running or queued: a commit does not wait for them (it holds the lock) and folds the log another time. */
+  #busy = 0;
+
+  constructor(directory: StoreDirectory, writable: boolean, logLimit = CATALOG_LOG_BYTES) {
+    this.#directory = directory;
+    this.#writable = writable;
+    this.#logLimit = logLimit;
+  }
+
+  /** A page of the catalog, brought up to the index's committed end first. */
+  list(query: SessionCatalogQuery = {}): Promise<SessionCatalogPage> {
+    return this.#serialized(async () => {
+      await this.#refresh();
+      const directory = this.#directory;
+      const live = function* (rows: Iterable<CatalogRow>) {
+        for (const r of rows) if (!directory.isDeleted(r.hash)) yield r.row;
+      };
+      return catalogPageOf(live(this.#state.rows.values()), query);
+    });
+  }
+
+  /** Every row (deleted streams left out), brought up to date: for `store check` and tests. */
+  rows(): Promise<CatalogRow[]> {
+    return this.#serialized(async () => {
+      await this.#refresh();
+      return [...this.#state.rows.values()].filter((r) => !this.#directory.isDeleted(r.hash));
+    });
+  }
+
+  /**
+   * Under the directory lock, after a commit of positions [from, to) whose last index record has `key`: appends the
+   * commit's changes to the log, and folds the log into a new base once it passes its limit. A failure changes
+   * nothing but how much the next reader folds from the index: it is swallowed.
+   */
+  async noteCommit(from: number, to: number, key: CatalogKey, changes: readonly CatalogChange[]): Promise<void> {
+    try {
+      await appendLogLine(this.#directory.dir, { from, to, key, changes });
+      if (this.#busy === 0 && (await logSize(this.#directory.dir)) > this.#logLimit) await this.#serialized(() => this.#compact());
+    } catch {
+      // a cache: the index is the truth, and readers fold what the log lacks
+    }
+  }
+
+  /** Forgets everything read (the files were removed or rebuilt). */
+  forget(): Promise<void> {
+    return this.#serialized(async () => this.#reset());
+  }
+
+  #serialized<T>(fn: () => Promise<T>): Promise<T> {
+    this.#busy++;
+    const run = this.#pending.then(fn).finally(() => this.#busy--);
+    this.#pending = run.catch(() => undefined);
+    return run;
+  }
+
+  #reset(): void {
+    this.#state = { rows: new Map(), byHash: new Map() };
+    this.#upTo = 0;
+    this.#key = null;
+    this.#loaded = false;
+    this.#logOffset = 0;
+    this.#logIdentity = '';
+  }
+
+  async #refresh(): Promise<void> {
+    const directory = this.#directory;
+    await io('listSessions', () => directory.refreshDeletions());
+    if (!this.#loaded) {
+      const base = await io('listSessions', () => readBase(directory.dir));
+      if (base) {
+        for (const r of base.rows) {
+          this.#state.rows.set(r.row.sessionId, r);
+          this.#state.byHash.set(r.hash, r.row.sessionId);
+        }
+        this.#upTo = base.upTo;
+        this.#key = base.key;
+      }
+      this.#loaded = true;
+    }
+    const log = await io('listSessions', () => readLogFrom(directory.dir, this.#logOffset, this.#logIdentity));
+    if (log.identity !== this.#logIdentity && this.#logIdentity !== '') {
+      // the log was replaced (a new base covers it): start over from the new base
+      this.#reset();
+      return this.#refresh();
+    }
+    this.#logIdentity = log.identity;
+    const { lines } = decodeLogLines(log.bytes);
+    let consumed = 0;
+    for (const line of lines) {
+      if (line.from === this.#upTo) {
+        for (const c of line.changes) {
+          this.#state.rows.set(c.stream, applyChange(this.#state.rows.get(c.stream), c));
+          this.#state.byHash.set(c.hash, c.stream);
+        }
+        this.#upTo = line.to;
+        this.#key = line.key;
+      } else if (line.to > this.#upTo) break; // a gap (a writer died before its line): the index fills it
+      consumed += encodedLength(log.bytes, consumed);
+    }
+    this.#logOffset = log.from + consumed;
+    const view = await io('listSessions', () => viewIndex(directory.indexRead, directory.indexPath));
+    if (this.#upTo > view.count || !(await this.#keyMatches())) {
+      this.#state = { rows: new Map(), byHash: new Map() };
+      this.#upTo = 0;
+      this.#key = null;
+    }
+    if (this.#upTo < view.count) {
+      const folded = view.count - this.#upTo;
+      this.#key = await io('listSessions', () => foldIndexRange(directory, this.#state, this.#upTo, view.count));
+      this.#upTo = view.count;
+      if (this.#writable && folded >= BASE_AFTER_EVENTS) await this.#writeBase().catch(() => undefined);
+    }
+  }
+
+  /** Does the index record at `upTo - 1` still say what the catalog's key says? */
+  async #keyMatches(): Promise<boolean> {
+    if (this.#upTo === 0) return true;
+    if (this.#key === null) return false;
+    const bytes = await io('listSessions', () => readExactly(this.#directory.indexRead, (this.#upTo - 1) * INDEX_RECORD_BYTES, INDEX_RECORD_BYTES, this.#directory.indexPath));
+    const record = decodeIndexRecord(bytes, 0);
+    return typeof record !== 'string' && record.fileHash === this.#key[0] && record.lineCrc === this.#key[1];
+  }
+
+  async #writeBase(): Promise<void> {
+    const rows = [...this.#state.rows.values()].filter((r) => !this.#directory.isDeleted(r.hash));
+    await writeBase(this.#directory.dir, { upTo: this.#upTo, key: this.#key, rows });
+  }
+
+  /** Under the lock: a new base of everything folded, and an empty log. */
+  async #compact(): Promise<void> {
+    await this.#refresh();
+    await this.#writeBase();
+    await replaceLog(this.#directory.dir);
+    this.#logOffset = 0;
+    this.#logIdentity = '';
+    this.#loaded = true;
+  }
+}
+
+/** The byte length of the line starting at `at` (its newline included). */
+const encodedLength = (bytes: Buffer, at: number): number => bytes.indexOf(0x0a, at) + 1 - at;

@@ -1,0 +1,102 @@
+import type { EventStore } from './event-store.js';
+
+/**
+ * The optional store capability behind session lists: a catalog of the store's streams, maintained with the log,
+ * so that listing sessions costs the page asked for, not a read of every event. A store without it stays a
+ * complete event store; the host then finds sessions by following the global order (host/catalog.ts).
+ *
+ * The JSONL store keeps it beside its files (`sessions.catalog`, docs/store-jsonl.md, "The session catalog").
+ */
+export interface SessionCatalogSource {
+  /**
+   * A page of the catalog, oldest first (by `createdAt`, then id), filtered by `query`.
+   * @throws StoreIoError when the store cannot be read; never for a damaged stream (its row says `broken`)
+   */
+  listSessions(query?: SessionCatalogQuery): Promise<SessionCatalogPage>;
+}
+
+/** What the catalog knows of a stream at the end of its log. */
+export interface CatalogedSession {
+  readonly sessionId: string;
+  /** `session/created`'s `createdAt` when the stream starts with one, else the time of its first event. */
+  readonly createdAt: number;
+  /** `session/created`'s `kind`; null when the stream does not start with `session/created` (not a session). */
+  readonly kind: string | null;
+  /** `session/created`'s `parentSession`, when it names one. */
+  readonly parentSession?: string;
+  /** The last event's seq (stream revision). */
+  readonly lastSeq: number;
+  /** The last event's time (ms since the epoch). */
+  readonly lastActivity: number;
+  /**
+   * `open-turn` when the last `turn/start` has no `turn/end` after it, `idle` otherwise, `broken` when a line of the
+   * stream could not be read while the catalog was folded (the other fields then say what was read before it).
+   */
+  readonly status: 'idle' | 'open-turn' | 'broken';
+  /** The last event's chain hash (`hash`), null when it carries none. */
+  readonly chainHead: string | null;
+  /** Why the stream is `broken` (file, byte, what disagrees). */
+  readonly brokenReason?: string;
+}
+
+/** Filters and paging of {@link SessionCatalogSource.listSessions}. Every filter is optional. */
+export interface SessionCatalogQuery {
+  /** The `next` cursor of the previous page. @defaultValue from the oldest */
+  readonly after?: string;
+  /** The most rows in a page. @defaultValue every row */
+  readonly limit?: number;
+  /** Only sessions of this kind (streams that are not sessions have none). */
+  readonly kind?: string;
+  /** Only forks of this session. */
+  readonly parentSession?: string;
+  /** Only rows with this status. */
+  readonly status?: CatalogedSession['status'];
+  /** Only sessions with an event at or after this time (ms since the epoch). */
+  readonly activeSince?: number;
+  /** Only streams that start with `session/created` (and broken ones, which may). @defaultValue false */
+  readonly sessionsOnly?: boolean;
+}
+
+/** One page of the catalog and the cursor of the next (null after the last). */
+export interface SessionCatalogPage {
+  readonly sessions: readonly CatalogedSession[];
+  readonly next: string | null;
+}
+
+/** Does this store keep a {@link SessionCatalogSource}? */
+export const hasSessionCatalog = (store: EventStore): store is EventStore & SessionCatalogSource =>
+  typeof (store as Partial<SessionCatalogSource>).listSessions === 'function';
+
+/** The order of catalog rows: by `createdAt`, then id. */
+export const compareCatalogRows = (a: CatalogedSession, b: CatalogedSession): number =>
+  a.createdAt - b.createdAt || (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0);
+
+/** The cursor that resumes after `row`. */
+export const catalogCursorOf = (row: Pick<CatalogedSession, 'createdAt' | 'sessionId'>): string => `${row.createdAt}:${row.sessionId}`;
+
+const rowAfterCursor = (cursor: string): ((row: CatalogedSession) => boolean) => {
+  const colon = cursor.indexOf(':');
+  const createdAt = Number(cursor.slice(0, colon));
+  const sessionId = cursor.slice(colon + 1);
+  if (colon < 0 || !Number.isFinite(createdAt)) return () => true;
+  return (row) => compareCatalogRows(row, { createdAt, sessionId } as CatalogedSession) > 0;
+};
+
+/** Does `row` pass the filters of `query` (paging aside)? */
+export const matchesCatalogQuery = (row: CatalogedSession, query: SessionCatalogQuery): boolean =>
+  (query.kind === undefined || row.kind === query.kind) &&
+  (query.parentSession === undefined || row.parentSession === query.parentSession) &&
+  (query.status === undefined || row.status === query.status) &&
+  (query.activeSince === undefined || row.lastActivity >= query.activeSince) &&
+  (query.sessionsOnly !== true || row.kind !== null || row.status === 'broken');
+
+/** A page of `rows` (any order) as `query` asks: filtered, sorted, after the cursor, at most `limit`. */
+export const catalogPageOf = (rows: Iterable<CatalogedSession>, query: SessionCatalogQuery = {}): SessionCatalogPage => {
+  const after = query.after === undefined ? () => true : rowAfterCursor(query.after);
+  const matching: CatalogedSession[] = [];
+  for (const row of rows) if (matchesCatalogQuery(row, query) && after(row)) matching.push(row);
+  matching.sort(compareCatalogRows);
+  const limit = Math.max(1, query.limit ?? Number.POSITIVE_INFINITY);
+  const sessions = matching.length > limit ? matching.slice(0, limit) : matching;
+  return { sessions, next: matching.length > limit ? catalogCursorOf(sessions.at(-1)!) : null };
+};

@@ -1,0 +1,216 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkJsonlStore, openJsonlEventStore, rebuildJsonlCatalog, rebuildJsonlIndex, type JsonlEventStore } from '../../../../adapters/store/jsonl/index.js';
+import { CATALOG_FILE, CATALOG_LOG_FILE, encodeLogLine } from '../../../../adapters/store/jsonl/catalog-files.js';
+import { decodeChange } from '../../../../adapters/store/jsonl/catalog-fold.js';
+import type { NewEvent, RecordedEvent, StreamRevision } from '../../../../runtime/ports/event-store.js';
+import type { CatalogedSession } from '../../../../runtime/ports/session-catalog.js';
+import { collect, fileOf } from './support/verify.js';
+import { expectedRows } from './support/catalog-oracle.js';
+
+/**
+ * The session catalog equals a fold of the store: after random sessions written by two instances, read by a third
+ * (read-only) and by one without the catalog's files, after the log is folded into a new base, after a deletion,
+ * and after the index is rebuilt. A damaged stream is listed as broken, never refused.
+ */
+const root = mkdtempSync(join(tmpdir(), 'steerlog-catalog-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let dirs = 0;
+let ids = 0;
+
+const hex64 = (n: number): string => n.toString(16).padStart(64, '0');
+type Kind = 'session' | 'plain';
+interface Step {
+  readonly stream: number;
+  readonly kind: Kind;
+  readonly types: readonly ('turn/start' | 'turn/end' | 'agent/x')[];
+  readonly via: 0 | 1;
+  readonly hashed: boolean;
+}
+
+const eventsOf = (streamRev: number, step: Step, stream: string, time: number): NewEvent[] => {
+  const out: NewEvent[] = [];
+  let rev = streamRev;
+  if (rev === 0 && step.kind === 'session') {
+    out.push({ id: `id-${ids++}`, type: 'session/created', time, data: { sessionId: stream, createdAt: time - 7, kind: step.stream % 2 ? 'fork' : 'root', ...(step.stream % 2 ? { parentSession: 's0' } : {}) } });
+    rev++;
+  }
+  for (const type of step.types) {
+    out.push({ id: `id-${ids++}`, type, time: time + rev, data: { rev }, ...(step.hashed ? { hash: hex64(ids) } : {}) });
+    rev++;
+  }
+  return out;
+};
+
+const stepArb: fc.Arbitrary<Step> = fc.record({
+  stream: fc.nat(7),
+  kind: fc.constantFrom<Kind>('session', 'session', 'plain'),
+  types: fc.array(fc.constantFrom('turn/start' as const, 'turn/end' as const, 'agent/x' as const), { minLength: 1, maxLength: 4 }),
+  via: fc.constantFrom<0 | 1>(0, 1),
+  hashed: fc.boolean(),
+});
+
+const rowsOf = async (store: JsonlEventStore): Promise<readonly CatalogedSession[]> => (await store.listSessions()).sessions;
+
+const run = async (dir: string, steps: readonly Step[]): Promise<void> => {
+  const stores = [await openJsonlEventStore(dir, { durability: 'none' }), await openJsonlEventStore(dir, { durability: 'none' })];
+  const kinds = new Map<number, Kind>();
+  let time = 1_000;
+  // appends of one tick share a commit (group mode) or not: both instances, interleaved
+  for (let i = 0; i < steps.length; i += 3) {
+    await Promise.all(
+      steps.slice(i, i + 3).map(async (s) => {
+        const kind = kinds.get(s.stream) ?? s.kind;
+        kinds.set(s.stream, kind);
+        const store = stores[s.via]!;
+        const stream = `s${s.stream}`;
+        const rev = await store.revision(stream);
+        const next = rev === 'no_stream' ? 0 : Number(rev) + 1;
+        await store.append(stream, eventsOf(next, { ...s, kind }, stream, (time += 10)), rev === 'no_stream' ? 'no_stream' : rev).catch((e: unknown) => {
+          if ((e as { code?: string }).code !== 'concurrency') throw e;
+        });
+      }),
+    );
+  }
+  for (const s of stores) await s.close();
+};
+
+const check = async (dir: string): Promise<CatalogedSession[]> => {
+  const reader = await openJsonlEventStore(dir, { readOnly: true });
+  try {
+    const expected = expectedRows(await collect(reader.readAll()));
+    expect(await rowsOf(reader)).toEqual(expected);
+    return expected;
+  } finally {
+    await reader.close();
+  }
+};
+
+describe('the JSONL session catalog', () => {
+  it('equals a fold of the store after random sessions, with and without its files', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 40 }), async (steps) => {
+        const dir = join(root, `p${dirs++}`);
+        await run(dir, steps);
+        const expected = await check(dir);
+        // the writer's own instance (it has read nothing of the catalog yet) and a store without the catalog's files
+        const writer = await openJsonlEventStore(dir, { durability: 'none' });
+        expect(await rowsOf(writer)).toEqual(expected);
+        await writer.close();
+        rmSync(join(dir, CATALOG_FILE), { force: true });
+        rmSync(join(dir, CATALOG_LOG_FILE), { force: true });
+        await check(dir);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('catches up with commits made after it was read, by this instance and by another', async () => {
+    const dir = join(root, `c${dirs++}`);
+    const a = await openJsonlEventStore(dir, { durability: 'none' });
+    const b = await openJsonlEventStore(dir, { durability: 'none' });
+    await a.append('x', eventsOf(0, { stream: 0, kind: 'session', types: ['turn/start'], via: 0, hashed: true }, 'x', 100), 'no_stream');
+    expect((await a.listSessions()).sessions.map((r) => [r.sessionId, r.status])).toEqual([['x', 'open-turn']]);
+    await b.append('x', [{ id: 'e-end', type: 'turn/end', time: 200, data: {} }], 1n);
+    await b.append('y', eventsOf(0, { stream: 1, kind: 'session', types: ['agent/x'], via: 1, hashed: false }, 'y', 300), 'no_stream');
+    const rows = (await a.listSessions()).sessions;
+    expect(rows.map((r) => [r.sessionId, r.status, r.lastSeq, r.kind, r.parentSession])).toEqual([
+      ['x', 'idle', 2, 'root', undefined],
+      ['y', 'idle', 1, 'fork', 's0'],
+    ]);
+    await a.close();
+    await b.close();
+    await check(dir);
+  });
+
+  it('pages and filters', async () => {
+    const dir = join(root, `f${dirs++}`);
+    await run(dir, Array.from({ length: 24 }, (_, i) => ({ stream: i % 8, kind: (i % 8 === 7 ? 'plain' : 'session') as Kind, types: ['agent/x' as const], via: (i % 2) as 0 | 1, hashed: false })));
+    const store = await openJsonlEventStore(dir, { readOnly: true });
+    const all = (await store.listSessions()).sessions;
+    expect(all).toHaveLength(8);
+    const paged: CatalogedSession[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await store.listSessions({ limit: 3, ...(after !== undefined ? { after } : {}) });
+      paged.push(...page.sessions);
+      if (page.next === null) break;
+      after = page.next;
+    }
+    expect(paged).toEqual(all);
+    expect((await store.listSessions({ kind: 'fork' })).sessions.map((r) => r.sessionId)).toEqual(all.filter((r) => r.kind === 'fork').map((r) => r.sessionId));
+    expect((await store.listSessions({ sessionsOnly: true })).sessions).toHaveLength(7);
+    expect((await store.listSessions({ parentSession: 's0' })).sessions.every((r) => r.parentSession === 's0')).toBe(true);
+    await store.close();
+  });
+
+  it('folds its log into a new base once the log passes catalogLogBytes, and stays equal to the fold', async () => {
+    const dir = join(root, `b${dirs++}`);
+    const store = await openJsonlEventStore(dir, { durability: 'none', catalogLogBytes: 16 * 1024 });
+    for (let i = 0; i < 40; i++) await store.append(`long-${i}`, eventsOf(0, { stream: i, kind: 'session', types: ['turn/start'], via: 0, hashed: true }, `long-${i}`, 10 + i), 'no_stream');
+    const chunk = 'x'.repeat(120);
+    for (let i = 0; i < 400; i++) await store.append(`long-${i % 40}`, [{ id: `k${i}`, type: i % 3 ? 'agent/x' : 'turn/end', time: 100 + i, data: { chunk }, hash: hex64(i) }], 'any');
+    expect(statSync(join(dir, CATALOG_LOG_FILE)).size).toBeLessThan(16 * 1024);
+    expect(readFileSync(join(dir, CATALOG_FILE)).length).toBeGreaterThan(0);
+    expect((await store.listSessions()).sessions).toEqual(expectedRows(await collect(store.readAll())));
+    await store.close();
+    await check(dir);
+  });
+
+  it('drops deleted streams, and is folded again from the index after the index is rebuilt', async () => {
+    const dir = join(root, `d${dirs++}`);
+    await run(dir, Array.from({ length: 12 }, (_, i) => ({ stream: i % 4, kind: 'session' as Kind, types: ['turn/start' as const, 'agent/x' as const], via: 0 as const, hashed: true })));
+    const store = await openJsonlEventStore(dir, { durability: 'none' });
+    await store.deleteStream('s1', (await store.revision('s1')) as StreamRevision);
+    expect((await store.listSessions()).sessions.map((r) => r.sessionId).sort()).toEqual(['s0', 's2', 's3']);
+    await store.close();
+    await check(dir);
+    await rebuildJsonlIndex(dir, { sync: false });
+    await check(dir);
+  });
+
+  it('lists a stream damaged in place as broken, never refuses the list', async () => {
+    const dir = join(root, `x${dirs++}`);
+    await run(dir, Array.from({ length: 9 }, (_, i) => ({ stream: i % 3, kind: 'session' as Kind, types: ['agent/x' as const], via: 0 as const, hashed: false })));
+    // an in-place edit of one line of s1 (same length: the index still points at it)
+    const file = fileOf(dir, 's1');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace('"rev":2', '"rev":9'));
+    rmSync(join(dir, CATALOG_FILE), { force: true });
+    rmSync(join(dir, CATALOG_LOG_FILE), { force: true });
+    const store = await openJsonlEventStore(dir, { readOnly: true });
+    const rows = (await store.listSessions()).sessions;
+    const byId = [...rows].sort((a, b) => (a.sessionId < b.sessionId ? -1 : 1));
+    expect(byId.map((r) => [r.sessionId, r.status])).toEqual([
+      ['s0', 'idle'],
+      ['s1', 'broken'],
+      ['s2', 'idle'],
+    ]);
+    expect(byId[1]!.brokenReason).toMatch(/checksum/);
+    await store.close();
+  });
+});
+
+describe('store check and store repair', () => {
+  it('check compares the catalog with a fold of the log; repair rebuilds it', async () => {
+    const dir = join(root, `r${dirs++}`);
+    await run(dir, Array.from({ length: 9 }, (_, i) => ({ stream: i % 3, kind: 'session' as Kind, types: ['turn/start' as const], via: 0 as const, hashed: false })));
+    expect((await checkJsonlStore(dir)).problems).toEqual([]);
+    // a catalog whose rows lie (a status no event gave) under a key that still matches the index
+    const log = readFileSync(join(dir, CATALOG_LOG_FILE), 'utf8');
+    const lines = log.trim().split('\n');
+    const last = JSON.parse(lines.at(-1)!) as { k: { s: unknown[][] } };
+    last.k.s = last.k.s.map((c) => [...c.slice(0, 5), false, c[6]]);
+    writeFileSync(join(dir, CATALOG_LOG_FILE), [...lines.slice(0, -1), encodeLogLine({ from: (last.k as unknown as { f: number }).f, to: (last.k as unknown as { u: number }).u, key: (last.k as unknown as { v: [string, number] }).v, changes: last.k.s.map((c) => decodeChange(c)!) })].join('\n'));
+    const report = await checkJsonlStore(dir);
+    expect(report.ok).toBe(false);
+    expect(report.problems.map((p) => p.message).join('\n')).toMatch(/session catalog's row/);
+    const rebuilt = await rebuildJsonlCatalog(dir);
+    expect(rebuilt.rows).toBe(3);
+    expect((await checkJsonlStore(dir)).problems).toEqual([]);
+    await check(dir);
+  });
+});
