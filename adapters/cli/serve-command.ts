@@ -147,7 +147,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     } else ownership = localOwnership(hostId);
     const maxImageBytes = imageLimit(v['max-image-bytes'], { bodyLimitBytes, maxEventBytes: runtime.maxEventBytes, sealed: keys !== null });
     const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger, ...(setup ? { onSession: (agent) => setup(agent, { children }) } : {}) });
-    const observability = createHostObservability(host, { sharedLeases: /^postgres(ql)?:\/\//.test(spec) });
+    const observability = createHostObservability(host, { sharedLeases: /^postgres(ql)?:\/\//.test(spec), ...(telemetry ? { telemetryStats: telemetry.stats } : {}) });
     const server = await startHttpServer({
       host,
       tokens,

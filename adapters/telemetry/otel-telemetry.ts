@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { LogEvent } from '../../domain/events.js';
 import { createSpanDeriver, type SpanDeriver } from '../../projections/telemetry/derive-spans.js';
+import { operationSpan } from '../../projections/telemetry/operation-spans.js';
 import type { ContentRedaction, DerivedSpan } from '../../projections/telemetry/span-types.js';
 import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { importOptionalPackage } from '../optional-package.js';
@@ -16,7 +17,8 @@ import { SpanExportQueue, type SpanExporterLike, type SpanExportQueueOptions, ty
  * `@opentelemetry/exporter-trace-otlp-http` (2.5.1 / 0.212.0, which run on Node 20). The spans keep the
  * derivation's ids and times, so a live export and a later `steerlog trace` of the same session agree span for span;
  * a session disposed with spans still open (inbox activity after its last turn, a turn cut short) exports them
- * closed at its last event and marked `steerlog.span.open`, as `steerlog trace` of the session would.
+ * closed at its last event and marked `steerlog.span.open`, as `steerlog trace` of the session would. Store
+ * appends and fsync batches the runtime tells of become `db.*` spans (live only: they are not in the log).
  */
 
 /** The OpenTelemetry SDK packages are not installed. */
@@ -103,6 +105,7 @@ export const createOtelTelemetry = async (options: OtelTelemetryOptions): Promis
     }
     if (exporting) for (const s of r.right) queue.add(s);
   };
+  let operations = 0;
   /** Exports the spans a session leaves open (closed at its last event, marked open) and stops following it. */
   const closeOpen = (sessionId: string): void => {
     const d = derivers.get(sessionId);
@@ -117,6 +120,7 @@ export const createOtelTelemetry = async (options: OtelTelemetryOptions): Promis
     },
     observe: (sessionId, event) => push(sessionId, event, true),
     forget: closeOpen,
+    storeOperation: (op) => queue.add(operationSpan(op, operations++)),
     forceFlush: () => queue.flush(),
     shutdown: async () => {
       for (const id of [...derivers.keys()]) closeOpen(id);

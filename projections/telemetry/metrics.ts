@@ -34,7 +34,7 @@ interface Family {
   readonly kind: Kind;
   readonly buckets: readonly number[];
   readonly series: Map<string, Series>;
-  /** A gauge read at render time, instead of set series. */
+  /** A gauge (or counter) read at render time, instead of set series. */
   readonly collect?: () => readonly { readonly labels: MetricLabels; readonly value: number }[];
 }
 
@@ -88,6 +88,10 @@ export class MetricsRegistry {
   /** Sets a gauge's series. */
   set(name: string, help: string, labels: MetricLabels, value: number): void {
     this.#series(this.#family(name, help, 'gauge'), labels).value = value;
+  }
+  /** A counter whose series are read when the registry renders (a count kept elsewhere, never decreasing). */
+  counterFrom(name: string, help: string, collect: () => readonly { readonly labels: MetricLabels; readonly value: number }[]): void {
+    this.#family(name, help, 'counter', [], collect);
   }
   /** A gauge whose series are read when the registry renders. */
   gauge(name: string, help: string, collect: () => readonly { readonly labels: MetricLabels; readonly value: number }[]): void {
