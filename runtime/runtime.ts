@@ -15,6 +15,7 @@ import { consoleLogger, type Logger } from './logger.js';
 import type { SessionTelemetry } from './ports/telemetry.js';
 import { dbSystemOf, operationErrorOf, storeOperationsOf } from './ports/store-operations.js';
 import type { StoreAppendTiming } from './session-log-types.js';
+import { sessionLogger } from './session-logger.js';
 import { randomIds, systemClock, type Clock, type IdSource } from './ports/clock.js';
 import type { EventStore } from './ports/event-store.js';
 import type { HeadSigner } from './ports/head-signer.js';
@@ -216,7 +217,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       stream,
       clock,
       ids,
-      logger,
+      logger: sessionLogger(logger, stream),
       initial,
       ...(options.writeBatchDelayMs !== undefined ? { writeBatchDelayMs: options.writeBatchDelayMs } : {}),
       ...(options.hashOf ? { hashOf: options.hashOf } : {}),
@@ -233,7 +234,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
     const agent = new Agent(sessionId, {
       log,
       model: setup.model ?? options.model,
-      logger,
+      logger: sessionLogger(logger, sessionId),
       restored,
       ...(tools ? { tools } : {}),
       ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
