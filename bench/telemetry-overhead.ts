@@ -10,7 +10,11 @@
  * median of the on/off ratios of adjacent pairs (the figure to read on a shared machine), the medians of each side,
  * the CPU time per turn, and every round's figure.
  *
- *   npx tsx bench/telemetry-overhead.ts [--seconds 0.5] [--rounds 12] [--sessions 10] [--exporter memory|otlp-json]
+ * Last, the same cost measured apart from the load on the machine: one session's events for `--replay-turns` turns
+ * recorded, then the CPU time the runtime took to produce them against the CPU time the live exporter takes to
+ * follow them (derive, queue, convert, export), each the median of 5 passes, and the ratio they imply.
+ *
+ *   npx tsx bench/telemetry-overhead.ts [--seconds 0.5] [--rounds 12] [--sessions 10] [--exporter memory|otlp-json] [--replay-turns 1000]
  */
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ScriptedModel } from '../adapters/model/scripted/scripted-model.js';
@@ -20,6 +24,8 @@ import { createUserMessage } from '../domain/message.js';
 import type { ModelRequest } from '../runtime/ports/model.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { silentLogger } from '../runtime/logger.js';
+import type { LogEvent } from '../domain/events.js';
+import type { SessionTelemetry } from '../runtime/ports/telemetry.js';
 import { fmt, machineLine, median } from './support/machine.js';
 
 const arg = (name: string, dflt: number): number => {
@@ -118,5 +124,49 @@ for (const shape of ['1-step', '3-step'] as const) {
   const cpuRatio = median(cpuOff.map((v, i) => v / cpuOn[i]!));
   console.log(
     `${shape}: on/off ${pairRatio.toFixed(2)}× (median of ${ROUNDS} pairs) | off ${fmt(median(off))} turns/s | on ${fmt(median(on))} turns/s | medians on/off ${ratio.toFixed(2)}× | CPU ms/turn off ${median(cpuOff).toFixed(3)} on ${median(cpuOn).toFixed(3)} (off/on ${cpuRatio.toFixed(2)}×) | ${spans} spans exported in the last round, ${dropped} dropped in all | rounds off ${off.map(fmt).join(', ')} / on ${on.map(fmt).join(', ')}`,
+  );
+}
+
+// ---- the cost apart from the machine's load: CPU time of producing a log vs following it -------------------------
+const REPLAY_TURNS = arg('replay-turns', 1000);
+const cpuMs = (c: NodeJS.CpuUsage): number => (c.user + c.system) / 1000;
+for (const shape of ['1-step', '3-step'] as const) {
+  const produce: number[] = [];
+  const follow: number[] = [];
+  let spans = 0;
+  for (let pass = 0; pass < 6; pass++) {
+    const events: LogEvent[] = [];
+    const recorder: SessionTelemetry = { follow: (_s, h) => void events.push(...h), observe: (_s, e) => void events.push(e), forget: () => {} };
+    const model = new ScriptedModel([], {
+      whenExhausted: (request: ModelRequest) =>
+        shape === '3-step' && request.step < 3 ? { toolCalls: [{ callId: `c${request.turn}-${request.step}`, name: 'noop' }] } : 'done',
+    });
+    const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], telemetry: recorder });
+    const agent = runtime.createSession({ sessionId: `replay-${pass}` });
+    let c0 = process.cpuUsage();
+    for (let t = 0; t < REPLAY_TURNS; t++) {
+      agent.followup(createUserMessage('go'));
+      await agent.whenIdle();
+    }
+    await agent.checkpoint();
+    const produced = cpuMs(process.cpuUsage(c0)) / REPLAY_TURNS;
+    await agent.dispose();
+    const exporter = EXPORTER === 'memory' ? new InMemorySpanExporter() : new EncodingExporter();
+    const telemetry = await createOtelTelemetry({ exporter });
+    c0 = process.cpuUsage();
+    for (const e of events) telemetry.observe('replayed', e);
+    telemetry.forget('replayed');
+    await telemetry.forceFlush();
+    const followed = cpuMs(process.cpuUsage(c0)) / REPLAY_TURNS;
+    spans = exporter instanceof EncodingExporter ? exporter.spans : exporter.getFinishedSpans().length;
+    await telemetry.shutdown();
+    if (pass === 0) continue; // warm-up
+    produce.push(produced);
+    follow.push(followed);
+  }
+  const p = median(produce);
+  const f = median(follow);
+  console.log(
+    `${shape} apart from load: runtime ${(p * 1000).toFixed(0)} µs CPU/turn, telemetry ${(f * 1000).toFixed(0)} µs CPU/turn (${spans / REPLAY_TURNS} spans/turn) → on/off ${(p / (p + f)).toFixed(2)}× | passes runtime ${produce.map((x) => (x * 1000).toFixed(0)).join(', ')} / telemetry ${follow.map((x) => (x * 1000).toFixed(0)).join(', ')} µs`,
   );
 }
