@@ -13,6 +13,9 @@ import { isRunOpen } from '../domain/children/child-runs.js';
 import type { SubagentEndData } from '../domain/children/subagent-events.js';
 import { consoleLogger, type Logger } from './logger.js';
 import type { SessionTelemetry } from './ports/telemetry.js';
+import { dbSystemOf, operationErrorOf, storeOperationsOf } from './ports/store-operations.js';
+import type { StoreAppendTiming } from './session-log-types.js';
+import { sessionLogger } from './session-logger.js';
 import { randomIds, systemClock, type Clock, type IdSource } from './ports/clock.js';
 import type { EventStore } from './ports/event-store.js';
 import type { HeadSigner } from './ports/head-signer.js';
@@ -189,19 +192,39 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       logger.warn('telemetry failed (contained)', e);
     }
   };
+  // store operations for the telemetry's db.* spans: every append of the write-behind, and the store's own fsync batches
+  const storeOperation = telemetry?.storeOperation?.bind(telemetry);
+  const dbSystem = dbSystemOf(options.store);
+  const onAppend = storeOperation
+    ? (a: StoreAppendTiming): void =>
+        contained(() =>
+          storeOperation({
+            operation: 'append',
+            system: dbSystem,
+            collection: a.stream,
+            startTime: a.startTime,
+            endTime: a.endTime,
+            events: a.events,
+            firstSeq: a.firstSeq,
+            ...(a.error !== undefined ? { error: operationErrorOf(a.error) } : {}),
+          }),
+        )
+    : undefined;
+  if (storeOperation) storeOperationsOf(options.store)?.onOperation((op) => contained(() => storeOperation(op)));
   const newLog = (stream: string, initial: readonly LogEvent[] = [], seed?: SealerSeed) =>
     new SessionLog({
       store: options.store,
       stream,
       clock,
       ids,
-      logger,
+      logger: sessionLogger(logger, stream),
       initial,
       ...(options.writeBatchDelayMs !== undefined ? { writeBatchDelayMs: options.writeBatchDelayMs } : {}),
       ...(options.hashOf ? { hashOf: options.hashOf } : {}),
       ...(options.signer ? { signer: options.signer } : {}),
       ...(options.maxEventBytes !== undefined ? { maxEventBytes: options.maxEventBytes } : {}),
       ...(encryption ? { sealer: new ContentSealer(stream, encryption, seed) } : {}),
+      ...(onAppend ? { onAppend } : {}),
     });
 
   const bind = (sessionId: string, log: SessionLog, restored: { inbox: InboxState; lastTurn: number }, setup: ResumeOptions = {}): Agent => {
@@ -211,7 +234,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
     const agent = new Agent(sessionId, {
       log,
       model: setup.model ?? options.model,
-      logger,
+      logger: sessionLogger(logger, sessionId),
       restored,
       ...(tools ? { tools } : {}),
       ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),

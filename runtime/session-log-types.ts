@@ -33,6 +33,23 @@ export interface SessionLogOptions {
    * @defaultValue none: content is stored in clear
    */
   readonly sealer?: ContentSealer;
+  /**
+   * Told of every store append of the write-behind, timed (telemetry's `db.*` spans): its stream, first seq, event
+   * count, epoch-ms start and end, and the failure if any. A throw is contained. @defaultValue none
+   */
+  readonly onAppend?: (append: StoreAppendTiming) => void;
+}
+
+/** One store append of the write-behind, as {@link SessionLogOptions.onAppend} is told of it. */
+export interface StoreAppendTiming {
+  readonly stream: string;
+  readonly firstSeq: number;
+  readonly events: number;
+  /** Epoch milliseconds (fractional). */
+  readonly startTime: number;
+  readonly endTime: number;
+  /** The append's failure, if it failed. */
+  readonly error?: unknown;
 }
 
 /** Per-append options. */

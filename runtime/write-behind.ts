@@ -1,3 +1,4 @@
+import { preciseNow } from './ports/store-operations.js';
 import type { LogEvent } from '../domain/events.js';
 import type { NewEvent } from './ports/event-store.js';
 import { ConcurrencyError, isConcurrencyError, isDuplicateEventIdError, isUnknownOutcomeError } from './ports/store-errors.js';
@@ -5,7 +6,7 @@ import { RuntimeError } from './errors.js';
 import type { SessionLogOptions } from './session-log-types.js';
 
 /** What the write-behind reads of its session log's options: the store and stream, the logger, the sealer and the window. */
-export type WriteBehindOptions = Pick<SessionLogOptions, 'store' | 'stream' | 'logger' | 'sealer' | 'writeBatchDelayMs'>;
+export type WriteBehindOptions = Pick<SessionLogOptions, 'store' | 'stream' | 'logger' | 'sealer' | 'writeBatchDelayMs' | 'onAppend'>;
 
 /**
  * A session log's write-behind to the EventStore: the stored form of every event the log appends, written in order in
@@ -112,6 +113,17 @@ export class WriteBehind {
    *   rest is written after them. Only an event this log did not write fences the session.
    * So a batch is stored exactly once and an unknown outcome never stalls the session or fences it by itself.
    */
+  /** Tells `onAppend` of one append (contained: a throwing observer is logged). */
+  #timed(firstSeq: number, events: number, startTime: number, error: unknown): void {
+    const onAppend = this.#opts.onAppend;
+    if (!onAppend) return;
+    try {
+      onAppend({ stream: this.stream, firstSeq, events, startTime, endTime: preciseNow(), ...(error !== undefined ? { error } : {}) });
+    } catch (e) {
+      this.#opts.logger.warn('an append observer failed (contained)', e);
+    }
+  }
+
   async #writeLoop(): Promise<void> {
     /** Consecutive sends of the batch at `#durable` that failed. */
     let attempts = 0;
@@ -134,7 +146,14 @@ export class WriteBehind {
       try {
         // no event reaches the store before the key that opens it
         await this.#opts.sealer?.durable();
-        await this.#opts.store.append(this.stream, batch, expected);
+        const started = this.#opts.onAppend ? preciseNow() : 0;
+        try {
+          await this.#opts.store.append(this.stream, batch, expected);
+        } catch (e) {
+          this.#timed(from, batch.length, started, e);
+          throw e;
+        }
+        this.#timed(from, batch.length, started, undefined);
         this.#durable = from + batch.length;
         this.#lastError = null;
         attempts = 0;

@@ -3,6 +3,7 @@ import type { KeyStore } from '../../runtime/ports/key-store.js';
 import { once } from 'node:events';
 import { createHostObservability } from '../http/observability.js';
 import { createOtelTelemetry, type OtelTelemetry } from '../telemetry/otel-telemetry.js';
+import { withSessionTraceIds } from '../telemetry/trace-log-fields.js';
 import { startHttpServer, isHostConfigError } from '../http/server.js';
 import { Host } from '../../host/host.js';
 import { largestImageBytes, PROMPT_ROOM_BYTES, type PromptLimits } from '../../host/prompt.js';
@@ -123,7 +124,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
   if (logFormat !== 'json' && logFormat !== 'text') return reportUsage(io, SERVE_USAGE, '--log-format takes json or text');
   // log lines (requests, warnings) are written together once per turn of the event loop, not one write each
   const stderrLines = batchedLines((chunk) => io.stderr.write(chunk));
-  const logger: Logger = logFormat === 'json' ? jsonLinesLogger({ write: (line) => stderrLines.line(line.endsWith('\n') ? line.slice(0, -1) : line) }) : consoleLogger;
+  const logger: Logger = logFormat === 'json' ? withSessionTraceIds(jsonLinesLogger({ write: (line) => stderrLines.line(line.endsWith('\n') ? line.slice(0, -1) : line) })) : consoleLogger;
   try {
     const port = intOption(v.port, 'port', 7420);
     const bodyLimitBytes = intOption(v['body-limit'], 'body-limit', 1024 * 1024);
@@ -155,7 +156,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     } else ownership = localOwnership(hostId);
     const maxImageBytes = imageLimit(v['max-image-bytes'], { bodyLimitBytes, maxEventBytes: runtime.maxEventBytes, sealed: keys !== null });
     const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger, ...(setup ? { onSession: (agent) => setup(agent, { children }) } : {}) });
-    const observability = createHostObservability(host, { sharedLeases: /^postgres(ql)?:\/\//.test(spec) });
+    const observability = createHostObservability(host, { sharedLeases: /^postgres(ql)?:\/\//.test(spec), ...(telemetry ? { telemetryStats: telemetry.stats } : {}) });
     if (v.projection !== undefined) {
       projections = await startServeProjections({
         modules: v.projection.split(',').map((m) => m.trim()).filter(Boolean),

@@ -3,6 +3,7 @@ import { size } from '../../domain/inbox/pending-list.js';
 import { COUNT_BUCKETS, createSessionMetrics, MetricsRegistry, type SessionMetrics } from '../../projections/telemetry/metrics.js';
 import type { Host } from '../../host/host.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
+import { storeOperationsOf } from '../../runtime/ports/store-operations.js';
 import { authenticate, type BearerToken } from './auth.js';
 
 /**
@@ -22,6 +23,9 @@ export const HOST_METRICS = {
   appendDuration: 'steerlog_store_append_duration_seconds',
   appendBatch: 'steerlog_store_append_batch_events',
   appendFailures: 'steerlog_store_append_failures_total',
+  fsyncDuration: 'steerlog_store_fsync_duration_seconds',
+  fsyncBatch: 'steerlog_store_fsync_batch_appends',
+  telemetrySpans: 'steerlog_telemetry_spans_total',
 } as const;
 
 /** What the host measures, and how to stop measuring. */
@@ -55,6 +59,11 @@ export interface HostObservabilityOptions {
   readonly sharedLeases?: boolean;
   /** The clock of the append timings (ms). @defaultValue performance.now */
   readonly now?: () => number;
+  /**
+   * The live telemetry exporter's counts (`OtelTelemetry.stats`), listed as `steerlog_telemetry_spans_total` by
+   * outcome (exported, dropped, failed). @defaultValue none: not listed
+   */
+  readonly telemetryStats?: () => { readonly exported: number; readonly dropped: number; readonly failed: number };
 }
 
 const timeout = async <T>(p: Promise<T>, ms: number, what: string): Promise<T> => {
@@ -100,6 +109,24 @@ export const createHostObservability = (host: Host, options: HostObservabilityOp
   registry.histogram(HOST_METRICS.appendDuration, 'Time a store append takes (one write-behind batch), by outcome');
   registry.histogram(HOST_METRICS.appendBatch, 'Events per store append', COUNT_BUCKETS);
   registry.counter(HOST_METRICS.appendFailures, 'Store appends that failed');
+  registry.histogram(HOST_METRICS.fsyncDuration, 'Time a store fsync batch takes (a JSONL group commit), by outcome');
+  registry.histogram(HOST_METRICS.fsyncBatch, 'Appends made durable by one fsync batch', COUNT_BUCKETS);
+  const offOperations = storeOperationsOf(host.store)?.onOperation((op) => {
+    if (op.operation !== 'fsync') return;
+    registry.observe(HOST_METRICS.fsyncDuration, '', { outcome: op.error === undefined ? 'ok' : 'failed' }, Math.max(0, op.endTime - op.startTime) / 1000);
+    registry.observe(HOST_METRICS.fsyncBatch, '', {}, op.appends ?? 1, COUNT_BUCKETS);
+  });
+  const telemetryStats = options.telemetryStats;
+  if (telemetryStats) {
+    registry.counterFrom(HOST_METRICS.telemetrySpans, 'Spans of the live telemetry export, by outcome (exported, dropped: the export queue was full, failed)', () => {
+      const s = telemetryStats();
+      return [
+        { labels: { outcome: 'exported' }, value: s.exported },
+        { labels: { outcome: 'dropped' }, value: s.dropped },
+        { labels: { outcome: 'failed' }, value: s.failed },
+      ];
+    });
+  }
   const sessions = createSessionMetrics(registry);
 
   // every live session: its history folded (not counted), then each new event observed
@@ -176,6 +203,7 @@ export const createHostObservability = (host: Host, options: HostObservabilityOp
     readiness,
     close: () => {
       offHost();
+      offOperations?.();
       for (const off of offs.values()) off();
       offs.clear();
       if (ownAppend !== undefined) store.append = ownAppend;

@@ -1,19 +1,24 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { LogEvent } from '../../domain/events.js';
 import { createSpanDeriver, type SpanDeriver } from '../../projections/telemetry/derive-spans.js';
-import { STEERLOG_SCOPE } from '../../projections/telemetry/otlp-json.js';
-import { GENAI_SEMCONV_SCHEMA_URL, type ContentRedaction, type DerivedSpan } from '../../projections/telemetry/span-types.js';
+import { operationSpan } from '../../projections/telemetry/operation-spans.js';
+import type { ContentRedaction, DerivedSpan } from '../../projections/telemetry/span-types.js';
 import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { importOptionalPackage } from '../optional-package.js';
 import { otlpTracesUrl } from './otlp-http.js';
+import { SdkSpan } from './sdk-span.js';
+import { SpanExportQueue, type SpanExporterLike, type SpanExportQueueOptions, type SpanExportStats } from './span-export-queue.js';
 
 /**
  * Live export through the official OpenTelemetry JS SDK: the spans the telemetry derivation completes as a session's
- * events commit go to a `BatchSpanProcessor` and its exporter (OTLP/HTTP, JSON, by default). The SDK packages are
- * optional peer dependencies, loaded only here: `@opentelemetry/sdk-trace-base`, `@opentelemetry/resources`,
- * `@opentelemetry/core` and `@opentelemetry/exporter-trace-otlp-http` (2.5.1 / 0.212.0, which run on Node 20).
- * The spans keep the derivation's ids and times, so a live export and a later `steerlog trace` of the same session
- * agree span for span.
+ * events commit wait in a bounded export queue and leave in batches through the SDK's `SpanExporter` (the
+ * OTLP/HTTP exporter, JSON, by default). The SDK packages are optional peer dependencies, loaded only here:
+ * `@opentelemetry/sdk-trace-base`, `@opentelemetry/resources`, `@opentelemetry/core` and
+ * `@opentelemetry/exporter-trace-otlp-http` (2.5.1 / 0.212.0, which run on Node 20). The spans keep the
+ * derivation's ids and times, so a live export and a later `steerlog trace` of the same session agree span for span;
+ * a session disposed with spans still open (inbox activity after its last turn, a turn cut short) exports them
+ * closed at its last event and marked `steerlog.span.open`, as `steerlog trace` of the session would. Store
+ * appends and fsync batches the runtime tells of become `db.*` spans (live only: they are not in the log).
  */
 
 /** The OpenTelemetry SDK packages are not installed. */
@@ -44,8 +49,14 @@ export interface OtelTelemetryOptions {
   readonly serviceName?: string;
   /** The content redaction hook; content is exported only through it. @defaultValue none: no content */
   readonly content?: ContentRedaction;
-  /** Export through a processor that sends each span at once instead of in batches (tests, short runs). @defaultValue false */
+  /** Send each span at once instead of in batches (tests, short runs). @defaultValue false */
   readonly simple?: boolean;
+  /**
+   * The export queue's bounds (`maxQueueSize` 16384 spans, `maxExportBatchSize` 512, `scheduledDelayMs` 1000,
+   * `exportTimeoutMs` 30000 by default): a burst beyond the queue drops spans, counted in
+   * {@link OtelTelemetry.stats}. @defaultValue those defaults
+   */
+  readonly queue?: Omit<SpanExportQueueOptions, 'immediate'>;
 }
 
 /** The live exporter: a {@link SessionTelemetry} for `createRuntime({ telemetry })`, and how to flush and stop it. */
@@ -54,47 +65,9 @@ export interface OtelTelemetry extends SessionTelemetry {
   forceFlush(): Promise<void>;
   /** Sends what is buffered and stops the exporter. */
   shutdown(): Promise<void>;
+  /** Spans exported, dropped (the queue was full), failed (the exporter refused them or timed out) and queued. */
+  stats(): SpanExportStats;
 }
-
-interface SdkModules {
-  readonly BatchSpanProcessor: new (exporter: unknown) => SpanProcessorLike;
-  readonly SimpleSpanProcessor: new (exporter: unknown) => SpanProcessorLike;
-}
-interface SpanProcessorLike {
-  onEnd(span: unknown): void;
-  forceFlush(): Promise<void>;
-  shutdown(): Promise<void>;
-}
-
-/** Epoch ms as the SDK's `HrTime` ([seconds, nanoseconds]). */
-const hrTime = (ms: number): [number, number] => {
-  const seconds = Math.floor(ms / 1000);
-  return [seconds, Math.round((ms - seconds * 1000) * 1e6)];
-};
-
-const SPAN_KIND = { internal: 0, client: 2 } as const; // @opentelemetry/api SpanKind
-const SAMPLED = 1;
-
-/** One derived span as the SDK's `ReadableSpan`, ids and times as derived. */
-const readableSpan = (s: DerivedSpan, resource: unknown): unknown => ({
-  name: s.name,
-  kind: SPAN_KIND[s.kind],
-  spanContext: () => ({ traceId: s.traceId, spanId: s.spanId, traceFlags: SAMPLED }),
-  ...(s.parentSpanId !== null ? { parentSpanContext: { traceId: s.traceId, spanId: s.parentSpanId, traceFlags: SAMPLED } } : {}),
-  startTime: hrTime(s.startTime),
-  endTime: hrTime(s.endTime),
-  duration: hrTime(s.endTime - s.startTime),
-  status: s.status.code === 'error' ? { code: 2, ...(s.status.message !== undefined ? { message: s.status.message } : {}) } : { code: 0 },
-  attributes: { ...s.attributes },
-  links: s.links.map((l) => ({ context: { traceId: l.traceId, spanId: l.spanId, traceFlags: SAMPLED }, attributes: { ...l.attributes } })),
-  events: s.events.map((e) => ({ name: e.name, time: hrTime(e.time), attributes: { ...e.attributes } })),
-  ended: true,
-  resource,
-  instrumentationScope: { name: STEERLOG_SCOPE, schemaUrl: GENAI_SEMCONV_SCHEMA_URL },
-  droppedAttributesCount: 0,
-  droppedEventsCount: 0,
-  droppedLinksCount: 0,
-});
 
 const load = (name: string): Promise<unknown> => importOptionalPackage(name, (cause) => new TelemetryUnavailableError(name, { cause }));
 
@@ -103,19 +76,20 @@ const load = (name: string): Promise<unknown> => importOptionalPackage(name, (ca
  * a session that goes live with history (a resume) has that history folded without exporting it.
  */
 export const createOtelTelemetry = async (options: OtelTelemetryOptions): Promise<OtelTelemetry> => {
-  const sdk = (await load('@opentelemetry/sdk-trace-base')) as SdkModules;
+  await load('@opentelemetry/sdk-trace-base');
   const { resourceFromAttributes } = (await load('@opentelemetry/resources')) as { resourceFromAttributes: (a: Record<string, string>) => unknown };
-  let exporter = options.exporter;
+  let exporter = options.exporter as SpanExporterLike | undefined;
   if (exporter === undefined) {
     if (options.endpoint === undefined) throw new TypeError('createOtelTelemetry(options): an endpoint or an exporter');
-    const { OTLPTraceExporter } = (await load('@opentelemetry/exporter-trace-otlp-http')) as { OTLPTraceExporter: new (config: { url: string }) => unknown };
+    const { OTLPTraceExporter } = (await load('@opentelemetry/exporter-trace-otlp-http')) as { OTLPTraceExporter: new (config: { url: string }) => SpanExporterLike };
     exporter = new OTLPTraceExporter({ url: otlpTracesUrl(options.endpoint) });
   }
-  const processor = options.simple ? new sdk.SimpleSpanProcessor(exporter) : new sdk.BatchSpanProcessor(exporter);
   const resource = resourceFromAttributes({ 'service.name': options.serviceName ?? 'steerlog' });
+  const queue = new SpanExportQueue<DerivedSpan>(exporter, (s) => new SdkSpan(s, resource), { ...(options.queue ?? {}), immediate: options.simple === true });
   const derivers = new Map<string, SpanDeriver | null>();
   const deriverOf = (sessionId: string): SpanDeriver =>
-    createSpanDeriver({ sessionId, ...(options.content !== undefined ? { content: options.content } : {}) });
+    // the runtime's own events, validated as they were appended: the light fold gives the same spans
+    createSpanDeriver({ sessionId, validate: false, ...(options.content !== undefined ? { content: options.content } : {}) });
   const push = (sessionId: string, event: LogEvent, exporting: boolean): void => {
     let d = derivers.get(sessionId);
     if (d === undefined) {
@@ -129,7 +103,14 @@ export const createOtelTelemetry = async (options: OtelTelemetryOptions): Promis
       derivers.set(sessionId, null);
       return;
     }
-    if (exporting) for (const s of r.right) processor.onEnd(readableSpan(s, resource));
+    if (exporting) for (const s of r.right) queue.add(s);
+  };
+  let operations = 0;
+  /** Exports the spans a session leaves open (closed at its last event, marked open) and stops following it. */
+  const closeOpen = (sessionId: string): void => {
+    const d = derivers.get(sessionId);
+    derivers.delete(sessionId);
+    if (d) for (const s of d.openSpans()) queue.add(s);
   };
   return {
     capturesContent: options.content !== undefined,
@@ -138,8 +119,13 @@ export const createOtelTelemetry = async (options: OtelTelemetryOptions): Promis
       for (const e of history) push(sessionId, e, false);
     },
     observe: (sessionId, event) => push(sessionId, event, true),
-    forget: (sessionId) => void derivers.delete(sessionId),
-    forceFlush: () => processor.forceFlush(),
-    shutdown: () => processor.shutdown(),
+    forget: closeOpen,
+    storeOperation: (op) => queue.add(operationSpan(op, operations++)),
+    forceFlush: () => queue.flush(),
+    shutdown: async () => {
+      for (const id of [...derivers.keys()]) closeOpen(id);
+      await queue.shutdown();
+    },
+    stats: () => queue.stats(),
   };
 };

@@ -15,7 +15,8 @@ import {
 import type { SubagentEndData, SubagentStartData } from '../../domain/children/subagent-events.js';
 import type { UserMessage } from '../../domain/message.js';
 import { initialMessageFactState, stepMessageFacts, type MessageFact, type MessageFactState } from '../../domain/message-facts.js';
-import { spanIdOf, traceIdOf } from './span-ids.js';
+import { createInboxTracker } from './inbox-tracker.js';
+import { spanIdOf, spanIdsOf, traceIdOf } from './span-ids.js';
 import type { ContentRedaction, DerivedSpan, DerivedSpanEvent, DerivedSpanKind, DerivedSpanLink, DerivedSpanStatus, SpanAttributes, SpanAttributeValue } from './span-types.js';
 
 /**
@@ -53,6 +54,12 @@ export interface SpanDeriverOptions {
    * its turn or idle stretch); the metrics read admissions and claims here. @defaultValue none
    */
   readonly onInboxEvent?: (event: DerivedSpanEvent) => void;
+  /**
+   * Fold each event through the session fold, refusing an invalid log. `false` trusts the log (a live runtime's own
+   * events, validated when they were appended) and keeps only the pending lists, for the same spans at a fraction of
+   * the cost; an invalid log then gives spans without a refusal. @defaultValue true
+   */
+  readonly validate?: boolean;
 }
 
 /** The incremental derivation: feed it the log's events in order. */
@@ -76,7 +83,10 @@ interface Opened {
 interface ToolSpan {
   readonly callId: string;
   name: string;
+  /** Its id; '' until needed for a call the answer requested ({@link ToolSpan.answerSeq} keys it then). */
   spanId: string;
+  /** The seq of the answer that requested it. */
+  readonly answerSeq: number;
   /** The `tool/call` that opened it, or null while the answer only requested it. */
   opened: Opened | null;
   arguments: string | null;
@@ -148,9 +158,17 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
   /** The class of each pending message, by id (set when it enters a list, dropped when it leaves). */
   const pendingClass = new Map<string, string>();
   const contentHook = options.content;
+  const tracker = options.validate === false ? createInboxTracker() : null;
 
   const sid = (): string => sessionId ?? '';
   const tid = (): string => traceId ?? traceIdOf('');
+  /** The span ids of the session (the hash of its key prefix computed once per session id). */
+  let ids: { readonly of: string; readonly id: (what: string, seq: number) => string } | null = null;
+  const idOf = (what: string, seq: number): string => {
+    const s = sid();
+    if (ids === null || ids.of !== s) ids = { of: s, id: spanIdsOf(s) };
+    return ids.id(what, seq);
+  };
 
   const span = (
     name: string,
@@ -232,7 +250,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
       if (output !== null) attributes['gen_ai.output.messages'] = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: output }] }]);
     }
     const name = model ? `chat ${model.model}` : 'chat';
-    return span(name, 'client', spanIdOf(sid(), 'chat', s.requestFrom.seq), t.spanId, s.requestFrom, closed, attributes, [], status, NO_LINKS, open);
+    return span(name, 'client', idOf('chat', s.requestFrom.seq), t.spanId, s.requestFrom, closed, attributes, [], status, NO_LINKS, open);
   };
 
   const toolSpan = (t: TurnState, s: StepState, tool: ToolSpan, closed: Opened, result: { readonly data: ToolResultData } | null, open = false): DerivedSpan => {
@@ -267,6 +285,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
       attributes['error.type'] = 'no-result';
       status = { code: 'error', message: 'the step ended without a result' };
     }
+    if (tool.spanId === '') tool.spanId = idOf(`tool:${tool.callId}`, tool.answerSeq);
     return span(`execute_tool ${tool.name}`, 'internal', tool.spanId, t.spanId, tool.opened ?? closed, closed, attributes, [], status, NO_LINKS, open);
   };
 
@@ -332,9 +351,14 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
 
   // ---- the fold ------------------------------------------------------------------------------------------------
   const push = (event: LogEvent): E.Either<DomainError, readonly DerivedSpan[]> => {
-    const stepped = stepMessageFacts(facts, event);
-    if (E.isLeft(stepped)) return stepped;
-    facts = stepped.right.state;
+    let inboxFacts: readonly MessageFact[];
+    if (tracker !== null) inboxFacts = tracker.step(event);
+    else {
+      const stepped = stepMessageFacts(facts, event);
+      if (E.isLeft(stepped)) return stepped;
+      facts = stepped.right.state;
+      inboxFacts = stepped.right.facts;
+    }
     const at: Opened = { seq: event.seq, time: event.time };
     last = at;
     if (event.seq === 0 && event.type === 'session/created') {
@@ -351,7 +375,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
     const out: DerivedSpan[] = [];
     switch (event.type) {
       case 'agent/inbox/spliced': {
-        const list = stepped.right.facts;
+        const list = inboxFacts;
         for (const m of event.data.inserted) pendingClass.set(m.id, classOf(event.data.target, m));
         const evs = inboxEvents(event, list);
         forgetClaimed(list);
@@ -359,7 +383,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
         if (evs.length === 0) break;
         if (turn !== null) turn.events.push(...evs);
         else {
-          idle ??= { opened: at, spanId: spanIdOf(sid(), 'idle', event.seq), events: [] };
+          idle ??= { opened: at, spanId: idOf('idle', event.seq), events: [] };
           idle.events.push(...evs);
         }
         break;
@@ -369,7 +393,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
           out.push(idleSpan(idle, at));
           idle = null;
         }
-        turn = { turn: event.data.turn, opened: at, spanId: spanIdOf(sid(), 'turn', event.seq), events: [], step: null, steps: 0 };
+        turn = { turn: event.data.turn, opened: at, spanId: idOf('turn', event.seq), events: [], step: null, steps: 0 };
         break;
       }
       case 'step/start': {
@@ -404,7 +428,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
         for (const b of event.data.message.content) {
           if (b.type !== 'tool-call' || s.tools.has(b.callId)) continue;
           // keyed on the answer and the call id until its tool/call (if any) opens it
-          s.tools.set(b.callId, { callId: b.callId, name: b.name, spanId: spanIdOf(sid(), `tool:${b.callId}`, event.seq), opened: null, arguments: b.arguments });
+          s.tools.set(b.callId, { callId: b.callId, name: b.name, spanId: '', answerSeq: event.seq, opened: null, arguments: b.arguments });
         }
         break;
       }
@@ -413,11 +437,11 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
         if (!turn || !s) break;
         const d: ToolCallData = event.data;
         const known = s.tools.get(d.callId);
-        const tool: ToolSpan = known ?? { callId: d.callId, name: d.name, spanId: '', opened: null, arguments: null };
+        const tool: ToolSpan = known ?? { callId: d.callId, name: d.name, spanId: '', answerSeq: event.seq, opened: null, arguments: null };
         tool.name = d.name;
         tool.opened = at;
         tool.arguments = d.sealed === undefined ? d.arguments : null;
-        tool.spanId = spanIdOf(sid(), 'tool', event.seq);
+        tool.spanId = idOf('tool', event.seq);
         s.tools.set(d.callId, tool);
         s.lastRunningTool = tool;
         break;
@@ -427,7 +451,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
         if (!turn || !s) break;
         const d: ToolResultData = event.data;
         const callId = d.message.callId;
-        const tool = s.tools.get(callId) ?? { callId, name: 'unknown', spanId: spanIdOf(sid(), `tool:${callId}`, event.seq), opened: null, arguments: null };
+        const tool = s.tools.get(callId) ?? { callId, name: 'unknown', spanId: '', answerSeq: event.seq, opened: null, arguments: null };
         out.push(toolSpan(turn, s, tool, at, { data: d }));
         s.tools.delete(callId);
         if (s.lastRunningTool === tool) s.lastRunningTool = null;
@@ -448,7 +472,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
       case 'subagent/start': {
         const d = event.data;
         const parent = turn?.step?.lastRunningTool?.spanId ?? turn?.spanId ?? null;
-        children.set(d.runId, { data: d, opened: at, spanId: spanIdOf(sid(), 'child', event.seq), parentSpanId: parent });
+        children.set(d.runId, { data: d, opened: at, spanId: idOf('child', event.seq), parentSpanId: parent });
         break;
       }
       case 'subagent/end': {

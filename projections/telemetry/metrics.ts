@@ -34,7 +34,7 @@ interface Family {
   readonly kind: Kind;
   readonly buckets: readonly number[];
   readonly series: Map<string, Series>;
-  /** A gauge read at render time, instead of set series. */
+  /** A gauge (or counter) read at render time, instead of set series. */
   readonly collect?: () => readonly { readonly labels: MetricLabels; readonly value: number }[];
 }
 
@@ -88,6 +88,10 @@ export class MetricsRegistry {
   /** Sets a gauge's series. */
   set(name: string, help: string, labels: MetricLabels, value: number): void {
     this.#series(this.#family(name, help, 'gauge'), labels).value = value;
+  }
+  /** A counter whose series are read when the registry renders (a count kept elsewhere, never decreasing). */
+  counterFrom(name: string, help: string, collect: () => readonly { readonly labels: MetricLabels; readonly value: number }[]): void {
+    this.#family(name, help, 'counter', [], collect);
   }
   /** A gauge whose series are read when the registry renders. */
   gauge(name: string, help: string, collect: () => readonly { readonly labels: MetricLabels; readonly value: number }[]): void {
@@ -163,7 +167,8 @@ export interface SessionMetrics {
 /**
  * The session metrics as a fold of each session's log: the spans of the telemetry derivation give the turn, model
  * and tool durations and the token counts; step/start → step/end the step durations; the inbox span events the
- * admitted→claimed latency. An event the fold refuses stops the metrics of that session (never the session).
+ * admitted→claimed latency. The logs are a live runtime's own (validated as they were appended): the derivation
+ * trusts them (`validate: false`).
  */
 export const createSessionMetrics = (registry: MetricsRegistry): SessionMetrics => {
   registry.histogram(SESSION_METRICS.turnDuration, HELP.turn);
@@ -219,7 +224,7 @@ export const createSessionMetrics = (registry: MetricsRegistry): SessionMetrics 
     if (!f) {
       const created: Followed = { deriver: null, admitted: new Map(), stepStart: null };
       // a session first seen in the middle of its log (not followed from its history) is not folded: the fold needs seq 0
-      created.deriver = event.seq === 0 ? createSpanDeriver({ sessionId, onInboxEvent: onInbox(created) }) : null;
+      created.deriver = event.seq === 0 ? createSpanDeriver({ sessionId, validate: false, onInboxEvent: onInbox(created) }) : null;
       f = created;
       sessions.set(sessionId, f);
     }

@@ -9,12 +9,8 @@ const OFFSET_LO = 0x84222325;
 // FNV-1a 64-bit prime 0x100000001b3 = 2^40 + 0x1b3: multiply (hi, lo) by it in 32-bit halves.
 const PRIME_LO = 0x1b3;
 
-/**
- * FNV-1a 64 of `key`'s UTF-16 code units, as 16 lowercase hex digits (for an ASCII key, the FNV-1a 64 of its bytes).
- */
-export const fnv1a64Hex = (key: string): string => {
-  let hi = OFFSET_HI;
-  let lo = OFFSET_LO;
+/** The FNV-1a 64 state (high and low 32 bits) after `key`'s UTF-16 code units, from `hi`, `lo`. */
+const fnvStep = (hi: number, lo: number, key: string): readonly [number, number] => {
   for (let i = 0; i < key.length; i++) {
     lo ^= key.charCodeAt(i);
     // (hi * 2^32 + lo) * (2^40 + 0x1b3) mod 2^64
@@ -26,11 +22,24 @@ export const fnv1a64Hex = (key: string): string => {
     hi = newHi;
     lo = newLo >>> 0;
   }
-  return hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
+  return [hi, lo];
 };
 
+const hex64 = (hi: number, lo: number): string => hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
+
+/**
+ * FNV-1a 64 of `key`'s UTF-16 code units, as 16 lowercase hex digits (for an ASCII key, the FNV-1a 64 of its bytes).
+ */
+export const fnv1a64Hex = (key: string): string => {
+  const [hi, lo] = fnvStep(OFFSET_HI, OFFSET_LO, key);
+  return hex64(hi, lo);
+};
+
+const ZERO_SPAN = '0000000000000000';
+const ZERO_TRACE = ZERO_SPAN + ZERO_SPAN;
+
 /** A non-zero id (OTLP reserves the all-zero ids for "none"). */
-const nonZero = (hex: string): string => (/^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex);
+const nonZero = (hex: string): string => (hex === ZERO_SPAN || hex === ZERO_TRACE ? `${hex.slice(0, -1)}1` : hex);
 
 /** The trace id of a session: 32 lowercase hex digits, a function of the session id alone. */
 export const traceIdOf = (sessionId: string): string => nonZero(fnv1a64Hex(`steerlog/trace/a/${sessionId}`) + fnv1a64Hex(`steerlog/trace/b/${sessionId}`));
@@ -40,3 +49,15 @@ export const traceIdOf = (sessionId: string): string => nonZero(fnv1a64Hex(`stee
  * digits.
  */
 export const spanIdOf = (sessionId: string, what: string, seq: number): string => nonZero(fnv1a64Hex(`steerlog/span/${sessionId}/${what}/${seq}`));
+
+/**
+ * {@link spanIdOf} for one session, with the hash of the session's key prefix computed once: `spanIdsOf(s)(what, seq)`
+ * equals `spanIdOf(s, what, seq)`, at the cost of hashing `what` and `seq` only (a derivation makes one per span).
+ */
+export const spanIdsOf = (sessionId: string): ((what: string, seq: number) => string) => {
+  const [hi0, lo0] = fnvStep(OFFSET_HI, OFFSET_LO, `steerlog/span/${sessionId}/`);
+  return (what, seq) => {
+    const [hi, lo] = fnvStep(hi0, lo0, `${what}/${seq}`);
+    return nonZero(hex64(hi, lo));
+  };
+};

@@ -1,4 +1,5 @@
 import type { LogEvent } from '../../domain/events.js';
+import type { StoreOperation } from './store-operations.js';
 
 /**
  * The telemetry port: what the runtime tells a telemetry exporter about its sessions. Telemetry is a projection of
@@ -17,6 +18,11 @@ export interface SessionTelemetry {
   observe(sessionId: string, event: LogEvent): void;
   /** The session's agent was disposed: it is no longer followed. */
   forget(sessionId: string): void;
+  /**
+   * A store operation of this runtime (each write-behind append; the store's own fsync batches when it tells of
+   * them), for `db.*` spans. @defaultValue none: not told
+   */
+  storeOperation?(operation: StoreOperation): void;
   /**
    * Does this exporter send message content (text, tool arguments and results)? A runtime that encrypts content
    * refuses such a port: sealed content never leaves in plaintext. @defaultValue false

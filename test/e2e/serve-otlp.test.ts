@@ -89,7 +89,11 @@ describe('steerlog serve --otlp', () => {
       expect(await serve.stop()).toBe(0);
       expect(bodies.length).toBeGreaterThan(0);
       expect(bodies.every((b) => b.path === '/v1/traces' && b.type.startsWith('application/json'))).toBe(true);
-      const live = bodies.flatMap((b) => decode(b.body));
+      const sent = bodies.flatMap((b) => decode(b.body));
+      // the store's appends come as db.* spans too (live only: the log does not hold them)
+      const db = sent.filter((s) => s.attributes['db.operation.name'] !== undefined);
+      expect(db.filter((s) => s.name === 'append otlp-1').length).toBeGreaterThan(0);
+      const live = sent.filter((s) => s.attributes['db.operation.name'] === undefined);
       expect(live.filter((s) => s.name === 'invoke_agent')).toHaveLength(2);
 
       let traced = '';

@@ -1,3 +1,4 @@
+import { operationErrorOf, preciseNow, type StoreOperation } from '../../../runtime/ports/store-operations.js';
 import type {
   AppendResult,
   EventStore,
@@ -49,6 +50,7 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
   #poller: NodeJS.Timeout | undefined;
   #polledIndexSize = -1;
   #unread: readonly string[] = [];
+  readonly #operationListeners = new Set<(operation: StoreOperation) => void>();
 
   /** @internal use openJsonlEventStore */
   constructor(dir: string, fs: FsOps, lock: DirectoryLock | undefined, files: { indexWrite: FileOps; indexRead: FileOps; journal: FileOps }, options: JsonlEventStoreOptions) {
@@ -81,12 +83,56 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
           while (j < items.length && !isDeletion(items[j]!)) j++;
           const run = items.slice(i, j) as PendingAppend[];
           const rest = j < items.length;
-          await commitAppends({ directory, cache, lock: lease, notifier, catalog }, run, () => rest || more());
+          await this.#timedCommit(run, () => commitAppends({ directory, cache, lock: lease, notifier, catalog }, run, () => rest || more()));
           i = j;
         }
       },
       this.#directory.durability === 'group' ? (options.maxGroupAppends ?? 1024) : 1,
     );
+  }
+
+  /** The `db.system.name` of steerlog's JSONL store. */
+  readonly dbSystem = 'steerlog.jsonl';
+
+  /**
+   * Registers a listener of the store's fsync batches: each commit (a group of appends made durable by one fsync
+   * in the `group` durability, one append in `fsync`; none in `none`), timed. Returns how to unregister it.
+   */
+  onOperation(listener: (operation: StoreOperation) => void): () => void {
+    this.#operationListeners.add(listener);
+    return () => void this.#operationListeners.delete(listener);
+  }
+
+  /** Runs one commit of appends, telling the operation listeners of it as an fsync batch (durable modes only). */
+  async #timedCommit(run: readonly PendingAppend[], commit: () => Promise<void>): Promise<void> {
+    if (this.#operationListeners.size === 0 || this.#directory.durability === 'none') return commit();
+    const startTime = preciseNow();
+    let error: unknown;
+    try {
+      await commit();
+    } catch (e) {
+      error = e;
+      throw e;
+    } finally {
+      const streams = new Set(run.map((a) => a.stream));
+      const op: StoreOperation = {
+        operation: 'fsync',
+        system: this.dbSystem,
+        collection: streams.size === 1 ? [...streams][0]! : '',
+        startTime,
+        endTime: preciseNow(),
+        events: run.reduce((n, a) => n + a.events.length, 0),
+        appends: run.length,
+        ...(error !== undefined ? { error: operationErrorOf(error) } : {}),
+      };
+      for (const l of this.#operationListeners) {
+        try {
+          l(op);
+        } catch {
+          // a listener's failure is its own: the commit stands
+        }
+      }
+    }
   }
 
   get directory(): string {

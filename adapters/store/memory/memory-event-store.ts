@@ -45,6 +45,8 @@ interface StreamRecord {
 
 /** The EventStore port in memory (with stream deletion): for tests, demos and the deterministic scripted runs. */
 export class MemoryEventStore implements EventStore, StreamDeletion {
+  /** The `db.system.name` telemetry gives this store's operations. */
+  readonly dbSystem = 'steerlog.memory';
   readonly #streams = new Map<string, StreamRecord>();
   readonly #deleted = new Set<string>();
   readonly #all: RecordedEvent[] = [];

@@ -123,6 +123,8 @@ export async function openPostgresEventStore(options: PostgresEventStoreOptions)
  * (append-events, event-reads, delete-stream, live-subscriptions), over one shared StoreContext.
  */
 export class PostgresEventStore implements EventStore, StreamDeletion {
+  /** The `db.system.name` telemetry gives this store's operations. */
+  readonly dbSystem = 'postgresql';
   readonly schema: string;
   readonly #ownsPool: boolean;
   readonly #notifier = new ChangeNotifier();

@@ -1,7 +1,11 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHostObservability, type HostObservability } from '../../../adapters/http/observability.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHostObservability, type HostObservability, type HostObservabilityOptions } from '../../../adapters/http/observability.js';
+import { openJsonlEventStore } from '../../../adapters/store/jsonl/open-store.js';
 import { startHttpServer, type RunningHttpServer } from '../../../adapters/http/server.js';
 import { ScriptedModel } from '../../../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
@@ -103,11 +107,11 @@ afterEach(async () => {
     await o.host.close();
   }
 });
-const start = async (store: EventStore, tokens: { principal: string; token: string }[] = []) => {
+const start = async (store: EventStore, tokens: { principal: string; token: string }[] = [], options: HostObservabilityOptions = {}) => {
   const model = new ScriptedModel([], { whenExhausted: { text: 'ok', usage: { inputTokens: 11, outputTokens: 3 } } });
   const runtime = createRuntime({ store, model, logger: silentLogger, writeBatchDelayMs: 5 });
   const host = new Host({ runtime, logger: silentLogger });
-  const observability = createHostObservability(host, { probeTimeoutMs: 1500 });
+  const observability = createHostObservability(host, { probeTimeoutMs: 1500, ...options });
   const server = await startHttpServer({ host, port: 0, log: () => {}, tokens, observability });
   opened.push({ server, host, observability });
   const rpc = async (method: string, payload: unknown, headers: Record<string, string> = {}) =>
@@ -146,6 +150,8 @@ describe('GET /metrics', () => {
       steerlog_store_append_duration_seconds: 'histogram',
       steerlog_store_append_batch_events: 'histogram',
       steerlog_store_append_failures_total: 'counter',
+      steerlog_store_fsync_duration_seconds: 'histogram',
+      steerlog_store_fsync_batch_appends: 'histogram',
     });
     expect(value(e, 'steerlog_turn_duration_seconds_count', { end_reason: 'completed' })).toBe(1);
     expect(value(e, 'steerlog_step_duration_seconds_count')).toBe(1);
@@ -163,6 +169,39 @@ describe('GET /metrics', () => {
       for await (const _ of host.store.read('m1')) n++;
       return n;
     })()));
+  });
+
+  it('times the fsync batches of a JSONL store, and counts the spans of the live telemetry export', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'i32-fsync-'));
+    const store = await openJsonlEventStore(dir, { durability: 'group' });
+    try {
+      const stats = { exported: 7, dropped: 2, failed: 1 };
+      const { server, host, rpc } = await start(store, [], { telemetryStats: () => stats });
+      expect((await rpc('session.create', { sessionId: 'f1' })).result.ok).toBe(true);
+      expect((await rpc('session.prompt', { sessionId: 'f1', mode: 'queue', content: [{ type: 'text', text: 'hi' }] })).result.ok).toBe(true);
+      const agent = host.live.get('f1')!.agent;
+      await agent.whenIdle();
+      await agent.checkpoint();
+      const e = parseExposition(await (await fetch(`${server.url}/metrics`)).text());
+      const appends = value(e, 'steerlog_store_append_duration_seconds_count', { outcome: 'ok' })!;
+      const fsyncs = value(e, 'steerlog_store_fsync_duration_seconds_count', { outcome: 'ok' })!;
+      expect(fsyncs).toBeGreaterThanOrEqual(1);
+      // every append was made durable by one fsync batch, and a batch holds at least one append
+      expect(value(e, 'steerlog_store_fsync_batch_appends_sum')).toBe(appends);
+      expect(fsyncs).toBeLessThanOrEqual(appends);
+      expect(e.types.get('steerlog_telemetry_spans_total')).toBe('counter');
+      expect(value(e, 'steerlog_telemetry_spans_total', { outcome: 'exported' })).toBe(7);
+      expect(value(e, 'steerlog_telemetry_spans_total', { outcome: 'dropped' })).toBe(2);
+      expect(value(e, 'steerlog_telemetry_spans_total', { outcome: 'failed' })).toBe(1);
+    } finally {
+      for (const o of opened.splice(0)) {
+        o.observability.close();
+        await o.server.close();
+        await o.host.close();
+      }
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('counts the open live-mirror streams, and pending messages by list', async () => {

@@ -11,6 +11,10 @@ import { createUserMessage } from '../../../domain/message.js';
 import type { DerivedSpan } from '../../../projections/telemetry/span-types.js';
 import { envelopeOfRecorded } from '../../../runtime/ports/recorded-envelope.js';
 import { MemoryKeyStore } from '../../../adapters/keys/memory-key-store.js';
+import { openJsonlEventStore } from '../../../adapters/store/jsonl/open-store.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** A span as both sides can state it: ids, parent, name, kind, times (ms), attributes, events, links, status. */
 const fromSdk = (s: ReadableSpan) => ({
@@ -51,7 +55,9 @@ describe('live export through the OpenTelemetry SDK', () => {
     agent.followup(createUserMessage('find x', { kind: 'user' }, { newId: () => 'p1' }));
     await agent.whenIdle();
     // a turn exports its spans when its events commit: nothing waits for the end of the session
-    const live = exporter.getFinishedSpans();
+    // the store's appends come as db.* spans too (live only: the log does not hold them)
+    const live = exporter.getFinishedSpans().filter((s) => s.attributes['db.operation.name'] === undefined);
+    expect(exporter.getFinishedSpans().some((s) => s.name === 'append live-1' && s.attributes['db.system.name'] === 'steerlog.memory')).toBe(true);
     expect(live.map((s) => s.name)).toEqual(['steerlog.idle', 'chat scripted-1', 'execute_tool lookup', 'chat scripted-1', 'invoke_agent']);
     await agent.checkpoint();
     const stored: unknown[] = [];
@@ -81,6 +87,66 @@ describe('live export through the OpenTelemetry SDK', () => {
     const turns = exporter.getFinishedSpans().filter((s) => s.name === 'invoke_agent');
     expect(turns.map((s) => s.attributes['steerlog.turn'])).toEqual([2]);
     await b.dispose();
+  });
+
+  it('exports db.* spans for the appends and fsync batches of a JSONL store, through the telemetry port', async () => {
+    const exporter = new InMemorySpanExporter();
+    const telemetry = await createOtelTelemetry({ exporter, simple: true });
+    const dir = await mkdtemp(join(tmpdir(), 'i32-db-spans-'));
+    const store = await openJsonlEventStore(dir, { durability: 'group' });
+    try {
+      const runtime = createRuntime({ store, model: new ScriptedModel([], { whenExhausted: 'ok' }), logger: silentLogger, writeBatchDelayMs: 1, telemetry });
+      const agent = runtime.createSession({ sessionId: 'db-1' });
+      agent.followup(createUserMessage('hi'));
+      await agent.whenIdle();
+      await agent.checkpoint();
+      const spans = exporter.getFinishedSpans();
+      const appends = spans.filter((s) => s.attributes['db.operation.name'] === 'append');
+      const fsyncs = spans.filter((s) => s.attributes['db.operation.name'] === 'fsync');
+      expect(appends.length).toBeGreaterThanOrEqual(1);
+      expect(fsyncs.length).toBeGreaterThanOrEqual(1);
+      const stored: unknown[] = [];
+      for await (const e of store.read('db-1')) stored.push(e);
+      // the appends cover the log exactly, in order, each in the session's trace
+      expect(appends.reduce((n, s) => n + (s.attributes['steerlog.db.events'] as number), 0)).toBe(stored.length);
+      expect(appends.map((s) => s.attributes['steerlog.seq.first'])).toEqual(
+        appends.map((_, i) => appends.slice(0, i).reduce((n, s) => n + (s.attributes['steerlog.db.events'] as number), 0)),
+      );
+      const trace = exporter.getFinishedSpans().find((s) => s.name === 'invoke_agent')!.spanContext().traceId;
+      for (const s of appends) {
+        expect(s.name).toBe('append db-1');
+        expect(s.attributes).toMatchObject({ 'db.system.name': 'steerlog.jsonl', 'db.collection.name': 'db-1', 'steerlog.session.id': 'db-1' });
+        expect(s.spanContext().traceId).toBe(trace);
+      }
+      for (const s of fsyncs) expect(s.attributes).toMatchObject({ 'db.system.name': 'steerlog.jsonl', 'db.operation.name': 'fsync' });
+      expect(new Set(spans.map((s) => s.spanContext().spanId)).size).toBe(spans.length);
+      await agent.dispose();
+    } finally {
+      await telemetry.shutdown();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a disposed session exports its open spans (inbox activity after the last turn), as a later trace gives them', async () => {
+    const exporter = new InMemorySpanExporter();
+    const telemetry = await createOtelTelemetry({ exporter, simple: true });
+    const store = new MemoryEventStore();
+    const runtime = createRuntime({ store, model: new ScriptedModel([], { whenExhausted: 'ok' }), logger: silentLogger, clock: steppingClock(), ids: sequentialIds(), writeBatchDelayMs: 1, telemetry });
+    const agent = runtime.createSession({ sessionId: 'idle-1' });
+    agent.followup(createUserMessage('one'));
+    await agent.whenIdle();
+    // queued after the turn without waking the agent: inbox activity no turn closes
+    agent.send(createUserMessage('two', { kind: 'user' }, { newId: () => 'm-late' }), 'next-turn', false);
+    await agent.checkpoint();
+    await agent.dispose();
+    const live = exporter.getFinishedSpans().filter((s) => s.attributes['db.operation.name'] === undefined);
+    const stored: unknown[] = [];
+    for await (const e of store.read('idle-1')) stored.push(envelopeOfRecorded(e));
+    const trace = await traceSession(stored);
+    expect(live.map(fromSdk)).toEqual(trace.spans.map(fromDerived));
+    expect(trace.spans.at(-1)!.attributes['steerlog.span.open']).toBe(true);
+    await telemetry.shutdown();
   });
 
   it('is refused with encryption when it captures content', async () => {

@@ -1,0 +1,74 @@
+import type { InboxSplicedData, InboxTarget, LogEvent, SessionCreatedData } from '../../domain/events.js';
+import type { MessageFact } from '../../domain/message-facts.js';
+
+/**
+ * The inbox facts a span derivation reads (admitted, edited, moved, canceled, claimed), from a log already known to
+ * be valid (a live runtime's own events, validated when they were appended): the two pending lists kept as arrays
+ * of ids, nothing else. It states the same facts as the session's message-fact fold (`stepMessageFacts`) for these
+ * five kinds, at a fraction of its cost, and refuses nothing: it is no check of the log.
+ */
+
+/** The light fold: feed it every event of the log, in order, from seq 0. */
+export interface InboxTracker {
+  /** One event in: the inbox facts it states (none but for a splice after the fork's seed). */
+  readonly step: (event: LogEvent) => readonly MessageFact[];
+}
+
+const NO_FACTS: readonly MessageFact[] = Object.freeze([]);
+
+/** Creates the light inbox fold of one session. */
+export const createInboxTracker = (): InboxTracker => {
+  const lists: Record<InboxTarget, string[]> = { 'next-turn': [], 'next-step': [] };
+  let seedLength: number | undefined;
+  let openTurn: number | null = null;
+  let lastTurn = 0;
+  /** Steps the open turn has started. */
+  let steps = 0;
+  /** The last pure cancellation: a strict steer re-admits its ids into the other list in the next event. */
+  let lastCancel: { readonly seq: number; readonly target: InboxTarget; readonly ids: readonly string[] } | null = null;
+
+  const splice = (event: LogEvent, d: InboxSplicedData): readonly MessageFact[] => {
+    const { seq, time, metadata } = event;
+    const target = d.target;
+    const insertedIds: string[] = d.inserted.map((m) => m.id);
+    const removedIds = lists[target].splice(d.start, d.removedCount ?? 0, ...insertedIds);
+    const facts: MessageFact[] = [];
+    const withMetadata = <F extends MessageFact>(fact: F): F => (metadata !== undefined ? { ...fact, metadata } : fact);
+    if (d.removedCount && d.outcome !== 'canceled') {
+      const turn = openTurn ?? lastTurn;
+      for (const id of removedIds) facts.push({ kind: 'claimed', seq, time, id, target, turn, step: (openTurn === null ? 0 : steps) + 1, batch: removedIds });
+      lastCancel = null;
+      return facts;
+    }
+    for (const id of removedIds) if (!insertedIds.includes(id)) facts.push(withMetadata({ kind: 'canceled', seq, time, id, target }));
+    const moved = lastCancel !== null && lastCancel.seq === seq - 1 && lastCancel.target !== target ? lastCancel.ids : null;
+    for (const m of d.inserted) {
+      const id = m.id;
+      if (removedIds.includes(id)) facts.push(withMetadata({ kind: 'edited', seq, time, id, target }));
+      else if (moved !== null && moved.includes(id)) facts.push(withMetadata({ kind: 'moved', seq, time, id, to: target }));
+      else facts.push(withMetadata({ kind: 'admitted', seq, time, id, target, source: m.source }));
+    }
+    lastCancel = d.outcome === 'canceled' && d.inserted.length === 0 ? { seq, target, ids: removedIds } : null;
+    return facts;
+  };
+
+  const step = (event: LogEvent): readonly MessageFact[] => {
+    if (event.type === 'turn/start') {
+      openTurn = (event.data as { turn: number }).turn;
+      lastTurn = openTurn;
+      steps = 0;
+    } else if (event.type === 'step/start') steps++;
+    else if (event.type === 'turn/end') openTurn = null;
+    if (event.seq === 0) {
+      if (event.type === 'session/created') seedLength = (event.data as SessionCreatedData).seedLength;
+      return NO_FACTS;
+    }
+    // a fork's seed is the parent's history: its inbox is not this session's, which starts empty after it
+    if (seedLength !== undefined && event.seq <= seedLength + 1) return NO_FACTS;
+    if (event.type === 'agent/inbox/spliced') return splice(event, event.data as InboxSplicedData);
+    if (event.type !== 'chain/head' && event.type !== 'session/erased') lastCancel = null;
+    return NO_FACTS;
+  };
+
+  return { step };
+};

@@ -1,0 +1,89 @@
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ScriptedModel } from '../../../adapters/model/scripted/scripted-model.js';
+import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
+import type { LogEvent } from '../../../domain/events.js';
+import { createUserMessage } from '../../../domain/message.js';
+import { deriveSpans, exportContentAsIs, spanIdOf } from '../../../projections/telemetry/index.js';
+import { spanIdsOf } from '../../../projections/telemetry/span-ids.js';
+import { silentLogger } from '../../../runtime/logger.js';
+import { sequentialIds, steppingClock } from '../../../runtime/ports/clock.js';
+import { createRuntime } from '../../../runtime/runtime.js';
+import { logArb } from '../support/random-log.js';
+import { toolSessionArb } from '../support/tool-session-log.js';
+
+const example = (name: string): LogEvent[] =>
+  readFileSync(new URL(`../../../docs/examples/${name}.jsonl`, import.meta.url), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as LogEvent);
+
+/** The spans of a log both ways: through the session fold, and trusting the log (the live exporter's way). */
+const bothWays = (events: readonly LogEvent[]) => {
+  const checked = deriveSpans(events, { content: exportContentAsIs });
+  const trusted = deriveSpans(events, { content: exportContentAsIs, validate: false });
+  return { checked, trusted };
+};
+
+describe('the trusted derivation (validate: false) gives the same spans as the checked one', () => {
+  it.each(['queue-steer-context', 'inbox-edits', 'blocked-and-dropped'])('over docs/examples/%s.jsonl', (name) => {
+    const { checked, trusted } = bothWays(example(name));
+    expect(checked.error).toBeNull();
+    expect(checked.spans.some((s) => s.events.length > 0)).toBe(true);
+    expect(trusted.spans).toEqual(checked.spans);
+  });
+
+  it('over random inbox histories (follow-ups, steers, edits, removals, clears, turns)', () => {
+    fc.assert(
+      fc.property(logArb(), ({ events }) => {
+        const { checked, trusted } = bothWays(events);
+        expect(checked.error).toBeNull();
+        expect(trusted.spans).toEqual(checked.spans);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('over random sessions with model calls, retries and tools', () => {
+    fc.assert(
+      fc.property(toolSessionArb(), ({ events }) => {
+        const { checked, trusted } = bothWays(events);
+        expect(trusted.spans).toEqual(checked.spans);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('over a fork, whose seed (the parent history, with its own inbox activity) gives no span', async () => {
+    const store = new MemoryEventStore();
+    const rt = createRuntime({ store, model: new ScriptedModel([], { whenExhausted: 'ok' }), logger: silentLogger, clock: steppingClock(), ids: sequentialIds(), writeBatchDelayMs: 1 });
+    const parent = rt.createSession({ sessionId: 'fork-parent' });
+    parent.followup(createUserMessage('one'));
+    await parent.whenIdle();
+    parent.followup(createUserMessage('two'));
+    await parent.whenIdle();
+    await parent.checkpoint();
+    const child = await rt.fork('fork-parent', { sessionId: 'fork-child' });
+    child.followup(createUserMessage('three'));
+    await child.whenIdle();
+    const events = child.events;
+    const { checked, trusted } = bothWays(events);
+    expect(checked.error).toBeNull();
+    expect(checked.spans.filter((s) => s.name === 'invoke_agent')).toHaveLength(1);
+    expect(trusted.spans).toEqual(checked.spans);
+    await child.dispose();
+    await parent.dispose();
+  });
+});
+
+describe('per-session span ids', () => {
+  it('equal spanIdOf for any session, kind and seq', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.nat(), (sessionId, what, seq) => {
+        expect(spanIdsOf(sessionId)(what, seq)).toBe(spanIdOf(sessionId, what, seq));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
