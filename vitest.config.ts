@@ -31,6 +31,16 @@ const E2E_FILES = [
   // the contract suite against the EventStoreDB and KurrentDB gRPC fakes (about 25 s each, a process of its own)
   'test/contract/eventstoredb.contract.test.ts',
   'test/contract/kurrentdb.contract.test.ts',
+  // more of the slowest files (8–13 s of a worker each): the gRPC fakes' exit and live-subscription files, the JSONL
+  // damage table, the reference harness's fixtures, the chain verifier over files and the CLI's reading-never-writes
+  // table (processes, worker threads) — so that `npm test` stays under 3 minutes as the suite grows
+  'test/adapters/store/eventstoredb/early-exit.test.ts',
+  'test/adapters/store/eventstoredb/subscription-exit.test.ts',
+  'test/projections/catch-up-live.eventstoredb.test.ts',
+  'test/adapters/store/jsonl/damage.test.ts',
+  'test/adapters/dsh/harness-fixtures.test.ts',
+  'test/adapters/cli/verify-file.test.ts',
+  'test/adapters/cli/reading-never-writes.test.ts',
 ];
 const E2E = process.env.STEERLOG_E2E === '1';
 
