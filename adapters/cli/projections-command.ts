@@ -1,12 +1,12 @@
-import { isAnyProjection, replayParked, type AnyProjection } from '../../projections/index.js';
+import { replayParked } from '../../projections/index.js';
+import { loadProjectionModule, parsePartitions } from './projection-module.js';
 import { projectionPartitionJson, projectionStatus, type ProjectionPartitionReport } from '../../audit/projection-status.js';
 import { DEFAULT_STORE_SPEC } from '../store/open-store.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, oneLine, UsageError } from './cli-failure.js';
 import type { CliIo } from './io.js';
-import { loadUserModule } from './load-module.js';
 import { openProjectionStore, workerId } from './projection-worker-cli.js';
-import { assertReadableFile, readingStore } from './reading-store.js';
+import { readingStore } from './reading-store.js';
 import { rebuildProjection } from './projections-rebuild.js';
 
 export const PROJECTIONS_USAGE = `usage: steerlog projections status [--store <spec>] [--checkpoints <spec>] [--name <projection>] [--json]
@@ -24,18 +24,6 @@ export const PROJECTIONS_USAGE = `usage: steerlog projections status [--store <s
   --store <spec>        the event store, opened read-only (default ${DEFAULT_STORE_SPEC})
   --checkpoints <spec>  where the workers keep their checkpoints (default: as steerlog project --follow)
 exit: 0 done, 1 replay-parked left events parked, 2 usage, 3 the store could not be read`;
-
-const loadProjection = async (path: string): Promise<AnyProjection<unknown>> => {
-  await assertReadableFile(path);
-  let mod: Record<string, unknown>;
-  try {
-    mod = await loadUserModule(path);
-  } catch (e) {
-    throw new UsageError(`cannot load ${path}: ${oneLine(e)}`);
-  }
-  if (!isAnyProjection(mod.default)) throw new UsageError(`the default export of ${path} is not a projection`);
-  return mod.default;
-};
 
 const row = (r: ProjectionPartitionReport): string =>
   [
@@ -76,9 +64,8 @@ export const projectionsCommand = async (argv: readonly string[], io: CliIo): Pr
   }
   if (sub === 'replay-parked') {
     if (rest.length !== 1) throw new UsageError('replay-parked needs one module');
-    const projection = await loadProjection(rest[0]!);
-    const partitions = args.strings.partitions === undefined ? 1 : Number(args.strings.partitions);
-    if (!Number.isSafeInteger(partitions) || partitions < 1) throw new UsageError('--partitions must be a positive integer');
+    const projection = await loadProjectionModule(rest[0]!);
+    const partitions = parsePartitions(args.strings.partitions);
     return readingStore(spec, async (store) => {
       const opened = await openProjectionStore(args.strings.checkpoints, spec, true);
       try {
@@ -93,9 +80,8 @@ export const projectionsCommand = async (argv: readonly string[], io: CliIo): Pr
   }
   if (sub === 'rebuild') {
     if (rest.length !== 1) throw new UsageError('rebuild needs one module');
-    const projection = await loadProjection(rest[0]!);
-    const partitions = args.strings.partitions === undefined ? 1 : Number(args.strings.partitions);
-    if (!Number.isSafeInteger(partitions) || partitions < 1) throw new UsageError('--partitions must be a positive integer');
+    const projection = await loadProjectionModule(rest[0]!);
+    const partitions = parsePartitions(args.strings.partitions);
     return readingStore(spec, async (store) => {
       const opened = await openProjectionStore(args.strings.checkpoints, spec, true);
       try {

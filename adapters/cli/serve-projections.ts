@@ -1,5 +1,4 @@
 import {
-  isAnyProjection,
   isTableProjection,
   parseFailurePolicy,
   startProjectionWorker,
@@ -12,9 +11,8 @@ import type { EventStore } from '../../runtime/ports/event-store.js';
 import { logAt, type Logger } from '../../runtime/logger.js';
 import type { ProjectionStatusSource } from '../http/projection-routes.js';
 import { oneLine, UsageError } from './cli-failure.js';
-import { loadUserModule } from './load-module.js';
+import { loadProjectionModule, parsePartitions } from './projection-module.js';
 import { openProjectionStore, workerId, type OpenedProjectionStore } from './projection-worker-cli.js';
-import { assertReadableFile } from './reading-store.js';
 
 /** Options of {@link startServeProjections} (`steerlog serve --projection …`). */
 export interface ServeProjectionsOptions {
@@ -72,18 +70,6 @@ interface Served {
   error: string | null;
 }
 
-const loadProjection = async (path: string): Promise<AnyProjection<unknown>> => {
-  await assertReadableFile(path);
-  let mod: Record<string, unknown>;
-  try {
-    mod = await loadUserModule(path);
-  } catch (e) {
-    throw new UsageError(`--projection: cannot load ${path}: ${oneLine(e)}`);
-  }
-  if (!isAnyProjection(mod.default)) throw new UsageError(`--projection: the default export of ${path} is not a projection`);
-  return mod.default;
-};
-
 /**
  * Starts a projection worker per module inside the host process (the same modules, checkpoints, leases and
  * partitions as `steerlog project <module> --follow`, so hosts and standalone workers share the partitions), and
@@ -91,14 +77,13 @@ const loadProjection = async (path: string): Promise<AnyProjection<unknown>> => 
  * keeps serving.
  */
 export const startServeProjections = async (options: ServeProjectionsOptions): Promise<ServeProjections> => {
-  const projections = await Promise.all(options.modules.map(loadProjection));
+  const projections = await Promise.all(options.modules.map((m) => loadProjectionModule(m, '--projection')));
   const names = new Set<string>();
   for (const p of projections) {
     if (names.has(p.name)) throw new UsageError(`--projection: two modules define the projection "${p.name}"`);
     names.add(p.name);
   }
-  const partitions = Number(options.partitions ?? '1');
-  if (!Number.isSafeInteger(partitions) || partitions < 1) throw new UsageError('--projection-partitions must be a positive integer');
+  const partitions = parsePartitions(options.partitions, '--projection-partitions');
   const failure: FailurePolicy | null = parseFailurePolicy(options.failure ?? 'stop');
   if (failure === null) throw new UsageError('--projection-failure is stop, park or retry:<n>[:park|:stop]');
   // an in-memory store keeps nothing across runs: neither do its projections' checkpoints (a temporary directory)
