@@ -20,6 +20,7 @@ import { EXIT, oneLine, SessionNotFoundError, UsageError } from './cli-failure.j
 import { assertReadableFile, readingStore, unreadNotes } from './reading-store.js';
 import type { CliIo } from './io.js';
 import { loadUserModule } from './load-module.js';
+import { positiveIntOption } from './projection-module.js';
 
 export const PROJECT_USAGE = `usage: steerlog project <module> [--store <spec>] [--stream <session>] [--checkpoints <spec>] [--rebuild]
                         [--follow] [--partitions <n>] [--failure stop|park|retry:<n>[:park]] [--lease-ms <ms>]
@@ -106,13 +107,6 @@ export const projectCommand = async (argv: readonly string[], io: CliIo): Promis
   }, unreadNotes(io, 'project'));
 };
 
-const positiveInt = (text: string | undefined, flag: string, fallback: number): number => {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer`);
-  return n;
-};
-
 /** `project` as a worker (`--follow`, `--partitions`, keyed and table projections): see PROJECT_USAGE. */
 const workerRun = async (
   projection: AnyProjection<unknown>,
@@ -122,8 +116,8 @@ const workerRun = async (
   report: (s: unknown) => unknown,
   io: CliIo,
 ): Promise<number> => {
-  const partitions = positiveInt(strings.partitions, '--partitions', 1);
-  const leaseMs = positiveInt(strings['lease-ms'], '--lease-ms', 10_000);
+  const partitions = positiveIntOption(strings.partitions, '--partitions', 1);
+  const leaseMs = positiveIntOption(strings['lease-ms'], '--lease-ms', 10_000);
   const failure = strings.failure === undefined ? 'stop' : parseFailurePolicy(strings.failure);
   if (failure === null) throw new UsageError('--failure is stop, park or retry:<n>[:park|:stop]');
   const follow = flags.follow === true;

@@ -21,9 +21,10 @@ export const loadProjectionModule = async (path: string, option?: string): Promi
   return mod.default;
 };
 
-/** A partitions option's value: a positive integer; 1 when the option is absent. */
-export const parsePartitions = (text: string | undefined, option = '--partitions'): number => {
-  const partitions = text === undefined ? 1 : Number(text);
-  if (!Number.isSafeInteger(partitions) || partitions < 1) throw new UsageError(`${option} must be a positive integer`);
-  return partitions;
+/** A positive-integer option's value (`--partitions`, `--lease-ms`, …); `fallback` when the option is absent. */
+export const positiveIntOption = (text: string | undefined, option: string, fallback: number): number => {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${option} must be a positive integer`);
+  return n;
 };

@@ -1,5 +1,5 @@
 import { replayParked } from '../../projections/index.js';
-import { loadProjectionModule, parsePartitions } from './projection-module.js';
+import { loadProjectionModule, positiveIntOption } from './projection-module.js';
 import { projectionPartitionJson, projectionStatus, type ProjectionPartitionReport } from '../../audit/projection-status.js';
 import { DEFAULT_STORE_SPEC } from '../store/open-store.js';
 import { parseCommandArgs } from './cli-args.js';
@@ -65,7 +65,7 @@ export const projectionsCommand = async (argv: readonly string[], io: CliIo): Pr
   if (sub === 'replay-parked') {
     if (rest.length !== 1) throw new UsageError('replay-parked needs one module');
     const projection = await loadProjectionModule(rest[0]!);
-    const partitions = parsePartitions(args.strings.partitions);
+    const partitions = positiveIntOption(args.strings.partitions, '--partitions', 1);
     return readingStore(spec, async (store) => {
       const opened = await openProjectionStore(args.strings.checkpoints, spec, true);
       try {
@@ -81,7 +81,7 @@ export const projectionsCommand = async (argv: readonly string[], io: CliIo): Pr
   if (sub === 'rebuild') {
     if (rest.length !== 1) throw new UsageError('rebuild needs one module');
     const projection = await loadProjectionModule(rest[0]!);
-    const partitions = parsePartitions(args.strings.partitions);
+    const partitions = positiveIntOption(args.strings.partitions, '--partitions', 1);
     return readingStore(spec, async (store) => {
       const opened = await openProjectionStore(args.strings.checkpoints, spec, true);
       try {

@@ -11,7 +11,7 @@ import type { EventStore } from '../../runtime/ports/event-store.js';
 import { logAt, type Logger } from '../../runtime/logger.js';
 import type { ProjectionStatusSource } from '../http/projection-routes.js';
 import { oneLine, UsageError } from './cli-failure.js';
-import { loadProjectionModule, parsePartitions } from './projection-module.js';
+import { loadProjectionModule, positiveIntOption } from './projection-module.js';
 import { openProjectionStore, workerId, type OpenedProjectionStore } from './projection-worker-cli.js';
 
 /** Options of {@link startServeProjections} (`steerlog serve --projection …`). */
@@ -83,7 +83,7 @@ export const startServeProjections = async (options: ServeProjectionsOptions): P
     if (names.has(p.name)) throw new UsageError(`--projection: two modules define the projection "${p.name}"`);
     names.add(p.name);
   }
-  const partitions = parsePartitions(options.partitions, '--projection-partitions');
+  const partitions = positiveIntOption(options.partitions, '--projection-partitions', 1);
   const failure: FailurePolicy | null = parseFailurePolicy(options.failure ?? 'stop');
   if (failure === null) throw new UsageError('--projection-failure is stop, park or retry:<n>[:park|:stop]');
   // an in-memory store keeps nothing across runs: neither do its projections' checkpoints (a temporary directory)
