@@ -41,6 +41,15 @@ const E2E_FILES = [
   'test/adapters/dsh/harness-fixtures.test.ts',
   'test/adapters/cli/verify-file.test.ts',
   'test/adapters/cli/reading-never-writes.test.ts',
+  // four more files of 25–35 s of a worker each on a loaded machine: the archive round trips through the EventStoreDB
+  // and KurrentDB gRPC fakes, the EventStoreDB unknown-outcome table, and `audit --json` streamed over a generated log
+  // of thousands of turns
+  'test/adapters/archive/archive.eventstoredb.test.ts',
+  'test/adapters/archive/archive.kurrentdb.test.ts',
+  'test/adapters/store/eventstoredb/unknown-outcome.test.ts',
+  'test/adapters/cli/audit-json-stream.test.ts',
+  // the contract's big-stream check at full size (100,000 events) on JSONL and PostgreSQL; `npm test` runs it at 20,000
+  'test/contract/big-stream.test.ts',
 ];
 const E2E = process.env.STEERLOG_E2E === '1';
 

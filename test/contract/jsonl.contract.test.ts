@@ -19,6 +19,5 @@ for (const durability of ['fsync', 'group'] as const) {
   describeEventStoreContract(`jsonl (${durability})`, {
     create: () => openJsonlEventStore(freshDir(), { durability }),
     openPeer: (store) => openJsonlEventStore((store as JsonlEventStore).directory, { durability }),
-    bigStreamEvents: durability === 'fsync' ? 100_000 : 20_000,
   });
 }

@@ -19,10 +19,16 @@ const run = async (...argv: string[]) => {
   return { code, json: JSON.parse(stdout) as unknown };
 };
 const ajv = new Ajv({ allErrors: true, strict: false });
+/** One compiled validator per schema file: compiling a schema costs far more than validating a value with it. */
+const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
 const validator = (file: string) => {
+  const known = compiled.get(file);
+  if (known) return known;
   const schema = JSON.parse(readFileSync(join(schemasDir, file), 'utf8')) as object;
   const { $schema: _ignored, ...rest } = schema as { $schema?: string };
-  return ajv.compile(rest);
+  const validate = ajv.compile(rest);
+  compiled.set(file, validate);
+  return validate;
 };
 const expectValid = (file: string, value: unknown): void => {
   const validate = validator(file);
