@@ -34,7 +34,9 @@ export const operationSpan = (op: StoreOperation, n: number): DerivedSpan => {
   }
   if (op.position !== undefined) attributes['steerlog.projection.position'] = op.position.toString();
   if (op.headPosition !== undefined) attributes['steerlog.projection.head_position'] = op.headPosition.toString();
-  const key = `${op.operation}/${op.collection}/${op.startTime}/${n}`;
+  if (op.partition !== undefined) attributes['steerlog.projection.partition'] = op.partition;
+  if (op.projectionVersion !== undefined) attributes['steerlog.projection.version'] = op.projectionVersion;
+  const key = `${op.operation}/${op.collection}/${op.projectionVersion ?? ''}/${op.partition ?? ''}/${op.startTime}/${n}`;
   const traceId = session ? traceIdOf(op.collection) : traceIdOf(`steerlog.db/${key}`);
   const spanId = session ? spanIdOf(op.collection, `db.append:${n}`, op.firstSeq ?? 0) : fnv1a64Hex(`steerlog/db-span/${key}`);
   return {
