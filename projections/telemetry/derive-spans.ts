@@ -135,6 +135,8 @@ interface IdleState {
 type Attributes = Record<string, SpanAttributeValue>;
 
 const NO_SPANS: readonly DerivedSpan[] = Object.freeze([]);
+/** The answer of most events (they complete no span), allocated once. */
+const NONE_COMPLETED: E.Either<DomainError, readonly DerivedSpan[]> = Object.freeze(E.right(NO_SPANS));
 const NO_LINKS: readonly DerivedSpanLink[] = Object.freeze([]);
 const UNSET: DerivedSpanStatus = Object.freeze({ code: 'unset' });
 
@@ -368,10 +370,10 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
         sessionId = d.sessionId;
         traceId = traceIdOf(d.sessionId);
       }
-      return E.right(NO_SPANS);
+      return NONE_COMPLETED;
     }
-    if (seedLength !== undefined && event.seq >= 1 && event.seq <= seedLength + 1) return E.right(NO_SPANS);
-    if (!isKnownEvent(event)) return E.right(NO_SPANS);
+    if (seedLength !== undefined && event.seq >= 1 && event.seq <= seedLength + 1) return NONE_COMPLETED;
+    if (!isKnownEvent(event)) return NONE_COMPLETED;
     const out: DerivedSpan[] = [];
     switch (event.type) {
       case 'agent/inbox/spliced': {
@@ -485,7 +487,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
       default:
         break;
     }
-    return E.right(out.length === 0 ? NO_SPANS : out);
+    return out.length === 0 ? NONE_COMPLETED : E.right(out);
   };
 
   /** The spans a step leaves when it closes: its unanswered request and its calls without a result. */
