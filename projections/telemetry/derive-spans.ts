@@ -226,8 +226,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
     }
     let status = UNSET;
     if (answer) {
-      const toolCalls = answer.data.message.content.filter((b) => b.type === 'tool-call').length;
-      if (toolCalls > 0) attributes['gen_ai.response.finish_reasons'] = ['tool_calls'];
+      if (answer.data.message.content.some((b) => b.type === 'tool-call')) attributes['gen_ai.response.finish_reasons'] = ['tool_calls'];
       if (answer.data.interrupted) {
         attributes['error.type'] = 'interrupted';
         status = { code: 'error', message: 'the answer was interrupted' };
@@ -245,7 +244,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
     attributes['steerlog.turn'] = t.turn;
     attributes['steerlog.step'] = s.step;
     attributes['steerlog.attempt'] = s.attempt;
-    if (answer) {
+    if (answer && contentHook !== undefined) {
       const inputs = s.inputs.map((i) => content('input', textOf(i.message.content), i.seq, i.message.sealed));
       if (inputs.length > 0 && inputs.every((i) => i !== null)) attributes['gen_ai.input.messages'] = JSON.stringify(inputs.map((text) => ({ role: 'user', parts: [{ type: 'text', content: text }] })));
       const output = content('output', textOf(answer.data.message.content as never), closed.seq, answer.data.sealed);
@@ -279,10 +278,13 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
         attributes['steerlog.tool.withheld'] = true;
         attributes['steerlog.tool.late'] = true;
       } else if (meta && meta.settledAfterAbort === true) attributes['steerlog.tool.late'] = true;
-      const args = tool.arguments === null ? null : content('tool-arguments', tool.arguments, tool.opened?.seq ?? closed.seq, undefined);
-      if (args !== null) attributes['steerlog.tool.arguments'] = args;
-      const out = content('tool-result', textOf(d.message.content), closed.seq, d.sealed);
-      if (out !== null) attributes['steerlog.tool.result'] = out;
+      if (contentHook !== undefined) {
+        // the text is made only for a hook (no content leaves without one)
+        const args = tool.arguments === null ? null : content('tool-arguments', tool.arguments, tool.opened?.seq ?? closed.seq, undefined);
+        if (args !== null) attributes['steerlog.tool.arguments'] = args;
+        const out = content('tool-result', textOf(d.message.content), closed.seq, d.sealed);
+        if (out !== null) attributes['steerlog.tool.result'] = out;
+      }
     } else if (!open) {
       attributes['error.type'] = 'no-result';
       status = { code: 'error', message: 'the step ended without a result' };
@@ -408,7 +410,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
         const s = turn?.step;
         if (s && !s.answered && s.attempt === 1) {
           s.requestFrom = at;
-          s.inputs.push({ seq: event.seq, message: event.data });
+          if (contentHook !== undefined) s.inputs.push({ seq: event.seq, message: event.data });
         }
         break;
       }
