@@ -138,6 +138,7 @@ const NO_SPANS: readonly DerivedSpan[] = Object.freeze([]);
 /** The answer of most events (they complete no span), allocated once. */
 const NONE_COMPLETED: E.Either<DomainError, readonly DerivedSpan[]> = Object.freeze(E.right(NO_SPANS));
 const NO_LINKS: readonly DerivedSpanLink[] = Object.freeze([]);
+const NO_EVENTS: readonly DerivedSpanEvent[] = Object.freeze([]);
 const UNSET: DerivedSpanStatus = Object.freeze({ code: 'unset' });
 
 /** How an inbox message shows, by the list it is in and its source: the queue's placement, named as history classes. */
@@ -251,7 +252,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
       if (output !== null) attributes['gen_ai.output.messages'] = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: output }] }]);
     }
     const name = model ? `chat ${model.model}` : 'chat';
-    return span(name, 'client', idOf('chat', s.requestFrom.seq), t.spanId, s.requestFrom, closed, attributes, [], status, NO_LINKS, open);
+    return span(name, 'client', idOf('chat', s.requestFrom.seq), t.spanId, s.requestFrom, closed, attributes, NO_EVENTS, status, NO_LINKS, open);
   };
 
   const toolSpan = (t: TurnState, s: StepState, tool: ToolSpan, closed: Opened, result: { readonly data: ToolResultData } | null, open = false): DerivedSpan => {
@@ -290,7 +291,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
       status = { code: 'error', message: 'the step ended without a result' };
     }
     if (tool.spanId === '') tool.spanId = idOf(`tool:${tool.callId}`, tool.answerSeq);
-    return span(`execute_tool ${tool.name}`, 'internal', tool.spanId, t.spanId, tool.opened ?? closed, closed, attributes, [], status, NO_LINKS, open);
+    return span(`execute_tool ${tool.name}`, 'internal', tool.spanId, t.spanId, tool.opened ?? closed, closed, attributes, NO_EVENTS, status, NO_LINKS, open);
   };
 
   const turnSpan = (t: TurnState, closed: Opened, end: TurnEndData | null, hash: string | undefined, open = false): DerivedSpan => {
@@ -324,7 +325,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
       if (end.stopReason === 'failed' || end.stopReason === 'abnormal') status = { code: 'error', message: end.stopReason };
     }
     const link: DerivedSpanLink = { traceId: traceIdOf(d.childSessionId), spanId: spanIdOf(d.childSessionId, 'session', 0), attributes: { 'steerlog.link': 'child-session' } };
-    return span(`invoke_agent ${d.childSessionId}`, 'internal', run.spanId, run.parentSpanId, run.opened, closed, attributes, [], status, [link], open);
+    return span(`invoke_agent ${d.childSessionId}`, 'internal', run.spanId, run.parentSpanId, run.opened, closed, attributes, NO_EVENTS, status, [link], open);
   };
 
   const idleSpan = (i: IdleState, closed: Opened, open = false): DerivedSpan =>

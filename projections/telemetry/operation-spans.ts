@@ -92,10 +92,11 @@ const spanOf = (op: StoreOperation, n: number, ids: StreamIds | undefined): Deri
     startTime: op.startTime,
     endTime: Math.max(op.startTime, op.endTime),
     attributes,
-    events: [],
-    links: [],
+    events: NONE,
+    links: NONE,
     status: op.error !== undefined ? { code: 'error', message: op.error } : UNSET,
   };
 };
 
 const UNSET = Object.freeze({ code: 'unset' as const });
+const NONE: readonly never[] = Object.freeze([]);
