@@ -19,7 +19,10 @@
  * exporter takes to follow them (derive, queue, convert, export: the events and the appends' `db.*` spans), each the
  * median of 5 passes, and the ratio they imply.
  *
- *   npx tsx bench/telemetry-overhead.ts [--seconds 0.5] [--rounds 12] [--sessions 10] [--exporter none,otlp-json,memory] [--replay-turns 1000]
+ * Then the SDK's encoders alone: the CPU time per span of the OTLP/HTTP exporter's JSON serializer and of the protobuf
+ * one, over the spans of 100 3-step turns (`--parts` picks among live, replay and encode; all by default).
+ *
+ *   npx tsx bench/telemetry-overhead.ts [--seconds 0.5] [--rounds 12] [--sessions 10] [--exporter none,otlp-json,memory] [--replay-turns 1000] [--parts live,replay,encode]
  */
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ScriptedModel } from '../adapters/model/scripted/scripted-model.js';
@@ -33,6 +36,9 @@ import type { LogEvent } from '../domain/events.js';
 import type { SessionTelemetry } from '../runtime/ports/telemetry.js';
 import type { StoreOperation } from '../runtime/ports/store-operations.js';
 import { fmt, machineLine, median } from './support/machine.js';
+import { deriveSpans } from '../projections/telemetry/derive-spans.js';
+import { createOperationSpans } from '../projections/telemetry/operation-spans.js';
+import { SdkSpan } from '../adapters/telemetry/sdk-span.js';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -109,7 +115,11 @@ const run = async (shape: Shape, telemetryOn: boolean, kind: ExporterKind): Prom
 
 console.log(`telemetry overhead: ${SESSIONS} sessions, ${SECONDS} s per round, ${ROUNDS} rounds, exporters ${EXPORTERS.join(', ')} (memory store, scripted model)`);
 console.log(machineLine());
-for (const kind of EXPORTERS) {
+const PARTS = (() => {
+  const i = process.argv.indexOf('--parts');
+  return new Set((i >= 0 ? process.argv[i + 1]! : 'live,replay,encode').split(','));
+})();
+for (const kind of PARTS.has('live') ? EXPORTERS : []) {
   for (const shape of ['1-step', '3-step'] as const) {
     await run(shape, false, kind);
     await run(shape, true, kind);
@@ -144,7 +154,7 @@ for (const kind of EXPORTERS) {
 // ---- the cost apart from the machine's load: CPU time of producing a log vs following it -------------------------
 const REPLAY_TURNS = arg('replay-turns', 1000);
 const cpuMs = (c: NodeJS.CpuUsage): number => (c.user + c.system) / 1000;
-for (const kind of EXPORTERS) for (const shape of ['1-step', '3-step'] as const) {
+for (const kind of PARTS.has('replay') ? EXPORTERS : []) for (const shape of ['1-step', '3-step'] as const) {
   const produce: number[] = [];
   const follow: number[] = [];
   let spans = 0;
@@ -192,4 +202,35 @@ for (const kind of EXPORTERS) for (const shape of ['1-step', '3-step'] as const)
   console.log(
     `${kind} ${shape} apart from load: runtime ${(p * 1000).toFixed(0)} µs CPU/turn, telemetry ${(f * 1000).toFixed(0)} µs CPU/turn (${spans / REPLAY_TURNS} spans/turn) → on/off ${(p / (p + f)).toFixed(2)}× | passes runtime ${produce.map((x) => (x * 1000).toFixed(0)).join(', ')} / telemetry ${follow.map((x) => (x * 1000).toFixed(0)).join(', ')} µs`,
   );
+}
+
+// ---- the SDK's encoders alone: CPU time per span of the OTLP/HTTP JSON and protobuf serializers --------------------
+if (PARTS.has('encode')) {
+  const transformer = (await import('@opentelemetry/otlp-transformer' as string)) as Record<'JsonTraceSerializer' | 'ProtobufTraceSerializer', { serializeRequest(spans: unknown[]): Uint8Array | undefined }>;
+  const { resourceFromAttributes } = (await import('@opentelemetry/resources')) as { resourceFromAttributes: (a: Record<string, string>) => unknown };
+  // 100 turns of the 3-step shape, their spans and their appends' db.* spans, as the exporter gets them
+  const events: LogEvent[] = [];
+  const operations: StoreOperation[] = [];
+  const recorder: SessionTelemetry = { follow: (_s, h) => void events.push(...h), observe: (_s, e) => void events.push(e), forget: () => {}, storeOperation: (op) => void operations.push(op) };
+  const model = new ScriptedModel([], { whenExhausted: (r: ModelRequest) => (r.step < 3 ? { toolCalls: [{ callId: `c${r.turn}-${r.step}`, name: 'noop' }] } : 'done') });
+  const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], telemetry: recorder });
+  const agent = runtime.createSession({ sessionId: 'encode' });
+  for (let t = 0; t < 100; t++) {
+    agent.followup(createUserMessage('go'));
+    await agent.whenIdle();
+  }
+  await agent.dispose();
+  const resource = resourceFromAttributes({ 'service.name': 'steerlog' });
+  const operationSpan = createOperationSpans();
+  const sdk = [...deriveSpans(events).spans, ...operations.map(operationSpan)].map((span) => new SdkSpan(span, resource));
+  for (const name of ['JsonTraceSerializer', 'ProtobufTraceSerializer'] as const) {
+    const perSpan: number[] = [];
+    let bytes = 0;
+    for (let pass = 0; pass < 21; pass++) {
+      const c0 = process.cpuUsage();
+      for (let k = 0; k < 5; k++) bytes = transformer[name].serializeRequest(sdk)?.length ?? 0;
+      if (pass > 0) perSpan.push(cpuMs(process.cpuUsage(c0)) * 1000 / (5 * sdk.length));
+    }
+    console.log(`encode ${name}: ${median(perSpan).toFixed(1)} µs CPU/span (median of 20 passes over ${sdk.length} spans, min ${Math.min(...perSpan).toFixed(1)}), ${Math.round(bytes / sdk.length)} bytes/span`);
+  }
 }
