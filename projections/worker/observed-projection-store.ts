@@ -19,8 +19,8 @@ export interface ObserveProjectionStoreOptions {
 
 /**
  * Wraps `store` so that each `commit` is reported to `listener` once it settled (a commit that throws is reported
- * with its error, then rethrown). Every other method is the store's own. A listener that throws is ignored: an
- * observer never fails a commit.
+ * with its error, then rethrown). Every other member is the store's own (bound to it). A listener that throws is
+ * ignored: an observer never fails a commit.
  */
 export const observeProjectionStore = <Tx>(
   store: ProjectionStore<Tx>,
@@ -29,15 +29,15 @@ export const observeProjectionStore = <Tx>(
 ): ProjectionStore<Tx> => {
   const now = options.now ?? preciseNow;
   const system = options.system ?? dbSystemOf(store);
-  const tell = (lease: ProjectionLease, commit: PartitionCommit<Tx>, startTime: number, error?: unknown): void => {
+  const tell = (lease: ProjectionLease, batch: PartitionCommit<Tx>, startTime: number, error?: unknown): void => {
     const operation: StoreOperation = {
       operation: 'projection-batch',
       system,
       collection: lease.key.name,
       startTime,
       endTime: now(),
-      events: commit.applied,
-      position: commit.position,
+      events: batch.applied,
+      position: batch.position,
       partition: lease.key.partition,
       projectionVersion: lease.key.version,
       ...(error !== undefined ? { error: operationErrorOf(error) } : {}),
@@ -48,32 +48,22 @@ export const observeProjectionStore = <Tx>(
       // an observer never fails a commit
     }
   };
-  return {
-    get supportsTables() {
-      return store.supportsTables;
-    },
-    acquire: (key, owner, leaseMs) => store.acquire(key, owner, leaseMs),
-    renew: (lease, leaseMs) => store.renew(lease, leaseMs),
-    release: (lease) => store.release(lease),
-    load: (lease) => store.load(lease),
-    commit: async (lease, commit) => {
-      const startTime = now();
-      try {
-        await store.commit(lease, commit);
-      } catch (e) {
-        tell(lease, commit, startTime, e);
-        throw e;
-      }
-      tell(lease, commit, startTime);
-    },
-    migrate: (name, version, tables) => store.migrate(name, version, tables),
-    heartbeat: (name, version, owner, leaseMs) => store.heartbeat(name, version, owner, leaseMs),
-    leave: (name, version, owner) => store.leave(name, version, owner),
-    status: (name) => store.status(name),
-    parked: (name, version) => store.parked(name, version),
-    drop: (name, version) => store.drop(name, version),
-    liveVersion: (name) => store.liveVersion(name),
-    swap: (name, version) => store.swap(name, version),
-    close: () => store.close(),
+  const commit: ProjectionStore<Tx>['commit'] = async (lease, c) => {
+    const startTime = now();
+    try {
+      await store.commit(lease, c);
+    } catch (e) {
+      tell(lease, c, startTime, e);
+      throw e;
+    }
+    tell(lease, c, startTime);
   };
+  // every other member is the store's own, bound to it (methods a store adds beyond the interface included)
+  return new Proxy(store, {
+    get: (target, property) => {
+      if (property === 'commit') return commit;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 };

@@ -20,6 +20,7 @@ describe('observeProjectionStore', () => {
     let clock = 100;
     const observed = observeProjectionStore(store, (op) => told.push(op), { now: () => (clock += 5) });
     expect(observed.supportsTables).toBe(false);
+    expect((observed as unknown as { dbSystem: string }).dbSystem).toBe('steerlog.file'); // members beyond the interface pass through
     const key = { name: 'counts', version: 2, partition: 1, partitions: 4 };
     const lease = (await observed.acquire(key, 'worker-a', 60_000))!;
     await observed.commit(lease, { position: 41n, documents: new Map([['s1', '{"n":3}']]), parked: [], applied: 3 });
