@@ -70,6 +70,8 @@ const versionDir = (name: string, version: number): string => `${encodeURICompon
  */
 export class FileProjectionStore implements ProjectionStore<never> {
   readonly supportsTables = false;
+  /** The `db.system.name` of its operations (telemetry). */
+  readonly dbSystem = 'steerlog.file';
   readonly #dir: string;
   readonly #fsync: boolean;
   readonly #now: () => number;

@@ -52,6 +52,8 @@ const ident = (name: string): string => {
  */
 export class PostgresProjectionStore implements ProjectionStore<PostgresProjectionTx> {
   readonly supportsTables = true;
+  /** The `db.system.name` of its operations (telemetry). */
+  readonly dbSystem = 'postgresql';
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
   readonly #schemaName: string;

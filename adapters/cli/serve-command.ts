@@ -24,7 +24,8 @@ import { batchedLines } from './batched-lines.js';
 import { serveChainOptions } from './serve-chain-options.js';
 import { isSigningKeyError } from '../../formats/chain/ed25519.js';
 import { storeConsolePorts } from '../http/console-ports.js';
-import { startServeProjections, type ServeProjections } from './serve-projections.js';
+import { type ServeProjections } from './serve-projections.js';
+import { startObservedServeProjections } from './serve-projections-observed.js';
 
 export const SERVE_USAGE = `usage: steerlog serve [options]
   --store <spec>          where sessions live: jsonl:<dir> | postgres://… | memory:   (default ${DEFAULT_STORE_SPEC})
@@ -158,15 +159,19 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, referenceFrames: args.flags['reference-frames'] === true, logger, ...(setup ? { onSession: (agent) => setup(agent, { children }) } : {}) });
     const observability = createHostObservability(host, { sharedLeases: /^postgres(ql)?:\/\//.test(spec), ...(telemetry ? { telemetryStats: telemetry.stats } : {}) });
     if (v.projection !== undefined) {
-      projections = await startServeProjections({
-        modules: v.projection.split(',').map((m) => m.trim()).filter(Boolean),
-        store,
-        storeSpec: spec,
-        logger,
-        ...(v['projection-checkpoints'] !== undefined ? { checkpoints: v['projection-checkpoints'] } : {}),
-        ...(v['projection-partitions'] !== undefined ? { partitions: v['projection-partitions'] } : {}),
-        ...(v['projection-failure'] !== undefined ? { failure: v['projection-failure'] } : {}),
-      });
+      projections = await startObservedServeProjections(
+        {
+          modules: v.projection.split(',').map((m) => m.trim()).filter(Boolean),
+          store,
+          storeSpec: spec,
+          logger,
+          ...(v['projection-checkpoints'] !== undefined ? { checkpoints: v['projection-checkpoints'] } : {}),
+          ...(v['projection-partitions'] !== undefined ? { partitions: v['projection-partitions'] } : {}),
+          ...(v['projection-failure'] !== undefined ? { failure: v['projection-failure'] } : {}),
+        },
+        observability,
+        telemetry,
+      );
     }
     const server = await startHttpServer({
       host,

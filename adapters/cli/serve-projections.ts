@@ -8,6 +8,8 @@ import {
 } from '../../projections/index.js';
 import { projectionPartitionJson, projectionStatus, type ProjectionPartitionJson } from '../../audit/projection-status.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
+import type { StoreOperation } from '../../runtime/ports/store-operations.js';
+import { observeProjectionStore } from '../../projections/worker/observed-projection-store.js';
 import { logAt, type Logger } from '../../runtime/logger.js';
 import type { ProjectionStatusSource } from '../http/projection-routes.js';
 import { oneLine, UsageError } from './cli-failure.js';
@@ -31,6 +33,11 @@ export interface ServeProjectionsOptions {
   /** The workers' lease, ms. @defaultValue 10_000 */
   readonly leaseMs?: number;
   readonly logger: Logger;
+  /**
+   * Told of every projection batch the workers commit (`projection-batch` operations: `db.*` spans with
+   * `--otlp`). @defaultValue none: not told
+   */
+  readonly onOperation?: (operation: StoreOperation) => void;
 }
 
 /** One worker the host runs, as `GET /projections` shows it. */
@@ -97,7 +104,7 @@ export const startServeProjections = async (options: ServeProjectionsOptions): P
       }
       const worker = startProjectionWorker(projection, {
         store: options.store,
-        projections: opened.projections,
+        projections: options.onOperation ? observeProjectionStore(opened.projections, options.onOperation) : opened.projections,
         owner: workerId(),
         partitions,
         failure,

@@ -38,6 +38,10 @@ export interface HostObservability {
   readonly readiness: () => Promise<Readiness>;
   /** Stops following the host's sessions and puts the store's `append` back. */
   readonly close: () => void;
+  /** Adds work to do before each `/metrics` render (reading figures kept elsewhere, asynchronously). */
+  readonly addCollector: (collect: () => Promise<void>) => void;
+  /** Runs the collectors (each one's failure contained): `/metrics` awaits it before rendering. */
+  readonly collect: () => Promise<void>;
 }
 
 /** The body of `GET /readyz`. */
@@ -193,9 +197,14 @@ export const createHostObservability = (host: Host, options: HostObservabilityOp
     return { ready: storeState.ok && leases.error === undefined && leases.held === leases.live, store: storeState, leases };
   };
 
+  const collectors: (() => Promise<void>)[] = [];
   return {
     registry,
     sessions,
+    addCollector: (collect) => void collectors.push(collect),
+    collect: async () => {
+      await Promise.all(collectors.map((c) => c().catch(() => undefined)));
+    },
     request: (method, route, status, seconds) => {
       registry.inc(HOST_METRICS.requests, '', { method, route, status: String(status) });
       registry.observe(HOST_METRICS.requestDuration, '', { route }, seconds);
@@ -233,6 +242,7 @@ export const registerObservabilityRoutes = (app: Hono<any>, observability: HostO
   });
   app.get('/metrics', async (c) => {
     if (!(await guard(c))) return c.json({ error: 'unauthorized' }, 401, { 'www-authenticate': 'Bearer' });
+    await observability.collect();
     return c.body(observability.registry.render(), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
   });
 };

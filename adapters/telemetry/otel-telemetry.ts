@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { LogEvent } from '../../domain/events.js';
 import { createSpanDeriver, type SpanDeriver } from '../../projections/telemetry/derive-spans.js';
-import { operationSpan } from '../../projections/telemetry/operation-spans.js';
+import { createOperationSpans } from '../../projections/telemetry/operation-spans.js';
 import type { ContentRedaction, DerivedSpan } from '../../projections/telemetry/span-types.js';
 import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { importOptionalPackage } from '../optional-package.js';
@@ -105,7 +105,7 @@ export const createOtelTelemetry = async (options: OtelTelemetryOptions): Promis
     }
     if (exporting) for (const s of r.right) queue.add(s);
   };
-  let operations = 0;
+  const operationSpan = createOperationSpans();
   /** Exports the spans a session leaves open (closed at its last event, marked open) and stops following it. */
   const closeOpen = (sessionId: string): void => {
     const d = derivers.get(sessionId);
@@ -120,7 +120,7 @@ export const createOtelTelemetry = async (options: OtelTelemetryOptions): Promis
     },
     observe: (sessionId, event) => push(sessionId, event, true),
     forget: closeOpen,
-    storeOperation: (op) => queue.add(operationSpan(op, operations++)),
+    storeOperation: (op) => queue.add(operationSpan(op)),
     forceFlush: () => queue.flush(),
     shutdown: async () => {
       for (const id of [...derivers.keys()]) closeOpen(id);

@@ -135,7 +135,10 @@ interface IdleState {
 type Attributes = Record<string, SpanAttributeValue>;
 
 const NO_SPANS: readonly DerivedSpan[] = Object.freeze([]);
+/** The answer of most events (they complete no span), allocated once. */
+const NONE_COMPLETED: E.Either<DomainError, readonly DerivedSpan[]> = Object.freeze(E.right(NO_SPANS));
 const NO_LINKS: readonly DerivedSpanLink[] = Object.freeze([]);
+const NO_EVENTS: readonly DerivedSpanEvent[] = Object.freeze([]);
 const UNSET: DerivedSpanStatus = Object.freeze({ code: 'unset' });
 
 /** How an inbox message shows, by the list it is in and its source: the queue's placement, named as history classes. */
@@ -224,8 +227,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
     }
     let status = UNSET;
     if (answer) {
-      const toolCalls = answer.data.message.content.filter((b) => b.type === 'tool-call').length;
-      if (toolCalls > 0) attributes['gen_ai.response.finish_reasons'] = ['tool_calls'];
+      if (answer.data.message.content.some((b) => b.type === 'tool-call')) attributes['gen_ai.response.finish_reasons'] = ['tool_calls'];
       if (answer.data.interrupted) {
         attributes['error.type'] = 'interrupted';
         status = { code: 'error', message: 'the answer was interrupted' };
@@ -243,14 +245,14 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
     attributes['steerlog.turn'] = t.turn;
     attributes['steerlog.step'] = s.step;
     attributes['steerlog.attempt'] = s.attempt;
-    if (answer) {
+    if (answer && contentHook !== undefined) {
       const inputs = s.inputs.map((i) => content('input', textOf(i.message.content), i.seq, i.message.sealed));
       if (inputs.length > 0 && inputs.every((i) => i !== null)) attributes['gen_ai.input.messages'] = JSON.stringify(inputs.map((text) => ({ role: 'user', parts: [{ type: 'text', content: text }] })));
       const output = content('output', textOf(answer.data.message.content as never), closed.seq, answer.data.sealed);
       if (output !== null) attributes['gen_ai.output.messages'] = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: output }] }]);
     }
     const name = model ? `chat ${model.model}` : 'chat';
-    return span(name, 'client', idOf('chat', s.requestFrom.seq), t.spanId, s.requestFrom, closed, attributes, [], status, NO_LINKS, open);
+    return span(name, 'client', idOf('chat', s.requestFrom.seq), t.spanId, s.requestFrom, closed, attributes, NO_EVENTS, status, NO_LINKS, open);
   };
 
   const toolSpan = (t: TurnState, s: StepState, tool: ToolSpan, closed: Opened, result: { readonly data: ToolResultData } | null, open = false): DerivedSpan => {
@@ -277,16 +279,19 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
         attributes['steerlog.tool.withheld'] = true;
         attributes['steerlog.tool.late'] = true;
       } else if (meta && meta.settledAfterAbort === true) attributes['steerlog.tool.late'] = true;
-      const args = tool.arguments === null ? null : content('tool-arguments', tool.arguments, tool.opened?.seq ?? closed.seq, undefined);
-      if (args !== null) attributes['steerlog.tool.arguments'] = args;
-      const out = content('tool-result', textOf(d.message.content), closed.seq, d.sealed);
-      if (out !== null) attributes['steerlog.tool.result'] = out;
+      if (contentHook !== undefined) {
+        // the text is made only for a hook (no content leaves without one)
+        const args = tool.arguments === null ? null : content('tool-arguments', tool.arguments, tool.opened?.seq ?? closed.seq, undefined);
+        if (args !== null) attributes['steerlog.tool.arguments'] = args;
+        const out = content('tool-result', textOf(d.message.content), closed.seq, d.sealed);
+        if (out !== null) attributes['steerlog.tool.result'] = out;
+      }
     } else if (!open) {
       attributes['error.type'] = 'no-result';
       status = { code: 'error', message: 'the step ended without a result' };
     }
     if (tool.spanId === '') tool.spanId = idOf(`tool:${tool.callId}`, tool.answerSeq);
-    return span(`execute_tool ${tool.name}`, 'internal', tool.spanId, t.spanId, tool.opened ?? closed, closed, attributes, [], status, NO_LINKS, open);
+    return span(`execute_tool ${tool.name}`, 'internal', tool.spanId, t.spanId, tool.opened ?? closed, closed, attributes, NO_EVENTS, status, NO_LINKS, open);
   };
 
   const turnSpan = (t: TurnState, closed: Opened, end: TurnEndData | null, hash: string | undefined, open = false): DerivedSpan => {
@@ -320,7 +325,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
       if (end.stopReason === 'failed' || end.stopReason === 'abnormal') status = { code: 'error', message: end.stopReason };
     }
     const link: DerivedSpanLink = { traceId: traceIdOf(d.childSessionId), spanId: spanIdOf(d.childSessionId, 'session', 0), attributes: { 'steerlog.link': 'child-session' } };
-    return span(`invoke_agent ${d.childSessionId}`, 'internal', run.spanId, run.parentSpanId, run.opened, closed, attributes, [], status, [link], open);
+    return span(`invoke_agent ${d.childSessionId}`, 'internal', run.spanId, run.parentSpanId, run.opened, closed, attributes, NO_EVENTS, status, [link], open);
   };
 
   const idleSpan = (i: IdleState, closed: Opened, open = false): DerivedSpan =>
@@ -368,10 +373,10 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
         sessionId = d.sessionId;
         traceId = traceIdOf(d.sessionId);
       }
-      return E.right(NO_SPANS);
+      return NONE_COMPLETED;
     }
-    if (seedLength !== undefined && event.seq >= 1 && event.seq <= seedLength + 1) return E.right(NO_SPANS);
-    if (!isKnownEvent(event)) return E.right(NO_SPANS);
+    if (seedLength !== undefined && event.seq >= 1 && event.seq <= seedLength + 1) return NONE_COMPLETED;
+    if (!isKnownEvent(event)) return NONE_COMPLETED;
     const out: DerivedSpan[] = [];
     switch (event.type) {
       case 'agent/inbox/spliced': {
@@ -406,7 +411,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
         const s = turn?.step;
         if (s && !s.answered && s.attempt === 1) {
           s.requestFrom = at;
-          s.inputs.push({ seq: event.seq, message: event.data });
+          if (contentHook !== undefined) s.inputs.push({ seq: event.seq, message: event.data });
         }
         break;
       }
@@ -485,7 +490,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
       default:
         break;
     }
-    return E.right(out.length === 0 ? NO_SPANS : out);
+    return out.length === 0 ? NONE_COMPLETED : E.right(out);
   };
 
   /** The spans a step leaves when it closes: its unanswered request and its calls without a result. */

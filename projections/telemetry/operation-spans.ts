@@ -1,5 +1,5 @@
 import type { StoreOperation } from '../../runtime/ports/store-operations.js';
-import { fnv1a64Hex, spanIdOf, traceIdOf } from './span-ids.js';
+import { fnv1a64Hex, spanIdsOf, traceIdOf } from './span-ids.js';
 import type { DerivedSpan, SpanAttributeValue } from './span-types.js';
 
 /**
@@ -13,8 +13,43 @@ import type { DerivedSpan, SpanAttributeValue } from './span-types.js';
  * These spans are live only: they are not in the log, so `steerlog trace` of a past session does not have them.
  */
 
+/** The ids of one stream's append spans: its trace id and its span-id function, hashed once per stream. */
+interface StreamIds {
+  readonly traceId: string;
+  readonly spanId: (what: string, seq: number) => string;
+}
+
+/** The most streams whose ids an {@link OperationSpans} keeps (it starts over beyond). */
+const MAX_STREAMS = 4096;
+
+/** Turns store operations into spans, numbering them (the `n` of {@link operationSpan}) and caching each stream's ids. */
+export type OperationSpans = (op: StoreOperation) => DerivedSpan;
+
+/**
+ * Creates an {@link OperationSpans}: `operationSpan(op, n)` for the n-th operation it is given, with each stream's
+ * trace id and span-id prefix hashed once (an append span costs one short hash instead of three over the whole key).
+ */
+export const createOperationSpans = (): OperationSpans => {
+  const streams = new Map<string, StreamIds>();
+  let n = 0;
+  return (op) => {
+    let ids: StreamIds | undefined;
+    if (op.operation === 'append' && op.collection !== '') {
+      ids = streams.get(op.collection);
+      if (ids === undefined) {
+        if (streams.size >= MAX_STREAMS) streams.clear();
+        ids = { traceId: traceIdOf(op.collection), spanId: spanIdsOf(op.collection) };
+        streams.set(op.collection, ids);
+      }
+    }
+    return spanOf(op, n++, ids);
+  };
+};
+
 /** The span of one store operation; `n` tells apart operations that would otherwise share an id (a retried append). */
-export const operationSpan = (op: StoreOperation, n: number): DerivedSpan => {
+export const operationSpan = (op: StoreOperation, n: number): DerivedSpan => spanOf(op, n, undefined);
+
+const spanOf = (op: StoreOperation, n: number, ids: StreamIds | undefined): DerivedSpan => {
   const attributes: Record<string, SpanAttributeValue> = {
     'db.system.name': op.system,
     'db.operation.name': op.operation,
@@ -34,20 +69,34 @@ export const operationSpan = (op: StoreOperation, n: number): DerivedSpan => {
   }
   if (op.position !== undefined) attributes['steerlog.projection.position'] = op.position.toString();
   if (op.headPosition !== undefined) attributes['steerlog.projection.head_position'] = op.headPosition.toString();
-  const key = `${op.operation}/${op.collection}/${op.startTime}/${n}`;
-  const traceId = session ? traceIdOf(op.collection) : traceIdOf(`steerlog.db/${key}`);
-  const spanId = session ? spanIdOf(op.collection, `db.append:${n}`, op.firstSeq ?? 0) : fnv1a64Hex(`steerlog/db-span/${key}`);
+  if (op.partition !== undefined) attributes['steerlog.projection.partition'] = op.partition;
+  if (op.projectionVersion !== undefined) attributes['steerlog.projection.version'] = op.projectionVersion;
+  let traceId: string;
+  let spanId: string;
+  if (session) {
+    // spanIdsOf(s)(what, seq) is spanIdOf(s, what, seq), never all zeros
+    traceId = ids?.traceId ?? traceIdOf(op.collection);
+    spanId = (ids?.spanId ?? spanIdsOf(op.collection))(`db.append:${n}`, op.firstSeq ?? 0);
+  } else {
+    const key = `${op.operation}/${op.collection}/${op.projectionVersion ?? ''}/${op.partition ?? ''}/${op.startTime}/${n}`;
+    traceId = traceIdOf(`steerlog.db/${key}`);
+    spanId = fnv1a64Hex(`steerlog/db-span/${key}`);
+    if (spanId === '0000000000000000') spanId = '0000000000000001';
+  }
   return {
     traceId,
-    spanId: /^0+$/.test(spanId) ? '0000000000000001' : spanId,
+    spanId,
     parentSpanId: null,
     name: op.collection !== '' ? `${op.operation} ${op.collection}` : op.operation,
     kind: op.system === 'postgresql' ? 'client' : 'internal',
     startTime: op.startTime,
     endTime: Math.max(op.startTime, op.endTime),
     attributes,
-    events: [],
-    links: [],
-    status: op.error !== undefined ? { code: 'error', message: op.error } : { code: 'unset' },
+    events: NONE,
+    links: NONE,
+    status: op.error !== undefined ? { code: 'error', message: op.error } : UNSET,
   };
 };
+
+const UNSET = Object.freeze({ code: 'unset' as const });
+const NONE: readonly never[] = Object.freeze([]);

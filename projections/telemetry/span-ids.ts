@@ -25,7 +25,10 @@ const fnvStep = (hi: number, lo: number, key: string): readonly [number, number]
   return [hi, lo];
 };
 
-const hex64 = (hi: number, lo: number): string => hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
+/** The two lowercase hex digits of each byte. */
+const BYTE_HEX: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+const hex32 = (x: number): string => BYTE_HEX[x >>> 24]! + BYTE_HEX[(x >>> 16) & 0xff]! + BYTE_HEX[(x >>> 8) & 0xff]! + BYTE_HEX[x & 0xff]!;
+const hex64 = (hi: number, lo: number): string => hex32(hi) + hex32(lo);
 
 /**
  * FNV-1a 64 of `key`'s UTF-16 code units, as 16 lowercase hex digits (for an ASCII key, the FNV-1a 64 of its bytes).

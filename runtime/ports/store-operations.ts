@@ -30,6 +30,9 @@ export interface StoreOperation {
   /** A projection batch: the global position it committed, and the log's head position when it committed (its lag). */
   readonly position?: bigint;
   readonly headPosition?: bigint;
+  /** A projection batch: the partition it committed, and the projection's version. */
+  readonly partition?: number;
+  readonly projectionVersion?: number;
   /** Why it failed (an error's stable `code`, else its name); absent when it succeeded. */
   readonly error?: string;
 }

@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../adapters/cli/main.js';
 import { removeDir, startServe } from './support/serve-process.js';
+import { HOST_METRICS } from '../../adapters/http/observability.js';
+import { SESSION_METRICS } from '../../projections/telemetry/metrics.js';
+import { parseExposition, value } from '../support/prometheus-text.js';
 
 /**
  * `steerlog serve --otlp <endpoint>` end to end: an OTLP/HTTP receiver started here decodes what a spawned host sends
@@ -85,6 +88,16 @@ describe('steerlog serve --otlp', () => {
         })());
         if (turns < 2) await new Promise((res) => setTimeout(res, 100));
       }
+      // `curl /metrics` on the running host (loopback, no token): every metric of docs/observability.md's list
+      const scrape = await fetch(`${serve.url}/metrics`);
+      expect(scrape.status).toBe(200);
+      expect(scrape.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+      const metrics = parseExposition(await scrape.text());
+      for (const name of [...Object.values(HOST_METRICS), ...Object.values(SESSION_METRICS)]) expect(metrics.types.has(name), name).toBe(true);
+      expect(value(metrics, 'steerlog_turn_duration_seconds_count', { end_reason: 'completed' })).toBe(2);
+      expect(value(metrics, 'steerlog_live_sessions')).toBe(1);
+      expect((await fetch(`${serve.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${serve.url}/readyz`)).status).toBe(200);
       // the host stops: what the batch processor holds is flushed before it exits
       expect(await serve.stop()).toBe(0);
       expect(bodies.length).toBeGreaterThan(0);

@@ -7,10 +7,12 @@ import { FileProjectionStore } from '../../adapters/checkpoints/file-projection-
 import type { ServerResponse } from '../../host/schemas.js';
 import { runCli } from '../adapters/cli/support/run-cli.js';
 import { removeDir, startServe, type ServeProcess } from './support/serve-process.js';
+import { parseExposition, value } from '../support/prometheus-text.js';
 import { report, type SteeringState } from '../../docs/projections/steering-per-session.js';
 
 // `steerlog serve --projection <module>`: the docs' keyed projection runs as a worker inside the host, follows the
-// prompts the host takes, and `GET /projections` (guarded by the token like /metrics) reports its lag and state.
+// prompts the host takes, and `GET /projections` (guarded by the token like /metrics) reports its lag and state,
+// which `/metrics` lists too (steerlog_projection_lag_events and _seconds).
 // Its documents equal a one-shot fold of the same store (`steerlog project <module>`), and a SIGTERM releases the
 // leases.
 
@@ -86,6 +88,18 @@ describe('steerlog serve --projection', () => {
     for (const p of last.partitions) {
       expect(p).toMatchObject({ name: 'steering-per-session', version: 1, partitions: 2, state: 'running', owner: worker!.owner, lagEvents: 0, lagSeconds: 0, parked: 0 });
     }
+    // /metrics (behind the same token) lists each partition's lag as /projections does, and the batches committed
+    expect((await fetch(`${serve.url}/metrics`)).status).toBe(401);
+    const metrics = parseExposition(await (await fetch(`${serve.url}/metrics`, auth)).text());
+    const again = (await status()).body;
+    expect(again.partitions).toEqual(last.partitions); // nothing moved around the scrape
+    expect(metrics.samples.filter((s) => s.name === 'steerlog_projection_lag_events')).toHaveLength(2);
+    for (const p of last.partitions) {
+      const labels = { projection: p.name, version: String(p.version), partition: String(p.partition) };
+      expect(value(metrics, 'steerlog_projection_lag_events', labels)).toBe(p.lagEvents);
+      expect(value(metrics, 'steerlog_projection_lag_seconds', labels)).toBe(p.lagSeconds);
+    }
+    expect(value(metrics, 'steerlog_projection_batch_duration_seconds_count', { projection: 'steering-per-session', outcome: 'ok' })).toBeGreaterThan(0);
     expect(await serve.stop()).toBe(0);
 
     // the documents the host's worker committed equal a one-shot fold of the same store
