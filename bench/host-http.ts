@@ -151,6 +151,8 @@ interface Result {
   readonly p999: number;
   readonly loop: (LoopDelay | null)[];
   readonly exactlyOnce: boolean | null;
+  /** Events in the stores per accepted prompt (the splice, and the turns the prompts caused); null for the bare server. */
+  readonly eventsPerAdmission: number | null;
 }
 
 let runNo = 0;
@@ -198,21 +200,27 @@ const runOnce = async (run: Run, root: string): Promise<Result> => {
     for (const s of servers) await s.stop();
     servers.length = 0;
     let exactlyOnce: boolean | null = null;
+    let events = 0;
+    const types = new Map<string, number>();
     if (run.store !== 'bare') {
       const store = await openStore(spec);
       const counts = new Map<string, number>();
       try {
         for (const s of sessions)
-          for await (const e of store.read(s))
+          for await (const e of store.read(s)) {
+            events++;
+            types.set(e.type, (types.get(e.type) ?? 0) + 1);
             if (e.type === 'agent/inbox/spliced' && (e.data as { outcome?: string }).outcome === undefined)
               for (const m of (e.data as { inserted: { id: string }[] }).inserted) counts.set(m.id, (counts.get(m.id) ?? 0) + 1);
+          }
       } finally {
         await store.close();
       }
       exactlyOnce = [...accepted.keys()].every((id) => counts.get(id) === 1) && [...counts.values()].every((n) => n === 1);
+      if (process.env['BENCH_EVENT_TYPES']) console.error(`${run.label}: ${events} events for ${accepted.size} admissions:`, Object.fromEntries(types));
     }
     const sorted = Float64Array.from(latencies).sort();
-    return { admissions: admitted, refused, rate: admitted / seconds, p50: pct(sorted, 50), p99: pct(sorted, 99), p999: pct(sorted, 99.9), loop, exactlyOnce };
+    return { admissions: admitted, refused, rate: admitted / seconds, p50: pct(sorted, 50), p99: pct(sorted, 99), p999: pct(sorted, 99.9), loop, exactlyOnce, eventsPerAdmission: accepted.size > 0 && run.store !== 'bare' ? events / accepted.size : null };
   } finally {
     for (const s of servers) await s.stop();
     rmSync(jsonlDir, { recursive: true, force: true });
@@ -241,14 +249,14 @@ const loopCell = (loop: (LoopDelay | null)[]) =>
 console.log(machineLine());
 console.log(`load average at start: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 console.log(`${CONNECTIONS} connections (undici) × ${SECONDS} s measured after ${WARMUP_SECONDS} s of warm-up, ${SESSIONS} sessions, echo model (no delay), write-behind window ${WRITE_BATCH_MS} ms`);
-console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | server CPU per admission | every accepted id exactly once |');
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | server CPU per admission | events per admission | every accepted id exactly once |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const run of runs) {
   const builds: [string, string][] = run.store === 'bare' ? [['-', ROOT]] : BASELINE ? [['baseline', BASELINE], ['this', ROOT], ['baseline', BASELINE], ['this', ROOT]] : [['this', ROOT]];
   for (const [name, root] of builds) {
     const r = await runOnce(run, root);
     const once = r.exactlyOnce === null ? '-' : r.exactlyOnce ? 'yes' : 'NO';
-    console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${cpuCell(r)} | ${once} |`);
+    console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${cpuCell(r)} | ${r.eventsPerAdmission === null ? '-' : r.eventsPerAdmission.toFixed(2)} | ${once} |`);
   }
 }
 console.log(`load average at end: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);

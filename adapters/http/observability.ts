@@ -91,7 +91,7 @@ export const createHostObservability = (host: Host, options: HostObservabilityOp
   const now = options.now ?? (() => performance.now());
   registry.counter(HOST_METRICS.requests, 'HTTP requests answered, by method, route and status');
   registry.histogram(HOST_METRICS.requestDuration, 'Time to answer an HTTP request (to its headers, for the live stream), by route');
-  registry.gauge(HOST_METRICS.sseClients, 'Open live-mirror streams (GET /api/stream)', () => [{ labels: {}, value: Math.max(0, host.listenerCount - 1) }]);
+  registry.gauge(HOST_METRICS.sseClients, 'Open live-mirror streams (GET /api/stream)', () => [{ labels: {}, value: host.listenerCount }]);
   registry.gauge(HOST_METRICS.liveSessions, 'Sessions live on this host', () => [{ labels: {}, value: host.live.size }]);
   registry.gauge(HOST_METRICS.queueDepth, 'Pending inbox messages over the live sessions, by list', () => {
     let nextTurn = 0;
@@ -138,7 +138,7 @@ export const createHostObservability = (host: Host, options: HostObservabilityOp
     offs.set(sessionId, live.agent.onEvent((e) => sessions.observe(sessionId, e)));
   };
   for (const id of host.live.keys()) follow(id);
-  const offHost = host.listen((signal) => {
+  const offHost = host.listenSessions((signal) => {
     if (signal.kind === 'attached') follow(signal.session.agent.sessionId);
     else if (signal.kind === 'detached') {
       offs.get(signal.sessionId)?.();
