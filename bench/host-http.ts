@@ -7,7 +7,10 @@
  *
  * Reports per run: admissions/s, the receipt's p50/p99/p999 (the client's round trip) and the host's event-loop
  * delay (p50/p99/max, measured inside the host process by `bench/support/loop-delay-probe.mjs`, preloaded; the
- * product carries no such hook). Afterwards reads every store back: every accepted messageId is admitted exactly once.
+ * product carries no such hook). Afterwards reads every store back: every accepted messageId is admitted exactly once,
+ * and the events stored per accepted prompt (the splice, plus the turns the prompts caused: how far the turns got)
+ * give the server CPU per event (the CPU of the measured window over its admissions × events per admission), which
+ * compares builds even when their turns ran unequally (`BENCH_EVENT_TYPES=1` prints the events by type).
  *
  * The load generator is written with undici (`Client`, one connection each, no pipelining), in the benchmark process;
  * the hosts run in their own processes on the same machine.
@@ -243,20 +246,25 @@ const runs = (
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 /** Server CPU per admission (all servers of the run), µs: the cost that does not depend on how loaded the machine is. */
 const cpuCell = (r: Result) => (r.loop.every((l) => l !== null) && r.admissions > 0 ? `${((1000 * r.loop.reduce((a, l) => a + l!.cpuMs, 0)) / r.admissions).toFixed(0)} µs` : 'n/a');
+/** Server CPU per event stored (admissions and the turns they caused differ from run to run: this compares builds when the turns ran unequally), µs. */
+const cpuPerEventCell = (r: Result) =>
+  r.loop.every((l) => l !== null) && r.eventsPerAdmission !== null && r.admissions > 0
+    ? `${((1000 * r.loop.reduce((a, l) => a + l!.cpuMs, 0)) / (r.admissions * r.eventsPerAdmission)).toFixed(0)} µs`
+    : 'n/a';
 const loopCell = (loop: (LoopDelay | null)[]) =>
   loop.every((l) => l !== null) ? loop.map((l) => `${l!.p50.toFixed(0)}/${l!.p99.toFixed(0)}/${l!.max.toFixed(0)}`).join(' · ') : 'n/a';
 
 console.log(machineLine());
 console.log(`load average at start: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 console.log(`${CONNECTIONS} connections (undici) × ${SECONDS} s measured after ${WARMUP_SECONDS} s of warm-up, ${SESSIONS} sessions, echo model (no delay), write-behind window ${WRITE_BATCH_MS} ms`);
-console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | server CPU per admission | events per admission | every accepted id exactly once |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | server CPU per admission | events per admission | server CPU per event | every accepted id exactly once |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const run of runs) {
   const builds: [string, string][] = run.store === 'bare' ? [['-', ROOT]] : BASELINE ? [['baseline', BASELINE], ['this', ROOT], ['baseline', BASELINE], ['this', ROOT]] : [['this', ROOT]];
   for (const [name, root] of builds) {
     const r = await runOnce(run, root);
     const once = r.exactlyOnce === null ? '-' : r.exactlyOnce ? 'yes' : 'NO';
-    console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${cpuCell(r)} | ${r.eventsPerAdmission === null ? '-' : r.eventsPerAdmission.toFixed(2)} | ${once} |`);
+    console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${cpuCell(r)} | ${r.eventsPerAdmission === null ? '-' : r.eventsPerAdmission.toFixed(2)} | ${cpuPerEventCell(r)} | ${once} |`);
   }
 }
 console.log(`load average at end: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
