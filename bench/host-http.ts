@@ -2,7 +2,9 @@
  * The Host under load over HTTP: 64 keep-alive connections post `session.prompt` (`mode: queue`, a unique
  * `messageId` each) for a fixed time across 32 sessions to real `steerlog serve` processes (built `dist/`, echo model
  * without delay, so every admission also wakes a turn: the admissions compete with the turns they cause), for
- * `durable: false` and `durable: true`, on JSONL, on PostgreSQL, and with two hosts sharing PostgreSQL; beside them a
+ * `durable: false` and `durable: true`, on JSONL, on PostgreSQL, and with two hosts sharing PostgreSQL (and once on a
+ * `memory:` store, durable:false: no I/O, so the turns are never held up by the store; its events are counted from the
+ * host's `/metrics`, and there is nothing to read back for the exactly-once check); beside them a
  * bare Hono server (`bench/support/bare-hono.ts`) answering the same request with a receipt and nothing else.
  *
  * Reports per run: admissions/s, the receipt's p50/p99/p999 (the client's round trip) and the host's event-loop
@@ -141,7 +143,7 @@ const pct = (xs: Float64Array, p: number) => xs[Math.min(xs.length - 1, Math.flo
 
 interface Run {
   readonly label: string;
-  readonly store: 'bare' | 'jsonl' | 'postgres';
+  readonly store: 'bare' | 'memory' | 'jsonl' | 'postgres';
   readonly hosts: number;
   readonly durable: boolean;
 }
@@ -165,7 +167,7 @@ const runOnce = async (run: Run, root: string): Promise<Result> => {
   const schema = uniqueSchema();
   const pg = new URL(PG_URL);
   pg.searchParams.set('schema', schema);
-  const spec = run.store === 'jsonl' ? `jsonl:${jsonlDir}` : pg.toString();
+  const spec = run.store === 'jsonl' ? `jsonl:${jsonlDir}` : run.store === 'memory' ? 'memory:' : pg.toString();
   const servers: Server[] = [];
   try {
     for (let i = 0; i < run.hosts; i++) servers.push(run.store === 'bare' ? await startBare() : await startHost(root, spec));
@@ -199,13 +201,22 @@ const runOnce = async (run: Run, root: string): Promise<Result> => {
     const seconds = (performance.now() - warm) / 1000;
     await resetAtWarm;
     const loop = await Promise.all(servers.map((s) => s.loopDelay()));
+    // a memory store dies with its host: count its events from the host's own metrics (events appended) first
+    let memoryEvents = 0;
+    if (run.store === 'memory') {
+      for (const s of servers) {
+        const text = await (await fetch(`${s.url}/metrics`)).text();
+        memoryEvents += Number(/^steerlog_store_append_batch_events_sum (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
+      }
+    }
     await Promise.all(clients.map((c) => c.close()));
     for (const s of servers) await s.stop();
     servers.length = 0;
     let exactlyOnce: boolean | null = null;
     let events = 0;
     const types = new Map<string, number>();
-    if (run.store !== 'bare') {
+    if (run.store === 'memory') events = memoryEvents;
+    else if (run.store !== 'bare') {
       const store = await openStore(spec);
       const counts = new Map<string, number>();
       try {
@@ -234,6 +245,7 @@ const runOnce = async (run: Run, root: string): Promise<Result> => {
 const runs = (
   [
   { label: 'bare Hono, same request', store: 'bare', hosts: 1, durable: false },
+  { label: 'memory store, 1 host, durable:false', store: 'memory', hosts: 1, durable: false },
   { label: 'JSONL, 1 host, durable:false', store: 'jsonl', hosts: 1, durable: false },
   { label: 'JSONL, 1 host, durable:true', store: 'jsonl', hosts: 1, durable: true },
   { label: 'PostgreSQL, 1 host, durable:false', store: 'postgres', hosts: 1, durable: false },
