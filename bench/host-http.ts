@@ -2,12 +2,17 @@
  * The Host under load over HTTP: 64 keep-alive connections post `session.prompt` (`mode: queue`, a unique
  * `messageId` each) for a fixed time across 32 sessions to real `steerlog serve` processes (built `dist/`, echo model
  * without delay, so every admission also wakes a turn: the admissions compete with the turns they cause), for
- * `durable: false` and `durable: true`, on JSONL, on PostgreSQL, and with two hosts sharing PostgreSQL; beside them a
+ * `durable: false` and `durable: true`, on JSONL, on PostgreSQL, and with two hosts sharing PostgreSQL (and once on a
+ * `memory:` store, durable:false: no I/O, so the turns are never held up by the store; its events are counted from the
+ * host's `/metrics`, and there is nothing to read back for the exactly-once check); beside them a
  * bare Hono server (`bench/support/bare-hono.ts`) answering the same request with a receipt and nothing else.
  *
  * Reports per run: admissions/s, the receipt's p50/p99/p999 (the client's round trip) and the host's event-loop
  * delay (p50/p99/max, measured inside the host process by `bench/support/loop-delay-probe.mjs`, preloaded; the
- * product carries no such hook). Afterwards reads every store back: every accepted messageId is admitted exactly once.
+ * product carries no such hook). Afterwards reads every store back: every accepted messageId is admitted exactly once,
+ * and the events stored per accepted prompt (the splice, plus the turns the prompts caused: how far the turns got)
+ * give the server CPU per event (the CPU of the measured window over its admissions × events per admission), which
+ * compares builds even when their turns ran unequally (`BENCH_EVENT_TYPES=1` prints the events by type).
  *
  * The load generator is written with undici (`Client`, one connection each, no pipelining), in the benchmark process;
  * the hosts run in their own processes on the same machine.
@@ -138,7 +143,7 @@ const pct = (xs: Float64Array, p: number) => xs[Math.min(xs.length - 1, Math.flo
 
 interface Run {
   readonly label: string;
-  readonly store: 'bare' | 'jsonl' | 'postgres';
+  readonly store: 'bare' | 'memory' | 'jsonl' | 'postgres';
   readonly hosts: number;
   readonly durable: boolean;
 }
@@ -151,6 +156,8 @@ interface Result {
   readonly p999: number;
   readonly loop: (LoopDelay | null)[];
   readonly exactlyOnce: boolean | null;
+  /** Events in the stores per accepted prompt (the splice, and the turns the prompts caused); null for the bare server. */
+  readonly eventsPerAdmission: number | null;
 }
 
 let runNo = 0;
@@ -160,7 +167,7 @@ const runOnce = async (run: Run, root: string): Promise<Result> => {
   const schema = uniqueSchema();
   const pg = new URL(PG_URL);
   pg.searchParams.set('schema', schema);
-  const spec = run.store === 'jsonl' ? `jsonl:${jsonlDir}` : pg.toString();
+  const spec = run.store === 'jsonl' ? `jsonl:${jsonlDir}` : run.store === 'memory' ? 'memory:' : pg.toString();
   const servers: Server[] = [];
   try {
     for (let i = 0; i < run.hosts; i++) servers.push(run.store === 'bare' ? await startBare() : await startHost(root, spec));
@@ -194,25 +201,40 @@ const runOnce = async (run: Run, root: string): Promise<Result> => {
     const seconds = (performance.now() - warm) / 1000;
     await resetAtWarm;
     const loop = await Promise.all(servers.map((s) => s.loopDelay()));
+    // a memory store dies with its host: count its events from the host's own metrics (events appended) first
+    let memoryEvents = 0;
+    if (run.store === 'memory') {
+      for (const s of servers) {
+        const text = await (await fetch(`${s.url}/metrics`)).text();
+        memoryEvents += Number(/^steerlog_store_append_batch_events_sum (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
+      }
+    }
     await Promise.all(clients.map((c) => c.close()));
     for (const s of servers) await s.stop();
     servers.length = 0;
     let exactlyOnce: boolean | null = null;
-    if (run.store !== 'bare') {
+    let events = 0;
+    const types = new Map<string, number>();
+    if (run.store === 'memory') events = memoryEvents;
+    else if (run.store !== 'bare') {
       const store = await openStore(spec);
       const counts = new Map<string, number>();
       try {
         for (const s of sessions)
-          for await (const e of store.read(s))
+          for await (const e of store.read(s)) {
+            events++;
+            types.set(e.type, (types.get(e.type) ?? 0) + 1);
             if (e.type === 'agent/inbox/spliced' && (e.data as { outcome?: string }).outcome === undefined)
               for (const m of (e.data as { inserted: { id: string }[] }).inserted) counts.set(m.id, (counts.get(m.id) ?? 0) + 1);
+          }
       } finally {
         await store.close();
       }
       exactlyOnce = [...accepted.keys()].every((id) => counts.get(id) === 1) && [...counts.values()].every((n) => n === 1);
+      if (process.env['BENCH_EVENT_TYPES']) console.error(`${run.label}: ${events} events for ${accepted.size} admissions:`, Object.fromEntries(types));
     }
     const sorted = Float64Array.from(latencies).sort();
-    return { admissions: admitted, refused, rate: admitted / seconds, p50: pct(sorted, 50), p99: pct(sorted, 99), p999: pct(sorted, 99.9), loop, exactlyOnce };
+    return { admissions: admitted, refused, rate: admitted / seconds, p50: pct(sorted, 50), p99: pct(sorted, 99), p999: pct(sorted, 99.9), loop, exactlyOnce, eventsPerAdmission: accepted.size > 0 && run.store !== 'bare' ? events / accepted.size : null };
   } finally {
     for (const s of servers) await s.stop();
     rmSync(jsonlDir, { recursive: true, force: true });
@@ -223,6 +245,7 @@ const runOnce = async (run: Run, root: string): Promise<Result> => {
 const runs = (
   [
   { label: 'bare Hono, same request', store: 'bare', hosts: 1, durable: false },
+  { label: 'memory store, 1 host, durable:false', store: 'memory', hosts: 1, durable: false },
   { label: 'JSONL, 1 host, durable:false', store: 'jsonl', hosts: 1, durable: false },
   { label: 'JSONL, 1 host, durable:true', store: 'jsonl', hosts: 1, durable: true },
   { label: 'PostgreSQL, 1 host, durable:false', store: 'postgres', hosts: 1, durable: false },
@@ -235,20 +258,25 @@ const runs = (
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 /** Server CPU per admission (all servers of the run), µs: the cost that does not depend on how loaded the machine is. */
 const cpuCell = (r: Result) => (r.loop.every((l) => l !== null) && r.admissions > 0 ? `${((1000 * r.loop.reduce((a, l) => a + l!.cpuMs, 0)) / r.admissions).toFixed(0)} µs` : 'n/a');
+/** Server CPU per event stored (admissions and the turns they caused differ from run to run: this compares builds when the turns ran unequally), µs. */
+const cpuPerEventCell = (r: Result) =>
+  r.loop.every((l) => l !== null) && r.eventsPerAdmission !== null && r.admissions > 0
+    ? `${((1000 * r.loop.reduce((a, l) => a + l!.cpuMs, 0)) / (r.admissions * r.eventsPerAdmission)).toFixed(0)} µs`
+    : 'n/a';
 const loopCell = (loop: (LoopDelay | null)[]) =>
   loop.every((l) => l !== null) ? loop.map((l) => `${l!.p50.toFixed(0)}/${l!.p99.toFixed(0)}/${l!.max.toFixed(0)}`).join(' · ') : 'n/a';
 
 console.log(machineLine());
 console.log(`load average at start: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 console.log(`${CONNECTIONS} connections (undici) × ${SECONDS} s measured after ${WARMUP_SECONDS} s of warm-up, ${SESSIONS} sessions, echo model (no delay), write-behind window ${WRITE_BATCH_MS} ms`);
-console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | server CPU per admission | every accepted id exactly once |');
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | server CPU per admission | events per admission | server CPU per event | every accepted id exactly once |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const run of runs) {
   const builds: [string, string][] = run.store === 'bare' ? [['-', ROOT]] : BASELINE ? [['baseline', BASELINE], ['this', ROOT], ['baseline', BASELINE], ['this', ROOT]] : [['this', ROOT]];
   for (const [name, root] of builds) {
     const r = await runOnce(run, root);
     const once = r.exactlyOnce === null ? '-' : r.exactlyOnce ? 'yes' : 'NO';
-    console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${cpuCell(r)} | ${once} |`);
+    console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${cpuCell(r)} | ${r.eventsPerAdmission === null ? '-' : r.eventsPerAdmission.toFixed(2)} | ${cpuPerEventCell(r)} | ${once} |`);
   }
 }
 console.log(`load average at end: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);

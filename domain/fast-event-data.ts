@@ -13,17 +13,29 @@ import type { EventType } from './events.js';
 type Plain = Record<string, unknown>;
 
 const MISS = null;
+/**
+ * Copy mode (the caller's value stays untouched), in-place mode (the caller owns the value: it is frozen as is), or
+ * shared mode (the value is used as is only when every object and array in it is frozen already, as a store's
+ * deep-frozen recorded event is; any unfrozen one makes the fast path decline, and the caller copies).
+ */
+let mode: 'copy' | 'in-place' | 'shared' = 'copy';
+/**
+ * A plain object without symbol keys. In place (`inPlace`: JSON.parse output or a snapshot's copy, whose objects are
+ * plain and symbol-free by construction) only "an object, not an array" is left to check.
+ */
 const isPlain = (v: unknown): v is Plain => {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  if (mode === 'in-place') return true;
   const proto = Object.getPrototypeOf(v);
   return (proto === Object.prototype || proto === null) && Object.getOwnPropertySymbols(v).length === 0;
 };
+const NO_KEYS: readonly string[] = [];
 /** Every own key of `o` is one of `allowed`, and `o` has all of `required`. */
-const keysFit = (o: Plain, required: readonly string[], optional: readonly string[] = []): boolean => {
-  const keys = Object.keys(o);
+const keysFit = (o: Plain, required: readonly string[], optional: readonly string[] = NO_KEYS): boolean => {
   let seenRequired = 0;
-  for (const k of keys) {
-    if (o[k] === undefined) return false;
+  // for…in without an array of the keys; an inherited enumerable key (a polluted prototype) declines
+  for (const k in o) {
+    if (!Object.hasOwn(o, k) || o[k] === undefined) return false;
     if (required.includes(k)) seenRequired++;
     else if (!optional.includes(k)) return false;
   }
@@ -35,25 +47,20 @@ const isStr = (v: unknown): v is string => typeof v === 'string';
 const isNonEmpty = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 const freeze = <T>(v: T): T => Object.freeze(v);
 /**
- * Copy mode (the caller's value stays untouched), in-place mode (the caller owns the value: it is frozen as is), or
- * shared mode (the value is used as is only when every object and array in it is frozen already, as a store's
- * deep-frozen recorded event is; any unfrozen one makes the fast path decline, and the caller copies).
- */
-let mode: 'copy' | 'in-place' | 'shared' = 'copy';
-/**
  * The checked value: a fresh frozen copy built by `build`, or `v` itself — in place, frozen as soon as it is
  * checked (its children were checked and frozen before it: a value the fast path accepts ends deep-frozen, and one
  * it declines may be left partly frozen, which its owner may do with as it likes).
  */
-const keep = (v: Plain, build: () => Plain): Plain | null => (mode === 'copy' ? freeze(build()) : mode === 'in-place' ? freeze(v) : Object.isFrozen(v) ? v : MISS);
+const keep = (v: Plain, build: (v: Plain) => Plain): Plain | null => (mode === 'copy' ? freeze(build(v)) : mode === 'in-place' ? freeze(v) : Object.isFrozen(v) ? v : MISS);
 const keepArray = (v: unknown[], built: Plain[]): readonly Plain[] | null =>
   mode === 'copy' ? freeze(built) : mode === 'in-place' ? (freeze(v) as Plain[]) : Object.isFrozen(v) ? (v as Plain[]) : MISS;
 
 /** A text block `{type:'text', text}` (the only content block the fast path takes). */
 const textBlock = (v: unknown): Plain | null => {
   if (!isPlain(v) || v.type !== 'text' || !isStr(v.text) || !keysFit(v, ['type', 'text'])) return MISS;
-  return keep(v, () => ({ type: 'text', text: v.text }));
+  return keep(v, copyTextBlock);
 };
+const copyTextBlock = (v: Plain): Plain => ({ type: 'text', text: v.text });
 const textBlocks = (v: unknown): readonly Plain[] | null => {
   if (!Array.isArray(v)) return MISS;
   const out: Plain[] = [];
@@ -65,6 +72,8 @@ const textBlocks = (v: unknown): readonly Plain[] | null => {
   return keepArray(v, out);
 };
 
+const copyShallow = (v: Plain): Plain => ({ ...v });
+
 /** Sources `{kind:'user', rpcId?, clientTimeZone?}` and `{kind:'plugin', plugin, form?}`, nothing more. */
 const source = (v: unknown): Plain | null => {
   if (!isPlain(v)) return MISS;
@@ -72,12 +81,12 @@ const source = (v: unknown): Plain | null => {
     if (!keysFit(v, ['kind'], ['rpcId', 'clientTimeZone'])) return MISS;
     if (v.rpcId !== undefined && !isStr(v.rpcId)) return MISS;
     if (v.clientTimeZone !== undefined && !isStr(v.clientTimeZone)) return MISS;
-    return keep(v, () => ({ ...v }));
+    return keep(v, copyShallow);
   }
   if (v.kind === 'plugin') {
     if (!keysFit(v, ['kind', 'plugin'], ['form']) || !isStr(v.plugin)) return MISS;
     if (v.form !== undefined && !isStr(v.form)) return MISS;
-    return keep(v, () => ({ ...v }));
+    return keep(v, copyShallow);
   }
   return MISS;
 };
@@ -88,7 +97,7 @@ const userMessage = (v: unknown): Plain | null => {
   if (content === MISS) return MISS;
   const src = source(v.source);
   if (src === MISS) return MISS;
-  return keep(v, () => ({ id: v.id, role: 'user', content, source: src }));
+  return mode === 'copy' ? freeze({ id: v.id, role: 'user', content, source: src }) : keep(v, copyShallow);
 };
 
 const splice = (v: unknown): Plain | null => {
@@ -107,45 +116,50 @@ const splice = (v: unknown): Plain | null => {
   }
   const keptInserted = keepArray(v.inserted as unknown[], inserted);
   if (keptInserted === MISS) return MISS;
-  return keep(v, () => {
-    const out: Plain = { target: v.target, start: v.start };
-    if (v.removedCount !== undefined) out.removedCount = v.removedCount;
-    out.inserted = keptInserted;
-    if (v.outcome !== undefined) out.outcome = v.outcome;
-    return out;
-  });
+  if (mode !== 'copy') return keep(v, copyShallow);
+  const out: Plain = { target: v.target, start: v.start };
+  if (v.removedCount !== undefined) out.removedCount = v.removedCount;
+  out.inserted = keptInserted;
+  if (v.outcome !== undefined) out.outcome = v.outcome;
+  return freeze(out);
 };
 
-const turnRef = (v: unknown): Plain | null => (isPlain(v) && isPos(v.turn) && keysFit(v, ['turn']) ? keep(v, () => ({ turn: v.turn })) : MISS);
-const stepRef = (v: unknown): Plain | null =>
-  isPlain(v) && isPos(v.turn) && isPos(v.step) && keysFit(v, ['turn', 'step']) ? keep(v, () => ({ turn: v.turn, step: v.step })) : MISS;
+const copyTurnRef = (v: Plain): Plain => ({ turn: v.turn });
+const copyStepRef = (v: Plain): Plain => ({ turn: v.turn, step: v.step });
+const turnRef = (v: unknown): Plain | null => (isPlain(v) && isPos(v.turn) && keysFit(v, ['turn']) ? keep(v, copyTurnRef) : MISS);
+const stepRef = (v: unknown): Plain | null => (isPlain(v) && isPos(v.turn) && isPos(v.step) && keysFit(v, ['turn', 'step']) ? keep(v, copyStepRef) : MISS);
 
 const SIMPLE_REASONS: readonly unknown[] = ['completed', 'max-tokens', 'blocked', 'interrupted'];
 const turnEnd = (v: unknown): Plain | null => {
   if (!isPlain(v) || !isPos(v.turn) || !keysFit(v, ['turn', 'reason'])) return MISS;
   const r = v.reason;
   if (!isPlain(r) || !SIMPLE_REASONS.includes(r.kind) || !keysFit(r, ['kind'])) return MISS;
-  const reason = keep(r, () => ({ kind: r.kind }));
+  const reason = keep(r, copyShallow);
   if (reason === MISS) return MISS;
-  return keep(v, () => ({ turn: v.turn, reason }));
+  return mode === 'copy' ? freeze({ turn: v.turn, reason }) : keep(v, copyShallow);
 };
+
+const copyTypedText = (v: Plain): Plain => ({ type: v.type, text: v.text });
+const copyToolCallBlock = (v: Plain): Plain => ({ type: 'tool-call', callId: v.callId, name: v.name, arguments: v.arguments });
+const copyModelSource = (v: Plain): Plain => ({ kind: 'model', provider: v.provider, model: v.model });
+const copyUsage = (v: Plain): Plain => ({ inputTokens: v.inputTokens, outputTokens: v.outputTokens });
 
 /** An assistant block: text, reasoning, or a tool call `{type:'tool-call', callId, name, arguments}`. */
 const assistantBlock = (v: unknown): Plain | null => {
   if (!isPlain(v)) return MISS;
   if (v.type === 'text' || v.type === 'reasoning') {
     if (!isStr(v.text) || !keysFit(v, ['type', 'text'])) return MISS;
-    return keep(v, () => ({ type: v.type, text: v.text }));
+    return keep(v, copyTypedText);
   }
   if (v.type !== 'tool-call' || !isNonEmpty(v.callId) || !isNonEmpty(v.name) || !isStr(v.arguments)) return MISS;
   if (!keysFit(v, ['type', 'callId', 'name', 'arguments'])) return MISS;
-  return keep(v, () => ({ type: 'tool-call', callId: v.callId, name: v.name, arguments: v.arguments }));
+  return keep(v, copyToolCallBlock);
 };
 
 /** `{kind:'model', provider, model}`, the source of a model's answer. */
 const modelSource = (v: unknown): Plain | null =>
   isPlain(v) && v.kind === 'model' && isStr(v.provider) && isStr(v.model) && keysFit(v, ['kind', 'provider', 'model'])
-    ? keep(v, () => ({ kind: 'model', provider: v.provider, model: v.model }))
+    ? keep(v, copyModelSource)
     : MISS;
 
 const assistantMessage = (v: unknown): Plain | null => {
@@ -164,17 +178,17 @@ const assistantMessage = (v: unknown): Plain | null => {
   if (content === MISS) return MISS;
   const src = m.source === undefined ? undefined : modelSource(m.source);
   if (src === MISS) return MISS;
-  const message = keep(m, () => ({ role: 'assistant', content, ...(src !== undefined ? { source: src } : {}) }));
+  const message = mode === 'copy' ? freeze({ role: 'assistant', content, ...(src !== undefined ? { source: src } : {}) }) : keep(m, copyShallow);
   if (message === MISS) return MISS;
   let usage: Plain | undefined;
   if (v.usage !== undefined) {
     const u = v.usage;
     if (!isPlain(u) || !isNat(u.inputTokens) || !isNat(u.outputTokens) || !keysFit(u, ['inputTokens', 'outputTokens'])) return MISS;
-    const kept = keep(u, () => ({ inputTokens: u.inputTokens, outputTokens: u.outputTokens }));
+    const kept = keep(u, copyUsage);
     if (kept === MISS) return MISS;
     usage = kept;
   }
-  return keep(v, () => ({ turn: v.turn, step: v.step, message, ...(usage !== undefined ? { usage } : {}), ...(v.interrupted === true ? { interrupted: true } : {}) }));
+  return mode === 'copy' ? freeze({ turn: v.turn, step: v.step, message, ...(usage !== undefined ? { usage } : {}), ...(v.interrupted === true ? { interrupted: true } : {}) }) : keep(v, copyShallow);
 };
 
 const toolCall = (v: unknown): Plain | null =>
@@ -226,7 +240,8 @@ const FAST: Partial<Record<EventType, (v: unknown) => Plain | null>> = {
 /**
  * The data of a known event type, deep-frozen, when it has one of the common shapes, else null (the caller then
  * validates with zod). By default a fresh copy, and `data` is never written to; with `inPlace` (for a value the
- * caller owns, such as what JSON.parse just returned) `data` itself is frozen and returned, which saves the copy;
+ * caller owns and that is JSON.parse output or a `snapshotJson` copy: plain objects without symbol keys, which is not
+ * checked again) `data` itself is frozen and returned, which saves the copy;
  * with `shared` (a value others may hold) `data` itself is returned only when it is deep-frozen already, else null.
  */
 export const fastEventData = (type: EventType, data: unknown, options: { readonly inPlace?: boolean; readonly shared?: boolean } = {}): unknown => {

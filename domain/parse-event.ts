@@ -61,7 +61,8 @@ export interface ParseEventOptions {
   readonly expectedSeq?: number;
   /**
    * The caller owns `raw` (nobody else holds it, as with what JSON.parse just returned): a valid event is frozen in
-   * place instead of copied. @defaultValue false
+   * place instead of copied. `raw` must then be JSON.parse output (plain objects and arrays, no symbol keys, no
+   * accessors), which is not checked again. @defaultValue false
    */
   readonly owned?: boolean;
   /**

@@ -48,6 +48,8 @@ export class Host {
   readonly #resolving = new Map<string, Promise<LiveSession>>();
   readonly #offs = new Map<string, () => void>();
   readonly #listeners = new Set<(signal: HostSignal) => void>();
+  /** Listeners to sessions attaching and leaving only (no frames: they do not make the live sessions build frames). */
+  readonly #sessionListeners = new Set<(signal: HostSignal) => void>();
   readonly #offLost: () => void;
   /** What the session routes reach of this host. */
   readonly #port: SessionReadPort & PromptPort & SessionControlPort & NewSessionPort;
@@ -115,6 +117,17 @@ export class Host {
   listen(listener: (signal: HostSignal) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Listens to sessions attaching to and leaving this host only (`attached` and `detached` signals, synchronously, in
+   * order), never to frames: unlike `listen`, it does not make the live sessions build mirror frames, so a listener
+   * that only follows sessions (the metrics) costs nothing per event.
+   */
+  listenSessions(listener: (signal: Exclude<HostSignal, { kind: 'frame' }>) => void): () => void {
+    const l = listener as (signal: HostSignal) => void;
+    this.#sessionListeners.add(l);
+    return () => this.#sessionListeners.delete(l);
   }
 
   /** Runs one method. Never throws: refusals are typed error bodies; anything unexpected is logged and answered `internal`. */
@@ -298,7 +311,8 @@ export class Host {
   }
 
   #emit(signal: HostSignal): void {
-    for (const l of [...this.#listeners]) {
+    const listeners = signal.kind === 'frame' ? [...this.#listeners] : [...this.#listeners, ...this.#sessionListeners];
+    for (const l of listeners) {
       try {
         l(signal);
       } catch (e) {

@@ -4,4 +4,4 @@ export { startHttpServer, checkBind, checkAllowedHosts, checkBodyLimit, HostConf
 export { authenticate, isLoopback, type BearerToken } from './auth.js';
 export type { SseOptions } from './sse-stream.js';
 export { openPostgresOwnership, type PostgresOwnershipOptions } from '../lease/postgres-ownership.js';
-export { createHostObservability, registerObservabilityRoutes, routeOf, HOST_METRICS, READINESS_PROBE_STREAM, type HostObservability, type HostObservabilityOptions, type Readiness } from './observability.js';
+export { createHostObservability, registerObservabilityRoutes, routeOf, HOST_METRICS, READINESS_PROBE_STREAM, type HostObservability, type HostObservabilityOptions, type Readiness, type LoopDelayHistogram } from './observability.js';

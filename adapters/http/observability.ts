@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { size } from '../../domain/inbox/pending-list.js';
 import { COUNT_BUCKETS, createSessionMetrics, MetricsRegistry, type SessionMetrics } from '../../projections/telemetry/metrics.js';
 import type { Host } from '../../host/host.js';
@@ -26,7 +27,11 @@ export const HOST_METRICS = {
   fsyncDuration: 'steerlog_store_fsync_duration_seconds',
   fsyncBatch: 'steerlog_store_fsync_batch_appends',
   telemetrySpans: 'steerlog_telemetry_spans_total',
+  loopDelay: 'steerlog_event_loop_delay_seconds',
 } as const;
+
+/** The quantiles of `steerlog_event_loop_delay_seconds` (1: the largest delay). */
+const LOOP_DELAY_QUANTILES: readonly number[] = [0.5, 0.99, 0.999, 1];
 
 /** What the host measures, and how to stop measuring. */
 export interface HostObservability {
@@ -68,6 +73,21 @@ export interface HostObservabilityOptions {
    * outcome (exported, dropped, failed). @defaultValue none: not listed
    */
   readonly telemetryStats?: () => { readonly exported: number; readonly dropped: number; readonly failed: number };
+  /**
+   * The event-loop delay histogram listed as `steerlog_event_loop_delay_seconds` (read and reset at each scrape,
+   * enabled here and disabled at close). @defaultValue `perf_hooks.monitorEventLoopDelay({ resolution: 10 })`
+   */
+  readonly loopDelay?: LoopDelayHistogram;
+}
+
+/** What the host reads of an event-loop delay histogram (`perf_hooks.IntervalHistogram`), in nanoseconds. */
+export interface LoopDelayHistogram {
+  readonly count: number;
+  readonly max: number;
+  percentile(percentile: number): number;
+  reset(): void;
+  enable(): boolean;
+  disable(): boolean;
 }
 
 const timeout = async <T>(p: Promise<T>, ms: number, what: string): Promise<T> => {
@@ -95,7 +115,7 @@ export const createHostObservability = (host: Host, options: HostObservabilityOp
   const now = options.now ?? (() => performance.now());
   registry.counter(HOST_METRICS.requests, 'HTTP requests answered, by method, route and status');
   registry.histogram(HOST_METRICS.requestDuration, 'Time to answer an HTTP request (to its headers, for the live stream), by route');
-  registry.gauge(HOST_METRICS.sseClients, 'Open live-mirror streams (GET /api/stream)', () => [{ labels: {}, value: Math.max(0, host.listenerCount - 1) }]);
+  registry.gauge(HOST_METRICS.sseClients, 'Open live-mirror streams (GET /api/stream)', () => [{ labels: {}, value: host.listenerCount }]);
   registry.gauge(HOST_METRICS.liveSessions, 'Sessions live on this host', () => [{ labels: {}, value: host.live.size }]);
   registry.gauge(HOST_METRICS.queueDepth, 'Pending inbox messages over the live sessions, by list', () => {
     let nextTurn = 0;
@@ -131,6 +151,18 @@ export const createHostObservability = (host: Host, options: HostObservabilityOp
       ];
     });
   }
+  // the delay of this process's event loop (what makes every request wait), since the previous scrape
+  const loopDelay = options.loopDelay ?? monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  registry.gauge(HOST_METRICS.loopDelay, 'Event-loop delay of the host process since the previous scrape, by quantile (1: the largest), seconds (perf_hooks.monitorEventLoopDelay, 10 ms resolution)', () => {
+    const count = loopDelay.count;
+    const values = LOOP_DELAY_QUANTILES.map((q) => ({
+      labels: { quantile: String(q) },
+      value: count === 0 ? 0 : (q === 1 ? loopDelay.max : loopDelay.percentile(q * 100)) / 1e9,
+    }));
+    loopDelay.reset();
+    return values;
+  });
   const sessions = createSessionMetrics(registry);
 
   // every live session: its history folded (not counted), then each new event observed
@@ -142,7 +174,7 @@ export const createHostObservability = (host: Host, options: HostObservabilityOp
     offs.set(sessionId, live.agent.onEvent((e) => sessions.observe(sessionId, e)));
   };
   for (const id of host.live.keys()) follow(id);
-  const offHost = host.listen((signal) => {
+  const offHost = host.listenSessions((signal) => {
     if (signal.kind === 'attached') follow(signal.session.agent.sessionId);
     else if (signal.kind === 'detached') {
       offs.get(signal.sessionId)?.();
@@ -211,6 +243,7 @@ export const createHostObservability = (host: Host, options: HostObservabilityOp
     },
     readiness,
     close: () => {
+      loopDelay.disable();
       offHost();
       offOperations?.();
       for (const off of offs.values()) off();

@@ -124,13 +124,33 @@ describe('GET /metrics', () => {
     }
   });
 
+  it('reports the event-loop delay since the previous scrape, by quantile, from the histogram it reads and resets', async () => {
+    let resets = 0;
+    let count = 4;
+    // a histogram in nanoseconds: the p-th percentile is p ms, the largest 250 ms
+    const loopDelay = { get count() { return count; }, max: 250e6, percentile: (p: number) => p * 1e6, reset: () => void resets++, enable: () => true, disable: () => true };
+    const { server } = await start(new MemoryEventStore(), [], { loopDelay });
+    const scrape = async () => parseExposition(await (await fetch(`${server.url}/metrics`)).text());
+    const e = await scrape();
+    expect(e.types.get('steerlog_event_loop_delay_seconds')).toBe('gauge');
+    expect(['0.5', '0.99', '0.999', '1'].map((quantile) => value(e, 'steerlog_event_loop_delay_seconds', { quantile }))).toEqual([0.05, 0.099, 0.0999, 0.25]);
+    expect(resets).toBe(1);
+    // nothing measured since: zeros, and a new window again
+    count = 0;
+    const empty = await scrape();
+    expect(['0.5', '0.99', '0.999', '1'].map((quantile) => value(empty, 'steerlog_event_loop_delay_seconds', { quantile }))).toEqual([0, 0, 0, 0]);
+    expect(resets).toBe(2);
+  });
+
   it('counts the open live-mirror streams, and pending messages by list', async () => {
     const { server, host } = await start(new MemoryEventStore());
+    // following the sessions for the metrics is no live-mirror listener: without a stream no frame is built
+    expect(host.listenerCount).toBe(0);
     const ac = new AbortController();
     const stream = await fetch(`${server.url}/api/stream`, { signal: ac.signal });
     expect(stream.status).toBe(200);
     const e = parseExposition(await (await fetch(`${server.url}/metrics`)).text());
-    expect(value(e, 'steerlog_sse_clients')).toBe(host.listenerCount - 1);
+    expect(value(e, 'steerlog_sse_clients')).toBe(host.listenerCount);
     expect(value(e, 'steerlog_sse_clients')).toBe(1);
     ac.abort();
   });
