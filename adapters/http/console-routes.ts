@@ -15,6 +15,7 @@ import { storeConsolePorts, type ConsolePorts } from './console-ports.js';
 import { registerConsoleReads } from './console-reads.js';
 import { registerConsoleOverview } from './console-overview.js';
 import { registerConsoleContext } from './console-context.js';
+import { createTimelineReader, registerConsoleTimeline } from './console-timeline.js';
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -100,10 +101,13 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
   const eventsOf = async (sessionId: string): Promise<readonly LogEvent[]> => host.live.get(sessionId)?.agent.events ?? (await readStored(sessionId));
   // the audit reads the envelopes as stored (the chain covers the stored form): a live session's own events when
   // they are stored in clear; when the host seals content, the store's (what is durable so far)
-  const readStoredForm = storedReader(host, keys, false);
+  // without data keys both readers would read the same envelopes: one read serves both
+  const readStoredForm = keys === null ? readStored : storedReader(host, keys, false);
   const storedFormOf = async (sessionId: string): Promise<readonly LogEvent[]> =>
     (host.keyStore === null ? host.live.get(sessionId)?.agent.events : undefined) ?? (await readStoredForm(sessionId));
-  registerConsoleReads(app, eventsOf, options.ports ?? storeConsolePorts(host.store, { keys }));
+  const timelineOf = createTimelineReader(eventsOf);
+  registerConsoleReads(app, eventsOf, options.ports ?? storeConsolePorts(host.store, { keys }), timelineOf);
+  registerConsoleTimeline(app, timelineOf);
   registerConsoleOverview(app, host.store, keys);
   registerConsoleContext(app, eventsOf);
   app.get('/api/whoami', (c) => c.json({ principal: (c.get('principal') as Principal).id }));

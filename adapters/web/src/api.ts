@@ -3,7 +3,9 @@ import { HOST_RESULT_SCHEMAS, ServerResponseSchema, type HostErrorBody, type Hos
 import type { SessionAudit } from '../../../host/session-audit.js';
 import type { ConsoleChain } from '../../http/console-reads.js';
 import type { SessionOverview } from '../../http/console-overview.js';
-import type { SessionTimeline } from '../../../audit/session-timeline.js';
+import type { SessionTimeline, TimelineInput } from '../../../audit/session-timeline.js';
+import type { TimelineSummary } from '../../../audit/timeline-summary.js';
+import type { TurnPage } from '../../../audit/timeline-rows.js';
 import type { ContextOutput } from '../../../audit/step-request.js';
 import { consoleAuth, type ConsoleAuth } from './auth.js';
 
@@ -59,6 +61,14 @@ export interface ConsoleClient {
   fetchChain(sessionId: string, anchor?: string): Promise<ConsoleChain>;
   /** The data of the session's timeline chart. */
   fetchTimeline(sessionId: string): Promise<SessionTimeline>;
+  /** The timeline summarised over a window (default: the whole session) in `buckets` columns. */
+  fetchTimelineSummary(sessionId: string, window?: { readonly from: number; readonly to: number }, buckets?: number): Promise<TimelineSummary>;
+  /** Turn rows `from` to `to` (indexes, `to` exclusive) with what each claimed. */
+  fetchTurnPage(sessionId: string, from: number, to: number): Promise<TurnPage>;
+  /** The last admission of each of up to 500 input ids. */
+  fetchInputs(sessionId: string, ids: readonly string[]): Promise<readonly TimelineInput[]>;
+  /** The seq whose state a time of the chart shows. */
+  fetchSeqAt(sessionId: string, time: number): Promise<number>;
   /** The sessions list's overview of up to 100 sessions. */
   fetchOverview(ids: readonly string[]): Promise<readonly SessionOverview[]>;
   /** The text of `steerlog audit --json` for the whole session. */
@@ -144,6 +154,28 @@ export const createConsoleClient = (options: ConsoleClientOptions = {}): Console
 
     async fetchTimeline(sessionId) {
       return (await getJson(`/api/timeline/${encodeURIComponent(sessionId)}`, `timeline of ${sessionId}`)) as SessionTimeline;
+    },
+
+    async fetchTimelineSummary(sessionId, window, buckets = 250) {
+      const q = new URLSearchParams({ buckets: String(buckets) });
+      if (window) {
+        q.set('from', String(window.from));
+        q.set('to', String(window.to));
+      }
+      return (await getJson(`/api/timeline-summary/${encodeURIComponent(sessionId)}?${q.toString()}`, `timeline of ${sessionId}`)) as TimelineSummary;
+    },
+
+    async fetchTurnPage(sessionId, from, to) {
+      return (await getJson(`/api/timeline-turns/${encodeURIComponent(sessionId)}?from=${from}&to=${to}`, `turns of ${sessionId}`)) as TurnPage;
+    },
+
+    async fetchInputs(sessionId, ids) {
+      const q = new URLSearchParams(ids.map((id) => ['id', id]));
+      return ((await getJson(`/api/timeline-inputs/${encodeURIComponent(sessionId)}?${q.toString()}`, `inputs of ${sessionId}`)) as { inputs: TimelineInput[] }).inputs;
+    },
+
+    async fetchSeqAt(sessionId, time) {
+      return ((await getJson(`/api/timeline-seq/${encodeURIComponent(sessionId)}?time=${time}`, `seq of ${sessionId}`)) as { seq: number }).seq;
     },
 
     async fetchOverview(ids) {
