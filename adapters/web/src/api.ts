@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { HOST_RESULT_SCHEMAS, ServerResponseSchema, type HostErrorBody, type HostMethod, type HostRequest, type HostResult } from '../../../host/schemas.js';
 import type { SessionAudit } from '../../../host/session-audit.js';
+import type { AuditList, AuditRowsPage, SessionAuditHead } from '../../../host/session-audit-rows.js';
 import type { ConsoleChain } from '../../http/console-reads.js';
 import type { SessionOverview } from '../../http/console-overview.js';
 import type { SessionTimeline, TimelineInput } from '../../../audit/session-timeline.js';
@@ -55,6 +56,10 @@ export interface ConsoleClient {
   call<M extends HostMethod>(method: M, payload: HostRequest<M>): Promise<CallOutcome<M>>;
   /** Fetches the server-side fold of a session up to `at` (and one input's fate when `message` is given). */
   fetchAudit(sessionId: string, at?: number, message?: string): Promise<SessionAudit>;
+  /** The fold up to `at` without its long lists (`rows=head`): their rows come from {@link ConsoleClient.fetchAuditRows}. */
+  fetchAuditHead(sessionId: string, at?: number, message?: string): Promise<SessionAuditHead>;
+  /** Rows `from` to `to` of one of the fold's long lists at `at`. */
+  fetchAuditRows<L extends AuditList>(sessionId: string, at: number, list: L, from: number, to: number): Promise<AuditRowsPage<L>>;
   /** Asks the host which principal `token` authenticates, without keeping the token or reporting a 401. */
   whoami(token: string | null): Promise<WhoamiOutcome>;
   /** The session's chain verification (`verify --json`'s answer) and signed heads; `anchor` as `<seq>:<hash>`. */
@@ -146,6 +151,18 @@ export const createConsoleClient = (options: ConsoleClientOptions = {}): Console
       }
       if (!res.ok) throw new AuditRequestError('audit-failed', `audit of ${sessionId}: HTTP ${res.status}`);
       return (await res.json()) as SessionAudit;
+    },
+
+    async fetchAuditHead(sessionId, at, message) {
+      const q = new URLSearchParams({ rows: 'head' });
+      if (at !== undefined) q.set('at', String(at));
+      if (message !== undefined) q.set('message', message);
+      return (await getJson(`/api/audit/${encodeURIComponent(sessionId)}?${q.toString()}`, `audit of ${sessionId}`)) as SessionAuditHead;
+    },
+
+    async fetchAuditRows(sessionId, at, list, from, to) {
+      const q = new URLSearchParams({ at: String(at), list, from: String(from), to: String(to) });
+      return (await getJson(`/api/audit-rows/${encodeURIComponent(sessionId)}?${q.toString()}`, `${list} of ${sessionId}`)) as AuditRowsPage<typeof list>;
     },
 
     async fetchChain(sessionId, anchor) {

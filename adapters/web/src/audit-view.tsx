@@ -3,6 +3,8 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ActorAction } from '../../../domain/actor-actions.js';
 import type { FateEntry, MessageFate } from '../../../domain/message-fate.js';
 import type { AuditInput, SessionAudit } from '../../../host/session-audit.js';
+import { auditHead, type SessionAuditHead } from '../../../host/session-audit-rows.js';
+import type { AuditReport } from '../../../domain/audit.js';
 import type { TimelineSummary } from '../../../audit/timeline-summary.js';
 import { turnPage, type TurnRow } from '../../../audit/timeline-rows.js';
 import { seqAtTime } from '../../../audit/timeline-measures.js';
@@ -122,13 +124,36 @@ const download = (name: string, text: string): void => {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 };
 
+/** The fold the view shows: its head and its long lists, held (a short session) or fetched a page at a time. */
+interface ShownAudit {
+  readonly head: SessionAuditHead;
+  readonly messages: RowSource<AuditReport['messages'][number]>;
+  readonly inputs: RowSource<AuditInput>;
+  readonly actions: RowSource<ActorAction>;
+}
+
+/** A whole fold, its lists held. */
+const shownWhole = (a: SessionAudit): ShownAudit => ({ head: auditHead(a), messages: heldRows(a.report.messages), inputs: heldRows(a.inputs), actions: heldRows(a.actions) });
+
+/** A long session's fold: its head, and its lists fetched from the same fold (at the head's seq) as they come into view. */
+const fetchLongAudit = async (sessionId: string, at: number | undefined, message: string | undefined): Promise<ShownAudit> => {
+  const head = await consoleClient.fetchAuditHead(sessionId, at, message);
+  return {
+    head,
+    messages: pagedRows(head.counts.messages, (from, to) => consoleClient.fetchAuditRows(sessionId, head.at, 'messages', from, to).then((p) => p.rows)),
+    inputs: pagedRows(head.counts.inputs, (from, to) => consoleClient.fetchAuditRows(sessionId, head.at, 'inputs', from, to).then((p) => p.rows)),
+    actions: pagedRows(head.counts.actions, (from, to) => consoleClient.fetchAuditRows(sessionId, head.at, 'actions', from, to).then((p) => p.rows)),
+  };
+};
+
 /**
  * The audit view: the chain panel, the timeline chart (with queue depth and claim latency), the time-travel
  * scrubber over both pending lists and the classification, the turns with their times, each input's text, actor,
  * class and fate, and who did what. Exports the report `steerlog audit --json` prints, and prints as a report.
  */
 export const AuditView = ({ sessionId }: { sessionId: string }) => {
-  const [audit, setAudit] = useState<SessionAudit | null>(null);
+  const [shown, setShown] = useState<ShownAudit | null>(null);
+  const audit = shown?.head ?? null;
   const [summary, setSummary] = useState<TimelineSummary | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -156,23 +181,26 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
     };
   }, [sessionId, timelineAsk]);
   const summaryDone = summary !== null || notice !== null;
+  const long = summary?.aggregated === true;
 
   useEffect(() => {
     if (!summaryDone) return;
     const ticket = ++latest.current;
     const timer = setTimeout(() => {
-      fetchAudit(sessionId, at ?? undefined, selected ?? undefined).then(
+      // a long session's fold comes without its long lists, their rows a page at a time as they come into view
+      const reading = long ? fetchLongAudit(sessionId, at ?? undefined, selected ?? undefined) : fetchAudit(sessionId, at ?? undefined, selected ?? undefined).then(shownWhole);
+      reading.then(
         (a) => {
           if (ticket !== latest.current) return;
-          setAudit(a);
-          setFate(selected === null ? undefined : (a.message ?? null));
+          setShown(a);
+          setFate(selected === null ? undefined : (a.head.message ?? null));
           setError(null);
         },
         (e: unknown) => ticket === latest.current && setError(e instanceof Error ? e.message : String(e)),
       );
     }, 60);
     return () => clearTimeout(timer);
-  }, [sessionId, at, selected, summaryDone]);
+  }, [sessionId, at, selected, summaryDone, long]);
 
   // the summary is asked for again when a later audit finds the log grown
   const lastSeq = audit?.lastSeq;
@@ -243,7 +271,7 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
           </h1>
           <p class="sub">
             {audit ? `${audit.lastSeq + 1} events · ` : ''}
-            {summary ? summary.totals.turns : r!.turns.length} turns
+            {summary ? summary.totals.turns : audit?.counts.turns} turns
             {r ? ` · ${r.ok ? 'the log folds without error' : `invalid: ${r.errors.map((e) => e.message).join('; ')}`}` : ' · folding the log…'}
             {summary?.start != null ? ` · ${new Date(summary.start).toISOString().replace('T', ' ').slice(0, 19)} – ${new Date(summary.end!).toISOString().slice(11, 19)} UTC` : ''}
           </p>
@@ -291,13 +319,13 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
           <PendingList title="next-step" items={audit.pending.nextStep} info={info} />
         </div>
         <section aria-label="Classification">
-          <h3>Classification ({r.messages.length} messages entered)</h3>
-          <VirtualList
-            items={r.messages}
+          <h3>Classification ({shown!.messages.total} messages entered)</h3>
+          <PagedList
+            rows={shown!.messages}
             rowHeight={30}
             height={200}
             label="Classified messages"
-            render={(m) => (
+            render={(m, i) => m === undefined ? <span class="row loading">message {i + 1}…</span> : (
               <span data-class-id={m.id} class="row">
                 <span class="seq">seq {m.seq}</span> <strong>{m.class}</strong> <span class="text">{info.get(m.id)?.text ?? ''}</span>
                 <span class="who">{info.get(m.id)?.actor ?? 'no actor recorded'}</span> <CopyId id={m.id} label="message id" />
@@ -311,7 +339,7 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
       )}
       {/* keyed: the sections that appear when the fold arrives must not take over the turn list's element (its scroll) */}
       <section key="turns" class="card" aria-label="Turns">
-        <h2>Turns ({turnRows?.total ?? r!.turns.length})</h2>
+        <h2>Turns ({turnRows?.total ?? audit?.counts.turns})</h2>
         {cw ? (
           <p key="consumed" data-consumed-work>
             Consumed work at seq {seq}: {cw.endSeq === null ? 'no turn closed yet' : `last turn ${cw.endTurn} closed at seq ${cw.endSeq}`}
@@ -382,12 +410,12 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
       <section class="card inputs" aria-label="Inputs">
         <h2>What happened to this input?</h2>
         <div class="inputs-grid">
-          <VirtualList
-            items={audit.inputs}
+          <PagedList
+            rows={shown!.inputs}
             rowHeight={34}
             height={280}
             label="Inputs"
-            render={(i) => (
+            render={(i, k) => i === undefined ? <span class="row loading">input {k + 1}…</span> : (
               <span class={`row input-pick${i.id === selected ? ' selected' : ''}`}>
                 <button type="button" class="pick" aria-pressed={i.id === selected} onClick={() => setSelected(i.id)} aria-label={`${i.last ?? 'mentioned'}: what happened to ${i.id}${i.actor !== null ? ` · ${i.actor}` : ''}`}>
                   {i.last ?? 'mentioned'}
@@ -402,13 +430,13 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
         </div>
       </section>
       <section class="card" aria-label="Actions">
-        <h2>Who did what ({audit.actions.length})</h2>
-        <VirtualList
-          items={audit.actions}
+        <h2>Who did what ({shown!.actions.total})</h2>
+        <PagedList
+          rows={shown!.actions}
           rowHeight={26}
           height={200}
           label="Admissions and control actions"
-          render={(a) => (
+          render={(a, k) => a === undefined ? <span class="loading">action {k + 1}…</span> : (
             <span data-action-seq={a.seq} data-actor={a.actor ?? ''}>
               seq {a.seq} · {time(a.time)} · {describeAction(a)}
             </span>

@@ -8,6 +8,7 @@ import { summarizeTimeline, type TimelineSummary } from '../../../audit/timeline
 import { turnPage, type TurnPage } from '../../../audit/timeline-rows.js';
 import { seqAtTime } from '../../../audit/timeline-measures.js';
 import type { SessionAudit } from '../../../host/session-audit.js';
+import { AUDIT_LISTS, auditHead, type AuditRowsPage, type SessionAuditHead } from '../../../host/session-audit-rows.js';
 import { startTestHost, type TestHost } from './http-support.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -75,6 +76,17 @@ describe("the timeline's small reads answer what the whole timeline holds", () =
     const audit = await get<SessionAudit>('/api/audit/long-1');
     expect(rows.map((r) => [r.turn, r.startSeq, r.endSeq, r.reason, r.steps, r.claimed.map((c) => c.id)])).toEqual(audit.report.turns.map((t) => [t.turn, t.startSeq, t.endSeq, t.reason, t.steps, t.claimed]));
 
+    // the fold without its long lists, and their rows a page at a time, at the head's seq
+    const head = await get<SessionAuditHead>('/api/audit/long-1?rows=head&at=1200');
+    const full = await get<SessionAudit>('/api/audit/long-1?at=1200');
+    expect(head).toEqual(auditHead(full));
+    for (const list of AUDIT_LISTS) {
+      const got: unknown[] = [];
+      for (let from = 0; from < head.counts[list]; from += 70) got.push(...(await get<AuditRowsPage>(`/api/audit-rows/long-1?at=1200&list=${list}&from=${from}&to=${from + 70}`)).rows);
+      expect(got, list).toEqual(list === 'messages' ? full.report.messages : full[list]);
+    }
+    expect(head.counts.messages).toBeGreaterThan(70);
+
     const inputs = await get<{ inputs: TimelineInput[] }>('/api/timeline-inputs/long-1?id=p-7&id=p-300&id=nope');
     expect(inputs.inputs).toEqual(whole.inputs.filter((i) => i.id === 'p-7' || i.id === 'p-300'));
     for (const t of [whole.start! - 1, whole.start!, whole.start! + 20_250, whole.end!]) {
@@ -96,6 +108,10 @@ describe("the timeline's small reads answer what the whole timeline holds", () =
     await get('/api/timeline-turns/x?from=0&to=5000', 400);
     await get('/api/timeline-turns/x?from=-1&to=3', 400);
     await get('/api/timeline-seq/x', 400);
+    await get('/api/audit-rows/x?at=0&list=turns&from=0&to=10', 400);
+    await get('/api/audit-rows/x?list=inputs&from=0&to=10', 400);
+    await get('/api/audit-rows/x?at=0&list=inputs&from=0&to=2000', 400);
+    await get('/api/audit-rows/nobody?at=0&list=inputs&from=0&to=10', 404);
     await get(`/api/timeline-inputs/x?${Array.from({ length: 501 }, (_, i) => `id=m${i}`).join('&')}`, 400);
   });
 });
