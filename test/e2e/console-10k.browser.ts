@@ -99,6 +99,7 @@ describe.skipIf(!run)('a 10k-turn session in the audit view (measured, not asser
     const requests = (await page.evaluate(`performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/')).map((e) => ({ path: new URL(e.name).pathname + new URL(e.name).search, start: e.startTime, end: e.responseEnd, firstByte: e.responseStart, kib: e.decodedBodySize / 1024 }))`)) as { path: string; start: number; end: number; firstByte: number; kib: number }[];
     const openLong = (await page.evaluate('window.__long.slice()')) as { start: number; duration: number }[];
     // scroll the turn list from top to bottom in 40 steps, then zoom the chart in twice and out again
+    await cdp.send('Profiler.start');
     const before = (await page.evaluate('performance.now()')) as number;
     await page.evaluate(`(async () => {
       const list = document.querySelector('[aria-label="Turn timeline"]').parentElement;
@@ -112,6 +113,7 @@ describe.skipIf(!run)('a 10k-turn session in the audit view (measured, not asser
     await page.getByRole('button', { name: 'Zoom in' }).click();
     await page.getByRole('button', { name: 'Whole session' }).click();
     await page.waitForTimeout(500);
+    const { profile: cpuUse } = (await cdp.send('Profiler.stop')) as { profile: CpuProfile };
     const after = (await page.evaluate('window.__long.slice()')) as { start: number; duration: number }[];
     const useLong = after.filter((e) => e.start >= before);
     expect(await page.locator('[data-turn]').count()).toBeGreaterThan(0);
@@ -126,9 +128,13 @@ describe.skipIf(!run)('a 10k-turn session in the audit view (measured, not asser
       requests: requests.filter((r) => r.start >= t0 && r.start <= opened).map((r) => ({ path: r.path, startMs: Math.round(r.start - t0), firstByteMs: Math.round(r.firstByte - t0), endMs: Math.round(r.end - t0), kib: Math.round(r.kib) })),
       // where the page's main thread spent the opening: self time per function (top 12), idle included
       cpuWhileOpening: selfTimes(cpu).slice(0, 12),
-      longTasksWhileOpening: openLong.map((e) => Math.round(e.duration)),
+      // long tasks from the first request on (the page's own start, before it, is left out), with when each began
+      longTasksWhileOpening: openLong.filter((e) => e.start >= t0).map((e) => ({ atMs: Math.round(e.start - t0), ms: Math.round(e.duration) })),
+      longTasksBeforeTheFirstRequest: openLong.filter((e) => e.start < t0).map((e) => Math.round(e.duration)),
       msFromScrollEndToLastRow: Math.round(lastRowAt - scrolled),
-      longTasksWhileScrollingAndZooming: useLong.map((e) => Math.round(e.duration)),
+      longTasksWhileScrollingAndZooming: useLong.map((e) => ({ atMs: Math.round(e.start - before), ms: Math.round(e.duration) })),
+      msScrollPhaseStartToScrollEnd: Math.round(scrolled - before),
+      cpuWhileScrollingAndZooming: selfTimes(cpuUse).slice(0, 12),
       longestWhileScrollingAndZooming: Math.round(Math.max(0, ...useLong.map((e) => e.duration))),
       // the machine's 1-minute load average before and after: on a shared machine the figures above scale with it
       loadAverage: [Math.round(loadBefore * 10) / 10, Math.round(loadavg()[0]! * 10) / 10],

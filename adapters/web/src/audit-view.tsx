@@ -46,6 +46,9 @@ export const describeFate = (e: FateEntry): string => {
   }
 };
 
+/** Turn rows per page of a long session's turn list. */
+const TURN_PAGE = 100;
+
 /** How many step buttons a turn row shows (a later step is reached with the Step field). */
 const STEP_BUTTONS = 4;
 
@@ -170,8 +173,13 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
   // the timeline's summary comes first (small whatever the session's length: the chart and the turn list are drawn
   // from it), the audit fold once it is in, so the fold does not hold the first picture up
   const [timelineAsk, setTimelineAsk] = useState(0);
+  // the turn list's first page is asked for beside the summary (both wait for the same derivation on the server)
+  const firstTurns = useRef<Promise<readonly TurnRow[]> | null>(null);
   useEffect(() => {
     let current = true;
+    const first = consoleClient.fetchTurnPage(sessionId, 0, TURN_PAGE).then((p) => p.rows);
+    first.catch(() => {});
+    firstTurns.current = first;
     consoleClient.fetchTimelineSummary(sessionId, undefined, CHART_BUCKETS).then(
       (t) => current && setSummary(t),
       (e: unknown) => current && setNotice(`The timeline could not be read: ${e instanceof Error ? e.message : String(e)}`),
@@ -228,7 +236,16 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
         ? null
         : whole !== null
           ? heldRows(turnPage(whole, 0, whole.turns.length).rows)
-          : pagedRows(summary.totals.turns, (from, to) => consoleClient.fetchTurnPage(sessionId, from, to).then((p) => p.rows)),
+          : pagedRows(
+              summary.totals.turns,
+              (from, to) => {
+                // the page asked for beside the summary, once (a failed one is asked again)
+                const first = from === 0 ? firstTurns.current : null;
+                firstTurns.current = null;
+                return first ?? consoleClient.fetchTurnPage(sessionId, from, to).then((p) => p.rows);
+              },
+              { pageSize: TURN_PAGE },
+            ),
     [summary],
   );
   const seekTime = (t: number) => {

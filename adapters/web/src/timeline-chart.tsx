@@ -161,7 +161,11 @@ export const TimelineChart = ({ summary: whole, summaryOf, at, atTime, onSeek }:
           </rect>
         ))}
         {sum.aggregated
-          ? sum.spans.map((sp, i) => <rect key={`sp${i}`} class="bar span" x={xOf(sp.start, s)} width={Math.max(1, xOf(sp.end, s) - xOf(sp.start, s))} y={54} height={6} data-span={sp.turns} />)
+          ? sum.spans.map((sp, i) => (
+                <rect key={`sp${i}`} class="bar span" x={xOf(sp.start, s)} width={Math.max(1, xOf(sp.end, s) - xOf(sp.start, s))} y={54} height={6} data-span={sp.turns}>
+                  <title>{sp.turns} turns</title>
+                </rect>
+              ))
           : null}
         {sum.aggregated
           ? sum.buckets.map((b, i) =>
