@@ -2,9 +2,7 @@ import { Fragment } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ActorAction } from '../../../domain/actor-actions.js';
 import type { FateEntry, MessageFate } from '../../../domain/message-fate.js';
-import type { AuditInput, SessionAudit } from '../../../host/session-audit.js';
-import { auditHead, type SessionAuditHead } from '../../../host/session-audit-rows.js';
-import type { AuditReport } from '../../../domain/audit.js';
+import type { AuditInput } from '../../../host/session-audit.js';
 import type { TimelineSummary } from '../../../audit/timeline-summary.js';
 import { turnPage, type TurnRow } from '../../../audit/timeline-rows.js';
 import { seqAtTime } from '../../../audit/timeline-measures.js';
@@ -12,6 +10,7 @@ import { consoleClient, fetchAudit } from './api.js';
 import { inputInfo, type InputInfo } from './input-info.js';
 import { PagedList } from './paged-list.js';
 import { heldRows, pagedRows, type RowSource } from './row-pages.js';
+import { fetchLongAudit, shownWhole, type ShownAudit } from './shown-audit.js';
 import { ChainPanel } from './chain-panel.js';
 import { CopyId } from './copy-id.js';
 import { CHART_BUCKETS, TimelineChart } from './timeline-chart.js';
@@ -125,28 +124,6 @@ const download = (name: string, text: string): void => {
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
-};
-
-/** The fold the view shows: its head and its long lists, held (a short session) or fetched a page at a time. */
-interface ShownAudit {
-  readonly head: SessionAuditHead;
-  readonly messages: RowSource<AuditReport['messages'][number]>;
-  readonly inputs: RowSource<AuditInput>;
-  readonly actions: RowSource<ActorAction>;
-}
-
-/** A whole fold, its lists held. */
-const shownWhole = (a: SessionAudit): ShownAudit => ({ head: auditHead(a), messages: heldRows(a.report.messages), inputs: heldRows(a.inputs), actions: heldRows(a.actions) });
-
-/** A long session's fold: its head, and its lists fetched from the same fold (at the head's seq) as they come into view. */
-const fetchLongAudit = async (sessionId: string, at: number | undefined, message: string | undefined): Promise<ShownAudit> => {
-  const head = await consoleClient.fetchAuditHead(sessionId, at, message);
-  return {
-    head,
-    messages: pagedRows(head.counts.messages, (from, to) => consoleClient.fetchAuditRows(sessionId, head.at, 'messages', from, to).then((p) => p.rows)),
-    inputs: pagedRows(head.counts.inputs, (from, to) => consoleClient.fetchAuditRows(sessionId, head.at, 'inputs', from, to).then((p) => p.rows)),
-    actions: pagedRows(head.counts.actions, (from, to) => consoleClient.fetchAuditRows(sessionId, head.at, 'actions', from, to).then((p) => p.rows)),
-  };
 };
 
 /**
