@@ -53,7 +53,19 @@ const main = async () => {
       const body = await res.text();
       return `${String(Math.round(performance.now() - t0)).padStart(6)} ms ${String(Math.round(body.length / 1024)).padStart(6)} KiB  ${res.status} ${path}`;
     };
-    const paths = [`/api/overview?ids=${id}`, `/api/chain/${id}`, `/api/audit/${id}`, `/api/timeline/${id}`, `/api/audit/${id}?at=40000`, `/api/context/${id}?step=${turns}.1`];
+    const paths = [
+      `/api/timeline-summary/${id}?buckets=250`,
+      `/api/timeline-turns/${id}?from=0&to=100`,
+      `/api/timeline-turns/${id}?from=9900&to=10000`,
+      `/api/timeline-inputs/${id}?id=p-1&id=p-5000`,
+      `/api/timeline-summary/${id}?from=${1_700_000_000_000 + 4_000_000}&to=${1_700_000_000_000 + 4_100_000}&buckets=250`,
+      `/api/overview?ids=${id}`,
+      `/api/chain/${id}`,
+      `/api/audit/${id}`,
+      `/api/timeline/${id}`,
+      `/api/audit/${id}?at=40000`,
+      `/api/context/${id}?step=${turns}.1`,
+    ];
     process.stdout.write(`${events.length} events\ncold:\n`);
     for (const p of paths) process.stdout.write(`${await time(p)}\n`);
     process.stdout.write('warm:\n');

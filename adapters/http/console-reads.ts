@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import type { LogEvent } from '../../domain/events.js';
 import { HostSessionIdSchema } from '../../host/schemas.js';
-import { sessionTimeline, type SessionTimeline } from '../../audit/session-timeline.js';
+import type { SessionTimeline } from '../../audit/session-timeline.js';
 import { parseChainAnchor } from '../../audit/verify-log.js';
 import type { SessionVerification } from '../../formats/chain/verify-session.js';
 import type { ChainAnchor, ConsolePorts } from './console-ports.js';
@@ -38,10 +38,14 @@ const parseAnchor = (text: string | undefined): ChainAnchor | null | undefined =
  * The console's reads beside the audit fold: `GET /api/chain/<id>[?anchor=<seq>:<hash>]` (the chain, from the same
  * verification `steerlog verify` runs), `GET /api/timeline/<id>` (the chart's data, `sessionTimeline`) and
  * `GET /api/export/<id>` (the report `steerlog audit --json` prints). `eventsOf` gives a session's events (empty: no
- * such session).
+ * such session), `timelineOf` its timeline (null: no such session; `createTimelineReader`).
  */
-export const registerConsoleReads = (app: Hono<any>, eventsOf: (sessionId: string) => Promise<readonly LogEvent[]>, ports: ConsolePorts): void => {
-  const timelines = new Map<string, { n: number; lastId: string; timeline: SessionTimeline }>();
+export const registerConsoleReads = (
+  app: Hono<any>,
+  eventsOf: (sessionId: string) => Promise<readonly LogEvent[]>,
+  ports: ConsolePorts,
+  timelineOf: (sessionId: string) => Promise<SessionTimeline | null>,
+): void => {
   const idOf = (c: { req: { param(name: string): string } }): string | null => {
     const id = c.req.param('sessionId');
     return HostSessionIdSchema.safeParse(id).success ? id : null;
@@ -71,15 +75,8 @@ export const registerConsoleReads = (app: Hono<any>, eventsOf: (sessionId: strin
   app.get('/api/timeline/:sessionId', async (c) => {
     const sessionId = idOf(c);
     if (sessionId === null) return c.json({ error: 'invalid session id' }, 400);
-    const events = await eventsOf(sessionId);
-    if (events.length === 0) return c.json({ error: 'session-not-found', sessionId }, 404);
-    const held = timelines.get(sessionId);
-    const lastId = events.at(-1)!.id;
-    if (held && held.n === events.length && held.lastId === lastId) return c.json(held.timeline);
-    const timeline = sessionTimeline(sessionId, events);
-    timelines.delete(sessionId);
-    timelines.set(sessionId, { n: events.length, lastId, timeline });
-    while (timelines.size > 4) timelines.delete(timelines.keys().next().value!);
+    const timeline = await timelineOf(sessionId);
+    if (timeline === null) return c.json({ error: 'session-not-found', sessionId }, 404);
     return c.json(timeline);
   });
 

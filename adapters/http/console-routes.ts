@@ -7,6 +7,7 @@ import type { Principal } from '../../host/actor.js';
 import type { Host } from '../../host/host.js';
 import type { LogEvent } from '../../domain/events.js';
 import { createSessionAuditCache } from '../../host/session-audit.js';
+import { auditHead, auditRows, isAuditList } from '../../host/session-audit-rows.js';
 import { HostSessionIdSchema } from '../../host/schemas.js';
 import { createKeyring, openEnvelopeNow } from '../../runtime/content-opener.js';
 import type { KeyStore } from '../../runtime/ports/key-store.js';
@@ -15,6 +16,7 @@ import { storeConsolePorts, type ConsolePorts } from './console-ports.js';
 import { registerConsoleReads } from './console-reads.js';
 import { registerConsoleOverview } from './console-overview.js';
 import { registerConsoleContext } from './console-context.js';
+import { createTimelineReader, registerConsoleTimeline } from './console-timeline.js';
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -86,9 +88,10 @@ export interface ConsoleRoutesOptions {
 /**
  * The web console's routes: `GET /api/whoami` names the principal the request authenticated as (`{ principal }`:
  * the actor the Host records on its prompts; the console checks a token with it before keeping it),
- * `GET /api/audit/<sessionId>[?at=<seq>][&message=<id>][&output=audit]` folds a session's log up to a seq on the
- * server with the function `steerlog audit` runs (the report and the chain; with `output=audit`, the whole object
- * `audit --json` prints), plus each input's fate, and `GET /` with its assets serves the built console. The console's
+ * `GET /api/audit/<sessionId>[?at=<seq>][&message=<id>][&output=audit][&rows=head]` folds a session's log up to a seq
+ * on the server with the function `steerlog audit` runs (the report and the chain; with `output=audit`, the whole
+ * object `audit --json` prints), plus each input's fate (with `rows=head`, without the long lists:
+ * `GET /api/audit-rows/<sessionId>?at=<seq>&list=messages|inputs|actions&from=<i>&to=<j>` gives their rows), and `GET /` with its assets serves the built console. The console's
  * client-side routes live in the URL's fragment (`/#/live/<id>`, `/#/audit/<id>`), so a reload asks for `/` again:
  * every other path (`/metrics`, a mistyped asset) falls through to the app's 404. The app's own middleware
  * authenticates `/api/` before these run and sets `principal`.
@@ -100,10 +103,13 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
   const eventsOf = async (sessionId: string): Promise<readonly LogEvent[]> => host.live.get(sessionId)?.agent.events ?? (await readStored(sessionId));
   // the audit reads the envelopes as stored (the chain covers the stored form): a live session's own events when
   // they are stored in clear; when the host seals content, the store's (what is durable so far)
-  const readStoredForm = storedReader(host, keys, false);
+  // without data keys both readers would read the same envelopes: one read serves both
+  const readStoredForm = keys === null ? readStored : storedReader(host, keys, false);
   const storedFormOf = async (sessionId: string): Promise<readonly LogEvent[]> =>
     (host.keyStore === null ? host.live.get(sessionId)?.agent.events : undefined) ?? (await readStoredForm(sessionId));
-  registerConsoleReads(app, eventsOf, options.ports ?? storeConsolePorts(host.store, { keys }));
+  const timelineOf = createTimelineReader(eventsOf);
+  registerConsoleReads(app, eventsOf, options.ports ?? storeConsolePorts(host.store, { keys }), timelineOf);
+  registerConsoleTimeline(app, timelineOf);
   registerConsoleOverview(app, host.store, keys);
   registerConsoleContext(app, eventsOf);
   app.get('/api/whoami', (c) => c.json({ principal: (c.get('principal') as Principal).id }));
@@ -118,7 +124,22 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
     const events = await storedFormOf(sessionId);
     if (events.length === 0) return c.json({ error: 'session-not-found', sessionId }, 404);
     const keyring = keys ? createKeyring(keys) : null;
-    return c.json(await audits.audit(sessionId, events, { ...(at !== undefined ? { at } : {}), ...(messageId ? { messageId } : {}), output }, keyring));
+    const answer = await audits.audit(sessionId, events, { ...(at !== undefined ? { at } : {}), ...(messageId ? { messageId } : {}), output }, keyring);
+    // `rows=head`: without the long lists (their rows come from /api/audit-rows, a page at a time)
+    return c.json(c.req.query('rows') === 'head' ? auditHead(answer) : answer);
+  });
+  app.get('/api/audit-rows/:sessionId', async (c) => {
+    const sessionId = c.req.param('sessionId');
+    if (!HostSessionIdSchema.safeParse(sessionId).success) return c.json({ error: 'invalid session id' }, 400);
+    const list = c.req.query('list');
+    const [at, from, to] = ['at', 'from', 'to'].map((k) => Number(c.req.query(k) ?? NaN));
+    if (!isAuditList(list) || !Number.isSafeInteger(at) || at! < -1 || !Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from! < 0 || to! < from! || to! - from! > 1000) {
+      return c.json({ error: 'list is messages, inputs or actions; at an integer seq; from and to row indexes, at most 1000 apart' }, 400);
+    }
+    const events = await storedFormOf(sessionId);
+    if (events.length === 0) return c.json({ error: 'session-not-found', sessionId }, 404);
+    const keyring = keys ? createKeyring(keys) : null;
+    return c.json(auditRows(await audits.audit(sessionId, events, { at: at! }, keyring), list, from!, to!));
   });
 
   const dir = options.assetsDir === undefined ? consoleAssetsDir() : options.assetsDir;

@@ -18,6 +18,25 @@ const SESSION = 'ten-thousand-turns';
 const TURNS = 10_000;
 const run = browserAvailable();
 
+/** The DevTools protocol's CPU profile (the fields read here). */
+interface CpuProfile {
+  readonly nodes: readonly { readonly id: number; readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number } }[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+/** Self time (ms) per function of a CPU profile, largest first: `name (file:line)`. */
+const selfTimes = (p: CpuProfile): { fn: string; ms: number }[] => {
+  const byNode = new Map(p.nodes.map((n) => [n.id, n]));
+  const ms = new Map<string, number>();
+  p.samples.forEach((id, i) => {
+    const f = byNode.get(id)!.callFrame;
+    const key = `${f.functionName || '(anonymous)'}${f.url ? ` (${f.url.split('/').pop()}:${f.lineNumber + 1})` : ''}`;
+    ms.set(key, (ms.get(key) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
+  });
+  return [...ms].map(([fn, t]) => ({ fn, ms: Math.round(t) })).sort((a, b) => b.ms - a.ms);
+};
+
 const writeSession = async (spec: string): Promise<void> => {
   const store = await openStore(spec);
   try {
@@ -64,6 +83,11 @@ describe.skipIf(!run)('a 10k-turn session in the audit view (measured, not asser
       window.__long = [];
       new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push({ start: e.startTime, duration: e.duration }); }).observe({ type: 'longtask', buffered: true });
     })()`);
+    // a CPU profile of the page while the view opens (sampled every 1 ms through the DevTools protocol)
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+    await cdp.send('Profiler.start');
     const t0 = (await page.evaluate('performance.now()')) as number;
     await page.evaluate(`location.hash = '#/audit/${SESSION}'`);
     await page.locator('[data-turn="1"]').waitFor({ timeout: 240_000 });
@@ -71,17 +95,25 @@ describe.skipIf(!run)('a 10k-turn session in the audit view (measured, not asser
     await page.locator('svg.chart[data-aggregated="true"]').waitFor({ timeout: 240_000 });
     const chartAt = (await page.evaluate('performance.now()')) as number;
     const opened = (await page.evaluate('performance.now()')) as number;
+    const { profile: cpu } = (await cdp.send('Profiler.stop')) as { profile: CpuProfile };
+    const requests = (await page.evaluate(`performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/')).map((e) => ({ path: new URL(e.name).pathname + new URL(e.name).search, start: e.startTime, end: e.responseEnd, firstByte: e.responseStart, kib: e.decodedBodySize / 1024 }))`)) as { path: string; start: number; end: number; firstByte: number; kib: number }[];
     const openLong = (await page.evaluate('window.__long.slice()')) as { start: number; duration: number }[];
     // scroll the turn list from top to bottom in 40 steps, then zoom the chart in twice and out again
+    await cdp.send('Profiler.start');
     const before = (await page.evaluate('performance.now()')) as number;
     await page.evaluate(`(async () => {
       const list = document.querySelector('[aria-label="Turn timeline"]').parentElement;
       for (let i = 1; i <= 40; i++) { list.scrollTop = (list.scrollHeight * i) / 40; await new Promise((r) => requestAnimationFrame(() => r())); }
     })()`);
+    // the rows at the bottom are fetched when they come into view (a page of the turn list)
+    const scrolled = (await page.evaluate('performance.now()')) as number;
+    await page.locator(`[data-turn="${TURNS}"]`).waitFor({ timeout: 60_000 });
+    const lastRowAt = (await page.evaluate('performance.now()')) as number;
     await page.getByRole('button', { name: 'Zoom in' }).click();
     await page.getByRole('button', { name: 'Zoom in' }).click();
     await page.getByRole('button', { name: 'Whole session' }).click();
     await page.waitForTimeout(500);
+    const { profile: cpuUse } = (await cdp.send('Profiler.stop')) as { profile: CpuProfile };
     const after = (await page.evaluate('window.__long.slice()')) as { start: number; duration: number }[];
     const useLong = after.filter((e) => e.start >= before);
     expect(await page.locator('[data-turn]').count()).toBeGreaterThan(0);
@@ -92,8 +124,17 @@ describe.skipIf(!run)('a 10k-turn session in the audit view (measured, not asser
       msFromFirstRequestToTurnList: Math.round(turnsAt - t0),
       msFromFirstRequestToChart: Math.round(chartAt - t0),
       msOpen: Math.round(opened - t0),
-      longTasksWhileOpening: openLong.map((e) => Math.round(e.duration)),
-      longTasksWhileScrollingAndZooming: useLong.map((e) => Math.round(e.duration)),
+      // each API request the page made while opening: from t0 to its start, its first byte and its last byte, and its size
+      requests: requests.filter((r) => r.start >= t0 && r.start <= opened).map((r) => ({ path: r.path, startMs: Math.round(r.start - t0), firstByteMs: Math.round(r.firstByte - t0), endMs: Math.round(r.end - t0), kib: Math.round(r.kib) })),
+      // where the page's main thread spent the opening: self time per function (top 12), idle included
+      cpuWhileOpening: selfTimes(cpu).slice(0, 12),
+      // long tasks from the first request on (the page's own start, before it, is left out), with when each began
+      longTasksWhileOpening: openLong.filter((e) => e.start >= t0).map((e) => ({ atMs: Math.round(e.start - t0), ms: Math.round(e.duration) })),
+      longTasksBeforeTheFirstRequest: openLong.filter((e) => e.start < t0).map((e) => Math.round(e.duration)),
+      msFromScrollEndToLastRow: Math.round(lastRowAt - scrolled),
+      longTasksWhileScrollingAndZooming: useLong.map((e) => ({ atMs: Math.round(e.start - before), ms: Math.round(e.duration) })),
+      msScrollPhaseStartToScrollEnd: Math.round(scrolled - before),
+      cpuWhileScrollingAndZooming: selfTimes(cpuUse).slice(0, 12),
       longestWhileScrollingAndZooming: Math.round(Math.max(0, ...useLong.map((e) => e.duration))),
       // the machine's 1-minute load average before and after: on a shared machine the figures above scale with it
       loadAverage: [Math.round(loadBefore * 10) / 10, Math.round(loadavg()[0]! * 10) / 10],

@@ -1,9 +1,12 @@
 import type { z } from 'zod';
 import { HOST_RESULT_SCHEMAS, ServerResponseSchema, type HostErrorBody, type HostMethod, type HostRequest, type HostResult } from '../../../host/schemas.js';
 import type { SessionAudit } from '../../../host/session-audit.js';
+import type { AuditList, AuditRowsPage, SessionAuditHead } from '../../../host/session-audit-rows.js';
 import type { ConsoleChain } from '../../http/console-reads.js';
 import type { SessionOverview } from '../../http/console-overview.js';
-import type { SessionTimeline } from '../../../audit/session-timeline.js';
+import type { SessionTimeline, TimelineInput } from '../../../audit/session-timeline.js';
+import type { TimelineSummary } from '../../../audit/timeline-summary.js';
+import type { TurnPage } from '../../../audit/timeline-rows.js';
 import type { ContextOutput } from '../../../audit/step-request.js';
 import { consoleAuth, type ConsoleAuth } from './auth.js';
 
@@ -53,12 +56,24 @@ export interface ConsoleClient {
   call<M extends HostMethod>(method: M, payload: HostRequest<M>): Promise<CallOutcome<M>>;
   /** Fetches the server-side fold of a session up to `at` (and one input's fate when `message` is given). */
   fetchAudit(sessionId: string, at?: number, message?: string): Promise<SessionAudit>;
+  /** The fold up to `at` without its long lists (`rows=head`): their rows come from {@link ConsoleClient.fetchAuditRows}. */
+  fetchAuditHead(sessionId: string, at?: number, message?: string): Promise<SessionAuditHead>;
+  /** Rows `from` to `to` of one of the fold's long lists at `at`. */
+  fetchAuditRows<L extends AuditList>(sessionId: string, at: number, list: L, from: number, to: number): Promise<AuditRowsPage<L>>;
   /** Asks the host which principal `token` authenticates, without keeping the token or reporting a 401. */
   whoami(token: string | null): Promise<WhoamiOutcome>;
   /** The session's chain verification (`verify --json`'s answer) and signed heads; `anchor` as `<seq>:<hash>`. */
   fetchChain(sessionId: string, anchor?: string): Promise<ConsoleChain>;
   /** The data of the session's timeline chart. */
   fetchTimeline(sessionId: string): Promise<SessionTimeline>;
+  /** The timeline summarised over a window (default: the whole session) in `buckets` columns. */
+  fetchTimelineSummary(sessionId: string, window?: { readonly from: number; readonly to: number }, buckets?: number): Promise<TimelineSummary>;
+  /** Turn rows `from` to `to` (indexes, `to` exclusive) with what each claimed. */
+  fetchTurnPage(sessionId: string, from: number, to: number): Promise<TurnPage>;
+  /** The last admission of each of up to 500 input ids. */
+  fetchInputs(sessionId: string, ids: readonly string[]): Promise<readonly TimelineInput[]>;
+  /** The seq whose state a time of the chart shows. */
+  fetchSeqAt(sessionId: string, time: number): Promise<number>;
   /** The sessions list's overview of up to 100 sessions. */
   fetchOverview(ids: readonly string[]): Promise<readonly SessionOverview[]>;
   /** The text of `steerlog audit --json` for the whole session. */
@@ -138,12 +153,46 @@ export const createConsoleClient = (options: ConsoleClientOptions = {}): Console
       return (await res.json()) as SessionAudit;
     },
 
+    async fetchAuditHead(sessionId, at, message) {
+      const q = new URLSearchParams({ rows: 'head' });
+      if (at !== undefined) q.set('at', String(at));
+      if (message !== undefined) q.set('message', message);
+      return (await getJson(`/api/audit/${encodeURIComponent(sessionId)}?${q.toString()}`, `audit of ${sessionId}`)) as SessionAuditHead;
+    },
+
+    async fetchAuditRows(sessionId, at, list, from, to) {
+      const q = new URLSearchParams({ at: String(at), list, from: String(from), to: String(to) });
+      return (await getJson(`/api/audit-rows/${encodeURIComponent(sessionId)}?${q.toString()}`, `${list} of ${sessionId}`)) as AuditRowsPage<typeof list>;
+    },
+
     async fetchChain(sessionId, anchor) {
       return (await getJson(`/api/chain/${encodeURIComponent(sessionId)}${anchor ? `?anchor=${encodeURIComponent(anchor)}` : ''}`, `chain of ${sessionId}`)) as ConsoleChain;
     },
 
     async fetchTimeline(sessionId) {
       return (await getJson(`/api/timeline/${encodeURIComponent(sessionId)}`, `timeline of ${sessionId}`)) as SessionTimeline;
+    },
+
+    async fetchTimelineSummary(sessionId, window, buckets = 250) {
+      const q = new URLSearchParams({ buckets: String(buckets) });
+      if (window) {
+        q.set('from', String(window.from));
+        q.set('to', String(window.to));
+      }
+      return (await getJson(`/api/timeline-summary/${encodeURIComponent(sessionId)}?${q.toString()}`, `timeline of ${sessionId}`)) as TimelineSummary;
+    },
+
+    async fetchTurnPage(sessionId, from, to) {
+      return (await getJson(`/api/timeline-turns/${encodeURIComponent(sessionId)}?from=${from}&to=${to}`, `turns of ${sessionId}`)) as TurnPage;
+    },
+
+    async fetchInputs(sessionId, ids) {
+      const q = new URLSearchParams(ids.map((id) => ['id', id]));
+      return ((await getJson(`/api/timeline-inputs/${encodeURIComponent(sessionId)}?${q.toString()}`, `inputs of ${sessionId}`)) as { inputs: TimelineInput[] }).inputs;
+    },
+
+    async fetchSeqAt(sessionId, time) {
+      return ((await getJson(`/api/timeline-seq/${encodeURIComponent(sessionId)}?time=${time}`, `seq of ${sessionId}`)) as { seq: number }).seq;
     },
 
     async fetchOverview(ids) {

@@ -1,12 +1,19 @@
+import { Fragment } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ActorAction } from '../../../domain/actor-actions.js';
 import type { FateEntry, MessageFate } from '../../../domain/message-fate.js';
-import type { AuditInput, SessionAudit } from '../../../host/session-audit.js';
-import type { SessionTimeline, TimelineInput } from '../../../audit/session-timeline.js';
+import type { AuditInput } from '../../../host/session-audit.js';
+import type { TimelineSummary } from '../../../audit/timeline-summary.js';
+import { turnPage, type TurnRow } from '../../../audit/timeline-rows.js';
+import { seqAtTime } from '../../../audit/timeline-measures.js';
 import { consoleClient, fetchAudit } from './api.js';
+import { inputInfo, type InputInfo } from './input-info.js';
+import { PagedList } from './paged-list.js';
+import { heldRows, pagedRows, type RowSource } from './row-pages.js';
+import { fetchLongAudit, shownWhole, type ShownAudit } from './shown-audit.js';
 import { ChainPanel } from './chain-panel.js';
 import { CopyId } from './copy-id.js';
-import { TimelineChart } from './timeline-chart.js';
+import { CHART_BUCKETS, TimelineChart } from './timeline-chart.js';
 import { VirtualList } from './virtual-list.js';
 import { StepRequest, type StepRef } from './step-request.js';
 
@@ -38,8 +45,8 @@ export const describeFate = (e: FateEntry): string => {
   }
 };
 
-/** What the timeline knows of each input id (its last admission): text, actor, class and times. */
-type InputInfo = Map<string, TimelineInput>;
+/** Turn rows per page of a long session's turn list. */
+const TURN_PAGE = 100;
 
 /** How many step buttons a turn row shows (a later step is reached with the Step field). */
 const STEP_BUTTONS = 4;
@@ -125,8 +132,9 @@ const download = (name: string, text: string): void => {
  * class and fate, and who did what. Exports the report `steerlog audit --json` prints, and prints as a report.
  */
 export const AuditView = ({ sessionId }: { sessionId: string }) => {
-  const [audit, setAudit] = useState<SessionAudit | null>(null);
-  const [timeline, setTimeline] = useState<SessionTimeline | null>(null);
+  const [shown, setShown] = useState<ShownAudit | null>(null);
+  const audit = shown?.head ?? null;
+  const [summary, setSummary] = useState<TimelineSummary | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [at, setAt] = useState<number | null>(null);
@@ -135,54 +143,102 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
   const [step, setStep] = useState<StepRef | null>(null);
   const [stepDraft, setStepDraft] = useState('');
   const [stepDraftError, setStepDraftError] = useState<string | null>(null);
+  const [, setInfoLoaded] = useState(0);
   const stepCard = useRef<HTMLElement>(null);
   const latest = useRef(0);
 
-  useEffect(() => {
-    const ticket = ++latest.current;
-    const timer = setTimeout(() => {
-      fetchAudit(sessionId, at ?? undefined, selected ?? undefined).then(
-        (a) => {
-          if (ticket !== latest.current) return;
-          setAudit(a);
-          setFate(selected === null ? undefined : (a.message ?? null));
-          setError(null);
-        },
-        (e: unknown) => ticket === latest.current && setError(e instanceof Error ? e.message : String(e)),
-      );
-    }, 60);
-    return () => clearTimeout(timer);
-  }, [sessionId, at, selected]);
-
-  // the timeline is asked for at once, beside the first audit (not after it), and again when a later audit finds
-  // the log grown
-  const lastSeq = audit?.lastSeq;
-  const timelineSeq = useRef<number | undefined>(undefined);
+  // the timeline's summary comes first (small whatever the session's length: the chart and the turn list are drawn
+  // from it), the audit fold once it is in, so the fold does not hold the first picture up
   const [timelineAsk, setTimelineAsk] = useState(0);
-  useEffect(() => {
-    if (lastSeq === undefined) return;
-    if (timelineSeq.current !== undefined && timelineSeq.current !== lastSeq) setTimelineAsk((n) => n + 1);
-    timelineSeq.current = lastSeq;
-  }, [lastSeq]);
+  // the turn list's first page is asked for beside the summary (both wait for the same derivation on the server)
+  const firstTurns = useRef<Promise<readonly TurnRow[]> | null>(null);
   useEffect(() => {
     let current = true;
-    consoleClient.fetchTimeline(sessionId).then(
-      (t) => current && setTimeline(t),
+    const first = consoleClient.fetchTurnPage(sessionId, 0, TURN_PAGE).then((p) => p.rows);
+    first.catch(() => {});
+    firstTurns.current = first;
+    consoleClient.fetchTimelineSummary(sessionId, undefined, CHART_BUCKETS).then(
+      (t) => current && setSummary(t),
       (e: unknown) => current && setNotice(`The timeline could not be read: ${e instanceof Error ? e.message : String(e)}`),
     );
     return () => {
       current = false;
     };
   }, [sessionId, timelineAsk]);
+  const summaryDone = summary !== null || notice !== null;
+  const long = summary?.aggregated === true;
 
-  const info: InputInfo = useMemo(() => new Map((timeline?.inputs ?? []).map((i) => [i.id, i])), [timeline]);
-  const turnTimes = useMemo(() => new Map((timeline?.turns ?? []).map((t) => [t.turn, t])), [timeline]);
+  useEffect(() => {
+    if (!summaryDone) return;
+    const ticket = ++latest.current;
+    const timer = setTimeout(() => {
+      // a long session's fold comes without its long lists, their rows a page at a time as they come into view
+      const reading = long ? fetchLongAudit(sessionId, at ?? undefined, selected ?? undefined) : fetchAudit(sessionId, at ?? undefined, selected ?? undefined).then(shownWhole);
+      reading.then(
+        (a) => {
+          if (ticket !== latest.current) return;
+          setShown(a);
+          setFate(selected === null ? undefined : (a.head.message ?? null));
+          setError(null);
+        },
+        (e: unknown) => ticket === latest.current && setError(e instanceof Error ? e.message : String(e)),
+      );
+    }, 60);
+    return () => clearTimeout(timer);
+  }, [sessionId, at, selected, summaryDone, long]);
+
+  // the summary is asked for again when a later audit finds the log grown
+  const lastSeq = audit?.lastSeq;
+  const timelineSeq = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    if (lastSeq === undefined) return;
+    if (timelineSeq.current !== undefined && timelineSeq.current !== lastSeq) setTimelineAsk((n) => n + 1);
+    timelineSeq.current = lastSeq;
+  }, [lastSeq]);
+
+  // a short session's summary holds its whole timeline (its rows are at hand); a long one's rows are fetched as
+  // they come into view: turn rows a page at a time, each input's admission by id
+  const whole = summary?.detail ?? null;
+  const info: InputInfo = useMemo(
+    () =>
+      inputInfo(whole?.inputs ?? [], {
+        fetchIds: summary !== null && whole === null ? (ids) => consoleClient.fetchInputs(sessionId, ids) : null,
+        onLoaded: () => setInfoLoaded((n) => n + 1),
+      }),
+    [summary],
+  );
+  const turnRows: RowSource<TurnRow> | null = useMemo(
+    () =>
+      summary === null
+        ? null
+        : whole !== null
+          ? heldRows(turnPage(whole, 0, whole.turns.length).rows)
+          : pagedRows(
+              summary.totals.turns,
+              (from, to) => {
+                // the page asked for beside the summary, once (a failed one is asked again)
+                const first = from === 0 ? firstTurns.current : null;
+                firstTurns.current = null;
+                return first ?? consoleClient.fetchTurnPage(sessionId, from, to).then((p) => p.rows);
+              },
+              { pageSize: TURN_PAGE },
+            ),
+    [summary],
+  );
+  const seekTime = (t: number) => {
+    if (whole !== null) return setAt(seqAtTime(whole, t));
+    consoleClient.fetchSeqAt(sessionId, t).then(
+      (n) => setAt(n),
+      (e: unknown) => setNotice(`The seq at that time could not be read: ${e instanceof Error ? e.message : String(e)}`),
+    );
+  };
 
   if (error) return <main class="view"><p role="alert">{error}</p></main>;
-  if (!audit) return <main class="view"><p role="status">Folding the log…</p></main>;
-  const r = audit.report;
-  const seq = audit.at;
-  const cw = r.consumedWork;
+  // a long session shows its chart and turn list while the fold runs; a short one's fold is as quick as its summary
+  if (!audit && !(summary?.aggregated === true)) return <main class="view"><p role="status">Folding the log…</p></main>;
+  const r = audit?.report ?? null;
+  const seq = audit?.at ?? -1;
+  const cw = r?.consumedWork ?? null;
   const chooseStep = (ref: StepRef) => {
     setStep(ref);
     setStepDraft(`${ref.turn}.${ref.step}`);
@@ -208,8 +264,10 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
             Audit <CopyId id={sessionId} label="session id" shown={sessionId} />
           </h1>
           <p class="sub">
-            {audit.lastSeq + 1} events · {r.turns.length} turns · {r.ok ? 'the log folds without error' : `invalid: ${r.errors.map((e) => e.message).join('; ')}`}
-            {timeline?.start != null ? ` · ${new Date(timeline.start).toISOString().replace('T', ' ').slice(0, 19)} – ${new Date(timeline.end!).toISOString().slice(11, 19)} UTC` : ''}
+            {audit ? `${audit.lastSeq + 1} events · ` : ''}
+            {summary ? summary.totals.turns : audit?.counts.turns} turns
+            {r ? ` · ${r.ok ? 'the log folds without error' : `invalid: ${r.errors.map((e) => e.message).join('; ')}`}` : ' · folding the log…'}
+            {summary?.start != null ? ` · ${new Date(summary.start).toISOString().replace('T', ' ').slice(0, 19)} – ${new Date(summary.end!).toISOString().slice(11, 19)} UTC` : ''}
           </p>
         </div>
         <div class="actions no-print">
@@ -226,9 +284,14 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
       </header>
       {notice ? <p role="alert" class="notice">{notice}</p> : null}
       {/* the chain check reads the whole log again: it waits for the timeline, so it does not slow the view's opening */}
-      <ChainPanel sessionId={sessionId} ready={timeline !== null || notice !== null} />
-      {timeline ? <TimelineChart timeline={timeline} at={seq} atTime={audit.atTime} onSeek={(n) => setAt(n)} /> : <p role="status">Drawing the timeline…</p>}
-      <section class="card scrubber" aria-label="Time travel">
+      <ChainPanel sessionId={sessionId} ready={audit !== null || notice !== null} />
+      {summary ? (
+        <TimelineChart key="chart" summary={summary} summaryOf={(w) => consoleClient.fetchTimelineSummary(sessionId, w, CHART_BUCKETS)} at={seq} atTime={audit?.atTime ?? null} onSeek={seekTime} />
+      ) : (
+        <p role="status">Drawing the timeline…</p>
+      )}
+      {audit && r ? (
+      <section key="scrubber" class="card scrubber" aria-label="Time travel">
         <h2>
           State at seq {seq}
           {audit.atTime !== null ? <span class="sub"> · {time(audit.atTime)}</span> : null}
@@ -250,13 +313,13 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
           <PendingList title="next-step" items={audit.pending.nextStep} info={info} />
         </div>
         <section aria-label="Classification">
-          <h3>Classification ({r.messages.length} messages entered)</h3>
-          <VirtualList
-            items={r.messages}
+          <h3>Classification ({shown!.messages.total} messages entered)</h3>
+          <PagedList
+            rows={shown!.messages}
             rowHeight={30}
             height={200}
             label="Classified messages"
-            render={(m) => (
+            render={(m, i) => m === undefined ? <span class="row loading">message {i + 1}…</span> : (
               <span data-class-id={m.id} class="row">
                 <span class="seq">seq {m.seq}</span> <strong>{m.class}</strong> <span class="text">{info.get(m.id)?.text ?? ''}</span>
                 <span class="who">{info.get(m.id)?.actor ?? 'no actor recorded'}</span> <CopyId id={m.id} label="message id" />
@@ -265,24 +328,32 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
           />
         </section>
       </section>
-      <section class="card" aria-label="Turns">
-        <h2>Turns ({r.turns.length})</h2>
-        <p data-consumed-work>
-          Consumed work: {cw.endSeq === null ? 'no turn closed yet' : `last turn ${cw.endTurn} closed at seq ${cw.endSeq}`}
-          {cw.droppedUnrun ? ' · some input was dropped unrun' : ' · nothing dropped unrun'}
-        </p>
-        <VirtualList
-          items={r.turns}
+      ) : (
+        <p key="scrubber-wait" role="status" class="card">Folding the log for the state at each seq…</p>
+      )}
+      {/* keyed: the sections that appear when the fold arrives must not take over the turn list's element (its scroll) */}
+      <section key="turns" class="card" aria-label="Turns">
+        <h2>Turns ({turnRows?.total ?? audit?.counts.turns})</h2>
+        {cw ? (
+          <p key="consumed" data-consumed-work>
+            Consumed work at seq {seq}: {cw.endSeq === null ? 'no turn closed yet' : `last turn ${cw.endTurn} closed at seq ${cw.endSeq}`}
+            {cw.droppedUnrun ? ' · some input was dropped unrun' : ' · nothing dropped unrun'}
+          </p>
+        ) : null}
+        {turnRows ? (
+        <PagedList
+          key="turn-list"
+          rows={turnRows}
           rowHeight={30}
           height={240}
           label="Turn timeline"
-          render={(t) => {
-            const tt = turnTimes.get(t.turn);
+          render={(t, i) => {
+            if (t === undefined) return <span class="row loading">turn {i + 1}…</span>;
             return (
               <span data-turn={t.turn} class="row">
                 <strong>turn {t.turn}</strong>
                 <span class="when" data-turn-time>
-                  {tt ? `${clock(tt.start)} → ${tt.end !== null ? `${clock(tt.end)} (${tt.end - tt.start} ms)` : 'open'}` : ''}
+                  {`${clock(t.start)} → ${t.end !== null ? `${clock(t.end)} (${t.end - t.start} ms)` : 'open'}`}
                 </span>
                 <span class="seq">
                   seq {t.startSeq}–{t.endSeq ?? 'open'}
@@ -305,13 +376,14 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
                     </button>
                   ))}
                 </span>
-                <span class="text">claimed {t.claimed.map((id) => `“${info.get(id)?.text ?? id}”`).join(', ') || 'nothing'}</span>
+                <span class="text">claimed {t.claimed.map((c) => `“${c.text || c.id}”`).join(', ') || 'nothing'}</span>
               </span>
             );
           }}
         />
+        ) : null}
       </section>
-      <section class="card step-request" aria-label="Step request" ref={stepCard}>
+      <section key="step" class="card step-request" aria-label="Step request" ref={stepCard}>
         <div class="card-head">
           <h2>{step === null ? 'Step request' : `Request of turn ${step.turn}, step ${step.step}`}</h2>
           <form class="step-form no-print" onSubmit={submitStep}>
@@ -327,15 +399,17 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
         ) : null}
         <StepRequest sessionId={sessionId} step={step} textOf={(id) => info.get(id)?.text} onSeek={(n) => setAt(n)} />
       </section>
+      {audit ? (
+      <Fragment key="inputs-actions">
       <section class="card inputs" aria-label="Inputs">
         <h2>What happened to this input?</h2>
         <div class="inputs-grid">
-          <VirtualList
-            items={audit.inputs}
+          <PagedList
+            rows={shown!.inputs}
             rowHeight={34}
             height={280}
             label="Inputs"
-            render={(i) => (
+            render={(i, k) => i === undefined ? <span class="row loading">input {k + 1}…</span> : (
               <span class={`row input-pick${i.id === selected ? ' selected' : ''}`}>
                 <button type="button" class="pick" aria-pressed={i.id === selected} onClick={() => setSelected(i.id)} aria-label={`${i.last ?? 'mentioned'}: what happened to ${i.id}${i.actor !== null ? ` · ${i.actor}` : ''}`}>
                   {i.last ?? 'mentioned'}
@@ -350,19 +424,21 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
         </div>
       </section>
       <section class="card" aria-label="Actions">
-        <h2>Who did what ({audit.actions.length})</h2>
-        <VirtualList
-          items={audit.actions}
+        <h2>Who did what ({shown!.actions.total})</h2>
+        <PagedList
+          rows={shown!.actions}
           rowHeight={26}
           height={200}
           label="Admissions and control actions"
-          render={(a) => (
+          render={(a, k) => a === undefined ? <span class="loading">action {k + 1}…</span> : (
             <span data-action-seq={a.seq} data-actor={a.actor ?? ''}>
               seq {a.seq} · {time(a.time)} · {describeAction(a)}
             </span>
           )}
         />
       </section>
+      </Fragment>
+      ) : null}
     </main>
   );
 };

@@ -1,6 +1,7 @@
-import { useMemo, useState } from 'preact/hooks';
-import type { SessionTimeline } from '../../../audit/session-timeline.js';
-import { LATENCY_BINS, latencyHistogram, seqAtTime, timeAtX, timelineGeometry, xOf, type TimeScale } from './timeline-geometry.js';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { TimelineBucket, TimelineSummary } from '../../../audit/timeline-summary.js';
+import type { LatencyCounts } from '../../../audit/timeline-measures.js';
+import { LATENCY_BINS, timeAtX, timelineGeometry, xOf, type TimeScale } from './timeline-geometry.js';
 
 /** The chart's drawing width (its viewBox; the SVG scales to its box). */
 const W = 1000;
@@ -30,25 +31,46 @@ const duration = (ms: number): string => (ms < 1000 ? `${ms} ms` : ms < 60_000 ?
 
 /** Props of {@link TimelineChart}. */
 export interface TimelineChartProps {
-  readonly timeline: SessionTimeline;
+  /** The whole session's summary (its window is the whole session): the first picture, and the chart's bounds. */
+  readonly summary: TimelineSummary;
+  /** The summary of another window (zoomed or panned), from the same server-side derivation. */
+  readonly summaryOf: (window: { readonly from: number; readonly to: number }) => Promise<TimelineSummary>;
   /** The scrubber's seq and its time: drawn as the cursor. */
   readonly at: number;
   readonly atTime: number | null;
   /** Moves the scrubber to the seq at a time of the axis. */
-  readonly onSeek: (seq: number) => void;
+  readonly onSeek: (time: number) => void;
 }
+
+/** Columns a summary is asked in: one per 4 px of the drawing. */
+export const CHART_BUCKETS = W / 4;
 
 /**
  * The session along real time: turns and steps as bars, model and tool calls inside them, each input as a line
  * from its admission to its claim (by class), steer / cancel / stop markers, and the scrubber's cursor. Clicking
  * the chart moves the scrubber to the seq at that time. A window with more turns than it can draw one by one shows
- * how many turns and claims fall in each column instead; zoom in to see them.
+ * how many turns and claims fall in each column instead (the server's summary); zoom in to see them.
  */
-export const TimelineChart = ({ timeline: tl, at, atTime, onSeek }: TimelineChartProps) => {
-  const full = { from: tl.start ?? 0, to: Math.max((tl.end ?? 0), (tl.start ?? 0) + 1) };
-  const [win, setWin] = useState(full);
-  const s: TimeScale = { ...win, width: W };
-  const g = useMemo(() => timelineGeometry(tl, s), [tl, win.from, win.to]);
+export const TimelineChart = ({ summary: whole, summaryOf, at, atTime, onSeek }: TimelineChartProps) => {
+  const full = whole.window;
+  const [win, setWin] = useState<{ from: number; to: number }>(full);
+  const [shown, setShown] = useState<TimelineSummary>(whole);
+  // the whole session's summary is held; any other window is asked for (the last one asked wins)
+  const asked = useRef(0);
+  useEffect(() => {
+    const ticket = ++asked.current;
+    if (win.from === full.from && win.to === full.to) {
+      setShown(whole);
+      return;
+    }
+    summaryOf(win).then(
+      (x) => ticket === asked.current && setShown(x),
+      () => {},
+    );
+  }, [whole, win.from, win.to]);
+  const sum = shown;
+  const s: TimeScale = { from: sum.window.from, to: sum.window.to, width: W };
+  const g = useMemo(() => (sum.detail ? timelineGeometry(sum.detail, s) : null), [sum]);
   const span = win.to - win.from;
   const zoom = (factor: number) => {
     const center = atTime !== null && atTime >= win.from && atTime <= win.to ? atTime : (win.from + win.to) / 2;
@@ -63,10 +85,13 @@ export const TimelineChart = ({ timeline: tl, at, atTime, onSeek }: TimelineChar
   };
   const seek = (e: MouseEvent) => {
     const box = (e.currentTarget as SVGSVGElement).getBoundingClientRect();
-    onSeek(seqAtTime(tl, timeAtX(((e.clientX - box.left) / box.width) * W, s)));
+    onSeek(timeAtX(((e.clientX - box.left) / box.width) * W, s));
   };
   const cursor = atTime !== null ? xOf(atTime, s) : null;
-  const maxBucket = g.buckets.reduce((m, b) => Math.max(m, b.turns, b.lines), 1);
+  const claims = (b: TimelineBucket) => b.claims.prompt + b.claims.steering + b.claims.context + b.claims.claimed;
+  const maxBucket = sum.aggregated ? sum.buckets.reduce((m, b) => Math.max(m, b.turns, claims(b)), 1) : 1;
+  const px = W / sum.buckets.length;
+  const shownSpan = s.to - s.from;
   return (
     <section class="card timeline" aria-label="Timeline">
       <div class="card-head">
@@ -90,44 +115,44 @@ export const TimelineChart = ({ timeline: tl, at, atTime, onSeek }: TimelineChar
         </div>
       </div>
       <p class="hint">
-        {axisLabel(win.from, span)} – {axisLabel(win.to, span)} UTC ({duration(Math.round(span))}) · {g.aggregated ? `${tl.turns.length} turns: counted per column; zoom in to see each turn` : `${g.turns.length} turn${g.turns.length === 1 ? '' : 's'}, ${g.lines.filter((l) => l.claimed).length} claimed input${g.lines.length === 1 ? '' : 's'} in view`} · click the chart to move the scrubber there
+        {axisLabel(s.from, shownSpan)} – {axisLabel(s.to, shownSpan)} UTC ({duration(Math.round(shownSpan))}) · {!g ? `${sum.turnsInWindow} turns: counted per column; zoom in to see each turn` : `${g.turns.length} turn${g.turns.length === 1 ? '' : 's'}, ${g.lines.filter((l) => l.claimed).length} claimed input${g.lines.length === 1 ? '' : 's'} in view`} · click the chart to move the scrubber there
       </p>
       <svg
         class="chart"
         viewBox={`0 0 ${W} ${H}`}
         role="img"
-        aria-label={`Timeline: ${tl.turns.length} turns and ${tl.inputs.length} admissions along time; the cursor is at seq ${at}`}
+        aria-label={`Timeline: ${sum.totals.turns} turns and ${sum.totals.inputs} admissions along time; the cursor is at seq ${at}`}
         onClick={seek}
-        data-aggregated={String(g.aggregated)}
-        data-from={win.from}
-        data-to={win.to}
+        data-aggregated={String(sum.aggregated)}
+        data-from={s.from}
+        data-to={s.to}
       >
         {ticks(s).map((t) => (
           <g key={t} class="tick">
             <line x1={xOf(t, s)} x2={xOf(t, s)} y1={14} y2={H} />
             <text x={xOf(t, s) + 2} y={11}>
-              {axisLabel(t, span)}
+              {axisLabel(t, shownSpan)}
             </text>
           </g>
         ))}
         <text class="lane-label" x={2} y={30}>
           turns
         </text>
-        {g.turns.map((t) => (
+        {g?.turns.map((t) => (
           <rect key={`t${t.turn}`} class={`bar turn reason-${t.reason ?? 'open'}`} x={t.x0} width={Math.max(1, t.x1 - t.x0)} y={34} height={18} data-turn-bar={t.turn} data-x0={t.x0} data-x1={t.x1} data-start={t.start} data-end={t.end ?? ''}>
             <title>
               turn {t.turn}: {t.reason ?? 'open'}, {t.end !== null ? duration(t.end - t.start) : 'running'}
             </title>
           </rect>
         ))}
-        {g.steps.map((st) => (
+        {g?.steps.map((st) => (
           <rect key={`s${st.turn}.${st.step}`} class="bar step" x={st.x0} width={Math.max(1, st.x1 - st.x0)} y={54} height={12} data-step-bar={`${st.turn}.${st.step}`}>
             <title>
               turn {st.turn} step {st.step}
             </title>
           </rect>
         ))}
-        {g.calls.map((c, i) => (
+        {g?.calls.map((c, i) => (
           <rect key={`c${i}`} class={`bar call call-${c.kind}`} x={c.x0} width={Math.max(1, c.x1 - c.x0)} y={c.kind === 'model' ? 68 : 78} height={8} data-call={c.kind}>
             <title>
               {c.kind === 'model' ? 'model request' : `tool ${c.name}`}
@@ -135,20 +160,30 @@ export const TimelineChart = ({ timeline: tl, at, atTime, onSeek }: TimelineChar
             </title>
           </rect>
         ))}
-        {g.buckets.map((b, i) =>
-          b.turns + b.lines === 0 ? null : (
-            <g key={`b${i}`} data-bucket={i}>
-              <rect class="bar turn" x={b.x0} width={b.x1 - b.x0} y={52 - (18 * b.turns) / maxBucket} height={(18 * b.turns) / maxBucket} />
-              <rect class="bar density" x={b.x0} width={b.x1 - b.x0} y={H - 8 - (LANES.length * LANE_H * b.lines) / maxBucket} height={(LANES.length * LANE_H * b.lines) / maxBucket} />
-            </g>
-          ),
-        )}
+        {sum.aggregated
+          ? sum.spans.map((sp, i) => (
+                <rect key={`sp${i}`} class="bar span" x={xOf(sp.start, s)} width={Math.max(1, xOf(sp.end, s) - xOf(sp.start, s))} y={54} height={6} data-span={sp.turns}>
+                  <title>{sp.turns} turns</title>
+                </rect>
+              ))
+          : null}
+        {sum.aggregated
+          ? sum.buckets.map((b, i) =>
+              b.turns + claims(b) + b.markers === 0 ? null : (
+                <g key={`b${i}`} data-bucket={i} data-turns={b.turns} data-claims={claims(b)}>
+                  <rect class="bar turn" x={i * px} width={px} y={52 - (18 * b.turns) / maxBucket} height={(18 * b.turns) / maxBucket} />
+                  <rect class="bar density" x={i * px} width={px} y={H - 8 - (LANES.length * LANE_H * claims(b)) / maxBucket} height={(LANES.length * LANE_H * claims(b)) / maxBucket} />
+                  {b.markers > 0 ? <line class="marker" x1={(i + 0.5) * px} x2={(i + 0.5) * px} y1={30} y2={H - 4} data-markers={b.markers} /> : null}
+                </g>
+              ),
+            )
+          : null}
         {LANES.map((lane, k) => (
           <text key={lane} class="lane-label" x={2} y={LANE_Y0 + k * LANE_H + 10}>
             {lane}
           </text>
         ))}
-        {g.lines.map((l, i) => {
+        {g?.lines.map((l, i) => {
           const y = LANE_Y0 + LANES.indexOf(l.lane === 'claimed' ? 'prompt' : l.lane) * LANE_H + 4 + l.row * 3;
           return (
             <g key={`l${i}`} class={`wait cls-${l.lane}`} data-input-line={l.id} data-claimed={String(l.claimed)} data-x0={l.x0} data-x1={l.x1}>
@@ -158,7 +193,7 @@ export const TimelineChart = ({ timeline: tl, at, atTime, onSeek }: TimelineChar
             </g>
           );
         })}
-        {g.markers.map((m, i) => (
+        {g?.markers.map((m, i) => (
           <g key={`m${i}`} class={`marker marker-${m.kind}`} data-marker={m.kind} data-seq={m.seq}>
             <line x1={m.x} x2={m.x} y1={30} y2={H - 4} />
             <text x={m.x + 2} y={92}>
@@ -178,23 +213,30 @@ export const TimelineChart = ({ timeline: tl, at, atTime, onSeek }: TimelineChar
         <li><span class="swatch cls-context" /> context wait (dotted)</li>
         <li><span class="swatch cls-unclaimed" /> never claimed / waiting</li>
       </ul>
-      <QueueDepthChart timeline={tl} scale={s} cursor={cursor} />
-      <LatencyHistogram timeline={tl} />
+      <QueueDepthChart summary={sum} scale={s} cursor={cursor} />
+      <LatencyHistogram latency={whole.latency} />
     </section>
   );
 };
 
 const DEPTH_H = 90;
 
-/** Both pending lists' depth over the chart's window (a step line per list), on the timeline's axis. */
-const QueueDepthChart = ({ timeline: tl, scale: s, cursor }: { timeline: SessionTimeline; scale: TimeScale; cursor: number | null }) => {
-  const max = useMemo(() => tl.depth.reduce((m, p) => Math.max(m, p.nextTurn, p.nextStep), 1), [tl]);
+/**
+ * Both pending lists' depth over the chart's window (a step line per list), on the timeline's axis: every change
+ * when the window's rows are at hand, else each column's deepest.
+ */
+const QueueDepthChart = ({ summary: sum, scale: s, cursor }: { summary: TimelineSummary; scale: TimeScale; cursor: number | null }) => {
+  const max = Math.max(1, sum.depthMax.nextTurn, sum.depthMax.nextStep);
+  const points = useMemo(
+    () => sum.detail?.depth ?? sum.buckets.map((b) => ({ time: b.from, nextTurn: b.nextTurn, nextStep: b.nextStep })),
+    [sum],
+  );
   const path = (key: 'nextTurn' | 'nextStep'): string => {
     const y = (v: number) => DEPTH_H - 6 - (v / max) * (DEPTH_H - 14);
     let d = `M0,${y(0)}`;
     let lastX = -1;
     let lastV = 0;
-    for (const p of tl.depth) {
+    for (const p of points) {
       const x = Math.max(0, Math.min(W, xOf(p.time, s)));
       const v = p[key];
       if (Math.round(x) === Math.round(lastX) && v <= lastV) continue; // one column: its highest value
@@ -204,12 +246,12 @@ const QueueDepthChart = ({ timeline: tl, scale: s, cursor }: { timeline: Session
     }
     return `${d}H${W}`;
   };
-  // redrawn when the window moves, not when the cursor does
-  const paths = useMemo(() => ({ nextTurn: path('nextTurn'), nextStep: path('nextStep') }), [tl, s.from, s.to]);
+  // redrawn when the window's summary changes, not when the cursor moves
+  const paths = useMemo(() => ({ nextTurn: path('nextTurn'), nextStep: path('nextStep') }), [points]);
   return (
     <figure class="subchart">
       <figcaption>Queue depth over time (max {max}): next-turn solid, next-step dashed</figcaption>
-      <svg viewBox={`0 0 ${W} ${DEPTH_H}`} role="img" aria-label={`Queue depth over time; at most ${max} waiting`} data-depth-points={tl.depth.length}>
+      <svg viewBox={`0 0 ${W} ${DEPTH_H}`} role="img" aria-label={`Queue depth over time; at most ${max} waiting`} data-depth-points={points.length}>
         <path class="depth next-turn" d={paths.nextTurn} />
         <path class="depth next-step" d={paths.nextStep} />
         {cursor !== null && cursor >= 0 && cursor <= W ? <line class="cursor" x1={cursor} x2={cursor} y1={0} y2={DEPTH_H} /> : null}
@@ -219,8 +261,7 @@ const QueueDepthChart = ({ timeline: tl, scale: s, cursor }: { timeline: Session
 };
 
 /** Admitted → claimed latency per class: a bar per bin and class, with the counts written. */
-const LatencyHistogram = ({ timeline: tl }: { timeline: SessionTimeline }) => {
-  const h = useMemo(() => latencyHistogram(tl.inputs), [tl]);
+const LatencyHistogram = ({ latency: h }: { latency: readonly LatencyCounts[] }) => {
   const max = h.reduce((m, x) => x.counts.reduce((a, c) => Math.max(a, c), m), 1);
   const groupW = W / LATENCY_BINS.length;
   const barW = (groupW - 20) / Math.max(1, h.length);
