@@ -54,6 +54,25 @@ export const randomReply = (p: RandomProgram, index: number, attempt: number): S
   return r === 'tool' && index < 10 ? { text: 'calling', toolCalls: [{ callId: `c${index}`, name: 'act', arguments: { n: index } }] } : { text: `ok ${index}`, usage: { inputTokens: index + 1, outputTokens: 2 } };
 };
 
+/**
+ * The retry wait of the random sessions: the next macrotask of the check phase (`setImmediate`), or at once when the
+ * turn is aborted. A `{ wait: 'tick' }` is a `setImmediate` too, so where a send lands relative to a retry is fixed
+ * by their order. The default wait of 0 ms is a timer, and whether a 1 ms timer or an immediate runs first depends
+ * on how long the event loop took to get there: on a loaded machine two runs of one program put the send on either
+ * side of the retried request, and the properties that compare two runs (or a run with its replay) saw them differ.
+ */
+const nextImmediate = (_ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearImmediate(handle);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const handle = setImmediate(done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+
 /** Runs a program on a fresh memory store and returns the session, its model (which recorded every request) and store. */
 export const runRandomSession = async (p: RandomProgram, sessionId = 'rand') => {
   let n = 0;
@@ -77,7 +96,7 @@ export const runRandomSession = async (p: RandomProgram, sessionId = 'rand') => 
     ids: sequentialIds(),
     logger: silentLogger,
     writeBatchDelayMs: 0,
-    retry: { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0, random: () => 0 },
+    retry: { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0, random: () => 0, sleep: nextImmediate },
   });
   const agent = runtime.createSession({ sessionId, systemPrompt: p.systemPerTurn ? ({ turn }) => `system for turn ${turn}` : 'one system' });
   if (p.dropsOddSteering) agent.on('pre-step', (c, next) => (c.step % 2 === 0 ? enter(c.messages.filter((m) => !m.id.startsWith('steer'))) : next()));
