@@ -59,7 +59,7 @@ const tick = (): Promise<void> => new Promise((resolve) => setImmediate(() => se
 
 /**
  * Re-drives the runtime with a recorded log and compares what it produces, event by event. A log the runtime cannot
- * re-drive (children, signed heads, sealed content, unknown event types) is refused with `NotReplayableError`.
+ * re-drive (sealed content whose key is not at hand, erased content, unknown event types) is refused with `NotReplayableError`.
  * A log without step provenance (written before the runtime recorded `request/header` and `request/context`) is
  * compared without the ones today's runtime writes; signed chain heads (`chain/head`) are not compared.
  */
@@ -226,6 +226,12 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
         call.settle(outcome);
         return true;
       }
+      case 'subagent/descriptor':
+      case 'subagent/start':
+      case 'subagent/end':
+        // a child's lifecycle, as the children manager recorded it (the child runs in its own session, not here)
+        live.recordChildEvent(next.type, next.data as never);
+        return true;
       case 'turn/start':
         return live.status === 'idle' && live.wake(next.metadata ? { metadata: next.metadata } : {});
       case 'turn/end':
