@@ -66,6 +66,12 @@ export const hasTextSearchIndex = (store: unknown): store is TextSearchIndex =>
 /** The matched text around `word`'s first occurrence in `lower` (about 160 characters, on one line). */
 export const searchSnippet = (text: string, lower: string, word: string): string => snippetOf(text, lower, word);
 
+/** A search's time bound as the CLI and the console take it: milliseconds since the epoch, or an ISO 8601 date-time; null when it is neither. */
+export const searchTimeOf = (value: string): number | null => {
+  const t = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
+  return Number.isFinite(t) ? t : null;
+};
+
 /** An empty query: nothing to look for. */
 export class EmptySearchError extends Error {
   readonly code = 'empty-search' as const;

@@ -15,6 +15,7 @@ import { storeConsolePorts, type ConsolePorts } from './console-ports.js';
 import { registerConsoleReads } from './console-reads.js';
 import { registerConsoleOverview } from './console-overview.js';
 import { registerConsoleContext } from './console-context.js';
+import { registerConsoleFinding } from './console-finding.js';
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -106,6 +107,7 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
   registerConsoleReads(app, eventsOf, options.ports ?? storeConsolePorts(host.store, { keys }));
   registerConsoleOverview(app, host.store, keys);
   registerConsoleContext(app, eventsOf);
+  registerConsoleFinding(app, host.store, keys);
   app.get('/api/whoami', (c) => c.json({ principal: (c.get('principal') as Principal).id }));
   app.get('/api/audit/:sessionId', async (c) => {
     const sessionId = c.req.param('sessionId');
