@@ -12,7 +12,7 @@ import type { Migration } from './schema-names.js';
  *   writers' events `pending` leaves its events to it.
  * - With the `pg_trgm` extension (created here when the role may; else left out), a GIN trigram index serves the
  *   search's substring matches (`LIKE '%word%'`); without it the same query reads the table through.
- * - A deleted stream's rows go with its events (`ON DELETE CASCADE`).
+ * - A deleted stream's rows go with its events (an `AFTER DELETE` trigger).
  */
 export const TEXT_SEARCH_MIGRATION: Migration = {
   version: 4,
@@ -21,7 +21,7 @@ export const TEXT_SEARCH_MIGRATION: Migration = {
     const s = `"${schema}"`;
     return `
 CREATE TABLE ${s}.event_text (
-  position bigint  PRIMARY KEY REFERENCES ${s}.events (position) ON DELETE CASCADE,
+  position bigint  PRIMARY KEY,
   text     text,
   sealed   boolean NOT NULL DEFAULT false,
   pending  boolean NOT NULL DEFAULT false
@@ -37,6 +37,16 @@ BEGIN
 END
 $fn$;
 CREATE TRIGGER events_text_pending AFTER INSERT ON ${s}.events FOR EACH ROW EXECUTE FUNCTION ${s}.mark_text_pending();
+
+-- a deleted stream's index rows go with its events (a trigger, not a foreign key: the events table's own refusal of
+-- TRUNCATE must stay the one that answers)
+CREATE FUNCTION ${s}.drop_event_text() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  DELETE FROM ${s}.event_text WHERE position = OLD.position;
+  RETURN NULL;
+END
+$fn$;
+CREATE TRIGGER events_text_deleted AFTER DELETE ON ${s}.events FOR EACH ROW EXECUTE FUNCTION ${s}.drop_event_text();
 
 CREATE FUNCTION ${s}.append_events_indexed(
   p_stream    text,
