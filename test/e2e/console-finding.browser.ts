@@ -42,10 +42,10 @@ describe.skipIf(!run)('search and lineage in the sessions list', () => {
   });
 
   it('shows the hits of steerlog search and the tree of steerlog lineage', async () => {
-    const expected = JSON.parse(await cli('search', 'follow-up', '--store', spec, '--limit', '50', '--json')) as SearchResult;
+    const expected = JSON.parse(await cli('search', 'release', '--store', spec, '--limit', '50', '--json')) as SearchResult;
     expect(expected.total).toBeGreaterThan(0);
     await page.goto(`${serve.url}/#/`);
-    await page.getByLabel('Search events').fill('follow-up');
+    await page.getByLabel('Search events').fill('release');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     const results = page.locator('[data-search-total]');
     await results.waitFor();

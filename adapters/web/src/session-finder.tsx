@@ -91,7 +91,7 @@ export const SessionFinder = ({ showLineage }: { showLineage: (sessionId: string
     }
   };
   return (
-    <section class="finder" aria-label="Search events">
+    <section class="finder" aria-label="Full-text search">
       <form class="session-tools" role="search" onSubmit={(e) => void search(e)}>
         <label for="finder-text">Search events</label>
         <input id="finder-text" type="search" placeholder="words in messages, answers, tool calls" value={text} onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)} />
