@@ -67,6 +67,11 @@ export interface RecordedLog {
   readonly routeAt: (seq: number) => RequestContextData | null;
   /** How turn `turn` ended (null: the log ends inside it). */
   readonly endOf: (turn: number) => TurnEndReason | null;
+  /**
+   * The tools that ran in parallel: a call of theirs was dispatched while another call was still without its result
+   * (the runtime runs a call beside another only when both tools are `parallel`; the log does not record the flag).
+   */
+  readonly parallelTools: ReadonlySet<string>;
 }
 
 /** Reads a log for a replay; throws {@link NotReplayableError} when the runtime cannot re-drive it. */
@@ -92,6 +97,8 @@ export const readRecordedLog = (events: readonly LogEvent[]): RecordedLog => {
   const routes: (RequestContextData | null)[] = [];
   let tools: ToolSpec[] | null = null;
   const calledTools = new Set<string>();
+  const parallelTools = new Set<string>();
+  const outstanding = new Map<string, string>();
   let system: string | undefined;
   let route: RequestContextData | null = null;
   for (const e of events) {
@@ -102,7 +109,12 @@ export const readRecordedLog = (events: readonly LogEvent[]): RecordedLog => {
     } else if (e.type === 'request/context') route = e.data;
     else if (e.type === 'assistant/message' || e.type === 'request/error' || e.type === 'assistant/chunk') systems.set(`${e.data.turn}.${e.data.step}`, system);
     else if (e.type === 'turn/end') ends.set(e.data.turn, e.data.reason);
-    else if (e.type === 'tool/call') calledTools.add(e.data.name);
+    else if (e.type === 'tool/call') {
+      calledTools.add(e.data.name);
+      if (outstanding.size > 0) for (const name of [e.data.name, ...outstanding.values()]) parallelTools.add(name);
+      outstanding.set(e.data.callId, e.data.name);
+    } else if (e.type === 'tool/result') outstanding.delete(e.data.message.callId);
+    else if (e.type === 'step/end') outstanding.clear();
     routes.push(route);
   }
   const sources = events.map((e) => (e.type === 'assistant/message' ? ((e.data as { message: { source?: { kind: string; provider?: string; model?: string } } }).message.source ?? null) : null));
@@ -122,5 +134,6 @@ export const readRecordedLog = (events: readonly LogEvent[]): RecordedLog => {
       return null;
     },
     endOf: (turn) => ends.get(turn) ?? null,
+    parallelTools,
   };
 };

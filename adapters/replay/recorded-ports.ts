@@ -63,6 +63,7 @@ export const recordedTools = (log: RecordedLog, pending: Pending, own: readonly 
   log.tools.map((spec) => own.find((t) => t.name === spec.name) ?? {
     name: spec.name,
     ...(spec.description !== undefined ? { description: spec.description } : {}),
+    ...(log.parallelTools.has(spec.name) ? { parallel: true } : {}),
     execute: (_args, context) =>
       new Promise<ToolOutcome>((resolve, reject) => {
         pending.calls.set(context.callId, {
