@@ -52,6 +52,26 @@ export interface SearchResult {
 /** The event types whose text search reads: messages, answers, tool calls and results (stream chunks are not: their answer is). */
 export const SEARCHED_TYPES: readonly string[] = ['agent/inbox/spliced', 'user/message', 'assistant/message', 'tool/call', 'tool/result'];
 
+/**
+ * A store that keeps a text index with its events (PostgreSQL) and answers a search from it: exactly what the
+ * streaming scan of {@link searchSessions} answers, without reading every event.
+ */
+export interface TextSearchIndex {
+  searchText(query: SearchQuery, keyring: Keyring): Promise<SearchResult>;
+}
+/** Does `store` answer searches from a text index of its own? */
+export const hasTextSearchIndex = (store: unknown): store is TextSearchIndex =>
+  typeof store === 'object' && store !== null && typeof (store as { searchText?: unknown }).searchText === 'function';
+
+/** The matched text around `word`'s first occurrence in `lower` (about 160 characters, on one line). */
+export const searchSnippet = (text: string, lower: string, word: string): string => snippetOf(text, lower, word);
+
+/** A search's time bound as the CLI and the console take it: milliseconds since the epoch, or an ISO 8601 date-time; null when it is neither. */
+export const searchTimeOf = (value: string): number | null => {
+  const t = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
+  return Number.isFinite(t) ? t : null;
+};
+
 /** An empty query: nothing to look for. */
 export class EmptySearchError extends Error {
   readonly code = 'empty-search' as const;
@@ -119,17 +139,26 @@ const snippetOf = (text: string, lower: string, word: string): string => {
 };
 
 /**
- * The search use case: one streaming pass over a store's global order (each event opened with `keyring` where its
- * content is sealed), keeping the events whose text holds every word of the query. O(events) time, O(hits kept +
+ * The search use case: the store's text index when it keeps one ({@link TextSearchIndex}: PostgreSQL), else one
+ * streaming pass over a store's global order (each event opened with `keyring` where its content is sealed),
+ * keeping the events whose text holds every word of the query. O(events) time, O(hits kept +
  * sessions hit) memory. Content sealed with a key the reader lacks, or erased, is never searched; the result counts
  * those events (`sealedUnsearched`) so an empty answer is never mistaken for "not there".
  */
 export const searchSessions = async (store: EventStore, query: SearchQuery, keyring: Keyring | null = null): Promise<SearchResult> => {
   const words = searchWords(query.text);
   if (words.length === 0) throw new EmptySearchError();
+  const keys = keyring ?? createKeyring(null);
+  if (hasTextSearchIndex(store)) return store.searchText(query, keys);
+  return scanSessions(store, query, keys);
+};
+
+/** {@link searchSessions} as one streaming pass over the store's global order, whatever the store. */
+export const scanSessions = async (store: EventStore, query: SearchQuery, keys: Keyring): Promise<SearchResult> => {
+  const words = searchWords(query.text);
+  if (words.length === 0) throw new EmptySearchError();
   const types = new Set(query.types ?? SEARCHED_TYPES);
   const limit = query.limit ?? 100;
-  const keys = keyring ?? createKeyring(null);
   const hits: SearchHit[] = [];
   const perSession = new Map<string, number>();
   let total = 0;

@@ -12,8 +12,8 @@ import { loadUserModule } from './load-module.js';
 import { readingLog } from './reading-log.js';
 import { isModelSpecError, openModel } from './serve-model.js';
 
-export const REPLAY_USAGE = `usage: steerlog replay <log.jsonl> --check [--hooks <module>] [--json]
-       steerlog replay --store <spec> <session-id> --check [--hooks <module>] [--json]
+export const REPLAY_USAGE = `usage: steerlog replay <log.jsonl> --check [--hooks <module>] [--keys <spec>] [--json]
+       steerlog replay --store <spec> <session-id> --check [--hooks <module>] [--keys <spec>] [--json]
        steerlog replay --store <spec> <session-id> --from <seq | turn.step> --model <spec> [--tools <module>]
                        [--recorded-tools] [--hooks <module>] [--session <new-id>] [--model-base-url <url>] [--json]
   --check           re-drive today's runtime with the recorded answers, tool outcomes, retry decisions, clock and
@@ -26,8 +26,10 @@ export const REPLAY_USAGE = `usage: steerlog replay <log.jsonl> --check [--hooks
   --tools <module>  tools whose code runs (exports tools: Tool[], or a default array)
   --recorded-tools  answer the other tool calls from the recorded results (else such a call fails)
   --hooks <module>  installs the deployment's hooks and plugins (exports install(agent), or a default function)
+  --keys <spec>     the data keys of sealed content (default with --store: the key store that goes with it)
 exit: 0 reproduced (--check) or replayed (--from), 1 the replay differs from the recording or the log is invalid,
-      2 usage, no such session or step, or a log a replay cannot drive (children, signed heads, sealed content),
+      2 usage, no such session or step, or a log a replay cannot drive (sealed content without its key, erased
+        content, the reference harness's logs),
       3 the store or file could not be read or written`;
 
 /** What `steerlog replay --check --json` prints. */

@@ -1,4 +1,4 @@
-import { SEARCHED_TYPES, searchSessions, searchWords, type SearchResult } from '../../audit/session-search.js';
+import { SEARCHED_TYPES, searchSessions, searchTimeOf, searchWords, type SearchResult } from '../../audit/session-search.js';
 import { DEFAULT_STORE_SPEC } from '../store/open-store.js';
 import { parseCommandArgs } from './cli-args.js';
 import { UsageError } from './cli-failure.js';
@@ -20,8 +20,8 @@ exit: 0 searched (found or not: see the count), 2 usage, 3 the store could not b
 /** A time option: milliseconds since the epoch, or an ISO 8601 date-time. */
 const timeOf = (name: string, value: string | undefined): number | undefined => {
   if (value === undefined) return undefined;
-  const t = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (!Number.isFinite(t)) throw new UsageError(`--${name} ${value} is not a time (ISO 8601 or milliseconds)`);
+  const t = searchTimeOf(value);
+  if (t === null) throw new UsageError(`--${name} ${value} is not a time (ISO 8601 or milliseconds)`);
   return t;
 };
 

@@ -17,6 +17,7 @@ import { registerConsoleReads } from './console-reads.js';
 import { registerConsoleOverview } from './console-overview.js';
 import { registerConsoleContext } from './console-context.js';
 import { createTimelineReader, registerConsoleTimeline } from './console-timeline.js';
+import { registerConsoleFinding } from './console-finding.js';
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -112,6 +113,7 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
   registerConsoleTimeline(app, timelineOf);
   registerConsoleOverview(app, host.store, keys);
   registerConsoleContext(app, eventsOf);
+  registerConsoleFinding(app, host.store, keys);
   app.get('/api/whoami', (c) => c.json({ principal: (c.get('principal') as Principal).id }));
   app.get('/api/audit/:sessionId', async (c) => {
     const sessionId = c.req.param('sessionId');

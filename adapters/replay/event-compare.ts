@@ -1,5 +1,4 @@
 import type { LogEvent } from '../../domain/events.js';
-import { sameJson } from '../../domain/json.js';
 
 /**
  * The comparison of a replay: a produced event equals the recorded one at the same position when its type, data,
@@ -23,6 +22,20 @@ export interface ReplayDivergence {
 }
 
 type Positions = ReadonlyMap<string, number>;
+
+/**
+ * Two JSON values are the same, whatever the order of their objects' keys: a sealed payload opened with its key is
+ * restored in the sealer's key order, not necessarily the order the runtime writes.
+ */
+const sameValue = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((v, i) => sameValue(v, (b as unknown[])[i]));
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const ka = Object.keys(ra);
+  return ka.length === Object.keys(rb).length && ka.every((k) => Object.hasOwn(rb, k) && sameValue(ra[k], rb[k]));
+};
 
 const positionsOf = (events: readonly LogEvent[]): Map<string, number> => new Map(events.map((e, i) => [e.id as string, i]));
 
@@ -57,7 +70,7 @@ export const divergenceFinder = (recorded: readonly LogEvent[]) => {
       producedAt.set(p.id, checked);
       const r = recorded[checked];
       if (!r) return { seq: (recorded.at(-1)?.seq ?? -1) + 1, type: p.type, recorded: null, produced: p };
-      if (!sameJson(comparable(r, recordedAt, metadata), comparable(p, producedAt, metadata))) return { seq: r.seq, type: r.type, recorded: r, produced: p };
+      if (!sameValue(comparable(r, recordedAt, metadata), comparable(p, producedAt, metadata))) return { seq: r.seq, type: r.type, recorded: r, produced: p };
     }
     return null;
   };

@@ -5,7 +5,7 @@ import { foldSession } from '../../domain/session-fold.js';
 /**
  * What a replay reads from a recorded log besides its events: the system prompt and route of each request, the
  * tools it offered, how each turn ended, and whether the log can be driven at all (a replay re-drives the runtime,
- * so it needs a log the runtime wrote: one session, no children, no sealed content).
+ * so it needs a log the runtime wrote, with its content in clear: sealed content opened with its key, not erased).
  */
 
 /** Why a log cannot be replayed. Stable `code`: `not-replayable`. */
@@ -24,20 +24,37 @@ export class NotReplayableError extends Error {
 export const isNotReplayableError = (e: unknown): e is NotReplayableError =>
   typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'not-replayable';
 
-/** Events a replay cannot re-drive (children are separate sessions; an erased session's content is gone). */
-const UNDRIVABLE: Readonly<Record<string, string>> = {
-  'subagent/descriptor': 'it is a child session (subagent/descriptor)',
-  'subagent/start': 'it starts child sessions (subagent/start)',
-  'subagent/end': 'it starts child sessions (subagent/end)',
-  'session/erased': 'it was erased (session/erased)',
+/**
+ * The state of the first sealed unit in `data` that is still sealed: `unavailable` (its key is not at hand),
+ * `erased` (its key was destroyed), `sealed` (not opened at all); null when everything is in clear.
+ */
+const sealedState = (data: unknown): 'unavailable' | 'erased' | 'sealed' | null => {
+  if (typeof data !== 'object' || data === null) return null;
+  if (Array.isArray(data)) {
+    for (const v of data) {
+      const s = sealedState(v);
+      if (s) return s;
+    }
+    return null;
+  }
+  for (const [k, v] of Object.entries(data)) {
+    if (k === 'sealed' && typeof v === 'object' && v !== null) {
+      const state = (v as { state?: unknown }).state;
+      return state === 'erased' || state === 'unavailable' ? state : 'sealed';
+    }
+    const s = sealedState(v);
+    if (s) return s;
+  }
+  return null;
 };
 
-const hasSealed = (data: unknown): boolean => {
-  if (typeof data !== 'object' || data === null) return false;
-  if (Array.isArray(data)) return data.some(hasSealed);
-  return Object.entries(data).some(([k, v]) => k === 'sealed' || hasSealed(v));
-};
-
+/** Why the content at `seq` keeps a log from being replayed, by the state of its sealed unit. */
+const sealedReason = (seq: number, state: 'unavailable' | 'erased' | 'sealed'): string =>
+  state === 'erased'
+    ? `seq ${seq} holds erased content (its data key was destroyed): what was recorded there is gone, so the runtime cannot be re-driven with it`
+    : state === 'unavailable'
+      ? `seq ${seq} holds sealed content whose data key is not at hand: give the key store it was sealed with (--keys, by default the store's own)`
+      : `seq ${seq} holds sealed content: open the log with its key store first`;
 /** The recorded log, read for a replay. */
 export interface RecordedLog {
   readonly events: readonly LogEvent[];
@@ -50,17 +67,28 @@ export interface RecordedLog {
   readonly routeAt: (seq: number) => RequestContextData | null;
   /** How turn `turn` ended (null: the log ends inside it). */
   readonly endOf: (turn: number) => TurnEndReason | null;
+  /**
+   * The tools that ran in parallel: a call of theirs was dispatched while another call was still without its result
+   * (the runtime runs a call beside another only when both tools are `parallel`; the log does not record the flag).
+   */
+  readonly parallelTools: ReadonlySet<string>;
 }
 
 /** Reads a log for a replay; throws {@link NotReplayableError} when the runtime cannot re-drive it. */
 export const readRecordedLog = (events: readonly LogEvent[]): RecordedLog => {
   const first = events[0];
   if (!first || first.type !== 'session/created') throw new NotReplayableError('it does not start with session/created');
+  const erased = events.find((e) => e.type === 'session/erased');
+  if (erased) throw new NotReplayableError(`it was erased (session/erased at seq ${erased.seq}): its data keys are destroyed, so the recorded content the runtime would be re-driven with is gone`);
   for (const e of events) {
     if (!isKnownEvent(e)) throw new NotReplayableError(`seq ${e.seq} is an event of a type steerlog does not write (${e.type})`);
-    const why = UNDRIVABLE[e.type];
-    if (why) throw new NotReplayableError(why);
-    if (hasSealed(e.data)) throw new NotReplayableError(`seq ${e.seq} holds sealed content (open it with its key first)`);
+    const sealed = sealedState(e.data);
+    if (sealed) throw new NotReplayableError(sealedReason(e.seq, sealed));
+  }
+  const created = first.data as SessionCreatedData;
+  if (created.seedLength !== undefined && events[1]?.type !== 'session/created') {
+    // steerlog seeds only forks, with the origin's first events from its session/created on
+    throw new NotReplayableError(`it is seeded with ${created.seedLength} events that do not start with the origin's session/created (a seeded child, which only the reference harness writes)`);
   }
   const { error } = foldSession(events);
   if (error) throw new NotReplayableError(`it is invalid at seq ${error.seq ?? '?'} (${error.message}): a replay reproduces valid logs only`, error.seq ?? 0);
@@ -69,6 +97,8 @@ export const readRecordedLog = (events: readonly LogEvent[]): RecordedLog => {
   const routes: (RequestContextData | null)[] = [];
   let tools: ToolSpec[] | null = null;
   const calledTools = new Set<string>();
+  const parallelTools = new Set<string>();
+  const outstanding = new Map<string, string>();
   let system: string | undefined;
   let route: RequestContextData | null = null;
   for (const e of events) {
@@ -79,13 +109,18 @@ export const readRecordedLog = (events: readonly LogEvent[]): RecordedLog => {
     } else if (e.type === 'request/context') route = e.data;
     else if (e.type === 'assistant/message' || e.type === 'request/error' || e.type === 'assistant/chunk') systems.set(`${e.data.turn}.${e.data.step}`, system);
     else if (e.type === 'turn/end') ends.set(e.data.turn, e.data.reason);
-    else if (e.type === 'tool/call') calledTools.add(e.data.name);
+    else if (e.type === 'tool/call') {
+      calledTools.add(e.data.name);
+      if (outstanding.size > 0) for (const name of [e.data.name, ...outstanding.values()]) parallelTools.add(name);
+      outstanding.set(e.data.callId, e.data.name);
+    } else if (e.type === 'tool/result') outstanding.delete(e.data.message.callId);
+    else if (e.type === 'step/end') outstanding.clear();
     routes.push(route);
   }
   const sources = events.map((e) => (e.type === 'assistant/message' ? ((e.data as { message: { source?: { kind: string; provider?: string; model?: string } } }).message.source ?? null) : null));
   return {
     events,
-    created: first.data as SessionCreatedData,
+    created,
     tools: tools ?? [...calledTools].map((name) => ({ name })),
     systemOf: (turn, step) => (systems.has(`${turn}.${step}`) ? systems.get(`${turn}.${step}`) : system),
     routeAt: (seq) => {
@@ -99,5 +134,6 @@ export const readRecordedLog = (events: readonly LogEvent[]): RecordedLog => {
       return null;
     },
     endOf: (turn) => ends.get(turn) ?? null,
+    parallelTools,
   };
 };

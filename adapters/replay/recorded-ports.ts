@@ -41,16 +41,20 @@ export const recordedModel = (log: RecordedLog, position: () => number, pending:
   },
   complete: (request) =>
     new Promise<ModelResponse>((resolve, reject) => {
-      const waiting: PendingRequest = { request, answer: resolve };
-      pending.request = waiting;
-      request.signal.addEventListener(
-        'abort',
-        () => {
-          if (pending.request === waiting) pending.request = null;
-          reject(new Error('the turn was aborted'));
+      const onAbort = (): void => {
+        if (pending.request === waiting) pending.request = null;
+        reject(new Error('the turn was aborted'));
+      };
+      // answered: the turn's signal no longer needs this request's listener (a long turn would pile them up)
+      const waiting: PendingRequest = {
+        request,
+        answer: (response) => {
+          request.signal.removeEventListener('abort', onAbort);
+          resolve(response);
         },
-        { once: true },
-      );
+      };
+      pending.request = waiting;
+      request.signal.addEventListener('abort', onAbort, { once: true });
     }),
 });
 
@@ -59,6 +63,7 @@ export const recordedTools = (log: RecordedLog, pending: Pending, own: readonly 
   log.tools.map((spec) => own.find((t) => t.name === spec.name) ?? {
     name: spec.name,
     ...(spec.description !== undefined ? { description: spec.description } : {}),
+    ...(log.parallelTools.has(spec.name) ? { parallel: true } : {}),
     execute: (_args, context) =>
       new Promise<ToolOutcome>((resolve, reject) => {
         pending.calls.set(context.callId, {

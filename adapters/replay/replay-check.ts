@@ -54,12 +54,31 @@ const withoutCause = (m: EventMetadata | undefined): EventMetadata => {
   return rest;
 };
 
+/**
+ * Did the tool result at `index` conclude its turn (`concludesTurn`, which the log does not record)? A step whose
+ * answer asked for tools ends its turn `completed` only when a result concluded it: so the last result of such a
+ * step, when the step's `step/end` is followed by the turn's `turn/end {completed}`, is answered as concluding.
+ */
+const concludedBy = (recorded: readonly LogEvent[], index: number): boolean => {
+  const { turn, step } = recorded[index]!.data as { turn: number; step: number };
+  const same = (e: LogEvent): boolean => (e.data as { turn?: number; step?: number }).turn === turn && (e.data as { step?: number }).step === step;
+  for (let i = index + 1; i < recorded.length; i++) {
+    const e = recorded[i]!;
+    if (e.type === 'tool/result' && same(e)) return false;
+    if (e.type === 'step/end' && same(e)) {
+      const after = recorded[i + 1];
+      return after?.type === 'turn/end' && (after.data as { turn: number; reason: { kind: string } }).turn === turn && (after.data as { reason: { kind: string } }).reason.kind === 'completed';
+    }
+  }
+  return false;
+};
+
 /** One macrotask turn: what the runtime does without waiting on the replay happens meanwhile. */
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(() => setTimeout(resolve, 0)));
 
 /**
  * Re-drives the runtime with a recorded log and compares what it produces, event by event. A log the runtime cannot
- * re-drive (children, signed heads, sealed content, unknown event types) is refused with `NotReplayableError`.
+ * re-drive (sealed content whose key is not at hand, erased content, unknown event types) is refused with `NotReplayableError`.
  * A log without step provenance (written before the runtime recorded `request/header` and `request/context`) is
  * compared without the ones today's runtime writes; signed chain heads (`chain/head`) are not compared.
  */
@@ -221,11 +240,18 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
         const call = pending.calls.get(next.data.message.callId);
         if (!call) return false;
         const name = recorded.find((e) => e.type === 'tool/call' && (e.data as { callId: string }).callId === next.data.message.callId);
-        const outcome = outcomeOf(recorded, index, (name?.data as { name: string } | undefined)?.name ?? '', !metadataRecorded);
+        const recordedOutcome = outcomeOf(recorded, index, (name?.data as { name: string } | undefined)?.name ?? '', !metadataRecorded);
+        const outcome = !('thrown' in recordedOutcome) && concludedBy(recorded, index) ? { ...recordedOutcome, concludesTurn: true as const } : recordedOutcome;
         if (next.data.error?.code === 'ABORTED') live.cancel(abortCause(next.data.turn), { keepInbox: true, metadata: turnEndMetadata(next.data.turn) });
         call.settle(outcome);
         return true;
       }
+      case 'subagent/descriptor':
+      case 'subagent/start':
+      case 'subagent/end':
+        // a child's lifecycle, as the children manager recorded it (the child runs in its own session, not here)
+        live.recordChildEvent(next.type, next.data as never);
+        return true;
       case 'turn/start':
         return live.status === 'idle' && live.wake(next.metadata ? { metadata: next.metadata } : {});
       case 'turn/end':

@@ -10,6 +10,7 @@ import type { RetryPolicyOptions } from '../../runtime/retry-policy.js';
 import type { Tool, ToolOutcome } from '../../runtime/tools.js';
 import { answerOf, outcomeOf } from './recorded-ports.js';
 import { comparePoints, recordedInputs, type RecordedInput, type TurnPoint } from './recorded-inputs.js';
+import { recordedCancels } from './recorded-cancels.js';
 
 /**
  * A counterfactual replay (`steerlog replay <session> --from … --model …`): the session forked at the start of the
@@ -128,6 +129,23 @@ export const replaySession = async (origin: string, options: ReplaySessionOption
     if (removed.length > 0 || input.splice.inserted.length > 0) counts.adapted++;
     else counts.dropped++;
   };
+  const cancels = recordedCancels(events, boundary);
+  /**
+   * A recorded cancel struck the same step in the same phase: it is issued again (keeping the inbox: the recorded
+   * splices that followed it are re-admitted as inputs), and the request or call waits for the abort.
+   */
+  const cancelAt = (turn: number, step: number, phase: 1 | 2, signal: AbortSignal): Promise<never> | null => {
+    const i = cancels.findIndex((c) => c.turn === turn && c.step === step && c.phase === phase);
+    if (i < 0) return null;
+    const [cancel] = cancels.splice(i, 1);
+    counts.exact++;
+    agent!.cancel(cancel!.cause, { keepInbox: true, metadata: cancel!.metadata });
+    return new Promise<never>((_, reject) => {
+      const aborted = () => reject(new Error('the turn was canceled, as recorded'));
+      if (signal.aborted) aborted();
+      else signal.addEventListener('abort', aborted, { once: true });
+    });
+  };
   const applyUpTo = (at: TurnPoint): void => {
     while (next < recorded.inputs.length && comparePoints(recorded.inputs[next]!.at, at) <= 0) apply(recorded.inputs[next++]!);
   };
@@ -161,6 +179,8 @@ export const replaySession = async (origin: string, options: ReplaySessionOption
     },
     complete: async (request) => {
       applyUpTo({ turn: request.turn, step: request.step, phase: 1 });
+      const canceled = cancelAt(request.turn, request.step, 1, request.signal);
+      if (canceled) return canceled;
       const answer = answers.get(`${request.turn}.${request.step}`);
       if (before(request.turn, request.step) && answer && isKnownEvent(answer) && answer.type === 'assistant/message') return answerOf(answer.data, false);
       return options.model.complete(request);
@@ -185,6 +205,8 @@ export const replaySession = async (origin: string, options: ReplaySessionOption
     ...(own.get(name)?.description !== undefined ? { description: own.get(name)!.description! } : {}),
     execute: async (args, context) => {
       applyUpTo({ turn: context.turn, step: context.step, phase: 2 });
+      const canceled = cancelAt(context.turn, context.step, 2, context.signal);
+      if (canceled) return canceled;
       const call = calls.find((c) => c.data.callId === context.callId && c.data.turn === context.turn);
       const early = before(context.turn, context.step) && call ? recordedResult(name, call.data.arguments, context.callId) : null;
       const outcome = early ?? (own.has(name) ? await own.get(name)!.execute(args, context) : options.recordedTools ? recordedResult(name, JSON.stringify(args), context.callId) : null);
@@ -214,6 +236,8 @@ export const replaySession = async (origin: string, options: ReplaySessionOption
     }
     break;
   }
+  // a recorded cancel of a step the new run never reached is not re-issued
+  counts.dropped += cancels.length;
   // durable, and left as it is: what the recording left pending stays pending (a dispose would cancel it)
   await forked.checkpoint();
   runtime.forget(sessionId);

@@ -127,7 +127,7 @@ async function callAppend(ctx: AppendContext, db: Queryable, stream: string, exp
     const result = await db.query<{ revision: string; position: string }>({
       name: ctx.sql.appendName,
       text: ctx.sql.append,
-      values: [stream, String(expected), batch.ids, batch.types, batch.times, batch.data, batch.ignorable, batch.metadata, batch.hashes, ctx.notify],
+      values: [stream, String(expected), batch.ids, batch.types, batch.times, batch.data, batch.ignorable, batch.metadata, batch.hashes, ctx.notify, batch.texts, batch.sealed],
       types: RAW_TYPES,
     });
     const row = result.rows[0]!;

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { ARCHIVE_MIGRATION } from './migration-archive.js';
+import { TEXT_SEARCH_MIGRATION } from './migration-text-search.js';
 import { assertValidSchemaName, channelName, type Migration } from './schema-names.js';
 
 export { assertValidSchemaName, channelName, type Migration } from './schema-names.js';
@@ -217,6 +218,7 @@ $fn$;
     },
   },
   ARCHIVE_MIGRATION,
+  TEXT_SEARCH_MIGRATION,
 ];
 
 /** The schema version the latest migration creates. */

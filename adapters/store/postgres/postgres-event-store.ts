@@ -23,6 +23,9 @@ import { ChangeNotifier } from '../shared/change-notifier.js';
 import { appendEvents, type AppendContext } from './append-events.js';
 import { deleteStoredStream } from './delete-stream.js';
 import { readAllPages, readStreamPages, revisionOf, type ReadContext } from './event-reads.js';
+import { searchIndexed } from './text-search.js';
+import type { SearchQuery, SearchResult } from '../../../audit/session-search.js';
+import type { Keyring } from '../../../runtime/content-opener.js';
 import { LiveSubscriptions } from './live-subscriptions.js';
 import { assertSchemaCurrent, assertValidSchemaName, migrate } from './migrations.js';
 import { statements } from './statements.js';
@@ -152,6 +155,13 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
       pollIntervalMs: options.pollIntervalMs ?? POSTGRES_STORE_DEFAULTS.pollIntervalMs,
       onBackgroundError: options.onBackgroundError ?? (() => undefined),
     });
+  }
+
+  // ---------------------------------------------------------------- search
+
+  /** `steerlog search` from the store's text index: the streaming scan's answer (see text-search.ts). */
+  searchText(query: SearchQuery, keyring: Keyring): Promise<SearchResult> {
+    return searchIndexed(this.#ctx, query, keyring);
   }
 
   // ---------------------------------------------------------------- append

@@ -6,10 +6,18 @@ import { globalPosition, streamRevision, type NewEvent, type RecordedEvent } fro
 import { InvalidEventError } from '../../../runtime/ports/store-errors.js';
 import { checkedForm } from '../../../runtime/ports/checked-events.js';
 import { deepFreeze } from '../../../domain/json.js';
+import { sealedOf } from '../../../domain/sealed-content.js';
+import { searchableText } from '../../../audit/session-search.js';
 
 // eslint-disable-next-line no-control-regex
 const NUL = /\u0000/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Text as the text index stores it: PostgreSQL text holds neither U+0000 (a space instead, which no search word
+ * holds) nor a lone surrogate (U+FFFD instead). Search words are normalized the same way.
+ */
+export const indexableText = (text: string): string => text.replace(new RegExp(NUL.source, 'g'), ' ').replace(new RegExp(LONE_SURROGATE.source, 'g'), '\ufffd');
 
 /** A batch of new events as the column arrays `append_events` takes, and its approximate size (see {@link chunkBySize}). */
 export interface EncodedBatch {
@@ -20,6 +28,10 @@ export interface EncodedBatch {
   readonly ignorable: boolean[];
   readonly metadata: (string | null)[];
   readonly hashes: (string | null)[];
+  /** The text search reads in each event, lower-cased (null: none, or sealed): the rows of the text index. */
+  readonly texts: (string | null)[];
+  /** Whether each event carries sealed content (indexed as such: its text is never stored in clear). */
+  readonly sealed: boolean[];
   readonly bytes: number;
 }
 
@@ -42,6 +54,8 @@ export const encodeBatch = (events: readonly NewEvent[]): EncodedBatch => {
     ignorable: [] as boolean[],
     metadata: [] as (string | null)[],
     hashes: [] as (string | null)[],
+    texts: [] as (string | null)[],
+    sealed: [] as boolean[],
     bytes: 0,
   };
   events.forEach((e, i) => {
@@ -58,7 +72,11 @@ export const encodeBatch = (events: readonly NewEvent[]): EncodedBatch => {
     const metadata = e.metadata === undefined ? null : JSON.stringify(e.metadata);
     batch.metadata.push(metadata);
     batch.hashes.push(e.hash ?? null);
-    batch.bytes += rowBytes(data, e.id, e.type, metadata);
+    const sealed = sealedOf(e.type, e.data).length > 0;
+    const text = sealed ? '' : searchableText(e.type, e.data);
+    batch.texts.push(text === '' ? null : indexableText(text.toLowerCase()));
+    batch.sealed.push(sealed);
+    batch.bytes += rowBytes(data, e.id, e.type, metadata) + text.length;
   });
   return batch;
 };
@@ -81,13 +99,15 @@ export const chunkBySize = (batch: EncodedBatch, maxBytes: number): EncodedBatch
       ignorable: batch.ignorable.slice(start, end),
       metadata: batch.metadata.slice(start, end),
       hashes: batch.hashes.slice(start, end),
+      texts: batch.texts.slice(start, end),
+      sealed: batch.sealed.slice(start, end),
       bytes,
     });
     start = end;
     bytes = 0;
   };
   for (let i = 0; i < batch.ids.length; i++) {
-    const size = rowBytes(batch.data[i]!, batch.ids[i]!, batch.types[i]!, batch.metadata[i]);
+    const size = rowBytes(batch.data[i]!, batch.ids[i]!, batch.types[i]!, batch.metadata[i]) + (batch.texts[i]?.length ?? 0);
     if (i > start && bytes + size > maxBytes) cut(i);
     bytes += size;
   }

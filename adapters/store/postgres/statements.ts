@@ -26,6 +26,9 @@ export const actualRevision = (text: string): ActualRevision => {
 /** SQLSTATE of a unique constraint violation. */
 export const UNIQUE_VIOLATION = '23505';
 
+/** The filters of a text search: the types, the time bounds and the session (each bound NULL when there is none). */
+const SEARCH_FILTERS = 'e.type = ANY ($1::text[]) AND ($2::float8 IS NULL OR e.time >= $2::float8) AND ($3::float8 IS NULL OR e.time < $3::float8) AND ($4::text IS NULL OR e.stream = $4::text)';
+
 /** The statements of one schema (see {@link statements}). */
 export type Statements = ReturnType<typeof statements>;
 
@@ -38,7 +41,7 @@ export const statements = (schema: string) => {
   const columns = 'position, stream, revision, id, type, time, data, ignorable, metadata, hash';
   return {
     appendName: `stl_append_${schema}`,
-    append: `SELECT new_revision AS revision, last_position AS position FROM ${s}.append_events($1, $2, $3::text[], $4::text[], $5::float8[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::boolean)`,
+    append: `SELECT new_revision AS revision, last_position AS position FROM ${s}.append_events_indexed($1, $2, $3::text[], $4::text[], $5::float8[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::boolean, $11::text[], $12::boolean[])`,
     knownName: `stl_known_${schema}`,
     known: `SELECT id, revision, position FROM ${s}.events WHERE stream = $1 AND id = ANY ($2::text[])`,
     revisionName: `stl_revision_${schema}`,
@@ -49,6 +52,14 @@ export const statements = (schema: string) => {
     readBackwards: `SELECT ${columns} FROM ${s}.events WHERE stream = $1 AND revision <= $2::bigint ORDER BY revision DESC LIMIT $3`,
     readAllName: `stl_read_all_${schema}`,
     readAll: `SELECT ${columns} FROM ${s}.events WHERE position > $1::bigint ORDER BY position ASC LIMIT $2`,
+    /** The text search (text-search.ts): $1 types, $2 since, $3 until, $4 session (NULL: no bound). */
+    searchScanned: `SELECT count(*) AS n FROM ${s}.events e WHERE ${SEARCH_FILTERS}`,
+    /** Then $5 the LIKE patterns, $6 the last position read, $7 the page size: text matches, and what the reader must open. */
+    searchCandidates: `SELECT e.position, e.stream, e.revision, e.type, e.time, e.metadata, (t.sealed OR t.pending) AS opens, CASE WHEN t.sealed OR t.pending THEN e.data END AS data
+      FROM ${s}.event_text t JOIN ${s}.events e ON e.position = t.position
+      WHERE ${SEARCH_FILTERS} AND t.position > $6::bigint AND (t.sealed OR t.pending OR t.text LIKE ALL ($5::text[]))
+      ORDER BY t.position ASC LIMIT $7`,
+    searchData: `SELECT position, data FROM ${s}.events WHERE position = ANY ($1::bigint[])`,
     /** Not prepared: deletions are rare. */
     deleteStream: `SELECT ${s}.delete_stream($1, $2::bigint, $3)`,
     /** Run on the dedicated listener connection. */

@@ -3,6 +3,7 @@ import type { SessionOverview } from '../../http/console-overview.js';
 import { call, consoleClient } from './api.js';
 import { sessionRows, type SessionListRow, type SessionSort } from './session-rows.js';
 import type { SessionSummaryRow } from './session-tree.js';
+import { LineagePanel, SessionFinder } from './session-finder.js';
 
 const ago = (t: number | null, now: number): string => {
   if (t === null) return 'never';
@@ -98,6 +99,7 @@ export const SessionsView = ({ go }: { go: (hash: string) => void }) => {
   const [failure, setFailure] = useState<string | null>(null);
   const [query, setQuery] = useState('');
   const [sort, setSort] = useState<SessionSort>('activity');
+  const [lineageOf, setLineageOf] = useState<string | null>(null);
   const now = Date.now();
   const create = async () => {
     const r = await call('session.create', {});
@@ -114,6 +116,8 @@ export const SessionsView = ({ go }: { go: (hash: string) => void }) => {
         </button>
       </div>
       {error || failure ? <p role="alert">{error ?? failure}</p> : null}
+      <SessionFinder showLineage={setLineageOf} />
+      {lineageOf !== null ? <LineagePanel sessionId={lineageOf} close={() => setLineageOf(null)} /> : null}
       <Tools query={query} setQuery={setQuery} sort={sort} setSort={setSort} id="sessions" />
       {sessions === null ? (
         <p role="status">Loading…</p>
@@ -154,7 +158,10 @@ export const SessionsView = ({ go }: { go: (hash: string) => void }) => {
                     <td data-pending>{o ? o.pending.nextTurn + o.pending.nextStep : '…'}</td>
                     <td>{o?.actors.join(', ') || '—'}</td>
                     <td>
-                      <Links s={s} />
+                      <Links s={s} />{' '}
+                      <button type="button" class="link" onClick={() => setLineageOf(s.sessionId)} aria-label={`Lineage of ${s.sessionId}`}>
+                        Lineage
+                      </button>
                     </td>
                   </tr>
                 );

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReplayCheckOutput, ReplayFromOutput } from '../../../adapters/cli/replay-command.js';
+import { openKeyStore } from '../../../adapters/keys/open-key-store.js';
+import { openStore } from '../../../adapters/store/open-store.js';
+import { writeSecretSession } from '../../support/secret-session.js';
 import { runCli as run } from './support/run-cli.js';
 
 let dir: string;
@@ -74,12 +77,28 @@ describe('steerlog replay --check', () => {
     }
   });
 
-  it('refuses what it cannot drive, saying why (exit 2): the reference harness’s logs, a child session', async () => {
+  it('refuses what it cannot drive, saying why (exit 2): the reference harness’s logs, its seeded child', async () => {
     const harness = await run('replay', join(EXAMPLES, 'dsh/harness/forked.jsonl'), '--check');
     expect(harness).toMatchObject({ code: 2, stdout: '' });
     expect(harness.stderr).toBe('steerlog replay: the log cannot be replayed: seq 8 is an event of a type steerlog does not write (dsh:assistant/chunk)\n');
     const child = JSON.parse((await run('replay', join(EXAMPLES, 'dsh/seeded-child.jsonl'), '--check', '--json')).stdout) as unknown;
-    expect(child).toEqual({ ok: false, error: { code: 'not-replayable', message: 'the log cannot be replayed: it is a child session (subagent/descriptor)' } });
+    expect(child).toEqual({
+      ok: false,
+      error: { code: 'not-replayable', message: "the log cannot be replayed: it is seeded with 10 events that do not start with the origin's session/created (a seeded child, which only the reference harness writes)" },
+    });
+  });
+
+  it('sealed content: opened with the store’s own key store (or --keys) and reproduced; without a key, refused naming what to give', async () => {
+    const store = await openStore(`jsonl:${dir}/sealed`);
+    const keys = await openKeyStore(`file:${join(dir, 'sealed', 'keys.json')}`);
+    await writeSecretSession(store, 'sec', { keys });
+    await store.close();
+    await keys.close();
+    expect(await run('replay', '--store', `jsonl:${dir}/sealed`, 'sec', '--check')).toEqual({ code: 0, stdout: "reproduced: today's runtime writes the 20 events of sec as recorded\n", stderr: '' });
+    expect((await run('replay', '--store', `jsonl:${dir}/sealed`, 'sec', '--check', '--keys', `file:${join(dir, 'sealed', 'keys.json')}`)).code).toBe(0);
+    const without = await run('replay', '--store', `jsonl:${dir}/sealed`, 'sec', '--check', '--keys', `file:${join(dir, 'no-keys.json')}`);
+    expect(without.code).toBe(2);
+    expect(without.stderr).toMatch(/^steerlog replay: the log cannot be replayed: seq \d+ holds sealed content whose data key is not at hand: give the key store it was sealed with \(--keys, by default the store's own\)\n$/);
   });
 
   it('usage: --check or --from, one target', async () => {
