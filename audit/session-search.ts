@@ -3,6 +3,7 @@ import type { EventStore } from '../runtime/ports/event-store.js';
 import { readAllPages } from '../runtime/ports/paged-reads.js';
 import { envelopeOfRecorded } from '../runtime/ports/recorded-envelope.js';
 import { sealedOf } from '../domain/sealed-content.js';
+import { isJsonObject } from '../domain/json.js';
 
 /** What {@link searchSessions} looks for, and where. */
 export interface SearchQuery {
@@ -84,13 +85,12 @@ export class EmptySearchError extends Error {
 export const isEmptySearchError = (e: unknown): e is EmptySearchError => e instanceof EmptySearchError;
 
 type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The text blocks of a content array. */
 const blocksText = (content: unknown, out: string[]): void => {
   if (!Array.isArray(content)) return;
   for (const b of content) {
-    if (!isObj(b)) continue;
+    if (!isJsonObject(b)) continue;
     if ((b.type === 'text' || b.type === 'reasoning') && typeof b.text === 'string') out.push(b.text);
     else if (b.type === 'tool-call') {
       if (typeof b.name === 'string') out.push(b.name);
@@ -105,24 +105,24 @@ const blocksText = (content: unknown, out: string[]): void => {
  * for any other type.
  */
 export const searchableText = (type: string, data: unknown): string => {
-  if (!isObj(data)) return '';
+  if (!isJsonObject(data)) return '';
   const out: string[] = [];
   switch (type) {
     case 'agent/inbox/spliced':
-      if (Array.isArray(data.inserted)) for (const m of data.inserted) if (isObj(m)) blocksText(m.content, out);
+      if (Array.isArray(data.inserted)) for (const m of data.inserted) if (isJsonObject(m)) blocksText(m.content, out);
       break;
     case 'user/message':
       blocksText(data.content, out);
       break;
     case 'assistant/message':
-      if (isObj(data.message)) blocksText(data.message.content, out);
+      if (isJsonObject(data.message)) blocksText(data.message.content, out);
       break;
     case 'tool/call':
       if (typeof data.name === 'string') out.push(data.name);
       if (typeof data.arguments === 'string') out.push(data.arguments);
       break;
     case 'tool/result':
-      if (isObj(data.message)) blocksText(data.message.content, out);
+      if (isJsonObject(data.message)) blocksText(data.message.content, out);
       break;
   }
   return out.join('\n');
@@ -184,7 +184,7 @@ export const scanSessions = async (store: EventStore, query: SearchQuery, keys: 
       total++;
       perSession.set(recorded.stream, (perSession.get(recorded.stream) ?? 0) + 1);
       if (hits.length < limit) {
-        const actor = isObj(recorded.metadata) && typeof recorded.metadata.actor === 'string' ? recorded.metadata.actor : null;
+        const actor = isJsonObject(recorded.metadata) && typeof recorded.metadata.actor === 'string' ? recorded.metadata.actor : null;
         hits.push({ session: recorded.stream, seq: Number(recorded.revision), type: recorded.type, time: recorded.time, actor, snippet: snippetOf(text, lower, words[0]!) });
       }
     }

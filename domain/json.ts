@@ -204,3 +204,9 @@ export const sameJson = (a: unknown, b: unknown): boolean => {
   }
   return true;
 };
+
+/**
+ * A plain JSON object (not null, not an array): the one guard the readers of loosely typed data (event payloads,
+ * sealed units, foreign log records) narrow with.
+ */
+export const isJsonObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sameJson } from './json.js';
+import { isJsonObject, sameJson } from './json.js';
 
 /**
  * Sealed content: what makes erasure possible without breaking the hash chain (crypto-shredding).
@@ -44,7 +44,6 @@ export type SealedContent = z.infer<typeof SealedContentSchema>;
 export type SealedState = NonNullable<SealedContent['state']>;
 
 type Obj = Readonly<Record<string, unknown>>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** One sealable object inside an event's data: what its secret payload is and how to blank, restore and mark it. */
 export interface SealUnit {
@@ -59,7 +58,7 @@ export interface SealUnit {
 }
 
 const blankBlock = (b: unknown, marker: string): unknown => {
-  if (!isObj(b)) return b;
+  if (!isJsonObject(b)) return b;
   switch (b.type) {
     case 'text':
       return { ...b, text: marker };
@@ -149,11 +148,11 @@ const requestErrorUnit: SealUnit = {
  * `request/header`: the system prompt and the offered tools' descriptions and parameters (the configuration, the
  * reason and the tools' names stay, so a reader without the key still sees which tools were offered).
  */
-const headerOf = (o: Obj): Obj => (isObj(o.header) ? o.header : {});
+const headerOf = (o: Obj): Obj => (isJsonObject(o.header) ? o.header : {});
 const withHeader = (o: Obj, f: (h: Obj) => Obj): Obj => ({ ...o, header: f(headerOf(o)) });
 const toolNamesOnly = (tools: unknown, marker: string | null): unknown =>
   Array.isArray(tools)
-    ? tools.map((t) => (isObj(t) ? { name: t.name, ...(marker !== null && t.description !== undefined ? { description: marker } : {}) } : t))
+    ? tools.map((t) => (isJsonObject(t) ? { name: t.name, ...(marker !== null && t.description !== undefined ? { description: marker } : {}) } : t))
     : tools;
 const requestHeaderUnit: SealUnit = {
   secret: (o) => {
@@ -162,19 +161,19 @@ const requestHeaderUnit: SealUnit = {
   },
   blank: (o) =>
     withHeader(o, (h) => ({ ...h, ...(h.system !== undefined ? { system: '' } : {}), ...(h.tools !== undefined ? { tools: toolNamesOnly(h.tools, null) } : {}) })),
-  restore: (o, s) => withHeader(o, (h) => ({ ...h, ...(isObj(s) ? s : {}) })),
+  restore: (o, s) => withHeader(o, (h) => ({ ...h, ...(isJsonObject(s) ? s : {}) })),
   mark: (o, m) =>
     withHeader(o, (h) => ({ ...h, ...(h.system !== undefined ? { system: m } : {}), ...(h.tools !== undefined ? { tools: toolNamesOnly(h.tools, m) } : {}) })),
 };
 /** Does this `request/header` carry a system prompt or tools? */
-const headerHasText = (d: Obj): boolean => isObj(d.header) && (d.header.system !== undefined || d.header.tools !== undefined);
+const headerHasText = (d: Obj): boolean => isJsonObject(d.header) && (d.header.system !== undefined || d.header.tools !== undefined);
 
 /** Does this `turn/end` carry free text (an error message or a hook's abort reason)? */
 const turnEndHasText = (d: Obj): boolean => {
   const r = d.reason;
-  if (!isObj(r)) return false;
-  if (r.kind === 'error') return isObj(r.error) && typeof r.error.message === 'string';
-  return r.kind === 'aborted' && isObj(r.reason) && r.reason.kind === 'hook' && typeof r.reason.reason === 'string';
+  if (!isJsonObject(r)) return false;
+  if (r.kind === 'error') return isJsonObject(r.error) && typeof r.error.message === 'string';
+  return r.kind === 'aborted' && isJsonObject(r.reason) && r.reason.kind === 'hook' && typeof r.reason.reason === 'string';
 };
 
 /**
@@ -182,7 +181,7 @@ const turnEndHasText = (d: Obj): boolean => {
  * message of a splice is one), with the unit's rules; null for an event with nothing to seal.
  */
 export const sealPlanOf = (type: string, data: unknown): { readonly at: 'data' | 'inserted'; readonly unit: SealUnit } | null => {
-  if (!isObj(data)) return null;
+  if (!isJsonObject(data)) return null;
   switch (type) {
     case 'agent/inbox/spliced':
       return Array.isArray(data.inserted) && data.inserted.length > 0 ? { at: 'inserted', unit: messageUnit } : null;
@@ -203,7 +202,7 @@ export const sealPlanOf = (type: string, data: unknown): { readonly at: 'data' |
     case 'request/header':
       return headerHasText(data) ? { at: 'data', unit: requestHeaderUnit } : null;
     case 'request/error':
-      return isObj(data.error) && typeof data.error.message === 'string' ? { at: 'data', unit: requestErrorUnit } : null;
+      return isJsonObject(data.error) && typeof data.error.message === 'string' ? { at: 'data', unit: requestErrorUnit } : null;
     default:
       return null;
   }
@@ -215,14 +214,14 @@ export const mapSealUnits = (type: string, data: unknown, f: (unitObject: Obj, u
   if (plan === null) return data;
   const d = data as Obj;
   if (plan.at === 'data') return f(d, plan.unit, 0);
-  return { ...d, inserted: (d.inserted as unknown[]).map((m, i) => (isObj(m) ? f(m, plan.unit, i) : m)) };
+  return { ...d, inserted: (d.inserted as unknown[]).map((m, i) => (isJsonObject(m) ? f(m, plan.unit, i) : m)) };
 };
 
 /** The sealed sidecars of an event (one per unit that has one), in unit order. */
 export const sealedOf = (type: string, data: unknown): SealedContent[] => {
   const out: SealedContent[] = [];
   mapSealUnits(type, data, (o) => {
-    if (isObj(o.sealed)) out.push(o.sealed as SealedContent);
+    if (isJsonObject(o.sealed)) out.push(o.sealed as SealedContent);
     return o;
   });
   return out;

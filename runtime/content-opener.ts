@@ -1,6 +1,7 @@
 import { ERASED_MARKER, mapSealUnits, SealedContentSchema, UNAVAILABLE_MARKER, type SealedContent } from '../domain/sealed-content.js';
 import { openPayload } from './content-cipher.js';
 import type { DataKeyLookup, KeyStore } from './ports/key-store.js';
+import { isJsonObject } from '../domain/json.js';
 
 /** What one reader found of a key: usable, destroyed (erased), or not available to it. */
 export type KeyState = 'active' | 'destroyed' | 'unavailable';
@@ -33,7 +34,6 @@ export const createKeyring = (keys: KeyStore | null): Keyring => {
 };
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * A raw envelope with its sealed payloads opened: with an active key, the payload is put back and `sealed` removed
@@ -50,7 +50,7 @@ export const openEnvelope = async (raw: unknown, keyring: Keyring): Promise<unkn
  * events awaits only the events that need it.
  */
 export const openEnvelopeNow = (raw: unknown, keyring: Keyring): unknown | Promise<unknown> => {
-  if (!isObj(raw) || typeof raw.type !== 'string' || !isObj(raw.data)) return raw;
+  if (!isJsonObject(raw) || typeof raw.type !== 'string' || !isJsonObject(raw.data)) return raw;
   const units: { sealed: SealedContent; lookup?: DataKeyLookup | undefined }[] = [];
   mapSealUnits(raw.type, raw.data, (o) => {
     if (o.sealed === undefined) return o; // nothing sealed here (the common case): no schema run

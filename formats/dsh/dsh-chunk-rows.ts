@@ -1,4 +1,5 @@
 import { DshLogError } from './dsh-errors.js';
+import { isJsonObject } from '../../domain/json.js';
 
 /**
  * Packed chunk rows: the harness's JSONL backend stores a run of at least three consecutive streamed deltas of one
@@ -20,13 +21,12 @@ export const DSH_CHUNK_ROW_TAGS = ['text-chunks', 'reasoning-chunks', 'tool-call
 export type DshChunkRowTag = (typeof DSH_CHUNK_ROW_TAGS)[number];
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const exactKeys = (o: Obj, keys: readonly string[]): boolean => Object.keys(o).length === keys.length && keys.every((k) => Object.hasOwn(o, k));
 const isSafeInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
 
 /** Is this parsed line a packed chunk row (by its tag)? */
 export const isDshChunkRow = (raw: unknown): raw is Obj & { type: DshChunkRowTag } =>
-  isObj(raw) && (DSH_CHUNK_ROW_TAGS as readonly unknown[]).includes(raw.type);
+  isJsonObject(raw) && (DSH_CHUNK_ROW_TAGS as readonly unknown[]).includes(raw.type);
 
 /**
  * The harness events a packed row stands for (as the harness writes an unpacked `assistant/chunk`: `{type, seq,
@@ -42,7 +42,7 @@ export const decodeDshChunkRow = (row: Obj & { type: DshChunkRowTag }, line: num
   if (!isSafeInt(row.seq0) || row.seq0 < 0) refuse('seq0 must be a non-negative integer');
   if (!isSafeInt(row.time0)) refuse('time0 must be an integer (epoch ms)');
   const data = row.data;
-  if (!isObj(data)) return refuse('data must be an object');
+  if (!isJsonObject(data)) return refuse('data must be an object');
   const call = tag === 'tool-call-chunks';
   const keys = call ? ['turn', 'step', 'index', 'id', 'dt', 'args'] : ['turn', 'step', 'index', 'dt', 'texts'];
   const named = call && Object.hasOwn(data, 'name');

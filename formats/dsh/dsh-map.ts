@@ -3,6 +3,7 @@ import type { SessionCreatedData, SessionKind } from '../../domain/events.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
 import { DshLogError, type DshErrorCode } from './dsh-errors.js';
+import { isJsonObject } from '../../domain/json.js';
 
 /**
  * The harness's log format, event by event, and what steerlog reads each one as. A harness session file (as its
@@ -97,7 +98,6 @@ export const DSH_IMAGE_LABEL = 'image by attachment reference';
 export const dshEventId = (seq: number): string => `00000000-0000-4000-8000-${seq.toString(16).padStart(12, '0')}`;
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isSafeNat = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 /** The session header, checked: everything of `session/created` but the kind (which a child's descriptor says). */
@@ -106,7 +106,7 @@ export type DshHeader = Omit<SessionCreatedData, 'kind'>;
 /** Reads the header line (already parsed JSON). */
 export const parseDshHeader = (raw: unknown, line: number): DshHeader => {
   const bad = (reason: string) => new DshLogError('dsh-header', { line, seq: null, byteOffset: null }, reason);
-  if (!isObj(raw)) throw bad('the first line is the session header, a JSON object');
+  if (!isJsonObject(raw)) throw bad('the first line is the session header, a JSON object');
   if ('seq' in raw || ('type' in raw && raw.type !== DSH_HEADER_TAG)) {
     throw bad('the file has no session header: its first line is an event (the header {type: "session", version, id, createdAt, …} comes first)');
   }
@@ -169,11 +169,11 @@ export type DshMapped =
  * or guessed — apart from the fields listed in docs/audit.md as not carried.
  */
 export const mapDshEvent = (raw: unknown, line: number, expectedSeq: number): DshMapped => {
-  const rawSeq = isObj(raw) && isSafeNat(raw.seq) ? raw.seq : null;
+  const rawSeq = isJsonObject(raw) && isSafeNat(raw.seq) ? raw.seq : null;
   const fail = (code: DshErrorCode, reason: string): never => {
     throw new DshLogError(code, { line, seq: rawSeq ?? expectedSeq, byteOffset: null }, reason);
   };
-  if (!isObj(raw)) return fail('dsh-not-json', 'an event is a JSON object');
+  if (!isJsonObject(raw)) return fail('dsh-not-json', 'an event is a JSON object');
   if (typeof raw.type !== 'string' || raw.type === '') return fail('dsh-malformed-envelope', 'type must be a non-empty string');
   const type = raw.type;
   if (rawSeq === null) return fail('dsh-malformed-envelope', `${type}: seq must be a non-negative integer`);
@@ -225,38 +225,38 @@ export const imagePlaceholder = (attachment: unknown): string =>
 const placeholdImages = (value: unknown, images: { count: number }): unknown => {
   if (Array.isArray(value)) {
     return value.map((item) => {
-      if (isObj(item) && item.type === 'image' && 'attachment' in item && !('data' in item) && Object.keys(item).length === 2) {
+      if (isJsonObject(item) && item.type === 'image' && 'attachment' in item && !('data' in item) && Object.keys(item).length === 2) {
         images.count++;
         return { type: 'text', text: imagePlaceholder(item.attachment) };
       }
       return placeholdImages(item, images);
     });
   }
-  if (!isObj(value)) return value;
+  if (!isJsonObject(value)) return value;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, placeholdImages(v, images)]));
 };
 
 /** The data rewrites (everything else is carried as it is). */
 const mapData = (type: string, data: unknown): unknown => {
-  if (!isObj(data)) return data;
+  if (!isJsonObject(data)) return data;
   switch (type) {
     case 'turn/end':
       // the format's own reading rule: a legacy `disposed` end is an abort by disposal
-      return isObj(data.reason) && data.reason.kind === 'disposed' && Object.keys(data.reason).length === 1
+      return isJsonObject(data.reason) && data.reason.kind === 'disposed' && Object.keys(data.reason).length === 1
         ? { ...data, reason: { kind: 'aborted', reason: { kind: 'disposed' } } }
         : data;
     case 'assistant/message': {
       const { usage: _usage, ...rest } = data;
       const message = data.message;
-      if (!isObj(message)) return rest;
-      const source = isObj(message.source) ? without(message.source, ['replayState']) : message.source;
+      if (!isJsonObject(message)) return rest;
+      const source = isJsonObject(message.source) ? without(message.source, ['replayState']) : message.source;
       const content = Array.isArray(message.content) ? message.content.map(mapAssistantBlock) : message.content;
       return { ...rest, message: { ...message, content, ...(message.source !== undefined ? { source } : {}) } };
     }
     case 'tool/result': {
       // the harness's `meta` is any JSON value; steerlog's is an object: any other value is kept as {value}
-      const meta = data.meta === undefined || isObj(data.meta) ? {} : { meta: { value: data.meta } };
-      return { ...data, ...(isObj(data.message) ? { message: mapToolResultMessage(data.message) } : {}), ...meta };
+      const meta = data.meta === undefined || isJsonObject(data.meta) ? {} : { meta: { value: data.meta } };
+      return { ...data, ...(isJsonObject(data.message) ? { message: mapToolResultMessage(data.message) } : {}), ...meta };
     }
     default:
       return data;
@@ -270,10 +270,10 @@ const mapData = (type: string, data: unknown): unknown => {
  * is (steerlog's schema then says what it cannot hold).
  */
 const mapToolResultMessage = (message: Obj): Obj => {
-  if (message.role !== 'user' || !isObj(message.source) || message.source.kind !== 'tool' || !Array.isArray(message.content) || message.content.length !== 1) return message;
+  if (message.role !== 'user' || !isJsonObject(message.source) || message.source.kind !== 'tool' || !Array.isArray(message.content) || message.content.length !== 1) return message;
   const block: unknown = message.content[0];
   const callId = message.source.callId;
-  if (!isObj(block) || block.type !== 'tool-result' || block.toolCallId !== callId || Object.keys(message.source).length !== 2) return message;
+  if (!isJsonObject(block) || block.type !== 'tool-result' || block.toolCallId !== callId || Object.keys(message.source).length !== 2) return message;
   const { role: _role, source: _source, content: _content, ...rest } = message;
   const { type: _type, toolCallId: _toolCallId, content, ...flags } = block;
   return { role: 'tool', callId, content, ...flags, ...rest };
@@ -281,7 +281,7 @@ const mapToolResultMessage = (message: Obj): Obj => {
 
 /** A tool-call block names its call `id`; steerlog's names it `callId`. */
 const mapAssistantBlock = (block: unknown): unknown => {
-  if (!isObj(block) || block.type !== 'tool-call' || !('id' in block) || 'callId' in block) return block;
+  if (!isJsonObject(block) || block.type !== 'tool-call' || !('id' in block) || 'callId' in block) return block;
   const { id, ...rest } = block;
   return { type: 'tool-call', callId: id, ...without(rest, ['type']) };
 };

@@ -1,6 +1,7 @@
 import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
 import { DshLogError } from './dsh-errors.js';
 import { DSH_IGNORED_PREFIX } from './dsh-map.js';
+import { isJsonObject } from '../../domain/json.js';
 
 /**
  * What the harness's request and stream events say about its steps, as far as its format describes them:
@@ -57,7 +58,6 @@ export interface DshStep {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isPositive = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
 const REASONS = new Set(['initial', 'resume', 'change']);
 
@@ -125,15 +125,15 @@ export const createStepTracker = () => {
           return NONE;
         }
         case `${DSH_IGNORED_PREFIX}assistant/chunk`:
-          if (!isObj(data) || !isPositive(data.turn) || !isPositive(data.step) || !('chunk' in data)) refuse('assistant/chunk: data is {turn, step, chunk}');
+          if (!isJsonObject(data) || !isPositive(data.turn) || !isPositive(data.step) || !('chunk' in data)) refuse('assistant/chunk: data is {turn, step, chunk}');
           chunkSteps.set(harnessSeq, `${data.turn as number}/${data.step as number}`);
           return NONE;
         case 'request/header':
-          if (!isObj(data) || !isObj(data.header) || !REASONS.has(data.reason as string)) refuse('request/header: data is {header: {config, …}, reason: initial, resume or change}');
+          if (!isJsonObject(data) || !isJsonObject(data.header) || !REASONS.has(data.reason as string)) refuse('request/header: data is {header: {config, …}, reason: initial, resume or change}');
           open?.requests.push({ seq: envelope.seq, reason: data.reason as 'initial' | 'resume' | 'change' });
           return NONE;
         case 'request/context': {
-          const { provider, model, contextWindow } = isObj(data) ? data : {};
+          const { provider, model, contextWindow } = isJsonObject(data) ? data : {};
           if (typeof provider !== 'string' || typeof model !== 'string' || !(contextWindow === undefined || isPositive(contextWindow))) {
             refuse('request/context: data is {provider, model, contextWindow?} (strings, and a positive integer)');
           }
