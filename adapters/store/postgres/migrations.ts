@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { ARCHIVE_MIGRATION } from './migration-archive.js';
+import { PARTITION_HASH_MIGRATION } from './migration-partition-hash.js';
 import { assertValidSchemaName, channelName, type Migration } from './schema-names.js';
 
 export { assertValidSchemaName, channelName, type Migration } from './schema-names.js';
@@ -217,6 +218,7 @@ $fn$;
     },
   },
   ARCHIVE_MIGRATION,
+  PARTITION_HASH_MIGRATION,
 ];
 
 /** The schema version the latest migration creates. */

@@ -49,6 +49,9 @@ export const statements = (schema: string) => {
     readBackwards: `SELECT ${columns} FROM ${s}.events WHERE stream = $1 AND revision <= $2::bigint ORDER BY revision DESC LIMIT $3`,
     readAllName: `stl_read_all_${schema}`,
     readAll: `SELECT ${columns} FROM ${s}.events WHERE position > $1::bigint ORDER BY position ASC LIMIT $2`,
+    readAllPartitionsName: `stl_read_all_parts_${schema}`,
+    /** `readAll` of the streams whose `stream_hash % $3` is one of `$4` (see `ReadAllOptions.partition`). */
+    readAllPartitions: `SELECT ${columns} FROM ${s}.events WHERE position > $1::bigint AND stream_hash % $3::bigint = ANY ($4::bigint[]) ORDER BY position ASC LIMIT $2`,
     /** Not prepared: deletions are rare. */
     deleteStream: `SELECT ${s}.delete_stream($1, $2::bigint, $3)`,
     /** Run on the dedicated listener connection. */
