@@ -369,9 +369,9 @@ class Worker<Tx> implements ProjectionWorker {
     const after = this.#from();
     this.#readerPosition = after;
     this.#tailing = false;
-    // the store reads only the streams of the partitions held (it skips the others without decoding them); the
-    // partitions of one read do not change (a take or a give-back restarts the read)
-    const partition = this.#n > 1 ? { partition: { count: this.#n, keep: this.owned() } } : {};
+    // the store reads only the streams of the partitions held (it skips the others without decoding them; holding
+    // them all, it reads unfiltered); the partitions of one read do not change (a take or a give-back restarts it)
+    const partition = this.#n > 1 && this.#parts.size < this.#n ? { partition: { count: this.#n, keep: this.owned() } } : {};
     const messages = subscribeAllPages(this.#o.store, {
       ...(after !== null ? { after } : {}),
       ...partition,

@@ -37,9 +37,17 @@ export interface StreamPartitionFilter {
   readonly keep: readonly number[];
 }
 
+/** Does `filter` keep every stream (none given, one partition, or every partition kept)? Then a store reads unfiltered. */
+export const keepsEveryStream = (filter: StreamPartitionFilter | undefined): boolean => {
+  if (filter === undefined || filter.count <= 1) return true;
+  const keep = new Set(filter.keep);
+  for (let p = 0; p < filter.count; p++) if (!keep.has(p)) return false;
+  return true;
+};
+
 /** A predicate for `filter` (every stream when it is undefined), caching the answer per stream id. */
 export const streamPartitionTest = (filter: StreamPartitionFilter | undefined): ((stream: string) => boolean) => {
-  if (filter === undefined || filter.count <= 1) return () => true;
+  if (filter === undefined || keepsEveryStream(filter)) return () => true;
   const keep = new Set(filter.keep);
   const known = new Map<string, boolean>();
   return (stream) => {

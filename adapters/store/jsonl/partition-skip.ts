@@ -5,7 +5,7 @@
  * streams are skipped before their lines are read or decoded.
  */
 import { join } from 'node:path';
-import { streamPartitionTest, type StreamPartitionFilter } from '../../../runtime/ports/stream-partition.js';
+import { keepsEveryStream, streamPartitionTest, type StreamPartitionFilter } from '../../../runtime/ports/stream-partition.js';
 import type { IndexRecord } from './line-codec.js';
 import { streamOfFile } from './recovery.js';
 import type { StoreDirectory } from './store-directory.js';
@@ -27,7 +27,7 @@ export class PartitionSkip {
   constructor(directory: StoreDirectory, cache: StreamCache, filter: StreamPartitionFilter | undefined) {
     this.#directory = directory;
     this.#cache = cache;
-    this.#filtering = filter !== undefined && filter.count > 1;
+    this.#filtering = !keepsEveryStream(filter);
     this.#kept = streamPartitionTest(filter);
   }
 

@@ -10,6 +10,7 @@ import {
   type StreamRevision,
 } from '../../../runtime/ports/event-store.js';
 import { pageSizeOf } from '../../../runtime/ports/paged-reads.js';
+import { keepsEveryStream } from '../../../runtime/ports/stream-partition.js';
 import { assertValidStreamId } from '../../../runtime/ports/store-validation.js';
 import { toRecorded, type EventRow } from './row-codec.js';
 import { RAW_TYPES, type Queryable, type Statements } from './statements.js';
@@ -59,7 +60,7 @@ export async function* readAllPages(ctx: ReadContext, options: ReadAllPagesOptio
   let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
   let cursor = options.after ?? -1n;
   // the server filters by the rows' stream_hash (migration 4): the other partitions' rows are not sent
-  const filter = options.partition !== undefined && options.partition.count > 1 ? options.partition : undefined;
+  const filter = keepsEveryStream(options.partition) ? undefined : options.partition;
   if (filter !== undefined && filter.keep.length === 0) return;
   while (remaining > 0) {
     const limit = Math.min(pageSize, remaining);
