@@ -21,7 +21,7 @@ import { build } from 'esbuild';
 import pg from 'pg';
 import { openPostgresEventStore } from '../adapters/store/postgres/index.js';
 import { PostgresProjectionStore } from '../adapters/checkpoints/postgres-projection-store.js';
-import { startProjectionWorker, type ProjectionStore } from '../projections/index.js';
+import { partitionOf, startProjectionWorker, type ProjectionStore } from '../projections/index.js';
 import type { LogEvent } from '../domain/events.js';
 import { LogBuilder, msg } from '../testing/log-builder.js';
 import { toLogEvent } from '../projections/sources/from-store.js';
@@ -68,8 +68,6 @@ const main = async (): Promise<void> => {
       }
     }
     console.log(`store: ${fmt(total)} events across ${fmt(SESSIONS)} sessions, written in ${seconds(t0).toFixed(1)} s`);
-    let head = -1n;
-    for await (const page of store.readAllPages!({})) head = page[page.length - 1]!.position;
 
     // 1. the plain in-memory fold
     const fold = (): number => {
@@ -130,10 +128,20 @@ const main = async (): Promise<void> => {
       children.push(child);
       return child;
     };
-    const caughtUp = async (version: number, partitions: number, to: bigint): Promise<void> => {
+    /** The position of the last event of each partition's streams (read before a run is timed). */
+    const lastByPartition = async (partitions: number): Promise<Map<number, bigint>> => {
+      const last = new Map<number, bigint>();
+      for await (const page of store.readAllPages!({})) for (const e of page) last.set(partitionOf(e.stream, partitions), e.position);
+      return last;
+    };
+    /**
+     * Every partition's checkpoint reached the last event of its streams (a worker reads only its partitions' streams,
+     * so a checkpoint stops at the last event it applied, not at the store's head).
+     */
+    const caughtUp = async (version: number, partitions: number, last: ReadonlyMap<number, bigint>): Promise<void> => {
       for (;;) {
         const rows = (await projections.status('bench-counts')).filter((r) => r.key.version === version);
-        if (rows.length === partitions && rows.every((r) => r.position !== null && r.position >= to)) return;
+        if (rows.length === partitions && rows.every((r) => r.position !== null && r.position >= (last.get(r.key.partition) ?? -1n))) return;
         await sleep(50);
       }
     };
@@ -154,12 +162,13 @@ const main = async (): Promise<void> => {
     ];
     const rates = new Map<string, number>();
     let version = 1;
+    const lasts = new Map<number, Map<number, bigint>>([[1, await lastByPartition(1)], [8, await lastByPartition(8)]]);
     for (const run of runs) {
       const v = version++;
       t0 = process.hrtime.bigint();
       firstStart = null;
       const list = Array.from({ length: run.workers }, (_, i) => spawnWorker(v, run.partitions, `w${v}-${i}`));
-      await caughtUp(v, run.partitions, head);
+      await caughtUp(v, run.partitions, lasts.get(run.partitions)!);
       const withStart = seconds(t0);
       const s = seconds(firstStart ?? t0);
       await stopAll(list);
@@ -176,7 +185,7 @@ const main = async (): Promise<void> => {
     // 4. kill -9 of one of 2 live workers: time until its partitions progress again
     const v = version++;
     const pair = [spawnWorker(v, 8, `k${v}-a`, 2000), spawnWorker(v, 8, `k${v}-b`, 2000)];
-    await caughtUp(v, 8, head);
+    await caughtUp(v, 8, lasts.get(8)!);
     for (;;) {
       const rows = (await projections.status('bench-counts')).filter((r) => r.key.version === v);
       if (new Set(rows.map((r) => r.owner)).size === 2 && rows.every((r) => r.owner !== null)) break;
@@ -184,10 +193,12 @@ const main = async (): Promise<void> => {
     }
     pair[0]!.kill('SIGKILL');
     const killedAt = Date.now();
-    for (let i = 0; i < 64; i++) await store.append(`bench-${i}`, [{ id: crypto.randomUUID(), type: 'x/bench-tick', time: Date.now(), data: {}, ignorable: true }], 'any');
-    let head2 = -1n;
-    for await (const page of store.readAllPages!({ after: head })) head2 = page[page.length - 1]!.position;
-    await caughtUp(v, 8, head2);
+    const lastAfter = new Map(lasts.get(8)!);
+    for (let i = 0; i < 64; i++) {
+      const appended = await store.append(`bench-${i}`, [{ id: crypto.randomUUID(), type: 'x/bench-tick', time: Date.now(), data: {}, ignorable: true }], 'any');
+      lastAfter.set(partitionOf(`bench-${i}`, 8), appended.position);
+    }
+    await caughtUp(v, 8, lastAfter);
     console.log(`kill -9 of 1 of 2 workers (lease 2000 ms): its partitions' progress resumed after ${Date.now() - killedAt} ms`);
     await stopAll(pair);
 

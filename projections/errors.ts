@@ -7,7 +7,8 @@ export type ProjectionErrorCode =
   | 'projection-failed'
   | 'projection-state-not-json'
   | 'projection-fenced'
-  | 'projection-partitions-mismatch';
+  | 'projection-partitions-mismatch'
+  | 'projection-superseded';
 
 /** Base class of the projection errors: each has a stable `code`. */
 export class ProjectionError extends Error {
@@ -121,3 +122,20 @@ export class ProjectionPartitionsMismatchError extends ProjectionError {
 }
 /** Is this a {@link ProjectionPartitionsMismatchError}? (by its stable `code`) */
 export const isProjectionPartitionsMismatchError = (e: unknown): e is ProjectionPartitionsMismatchError => hasCode(e, 'projection-partitions-mismatch');
+
+/**
+ * A worker's projection version is no longer the live one: `projections rebuild` swapped a newer version in. The
+ * worker was stopped (its batch committed, its leases released); start the workers of the new module.
+ */
+export class ProjectionSupersededError extends ProjectionError {
+  declare readonly code: 'projection-superseded';
+  constructor(readonly projection: string, readonly version: number, readonly live: number) {
+    super(
+      'projection-superseded',
+      `projection "${projection}"@${version} was superseded: version ${live} is live (swapped in by projections rebuild); this worker stopped — run the module of version ${live}`,
+    );
+    this.name = 'ProjectionSupersededError';
+  }
+}
+/** Is this a {@link ProjectionSupersededError}? (by its stable `code`) */
+export const isProjectionSupersededError = (e: unknown): e is ProjectionSupersededError => hasCode(e, 'projection-superseded');

@@ -17,3 +17,4 @@ export * from './worker/projection-store.js';
 export * from './worker/failure-policy.js';
 export * from './worker/projection-worker.js';
 export * from './worker/replay-parked.js';
+export * from './worker/superseded-watch.js';

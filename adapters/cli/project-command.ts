@@ -6,6 +6,7 @@ import {
   parseFailurePolicy,
   runProjection,
   startProjectionWorker,
+  stopWhenSuperseded,
   type AnyProjection,
   type Projection,
 } from '../../projections/index.js';
@@ -136,8 +137,10 @@ const workerRun = async (
           () => undefined,
         );
       }
+      // a worker of a version that a rebuild superseded (swapped a newer one in) stops with a typed message
+      const watched = follow ? stopWhenSuperseded(projection, worker, { projections: opened.projections }) : worker;
       try {
-        await worker.done;
+        await watched.done;
       } catch (e) {
         if (isStoreError(e)) throw e;
         io.stderr.write(`steerlog project: ${oneLine(e)}\n`);

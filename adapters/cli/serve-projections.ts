@@ -1,7 +1,9 @@
 import {
   isTableProjection,
   parseFailurePolicy,
+  isProjectionSupersededError,
   startProjectionWorker,
+  stopWhenSuperseded,
   type AnyProjection,
   type FailurePolicy,
   type ProjectionWorker,
@@ -45,7 +47,10 @@ export interface ServedWorkerJson {
   readonly name: string;
   readonly version: number;
   readonly owner: string;
-  /** `catching-up` until every partition it holds reached the head once, then `live`; `failed` (see `error`) or `stopped`. */
+  /**
+   * `catching-up` until every partition it holds reached the head once, then `live`; `failed` (see `error`) or
+   * `stopped` (with `error` saying why when a rebuild superseded its version: `projection-superseded`).
+   */
   readonly state: 'catching-up' | 'live' | 'failed' | 'stopped';
   /** The partitions it holds now. */
   readonly partitions: readonly number[];
@@ -120,11 +125,18 @@ export const startServeProjections = async (options: ServeProjectionsOptions): P
         },
         () => undefined,
       );
-      worker.done.then(
+      // superseded by a rebuild's swap: the worker stops (committed, leases released) and says so; the host keeps serving
+      stopWhenSuperseded(projection, worker, { projections: opened.projections }).done.then(
         () => {
           if (entry.state !== 'failed') entry.state = 'stopped';
         },
         (e: unknown) => {
+          if (isProjectionSupersededError(e)) {
+            entry.state = 'stopped';
+            entry.error = oneLine(e);
+            logAt(options.logger, 'warn', `projection ${projection.name}@${projection.version}: ${entry.error}`, { owner: worker.owner });
+            return;
+          }
           entry.state = 'failed';
           entry.error = oneLine(e);
           logAt(options.logger, 'error', `projection ${projection.name}@${projection.version} stopped: ${entry.error}`, { owner: worker.owner });

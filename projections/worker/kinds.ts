@@ -1,3 +1,4 @@
+import { partitionOf } from '../../runtime/ports/stream-partition.js';
 import type { IgnoredProjectionEvent, Projection, ProjectionEvent } from '../custom/define-projection.js';
 
 /**
@@ -109,18 +110,9 @@ export const isAnyProjection = (value: unknown): value is AnyProjection<unknown>
 /**
  * The stable partition of a stream: FNV-1a (32-bit) of the stream id's UTF-8 bytes, modulo `partitions`. The same
  * stream always lands in the same partition for a given count, on every machine, so a stream's events are applied by
- * one worker at a time, in the stream's order.
+ * one worker at a time, in the stream's order. (Defined with the store port, whose global read can filter by it.)
  */
-export const partitionOf = (stream: string, partitions: number): number => {
-  if (partitions <= 1) return 0;
-  let h = 0x811c9dc5;
-  for (const byte of UTF8.encode(stream)) {
-    h ^= byte;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h % partitions;
-};
-const UTF8 = new TextEncoder();
+export { partitionOf };
 
 /**
  * The table names a table projection's version gets: `<name>_v<version>_<table>`, lower-cased, with every character

@@ -360,14 +360,21 @@ class Worker<Tx> implements ProjectionWorker {
     return min ?? null;
   }
 
-  /** Reads every stream after the oldest checkpoint held, routes each event to its partition. True: caught up, not following. */
+  /**
+   * Reads the streams of the partitions held (the store filters by partition) after the oldest checkpoint held,
+   * routes each event to its partition. True: caught up, not following.
+   */
   async #read(signal: AbortSignal, follow: boolean): Promise<boolean> {
     for (const part of this.#parts.values()) part.start = part.committed; // every batch was committed before a read
     const after = this.#from();
     this.#readerPosition = after;
     this.#tailing = false;
+    // the store reads only the streams of the partitions held (it skips the others without decoding them; holding
+    // them all, it reads unfiltered); the partitions of one read do not change (a take or a give-back restarts it)
+    const partition = this.#n > 1 && this.#parts.size < this.#n ? { partition: { count: this.#n, keep: this.owned() } } : {};
     const messages = subscribeAllPages(this.#o.store, {
       ...(after !== null ? { after } : {}),
+      ...partition,
       signal,
       ...(this.#o.pageSize !== undefined ? { pageSize: this.#o.pageSize } : {}),
     });

@@ -1,5 +1,6 @@
 import type { Brand } from '../../domain/brand.js';
 import type { EventMetadata } from '../../domain/event-metadata.js';
+import type { StreamPartitionFilter } from './stream-partition.js';
 
 /**
  * The EventStore port: what the runtime needs from any store (memory, JSONL, PostgreSQL, EventStoreDB).
@@ -90,6 +91,12 @@ export interface ReadAllOptions {
   readonly after?: bigint;
   /** @defaultValue unlimited */
   readonly maxCount?: number;
+  /**
+   * Only the events of the streams in these partitions (see `StreamPartitionFilter`): the PostgreSQL and JSONL
+   * stores then skip the others without decoding them. A store that cannot filter ignores it (its reader checks).
+   * `maxCount` counts the events handed out. @defaultValue every stream
+   */
+  readonly partition?: StreamPartitionFilter;
 }
 
 /** Options of `EventStore.readAllPages`: those of `readAll`, plus the most events a page holds. */
@@ -117,6 +124,8 @@ export interface SubscribeAllOptions {
   /** Deliver events whose global position is strictly greater than `after`. @defaultValue from the beginning */
   readonly after?: bigint;
   readonly signal?: AbortSignal;
+  /** Only the events of the streams in these partitions, as `ReadAllOptions.partition`. @defaultValue every stream */
+  readonly partition?: StreamPartitionFilter;
 }
 
 /**

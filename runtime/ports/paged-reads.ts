@@ -1,3 +1,4 @@
+import type { StreamPartitionFilter } from './stream-partition.js';
 import type { EventStore, ReadAllPagesOptions, ReadPagesOptions, RecordedEvent, SubscriptionMessage } from './event-store.js';
 
 /**
@@ -145,6 +146,8 @@ export interface SubscribeAllPagesOptions {
   readonly signal?: AbortSignal;
   /** Most events a stored page holds (see `ReadAllPagesOptions.pageSize`). */
   readonly pageSize?: number;
+  /** Only the events of the streams in these partitions (see `ReadAllOptions.partition`). @defaultValue every stream */
+  readonly partition?: StreamPartitionFilter;
 }
 
 /**
@@ -160,15 +163,16 @@ export async function* subscribeAllPages(
   store: Pick<EventStore, 'readAll' | 'readAllPages' | 'subscribeAll'>,
   options: SubscribeAllPagesOptions = {},
 ): AsyncGenerator<PagedSubscriptionMessage> {
-  const { signal, after } = options;
+  const { signal, after, partition } = options;
+  const filter = partition !== undefined ? { partition } : {};
   yield* pagesThenLive(
     signal,
     store.readAllPages === undefined
       ? null
-      : () => readAllPages(store, { ...(after !== undefined ? { after } : {}), ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) }),
+      : () => readAllPages(store, { ...(after !== undefined ? { after } : {}), ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}), ...filter }),
     (last) => {
       const from = last === null ? after : last.position;
-      return store.subscribeAll({ ...(from !== undefined ? { after: from } : {}), ...(signal !== undefined ? { signal } : {}) });
+      return store.subscribeAll({ ...(from !== undefined ? { after: from } : {}), ...(signal !== undefined ? { signal } : {}), ...filter });
     },
   );
 }

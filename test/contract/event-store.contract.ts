@@ -10,6 +10,7 @@ import {
 } from '../../runtime/ports/store-errors.js';
 import { eventSizeBytes } from '../../runtime/ports/store-validation.js';
 import { describePagedReadContract } from './paged-reads.contract.js';
+import { describePartitionedReadsContract } from './partitioned-reads.contract.js';
 import { describeReadAllPagesContract } from './read-all-pages.contract.js';
 import { describeStreamDeletionContract } from './stream-deletion.contract.js';
 import { expectBigStreamReadsBack } from './big-stream.contract.js';
@@ -32,6 +33,8 @@ export interface EventStoreHarness {
   readonly maxEventBytes?: number;
   /** Run the StreamDeletion contract too (test/contract/stream-deletion.contract.ts). @defaultValue true */
   readonly deletion?: boolean;
+  /** The store filters global reads by `partition` (test/contract/partitioned-reads.contract.ts); false: it ignores it. @defaultValue true */
+  readonly partitionedReads?: boolean;
 }
 
 let counter = 0;
@@ -229,6 +232,7 @@ export function describeEventStoreContract(name: string, harness: EventStoreHarn
 
     describePagedReadContract(name, () => store);
     describeReadAllPagesContract(name, harness, () => store);
+    describePartitionedReadsContract(name, harness, () => store);
 
     describe('subscriptions', () => {
       it('catch-up then live, with one caught-up marker, no gap and no duplicate', async () => {

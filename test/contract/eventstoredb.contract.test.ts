@@ -35,6 +35,8 @@ const fakeSuite = (name: string, features: FakeFeatures, path: 'Append' | 'Batch
       bigStreamEvents: FAKE_BIG_STREAM_EVENTS,
       // the server's 1 MiB per event, less what steerlog's own metadata (chain hash, provenance) may take
       maxEventBytes: 1024 * 1024 - METADATA_ALLOWANCE,
+      // global reads are not filtered by partition (the server's $all has no stream hash): readers filter
+      partitionedReads: false,
       // the deletion contract runs too (deletion defaults to true): the adapter tombstones (see docs/store-eventstoredb.md)
     });
 

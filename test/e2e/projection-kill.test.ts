@@ -10,7 +10,7 @@ import { openStore } from '../../adapters/store/open-store.js';
 import { FileProjectionStore } from '../../adapters/checkpoints/file-projection-store.js';
 import { PostgresProjectionStore } from '../../adapters/checkpoints/postgres-projection-store.js';
 import type { LogEvent } from '../../domain/events.js';
-import type { ProjectionStore } from '../../projections/index.js';
+import { partitionOf, type ProjectionStore } from '../../projections/index.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { dropSchema, PG_URL, postgresAvailable, uniqueSchema } from '../adapters/store/postgres/pg-test-support.js';
 import { seededRandom } from '../support/seeded-random.js';
@@ -97,15 +97,19 @@ interface Harness {
   readModel(): Promise<{ tallies: Map<string, Tally>; applied: Map<string, number> }>;
 }
 
-const headOf = async (store: EventStore): Promise<bigint> => {
-  let head = -1n;
-  for await (const e of store.readAll()) head = e.position;
-  return head;
+/**
+ * The position of the last event of each partition's streams: where its checkpoint stands once caught up (a worker
+ * reads only the streams of its partitions, so a checkpoint stops at the last event of its own streams).
+ */
+const headOf = async (store: EventStore): Promise<Map<number, bigint>> => {
+  const heads = new Map<number, bigint>();
+  for await (const e of store.readAll()) heads.set(partitionOf(e.stream, PARTITIONS), e.position);
+  return heads;
 };
 
-const allCaughtUp = async (h: Harness, head: bigint): Promise<boolean> => {
+const allCaughtUp = async (h: Harness, heads: ReadonlyMap<number, bigint>): Promise<boolean> => {
   const rows = await h.projections.status('kill');
-  return rows.length === PARTITIONS && rows.every((r) => r.position !== null && r.position >= head);
+  return rows.length === PARTITIONS && rows.every((r) => r.position !== null && r.position >= (heads.get(r.key.partition) ?? -1n));
 };
 
 const killScenario = async (h: Harness): Promise<void> => {
@@ -193,7 +197,7 @@ const killScenario = async (h: Harness): Promise<void> => {
     const rows = await h.projections.status('kill');
     return killedParts.every((p) => {
       const row = rows.find((r) => r.key.partition === p)!;
-      return row.owner !== null && row.owner !== 'race-1' && row.position !== null && row.position >= head2;
+      return row.owner !== null && row.owner !== 'race-1' && row.position !== null && row.position >= (head2.get(p) ?? -1n);
     });
   });
   const resumed = Date.now() - killedAt;

@@ -90,7 +90,16 @@ describe.skipIf(!postgresAvailable)('steerlog projections rebuild, while serve t
       expect(rebuilt.code).toBe(0);
       expect(rebuilt.stdout).toBe(`rebuilt rebuild-e2e@2 and swapped it in; rebuild-e2e@1 is kept until steerlog projections drop rebuild-e2e 1\n`);
       const sentAtSwap = sent;
-      // the live view reads v2's table now; v1's table is still there (its worker in serve still runs)
+      // serve's v1 worker sees the live pointer move: it stops (committed, leases released) and says why; serve goes on
+      type Served = { workers: { version: number; state: string; error: string | null }[] };
+      let served: Served;
+      do {
+        await new Promise((r) => setTimeout(r, 50));
+        served = (await (await fetch(`${serve.url}/projections`)).json()) as Served;
+      } while (served.workers[0]!.state !== 'stopped');
+      expect(served.workers[0]).toMatchObject({ version: 1, state: 'stopped' });
+      expect(served.workers[0]!.error).toMatch(/"rebuild-e2e"@1 was superseded: version 2 is live/);
+      // the live view reads v2's table now; v1's table is still there (kept until dropped)
       const view = await admin.query<{ definition: string }>(`SELECT definition FROM pg_views WHERE schemaname = $1 AND viewname = 'rebuild_e2e_counts'`, [cpSchema]);
       expect(view.rows[0]!.definition).toContain('rebuild_e2e_v2_counts');
       const statusJson = JSON.parse((await runCli('projections', 'status', '--store', spec, '--json')).stdout) as { partitions: { version: number; live: boolean }[] };

@@ -11,6 +11,7 @@ import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import type { FileOps } from './fs-ops.js';
 import { readExactly, readIndexRecords, viewIndex } from './global-index.js';
 import { decodeLineAt, type IndexRecord, type StoredEvent } from './line-codec.js';
+import { PartitionSkip } from './partition-skip.js';
 import { streamOfFile } from './recovery.js';
 import { io, type StoreDirectory } from './store-directory.js';
 import type { StreamCache } from './stream-cache.js';
@@ -34,6 +35,7 @@ export async function* readAllEvents(directory: StoreDirectory, cache: StreamCac
  * are read concurrently (at most {@link OPEN_FILES} at once); every line is then checked in order (checksum, JSON,
  * position) before its page is handed out. A damaged line, or a failed file read, ends the read with its error
  * after the page of the good events before it, so `readAll` yields exactly what it yields one event at a time.
+ * With `partition`, the records of other partitions' streams are left out before their lines are read.
  */
 export async function* readAllPages(directory: StoreDirectory, cache: StreamCache, options: ReadAllPagesOptions): AsyncGenerator<RecordedEvent[]> {
   directory.assertOpen();
@@ -45,11 +47,13 @@ export async function* readAllPages(directory: StoreDirectory, cache: StreamCach
   let p = options.after === undefined ? 0 : Math.max(0, Number(options.after) + 1);
   let count = 0;
   const files = new Map<string, Promise<OpenFile>>();
+  const skip = new PartitionSkip(directory, cache, options.partition);
   try {
     while (p < view.count && count < max) {
       const n = Math.min(READ_ALL_PAGE, view.count - p);
       const records = await readIndexRecords(directory.indexRead, directory.indexPath, p, n);
-      const runs = runsOf(records, p, (hash) => directory.isDeleted(hash), max - count);
+      await skip.learn(records, (hash) => directory.isDeleted(hash));
+      const runs = runsOf(records, p, (hash) => directory.isDeleted(hash) || skip.skipped(hash), max - count);
       let page: RecordedEvent[] = [];
       let failure: unknown;
       for (let b = 0; b < runs.length && failure === undefined; ) {
@@ -109,14 +113,17 @@ interface RunRead {
   readonly failure?: unknown;
 }
 
-/** The runs of `records` (the first at global position `p`), deleted streams' records left out, `max` events at most. */
-const runsOf = (records: readonly IndexRecord[], p: number, isDeleted: (hash: string) => boolean, max: number): Run[] => {
+/**
+ * The runs of `records` (the first at global position `p`), the records of `isLeftOut` files (deleted streams, streams
+ * of partitions not read) left out, `max` events at most.
+ */
+const runsOf = (records: readonly IndexRecord[], p: number, isLeftOut: (hash: string) => boolean, max: number): Run[] => {
   const runs: Run[] = [];
   let wanted = max;
   let i = 0;
   while (i < records.length && wanted > 0) {
-    if (isDeleted(records[i]!.fileHash)) {
-      i++; // a deleted (archived) stream's record: its position stays taken, its event is gone
+    if (isLeftOut(records[i]!.fileHash)) {
+      i++; // a deleted (archived) stream's record: its position stays taken, its event is gone (or another partition's)
       continue;
     }
     let j = i + 1;

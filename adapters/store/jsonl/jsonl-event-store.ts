@@ -223,7 +223,7 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
   subscribeAll(options: SubscribeAllOptions = {}): AsyncIterable<SubscriptionMessage> {
     this.#directory.assertOpen();
     this.#startPolling();
-    return catchUpThenLive(allSource(this), this.#notifier, options.after ?? null, options.signal);
+    return catchUpThenLive(allSource(this, options.partition), this.#notifier, options.after ?? null, options.signal);
   }
 
   revision(stream: string): Promise<StreamRevision | 'no_stream'> {

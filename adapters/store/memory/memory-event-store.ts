@@ -29,6 +29,7 @@ import {
 } from '../../../runtime/ports/store-validation.js';
 import { deepFreeze } from '../../../domain/json.js';
 import { DEFAULT_READ_PAGE_SIZE, pageSizeOf } from '../../../runtime/ports/paged-reads.js';
+import { streamPartitionTest } from '../../../runtime/ports/stream-partition.js';
 import { allSource, catchUpThenLive, streamSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
 
@@ -160,17 +161,18 @@ export class MemoryEventStore implements EventStore, StreamDeletion {
     for await (const page of this.readAllPages(options)) yield* page;
   }
 
-  /** `readAll` a page at a time (the global order without deleted streams, `DEFAULT_READ_PAGE_SIZE` by default). */
+  /** `readAll` a page at a time (the global order without deleted streams, `DEFAULT_READ_PAGE_SIZE` by default; `partition` filters). */
   async *readAllPages(options: ReadAllPagesOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
     this.#assertOpen();
     const size = pageSizeOf(options, DEFAULT_READ_PAGE_SIZE);
     let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    const kept = streamPartitionTest(options.partition);
     // the end is taken at each page: events appended meanwhile are read
     for (let i = options.after === undefined ? 0 : Math.max(0, Number(options.after) + 1); i < this.#all.length && remaining > 0; ) {
       const page: RecordedEvent[] = [];
       for (; i < this.#all.length && page.length < size && page.length < remaining; i++) {
         const e = this.#all[i]!;
-        if (!this.#deleted.has(e.stream)) page.push(e);
+        if (!this.#deleted.has(e.stream) && kept(e.stream)) page.push(e);
       }
       if (page.length === 0) continue;
       remaining -= page.length;
@@ -180,7 +182,7 @@ export class MemoryEventStore implements EventStore, StreamDeletion {
 
   subscribeAll(options: SubscribeAllOptions = {}): AsyncIterable<SubscriptionMessage> {
     this.#assertOpen();
-    return catchUpThenLive(allSource(this), this.#notifier, options.after ?? null, options.signal);
+    return catchUpThenLive(allSource(this, options.partition), this.#notifier, options.after ?? null, options.signal);
   }
 
   async revision(stream: string): Promise<StreamRevision | 'no_stream'> {

@@ -10,6 +10,7 @@ import {
   type StreamRevision,
 } from '../../../runtime/ports/event-store.js';
 import { pageSizeOf } from '../../../runtime/ports/paged-reads.js';
+import { keepsEveryStream } from '../../../runtime/ports/stream-partition.js';
 import { assertValidStreamId } from '../../../runtime/ports/store-validation.js';
 import { toRecorded, type EventRow } from './row-codec.js';
 import { RAW_TYPES, type Queryable, type Statements } from './statements.js';
@@ -50,16 +51,22 @@ export async function* readStreamPages(ctx: ReadContext, stream: string, options
 
 /**
  * `readAll` a page at a time: keyset pages of at most `pageSize` rows (default: the store's `readPageSize` option),
- * one query each, every page starting after the last position of the one before.
+ * one query each, every page starting after the last position of the one before. With `partition`, only the rows of
+ * the streams of those partitions (the server filters on `stream_hash`).
  */
 export async function* readAllPages(ctx: ReadContext, options: ReadAllPagesOptions): AsyncGenerator<readonly RecordedEvent[]> {
   assertOpen(ctx);
   const pageSize = pageSizeOf(options, ctx.pageSize);
   let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
   let cursor = options.after ?? -1n;
+  // the server filters by the rows' stream_hash (migration 5): the other partitions' rows are not sent
+  const filter = keepsEveryStream(options.partition) ? undefined : options.partition;
+  if (filter !== undefined && filter.keep.length === 0) return;
   while (remaining > 0) {
     const limit = Math.min(pageSize, remaining);
-    const rows = await page(ctx, ctx.sql.readAllName, ctx.sql.readAll, [cursor.toString(), limit]);
+    const rows = filter === undefined
+      ? await page(ctx, ctx.sql.readAllName, ctx.sql.readAll, [cursor.toString(), limit])
+      : await page(ctx, ctx.sql.readAllPartitionsName, ctx.sql.readAllPartitions, [cursor.toString(), limit, filter.count, filter.keep]);
     if (rows.length > 0) yield rows.map(toRecorded);
     remaining -= rows.length;
     if (rows.length < limit) return;

@@ -224,7 +224,7 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
 
   subscribeAll(options: SubscribeAllOptions = {}): AsyncIterable<SubscriptionMessage> {
     assertOpen(this.#ctx);
-    return this.#live.follow(allSource(this), options.after ?? null, options.signal);
+    return this.#live.follow(allSource(this, options.partition), options.after ?? null, options.signal);
   }
 
   // ---------------------------------------------------------------- lifecycle

@@ -60,6 +60,9 @@ export const statements = (schema: string) => {
       WHERE ${SEARCH_FILTERS} AND t.position > $6::bigint AND (t.sealed OR t.pending OR t.text LIKE ALL ($5::text[]))
       ORDER BY t.position ASC LIMIT $7`,
     searchData: `SELECT position, data FROM ${s}.events WHERE position = ANY ($1::bigint[])`,
+    readAllPartitionsName: `stl_read_all_parts_${schema}`,
+    /** `readAll` of the streams whose `stream_hash % $3` is one of `$4` (see `ReadAllOptions.partition`). */
+    readAllPartitions: `SELECT ${columns} FROM ${s}.events WHERE position > $1::bigint AND stream_hash % $3::bigint = ANY ($4::bigint[]) ORDER BY position ASC LIMIT $2`,
     /** Not prepared: deletions are rare. */
     deleteStream: `SELECT ${s}.delete_stream($1, $2::bigint, $3)`,
     /** Run on the dedicated listener connection. */

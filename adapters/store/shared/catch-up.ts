@@ -1,4 +1,5 @@
 import type { EventStore, RecordedEvent, SubscriptionMessage } from '../../../runtime/ports/event-store.js';
+import type { StreamPartitionFilter } from '../../../runtime/ports/stream-partition.js';
 import type { ChangeNotifier } from './change-notifier.js';
 
 export interface CatchUpSource {
@@ -48,8 +49,11 @@ export const streamSource = (
   cursorOf: (e) => e.revision,
 });
 
-/** The catch-up source of the global order; its cursor is the global position (start with `after`, exclusive). */
-export const allSource = (store: Pick<EventStore, 'readAll'>): CatchUpSource => ({
-  readAfter: (cursor) => store.readAll(cursor === null ? {} : { after: cursor }),
+/**
+ * The catch-up source of the global order; its cursor is the global position (start with `after`, exclusive).
+ * With `partition`, only the events of the streams in those partitions (see `ReadAllOptions.partition`).
+ */
+export const allSource = (store: Pick<EventStore, 'readAll'>, partition?: StreamPartitionFilter): CatchUpSource => ({
+  readAfter: (cursor) => store.readAll({ ...(cursor === null ? {} : { after: cursor }), ...(partition !== undefined ? { partition } : {}) }),
   cursorOf: (e) => e.position,
 });
