@@ -31,7 +31,7 @@ describePg('PostgreSQL store migration', () => {
       await store.append('s', [{ id: 'a', type: 't', time: 1, data: {} }], 'no_stream');
       await store.close();
       expect(await migratePostgresEventStore(pool, schema)).toEqual({ applied: [], version: LATEST_SCHEMA_VERSION });
-      expect(await migrationRows(pool, schema)).toEqual([1, 2, 3, 4]);
+      expect(await migrationRows(pool, schema)).toEqual([1, 2, 3, 4, 5]);
       const again = await openPostgresEventStore({ pool, schema });
       expect(await again.revision('s')).toBe(0n);
       await again.close();
@@ -48,7 +48,7 @@ describePg('PostgreSQL store migration', () => {
     try {
       const reports = await Promise.all(pools.map((p) => migratePostgresEventStore(p, schema)));
       expect(reports.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2, 3, 4, 5], version: LATEST_SCHEMA_VERSION }]);
-      expect(await migrationRows(pools[0]!, schema)).toEqual([1, 2, 3, 4]);
+      expect(await migrationRows(pools[0]!, schema)).toEqual([1, 2, 3, 4, 5]);
       // And stores opening at once on an already-current schema.
       const stores = await Promise.all(pools.map((pool) => openPostgresEventStore({ pool, schema })));
       await Promise.all(stores.map((s, i) => s.append(`s-${i}`, [{ id: 'x', type: 't', time: 0, data: i }], 'no_stream')));
