@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FoldSnapshot } from '../../../runtime/ports/fold-snapshots.js';
+import { crc32 } from './line-codec.js';
+
+/**
+ * Fold snapshots beside the streams (docs/store-jsonl.md, "Fold snapshots"): `snapshots/<stream file hash>.snap`,
+ * one line per snapshot, `{"c":"<crc32 of the inner JSON>","s":{"seq":…,"id":…,"hash":…,"version":…,"state":…}}`,
+ * in seq order. A cache of a fold of the log, never data: written with node:fs directly (not the store's injectable
+ * file system), as a temporary file renamed into place, never fsynced; a torn, damaged or missing file costs a
+ * longer fold, nothing else. A line that does not check is skipped; a snapshot is used only after its claim (the
+ * event at its seq) was checked against the log.
+ */
+export const SNAPSHOTS_DIR = 'snapshots';
+
+const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
+
+/** The path of a stream's snapshot file. */
+export const snapshotFileOf = (dir: string, fileHash: string): string => join(dir, SNAPSHOTS_DIR, `${fileHash}.snap`);
+
+/** The bytes of a snapshot file. */
+export const encodeSnapshots = (snapshots: readonly FoldSnapshot[]): Buffer =>
+  Buffer.from(
+    snapshots
+      .map((s) => {
+        const inner = JSON.stringify({ seq: s.seq, id: s.id, ...(s.hash !== undefined ? { hash: s.hash } : {}), version: s.version, state: s.state });
+        return `{"c":"${hex8(crc32(Buffer.from(inner, 'utf8')))}","s":${inner}}\n`;
+      })
+      .join(''),
+    'utf8',
+  );
+
+const isSnapshot = (v: unknown): v is FoldSnapshot => {
+  if (typeof v !== 'object' || v === null) return false;
+  const s = v as Record<string, unknown>;
+  return Number.isSafeInteger(s.seq) && (s.seq as number) >= 0 && typeof s.id === 'string' && (s.hash === undefined || typeof s.hash === 'string') && Number.isSafeInteger(s.version) && 'state' in s;
+};
+
+/** The snapshots in `bytes` whose lines check (checksum, JSON, fields), in seq order. */
+export const decodeSnapshots = (bytes: Buffer): FoldSnapshot[] => {
+  const out: FoldSnapshot[] = [];
+  for (const line of bytes.toString('utf8').split('\n')) {
+    const m = /^\{"c":"([0-9a-f]{8})","s":(.*)\}$/.exec(line);
+    if (m === null) continue;
+    const inner = m[2]!;
+    if (hex8(crc32(Buffer.from(inner, 'utf8'))) !== m[1]) continue;
+    try {
+      const s: unknown = JSON.parse(inner);
+      if (isSnapshot(s)) out.push(s);
+    } catch {
+      // a damaged line: skipped
+    }
+  }
+  return out.sort((a, b) => a.seq - b.seq);
+};
+
+/** The snapshots kept in `path`; none when the file is missing or unreadable. */
+export const readSnapshotFile = async (path: string): Promise<FoldSnapshot[]> => {
+  try {
+    return decodeSnapshots(await readFile(path));
+  } catch {
+    return [];
+  }
+};
+
+/** Replaces the snapshot file (a temporary file renamed over the old one); a failure keeps the old one. */
+export const writeSnapshotFile = async (dir: string, path: string, snapshots: readonly FoldSnapshot[]): Promise<void> => {
+  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await mkdir(join(dir, SNAPSHOTS_DIR), { recursive: true });
+    await writeFile(tmp, encodeSnapshots(snapshots));
+    await rename(tmp, path);
+  } catch {
+    await rm(tmp, { force: true }).catch(() => undefined);
+  }
+};
