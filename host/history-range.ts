@@ -2,7 +2,15 @@ import { foldRange } from '../runtime/session-range.js';
 import { isStoreCorruptError } from '../runtime/ports/store-errors.js';
 import { HostError } from './errors.js';
 import type { HostRequest, HostResult } from './schemas.js';
-import type { SessionReadPort } from './session-reads.js';
+import type { EventStore } from '../runtime/ports/event-store.js';
+import type { KeyStore } from '../runtime/ports/key-store.js';
+
+/** What a range read of the history needs of the host: its store, the runtime's keys, and the catalog to mark a damaged session. */
+export interface HistoryRangePort {
+  readonly store: EventStore;
+  readonly keyStore: KeyStore | null;
+  readonly catalog: { markBroken(sessionId: string): void };
+}
 
 /**
  * `session.history` of a session that is not live here, read by range: the page's events and only what the fold
@@ -10,7 +18,7 @@ import type { SessionReadPort } from './session-reads.js';
  * the rest of the log. A page of a long session costs the page and at most one snapshot interval. A page after the
  * last event reads nothing but the stream's last revision.
  */
-export const historyFromStore = async (port: SessionReadPort, request: HostRequest<'session.history'>): Promise<HostResult<'session.history'>> => {
+export const historyFromStore = async (port: HistoryRangePort, request: HostRequest<'session.history'>): Promise<HostResult<'session.history'>> => {
   const sessionId = request.sessionId;
   const after = request.after ?? -1;
   const limit = request.limit ?? 200;
