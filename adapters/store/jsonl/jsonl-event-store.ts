@@ -57,7 +57,8 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
   /** @internal use openJsonlEventStore */
   constructor(dir: string, fs: FsOps, lock: DirectoryLock | undefined, files: { indexWrite: FileOps; indexRead: FileOps; journal: FileOps }, options: JsonlEventStoreOptions) {
     this.#directory = new StoreDirectory(dir, fs, files, options.durability ?? 'group');
-    this.#cache = new StreamCache(this.#directory);
+    // the first stream read starts from the session catalog's rows, not from index record 0 (index-revisions.ts)
+    this.#cache = new StreamCache(this.#directory, () => this.#catalog.revisionSeed());
     this.#lock = lock;
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.#pollIntervalMs = options.pollIntervalMs ?? 100;
