@@ -6,6 +6,7 @@
  *   npx tsx bench/store-scale.ts measure  --dir <D> [--label before|after] [--skip-long | --only-long] [--build <copy of bin/ + dist/>]
  *   npx tsx bench/store-scale.ts catalog  --dir <D>   (the session catalog: list costs with and without its files)
  *   npx tsx bench/store-scale.ts history  --dir <D> [--fresh]   (history pages by range and fold snapshots, long store)
+ *   npx tsx bench/store-scale.ts scale    --dir <D>   (open, serve, first list page, sessions --limit 20, audit of one session)
  *
  * `generate` runs one realistic session through the runtime (scripted model on the memory store): queued prompts,
  * a steer from a tool, three model steps per turn with two tool calls at each of the first two, about 91 events.
@@ -426,12 +427,43 @@ const measureHistory = async (): Promise<void> => {
   }
 };
 
+/**
+ * The costs that must not grow with the number of sessions (issue item 1), on stores whose catalog base exists (a
+ * writable `serve` lists once first when it does not): open read-only (in-process), `serve` until listening, its
+ * first `session.list` page of 50, `steerlog sessions --limit 20`, and `steerlog audit --store` of one session (its
+ * first stream read: the catalog seed, or before it the pass over the whole index).
+ */
+const measureScale = async (): Promise<void> => {
+  const stores = ['s1', 's1000', 's5000', 's20000'].filter((s) => existsSync(join(DIR, s)));
+  console.log(`# store-scale scale — machine: ${machineLine()}; ${new Date().toISOString()}`);
+  console.log('store | open (read-only) | serve until listening | first session.list (page of 50) | sessions --limit 20 | audit --store (one session)');
+  for (const s of stores) {
+    const dir = join(DIR, s);
+    if (!existsSync(join(dir, 'sessions.catalog')) && !existsSync(join(dir, 'sessions.catalog.log'))) {
+      const first = await serve(dir);
+      await first.rpc('session.list', {});
+      await first.stop();
+    }
+    const open = openTime(dir);
+    const host = await serve(dir);
+    const page = await host.rpc('session.list', { limit: 50 });
+    if (!page.body.result?.ok) throw new Error(`session.list failed: ${JSON.stringify(page.body).slice(0, 300)}`);
+    await host.stop();
+    const sessions = wall(['sessions', '--store', `jsonl:${dir}`, '--limit', '20', '--json']);
+    if (sessions.status !== 0) throw new Error(`sessions failed: ${sessions.out.slice(0, 500)}`);
+    const audit = wall(['audit', '--store', `jsonl:${dir}`, 'sess-000000', '--json']);
+    if (audit.status !== 0) throw new Error(`audit failed: ${audit.out.slice(0, 500)}`);
+    console.log(`${s} | ${ms(open)} | ${ms(host.startMs)} | ${ms(page.ms)} | ${ms(sessions.ms)} | ${ms(audit.ms)}`);
+  }
+};
+
 const command = process.argv[2];
 if (command === 'generate') await generate();
 else if (command === 'measure') await measure();
 else if (command === 'catalog') await measureCatalog();
 else if (command === 'history') await measureHistory();
+else if (command === 'scale') await measureScale();
 else {
-  console.error('usage: npx tsx bench/store-scale.ts generate|measure|catalog|history --dir <D>');
+  console.error('usage: npx tsx bench/store-scale.ts generate|measure|catalog|history|scale --dir <D>');
   process.exit(2);
 }

@@ -20,12 +20,12 @@ import { envelopeOfRecorded } from './ports/recorded-envelope.js';
 
 /** Options of {@link foldRange}, with their defaults. */
 export interface SnapshotOptions {
-  /** A snapshot is taken after every event whose seq + 1 is a multiple of this (default 4096). */
+  /** A snapshot is taken after every event whose seq + 1 is a multiple of this (default 512). */
   readonly every?: number;
 }
 
 /** The default distance between two checkpoints, in events. */
-export const SNAPSHOT_EVERY = 4096;
+export const SNAPSHOT_EVERY = 512;
 
 /** What {@link foldRange} found. */
 export interface FoldedRange {

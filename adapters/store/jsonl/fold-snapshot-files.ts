@@ -37,7 +37,14 @@ const isSnapshot = (v: unknown): v is FoldSnapshot => {
   return Number.isSafeInteger(s.seq) && (s.seq as number) >= 0 && typeof s.id === 'string' && (s.hash === undefined || typeof s.hash === 'string') && Number.isSafeInteger(s.version) && 'state' in s;
 };
 
-/** The snapshots in `bytes` whose lines check (checksum, JSON, fields), in seq order. */
+/** The head of a snapshot's inner JSON, as encodeSnapshots writes it (its state follows). */
+const HEAD = /^\{"seq":(\d+),"id":("(?:[^"\\]|\\.)*")(?:,"hash":("[0-9a-zA-Z]*"))?,"version":(\d+),"state":/;
+
+/**
+ * The snapshots in `bytes` whose lines check (checksum, the head's fields), in seq order. A line's state is parsed
+ * only when it is read (a reader uses one snapshot of many); a state that does not parse reads as undefined, which
+ * no reader takes for a fold state.
+ */
 export const decodeSnapshots = (bytes: Buffer): FoldSnapshot[] => {
   const out: FoldSnapshot[] = [];
   for (const line of bytes.toString('utf8').split('\n')) {
@@ -45,9 +52,25 @@ export const decodeSnapshots = (bytes: Buffer): FoldSnapshot[] => {
     if (m === null) continue;
     const inner = m[2]!;
     if (hex8(crc32(Buffer.from(inner, 'utf8'))) !== m[1]) continue;
+    const head = HEAD.exec(inner);
     try {
-      const s: unknown = JSON.parse(inner);
-      if (isSnapshot(s)) out.push(s);
+      if (head === null) continue;
+      const snapshot = { seq: Number(head[1]), id: JSON.parse(head[2]!) as unknown, ...(head[3] !== undefined ? { hash: JSON.parse(head[3]) as unknown } : {}), version: Number(head[4]), state: undefined as unknown };
+      let parsed: { value: unknown } | undefined;
+      Object.defineProperty(snapshot, 'state', {
+        enumerable: true,
+        get: () => {
+          if (parsed === undefined) {
+            try {
+              parsed = { value: (JSON.parse(inner) as { state?: unknown }).state };
+            } catch {
+              parsed = { value: undefined };
+            }
+          }
+          return parsed.value;
+        },
+      });
+      if (isSnapshot(snapshot)) out.push(snapshot);
     } catch {
       // a damaged line: skipped
     }
