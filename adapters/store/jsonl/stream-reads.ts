@@ -5,7 +5,7 @@ import { recordedEvent } from './event-reads.js';
 import type { FileOps } from './fs-ops.js';
 import { viewIndex, type IndexView } from './global-index.js';
 import { OFFSET_STEP } from './index-revisions.js';
-import { decodeLineAt, type StoredEvent } from './line-codec.js';
+import { decodeLineAt, INDEX_RECORD_BYTES, type StoredEvent } from './line-codec.js';
 import { committedTail } from './recovery.js';
 import { io, type StoreDirectory } from './store-directory.js';
 import type { StreamCache } from './stream-cache.js';
@@ -41,7 +41,7 @@ export async function* readStreamPages(directory: StoreDirectory, cache: StreamC
     const max = options.maxCount ?? Number.POSITIVE_INFINITY;
     if (max <= 0 || tail.lastRevision < 0) return;
     if ((options.direction ?? 'forwards') === 'forwards') {
-      await offsetsFor(directory, cache, stream, Number(options.from ?? 0n), tail.lastRevision);
+      await offsetsFor(directory, cache, stream, Number(options.from ?? 0n), tail);
       yield* forwardPages(cache, stream, file, fileName, tail, options, max);
     } else yield* backwardPages(stream, file, fileName, tail, options, max);
   } finally {
@@ -52,16 +52,21 @@ export async function* readStreamPages(directory: StoreDirectory, cache: StreamC
 /**
  * Before a forward read from revision `from`: when the sparse index lacks the offset of the kept revision at or below
  * `from` (a stream the first read's seed gave no offsets, IndexRevisions.fillOffsets) and no remembered line is
- * nearer, the index pass that gives them — once per store instance, and only for a read past OFFSET_STEP.
+ * nearer, the index pass that gives them — once per store instance, and only when it reads fewer bytes than the
+ * lines it lets the read skip (80 bytes per committed record against the stream's lines before `from`, at their
+ * mean length): a read near the start of a stream goes through its lines instead.
  */
-const offsetsFor = async (directory: StoreDirectory, cache: StreamCache, stream: string, from: number, lastRevision: number): Promise<void> => {
+const offsetsFor = async (directory: StoreDirectory, cache: StreamCache, stream: string, from: number, tail: Tail): Promise<void> => {
   const revisions = cache.indexRevisions;
-  const wanted = Math.floor(Math.min(from, lastRevision) / OFFSET_STEP) * OFFSET_STEP;
+  const wanted = Math.floor(Math.min(from, tail.lastRevision) / OFFSET_STEP) * OFFSET_STEP;
   if (wanted < OFFSET_STEP || revisions.offsetsWhole) return;
-  if ((revisions.lineAtOrBefore(cache.hashOf(stream), wanted)?.rev ?? 0) >= wanted) return;
+  const known = revisions.lineAtOrBefore(cache.hashOf(stream), wanted);
+  if ((known?.rev ?? 0) >= wanted) return;
   const remembered = cache.readHints.get(stream);
   if (remembered !== undefined && remembered.rev <= from && from - remembered.rev < OFFSET_STEP) return;
   const view = await io('read', () => viewIndex(directory.indexRead, directory.indexPath));
+  const skipped = (wanted - (known?.rev ?? 0)) * ((tail.end - tail.headerEnd) / (tail.lastRevision + 1));
+  if (skipped <= view.count * INDEX_RECORD_BYTES) return;
   await io('read', () => revisions.fillOffsets(directory.indexRead, directory.indexPath, view.count));
 };
 
