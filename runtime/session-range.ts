@@ -87,9 +87,11 @@ interface Attempt {
 }
 
 const finish = async (store: EventStore, sessionId: string, kept: readonly FoldSnapshot[], attempt: Attempt, refused: boolean): Promise<FoldedRange> => {
-  if ((attempt.taken.length > 0 || refused) && !attempt.sealed && isFoldSnapshotSource(store)) {
-    const bySeq = new Map<number, FoldSnapshot>();
-    for (const s of kept) if (s.version === SESSION_FOLD_VERSION) bySeq.set(s.seq, s);
+  const bySeq = new Map<number, FoldSnapshot>();
+  for (const s of kept) if (s.version === SESSION_FOLD_VERSION) bySeq.set(s.seq, s);
+  // written only when the fold took a snapshot the store lacks (or refused one): a read among known ones writes nothing
+  const fresh = attempt.taken.filter((s) => bySeq.get(s.seq)?.id !== s.id);
+  if ((fresh.length > 0 || refused || bySeq.size < kept.length) && !attempt.sealed && isFoldSnapshotSource(store)) {
     for (const s of attempt.taken) bySeq.set(s.seq, s);
     await store.saveFoldSnapshots(sessionId, [...bySeq.values()].sort((a, b) => a.seq - b.seq));
   }
