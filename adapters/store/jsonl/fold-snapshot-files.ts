@@ -37,6 +37,10 @@ const isSnapshot = (v: unknown): v is FoldSnapshot => {
   return Number.isSafeInteger(s.seq) && (s.seq as number) >= 0 && typeof s.id === 'string' && (s.hash === undefined || typeof s.hash === 'string') && Number.isSafeInteger(s.version) && 'state' in s;
 };
 
+/** Length of `{"c":"<8 hex>","s":`, where a line's checksummed inner JSON starts. */
+const LINE_HEAD = 20;
+/** The most bytes of a line's inner JSON its head takes (an id is at most a few hundred bytes). */
+const HEAD_BYTES = 1024;
 /** The head of a snapshot's inner JSON, as encodeSnapshots writes it (its state follows). */
 const HEAD = /^\{"seq":(\d+),"id":("(?:[^"\\]|\\.)*")(?:,"hash":("[0-9a-zA-Z]*"))?,"version":(\d+),"state":/;
 
@@ -47,14 +51,19 @@ const HEAD = /^\{"seq":(\d+),"id":("(?:[^"\\]|\\.)*")(?:,"hash":("[0-9a-zA-Z]*")
  */
 export const decodeSnapshots = (bytes: Buffer): FoldSnapshot[] => {
   const out: FoldSnapshot[] = [];
-  for (const line of bytes.toString('utf8').split('\n')) {
-    const m = /^\{"c":"([0-9a-f]{8})","s":(.*)\}$/.exec(line);
-    if (m === null) continue;
-    const inner = m[2]!;
-    if (hex8(crc32(Buffer.from(inner, 'utf8'))) !== m[1]) continue;
-    const head = HEAD.exec(inner);
+  // each line is `{"c":"<8 hex>","s":<inner>}`: the inner bytes are checked in place, only the head is decoded
+  for (let at = 0; at < bytes.length; ) {
+    let nl = bytes.indexOf(0x0a, at);
+    if (nl < 0) nl = bytes.length;
+    const lineStart = at;
+    at = nl + 1;
+    const innerStart = lineStart + LINE_HEAD;
+    const innerEnd = nl - 1;
+    if (innerEnd <= innerStart || bytes[innerEnd] !== 0x7d || bytes.toString('latin1', lineStart, lineStart + 6) !== '{"c":"' || bytes.toString('latin1', lineStart + 14, innerStart) !== '","s":') continue;
+    if (hex8(crc32(bytes, innerStart, innerEnd)) !== bytes.toString('latin1', lineStart + 6, lineStart + 14)) continue;
+    const head = HEAD.exec(bytes.toString('utf8', innerStart, Math.min(innerEnd, innerStart + HEAD_BYTES)));
+    if (head === null) continue;
     try {
-      if (head === null) continue;
       const snapshot = { seq: Number(head[1]), id: JSON.parse(head[2]!) as unknown, ...(head[3] !== undefined ? { hash: JSON.parse(head[3]) as unknown } : {}), version: Number(head[4]), state: undefined as unknown };
       let parsed: { value: unknown } | undefined;
       Object.defineProperty(snapshot, 'state', {
@@ -62,7 +71,7 @@ export const decodeSnapshots = (bytes: Buffer): FoldSnapshot[] => {
         get: () => {
           if (parsed === undefined) {
             try {
-              parsed = { value: (JSON.parse(inner) as { state?: unknown }).state };
+              parsed = { value: (JSON.parse(bytes.toString('utf8', innerStart, innerEnd)) as { state?: unknown }).state };
             } catch {
               parsed = { value: undefined };
             }
@@ -72,7 +81,7 @@ export const decodeSnapshots = (bytes: Buffer): FoldSnapshot[] => {
       });
       if (isSnapshot(snapshot)) out.push(snapshot);
     } catch {
-      // a damaged line: skipped
+      // a damaged head: skipped
     }
   }
   return out.sort((a, b) => a.seq - b.seq);
