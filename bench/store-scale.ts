@@ -5,6 +5,8 @@
  *   npx tsx bench/store-scale.ts generate --dir <D> [--sessions 1000,5000,20000] [--long 100000,250000,500000]
  *   npx tsx bench/store-scale.ts measure  --dir <D> [--label before|after] [--skip-long | --only-long] [--build <copy of bin/ + dist/>]
  *   npx tsx bench/store-scale.ts catalog  --dir <D>   (the session catalog: list costs with and without its files)
+ *   npx tsx bench/store-scale.ts history  --dir <D> [--fresh]   (history pages by range and fold snapshots, long store)
+ *   npx tsx bench/store-scale.ts scale    --dir <D>   (open, serve, first list page, sessions --limit 20, audit of one session)
  *
  * `generate` runs one realistic session through the runtime (scripted model on the memory store): queued prompts,
  * a steer from a tool, three model steps per turn with two tool calls at each of the first two, about 91 events.
@@ -390,11 +392,78 @@ const measureCatalog = async (): Promise<void> => {
   }
 };
 
+/**
+ * Reads by range (issue items 3 and 4): on the long store, `session.history` pages of each long session in a fresh
+ * `serve` — near the start (after seq 1000), then deep (200 events before its end: the first deep read folds the
+ * session from the start and writes its fold snapshots), each asked twice — then the same in a second fresh `serve`
+ * (cold process, snapshots on disk), and the RSS of each serve after it. `--fresh` removes the snapshots first.
+ */
+const measureHistory = async (): Promise<void> => {
+  const longDir = join(DIR, 'long');
+  if (process.argv.includes('--fresh')) rmSync(join(longDir, 'snapshots'), { recursive: true, force: true });
+  console.log(`# store-scale history — machine: ${machineLine()}; ${new Date().toISOString()}`);
+  for (const round of ['first serve (no snapshots yet)', 'second serve (snapshots on disk)']) {
+    const host = await serve(longDir);
+    try {
+      const list = await host.rpc('session.list', {});
+      const rows = ((list.body.result?.value as { sessions: { sessionId: string; lastSeq?: number }[] }).sessions ?? []).filter((r) => r.sessionId.startsWith('long-'));
+      console.log(`## ${round}: serve until listening ${ms(host.startMs)}, first session.list ${ms(list.ms)}`);
+      console.log('session | page after 1000: cold / again | deep page (last 200): cold / again | RSS after');
+      for (const r of rows) {
+        const page = async (after: number): Promise<number> => {
+          const res = await host.rpc('session.history', { sessionId: r.sessionId, after, limit: 200 });
+          const v = res.body.result?.value as { events?: unknown[] } | undefined;
+          if (!res.body.result?.ok || v?.events?.length !== 200) throw new Error(`history failed: ${JSON.stringify(res.body).slice(0, 300)}`);
+          return res.ms;
+        };
+        const near = [await page(1000), await page(1000)];
+        const deepAfter = r.lastSeq! - 200;
+        const deep = [await page(deepAfter), await page(deepAfter)];
+        console.log(`${r.sessionId} (${r.lastSeq! + 1} events) | ${ms(near[0]!)} / ${ms(near[1]!)} | ${ms(deep[0]!)} / ${ms(deep[1]!)} | ${host.rss().toFixed(0)} MiB`);
+      }
+    } finally {
+      await host.stop();
+    }
+  }
+};
+
+/**
+ * The costs that must not grow with the number of sessions (issue item 1), on stores whose catalog base exists (a
+ * writable `serve` lists once first when it does not): open read-only (in-process), `serve` until listening, its
+ * first `session.list` page of 50, `steerlog sessions --limit 20`, and `steerlog audit --store` of one session (its
+ * first stream read: the catalog seed, or before it the pass over the whole index).
+ */
+const measureScale = async (): Promise<void> => {
+  const stores = ['s1', 's1000', 's5000', 's20000'].filter((s) => existsSync(join(DIR, s)));
+  console.log(`# store-scale scale — machine: ${machineLine()}; ${new Date().toISOString()}`);
+  console.log('store | open (read-only) | serve until listening | first session.list (page of 50) | sessions --limit 20 | audit --store (one session)');
+  for (const s of stores) {
+    const dir = join(DIR, s);
+    if (!existsSync(join(dir, 'sessions.catalog')) && !existsSync(join(dir, 'sessions.catalog.log'))) {
+      const first = await serve(dir);
+      await first.rpc('session.list', {});
+      await first.stop();
+    }
+    const open = openTime(dir);
+    const host = await serve(dir);
+    const page = await host.rpc('session.list', { limit: 50 });
+    if (!page.body.result?.ok) throw new Error(`session.list failed: ${JSON.stringify(page.body).slice(0, 300)}`);
+    await host.stop();
+    const sessions = wall(['sessions', '--store', `jsonl:${dir}`, '--limit', '20', '--json']);
+    if (sessions.status !== 0) throw new Error(`sessions failed: ${sessions.out.slice(0, 500)}`);
+    const audit = wall(['audit', '--store', `jsonl:${dir}`, 'sess-000000', '--json']);
+    if (audit.status !== 0) throw new Error(`audit failed: ${audit.out.slice(0, 500)}`);
+    console.log(`${s} | ${ms(open)} | ${ms(host.startMs)} | ${ms(page.ms)} | ${ms(sessions.ms)} | ${ms(audit.ms)}`);
+  }
+};
+
 const command = process.argv[2];
 if (command === 'generate') await generate();
 else if (command === 'measure') await measure();
 else if (command === 'catalog') await measureCatalog();
+else if (command === 'history') await measureHistory();
+else if (command === 'scale') await measureScale();
 else {
-  console.error('usage: npx tsx bench/store-scale.ts generate|measure|catalog --dir <D>');
+  console.error('usage: npx tsx bench/store-scale.ts generate|measure|catalog|history|scale --dir <D>');
   process.exit(2);
 }

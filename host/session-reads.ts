@@ -9,6 +9,7 @@ import { isRuntimeError } from '../runtime/errors.js';
 import { isStoreCorruptError } from '../runtime/ports/store-errors.js';
 import type { SessionCatalog } from './catalog.js';
 import { HostError } from './errors.js';
+import { historyFromStore } from './history-range.js';
 import type { LiveSession } from './live-session.js';
 import type { HostRequest, HostResult, QueueRow } from './schemas.js';
 
@@ -129,8 +130,9 @@ const summaryOf = (
   queue: rest.queue,
 });
 
-/** `session.history`: a page of the session's log (the live one when attached here). */
+/** `session.history`: a page of the session's log (the live one when attached here, else read by range from the store). */
 export const sessionHistory = async (port: SessionReadPort, request: HostRequest<'session.history'>): Promise<HostResult<'session.history'>> => {
-  const { events } = await readSession(port.store, request.sessionId, port.live(request.sessionId), port.keyStore, (id) => port.catalog.markBroken(id));
-  return historyPage(events, request);
+  const live = port.live(request.sessionId);
+  // a session not live here is read by range (history-range.ts): the page, not the whole log
+  return live ? historyPage(live.agent.events, request) : historyFromStore(port, request);
 };

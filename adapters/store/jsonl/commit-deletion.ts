@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import { snapshotFileOf } from './fold-snapshot-files.js';
 import { join } from 'node:path';
 import type { StreamRevision } from '../../../runtime/ports/event-store.js';
 import { streamRevision } from '../../../runtime/ports/event-store.js';
@@ -86,6 +88,8 @@ export const commitDeletion = async ({ directory, cache, lock, notifier }: Commi
       () => (directory.durability === 'none' ? undefined : directory.fs.syncDir(directory.streamsDir)),
       () => undefined, // the deletion is committed: a writable open removes the file
     );
+    // its fold snapshots (a cache, node:fs beside the store's file system: fold-snapshot-files.ts) go with it
+    await rm(snapshotFileOf(directory.dir, hash), { force: true }).catch(() => undefined);
     item.resolve();
   } catch (e) {
     if (logged) item.resolve();

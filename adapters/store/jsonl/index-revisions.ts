@@ -16,6 +16,13 @@ export interface IndexedRevision {
 
 const NONE: IndexedRevision = { revision: -1, position: -1 };
 
+/**
+ * Where the first pass over the index may start: per stream file hash, the last revision held by the first `upTo`
+ * committed records (the session catalog's rows, checked against the index by their key; catalog-files.ts), or
+ * undefined when that is not known.
+ */
+export type RevisionSeedSource = () => Promise<{ readonly upTo: number; readonly lastRevisions: ReadonlyMap<string, number> } | undefined>;
+
 /** The sparse seq → offset index keeps the line offset of every OFFSET_STEP-th revision of each stream file. */
 export const OFFSET_STEP = 256;
 
@@ -28,15 +35,66 @@ export const OFFSET_STEP = 256;
  * checks only what the last commit touched).
  */
 export class IndexRevisions {
+  readonly #seed: RevisionSeedSource | undefined;
+  /** The seed may be used: not yet tried, and no reset since (a reset confirms with a pass from record 0). */
+  #seedable = true;
   #counts = new Map<string, { count: number; position: number }>();
   /** Per file hash: the line offsets of revisions OFFSET_STEP, 2 × OFFSET_STEP, … (index k - 1 holds revision k × OFFSET_STEP). */
   #offsets = new Map<string, number[]>();
   #scanned = 0;
+  /** The counts and offsets come from a pass that started at record 0 (not from the seed). */
+  #fromZero = true;
   #pending: Promise<void> = Promise.resolve();
+
+  /**
+   * @param seed where the first pass may start instead of record 0 (the session catalog's rows: see
+   * {@link RevisionSeedSource}); without it, or when it has nothing, the first pass reads every committed record.
+   */
+  constructor(seed?: RevisionSeedSource) {
+    this.#seed = seed;
+  }
 
   /** Extends the scan to the first `count` records (serialized: concurrent readers never count a record twice). */
   upTo(file: FileOps, path: string, count: number): Promise<void> {
-    const run = this.#pending.then(() => this.#scan(file, path, count));
+    const run = this.#pending.then(async () => {
+      if (this.#seedable && this.#scanned === 0 && this.#seed !== undefined) {
+        this.#seedable = false;
+        const seed = await this.#seed();
+        if (seed !== undefined && seed.upTo > 0) {
+          // the catalog's last revision of each stream file, as of its first `upTo` positions: the position of that
+          // last event is not kept there, `upTo - 1` bounds it. No line offsets: a read learns them as it passes.
+          for (const [hash, revision] of seed.lastRevisions) this.#counts.set(hash, { count: revision + 1, position: seed.upTo - 1 });
+          this.#scanned = seed.upTo;
+          this.#fromZero = false;
+        }
+      }
+      await this.#scan(file, path, count);
+    });
+    this.#pending = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Are the sparse offsets those of a pass from record 0 (so a missing one is not there to find)? */
+  get offsetsWhole(): boolean {
+    return this.#fromZero;
+  }
+
+  /**
+   * Makes the sparse seq → offset index whole up to `count` records: when the counts came from the seed (which keeps
+   * no offsets), one pass over the index from record 0, as a store instance without a seed makes at its first read.
+   * A read by seq of a long stream pays it once per store instance; the reads of short streams never do.
+   */
+  fillOffsets(file: FileOps, path: string, count: number): Promise<void> {
+    const run = this.#pending.then(async () => {
+      if (!this.#fromZero) {
+        this.#counts = new Map();
+        this.#offsets = new Map();
+        this.#scanned = 0;
+        this.#fromZero = true;
+      }
+      this.#seedable = false;
+      await this.#scan(file, path, count);
+    });
     this.#pending = run.catch(() => undefined);
     return run;
   }
@@ -47,6 +105,8 @@ export class IndexRevisions {
       this.#counts = new Map();
       this.#offsets = new Map();
       this.#scanned = 0;
+      this.#seedable = false;
+      this.#fromZero = true;
     });
     this.#pending = run;
     return run;
@@ -68,6 +128,18 @@ export class IndexRevisions {
     if (offsets === undefined) return undefined;
     const k = Math.min(Math.floor(revision / OFFSET_STEP), offsets.length);
     return k < 1 ? undefined : { rev: k * OFFSET_STEP, offset: offsets[k - 1]! };
+  }
+
+  /**
+   * Notes the line offset of `revision` of the file hash `hash` (a committed line a read passed), when it is one the
+   * sparse index keeps (a multiple of OFFSET_STEP) and the next one missing: a stream the first pass did not read
+   * record by record (a seeded one) gets its sparse index from the reads that go through it.
+   */
+  noteLine(hash: string, revision: number, offset: number): void {
+    if (revision < OFFSET_STEP || revision % OFFSET_STEP !== 0) return;
+    let offsets = this.#offsets.get(hash);
+    if (offsets === undefined) this.#offsets.set(hash, (offsets = []));
+    if (offsets.length === revision / OFFSET_STEP - 1) offsets.push(offset);
   }
 
   async #scan(file: FileOps, path: string, count: number): Promise<void> {

@@ -36,9 +36,11 @@ import type { JsonlEventStoreOptions } from './store-options.js';
 import { StreamCache } from './stream-cache.js';
 import { JsonlSessionCatalog } from './session-catalog.js';
 import type { SessionCatalogPage, SessionCatalogQuery, SessionCatalogSource } from '../../../runtime/ports/session-catalog.js';
+import type { FoldSnapshot, FoldSnapshotSource } from '../../../runtime/ports/fold-snapshots.js';
+import { readSnapshotFile, snapshotFileOf, writeSnapshotFile } from './fold-snapshot-files.js';
 
 /** The EventStore port on a directory of JSONL files. See docs/store-jsonl.md. */
-export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatalogSource {
+export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatalogSource, FoldSnapshotSource {
   readonly #directory: StoreDirectory;
   readonly #cache: StreamCache;
   readonly #lock: DirectoryLock | undefined;
@@ -55,7 +57,8 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
   /** @internal use openJsonlEventStore */
   constructor(dir: string, fs: FsOps, lock: DirectoryLock | undefined, files: { indexWrite: FileOps; indexRead: FileOps; journal: FileOps }, options: JsonlEventStoreOptions) {
     this.#directory = new StoreDirectory(dir, fs, files, options.durability ?? 'group');
-    this.#cache = new StreamCache(this.#directory);
+    // the first stream read starts from the session catalog's rows, not from index record 0 (index-revisions.ts)
+    this.#cache = new StreamCache(this.#directory, () => this.#catalog.revisionSeed());
     this.#lock = lock;
     this.#maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
     this.#pollIntervalMs = options.pollIntervalMs ?? 100;
@@ -202,6 +205,24 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
    */
   get sessionCatalog(): JsonlSessionCatalog {
     return this.#catalog;
+  }
+
+  /**
+   * The fold snapshots kept beside `stream` (FoldSnapshotSource: `snapshots/<file hash>.snap`, see
+   * fold-snapshot-files.ts); none when the file is missing or damaged.
+   */
+  async loadFoldSnapshots(stream: string): Promise<readonly FoldSnapshot[]> {
+    this.#directory.assertOpen();
+    assertValidStreamId(stream);
+    return readSnapshotFile(snapshotFileOf(this.#directory.dir, this.#directory.names(stream).hash));
+  }
+
+  /** Replaces the fold snapshots kept beside `stream`; a store opened read-only writes nothing (reading never writes). */
+  async saveFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
+    this.#directory.assertOpen();
+    assertValidStreamId(stream);
+    if (this.#lock === undefined) return;
+    await writeSnapshotFile(this.#directory.dir, snapshotFileOf(this.#directory.dir, this.#directory.names(stream).hash), snapshots);
   }
 
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {

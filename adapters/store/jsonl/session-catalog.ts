@@ -8,6 +8,8 @@ import { io, type StoreDirectory } from './store-directory.js';
 
 /** A writable instance writes a new base once it had to fold this many events from the index (or the log passes its limit). */
 const BASE_AFTER_EVENTS = 5000;
+/** The most index records the catalog folds to seed the first stream read (revisionSeed); past it, the read passes over the index. */
+const SEED_FOLD_LIMIT = 4096;
 /** The catalog log is folded into a new base once it is this large (the `catalogLogBytes` option). */
 export const CATALOG_LOG_BYTES = 1024 * 1024;
 
@@ -61,6 +63,35 @@ export class JsonlSessionCatalog {
   }
 
   /**
+   * What the catalog says of each stream file's last revision, brought up to the index's committed end, and how many
+   * positions that covers: the first stream read of a store instance starts from it instead of reading every index
+   * record (index-revisions.ts). Undefined when the catalog does not cover the index from position 0 (no base, and a
+   * log that does not start there: folding the index whole would cost more than the pass it replaces) or a row is
+   * broken (its last revision is not known), or when the catalog lags the index by more than SEED_FOLD_LIMIT records
+   * (after a crash or a power loss that cost it its last lines, or an index rebuilt under it): catching up reads the
+   * lines those records name, which can cost more than the pass over the index.
+   */
+  revisionSeed(): Promise<{ readonly upTo: number; readonly lastRevisions: ReadonlyMap<string, number> } | undefined> {
+    return this.#serialized(async () => {
+      if (!this.#loaded) {
+        await this.#loadBase();
+        if (this.#upTo === 0) {
+          // no base: usable only when the log starts at position 0 (else the refresh would fold the index whole)
+          const log = await io('read', () => readLogFrom(this.#directory.dir, 0, ''));
+          if (decodeLogLines(log.bytes).lines[0]?.from !== 0) return undefined;
+        }
+      }
+      if (!(await this.#refresh(SEED_FOLD_LIMIT))) return undefined;
+      const lastRevisions = new Map<string, number>();
+      for (const r of this.#state.rows.values()) {
+        if (r.row.status === 'broken') return undefined;
+        lastRevisions.set(r.hash, r.row.lastSeq);
+      }
+      return { upTo: this.#upTo, lastRevisions };
+    });
+  }
+
+  /**
    * Under the directory lock, after a commit of positions [from, to) whose last index record has `key`: appends the
    * commit's changes to the log, and folds the log into a new base once it passes its limit. A failure changes
    * nothing but how much the next reader folds from the index: it is swallowed.
@@ -95,26 +126,19 @@ export class JsonlSessionCatalog {
     this.#logIdentity = '';
   }
 
-  async #refresh(): Promise<void> {
+  /**
+   * Brings the rows up to the index's committed end; with `maxFold`, only when that folds at most `maxFold` index
+   * records (else it stops before folding, the rows as far as the base and the log take them, and says false).
+   */
+  async #refresh(maxFold = Number.POSITIVE_INFINITY): Promise<boolean> {
     const directory = this.#directory;
     await io('listSessions', () => directory.refreshDeletions());
-    if (!this.#loaded) {
-      const base = await io('listSessions', () => readBase(directory.dir));
-      if (base) {
-        for (const r of base.rows) {
-          this.#state.rows.set(r.row.sessionId, r);
-          this.#state.byHash.set(r.hash, r.row.sessionId);
-        }
-        this.#upTo = base.upTo;
-        this.#key = base.key;
-      }
-      this.#loaded = true;
-    }
+    if (!this.#loaded) await this.#loadBase();
     const log = await io('listSessions', () => readLogFrom(directory.dir, this.#logOffset, this.#logIdentity));
     if (log.identity !== this.#logIdentity && this.#logIdentity !== '') {
       // the log was replaced (a new base covers it): start over from the new base
       this.#reset();
-      return this.#refresh();
+      return this.#refresh(maxFold);
     }
     this.#logIdentity = log.identity;
     const { lines } = decodeLogLines(log.bytes);
@@ -133,16 +157,33 @@ export class JsonlSessionCatalog {
     this.#logOffset = log.from + consumed;
     const view = await io('listSessions', () => viewIndex(directory.indexRead, directory.indexPath));
     if (this.#upTo > view.count || !(await this.#keyMatches())) {
+      if (maxFold !== Number.POSITIVE_INFINITY) return false; // folding again from position 0: not for a seed
       this.#state = { rows: new Map(), byHash: new Map() };
       this.#upTo = 0;
       this.#key = null;
     }
+    if (view.count - this.#upTo > maxFold) return false;
     if (this.#upTo < view.count) {
       const folded = view.count - this.#upTo;
       this.#key = await io('listSessions', () => foldIndexRange(directory, this.#state, this.#upTo, view.count));
       this.#upTo = view.count;
       if (this.#writable && folded >= BASE_AFTER_EVENTS) await this.#writeBase().catch(() => undefined);
     }
+    return true;
+  }
+
+  /** Reads the base (when there is one) into the rows: the start of the first refresh. */
+  async #loadBase(): Promise<void> {
+    const base = await io('listSessions', () => readBase(this.#directory.dir));
+    if (base) {
+      for (const r of base.rows) {
+        this.#state.rows.set(r.row.sessionId, r);
+        this.#state.byHash.set(r.hash, r.row.sessionId);
+      }
+      this.#upTo = base.upTo;
+      this.#key = base.key;
+    }
+    this.#loaded = true;
   }
 
   /** Does the index record at `upTo - 1` still say what the catalog's key says? */

@@ -1,6 +1,6 @@
 import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import { hashOfFileName } from './file-name.js';
-import { IndexRevisions } from './index-revisions.js';
+import { IndexRevisions, type RevisionSeedSource } from './index-revisions.js';
 import type { StoreDirectory } from './store-directory.js';
 
 /** What the lock holder knows of one stream's committed part. */
@@ -34,11 +34,12 @@ export class StreamCache {
   readonly streamOfHash = new Map<string, string>();
   /** Per stream: the revision whose line starts at `offset` (a committed line boundary). */
   readonly readHints = new Map<string, { rev: number; offset: number }>();
-  /** Per file hash, the last revision the committed index holds (scanned at the first stream read). */
-  readonly indexRevisions = new IndexRevisions();
+  /** Per file hash, the last revision the committed index holds (from the catalog and the index, at the first stream read). */
+  readonly indexRevisions: IndexRevisions;
 
-  constructor(directory: StoreDirectory) {
+  constructor(directory: StoreDirectory, seed?: RevisionSeedSource) {
     this.#directory = directory;
+    this.indexRevisions = new IndexRevisions(seed);
   }
 
   /** The file hash of a stream's file. */

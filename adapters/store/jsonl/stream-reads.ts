@@ -4,7 +4,8 @@ import { pageSizeOf } from '../../../runtime/ports/paged-reads.js';
 import { recordedEvent } from './event-reads.js';
 import type { FileOps } from './fs-ops.js';
 import { viewIndex, type IndexView } from './global-index.js';
-import { decodeLineAt, type StoredEvent } from './line-codec.js';
+import { OFFSET_STEP } from './index-revisions.js';
+import { decodeLineAt, INDEX_RECORD_BYTES, type StoredEvent } from './line-codec.js';
 import { committedTail } from './recovery.js';
 import { io, type StoreDirectory } from './store-directory.js';
 import type { StreamCache } from './stream-cache.js';
@@ -39,12 +40,35 @@ export async function* readStreamPages(directory: StoreDirectory, cache: StreamC
   try {
     const max = options.maxCount ?? Number.POSITIVE_INFINITY;
     if (max <= 0 || tail.lastRevision < 0) return;
-    if ((options.direction ?? 'forwards') === 'forwards') yield* forwardPages(cache, stream, file, fileName, tail, options, max);
-    else yield* backwardPages(stream, file, fileName, tail, options, max);
+    if ((options.direction ?? 'forwards') === 'forwards') {
+      await offsetsFor(directory, cache, stream, Number(options.from ?? 0n), tail);
+      yield* forwardPages(cache, stream, file, fileName, tail, options, max);
+    } else yield* backwardPages(stream, file, fileName, tail, options, max);
   } finally {
     await file.close();
   }
 }
+
+/**
+ * Before a forward read from revision `from`: when the sparse index lacks the offset of the kept revision at or below
+ * `from` (a stream the first read's seed gave no offsets, IndexRevisions.fillOffsets) and no remembered line is
+ * nearer, the index pass that gives them — once per store instance, and only when it reads fewer bytes than the
+ * lines it lets the read skip (80 bytes per committed record against the stream's lines before `from`, at their
+ * mean length): a read near the start of a stream goes through its lines instead.
+ */
+const offsetsFor = async (directory: StoreDirectory, cache: StreamCache, stream: string, from: number, tail: Tail): Promise<void> => {
+  const revisions = cache.indexRevisions;
+  const wanted = Math.floor(Math.min(from, tail.lastRevision) / OFFSET_STEP) * OFFSET_STEP;
+  if (wanted < OFFSET_STEP || revisions.offsetsWhole) return;
+  const known = revisions.lineAtOrBefore(cache.hashOf(stream), wanted);
+  if ((known?.rev ?? 0) >= wanted) return;
+  const remembered = cache.readHints.get(stream);
+  if (remembered !== undefined && remembered.rev <= from && from - remembered.rev < OFFSET_STEP) return;
+  const view = await io('read', () => viewIndex(directory.indexRead, directory.indexPath));
+  const skipped = (wanted - (known?.rev ?? 0)) * ((tail.end - tail.headerEnd) / (tail.lastRevision + 1));
+  if (skipped <= view.count * INDEX_RECORD_BYTES) return;
+  await io('read', () => revisions.fillOffsets(directory.indexRead, directory.indexPath, view.count));
+};
 
 interface Tail {
   readonly end: number;
@@ -60,7 +84,9 @@ async function* forwardPages(cache: StreamCache, stream: string, file: FileOps, 
   const remembered = cache.readHints.get(stream);
   // ... or the sparse seq → offset index the first read's index pass keeps (IndexRevisions.lineAtOrBefore): a read
   // from revision r starts at most OFFSET_STEP lines before r, whatever the stream's length
-  const sparse = from > 0 ? cache.indexRevisions.lineAtOrBefore(cache.hashOf(stream), from) : undefined;
+  const revisions = cache.indexRevisions;
+  const hash = cache.hashOf(stream);
+  const sparse = from > 0 ? revisions.lineAtOrBefore(hash, from) : undefined;
   const hint = sparse !== undefined && sparse.offset <= tail.end && (remembered === undefined || remembered.rev > from || sparse.rev > remembered.rev) ? sparse : remembered;
   const useHint = hint !== undefined && hint.rev <= from && hint.offset <= tail.end;
   let rev = useHint ? hint.rev : 0;
@@ -75,6 +101,8 @@ async function* forwardPages(cache: StreamCache, stream: string, file: FileOps, 
     runs: for (const { bytes, base, starts, ends } of runs) {
       for (let i = 0; i < starts.length; i++) {
         if (line !== undefined) line++;
+        // a committed line passed: the sparse index learns its offset when it keeps this revision (a seeded stream)
+        if (rev % OFFSET_STEP === 0) revisions.noteLine(hash, rev, base + starts[i]!);
         if (rev >= from) {
           const decoded = decodeEvent(bytes, starts[i]!, ends[i]!, fileName, base + starts[i]!, line, rev);
           if (decoded instanceof StoreCorruptError) {

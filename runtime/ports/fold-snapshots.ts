@@ -1,0 +1,41 @@
+/**
+ * Fold snapshots: a store that can keep, beside a stream, the session fold's state at checkpoints (a cache of a
+ * fold of the log, never data). A reader starts folding at the snapshot nearest below where it reads instead of at
+ * seq 0, after checking the snapshot's claim against the log: the event at `seq` must carry `id` (and `hash`, when
+ * the snapshot names one). See docs/store-jsonl.md, "Fold snapshots".
+ */
+
+/** One snapshot: the fold's state after the event at `seq`, and what that event is. */
+export interface FoldSnapshot {
+  /** The seq (stream revision) of the last event folded into `state`. */
+  readonly seq: number;
+  /** The id of that event. */
+  readonly id: string;
+  /** Its chain hash, when the event has one. */
+  readonly hash?: string;
+  /** The fold's version (domain/session-state-snapshot.ts SESSION_FOLD_VERSION) the state was taken with. */
+  readonly version: number;
+  /** The fold's state as plain JSON (SessionStateJson). */
+  readonly state: unknown;
+}
+
+/** A store that keeps fold snapshots beside its streams. */
+export interface FoldSnapshotSource {
+  /**
+   * The snapshots kept for `stream`, in seq order; empty when there are none, or when their file is missing, torn or
+   * damaged (a snapshot is a cache: never an error).
+   */
+  loadFoldSnapshots(stream: string): Promise<readonly FoldSnapshot[]>;
+  /**
+   * Replaces the snapshots kept for `stream` (best effort: a store opened read-only, or a failing write, keeps
+   * nothing and resolves anyway).
+   */
+  saveFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void>;
+}
+
+/** Does this store keep fold snapshots? */
+export const isFoldSnapshotSource = (store: unknown): store is FoldSnapshotSource =>
+  typeof store === 'object' &&
+  store !== null &&
+  typeof (store as FoldSnapshotSource).loadFoldSnapshots === 'function' &&
+  typeof (store as FoldSnapshotSource).saveFoldSnapshots === 'function';

@@ -1,0 +1,151 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { LogEvent } from '../domain/events.js';
+import { parseEvent } from '../domain/parse-event.js';
+import { initialSessionState, stepSession, type SessionState, type SessionStep } from '../domain/session-fold.js';
+import { SESSION_FOLD_VERSION, sessionStateFromJson, sessionStateToJson } from '../domain/session-state-snapshot.js';
+import { createKeyring, openEnvelopeNow } from './content-opener.js';
+import { RuntimeError } from './errors.js';
+import type { EventStore } from './ports/event-store.js';
+import { isFoldSnapshotSource, type FoldSnapshot } from './ports/fold-snapshots.js';
+import type { KeyStore } from './ports/key-store.js';
+import { readStreamPages } from './ports/paged-reads.js';
+import { envelopeOfRecorded } from './ports/recorded-envelope.js';
+
+/**
+ * Reading a range of a session without reading its whole log: the fold starts at the nearest fold snapshot below
+ * the range (runtime/ports/fold-snapshots.ts) whose claim the log confirms, or at seq 0, and reads only from there to
+ * the end of the range. Snapshots are taken at every {@link SnapshotOptions.every}-th event the fold passes and kept
+ * beside the stream, so the next read of a deeper range starts near it. See docs/store-jsonl.md, "Fold snapshots".
+ */
+
+/** Options of {@link foldRange}, with their defaults. */
+export interface SnapshotOptions {
+  /** A snapshot is taken after every event whose seq + 1 is a multiple of this (default 512). */
+  readonly every?: number;
+}
+
+/** The default distance between two checkpoints, in events. */
+export const SNAPSHOT_EVERY = 512;
+
+/** What {@link foldRange} found. */
+export interface FoldedRange {
+  /** The events of the range `[from, to)` (fewer when the log ends first), parsed, sealed content opened. */
+  readonly events: readonly LogEvent[];
+  /** What each of them did to the fold (its `messageClass`, notifications, …), in the same order. */
+  readonly steps: readonly SessionStep[];
+  /** The fold's state after the last event of the range (the state before `from` when the range is empty). */
+  readonly state: SessionState;
+  /** The seq the fold started at (0, or one past the snapshot it used). */
+  readonly foldedFrom: number;
+  /** A snapshot whose claim the log did not confirm was met (it was dropped; the fold started lower). */
+  readonly refused: boolean;
+}
+
+/** Picks the greatest usable snapshot below `from`: same fold version, a state that decodes. */
+const usableBelow = (snapshots: readonly FoldSnapshot[], from: number): { snapshot: FoldSnapshot; state: SessionState } | undefined => {
+  for (let i = snapshots.length - 1; i >= 0; i--) {
+    const s = snapshots[i]!;
+    if (s.seq >= from || s.version !== SESSION_FOLD_VERSION) continue;
+    const state = sessionStateFromJson(s.state);
+    if (state !== undefined && state.nextSeq === s.seq + 1) return { snapshot: s, state };
+  }
+  return undefined;
+};
+
+/**
+ * The events `[from, to)` of a session with what each did to the session fold, reading the store from the nearest
+ * snapshot below `from` (checked: the event at its seq must carry its id and hash, else it is refused and the fold
+ * starts from seq 0, and the store's snapshots of the stream are written again from this fold). Sealed content is
+ * opened with `keys`. Snapshots are written only for a log without sealed content (a fold state holds pending
+ * messages, which would be stored in the clear). Throws `session-corrupt` when an event does not parse or fold.
+ */
+export const foldRange = async (
+  store: EventStore,
+  sessionId: string,
+  range: { readonly from: number; readonly to: number },
+  keys: KeyStore | null = null,
+  options: SnapshotOptions = {},
+): Promise<FoldedRange> => {
+  const every = options.every ?? SNAPSHOT_EVERY;
+  const snapshots = isFoldSnapshotSource(store) ? await store.loadFoldSnapshots(sessionId) : [];
+  const start = usableBelow(snapshots, range.from);
+  const attempt = await foldFrom(store, sessionId, range, keys, every, start);
+  if (attempt !== 'refused') return finish(store, sessionId, snapshots, attempt, false);
+  // the snapshot lied about its event: drop every snapshot of the stream and fold from the start
+  const again = await foldFrom(store, sessionId, range, keys, every, undefined);
+  if (again === 'refused') throw new Error('unreachable: a fold from seq 0 checks no claim');
+  return finish(store, sessionId, [], again, true);
+};
+
+interface Attempt {
+  readonly events: LogEvent[];
+  readonly steps: SessionStep[];
+  readonly state: SessionState;
+  readonly foldedFrom: number;
+  readonly taken: FoldSnapshot[];
+  readonly sealed: boolean;
+}
+
+const finish = async (store: EventStore, sessionId: string, kept: readonly FoldSnapshot[], attempt: Attempt, refused: boolean): Promise<FoldedRange> => {
+  const bySeq = new Map<number, FoldSnapshot>();
+  for (const s of kept) if (s.version === SESSION_FOLD_VERSION) bySeq.set(s.seq, s);
+  // written only when the fold took a snapshot the store lacks (or refused one): a read among known ones writes nothing
+  const fresh = attempt.taken.filter((s) => bySeq.get(s.seq)?.id !== s.id);
+  if ((fresh.length > 0 || refused || bySeq.size < kept.length) && !attempt.sealed && isFoldSnapshotSource(store)) {
+    for (const s of attempt.taken) bySeq.set(s.seq, s);
+    await store.saveFoldSnapshots(sessionId, [...bySeq.values()].sort((a, b) => a.seq - b.seq));
+  }
+  return { events: attempt.events, steps: attempt.steps, state: attempt.state, foldedFrom: attempt.foldedFrom, refused };
+};
+
+const corrupt = (sessionId: string, cause: Error): RuntimeError => new RuntimeError('session-corrupt', `session ${sessionId}: ${cause.message}`, { cause });
+
+/** One fold from `start` (or seq 0) to `range.to`; 'refused' when the event at the snapshot's seq is not the one it claims. */
+const foldFrom = async (
+  store: EventStore,
+  sessionId: string,
+  range: { readonly from: number; readonly to: number },
+  keys: KeyStore | null,
+  every: number,
+  start: { snapshot: FoldSnapshot; state: SessionState } | undefined,
+): Promise<Attempt | 'refused'> => {
+  const keyring = createKeyring(keys);
+  const firstRead = start === undefined ? 0 : start.snapshot.seq;
+  let state = start === undefined ? initialSessionState() : start.state;
+  const events: LogEvent[] = [];
+  const steps: SessionStep[] = [];
+  const taken: FoldSnapshot[] = [];
+  let sealed = false;
+  let seq = firstRead;
+  const want = range.to - firstRead;
+  if (want > 0) {
+    for await (const page of readStreamPages(store, sessionId, { from: BigInt(firstRead), maxCount: want })) {
+      for (const r of page) {
+        if (start !== undefined && seq === firstRead) {
+          // the claim: the event the snapshot was taken after
+          if (r.id !== start.snapshot.id || r.hash !== start.snapshot.hash) return 'refused';
+          seq++;
+          continue;
+        }
+        const raw = envelopeOfRecorded(r);
+        const openedNow = openEnvelopeNow(raw, keyring);
+        const opened = openedNow instanceof Promise ? await openedNow : openedNow;
+        if (opened !== raw) sealed = true;
+        const parsed = parseEvent(opened, { expectedSeq: seq });
+        if (E.isLeft(parsed)) throw corrupt(sessionId, parsed.left);
+        const step = stepSession(state, parsed.right);
+        if (E.isLeft(step)) throw corrupt(sessionId, Object.assign(step.left, { seq }));
+        state = step.right.state;
+        if (seq >= range.from) {
+          events.push(parsed.right);
+          steps.push(step.right);
+        }
+        if ((seq + 1) % every === 0) taken.push({ seq, id: r.id, ...(r.hash !== undefined ? { hash: r.hash } : {}), version: SESSION_FOLD_VERSION, state: sessionStateToJson(state) });
+        seq++;
+      }
+    }
+    // a snapshot past the end of the log (a shortened or replaced stream) confirms nothing
+    if (start !== undefined && seq === firstRead) return 'refused';
+  }
+  return { events, steps, state, foldedFrom: start === undefined ? 0 : firstRead + 1, taken, sealed };
+};

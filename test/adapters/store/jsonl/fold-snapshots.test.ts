@@ -1,0 +1,58 @@
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openJsonlEventStore } from '../../../../adapters/store/jsonl/index.js';
+import { SNAPSHOTS_DIR } from '../../../../adapters/store/jsonl/fold-snapshot-files.js';
+import type { MemoryEventStore } from '../../../../adapters/store/memory/memory-event-store.js';
+import type { FoldSnapshot } from '../../../../runtime/ports/fold-snapshots.js';
+import { foldRange } from '../../../../runtime/session-range.js';
+import { foldSession } from '../../../../domain/session-fold.js';
+import { sessionStateToJson } from '../../../../domain/session-state-snapshot.js';
+import { runRandomSession } from '../../../support/random-session.js';
+
+/** Fold snapshots beside the streams of a JSONL store: written by a writable store only, a damaged line skipped. */
+const root = mkdtempSync(join(tmpdir(), 'steerlog-fold-snapshots-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const copySession = async (source: MemoryEventStore, dir: string): Promise<void> => {
+  const store = await openJsonlEventStore(dir, { durability: 'none' });
+  const events = [];
+  for await (const e of source.read('rand')) events.push({ id: e.id, type: e.type, time: e.time, data: e.data, ...(e.metadata ? { metadata: e.metadata } : {}), ...(e.hash ? { hash: e.hash } : {}) });
+  await store.append('rand', events, 'no_stream');
+  await store.close();
+};
+
+describe('JSONL fold snapshots', () => {
+  it('are kept in snapshots/, read back, never written by a read-only store, and a damaged line is skipped', async () => {
+    const { agent, store: source } = await runRandomSession({ top: Array.from({ length: 6 }, () => ({ send: 'followup' as const })), replies: ['tool', 'text'], inner: ['steer'], dropsOddSteering: false, systemPerTurn: false });
+    const dir = join(root, 'a');
+    await copySession(source, dir);
+    const n = agent.events.length;
+
+    const reader = await openJsonlEventStore(dir, { readOnly: true });
+    await foldRange(reader, 'rand', { from: n - 1, to: n }, null, { every: 4 });
+    expect(existsSync(join(dir, SNAPSHOTS_DIR))).toBe(false); // reading never writes
+    await reader.close();
+
+    const store = await openJsonlEventStore(dir, { durability: 'none' });
+    await foldRange(store, 'rand', { from: n - 1, to: n }, null, { every: 4 });
+    const kept = await store.loadFoldSnapshots('rand');
+    expect(kept.map((s) => s.seq)).toEqual(Array.from({ length: Math.floor(n / 4) }, (_, i) => i * 4 + 3).filter((s) => s < n - 1));
+    const fullState = (seq: number) => JSON.parse(JSON.stringify(sessionStateToJson(foldSession(agent.events.slice(0, seq + 1)).state))) as unknown;
+    for (const s of kept) expect(s.state).toEqual(fullState(s.seq));
+
+    // a flipped byte in one line: that snapshot is skipped, the others are kept
+    const [file] = readdirSync(join(dir, SNAPSHOTS_DIR));
+    const path = join(dir, SNAPSHOTS_DIR, file!);
+    const lines = readFileSync(path, 'utf8').split('\n');
+    lines[1] = lines[1]!.replace('"seq":7', '"seq":8');
+    writeFileSync(path, lines.join('\n'));
+    const left: readonly FoldSnapshot[] = await store.loadFoldSnapshots('rand');
+    expect(left.map((s) => s.seq)).toEqual(kept.filter((s) => s.seq !== 7).map((s) => s.seq));
+    // a range read still equals the full fold
+    const range = await foldRange(store, 'rand', { from: 8, to: 10 }, null, { every: 4 });
+    expect(range.events.map((e) => e.id)).toEqual(agent.events.slice(8, 10).map((e) => e.id));
+    await store.close();
+  });
+});

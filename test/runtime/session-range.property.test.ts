@@ -1,0 +1,164 @@
+import * as E from 'fp-ts/lib/Either.js';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { LogEvent } from '../../domain/events.js';
+import { initialSessionState, stepSession, type SessionState, type SessionStep } from '../../domain/session-fold.js';
+import { SESSION_FOLD_VERSION, sessionStateFromJson, sessionStateToJson } from '../../domain/session-state-snapshot.js';
+import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
+import type { RecordedEvent } from '../../runtime/ports/event-store.js';
+import type { FoldSnapshot, FoldSnapshotSource } from '../../runtime/ports/fold-snapshots.js';
+import { foldRange } from '../../runtime/session-range.js';
+import { randomProgram, runRandomSession } from '../support/random-session.js';
+
+/** A memory store that keeps fold snapshots (as the JSONL store does beside its streams), counting the events it reads. */
+class SnapshotMemoryStore extends MemoryEventStore implements FoldSnapshotSource {
+  readonly snapshots = new Map<string, FoldSnapshot[]>();
+  eventsRead = 0;
+  async loadFoldSnapshots(stream: string): Promise<readonly FoldSnapshot[]> {
+    // a round trip through JSON, as a file gives them back
+    return JSON.parse(JSON.stringify(this.snapshots.get(stream) ?? [])) as FoldSnapshot[];
+  }
+  async saveFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
+    this.snapshots.set(stream, JSON.parse(JSON.stringify(snapshots)) as FoldSnapshot[]);
+  }
+  override async *readPages(...args: Parameters<MemoryEventStore['readPages']>): AsyncIterable<readonly RecordedEvent[]> {
+    for await (const page of super.readPages(...args)) {
+      this.eventsRead += page.length;
+      yield page;
+    }
+  }
+}
+
+/** Every step of a full fold from seq 0, and the state after each event. */
+const fullFold = (events: readonly LogEvent[]): { steps: SessionStep[]; states: SessionState[] } => {
+  let state = initialSessionState();
+  const steps: SessionStep[] = [];
+  const states: SessionState[] = [];
+  for (const e of events) {
+    const step = stepSession(state, e);
+    if (E.isLeft(step)) throw step.left;
+    state = step.right.state;
+    steps.push(step.right);
+    states.push(state);
+  }
+  return { steps, states };
+};
+
+/** What a step says, as plain JSON (the state as its snapshot form). */
+const stepJson = (s: SessionStep): unknown =>
+  JSON.parse(JSON.stringify({ state: sessionStateToJson(s.state), notifications: s.notifications, messageClass: s.messageClass, closedTurn: s.closedTurn, removed: s.removed }));
+
+const copyInto = async (from: MemoryEventStore, sessionId: string): Promise<SnapshotMemoryStore> => {
+  const store = new SnapshotMemoryStore();
+  const events = [];
+  for await (const e of from.read(sessionId)) events.push({ id: e.id, type: e.type, time: e.time, data: e.data, ...(e.metadata ? { metadata: e.metadata } : {}), ...(e.hash ? { hash: e.hash } : {}) });
+  await store.append(sessionId, events, 'no_stream');
+  return store;
+};
+
+describe('fold snapshots', () => {
+  it('snapshot resume equals full resume: the state restored at a random seq, folded on, gives every step and the final state of a fold from seq 0', async () => {
+    await fc.assert(
+      fc.asyncProperty(randomProgram, fc.double({ min: 0, max: 1, noNaN: true }), async (program, at) => {
+        const { agent } = await runRandomSession(program);
+        const events = agent.events;
+        const { steps, states } = fullFold(events);
+        const k = Math.min(events.length - 1, Math.floor(at * events.length));
+        const restored = sessionStateFromJson(JSON.parse(JSON.stringify(sessionStateToJson(states[k]!))));
+        expect(restored).toBeDefined();
+        let state = restored!;
+        for (let i = k + 1; i < events.length; i++) {
+          const step = stepSession(state, events[i]!);
+          if (E.isLeft(step)) throw step.left;
+          expect(stepJson(step.right)).toEqual(stepJson(steps[i]!));
+          state = step.right.state;
+        }
+        expect(sessionStateToJson(state)).toEqual(sessionStateToJson(states.at(-1)!));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('a range read from snapshots (random intervals, random ranges, read again and again) equals the full fold', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        randomProgram,
+        fc.integer({ min: 1, max: 9 }),
+        fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 30 })), { minLength: 1, maxLength: 4 }),
+        async (program, every, ranges) => {
+          const { agent, store: source } = await runRandomSession(program);
+          const events = agent.events;
+          const { steps } = fullFold(events);
+          const store = await copyInto(source, 'rand');
+          for (const [at, length] of ranges) {
+            const from = Math.floor(at * events.length);
+            const to = Math.min(events.length, from + length);
+            const range = await foldRange(store, 'rand', { from, to }, null, { every });
+            expect(range.refused).toBe(false);
+            expect(range.events.map((e) => e.id)).toEqual(events.slice(from, to).map((e) => e.id));
+            expect(range.steps.map(stepJson)).toEqual(steps.slice(from, to).map(stepJson));
+            // it started at the nearest checkpoint below `from` that an earlier read passed, or at 0
+            expect(range.foldedFrom).toBeLessThanOrEqual(from);
+          }
+          for (const s of store.snapshots.get('rand') ?? []) {
+            expect((s.seq + 1) % every).toBe(0);
+            expect(s.version).toBe(SESSION_FOLD_VERSION);
+          }
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  it('a range deep in the log reads from the snapshot below it, not from seq 0', async () => {
+    const { agent, store: source } = await runRandomSession({ top: Array.from({ length: 8 }, () => ({ send: 'followup' as const })), replies: ['tool', 'text'], inner: ['steer'], dropsOddSteering: false, systemPerTurn: false });
+    const store = await copyInto(source, 'rand');
+    const n = agent.events.length;
+    expect(n).toBeGreaterThan(40);
+    await foldRange(store, 'rand', { from: n - 2, to: n }, null, { every: 8 }); // a first read folds from 0 and keeps snapshots
+    expect(store.eventsRead).toBe(n);
+    store.eventsRead = 0;
+    const range = await foldRange(store, 'rand', { from: n - 2, to: n }, null, { every: 8 });
+    expect(range.foldedFrom).toBeGreaterThan(n - 2 - 8);
+    expect(store.eventsRead).toBeLessThanOrEqual(8 + 2);
+  });
+
+  it('a snapshot that lies about its head is refused, the range is folded from seq 0, and the snapshots are written again', async () => {
+    const { agent, store: source } = await runRandomSession({ top: Array.from({ length: 6 }, () => ({ send: 'followup' as const })), replies: ['tool', 'text'], inner: ['steer'], dropsOddSteering: false, systemPerTurn: false });
+    const store = await copyInto(source, 'rand');
+    const events = agent.events;
+    const { steps } = fullFold(events);
+    const n = events.length;
+    await foldRange(store, 'rand', { from: n - 1, to: n }, null, { every: 4 });
+    const kept = store.snapshots.get('rand')!;
+    expect(kept.length).toBeGreaterThan(2);
+    // the last snapshot below the range claims a head (chain hash) the event at its seq does not have
+    const lie = kept.at(-1)!;
+    const lies = [...kept.slice(0, -1), { ...lie, hash: 'f'.repeat(64) }];
+    store.snapshots.set('rand', lies);
+    const range = await foldRange(store, 'rand', { from: n - 1, to: n }, null, { every: 4 });
+    expect(range.refused).toBe(true);
+    expect(range.foldedFrom).toBe(0);
+    expect(range.steps.map(stepJson)).toEqual(steps.slice(n - 1, n).map(stepJson));
+    // rebuilt from the log: every snapshot now names the event at its seq
+    const rebuilt = store.snapshots.get('rand')!;
+    expect(rebuilt.length).toBe(kept.length);
+    for (const s of rebuilt) {
+      expect(s.id).toBe(events[s.seq]!.id);
+      expect(s.hash).toBe(events[s.seq]!.hash);
+    }
+    // and a snapshot of another fold version is not used
+    store.snapshots.set('rand', rebuilt.map((s) => ({ ...s, version: SESSION_FOLD_VERSION + 1 })));
+    const other = await foldRange(store, 'rand', { from: n - 1, to: n }, null, { every: 4 });
+    expect(other.foldedFrom).toBe(0);
+    expect(other.refused).toBe(false);
+    expect(store.snapshots.get('rand')!.every((s) => s.version === SESSION_FOLD_VERSION)).toBe(true);
+  });
+
+  it('a state that is not a fold state is refused by the decoder', () => {
+    expect(sessionStateFromJson(null)).toBeUndefined();
+    expect(sessionStateFromJson({ ...sessionStateToJson(initialSessionState()), nextTurn: [1] })).toBeUndefined();
+    expect(sessionStateFromJson({ ...sessionStateToJson(initialSessionState()), nextSeq: 'x' })).toBeUndefined();
+    expect(sessionStateFromJson(JSON.parse(JSON.stringify(sessionStateToJson(initialSessionState()))))).toBeDefined();
+  });
+});
