@@ -48,6 +48,11 @@ const E2E_FILES = [
   'test/adapters/archive/archive.kurrentdb.test.ts',
   'test/adapters/store/eventstoredb/unknown-outcome.test.ts',
   'test/adapters/cli/audit-json-stream.test.ts',
+  // three more of 11–14 s of a worker each on an idle machine: the JSONL fault-injection table, the harness-log
+  // one-pass comparison over generated logs, and the projection runner killed mid-catch-up
+  'test/adapters/store/jsonl/faults.test.ts',
+  'test/adapters/dsh/one-pass.test.ts',
+  'test/projections/runner-crash.test.ts',
   // the contract's big-stream check at full size (100,000 events) on JSONL and PostgreSQL; `npm test` runs it at 20,000
   'test/contract/big-stream.test.ts',
 ];
