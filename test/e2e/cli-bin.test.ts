@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,14 +56,21 @@ describe('bin/steerlog.js (the built package)', () => {
   it('on damaged stores: exit 1 or 3, one line or one JSON object, no stack trace', () => {
     const dir = mkdtempSync(join(tmpdir(), 'steerlog-bin-'));
     expect(steerlog('demo', '--store', `jsonl:${dir}`, '--session', 'dmg', '--json').status).toBe(0);
-    const index = join(dir, 'global.idx');
-    const bytes = readFileSync(index);
-    bytes[100] = bytes[100]! ^ 0x20;
-    writeFileSync(index, bytes);
+    // a byte flipped in the middle of the session's stream file: the session's read meets it
+    const streams = join(dir, 'streams');
+    const file = join(streams, readdirSync(streams).find((f) => f.startsWith('dmg'))!);
+    const lines = readFileSync(file);
+    lines[Math.floor(lines.length / 2)] = lines[Math.floor(lines.length / 2)]! ^ 0x20;
+    writeFileSync(file, lines);
     const audit = steerlog('audit', '--store', `jsonl:${dir}`, 'dmg');
     expect(audit.status).toBe(3);
     expect(audit.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(audit.stderr).not.toMatch(/\n\s+at /);
+    // and one in the global index: `store check` reads everything
+    const index = join(dir, 'global.idx');
+    const bytes = readFileSync(index);
+    bytes[100] = bytes[100]! ^ 0x20;
+    writeFileSync(index, bytes);
     const check = steerlog('store', 'check', `jsonl:${dir}`, '--json');
     expect(check.status).toBe(1);
     expect(JSON.parse(check.stdout)).toMatchObject({ ok: false });
