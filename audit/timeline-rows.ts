@@ -1,14 +1,10 @@
-import type { SessionTimeline, TimelineInput } from './session-timeline.js';
+import type { SessionTimeline, TimelineInput, TimelineTurn } from './session-timeline.js';
 
-/** One row of the console's turn list: the turn's seqs and times, its steps, how it ended and what it claimed. */
-export interface TurnRow {
-  readonly turn: number;
-  readonly startSeq: number;
-  readonly start: number;
-  readonly endSeq: number | null;
-  readonly end: number | null;
-  /** The `turn/end` reason's kind, null while open. */
-  readonly reason: string | null;
+/**
+ * One row of the console's turn list: the timeline's turn (seqs, times, how it ended) with its steps counted, and
+ * what it claimed.
+ */
+export interface TurnRow extends Omit<TimelineTurn, 'steps'> {
   /** How many steps it started. */
   readonly steps: number;
   /** The inputs it claimed, in the order of their claims: id, text and the class each entered with. */
