@@ -153,6 +153,26 @@ export const searchSessions = async (store: EventStore, query: SearchQuery, keyr
   return scanSessions(store, query, keys);
 };
 
+/**
+ * How the search judges one event, for the streaming scan and for a text index's rows it cannot read (sealed, or
+ * written without the index) alike: the envelope opened with `keys` (an event with nothing sealed passes as it is,
+ * without running the sealed-content schema); `'sealed'` when content stays sealed (no key, or erased); null when its
+ * text lacks one of `words`; else its snippet around the first word.
+ */
+export const judgeForSearch = async (
+  envelope: { readonly type: string; readonly data: unknown },
+  keys: Keyring,
+  words: readonly string[],
+): Promise<'sealed' | { readonly snippet: string } | null> => {
+  const opening = openEnvelopeNow(envelope, keys);
+  const opened = (opening instanceof Promise ? await opening : opening) as { readonly data: unknown };
+  if (sealedOf(envelope.type, opened.data).length > 0) return 'sealed';
+  const text = searchableText(envelope.type, opened.data);
+  const lower = text.toLowerCase();
+  if (!words.every((w) => lower.includes(w))) return null;
+  return { snippet: snippetOf(text, lower, words[0]!) };
+};
+
 /** {@link searchSessions} as one streaming pass over the store's global order, whatever the store. */
 export const scanSessions = async (store: EventStore, query: SearchQuery, keys: Keyring): Promise<SearchResult> => {
   const words = searchWords(query.text);
@@ -170,22 +190,17 @@ export const scanSessions = async (store: EventStore, query: SearchQuery, keys: 
       if (!types.has(recorded.type)) continue;
       if ((query.since !== undefined && recorded.time < query.since) || (query.until !== undefined && recorded.time >= query.until)) continue;
       scanned++;
-      const raw = envelopeOfRecorded(recorded);
-      // openEnvelopeNow returns an event with nothing sealed as it is, without running the sealed-content schema
-      const opening = openEnvelopeNow(raw, keys);
-      const opened = (opening instanceof Promise ? await opening : opening) as { readonly data: unknown };
-      if (sealedOf(recorded.type, opened.data).length > 0) {
+      const verdict = await judgeForSearch(envelopeOfRecorded(recorded), keys, words);
+      if (verdict === 'sealed') {
         sealedUnsearched++;
         continue;
       }
-      const text = searchableText(recorded.type, opened.data);
-      const lower = text.toLowerCase();
-      if (!words.every((w) => lower.includes(w))) continue;
+      if (verdict === null) continue;
       total++;
       perSession.set(recorded.stream, (perSession.get(recorded.stream) ?? 0) + 1);
       if (hits.length < limit) {
         const actor = isJsonObject(recorded.metadata) && typeof recorded.metadata.actor === 'string' ? recorded.metadata.actor : null;
-        hits.push({ session: recorded.stream, seq: Number(recorded.revision), type: recorded.type, time: recorded.time, actor, snippet: snippetOf(text, lower, words[0]!) });
+        hits.push({ session: recorded.stream, seq: Number(recorded.revision), type: recorded.type, time: recorded.time, actor, snippet: verdict.snippet });
       }
     }
   }

@@ -6,6 +6,7 @@
  */
 import {
   EmptySearchError,
+  judgeForSearch,
   SEARCHED_TYPES,
   searchableText,
   searchSnippet,
@@ -14,8 +15,7 @@ import {
   type SearchQuery,
   type SearchResult,
 } from '../../../audit/session-search.js';
-import { sealedOf } from '../../../domain/sealed-content.js';
-import { openEnvelopeNow, type Keyring } from '../../../runtime/content-opener.js';
+import type { Keyring } from '../../../runtime/content-opener.js';
 import { indexableText } from './row-codec.js';
 import { RAW_TYPES } from './statements.js';
 import { assertOpen, storeFailure, type StoreContext } from './store-context.js';
@@ -63,16 +63,13 @@ export async function searchIndexed(ctx: StoreContext & { readonly pageSize: num
       for (const row of page.rows) {
         let snippet: string | null = null;
         if (row.opens === 't') {
-          const opening = openEnvelopeNow({ type: row.type, data: JSON.parse(row.data!) as unknown }, keys);
-          const opened = (opening instanceof Promise ? await opening : opening) as { readonly data: unknown };
-          if (sealedOf(row.type, opened.data).length > 0) {
+          const verdict = await judgeForSearch({ type: row.type, data: JSON.parse(row.data!) as unknown }, keys, words);
+          if (verdict === 'sealed') {
             sealedUnsearched++;
             continue;
           }
-          const text = searchableText(row.type, opened.data);
-          const lower = text.toLowerCase();
-          if (!words.every((w) => lower.includes(w))) continue;
-          snippet = searchSnippet(text, lower, words[0]!);
+          if (verdict === null) continue;
+          snippet = verdict.snippet;
         }
         total++;
         perSession.set(row.stream, (perSession.get(row.stream) ?? 0) + 1);
