@@ -87,16 +87,30 @@ const UNAUTHORIZED: UnauthorizedError = { code: 'unauthorized', message: 'the ho
 /** The page's address, or undefined outside a page. */
 export const pageBase = (): string | undefined => (typeof document === 'undefined' ? undefined : document.baseURI);
 
+/**
+ * Requests to the host over `options` (see {@link ConsoleClientOptions} for the defaults): `path` resolved against the
+ * base, with `Authorization: Bearer <token>` when `token` (by default the tab's) is not null.
+ */
+export const hostSender =
+  (options: ConsoleClientOptions = {}) =>
+  (path: string, init: RequestInit = {}, token = (options.auth ?? consoleAuth).token()): Promise<Response> =>
+    (options.fetch ?? globalThis.fetch)(new URL(path, options.base ?? pageBase()), {
+      ...init,
+      headers: { ...(init.headers as Record<string, string> | undefined), ...(token !== null ? { authorization: `Bearer ${token}` } : {}) },
+    });
+
+/** The host's reason for a refused request: its JSON body's `message`, else its `error`, else null. */
+export const hostReason = (body: unknown): string | null => {
+  const b = body as { error?: unknown; message?: unknown } | null;
+  return typeof b?.message === 'string' ? b.message : typeof b?.error === 'string' ? b.error : null;
+};
+
 let rpcCounter = 0;
 
 /** A console client over `options` (see {@link ConsoleClientOptions} for the defaults). */
 export const createConsoleClient = (options: ConsoleClientOptions = {}): ConsoleClient => {
   const auth = options.auth ?? consoleAuth;
-  const send = (path: string, init: RequestInit = {}, token = auth.token()): Promise<Response> =>
-    (options.fetch ?? globalThis.fetch)(new URL(path, options.base ?? pageBase()), {
-      ...init,
-      headers: { ...(init.headers as Record<string, string> | undefined), ...(token !== null ? { authorization: `Bearer ${token}` } : {}) },
-    });
+  const send = hostSender(options);
 
   /** GET `path`; a 401 brings up the sign-in prompt, any other failure is an AuditRequestError naming `what`. */
   const getChecked = async (path: string, what: string): Promise<Response> => {
@@ -107,8 +121,7 @@ export const createConsoleClient = (options: ConsoleClientOptions = {}): Console
       throw new AuditRequestError('audit-unauthorized', UNAUTHORIZED.message);
     }
     if (!res.ok) {
-      const body = (await res.json().catch(() => null)) as { error?: unknown; message?: unknown } | null;
-      const why = typeof body?.message === 'string' ? body.message : typeof body?.error === 'string' ? body.error : null;
+      const why = hostReason(await res.json().catch(() => null));
       throw new AuditRequestError('audit-failed', `${what}: HTTP ${res.status}${why !== null ? ` (${why})` : ''}`);
     }
     return res;

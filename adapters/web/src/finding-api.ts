@@ -1,7 +1,7 @@
 import type { SessionLineage } from '../../../audit/session-lineage.js';
 import type { SearchResult } from '../../../audit/session-search.js';
-import { consoleAuth, type ConsoleAuth } from './auth.js';
-import { pageBase } from './api.js';
+import { consoleAuth } from './auth.js';
+import { hostReason, hostSender, type ConsoleClientOptions } from './api.js';
 
 /** What the sessions list's search asks: `GET /api/search` takes the options of `steerlog search`. */
 export interface FindQuery {
@@ -28,18 +28,19 @@ export interface FindingClient {
   lineage(sessionId: string): Promise<SessionLineage>;
 }
 
-/** A finding client over `fetch` and `auth` (defaults: the page's fetch and the tab's token). */
-export const createFindingClient = (options: { readonly fetch?: typeof fetch; readonly auth?: ConsoleAuth; readonly base?: string } = {}): FindingClient => {
+/** A finding client over `options` (defaults: the page's fetch, the tab's token, the page's address). */
+export const createFindingClient = (options: ConsoleClientOptions = {}): FindingClient => {
   const auth = options.auth ?? consoleAuth;
+  const send = hostSender(options);
   const get = async (path: string): Promise<unknown> => {
     const token = auth.token();
-    const res = await (options.fetch ?? globalThis.fetch)(new URL(path, options.base ?? pageBase()), { headers: token !== null ? { authorization: `Bearer ${token}` } : {} });
+    const res = await send(path, {}, token);
     if (res.status === 401) {
       auth.unauthorized(token);
       throw new FindRequestError('the host needs a valid token: sign in');
     }
-    const body = (await res.json().catch(() => null)) as { message?: unknown; error?: unknown } | null;
-    if (!res.ok) throw new FindRequestError(typeof body?.message === 'string' ? body.message : typeof body?.error === 'string' ? body.error : `HTTP ${res.status}`);
+    const body: unknown = await res.json().catch(() => null);
+    if (!res.ok) throw new FindRequestError(hostReason(body) ?? `HTTP ${res.status}`);
     return body;
   };
   return {
