@@ -53,6 +53,10 @@ const E2E_FILES = [
   'test/adapters/store/jsonl/faults.test.ts',
   'test/adapters/dsh/one-pass.test.ts',
   'test/projections/runner-crash.test.ts',
+  // and two of 8–9 s: the JSONL power-loss test (its small cases; the large ones are already above) and the JSONL
+  // group-journal checkpoint test (8 MiB of journal)
+  'test/adapters/store/jsonl/power-loss.test.ts',
+  'test/adapters/store/jsonl/checkpoint.test.ts',
   // the contract's big-stream check at full size (100,000 events) on JSONL and PostgreSQL; `npm test` runs it at 20,000
   'test/contract/big-stream.test.ts',
 ];
