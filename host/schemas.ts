@@ -42,6 +42,7 @@ export * from './schemas/envelope.js';
 export * from './schemas/session-methods.js';
 export * from './schemas/subagent-methods.js';
 export * from './schemas/frames.js';
+export * from './schemas/fast-requests.js';
 
 // ---- the method catalogue --------------------------------------------------------------------------------------
 

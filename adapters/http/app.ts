@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { Principal } from '../../host/actor.js';
 import type { Host } from '../../host/host.js';
-import { ClientRequestSchema, INVALID_REQUEST_RPC_ID, isHostMethod, type ServerResponse } from '../../host/schemas.js';
+import { ClientRequestSchema, fastClientRequest, INVALID_REQUEST_RPC_ID, isHostMethod, type ServerResponse } from '../../host/schemas.js';
 import { authenticate, type BearerToken } from './auth.js';
 import { declaredBodyLimit } from './body-limit.js';
 import { registerConsoleRoutes, type ConsoleRoutesOptions } from './console-routes.js';
@@ -64,11 +64,29 @@ export interface HttpAppOptions {
 /** The body limit when none is given: 1 MiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
-type Env = { Bindings: { incoming?: { socket?: { localPort?: number } } }; Variables: { principal: Principal; requestId: string; sessionId?: string } };
+type Env = {
+  Bindings: { incoming?: { socket?: { localPort?: number } } };
+  /** `url`: the request's URL as the door parsed it; `idHeader`: the response carries `x-request-id` already. */
+  Variables: { principal: Principal; requestId: string; sessionId?: string; url?: URL; idHeader?: true };
+};
 
 const reply = (rpcId: string, result: ServerResponse['result']): ServerResponse => ({ type: 'server-response', rpcId, result });
 const badRequest = (rpcId: string, issues: readonly { path: readonly (string | number)[]; message: string }[]): ServerResponse =>
   reply(rpcId, { ok: false, error: { code: 'bad-request', message: 'the request does not match its schema', details: { issues } } });
+
+/** `f` with its last answers kept (at most 1,024 arguments, forgotten all at once when full): a request log's trace ids. */
+const memoized = (f: (key: string) => string): ((key: string) => string) => {
+  const known = new Map<string, string>();
+  return (key) => {
+    let value = known.get(key);
+    if (value === undefined) {
+      if (known.size >= 1024) known.clear();
+      value = f(key);
+      known.set(key, value);
+    }
+    return value;
+  };
+};
 
 /**
  * The Host over HTTP: `POST /api/<method>` with the client-request envelope, `GET /api/stream` for the live mirror.
@@ -83,6 +101,7 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
   const tokens = options.tokens ?? [];
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const newRequestId = options.newRequestId ?? (() => globalThis.crypto.randomUUID());
+  const traceIds = memoized(traceIdOf);
   const app = new Hono<Env>();
 
   const door: DoorPolicy = { tokenRequired: tokens.length > 0, allowedHosts: options.allowedHosts ?? [], corsOrigins: options.corsOrigins ?? [] };
@@ -91,8 +110,9 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
     c.set('requestId', requestId);
     const started = Date.now();
     await next();
-    c.res.headers.set('x-request-id', requestId);
-    const path = new URL(c.req.url).pathname;
+    // the API's answers carry the header in their plain headers already (`c.res.headers` would build a Headers object)
+    if (c.get('idHeader') !== true) c.res.headers.set('x-request-id', requestId);
+    const path = (c.get('url') ?? new URL(c.req.url)).pathname;
     options.observability?.request(c.req.method, routeOf(path), c.res.status, (Date.now() - started) / 1000);
     if (options.logger) {
       const sessionId = c.get('sessionId');
@@ -102,13 +122,14 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
         path,
         status: c.res.status,
         ms: Date.now() - started,
-        ...(sessionId !== undefined ? { sessionId, traceId: traceIdOf(sessionId) } : {}),
+        ...(sessionId !== undefined ? { sessionId, traceId: traceIds(sessionId) } : {}),
       });
     } else log(`${requestId} ${c.req.method} ${path} ${c.res.status} ${Date.now() - started}ms`);
   });
   // before anything else reads or writes: a foreign Host (DNS rebinding) or a foreign Origin (another site's page)
   app.use('*', async (c, next) => {
     const url = new URL(c.req.url);
+    c.set('url', url);
     const refusal = doorRefusal(
       { host: url.host, origin: c.req.header('origin'), boundPort: c.env?.incoming?.socket?.localPort, defaultPort: url.protocol === 'https:' ? 443 : 80 },
       door,
@@ -148,7 +169,9 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
       const body = parseJsonBody(new Uint8Array(await c.req.arrayBuffer()));
       if (!body.ok) return c.json({ error: body.problem }, 400);
       const raw = body.value as { rpcId?: unknown } | null;
-      const envelope = ClientRequestSchema.safeParse(body.value);
+      // the envelope is checked by hand first (fast-requests.ts); anything that check does not take goes to its schema
+      const fast = fastClientRequest(body.value);
+      const envelope = fast !== null ? ({ success: true, data: fast } as const) : ClientRequestSchema.safeParse(body.value);
       if (!envelope.success) {
         const rpcId = typeof raw === 'object' && raw !== null && typeof raw.rpcId === 'string' && raw.rpcId.length > 0 && raw.rpcId.length <= 200 ? raw.rpcId : INVALID_REQUEST_RPC_ID;
         return c.json(badRequest(rpcId, envelope.error.issues.map((i) => ({ path: i.path, message: i.message }))));
@@ -162,7 +185,10 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
         rpcId,
         principal: c.get('principal'),
         requestId: c.get('requestId'),
-        signal: c.req.raw.signal,
+        // read only by the methods that can be aborted (the subagent routes): the adapter makes the signal on first read
+        get signal() {
+          return c.req.raw.signal;
+        },
         ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
       });
       if (!result.ok && result.error.code === 'internal') {
@@ -170,7 +196,12 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
         else log(`${c.get('requestId')} ${method} answered internal: ${result.error.message}`);
       }
       if (!result.ok && result.crashed) return c.json(reply(rpcId, { ok: false, error: result.error }), 500);
-      return c.json(reply(rpcId, result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error }));
+      // plain headers, with the request id: no Headers object is built for the answer (see the first middleware)
+      c.set('idHeader', true);
+      return new Response(JSON.stringify(reply(rpcId, result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error })), {
+        status: 200,
+        headers: { 'content-type': 'application/json', 'x-request-id': c.get('requestId') },
+      });
     },
   );
 

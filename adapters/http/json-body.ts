@@ -18,11 +18,14 @@ export const jsonDepth = (value: unknown, limit: number): number => {
   return max;
 };
 
+/** One decoder for every body: a whole-buffer `decode` (not streaming) keeps no state from one call to the next. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Decodes strict UTF-8 and parses JSON, refusing invalid bytes, invalid JSON and nesting past `MAX_JSON_DEPTH`. */
 export const parseJsonBody = (bytes: Uint8Array): { ok: true; value: unknown } | { ok: false; problem: BodyProblem } => {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = STRICT_UTF8.decode(bytes);
   } catch {
     return { ok: false, problem: 'invalid-utf8' };
   }
