@@ -21,6 +21,7 @@
  *   BENCH_SECONDS=15 BENCH_ONLY=JSONL npm run bench:host
  *   BENCH_BASELINE=/path/to/older/steerlog npm run bench:host   # each run also against that checkout's dist/, side by side
  *   BENCH_CPU_PROF=/tmp/prof npm run bench:host                 # node --cpu-prof in every host (profiles there)
+ *   BENCH_ECHO_DELAY_MS=600000 BENCH_ONLY=memory BENCH_PAIRS=4 …   # no turn runs (each waits in its model call): the admissions' own CPU
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -43,6 +44,10 @@ const WRITE_BATCH_MS = Number(process.env['BENCH_WRITE_BATCH_MS'] ?? 200);
 const BASELINE = process.env['BENCH_BASELINE'] ? resolve(process.env['BENCH_BASELINE']) : null;
 const CPU_PROF = process.env['BENCH_CPU_PROF'] ? resolve(process.env['BENCH_CPU_PROF']) : null;
 const ONLY = process.env['BENCH_ONLY'] ?? '';
+/** The echo model's delay per reply: with a long one every session's first turn waits in its model call, so no turn runs and the runs measure the admissions alone. */
+const ECHO_DELAY_MS = Number(process.env['BENCH_ECHO_DELAY_MS'] ?? 0);
+/** How many baseline/this pairs each configuration runs with `BENCH_BASELINE` (A-B-A-B…). */
+const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 2);
 const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 let schemas = 0;
@@ -121,7 +126,7 @@ const startServer = async (args: readonly string[], env: Record<string, string>,
 };
 
 const startHost = (root: string, spec: string) =>
-  startServer([join(root, 'bin/steerlog.js'), 'serve', '--store', spec, '--port', '0', '--model', 'echo', '--write-batch-ms', String(WRITE_BATCH_MS)], { STEERLOG_ECHO_DELAY_MS: '0' }, true);
+  startServer([join(root, 'bin/steerlog.js'), 'serve', '--store', spec, '--port', '0', '--model', 'echo', '--write-batch-ms', String(WRITE_BATCH_MS)], { STEERLOG_ECHO_DELAY_MS: String(ECHO_DELAY_MS) }, true);
 const startBare = () => startServer(['--import', 'tsx', join(ROOT, 'bench/support/bare-hono.ts')], {}, true);
 
 interface Body {
@@ -268,15 +273,30 @@ const loopCell = (loop: (LoopDelay | null)[]) =>
 
 console.log(machineLine());
 console.log(`load average at start: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-console.log(`${CONNECTIONS} connections (undici) × ${SECONDS} s measured after ${WARMUP_SECONDS} s of warm-up, ${SESSIONS} sessions, echo model (no delay), write-behind window ${WRITE_BATCH_MS} ms`);
+console.log(`${CONNECTIONS} connections (undici) × ${SECONDS} s measured after ${WARMUP_SECONDS} s of warm-up, ${SESSIONS} sessions, echo model (${ECHO_DELAY_MS === 0 ? 'no delay' : `${ECHO_DELAY_MS} ms per reply`}), write-behind window ${WRITE_BATCH_MS} ms`);
 console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | server CPU per admission | events per admission | server CPU per event | every accepted id exactly once |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+const summaries: string[] = [];
 for (const run of runs) {
-  const builds: [string, string][] = run.store === 'bare' ? [['-', ROOT]] : BASELINE ? [['baseline', BASELINE], ['this', ROOT], ['baseline', BASELINE], ['this', ROOT]] : [['this', ROOT]];
+  const builds: [string, string][] = run.store === 'bare' ? [['-', ROOT]] : BASELINE ? Array.from({ length: PAIRS }, (): [string, string][] => [['baseline', BASELINE], ['this', ROOT]]).flat() : [['this', ROOT]];
+  const cpu = new Map<string, { cpuMs: number; admissions: number }>();
   for (const [name, root] of builds) {
     const r = await runOnce(run, root);
+    if (r.loop.every((l) => l !== null)) {
+      const sum = cpu.get(name) ?? { cpuMs: 0, admissions: 0 };
+      cpu.set(name, { cpuMs: sum.cpuMs + r.loop.reduce((a, l) => a + l!.cpuMs, 0), admissions: sum.admissions + r.admissions });
+    }
     const once = r.exactlyOnce === null ? '-' : r.exactlyOnce ? 'yes' : 'NO';
     console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${cpuCell(r)} | ${r.eventsPerAdmission === null ? '-' : r.eventsPerAdmission.toFixed(2)} | ${cpuPerEventCell(r)} | ${once} |`);
   }
+  // the runs of each build pooled: CPU over admissions, and this build's ratio to the baseline's
+  const pooled = (name: string) => {
+    const c = cpu.get(name);
+    return c && c.admissions > 0 ? (1000 * c.cpuMs) / c.admissions : null;
+  };
+  const a = pooled('baseline');
+  const b = pooled('this');
+  if (a !== null && b !== null) summaries.push(`${run.label}: server CPU per admission, all runs pooled: baseline ${a.toFixed(0)} µs, this ${b.toFixed(0)} µs (this/baseline ${(b / a).toFixed(2)})`);
 }
+for (const line of summaries) console.log(line);
 console.log(`load average at end: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);

@@ -74,12 +74,16 @@ const textBlocks = (v: unknown): readonly Plain[] | null => {
 
 const copyShallow = (v: Plain): Plain => ({ ...v });
 
-/** Sources `{kind:'user', rpcId?, clientTimeZone?}` and `{kind:'plugin', plugin, form?}`, nothing more. */
+/**
+ * Sources `{kind:'user', rpcId?, clientTimeZone?, actor?}` (`actor`, a string: who sent a Host's prompt, a key the
+ * schema passes through) and `{kind:'plugin', plugin, form?}`, nothing more.
+ */
 const source = (v: unknown): Plain | null => {
   if (!isPlain(v)) return MISS;
   if (v.kind === 'user') {
-    if (!keysFit(v, ['kind'], ['rpcId', 'clientTimeZone'])) return MISS;
+    if (!keysFit(v, ['kind'], ['rpcId', 'clientTimeZone', 'actor'])) return MISS;
     if (v.rpcId !== undefined && !isStr(v.rpcId)) return MISS;
+    if (v.actor !== undefined && !isStr(v.actor)) return MISS;
     if (v.clientTimeZone !== undefined && !isStr(v.clientTimeZone)) return MISS;
     return keep(v, copyShallow);
   }

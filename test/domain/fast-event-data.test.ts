@@ -17,6 +17,8 @@ const samples: readonly { readonly type: EventType; readonly data: unknown }[] =
   { type: 'agent/inbox/spliced', data: { target: 'next-turn', start: 0, inserted: [{ id: 'c', role: 'user', content: [{ type: 'image', mediaType: 'image/png', data: 'AA==' }], source: { kind: 'user', rpcId: 'r' } }] } },
   { type: 'user/message', data: { id: 'a', role: 'user', content: [{ type: 'text', text: 'x' }], source: { kind: 'user', rpcId: 'r', clientTimeZone: 'UTC' } } },
   { type: 'user/message', data: { id: 'a', role: 'user', content: [], source: { kind: 'coordinator', extra: 1 } } },
+  // a Host's prompt: its source names the principal that sent it
+  { type: 'agent/inbox/spliced', data: { target: 'next-turn', start: 0, inserted: [{ id: 'h', role: 'user', content: [{ type: 'text', text: 'q' }], source: { kind: 'user', rpcId: 'r', clientTimeZone: 'UTC', actor: 'local' } }] } },
   { type: 'turn/start', data: { turn: 1 } },
   { type: 'turn/end', data: { turn: 1, reason: { kind: 'completed' } } },
   { type: 'turn/end', data: { turn: 2, reason: { kind: 'aborted', reason: { kind: 'user' } } } },
@@ -70,7 +72,7 @@ describe('fastEventData (the parse fast path) accepts only what the schemas acce
       expect(zod.success).toBe(true);
       if (fast !== null) expect(fast).toEqual(zod.data);
     }
-    expect(samples.filter((s) => fastEventData(s.type, s.data) !== null).length).toBe(15);
+    expect(samples.filter((s) => fastEventData(s.type, s.data) !== null).length).toBe(16);
   });
 
   /** Every object and array inside `v` is frozen (in place, the checks freeze each one; nothing walks it again). */
