@@ -4,7 +4,7 @@ import type { KeyStore } from '../../runtime/ports/key-store.js';
 import { createKeyring, openEnvelopeNow } from '../../runtime/content-opener.js';
 import { HostSessionIdSchema } from '../../host/schemas.js';
 import { createSessionVerifier, type SessionVerification, type SessionVerifier } from '../../formats/chain/verify-session.js';
-import type { StoredReads } from './console-stored-reads.js';
+import type { ReadPriority, StoredReads } from './console-stored-reads.js';
 
 /** What the sessions list shows of one session beside the Host's `session.list` row. */
 export interface SessionOverview {
@@ -24,6 +24,9 @@ export interface SessionOverview {
   /** The chain's status as `steerlog verify` gives it (without keys). */
   readonly chain: SessionVerification['status'];
 }
+
+/** How many events the overview folds between two turns of the event loop. */
+const YIELD_EVERY = 2000;
 
 /** How much message text a session keeps for search. */
 const TEXT_CHARS = 4000;
@@ -69,9 +72,9 @@ const step = (s: Summary, raw: RawEnvelope, e: RawEnvelope): void => {
  * stored events (sealed content opened with `keys`). `stored` gives the events as stored: the console's shared read
  * ({@link StoredReads}), so a session whose audit view opens beside the sessions list is read once for both. Each
  * session's summary is kept and advanced from where the last request left it, so a refresh reads only the events
- * written since.
+ * written since. With `priority`, its fold pauses while work that goes first runs.
  */
-export const registerConsoleOverview = (app: Hono<any>, stored: StoredReads, keys: KeyStore | null = null): void => {
+export const registerConsoleOverview = (app: Hono<any>, stored: StoredReads, keys: KeyStore | null = null, priority?: ReadPriority): void => {
   const summaries = new Map<string, Summary>();
   app.get('/api/overview', async (c) => {
     const ids = (c.req.query('ids') ?? '').split(',').filter(Boolean);
@@ -88,6 +91,8 @@ export const registerConsoleOverview = (app: Hono<any>, stored: StoredReads, key
         const opened = keyring ? ((await openEnvelopeNow(raw, keyring)) as RawEnvelope) : raw;
         // another request for the session may have stepped it meanwhile: each event is stepped once
         if (from + i === s.read) step(s, raw, opened);
+        // a long log yields to the event loop now and then: the other requests (the audit view's) are served meanwhile
+        if (i % YIELD_EVERY === YIELD_EVERY - 1) await (priority?.turn() ?? new Promise((r) => setImmediate(r)));
       }
       sessions.push({ sessionId: id, events: s.read, lastActivity: s.lastActivity, turns: s.turns, openTurn: s.openTurn, pending: { nextTurn: s.nextTurn, nextStep: s.nextStep }, actors: s.actors, text: s.text.trim(), chain: s.verifier.result().status });
     }

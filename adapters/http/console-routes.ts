@@ -18,7 +18,7 @@ import { registerConsoleOverview } from './console-overview.js';
 import { registerConsoleContext } from './console-context.js';
 import { registerConsoleTimeline } from './console-timeline.js';
 import { createTimelineReader, type StoredClaim } from './console-timeline-reader.js';
-import { createStoredReads } from './console-stored-reads.js';
+import { createReadPriority, createStoredReads } from './console-stored-reads.js';
 import { registerConsoleFinding } from './console-finding.js';
 
 const TYPES: Readonly<Record<string, string>> = {
@@ -74,12 +74,14 @@ export interface ConsoleRoutesOptions {
 export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: ConsoleRoutesOptions = {}): void => {
   const audits = createSessionAuditCache();
   const keys = options.keys ?? null;
-  const readStored = createStoredReads(host.store, keys, true);
+  // a cached timeline's check against the store goes before the long reads of logs (a sessions list's overview)
+  const priority = createReadPriority();
+  const readStored = createStoredReads(host.store, keys, true, { priority });
   const eventsOf = async (sessionId: string): Promise<readonly LogEvent[]> => host.live.get(sessionId)?.agent.events ?? (await readStored(sessionId));
   // the audit reads the envelopes as stored (the chain covers the stored form): a live session's own events when
   // they are stored in clear; when the host seals content, the store's (what is durable so far)
   // without data keys both readers would read the same envelopes: one read serves both
-  const readStoredForm = keys === null ? readStored : createStoredReads(host.store, keys, false);
+  const readStoredForm = keys === null ? readStored : createStoredReads(host.store, keys, false, { priority });
   const storedFormOf = async (sessionId: string): Promise<readonly LogEvent[]> =>
     (host.keyStore === null ? host.live.get(sessionId)?.agent.events : undefined) ?? (await readStoredForm(sessionId));
   const derivedCache = keys === null ? (options.derivedCache ?? null) : null;
@@ -87,6 +89,7 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
     cache: derivedCache && {
       cache: derivedCache,
       stored: (sessionId) => !host.live.has(sessionId),
+      first: priority.first,
       // the stored event at seq and whether it is the last: two events read at most
       storedAt: async (sessionId, seq) => {
         let claim: StoredClaim | null = null;
@@ -101,7 +104,7 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
   registerConsoleReads(app, eventsOf, options.ports ?? storeConsolePorts(host.store, { keys }), timelineOf, timelineOf.checked);
   registerConsoleTimeline(app, timelineOf);
   // the sessions list's counts and chain status fold the same read of the stored form the audit view's reads share
-  registerConsoleOverview(app, readStoredForm, keys);
+  registerConsoleOverview(app, readStoredForm, keys, priority);
   registerConsoleContext(app, eventsOf);
   registerConsoleFinding(app, host.store, keys);
   app.get('/api/whoami', (c) => c.json({ principal: (c.get('principal') as Principal).id }));

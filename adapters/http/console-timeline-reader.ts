@@ -31,6 +31,8 @@ export interface TimelineCacheOptions {
   readonly storedAt: (sessionId: string, seq: number) => Promise<StoredClaim | null>;
   /** Whether the session's events come from the store (it is not live on this host): only those are cached. */
   readonly stored: (sessionId: string) => boolean;
+  /** Runs the load and check of a cache ahead of the long reads of logs. @defaultValue runs it as it comes */
+  readonly first?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /** A session's timeline, derived once per length of its log, and how it was checked. */
@@ -171,7 +173,7 @@ export const createTimelineReader = (
     // a cache is served as it is while the log is read to check it
     if (last?.pending) return last.timeline;
     if (last === undefined && cacheOptions !== null && cacheOptions.stored(sessionId)) {
-      const cached = await load(sessionId);
+      const cached = await (cacheOptions.first ?? ((work) => work()))(() => load(sessionId));
       if (cached !== null) {
         let settle!: (c: TimelineCheck) => void;
         const check = new Promise<TimelineCheck>((resolve) => (settle = resolve));
