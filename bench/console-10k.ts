@@ -1,15 +1,18 @@
 /**
  * What the console's audit view asks the server for when it opens a 10,000-turn session (80,001 events, the
  * session `test/e2e/console-10k.browser.ts` writes), one request at a time, on `steerlog serve`'s HTTP app in
- * process over a JSONL store: the time and the size of each answer, first (cold) and again (warm).
+ * process over a JSONL store with its derived caches (as `serve` runs): the opening requests at once, cold without the
+ * console's timeline cache and after a restart with it, then each request one at a time, cold and again (warm): the
+ * time and the size of each answer.
  * Usage: npx tsx bench/console-10k.ts [turns]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHttpServer } from '../adapters/http/server.js';
 import { EchoModel } from '../adapters/model/echo/echo-model.js';
 import { openStore } from '../adapters/store/open-store.js';
+import { jsonlDerivedCache } from '../adapters/store/jsonl/derived-cache-files.js';
 import { Host } from '../host/host.js';
 import { silentLogger } from '../runtime/logger.js';
 import { createRuntime } from '../runtime/runtime.js';
@@ -37,6 +40,9 @@ export const tenThousandTurns = (sessionId: string, turns: number): NewEvent[] =
   return out;
 };
 
+/** The requests the audit view makes at once when it opens (the sessions list's overview beside them). */
+const openingPaths = (id: string) => [`/api/timeline-summary/${id}?buckets=250`, `/api/timeline-turns/${id}?from=0&to=100`, `/api/overview?ids=${id}`];
+
 const main = async () => {
   const turns = Number(process.argv[2] ?? 10_000);
   const dir = mkdtempSync(join(tmpdir(), 'steerlog-bench-console-10k-'));
@@ -45,10 +51,10 @@ const main = async () => {
     const store = await openStore(`jsonl:${dir}`);
     const events = tenThousandTurns(id, turns);
     for (let i = 0; i < events.length; i += 5_000) await store.append(id, events.slice(i, i + 5_000), i === 0 ? 'no_stream' : BigInt(i - 1));
-    const host = new Host({ runtime: createRuntime({ store, model: new EchoModel(), logger: silentLogger }), logger: silentLogger });
-    const server = await startHttpServer({ host, port: 0, log: () => {} });
-    const time = async (path: string) => {
-      const t0 = performance.now();
+    // a server as `steerlog serve` starts one: the JSONL store's derived caches (derived/) kept for the console
+    const start = () => startHttpServer({ host: new Host({ runtime: createRuntime({ store, model: new EchoModel(), logger: silentLogger }), logger: silentLogger }), port: 0, log: () => {}, console: { derivedCache: jsonlDerivedCache(dir) } });
+    let server = await start();
+    const time = async (path: string, t0 = performance.now()) => {
       const res = await fetch(`${server.url}${path}`);
       const body = await res.text();
       return `${String(Math.round(performance.now() - t0)).padStart(6)} ms ${String(Math.round(body.length / 1024)).padStart(6)} KiB  ${res.status} ${path}`;
@@ -66,7 +72,25 @@ const main = async () => {
       `/api/audit/${id}?at=40000`,
       `/api/context/${id}?step=${turns}.1`,
     ];
-    process.stdout.write(`${events.length} events\ncold:\n`);
+    const cacheWritten = async () => {
+      for (let i = 0; i < 600 && !existsSync(join(dir, 'derived')); i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 600 && readdirSync(join(dir, 'derived')).some((n) => n.endsWith('.tmp')); i++) await new Promise((r) => setTimeout(r, 50));
+    };
+    const opening = async (label: string) => {
+      // the opening requests at once, each timed from the same start (what the browser sees of the server)
+      const t0 = performance.now();
+      process.stdout.write(`${label}:\n${(await Promise.all(openingPaths(id).map((p) => time(p, t0)))).join('\n')}\n`);
+      process.stdout.write(`${await time(`/api/chain/${id}`, t0)}  (the chain answer, which waits for the cache's check)\n`);
+    };
+    process.stdout.write(`${events.length} events (${Math.round(statSync(join(dir, 'global.idx')).size / 80)} indexed)\n`);
+    await opening('opening, cold, no cache (a first start)');
+    await cacheWritten();
+    await server.close();
+    server = await start();
+    await opening('opening, cold, the cache beside the stream (a restart)');
+    await server.close();
+    server = await start();
+    process.stdout.write('one at a time, cold (a restart, the cache beside the stream):\n');
     for (const p of paths) process.stdout.write(`${await time(p)}\n`);
     process.stdout.write('warm:\n');
     for (const p of paths) process.stdout.write(`${await time(p)}\n`);

@@ -14,6 +14,7 @@ import { childTools } from '../../runtime/children/child-tools.js';
 import { consoleLogger, jsonLinesLogger, type Logger } from '../../runtime/logger.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
+import { derivedCacheOf } from '../store/derived-cache-of.js';
 import type { CliIo } from './io.js';
 import { parseCommandArgs } from './cli-args.js';
 import { reportFailure, reportUsage, UsageError } from './cli-failure.js';
@@ -184,7 +185,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       ...(v.cors ? { corsOrigins: v.cors.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       ...(v['allowed-hosts'] ? { allowedHosts: v['allowed-hosts'].split(',').map((s) => s.trim()).filter(Boolean) } : {}),
       ...(logFormat === 'json' ? { logger } : { log: stderrLines.line }),
-      console: { keys, ports: storeConsolePorts(store, { verifiers: chain.verifiers, keys }) },
+      console: { keys, ports: storeConsolePorts(store, { verifiers: chain.verifiers, keys }), derivedCache: await derivedCacheOf(store) },
     });
     holder.url = server.url;
     io.stdout.write(`steerlog serve: listening on ${server.url} (store ${redact(spec)}, model ${v.model ?? 'echo'}, host ${hostId})\n`);

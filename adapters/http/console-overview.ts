@@ -1,10 +1,10 @@
 import type { Hono } from 'hono';
-import type { EventStore } from '../../runtime/ports/event-store.js';
-import { envelopeOfRecorded, type RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
+import type { RawEnvelope } from '../../runtime/ports/recorded-envelope.js';
 import type { KeyStore } from '../../runtime/ports/key-store.js';
 import { createKeyring, openEnvelopeNow } from '../../runtime/content-opener.js';
 import { HostSessionIdSchema } from '../../host/schemas.js';
 import { createSessionVerifier, type SessionVerification, type SessionVerifier } from '../../formats/chain/verify-session.js';
+import type { ReadPriority, StoredReads } from './console-stored-reads.js';
 
 /** What the sessions list shows of one session beside the Host's `session.list` row. */
 export interface SessionOverview {
@@ -24,6 +24,9 @@ export interface SessionOverview {
   /** The chain's status as `steerlog verify` gives it (without keys). */
   readonly chain: SessionVerification['status'];
 }
+
+/** How many events the overview folds between two turns of the event loop. */
+const YIELD_EVERY = 2000;
 
 /** How much message text a session keeps for search. */
 const TEXT_CHARS = 4000;
@@ -66,10 +69,12 @@ const step = (s: Summary, raw: RawEnvelope, e: RawEnvelope): void => {
 
 /**
  * `GET /api/overview?ids=<id>,<id>…` (at most 100 ids): each session's {@link SessionOverview}, folded from its
- * stored events (sealed content opened with `keys`). Each session's summary is kept and advanced from where the last request left it, so a refresh
- * reads only the events written since.
+ * stored events (sealed content opened with `keys`). `stored` gives the events as stored: the console's shared read
+ * ({@link StoredReads}), so a session whose audit view opens beside the sessions list is read once for both. Each
+ * session's summary is kept and advanced from where the last request left it, so a refresh reads only the events
+ * written since. With `priority`, its fold pauses while work that goes first runs.
  */
-export const registerConsoleOverview = (app: Hono<any>, store: EventStore, keys: KeyStore | null = null): void => {
+export const registerConsoleOverview = (app: Hono<any>, stored: StoredReads, keys: KeyStore | null = null, priority?: ReadPriority): void => {
   const summaries = new Map<string, Summary>();
   app.get('/api/overview', async (c) => {
     const ids = (c.req.query('ids') ?? '').split(',').filter(Boolean);
@@ -79,9 +84,15 @@ export const registerConsoleOverview = (app: Hono<any>, store: EventStore, keys:
       let s = summaries.get(id);
       if (!s) summaries.set(id, (s = { read: 0, lastActivity: null, turns: 0, openTurn: false, nextTurn: 0, nextStep: 0, actors: [], text: '', verifier: createSessionVerifier(id) }));
       const keyring = keys ? createKeyring(keys) : null;
-      for await (const r of store.read(id, { from: BigInt(s.read) })) {
-        const raw = envelopeOfRecorded(r);
-        step(s, raw, keyring ? ((await openEnvelopeNow(raw, keyring)) as RawEnvelope) : raw);
+      const from = s.read;
+      const events = await stored.since(id, from);
+      for (let i = 0; i < events.length; i++) {
+        const raw = events[i] as RawEnvelope;
+        const opened = keyring ? ((await openEnvelopeNow(raw, keyring)) as RawEnvelope) : raw;
+        // another request for the session may have stepped it meanwhile: each event is stepped once
+        if (from + i === s.read) step(s, raw, opened);
+        // a long log yields to the event loop now and then: the other requests (the audit view's) are served meanwhile
+        if (i % YIELD_EVERY === YIELD_EVERY - 1) await (priority?.turn() ?? new Promise((r) => setImmediate(r)));
       }
       sessions.push({ sessionId: id, events: s.read, lastActivity: s.lastActivity, turns: s.turns, openTurn: s.openTurn, pending: { nextTurn: s.nextTurn, nextStep: s.nextStep }, actors: s.actors, text: s.text.trim(), chain: s.verifier.result().status });
     }

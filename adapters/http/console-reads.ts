@@ -5,6 +5,7 @@ import type { SessionTimeline } from '../../audit/session-timeline.js';
 import { parseChainAnchor } from '../../audit/verify-log.js';
 import type { SessionVerification } from '../../formats/chain/verify-session.js';
 import type { ChainAnchor, ConsolePorts } from './console-ports.js';
+import type { TimelineCheck } from './console-timeline-reader.js';
 
 /** One `chain/head` of the log as the console lists it: where it is, what it signs and with which key. */
 export interface ConsoleSignedHead {
@@ -27,6 +28,12 @@ export interface ConsoleChain {
   readonly heads: readonly ConsoleSignedHead[];
   /** How many chain/head events the log has. */
   readonly headCount: number;
+  /**
+   * How the timeline the server serves for the session (the chart, the turn rows) was checked against the log,
+   * answered once it was: `log` (derived from it), `confirmed` (a cache kept across a restart, equal to the log's
+   * derivation), `replaced` (a cache the log's derivation contradicted: what was drawn from it is to be asked again).
+   */
+  readonly timeline: TimelineCheck;
 }
 
 /** How many signed heads the chain answer lists (the last ones). */
@@ -38,13 +45,15 @@ const parseAnchor = (text: string | undefined): ChainAnchor | null | undefined =
  * The console's reads beside the audit fold: `GET /api/chain/<id>[?anchor=<seq>:<hash>]` (the chain, from the same
  * verification `steerlog verify` runs), `GET /api/timeline/<id>` (the chart's data, `sessionTimeline`) and
  * `GET /api/export/<id>` (the report `steerlog audit --json` prints). `eventsOf` gives a session's events (empty: no
- * such session), `timelineOf` its timeline (null: no such session; `createTimelineReader`).
+ * such session), `timelineOf` its timeline (null: no such session; `createTimelineReader`), `checked` how that timeline
+ * was checked against the log (`TimelineReader.checked`; default `log`).
  */
 export const registerConsoleReads = (
   app: Hono<any>,
   eventsOf: (sessionId: string) => Promise<readonly LogEvent[]>,
   ports: ConsolePorts,
   timelineOf: (sessionId: string) => Promise<SessionTimeline | null>,
+  checked: (sessionId: string) => Promise<TimelineCheck> = async () => 'log',
 ): void => {
   const idOf = (c: { req: { param(name: string): string } }): string | null => {
     const id = c.req.param('sessionId');
@@ -68,7 +77,8 @@ export const registerConsoleReads = (
       heads.push({ seq: e.seq, signs: { seq: d.seq, hash: d.hash }, keyId: d.keyId, keyConfigured: configured.has(d.keyId) });
       if (heads.length > HEADS_SHOWN) heads.shift();
     }
-    const out: ConsoleChain = { verification, publicKeyIds: ports.publicKeyIds, heads, headCount };
+    // the verdict is shown once what was drawn beside it is known to be the log's (a cache is checked by then)
+    const out: ConsoleChain = { verification, publicKeyIds: ports.publicKeyIds, heads, headCount, timeline: await checked(sessionId) };
     return c.json(out);
   });
 

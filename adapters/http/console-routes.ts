@@ -9,14 +9,16 @@ import type { LogEvent } from '../../domain/events.js';
 import { createSessionAuditCache } from '../../host/session-audit.js';
 import { auditHead, auditRows, isAuditList } from '../../host/session-audit-rows.js';
 import { HostSessionIdSchema } from '../../host/schemas.js';
-import { createKeyring, openEnvelopeNow } from '../../runtime/content-opener.js';
+import { createKeyring } from '../../runtime/content-opener.js';
+import type { DerivedCacheSource } from '../../runtime/ports/derived-cache.js';
 import type { KeyStore } from '../../runtime/ports/key-store.js';
-import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
 import { storeConsolePorts, type ConsolePorts } from './console-ports.js';
 import { registerConsoleReads } from './console-reads.js';
 import { registerConsoleOverview } from './console-overview.js';
 import { registerConsoleContext } from './console-context.js';
-import { createTimelineReader, registerConsoleTimeline } from './console-timeline.js';
+import { registerConsoleTimeline } from './console-timeline.js';
+import { createTimelineReader, type StoredClaim } from './console-timeline-reader.js';
+import { createReadPriority, createStoredReads } from './console-stored-reads.js';
 import { registerConsoleFinding } from './console-finding.js';
 
 const TYPES: Readonly<Record<string, string>> = {
@@ -41,41 +43,6 @@ export const consoleAssetsDir = (): string | null => {
   return null;
 };
 
-/**
- * A stored session's events as read (seq = stream revision), unfolded: the audit validates and folds them itself,
- * and stops at the first event it refuses, so an invalid log is reported rather than refused. The log is
- * append-only, so the events already read are kept (for a few sessions) and only later ones are read again.
- * `open`: sealed content opened with the data keys (as `audit` shows it: text, `[erased]` or `[encrypted]`), else
- * the envelopes as stored (what the hash chain covers).
- */
-const storedReader = (host: Host, keys: KeyStore | null, open: boolean, keep = 4) => {
-  const cache = new Map<string, LogEvent[]>();
-  // requests that arrive while a session is being read share that read (the audit view asks for the audit, the
-  // timeline and the chain of a session at once: one read of a long log, not three)
-  const reading = new Map<string, Promise<readonly LogEvent[]>>();
-  const read = async (sessionId: string): Promise<readonly LogEvent[]> => {
-    const held = cache.get(sessionId) ?? [];
-    cache.delete(sessionId);
-    const out = [...held];
-    const keyring = open && keys ? createKeyring(keys) : null;
-    for await (const r of host.store.read(sessionId, { from: BigInt(out.length) })) {
-      // with its metadata: the audit shows who did what (metadata.actor)
-      const raw = envelopeOfRecorded(r);
-      out.push((keyring ? await openEnvelopeNow(raw, keyring) : raw) as LogEvent);
-    }
-    cache.set(sessionId, out);
-    while (cache.size > keep) cache.delete(cache.keys().next().value!);
-    return out;
-  };
-  return (sessionId: string): Promise<readonly LogEvent[]> => {
-    const running = reading.get(sessionId);
-    if (running) return running;
-    const next = read(sessionId).finally(() => reading.delete(sessionId));
-    reading.set(sessionId, next);
-    return next;
-  };
-};
-
 /** Options of {@link registerConsoleRoutes}. */
 export interface ConsoleRoutesOptions {
   /** Where the built console lives. @defaultValue {@link consoleAssetsDir} */
@@ -84,6 +51,13 @@ export interface ConsoleRoutesOptions {
   readonly ports?: ConsolePorts;
   /** The data keys stored sessions are opened with. @defaultValue null: sealed content reads `[encrypted]` */
   readonly keys?: KeyStore | null;
+  /**
+   * Where a stored session's timeline is kept across restarts (a JSONL store's `derived/`: `jsonlDerivedCache`), so
+   * the audit view of a long stored session opens without waiting for a read of its whole log (see
+   * `createTimelineReader`). Not used when the console opens sealed content (`keys`): opened text is never written
+   * beside the store. @defaultValue null: every timeline is derived from the log after a restart
+   */
+  readonly derivedCache?: DerivedCacheSource | null;
 }
 
 /**
@@ -100,18 +74,37 @@ export interface ConsoleRoutesOptions {
 export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: ConsoleRoutesOptions = {}): void => {
   const audits = createSessionAuditCache();
   const keys = options.keys ?? null;
-  const readStored = storedReader(host, keys, true);
+  // a cached timeline's check against the store goes before the long reads of logs (a sessions list's overview)
+  const priority = createReadPriority();
+  const readStored = createStoredReads(host.store, keys, true, { priority });
   const eventsOf = async (sessionId: string): Promise<readonly LogEvent[]> => host.live.get(sessionId)?.agent.events ?? (await readStored(sessionId));
   // the audit reads the envelopes as stored (the chain covers the stored form): a live session's own events when
   // they are stored in clear; when the host seals content, the store's (what is durable so far)
   // without data keys both readers would read the same envelopes: one read serves both
-  const readStoredForm = keys === null ? readStored : storedReader(host, keys, false);
+  const readStoredForm = keys === null ? readStored : createStoredReads(host.store, keys, false, { priority });
   const storedFormOf = async (sessionId: string): Promise<readonly LogEvent[]> =>
     (host.keyStore === null ? host.live.get(sessionId)?.agent.events : undefined) ?? (await readStoredForm(sessionId));
-  const timelineOf = createTimelineReader(eventsOf);
-  registerConsoleReads(app, eventsOf, options.ports ?? storeConsolePorts(host.store, { keys }), timelineOf);
+  const derivedCache = keys === null ? (options.derivedCache ?? null) : null;
+  const timelineOf = createTimelineReader(eventsOf, {
+    cache: derivedCache && {
+      cache: derivedCache,
+      stored: (sessionId) => !host.live.has(sessionId),
+      first: priority.first,
+      // the stored event at seq and whether it is the last: two events read at most
+      storedAt: async (sessionId, seq) => {
+        let claim: StoredClaim | null = null;
+        for await (const r of host.store.read(sessionId, { from: BigInt(seq) })) {
+          if (claim !== null) return { ...claim, last: false };
+          claim = { id: r.id, ...(r.hash !== undefined ? { hash: r.hash } : {}), last: true };
+        }
+        return claim;
+      },
+    },
+  });
+  registerConsoleReads(app, eventsOf, options.ports ?? storeConsolePorts(host.store, { keys }), timelineOf, timelineOf.checked);
   registerConsoleTimeline(app, timelineOf);
-  registerConsoleOverview(app, host.store, keys);
+  // the sessions list's counts and chain status fold the same read of the stored form the audit view's reads share
+  registerConsoleOverview(app, readStoredForm, keys, priority);
   registerConsoleContext(app, eventsOf);
   registerConsoleFinding(app, host.store, keys);
   app.get('/api/whoami', (c) => c.json({ principal: (c.get('principal') as Principal).id }));

@@ -1,7 +1,6 @@
 import type { Hono } from 'hono';
-import type { LogEvent } from '../../domain/events.js';
 import { HostSessionIdSchema } from '../../host/schemas.js';
-import { sessionTimeline, type SessionTimeline } from '../../audit/session-timeline.js';
+import type { SessionTimeline } from '../../audit/session-timeline.js';
 import { summarizeTimeline } from '../../audit/timeline-summary.js';
 import { inputsById, turnPage } from '../../audit/timeline-rows.js';
 import { seqAtTime } from '../../audit/timeline-measures.js';
@@ -12,36 +11,6 @@ export const MAX_BUCKETS = 2000;
 export const MAX_TURN_PAGE = 1000;
 /** Most input ids one `inputs` request names. */
 export const MAX_INPUT_IDS = 500;
-
-/**
- * A session's timeline (`sessionTimeline` of its events), derived once per length of its log: the whole timeline,
- * its summaries, turn pages and input look-ups are all read from that one derivation. Null: no such session.
- * The last `keep` sessions' timelines are held.
- */
-export const createTimelineReader = (eventsOf: (sessionId: string) => Promise<readonly LogEvent[]>, keep = 4) => {
-  const held = new Map<string, { n: number; lastId: string; timeline: SessionTimeline }>();
-  const deriving = new Map<string, Promise<SessionTimeline | null>>();
-  const derive = async (sessionId: string): Promise<SessionTimeline | null> => {
-    const events = await eventsOf(sessionId);
-    if (events.length === 0) return null;
-    const last = held.get(sessionId);
-    const lastId = events.at(-1)!.id;
-    if (last && last.n === events.length && last.lastId === lastId) return last.timeline;
-    const timeline = sessionTimeline(sessionId, events);
-    held.delete(sessionId);
-    held.set(sessionId, { n: events.length, lastId, timeline });
-    while (held.size > keep) held.delete(held.keys().next().value!);
-    return timeline;
-  };
-  // requests that arrive while a session's timeline is derived share that derivation
-  return (sessionId: string): Promise<SessionTimeline | null> => {
-    const running = deriving.get(sessionId);
-    if (running) return running;
-    const next = derive(sessionId).finally(() => deriving.delete(sessionId));
-    deriving.set(sessionId, next);
-    return next;
-  };
-};
 
 /** A query parameter as a finite number; undefined when absent, null when not a number. */
 const numberParam = (raw: string | undefined): number | null | undefined => {

@@ -284,7 +284,15 @@ export const AuditView = ({ sessionId }: { sessionId: string }) => {
       </header>
       {notice ? <p role="alert" class="notice">{notice}</p> : null}
       {/* the chain check reads the whole log again: it waits for the timeline, so it does not slow the view's opening */}
-      <ChainPanel sessionId={sessionId} ready={audit !== null || notice !== null} />
+      <ChainPanel
+        sessionId={sessionId}
+        ready={audit !== null || notice !== null}
+        onTimelineReplaced={() => {
+          // what was drawn came from the server's cache of the timeline, which the log contradicted: draw it again
+          setNotice('The server’s cached timeline of this session did not match its log (an edited cache file, or one from another version): the chart and the turns were read again from the log.');
+          setTimelineAsk((n) => n + 1);
+        }}
+      />
       {summary ? (
         <TimelineChart key="chart" summary={summary} summaryOf={(w) => consoleClient.fetchTimelineSummary(sessionId, w, CHART_BUCKETS)} at={seq} atTime={audit?.atTime ?? null} onSeek={seekTime} />
       ) : (

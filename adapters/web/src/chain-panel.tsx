@@ -50,7 +50,17 @@ const signatureLine = (chain: ConsoleChain): string => {
  * which runs the same verification with its `--pubkey` keys), in the CLI's own words, the head to anchor elsewhere,
  * every signed head with its key id and verdict, and a check of an anchor kept outside the log.
  */
-export const ChainPanel = ({ sessionId, ready = true }: { sessionId: string; /** False: wait before asking (the view's other reads go first). @defaultValue true */ ready?: boolean }) => {
+export const ChainPanel = ({
+  sessionId,
+  ready = true,
+  onTimelineReplaced,
+}: {
+  sessionId: string;
+  /** False: wait before asking (the view's other reads go first). @defaultValue true */
+  ready?: boolean;
+  /** Called when the server says the timeline drawn so far came from a cache its log contradicted (`timeline: 'replaced'`). */
+  onTimelineReplaced?: () => void;
+}) => {
   const [chain, setChain] = useState<ConsoleChain | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [anchor, setAnchor] = useState('');
@@ -59,7 +69,12 @@ export const ChainPanel = ({ sessionId, ready = true }: { sessionId: string; /**
     if (!ready) return;
     let current = true;
     consoleClient.fetchChain(sessionId, checked).then(
-      (c) => current && (setChain(c), setError(null)),
+      (c) => {
+        if (!current) return;
+        setChain(c);
+        setError(null);
+        if (c.timeline === 'replaced') onTimelineReplaced?.();
+      },
       (e: unknown) => current && setError(e instanceof Error ? e.message : String(e)),
     );
     return () => {
