@@ -1,8 +1,12 @@
 /**
  * Projection workers on PostgreSQL, side by side in one run, over one generated store:
- *   1. the plain in-memory fold of the events (per-session counts) — the baseline;
+ *   1. the one-shot in-memory fold of the events read from the store (the target's baseline: table projection ≥ 0.3×
+ *      of it), and the fold of the events already in arrays (information);
  *   2. a table projection (the same counts in a table, exactly-once with its checkpoint) with 1 worker process;
- *   3. the same with 2 and 4 worker processes over 8 partitions (total throughput, relative to 1 worker);
+ *   3. the same with 2 and 4 worker processes over 8 partitions (total throughput, relative to 1 worker over 8 and
+ *      over 1 partition), with the coordination beside it: how long until every worker held partitions, and the
+ *      handovers (lease takes beyond one per partition). The workers of a run load first, then start together on "go";
+ *      a run is timed from the "go";
  *   4. the time from a worker's kill -9 to its partitions' progress resuming (lease 2 s);
  *   5. checkpoint bytes per commit: keyed documents (one per session, written when changed) vs one state blob.
  *
