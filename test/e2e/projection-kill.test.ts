@@ -171,11 +171,11 @@ const killScenario = async (h: Harness): Promise<void> => {
   // that a paused worker could keep from the others)
   await sleep(Math.floor(random() * 300));
   paused.child.kill('SIGSTOP');
+  const pausedAt = Date.now(); // the takeover is timed from the pause itself
   await appendSome(0);
   const extra = new Map([...logs.keys()].slice(0, 4).map((s) => [s, sessionLog(s, 18 + Number(s.slice(2)) + 2)]));
   for (const [s, longer] of extra) logs.set(s, longer);
   await appendSome(10); // while race-0 is paused: its partitions must be taken over for these to be applied
-  const pausedAt = Date.now();
   await until(async () => {
     const owners = await ownerOf();
     return pausedParts.every((p) => owners.get(p) !== null && owners.get(p) !== 'race-0');
