@@ -1,8 +1,12 @@
 /**
  * Projection workers on PostgreSQL, side by side in one run, over one generated store:
- *   1. the plain in-memory fold of the events (per-session counts) — the baseline;
+ *   1. the one-shot in-memory fold of the events read from the store (the target's baseline: table projection ≥ 0.3×
+ *      of it), and the fold of the events already in arrays (information);
  *   2. a table projection (the same counts in a table, exactly-once with its checkpoint) with 1 worker process;
- *   3. the same with 2 and 4 worker processes over 8 partitions (total throughput, relative to 1 worker);
+ *   3. the same with 2 and 4 worker processes over 8 partitions (total throughput, relative to 1 worker over 8 and
+ *      over 1 partition), with the coordination beside it: how long until every worker held partitions, and the
+ *      handovers (lease takes beyond one per partition). The workers of a run load first, then start together on "go";
+ *      a run is timed from the "go";
  *   4. the time from a worker's kill -9 to its partitions' progress resuming (lease 2 s);
  *   5. checkpoint bytes per commit: keyed documents (one per session, written when changed) vs one state blob.
  *
@@ -109,11 +113,11 @@ const main = async (): Promise<void> => {
       logLevel: 'error',
     });
     const projections = new PostgresProjectionStore({ connection: URL_, schema: cpSchema });
-    /** When the first worker of a run started its worker (its process loaded): runs are timed from there. */
-    let firstStart: bigint | null = null;
+    /** The workers that loaded and wait for "go". */
+    const ready = new Set<ChildProcess>();
     const spawnWorker = (version: number, partitions: number, owner: string, leaseMs = 10_000): ChildProcess => {
       const child = spawn(process.execPath, [bundle, JSON.stringify({ url: URL_, storeSchema, cpSchema, version, partitions, leaseMs, owner })], {
-        stdio: ['ignore', 'inherit', 'pipe'],
+        stdio: ['pipe', 'inherit', 'pipe'],
       });
       let buffered = '';
       child.stderr!.on('data', (chunk: Buffer) => {
@@ -121,12 +125,19 @@ const main = async (): Promise<void> => {
         for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
           const line = buffered.slice(0, i);
           buffered = buffered.slice(i + 1);
-          if (line.includes('"started":true')) firstStart ??= process.hrtime.bigint();
+          if (line.includes('"started":true')) ready.add(child);
           else if (!line.includes('caughtUpSeconds')) process.stderr.write(`${line}\n`);
         }
       });
       children.push(child);
       return child;
+    };
+    /** Waits until every worker of `list` loaded, then starts them together; returns the start time. */
+    const go = async (list: ChildProcess[]): Promise<bigint> => {
+      while (!list.every((c) => ready.has(c))) await sleep(20);
+      const t = process.hrtime.bigint();
+      for (const c of list) c.stdin!.write('go\n');
+      return t;
     };
     /** The position of the last event of each partition's streams (read before a run is timed). */
     const lastByPartition = async (partitions: number): Promise<Map<number, bigint>> => {
@@ -138,10 +149,19 @@ const main = async (): Promise<void> => {
      * Every partition's checkpoint reached the last event of its streams (a worker reads only its partitions' streams,
      * so a checkpoint stops at the last event it applied, not at the store's head).
      */
-    const caughtUp = async (version: number, partitions: number, last: ReadonlyMap<number, bigint>): Promise<void> => {
+    /**
+     * Polls status every 50 ms until every partition's checkpoint reached the last event of its streams; also notes
+     * when every worker first held partitions (`workers` owners seen at once: how long joining took) and how many lease
+     * takes there were (the sum of the epochs: one per take; a take beyond the first of each partition is a handover).
+     */
+    const caughtUp = async (version: number, partitions: number, last: ReadonlyMap<number, bigint>, workers = 1, t0 = process.hrtime.bigint()): Promise<{ joinedMs: number | null; takes: number }> => {
+      let joinedMs: number | null = null;
       for (;;) {
         const rows = (await projections.status('bench-counts')).filter((r) => r.key.version === version);
-        if (rows.length === partitions && rows.every((r) => r.position !== null && r.position >= (last.get(r.key.partition) ?? -1n))) return;
+        if (joinedMs === null && new Set(rows.map((r) => r.owner).filter((o) => o !== null)).size >= workers) joinedMs = Number(process.hrtime.bigint() - t0) / 1e6;
+        if (rows.length === partitions && rows.every((r) => r.position !== null && r.position >= (last.get(r.key.partition) ?? -1n))) {
+          return { joinedMs, takes: rows.reduce((n, r) => n + r.epoch, 0) };
+        }
         await sleep(50);
       }
     };
@@ -161,30 +181,42 @@ const main = async (): Promise<void> => {
       { label: '4 workers, 8 partitions', workers: 4, partitions: 8 },
     ];
     const rates = new Map<string, number>();
+    const coordination = new Map<string, { joinedMs: number | null; handovers: number }>();
     let version = 1;
     const lasts = new Map<number, Map<number, bigint>>([[1, await lastByPartition(1)], [8, await lastByPartition(8)]]);
     for (const run of runs) {
       const v = version++;
-      t0 = process.hrtime.bigint();
-      firstStart = null;
       const list = Array.from({ length: run.workers }, (_, i) => spawnWorker(v, run.partitions, `w${v}-${i}`));
-      await caughtUp(v, run.partitions, lasts.get(run.partitions)!);
-      const withStart = seconds(t0);
-      const s = seconds(firstStart ?? t0);
+      const start = await go(list);
+      const { joinedMs, takes } = await caughtUp(v, run.partitions, lasts.get(run.partitions)!, run.workers, start);
+      const s = seconds(start);
       await stopAll(list);
       await checkRows(v);
       rates.set(run.label, total / s);
-      console.log(`table projection, ${run.label}: ${fmt(total / s)} ev/s (${s.toFixed(1)} s from the first worker's start; ${withStart.toFixed(1)} s with process start)`);
+      coordination.set(run.label, { joinedMs, handovers: takes - run.partitions });
+      console.log(
+        `table projection, ${run.label}: ${fmt(total / s)} ev/s (${s.toFixed(1)} s from "go"; every worker held partitions after ${joinedMs === null ? '?' : joinedMs.toFixed(0)} ms; ${takes - run.partitions} handovers)`,
+      );
     }
     const one = rates.get('1 worker, 1 partition')!;
     const one8 = rates.get('1 worker, 8 partitions')!;
-    console.log(`ratio table projection (1 worker) / in-memory fold from arrays: ${(one / foldRate).toPrecision(2)}`);
-    console.log(`ratio table projection (1 worker) / in-memory fold of the store's events: ${(one / storeFoldRate).toFixed(2)}`);
-    console.log(`ratio 2 workers / 1 worker over 8 partitions: ${(rates.get('2 workers, 8 partitions')! / one8).toFixed(2)}; 4 workers: ${(rates.get('4 workers, 8 partitions')! / one8).toFixed(2)}`);
+    console.log('');
+    console.log(`ratio table projection (1 worker) / one-shot fold of the same events read from the same store (the target's reading, ≥ 0.3): ${(one / storeFoldRate).toFixed(2)}`);
+    console.log(`ratio table projection (1 worker) / fold of the events already in arrays (information): ${(one / foldRate).toPrecision(2)}`);
+    console.log('');
+    console.log('| workers over 8 partitions | ev/s | × 1 worker over 8 | × 1 worker over 1 | all holding after | handovers |');
+    console.log('|---|---|---|---|---|---|');
+    for (const n of [1, 2, 4]) {
+      const label = `${n} worker${n > 1 ? 's' : ''}, 8 partitions`;
+      const r = rates.get(label)!;
+      const c = coordination.get(label)!;
+      console.log(`| ${n} | ${fmt(r)} | ${(r / one8).toFixed(2)} | ${(r / one).toFixed(2)} | ${c.joinedMs === null ? '?' : `${c.joinedMs.toFixed(0)} ms`} | ${c.handovers} |`);
+    }
 
     // 4. kill -9 of one of 2 live workers: time until its partitions progress again
     const v = version++;
     const pair = [spawnWorker(v, 8, `k${v}-a`, 2000), spawnWorker(v, 8, `k${v}-b`, 2000)];
+    await go(pair);
     await caughtUp(v, 8, lasts.get(8)!);
     for (;;) {
       const rows = (await projections.status('bench-counts')).filter((r) => r.key.version === v);

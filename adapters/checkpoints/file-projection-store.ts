@@ -1,4 +1,5 @@
-import { mkdir, open, readdir, readFile, rename, rm, truncate } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   ProjectionFencedError,
@@ -13,60 +14,33 @@ import {
   type ProjectionStore,
 } from '../../projections/index.js';
 import { DirectoryLock } from '../store/jsonl/dir-lock.js';
+import { PartitionLog, type LogEntry, type PartitionState } from './file-partition-log.js';
 
 /** Options of {@link FileProjectionStore}. */
 export interface FileProjectionStoreOptions {
-  /** fsync each commit's journal line (and each lease file) before it counts. Turn off only for tests. @defaultValue true */
+  /** fsync each log entry (and each lease renewal) before it counts. Turn off only for tests. @defaultValue true */
   readonly fsync?: boolean;
   /** The clock of lease expiry (ms since the epoch). @defaultValue Date.now */
   readonly now?: () => number;
-  /** Rewrite a partition's journal as one snapshot line once it is this many bytes and 4× its live size. @defaultValue 4 MiB */
-  readonly compactBytes?: number;
-}
-
-interface LeaseFile {
-  readonly owner: string | null;
-  readonly epoch: number;
-  readonly expiresAt: number;
-}
-
-interface JournalLine {
-  readonly epoch: number;
-  readonly position: string;
-  readonly applied: number;
-  readonly at: number;
-  readonly docs?: Record<string, unknown>;
-  readonly parked?: { position: string; stream: string; revision: string; error: string; at: number }[];
-  readonly unparked?: string[];
-  /** A compacted journal's first line: the whole state, replacing everything before it. */
-  readonly snapshot?: true;
-}
-
-interface Folded {
-  position: bigint | null;
-  epoch: number;
-  applied: bigint;
-  committedAt: number | null;
-  docs: Map<string, string>;
-  parked: Map<string, { position: string; stream: string; revision: string; error: string; at: number }>;
-  /** Bytes of the journal's complete lines (a torn last line is cut at the next commit). */
-  validBytes: number;
-  totalBytes: number;
+  /** Replace a partition's log entries by one snapshot entry once this many follow the last snapshot. @defaultValue 64 */
+  readonly compactEntries?: number;
 }
 
 const versionDir = (name: string, version: number): string => `${encodeURIComponent(name)}@${version}`;
 
 /**
- * Projection leases, checkpoints, keyed documents and parked events in a directory, for the JSONL store (one
- * machine). Every lease change and every commit runs under a cross-process mutex of the directory (the JSONL
- * store's generation lock, `<dir>/locks`), which checks the partition's lease epoch first: a stale worker's commit
- * is refused with `ProjectionFencedError` and nothing of it is written.
+ * Projection leases, checkpoints, keyed documents and parked events in a directory, for the JSONL store (one machine),
+ * with no lock held by workers: each partition is a log of entries (`PartitionLog`: a take of the lease, a commit, a
+ * release, a snapshot), each entry a file created complete with an atomic no-overwrite `link` at the next number. A
+ * writer checks the entries before the number it links — the lease's owner and epoch, the checkpoint moving only
+ * forward — so a stale worker (paused, or whose lease was taken) cannot place a commit after a take: its link fails
+ * and its next read refuses the commit with `ProjectionFencedError`. A worker frozen at any point (`SIGSTOP`) blocks
+ * nobody: the others take its partitions once its leases run out.
  *
- * Layout: `<dir>/<name>@<version>/meta.json` (partition count), `p<k>.lease.json` (owner, epoch, expiry; replaced
- * atomically), `p<k>.journal` (one JSON line per commit: epoch, position, the documents that changed, parked and
- * replayed events; appended and fsynced, so a commit costs the changed documents only; a torn last line is not a
- * commit and is cut), `workers.json` (the live workers' heartbeats). A journal grown past `compactBytes` and 4× its
- * live size is rewritten as one snapshot line (temporary file, fsync, rename).
+ * Layout: `<dir>/<name>@<version>/meta.json` (partition count, created once), `p<k>/e<seq>.json` (the log entries),
+ * `p<k>/snap-<seq>` (the last snapshot's mark), `p<k>/renew-<epoch>.json` (the lease's latest expiry), `workers/<id>.json`
+ * (each live worker's heartbeat, written by that worker only). `live.json` and dropping a version (admin commands,
+ * not workers) run under the directory's cross-process lock (`<dir>/locks`).
  */
 export class FileProjectionStore implements ProjectionStore<never> {
   readonly supportsTables = false;
@@ -75,7 +49,8 @@ export class FileProjectionStore implements ProjectionStore<never> {
   readonly #dir: string;
   readonly #fsync: boolean;
   readonly #now: () => number;
-  readonly #compactBytes: number;
+  readonly #compactEntries: number;
+  readonly #logs = new Map<string, PartitionLog>();
   #lock: DirectoryLock | null = null;
   #mutex: Promise<void> = Promise.resolve();
 
@@ -83,7 +58,7 @@ export class FileProjectionStore implements ProjectionStore<never> {
     this.#dir = directory;
     this.#fsync = options.fsync ?? true;
     this.#now = options.now ?? Date.now;
-    this.#compactBytes = options.compactBytes ?? 4 * 1024 * 1024;
+    this.#compactEntries = Math.max(2, options.compactEntries ?? 64);
   }
 
   /** The directory it keeps everything in. */
@@ -91,7 +66,7 @@ export class FileProjectionStore implements ProjectionStore<never> {
     return this.#dir;
   }
 
-  /** Runs `work` holding the directory's cross-process mutex (and this instance's, so calls never overlap). */
+  /** Runs `work` holding the directory's cross-process mutex (and this instance's): `swap` and `drop` only. */
   async #locked<T>(work: () => Promise<T>): Promise<T> {
     const run = this.#mutex.then(async () => {
       if (!this.#lock) {
@@ -137,184 +112,122 @@ export class FileProjectionStore implements ProjectionStore<never> {
     await rename(temp, path);
   }
 
-  async acquire(key: PartitionKey, owner: string, leaseMs: number): Promise<ProjectionLease | null> {
-    return this.#locked(async () => {
+  #log(name: string, version: number, partition: number): PartitionLog {
+    const dir = this.#path(name, version, `p${partition}`);
+    let log = this.#logs.get(dir);
+    if (!log) this.#logs.set(dir, (log = new PartitionLog(dir, this.#fsync)));
+    return log;
+  }
+
+  /** The version's partition count, created once (atomic no-overwrite link) and compared afterwards. */
+  async #meta(key: PartitionKey): Promise<void> {
+    const path = this.#path(key.name, key.version, 'meta.json');
+    let meta = await this.#readJson<{ partitions: number }>(path);
+    if (!meta) {
       await mkdir(join(this.#dir, versionDir(key.name, key.version)), { recursive: true });
-      const metaPath = this.#path(key.name, key.version, 'meta.json');
-      const meta = await this.#readJson<{ partitions: number }>(metaPath);
-      if (meta && meta.partitions !== key.partitions) throw new ProjectionPartitionsMismatchError(key.name, key.version, meta.partitions, key.partitions);
-      if (!meta) await this.#writeJson(metaPath, { partitions: key.partitions });
-      const path = this.#path(key.name, key.version, `p${key.partition}.lease.json`);
-      const lease = await this.#readJson<LeaseFile>(path);
-      const now = this.#now();
-      if (lease && lease.owner !== null && lease.owner !== owner && lease.expiresAt >= now) return null;
-      const epoch = lease === null ? 1 : lease.owner === owner ? lease.epoch : lease.epoch + 1;
-      await this.#writeJson(path, { owner, epoch, expiresAt: now + leaseMs } satisfies LeaseFile);
-      return { key, owner, epoch };
-    });
-  }
-
-  async #holds(lease: ProjectionLease): Promise<LeaseFile | null> {
-    const current = await this.#readJson<LeaseFile>(this.#path(lease.key.name, lease.key.version, `p${lease.key.partition}.lease.json`));
-    return current && current.owner === lease.owner && current.epoch === lease.epoch ? current : null;
-  }
-
-  async renew(lease: ProjectionLease, leaseMs: number): Promise<boolean> {
-    return this.#locked(async () => {
-      if (!(await this.#holds(lease))) return false;
-      await this.#writeJson(this.#path(lease.key.name, lease.key.version, `p${lease.key.partition}.lease.json`), {
-        owner: lease.owner,
-        epoch: lease.epoch,
-        expiresAt: this.#now() + leaseMs,
-      } satisfies LeaseFile);
-      return true;
-    });
-  }
-
-  async release(lease: ProjectionLease): Promise<void> {
-    await this.#locked(async () => {
-      if (!(await this.#holds(lease))) return;
-      await this.#writeJson(this.#path(lease.key.name, lease.key.version, `p${lease.key.partition}.lease.json`), {
-        owner: null,
-        epoch: lease.epoch,
-        expiresAt: 0,
-      } satisfies LeaseFile);
-    });
-  }
-
-  async #fold(name: string, version: number, partition: number): Promise<Folded> {
-    const folded: Folded = { position: null, epoch: 0, applied: 0n, committedAt: null, docs: new Map(), parked: new Map(), validBytes: 0, totalBytes: 0 };
-    let text: string;
-    try {
-      text = await readFile(this.#path(name, version, `p${partition}.journal`), 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return folded;
-      throw e;
-    }
-    folded.totalBytes = Buffer.byteLength(text);
-    const lines = text.split('\n'); // the last element is what follows the last newline: a torn line, or ''
-    for (let i = 0; i < lines.length - 1; i++) {
-      const line = lines[i]!;
-      let entry: JournalLine;
+      const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+      const handle = await open(temp, 'w');
       try {
-        entry = JSON.parse(line) as JournalLine;
-      } catch {
-        break; // a damaged line: not a commit, and nothing after it is either
-      }
-      if (entry.snapshot) {
-        folded.docs.clear();
-        folded.parked.clear();
-        folded.applied = 0n;
-      }
-      folded.position = BigInt(entry.position);
-      folded.epoch = entry.epoch;
-      folded.applied += BigInt(entry.applied);
-      folded.committedAt = entry.at;
-      for (const [k, v] of Object.entries(entry.docs ?? {})) {
-        if (v === null) folded.docs.delete(k);
-        else folded.docs.set(k, JSON.stringify(v));
-      }
-      for (const p of entry.parked ?? []) folded.parked.set(p.position, p);
-      for (const u of entry.unparked ?? []) folded.parked.delete(u);
-      folded.validBytes += Buffer.byteLength(line) + 1;
-    }
-    return folded;
-  }
-
-  async load(lease: ProjectionLease): Promise<PartitionSnapshot> {
-    const folded = await this.#fold(lease.key.name, lease.key.version, lease.key.partition);
-    return { position: folded.position, documents: folded.docs };
-  }
-
-  async commit(lease: ProjectionLease, commit: PartitionCommit<never>): Promise<void> {
-    const { key } = lease;
-    await this.#locked(async () => {
-      const held = await this.#readJson<LeaseFile>(this.#path(key.name, key.version, `p${key.partition}.lease.json`));
-      if (!held || held.owner !== lease.owner || held.epoch !== lease.epoch) {
-        throw new ProjectionFencedError(key.name, key.version, key.partition, lease.epoch, held ? `the lease is at epoch ${held.epoch}, held by ${held.owner ?? 'nobody'}` : 'no lease');
-      }
-      if (commit.write) throw new TypeError('a file projection store holds no tables');
-      const folded = await this.#fold(key.name, key.version, key.partition);
-      if (folded.epoch > lease.epoch) throw new ProjectionFencedError(key.name, key.version, key.partition, lease.epoch, `a commit of epoch ${folded.epoch} is stored`);
-      if (folded.position !== null && commit.position < folded.position) {
-        throw new ProjectionFencedError(key.name, key.version, key.partition, lease.epoch, `it would move the checkpoint from ${folded.position} back to ${commit.position}`);
-      }
-      const at = this.#now();
-      const docs: Record<string, unknown> = {};
-      for (const [k, text] of commit.documents) docs[k] = text === null ? null : (JSON.parse(text) as unknown);
-      const entry: JournalLine = {
-        epoch: lease.epoch,
-        position: commit.position.toString(),
-        applied: commit.applied,
-        at,
-        ...(commit.documents.size > 0 ? { docs } : {}),
-        ...(commit.parked.length > 0 ? { parked: commit.parked.map((p) => parkedLine(p, at)) } : {}),
-        ...(commit.unparked && commit.unparked.length > 0 ? { unparked: commit.unparked.map(String) } : {}),
-      };
-      const path = this.#path(key.name, key.version, `p${key.partition}.journal`);
-      if (folded.validBytes < folded.totalBytes) await truncate(path, folded.validBytes);
-      const line = `${JSON.stringify(entry)}\n`;
-      const handle = await open(path, 'a');
-      try {
-        await handle.writeFile(line, 'utf8');
+        await handle.writeFile(`${JSON.stringify({ partitions: key.partitions })}\n`, 'utf8');
         if (this.#fsync) await handle.sync();
       } finally {
         await handle.close();
       }
-      const size = folded.validBytes + Buffer.byteLength(line);
-      if (size >= this.#compactBytes) await this.#compact(lease, path, size);
-    });
+      await link(temp, path).catch((e: unknown) => {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      });
+      await unlink(temp).catch(() => undefined);
+      meta = await this.#readJson<{ partitions: number }>(path);
+    }
+    if (meta && meta.partitions !== key.partitions) throw new ProjectionPartitionsMismatchError(key.name, key.version, meta.partitions, key.partitions);
   }
 
-  async #compact(lease: ProjectionLease, path: string, size: number): Promise<void> {
-    const folded = await this.#fold(lease.key.name, lease.key.version, lease.key.partition);
+  async acquire(key: PartitionKey, owner: string, leaseMs: number): Promise<ProjectionLease | null> {
+    await this.#meta(key);
+    const log = this.#log(key.name, key.version, key.partition);
+    let epoch = 0;
+    const { seq } = await log.append((s) => {
+      const now = this.#now();
+      if (s.owner !== null && s.owner !== owner && s.expiresAt >= now) return null; // held by another
+      epoch = s.owner === owner ? s.epoch : s.epoch + 1;
+      return { kind: 'take', owner, epoch, expiresAt: now + leaseMs, at: now };
+    });
+    if (seq === null) return null;
+    return { key, owner, epoch };
+  }
+
+  async renew(lease: ProjectionLease, leaseMs: number): Promise<boolean> {
+    const log = this.#log(lease.key.name, lease.key.version, lease.key.partition);
+    if (!holds(await log.read(), lease)) return false;
+    await log.renew(lease.epoch, this.#now() + leaseMs);
+    // taken meanwhile? then the renewal (of an epoch that is not the current one) counts for nothing
+    return holds(await log.read(), lease);
+  }
+
+  async release(lease: ProjectionLease): Promise<void> {
+    await this.#log(lease.key.name, lease.key.version, lease.key.partition).append((s) =>
+      holds(s, lease) ? { kind: 'release', epoch: lease.epoch, at: this.#now() } : null,
+    );
+  }
+
+  async load(lease: ProjectionLease): Promise<PartitionSnapshot> {
+    const state = await this.#log(lease.key.name, lease.key.version, lease.key.partition).read();
+    return { position: state.position, documents: new Map(state.docs) };
+  }
+
+  async commit(lease: ProjectionLease, commit: PartitionCommit<never>): Promise<void> {
+    const { key } = lease;
+    if (commit.write) throw new TypeError('a file projection store holds no tables');
+    const log = this.#log(key.name, key.version, key.partition);
+    const at = this.#now();
     const docs: Record<string, unknown> = {};
-    for (const [k, text] of folded.docs) docs[k] = JSON.parse(text) as unknown;
-    const line = `${JSON.stringify({
-      snapshot: true,
-      epoch: folded.epoch,
-      position: String(folded.position ?? 0n),
-      applied: Number(folded.applied),
-      at: folded.committedAt ?? this.#now(),
-      docs,
-      parked: [...folded.parked.values()],
-    } satisfies JournalLine)}\n`;
-    if (Buffer.byteLength(line) * 4 > size) return; // mostly live documents: rewriting would not pay
-    const temp = `${path}.compact`;
-    const handle = await open(temp, 'w');
-    try {
-      await handle.writeFile(line, 'utf8');
-      if (this.#fsync) await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, path);
+    for (const [k, text] of commit.documents) docs[k] = text === null ? null : (JSON.parse(text) as unknown);
+    const entry: LogEntry = {
+      kind: 'commit',
+      epoch: lease.epoch,
+      position: commit.position.toString(),
+      applied: commit.applied,
+      at,
+      ...(commit.documents.size > 0 ? { docs } : {}),
+      ...(commit.parked.length > 0 ? { parked: commit.parked.map((p) => parkedLine(p, at)) } : {}),
+      ...(commit.unparked && commit.unparked.length > 0 ? { unparked: commit.unparked.map(String) } : {}),
+    };
+    await log.append((s) => {
+      if (!holds(s, lease)) {
+        throw new ProjectionFencedError(key.name, key.version, key.partition, lease.epoch, s.epoch > 0 ? `the lease is at epoch ${s.epoch}, held by ${s.owner ?? 'nobody'}` : 'no lease');
+      }
+      if (s.position !== null && commit.position < s.position) {
+        throw new ProjectionFencedError(key.name, key.version, key.partition, lease.epoch, `it would move the checkpoint from ${s.position} back to ${commit.position}`);
+      }
+      return entry;
+    });
+    await log.compact(lease.owner, lease.epoch, this.#compactEntries, this.#now());
   }
 
   async migrate(name: string): Promise<Readonly<Record<string, string>>> {
     throw new TypeError(`projection "${name}": a file projection store holds no tables (use a PostgreSQL projection store)`);
   }
 
+  /** Each worker writes only its own heartbeat file (replaced atomically): no lock, nothing shared to rewrite. */
   async heartbeat(name: string, version: number, owner: string, leaseMs: number): Promise<readonly string[]> {
-    return this.#locked(async () => {
-      await mkdir(join(this.#dir, versionDir(name, version)), { recursive: true });
-      const path = this.#path(name, version, 'workers.json');
-      const now = this.#now();
-      const workers = (await this.#readJson<Record<string, number>>(path)) ?? {};
-      workers[owner] = now + leaseMs;
-      for (const [w, until] of Object.entries(workers)) if (until < now) delete workers[w];
-      await this.#writeJson(path, workers);
-      return Object.keys(workers).sort();
-    });
+    const dir = this.#path(name, version, 'workers');
+    await mkdir(dir, { recursive: true });
+    const now = this.#now();
+    await this.#writeJson(join(dir, `${encodeURIComponent(owner)}.json`), { expiresAt: now + leaseMs });
+    const live: string[] = [];
+    for (const file of await readdir(dir)) {
+      if (!file.endsWith('.json')) continue;
+      const beat = await this.#readJson<{ expiresAt: number }>(join(dir, file)).catch(() => null);
+      if (beat && beat.expiresAt >= now) live.push(decodeURIComponent(file.slice(0, -'.json'.length)));
+      // a worker gone for a minute (killed): its file goes
+      else if (beat && beat.expiresAt < now - 60_000) await unlink(join(dir, file)).catch(() => undefined);
+    }
+    return live.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
   async leave(name: string, version: number, owner: string): Promise<void> {
-    await this.#locked(async () => {
-      const path = this.#path(name, version, 'workers.json');
-      const workers = await this.#readJson<Record<string, number>>(path);
-      if (!workers || !(owner in workers)) return;
-      delete workers[owner];
-      await this.#writeJson(path, workers);
+    await unlink(join(this.#path(name, version, 'workers'), `${encodeURIComponent(owner)}.json`)).catch((e: unknown) => {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     });
   }
 
@@ -343,18 +256,17 @@ export class FileProjectionStore implements ProjectionStore<never> {
     const now = this.#now();
     for (const v of await this.#versions(name)) {
       for (let partition = 0; partition < v.partitions; partition++) {
-        const lease = await this.#readJson<LeaseFile>(this.#path(v.name, v.version, `p${partition}.lease.json`));
-        const folded = await this.#fold(v.name, v.version, partition);
-        const live = lease !== null && lease.owner !== null && lease.expiresAt >= now;
+        const state = await this.#log(v.name, v.version, partition).read();
+        const live = state.owner !== null && state.expiresAt >= now;
         out.push({
           key: { name: v.name, version: v.version, partition, partitions: v.partitions },
-          owner: live ? lease.owner : null,
-          epoch: lease?.epoch ?? 0,
-          leaseExpiresAt: live ? new Date(lease.expiresAt) : null,
-          position: folded.position,
-          committedAt: folded.committedAt === null ? null : new Date(folded.committedAt),
-          applied: folded.applied,
-          parked: folded.parked.size,
+          owner: live ? state.owner : null,
+          epoch: state.epoch,
+          leaseExpiresAt: live ? new Date(state.expiresAt) : null,
+          position: state.position,
+          committedAt: state.committedAt === null ? null : new Date(state.committedAt),
+          applied: state.applied,
+          parked: state.parked.size,
         });
       }
     }
@@ -366,7 +278,7 @@ export class FileProjectionStore implements ProjectionStore<never> {
     for (const v of await this.#versions(name)) {
       if (v.version !== version) continue;
       for (let partition = 0; partition < v.partitions; partition++) {
-        for (const p of (await this.#fold(name, version, partition)).parked.values()) {
+        for (const p of (await this.#log(name, version, partition).read()).parked.values()) {
           out.push({ partition, position: BigInt(p.position), stream: p.stream, revision: BigInt(p.revision), error: p.error, parkedAt: new Date(p.at) });
         }
       }
@@ -377,6 +289,7 @@ export class FileProjectionStore implements ProjectionStore<never> {
   async drop(name: string, version: number): Promise<void> {
     await this.#locked(async () => {
       await rm(join(this.#dir, versionDir(name, version)), { recursive: true, force: true });
+      for (const key of [...this.#logs.keys()]) if (key.startsWith(join(this.#dir, versionDir(name, version)))) this.#logs.delete(key);
       const live = (await this.#readJson<Record<string, number>>(join(this.#dir, 'live.json'))) ?? {};
       if (live[name] === version) {
         delete live[name];
@@ -404,6 +317,8 @@ export class FileProjectionStore implements ProjectionStore<never> {
     await this.#mutex;
   }
 }
+
+const holds = (state: PartitionState, lease: ProjectionLease): boolean => state.owner === lease.owner && state.epoch === lease.epoch;
 
 const parkedLine = (p: ParkedEvent, at: number): { position: string; stream: string; revision: string; error: string; at: number } => ({
   position: p.position.toString(),

@@ -19,8 +19,18 @@ interface Args {
 const args = JSON.parse(process.argv[2]!) as Args;
 const store = await openPostgresEventStore({ connectionString: args.url, schema: args.storeSchema, readOnly: true });
 const projections = new PostgresProjectionStore({ connection: args.url, schema: args.cpSchema });
-const started = process.hrtime.bigint();
+// loaded and connected: say so, then wait for the bench's "go" (so that every worker of a run starts together, and
+// the run is timed without the processes' loading)
 process.stderr.write(`${JSON.stringify({ owner: args.owner, started: true })}\n`);
+await new Promise<void>((resolve) => {
+  let input = '';
+  process.stdin.on('data', (d: Buffer) => {
+    input += d.toString();
+    if (input.includes('go\n')) resolve();
+  });
+});
+process.stdin.pause();
+const started = process.hrtime.bigint();
 const worker = startProjectionWorker(benchTable(args.version), {
   store,
   projections,

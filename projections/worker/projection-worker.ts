@@ -22,8 +22,16 @@ export interface ProjectionWorkerOptions<Tx> {
   readonly owner: string;
   /** How many partitions the streams are spread over (fixed for a projection version). @defaultValue 1 */
   readonly partitions?: number;
-  /** How long a lease lasts without renewal, ms; renewed (and partitions rebalanced) every third of it. @defaultValue 10_000 */
+  /** How long a lease lasts without renewal, ms; renewed every third of it. @defaultValue 10_000 */
   readonly leaseMs?: number;
+  /**
+   * How often the worker says it is alive and looks at the live workers, ms: a worker holding more than its fair share
+   * (a worker joined) commits its batch and gives the surplus back at the next check, and a worker holding less (it
+   * joined, or partitions were given back) takes free partitions at its next check, so a joining worker gets its
+   * share within about two checks instead of waiting for lease renewals. Each check is one heartbeat (PostgreSQL:
+   * two statements); a worker under its share also tries the partitions it lacks. @defaultValue min(500, leaseMs / 3)
+   */
+  readonly rebalanceMs?: number;
   /**
    * Commit once this many events were read since the last commit: the most events one transaction holds. A commit
    * runs while the reader goes on with the next batch (at most one commit in flight; the partitions held commit side
@@ -123,6 +131,9 @@ class Worker<Tx> implements ProjectionWorker {
   readonly #o: ProjectionWorkerOptions<Tx>;
   readonly #n: number;
   readonly #leaseMs: number;
+  readonly #rebalanceMs: number;
+  /** When the leases were last renewed (they are renewed every third of the lease, at a check). */
+  #renewedAt = 0;
   readonly #batchSize: number;
   readonly #flushMs: number;
   readonly #maxBatchMs: number;
@@ -155,6 +166,7 @@ class Worker<Tx> implements ProjectionWorker {
     this.owner = options.owner;
     this.#n = Math.max(1, Math.floor(options.partitions ?? 1));
     this.#leaseMs = Math.max(300, options.leaseMs ?? 10_000);
+    this.#rebalanceMs = Math.max(10, Math.min(this.#tickMs, options.rebalanceMs ?? 500));
     this.#batchSize = Math.max(1, options.batchSize ?? 5000);
     this.#flushMs = Math.max(0, options.flushIntervalMs ?? 250);
     this.#maxBatchMs = Math.max(0, options.maxBatchMs ?? 1000);
@@ -216,18 +228,20 @@ class Worker<Tx> implements ProjectionWorker {
         if (this.#stop.signal.aborted) break;
         if (this.#parts.size === 0) {
           if (!follow) throw new Error(`projection "${this.#projection.name}"@${this.#projection.version}: every partition is held by another worker`);
-          await this.#sleep(this.#tickMs, this.#stop.signal);
+          // nothing held (every partition taken, e.g. a worker joining): look again at the next check
+          await this.#sleep(this.#rebalanceMs, this.#stop.signal);
           continue;
         }
         const reader = new AbortController();
         this.#reader = reader;
         // a failed renewal or heartbeat (the database unreachable) is tried again at the next tick: the leases run
         // out on their own meanwhile, and the epoch fences every commit
+        this.#renewedAt = Date.now();
         const ticker = setInterval(() => {
           // a tick still running (a slow store) is the one to wait for: it may take a lease that must be released
           if (this.#ticking) return;
           this.#tickRun = this.#tick(reader).catch(() => undefined);
-        }, this.#tickMs);
+        }, this.#rebalanceMs);
         let finished = false;
         try {
           finished = await this.#read(reader.signal, follow);
@@ -324,7 +338,10 @@ class Worker<Tx> implements ProjectionWorker {
     }
   }
 
-  /** Every third of the lease: renew, heartbeat; a lost lease, a partition to take or to give back restarts the read. */
+  /**
+   * Every `rebalanceMs`: heartbeat and compare the partitions held with the fair share (every third of the lease, the
+   * leases are renewed first); a lost lease, a partition to take or to give back restarts the read.
+   */
   async #tick(reader: AbortController): Promise<void> {
     if (reader.signal.aborted || this.#ticking) return;
     this.#ticking = true;
@@ -337,12 +354,15 @@ class Worker<Tx> implements ProjectionWorker {
 
   async #renewAndBalance(reader: AbortController): Promise<void> {
     const { projections } = this.#o;
-    for (const [partition, part] of [...this.#parts]) {
-      const ok = await projections.renew(part.lease, this.#leaseMs);
-      if (!ok && this.#parts.get(partition) === part) {
-        this.#parts.delete(partition);
-        this.#o.onLost?.(partition, 'renewal-refused');
-        reader.abort();
+    if (Date.now() - this.#renewedAt >= this.#tickMs - this.#rebalanceMs / 2) {
+      this.#renewedAt = Date.now();
+      for (const [partition, part] of [...this.#parts]) {
+        const ok = await projections.renew(part.lease, this.#leaseMs);
+        if (!ok && this.#parts.get(partition) === part) {
+          this.#parts.delete(partition);
+          this.#o.onLost?.(partition, 'renewal-refused');
+          reader.abort();
+        }
       }
     }
     this.#live = await projections.heartbeat(this.#projection.name, this.#projection.version, this.owner, this.#leaseMs);

@@ -155,6 +155,39 @@ const describeStore = (
       expect((failure as Error).message).toMatch(/projection "stops"@1 failed on stream "s-1" at position \d+: refused/);
     });
 
+    it('workers joining take their share at the next rebalance check, not at a lease renewal; while events arrive, every stream is applied once', async () => {
+      const store = new MemoryEventStore();
+      const full = logsOf(12, 3);
+      const half = new Map([...full].map(([s, l]) => [s, l.slice(0, l.length >> 1)] as const));
+      await appendInterleaved(store, half);
+      const projection = keyedTally('joined');
+      // a 60 s lease: renewals come every 20 s, after this test's 15 s limit; only the rebalance checks can hand over
+      const options = { store, projections, partitions: 6, leaseMs: 60_000, rebalanceMs: 40, batchSize: 5, flushIntervalMs: 10 };
+      const a = startProjectionWorker(projection, { ...options, owner: 'a' });
+      await a.caughtUp;
+      expect(a.owned()).toEqual([0, 1, 2, 3, 4, 5]);
+      const b = startProjectionWorker(projection, { ...options, owner: 'b' });
+      const c = startProjectionWorker(projection, { ...options, owner: 'c' });
+      const rest = (async () => {
+        for (const [stream, events] of full) await appendChunks(store, stream, events.slice(half.get(stream)!.length), 3);
+      })();
+      await until(() => a.owned().length === 2 && b.owned().length === 2 && c.owned().length === 2);
+      expect([...a.owned(), ...b.owned(), ...c.owned()].sort()).toEqual([0, 1, 2, 3, 4, 5]);
+      await rest;
+      const total = [...full.values()].reduce((n, l) => n + l.length, 0);
+      await until(async () => (await projections.status('joined')).reduce((n, s) => n + s.applied, 0n) === BigInt(total));
+      await Promise.all([a.stop(), b.stop(), c.stop()]);
+      // every committed document equals the one-shot fold (the tally refuses an event applied twice or skipped)
+      const docs = new Map<string, Tally>();
+      for (let partition = 0; partition < 6; partition++) {
+        const lease = (await projections.acquire({ name: 'joined', version: 1, partition, partitions: 6 }, 'reader', 1000))!;
+        for (const [k, text] of (await projections.load(lease)).documents) docs.set(k, JSON.parse(text) as Tally);
+        await projections.release(lease);
+      }
+      expect(new Map([...docs].sort())).toEqual(new Map([...foldTally(full)].sort()));
+      expect((await projections.status('joined')).reduce((n, s) => n + s.applied, 0n)).toBe(BigInt(total));
+    });
+
     it('two workers share the partitions, and one takes them all when the other stops', async () => {
       const store = new MemoryEventStore();
       const logs = logsOf(8, 1);
