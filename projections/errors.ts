@@ -8,7 +8,8 @@ export type ProjectionErrorCode =
   | 'projection-state-not-json'
   | 'projection-fenced'
   | 'projection-partitions-mismatch'
-  | 'projection-superseded';
+  | 'projection-superseded'
+  | 'projection-store-layout';
 
 /** Base class of the projection errors: each has a stable `code`. */
 export class ProjectionError extends Error {
@@ -139,3 +140,21 @@ export class ProjectionSupersededError extends ProjectionError {
 }
 /** Is this a {@link ProjectionSupersededError}? (by its stable `code`) */
 export const isProjectionSupersededError = (e: unknown): e is ProjectionSupersededError => hasCode(e, 'projection-superseded');
+
+/**
+ * A projection store's directory holds files of a layout this build does not read (for the file store: the journal and
+ * lease files `p<k>.journal` / `p<k>.lease.json` of builds before the per-partition entry logs). Nothing was read or
+ * changed: rebuild the projection into a new directory (or a new version), or run it with the build that wrote them.
+ */
+export class ProjectionStoreLayoutError extends ProjectionError {
+  declare readonly code: 'projection-store-layout';
+  constructor(readonly directory: string, readonly found: string) {
+    super(
+      'projection-store-layout',
+      `projection store ${directory}: ${found} is of an older layout this build does not read; nothing was changed — rebuild into a new directory or version`,
+    );
+    this.name = 'ProjectionStoreLayoutError';
+  }
+}
+/** Is this a {@link ProjectionStoreLayoutError}? (by its stable `code`) */
+export const isProjectionStoreLayoutError = (e: unknown): e is ProjectionStoreLayoutError => hasCode(e, 'projection-store-layout');

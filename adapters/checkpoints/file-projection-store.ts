@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import {
   ProjectionFencedError,
   ProjectionPartitionsMismatchError,
+  ProjectionStoreLayoutError,
   type ParkedEvent,
   type ParkedRecord,
   type PartitionCommit,
@@ -51,6 +52,8 @@ export class FileProjectionStore implements ProjectionStore<never> {
   readonly #now: () => number;
   readonly #compactEntries: number;
   readonly #logs = new Map<string, PartitionLog>();
+  /** Version directories already checked for files of the older layout. */
+  readonly #layoutChecked = new Set<string>();
   #lock: DirectoryLock | null = null;
   #mutex: Promise<void> = Promise.resolve();
 
@@ -120,7 +123,24 @@ export class FileProjectionStore implements ProjectionStore<never> {
   }
 
   /** The version's partition count, created once (atomic no-overwrite link) and compared afterwards. */
+  /**
+   * Refuses a version directory that holds the older layout's files (`p<k>.journal`, `p<k>.lease.json`: one journal and
+   * one lease file per partition), which this build would otherwise not see, so its checkpoints would silently restart.
+   */
+  async #checkLayout(key: PartitionKey): Promise<void> {
+    const dir = join(this.#dir, versionDir(key.name, key.version));
+    if (this.#layoutChecked.has(dir)) return;
+    const names = await readdir(dir).catch((e: unknown) => {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [] as string[];
+      throw e;
+    });
+    const old = names.find((n) => /^p\d+\.(journal|lease\.json)$/.test(n));
+    if (old !== undefined) throw new ProjectionStoreLayoutError(dir, old);
+    this.#layoutChecked.add(dir);
+  }
+
   async #meta(key: PartitionKey): Promise<void> {
+    await this.#checkLayout(key);
     const path = this.#path(key.name, key.version, 'meta.json');
     let meta = await this.#readJson<{ partitions: number }>(path);
     if (!meta) {
@@ -255,6 +275,7 @@ export class FileProjectionStore implements ProjectionStore<never> {
     const out: PartitionStatus[] = [];
     const now = this.#now();
     for (const v of await this.#versions(name)) {
+      await this.#checkLayout({ name: v.name, version: v.version, partition: 0, partitions: v.partitions });
       for (let partition = 0; partition < v.partitions; partition++) {
         const state = await this.#log(v.name, v.version, partition).read();
         const live = state.owner !== null && state.expiresAt >= now;
@@ -277,6 +298,7 @@ export class FileProjectionStore implements ProjectionStore<never> {
     const out: ParkedRecord[] = [];
     for (const v of await this.#versions(name)) {
       if (v.version !== version) continue;
+      await this.#checkLayout({ name, version, partition: 0, partitions: v.partitions });
       for (let partition = 0; partition < v.partitions; partition++) {
         for (const p of (await this.#log(name, version, partition).read()).parked.values()) {
           out.push({ partition, position: BigInt(p.position), stream: p.stream, revision: BigInt(p.revision), error: p.error, parkedAt: new Date(p.at) });

@@ -1,11 +1,11 @@
-import { linkSync, readdirSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PartitionLog, type LogEntry } from '../../../adapters/checkpoints/file-partition-log.js';
 import { FileProjectionStore } from '../../../adapters/checkpoints/file-projection-store.js';
-import { isProjectionFencedError } from '../../../projections/index.js';
+import { isProjectionFencedError, isProjectionStoreLayoutError } from '../../../projections/index.js';
 
 /**
  * The file projection store's partition log has no lock: a writer whose view is stale (paused between its checks
@@ -84,5 +84,23 @@ describe('FileProjectionStore without a lock', () => {
     await b.commit(lb, { position: 7n, documents: new Map([['k', '3']]), parked: [], applied: 1 });
     const [row] = await a.status('p');
     expect({ owner: row!.owner, epoch: row!.epoch, position: row!.position, applied: row!.applied }).toEqual({ owner: 'B', epoch: 2, position: 7n, applied: 2n });
+  });
+
+  it('a directory of the older layout (a journal and a lease file per partition) is refused, not silently restarted, and left as it was', async () => {
+    const version = join(dir, 'p@1');
+    mkdirSync(version, { recursive: true });
+    writeFileSync(join(version, 'meta.json'), '{"partitions":1}\n');
+    writeFileSync(join(version, 'p0.lease.json'), '{"owner":"A","epoch":3,"expiresAt":0}');
+    writeFileSync(join(version, 'p0.journal'), '{"epoch":3,"position":"41","applied":41,"at":0}\n');
+    const before = readdirSync(version).sort();
+    const store = new FileProjectionStore(dir, { fsync: false, now: () => 1_000 });
+    const key = { name: 'p', version: 1, partition: 0, partitions: 1 };
+    for (const attempt of [() => store.acquire(key, 'B', 500), () => store.status('p'), () => store.parked('p', 1)]) {
+      const e = await attempt().catch((x: unknown) => x);
+      expect(isProjectionStoreLayoutError(e)).toBe(true);
+      expect((e as Error).message).toContain('p0.');
+    }
+    expect(readdirSync(version).sort()).toEqual(before);
+    expect(readFileSync(join(version, 'p0.journal'), 'utf8')).toContain('"position":"41"');
   });
 });
