@@ -14,8 +14,9 @@ import { foldRange, SNAPSHOT_EVERY, usableBelow } from './session-range.js';
  * Loading a session for a resume without holding (or folding) its whole log: the fold state and resume facts come
  * from the latest fold snapshot whose claim the log confirms (runtime/session-range.ts), and only the events from
  * that snapshot on are read and kept — from the start of the turn open at the snapshot, when one is, because a crash
- * repair closes that turn from its own events. A session without a usable snapshot is folded whole once, and the
- * fold writes its snapshots, so the next cold resume starts near its end. See docs/store-jsonl.md, "Fold snapshots".
+ * repair closes that turn from its own events. A session without a usable snapshot near its end (none, or the last
+ * one far below it) is folded from the best one there is, the fold writes its snapshots, and the window is read
+ * again from the latest: the events held are then at most about two snapshot intervals plus the open turn. See docs/store-jsonl.md, "Fold snapshots".
  */
 
 /** A session loaded from a snapshot: the events from `base` on, the state and facts after the last one. */
@@ -55,8 +56,8 @@ export const loadSessionWindow = async (store: EventStore, sessionId: string, ag
     read = await foldRange(store, sessionId, { from, to: Number.MAX_SAFE_INTEGER }, null, { keepSteps: false });
   }
   if (read.state.nextSeq === 0) throw new RuntimeError('session-not-found', `no session ${sessionId} in the store`);
-  // folded whole (no usable snapshot): the fold wrote its snapshots; the window is read again from the latest one
-  if (from === 0 && again && read.state.nextSeq > SNAPSHOT_EVERY && !read.facts.subagents) return loadSessionWindow(store, sessionId, false);
+  // folded far (no snapshot near the end): the fold wrote its snapshots; the window is read again from the latest one
+  if (again && read.events.length > 2 * SNAPSHOT_EVERY && !read.facts.subagents) return loadSessionWindow(store, sessionId, false);
   if (read.facts.subagents || read.state.created === null) return undefined;
   if (from > 0 && read.events.some((e) => e.hash === undefined)) return undefined;
   // the head: the last event's hash, or (no event after the snapshot) the hash its confirmed claim names
