@@ -89,10 +89,10 @@ export const foldRange = async (
   const snapshots = isFoldSnapshotSource(store) ? await store.loadFoldSnapshots(sessionId) : [];
   const start = usableBelow(snapshots, range.from);
   const keepSteps = options.keepSteps ?? true;
-  const attempt = await foldFrom(store, sessionId, range, keys, every, start, keepSteps);
+  const attempt = await foldFrom(store, sessionId, range, keys, every, start, keepSteps, snapshots);
   if (attempt !== 'refused') return finish(store, sessionId, snapshots, attempt, false);
   // the snapshot lied about its event: drop every snapshot of the stream and fold from the start
-  const again = await foldFrom(store, sessionId, range, keys, every, undefined, keepSteps);
+  const again = await foldFrom(store, sessionId, range, keys, every, undefined, keepSteps, snapshots);
   if (again === 'refused') throw new Error('unreachable: a fold from seq 0 checks no claim');
   return finish(store, sessionId, [], again, true);
 };
@@ -105,11 +105,13 @@ interface Attempt {
   readonly foldedFrom: number;
   readonly taken: FoldSnapshot[];
   readonly sealed: boolean;
+  /** Seqs of kept snapshots the fold passed whose claim the event there does not confirm (dropped when written). */
+  readonly liars: ReadonlySet<number>;
 }
 
 const finish = async (store: EventStore, sessionId: string, kept: readonly FoldSnapshot[], attempt: Attempt, refused: boolean): Promise<FoldedRange> => {
   const bySeq = new Map<number, FoldSnapshot>();
-  for (const s of kept) if (s.version === SESSION_FOLD_VERSION) bySeq.set(s.seq, s);
+  for (const s of kept) if (s.version === SESSION_FOLD_VERSION && !attempt.liars.has(s.seq)) bySeq.set(s.seq, s);
   // written only when the fold took a snapshot the store lacks (or refused one): a read among known ones writes nothing
   const fresh = attempt.taken.filter((s) => bySeq.get(s.seq)?.id !== s.id);
   if ((fresh.length > 0 || refused || bySeq.size < kept.length) && !attempt.sealed && isFoldSnapshotSource(store)) {
@@ -130,7 +132,12 @@ const foldFrom = async (
   every: number,
   start: UsableSnapshot | undefined,
   keepSteps: boolean,
+  kept: readonly FoldSnapshot[],
 ): Promise<Attempt | 'refused'> => {
+  // every kept snapshot the fold passes is checked against the event at its seq (a liar is dropped, not only one used)
+  const claims = new Map<number, FoldSnapshot>();
+  for (const s of kept) claims.set(s.seq, s);
+  const liars = new Set<number>();
   const keyring = createKeyring(keys);
   const firstRead = start === undefined ? 0 : start.snapshot.seq;
   let state = start === undefined ? initialSessionState() : start.state;
@@ -150,6 +157,8 @@ const foldFrom = async (
           seq++;
           continue;
         }
+        const claim = claims.get(seq);
+        if (claim !== undefined && (claim.id !== r.id || claim.hash !== r.hash)) liars.add(seq);
         const raw = envelopeOfRecorded(r);
         const openedNow = openEnvelopeNow(raw, keyring);
         const opened = openedNow instanceof Promise ? await openedNow : openedNow;
@@ -171,5 +180,5 @@ const foldFrom = async (
     // a snapshot past the end of the log (a shortened or replaced stream) confirms nothing
     if (start !== undefined && seq === firstRead) return 'refused';
   }
-  return { events, steps, state, facts, foldedFrom: start === undefined ? 0 : firstRead + 1, taken, sealed };
+  return { events, steps, state, facts, foldedFrom: start === undefined ? 0 : firstRead + 1, taken, sealed, liars };
 };

@@ -55,9 +55,10 @@ describe('resume from a fold snapshot', () => {
     await fc.assert(
       fc.asyncProperty(
         randomProgram,
-        fc.double({ min: 0, max: 1, noNaN: true }),
+        // fractions as integers: fast-check's doubles favour the ends (0 and 1), which would rarely cut a log inside
+        fc.integer({ min: 0, max: 1000 }).map((n) => n / 1000),
         fc.integer({ min: 1, max: 9 }),
-        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.integer({ min: 0, max: 1000 }).map((n) => n / 1000),
         fc.boolean(),
         async (program, cut, every, readTo, lie) => {
           const { agent: original, store: source } = await runRandomSession(program);
