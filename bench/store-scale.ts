@@ -7,6 +7,7 @@
  *   npx tsx bench/store-scale.ts catalog  --dir <D>   (the session catalog: list costs with and without its files)
  *   npx tsx bench/store-scale.ts history  --dir <D> [--fresh]   (history pages by range and fold snapshots, long store)
  *   npx tsx bench/store-scale.ts scale    --dir <D>   (open, serve, first list page, sessions --limit 20, audit of one session)
+ *   npx tsx bench/store-scale.ts long     --dir <D> [--fresh] [--compare <copy of bin/ + dist/>]   (long sessions: pages, cold prompt, audit, RSS)
  *
  * `generate` runs one realistic session through the runtime (scripted model on the memory store): queued prompts,
  * a steer from a tool, three model steps per turn with two tool calls at each of the first two, about 91 events.
@@ -24,6 +25,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScriptedModel } from '../adapters/model/scripted/scripted-model.js';
@@ -265,9 +267,9 @@ interface Serve {
   stop(): Promise<void>;
 }
 
-const serve = async (dir: string): Promise<Serve> => {
+const serve = async (dir: string, cli = CLI): Promise<Serve> => {
   const t = performance.now();
-  const child = spawn(process.execPath, [CLI, 'serve', '--store', `jsonl:${dir}`, '--port', '0', '--model', 'echo'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, STEERLOG_ECHO_DELAY_MS: '0' } });
+  const child = spawn(process.execPath, [cli, 'serve', '--store', `jsonl:${dir}`, '--port', '0', '--model', 'echo'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, STEERLOG_ECHO_DELAY_MS: '0' } });
   let out = '';
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
@@ -457,13 +459,70 @@ const measureScale = async (): Promise<void> => {
   }
 };
 
+/**
+ * Long sessions in `serve` (issue item 4): for each long session of the long store, in a fresh `serve`, a cold
+ * `session.history` page (after seq 1000), the last 200 events, a cold `session.prompt` (its receipt: the session
+ * is resumed first), then — after the turns settled — `GET /api/audit/<id>` of each, and the serve's RSS after it
+ * all; then the same in a second fresh `serve` (the fold snapshots on disk). `--fresh` removes the snapshots first;
+ * `--compare <copy of bin/ + dist/>` runs that build first, on the same store, in the same command.
+ */
+const measureLong = async (): Promise<void> => {
+  const longDir = join(DIR, 'long');
+  const compare = argOf('compare', '');
+  const builds = compare ? [{ label: `compare (${compare})`, cli: join(resolve(compare), 'bin/steerlog.js') }, { label: `this build (${BUILD})`, cli: CLI }] : [{ label: `this build (${BUILD})`, cli: CLI }];
+  console.log(`# store-scale long — machine: ${machineLine()}; ${new Date().toISOString()}`);
+  for (const build of builds) {
+    if (process.argv.includes('--fresh')) rmSync(join(longDir, 'snapshots'), { recursive: true, force: true });
+    for (const round of ['first serve (no snapshots yet)', 'second serve (snapshots on disk)']) {
+      const host = await serve(longDir, build.cli);
+      try {
+        const list = await host.rpc('session.list', {});
+        const rows = ((list.body.result?.value as { sessions: { sessionId: string; lastSeq?: number }[] }).sessions ?? []).filter((r) => r.sessionId.startsWith('long-'));
+        console.log(`## ${build.label}, ${round}: serve until listening ${ms(host.startMs)}, first session.list ${ms(list.ms)}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+        console.log('session | history page after 1000 (cold) | last 200 | cold prompt (receipt) | RSS after');
+        for (const r of rows) {
+          const page = async (after: number): Promise<number> => {
+            const res = await host.rpc('session.history', { sessionId: r.sessionId, after, limit: 200 });
+            const v = res.body.result?.value as { events?: unknown[] } | undefined;
+            if (!res.body.result?.ok || v?.events?.length !== 200) throw new Error(`history failed: ${JSON.stringify(res.body).slice(0, 300)}`);
+            return res.ms;
+          };
+          const near = await page(1000);
+          const deep = await page(r.lastSeq! - 200);
+          const prompt = await host.rpc('session.prompt', { sessionId: r.sessionId, mode: 'queue', content: [{ type: 'text', text: 'one more thing' }] });
+          if (!prompt.body.result?.ok) throw new Error(`prompt failed: ${JSON.stringify(prompt.body).slice(0, 300)}`);
+          console.log(`${r.sessionId} (${r.lastSeq! + 1} events) | ${ms(near)} | ${ms(deep)} | ${ms(prompt.ms)} | ${host.rss().toFixed(0)} MiB`);
+        }
+        // the turns the prompts started (the echo model) settle: the session is idle when its last event is a turn/end
+        for (const r of rows) {
+          for (let i = 0; i < 600; i++) {
+            const got = await host.rpc('session.get', { sessionId: r.sessionId });
+            if ((got.body.result?.value as { openTurn?: number | null } | undefined)?.openTurn === null) break;
+            await new Promise((res) => setTimeout(res, 100));
+          }
+        }
+        const audits: string[] = [];
+        for (const r of rows) {
+          const audit = await host.get(`/api/audit/${r.sessionId}`);
+          audits.push(`${r.sessionId} ${ms(audit.ms)} (${(audit.bytes / 1e6).toFixed(1)} MB, ${audit.status})`);
+        }
+        console.log(`GET /api/audit: ${audits.join('; ')}`);
+        console.log(`RSS after resuming and auditing the long sessions: ${host.rss().toFixed(0)} MiB`);
+      } finally {
+        await host.stop();
+      }
+    }
+  }
+};
+
 const command = process.argv[2];
 if (command === 'generate') await generate();
 else if (command === 'measure') await measure();
 else if (command === 'catalog') await measureCatalog();
 else if (command === 'history') await measureHistory();
 else if (command === 'scale') await measureScale();
+else if (command === 'long') await measureLong();
 else {
-  console.error('usage: npx tsx bench/store-scale.ts generate|measure|catalog|history|scale --dir <D>');
+  console.error('usage: npx tsx bench/store-scale.ts generate|measure|catalog|history|scale|long --dir <D>');
   process.exit(2);
 }

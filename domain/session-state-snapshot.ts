@@ -18,9 +18,9 @@ import type { TurnFoldState } from './turns.js';
 /**
  * The version of the fold a snapshot was taken with. A snapshot of another version is not used (the reader folds
  * from the log and writes it again): raise it whenever session-fold.ts, or a fold it runs, changes what its state
- * holds or how an event changes it.
+ * holds or how an event changes it. Version 2: a snapshot also carries the resume facts (resume-facts.ts).
  */
-export const SESSION_FOLD_VERSION = 1;
+export const SESSION_FOLD_VERSION = 2;
 
 /** A session fold state as plain JSON (every persistent structure as an array). */
 export interface SessionStateJson {

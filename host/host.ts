@@ -18,6 +18,7 @@ import { fastPromptRequest, HOST_REQUEST_SCHEMAS, isHostMethod, type HostMethod,
 import { sessionCancel, sessionUpdateQueue, sessionWake, type SessionControlPort } from './session-control.js';
 import { sessionPrompt, type PromptPort } from './session-prompt.js';
 import { readHeader, readSession, sessionGet, sessionHistory, sessionList, type SessionReadPort } from './session-reads.js';
+import { wholeLiveLog } from './live-log.js';
 import { subagentHistory, subagentInterrupt, subagentList, subagentPrompt, type SubagentRouteDeps } from './subagent-methods.js';
 
 /** The actor of what the host does on its own: stopping turns at shutdown or when another host took the session. */
@@ -213,7 +214,7 @@ export class Host {
       catalogEntry: (id) => this.#catalog.lookup(id),
       sessionEvents: async (id) => {
         const agent = this.#agentOf(id);
-        return agent ? agent.events : (await readSession(this.store, id, undefined)).events;
+        return agent ? wholeLiveLog(this.store, agent, this.keyStore) : (await readSession(this.store, id, undefined)).events;
       },
       logger: this.#logger,
     };
@@ -232,7 +233,7 @@ export class Host {
   async #refuseChild(sessionId: string): Promise<void> {
     // live here, or live in the runtime (a child its manager runs: no store read), else the store's header
     const agent = this.#agentOf(sessionId);
-    const header = agent ? (agent.events[0]!.data as SessionCreatedData) : await readHeader(this.store, sessionId);
+    const header = agent ? agent.header : await readHeader(this.store, sessionId);
     if (header && isChildHeader(header)) throw subagentOwned(sessionId, header);
   }
 
@@ -277,6 +278,7 @@ export class Host {
       queueBeforeEvent: this.#opts.referenceFrames ?? false,
       publish: (frame) => this.#emit({ kind: 'frame', frame }),
       listening: () => this.#listeners.size > 0,
+      store: this.store,
     });
     this.#live.set(agent.sessionId, session);
     this.#opts.onSession?.(agent);

@@ -3,6 +3,9 @@ import type { InboxSplicedData, LogEvent } from '../domain/events.js';
 import type { UserMessage } from '../domain/message.js';
 import { queueView, type QueueSnapshot } from '../projections/session/queue-view.js';
 import type { Agent } from '../runtime/agent.js';
+import { queueView as domainQueueView } from '../domain/queue-view.js';
+import type { EventStore } from '../runtime/ports/event-store.js';
+import { envelopeOfRecorded } from '../runtime/ports/recorded-envelope.js';
 import type { HostFrame, QueueRow } from './schemas.js';
 
 type SessionEventFrame = Extract<HostFrame, { type: 'session/event' }>;
@@ -20,6 +23,8 @@ export interface LiveSessionOptions {
    * @defaultValue always true
    */
   readonly listening?: () => boolean;
+  /** The store the session's log is in (the ids admitted before the window of an agent resumed from a fold snapshot). */
+  readonly store: EventStore;
 }
 
 /** Where a message id was first admitted to the session: the seq of the splice that inserted it. */
@@ -40,14 +45,28 @@ export class LiveSession {
   readonly #offs: (() => void)[] = [];
   #snapshots: QueueSnapshot[] = [];
   #latest: QueueSnapshot | null = null;
+  readonly #store: EventStore;
+  /** The ids admitted before the window of an agent resumed from a fold snapshot, once read. */
+  #before: Promise<ReadonlyMap<string, number>> | null = null;
 
   constructor(agent: Agent, options: LiveSessionOptions) {
     this.agent = agent;
-    this.#subscription = this.#events.pipe(queueView({ gaplessHandoff: options.gaplessHandoff })).subscribe((s) => {
+    this.#store = options.store;
+    // an agent resumed from a fold snapshot holds a window of its log: the queue starts from its fold state (no turn is
+    // open after a resume, so no claimed row awaits its user/message), and the ids admitted before the window are
+    // read from the store when first asked for (`admission`)
+    const resumed = agent.windowState();
+    this.#subscription = this.#events.pipe(queueView({ gaplessHandoff: options.gaplessHandoff, ...(resumed ? { from: resumed } : {}) })).subscribe((s) => {
       this.#snapshots.push(s);
       this.#latest = s;
     });
-    for (const e of agent.events) this.#index(e);
+    if (resumed) {
+      for (const e of agent.events) this.#indexAdmitted(e);
+      const items = domainQueueView(resumed.inbox);
+      this.#latest = { seq: agent.length - 1, items };
+    } else {
+      for (const e of agent.events) this.#index(e);
+    }
     this.#snapshots = [];
     const sessionId = agent.sessionId;
     const listening = options.listening ?? (() => true);
@@ -73,14 +92,22 @@ export class LiveSession {
   }
   /** The last seq of the live log. */
   get lastSeq(): number {
-    return this.agent.events.length - 1;
+    return this.agent.length - 1;
   }
 
-  /** Where this message id was first admitted, if it ever was. */
-  admission(messageId: string): Admission | undefined {
-    const seq = this.#admitted.get(messageId);
+  /**
+   * Where this message id was first admitted, if it ever was. For an agent that holds a window of its log, the ids
+   * admitted before it are read from the store at the first ask that the window cannot answer (once; then kept).
+   */
+  async admission(messageId: string): Promise<Admission | undefined> {
+    let seq = this.#admitted.get(messageId);
+    if (seq === undefined && this.agent.base > 0) {
+      this.#before ??= admittedBefore(this.#store, this.agent.sessionId, this.agent.base);
+      seq = (await this.#before).get(messageId);
+    }
     if (seq === undefined) return undefined;
-    const splice = this.agent.events[seq]!.data as InboxSplicedData;
+    const event = this.agent.eventAt(seq) ?? (await eventFromStore(this.#store, this.agent.sessionId, seq));
+    const splice = event.data as InboxSplicedData;
     return { seq, message: splice.inserted.find((m) => m.id === messageId)! };
   }
 
@@ -91,6 +118,10 @@ export class LiveSession {
 
   #index(event: LogEvent): void {
     this.#events.next(event);
+    this.#indexAdmitted(event);
+  }
+
+  #indexAdmitted(event: LogEvent): void {
     if (event.type !== 'agent/inbox/spliced') return;
     for (const m of (event.data as InboxSplicedData).inserted) if (!this.#admitted.has(m.id)) this.#admitted.set(m.id, event.seq);
   }
@@ -103,3 +134,21 @@ export const queueFrame = (sessionId: string, s: QueueSnapshot): HostFrame => ({
   seq: s.seq,
   items: s.items.map((i) => ({ id: i.id, placement: i.placement, message: i.message as unknown as QueueRow['message'], ...(i.claimed ? { claimed: true as const } : {}) })),
 });
+
+/** The first admission seq of every message id admitted in the events before `base` (read from the store). */
+const admittedBefore = async (store: EventStore, sessionId: string, base: number): Promise<ReadonlyMap<string, number>> => {
+  const out = new Map<string, number>();
+  for await (const r of store.read(sessionId, { maxCount: base })) {
+    if (r.type !== 'agent/inbox/spliced') continue;
+    const inserted = (r.data as { inserted?: unknown }).inserted;
+    if (!Array.isArray(inserted)) continue;
+    for (const m of inserted as { id?: unknown }[]) if (typeof m?.id === 'string' && !out.has(m.id)) out.set(m.id, Number(r.revision));
+  }
+  return out;
+};
+
+/** The event at `seq` of a stream, read from the store (durable: it is before the live window). */
+const eventFromStore = async (store: EventStore, sessionId: string, seq: number): Promise<LogEvent> => {
+  for await (const r of store.read(sessionId, { from: BigInt(seq), maxCount: 1 })) return { ...envelopeOfRecorded(r), seq } as LogEvent;
+  throw new Error(`event ${seq} of ${sessionId} is not in the store`);
+};

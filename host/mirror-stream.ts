@@ -71,7 +71,9 @@ export class MirrorStream {
       const live = this.#host.live.get(id);
       const from = this.#cursor.get(id);
       if (live) {
-        this.#subscribe(id, from ?? live.lastSeq, live.agent.events);
+        // an agent resumed from a fold snapshot holds its log from `base` on: a cursor before it is served from the store first
+        const before = from !== undefined && from + 1 < live.agent.base ? await this.#readStored(id, from, live.agent.base - from - 1) : null;
+        this.#subscribe(id, from ?? live.lastSeq, before ? before.events.concat(live.agent.events) : live.agent.events);
         continue;
       }
       const stored = cold.get(id);
@@ -116,7 +118,11 @@ export class MirrorStream {
     if (event.seq !== last + 1) {
       const live = this.#host.live.get(sessionId);
       if (!live) return; // cannot fill: the next attach replays from the live log
-      for (let s = last + 1; s < event.seq; s++) this.#deliver(sessionId, live.agent.events[s]!);
+      for (let s = last + 1; s < event.seq; s++) {
+        const held = live.agent.eventAt(s);
+        if (held === undefined) return; // not held in memory (before a resumed agent's window): the next attach replays from the store
+        this.#deliver(sessionId, held);
+      }
     }
     this.#delivered.set(sessionId, event.seq);
     this.#sink({ type: 'session/event', sessionId, event: event as never }, encodeCursor(this.#delivered));
@@ -159,20 +165,20 @@ export class MirrorStream {
   }
 
   /** A cold session: the seq the client holds (its cursor, else the stored tail) and the stored events after it; null if absent. */
-  async #readStored(sessionId: string, after: number | undefined): Promise<{ lastSeq: number; events: LogEvent[] } | null> {
+  async #readStored(sessionId: string, after: number | undefined, maxCount?: number): Promise<{ lastSeq: number; events: LogEvent[] } | null> {
     const rev = await this.#host.store.revision(sessionId);
     if (rev === 'no_stream') return null;
     if (after === undefined) return { lastSeq: Number(rev), events: [] };
     const events: LogEvent[] = [];
-    for await (const r of this.#host.store.read(sessionId, { from: BigInt(after + 1) })) {
+    for await (const r of this.#host.store.read(sessionId, { from: BigInt(after + 1), ...(maxCount !== undefined ? { maxCount } : {}) })) {
       events.push({ seq: Number(r.revision), id: r.id, time: r.time, type: r.type, data: r.data, ...(r.ignorable ? { ignorable: true } : {}) } as LogEvent);
     }
     return { lastSeq: after, events };
   }
 }
 
-const createdKind = (s: LiveSession): string => (s.agent.events[0]!.data as { kind: string }).kind;
+const createdKind = (s: LiveSession): string => s.agent.header.kind;
 const parentOf = (s: LiveSession): { parentSessionId?: string } => {
-  const p = (s.agent.events[0]!.data as { parentSession?: string }).parentSession;
+  const p = s.agent.header.parentSession;
   return p !== undefined ? { parentSessionId: p } : {};
 };

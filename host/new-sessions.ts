@@ -1,4 +1,3 @@
-import type { SessionCreatedData } from '../domain/events.js';
 import type { Agent } from '../runtime/agent.js';
 import { isRuntimeError } from '../runtime/errors.js';
 import type { Logger } from '../runtime/logger.js';
@@ -44,7 +43,7 @@ const attachNew = async (port: NewSessionPort, agent: Agent): Promise<void> => {
     port.logger.warn(`session ${agent.sessionId}: creation is not durable`, e);
     throw new HostError('internal', `session ${agent.sessionId} could not be stored`, {});
   }
-  port.catalog.note(agent.events[0]!.data as SessionCreatedData);
+  port.catalog.note(agent.header);
 };
 
 /** `session.create`: a new ordinary session (the client's id, else a new one) owned and live here; durable when answered. */

@@ -68,7 +68,7 @@ export const sessionPrompt = async (port: PromptPort, request: HostRequest<'sess
   // 5. an idempotent retry: the id was admitted to this session before (the log says so)
   const key = request.messageId ?? ctx.idempotencyKey;
   if (key !== undefined) {
-    const admitted = session.admission(key);
+    const admitted = await session.admission(key);
     if (admitted) {
       if (!sameContent(admitted.message.content, content)) {
         throw new HostError('idempotency-conflict', `message ${key} was admitted with other content`, { messageId: key, seq: admitted.seq });

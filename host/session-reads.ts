@@ -10,6 +10,7 @@ import { isStoreCorruptError } from '../runtime/ports/store-errors.js';
 import type { SessionCatalog } from './catalog.js';
 import { HostError } from './errors.js';
 import { historyFromStore } from './history-range.js';
+import { wholeLiveLog } from './live-log.js';
 import type { LiveSession } from './live-session.js';
 import type { HostRequest, HostResult, QueueRow } from './schemas.js';
 
@@ -32,7 +33,7 @@ export const readSession = async (
   /** Told when the log could not be read because the store is damaged there (the catalog lists the session broken). */
   onDamage?: (sessionId: string) => void,
 ): Promise<{ events: readonly LogEvent[]; state: SessionState | null }> => {
-  if (live) return { events: live.agent.events, state: null };
+  if (live) return { events: await wholeLiveLog(store, live.agent, keys), state: null };
   try {
     // sealed content opened with the runtime's keys: readable, or `[erased]` once its key is destroyed
     return await loadSession(store, sessionId, keys);
@@ -99,8 +100,8 @@ export const sessionList = async (port: SessionReadPort, request: HostRequest<'s
 export const sessionGet = async (port: SessionReadPort, request: HostRequest<'session.get'>): Promise<HostResult<'session.get'>> => {
   const live = port.live(request.sessionId);
   if (live) {
-    const state = foldSession(live.agent.events).state;
-    return summaryOf(request.sessionId, live.agent.events[0]!.data as SessionCreatedData, state.turns, {
+    const state = live.agent.windowState() ?? foldSession(live.agent.events).state;
+    return summaryOf(request.sessionId, live.agent.header, state.turns, {
       live: true,
       running: live.agent.status === 'running',
       lastSeq: live.lastSeq,
@@ -134,5 +135,16 @@ const summaryOf = (
 export const sessionHistory = async (port: SessionReadPort, request: HostRequest<'session.history'>): Promise<HostResult<'session.history'>> => {
   const live = port.live(request.sessionId);
   // a session not live here is read by range (history-range.ts): the page, not the whole log
-  return live ? historyPage(live.agent.events, request) : historyFromStore(port, request);
+  if (!live) return historyFromStore(port, request);
+  const agent = live.agent;
+  if (agent.base === 0) return historyPage(agent.events, request);
+  // a live agent resumed from a fold snapshot: a page the store holds whole is read by range there (its classes
+  // come from the same fold); a page reaching the events not yet durable folds the whole log
+  const end = (request.after ?? -1) + 1 + (request.limit ?? 200);
+  if (end <= agent.durableCount) {
+    const page = await historyFromStore(port, request);
+    const lastSeq = agent.length - 1;
+    return { ...page, lastSeq, nextAfter: page.nextAfter ?? (end - 1 < lastSeq ? end - 1 : null) };
+  }
+  return historyPage(await wholeLiveLog(port.store, agent, port.keyStore), request);
 };

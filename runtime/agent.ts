@@ -25,6 +25,10 @@ import type { RetryPolicy } from './retry-policy.js';
 import type { LateToolResults } from './tool-runner.js';
 import type { Tool } from './tools.js';
 import type { InboxState } from '../domain/inbox/inbox-state.js';
+import * as E from 'fp-ts/lib/Either.js';
+import type { SessionCreatedData } from '../domain/events.js';
+import type { ResumeFacts } from '../domain/resume-facts.js';
+import { stepSession, type SessionState } from '../domain/session-fold.js';
 
 /** The actor of what steerlog does on its own: the cancel of `dispose`. */
 const SYSTEM: Actor = Object.freeze({ id: 'steerlog', kind: 'system' });
@@ -45,7 +49,7 @@ export interface AgentOptions {
    */
   readonly lateToolResults?: LateToolResults;
   /** The inbox state and last turn number restored from the log (resume). @defaultValue empty, 0 */
-  readonly restored?: { readonly inbox: InboxState; readonly lastTurn: number };
+  readonly restored?: { readonly inbox: InboxState; readonly lastTurn: number; readonly window?: RestoredWindow };
   /** The actor of every input and control call that names none (`RuntimeOptions.actor`). @defaultValue none */
   readonly actor?: Actor;
   /** The default answer to a failed model request, and the wait between attempts. @defaultValue `retryPolicy()` */
@@ -54,6 +58,19 @@ export interface AgentOptions {
   readonly clock?: Clock;
   /** Called once the agent is disposed (the runtime forgets it). */
   readonly onDisposed?: () => void;
+}
+
+/**
+ * What an agent whose log was resumed from a fold snapshot (its log holds the events from `log.base` on) needs of
+ * the events it does not hold: the session's header, the fold state after its log as loaded (closers included), the
+ * request provenance facts, and a reader of the model's surface before the window (called once, before the first
+ * model request).
+ */
+export interface RestoredWindow {
+  readonly header: SessionCreatedData;
+  readonly state: SessionState;
+  readonly facts: ResumeFacts;
+  readonly surface: () => Promise<readonly ModelMessage[]>;
 }
 
 type Phase = { kind: 'idle'; lastTurn: number } | { kind: 'maintenance'; abort: AbortController; lastTurn: number; wakeRequested: boolean } | RunningPhase;
@@ -72,7 +89,12 @@ export class Agent {
   #disposing = false;
   #disposed: Promise<void> | null = null;
   #activity: Promise<void> = Promise.resolve();
-  readonly #modelMessages: ModelMessage[] = [];
+  #modelMessages: ModelMessage[] = [];
+  /** The surface before the window, until it is read (an agent resumed from a fold snapshot). */
+  #surfaceBefore: (() => Promise<readonly ModelMessage[]>) | null = null;
+  #surfaceRead: Promise<void> | null = null;
+  /** The restored window, and the log's length when it was restored (to fold what came after). */
+  readonly #window: { readonly restored: RestoredWindow; readonly length: number } | null;
   /** The step provenance this agent writes before its requests (request/header, request/context). */
   readonly #requests = new RequestRecord();
   /** What each turn (and each model step in it) needs from this agent. */
@@ -90,6 +112,12 @@ export class Agent {
     this.#hooks = new HookRegistry<Agent>(opts.logger);
     this.#inbox = new Inbox(this.#log, this.#hooks, opts.restored?.inbox ?? initialInboxState(), () => this.#lastTurn());
     this.#phase = { kind: 'idle', lastTurn: opts.restored?.lastTurn ?? 0 };
+    const window = opts.restored?.window;
+    this.#window = window ? { restored: window, length: this.#log.length } : null;
+    if (window) {
+      this.#surfaceBefore = this.#log.base > 0 ? window.surface : null;
+      this.#requests.seed(window.facts);
+    }
     for (const e of this.#log.events) this.#track(e);
     this.#log.onEvent((e) => this.#track(e));
     this.#turnPort = {
@@ -98,6 +126,7 @@ export class Agent {
       tools,
       agent: this,
       messages: () => this.#modelMessages,
+      surfaceReady: () => this.#readSurface(),
       inbox: () => this.#inbox.state,
       stageContext: (message, metadata) => void this.#inbox.mutate({ kind: 'append', target: 'next-step', message }, metadata),
       toolConcurrency: opts.toolConcurrency ?? 4,
@@ -137,9 +166,48 @@ export class Agent {
   get status(): 'idle' | 'running' {
     return publicStatus(this.#phase.kind);
   }
-  /** The live log (every durable event, in order). */
+  /**
+   * The live log held in memory, in order: every event, or for an agent resumed from a fold snapshot the events from
+   * {@link base} on (`events[i].seq === base + i`; the earlier ones are durable in the store).
+   */
   get events(): readonly LogEvent[] {
     return this.#log.events;
+  }
+  /** The seq of `events[0]`: 0 unless the agent was resumed from a fold snapshot. */
+  get base(): number {
+    return this.#log.base;
+  }
+  /** The number of events of the log (the next seq), held or not. */
+  get length(): number {
+    return this.#log.length;
+  }
+  /** The event at `seq` when it is held in memory, else undefined. */
+  eventAt(seq: number): LogEvent | undefined {
+    return this.#log.eventAt(seq);
+  }
+  /** The number of events known durable in the store. */
+  get durableCount(): number {
+    return this.#log.durableCount;
+  }
+  /** The session's `session/created` data. */
+  get header(): SessionCreatedData {
+    return this.#window?.restored.header ?? (this.#log.eventAt(0)!.data as SessionCreatedData);
+  }
+  /**
+   * The session fold's state after the last event, for an agent resumed from a fold snapshot (the state it was
+   * restored with, stepped over what was appended since: O(events since the resume)); undefined for an agent that
+   * holds its whole log (fold `events`).
+   */
+  windowState(): SessionState | undefined {
+    const w = this.#window;
+    if (w === null) return undefined;
+    let state = w.restored.state;
+    for (let seq = w.length; seq < this.#log.length; seq++) {
+      const step = stepSession(state, this.#log.eventAt(seq)!);
+      if (E.isLeft(step)) throw step.left;
+      state = step.right.state;
+    }
+    return state;
   }
   /** The session/event observer seam: called synchronously after each append (contained). */
   onEvent(observer: EventObserver): () => void {
@@ -350,6 +418,22 @@ export class Agent {
   }
 
   // ---- the log's surface messages ------------------------------------------------------------------------------
+
+  /** Reads the surface before the window once (an agent resumed from a fold snapshot); resolves at once otherwise. */
+  #readSurface(): Promise<void> {
+    const before = this.#surfaceBefore;
+    if (before === null) return Promise.resolve();
+    this.#surfaceRead ??= before().then((messages) => {
+      this.#modelMessages = messages.concat(this.#modelMessages);
+      this.#surfaceBefore = null;
+    });
+    const read = this.#surfaceRead;
+    // a failed read is tried again at the next request
+    read.catch(() => {
+      if (this.#surfaceRead === read) this.#surfaceRead = null;
+    });
+    return read;
+  }
 
   #track(e: LogEvent): void {
     const m = modelMessageOf(e);

@@ -37,6 +37,11 @@ export interface ModelStepPort<A> {
   readonly agent: A;
   /** Every surface message of the log so far, in order. */
   readonly messages: () => readonly ModelMessage[];
+  /**
+   * Resolves once `messages()` holds the whole surface (an agent resumed from a fold snapshot reads the messages
+   * before its window from the store before its first request). @defaultValue always ready
+   */
+  readonly surfaceReady?: () => Promise<void>;
   /** The live inbox (to decide whether a result's contexts can be staged). */
   readonly inbox: () => InboxState;
   /** Stages one context to next-step (one durable splice); `metadata`: its provenance (the tool, the tool/result that staged it). */
@@ -103,6 +108,7 @@ const requestOnce = async <A>(
   let refusedChunk: { readonly error: unknown } | null = null;
   let response: ModelResponse;
   try {
+    if (port.surfaceReady) await port.surfaceReady();
     response = await model.complete({
       ...(system !== undefined ? { system } : {}),
       messages: [...port.messages()],

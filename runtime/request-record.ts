@@ -19,6 +19,12 @@ export class RequestRecord {
   /** The last route the log holds. */
   #route: RequestContextData | null = null;
 
+  /** Starts from what a log not held in memory says (an agent resumed from a fold snapshot): the events it holds follow. */
+  seed(facts: { readonly requestHeader: boolean; readonly route: RequestContextData | null }): void {
+    this.#logHasHeader = facts.requestHeader;
+    this.#route = facts.route;
+  }
+
   /** Follows every event of the log, loaded and appended, in order. */
   track(event: LogEvent): void {
     if (!isKnownEvent(event)) return;

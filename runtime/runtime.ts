@@ -3,8 +3,10 @@ import type { EventMetadata } from '../domain/event-metadata.js';
 import type { LogEvent, SessionCreatedData, SessionKind } from '../domain/events.js';
 import type { InboxState } from '../domain/inbox/inbox-state.js';
 import { initialInboxState } from '../domain/inbox/inbox-state.js';
-import { foldSession } from '../domain/session-fold.js';
-import { Agent, type AgentOptions } from './agent.js';
+import * as E from 'fp-ts/lib/Either.js';
+import { foldSession, stepSession } from '../domain/session-fold.js';
+import { Agent, type AgentOptions, type RestoredWindow } from './agent.js';
+import { loadSessionWindow, readSurfaceBefore, type LoadedWindow } from './load-session-window.js';
 import { RuntimeError } from './errors.js';
 import { loadSession, repairClosers } from './load-session.js';
 import { missedRunEnds } from './child-run-ends.js';
@@ -48,6 +50,13 @@ export interface RuntimeOptions {
    * telemetry is off
    */
   readonly telemetry?: SessionTelemetry;
+  /**
+   * `resume` starts from the session's latest fold snapshot when the store keeps them (runtime/ports/fold-snapshots.ts):
+   * the agent holds only its log from there on (`Agent.base`, `Agent.events`), and reads the model's surface before
+   * it once, before its first model request. Not used with `encryption` or `telemetry`, nor for a session with
+   * sub-agent events (those resume from the whole log). @defaultValue false: a resume holds the whole log
+   */
+  readonly resumeFromSnapshots?: boolean;
   /** Write-behind window of every session (ms). @defaultValue 200 */
   readonly writeBatchDelayMs?: number;
   /** Parallel-safe tool calls at once. @defaultValue 4 */
@@ -211,8 +220,9 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
         )
     : undefined;
   if (storeOperation) storeOperationsOf(options.store)?.onOperation((op) => contained(() => storeOperation(op)));
-  const newLog = (stream: string, initial: readonly LogEvent[] = [], seed?: SealerSeed) =>
+  const newLog = (stream: string, initial: readonly LogEvent[] = [], seed?: SealerSeed, from?: { readonly base: number; readonly head: string }) =>
     new SessionLog({
+      ...(from ? { initialBase: from.base, initialHead: from.head } : {}),
       store: options.store,
       stream,
       clock,
@@ -227,7 +237,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       ...(onAppend ? { onAppend } : {}),
     });
 
-  const bind = (sessionId: string, log: SessionLog, restored: { inbox: InboxState; lastTurn: number }, setup: ResumeOptions = {}): Agent => {
+  const bind = (sessionId: string, log: SessionLog, restored: { inbox: InboxState; lastTurn: number; window?: RestoredWindow }, setup: ResumeOptions = {}): Agent => {
     if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} already has a live agent in this runtime`);
     const { systemPrompt, toolNames } = setup;
     const tools = toolNames && options.tools ? options.tools.filter((t) => toolNames.includes(t.name)) : options.tools;
@@ -254,6 +264,24 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       agent.onEvent((event) => contained(() => telemetry.observe(sessionId, event)));
     }
     return agent;
+  };
+
+  /** A resume from a fold snapshot: the log from the window on, its closers appended, and what the agent restores. */
+  const resumedWindow = (sessionId: string, window: LoadedWindow): [SessionLog, { inbox: InboxState; lastTurn: number; window: RestoredWindow }] => {
+    const log = newLog(sessionId, window.events, undefined, { base: window.base, head: window.head });
+    const closers = repairClosers(window.events, window.state);
+    if (closers.length > 0) {
+      const time = window.events.at(-1)!.time;
+      for (const closer of closers) log.append(closer.type, closer.data as never, { time });
+    }
+    let state = window.state;
+    for (let seq = state.nextSeq; seq < log.length; seq++) {
+      const step = stepSession(state, log.eventAt(seq)!);
+      if (E.isLeft(step)) throw new RuntimeError('session-corrupt', `session ${sessionId}: ${step.left.message}`, { cause: step.left });
+      state = step.right.state;
+    }
+    const surface = () => readSurfaceBefore(options.store, sessionId, window.base);
+    return [log, { inbox: window.state.inbox, lastTurn: window.state.turns.lastTurn, window: { header: window.header, state, facts: window.facts, surface } }];
   };
 
   const created = (sessionId: string, opts: CreateSessionOptions, seedLength?: number) => ({
@@ -291,6 +319,8 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
         // again under the lock: a resume that waited behind another one of the same session must not build a
         // second log (its closers and run ends would reach the store through its write-behind, fencing the winner)
         if (live.has(sessionId)) throw new RuntimeError('session-live', `session ${sessionId} is live in this runtime; it cannot be resumed`);
+        const window = options.resumeFromSnapshots === true && keys === null && !telemetry ? await loadSessionWindow(options.store, sessionId) : undefined;
+        if (window) return bind(sessionId, ...resumedWindow(sessionId, window), opts);
         // an erased session resumes: what its keys sealed reads `[erased]` (queued input too, and the model sees that)
         const { events, state, seed } = await loadSession(options.store, sessionId, keys);
         const ends = await missedRunEnds(options.store, keys, events, (id) => live.has(id), logger);
@@ -394,7 +424,7 @@ const forkOptions = (given: unknown): ForkOptions => {
 /** The runtime's options, read once and checked (`invalid-argument` naming the option). */
 const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   const where = 'createRuntime(options)';
-  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption', 'actor', 'retry', 'telemetry']);
+  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption', 'actor', 'retry', 'telemetry', 'resumeFromSnapshots']);
   if (o.hashOf !== undefined && typeof o.hashOf !== 'function') throw invalidArgument(`${where}.hashOf`, 'expected a chain hash function');
   if (o.signer !== undefined && !(hasMethod(o.signer, 'sign') && typeof (o.signer as { keyId?: unknown }).keyId === 'string')) {
     throw invalidArgument(`${where}.signer`, 'expected a HeadSigner (keyId and sign)');
@@ -431,6 +461,7 @@ const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
     throw invalidArgument(`${where}.lateToolResults`, "expected 'withhold' or 'keep'");
   }
   if (o.retry !== undefined && o.retry !== false) checkRetryOptions(o.retry, `${where}.retry`);
+  if (o.resumeFromSnapshots !== undefined && typeof o.resumeFromSnapshots !== 'boolean') throw invalidArgument(`${where}.resumeFromSnapshots`, 'expected a boolean');
   optionalPositiveInteger(o.toolConcurrency, `${where}.toolConcurrency`);
   optionalPositiveInteger(o.maxEventBytes, `${where}.maxEventBytes`);
   return o as RuntimeOptions;

@@ -16,13 +16,17 @@ export class SessionChain {
   /** The chain hash of the last event (recomputed for events stored before the chain existed). */
   #head: string;
 
-  /** `initial`: the events the log starts from (a resumed session). */
-  constructor(opts: SessionChainOptions, initial: readonly LogEvent[]) {
+  /** `initial`: the events the log starts from (a resumed session); `head`: the stored head, when they are not the whole log. */
+  constructor(opts: SessionChainOptions, initial: readonly LogEvent[], head?: string) {
     this.#opts = opts;
     this.#hashOf = opts.hashOf ?? sha256ChainHash;
+    if (head !== undefined) {
+      this.#head = head;
+      return;
+    }
     // a resumed log continues its chain; a log stored before the chain existed gets one from here on, whose first
     // link covers the unchained prefix as it is now
-    let head = GENESIS_HASH;
+    head = GENESIS_HASH;
     for (const e of initial) head = e.hash ?? this.#hashOf(chainInputOf(opts.stream, e, head));
     this.#head = head;
   }

@@ -17,6 +17,16 @@ export interface SessionLogOptions {
   /** Events already stored (a resumed session): the live log starts with them. @defaultValue [] */
   readonly initial?: readonly LogEvent[];
   /**
+   * The seq of `initial[0]` when the log does not hold the stream from its start (a resume from a fold snapshot:
+   * the events before it are durable and not kept in memory). @defaultValue 0
+   */
+  readonly initialBase?: number;
+  /**
+   * The chain hash of the last stored event, when `initialBase` is above 0 (the head the log continues from; with
+   * `initial` not empty, its last event's hash). Required with a base above 0.
+   */
+  readonly initialHead?: string;
+  /**
    * Write-behind window: the first event into an idle queue arms one fixed timer; when it fires the whole queue
    * becomes one durable batch. `checkpoint()` drains at once. @defaultValue 200
    */

@@ -18,7 +18,10 @@ import { WriteBehind } from './write-behind.js';
  * ConcurrencyError means another writer owns the stream: the log is fenced and refuses further appends.
  */
 export class SessionLog {
+  /** The events held in memory: the log from `#base` on. */
   readonly #events: LogEvent[];
+  /** The seq of `#events[0]` (0 unless the log was resumed from a fold snapshot). */
+  readonly #base: number;
   readonly #observers = new Set<EventObserver>();
   #observerList: EventObserver[] | null = null;
   readonly #checks = new Set<CommitCheck>();
@@ -34,13 +37,31 @@ export class SessionLog {
   constructor(opts: SessionLogOptions) {
     this.#opts = opts;
     this.#events = [...(opts.initial ?? [])];
-    this.#writes = new WriteBehind(opts, this.#events);
-    this.#chain = new SessionChain(opts, this.#events);
+    this.#base = opts.initialBase ?? 0;
+    if (this.#base > 0 && opts.initialHead === undefined) throw new RuntimeError('invalid-argument', 'a session log that starts at a seq above 0 needs the stored head (initialHead)');
+    this.#writes = new WriteBehind(opts, this.#events, this.#base);
+    this.#chain = new SessionChain(opts, this.#events, this.#base > 0 ? opts.initialHead : undefined);
     this.maxEventBytes = Math.min(opts.store.maxEventBytes, opts.maxEventBytes ?? Number.POSITIVE_INFINITY);
   }
 
+  /**
+   * The events held in memory, in order: the whole log, or (a log resumed from a fold snapshot) the log from
+   * {@link base} on. `events[i].seq === base + i`.
+   */
   get events(): readonly LogEvent[] {
     return this.#events;
+  }
+  /** The seq of `events[0]`: 0, or above for a log resumed from a fold snapshot (the events before are durable). */
+  get base(): number {
+    return this.#base;
+  }
+  /** The number of events of the log (the next seq), held or not. */
+  get length(): number {
+    return this.#base + this.#events.length;
+  }
+  /** The event at `seq` when it is held in memory, else undefined. */
+  eventAt(seq: number): LogEvent | undefined {
+    return seq >= this.#base ? this.#events[seq - this.#base] : undefined;
   }
   get stream(): string {
     return this.#opts.stream;
@@ -99,7 +120,7 @@ export class SessionLog {
     const size = eventSizeOfJson(dataJson, { id, type, ...(metadata !== undefined ? { metadata } : {}) });
     if (size > this.maxEventBytes) throw new MessageTooLargeError(type, size, this.maxEventBytes);
     for (const check of this.#checks) check(type, snapshot);
-    const seq = this.#events.length;
+    const seq = this.#base + this.#events.length;
     const ignorable = options.ignorable === true;
     // the chain covers the stored form (the ciphertext, when sealed): it verifies with no key, and after erasure
     // throws (before anything is logged) for what RFC 8785 cannot serialize, e.g. a lone surrogate
@@ -164,7 +185,7 @@ export class SessionLog {
   checkpoint(upTo?: number): Promise<void> {
     if (upTo === undefined) {
       this.#signHead();
-      upTo = this.#events.length;
+      upTo = this.length;
     }
     return this.#writes.checkpoint(upTo);
   }
@@ -186,7 +207,7 @@ export class SessionLog {
   async close(): Promise<void> {
     try {
       do await this.checkpoint();
-      while (this.#writes.durableCount < this.#events.length);
+      while (this.#writes.durableCount < this.length);
     } finally {
       this.#closed = true;
     }

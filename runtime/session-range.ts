@@ -2,6 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { LogEvent } from '../domain/events.js';
 import { parseEvent } from '../domain/parse-event.js';
 import { initialSessionState, stepSession, type SessionState, type SessionStep } from '../domain/session-fold.js';
+import { initialResumeFacts, resumeFactsFromJson, stepResumeFacts, type ResumeFacts } from '../domain/resume-facts.js';
 import { SESSION_FOLD_VERSION, sessionStateFromJson, sessionStateToJson } from '../domain/session-state-snapshot.js';
 import { createKeyring, openEnvelopeNow } from './content-opener.js';
 import { RuntimeError } from './errors.js';
@@ -22,6 +23,8 @@ import { envelopeOfRecorded } from './ports/recorded-envelope.js';
 export interface SnapshotOptions {
   /** A snapshot is taken after every event whose seq + 1 is a multiple of this (default 512). */
   readonly every?: number;
+  /** Keep what each event of the range did to the fold (`FoldedRange.steps`); false leaves it empty. @defaultValue true */
+  readonly keepSteps?: boolean;
 }
 
 /** The default distance between two checkpoints, in events. */
@@ -35,19 +38,35 @@ export interface FoldedRange {
   readonly steps: readonly SessionStep[];
   /** The fold's state after the last event of the range (the state before `from` when the range is empty). */
   readonly state: SessionState;
+  /** The resume facts (domain/resume-facts.ts) after the same event. */
+  readonly facts: ResumeFacts;
   /** The seq the fold started at (0, or one past the snapshot it used). */
   readonly foldedFrom: number;
   /** A snapshot whose claim the log did not confirm was met (it was dropped; the fold started lower). */
   readonly refused: boolean;
 }
 
-/** Picks the greatest usable snapshot below `from`: same fold version, a state that decodes. */
-const usableBelow = (snapshots: readonly FoldSnapshot[], from: number): { snapshot: FoldSnapshot; state: SessionState } | undefined => {
+/** A snapshot that decodes, with its fold state and resume facts (not yet checked against the log). */
+export interface UsableSnapshot {
+  readonly snapshot: FoldSnapshot;
+  readonly state: SessionState;
+  readonly facts: ResumeFacts;
+}
+
+/** The JSON a snapshot keeps: the fold state's, and the resume facts under `resume`. */
+const snapshotJson = (state: SessionState, facts: ResumeFacts): unknown => ({ ...sessionStateToJson(state), resume: facts });
+
+/**
+ * The greatest usable snapshot below `from` (every snapshot when `from` is omitted): same fold version, a state and
+ * resume facts that decode. Its claim is not checked here: a fold from it checks the event at its seq.
+ */
+export const usableBelow = (snapshots: readonly FoldSnapshot[], from = Number.POSITIVE_INFINITY): UsableSnapshot | undefined => {
   for (let i = snapshots.length - 1; i >= 0; i--) {
     const s = snapshots[i]!;
     if (s.seq >= from || s.version !== SESSION_FOLD_VERSION) continue;
     const state = sessionStateFromJson(s.state);
-    if (state !== undefined && state.nextSeq === s.seq + 1) return { snapshot: s, state };
+    const facts = resumeFactsFromJson((s.state as { resume?: unknown } | null)?.resume);
+    if (state !== undefined && facts !== undefined && state.nextSeq === s.seq + 1) return { snapshot: s, state, facts };
   }
   return undefined;
 };
@@ -69,10 +88,11 @@ export const foldRange = async (
   const every = options.every ?? SNAPSHOT_EVERY;
   const snapshots = isFoldSnapshotSource(store) ? await store.loadFoldSnapshots(sessionId) : [];
   const start = usableBelow(snapshots, range.from);
-  const attempt = await foldFrom(store, sessionId, range, keys, every, start);
+  const keepSteps = options.keepSteps ?? true;
+  const attempt = await foldFrom(store, sessionId, range, keys, every, start, keepSteps, snapshots);
   if (attempt !== 'refused') return finish(store, sessionId, snapshots, attempt, false);
   // the snapshot lied about its event: drop every snapshot of the stream and fold from the start
-  const again = await foldFrom(store, sessionId, range, keys, every, undefined);
+  const again = await foldFrom(store, sessionId, range, keys, every, undefined, keepSteps, snapshots);
   if (again === 'refused') throw new Error('unreachable: a fold from seq 0 checks no claim');
   return finish(store, sessionId, [], again, true);
 };
@@ -81,21 +101,24 @@ interface Attempt {
   readonly events: LogEvent[];
   readonly steps: SessionStep[];
   readonly state: SessionState;
+  readonly facts: ResumeFacts;
   readonly foldedFrom: number;
   readonly taken: FoldSnapshot[];
   readonly sealed: boolean;
+  /** Seqs of kept snapshots the fold passed whose claim the event there does not confirm (dropped when written). */
+  readonly liars: ReadonlySet<number>;
 }
 
 const finish = async (store: EventStore, sessionId: string, kept: readonly FoldSnapshot[], attempt: Attempt, refused: boolean): Promise<FoldedRange> => {
   const bySeq = new Map<number, FoldSnapshot>();
-  for (const s of kept) if (s.version === SESSION_FOLD_VERSION) bySeq.set(s.seq, s);
+  for (const s of kept) if (s.version === SESSION_FOLD_VERSION && !attempt.liars.has(s.seq)) bySeq.set(s.seq, s);
   // written only when the fold took a snapshot the store lacks (or refused one): a read among known ones writes nothing
   const fresh = attempt.taken.filter((s) => bySeq.get(s.seq)?.id !== s.id);
   if ((fresh.length > 0 || refused || bySeq.size < kept.length) && !attempt.sealed && isFoldSnapshotSource(store)) {
     for (const s of attempt.taken) bySeq.set(s.seq, s);
     await store.saveFoldSnapshots(sessionId, [...bySeq.values()].sort((a, b) => a.seq - b.seq));
   }
-  return { events: attempt.events, steps: attempt.steps, state: attempt.state, foldedFrom: attempt.foldedFrom, refused };
+  return { events: attempt.events, steps: attempt.steps, state: attempt.state, facts: attempt.facts, foldedFrom: attempt.foldedFrom, refused };
 };
 
 const corrupt = (sessionId: string, cause: Error): RuntimeError => new RuntimeError('session-corrupt', `session ${sessionId}: ${cause.message}`, { cause });
@@ -107,11 +130,18 @@ const foldFrom = async (
   range: { readonly from: number; readonly to: number },
   keys: KeyStore | null,
   every: number,
-  start: { snapshot: FoldSnapshot; state: SessionState } | undefined,
+  start: UsableSnapshot | undefined,
+  keepSteps: boolean,
+  kept: readonly FoldSnapshot[],
 ): Promise<Attempt | 'refused'> => {
+  // every kept snapshot the fold passes is checked against the event at its seq (a liar is dropped, not only one used)
+  const claims = new Map<number, FoldSnapshot>();
+  for (const s of kept) claims.set(s.seq, s);
+  const liars = new Set<number>();
   const keyring = createKeyring(keys);
   const firstRead = start === undefined ? 0 : start.snapshot.seq;
   let state = start === undefined ? initialSessionState() : start.state;
+  let facts = start === undefined ? initialResumeFacts : start.facts;
   const events: LogEvent[] = [];
   const steps: SessionStep[] = [];
   const taken: FoldSnapshot[] = [];
@@ -127,6 +157,8 @@ const foldFrom = async (
           seq++;
           continue;
         }
+        const claim = claims.get(seq);
+        if (claim !== undefined && (claim.id !== r.id || claim.hash !== r.hash)) liars.add(seq);
         const raw = envelopeOfRecorded(r);
         const openedNow = openEnvelopeNow(raw, keyring);
         const opened = openedNow instanceof Promise ? await openedNow : openedNow;
@@ -136,16 +168,17 @@ const foldFrom = async (
         const step = stepSession(state, parsed.right);
         if (E.isLeft(step)) throw corrupt(sessionId, Object.assign(step.left, { seq }));
         state = step.right.state;
+        facts = stepResumeFacts(facts, parsed.right);
         if (seq >= range.from) {
           events.push(parsed.right);
-          steps.push(step.right);
+          if (keepSteps) steps.push(step.right);
         }
-        if ((seq + 1) % every === 0) taken.push({ seq, id: r.id, ...(r.hash !== undefined ? { hash: r.hash } : {}), version: SESSION_FOLD_VERSION, state: sessionStateToJson(state) });
+        if ((seq + 1) % every === 0) taken.push({ seq, id: r.id, ...(r.hash !== undefined ? { hash: r.hash } : {}), version: SESSION_FOLD_VERSION, state: snapshotJson(state, facts) });
         seq++;
       }
     }
     // a snapshot past the end of the log (a shortened or replaced stream) confirms nothing
     if (start !== undefined && seq === firstRead) return 'refused';
   }
-  return { events, steps, state, foldedFrom: start === undefined ? 0 : firstRead + 1, taken, sealed };
+  return { events, steps, state, facts, foldedFrom: start === undefined ? 0 : firstRead + 1, taken, sealed, liars };
 };

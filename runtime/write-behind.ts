@@ -16,11 +16,13 @@ export type WriteBehindOptions = Pick<SessionLogOptions, 'store' | 'stream' | 'l
 export class WriteBehind {
   readonly #opts: WriteBehindOptions;
   readonly #events: readonly LogEvent[];
+  /** The seq of `#events[0]` (the live log may not hold the stream from its start). */
+  readonly #base: number;
   /** What the store gets for each event appended here (sealed when there is a sealer); null for the initial events. */
   readonly #storedForm: (NewEvent | null)[];
   readonly #fenceListeners = new Set<(e: RuntimeError) => void>();
   #fenced: RuntimeError | null = null;
-  /** Index of the first event not yet durable. */
+  /** Seq of the first event not yet durable. */
   #durable: number;
   #writing: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
@@ -29,12 +31,21 @@ export class WriteBehind {
   /** The last append failed: what the store holds after `#durable` is not known until the tail is read. */
   #unsure = false;
 
-  /** `events`: the live log, as the session log holds it (its initial events are durable already). */
-  constructor(opts: WriteBehindOptions, events: readonly LogEvent[]) {
+  /**
+   * `events`: the live log, as the session log holds it (its initial events are durable already), from seq `base`
+   * on (the events before it are durable too).
+   */
+  constructor(opts: WriteBehindOptions, events: readonly LogEvent[], base = 0) {
     this.#opts = opts;
     this.#events = events;
+    this.#base = base;
     this.#storedForm = events.map(() => null);
-    this.#durable = events.length;
+    this.#durable = base + events.length;
+  }
+
+  /** The seq after the last event of the live log. */
+  #end(): number {
+    return this.#base + this.#events.length;
   }
 
   get stream(): string {
@@ -96,8 +107,8 @@ export class WriteBehind {
     this.#writing = this.#writeLoop().finally(() => {
       this.#writing = null;
       // events that arrived during the last write, whose window already expired or that a checkpoint awaits
-      if (this.#durable < this.#events.length && this.#waiters.some((w) => w.upTo > this.#durable)) this.#drainNow();
-      else if (this.#durable < this.#events.length && !this.#lastError) this.#schedule();
+      if (this.#durable < this.#end() && this.#waiters.some((w) => w.upTo > this.#durable)) this.#drainNow();
+      else if (this.#durable < this.#end() && !this.#lastError) this.#schedule();
     });
   }
 
@@ -127,7 +138,7 @@ export class WriteBehind {
   async #writeLoop(): Promise<void> {
     /** Consecutive sends of the batch at `#durable` that failed. */
     let attempts = 0;
-    while (this.#durable < this.#events.length && !this.#fenced) {
+    while (this.#durable < this.#end() && !this.#fenced) {
       if (this.#unsure) {
         try {
           await this.#resolveFromTail(null);
@@ -140,7 +151,7 @@ export class WriteBehind {
         continue;
       }
       const from = this.#durable;
-      const batch = this.#storedForm.slice(from) as NewEvent[];
+      const batch = this.#storedForm.slice(from - this.#base) as NewEvent[];
       const expected = from === 0 ? 'no_stream' : BigInt(from - 1);
       attempts++;
       try {
@@ -196,7 +207,7 @@ export class WriteBehind {
     const from = this.#durable;
     let next = from;
     for await (const stored of this.#opts.store.read(this.stream, { from: BigInt(from) })) {
-      const mine = this.#events[next];
+      const mine = this.#events[next - this.#base];
       if (stored.revision !== BigInt(next) || mine === undefined || mine.id !== stored.id) {
         this.#fence(conflict ?? new ConcurrencyError(this.stream, from === 0 ? 'no_stream' : BigInt(from - 1), stored.revision));
         this.#unsure = false;

@@ -149,7 +149,8 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     // continuable children: the model tools (send_message, interrupt_agent, list_agents, report) and the subagent.* routes
     let children!: ChildManager;
     telemetry = v.otlp !== undefined ? await createOtelTelemetry({ endpoint: v.otlp }) : undefined;
-    const runtime = createRuntime({ store, model, writeBatchDelayMs, logger, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}), ...(telemetry ? { telemetry } : {}), ...(chain.signer ? { signer: chain.signer } : {}) });
+    // a cold session resumes from its latest fold snapshot: its agent holds its log from there (docs/store-jsonl.md)
+    const runtime = createRuntime({ store, model, writeBatchDelayMs, logger, resumeFromSnapshots: true, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}), ...(telemetry ? { telemetry } : {}), ...(chain.signer ? { signer: chain.signer } : {}) });
     children = new ChildManager({ runtime, logger });
     const holder: { url?: string } = {};
     if (/^postgres(ql)?:\/\//.test(spec)) {

@@ -7,6 +7,7 @@ import type { Principal } from '../../host/actor.js';
 import type { Host } from '../../host/host.js';
 import type { LogEvent } from '../../domain/events.js';
 import { createSessionAuditCache } from '../../host/session-audit.js';
+import { withLiveTail } from '../../host/live-log.js';
 import { auditHead, auditRows, isAuditList } from '../../host/session-audit-rows.js';
 import { HostSessionIdSchema } from '../../host/schemas.js';
 import { createKeyring } from '../../runtime/content-opener.js';
@@ -77,13 +78,22 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
   // a cached timeline's check against the store goes before the long reads of logs (a sessions list's overview)
   const priority = createReadPriority();
   const readStored = createStoredReads(host.store, keys, true, { priority });
-  const eventsOf = async (sessionId: string): Promise<readonly LogEvent[]> => host.live.get(sessionId)?.agent.events ?? (await readStored(sessionId));
+  // a live agent resumed from a fold snapshot holds a window of its log: the store's log, then its events not durable yet
+  const liveOf = (sessionId: string) => host.live.get(sessionId)?.agent;
+  const eventsOf = async (sessionId: string): Promise<readonly LogEvent[]> => {
+    const agent = liveOf(sessionId);
+    if (agent === undefined) return readStored(sessionId);
+    return agent.base === 0 ? agent.events : withLiveTail(await readStored(sessionId), agent);
+  };
   // the audit reads the envelopes as stored (the chain covers the stored form): a live session's own events when
   // they are stored in clear; when the host seals content, the store's (what is durable so far)
   // without data keys both readers would read the same envelopes: one read serves both
   const readStoredForm = keys === null ? readStored : createStoredReads(host.store, keys, false, { priority });
-  const storedFormOf = async (sessionId: string): Promise<readonly LogEvent[]> =>
-    (host.keyStore === null ? host.live.get(sessionId)?.agent.events : undefined) ?? (await readStoredForm(sessionId));
+  const storedFormOf = async (sessionId: string): Promise<readonly LogEvent[]> => {
+    const agent = host.keyStore === null ? liveOf(sessionId) : undefined;
+    if (agent === undefined) return readStoredForm(sessionId);
+    return agent.base === 0 ? agent.events : withLiveTail(await readStoredForm(sessionId), agent);
+  };
   const derivedCache = keys === null ? (options.derivedCache ?? null) : null;
   const timelineOf = createTimelineReader(eventsOf, {
     cache: derivedCache && {

@@ -4,6 +4,7 @@ import { appendOne, emptyAppendList, type AppendList } from '../../domain/append
 import type { UserMessage } from '../../domain/message.js';
 import { emptyPersistentSet, persistentSetAdd, persistentSetHas, type PersistentSet } from '../../domain/persistent-set.js';
 import { queueView as domainQueueView, type QueueItem } from '../../domain/queue-view.js';
+import type { SessionState } from '../../domain/session-fold.js';
 import { fromFrames, sessionSteps, type SessionFrame } from './session-steps.js';
 
 /**
@@ -33,6 +34,11 @@ export interface QueueViewOptions {
    * @defaultValue true
    */
   readonly gaplessHandoff?: boolean;
+  /**
+   * The session fold's state before the first event the operator sees (a log followed from the middle: an agent
+   * resumed from a fold snapshot), with no turn open. @defaultValue the state before seq 0
+   */
+  readonly from?: SessionState;
 }
 
 /** The pending rows with the claimed steering rows awaiting their user/message put between next-turn and next-step. */
@@ -143,4 +149,4 @@ const waitingRows = (rows: AppendList<UserMessage>, retired: PersistentSet): rea
 
 /** Session events → the complete queue snapshot after every splice (last wins), with the gapless steering handoff. */
 export const queueView = (options: QueueViewOptions = {}): OperatorFunction<LogEvent, QueueSnapshot> =>
-  pipe(sessionSteps(), queueFrames(options));
+  pipe(sessionSteps(options.from), queueFrames(options));

@@ -9,6 +9,7 @@ import type { FoldSnapshot } from '../../../../runtime/ports/fold-snapshots.js';
 import { foldRange } from '../../../../runtime/session-range.js';
 import { foldSession } from '../../../../domain/session-fold.js';
 import { sessionStateToJson } from '../../../../domain/session-state-snapshot.js';
+import { initialResumeFacts, stepResumeFacts } from '../../../../domain/resume-facts.js';
 import { runRandomSession } from '../../../support/random-session.js';
 
 /** Fold snapshots beside the streams of a JSONL store: written by a writable store only, a damaged line skipped. */
@@ -39,7 +40,11 @@ describe('JSONL fold snapshots', () => {
     await foldRange(store, 'rand', { from: n - 1, to: n }, null, { every: 4 });
     const kept = await store.loadFoldSnapshots('rand');
     expect(kept.map((s) => s.seq)).toEqual(Array.from({ length: Math.floor(n / 4) }, (_, i) => i * 4 + 3).filter((s) => s < n - 1));
-    const fullState = (seq: number) => JSON.parse(JSON.stringify(sessionStateToJson(foldSession(agent.events.slice(0, seq + 1)).state))) as unknown;
+    // the fold's state, and the resume facts of the same events
+    const fullState = (seq: number) => {
+      const events = agent.events.slice(0, seq + 1);
+      return JSON.parse(JSON.stringify({ ...sessionStateToJson(foldSession(events).state), resume: events.reduce(stepResumeFacts, initialResumeFacts) })) as unknown;
+    };
     for (const s of kept) expect(s.state).toEqual(fullState(s.seq));
 
     // a flipped byte in one line: that snapshot is skipped, the others are kept
