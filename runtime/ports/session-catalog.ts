@@ -74,12 +74,18 @@ export const compareCatalogRows = (a: CatalogedSession, b: CatalogedSession): nu
 /** The cursor that resumes after `row`. */
 export const catalogCursorOf = (row: Pick<CatalogedSession, 'createdAt' | 'sessionId'>): string => `${row.createdAt}:${row.sessionId}`;
 
-const rowAfterCursor = (cursor: string): ((row: CatalogedSession) => boolean) => {
+/** The row a cursor of {@link catalogCursorOf} resumes after; undefined when it is not one (a page then starts from the oldest). */
+export const catalogCursorRow = (cursor: string): Pick<CatalogedSession, 'createdAt' | 'sessionId'> | undefined => {
   const colon = cursor.indexOf(':');
   const createdAt = Number(cursor.slice(0, colon));
-  const sessionId = cursor.slice(colon + 1);
-  if (colon < 0 || !Number.isFinite(createdAt)) return () => true;
-  return (row) => compareCatalogRows(row, { createdAt, sessionId } as CatalogedSession) > 0;
+  if (colon < 0 || !Number.isFinite(createdAt)) return undefined;
+  return { createdAt, sessionId: cursor.slice(colon + 1) };
+};
+
+const rowAfterCursor = (cursor: string): ((row: CatalogedSession) => boolean) => {
+  const after = catalogCursorRow(cursor);
+  if (after === undefined) return () => true;
+  return (row) => compareCatalogRows(row, after as CatalogedSession) > 0;
 };
 
 /** Does `row` pass the filters of `query` (paging aside)? */

@@ -3,7 +3,7 @@
  * `append_events` in the append's transaction), filtered and ordered by the server, and its rebuild.
  */
 import type { CatalogedSession, SessionCatalogPage, SessionCatalogQuery } from '../../../runtime/ports/session-catalog.js';
-import { catalogCursorOf } from '../../../runtime/ports/session-catalog.js';
+import { catalogCursorOf, catalogCursorRow } from '../../../runtime/ports/session-catalog.js';
 import { RAW_TYPES } from './statements.js';
 import { assertOpen, storeFailure, type StoreContext } from './store-context.js';
 
@@ -17,14 +17,6 @@ interface CatalogRowText {
   readonly open_turn: boolean | string;
   readonly chain_head: string | null;
 }
-
-/** The cursor `catalogCursorOf` wrote, or undefined when it is not one (then the page starts from the oldest, as the JSONL catalog does). */
-const cursorOf = (cursor: string): { readonly createdAt: number; readonly stream: string } | undefined => {
-  const colon = cursor.indexOf(':');
-  const createdAt = Number(cursor.slice(0, colon));
-  if (colon < 0 || !Number.isFinite(createdAt)) return undefined;
-  return { createdAt, stream: cursor.slice(colon + 1) };
-};
 
 const rowOf = (r: CatalogRowText): CatalogedSession => ({
   sessionId: r.stream,
@@ -56,8 +48,8 @@ export async function listCatalog(ctx: StoreContext, query: SessionCatalogQuery 
   if (query.status !== undefined) where.push(`open_turn = ${param(query.status === 'open-turn')}::boolean`);
   if (query.activeSince !== undefined) where.push(`last_activity >= ${param(query.activeSince)}::float8`);
   if (query.sessionsOnly === true) where.push('kind IS NOT NULL');
-  const after = query.after === undefined ? undefined : cursorOf(query.after);
-  if (after) where.push(`(created_at, stream COLLATE "C") > (${param(after.createdAt)}::float8, ${param(after.stream)}::text COLLATE "C")`);
+  const after = query.after === undefined ? undefined : catalogCursorRow(query.after);
+  if (after) where.push(`(created_at, stream COLLATE "C") > (${param(after.createdAt)}::float8, ${param(after.sessionId)}::text COLLATE "C")`);
   const limit = query.limit === undefined ? undefined : Math.max(1, Math.floor(query.limit));
   const sql = `SELECT stream, created_at, kind, parent, last_seq, last_activity, open_turn, chain_head FROM ${ctx.sql.sessionCatalog}
     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
