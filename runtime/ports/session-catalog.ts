@@ -5,7 +5,8 @@ import type { EventStore } from './event-store.js';
  * so that listing sessions costs the page asked for, not a read of every event. A store without it stays a
  * complete event store; the host then finds sessions by following the global order (host/catalog.ts).
  *
- * The JSONL store keeps it beside its files (`sessions.catalog`, docs/store-jsonl.md, "The session catalog").
+ * The JSONL store keeps it beside its files (`sessions.catalog`, docs/store-jsonl.md, "The session catalog"); the
+ * PostgreSQL store in a table its append function maintains (`session_catalog`, docs/store-postgres.md).
  */
 export interface SessionCatalogSource {
   /**
