@@ -180,6 +180,8 @@ export class JsonlSessionCatalog {
       }
       this.#upTo = base.upTo;
       this.#key = base.key;
+      // a version 1 base (every row decoded at load): a writable instance writes it again as version 2, once
+      if (this.#writable) await writeBase(this.#directory.dir, base).catch(() => undefined);
     }
     this.#loaded = true;
   }
