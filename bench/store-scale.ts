@@ -43,6 +43,7 @@ import { silentLogger } from '../runtime/logger.js';
 import type { Runtime } from '../runtime/runtime.js';
 type Agent = ReturnType<Runtime['createSession']>;
 import { machineLine } from './support/machine.js';
+import { ms, openTimeOf, serveStore, wallOf, type Serve } from './support/steerlog-processes.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const argOf = (name: string, dflt: string): string => {
@@ -240,75 +241,12 @@ const generate = async (): Promise<void> => {
 
 // ---- measuring -------------------------------------------------------------------------------------------------
 
-const ms = (x: number): string => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(x < 10 ? 1 : 0)} ms`);
+const wall = (args: string[]): { ms: number; status: number | null; out: string } => wallOf(CLI, args);
 
-const wall = (args: string[]): { ms: number; status: number | null; out: string } => {
-  const t = performance.now();
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
-  return { ms: performance.now() - t, status: r.status, out: r.stdout + r.stderr };
-};
+/** In a fresh node process: the time opening the store read-only takes. */
+const openTime = (dir: string): number => openTimeOf(BUILD, `jsonl:${dir}`);
 
-/** In a fresh node process: the time openJsonlEventStore(dir, {readOnly}) takes. */
-const openTime = (dir: string): number => {
-  const script = `import { openJsonlEventStore } from ${JSON.stringify(join(BUILD, 'dist/adapters/store/jsonl/index.js'))};
-const t = performance.now(); const s = await openJsonlEventStore(${JSON.stringify(dir)}, { readOnly: true }); const d = performance.now() - t; await s.close(); console.log(d);`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(r.stderr);
-  return Number(r.stdout.trim());
-};
-
-interface Serve {
-  readonly url: string;
-  readonly pid: number;
-  readonly startMs: number;
-  rpc(method: string, payload: unknown): Promise<{ ms: number; body: { result?: { ok?: boolean; value?: unknown } } }>;
-  get(path: string): Promise<{ ms: number; bytes: number; status: number }>;
-  rss(): number;
-  stop(): Promise<void>;
-}
-
-const serve = async (dir: string, cli = CLI): Promise<Serve> => {
-  const t = performance.now();
-  const child = spawn(process.execPath, [cli, 'serve', '--store', `jsonl:${dir}`, '--port', '0', '--model', 'echo'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, STEERLOG_ECHO_DELAY_MS: '0' } });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  const url = await new Promise<string>((res, rej) => {
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) res(m[1]!);
-    });
-    child.once('exit', (code) => rej(new Error(`serve exited ${code}: ${err}`)));
-  });
-  const startMs = performance.now() - t;
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  return {
-    url,
-    pid: child.pid!,
-    startMs,
-    rpc: async (method, payload) => {
-      const t1 = performance.now();
-      const res = await fetch(`${url}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'client-request', rpcId: 'b', method, payload }) });
-      const body = (await res.json()) as { result?: { ok?: boolean; value?: unknown } };
-      return { ms: performance.now() - t1, body };
-    },
-    get: async (path) => {
-      const t1 = performance.now();
-      const res = await fetch(`${url}${path}`);
-      const text = await res.text();
-      return { ms: performance.now() - t1, bytes: text.length, status: res.status };
-    },
-    rss: () => {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-      return m ? Number(m[1]) / 1024 : Number.NaN;
-    },
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-};
+const serve = (dir: string, cli = CLI): Promise<Serve> => serveStore(cli, `jsonl:${dir}`);
 
 const measure = async (): Promise<void> => {
   const label = argOf('label', 'run');

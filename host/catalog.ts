@@ -25,7 +25,7 @@ export interface CatalogListQuery {
 }
 
 /**
- * Every session in the store. When the store keeps a session catalog (SessionCatalogSource: the JSONL store), a page
+ * Every session in the store. When the store keeps a session catalog (SessionCatalogSource: the JSONL and PostgreSQL stores), a page
  * is read from it, so a list costs the page; otherwise sessions are found by following the store's global order
  * for `session/created` events at seq 0, each refresh reading only what was committed since the last one, so
  * sessions another host created appear too.

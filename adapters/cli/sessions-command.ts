@@ -11,7 +11,7 @@ export type { SessionSummary } from '../../audit/list-sessions.js';
 export const SESSIONS_USAGE = `usage: steerlog sessions [--store <spec>] [--limit <n>] [--after <cursor>] [--kind <kind>] [--json]
   --store <spec>  the store, opened read-only: jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… | archive:<file>
                   (default ${DEFAULT_STORE_SPEC})
-  --limit <n>     list at most n sessions, oldest first, from the store's session catalog when it keeps one (JSONL):
+  --limit <n>     list at most n sessions, oldest first, from the store's session catalog when it keeps one (JSONL, PostgreSQL):
                   only those are read; the next page's cursor is printed (--json: "next")
   --after <c>     the page after cursor c
   --kind <kind>   only sessions of this kind

@@ -2,12 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkJsonlStore, openJsonlEventStore, QUARANTINE_DIR, QUARANTINE_LOG, rebuildJsonlCatalog, rebuildJsonlIndex, type StoreCheckReport } from '../store/jsonl/index.js';
 import { StoreIoError } from '../../runtime/ports/store-errors.js';
+import { openStore } from '../store/open-store.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
 import type { CliIo } from './io.js';
 
 export const STORE_USAGE = `usage: steerlog store check <jsonl:dir> [--json]
        steerlog store repair <jsonl:dir> [--rebuild-index] [--json]
+       steerlog store repair <postgres://…> [--json]
   check             verify every line, checksum, index record and cross-reference of a JSONL store, and the
                     session catalog against a fold of the log, writing nothing; report damage (and what a crash
                     left, which the next writable open quarantines)
@@ -19,6 +21,9 @@ export const STORE_USAGE = `usage: steerlog store check <jsonl:dir> [--json]
                     deleted (archived) streams keep their positions retired; refuses when lines are damaged,
                     positions conflict or are missing (beyond what deleted.log accounts for); the old index goes
                     to quarantine/; then rebuild the session catalog
+  repair <postgres://…>
+                    migrate the schema (what a writable open does), then rebuild the session catalog table from
+                    the events (appends wait meanwhile)
 exit: 0 clean / repaired, 1 damage found, 2 usage, 3 the store could not be read or repaired`;
 
 const dirOf = (spec: string): string | undefined => (spec.startsWith('jsonl:') && spec.length > 6 ? spec.slice(6) : undefined);
@@ -31,7 +36,8 @@ export const storeCommand = async (argv: readonly string[], io: CliIo): Promise<
   const [action, spec, ...rest] = args.positionals;
   if ((action !== 'check' && action !== 'repair') || spec === undefined || rest.length > 0) return reportUsage(io, STORE_USAGE, action === undefined ? 'check or repair?' : undefined, json);
   const dir = dirOf(spec);
-  if (dir === undefined) return reportUsage(io, STORE_USAGE, `${spec}: store check and repair work on JSONL stores (jsonl:<dir>)`, json);
+  if (dir === undefined && action === 'repair' && /^postgres(ql)?:\/\//.test(spec) && !args.flags['rebuild-index']) return repairPostgres(spec, io, json);
+  if (dir === undefined) return reportUsage(io, STORE_USAGE, `${spec}: store check and repair --rebuild-index work on JSONL stores (jsonl:<dir>); repair also on postgres://…`, json);
   try {
     if (action === 'check') {
       const report = await checkJsonlStore(dir).catch((e: unknown) => {
@@ -59,6 +65,25 @@ export const storeCommand = async (argv: readonly string[], io: CliIo): Promise<
     return EXIT.ok;
   } catch (e) {
     return reportFailure(io, `store ${action}`, e, json);
+  }
+};
+
+/** `store repair postgres://…`: a writable open (it migrates), then the session catalog folded again from the events. */
+const repairPostgres = async (spec: string, io: CliIo, json: boolean): Promise<number> => {
+  try {
+    const store = await openStore(spec);
+    try {
+      // the PostgreSQL store's own method (pg is loaded only when a spec needs it: no import of the class here)
+      const rebuild = (store as { rebuildSessionCatalog?: () => Promise<number> }).rebuildSessionCatalog;
+      if (typeof rebuild !== 'function') throw new TypeError(`${spec} did not open a PostgreSQL store`);
+      const rows = await rebuild.call(store);
+      io.stdout.write(json ? `${JSON.stringify({ ok: true, catalogRows: rows })}\n` : `rebuilt the session catalog of ${spec}: ${rows} stream${rows === 1 ? '' : 's'}\n`);
+      return EXIT.ok;
+    } finally {
+      await store.close();
+    }
+  } catch (e) {
+    return reportFailure(io, 'store repair', e, json);
   }
 };
 

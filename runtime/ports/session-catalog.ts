@@ -5,7 +5,8 @@ import type { EventStore } from './event-store.js';
  * so that listing sessions costs the page asked for, not a read of every event. A store without it stays a
  * complete event store; the host then finds sessions by following the global order (host/catalog.ts).
  *
- * The JSONL store keeps it beside its files (`sessions.catalog`, docs/store-jsonl.md, "The session catalog").
+ * The JSONL store keeps it beside its files (`sessions.catalog`, docs/store-jsonl.md, "The session catalog"); the
+ * PostgreSQL store in a table its append function maintains (`session_catalog`, docs/store-postgres.md).
  */
 export interface SessionCatalogSource {
   /**
@@ -74,12 +75,18 @@ export const compareCatalogRows = (a: CatalogedSession, b: CatalogedSession): nu
 /** The cursor that resumes after `row`. */
 export const catalogCursorOf = (row: Pick<CatalogedSession, 'createdAt' | 'sessionId'>): string => `${row.createdAt}:${row.sessionId}`;
 
-const rowAfterCursor = (cursor: string): ((row: CatalogedSession) => boolean) => {
+/** The row a cursor of {@link catalogCursorOf} resumes after; undefined when it is not one (a page then starts from the oldest). */
+export const catalogCursorRow = (cursor: string): Pick<CatalogedSession, 'createdAt' | 'sessionId'> | undefined => {
   const colon = cursor.indexOf(':');
   const createdAt = Number(cursor.slice(0, colon));
-  const sessionId = cursor.slice(colon + 1);
-  if (colon < 0 || !Number.isFinite(createdAt)) return () => true;
-  return (row) => compareCatalogRows(row, { createdAt, sessionId } as CatalogedSession) > 0;
+  if (colon < 0 || !Number.isFinite(createdAt)) return undefined;
+  return { createdAt, sessionId: cursor.slice(colon + 1) };
+};
+
+const rowAfterCursor = (cursor: string): ((row: CatalogedSession) => boolean) => {
+  const after = catalogCursorRow(cursor);
+  if (after === undefined) return () => true;
+  return (row) => compareCatalogRows(row, after as CatalogedSession) > 0;
 };
 
 /** Does `row` pass the filters of `query` (paging aside)? */

@@ -15,11 +15,20 @@ const PARALLEL = 16;
 /** The most bytes a header line can take (an id is at most 200 UTF-8 bytes). */
 const HEADER_BYTES = 2048;
 
-/** The catalog's rows, by stream id and by stream file hash. */
+/** The catalog's rows, by stream id and by stream file hash (what the fold reads and writes of them). */
 export interface CatalogRows {
+  readonly rows: { get(stream: string): CatalogRow | undefined; set(stream: string, row: CatalogRow): unknown };
+  readonly byHash: { get(hash: string): string | undefined; set(hash: string, stream: string): unknown };
+}
+
+/** Catalog rows held in two maps (a fold from nothing: `store check`, `store repair`). */
+export interface MapCatalogRows extends CatalogRows {
   readonly rows: Map<string, CatalogRow>;
   readonly byHash: Map<string, string>;
 }
+
+/** Empty {@link MapCatalogRows}. */
+export const mapCatalogRows = (): MapCatalogRows => ({ rows: new Map(), byHash: new Map() });
 
 /**
  * Folds the committed events at global positions [from, to) into `rows`, reading the index records and, per

@@ -3,6 +3,7 @@ import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChange, decodeRow, encodeChange, encodeRow, type CatalogChange, type CatalogRow } from './catalog-fold.js';
 import { crc32 } from './line-codec.js';
+import { CatalogBaseView, encodeBaseV2 } from './catalog-base.js';
 
 /**
  * The session catalog's two files, beside the store's (docs/store-jsonl.md, "The session catalog"):
@@ -44,7 +45,7 @@ const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
 const isKey = (v: unknown): v is CatalogKey => v === null || (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'number');
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
-/** The base file's bytes. */
+/** The bytes of a version 1 base (every row decoded at load); {@link writeBase} writes version 2. */
 export const encodeBase = (base: CatalogBase): Buffer => {
   const body = Buffer.from([JSON.stringify({ upTo: base.upTo, key: base.key }), ...base.rows.map((r) => JSON.stringify(encodeRow(r)))].join('\n') + '\n', 'utf8');
   return Buffer.concat([Buffer.from(`${JSON.stringify({ c: hex8(crc32(body)), n: body.length })}\n`, 'utf8'), body]);
@@ -118,21 +119,29 @@ const decodeLogLine = (bytes: Buffer, start: number, nl: number): CatalogLogLine
   }
 };
 
-/** The base file of the store in `dir`, or undefined when it is missing or not a whole, checked base. */
-export const readBase = async (dir: string): Promise<CatalogBase | undefined> => {
+/**
+ * The base file of the store in `dir`: a version 2 base as a view (rows decoded on demand, catalog-base.ts), a
+ * version 1 base decoded whole, or undefined when it is missing or not a whole, checked base.
+ */
+export const readBaseFile = async (dir: string): Promise<CatalogBaseView | CatalogBase | undefined> => {
+  let bytes: Buffer;
   try {
-    return decodeBase(await readFile(join(dir, CATALOG_FILE)));
+    bytes = await readFile(join(dir, CATALOG_FILE));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
   }
+  return CatalogBaseView.of(bytes) ?? decodeBase(bytes);
 };
 
-/** Writes a new base (a temporary file renamed over the old one: a reader sees the old base or the new one). */
+/**
+ * Writes a new base, version 2 (catalog-base.ts), as a temporary file renamed over the old one: a reader sees the
+ * old base or the new one.
+ */
 export const writeBase = async (dir: string, base: CatalogBase): Promise<void> => {
   const tmp = join(dir, `${CATALOG_FILE}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await writeFile(tmp, encodeBase(base));
+    await writeFile(tmp, encodeBaseV2(base.upTo, base.key, base.rows));
     await rename(tmp, join(dir, CATALOG_FILE));
   } catch (e) {
     await rm(tmp, { force: true }).catch(() => undefined);

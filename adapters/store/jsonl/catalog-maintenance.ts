@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { foldIndexRange, type CatalogRows } from './catalog-catch-up.js';
+import { foldIndexRange, mapCatalogRows } from './catalog-catch-up.js';
 import { CATALOG_FILE, removeCatalogFiles, writeBase } from './catalog-files.js';
 import { nodeFsOps, type FsOps } from './fs-ops.js';
 import { viewIndex } from './global-index.js';
@@ -31,7 +31,7 @@ export const checkJsonlCatalog = async (dir: string, fs: FsOps = nodeFsOps): Pro
   try {
     await directory.refreshDeletions();
     const stored = await new JsonlSessionCatalog(directory, false).rows();
-    const fold: CatalogRows = { rows: new Map(), byHash: new Map() };
+    const fold = mapCatalogRows();
     await foldIndexRange(directory, fold, 0, (await viewIndex(directory.indexRead, directory.indexPath)).count);
     const findings: CatalogFinding[] = [];
     const storedById = new Map(stored.map((r) => [r.row.sessionId, r.row]));
@@ -68,7 +68,7 @@ export const rebuildJsonlCatalog = async (dir: string, fs: FsOps = nodeFsOps): P
   const directory = await readingDirectory(dir, fs);
   try {
     await directory.refreshDeletions();
-    const fold: CatalogRows = { rows: new Map(), byHash: new Map() };
+    const fold = mapCatalogRows();
     const { count } = await viewIndex(directory.indexRead, directory.indexPath);
     const key = await foldIndexRange(directory, fold, 0, count);
     const rows = [...fold.rows.values()].filter((r) => !directory.isDeleted(r.hash));

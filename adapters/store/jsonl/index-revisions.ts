@@ -21,7 +21,7 @@ const NONE: IndexedRevision = { revision: -1, position: -1 };
  * committed records (the session catalog's rows, checked against the index by their key; catalog-files.ts), or
  * undefined when that is not known.
  */
-export type RevisionSeedSource = () => Promise<{ readonly upTo: number; readonly lastRevisions: ReadonlyMap<string, number> } | undefined>;
+export type RevisionSeedSource = () => Promise<{ readonly upTo: number; readonly lastRevision: (hash: string) => number | undefined } | undefined>;
 
 /** The sparse seq → offset index keeps the line offset of every OFFSET_STEP-th revision of each stream file. */
 export const OFFSET_STEP = 256;
@@ -39,6 +39,8 @@ export class IndexRevisions {
   /** The seed may be used: not yet tried, and no reset since (a reset confirms with a pass from record 0). */
   #seedable = true;
   #counts = new Map<string, { count: number; position: number }>();
+  /** The seed's last revision of a file hash not counted yet (looked up when first needed), and the positions it covers. */
+  #seeded: { readonly upTo: number; readonly lastRevision: (hash: string) => number | undefined } | undefined;
   /** Per file hash: the line offsets of revisions OFFSET_STEP, 2 × OFFSET_STEP, … (index k - 1 holds revision k × OFFSET_STEP). */
   #offsets = new Map<string, number[]>();
   #scanned = 0;
@@ -61,9 +63,10 @@ export class IndexRevisions {
         this.#seedable = false;
         const seed = await this.#seed();
         if (seed !== undefined && seed.upTo > 0) {
-          // the catalog's last revision of each stream file, as of its first `upTo` positions: the position of that
-          // last event is not kept there, `upTo - 1` bounds it. No line offsets: a read learns them as it passes.
-          for (const [hash, revision] of seed.lastRevisions) this.#counts.set(hash, { count: revision + 1, position: seed.upTo - 1 });
+          // the catalog's last revision of each stream file, as of its first `upTo` positions, looked up per file
+          // when first needed: the position of that last event is not kept there, `upTo - 1` bounds it. No line
+          // offsets: a read learns them as it passes.
+          this.#seeded = seed;
           this.#scanned = seed.upTo;
           this.#fromZero = false;
         }
@@ -87,6 +90,7 @@ export class IndexRevisions {
   fillOffsets(file: FileOps, path: string, count: number): Promise<void> {
     const run = this.#pending.then(async () => {
       if (!this.#fromZero) {
+        this.#seeded = undefined;
         this.#counts = new Map();
         this.#offsets = new Map();
         this.#scanned = 0;
@@ -102,6 +106,7 @@ export class IndexRevisions {
   /** Forgets the scan (the index may have been rolled back under it); the next upTo starts over. */
   reset(): Promise<void> {
     const run = this.#pending.then(() => {
+      this.#seeded = undefined;
       this.#counts = new Map();
       this.#offsets = new Map();
       this.#scanned = 0;
@@ -114,7 +119,7 @@ export class IndexRevisions {
 
   /** What the scanned records say of the file hash `hash`. */
   of(hash: string): IndexedRevision {
-    const c = this.#counts.get(hash);
+    const c = this.#countOf(hash);
     return c === undefined ? NONE : { revision: c.count - 1, position: c.position };
   }
 
@@ -142,6 +147,17 @@ export class IndexRevisions {
     if (offsets.length === revision / OFFSET_STEP - 1) offsets.push(offset);
   }
 
+  /** The count of `hash`: scanned, else the seed's (then kept, so that the records after the seed add to it). */
+  #countOf(hash: string): { count: number; position: number } | undefined {
+    const c = this.#counts.get(hash);
+    if (c !== undefined || this.#seeded === undefined) return c;
+    const revision = this.#seeded.lastRevision(hash);
+    if (revision === undefined) return undefined;
+    const seeded = { count: revision + 1, position: this.#seeded.upTo - 1 };
+    this.#counts.set(hash, seeded);
+    return seeded;
+  }
+
   async #scan(file: FileOps, path: string, count: number): Promise<void> {
     while (this.#scanned < count) {
       const from = this.#scanned;
@@ -156,7 +172,7 @@ export class IndexRevisions {
           throw new StoreCorruptError(path, (from + i) * INDEX_RECORD_BYTES, `${record} (global position ${from + i}, inside the committed index)`, from + i + 1);
         }
         const hash = record.fileHash;
-        const c = this.#counts.get(hash);
+        const c = this.#countOf(hash);
         if (c === undefined) this.#counts.set(hash, { count: 1, position: from + i });
         else {
           // the record of revision c.count: every OFFSET_STEP-th one's line offset is kept

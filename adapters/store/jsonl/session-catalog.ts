@@ -1,7 +1,9 @@
-import { catalogPageOf, type SessionCatalogPage, type SessionCatalogQuery } from '../../../runtime/ports/session-catalog.js';
-import { foldIndexRange, type CatalogRows } from './catalog-catch-up.js';
+import type { SessionCatalogPage, SessionCatalogQuery } from '../../../runtime/ports/session-catalog.js';
+import { CatalogBaseView } from './catalog-base.js';
+import { foldIndexRange } from './catalog-catch-up.js';
 import { applyChange, type CatalogChange, type CatalogRow } from './catalog-fold.js';
-import { appendLogLine, decodeLogLines, logSize, readBase, readLogFrom, replaceLog, writeBase, type CatalogKey } from './catalog-files.js';
+import { appendLogLine, decodeLogLines, logSize, readBaseFile, readLogFrom, replaceLog, writeBase, type CatalogKey } from './catalog-files.js';
+import { CatalogState } from './catalog-state.js';
 import { readExactly, viewIndex } from './global-index.js';
 import { decodeIndexRecord, INDEX_RECORD_BYTES } from './line-codec.js';
 import { io, type StoreDirectory } from './store-directory.js';
@@ -26,7 +28,7 @@ export class JsonlSessionCatalog {
   readonly #directory: StoreDirectory;
   readonly #writable: boolean;
   readonly #logLimit: number;
-  #state: CatalogRows = { rows: new Map(), byHash: new Map() };
+  #state = new CatalogState();
   #upTo = 0;
   #key: CatalogKey = null;
   #loaded = false;
@@ -46,11 +48,7 @@ export class JsonlSessionCatalog {
   list(query: SessionCatalogQuery = {}): Promise<SessionCatalogPage> {
     return this.#serialized(async () => {
       await this.#refresh();
-      const directory = this.#directory;
-      const live = function* (rows: Iterable<CatalogRow>) {
-        for (const r of rows) if (!directory.isDeleted(r.hash)) yield r.row;
-      };
-      return catalogPageOf(live(this.#state.rows.values()), query);
+      return this.#state.page(query, (r) => !this.#directory.isDeleted(r.hash));
     });
   }
 
@@ -58,7 +56,7 @@ export class JsonlSessionCatalog {
   rows(): Promise<CatalogRow[]> {
     return this.#serialized(async () => {
       await this.#refresh();
-      return [...this.#state.rows.values()].filter((r) => !this.#directory.isDeleted(r.hash));
+      return this.#state.all((r) => !this.#directory.isDeleted(r.hash));
     });
   }
 
@@ -71,7 +69,7 @@ export class JsonlSessionCatalog {
    * (after a crash or a power loss that cost it its last lines, or an index rebuilt under it): catching up reads the
    * lines those records name, which can cost more than the pass over the index.
    */
-  revisionSeed(): Promise<{ readonly upTo: number; readonly lastRevisions: ReadonlyMap<string, number> } | undefined> {
+  revisionSeed(): Promise<{ readonly upTo: number; readonly lastRevision: (hash: string) => number | undefined } | undefined> {
     return this.#serialized(async () => {
       if (!this.#loaded) {
         await this.#loadBase();
@@ -82,12 +80,8 @@ export class JsonlSessionCatalog {
         }
       }
       if (!(await this.#refresh(SEED_FOLD_LIMIT))) return undefined;
-      const lastRevisions = new Map<string, number>();
-      for (const r of this.#state.rows.values()) {
-        if (r.row.status === 'broken') return undefined;
-        lastRevisions.set(r.hash, r.row.lastSeq);
-      }
-      return { upTo: this.#upTo, lastRevisions };
+      if (this.#state.anyBroken()) return undefined;
+      return { upTo: this.#upTo, lastRevision: this.#state.lastRevisions() };
     });
   }
 
@@ -118,7 +112,7 @@ export class JsonlSessionCatalog {
   }
 
   #reset(): void {
-    this.#state = { rows: new Map(), byHash: new Map() };
+    this.#state = new CatalogState();
     this.#upTo = 0;
     this.#key = null;
     this.#loaded = false;
@@ -158,7 +152,7 @@ export class JsonlSessionCatalog {
     const view = await io('listSessions', () => viewIndex(directory.indexRead, directory.indexPath));
     if (this.#upTo > view.count || !(await this.#keyMatches())) {
       if (maxFold !== Number.POSITIVE_INFINITY) return false; // folding again from position 0: not for a seed
-      this.#state = { rows: new Map(), byHash: new Map() };
+      this.#state = new CatalogState();
       this.#upTo = 0;
       this.#key = null;
     }
@@ -174,14 +168,20 @@ export class JsonlSessionCatalog {
 
   /** Reads the base (when there is one) into the rows: the start of the first refresh. */
   async #loadBase(): Promise<void> {
-    const base = await io('listSessions', () => readBase(this.#directory.dir));
-    if (base) {
+    const base = await io('listSessions', () => readBaseFile(this.#directory.dir));
+    if (base instanceof CatalogBaseView) {
+      this.#state.base = base;
+      this.#upTo = base.upTo;
+      this.#key = base.key;
+    } else if (base) {
       for (const r of base.rows) {
         this.#state.rows.set(r.row.sessionId, r);
         this.#state.byHash.set(r.hash, r.row.sessionId);
       }
       this.#upTo = base.upTo;
       this.#key = base.key;
+      // a version 1 base (every row decoded at load): a writable instance writes it again as version 2, once
+      if (this.#writable) await writeBase(this.#directory.dir, base).catch(() => undefined);
     }
     this.#loaded = true;
   }
@@ -196,7 +196,7 @@ export class JsonlSessionCatalog {
   }
 
   async #writeBase(): Promise<void> {
-    const rows = [...this.#state.rows.values()].filter((r) => !this.#directory.isDeleted(r.hash));
+    const rows = this.#state.all((r) => !this.#directory.isDeleted(r.hash));
     await writeBase(this.#directory.dir, { upTo: this.#upTo, key: this.#key, rows });
   }
 

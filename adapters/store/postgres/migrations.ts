@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import { ARCHIVE_MIGRATION } from './migration-archive.js';
 import { TEXT_SEARCH_MIGRATION } from './migration-text-search.js';
 import { PARTITION_HASH_MIGRATION } from './migration-partition-hash.js';
+import { SESSION_CATALOG_MIGRATION } from './migration-session-catalog.js';
 import { assertValidSchemaName, channelName, type Migration } from './schema-names.js';
 
 export { assertValidSchemaName, channelName, type Migration } from './schema-names.js';
@@ -221,6 +222,7 @@ $fn$;
   ARCHIVE_MIGRATION,
   TEXT_SEARCH_MIGRATION,
   PARTITION_HASH_MIGRATION,
+  SESSION_CATALOG_MIGRATION,
 ];
 
 /** The schema version the latest migration creates. */

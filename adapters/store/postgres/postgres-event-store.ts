@@ -24,6 +24,8 @@ import { appendEvents, type AppendContext } from './append-events.js';
 import { deleteStoredStream } from './delete-stream.js';
 import { readAllPages, readStreamPages, revisionOf, type ReadContext } from './event-reads.js';
 import { searchIndexed } from './text-search.js';
+import { listCatalog, rebuildCatalog } from './session-catalog.js';
+import type { SessionCatalogPage, SessionCatalogQuery, SessionCatalogSource } from '../../../runtime/ports/session-catalog.js';
 import type { SearchQuery, SearchResult } from '../../../audit/session-search.js';
 import type { Keyring } from '../../../runtime/content-opener.js';
 import { LiveSubscriptions } from './live-subscriptions.js';
@@ -125,7 +127,7 @@ export async function openPostgresEventStore(options: PostgresEventStoreOptions)
  * how the global order avoids gaps, and how subscriptions go live. The work is done by the modules beside this one
  * (append-events, event-reads, delete-stream, live-subscriptions), over one shared StoreContext.
  */
-export class PostgresEventStore implements EventStore, StreamDeletion {
+export class PostgresEventStore implements EventStore, StreamDeletion, SessionCatalogSource {
   /** The `db.system.name` telemetry gives this store's operations. */
   readonly dbSystem = 'postgresql';
   readonly schema: string;
@@ -162,6 +164,21 @@ export class PostgresEventStore implements EventStore, StreamDeletion {
   /** `steerlog search` from the store's text index: the streaming scan's answer (see text-search.ts). */
   searchText(query: SearchQuery, keyring: Keyring): Promise<SearchResult> {
     return searchIndexed(this.#ctx, query, keyring);
+  }
+
+  // ---------------------------------------------------------------- session catalog
+
+  /**
+   * A page of the session catalog (`session_catalog`, kept by `append_events` in the append's transaction): one
+   * indexed query, so a list costs the page, not the events. See docs/store-postgres.md.
+   */
+  listSessions(query: SessionCatalogQuery = {}): Promise<SessionCatalogPage> {
+    return listCatalog(this.#ctx, query);
+  }
+
+  /** Folds the session catalog again from the events (appends wait meanwhile); the number of rows it then holds. */
+  rebuildSessionCatalog(): Promise<number> {
+    return rebuildCatalog(this.#ctx);
   }
 
   // ---------------------------------------------------------------- append

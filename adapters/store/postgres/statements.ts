@@ -63,6 +63,10 @@ export const statements = (schema: string) => {
     readAllPartitionsName: `stl_read_all_parts_${schema}`,
     /** `readAll` of the streams whose `stream_hash % $3` is one of `$4` (see `ReadAllOptions.partition`). */
     readAllPartitions: `SELECT ${columns} FROM ${s}.events WHERE position > $1::bigint AND stream_hash % $3::bigint = ANY ($4::bigint[]) ORDER BY position ASC LIMIT $2`,
+    /** The session catalog's table (migration 6): listed a page at a time by session-catalog.ts. */
+    sessionCatalog: `${s}.session_catalog`,
+    /** Not prepared: the repair path's rebuild of the session catalog. */
+    rebuildCatalog: `SELECT ${s}.rebuild_session_catalog() AS n`,
     /** Not prepared: deletions are rare. */
     deleteStream: `SELECT ${s}.delete_stream($1, $2::bigint, $3)`,
     /** Run on the dedicated listener connection. */

@@ -61,7 +61,7 @@ describePg('the stream hash in SQL and in the runtime', () => {
     } finally {
       client.release();
     }
-    expect((await migratePostgresEventStore(pool, schema)).applied).toEqual([5]);
+    expect((await migratePostgresEventStore(pool, schema)).applied).toEqual([5, 6]);
     const store = await openPostgresEventStore({ pool, schema });
     try {
       await store.append('new-e', [{ id: 'e1', type: 't', time: 3, data: {} }], 'no_stream');
