@@ -5,7 +5,8 @@ import { createOperationSpans } from '../../projections/telemetry/operation-span
 import type { ContentRedaction, DerivedSpan } from '../../projections/telemetry/span-types.js';
 import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { importOptionalPackage } from '../optional-package.js';
-import { otlpTracesUrl } from './otlp-http.js';
+import { startExportThread, type SpanSink } from './export-thread.js';
+import { createOtlpSpanExporter, type OtlpProtocol } from './otlp-exporter.js';
 import { SdkSpan } from './sdk-span.js';
 import { SpanExportQueue, type SpanExporterLike, type SpanExportQueueOptions, type SpanExportStats } from './span-export-queue.js';
 
@@ -21,20 +22,9 @@ import { SpanExportQueue, type SpanExporterLike, type SpanExportQueueOptions, ty
  * appends and fsync batches the runtime tells of become `db.*` spans (live only: they are not in the log).
  */
 
-/** The OpenTelemetry SDK packages are not installed. */
-export class TelemetryUnavailableError extends Error {
-  readonly code = 'telemetry-unavailable' as const;
-  constructor(
-    readonly packageName: string,
-    options?: { readonly cause?: unknown },
-  ) {
-    super(`telemetry needs the optional package ${packageName}: npm install ${packageName}`, options);
-    this.name = 'TelemetryUnavailableError';
-  }
-}
-/** Is this a {@link TelemetryUnavailableError}? (by its stable `code`) */
-export const isTelemetryUnavailableError = (e: unknown): e is TelemetryUnavailableError =>
-  typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'telemetry-unavailable';
+import { TelemetryUnavailableError } from './telemetry-unavailable.js';
+
+export { TelemetryUnavailableError, isTelemetryUnavailableError } from './telemetry-unavailable.js';
 
 /** Options of {@link createOtelTelemetry}. */
 export interface OtelTelemetryOptions {
@@ -45,6 +35,20 @@ export interface OtelTelemetryOptions {
    * @defaultValue an `OTLPTraceExporter` for `endpoint`
    */
   readonly exporter?: unknown;
+  /**
+   * The OTLP/HTTP encoding when exporting to `endpoint`: `http/protobuf` through
+   * `@opentelemetry/exporter-trace-otlp-proto`, `http/json` through `@opentelemetry/exporter-trace-otlp-http`
+   * (each an optional peer dependency). The SDK's protobuf encoding costs less CPU per span and sends fewer bytes.
+   * @defaultValue 'http/protobuf'
+   */
+  readonly protocol?: OtlpProtocol;
+  /**
+   * When exporting to `endpoint`: convert, encode and send the spans on a worker thread (the runtime's thread only
+   * derives them and hands them over), or on the runtime's thread. Not with `exporter` (an object that cannot be
+   * handed to another thread).
+   * @defaultValue true with `endpoint`
+   */
+  readonly thread?: boolean;
   /** The resource's `service.name`. @defaultValue 'steerlog' */
   readonly serviceName?: string;
   /** The content redaction hook; content is exported only through it. @defaultValue none: no content */
@@ -71,21 +75,28 @@ export interface OtelTelemetry extends SessionTelemetry {
 
 const load = (name: string): Promise<unknown> => importOptionalPackage(name, (cause) => new TelemetryUnavailableError(name, { cause }));
 
+/** Where the spans go: the export worker, or a queue in front of the SDK exporter on this thread. */
+const openSink = async (options: OtelTelemetryOptions): Promise<SpanSink> => {
+  const protocol = options.protocol ?? 'http/protobuf';
+  const serviceName = options.serviceName ?? 'steerlog';
+  if (options.exporter !== undefined && options.thread === true) throw new TypeError('createOtelTelemetry(options): thread needs an endpoint, not an exporter');
+  if (options.exporter === undefined && options.endpoint === undefined) throw new TypeError('createOtelTelemetry(options): an endpoint or an exporter');
+  if (options.exporter === undefined && options.endpoint !== undefined && options.thread !== false && options.simple !== true) {
+    return startExportThread({ endpoint: options.endpoint, protocol, serviceName, queue: options.queue ?? {} });
+  }
+  await load('@opentelemetry/sdk-trace-base');
+  const { resourceFromAttributes } = (await load('@opentelemetry/resources')) as { resourceFromAttributes: (a: Record<string, string>) => unknown };
+  const exporter = (options.exporter as SpanExporterLike | undefined) ?? (await createOtlpSpanExporter(options.endpoint!, protocol, (name, cause) => new TelemetryUnavailableError(name, { cause })));
+  const resource = resourceFromAttributes({ 'service.name': serviceName });
+  return new SpanExportQueue<DerivedSpan>(exporter, (s) => new SdkSpan(s, resource), { ...(options.queue ?? {}), immediate: options.simple === true });
+};
+
 /**
  * Creates the live OpenTelemetry exporter (loads the SDK). Each live session is folded by its own span derivation;
  * a session that goes live with history (a resume) has that history folded without exporting it.
  */
 export const createOtelTelemetry = async (options: OtelTelemetryOptions): Promise<OtelTelemetry> => {
-  await load('@opentelemetry/sdk-trace-base');
-  const { resourceFromAttributes } = (await load('@opentelemetry/resources')) as { resourceFromAttributes: (a: Record<string, string>) => unknown };
-  let exporter = options.exporter as SpanExporterLike | undefined;
-  if (exporter === undefined) {
-    if (options.endpoint === undefined) throw new TypeError('createOtelTelemetry(options): an endpoint or an exporter');
-    const { OTLPTraceExporter } = (await load('@opentelemetry/exporter-trace-otlp-http')) as { OTLPTraceExporter: new (config: { url: string }) => SpanExporterLike };
-    exporter = new OTLPTraceExporter({ url: otlpTracesUrl(options.endpoint) });
-  }
-  const resource = resourceFromAttributes({ 'service.name': options.serviceName ?? 'steerlog' });
-  const queue = new SpanExportQueue<DerivedSpan>(exporter, (s) => new SdkSpan(s, resource), { ...(options.queue ?? {}), immediate: options.simple === true });
+  const queue = await openSink(options);
   const derivers = new Map<string, SpanDeriver | null>();
   const deriverOf = (sessionId: string): SpanDeriver =>
     // the runtime's own events, validated as they were appended: the light fold gives the same spans
