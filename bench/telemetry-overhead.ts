@@ -1,35 +1,32 @@
 /**
  * The cost of live telemetry: turns/s of the runtime with telemetry off and on, side by side (issue 32, target
  * ≥ 0.9×). "On" is `createRuntime({ telemetry: createOtelTelemetry(…) })`: every event folded by the span derivation,
- * every completed span (and a `db.*` span per store append) exported. `--exporter` names the configurations
- * (comma-separated):
- * - `thread-proto` (what `serve --otlp` and `createOtelTelemetry({ endpoint })` do by default): the spans handed to
- *   the export worker thread, which sends them as OTLP/HTTP protobuf through the SDK's exporter
- *   (`@opentelemetry/exporter-trace-otlp-proto`) to a receiver this benchmark starts in a child process (it reads
- *   and drops the requests, as a collector would answer);
- * - `thread-json`: the same with the SDK's OTLP/HTTP JSON exporter;
- * - `proto`, `json`: the same exporters on the runtime's own thread (`thread: false`);
- * - `none`: on the runtime's thread, an exporter that counts the spans and drops them — steerlog's own cost
- *   (derive, queue, convert, hand over), no encoding;
+ * every completed span (and a `db.*` span per store append) queued, turned into the SDK's span and exported in
+ * batches. `--exporter` names the configurations (comma-separated):
+ * - `proto` (what `serve --otlp` and `createOtelTelemetry({ endpoint })` do by default): the SDK's OTLP/HTTP protobuf
+ *   exporter (`@opentelemetry/exporter-trace-otlp-proto`) sending to a receiver this benchmark starts in a child
+ *   process (it reads each request and answers 200, as a collector would);
+ * - `json`: the same with the SDK's OTLP/HTTP JSON exporter (`--otlp-protocol http/json`);
+ * - `none`: an exporter that counts the spans and drops them — steerlog's own cost (derive, queue, convert, hand
+ *   over), no encoding, no request;
  * - `memory`: the SDK's `InMemorySpanExporter` (a test tool that keeps every span).
- * Default: `none,proto,thread-proto,thread-json`. Memory store, scripted model; 1-step turns (a text reply) and
- * 3-step turns (two tool rounds, then text); `--sessions` concurrent sessions. One warm-up round each way, then short
- * rounds in pairs whose order alternates (off/on, on/off, …), so that load from elsewhere on the machine falls on both
- * sides alike; reported: the median of the on/off ratios of the pairs for turns/s and for CPU time per turn
- * (`process.cpuUsage`: the whole process, the export worker included), the medians of each side, and every round's
+ * Default: `proto,json,none`. Memory store, scripted model; 1-step turns (a text reply) and 3-step turns (two tool
+ * rounds, then text); `--sessions` concurrent sessions; one telemetry per configuration for all its rounds (as a host
+ * keeps one). One warm-up round each way, then short rounds in pairs whose order alternates (off/on, on/off, …), so
+ * that load from elsewhere on the machine falls on both sides alike; reported: the median of the on/off ratios of the
+ * pairs for turns/s and for CPU time per turn (`process.cpuUsage`), the medians of each side, and every round's
  * figure.
  *
  * Then (`--parts replay`) the same cost apart from the load on the machine: one session's events and store appends
- * for `--replay-turns` turns recorded, then the CPU time the runtime took to produce them against the time the live
- * exporter takes to follow them, each the median of 5 passes: the process's CPU time (both threads), and for the
- * thread configurations also the runtime thread's share (the wall time of following the events synchronously: the
- * derivation and the hand-over, which is all the runtime's thread does).
+ * for `--replay-turns` turns recorded, then the CPU time the runtime took to produce them against the CPU time the
+ * live exporter takes to follow them (derive, queue, convert, encode, send), each the median of 5 passes, and the
+ * ratio they imply.
  *
  * Then (`--parts encode`) the SDK's encoders alone: the CPU time per span of the OTLP/HTTP exporter's JSON serializer
  * and of the protobuf one, over the spans of 100 3-step turns. `--parts` picks among live, replay and encode (all by
  * default).
  *
- *   npx tsx bench/telemetry-overhead.ts [--seconds 0.5] [--rounds 12] [--sessions 10] [--exporter none,proto,thread-proto,thread-json] [--replay-turns 1000] [--parts live,replay,encode]
+ *   npx tsx bench/telemetry-overhead.ts [--seconds 0.5] [--rounds 12] [--sessions 10] [--exporter proto,json,none] [--replay-turns 1000] [--parts live,replay,encode]
  */
 import { spawn } from 'node:child_process';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
@@ -56,11 +53,11 @@ const SECONDS = arg('seconds', 0.5);
 const ROUNDS = arg('rounds', 12);
 const SESSIONS = arg('sessions', 10);
 type Shape = '1-step' | '3-step';
-const KINDS = ['none', 'memory', 'proto', 'json', 'thread-proto', 'thread-json'] as const;
+const KINDS = ['none', 'memory', 'proto', 'json'] as const;
 type ExporterKind = (typeof KINDS)[number];
 const EXPORTERS: readonly ExporterKind[] = (() => {
   const i = process.argv.indexOf('--exporter');
-  const v = (i >= 0 ? process.argv[i + 1]! : 'none,proto,thread-proto,thread-json').split(',');
+  const v = (i >= 0 ? process.argv[i + 1]! : 'proto,json,none').split(',');
   for (const x of v) if (!(KINDS as readonly string[]).includes(x)) throw new Error(`--exporter takes ${KINDS.join(', ')} (comma-separated)`);
   return v as ExporterKind[];
 })();
@@ -102,10 +99,8 @@ const telemetryOf = async (kind: ExporterKind): Promise<{ telemetry: OtelTelemet
       return { telemetry: await createOtelTelemetry({ exporter }), spans: () => exporter.getFinishedSpans().length };
     }
     case 'proto':
-    case 'json':
-    case 'thread-proto':
-    case 'thread-json': {
-      const telemetry = await createOtelTelemetry({ endpoint: receiver!.endpoint, protocol: kind.endsWith('json') ? 'http/json' : 'http/protobuf', thread: kind.startsWith('thread') });
+    case 'json': {
+      const telemetry = await createOtelTelemetry({ endpoint: receiver!.endpoint, protocol: kind === 'json' ? 'http/json' : 'http/protobuf' });
       return { telemetry, spans: () => telemetry.stats().exported };
     }
   }
@@ -196,7 +191,6 @@ const cpuMs = (c: NodeJS.CpuUsage): number => (c.user + c.system) / 1000;
 for (const kind of PARTS.has('replay') ? EXPORTERS : []) for (const shape of ['1-step', '3-step'] as const) {
   const produce: number[] = [];
   const follow: number[] = [];
-  const followSync: number[] = [];
   let spans = 0;
   for (let pass = 0; pass < 6; pass++) {
     const events: LogEvent[] = [];
@@ -224,12 +218,10 @@ for (const kind of PARTS.has('replay') ? EXPORTERS : []) for (const shape of ['1
     const { telemetry, spans: exported } = await telemetryOf(kind);
     const appends = operations.map((op) => ({ ...op, collection: 'replayed' }));
     c0 = process.cpuUsage();
-    const t0 = performance.now();
     // the appends' spans are made as the appends end, between the events: here after them (the same work)
     for (const e of events) telemetry.observe('replayed', e);
     for (const op of appends) telemetry.storeOperation?.(op);
     telemetry.forget('replayed');
-    const synchronous = (performance.now() - t0) / REPLAY_TURNS;
     await telemetry.forceFlush();
     const followed = cpuMs(process.cpuUsage(c0)) / REPLAY_TURNS;
     spans = exported();
@@ -237,16 +229,11 @@ for (const kind of PARTS.has('replay') ? EXPORTERS : []) for (const shape of ['1
     if (pass === 0) continue; // warm-up
     produce.push(produced);
     follow.push(followed);
-    followSync.push(synchronous);
   }
   const p = median(produce);
   const f = median(follow);
-  const fs = median(followSync);
-  const thread = kind.startsWith('thread')
-    ? ` | the runtime's thread: ${(fs * 1000).toFixed(0)} µs/turn (wall time of the synchronous part: derive and hand over) → on/off ${(p / (p + fs)).toFixed(2)}× while the worker has a core`
-    : '';
   console.log(
-    `${kind} ${shape} apart from load: runtime ${(p * 1000).toFixed(0)} µs CPU/turn, telemetry ${(f * 1000).toFixed(0)} µs CPU/turn, whole process (${spans / REPLAY_TURNS} spans/turn) → on/off ${(p / (p + f)).toFixed(2)}× by CPU${thread} | passes runtime ${produce.map((x) => (x * 1000).toFixed(0)).join(', ')} / telemetry ${follow.map((x) => (x * 1000).toFixed(0)).join(', ')} µs`,
+    `${kind} ${shape} apart from load: runtime ${(p * 1000).toFixed(0)} µs CPU/turn, telemetry ${(f * 1000).toFixed(0)} µs CPU/turn, (${spans / REPLAY_TURNS} spans/turn) → on/off ${(p / (p + f)).toFixed(2)}× | passes runtime ${produce.map((x) => (x * 1000).toFixed(0)).join(', ')} / telemetry ${follow.map((x) => (x * 1000).toFixed(0)).join(', ')} µs`,
   );
 }
 

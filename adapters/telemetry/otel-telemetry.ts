@@ -5,24 +5,23 @@ import { createOperationSpans } from '../../projections/telemetry/operation-span
 import type { ContentRedaction, DerivedSpan } from '../../projections/telemetry/span-types.js';
 import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { importOptionalPackage } from '../optional-package.js';
-import { startExportThread, type SpanSink } from './export-thread.js';
 import { createOtlpSpanExporter, type OtlpProtocol } from './otlp-exporter.js';
 import { SdkSpan } from './sdk-span.js';
+import { TelemetryUnavailableError } from './telemetry-unavailable.js';
 import { SpanExportQueue, type SpanExporterLike, type SpanExportQueueOptions, type SpanExportStats } from './span-export-queue.js';
 
 /**
  * Live export through the official OpenTelemetry JS SDK: the spans the telemetry derivation completes as a session's
  * events commit wait in a bounded export queue and leave in batches through the SDK's `SpanExporter` (the
- * OTLP/HTTP exporter, JSON, by default). The SDK packages are optional peer dependencies, loaded only here:
- * `@opentelemetry/sdk-trace-base`, `@opentelemetry/resources`, `@opentelemetry/core` and
- * `@opentelemetry/exporter-trace-otlp-http` (2.5.1 / 0.212.0, which run on Node 20). The spans keep the
+ * OTLP/HTTP exporter, protobuf by default, JSON when asked). The SDK packages are optional peer dependencies, loaded
+ * only here: `@opentelemetry/sdk-trace-base`, `@opentelemetry/resources`, `@opentelemetry/core` and
+ * `@opentelemetry/exporter-trace-otlp-proto` or `@opentelemetry/exporter-trace-otlp-http` (2.5.1 / 0.212.0, which
+ * run on Node 20). The spans keep the
  * derivation's ids and times, so a live export and a later `steerlog trace` of the same session agree span for span;
  * a session disposed with spans still open (inbox activity after its last turn, a turn cut short) exports them
  * closed at its last event and marked `steerlog.span.open`, as `steerlog trace` of the session would. Store
  * appends and fsync batches the runtime tells of become `db.*` spans (live only: they are not in the log).
  */
-
-import { TelemetryUnavailableError } from './telemetry-unavailable.js';
 
 export { TelemetryUnavailableError, isTelemetryUnavailableError } from './telemetry-unavailable.js';
 
@@ -42,13 +41,6 @@ export interface OtelTelemetryOptions {
    * @defaultValue 'http/protobuf'
    */
   readonly protocol?: OtlpProtocol;
-  /**
-   * When exporting to `endpoint`: convert, encode and send the spans on a worker thread (the runtime's thread only
-   * derives them and hands them over), or on the runtime's thread. Not with `exporter` (an object that cannot be
-   * handed to another thread).
-   * @defaultValue true with `endpoint`
-   */
-  readonly thread?: boolean;
   /** The resource's `service.name`. @defaultValue 'steerlog' */
   readonly serviceName?: string;
   /** The content redaction hook; content is exported only through it. @defaultValue none: no content */
@@ -75,19 +67,13 @@ export interface OtelTelemetry extends SessionTelemetry {
 
 const load = (name: string): Promise<unknown> => importOptionalPackage(name, (cause) => new TelemetryUnavailableError(name, { cause }));
 
-/** Where the spans go: the export worker, or a queue in front of the SDK exporter on this thread. */
-const openSink = async (options: OtelTelemetryOptions): Promise<SpanSink> => {
-  const protocol = options.protocol ?? 'http/protobuf';
-  const serviceName = options.serviceName ?? 'steerlog';
-  if (options.exporter !== undefined && options.thread === true) throw new TypeError('createOtelTelemetry(options): thread needs an endpoint, not an exporter');
+/** The export queue in front of the SDK exporter (`exporter`, or the OTLP/HTTP one of `protocol` for `endpoint`). */
+const openQueue = async (options: OtelTelemetryOptions): Promise<SpanExportQueue<DerivedSpan>> => {
   if (options.exporter === undefined && options.endpoint === undefined) throw new TypeError('createOtelTelemetry(options): an endpoint or an exporter');
-  if (options.exporter === undefined && options.endpoint !== undefined && options.thread !== false && options.simple !== true) {
-    return startExportThread({ endpoint: options.endpoint, protocol, serviceName, queue: options.queue ?? {} });
-  }
   await load('@opentelemetry/sdk-trace-base');
   const { resourceFromAttributes } = (await load('@opentelemetry/resources')) as { resourceFromAttributes: (a: Record<string, string>) => unknown };
-  const exporter = (options.exporter as SpanExporterLike | undefined) ?? (await createOtlpSpanExporter(options.endpoint!, protocol, (name, cause) => new TelemetryUnavailableError(name, { cause })));
-  const resource = resourceFromAttributes({ 'service.name': serviceName });
+  const exporter = (options.exporter as SpanExporterLike | undefined) ?? (await createOtlpSpanExporter(options.endpoint!, options.protocol ?? 'http/protobuf', (name, cause) => new TelemetryUnavailableError(name, { cause })));
+  const resource = resourceFromAttributes({ 'service.name': options.serviceName ?? 'steerlog' });
   return new SpanExportQueue<DerivedSpan>(exporter, (s) => new SdkSpan(s, resource), { ...(options.queue ?? {}), immediate: options.simple === true });
 };
 
@@ -96,7 +82,7 @@ const openSink = async (options: OtelTelemetryOptions): Promise<SpanSink> => {
  * a session that goes live with history (a resume) has that history folded without exporting it.
  */
 export const createOtelTelemetry = async (options: OtelTelemetryOptions): Promise<OtelTelemetry> => {
-  const queue = await openSink(options);
+  const queue = await openQueue(options);
   const derivers = new Map<string, SpanDeriver | null>();
   const deriverOf = (sessionId: string): SpanDeriver =>
     // the runtime's own events, validated as they were appended: the light fold gives the same spans
