@@ -93,6 +93,7 @@ export { type ArchiveDurability } from './formats/archive/write-archive.js';
 export * from './runtime/ports/telemetry.js';
 export { createOtelTelemetry, TelemetryUnavailableError, isTelemetryUnavailableError, type OtelTelemetry, type OtelTelemetryOptions } from './adapters/telemetry/otel-telemetry.js';
 export { postOtlpJson, otlpTracesUrl, OtlpExportError, isOtlpExportError, type PostOtlpOptions } from './adapters/telemetry/otlp-http.js';
+export type { OtlpProtocol } from './adapters/telemetry/otlp-exporter.js';
 export { traceSession, TraceLogInvalidError, isTraceLogInvalidError, type TraceSessionOptions, type TraceSessionResult } from './audit/trace-session.js';
 export { diffSessions, turnSummaries, normalizedEvent, type SessionDiff, type TurnComparison, type TurnSummary } from './audit/session-diff.js';
 export { stepContext, parseStepRef, StepNotFoundError, isStepNotFoundError, type StepContext, type EnteredInput } from './audit/step-context.js';

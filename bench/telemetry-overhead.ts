@@ -2,32 +2,37 @@
  * The cost of live telemetry: turns/s of the runtime with telemetry off and on, side by side (issue 32, target
  * ≥ 0.9×). "On" is `createRuntime({ telemetry: createOtelTelemetry(…) })`: every event folded by the span derivation,
  * every completed span (and a `db.*` span per store append) queued, turned into the SDK's span and exported in
- * batches to an exporter without network. `--exporter` names one or more (comma-separated):
- * - `none`: an exporter that counts the spans and drops them — steerlog's own cost (derive, queue, convert, hand over);
- * - `otlp-json`: encodes each batch as the OTLP/HTTP exporter does (the SDK's `JsonTraceSerializer`) and drops the
- *   bytes — what a deployment pays, but for the network;
- * - `memory`: the SDK's `InMemorySpanExporter`, which keeps every span for the life of the process (a test tool: the
- *   growing heap it leaves is a cost of keeping spans, not of exporting them).
- * Default: `none,otlp-json`. Memory store, scripted model; 1-step turns (a text reply) and 3-step turns (two tool
- * rounds, then text); `--sessions` concurrent sessions. One warm-up round each way, then short rounds in pairs whose
- * order alternates (off/on, on/off, …), so that load from elsewhere on the machine falls on both sides alike;
- * reported: the median of the on/off ratios of the pairs for turns/s and for CPU time per turn (process.cpuUsage),
- * the medians of each side, and every round's figure.
+ * batches. `--exporter` names the configurations (comma-separated):
+ * - `proto` (what `serve --otlp` and `createOtelTelemetry({ endpoint })` do by default): the SDK's OTLP/HTTP protobuf
+ *   exporter (`@opentelemetry/exporter-trace-otlp-proto`) sending to a receiver this benchmark starts in a child
+ *   process (it reads each request and answers 200, as a collector would);
+ * - `json`: the same with the SDK's OTLP/HTTP JSON exporter (`--otlp-protocol http/json`);
+ * - `none`: an exporter that counts the spans and drops them — steerlog's own cost (derive, queue, convert, hand
+ *   over), no encoding, no request;
+ * - `memory`: the SDK's `InMemorySpanExporter` (a test tool that keeps every span).
+ * Default: `proto,json,none`. Memory store, scripted model; 1-step turns (a text reply) and 3-step turns (two tool
+ * rounds, then text); `--sessions` concurrent sessions; one telemetry per configuration for all its rounds (as a host
+ * keeps one). One warm-up round each way, then short rounds in pairs whose order alternates (off/on, on/off, …), so
+ * that load from elsewhere on the machine falls on both sides alike; reported: the median of the on/off ratios of the
+ * pairs for turns/s and for CPU time per turn (`process.cpuUsage`), the medians of each side, and every round's
+ * figure.
  *
- * Last, the same cost apart from the load on the machine: one session's events and store appends for
- * `--replay-turns` turns recorded, then the CPU time the runtime took to produce them against the CPU time the live
- * exporter takes to follow them (derive, queue, convert, export: the events and the appends' `db.*` spans), each the
- * median of 5 passes, and the ratio they imply.
+ * Then (`--parts replay`) the same cost apart from the load on the machine: one session's events and store appends
+ * for `--replay-turns` turns recorded, then the CPU time the runtime took to produce them against the CPU time the
+ * live exporter takes to follow them (derive, queue, convert, encode, send), each the median of 5 passes, and the
+ * ratio they imply.
  *
- * Then the SDK's encoders alone: the CPU time per span of the OTLP/HTTP exporter's JSON serializer and of the protobuf
- * one, over the spans of 100 3-step turns (`--parts` picks among live, replay and encode; all by default).
+ * Then (`--parts encode`) the SDK's encoders alone: the CPU time per span of the OTLP/HTTP exporter's JSON serializer
+ * and of the protobuf one, over the spans of 100 3-step turns. `--parts` picks among live, replay and encode (all by
+ * default).
  *
- *   npx tsx bench/telemetry-overhead.ts [--seconds 0.5] [--rounds 12] [--sessions 10] [--exporter none,otlp-json,memory] [--replay-turns 1000] [--parts live,replay,encode]
+ *   npx tsx bench/telemetry-overhead.ts [--seconds 0.5] [--rounds 12] [--sessions 10] [--exporter proto,json,none] [--replay-turns 1000] [--parts live,replay,encode]
  */
+import { spawn } from 'node:child_process';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ScriptedModel } from '../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../adapters/store/memory/memory-event-store.js';
-import { createOtelTelemetry } from '../adapters/telemetry/otel-telemetry.js';
+import { createOtelTelemetry, type OtelTelemetry } from '../adapters/telemetry/otel-telemetry.js';
 import { createUserMessage } from '../domain/message.js';
 import type { ModelRequest } from '../runtime/ports/model.js';
 import { createRuntime } from '../runtime/runtime.js';
@@ -48,37 +53,64 @@ const SECONDS = arg('seconds', 0.5);
 const ROUNDS = arg('rounds', 12);
 const SESSIONS = arg('sessions', 10);
 type Shape = '1-step' | '3-step';
-type ExporterKind = 'none' | 'otlp-json' | 'memory';
+const KINDS = ['none', 'memory', 'proto', 'json'] as const;
+type ExporterKind = (typeof KINDS)[number];
 const EXPORTERS: readonly ExporterKind[] = (() => {
   const i = process.argv.indexOf('--exporter');
-  const v = (i >= 0 ? process.argv[i + 1]! : 'none,otlp-json').split(',');
-  for (const x of v) if (x !== 'none' && x !== 'otlp-json' && x !== 'memory') throw new Error('--exporter takes none, otlp-json or memory (comma-separated)');
+  const v = (i >= 0 ? process.argv[i + 1]! : 'proto,json,none').split(',');
+  for (const x of v) if (!(KINDS as readonly string[]).includes(x)) throw new Error(`--exporter takes ${KINDS.join(', ')} (comma-separated)`);
   return v as ExporterKind[];
 })();
 
-// the OTLP/HTTP exporter's own encoder (a dependency of @opentelemetry/exporter-trace-otlp-http)
-const { JsonTraceSerializer } = EXPORTERS.includes('otlp-json')
-  ? ((await import('@opentelemetry/otlp-transformer' as string)) as { JsonTraceSerializer: { serializeRequest(spans: unknown[]): Uint8Array | undefined } })
-  : { JsonTraceSerializer: null };
-
-/** Drops each batch (`encode` false) or encodes it as OTLP/HTTP JSON first and drops the bytes; counts spans and bytes. */
-class EncodingExporter {
+/** Counts each batch's spans and drops them. */
+class CountingExporter {
   spans = 0;
-  bytes = 0;
-  constructor(readonly encode: boolean) {}
   export(spans: unknown[], done: (r: { code: number }) => void): void {
-    if (this.encode) this.bytes += JsonTraceSerializer?.serializeRequest(spans)?.length ?? 0;
     this.spans += spans.length;
     done({ code: 0 });
   }
   shutdown = async (): Promise<void> => {};
 }
 
-const exporterOf = (kind: ExporterKind): InMemorySpanExporter | EncodingExporter => (kind === 'memory' ? new InMemorySpanExporter() : new EncodingExporter(kind === 'otlp-json'));
+/** An OTLP/HTTP receiver in a child process: reads each request, counts its bytes, answers 200 with an empty message. */
+const startReceiver = async (): Promise<{ endpoint: string; stop: () => void }> => {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `require('node:http').createServer((q, s) => { q.on('data', () => {}); q.on('end', () => { const json = String(q.headers['content-type']).includes('json'); s.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(json ? '{}' : ''); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); }); process.on('disconnect', () => process.exit(0));`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
+  );
+  const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  return { endpoint: `http://127.0.0.1:${port}`, stop: () => void child.kill() };
+};
+const receiver = EXPORTERS.some((k) => k !== 'none' && k !== 'memory') ? await startReceiver() : null;
 
-const run = async (shape: Shape, telemetryOn: boolean, kind: ExporterKind): Promise<{ turns: number; spans: number; cpuMsPerTurn: number; dropped: number }> => {
-  const exporter = exporterOf(kind);
-  const telemetry = telemetryOn ? await createOtelTelemetry({ exporter }) : undefined;
+/** The telemetry of one configuration, and how many spans it has exported. */
+const telemetryOf = async (kind: ExporterKind): Promise<{ telemetry: OtelTelemetry; spans: () => number }> => {
+  switch (kind) {
+    case 'none': {
+      const exporter = new CountingExporter();
+      return { telemetry: await createOtelTelemetry({ exporter }), spans: () => exporter.spans };
+    }
+    case 'memory': {
+      const exporter = new InMemorySpanExporter();
+      return { telemetry: await createOtelTelemetry({ exporter }), spans: () => exporter.getFinishedSpans().length };
+    }
+    case 'proto':
+    case 'json': {
+      const telemetry = await createOtelTelemetry({ endpoint: receiver!.endpoint, protocol: kind === 'json' ? 'http/json' : 'http/protobuf' });
+      return { telemetry, spans: () => telemetry.stats().exported };
+    }
+  }
+};
+
+/** One round; "on" uses `made`, one telemetry for all the rounds of a configuration (as a host keeps one). */
+const run = async (shape: Shape, made: { telemetry: OtelTelemetry; spans: () => number } | undefined): Promise<{ turns: number; spans: number; cpuMsPerTurn: number; dropped: number }> => {
+  const telemetry = made?.telemetry;
+  const stats0 = telemetry?.stats();
+  const spans0 = made?.spans() ?? 0;
   const model = new ScriptedModel([], {
     whenExhausted: (request: ModelRequest) =>
       shape === '3-step' && request.step < 3 ? { toolCalls: [{ callId: `c${request.turn}-${request.step}`, name: 'noop' }] } : 'done',
@@ -107,9 +139,9 @@ const run = async (shape: Shape, telemetryOn: boolean, kind: ExporterKind): Prom
   await Promise.all(agents.map((a) => a.dispose()));
   await telemetry?.forceFlush();
   const cpu = process.cpuUsage(cpu0);
-  const dropped = telemetry?.stats?.().dropped ?? 0;
-  const spans = exporter instanceof EncodingExporter ? exporter.spans : exporter.getFinishedSpans().length;
-  await telemetry?.shutdown();
+  const stats = telemetry?.stats();
+  const dropped = stats && stats0 ? stats.dropped + stats.failed - stats0.dropped - stats0.failed : 0;
+  const spans = (made?.spans() ?? 0) - spans0;
   return { turns: turns / SECONDS, spans, cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / Math.max(1, turns), dropped };
 };
 
@@ -120,9 +152,10 @@ const PARTS = (() => {
   return new Set((i >= 0 ? process.argv[i + 1]! : 'live,replay,encode').split(','));
 })();
 for (const kind of PARTS.has('live') ? EXPORTERS : []) {
+  const made = await telemetryOf(kind);
   for (const shape of ['1-step', '3-step'] as const) {
-    await run(shape, false, kind);
-    await run(shape, true, kind);
+    await run(shape, undefined);
+    await run(shape, made);
     const off: number[] = [];
     const on: number[] = [];
     const cpuOff: number[] = [];
@@ -132,8 +165,8 @@ for (const kind of PARTS.has('live') ? EXPORTERS : []) {
     for (let r = 0; r < ROUNDS; r++) {
       // the pair's order alternates, so that a load that rises or falls hits "on" first as often as "off"
       const first = r % 2 === 0 ? false : true;
-      const a = await run(shape, first, kind);
-      const b = await run(shape, !first, kind);
+      const a = await run(shape, first ? made : undefined);
+      const b = await run(shape, first ? undefined : made);
       const [without, withTelemetry] = first ? [b, a] : [a, b];
       off.push(without.turns);
       cpuOff.push(without.cpuMsPerTurn);
@@ -146,9 +179,10 @@ for (const kind of PARTS.has('live') ? EXPORTERS : []) {
     const pairRatio = median(on.map((v, i) => v / off[i]!));
     const cpuRatio = median(cpuOff.map((v, i) => v / cpuOn[i]!));
     console.log(
-      `${kind} ${shape}: on/off ${pairRatio.toFixed(2)}× turns/s (median of ${ROUNDS} pairs), ${cpuRatio.toFixed(2)}× by CPU time per turn (off/on, median of pairs) | off ${fmt(median(off))} turns/s | on ${fmt(median(on))} turns/s | medians on/off ${ratio.toFixed(2)}× | CPU ms/turn off ${median(cpuOff).toFixed(3)} on ${median(cpuOn).toFixed(3)} | ${spans} spans exported in the last round, ${dropped} dropped in all | rounds off ${off.map(fmt).join(', ')} / on ${on.map(fmt).join(', ')}`,
+      `${kind} ${shape}: on/off ${pairRatio.toFixed(2)}× turns/s (median of ${ROUNDS} pairs), ${cpuRatio.toFixed(2)}× by CPU time per turn (off/on, median of pairs) | off ${fmt(median(off))} turns/s | on ${fmt(median(on))} turns/s | medians on/off ${ratio.toFixed(2)}× | CPU ms/turn off ${median(cpuOff).toFixed(3)} on ${median(cpuOn).toFixed(3)} | ${spans} spans exported in the last round, ${dropped} dropped or failed in all | rounds off ${off.map(fmt).join(', ')} / on ${on.map(fmt).join(', ')}`,
     );
   }
+  await made.telemetry.shutdown();
 }
 
 // ---- the cost apart from the machine's load: CPU time of producing a log vs following it -------------------------
@@ -181,8 +215,7 @@ for (const kind of PARTS.has('replay') ? EXPORTERS : []) for (const shape of ['1
     await agent.checkpoint();
     const produced = cpuMs(process.cpuUsage(c0)) / REPLAY_TURNS;
     await agent.dispose();
-    const exporter = exporterOf(kind);
-    const telemetry = await createOtelTelemetry({ exporter });
+    const { telemetry, spans: exported } = await telemetryOf(kind);
     const appends = operations.map((op) => ({ ...op, collection: 'replayed' }));
     c0 = process.cpuUsage();
     // the appends' spans are made as the appends end, between the events: here after them (the same work)
@@ -191,7 +224,7 @@ for (const kind of PARTS.has('replay') ? EXPORTERS : []) for (const shape of ['1
     telemetry.forget('replayed');
     await telemetry.forceFlush();
     const followed = cpuMs(process.cpuUsage(c0)) / REPLAY_TURNS;
-    spans = exporter instanceof EncodingExporter ? exporter.spans : exporter.getFinishedSpans().length;
+    spans = exported();
     await telemetry.shutdown();
     if (pass === 0) continue; // warm-up
     produce.push(produced);
@@ -200,7 +233,7 @@ for (const kind of PARTS.has('replay') ? EXPORTERS : []) for (const shape of ['1
   const p = median(produce);
   const f = median(follow);
   console.log(
-    `${kind} ${shape} apart from load: runtime ${(p * 1000).toFixed(0)} µs CPU/turn, telemetry ${(f * 1000).toFixed(0)} µs CPU/turn (${spans / REPLAY_TURNS} spans/turn) → on/off ${(p / (p + f)).toFixed(2)}× | passes runtime ${produce.map((x) => (x * 1000).toFixed(0)).join(', ')} / telemetry ${follow.map((x) => (x * 1000).toFixed(0)).join(', ')} µs`,
+    `${kind} ${shape} apart from load: runtime ${(p * 1000).toFixed(0)} µs CPU/turn, telemetry ${(f * 1000).toFixed(0)} µs CPU/turn, (${spans / REPLAY_TURNS} spans/turn) → on/off ${(p / (p + f)).toFixed(2)}× | passes runtime ${produce.map((x) => (x * 1000).toFixed(0)).join(', ')} / telemetry ${follow.map((x) => (x * 1000).toFixed(0)).join(', ')} µs`,
   );
 }
 
@@ -234,3 +267,4 @@ if (PARTS.has('encode')) {
     console.log(`encode ${name}: ${median(perSpan).toFixed(1)} µs CPU/span (median of 20 passes over ${sdk.length} spans, min ${Math.min(...perSpan).toFixed(1)}), ${Math.round(bytes / sdk.length)} bytes/span`);
   }
 }
+receiver?.stop();

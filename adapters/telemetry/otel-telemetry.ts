@@ -5,36 +5,25 @@ import { createOperationSpans } from '../../projections/telemetry/operation-span
 import type { ContentRedaction, DerivedSpan } from '../../projections/telemetry/span-types.js';
 import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { importOptionalPackage } from '../optional-package.js';
-import { otlpTracesUrl } from './otlp-http.js';
+import { createOtlpSpanExporter, type OtlpProtocol } from './otlp-exporter.js';
 import { SdkSpan } from './sdk-span.js';
+import { TelemetryUnavailableError } from './telemetry-unavailable.js';
 import { SpanExportQueue, type SpanExporterLike, type SpanExportQueueOptions, type SpanExportStats } from './span-export-queue.js';
 
 /**
  * Live export through the official OpenTelemetry JS SDK: the spans the telemetry derivation completes as a session's
  * events commit wait in a bounded export queue and leave in batches through the SDK's `SpanExporter` (the
- * OTLP/HTTP exporter, JSON, by default). The SDK packages are optional peer dependencies, loaded only here:
- * `@opentelemetry/sdk-trace-base`, `@opentelemetry/resources`, `@opentelemetry/core` and
- * `@opentelemetry/exporter-trace-otlp-http` (2.5.1 / 0.212.0, which run on Node 20). The spans keep the
+ * OTLP/HTTP exporter, protobuf by default, JSON when asked). The SDK packages are optional peer dependencies, loaded
+ * only here: `@opentelemetry/sdk-trace-base`, `@opentelemetry/resources`, `@opentelemetry/core` and
+ * `@opentelemetry/exporter-trace-otlp-proto` or `@opentelemetry/exporter-trace-otlp-http` (2.5.1 / 0.212.0, which
+ * run on Node 20). The spans keep the
  * derivation's ids and times, so a live export and a later `steerlog trace` of the same session agree span for span;
  * a session disposed with spans still open (inbox activity after its last turn, a turn cut short) exports them
  * closed at its last event and marked `steerlog.span.open`, as `steerlog trace` of the session would. Store
  * appends and fsync batches the runtime tells of become `db.*` spans (live only: they are not in the log).
  */
 
-/** The OpenTelemetry SDK packages are not installed. */
-export class TelemetryUnavailableError extends Error {
-  readonly code = 'telemetry-unavailable' as const;
-  constructor(
-    readonly packageName: string,
-    options?: { readonly cause?: unknown },
-  ) {
-    super(`telemetry needs the optional package ${packageName}: npm install ${packageName}`, options);
-    this.name = 'TelemetryUnavailableError';
-  }
-}
-/** Is this a {@link TelemetryUnavailableError}? (by its stable `code`) */
-export const isTelemetryUnavailableError = (e: unknown): e is TelemetryUnavailableError =>
-  typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'telemetry-unavailable';
+export { TelemetryUnavailableError, isTelemetryUnavailableError } from './telemetry-unavailable.js';
 
 /** Options of {@link createOtelTelemetry}. */
 export interface OtelTelemetryOptions {
@@ -45,6 +34,13 @@ export interface OtelTelemetryOptions {
    * @defaultValue an `OTLPTraceExporter` for `endpoint`
    */
   readonly exporter?: unknown;
+  /**
+   * The OTLP/HTTP encoding when exporting to `endpoint`: `http/protobuf` through
+   * `@opentelemetry/exporter-trace-otlp-proto`, `http/json` through `@opentelemetry/exporter-trace-otlp-http`
+   * (each an optional peer dependency). The SDK's protobuf encoding costs less CPU per span and sends fewer bytes.
+   * @defaultValue 'http/protobuf'
+   */
+  readonly protocol?: OtlpProtocol;
   /** The resource's `service.name`. @defaultValue 'steerlog' */
   readonly serviceName?: string;
   /** The content redaction hook; content is exported only through it. @defaultValue none: no content */
@@ -71,21 +67,22 @@ export interface OtelTelemetry extends SessionTelemetry {
 
 const load = (name: string): Promise<unknown> => importOptionalPackage(name, (cause) => new TelemetryUnavailableError(name, { cause }));
 
+/** The export queue in front of the SDK exporter (`exporter`, or the OTLP/HTTP one of `protocol` for `endpoint`). */
+const openQueue = async (options: OtelTelemetryOptions): Promise<SpanExportQueue<DerivedSpan>> => {
+  if (options.exporter === undefined && options.endpoint === undefined) throw new TypeError('createOtelTelemetry(options): an endpoint or an exporter');
+  await load('@opentelemetry/sdk-trace-base');
+  const { resourceFromAttributes } = (await load('@opentelemetry/resources')) as { resourceFromAttributes: (a: Record<string, string>) => unknown };
+  const exporter = (options.exporter as SpanExporterLike | undefined) ?? (await createOtlpSpanExporter(options.endpoint!, options.protocol ?? 'http/protobuf', (name, cause) => new TelemetryUnavailableError(name, { cause })));
+  const resource = resourceFromAttributes({ 'service.name': options.serviceName ?? 'steerlog' });
+  return new SpanExportQueue<DerivedSpan>(exporter, (s) => new SdkSpan(s, resource), { ...(options.queue ?? {}), immediate: options.simple === true });
+};
+
 /**
  * Creates the live OpenTelemetry exporter (loads the SDK). Each live session is folded by its own span derivation;
  * a session that goes live with history (a resume) has that history folded without exporting it.
  */
 export const createOtelTelemetry = async (options: OtelTelemetryOptions): Promise<OtelTelemetry> => {
-  await load('@opentelemetry/sdk-trace-base');
-  const { resourceFromAttributes } = (await load('@opentelemetry/resources')) as { resourceFromAttributes: (a: Record<string, string>) => unknown };
-  let exporter = options.exporter as SpanExporterLike | undefined;
-  if (exporter === undefined) {
-    if (options.endpoint === undefined) throw new TypeError('createOtelTelemetry(options): an endpoint or an exporter');
-    const { OTLPTraceExporter } = (await load('@opentelemetry/exporter-trace-otlp-http')) as { OTLPTraceExporter: new (config: { url: string }) => SpanExporterLike };
-    exporter = new OTLPTraceExporter({ url: otlpTracesUrl(options.endpoint) });
-  }
-  const resource = resourceFromAttributes({ 'service.name': options.serviceName ?? 'steerlog' });
-  const queue = new SpanExportQueue<DerivedSpan>(exporter, (s) => new SdkSpan(s, resource), { ...(options.queue ?? {}), immediate: options.simple === true });
+  const queue = await openQueue(options);
   const derivers = new Map<string, SpanDeriver | null>();
   const deriverOf = (sessionId: string): SpanDeriver =>
     // the runtime's own events, validated as they were appended: the light fold gives the same spans

@@ -9,44 +9,13 @@ import { removeDir, startServe } from './support/serve-process.js';
 import { HOST_METRICS } from '../../adapters/http/observability.js';
 import { SESSION_METRICS } from '../../projections/telemetry/metrics.js';
 import { parseExposition, value } from '../support/prometheus-text.js';
+import { decodeOtlpBody, decodeOtlpJson } from '../support/otlp-decode.js';
 
 /**
  * `steerlog serve --otlp <endpoint>` end to end: an OTLP/HTTP receiver started here decodes what a spawned host sends
- * (OTLP/JSON from the SDK's exporter), and the spans equal what `steerlog trace --store` derives later from the same
- * session in the store.
+ * (OTLP/HTTP protobuf from the SDK's exporter, the default; decoded with the OpenTelemetry packages' own protobuf
+ * definitions), and the spans equal what `steerlog trace --store` derives later from the same session in the store.
  */
-
-type Json = Record<string, unknown>;
-const anyValue = (v: Json): unknown => {
-  if ('stringValue' in v) return v.stringValue;
-  if ('boolValue' in v) return v.boolValue;
-  if ('intValue' in v) return String(v.intValue);
-  if ('doubleValue' in v) return Number(v.doubleValue);
-  if ('arrayValue' in v) return ((v.arrayValue as { values?: Json[] }).values ?? []).map(anyValue);
-  return undefined;
-};
-const attrs = (list: unknown): Record<string, unknown> => Object.fromEntries(((list as Json[] | undefined) ?? []).map((a) => [a.key as string, anyValue(a.value as Json)]));
-const nanos = (v: unknown): string => BigInt(String(v)).toString();
-/** The spans of an OTLP/JSON ExportTraceServiceRequest, in a form both encoders agree on. */
-const decode = (body: Json) =>
-  (body.resourceSpans as Json[]).flatMap((rs) =>
-    (rs.scopeSpans as Json[]).flatMap((ss) =>
-      (ss.spans as Json[]).map((s) => ({
-        scope: (ss.scope as Json).name,
-        traceId: s.traceId,
-        spanId: s.spanId,
-        parentSpanId: s.parentSpanId ? s.parentSpanId : null,
-        name: s.name,
-        kind: s.kind,
-        start: nanos(s.startTimeUnixNano),
-        end: nanos(s.endTimeUnixNano),
-        attributes: attrs(s.attributes),
-        events: ((s.events as Json[] | undefined) ?? []).map((e) => ({ name: e.name, time: nanos(e.timeUnixNano), attributes: attrs(e.attributes) })),
-        links: ((s.links as Json[] | undefined) ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId, attributes: attrs(l.attributes) })),
-        status: { code: (s.status as Json | undefined)?.code ?? 0, message: (s.status as Json | undefined)?.message || undefined },
-      })),
-    ),
-  );
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -55,13 +24,16 @@ afterAll(() => {
 
 describe('steerlog serve --otlp', () => {
   it('sends each session’s spans to an OTLP/HTTP receiver; they equal a later steerlog trace of the session', async () => {
-    const bodies: { path: string; type: string; body: Json }[] = [];
+    const bodies: { path: string; type: string; body: Buffer }[] = [];
     const receiver = createServer((req: IncomingMessage, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        bodies.push({ path: req.url ?? '', type: req.headers['content-type'] ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json });
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        const type = req.headers['content-type'] ?? '';
+        bodies.push({ path: req.url ?? '', type, body: Buffer.concat(chunks) });
+        // an empty ExportTraceServiceResponse in the request's encoding
+        if (type.startsWith('application/x-protobuf')) res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+        else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
@@ -101,8 +73,8 @@ describe('steerlog serve --otlp', () => {
       // the host stops: what the batch processor holds is flushed before it exits
       expect(await serve.stop()).toBe(0);
       expect(bodies.length).toBeGreaterThan(0);
-      expect(bodies.every((b) => b.path === '/v1/traces' && b.type.startsWith('application/json'))).toBe(true);
-      const sent = bodies.flatMap((b) => decode(b.body));
+      expect(bodies.every((b) => b.path === '/v1/traces' && b.type.startsWith('application/x-protobuf'))).toBe(true);
+      const sent = bodies.flatMap((b) => decodeOtlpBody(b.type, b.body));
       // the store's appends come as db.* spans too (live only: the log does not hold them)
       const db = sent.filter((s) => s.attributes['db.operation.name'] !== undefined);
       expect(db.filter((s) => s.name === 'append otlp-1').length).toBeGreaterThan(0);
@@ -112,7 +84,7 @@ describe('steerlog serve --otlp', () => {
       let traced = '';
       const code = await main(['trace', '--store', spec, 'otlp-1'], { stdout: { write: (s: string) => (traced += s) }, stderr: { write: () => {} } });
       expect(code).toBe(0);
-      const later = decode(JSON.parse(traced) as Json);
+      const later = decodeOtlpJson(JSON.parse(traced) as Record<string, unknown>);
       const order = (a: { spanId: unknown }, b: { spanId: unknown }) => String(a.spanId).localeCompare(String(b.spanId));
       expect([...live].sort(order)).toEqual([...later].sort(order));
     } finally {

@@ -15,6 +15,9 @@ import { openJsonlEventStore } from '../../../adapters/store/jsonl/open-store.js
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { decodeOtlpBody, decodeOtlpJson } from '../../support/otlp-decode.js';
 
 /** A span as both sides can state it: ids, parent, name, kind, times (ms), attributes, events, links, status. */
 const fromSdk = (s: ReadableSpan) => ({
@@ -154,5 +157,52 @@ describe('live export through the OpenTelemetry SDK', () => {
     expect(() =>
       createRuntime({ store: new MemoryEventStore(), model: new ScriptedModel(), logger: silentLogger, telemetry, encryption: { keys: new MemoryKeyStore() } }),
     ).toThrow(/sealed content is never exported in plaintext/);
+  });
+});
+
+describe('live export over OTLP/HTTP, protobuf (the default) or JSON', () => {
+  it('sends the same spans in either encoding to <endpoint>/v1/traces, equal to a later trace of the session', async () => {
+    const received: { path: string; type: string; body: Buffer }[] = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const type = req.headers['content-type'] ?? '';
+        received.push({ path: req.url ?? '', type, body: Buffer.concat(chunks) });
+        if (type.startsWith('application/x-protobuf')) res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+        else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const order = (a: { spanId: unknown }, b: { spanId: unknown }) => String(a.spanId).localeCompare(String(b.spanId));
+    try {
+      const sentWith = async (protocol: 'http/protobuf' | 'http/json' | undefined) => {
+        received.length = 0;
+        const telemetry = await createOtelTelemetry({ endpoint, ...(protocol ? { protocol } : {}) });
+        const store = new MemoryEventStore();
+        const runtime = createRuntime({ store, model: new ScriptedModel([{ toolCalls: [{ callId: 'c1', name: 'lookup' }] }, 'done']), logger: silentLogger, clock: steppingClock(), ids: sequentialIds(), writeBatchDelayMs: 1, telemetry, tools: [{ name: 'lookup', execute: () => ({ content: 'found' }) }] });
+        const agent = runtime.createSession({ sessionId: 'wire-1' });
+        agent.followup(createUserMessage('go', { kind: 'user' }, { newId: () => 'p1' }));
+        await agent.whenIdle();
+        await agent.dispose();
+        await telemetry.shutdown();
+        expect(telemetry.stats()).toMatchObject({ failed: 0, dropped: 0, queued: 0 });
+        const envelopes = [];
+        for await (const e of store.read('wire-1')) envelopes.push(envelopeOfRecorded(e));
+        const later = decodeOtlpJson((await traceSession(envelopes)).request as unknown as Record<string, unknown>);
+        return { requests: [...received], spans: received.flatMap((r) => decodeOtlpBody(r.type, r.body)).filter((s) => s.attributes['db.operation.name'] === undefined).sort(order), later: later.sort(order) };
+      };
+      const byDefault = await sentWith(undefined);
+      expect(byDefault.requests.length).toBeGreaterThan(0);
+      expect(byDefault.requests.every((r) => r.path === '/v1/traces' && r.type.startsWith('application/x-protobuf'))).toBe(true);
+      const json = await sentWith('http/json');
+      expect(json.requests.every((r) => r.path === '/v1/traces' && r.type.startsWith('application/json'))).toBe(true);
+      expect(byDefault.spans.map((s) => s.name).sort()).toEqual(['chat scripted-1', 'chat scripted-1', 'execute_tool lookup', 'invoke_agent', 'steerlog.idle']);
+      expect(json.spans).toEqual(byDefault.spans);
+      expect(byDefault.spans).toEqual(byDefault.later);
+    } finally {
+      receiver.close();
+    }
   });
 });
