@@ -57,6 +57,24 @@ describe('steerlog replay --check', () => {
     expect(json).toMatchObject({ ok: false, divergence: { seq: result + 1, type: 'agent/inbox/spliced', produced: { type: 'step/end' } } });
   });
 
+  it('the deliberate changes on the demo session name the right event (exit 1): a pre-step hook changed, a tool changed; options of --from refused with --check', async () => {
+    const events = readFileSync(join(dir, 'd1.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { seq: number; type: string; data: { id?: string; message?: { callId?: string } } });
+    // a pre-step hook that now keeps the user's steer out of the step: step 1.2 gives the model the staged context only
+    const hook = join(dir, 'drop-steer.mjs');
+    writeFileSync(hook, "export const install = (agent) => agent.on('pre-step', (c, next) => ({ kind: 'enter', messages: c.messages.filter((m) => m.id !== 'steer-1') }));\n");
+    const steer = events.find((e) => e.type === 'user/message' && e.data.id === 'steer-1')!;
+    const byHook = JSON.parse((await run('replay', join(dir, 'd1.jsonl'), '--check', '--json', '--hooks', hook)).stdout) as ReplayCheckOutput;
+    expect(byHook).toMatchObject({ ok: false, divergence: { seq: steer.seq, type: 'user/message', recorded: { data: { id: 'steer-1' } }, produced: { type: 'user/message', data: { id: 'ctx-log' } } } });
+    // the tool's code changed: its result now differs from the recorded one
+    const tools = join(dir, 'read-log-changed.mjs');
+    writeFileSync(tools, "export const tools = [{ name: 'read_log', description: 'reads a log file', execute: () => ({ content: 'FAIL a', additionalContexts: [{ id: 'ctx-log', role: 'user', content: [{ type: 'text', text: 'log excerpt: 3 failures' }], source: { kind: 'plugin', plugin: 'log-reader', form: 'snapshot' } }] }) }];\n");
+    const result = events.find((e) => e.type === 'tool/result')!;
+    const r = await run('replay', join(dir, 'd1.jsonl'), '--check', '--tools', tools);
+    expect(r.code).toBe(1);
+    expect(r.stdout.split('\n')[0]).toBe(`differs at seq ${result.seq} (tool/result): the first ${result.seq} events are reproduced`);
+    for (const extra of [['--model', 'echo'], ['--recorded-tools'], ['--session', 'x']]) expect((await run('replay', join(dir, 'd1.jsonl'), '--check', ...extra)).code).toBe(2);
+  });
+
   it('the example logs: what the runtime can write is reproduced (with the hook a blocked turn needs); what only the pure deciders write is named', async () => {
     const check = async (name: string, ...more: string[]) => run('replay', join(EXAMPLES, `${name}.jsonl`), '--check', ...more);
     expect(await check('queue-steer-context')).toEqual({ code: 0, stdout: "reproduced: today's runtime writes the 29 events of session-queue-steer-context as recorded\n", stderr: '' });
