@@ -18,7 +18,8 @@
  * both answers must agree (total hits). Prints the machine, date and load average with the figures.
  *
  * Env: PG_URL (admin connection; default postgres://postgres@127.0.0.1:5432/test), BENCH_DB (created and dropped by
- * this script; default steerlog_search_bench), BENCH_SESSIONS, BENCH_EVENTS_PER_SESSION, BENCH_BATCH, BENCH_SEARCH_RUNS.
+ * this script; default steerlog_search_bench), BENCH_SESSIONS, BENCH_EVENTS_PER_SESSION, BENCH_BATCH, BENCH_SEARCH_RUNS, BENCH_KEEP
+ * (1: keep the database at the end, e.g. for EXPLAIN).
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -35,6 +36,8 @@ const SESSIONS = Number(process.env['BENCH_SESSIONS'] ?? 1_000);
 const PER_SESSION = Number(process.env['BENCH_EVENTS_PER_SESSION'] ?? 100);
 const BATCH = Number(process.env['BENCH_BATCH'] ?? 10);
 const RUNS = Number(process.env['BENCH_SEARCH_RUNS'] ?? 3);
+/** BENCH_KEEP=1 keeps the database at the end (to look at the plans with EXPLAIN). */
+const KEEP = process.env['BENCH_KEEP'] === '1';
 /** Sessions per turn of the A-B-B-A alternation. */
 const SLICE = 50;
 
@@ -208,7 +211,8 @@ const main = async (): Promise<void> => {
       console.log(`  ${r.label.padEnd(34)} ${fmt(r.hits).padStart(7)} ${r.indexMs.toFixed(1).padStart(10)} ${r.scanMs.toFixed(1).padStart(10)} ${(r.scanMs / r.indexMs).toFixed(1).padStart(12)}`);
     }
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+    if (KEEP) console.log(`kept: database ${DB} (BENCH_KEEP=1; drop it when done)`);
+    else await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
     await admin.end();
   }
 };
