@@ -31,11 +31,7 @@ const expectedOf = (path: string): Expected | undefined => {
   const table: Record<string, Expected> = {
     'queue-steer-context.jsonl': { answer: 'reproduced' },
     'blocked-and-dropped.jsonl': { answer: 'reproduced', hooks: BLOCK_SECRETS },
-    'inbox-edits.jsonl': {
-      answer: 'differs',
-      seq: 18,
-      why: 'written by the pure deciders, not by a runtime: turn 1 ends with input pending and the log then cancels it, where a runtime starts turn 2',
-    },
+    'inbox-edits.jsonl': { answer: 'reproduced' },
   };
   return table[path];
 };
