@@ -3,7 +3,8 @@ import { LogBuilder, ctx, msg } from '../../testing/log-builder.js';
 /**
  * The example session logs shipped in docs/examples/, built through the pure deciders with deterministic ids and
  * clock so they are reproducible byte for byte (test/adapters/cli/examples.test.ts checks that, and that
- * `steerlog audit` prints exactly the committed reports).
+ * `steerlog audit` prints exactly the committed reports). Each valid one is shaped as a runtime writes it: `steerlog
+ * replay --check` reproduces it (test/adapters/cli/replay-corpus.test.ts), so a new example must be too.
  */
 export const buildExamples = (): Record<string, string> => {
   const examples: Record<string, string> = {};
