@@ -14,8 +14,8 @@
  * events per append (default 10, as the runtime's write-behind batches them), each with its concurrency check; the
  * two stores take turns every 50 sessions in A-B-B-A order, so load from other work hits both alike. Search: on
  * `si_with`, each query answered by the index (`searchText`) and by the streaming scan over the same store
- * (`scanSessions`, what JSONL and every other store do), alternating, BENCH_SEARCH_RUNS times (default 3), median;
- * both answers must agree (total hits). Prints the machine, date and load average with the figures.
+ * (`scanSessions`, what JSONL and every other store do), after ANALYZE of its tables, alternating,
+ * BENCH_SEARCH_RUNS times (default 3), median; both answers must agree (total hits). Prints the machine, date and load average with the figures.
  *
  * Env: PG_URL (admin connection; default postgres://postgres@127.0.0.1:5432/test), BENCH_DB (created and dropped by
  * this script; default steerlog_search_bench), BENCH_SESSIONS, BENCH_EVENTS_PER_SESSION, BENCH_BATCH, BENCH_SEARCH_RUNS, BENCH_KEEP
@@ -159,7 +159,9 @@ const main = async (): Promise<void> => {
       )
     ).rows[0] as { events: string; text_table: string; trgm: string };
 
-    // searches on the indexed store: the index against the streaming scan
+    // searches on the indexed store: the index against the streaming scan, after the statistics a running server's
+    // autovacuum keeps (right after a bulk load it may not have run yet, and the planner would guess the row counts)
+    await db.query('ANALYZE si_with.events, si_with.event_text');
     const keyring = createKeyring(null);
     // a word of the middle session's first prompt, looked for in that session only
     const middle = Math.floor(SESSIONS / 2);

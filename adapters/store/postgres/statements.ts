@@ -72,10 +72,14 @@ export const statements = (schema: string) => {
       FROM ${s}.event_text t JOIN ${s}.events e ON e.position = t.position
       WHERE ${SEARCH_FILTERS} AND ${TEXT_MATCH}
       ORDER BY t.position ASC LIMIT $6`,
-    /** Then $5 the last position read, $6 the page size: the events the reader must open (sealed, or not indexed), with their data. */
+    /**
+     * Then $5 the last position read, $6 the page size: the events the reader must open (sealed, or not indexed), with
+     * their data. The index rows are read first and each one's event looked up by position (`OFFSET 0` keeps the
+     * lookup a nested loop), so a store without such rows costs one pass over `event_text`, not a join of the events.
+     */
     searchToOpen: `SELECT e.position, e.stream, e.revision, e.type, e.time, e.metadata, e.data
-      FROM ${s}.event_text t JOIN ${s}.events e ON e.position = t.position
-      WHERE ${SEARCH_FILTERS} AND (t.sealed OR t.pending) AND t.position > $5::bigint
+      FROM ${s}.event_text t CROSS JOIN LATERAL (SELECT * FROM ${s}.events e WHERE e.position = t.position AND ${SEARCH_FILTERS} OFFSET 0) e
+      WHERE (t.sealed OR t.pending) AND t.position > $5::bigint
       ORDER BY t.position ASC LIMIT $6`,
     searchData: `SELECT position, data FROM ${s}.events WHERE position = ANY ($1::bigint[])`,
     readAllPartitionsName: `stl_read_all_parts_${schema}`,

@@ -54,10 +54,13 @@ export async function searchIndexed(ctx: StoreContext & { readonly pageSize: num
   const filters = [[...new Set(query.types ?? SEARCHED_TYPES)], query.since ?? null, query.until ?? null, query.session ?? null];
   const patterns = words.map(containing);
   try {
-    const counted = await ctx.pool.query<{ n: string }>({ text: ctx.sql.searchScanned, values: filters, types: RAW_TYPES });
-    // What the server matches: counted per session there, and only the first `limit` rows come back.
-    const textCounts = await ctx.pool.query<{ stream: string; n: string; first: string }>({ text: ctx.sql.searchTextCounts, values: [...filters, patterns], types: RAW_TYPES });
-    const textFirst = await ctx.pool.query<EventRow>({ text: ctx.sql.searchTextFirst, values: [...filters, patterns, limit], types: RAW_TYPES });
+    // What the server matches: counted per session there, and only the first `limit` rows come back (the three
+    // queries are independent: sent at once, each on its own connection of the pool).
+    const [counted, textCounts, textFirst] = await Promise.all([
+      ctx.pool.query<{ n: string }>({ text: ctx.sql.searchScanned, values: filters, types: RAW_TYPES }),
+      ctx.pool.query<{ stream: string; n: string; first: string }>({ text: ctx.sql.searchTextCounts, values: [...filters, patterns], types: RAW_TYPES }),
+      ctx.pool.query<EventRow>({ text: ctx.sql.searchTextFirst, values: [...filters, patterns, limit], types: RAW_TYPES }),
+    ]);
     type Found = { -readonly [K in keyof SearchHit]: SearchHit[K] } & { position: string };
     const found = (row: EventRow, snippet: string): Found => ({
       session: row.stream,
