@@ -59,6 +59,10 @@ const E2E_FILES = [
   'test/adapters/store/jsonl/checkpoint.test.ts',
   // the contract's big-stream check at full size (100,000 events) on JSONL and PostgreSQL; `npm test` runs it at 20,000
   'test/contract/big-stream.test.ts',
+  // the replay check of sessions resumed at random points, at 80 runs a property (about 100 s of a worker)
+  'test/adapters/replay/replay-check-resume-many.test.ts',
+  // replay --check over every session the demo produces and every log under docs/examples (about 13 s of a worker)
+  'test/adapters/cli/replay-corpus.test.ts',
 ];
 const E2E = process.env.STEERLOG_E2E === '1';
 

@@ -12,8 +12,8 @@ import { loadUserModule } from './load-module.js';
 import { readingLog } from './reading-log.js';
 import { isModelSpecError, openModel } from './serve-model.js';
 
-export const REPLAY_USAGE = `usage: steerlog replay <log.jsonl> --check [--hooks <module>] [--keys <spec>] [--json]
-       steerlog replay --store <spec> <session-id> --check [--hooks <module>] [--keys <spec>] [--json]
+export const REPLAY_USAGE = `usage: steerlog replay <log.jsonl> --check [--hooks <module>] [--tools <module>] [--keys <spec>] [--json]
+       steerlog replay --store <spec> <session-id> --check [--hooks <module>] [--tools <module>] [--keys <spec>] [--json]
        steerlog replay --store <spec> <session-id> --from <seq | turn.step> --model <spec> [--tools <module>]
                        [--recorded-tools] [--hooks <module>] [--session <new-id>] [--model-base-url <url>] [--json]
   --check           re-drive today's runtime with the recorded answers, tool outcomes, retry decisions, clock and
@@ -23,7 +23,8 @@ export const REPLAY_USAGE = `usage: steerlog replay <log.jsonl> --check [--hooks
                     from the recording, make every later one to --model (echo | openai:<model> | anthropic:<model> |
                     module:<path>), and re-admit the recorded inputs at their points of the turn structure: a new
                     session (fork of the origin) in the same store, ready for steerlog diff
-  --tools <module>  tools whose code runs (exports tools: Tool[], or a default array)
+  --tools <module>  tools whose code runs (exports tools: Tool[], or a default array); with --check, instead of
+                    answering their calls from the recorded outcomes (a changed tool checked against the recording)
   --recorded-tools  answer the other tool calls from the recorded results (else such a call fails)
   --hooks <module>  installs the deployment's hooks and plugins (exports install(agent), or a default function)
   --keys <spec>     the data keys of sealed content (default with --store: the key store that goes with it)
@@ -85,6 +86,9 @@ export const replayCommand = async (argv: readonly string[], io: CliIo): Promise
   if (check === (args.strings.from !== undefined)) throw new UsageError('replay takes either --check or --from <seq | turn.step>');
   const install = await hooksOf(args.strings.hooks);
   if (check) {
+    for (const option of ['model', 'session', 'model-base-url'] as const) if (args.strings[option] !== undefined) throw new UsageError(`--${option} is for replay --from, not --check`);
+    if (args.flags['recorded-tools'] === true) throw new UsageError('--recorded-tools is for replay --from (--check answers every call from the recording unless --tools runs it)');
+    const checkedTools = await toolsOf(args.strings.tools);
     const format = parseFormatOption(args.strings.format);
     if (format === null) throw new UsageError('--format takes auto, steerlog or dsh');
     const loaded = await readingLog({ target, format, ...(store !== undefined ? { store } : {}), ...(args.strings.keys !== undefined ? { keys: args.strings.keys } : {}) });
@@ -96,7 +100,7 @@ export const replayCommand = async (argv: readonly string[], io: CliIo): Promise
     }
     let result: ReplayCheckResult;
     try {
-      result = await replayCheck(loaded.events, install ? { install } : {});
+      result = await replayCheck(loaded.events, { ...(install ? { install } : {}), ...(checkedTools ? { tools: checkedTools } : {}) });
     } catch (e) {
       if (!isNotReplayableError(e)) throw e;
       const code = e.invalidAt !== null ? 'invalid-log' : e.code;

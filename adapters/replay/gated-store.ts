@@ -15,8 +15,18 @@ export interface GatedStore {
   readonly open: () => void;
 }
 
+/** Options of {@link gatedStore}. */
+export interface GatedStoreOptions {
+  /**
+   * The streams the runtime may read; reading another one throws (an error that is not the store's own "not found"),
+   * as a store the runtime cannot reach would. @defaultValue every stream
+   */
+  readonly readable?: (stream: string) => boolean;
+}
+
 /** Wraps `store` so that its appends wait for `release()`. */
-export const gatedStore = (store: EventStore): GatedStore => {
+export const gatedStore = (store: EventStore, options: GatedStoreOptions = {}): GatedStore => {
+  const { readable } = options;
   let waiting: (() => void)[] = [];
   let opened = false;
   const gated: EventStore = new Proxy(store, {
@@ -24,6 +34,12 @@ export const gatedStore = (store: EventStore): GatedStore => {
       if (property === 'append') {
         return (...args: Parameters<EventStore['append']>) =>
           opened ? target.append(...args) : new Promise<void>((go) => waiting.push(go)).then(() => target.append(...args));
+      }
+      if (property === 'read' && readable) {
+        return (...args: Parameters<EventStore['read']>) => {
+          if (!readable(args[0])) throw new Error(`stream ${args[0]} is not part of the replay`);
+          return target.read(...args);
+        };
       }
       const value = Reflect.get(target, property, target) as unknown;
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;

@@ -1,4 +1,4 @@
-import { isKnownEvent, type LogEvent, type RequestContextData, type SessionCreatedData, type TurnEndReason } from '../../domain/events.js';
+import { isKnownEvent, type LogEvent, type RequestContextData, type RequestHeaderData, type SessionCreatedData, type TurnEndReason } from '../../domain/events.js';
 import type { ToolSpec } from '../../runtime/ports/model.js';
 import { foldSession } from '../../domain/session-fold.js';
 
@@ -61,6 +61,11 @@ export interface RecordedLog {
   readonly created: SessionCreatedData;
   /** The tools the log's requests offered (its first `request/header`; else the names its tool calls used). */
   readonly tools: readonly ToolSpec[];
+  /**
+   * The tools offered by the first request from `seq` on (its `request/header`): what a runtime that resumed the
+   * session there offered. Null when no request from there on recorded a header.
+   */
+  readonly toolsFrom: (seq: number) => readonly ToolSpec[] | null;
   /** The system prompt of step `turn.step`'s request, when the log recorded one. */
   readonly systemOf: (turn: number, step: number) => string | undefined;
   /** The route in effect for an event appended at `seq` (its request's `request/context`, else its answer's source). */
@@ -122,6 +127,10 @@ export const readRecordedLog = (events: readonly LogEvent[]): RecordedLog => {
     events,
     created,
     tools: tools ?? [...calledTools].map((name) => ({ name })),
+    toolsFrom: (seq) => {
+      const header = events.find((e) => e.seq >= seq && e.type === 'request/header');
+      return header ? [...((header.data as RequestHeaderData).header.tools ?? [])] : null;
+    },
     systemOf: (turn, step) => (systems.has(`${turn}.${step}`) ? systems.get(`${turn}.${step}`) : system),
     routeAt: (seq) => {
       // the request/header and request/context of a request precede it by at most two events

@@ -1,7 +1,7 @@
 import type { AssistantBlock, LogEvent, RequestErrorData, ToolResultData } from '../../domain/events.js';
 import type { UserMessage } from '../../domain/message.js';
 import type { Agent } from '../../runtime/agent.js';
-import type { ModelPort, ModelRequest, ModelResponse } from '../../runtime/ports/model.js';
+import type { ModelPort, ModelRequest, ModelResponse, ToolSpec } from '../../runtime/ports/model.js';
 import type { Tool, ToolContext, ToolOutcome } from '../../runtime/tools.js';
 import type { RecordedLog } from './recorded-log.js';
 
@@ -58,9 +58,12 @@ export const recordedModel = (log: RecordedLog, position: () => number, pending:
     }),
 });
 
-/** The tools the recording offered, each waiting for the replay to settle its call (or `own`'s tool of that name, which runs). */
-export const recordedTools = (log: RecordedLog, pending: Pending, own: readonly Tool<Agent>[]): Tool<Agent>[] =>
-  log.tools.map((spec) => own.find((t) => t.name === spec.name) ?? {
+/**
+ * The tools the recording offered (`specs`), each waiting for the replay to settle its call (or `own`'s tool of that
+ * name, which runs).
+ */
+export const recordedTools = (specs: readonly ToolSpec[], log: RecordedLog, pending: Pending, own: readonly Tool<Agent>[]): Tool<Agent>[] =>
+  specs.map((spec) => own.find((t) => t.name === spec.name) ?? {
     name: spec.name,
     ...(spec.description !== undefined ? { description: spec.description } : {}),
     ...(log.parallelTools.has(spec.name) ? { parallel: true } : {}),
@@ -118,4 +121,23 @@ export const outcomeOf = (events: readonly LogEvent[], seq: number, toolName: st
     ...(withheld?.additionalContexts ? { additionalContexts: withheld.additionalContexts } : staged.length ? { additionalContexts: staged } : {}),
     ...(withheld?.concludesTurn ? { concludesTurn: true } : {}),
   };
+};
+
+/**
+ * Did the tool result at `index` conclude its turn (`concludesTurn`, which the log does not record)? A step whose
+ * answer asked for tools ends its turn `completed` only when a result concluded it: so the last result of such a
+ * step, when the step's `step/end` is followed by the turn's `turn/end {completed}`, is answered as concluding.
+ */
+export const concludedBy = (recorded: readonly LogEvent[], index: number): boolean => {
+  const { turn, step } = recorded[index]!.data as { turn: number; step: number };
+  const same = (e: LogEvent): boolean => (e.data as { turn?: number; step?: number }).turn === turn && (e.data as { step?: number }).step === step;
+  for (let i = index + 1; i < recorded.length; i++) {
+    const e = recorded[i]!;
+    if (e.type === 'tool/result' && same(e)) return false;
+    if (e.type === 'step/end' && same(e)) {
+      const after = recorded[i + 1];
+      return after?.type === 'turn/end' && (after.data as { turn: number; reason: { kind: string } }).turn === turn && (after.data as { reason: { kind: string } }).reason.kind === 'completed';
+    }
+  }
+  return false;
 };

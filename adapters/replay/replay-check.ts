@@ -1,16 +1,19 @@
-import { isKnownEvent, type AbortCause, type LogEvent } from '../../domain/events.js';
-import type { EventMetadata } from '../../domain/event-metadata.js';
+import { isKnownEvent, type LogEvent } from '../../domain/events.js';
 import type { Agent, AgentOptions } from '../../runtime/agent.js';
 import { retry } from '../../runtime/hooks.js';
 import { silentLogger } from '../../runtime/logger.js';
+import type { EventStore, NewEvent } from '../../runtime/ports/event-store.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import type { LateToolResults } from '../../runtime/tool-runner.js';
+import type { ToolSpec } from '../../runtime/ports/model.js';
 import type { Tool } from '../../runtime/tools.js';
 import { MemoryEventStore } from '../store/memory/memory-event-store.js';
 import { gatedStore } from './gated-store.js';
 import { divergenceFinder, type ReplayDivergence } from './event-compare.js';
 import { readRecordedLog, type RecordedLog } from './recorded-log.js';
-import { answerOf, failureOf, outcomeOf, recordedModel, recordedTools, type Pending } from './recorded-ports.js';
+import { recordedModel, recordedTools, type Pending } from './recorded-ports.js';
+import { actFor, withoutCause, type RecordedScene } from './recorded-actions.js';
+import { resumePoints } from './recorded-resumes.js';
 
 /**
  * The replay check (`steerlog replay --check`, `replayCheck`): today's runtime re-driven with a recorded session's
@@ -45,34 +48,6 @@ export type ReplayCheckResult =
   | { readonly ok: true; readonly events: number }
   | { readonly ok: false; readonly events: number; readonly divergence: ReplayDivergence };
 
-/** A claim: the runtime's own removal (no outcome, nothing inserted). */
-const isClaim = (data: { readonly removedCount?: number; readonly outcome?: string; readonly inserted: readonly unknown[] }): boolean =>
-  data.removedCount !== undefined && data.outcome === undefined && data.inserted.length === 0;
-
-const withoutCause = (m: EventMetadata | undefined): EventMetadata => {
-  const { causationId: _c, ...rest } = m ?? {};
-  return rest;
-};
-
-/**
- * Did the tool result at `index` conclude its turn (`concludesTurn`, which the log does not record)? A step whose
- * answer asked for tools ends its turn `completed` only when a result concluded it: so the last result of such a
- * step, when the step's `step/end` is followed by the turn's `turn/end {completed}`, is answered as concluding.
- */
-const concludedBy = (recorded: readonly LogEvent[], index: number): boolean => {
-  const { turn, step } = recorded[index]!.data as { turn: number; step: number };
-  const same = (e: LogEvent): boolean => (e.data as { turn?: number; step?: number }).turn === turn && (e.data as { step?: number }).step === step;
-  for (let i = index + 1; i < recorded.length; i++) {
-    const e = recorded[i]!;
-    if (e.type === 'tool/result' && same(e)) return false;
-    if (e.type === 'step/end' && same(e)) {
-      const after = recorded[i + 1];
-      return after?.type === 'turn/end' && (after.data as { turn: number; reason: { kind: string } }).turn === turn && (after.data as { reason: { kind: string } }).reason.kind === 'completed';
-    }
-  }
-  return false;
-};
-
 /** One macrotask turn: what the runtime does without waiting on the replay happens meanwhile. */
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(() => setTimeout(resolve, 0)));
 
@@ -93,52 +68,62 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
   const provenanceRecorded = recorded.some((e) => e.type === 'request/header');
   const metadataRecorded = recorded.some((e) => e.metadata !== undefined);
   const kept = (e: LogEvent): boolean => provenanceRecorded || (e.type !== 'request/header' && e.type !== 'request/context');
-  let agent: Agent | null = null;
+  const resumes = resumePoints(recorded);
+  /** The agent writing the session now (null while the replay resumes it). */
+  let current: Agent | null = null;
   /** How many compared events the runtime has produced: the position of the next one. */
   let position = 0;
+  /** While a resume appends its closers: the position of the next one. */
+  let resuming: number | null = null;
   let createdRead = false;
   const usedIds = new Set<string>();
-  let extraIds = 0;
-  const at = (): LogEvent => recorded[Math.min(position, recorded.length - 1)]!;
+  const at = (): LogEvent => recorded[Math.min(resuming ?? position, recorded.length - 1)]!;
   const pending: Pending = { request: null, calls: new Map() };
-  const memory = new MemoryEventStore();
-  const gate = gatedStore(memory);
-  const runtime = createRuntime({
-    store: gate.store,
-    model: recordedModel(log, () => position, pending),
-    tools: recordedTools(log, pending, options.tools ?? []),
-    clock: {
-      now: () => {
-        if (!createdRead) {
-          createdRead = true;
-          return log.created.createdAt;
-        }
-        return at().time;
-      },
-    },
-    ids: {
-      next: () => {
-        const id = at().id;
-        const fresh = usedIds.has(id) ? `${id}~${++extraIds}` : id;
-        usedIds.add(fresh);
-        return fresh;
-      },
-    },
-    logger: silentLogger,
-    writeBatchDelayMs: 0,
-    retry: { sleep: async () => undefined },
-    ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
-    ...(options.lateToolResults !== undefined ? { lateToolResults: options.lateToolResults } : {}),
-  });
   const created = log.created;
+  const sessionId = created.sessionId;
+  const runtimeOn = (store: EventStore, tools: readonly ToolSpec[]) =>
+    createRuntime({
+      store,
+      model: recordedModel(log, () => position, pending),
+      tools: recordedTools(tools, log, pending, options.tools ?? []),
+      clock: {
+        now: () => {
+          if (!createdRead) {
+            createdRead = true;
+            return log.created.createdAt;
+          }
+          return at().time;
+        },
+      },
+      ids: {
+        next: () => {
+          const id = at().id;
+          if (resuming !== null) resuming++;
+          // an id the replay already gave (a runtime dropped at a resume went past the point): a new one, as valid
+          const fresh = usedIds.has(id) ? globalThis.crypto.randomUUID() : id;
+          usedIds.add(fresh);
+          return fresh;
+        },
+      },
+      logger: silentLogger,
+      writeBatchDelayMs: 0,
+      retry: { sleep: async () => undefined },
+      ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
+      ...(options.lateToolResults !== undefined ? { lateToolResults: options.lateToolResults } : {}),
+    });
+  const memory = new MemoryEventStore();
+  let gate = gatedStore(memory);
+  let offered = log.tools;
+  const runtime = runtimeOn(gate.store, offered);
   const first = recorded[0]!;
+  // a step that recorded no system prompt is asked with none (the runtime leaves an undefined one out of the header)
+  const systemPrompt = options.systemPrompt ?? (({ turn, step }: { turn: number; step: number }) => log.systemOf(turn, step) as string);
   const setup = {
-    sessionId: created.sessionId,
+    sessionId,
     ...(created.kind !== 'ordinary' ? { kind: created.kind } : {}),
     ...(created.origin !== undefined ? { origin: created.origin } : {}),
     ...(created.delegationDepth !== undefined ? { delegationDepth: created.delegationDepth } : {}),
-    // a step that recorded no system prompt is asked with none (the runtime leaves an undefined one out of the header)
-    systemPrompt: options.systemPrompt ?? (({ turn, step }: { turn: number; step: number }) => log.systemOf(turn, step) as string),
+    systemPrompt,
   };
   let live: Agent;
   if (created.seedLength !== undefined && created.parentSession !== undefined) {
@@ -147,14 +132,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
     const cause = first.metadata?.causationId;
     await memory.append(
       created.parentSession,
-      seed.map((e, i) => ({
-        id: i === seed.length - 1 && cause !== undefined ? cause : globalThis.crypto.randomUUID(),
-        type: e.type,
-        time: e.time,
-        data: e.data,
-        ...(e.ignorable ? { ignorable: true as const } : {}),
-        ...(e.metadata ? { metadata: e.metadata } : {}),
-      })),
+      seed.map((e, i) => envelopeOf(e, i === seed.length - 1 && cause !== undefined ? cause : globalThis.crypto.randomUUID())),
       'no_stream',
     );
     live = await runtime.fork(created.parentSession, { ...setup, boundary: seed.length, metadata: withoutCause(first.metadata) });
@@ -165,19 +143,54 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       ...(first.metadata ? { metadata: first.metadata } : {}),
     });
   }
-  agent = live;
-  position = live.events.filter(kept).length;
-  live.onEvent((e) => {
-    if (kept(e)) position++;
-  });
-  options.install?.(live);
-  // the recorded retry decisions, innermost after the deployment's own request-error listeners
-  live.on('request-error', (ctx) => {
-    const next = recorded[position];
-    if (next?.type !== 'request/error' || !isKnownEvent(next)) return undefined;
-    const d = next.data as { turn: number; step: number; attempt: number; retryInMs?: number };
-    return d.turn === ctx.turn && d.step === ctx.step && d.attempt === ctx.attempt && d.retryInMs !== undefined ? retry(d.retryInMs) : undefined;
-  });
+  /** Follows a new agent: the position of the next event, the deployment's hooks, the recorded retry decisions. */
+  const follow = (agent: Agent): void => {
+    current = agent;
+    position = agent.events.filter(kept).length;
+    agent.onEvent((e) => {
+      if (agent === current && kept(e)) position++;
+    });
+    options.install?.(agent);
+    // the recorded retry decisions, innermost after the deployment's own request-error listeners
+    agent.on('request-error', (ctx) => {
+      const next = recorded[position];
+      if (next?.type !== 'request/error' || !isKnownEvent(next)) return undefined;
+      const d = next.data as { turn: number; step: number; attempt: number; retryInMs?: number };
+      return d.turn === ctx.turn && d.step === ctx.step && d.attempt === ctx.attempt && d.retryInMs !== undefined ? retry(d.retryInMs) : undefined;
+    });
+  };
+  follow(live);
+  /**
+   * The resume at `point`: the runtime writing the session is dropped, as a crash or a restart dropped it (what it
+   * wrote after the point is lost with it), and a new one resumes the session from the log as it was there.
+   */
+  const resumeAt = async (point: number): Promise<void> => {
+    const old = live;
+    current = null;
+    let count = 0;
+    const end = point === 0 ? 0 : old.events.findIndex((e) => kept(e) && ++count === point) + 1;
+    const prefix = old.events.slice(0, end);
+    // what it wrote past the point is lost with it: the resumed runtime gives those ids again
+    for (const e of old.events.slice(end)) usedIds.delete(e.id);
+    gate.open();
+    for (const call of [...pending.calls.values()]) call.settle({ thrown: new Error('the replay resumes the session here') });
+    await disposed(old);
+    pending.request = null;
+    pending.calls.clear();
+    const store = new MemoryEventStore();
+    await store.append(sessionId, prefix.map((e) => envelopeOf(e, e.id)), 'no_stream');
+    // a child's log is not part of the replay: the resume closes no child's run from it, the recorded ends are re-admitted
+    gate = gatedStore(store, { readable: (stream) => stream === sessionId });
+    resuming = point;
+    try {
+      // the resumed runtime's tools: the ones its first request offered (a restart may deploy other tools)
+      offered = log.toolsFrom(recorded[point]?.seq ?? Number.POSITIVE_INFINITY) ?? offered;
+      live = await runtimeOn(gate.store, offered).resume(sessionId, { systemPrompt });
+    } finally {
+      resuming = null;
+    }
+    follow(live);
+  };
   const find = divergenceFinder(recorded);
   const produced = (): LogEvent[] => live.events.filter(kept);
   const blocked = (): boolean => pending.request !== null || pending.calls.size > 0 || gate.held() > 0 || live.status === 'idle';
@@ -190,78 +203,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       last = n;
     }
   };
-  const abortCause = (turn: number): AbortCause => {
-    const end = log.endOf(turn);
-    return end?.kind === 'aborted' ? end.reason : { kind: 'user' };
-  };
-  const turnEndMetadata = (turn: number): EventMetadata => {
-    const end = recorded.find((e) => e.type === 'turn/end' && (e.data as { turn: number }).turn === turn);
-    return withoutCause(end?.metadata);
-  };
-  /** Does what the next recorded event needs from outside the runtime; false when nothing can produce it. */
-  const act = (next: LogEvent, index: number): boolean => {
-    if (!isKnownEvent(next)) return false;
-    const request = pending.request;
-    const requested = (d: { turn: number; step: number }): boolean => request !== null && request.request.turn === d.turn && request.request.step === d.step;
-    switch (next.type) {
-      case 'agent/inbox/spliced': {
-        if (isClaim(next.data) || next.metadata?.actor?.startsWith('tool:')) return false;
-        // in a log without metadata, a next-step insertion right after a tool result is what the result staged
-        if (!metadataRecorded && recorded[index - 1]?.type === 'tool/result' && next.data.target === 'next-step' && next.data.removedCount === undefined) return false;
-        try {
-          live.readmit(next.data, next.metadata);
-          return true;
-        } catch {
-          return false;
-        }
-      }
-      case 'assistant/chunk':
-        if (!requested(next.data)) return false;
-        request!.request.onChunk({ type: next.data.chunk.type, text: next.data.chunk.text });
-        return true;
-      case 'assistant/message': {
-        if (!requested(next.data)) return false;
-        if (next.data.interrupted) {
-          live.cancel(abortCause(next.data.turn), { keepInbox: true, metadata: turnEndMetadata(next.data.turn) });
-          return true;
-        }
-        pending.request = null;
-        const turn = next.data.turn;
-        const lastOfTurn = !recorded.slice(index + 1).some((e) => e.type === 'assistant/message' && (e.data as { turn: number }).turn === turn);
-        request!.answer(answerOf(next.data, lastOfTurn && log.endOf(turn)?.kind === 'max-tokens'));
-        return true;
-      }
-      case 'request/error':
-        if (!requested(next.data)) return false;
-        pending.request = null;
-        request!.answer(failureOf(next.data));
-        return true;
-      case 'tool/result': {
-        const call = pending.calls.get(next.data.message.callId);
-        if (!call) return false;
-        const name = recorded.find((e) => e.type === 'tool/call' && (e.data as { callId: string }).callId === next.data.message.callId);
-        const recordedOutcome = outcomeOf(recorded, index, (name?.data as { name: string } | undefined)?.name ?? '', !metadataRecorded);
-        const outcome = !('thrown' in recordedOutcome) && concludedBy(recorded, index) ? { ...recordedOutcome, concludesTurn: true as const } : recordedOutcome;
-        if (next.data.error?.code === 'ABORTED') live.cancel(abortCause(next.data.turn), { keepInbox: true, metadata: turnEndMetadata(next.data.turn) });
-        call.settle(outcome);
-        return true;
-      }
-      case 'subagent/descriptor':
-      case 'subagent/start':
-      case 'subagent/end':
-        // a child's lifecycle, as the children manager recorded it (the child runs in its own session, not here)
-        live.recordChildEvent(next.type, next.data as never);
-        return true;
-      case 'turn/start':
-        return live.status === 'idle' && live.wake(next.metadata ? { metadata: next.metadata } : {});
-      case 'turn/end':
-        if (next.data.reason.kind !== 'aborted' || live.status === 'idle') return false;
-        live.cancel(next.data.reason.reason, { keepInbox: true, metadata: withoutCause(next.metadata) });
-        return true;
-      default:
-        return false;
-    }
-  };
+  const scene: RecordedScene = { log, recorded, metadataRecorded, pending };
   const waitingFor = (): string =>
     pending.request
       ? `the answer of request ${pending.request.request.turn}.${pending.request.request.step} (attempt ${pending.request.request.attempt})`
@@ -274,8 +216,15 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
     for (;;) {
       await settle();
       const now = produced();
-      const divergence = find(now);
-      if (divergence) return { ok: false, events: now.length, divergence };
+      // up to a resume point only: what the dropped runtime wrote after it is not part of the log
+      const point = resumes[0];
+      const divergence = find(point === undefined ? now : now.slice(0, point));
+      if (divergence) return { ok: false, events: Math.min(now.length, point ?? now.length), divergence };
+      if (point !== undefined && now.length >= point) {
+        resumes.shift();
+        await resumeAt(point);
+        continue;
+      }
       const next = recorded[now.length];
       if (!next) {
         if (gate.held() > 0) {
@@ -285,7 +234,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
         if (blocked() && pending.request === null && pending.calls.size === 0) return { ok: true, events: now.length };
         return { ok: false, events: now.length, divergence: { seq: (recorded.at(-1)?.seq ?? -1) + 1, type: 'none', recorded: null, produced: null, waiting: waitingFor() } };
       }
-      if (act(next, now.length)) continue;
+      if (actFor(scene, live, next, now.length)) continue;
       // not an input, an answer or an outcome: the runtime writes it once its held writes are through
       if (gate.held() > 0) {
         gate.release();
@@ -296,6 +245,19 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
   } finally {
     gate.open();
     for (const call of [...pending.calls.values()]) call.settle({ thrown: new Error('the replay ended') });
-    await Promise.race([live.dispose().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000))]);
+    await disposed(live);
   }
 };
+
+/** Disposes an agent the replay is done with (a hook that never settles is not waited for past a second). */
+const disposed = (agent: Agent): Promise<unknown> => Promise.race([agent.dispose().catch(() => undefined), new Promise((r) => setTimeout(r, 1_000))]);
+
+/** A logged event as a store's new event, with the id `id`. */
+const envelopeOf = (e: LogEvent, id: string): NewEvent => ({
+  id,
+  type: e.type,
+  time: e.time,
+  data: e.data,
+  ...(e.ignorable ? { ignorable: true as const } : {}),
+  ...(e.metadata ? { metadata: e.metadata } : {}),
+});

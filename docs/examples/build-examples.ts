@@ -3,7 +3,8 @@ import { LogBuilder, ctx, msg } from '../../testing/log-builder.js';
 /**
  * The example session logs shipped in docs/examples/, built through the pure deciders with deterministic ids and
  * clock so they are reproducible byte for byte (test/adapters/cli/examples.test.ts checks that, and that
- * `steerlog audit` prints exactly the committed reports).
+ * `steerlog audit` prints exactly the committed reports). Each valid one is shaped as a runtime writes it: `steerlog
+ * replay --check` reproduces it (test/adapters/cli/replay-corpus.test.ts), so a new example must be too.
  */
 export const buildExamples = (): Record<string, string> => {
   const examples: Record<string, string> = {};
@@ -46,9 +47,21 @@ export const buildExamples = (): Record<string, string> => {
     b.do({ kind: 'replace', id: 'A', message: msg('A2') });
     b.do({ kind: 'replace', id: 'X', message: msg('X', 'X, edited') });
     b.do({ kind: 'remove', id: 'Y' });
-    b.runTurn();
+    // Turn 1 takes X and A2; while its tool runs, the rest is edited away (as a runtime writes it: the step after the
+    // tool's result finds nothing to take, and nothing is left pending when the turn ends, so no turn 2 starts).
+    b.turnStart();
+    const batch = b.claim();
+    b.add('step/start', { turn: 1, step: 1 });
+    for (const m of batch) b.add('user/message', m);
+    const call = { type: 'tool-call', callId: 'call-1', name: 'lookup', arguments: '{}' } as const;
+    b.add('assistant/message', { turn: 1, step: 1, message: { role: 'assistant', content: [call] } });
+    b.add('tool/call', { turn: 1, step: 1, callId: 'call-1', name: 'lookup', arguments: '{}' });
     b.do({ kind: 'splice', target: 'next-step', start: -10, deleteCount: Infinity, insert: [] });
     b.do({ kind: 'clear' });
+    b.add('tool/result', { turn: 1, step: 1, message: { role: 'tool', callId: 'call-1', content: [{ type: 'text', text: 'found' }] } });
+    b.add('step/end', { turn: 1, step: 1 });
+    b.stepWith([], 'done');
+    b.turnEnd();
     examples['inbox-edits'] = b.toJsonl();
   }
 

@@ -61,7 +61,7 @@ export const randomReply = (p: RandomProgram, index: number, attempt: number): S
  * on how long the event loop took to get there: on a loaded machine two runs of one program put the send on either
  * side of the retried request, and the properties that compare two runs (or a run with its replay) saw them differ.
  */
-const nextImmediate = (_ms: number, signal: AbortSignal): Promise<void> =>
+export const nextImmediate = (_ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const done = (): void => {

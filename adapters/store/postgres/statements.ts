@@ -26,6 +26,11 @@ export const actualRevision = (text: string): ActualRevision => {
 /** SQLSTATE of a unique constraint violation. */
 export const UNIQUE_VIOLATION = '23505';
 
+/**
+ * An index row whose text the server can match: neither sealed nor pending, and holding every word ($5, the LIKE
+ * patterns). `text IS NOT NULL` is spelled out so the partial trigram index applies to a generic plan too.
+ */
+const TEXT_MATCH = 'NOT (t.sealed OR t.pending) AND t.text IS NOT NULL AND t.text LIKE ALL ($5::text[])';
 /** The filters of a text search: the types, the time bounds and the session (each bound NULL when there is none). */
 const SEARCH_FILTERS = 'e.type = ANY ($1::text[]) AND ($2::float8 IS NULL OR e.time >= $2::float8) AND ($3::float8 IS NULL OR e.time < $3::float8) AND ($4::text IS NULL OR e.stream = $4::text)';
 
@@ -54,11 +59,28 @@ export const statements = (schema: string) => {
     readAll: `SELECT ${columns} FROM ${s}.events WHERE position > $1::bigint ORDER BY position ASC LIMIT $2`,
     /** The text search (text-search.ts): $1 types, $2 since, $3 until, $4 session (NULL: no bound). */
     searchScanned: `SELECT count(*) AS n FROM ${s}.events e WHERE ${SEARCH_FILTERS}`,
-    /** Then $5 the LIKE patterns, $6 the last position read, $7 the page size: text matches, and what the reader must open. */
-    searchCandidates: `SELECT e.position, e.stream, e.revision, e.type, e.time, e.metadata, (t.sealed OR t.pending) AS opens, CASE WHEN t.sealed OR t.pending THEN e.data END AS data
+    /**
+     * Then $5 the LIKE patterns: the events whose indexed text holds every word, counted per session with the
+     * session's first such position (one pass over the trigram match; no row leaves the server).
+     */
+    searchTextCounts: `SELECT e.stream, count(*) AS n, min(e.position) AS first
       FROM ${s}.event_text t JOIN ${s}.events e ON e.position = t.position
-      WHERE ${SEARCH_FILTERS} AND t.position > $6::bigint AND (t.sealed OR t.pending OR t.text LIKE ALL ($5::text[]))
-      ORDER BY t.position ASC LIMIT $7`,
+      WHERE ${SEARCH_FILTERS} AND ${TEXT_MATCH}
+      GROUP BY e.stream`,
+    /** Then $5 the LIKE patterns, $6 how many: the first of those events in the store's global order. */
+    searchTextFirst: `SELECT e.position, e.stream, e.revision, e.type, e.time, e.metadata
+      FROM ${s}.event_text t JOIN ${s}.events e ON e.position = t.position
+      WHERE ${SEARCH_FILTERS} AND ${TEXT_MATCH}
+      ORDER BY t.position ASC LIMIT $6`,
+    /**
+     * Then $5 the last position read, $6 the page size: the events the reader must open (sealed, or not indexed), with
+     * their data. The index rows are read first and each one's event looked up by position (`OFFSET 0` keeps the
+     * lookup a nested loop), so a store without such rows costs one pass over `event_text`, not a join of the events.
+     */
+    searchToOpen: `SELECT e.position, e.stream, e.revision, e.type, e.time, e.metadata, e.data
+      FROM ${s}.event_text t CROSS JOIN LATERAL (SELECT * FROM ${s}.events e WHERE e.position = t.position AND ${SEARCH_FILTERS} OFFSET 0) e
+      WHERE (t.sealed OR t.pending) AND t.position > $5::bigint
+      ORDER BY t.position ASC LIMIT $6`,
     searchData: `SELECT position, data FROM ${s}.events WHERE position = ANY ($1::bigint[])`,
     readAllPartitionsName: `stl_read_all_parts_${schema}`,
     /** `readAll` of the streams whose `stream_hash % $3` is one of `$4` (see `ReadAllOptions.partition`). */

@@ -2,7 +2,8 @@
  * `steerlog search` on PostgreSQL: the text index (`event_text`, migration 4) answers which events hold every word,
  * in the store's global order; what the index cannot read — sealed content, and events written without it — is
  * read and opened here with the reader's key, and judged as the streaming scan judges it. The answer is the one
- * `scanSessions` (audit/session-search.ts) gives over the same store.
+ * `scanSessions` (audit/session-search.ts) gives over the same store. The server counts its matches (per session) and
+ * returns only the first `limit` of them, so a common word costs one pass over its matches, not a row each.
  */
 import {
   EmptySearchError,
@@ -23,16 +24,20 @@ import { assertOpen, storeFailure, type StoreContext } from './store-context.js'
 /** A word as a LIKE pattern that matches it anywhere (its `%`, `_` and `\` taken literally). */
 const containing = (word: string): string => `%${indexableText(word).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-interface CandidateRow {
+interface EventRow {
   readonly position: string;
   readonly stream: string;
   readonly revision: string;
   readonly type: string;
   readonly time: string;
   readonly metadata: string | null;
-  readonly opens: string;
-  readonly data: string | null;
 }
+
+/** Orders positions (PostgreSQL bigints as text) as numbers. */
+const byPosition = (a: string, b: string): number => {
+  const d = BigInt(a) - BigInt(b);
+  return d < 0n ? -1 : d > 0n ? 1 : 0;
+};
 
 const actorOf = (metadata: string | null): string | null => {
   if (metadata === null) return null;
@@ -49,43 +54,63 @@ export async function searchIndexed(ctx: StoreContext & { readonly pageSize: num
   const filters = [[...new Set(query.types ?? SEARCHED_TYPES)], query.since ?? null, query.until ?? null, query.session ?? null];
   const patterns = words.map(containing);
   try {
-    const counted = await ctx.pool.query<{ n: string }>({ text: ctx.sql.searchScanned, values: filters, types: RAW_TYPES });
+    // What the server matches: counted per session there, and only the first `limit` rows come back (the three
+    // queries are independent: sent at once, each on its own connection of the pool).
+    const [counted, textCounts, textFirst] = await Promise.all([
+      ctx.pool.query<{ n: string }>({ text: ctx.sql.searchScanned, values: filters, types: RAW_TYPES }),
+      ctx.pool.query<{ stream: string; n: string; first: string }>({ text: ctx.sql.searchTextCounts, values: [...filters, patterns], types: RAW_TYPES }),
+      ctx.pool.query<EventRow>({ text: ctx.sql.searchTextFirst, values: [...filters, patterns, limit], types: RAW_TYPES }),
+    ]);
     type Found = { -readonly [K in keyof SearchHit]: SearchHit[K] } & { position: string };
-    const hits: Found[] = [];
-    /** Hits whose snippet waits for their event's data (text matches: the index does not return it). */
-    const unread: Found[] = [];
-    const perSession = new Map<string, number>();
+    const found = (row: EventRow, snippet: string): Found => ({
+      session: row.stream,
+      seq: Number(row.revision),
+      type: row.type,
+      time: Number(row.time),
+      actor: actorOf(row.metadata),
+      snippet,
+      position: row.position,
+    });
+    /** Per session: its hits and the position of its first hit (the answer lists sessions in that order). */
+    const perSession = new Map<string, { n: number; first: string }>();
+    const count = (stream: string, n: number, first: string): void => {
+      const had = perSession.get(stream);
+      perSession.set(stream, had === undefined ? { n, first } : { n: had.n + n, first: byPosition(first, had.first) < 0 ? first : had.first });
+    };
     let total = 0;
+    for (const row of textCounts.rows) {
+      total += Number(row.n);
+      count(row.stream, Number(row.n), row.first);
+    }
+    // What only the reader can judge (sealed content, events written without the index): read a keyset page at a time.
+    const opened: Found[] = [];
     let sealedUnsearched = 0;
     let after = '-1';
     for (;;) {
-      const page = await ctx.pool.query<CandidateRow>({ text: ctx.sql.searchCandidates, values: [...filters, patterns, after, ctx.pageSize], types: RAW_TYPES });
+      const page = await ctx.pool.query<EventRow & { readonly data: string }>({ text: ctx.sql.searchToOpen, values: [...filters, after, ctx.pageSize], types: RAW_TYPES });
       for (const row of page.rows) {
-        let snippet: string | null = null;
-        if (row.opens === 't') {
-          const verdict = await judgeForSearch({ type: row.type, data: JSON.parse(row.data!) as unknown }, keys, words);
-          if (verdict === 'sealed') {
-            sealedUnsearched++;
-            continue;
-          }
-          if (verdict === null) continue;
-          snippet = verdict.snippet;
+        const verdict = await judgeForSearch({ type: row.type, data: JSON.parse(row.data) as unknown }, keys, words);
+        if (verdict === 'sealed') {
+          sealedUnsearched++;
+          continue;
         }
+        if (verdict === null) continue;
         total++;
-        perSession.set(row.stream, (perSession.get(row.stream) ?? 0) + 1);
-        if (hits.length < limit) {
-          const hit: Found = { session: row.stream, seq: Number(row.revision), type: row.type, time: Number(row.time), actor: actorOf(row.metadata), snippet: snippet ?? '', position: row.position };
-          hits.push(hit);
-          if (snippet === null) unread.push(hit);
-        }
+        count(row.stream, 1, row.position);
+        if (opened.length < limit) opened.push(found(row, verdict.snippet));
       }
       if (page.rows.length < ctx.pageSize) break;
       after = page.rows.at(-1)!.position;
     }
-    if (unread.length > 0) {
-      const read = await ctx.pool.query<{ position: string; data: string }>({ text: ctx.sql.searchData, values: [unread.map((h) => h.position)], types: RAW_TYPES });
+    // The first `limit` hits of both, in the store's global order; the server's matches wait for their snippets.
+    const unread = textFirst.rows.map((row) => found(row, ''));
+    const hits = [...unread, ...opened].sort((a, b) => byPosition(a.position, b.position)).slice(0, limit);
+    const waiting = new Set(unread);
+    const toRead = hits.filter((h) => waiting.has(h));
+    if (toRead.length > 0) {
+      const read = await ctx.pool.query<{ position: string; data: string }>({ text: ctx.sql.searchData, values: [toRead.map((h) => h.position)], types: RAW_TYPES });
       const data = new Map(read.rows.map((r) => [r.position, r.data]));
-      for (const hit of unread) {
+      for (const hit of toRead) {
         const text = searchableText(hit.type, JSON.parse(data.get(hit.position)!) as unknown);
         hit.snippet = searchSnippet(text, text.toLowerCase(), words[0]!);
       }
@@ -96,7 +121,7 @@ export async function searchIndexed(ctx: StoreContext & { readonly pageSize: num
       query: { text: query.text, words },
       hits: hits.map(({ position: _p, ...hit }) => hit),
       total,
-      sessions: [...perSession].map(([session, n]) => ({ session, hits: n })),
+      sessions: [...perSession].sort(([, a], [, b]) => byPosition(a.first, b.first)).map(([session, { n }]) => ({ session, hits: n })),
       scanned: Number(counted.rows[0]!.n),
       sealedUnsearched,
     };

@@ -29,11 +29,13 @@ const EXAMPLES: Record<string, ByHand> = {
     pending: { inbox: { nextTurn: [], nextStep: [] }, queue: [], consumedWork: { endSeq: 13, endTurn: 2, droppedUnrun: true } },
   },
   // next-turn: [A,B] → cancel B → [A] → B back at 1 → C at 1: [A,C,B]; next-step: [X,Y(plugin)]; 6 replaces A by A2,
-  // 7 replaces X (same id, edited), 8 cancels Y. Turn 1 (9–17) claims X from next-step at 10 (a steering mark), then
-  // the next-turn head A2 at 11; user/messages X (13, steering) and A2 (14, prompt). 18 cancels C and B: dropped.
+  // 7 replaces X (same id, edited), 8 cancels Y. Turn 1 (9–23) claims X from next-step at 10 (a steering mark), then
+  // the next-turn head A2 at 11; user/messages X (13, steering) and A2 (14, prompt). Step 1 calls a tool (16); while it
+  // runs, 17 cancels C and B (the next-step splice finds nothing: no event); step 2 (20–22) takes nothing; nothing is
+  // pending when turn 1 ends (23), so nothing is dropped unrun.
   'inbox-edits': {
-    verdict: { events: 19, ok: true, errors: [], turns: [turn(1, 9, 17, 'completed', 1, ['X', 'A2'])], messages: [{ seq: 13, id: 'X', class: 'steering' }, { seq: 14, id: 'A2', class: 'prompt' }] },
-    pending: { inbox: { nextTurn: [], nextStep: [] }, queue: [], consumedWork: { endSeq: 17, endTurn: 1, droppedUnrun: true } },
+    verdict: { events: 24, ok: true, errors: [], turns: [turn(1, 9, 23, 'completed', 2, ['X', 'A2'])], messages: [{ seq: 13, id: 'X', class: 'steering' }, { seq: 14, id: 'A2', class: 'prompt' }] },
+    pending: { inbox: { nextTurn: [], nextStep: [] }, queue: [], consumedWork: { endSeq: 23, endTurn: 1, droppedUnrun: false } },
   },
   // Turn 1 (2–8) runs A. 9 queues B in next-turn; 10 inserts B again into next-step while it is pending: refused,
   // so 10 events (0–9) are applied and B stays queued; nothing is dropped.

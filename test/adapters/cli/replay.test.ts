@@ -57,7 +57,25 @@ describe('steerlog replay --check', () => {
     expect(json).toMatchObject({ ok: false, divergence: { seq: result + 1, type: 'agent/inbox/spliced', produced: { type: 'step/end' } } });
   });
 
-  it('the example logs: what the runtime can write is reproduced (with the hook a blocked turn needs); what only the pure deciders write is named', async () => {
+  it('the deliberate changes on the demo session name the right event (exit 1): a pre-step hook changed, a tool changed; options of --from refused with --check', async () => {
+    const events = readFileSync(join(dir, 'd1.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { seq: number; type: string; data: { id?: string; message?: { callId?: string } } });
+    // a pre-step hook that now keeps the user's steer out of the step: step 1.2 gives the model the staged context only
+    const hook = join(dir, 'drop-steer.mjs');
+    writeFileSync(hook, "export const install = (agent) => agent.on('pre-step', (c, next) => ({ kind: 'enter', messages: c.messages.filter((m) => m.id !== 'steer-1') }));\n");
+    const steer = events.find((e) => e.type === 'user/message' && e.data.id === 'steer-1')!;
+    const byHook = JSON.parse((await run('replay', join(dir, 'd1.jsonl'), '--check', '--json', '--hooks', hook)).stdout) as ReplayCheckOutput;
+    expect(byHook).toMatchObject({ ok: false, divergence: { seq: steer.seq, type: 'user/message', recorded: { data: { id: 'steer-1' } }, produced: { type: 'user/message', data: { id: 'ctx-log' } } } });
+    // the tool's code changed: its result now differs from the recorded one
+    const tools = join(dir, 'read-log-changed.mjs');
+    writeFileSync(tools, "export const tools = [{ name: 'read_log', description: 'reads a log file', execute: () => ({ content: 'FAIL a', additionalContexts: [{ id: 'ctx-log', role: 'user', content: [{ type: 'text', text: 'log excerpt: 3 failures' }], source: { kind: 'plugin', plugin: 'log-reader', form: 'snapshot' } }] }) }];\n");
+    const result = events.find((e) => e.type === 'tool/result')!;
+    const r = await run('replay', join(dir, 'd1.jsonl'), '--check', '--tools', tools);
+    expect(r.code).toBe(1);
+    expect(r.stdout.split('\n')[0]).toBe(`differs at seq ${result.seq} (tool/result): the first ${result.seq} events are reproduced`);
+    for (const extra of [['--model', 'echo'], ['--recorded-tools'], ['--session', 'x']]) expect((await run('replay', join(dir, 'd1.jsonl'), '--check', ...extra)).code).toBe(2);
+  });
+
+  it('the example logs: each valid one is reproduced (with the hook a blocked turn needs); the invalid ones are refused', async () => {
     const check = async (name: string, ...more: string[]) => run('replay', join(EXAMPLES, `${name}.jsonl`), '--check', ...more);
     expect(await check('queue-steer-context')).toEqual({ code: 0, stdout: "reproduced: today's runtime writes the 29 events of session-queue-steer-context as recorded\n", stderr: '' });
     // turn 2 was blocked by a pre-step policy: without it the runtime runs the step; with it, the log is reproduced
@@ -65,11 +83,8 @@ describe('steerlog replay --check', () => {
     const hooks = join(dir, 'block-secrets.mjs');
     writeFileSync(hooks, "export const install = (agent) => agent.on('pre-step', (c, next) => (c.messages.some((m) => m.id === 'secret') ? { kind: 'reject' } : next()));\n");
     expect((await check('blocked-and-dropped', '--hooks', hooks)).code).toBe(0);
-    // turn 1 ends with input pending: the runtime starts turn 2 there, the hand-built log cancels the input instead
-    const edits = await check('inbox-edits');
-    expect(edits.code).toBe(1);
-    expect(edits.stdout).toMatch(/^differs at seq 18 \(agent\/inbox\/spliced\)/);
-    expect(edits.stdout).toContain('"type":"turn/start"');
+    // the edits of pending inputs, before a turn and while its tool runs, as the runtime writes them
+    expect(await check('inbox-edits')).toEqual({ code: 0, stdout: "reproduced: today's runtime writes the 24 events of session-inbox-edits as recorded\n", stderr: '' });
     for (const invalid of ['invalid-duplicate-pending-id', 'invalid-splice-does-not-fit', 'invalid-schema']) {
       const r = await check(invalid);
       expect(r.code).toBe(1);

@@ -1,0 +1,111 @@
+import type { EventMetadata } from '../../domain/event-metadata.js';
+import { isKnownEvent, type AbortCause, type LogEvent } from '../../domain/events.js';
+import type { Agent } from '../../runtime/agent.js';
+import type { RecordedLog } from './recorded-log.js';
+import { answerOf, concludedBy, failureOf, outcomeOf, type Pending } from './recorded-ports.js';
+
+/**
+ * What a replay check does for each recorded event that needs the outside world: the recorded input re-admitted,
+ * the recorded answer given, the recorded tool outcome settled, the recorded cancel issued, at the point the
+ * recording has it.
+ */
+
+/** The recording a replay check drives from, and what the runtime it drives is waiting on. */
+export interface RecordedScene {
+  readonly log: RecordedLog;
+  /** The events compared (the log without its signed chain heads). */
+  readonly recorded: readonly LogEvent[];
+  /** Does the log record metadata (provenance, causation)? */
+  readonly metadataRecorded: boolean;
+  readonly pending: Pending;
+}
+
+/** A claim: the runtime's own removal (no outcome, nothing inserted). */
+const isClaim = (data: { readonly removedCount?: number; readonly outcome?: string; readonly inserted: readonly unknown[] }): boolean =>
+  data.removedCount !== undefined && data.outcome === undefined && data.inserted.length === 0;
+
+/** Metadata without its cause (the replay's own events are caused by their own). */
+export const withoutCause = (m: EventMetadata | undefined): EventMetadata => {
+  const { causationId: _c, ...rest } = m ?? {};
+  return rest;
+};
+
+/** The cause a turn's recorded abort had (a recorded cancel re-issued with it). */
+const abortCause = ({ log }: RecordedScene, turn: number): AbortCause => {
+  const end = log.endOf(turn);
+  return end?.kind === 'aborted' ? end.reason : { kind: 'user' };
+};
+/** The provenance of a turn's recorded end (a recorded cancel re-issued with it). */
+const turnEndMetadata = ({ recorded }: RecordedScene, turn: number): EventMetadata => {
+  const end = recorded.find((e) => e.type === 'turn/end' && (e.data as { turn: number }).turn === turn);
+  return withoutCause(end?.metadata);
+};
+/**
+ * Does what the next recorded event (`next`, at position `index`) needs from outside the runtime (`live`): re-admits
+ * an input, answers a request, settles a tool call, records a child's lifecycle, wakes or cancels; false when nothing
+ * from outside can produce it (the runtime writes it on its own, or it cannot).
+ */
+export const actFor = (scene: RecordedScene, live: Agent, next: LogEvent, index: number): boolean => {
+  const { log, recorded, metadataRecorded, pending } = scene;
+  if (!isKnownEvent(next)) return false;
+  const request = pending.request;
+  const requested = (d: { turn: number; step: number }): boolean => request !== null && request.request.turn === d.turn && request.request.step === d.step;
+  switch (next.type) {
+    case 'agent/inbox/spliced': {
+      if (isClaim(next.data) || next.metadata?.actor?.startsWith('tool:')) return false;
+      // in a log without metadata, a next-step insertion right after a tool result is what the result staged
+      if (!metadataRecorded && recorded[index - 1]?.type === 'tool/result' && next.data.target === 'next-step' && next.data.removedCount === undefined) return false;
+      try {
+        live.readmit(next.data, next.metadata);
+        return true;
+      } catch {
+        return false;
+      }
+    }
+    case 'assistant/chunk':
+      if (!requested(next.data)) return false;
+      request!.request.onChunk({ type: next.data.chunk.type, text: next.data.chunk.text });
+      return true;
+    case 'assistant/message': {
+      if (!requested(next.data)) return false;
+      if (next.data.interrupted) {
+        live.cancel(abortCause(scene, next.data.turn), { keepInbox: true, metadata: turnEndMetadata(scene, next.data.turn) });
+        return true;
+      }
+      pending.request = null;
+      const turn = next.data.turn;
+      const lastOfTurn = !recorded.slice(index + 1).some((e) => e.type === 'assistant/message' && (e.data as { turn: number }).turn === turn);
+      request!.answer(answerOf(next.data, lastOfTurn && log.endOf(turn)?.kind === 'max-tokens'));
+      return true;
+    }
+    case 'request/error':
+      if (!requested(next.data)) return false;
+      pending.request = null;
+      request!.answer(failureOf(next.data));
+      return true;
+    case 'tool/result': {
+      const call = pending.calls.get(next.data.message.callId);
+      if (!call) return false;
+      const name = recorded.find((e) => e.type === 'tool/call' && (e.data as { callId: string }).callId === next.data.message.callId);
+      const recordedOutcome = outcomeOf(recorded, index, (name?.data as { name: string } | undefined)?.name ?? '', !metadataRecorded);
+      const outcome = !('thrown' in recordedOutcome) && concludedBy(recorded, index) ? { ...recordedOutcome, concludesTurn: true as const } : recordedOutcome;
+      if (next.data.error?.code === 'ABORTED') live.cancel(abortCause(scene, next.data.turn), { keepInbox: true, metadata: turnEndMetadata(scene, next.data.turn) });
+      call.settle(outcome);
+      return true;
+    }
+    case 'subagent/descriptor':
+    case 'subagent/start':
+    case 'subagent/end':
+      // a child's lifecycle, as the children manager recorded it (the child runs in its own session, not here)
+      live.recordChildEvent(next.type, next.data as never);
+      return true;
+    case 'turn/start':
+      return live.status === 'idle' && live.wake(next.metadata ? { metadata: next.metadata } : {});
+    case 'turn/end':
+      if (next.data.reason.kind !== 'aborted' || live.status === 'idle') return false;
+      live.cancel(next.data.reason.reason, { keepInbox: true, metadata: withoutCause(next.metadata) });
+      return true;
+    default:
+      return false;
+  }
+};
