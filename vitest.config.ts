@@ -63,6 +63,14 @@ const E2E_FILES = [
   'test/adapters/replay/replay-check-resume-many.test.ts',
   // replay --check over every session the demo produces and every log under docs/examples (about 13 s of a worker)
   'test/adapters/cli/replay-corpus.test.ts',
+  // five more of 7–13 s of a worker each (2026-12-02, as the suite grew past 3 minutes): the PostgreSQL
+  // unknown-outcome table, `erase` on JSONL and PostgreSQL (key stores, re-verification), the CLI's one-pass audit
+  // comparison, and the EventStoreDB fake's live subscriptions
+  'test/adapters/store/postgres/unknown-outcome.test.ts',
+  'test/adapters/cli/erase.test.ts',
+  'test/adapters/cli/erase.postgres.test.ts',
+  'test/adapters/cli/audit-one-pass.test.ts',
+  'test/adapters/store/eventstoredb/subscriptions.test.ts',
 ];
 const E2E = process.env.STEERLOG_E2E === '1';
 
