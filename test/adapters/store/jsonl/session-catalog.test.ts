@@ -10,6 +10,7 @@ import type { NewEvent, RecordedEvent, StreamRevision } from '../../../../runtim
 import { catalogPageOf, type CatalogedSession } from '../../../../runtime/ports/session-catalog.js';
 import { collect, fileOf } from './support/verify.js';
 import { expectedRows } from './support/catalog-oracle.js';
+import { catalogEventsMaker, catalogStepArb, hex64, type CatalogStep, type CatalogStreamKind } from '../../../support/catalog-steps.js';
 
 /**
  * The session catalog equals a fold of the store: after random sessions written by two instances, read by a third
@@ -19,39 +20,11 @@ import { expectedRows } from './support/catalog-oracle.js';
 const root = mkdtempSync(join(tmpdir(), 'steerlog-catalog-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let dirs = 0;
-let ids = 0;
 
-const hex64 = (n: number): string => n.toString(16).padStart(64, '0');
-type Kind = 'session' | 'plain';
-interface Step {
-  readonly stream: number;
-  readonly kind: Kind;
-  readonly types: readonly ('turn/start' | 'turn/end' | 'agent/x')[];
-  readonly via: 0 | 1;
-  readonly hashed: boolean;
-}
-
-const eventsOf = (streamRev: number, step: Step, stream: string, time: number): NewEvent[] => {
-  const out: NewEvent[] = [];
-  let rev = streamRev;
-  if (rev === 0 && step.kind === 'session') {
-    out.push({ id: `id-${ids++}`, type: 'session/created', time, data: { sessionId: stream, createdAt: time - 7, kind: step.stream % 2 ? 'fork' : 'root', ...(step.stream % 2 ? { parentSession: 's0' } : {}) } });
-    rev++;
-  }
-  for (const type of step.types) {
-    out.push({ id: `id-${ids++}`, type, time: time + rev, data: { rev }, ...(step.hashed ? { hash: hex64(ids) } : {}) });
-    rev++;
-  }
-  return out;
-};
-
-const stepArb: fc.Arbitrary<Step> = fc.record({
-  stream: fc.nat(7),
-  kind: fc.constantFrom<Kind>('session', 'session', 'plain'),
-  types: fc.array(fc.constantFrom('turn/start' as const, 'turn/end' as const, 'agent/x' as const), { minLength: 1, maxLength: 4 }),
-  via: fc.constantFrom<0 | 1>(0, 1),
-  hashed: fc.boolean(),
-});
+const eventsOf = catalogEventsMaker();
+type Kind = CatalogStreamKind;
+type Step = CatalogStep;
+const stepArb = catalogStepArb;
 
 const rowsOf = async (store: JsonlEventStore): Promise<readonly CatalogedSession[]> => (await store.listSessions()).sessions;
 

@@ -7,6 +7,7 @@ import { catalogPageOf, type CatalogedSession, type SessionCatalogQuery } from '
 import { expectedRows } from '../jsonl/support/catalog-oracle.js';
 import { runCli } from '../../cli/support/run-cli.js';
 import { describePg, dropSchema, PG_URL, postgresAvailable, uniqueSchema } from './pg-test-support.js';
+import { catalogEventsMaker, catalogStepArb, type CatalogStep, type CatalogStreamKind } from '../../../support/catalog-steps.js';
 
 /**
  * The PostgreSQL session catalog (migration 6) equals a fold of the store: after random sessions written by two
@@ -30,38 +31,10 @@ afterAll(async () => {
   await pool.end();
 });
 
-const hex64 = (n: number): string => n.toString(16).padStart(64, '0');
-let ids = 0;
-type Kind = 'session' | 'plain';
-interface Step {
-  readonly stream: number;
-  readonly kind: Kind;
-  readonly types: readonly ('turn/start' | 'turn/end' | 'agent/x')[];
-  readonly via: 0 | 1;
-  readonly hashed: boolean;
-}
-
-const eventsOf = (firstRev: number, step: Step, stream: string, time: number): NewEvent[] => {
-  const out: NewEvent[] = [];
-  let rev = firstRev;
-  if (rev === 0 && step.kind === 'session') {
-    out.push({ id: `id-${ids++}`, type: 'session/created', time, data: { sessionId: stream, createdAt: time - 7, kind: step.stream % 2 ? 'fork' : 'root', ...(step.stream % 2 ? { parentSession: 's0' } : {}) } });
-    rev++;
-  }
-  for (const type of step.types) {
-    out.push({ id: `id-${ids++}`, type, time: time + rev, data: { rev }, ...(step.hashed ? { hash: hex64(ids) } : {}) });
-    rev++;
-  }
-  return out;
-};
-
-const stepArb: fc.Arbitrary<Step> = fc.record({
-  stream: fc.nat(7),
-  kind: fc.constantFrom<Kind>('session', 'session', 'plain'),
-  types: fc.array(fc.constantFrom('turn/start' as const, 'turn/end' as const, 'agent/x' as const), { minLength: 1, maxLength: 4 }),
-  via: fc.constantFrom<0 | 1>(0, 1),
-  hashed: fc.boolean(),
-});
+const eventsOf = catalogEventsMaker();
+type Kind = CatalogStreamKind;
+type Step = CatalogStep;
+const stepArb = catalogStepArb;
 
 /** Appends the steps three at a time, from two store instances at once (a lost race is skipped). */
 const run = async (stores: readonly PostgresEventStore[], steps: readonly Step[], prefix = ''): Promise<void> => {

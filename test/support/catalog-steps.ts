@@ -1,0 +1,51 @@
+import fc from 'fast-check';
+import type { NewEvent } from '../../runtime/ports/event-store.js';
+
+/**
+ * Random appends for the session catalog's property tests (JSONL and PostgreSQL alike): each step appends one to
+ * four events to one of eight streams, a session's first step writing its `session/created` (odd streams are forks of
+ * `s0`), a plain stream's none; `via` picks which of two store instances appends, `hashed` whether the events carry a
+ * chain hash (the catalog's chain head).
+ */
+
+/** A 64-digit hex string of `n` (a stand-in chain hash). */
+export const hex64 = (n: number): string => n.toString(16).padStart(64, '0');
+
+/** A stream that is a session (starts with `session/created`) or a plain stream. */
+export type CatalogStreamKind = 'session' | 'plain';
+
+/** One random append. */
+export interface CatalogStep {
+  readonly stream: number;
+  readonly kind: CatalogStreamKind;
+  readonly types: readonly ('turn/start' | 'turn/end' | 'agent/x')[];
+  readonly via: 0 | 1;
+  readonly hashed: boolean;
+}
+
+/** The steps' generator. */
+export const catalogStepArb: fc.Arbitrary<CatalogStep> = fc.record({
+  stream: fc.nat(7),
+  kind: fc.constantFrom<CatalogStreamKind>('session', 'session', 'plain'),
+  types: fc.array(fc.constantFrom('turn/start' as const, 'turn/end' as const, 'agent/x' as const), { minLength: 1, maxLength: 4 }),
+  via: fc.constantFrom<0 | 1>(0, 1),
+  hashed: fc.boolean(),
+});
+
+/** Makes the events of steps, with event ids unique across every call of the returned function. */
+export const catalogEventsMaker = (): ((firstRev: number, step: CatalogStep, stream: string, time: number) => NewEvent[]) => {
+  let ids = 0;
+  return (firstRev, step, stream, time) => {
+    const out: NewEvent[] = [];
+    let rev = firstRev;
+    if (rev === 0 && step.kind === 'session') {
+      out.push({ id: `id-${ids++}`, type: 'session/created', time, data: { sessionId: stream, createdAt: time - 7, kind: step.stream % 2 ? 'fork' : 'root', ...(step.stream % 2 ? { parentSession: 's0' } : {}) } });
+      rev++;
+    }
+    for (const type of step.types) {
+      out.push({ id: `id-${ids++}`, type, time: time + rev, data: { rev }, ...(step.hashed ? { hash: hex64(ids) } : {}) });
+      rev++;
+    }
+    return out;
+  };
+};
