@@ -41,6 +41,27 @@ const turnEndMetadata = ({ recorded }: RecordedScene, turn: number): EventMetada
   return withoutCause(end?.metadata);
 };
 /**
+ * The wait before a retry, `position` events into the replay (its failed attempt's `request/error` already
+ * written): over at once when the recording has the retry; when it has none (an abort ended the wait), the recorded
+ * cancel is issued, and the wait lasts until the runtime's abort ends it.
+ */
+export const backoffAsRecorded = (scene: RecordedScene, live: Agent, position: number, signal: AbortSignal): Promise<void> => {
+  const { recorded } = scene;
+  const failed = recorded.slice(0, position).findLast((e) => e.type === 'request/error');
+  if (!failed || signal.aborted) return Promise.resolve();
+  const { turn, step } = failed.data as { turn: number; step: number };
+  const ofStep = (e: LogEvent): boolean => {
+    const d = e.data as { turn?: number; step?: number };
+    return d.turn === turn && d.step === step;
+  };
+  const retried = recorded.slice(position).some((e) => (e.type === 'assistant/message' || e.type === 'assistant/chunk' || e.type === 'request/error') && ofStep(e));
+  if (retried) return Promise.resolve();
+  const over = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  live.cancel(abortCause(scene, turn), { keepInbox: true, metadata: turnEndMetadata(scene, turn) });
+  return over;
+};
+
+/**
  * Does what the next recorded event (`next`, at position `index`) needs from outside the runtime (`live`): re-admits
  * an input, answers a request, settles a tool call, records a child's lifecycle, wakes or cancels; false when nothing
  * from outside can produce it (the runtime writes it on its own, or it cannot).
@@ -73,9 +94,12 @@ export const actFor = (scene: RecordedScene, live: Agent, next: LogEvent, index:
         return true;
       }
       pending.request = null;
-      const turn = next.data.turn;
-      const lastOfTurn = !recorded.slice(index + 1).some((e) => e.type === 'assistant/message' && (e.data as { turn: number }).turn === turn);
-      request!.answer(answerOf(next.data, lastOfTurn && log.endOf(turn)?.kind === 'max-tokens'));
+      // the log does not record an answer's finish reason. A turn ends max-tokens when any of its answers finished so
+      // (it is sticky: later tool rounds close the turn without a follow-up request), and the runtime logs such an
+      // answer without its tool calls: in a max-tokens turn, an answer without tool calls is given as cut (one that
+      // finished otherwise still ends the turn max-tokens), one with tool calls as finished for its calls, which ran
+      const cut = log.endOf(next.data.turn)?.kind === 'max-tokens' && !next.data.message.content.some((b) => b.type === 'tool-call');
+      request!.answer(answerOf(next.data, cut));
       return true;
     }
     case 'request/error':
@@ -89,7 +113,8 @@ export const actFor = (scene: RecordedScene, live: Agent, next: LogEvent, index:
       const name = recorded.find((e) => e.type === 'tool/call' && (e.data as { callId: string }).callId === next.data.message.callId);
       const recordedOutcome = outcomeOf(recorded, index, (name?.data as { name: string } | undefined)?.name ?? '', !metadataRecorded);
       const outcome = !('thrown' in recordedOutcome) && concludedBy(recorded, index) ? { ...recordedOutcome, concludesTurn: true as const } : recordedOutcome;
-      if (next.data.error?.code === 'ABORTED') live.cancel(abortCause(scene, next.data.turn), { keepInbox: true, metadata: turnEndMetadata(scene, next.data.turn) });
+      // an outcome the runtime marked as settled after the abort (lateToolResults 'keep') was settled after the cancel too
+      if (next.data.error?.code === 'ABORTED' || next.data.meta?.settledAfterAbort === true) live.cancel(abortCause(scene, next.data.turn), { keepInbox: true, metadata: turnEndMetadata(scene, next.data.turn) });
       call.settle(outcome);
       return true;
     }

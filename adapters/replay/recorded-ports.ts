@@ -126,14 +126,16 @@ export const outcomeOf = (events: readonly LogEvent[], seq: number, toolName: st
 /**
  * Did the tool result at `index` conclude its turn (`concludesTurn`, which the log does not record)? A step whose
  * answer asked for tools ends its turn `completed` only when a result concluded it: so the last result of such a
- * step, when the step's `step/end` is followed by the turn's `turn/end {completed}`, is answered as concluding.
+ * step that did not throw, when the step's `step/end` is followed by the turn's `turn/end {completed}`, is answered as
+ * concluding.
  */
 export const concludedBy = (recorded: readonly LogEvent[], index: number): boolean => {
   const { turn, step } = recorded[index]!.data as { turn: number; step: number };
   const same = (e: LogEvent): boolean => (e.data as { turn?: number; step?: number }).turn === turn && (e.data as { step?: number }).step === step;
   for (let i = index + 1; i < recorded.length; i++) {
     const e = recorded[i]!;
-    if (e.type === 'tool/result' && same(e)) return false;
+    // a later result that recorded a thrown error cannot have concluded the turn: the one before it did
+    if (e.type === 'tool/result' && same(e) && (e.data as { error?: unknown }).error === undefined) return false;
     if (e.type === 'step/end' && same(e)) {
       const after = recorded[i + 1];
       return after?.type === 'turn/end' && (after.data as { turn: number; reason: { kind: string } }).turn === turn && (after.data as { reason: { kind: string } }).reason.kind === 'completed';

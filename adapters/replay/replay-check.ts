@@ -12,7 +12,7 @@ import { gatedStore } from './gated-store.js';
 import { divergenceFinder, type ReplayDivergence } from './event-compare.js';
 import { readRecordedLog, type RecordedLog } from './recorded-log.js';
 import { recordedModel, recordedTools, type Pending } from './recorded-ports.js';
-import { actFor, withoutCause, type RecordedScene } from './recorded-actions.js';
+import { actFor, backoffAsRecorded, withoutCause, type RecordedScene } from './recorded-actions.js';
 import { resumePoints } from './recorded-resumes.js';
 
 /**
@@ -107,7 +107,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       },
       logger: silentLogger,
       writeBatchDelayMs: 0,
-      retry: { sleep: async () => undefined },
+      retry: { sleep: (_ms, signal) => backoffAsRecorded(scene, live, position, signal) },
       ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
       ...(options.lateToolResults !== undefined ? { lateToolResults: options.lateToolResults } : {}),
     });
@@ -212,6 +212,8 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
         : live.status === 'idle'
           ? 'input (the agent is idle)'
           : 'its own work (a hook that does not settle?)';
+  /** The position the replay last acted at (an action is taken once per position). */
+  let actedAt = -1;
   try {
     for (;;) {
       await settle();
@@ -223,6 +225,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       if (point !== undefined && now.length >= point) {
         resumes.shift();
         await resumeAt(point);
+        actedAt = -1;
         continue;
       }
       const next = recorded[now.length];
@@ -234,7 +237,12 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
         if (blocked() && pending.request === null && pending.calls.size === 0) return { ok: true, events: now.length };
         return { ok: false, events: now.length, divergence: { seq: (recorded.at(-1)?.seq ?? -1) + 1, type: 'none', recorded: null, produced: null, waiting: waitingFor() } };
       }
-      if (actFor(scene, live, next, now.length)) continue;
+      // acted on once: an action that produced nothing yet (a cancel while the runtime's write is held) is not
+      // repeated, the held writes go through first
+      if (actedAt !== now.length && actFor(scene, live, next, now.length)) {
+        actedAt = now.length;
+        continue;
+      }
       // not an input, an answer or an outcome: the runtime writes it once its held writes are through
       if (gate.held() > 0) {
         gate.release();

@@ -114,7 +114,9 @@ describe('driver properties', () => {
         expect(h.agent.status).toBe('idle');
         expect(pending).toEqual([]);
 
-        await expectConsistent(h);
+        // hooks that send share the test's id counter and send budget with the top-level sends: re-run by the replay,
+        // they would send other inputs (per-agent state would be needed); sessions without them are replay-checked
+        await expectConsistent(h, p.fromPreStep || p.fromTurnStopping ? { unchecked: 'hooks with shared send state' } : undefined);
       }),
       { numRuns: 150 },
     );

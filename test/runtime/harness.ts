@@ -9,6 +9,7 @@ import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { createRuntime, type CreateSessionOptions, type RuntimeOptions } from '../../runtime/runtime.js';
 import type { Tool } from '../../runtime/tools.js';
+import { expectReplayReproduces, recordDeployment, type ReplayExpectation } from './harness-replay.js';
 import { plainNotifications } from '../support/plain-notifications.js';
 import { testStore, uniqueSessionId } from '../support/test-store.js';
 
@@ -89,6 +90,13 @@ export const setup = (opts: HarnessOptions = {}) => {
     ...opts.toolOptions,
   });
   const agent = runtime.createSession({ sessionId: uniqueSessionId(), ...opts.session });
+  // what the replay check of expectConsistent re-drives with: the same hooks and tool scheduling; the model's answers
+  // and the tools' outcomes are the recorded ones (the scripted model and the tests' tools are what was recorded)
+  const deployment = recordDeployment(agent, {
+    ...(opts.session?.systemPrompt !== undefined ? { systemPrompt: opts.session.systemPrompt } : {}),
+    ...(opts.toolOptions?.toolConcurrency !== undefined ? { toolConcurrency: opts.toolOptions.toolConcurrency } : {}),
+    ...(opts.toolOptions?.lateToolResults !== undefined ? { lateToolResults: opts.toolOptions.lateToolResults } : {}),
+  });
   const live: string[] = [];
   agent.on('inbox/inserted', (m) => live.push(`inserted ${m.id}`));
   agent.on('inbox/discarded', (m) => live.push(`discarded ${m.id}`));
@@ -98,15 +106,17 @@ export const setup = (opts: HarnessOptions = {}) => {
   // the spec's scenarios fold a request's provenance (request/header, request/context) into its answer (REQ): the
   // provenance itself is checked in test/runtime/request-provenance.test.ts
   const durable = () => agent.events.filter((e) => e.type !== 'session/created' && e.type !== 'request/header' && e.type !== 'request/context').map(notate);
-  return { agent, model, store, live, durable };
+  return { agent, model, store, live, durable, deployment };
 };
 
 /**
  * What every scenario must satisfy at rest: the audit of the agent's own log is ok and agrees with the live agent
  * (lists and turn count); the notifications emitted live and those derived from the log both equal a separate plain
- * model's (test/support/plain-notifications.ts); the store holds exactly the live log.
+ * model's (test/support/plain-notifications.ts); the store holds exactly the live log; and the replay check
+ * (`replayCheck`, with the session's hooks) reproduces the log event for event — unless `replay` says the
+ * check must refuse it, or names the divergence it must find (each with its reason at the call).
  */
-export const expectConsistent = async (h: ReturnType<typeof setup>): Promise<void> => {
+export const expectConsistent = async (h: ReturnType<typeof setup>, replay?: ReplayExpectation): Promise<void> => {
   const { agent, live, store } = h;
   await agent.whenIdle();
   await expectLogAgrees(agent, store);
@@ -118,6 +128,7 @@ export const expectConsistent = async (h: ReturnType<typeof setup>): Promise<voi
   const plain = plainNotifications(agent.events);
   expect(emitted).toEqual(plain);
   expect(derived).toEqual(plain);
+  await expectReplayReproduces(agent.events, h.deployment, replay);
 };
 
 /**

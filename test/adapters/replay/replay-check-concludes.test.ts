@@ -46,3 +46,34 @@ describe('replayCheck of a turn a tool outcome concluded (concludesTurn, which t
     expect(await replayCheck(events)).toEqual({ ok: true, events: events.length });
   });
 });
+
+describe('replayCheck of a round whose concluding call is followed by a call that throws', () => {
+  it('reproduces it: the concluding outcome is the last result that did not throw', async () => {
+    const runtime = createRuntime({
+      store: new MemoryEventStore(),
+      model: new ScriptedModel([{ toolCalls: [{ callId: 'c1', name: 'finish', arguments: {} }, { callId: 'c2', name: 'broken', arguments: {} }] }]),
+      tools: [
+        { name: 'finish', execute: () => ({ content: 'finished', concludesTurn: true }) },
+        {
+          name: 'broken',
+          execute: () => {
+            throw new Error('broken tool');
+          },
+        },
+      ],
+      clock: steppingClock(),
+      ids: sequentialIds(),
+      logger: silentLogger,
+      writeBatchDelayMs: 0,
+    });
+    const agent = runtime.createSession({ sessionId: 'concludes-then-throws' });
+    agent.followup(msg('go'));
+    await agent.whenIdle();
+    await agent.checkpoint();
+    const events = agent.events;
+    // one step: the turn ends completed after the round, the last result being the thrown error
+    expect(events.filter((e) => e.type === 'step/start')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'tool/result').map((e) => (e.data as { error?: unknown }).error !== undefined)).toEqual([false, true]);
+    expect(await replayCheck(events)).toEqual({ ok: true, events: events.length });
+  });
+});
