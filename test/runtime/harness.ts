@@ -11,7 +11,7 @@ import { createRuntime, type CreateSessionOptions, type RuntimeOptions } from '.
 import type { Tool } from '../../runtime/tools.js';
 import { expectReplayReproduces, recordDeployment, type ReplayExpectation } from './harness-replay.js';
 import { plainNotifications } from '../support/plain-notifications.js';
-import { testStore, uniqueSessionId } from '../support/test-store.js';
+import { testStore, testStoreKind, uniqueSessionId } from '../support/test-store.js';
 
 const T: Record<string, string> = { 'next-turn': 'NT', 'next-step': 'NS' };
 const reasonText = (r: TurnEndReason): string =>
@@ -128,7 +128,9 @@ export const expectConsistent = async (h: ReturnType<typeof setup>, replay?: Rep
   const plain = plainNotifications(agent.events);
   expect(emitted).toEqual(plain);
   expect(derived).toEqual(plain);
-  await expectReplayReproduces(agent.events, h.deployment, replay);
+  // the replay check re-drives a runtime of its own from the log, whatever store wrote it: the project that runs these
+  // programs on PostgreSQL (for the store's sake) leaves it to the memory-store project, which checks every run
+  if (testStoreKind() === 'memory') await expectReplayReproduces(agent.events, h.deployment, replay);
 };
 
 /**
