@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { NewEvent } from '../../runtime/ports/event-store.js';
+import type { EventStore, NewEvent } from '../../runtime/ports/event-store.js';
 
 /**
  * Random appends for the session catalog's property tests (JSONL and PostgreSQL alike): each step appends one to
@@ -48,4 +48,34 @@ export const catalogEventsMaker = (): ((firstRev: number, step: CatalogStep, str
     }
     return out;
   };
+};
+
+/**
+ * Appends the steps three at a time (appends of one tick may share a commit), each from the store instance its `via`
+ * names; a session keeps the kind of its first step, and an append that lost a race to the other instance
+ * (`concurrency`) is skipped. Stream ids are `<prefix>s<n>`.
+ */
+export const appendCatalogSteps = async (
+  stores: readonly Pick<EventStore, 'revision' | 'append'>[],
+  steps: readonly CatalogStep[],
+  eventsOf: ReturnType<typeof catalogEventsMaker>,
+  prefix = '',
+): Promise<void> => {
+  const kinds = new Map<number, CatalogStreamKind>();
+  let time = 1_000;
+  for (let i = 0; i < steps.length; i += 3) {
+    await Promise.all(
+      steps.slice(i, i + 3).map(async (s) => {
+        const kind = kinds.get(s.stream) ?? s.kind;
+        kinds.set(s.stream, kind);
+        const store = stores[s.via]!;
+        const stream = `${prefix}s${s.stream}`;
+        const rev = await store.revision(stream);
+        const next = rev === 'no_stream' ? 0 : Number(rev) + 1;
+        await store.append(stream, eventsOf(next, { ...s, kind }, stream, (time += 10)), rev === 'no_stream' ? 'no_stream' : rev).catch((e: unknown) => {
+          if ((e as { code?: string }).code !== 'concurrency') throw e;
+        });
+      }),
+    );
+  }
 };

@@ -10,7 +10,7 @@ import type { NewEvent, RecordedEvent, StreamRevision } from '../../../../runtim
 import { catalogPageOf, type CatalogedSession } from '../../../../runtime/ports/session-catalog.js';
 import { collect, fileOf } from './support/verify.js';
 import { expectedRows } from './support/catalog-oracle.js';
-import { catalogEventsMaker, catalogStepArb, hex64, type CatalogStep, type CatalogStreamKind } from '../../../support/catalog-steps.js';
+import { appendCatalogSteps, catalogEventsMaker, catalogStepArb, hex64, type CatalogStep, type CatalogStreamKind } from '../../../support/catalog-steps.js';
 
 /**
  * The session catalog equals a fold of the store: after random sessions written by two instances, read by a third
@@ -30,24 +30,7 @@ const rowsOf = async (store: JsonlEventStore): Promise<readonly CatalogedSession
 
 const run = async (dir: string, steps: readonly Step[]): Promise<void> => {
   const stores = [await openJsonlEventStore(dir, { durability: 'none' }), await openJsonlEventStore(dir, { durability: 'none' })];
-  const kinds = new Map<number, Kind>();
-  let time = 1_000;
-  // appends of one tick share a commit (group mode) or not: both instances, interleaved
-  for (let i = 0; i < steps.length; i += 3) {
-    await Promise.all(
-      steps.slice(i, i + 3).map(async (s) => {
-        const kind = kinds.get(s.stream) ?? s.kind;
-        kinds.set(s.stream, kind);
-        const store = stores[s.via]!;
-        const stream = `s${s.stream}`;
-        const rev = await store.revision(stream);
-        const next = rev === 'no_stream' ? 0 : Number(rev) + 1;
-        await store.append(stream, eventsOf(next, { ...s, kind }, stream, (time += 10)), rev === 'no_stream' ? 'no_stream' : rev).catch((e: unknown) => {
-          if ((e as { code?: string }).code !== 'concurrency') throw e;
-        });
-      }),
-    );
-  }
+  await appendCatalogSteps(stores, steps, eventsOf);
   for (const s of stores) await s.close();
 };
 

@@ -7,7 +7,7 @@ import { catalogPageOf, type CatalogedSession, type SessionCatalogQuery } from '
 import { expectedRows } from '../jsonl/support/catalog-oracle.js';
 import { runCli } from '../../cli/support/run-cli.js';
 import { describePg, dropSchema, PG_URL, postgresAvailable, uniqueSchema } from './pg-test-support.js';
-import { catalogEventsMaker, catalogStepArb, type CatalogStep, type CatalogStreamKind } from '../../../support/catalog-steps.js';
+import { appendCatalogSteps, catalogEventsMaker, catalogStepArb, type CatalogStep } from '../../../support/catalog-steps.js';
 
 /**
  * The PostgreSQL session catalog (migration 6) equals a fold of the store: after random sessions written by two
@@ -32,29 +32,12 @@ afterAll(async () => {
 });
 
 const eventsOf = catalogEventsMaker();
-type Kind = CatalogStreamKind;
 type Step = CatalogStep;
 const stepArb = catalogStepArb;
 
 /** Appends the steps three at a time, from two store instances at once (a lost race is skipped). */
 const run = async (stores: readonly PostgresEventStore[], steps: readonly Step[], prefix = ''): Promise<void> => {
-  const kinds = new Map<number, Kind>();
-  let time = 1_000;
-  for (let i = 0; i < steps.length; i += 3) {
-    await Promise.all(
-      steps.slice(i, i + 3).map(async (s) => {
-        const kind = kinds.get(s.stream) ?? s.kind;
-        kinds.set(s.stream, kind);
-        const store = stores[s.via]!;
-        const stream = `${prefix}s${s.stream}`;
-        const rev = await store.revision(stream);
-        const next = rev === 'no_stream' ? 0 : Number(rev) + 1;
-        await store.append(stream, eventsOf(next, { ...s, kind }, stream, (time += 10)), rev === 'no_stream' ? 'no_stream' : rev).catch((e: unknown) => {
-          if ((e as { code?: string }).code !== 'concurrency') throw e;
-        });
-      }),
-    );
-  }
+  await appendCatalogSteps(stores, steps, eventsOf, prefix);
 };
 
 const readAll = async (store: PostgresEventStore): Promise<RecordedEvent[]> => {
