@@ -1,22 +1,13 @@
 import pg from 'pg';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   LATEST_SCHEMA_VERSION,
   migratePostgresEventStore,
   openPostgresEventStore,
 } from '../../../../adapters/store/postgres/index.js';
-import { describePg, dropSchema, PG_URL, postgresAvailable, uniqueSchema } from './pg-test-support.js';
+import { describePg, PG_URL, testSchemas } from './pg-test-support.js';
 
-const schemas: string[] = [];
-const fresh = (label: string): string => {
-  const s = uniqueSchema(label);
-  schemas.push(s);
-  return s;
-};
-afterAll(async () => {
-  if (!postgresAvailable) return;
-  for (const s of schemas) await dropSchema(s);
-});
+const { fresh } = testSchemas();
 
 const migrationRows = async (pool: pg.Pool, schema: string): Promise<number[]> =>
   (await pool.query<{ version: number }>(`SELECT version FROM "${schema}".migrations ORDER BY version`)).rows.map((r) => r.version);

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { describe, inject } from 'vitest';
+import { afterAll, beforeAll, describe, inject } from 'vitest';
 
 /** Where the PostgreSQL tests connect. */
 export const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -29,4 +29,43 @@ export const dropSchema = async (schema: string): Promise<void> => {
   } finally {
     await client.end();
   }
+};
+
+/** What {@link testSchemas} gives a test file. */
+export interface TestSchemas {
+  /** A new schema name (see {@link uniqueSchema}), dropped after the file. */
+  readonly fresh: (label: string) => string;
+  /** The file's shared pool (created before the file's tests, ended after them); throws when none was asked for. */
+  readonly pool: pg.Pool;
+}
+
+/**
+ * Registers the `beforeAll`/`afterAll` hooks of a test file that makes its own schemas: every name `fresh` gives is
+ * dropped after the file, and with `poolMax` the file shares one pool of that size, ended after it. Nothing is
+ * created when PostgreSQL is not available.
+ *
+ * @param options.poolMax the shared pool's size; default: no shared pool.
+ */
+export const testSchemas = (options: { readonly poolMax?: number } = {}): TestSchemas => {
+  const schemas: string[] = [];
+  let shared: pg.Pool | undefined;
+  beforeAll(() => {
+    if (postgresAvailable && options.poolMax !== undefined) shared = new pg.Pool({ connectionString: PG_URL, max: options.poolMax });
+  });
+  afterAll(async () => {
+    if (!postgresAvailable) return;
+    await shared?.end();
+    for (const s of schemas) await dropSchema(s);
+  });
+  return {
+    fresh: (label) => {
+      const s = uniqueSchema(label);
+      schemas.push(s);
+      return s;
+    },
+    get pool(): pg.Pool {
+      if (shared === undefined) throw new Error('testSchemas: no shared pool (pass poolMax, and use it inside a test)');
+      return shared;
+    },
+  };
 };

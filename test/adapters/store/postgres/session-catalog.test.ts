@@ -1,12 +1,11 @@
 import fc from 'fast-check';
-import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { MIGRATIONS, migratePostgresEventStore, openPostgresEventStore, type PostgresEventStore } from '../../../../adapters/store/postgres/index.js';
 import type { NewEvent, RecordedEvent } from '../../../../runtime/ports/event-store.js';
 import { catalogPageOf, type CatalogedSession, type SessionCatalogQuery } from '../../../../runtime/ports/session-catalog.js';
 import { expectedRows } from '../jsonl/support/catalog-oracle.js';
 import { runCli } from '../../cli/support/run-cli.js';
-import { describePg, dropSchema, PG_URL, postgresAvailable, uniqueSchema } from './pg-test-support.js';
+import { describePg, PG_URL, testSchemas } from './pg-test-support.js';
 import { appendCatalogSteps, catalogEventsMaker, catalogStepArb, type CatalogStep } from '../../../support/catalog-steps.js';
 
 /**
@@ -15,21 +14,8 @@ import { appendCatalogSteps, catalogEventsMaker, catalogStepArb, type CatalogSte
  * and after the upgrade from version 5 fills it from the events already there. Pages and filters answer what the
  * port's reference paging (catalogPageOf) answers on the fold.
  */
-const schemas: string[] = [];
-const fresh = (label: string): string => {
-  const s = uniqueSchema(label);
-  schemas.push(s);
-  return s;
-};
-let pool: pg.Pool;
-beforeAll(() => {
-  if (postgresAvailable) pool = new pg.Pool({ connectionString: PG_URL, max: 6 });
-});
-afterAll(async () => {
-  if (!postgresAvailable) return;
-  for (const s of schemas) await dropSchema(s);
-  await pool.end();
-});
+const db = testSchemas({ poolMax: 6 });
+const fresh = db.fresh;
 
 const eventsOf = catalogEventsMaker();
 type Step = CatalogStep;
@@ -68,7 +54,7 @@ describePg('PostgreSQL session catalog', () => {
     // one schema for every run (migrating one costs more than a run): each run's streams are new, and the catalog
     // must equal the fold of everything stored so far
     const schema = fresh('cat');
-    const stores = [await openPostgresEventStore({ pool, schema, listen: false }), await openPostgresEventStore({ pool, schema, listen: false })];
+    const stores = [await openPostgresEventStore({ pool: db.pool, schema, listen: false }), await openPostgresEventStore({ pool: db.pool, schema, listen: false })];
     let runs = 0;
     try {
       await fc.assert(
@@ -92,7 +78,7 @@ describePg('PostgreSQL session catalog', () => {
 
   it('a rolled-back append, a deletion, a row removed by hand and a rebuild leave it equal to the fold', async () => {
     const schema = fresh('cat_edit');
-    const store = await openPostgresEventStore({ pool, schema, listen: false });
+    const store = await openPostgresEventStore({ pool: db.pool, schema, listen: false });
     try {
       const steps: Step[] = [0, 1, 2, 3].flatMap((stream) => [
         { stream, kind: 'session', types: ['turn/start'], via: 0, hashed: true },
@@ -103,7 +89,7 @@ describePg('PostgreSQL session catalog', () => {
       const before = await store.listSessions();
 
       // a transaction that appended and then rolled back (what a crash before COMMIT comes to) changes nothing
-      const client = await pool.connect();
+      const client = await db.pool.connect();
       try {
         await client.query('BEGIN');
         await client.query(`SELECT * FROM "${schema}".append_events('s1', 'any', ARRAY['rb-1'], ARRAY['turn/end'], ARRAY[99999]::float8[], ARRAY['{}'], ARRAY[false], ARRAY[NULL]::text[], ARRAY[NULL]::text[], false)`);
@@ -119,17 +105,17 @@ describePg('PostgreSQL session catalog', () => {
       expect((await store.listSessions()).sessions.map((r) => r.sessionId)).not.toContain('s2');
 
       // a row removed by hand is folded again by the next append to its stream
-      await pool.query(`DELETE FROM "${schema}".session_catalog WHERE stream = 's1'`);
+      await db.pool.query(`DELETE FROM "${schema}".session_catalog WHERE stream = 's1'`);
       await run([store], [{ stream: 1, kind: 'session', types: ['agent/x'], via: 0, hashed: false }]);
       await assertCatalogIsFold(store);
 
       // rows lost or wrong: the rebuild folds them again
-      await pool.query(`DELETE FROM "${schema}".session_catalog WHERE stream = 's3'`);
-      await pool.query(`UPDATE "${schema}".session_catalog SET last_seq = 999, open_turn = NOT open_turn, kind = 'lie'`);
+      await db.pool.query(`DELETE FROM "${schema}".session_catalog WHERE stream = 's3'`);
+      await db.pool.query(`UPDATE "${schema}".session_catalog SET last_seq = 999, open_turn = NOT open_turn, kind = 'lie'`);
       expect(await store.rebuildSessionCatalog()).toBe(3);
       await assertCatalogIsFold(store);
       // and through the CLI's repair path
-      await pool.query(`UPDATE "${schema}".session_catalog SET chain_head = NULL, last_activity = 0`);
+      await db.pool.query(`UPDATE "${schema}".session_catalog SET chain_head = NULL, last_activity = 0`);
       const url = new URL(PG_URL);
       url.searchParams.set('schema', schema);
       const repaired = await runCli('store', 'repair', url.toString(), '--json');
@@ -142,7 +128,7 @@ describePg('PostgreSQL session catalog', () => {
 
   it('the upgrade from version 5 fills it from the events already stored', async () => {
     const schema = fresh('cat_mig');
-    const client = await pool.connect();
+    const client = await db.pool.connect();
     try {
       await client.query(`CREATE SCHEMA "${schema}"`);
       await client.query(`CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
@@ -163,7 +149,7 @@ describePg('PostgreSQL session catalog', () => {
       ).map((step, i) => ({ stream: `s${stream}`, events: eventsOf(i === 0 ? 0 : step.kind === 'session' && stream !== 4 ? 3 : 2, step, `s${stream}`, 2_000 + stream * 100 + i * 10) })),
     );
     for (const { stream, events: batch } of events) {
-      await pool.query(`SELECT * FROM "${schema}".append_events($1, 'any', $2, $3, $4, $5, $6, $7, $8, false)`, [
+      await db.pool.query(`SELECT * FROM "${schema}".append_events($1, 'any', $2, $3, $4, $5, $6, $7, $8, false)`, [
         stream,
         batch.map((e) => e.id),
         batch.map((e) => e.type),
@@ -174,8 +160,8 @@ describePg('PostgreSQL session catalog', () => {
         batch.map((e) => e.hash ?? null),
       ]);
     }
-    expect((await migratePostgresEventStore(pool, schema)).applied).toEqual([6]);
-    const store = await openPostgresEventStore({ pool, schema, listen: false });
+    expect((await migratePostgresEventStore(db.pool, schema)).applied).toEqual([6]);
+    const store = await openPostgresEventStore({ pool: db.pool, schema, listen: false });
     try {
       await assertCatalogIsFold(store);
       expect((await store.listSessions({ sessionsOnly: true })).sessions.map((r) => r.sessionId)).toEqual(['s0', 's1', 's2', 's3']);

@@ -1,25 +1,11 @@
 import fc from 'fast-check';
-import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { MIGRATIONS, migratePostgresEventStore, openPostgresEventStore } from '../../../../adapters/store/postgres/index.js';
 import { partitionOf, streamHashOf } from '../../../../runtime/ports/stream-partition.js';
-import { describePg, dropSchema, PG_URL, postgresAvailable, uniqueSchema } from './pg-test-support.js';
+import { describePg, testSchemas } from './pg-test-support.js';
 
-const schemas: string[] = [];
-const fresh = (label: string): string => {
-  const s = uniqueSchema(label);
-  schemas.push(s);
-  return s;
-};
-let pool: pg.Pool;
-beforeAll(() => {
-  if (postgresAvailable) pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
-});
-afterAll(async () => {
-  if (!postgresAvailable) return;
-  await pool.end();
-  for (const s of schemas) await dropSchema(s);
-});
+const db = testSchemas({ poolMax: 2 });
+const fresh = db.fresh;
 
 /** Stream ids the store accepts: no U+0000, no lone surrogate (any other code point, ASCII or not). */
 const streamIds = fc.string({ unit: fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.constantFrom('a', 'é', '✓', '😀', '-', '/')), minLength: 1, maxLength: 40 }).filter((s) => !s.includes('\u0000'));
@@ -27,10 +13,10 @@ const streamIds = fc.string({ unit: fc.oneof(fc.string({ unit: 'binary', minLeng
 describePg('the stream hash in SQL and in the runtime', () => {
   it('stream_hash(text) in SQL equals streamHashOf (FNV-1a of the UTF-8 bytes), so partitionOf agrees for any count', async () => {
     const schema = fresh('hash');
-    await migratePostgresEventStore(pool, schema);
+    await migratePostgresEventStore(db.pool, schema);
     await fc.assert(
       fc.asyncProperty(fc.uniqueArray(streamIds, { minLength: 1, maxLength: 30 }), fc.integer({ min: 2, max: 64 }), async (ids, count) => {
-        const rows = (await pool.query<{ h: string; p: string }>(`SELECT "${schema}".stream_hash(s)::text AS h, ("${schema}".stream_hash(s) % $2)::text AS p FROM unnest($1::text[]) WITH ORDINALITY AS u(s, i) ORDER BY i`, [ids, count])).rows;
+        const rows = (await db.pool.query<{ h: string; p: string }>(`SELECT "${schema}".stream_hash(s)::text AS h, ("${schema}".stream_hash(s) % $2)::text AS p FROM unnest($1::text[]) WITH ORDINALITY AS u(s, i) ORDER BY i`, [ids, count])).rows;
         expect(rows.map((r) => Number(r.h))).toEqual(ids.map(streamHashOf));
         expect(rows.map((r) => Number(r.p))).toEqual(ids.map((id) => partitionOf(id, count)));
       }),
@@ -45,7 +31,7 @@ describePg('the stream hash in SQL and in the runtime', () => {
   it('migration 5 fills stream_hash for the events already stored; appends write it; a partitioned read returns them', async () => {
     const schema = fresh('hash_mig');
     // a store at schema version 4, with events written by version 4's append_events
-    const client = await pool.connect();
+    const client = await db.pool.connect();
     try {
       await client.query(`CREATE SCHEMA "${schema}"`);
       await client.query(`CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
@@ -61,11 +47,11 @@ describePg('the stream hash in SQL and in the runtime', () => {
     } finally {
       client.release();
     }
-    expect((await migratePostgresEventStore(pool, schema)).applied).toEqual([5, 6]);
-    const store = await openPostgresEventStore({ pool, schema });
+    expect((await migratePostgresEventStore(db.pool, schema)).applied).toEqual([5, 6]);
+    const store = await openPostgresEventStore({ pool: db.pool, schema });
     try {
       await store.append('new-e', [{ id: 'e1', type: 't', time: 3, data: {} }], 'no_stream');
-      const stored = (await pool.query<{ stream: string; h: string }>(`SELECT stream, stream_hash::text AS h FROM "${schema}".events ORDER BY position`)).rows;
+      const stored = (await db.pool.query<{ stream: string; h: string }>(`SELECT stream, stream_hash::text AS h FROM "${schema}".events ORDER BY position`)).rows;
       expect(stored).toHaveLength(9);
       for (const row of stored) expect(Number(row.h)).toBe(streamHashOf(row.stream));
       const all: string[] = [];
