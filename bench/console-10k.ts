@@ -3,7 +3,7 @@
  * session `test/e2e/console-10k.browser.ts` writes), one request at a time, on `steerlog serve`'s HTTP app in
  * process over a JSONL store with its derived caches (as `serve` runs): the opening requests at once, cold without the
  * console's timeline cache and after a restart with it, then each request one at a time, cold and again (warm): the
- * time and the size of each answer.
+ * time and the size of each answer (and for the opening requests, the process's CPU time from their start to each answer).
  * Usage: npx tsx bench/console-10k.ts [turns]
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { Host } from '../host/host.js';
 import { silentLogger } from '../runtime/logger.js';
 import { createRuntime } from '../runtime/runtime.js';
 import type { NewEvent } from '../runtime/ports/event-store.js';
+import { machineLine } from './support/machine.js';
 
 /** The 10k-turn session of the browser suite: one turn a second, a queued prompt, its claim, one step, one answer. */
 export const tenThousandTurns = (sessionId: string, turns: number): NewEvent[] => {
@@ -77,12 +78,20 @@ const main = async () => {
       for (let i = 0; i < 600 && readdirSync(join(dir, 'derived')).some((n) => n.endsWith('.tmp')); i++) await new Promise((r) => setTimeout(r, 50));
     };
     const opening = async (label: string) => {
-      // the opening requests at once, each timed from the same start (what the browser sees of the server)
+      // the opening requests at once, each timed from the same start (what the browser sees of the server), and the
+      // process's CPU time until they are answered (what the server spent: on a loaded machine the wall time is that
+      // divided by the share of a core the process gets)
       const t0 = performance.now();
-      process.stdout.write(`${label}:\n${(await Promise.all(openingPaths(id).map((p) => time(p, t0)))).join('\n')}\n`);
+      const cpu0 = process.cpuUsage();
+      const cpuMs = () => {
+        const c = process.cpuUsage(cpu0);
+        return `CPU ${String(Math.round((c.user + c.system) / 1000)).padStart(5)} ms`;
+      };
+      const answers = await Promise.all(openingPaths(id).map(async (p) => `${await time(p, t0)}  (${cpuMs()} so far)`));
+      process.stdout.write(`${label}:\n${answers.join('\n')}\n`);
       process.stdout.write(`${await time(`/api/chain/${id}`, t0)}  (the chain answer, which waits for the cache's check)\n`);
     };
-    process.stdout.write(`${events.length} events (${Math.round(statSync(join(dir, 'global.idx')).size / 80)} indexed)\n`);
+    process.stdout.write(`${machineLine()}\n${events.length} events (${Math.round(statSync(join(dir, 'global.idx')).size / 80)} indexed)\n`);
     await opening('opening, cold, no cache (a first start)');
     await cacheWritten();
     await server.close();

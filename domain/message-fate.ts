@@ -37,6 +37,8 @@ const shownOf = (m: { readonly content: readonly { readonly type: string; readon
   m.sealed !== undefined && m.sealed.state === undefined ? UNAVAILABLE_MARKER : previewOf(m.content);
 const previewOf = (content: readonly { readonly type: string; readonly text?: string }[]): string => {
   const text = content.map((b) => (b.type === 'text' ? (b.text ?? '') : `[${b.type}]`)).join(' ').replace(/\s+/g, ' ').trim();
+  // at most 200 UTF-16 units are at most 200 code points: only a longer text is split into them
+  if (text.length <= 200) return text;
   const chars = [...text];
   return chars.length > 200 ? `${chars.slice(0, 200).join('')}…` : text;
 };

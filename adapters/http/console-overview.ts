@@ -87,12 +87,17 @@ export const registerConsoleOverview = (app: Hono<any>, stored: StoredReads, key
       const from = s.read;
       const events = await stored.since(id, from);
       for (let i = 0; i < events.length; i++) {
+        // a long log yields to the event loop before each stretch of its fold, the first included: a macrotask, so
+        // the requests waiting on the same read (the audit view's timeline) run first, and the others are served
+        // meanwhile; and it waits while work that goes first runs
+        if (i % YIELD_EVERY === 0 && events.length > YIELD_EVERY) {
+          await new Promise((r) => setImmediate(r));
+          await priority?.turn();
+        }
         const raw = events[i] as RawEnvelope;
         const opened = keyring ? ((await openEnvelopeNow(raw, keyring)) as RawEnvelope) : raw;
         // another request for the session may have stepped it meanwhile: each event is stepped once
         if (from + i === s.read) step(s, raw, opened);
-        // a long log yields to the event loop now and then: the other requests (the audit view's) are served meanwhile
-        if (i % YIELD_EVERY === YIELD_EVERY - 1) await (priority?.turn() ?? new Promise((r) => setImmediate(r)));
       }
       sessions.push({ sessionId: id, events: s.read, lastActivity: s.lastActivity, turns: s.turns, openTurn: s.openTurn, pending: { nextTurn: s.nextTurn, nextStep: s.nextStep }, actors: s.actors, text: s.text.trim(), chain: s.verifier.result().status });
     }

@@ -3,6 +3,7 @@ import { createKeyring, openEnvelopeNow } from '../../runtime/content-opener.js'
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import type { KeyStore } from '../../runtime/ports/key-store.js';
 import { envelopeOfRecorded } from '../../runtime/ports/recorded-envelope.js';
+import { readStreamPages } from '../../runtime/ports/paged-reads.js';
 
 /**
  * Work that goes before the console's long reads: while any runs, the long reads ({@link createStoredReads}, the
@@ -33,9 +34,6 @@ export const createReadPriority = (): ReadPriority => {
   };
 };
 
-/** How many events a long read takes between two looks at its {@link ReadPriority}. */
-const PAGE = 256;
-
 /** A stored session's events as the console's reads share them (see {@link createStoredReads}). */
 export interface StoredReads {
   /** Every stored event of the session (seq = stream revision); empty: no such session. */
@@ -55,7 +53,7 @@ export interface StoredReads {
  * `open`: sealed content opened with the data keys (as `audit` shows it: text, `[erased]` or `[encrypted]`), else
  * the envelopes as stored (what the hash chain covers). Requests that arrive while a session is being read share
  * that read (the audit view asks for the audit, the timeline and the sessions list's overview of a session at once:
- * one read of a long log, not three). With `priority`, a read pauses between pages while work that goes first runs.
+ * one read of a long log, not three). With `priority`, a read pauses between its pages (the store's) while work that goes first runs.
  */
 export const createStoredReads = (store: EventStore, keys: KeyStore | null, open: boolean, options: { readonly keep?: number; readonly priority?: ReadPriority } = {}): StoredReads => {
   const keep = options.keep ?? 4;
@@ -65,11 +63,14 @@ export const createStoredReads = (store: EventStore, keys: KeyStore | null, open
   const readFrom = async (sessionId: string, from: number): Promise<LogEvent[]> => {
     const out: LogEvent[] = [];
     const keyring = open && keys ? createKeyring(keys) : null;
-    for await (const r of store.read(sessionId, { from: BigInt(from) })) {
-      // with its metadata: the audit shows who did what (metadata.actor)
-      const raw = envelopeOfRecorded(r);
-      out.push((keyring ? await openEnvelopeNow(raw, keyring) : raw) as LogEvent);
-      if (priority && out.length % PAGE === 0) await priority.turn();
+    // a page at a time (the store's own pages: for a JSONL store, the lines one file read completes), not an await per event
+    for await (const page of readStreamPages(store, sessionId, { from: BigInt(from) })) {
+      for (const r of page) {
+        // with its metadata: the audit shows who did what (metadata.actor)
+        const raw = envelopeOfRecorded(r);
+        out.push((keyring ? await openEnvelopeNow(raw, keyring) : raw) as LogEvent);
+      }
+      if (priority) await priority.turn();
     }
     return out;
   };

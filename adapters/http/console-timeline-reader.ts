@@ -108,8 +108,14 @@ export const createTimelineReader = (
     while (held.size > keep) held.delete(held.keys().next().value!);
   };
 
-  const save = async (sessionId: string, events: readonly LogEvent[], text: string): Promise<void> => {
+  /**
+   * Keeps `timeline` (derived from `events`) beside the stream. Its JSON (megabytes for a long session) is written out
+   * after the answers that wait for the timeline have gone: a macrotask later, not on their way.
+   */
+  const save = async (sessionId: string, events: readonly LogEvent[], timeline: SessionTimeline): Promise<void> => {
     if (cacheOptions === null || !cacheOptions.stored(sessionId)) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    const text = JSON.stringify(timeline);
     const n = events.length;
     const last = events[n - 1]!;
     const digest = await cacheOptions.cache.storedDigest(sessionId, n);
@@ -164,7 +170,7 @@ export const createTimelineReader = (
     }
     const timeline = sessionTimeline(sessionId, events);
     hold(sessionId, { n: events.length, lastId: events.at(-1)!.id, timeline, pending: false, check: Promise.resolve(check) });
-    void save(sessionId, events, JSON.stringify(timeline));
+    void save(sessionId, events, timeline);
     return check;
   };
 
@@ -189,7 +195,7 @@ export const createTimelineReader = (
     if (last && last.n === events.length && last.lastId === lastId) return last.timeline;
     const timeline = sessionTimeline(sessionId, events);
     hold(sessionId, { n: events.length, lastId, timeline, pending: false, check: Promise.resolve('log') });
-    void save(sessionId, events, JSON.stringify(timeline));
+    void save(sessionId, events, timeline);
     return timeline;
   };
 
