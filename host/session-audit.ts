@@ -71,9 +71,11 @@ interface Folds {
   pos: number;
   /** id of that event: a log that no longer has it there is another log. */
   lastId: string | null;
+  /** time of that event (ms since the epoch); null before any. */
+  lastTime: number | null;
 }
 
-const newFolds = (sessionId: string, keyring: Keyring | null): Folds => ({ audit: createLogAudit(sessionId, keyring), fates: createFateFold(), keyring, pos: -1, lastId: null });
+const newFolds = (sessionId: string, keyring: Keyring | null): Folds => ({ audit: createLogAudit(sessionId, keyring), fates: createFateFold(), keyring, pos: -1, lastId: null, lastTime: null });
 
 /** Pushes one event into both folds; a promise only when opening its sealed content waits for a key. */
 const advance = (folds: Folds, e: LogEvent): Promise<void> | undefined => {
@@ -82,6 +84,7 @@ const advance = (folds: Folds, e: LogEvent): Promise<void> | undefined => {
     folds.fates.push(opened as LogEvent);
     folds.pos = e.seq;
     folds.lastId = e.id;
+    folds.lastTime = e.time;
   };
   // sealed content opened for the previews where a key allows (the audit opens its own, for its `content`)
   const opening = folds.keyring ? openEnvelopeNow(e, folds.keyring) : e;
@@ -141,47 +144,113 @@ export const auditSession = async (sessionId: string, events: readonly LogEvent[
   return answer(sessionId, events.length - 1, at, events[at]?.time ?? null, folds, options);
 };
 
+/**
+ * A session's log read by seq, for {@link SessionAuditCache.auditLog}: the cache reads only the events its folds have
+ * not passed, so a long log is never held whole (the console's route reads a stored session from the store by range).
+ */
+export interface AuditLogSource {
+  /** seq of the log's last event; -1 when it has none. */
+  readonly lastSeq: number;
+  /** The events with seq in `[from, to)`, in order, a page at a time (fewer when the log ends first). */
+  read(from: number, to: number): AsyncIterable<readonly LogEvent[]>;
+}
+
+/** Events an array source hands out at a time. */
+const ARRAY_PAGE = 2000;
+
+/** An {@link AuditLogSource} over a log held in memory. */
+export const arrayLogSource = (events: readonly LogEvent[]): AuditLogSource => ({
+  lastSeq: events.length - 1,
+  async *read(from, to) {
+    for (let i = Math.max(0, from); i < Math.min(to, events.length); i += ARRAY_PAGE) yield events.slice(i, Math.min(to, events.length, i + ARRAY_PAGE));
+  },
+});
+
 /** Options of {@link createSessionAuditCache}. */
 export interface SessionAuditCacheOptions {
   /** Sessions whose folds are kept. @defaultValue 4 */
   readonly sessions?: number;
+  /**
+   * The most events the kept folds may have passed together: older folds are dropped past it (the fold of the session
+   * asked last is always kept, so a scrubber or a page of rows does not fold again). A fold's report grows with its
+   * log, so this bounds what audits of long sessions leave held. @defaultValue 100000
+   */
+  readonly events?: number;
   /** Events folded between two yields to the event loop, so a long fold never stalls the host. @defaultValue 2000 */
   readonly yieldEvery?: number;
+}
+
+/** What {@link createSessionAuditCache} returns. */
+export interface SessionAuditCache {
+  /** `events` and `keyring` as {@link auditSession} takes them (folds kept from an earlier request keep theirs). */
+  audit(sessionId: string, events: readonly LogEvent[], request?: AuditSessionOptions, keyring?: Keyring | null): Promise<SessionAudit>;
+  /**
+   * The same answer from a log read by seq: only the events after those the kept folds passed are read (and the one
+   * they passed last, to check it is still there), so the log is never held whole.
+   */
+  auditLog(sessionId: string, log: AuditLogSource, request?: AuditSessionOptions, keyring?: Keyring | null): Promise<SessionAudit>;
 }
 
 /**
  * {@link auditSession} for a scrubber: per session the folds stay where the last request left them, so moving
  * forward folds only the new events; moving back (or a log that changed under them) folds again from the start.
- * Long folds yield to the event loop every `yieldEvery` events.
+ * Long folds yield to the event loop every `yieldEvery` events. The kept folds are bounded by sessions and by the
+ * events they passed (`events`).
  */
-export const createSessionAuditCache = (options: SessionAuditCacheOptions = {}) => {
+export const createSessionAuditCache = (options: SessionAuditCacheOptions = {}): SessionAuditCache => {
   const max = options.sessions ?? 4;
+  const budget = options.events ?? 100_000;
   const every = options.yieldEvery ?? 2000;
   const cache = new Map<string, Folds>();
   /** Per session, the request folding now: requests of one session take turns, so no two advance the same folds. */
   const turns = new Map<string, Promise<unknown>>();
-  const run = async (sessionId: string, events: readonly LogEvent[], request: AuditSessionOptions, keyring: Keyring | null): Promise<SessionAudit> => {
-    const at = clampAt(events, request.at);
+  const evict = (): void => {
+    // oldest first; the newest (the session asked last) always stays
+    let held = 0;
+    for (const f of cache.values()) held += f.pos + 1;
+    for (const [id, f] of cache) {
+      if (cache.size <= 1 || (cache.size <= max && held <= budget)) break;
+      cache.delete(id);
+      held -= f.pos + 1;
+    }
+  };
+  /** The event at `folds.pos` is still the one the folds passed (a log that changed under them is another log). */
+  const still = async (folds: Folds, log: AuditLogSource): Promise<boolean> => {
+    if (folds.pos < 0) return true;
+    for await (const page of log.read(folds.pos, folds.pos + 1)) return page[0]?.id === folds.lastId;
+    return false;
+  };
+  const run = async (sessionId: string, log: AuditLogSource, request: AuditSessionOptions, keyring: Keyring | null): Promise<SessionAudit> => {
+    const at = Math.max(-1, Math.min(log.lastSeq, request.at ?? log.lastSeq));
     let folds = cache.get(sessionId);
     cache.delete(sessionId);
-    if (!folds || folds.pos > at || (folds.pos >= 0 && events[folds.pos]?.id !== folds.lastId)) folds = newFolds(sessionId, keyring);
-    cache.set(sessionId, folds);
-    while (cache.size > max) cache.delete(cache.keys().next().value!);
-    for (let i = folds.pos + 1, n = 0; i <= at; i++, n++) {
-      if (n > 0 && n % every === 0) await new Promise((resolve) => setTimeout(resolve, 0));
-      const opening = advance(folds, events[i]!);
-      if (opening) await opening;
+    if (!folds || folds.pos > at || !(await still(folds, log))) folds = newFolds(sessionId, keyring);
+    // folds left part way (a read or an opening that failed) are not kept: they were taken out of the cache above
+    let n = 0;
+    if (folds.pos < at) {
+      for await (const page of log.read(folds.pos + 1, at + 1)) {
+        for (const e of page) {
+          if (n > 0 && n % every === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+          n++;
+          const opening = advance(folds, e);
+          if (opening) await opening;
+        }
+      }
     }
-    return answer(sessionId, events.length - 1, at, events[at]?.time ?? null, folds, request);
+    if (folds.pos !== at) throw new Error(`the log of ${sessionId} ended at seq ${folds.pos}, before seq ${at} it said it holds`);
+    cache.set(sessionId, folds);
+    evict();
+    return answer(sessionId, log.lastSeq, at, folds.pos >= 0 ? folds.lastTime : null, folds, request);
+  };
+  const queued = (sessionId: string, work: () => Promise<SessionAudit>): Promise<SessionAudit> => {
+    const previous = turns.get(sessionId) ?? Promise.resolve();
+    const next = previous.catch(() => {}).then(work);
+    turns.set(sessionId, next);
+    void next.finally(() => turns.get(sessionId) === next && turns.delete(sessionId)).catch(() => {});
+    return next;
   };
   return {
-    /** `events` and `keyring` as {@link auditSession} takes them (folds kept from an earlier request keep theirs). */
-    audit(sessionId: string, events: readonly LogEvent[], request: AuditSessionOptions = {}, keyring: Keyring | null = null): Promise<SessionAudit> {
-      const previous = turns.get(sessionId) ?? Promise.resolve();
-      const next = previous.catch(() => {}).then(() => run(sessionId, events, request, keyring));
-      turns.set(sessionId, next);
-      void next.finally(() => turns.get(sessionId) === next && turns.delete(sessionId)).catch(() => {});
-      return next;
-    },
+    audit: (sessionId, events, request = {}, keyring = null) => queued(sessionId, () => run(sessionId, arrayLogSource(events), request, keyring)),
+    auditLog: (sessionId, log, request = {}, keyring = null) => queued(sessionId, () => run(sessionId, log, request, keyring)),
   };
 };

@@ -6,7 +6,8 @@ import type { Hono } from 'hono';
 import type { Principal } from '../../host/actor.js';
 import type { Host } from '../../host/host.js';
 import type { LogEvent } from '../../domain/events.js';
-import { createSessionAuditCache } from '../../host/session-audit.js';
+import { arrayLogSource, createSessionAuditCache, type AuditLogSource } from '../../host/session-audit.js';
+import { liveAuditLog, storedAuditLog } from '../../host/audit-log-source.js';
 import { withLiveTail } from '../../host/live-log.js';
 import { auditHead, auditRows, isAuditList } from '../../host/session-audit-rows.js';
 import { HostSessionIdSchema } from '../../host/schemas.js';
@@ -89,10 +90,17 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
   // they are stored in clear; when the host seals content, the store's (what is durable so far)
   // without data keys both readers would read the same envelopes: one read serves both
   const readStoredForm = keys === null ? readStored : createStoredReads(host.store, keys, false, { priority });
-  const storedFormOf = async (sessionId: string): Promise<readonly LogEvent[]> => {
+  // the audit's log by range (host/audit-log-source.ts): only what its kept folds have not passed is read, so a long
+  // log is not held whole for it; a read the other views share (under way, or held) is used as it is
+  const auditLogOf = async (sessionId: string): Promise<AuditLogSource | null> => {
     const agent = host.keyStore === null ? liveOf(sessionId) : undefined;
-    if (agent === undefined) return readStoredForm(sessionId);
-    return agent.base === 0 ? agent.events : withLiveTail(await readStoredForm(sessionId), agent);
+    if (agent !== undefined && agent.base === 0) return arrayLogSource(agent.events);
+    const shared = readStoredForm.held(sessionId);
+    if (shared !== undefined) {
+      const stored = await shared;
+      return stored.length === 0 ? null : arrayLogSource(agent === undefined ? stored : withLiveTail(stored, agent));
+    }
+    return agent !== undefined ? liveAuditLog(host.store, agent) : storedAuditLog(host.store, sessionId);
   };
   const derivedCache = keys === null ? (options.derivedCache ?? null) : null;
   const timelineOf = createTimelineReader(eventsOf, {
@@ -126,10 +134,10 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
     if (at !== undefined && (!Number.isSafeInteger(at) || at < -1)) return c.json({ error: 'at must be an integer seq' }, 400);
     const messageId = c.req.query('message');
     const output = c.req.query('output') === 'audit';
-    const events = await storedFormOf(sessionId);
-    if (events.length === 0) return c.json({ error: 'session-not-found', sessionId }, 404);
+    const log = await auditLogOf(sessionId);
+    if (log === null || log.lastSeq < 0) return c.json({ error: 'session-not-found', sessionId }, 404);
     const keyring = keys ? createKeyring(keys) : null;
-    const answer = await audits.audit(sessionId, events, { ...(at !== undefined ? { at } : {}), ...(messageId ? { messageId } : {}), output }, keyring);
+    const answer = await audits.auditLog(sessionId, log, { ...(at !== undefined ? { at } : {}), ...(messageId ? { messageId } : {}), output }, keyring);
     // `rows=head`: without the long lists (their rows come from /api/audit-rows, a page at a time)
     return c.json(c.req.query('rows') === 'head' ? auditHead(answer) : answer);
   });
@@ -141,10 +149,10 @@ export const registerConsoleRoutes = (app: Hono<any>, host: Host, options: Conso
     if (!isAuditList(list) || !Number.isSafeInteger(at) || at! < -1 || !Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from! < 0 || to! < from! || to! - from! > 1000) {
       return c.json({ error: 'list is messages, inputs or actions; at an integer seq; from and to row indexes, at most 1000 apart' }, 400);
     }
-    const events = await storedFormOf(sessionId);
-    if (events.length === 0) return c.json({ error: 'session-not-found', sessionId }, 404);
+    const log = await auditLogOf(sessionId);
+    if (log === null || log.lastSeq < 0) return c.json({ error: 'session-not-found', sessionId }, 404);
     const keyring = keys ? createKeyring(keys) : null;
-    return c.json(auditRows(await audits.audit(sessionId, events, { at: at! }, keyring), list, from!, to!));
+    return c.json(auditRows(await audits.auditLog(sessionId, log, { at: at! }, keyring), list, from!, to!));
   });
 
   const dir = options.assetsDir === undefined ? consoleAssetsDir() : options.assetsDir;

@@ -44,6 +44,8 @@ export interface StoredReads {
    * (and not held).
    */
   since(sessionId: string, from: number): Promise<readonly LogEvent[]>;
+  /** The shared read of the session when one is under way or its events are held (not started otherwise). */
+  held(sessionId: string): Promise<readonly LogEvent[]> | undefined;
 }
 
 /**
@@ -94,5 +96,6 @@ export const createStoredReads = (store: EventStore, keys: KeyStore | null, open
     if (reading.has(sessionId) || from === 0 || cache.has(sessionId)) return (await reads(sessionId)).slice(from);
     return readFrom(sessionId, from);
   };
+  reads.held = (sessionId: string): Promise<readonly LogEvent[]> | undefined => (reading.has(sessionId) || cache.has(sessionId) ? reads(sessionId) : undefined);
   return reads;
 };

@@ -36,6 +36,16 @@ export interface Serve {
   stop(): Promise<void>;
 }
 
+/** `fetch`, once more when a kept-alive connection was reset before an answer (the server closed it idle as it was reused). */
+const fetchOnce = async (url: string, init?: RequestInit): Promise<Response> => {
+  try {
+    return await fetch(url, init);
+  } catch (e) {
+    if ((e as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw e;
+    return fetch(url, init);
+  }
+};
+
 /** Starts `steerlog serve --store <spec>` (echo model, port 0) and resolves once it listens, with the time that took. */
 export const serveStore = async (cli: string, spec: string): Promise<Serve> => {
   const t = performance.now();
@@ -59,13 +69,13 @@ export const serveStore = async (cli: string, spec: string): Promise<Serve> => {
     startMs,
     rpc: async (method, payload) => {
       const t1 = performance.now();
-      const res = await fetch(`${url}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'client-request', rpcId: 'b', method, payload }) });
+      const res = await fetchOnce(`${url}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'client-request', rpcId: 'b', method, payload }) });
       const body = (await res.json()) as { result?: { ok?: boolean; value?: unknown } };
       return { ms: performance.now() - t1, body };
     },
     get: async (path) => {
       const t1 = performance.now();
-      const res = await fetch(`${url}${path}`);
+      const res = await fetchOnce(`${url}${path}`);
       const text = await res.text();
       return { ms: performance.now() - t1, bytes: text.length, status: res.status };
     },

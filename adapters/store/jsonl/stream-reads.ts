@@ -9,6 +9,7 @@ import { decodeLineAt, INDEX_RECORD_BYTES, type StoredEvent } from './line-codec
 import { committedTail } from './recovery.js';
 import { io, type StoreDirectory } from './store-directory.js';
 import type { StreamCache } from './stream-cache.js';
+import { seekLine } from './line-seek.js';
 import { backwardLines, forwardLineRuns } from './stream-file.js';
 
 /**
@@ -19,6 +20,10 @@ import { backwardLines, forwardLineRuns } from './stream-file.js';
 
 /** Bytes a forward stream read takes from the file at a time. */
 const READ_CHUNK = 256 * 1024;
+/** A read by seq that would skip more bytes than this before its revision seeks its line first (line-seek.ts). */
+const SEEK_BYTES = 256 * 1024;
+/** How near below the revision asked for the seek's line must be, in revisions. */
+const SEEK_NEAR = 16;
 /** Events a backwards page holds when the reader does not say. */
 const BACKWARD_PAGE = 512;
 
@@ -41,7 +46,7 @@ export async function* readStreamPages(directory: StoreDirectory, cache: StreamC
     const max = options.maxCount ?? Number.POSITIVE_INFINITY;
     if (max <= 0 || tail.lastRevision < 0) return;
     if ((options.direction ?? 'forwards') === 'forwards') {
-      await offsetsFor(directory, cache, stream, Number(options.from ?? 0n), tail);
+      await offsetsFor(directory, cache, stream, file, Number(options.from ?? 0n), tail);
       yield* forwardPages(cache, stream, file, fileName, tail, options, max);
     } else yield* backwardPages(stream, file, fileName, tail, options, max);
   } finally {
@@ -52,11 +57,13 @@ export async function* readStreamPages(directory: StoreDirectory, cache: StreamC
 /**
  * Before a forward read from revision `from`: when the sparse index lacks the offset of the kept revision at or below
  * `from` (a stream the first read's seed gave no offsets, IndexRevisions.fillOffsets) and no remembered line is
- * nearer, the index pass that gives them — once per store instance, and only when it reads fewer bytes than the
- * lines it lets the read skip (80 bytes per committed record against the stream's lines before `from`, at their
+ * nearer: when the lines to skip pass SEEK_BYTES, a bisection of the file's committed bytes finds a line at most
+ * SEEK_NEAR revisions (or one probe) before `from` (line-seek.ts: a few probes, remembered as the stream's read hint); failing
+ * that, the index pass that gives the offsets — once per store instance, and only when it reads fewer bytes than
+ * the lines it lets the read skip (80 bytes per committed record against the stream's lines before `from`, at their
  * mean length): a read near the start of a stream goes through its lines instead.
  */
-const offsetsFor = async (directory: StoreDirectory, cache: StreamCache, stream: string, from: number, tail: Tail): Promise<void> => {
+const offsetsFor = async (directory: StoreDirectory, cache: StreamCache, stream: string, file: FileOps, from: number, tail: Tail): Promise<void> => {
   const revisions = cache.indexRevisions;
   const wanted = Math.floor(Math.min(from, tail.lastRevision) / OFFSET_STEP) * OFFSET_STEP;
   if (wanted < OFFSET_STEP || revisions.offsetsWhole) return;
@@ -64,8 +71,17 @@ const offsetsFor = async (directory: StoreDirectory, cache: StreamCache, stream:
   if ((known?.rev ?? 0) >= wanted) return;
   const remembered = cache.readHints.get(stream);
   if (remembered !== undefined && remembered.rev <= from && from - remembered.rev < OFFSET_STEP) return;
+  const meanLine = (tail.end - tail.headerEnd) / (tail.lastRevision + 1);
+  const skipped = (wanted - (known?.rev ?? 0)) * meanLine;
+  // a bisection of the stream file's committed bytes (line-seek.ts): a few 16 KiB probes, not the index
+  if (skipped > SEEK_BYTES) {
+    const found = await io('read', () => seekLine(file, tail, Math.min(from, tail.lastRevision), SEEK_NEAR));
+    if (found !== undefined && found.rev > (known?.rev ?? 0) && (remembered === undefined || remembered.rev > from || found.rev > remembered.rev)) {
+      cache.readHints.set(stream, found);
+      return;
+    }
+  }
   const view = await io('read', () => viewIndex(directory.indexRead, directory.indexPath));
-  const skipped = (wanted - (known?.rev ?? 0)) * ((tail.end - tail.headerEnd) / (tail.lastRevision + 1));
   if (skipped <= view.count * INDEX_RECORD_BYTES) return;
   await io('read', () => revisions.fillOffsets(directory.indexRead, directory.indexPath, view.count));
 };

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { SessionOverview } from '../../http/console-overview.js';
 import { call, consoleClient } from './api.js';
 import { sessionRows, type SessionListRow, type SessionSort } from './session-rows.js';
+import { loadSessionPages, SESSIONS_PAGE } from './session-pages.js';
 import type { SessionSummaryRow } from './session-tree.js';
 import { LineagePanel, SessionFinder } from './session-finder.js';
 
@@ -11,27 +12,35 @@ const ago = (t: number | null, now: number): string => {
   return s < 60 ? `${s} s ago` : s < 3600 ? `${Math.round(s / 60)} min ago` : s < 86_400 ? `${Math.round(s / 3600)} h ago` : new Date(t).toISOString().slice(0, 10);
 };
 
-/** The sessions and their overviews, read again every `everyMs` (the overview folds only what was written since). */
+/**
+ * The sessions a page at a time (`loadSessionPages`: `session.list` with a limit, the catalog's paging, never every
+ * row in one answer), and their overviews, read again every `everyMs` — the pages shown so far, from the first (the
+ * overview folds only what was written since). `more` asks for the next page; null when the last page is shown.
+ */
 const useSessions = (everyMs = 2000) => {
   const [sessions, setSessions] = useState<readonly SessionSummaryRow[] | null>(null);
   const [overviews, setOverviews] = useState<ReadonlyMap<string, SessionOverview>>(new Map());
   const [error, setError] = useState<string | null>(null);
+  const [pages, setPages] = useState(1);
+  const [hasMore, setHasMore] = useState(false);
   useEffect(() => {
     let current = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const load = async () => {
-      const r = await call('session.list', {});
+      const r = await loadSessionPages(call, pages);
       if (!current) return;
-      if (!r.ok) setError(r.error.message);
+      if (!r.ok) setError(r.error);
       else {
-        setSessions(r.value.sessions);
-        const ids = r.value.sessions.map((s) => s.sessionId);
-        const next = new Map<string, SessionOverview>();
+        setError(null);
+        setSessions(r.sessions);
+        setHasMore(r.more);
+        const ids = r.sessions.map((s) => s.sessionId);
+        const got = new Map<string, SessionOverview>();
         for (let i = 0; i < ids.length; i += 100) {
-          const got = await consoleClient.fetchOverview(ids.slice(i, i + 100)).catch(() => null);
-          for (const o of got ?? []) next.set(o.sessionId, o);
+          const o = await consoleClient.fetchOverview(ids.slice(i, i + 100)).catch(() => null);
+          for (const x of o ?? []) got.set(x.sessionId, x);
         }
-        if (current) setOverviews(next);
+        if (current) setOverviews(got);
       }
       if (current) timer = setTimeout(() => void load(), everyMs);
     };
@@ -40,9 +49,20 @@ const useSessions = (everyMs = 2000) => {
       current = false;
       clearTimeout(timer);
     };
-  }, []);
-  return { sessions, overviews, error };
+  }, [pages]);
+  return { sessions, overviews, error, more: hasMore ? () => setPages((p) => p + 1) : null };
 };
+
+/** The button that shows the next page of sessions, and how many are shown. */
+const More = ({ shown, more }: { shown: number; more: (() => void) | null }) =>
+  more === null ? null : (
+    <p class="more-sessions">
+      {shown} sessions shown (oldest first; search and sort apply to these).{' '}
+      <button type="button" class="link" onClick={more}>
+        Show {SESSIONS_PAGE} more
+      </button>
+    </p>
+  );
 
 const StatusChips = ({ row }: { row: SessionListRow }) => (
   <span class="chips">
@@ -95,7 +115,7 @@ const Tools = ({ query, setQuery, sort, setSort, id }: { query: string; setQuery
 
 /** The sessions page: every session of the store with its activity, counts and status; search, sort, children under parents. */
 export const SessionsView = ({ go }: { go: (hash: string) => void }) => {
-  const { sessions, overviews, error } = useSessions();
+  const { sessions, overviews, error, more } = useSessions();
   const [failure, setFailure] = useState<string | null>(null);
   const [query, setQuery] = useState('');
   const [sort, setSort] = useState<SessionSort>('activity');
@@ -169,6 +189,7 @@ export const SessionsView = ({ go }: { go: (hash: string) => void }) => {
             </tbody>
           </table>
           {rows.length === 0 ? <p class="empty">No session matches “{query}”.</p> : null}
+          <More shown={sessions.length} more={more} />
         </div>
       )}
     </main>
@@ -177,7 +198,7 @@ export const SessionsView = ({ go }: { go: (hash: string) => void }) => {
 
 /** The sessions list beside a session: compact rows, the current one marked; search and sort as on the sessions page. */
 export const SessionsSidebar = ({ current }: { current: string }) => {
-  const { sessions, overviews } = useSessions(3000);
+  const { sessions, overviews, more } = useSessions(3000);
   const [query, setQuery] = useState('');
   const [sort, setSort] = useState<SessionSort>('activity');
   const now = Date.now();
@@ -207,6 +228,7 @@ export const SessionsSidebar = ({ current }: { current: string }) => {
           );
         })}
       </ul>
+      <More shown={sessions?.length ?? 0} more={more} />
     </aside>
   );
 };
