@@ -24,7 +24,8 @@ describe('the sessions overview of a long log', () => {
         await read;
         return events.slice(from);
       },
-    }) as StoredReads;
+      held: () => undefined,
+    }) satisfies StoredReads;
     const app = new Hono();
     registerConsoleOverview(app, stored, null, createReadPriority());
     let answered = false;
