@@ -13,12 +13,15 @@
  * the realistic one, each against its own floor: `--shape all`, or a comma-separated list of `realistic` and the
  * shape names; `--commands audit` runs only some of the commands (the floor always runs).
  *
+ * `--baseline <checkout with a built dist/>` runs that build's CLI too, on the same logs in the same rounds, each
+ * command beside this build's (their order alternating from round to round), so a loaded machine inflates both alike.
+ *
  *   npm run build && node --expose-gc --import tsx bench/audit-commands.ts [--events 200000] [--rounds 3] [--peak 10000] [--no-2n]
- *     [--shape realistic|all|claims-outside-turns,long-turn,…] [--commands audit,verify,why]
+ *     [--shape realistic|all|claims-outside-turns,long-turn,…] [--commands audit,verify,why] [--baseline <dir>]
  */
 import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AuditOutput } from '../audit/audit-extras.js';
 import { fmt, machineLine, median } from './support/machine.js';
@@ -34,6 +37,7 @@ const { values: flags } = parseArgs({
     'no-2n': { type: 'boolean', default: false },
     shape: { type: 'string', default: 'realistic' },
     commands: { type: 'string', default: 'audit,verify,why' },
+    baseline: { type: 'string' },
   },
 });
 const EVENTS = Number(flags.events);
@@ -41,6 +45,11 @@ const ROUNDS = Number(flags.rounds);
 const PEAK = Number(flags.peak);
 const SKIP_2N = flags['no-2n'];
 const cli = join(import.meta.dirname, '..', 'bin', 'steerlog.js');
+/** The builds whose CLI runs: this one, and the baseline's when given (a key suffix tells their runs apart). */
+const BUILDS: readonly { readonly suffix: string; readonly cli: string }[] = [
+  { suffix: '', cli },
+  ...(flags.baseline ? [{ suffix: ' (baseline)', cli: join(resolve(flags.baseline), 'bin', 'steerlog.js') }] : []),
+];
 const floor = join(import.meta.dirname, 'support', 'parse-lines.mjs');
 /** An input admitted early and claimed in a later turn: its whole life is in the log. */
 const ASKED = 'm-100';
@@ -115,11 +124,13 @@ try {
       for (const size of sizes) {
         const file = logs.get(size)!.file;
         for (const what of order) {
-          const args = what === 'parse' ? [floor, file] : what === 'why' ? [cli, 'why', file, ASKED, '--json'] : [cli, what, file, '--json'];
-          const res = await spawnMeasured(args);
-          check(what, size, res);
-          const key = `${what}${size}`;
-          runs.set(key, [...(runs.get(key) ?? []), res]);
+          for (const build of what === 'parse' ? BUILDS.slice(0, 1) : r % 2 === 0 ? BUILDS : [...BUILDS].reverse()) {
+            const args = what === 'parse' ? [floor, file] : what === 'why' ? [build.cli, 'why', file, ASKED, '--json'] : [build.cli, what, file, '--json'];
+            const res = await spawnMeasured(args);
+            check(what, size, res);
+            const key = `${what}${build.suffix}${size}`;
+            runs.set(key, [...(runs.get(key) ?? []), res]);
+          }
         }
       }
     }
@@ -130,11 +141,13 @@ try {
     for (const size of sizes) {
       const base = runs.get(`parse${size}`)!;
       for (const what of COMMANDS) {
-        const rs = runs.get(`${what}${size}`)!;
-        const ratio = what === 'parse' ? '' : `  = ${(med(rs) / med(base)).toFixed(2)}x wall, ${(cpu(rs) / cpu(base)).toFixed(2)}x CPU of the floor`;
-        console.log(
-          `${`${shape}: ${what === 'parse' ? 'parse floor' : `steerlog ${what}`}, ${fmt(EVENTS * size)}`.padEnd(52)} ${med(rs).toFixed(2).padStart(6)} s  CPU ${cpu(rs).toFixed(2).padStart(6)} s  peak RSS ${peak(rs).toFixed(0).padStart(4)} MiB${ratio}   (wall ${rs.map((x) => x.seconds.toFixed(2)).join(', ')})`,
-        );
+        for (const build of what === 'parse' ? BUILDS.slice(0, 1) : BUILDS) {
+          const rs = runs.get(`${what}${build.suffix}${size}`)!;
+          const ratio = what === 'parse' ? '' : `  = ${(med(rs) / med(base)).toFixed(2)}x wall, ${(cpu(rs) / cpu(base)).toFixed(2)}x CPU of the floor`;
+          console.log(
+            `${`${shape}: ${what === 'parse' ? 'parse floor' : `steerlog ${what}${build.suffix}`}, ${fmt(EVENTS * size)}`.padEnd(63)} ${med(rs).toFixed(2).padStart(6)} s  CPU ${cpu(rs).toFixed(2).padStart(6)} s  peak RSS ${peak(rs).toFixed(0).padStart(4)} MiB${ratio}   (wall ${rs.map((x) => x.seconds.toFixed(2)).join(', ')})`,
+          );
+        }
       }
     }
     if (!SKIP_2N) {

@@ -9,110 +9,103 @@ const NOT_PLAIN = Symbol('not plain JSON');
 const wellFormed = (s: string): boolean => (s as string & { isWellFormed(): boolean }).isWellFormed();
 
 /**
+ * What a JSON string may hold without JSON.stringify escaping anything or RFC 8785 refusing it: no quote, no
+ * backslash, no control character, no surrogate (a pair is fine, a lone one is refused: either is left to the exact
+ * check). A string that matches none is written as its own text between quotes.
+ */
+const NEEDS_CARE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A well-formed string as JSON.stringify writes it (which RFC 8785 adopts); throws NOT_PLAIN for a lone surrogate. */
+const quoted = (s: string): string => {
+  if (!NEEDS_CARE.test(s)) return `"${s}"`;
+  if (!wellFormed(s)) throw NOT_PLAIN;
+  return JSON.stringify(s);
+};
+
+/**
+ * The text of a member's key and its colon, by key: object keys repeat from one event to the next (a log has a few
+ * dozen), so each is checked and quoted once. Bounded, so data with ever new keys costs a check per key, not memory.
+ */
+const keyTexts = new Map<string, string>();
+const KEY_TEXTS_MAX = 4096;
+const keyText = (k: string): string => {
+  let text = keyTexts.get(k);
+  if (text === undefined) {
+    text = `${quoted(k)}:`;
+    if (keyTexts.size < KEY_TEXTS_MAX) keyTexts.set(k, text);
+  }
+  return text;
+};
+
+/**
+ * Sorts `keys` by UTF-16 code units (`>` on strings, `Array.prototype.sort`'s default order), knowing the ones before
+ * `from` are in order: by insertion for the few keys of an object in an event (the builtin sort's set-up costs more
+ * than the sort there), by the builtin beyond.
+ */
+const sortFrom = (keys: string[], from: number): void => {
+  if (keys.length > 16) {
+    keys.sort();
+    return;
+  }
+  for (let i = from; i < keys.length; i++) {
+    const k = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > k) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = k;
+  }
+};
+
+/**
  * RFC 8785 for plain JSON values (what JSON.parse returns: plain objects and arrays, finite numbers, well-formed
  * strings, booleans, null), in one recursive pass: keys sorted by UTF-16 code units (`Array.prototype.sort`'s
- * default order), strings and numbers as ECMAScript's JSON.stringify writes them (which RFC 8785 adopts). Anything
- * else — undefined, a function, a toJSON, a boxed primitive, a non-plain object, a lone surrogate, a non-finite
- * number, nesting deep enough to exhaust the stack — throws NOT_PLAIN (or RangeError), and `canonicalJson` hands the
- * value to `general`, which gives the same bytes or the same refusal. test/runtime/chain-hash.test.ts checks both
- * against the RFC's vectors and against an independent implementation (the `canonicalize` package, a
- * devDependency) on random values.
+ * default order, and `>` on strings; an object whose keys come in that order already, as a canonical writer leaves
+ * them, is not sorted), strings and numbers as ECMAScript's JSON.stringify writes them (which RFC 8785 adopts:
+ * `'' + n` is the same ToString for a finite number, -0 included). Anything else — undefined (a hole reads as one),
+ * a function, a toJSON, a boxed primitive, a non-plain object, a lone surrogate, a non-finite number, nesting deep
+ * enough to exhaust the stack — throws NOT_PLAIN (or RangeError), and `canonicalJson` hands the value to `general`,
+ * which gives the same bytes or the same refusal. test/runtime/chain-hash.test.ts checks both against the RFC's
+ * vectors and against an independent implementation (the `canonicalize` package, a devDependency) on random values.
  */
 const plain = (v: unknown): string => {
   switch (typeof v) {
     case 'string':
-      if (!wellFormed(v)) throw NOT_PLAIN;
-      return JSON.stringify(v);
+      return quoted(v);
     case 'number':
       if (!Number.isFinite(v)) throw NOT_PLAIN;
-      return JSON.stringify(v);
+      return `${v}`;
     case 'boolean':
       return v ? 'true' : 'false';
     case 'object': {
       if (v === null) return 'null';
       if (Array.isArray(v)) {
         if (Object.getPrototypeOf(v) !== Array.prototype) throw NOT_PLAIN;
-        let out = '[';
-        for (let i = 0; i < v.length; i++) {
-          if (!(i in v)) throw NOT_PLAIN;
-          out += i === 0 ? plain(v[i]) : `,${plain(v[i])}`;
-        }
+        if (v.length === 0) return '[]';
+        let out = `[${plain(v[0])}`;
+        for (let i = 1; i < v.length; i++) out += `,${plain(v[i])}`;
         return `${out}]`;
       }
       const proto = Object.getPrototypeOf(v);
       if (proto !== Object.prototype && proto !== null) throw NOT_PLAIN;
       const o = v as Record<string, unknown>;
       if (typeof o.toJSON === 'function') throw NOT_PLAIN;
-      const keys = Object.keys(o).sort();
-      let out = '{';
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i]!;
-        if (!wellFormed(k)) throw NOT_PLAIN;
-        out += `${i === 0 ? '' : ','}${JSON.stringify(k)}:${plain(o[k])}`;
+      const keys = Object.keys(o);
+      if (keys.length === 0) return '{}';
+      for (let i = 1; i < keys.length; i++) {
+        if (keys[i - 1]! > keys[i]!) {
+          sortFrom(keys, i);
+          break;
+        }
       }
+      let out = `{${keyText(keys[0]!)}${plain(o[keys[0]!])}`;
+      for (let i = 1; i < keys.length; i++) out += `,${keyText(keys[i]!)}${plain(o[keys[i]!])}`;
       return `${out}}`;
     }
     default:
       throw NOT_PLAIN;
   }
-};
-
-/**
- * The fastest path: `value` itself when every object in it already has its keys in canonical order, else a copy
- * whose objects do (only the objects out of order are copied), for JSON.stringify to write. Throws NOT_PLAIN for
- * anything but plain JSON, and for keys JSON.stringify would not keep in insertion order (array-index-like keys,
- * which V8 orders numerically) or that cannot be set on a copy (`__proto__`).
- */
-const sortedKeys = (v: unknown): unknown => {
-  if (typeof v !== 'object' || v === null) {
-    if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) return v;
-    throw NOT_PLAIN;
-  }
-  if (Array.isArray(v)) {
-    if (Object.getPrototypeOf(v) !== Array.prototype) throw NOT_PLAIN;
-    let copy: unknown[] | null = null;
-    for (let i = 0; i < v.length; i++) {
-      if (!(i in v)) throw NOT_PLAIN;
-      const c = sortedKeys(v[i]);
-      if (c !== v[i]) (copy ??= v.slice())[i] = c;
-    }
-    return copy ?? v;
-  }
-  const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) throw NOT_PLAIN;
-  const o = v as Record<string, unknown>;
-  const keys = Object.keys(o);
-  let sorted = true;
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!;
-    const c0 = k.charCodeAt(0);
-    if ((c0 >= 48 && c0 <= 57) || k === '__proto__') throw NOT_PLAIN;
-    if (i > 0 && keys[i - 1]! > k) sorted = false;
-  }
-  if (!sorted) {
-    keys.sort();
-    const copy: Record<string, unknown> = {};
-    for (const k of keys) copy[k] = sortedKeys(o[k]);
-    return copy;
-  }
-  let copy: Record<string, unknown> | null = null;
-  for (const k of keys) {
-    const c = sortedKeys(o[k]);
-    if (c !== o[k]) (copy ??= { ...o })[k] = c;
-  }
-  return copy ?? v;
-};
-
-/** RFC 8785 of a plain JSON value by the fast paths; throws NOT_PLAIN (or RangeError) when neither takes it. */
-const fast = (value: unknown): string => {
-  try {
-    const text = JSON.stringify(sortedKeys(value));
-    // JSON.stringify writes a lone surrogate as an escape where RFC 8785 refuses it: let the exact path decide
-    if (!text.includes('\\ud')) return text;
-  } catch (e) {
-    if (e !== NOT_PLAIN && !(e instanceof RangeError)) throw e;
-  }
-  return plain(value);
 };
 
 /** A member JSON.stringify leaves out of an object (and writes as null in an array): undefined, a function, a symbol. */
@@ -223,7 +216,7 @@ const general = (root: unknown): string => {
  */
 export const canonicalJson = (value: unknown): string => {
   try {
-    return fast(value);
+    return plain(value);
   } catch (e) {
     if (e !== NOT_PLAIN && !(e instanceof RangeError)) throw e;
   }
@@ -240,10 +233,17 @@ const sha256Hex: (text: string) => string = oneShot
   ? (text) => oneShot('sha256', text, 'hex')
   : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 
+/** The own enumerable keys of `input` (for…in sees inherited ones too: an object that has any is not a plain input). */
+const fieldCount = (input: ChainInput): number => {
+  let n = 0;
+  for (const _ in input) n++;
+  return n;
+};
+
 /** The canonical text of a chain input: its fields in their (sorted) order around the canonical data and metadata. */
 const chainText = (input: ChainInput): string => {
   const ignorable = (input as { ignorable?: unknown }).ignorable;
-  if ((ignorable !== undefined && ignorable !== true) || Object.keys(input).length !== (ignorable ? 9 : 8)) return canonicalJson(input);
+  if ((ignorable !== undefined && ignorable !== true) || fieldCount(input) !== (ignorable ? 9 : 8)) return canonicalJson(input);
   try {
     return templated(input, ignorable === true);
   } catch {
@@ -251,8 +251,17 @@ const chainText = (input: ChainInput): string => {
   }
 };
 /** A string or number field: written directly (the common case), else by canonicalJson (which may refuse it). */
-const scalar = (v: unknown): string =>
-  (typeof v === 'string' && wellFormed(v)) || (typeof v === 'number' && Number.isFinite(v)) ? JSON.stringify(v) : canonicalJson(v);
+const scalar = (v: unknown): string => {
+  if (typeof v === 'number' && Number.isFinite(v)) return `${v}`;
+  if (typeof v === 'string') {
+    try {
+      return quoted(v);
+    } catch {
+      // a lone surrogate: canonicalJson refuses it with its typed error
+    }
+  }
+  return canonicalJson(v);
+};
 
 /**
  * The texts of the fields that repeat from one event to the next — the stream, the event types, and `prev`, which
