@@ -32,7 +32,9 @@ const startReceiver = async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       received.push({ type: req.headers['content-type'] ?? '', body: Buffer.concat(chunks) });
-      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      const type = req.headers['content-type'] ?? '';
+      if (type.startsWith('application/json')) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -90,10 +92,10 @@ describe('live export on the export worker thread', () => {
     }
   });
 
-  it('shutdown sends every span still queued, in batches, without a flush before it', async () => {
+  it('shutdown sends every span still queued, in batches, without a flush before it (here as OTLP/JSON)', async () => {
     const receiver = await startReceiver();
     try {
-      const telemetry = await createOtelTelemetry({ endpoint: receiver.endpoint, queue: { maxExportBatchSize: 16, scheduledDelayMs: 60_000 } });
+      const telemetry = await createOtelTelemetry({ endpoint: receiver.endpoint, protocol: 'http/json', queue: { maxExportBatchSize: 16, scheduledDelayMs: 60_000 } });
       const store = new MemoryEventStore();
       const runtime = createRuntime({ store, model: new ScriptedModel([], { whenExhausted: () => 'done' }), logger: silentLogger, writeBatchDelayMs: 1, telemetry });
       const ids = ['f-1', 'f-2', 'f-3'];
@@ -107,6 +109,7 @@ describe('live export on the export worker thread', () => {
       const spans = receiver.received.flatMap((r) => decodeOtlpBody(r.type, r.body));
       const later = (await Promise.all(ids.map((id) => laterTrace(store, id)))).flat();
       expect(receiver.received.length).toBeGreaterThan(1);
+      expect(receiver.received.every((r) => r.type.startsWith('application/json'))).toBe(true);
       expect(spans.filter((s) => s.attributes['db.operation.name'] === undefined).sort(order)).toEqual(later.sort(order));
       expect(telemetry.stats()).toEqual({ exported: spans.length, dropped: 0, failed: 0, queued: 0 });
       // after shutdown nothing is sent, and what comes is counted as dropped
