@@ -48,9 +48,13 @@ export type FromExportThread =
 
 /** The runtime's side of the export worker. @internal */
 export interface ExportThread {
+  /** One committed event of a live session, handed over with the next message. */
   observe(sessionId: string, event: LogEvent): void;
+  /** A session went live with this history (copied now: the runtime's array keeps growing). */
   follow(sessionId: string, history: readonly LogEvent[]): void;
+  /** The session is no longer followed (the worker exports its open spans). */
   forget(sessionId: string): void;
+  /** A store operation, for a `db.*` span. */
   storeOperation(op: StoreOperation): void;
   /** Hands over what waits, and waits until the worker has exported every span it derived. */
   flush(): Promise<void>;
