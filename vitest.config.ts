@@ -80,6 +80,8 @@ const E2E_FILES = [
   'test/adapters/cli/erase-signed.test.ts',
   'test/adapters/keys/postgres-key-vacuum.test.ts',
   'test/adapters/archive/archive.postgres.test.ts',
+  // the live telemetry export on its worker thread (worker threads loading the OpenTelemetry SDK through tsx, 5–10 s)
+  'test/adapters/telemetry/export-thread.test.ts',
 ];
 const E2E = process.env.STEERLOG_E2E === '1';
 

@@ -1,34 +1,42 @@
 /**
  * The cost of live telemetry: turns/s of the runtime with telemetry off and on, side by side (issue 32, target
- * ≥ 0.9×). "On" is `createRuntime({ telemetry: createOtelTelemetry(…) })`: every event folded by the span derivation,
- * every completed span (and a `db.*` span per store append) queued, turned into the SDK's span and exported in
- * batches. `--exporter` names the configurations (comma-separated):
- * - `proto` (what `serve --otlp` and `createOtelTelemetry({ endpoint })` do by default): the SDK's OTLP/HTTP protobuf
- *   exporter (`@opentelemetry/exporter-trace-otlp-proto`) sending to a receiver this benchmark starts in a child
- *   process (it reads each request and answers 200, as a collector would);
- * - `json`: the same with the SDK's OTLP/HTTP JSON exporter (`--otlp-protocol http/json`);
- * - `none`: an exporter that counts the spans and drops them — steerlog's own cost (derive, queue, convert, hand
- *   over), no encoding, no request;
- * - `memory`: the SDK's `InMemorySpanExporter` (a test tool that keeps every span).
- * Default: `proto,json,none`. Memory store, scripted model; 1-step turns (a text reply) and 3-step turns (two tool
- * rounds, then text); `--sessions` concurrent sessions; one telemetry per configuration for all its rounds (as a host
- * keeps one). One warm-up round each way, then short rounds in pairs whose order alternates (off/on, on/off, …), so
- * that load from elsewhere on the machine falls on both sides alike; reported: the median of the on/off ratios of the
- * pairs for turns/s and for CPU time per turn (`process.cpuUsage`), the medians of each side, and every round's
- * figure.
+ * ≥ 0.9×), and the CPU time the runtime's thread spends per turn either way. "On" is
+ * `createRuntime({ telemetry: createOtelTelemetry(…) })`: every event folded by the span derivation, every completed
+ * span (and a `db.*` span per store append) queued, turned into the SDK's span and exported in batches. `--exporter`
+ * names the configurations (comma-separated):
+ * - `proto` (what `serve --otlp` and `createOtelTelemetry({ endpoint })` do by default): the export worker thread —
+ *   the runtime's thread hands the committed events over, the worker derives the spans and sends them through the
+ *   SDK's OTLP/HTTP protobuf exporter (`@opentelemetry/exporter-trace-otlp-proto`) to a receiver this benchmark
+ *   starts in a child process (it reads each request and answers 200, as a collector would);
+ * - `proto-caller`: the same export on the runtime's thread (`thread: 'caller'`);
+ * - `json`: the export worker with the SDK's OTLP/HTTP JSON exporter (`--otlp-protocol http/json`);
+ * - `none`: on the runtime's thread, an exporter that counts the spans and drops them — steerlog's own cost (derive,
+ *   queue, convert, hand over), no encoding, no request;
+ * - `memory`: the SDK's `InMemorySpanExporter` (a test tool that keeps every span), on the runtime's thread.
+ * Default: `proto,proto-caller,none`. Memory store, scripted model; 1-step turns (a text reply) and 3-step turns (two
+ * tool rounds, then text); `--sessions` concurrent sessions; one telemetry per configuration for all its rounds (as a
+ * host keeps one). One warm-up round each way, then short rounds in pairs whose order alternates (off/on, on/off, …),
+ * so that load from elsewhere on the machine falls on both sides alike. A round runs its sessions for `--seconds`,
+ * disposes them and (on) flushes the telemetry: its turns/s are its turns over that whole time, until the last span
+ * is exported. Reported: the median of the pairs' on/off ratios of turns/s (and of the turns/s while the sessions
+ * ran, the disposal and the flush left out); the CPU time per turn of the runtime's
+ * thread (`/proc/thread-self/stat`, 10 ms ticks, summed over the rounds) and of the process (`process.cpuUsage`,
+ * which counts the export worker too), off and on; the load average over the rounds; every round's figure.
  *
  * Then (`--parts replay`) the same cost apart from the load on the machine: one session's events and store appends
  * for `--replay-turns` turns recorded, then the CPU time the runtime took to produce them against the CPU time the
- * live exporter takes to follow them (derive, queue, convert, encode, send), each the median of 5 passes, and the
- * ratio they imply.
+ * live exporter takes to follow them (derive, queue, convert, encode, send) — on the runtime's thread and in the
+ * whole process — each the median of 5 passes, and the ratio they imply.
  *
  * Then (`--parts encode`) the SDK's encoders alone: the CPU time per span of the OTLP/HTTP exporter's JSON serializer
  * and of the protobuf one, over the spans of 100 3-step turns. `--parts` picks among live, replay and encode (all by
  * default).
  *
- *   npx tsx bench/telemetry-overhead.ts [--seconds 0.5] [--rounds 12] [--sessions 10] [--exporter proto,json,none] [--replay-turns 1000] [--parts live,replay,encode]
+ *   npx tsx bench/telemetry-overhead.ts [--seconds 0.5] [--rounds 12] [--sessions 10] [--exporter proto,proto-caller,none] [--replay-turns 1000] [--parts live,replay,encode]
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ScriptedModel } from '../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../adapters/store/memory/memory-event-store.js';
@@ -53,11 +61,11 @@ const SECONDS = arg('seconds', 0.5);
 const ROUNDS = arg('rounds', 12);
 const SESSIONS = arg('sessions', 10);
 type Shape = '1-step' | '3-step';
-const KINDS = ['none', 'memory', 'proto', 'json'] as const;
+const KINDS = ['none', 'memory', 'proto', 'proto-caller', 'json'] as const;
 type ExporterKind = (typeof KINDS)[number];
 const EXPORTERS: readonly ExporterKind[] = (() => {
   const i = process.argv.indexOf('--exporter');
-  const v = (i >= 0 ? process.argv[i + 1]! : 'proto,json,none').split(',');
+  const v = (i >= 0 ? process.argv[i + 1]! : 'proto,proto-caller,none').split(',');
   for (const x of v) if (!(KINDS as readonly string[]).includes(x)) throw new Error(`--exporter takes ${KINDS.join(', ')} (comma-separated)`);
   return v as ExporterKind[];
 })();
@@ -99,15 +107,39 @@ const telemetryOf = async (kind: ExporterKind): Promise<{ telemetry: OtelTelemet
       return { telemetry: await createOtelTelemetry({ exporter }), spans: () => exporter.getFinishedSpans().length };
     }
     case 'proto':
+    case 'proto-caller':
     case 'json': {
-      const telemetry = await createOtelTelemetry({ endpoint: receiver!.endpoint, protocol: kind === 'json' ? 'http/json' : 'http/protobuf' });
+      const telemetry = await createOtelTelemetry({ endpoint: receiver!.endpoint, protocol: kind === 'json' ? 'http/json' : 'http/protobuf', thread: kind === 'proto-caller' ? 'caller' : 'worker' });
       return { telemetry, spans: () => telemetry.stats().exported };
     }
   }
 };
 
+/** CPU time of the calling thread so far (ms; the kernel's 10 ms ticks). */
+const threadCpuMs = (): number => {
+  const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime (fields 14 and 15 of stat)
+};
+
+/** What one round measured. */
+interface Round {
+  /** Turns per second, over the whole round: the turns, the disposal and (on) the flush of every span. */
+  readonly turns: number;
+  /** Turns per second while the sessions ran (the disposal and the flush left out). */
+  readonly windowTurns: number;
+  readonly turnCount: number;
+  readonly spans: number;
+  /** CPU ms of the runtime's thread and of the process over the round. */
+  readonly threadMs: number;
+  readonly processMs: number;
+  /** The flush at the round's end (ms). */
+  readonly flushMs: number;
+  readonly dropped: number;
+  readonly load: number;
+}
+
 /** One round; "on" uses `made`, one telemetry for all the rounds of a configuration (as a host keeps one). */
-const run = async (shape: Shape, made: { telemetry: OtelTelemetry; spans: () => number } | undefined): Promise<{ turns: number; spans: number; cpuMsPerTurn: number; dropped: number }> => {
+const run = async (shape: Shape, made: { telemetry: OtelTelemetry; spans: () => number } | undefined): Promise<Round> => {
   const telemetry = made?.telemetry;
   const stats0 = telemetry?.stats();
   const spans0 = made?.spans() ?? 0;
@@ -125,8 +157,11 @@ const run = async (shape: Shape, made: { telemetry: OtelTelemetry; spans: () => 
   });
   const agents = Array.from({ length: SESSIONS }, (_, i) => runtime.createSession({ sessionId: `s${i}` }));
   let turns = 0;
+  const load = loadavg()[0]!;
   const cpu0 = process.cpuUsage();
-  const deadline = performance.now() + SECONDS * 1000;
+  const thread0 = threadCpuMs();
+  const t0 = performance.now();
+  const deadline = t0 + SECONDS * 1000;
   await Promise.all(
     agents.map(async (agent) => {
       while (performance.now() < deadline) {
@@ -136,14 +171,21 @@ const run = async (shape: Shape, made: { telemetry: OtelTelemetry; spans: () => 
       }
     }),
   );
+  const tw = performance.now();
   await Promise.all(agents.map((a) => a.dispose()));
+  const f0 = performance.now();
   await telemetry?.forceFlush();
+  const t1 = performance.now();
+  const threadMs = threadCpuMs() - thread0;
   const cpu = process.cpuUsage(cpu0);
   const stats = telemetry?.stats();
   const dropped = stats && stats0 ? stats.dropped + stats.failed - stats0.dropped - stats0.failed : 0;
   const spans = (made?.spans() ?? 0) - spans0;
-  return { turns: turns / SECONDS, spans, cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / Math.max(1, turns), dropped };
+  return { turns: (turns * 1000) / (t1 - t0), windowTurns: (turns * 1000) / (tw - t0), turnCount: turns, spans, threadMs, processMs: (cpu.user + cpu.system) / 1000, flushMs: t1 - f0, dropped, load };
 };
+
+/** CPU ms per turn over a set of rounds (their sums: the thread's 10 ms ticks are too coarse for one round). */
+const perTurn = (rounds: readonly Round[], of: 'threadMs' | 'processMs'): number => rounds.reduce((a, r) => a + r[of], 0) / Math.max(1, rounds.reduce((a, r) => a + r.turnCount, 0));
 
 console.log(`telemetry overhead: ${SESSIONS} sessions, ${SECONDS} s per round, ${ROUNDS} rounds, exporters ${EXPORTERS.join(', ')} (memory store, scripted model)`);
 console.log(machineLine());
@@ -156,30 +198,32 @@ for (const kind of PARTS.has('live') ? EXPORTERS : []) {
   for (const shape of ['1-step', '3-step'] as const) {
     await run(shape, undefined);
     await run(shape, made);
-    const off: number[] = [];
-    const on: number[] = [];
-    const cpuOff: number[] = [];
-    const cpuOn: number[] = [];
-    let spans = 0;
-    let dropped = 0;
+    const off: Round[] = [];
+    const on: Round[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       // the pair's order alternates, so that a load that rises or falls hits "on" first as often as "off"
       const first = r % 2 === 0 ? false : true;
       const a = await run(shape, first ? made : undefined);
       const b = await run(shape, first ? undefined : made);
       const [without, withTelemetry] = first ? [b, a] : [a, b];
-      off.push(without.turns);
-      cpuOff.push(without.cpuMsPerTurn);
-      on.push(withTelemetry.turns);
-      cpuOn.push(withTelemetry.cpuMsPerTurn);
-      spans = withTelemetry.spans;
-      dropped += withTelemetry.dropped;
+      off.push(without);
+      on.push(withTelemetry);
     }
-    const ratio = median(on) / median(off);
-    const pairRatio = median(on.map((v, i) => v / off[i]!));
-    const cpuRatio = median(cpuOff.map((v, i) => v / cpuOn[i]!));
+    const pairRatio = median(on.map((v, i) => v.turns / off[i]!.turns));
+    const windowRatio = median(on.map((v, i) => v.windowTurns / off[i]!.windowTurns));
+    const threadOff = perTurn(off, 'threadMs');
+    const threadOn = perTurn(on, 'threadMs');
+    const processOff = perTurn(off, 'processMs');
+    const processOn = perTurn(on, 'processMs');
+    const loads = [...off, ...on].map((x) => x.load);
+    const spans = on[on.length - 1]!.spans;
+    const dropped = on.reduce((a, x) => a + x.dropped, 0);
     console.log(
-      `${kind} ${shape}: on/off ${pairRatio.toFixed(2)}× turns/s (median of ${ROUNDS} pairs), ${cpuRatio.toFixed(2)}× by CPU time per turn (off/on, median of pairs) | off ${fmt(median(off))} turns/s | on ${fmt(median(on))} turns/s | medians on/off ${ratio.toFixed(2)}× | CPU ms/turn off ${median(cpuOff).toFixed(3)} on ${median(cpuOn).toFixed(3)} | ${spans} spans exported in the last round, ${dropped} dropped or failed in all | rounds off ${off.map(fmt).join(', ')} / on ${on.map(fmt).join(', ')}`,
+      `${kind} ${shape}: on/off ${pairRatio.toFixed(2)}× turns/s (median of ${ROUNDS} pairs; off ${fmt(median(off.map((x) => x.turns)))}, on ${fmt(median(on.map((x) => x.turns)))} turns/s; ${windowRatio.toFixed(2)}× while the sessions ran, disposal and flush left out) | ` +
+        `runtime thread CPU/turn off ${threadOff.toFixed(3)} ms, on ${threadOn.toFixed(3)} ms (off/on ${(threadOff / threadOn).toFixed(2)}×) | ` +
+        `process CPU/turn off ${processOff.toFixed(3)} ms, on ${processOn.toFixed(3)} ms (off/on ${(processOff / processOn).toFixed(2)}×) | ` +
+        `load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} | flush at round end median ${median(on.map((x) => x.flushMs)).toFixed(0)} ms | ` +
+        `${spans} spans exported in the last round, ${dropped} dropped or failed in all | rounds off ${off.map((x) => fmt(x.turns)).join(', ')} / on ${on.map((x) => fmt(x.turns)).join(', ')}`,
     );
   }
   await made.telemetry.shutdown();
@@ -191,7 +235,10 @@ const cpuMs = (c: NodeJS.CpuUsage): number => (c.user + c.system) / 1000;
 for (const kind of PARTS.has('replay') ? EXPORTERS : []) for (const shape of ['1-step', '3-step'] as const) {
   const produce: number[] = [];
   const follow: number[] = [];
+  let followThreadMs = 0;
   let spans = 0;
+  // one telemetry for all the passes (as a host keeps one: its code warm, its worker started)
+  const { telemetry, spans: exported } = await telemetryOf(kind);
   for (let pass = 0; pass < 6; pass++) {
     const events: LogEvent[] = [];
     const operations: StoreOperation[] = [];
@@ -215,25 +262,29 @@ for (const kind of PARTS.has('replay') ? EXPORTERS : []) for (const shape of ['1
     await agent.checkpoint();
     const produced = cpuMs(process.cpuUsage(c0)) / REPLAY_TURNS;
     await agent.dispose();
-    const { telemetry, spans: exported } = await telemetryOf(kind);
+    const spans0 = exported();
     const appends = operations.map((op) => ({ ...op, collection: 'replayed' }));
     c0 = process.cpuUsage();
+    const thread0 = threadCpuMs();
     // the appends' spans are made as the appends end, between the events: here after them (the same work)
     for (const e of events) telemetry.observe('replayed', e);
     for (const op of appends) telemetry.storeOperation?.(op);
     telemetry.forget('replayed');
     await telemetry.forceFlush();
     const followed = cpuMs(process.cpuUsage(c0)) / REPLAY_TURNS;
-    spans = exported();
-    await telemetry.shutdown();
+    const followedOnThread = threadCpuMs() - thread0;
+    spans = exported() - spans0;
     if (pass === 0) continue; // warm-up
     produce.push(produced);
     follow.push(followed);
+    followThreadMs += followedOnThread;
   }
+  await telemetry.shutdown();
   const p = median(produce);
   const f = median(follow);
+  const ft = followThreadMs / (5 * REPLAY_TURNS);
   console.log(
-    `${kind} ${shape} apart from load: runtime ${(p * 1000).toFixed(0)} µs CPU/turn, telemetry ${(f * 1000).toFixed(0)} µs CPU/turn, (${spans / REPLAY_TURNS} spans/turn) → on/off ${(p / (p + f)).toFixed(2)}× | passes runtime ${produce.map((x) => (x * 1000).toFixed(0)).join(', ')} / telemetry ${follow.map((x) => (x * 1000).toFixed(0)).join(', ')} µs`,
+    `${kind} ${shape} apart from load: runtime ${(p * 1000).toFixed(0)} µs CPU/turn, telemetry ${(f * 1000).toFixed(0)} µs CPU/turn in the process, ${(ft * 1000).toFixed(0)} µs on the runtime's thread (10 ms ticks over ${5 * REPLAY_TURNS} turns), (${spans / REPLAY_TURNS} spans/turn) → on/off ${(p / (p + f)).toFixed(2)}× by the process's CPU, ${(p / (p + ft)).toFixed(2)}× by the runtime thread's | passes runtime ${produce.map((x) => (x * 1000).toFixed(0)).join(', ')} / telemetry ${follow.map((x) => (x * 1000).toFixed(0)).join(', ')} µs`,
   );
 }
 

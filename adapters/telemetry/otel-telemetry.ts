@@ -1,12 +1,10 @@
-import * as E from 'fp-ts/lib/Either.js';
-import type { LogEvent } from '../../domain/events.js';
-import { createSpanDeriver, type SpanDeriver } from '../../projections/telemetry/derive-spans.js';
-import { createOperationSpans } from '../../projections/telemetry/operation-spans.js';
 import type { ContentRedaction, DerivedSpan } from '../../projections/telemetry/span-types.js';
 import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { importOptionalPackage } from '../optional-package.js';
+import { startExportThread } from './export-thread.js';
 import { createOtlpSpanExporter, type OtlpProtocol } from './otlp-exporter.js';
 import { SdkSpan } from './sdk-span.js';
+import { createSpanFollower } from './span-follower.js';
 import { TelemetryUnavailableError } from './telemetry-unavailable.js';
 import { SpanExportQueue, type SpanExporterLike, type SpanExportQueueOptions, type SpanExportStats } from './span-export-queue.js';
 
@@ -52,7 +50,17 @@ export interface OtelTelemetryOptions {
    * `exportTimeoutMs` 30000 by default): a burst beyond the queue drops spans, counted in
    * {@link OtelTelemetry.stats}. @defaultValue those defaults
    */
-  readonly queue?: Omit<SpanExportQueueOptions, 'immediate'>;
+  readonly queue?: Omit<SpanExportQueueOptions, 'immediate' | 'onSettled'>;
+  /**
+   * Where the spans are derived, encoded and sent. `worker`: on a worker thread that the runtime's thread hands the
+   * committed events to (one structured clone per turn of the event loop), so the derivation, the SDK's spans, the
+   * OTLP encoding and the request cost the runtime's thread nothing more; it takes an `endpoint`, and neither
+   * `exporter` nor `content` (objects of this thread). `caller`: on the thread that calls `createOtelTelemetry`,
+   * beside the runtime. {@link OtelTelemetry.stats} from a worker are its counts as of its last report (after each
+   * export, flush and shutdown).
+   * @defaultValue 'worker' with an `endpoint` and neither `exporter` nor `content`, else 'caller'
+   */
+  readonly thread?: 'worker' | 'caller';
 }
 
 /** The live exporter: a {@link SessionTelemetry} for `createRuntime({ telemetry })`, and how to flush and stop it. */
@@ -69,7 +77,6 @@ const load = (name: string): Promise<unknown> => importOptionalPackage(name, (ca
 
 /** The export queue in front of the SDK exporter (`exporter`, or the OTLP/HTTP one of `protocol` for `endpoint`). */
 const openQueue = async (options: OtelTelemetryOptions): Promise<SpanExportQueue<DerivedSpan>> => {
-  if (options.exporter === undefined && options.endpoint === undefined) throw new TypeError('createOtelTelemetry(options): an endpoint or an exporter');
   await load('@opentelemetry/sdk-trace-base');
   const { resourceFromAttributes } = (await load('@opentelemetry/resources')) as { resourceFromAttributes: (a: Record<string, string>) => unknown };
   const exporter = (options.exporter as SpanExporterLike | undefined) ?? (await createOtlpSpanExporter(options.endpoint!, options.protocol ?? 'http/protobuf', (name, cause) => new TelemetryUnavailableError(name, { cause })));
@@ -77,52 +84,58 @@ const openQueue = async (options: OtelTelemetryOptions): Promise<SpanExportQueue
   return new SpanExportQueue<DerivedSpan>(exporter, (s) => new SdkSpan(s, resource), { ...(options.queue ?? {}), immediate: options.simple === true });
 };
 
-/**
- * Creates the live OpenTelemetry exporter (loads the SDK). Each live session is folded by its own span derivation;
- * a session that goes live with history (a resume) has that history folded without exporting it.
- */
-export const createOtelTelemetry = async (options: OtelTelemetryOptions): Promise<OtelTelemetry> => {
+/** The live export on the caller's thread: the follower and the queue beside the runtime. */
+const onThisThread = async (options: OtelTelemetryOptions): Promise<OtelTelemetry> => {
   const queue = await openQueue(options);
-  const derivers = new Map<string, SpanDeriver | null>();
-  const deriverOf = (sessionId: string): SpanDeriver =>
-    // the runtime's own events, validated as they were appended: the light fold gives the same spans
-    createSpanDeriver({ sessionId, validate: false, ...(options.content !== undefined ? { content: options.content } : {}) });
-  const push = (sessionId: string, event: LogEvent, exporting: boolean): void => {
-    let d = derivers.get(sessionId);
-    if (d === undefined) {
-      // a session first seen mid-log cannot be folded (the fold starts at seq 0)
-      d = event.seq === 0 ? deriverOf(sessionId) : null;
-      derivers.set(sessionId, d);
-    }
-    if (d === null) return;
-    const r = d.push(event);
-    if (E.isLeft(r)) {
-      derivers.set(sessionId, null);
-      return;
-    }
-    if (exporting) for (const s of r.right) queue.add(s);
-  };
-  const operationSpan = createOperationSpans();
-  /** Exports the spans a session leaves open (closed at its last event, marked open) and stops following it. */
-  const closeOpen = (sessionId: string): void => {
-    const d = derivers.get(sessionId);
-    derivers.delete(sessionId);
-    if (d) for (const s of d.openSpans()) queue.add(s);
-  };
+  const follower = createSpanFollower((s) => queue.add(s), options.content);
   return {
     capturesContent: options.content !== undefined,
-    follow: (sessionId, history) => {
-      derivers.delete(sessionId);
-      for (const e of history) push(sessionId, e, false);
-    },
-    observe: (sessionId, event) => push(sessionId, event, true),
-    forget: closeOpen,
-    storeOperation: (op) => queue.add(operationSpan(op)),
+    follow: follower.follow,
+    observe: follower.observe,
+    forget: follower.forget,
+    storeOperation: follower.storeOperation,
     forceFlush: () => queue.flush(),
     shutdown: async () => {
-      for (const id of [...derivers.keys()]) closeOpen(id);
+      follower.forgetAll();
       await queue.shutdown();
     },
     stats: () => queue.stats(),
   };
+};
+
+/** The live export on a worker thread: the runtime's thread hands over the log, the worker does the rest. */
+const onWorker = async (options: OtelTelemetryOptions & { readonly endpoint: string }): Promise<OtelTelemetry> => {
+  const thread = await startExportThread({
+    endpoint: options.endpoint,
+    protocol: options.protocol ?? 'http/protobuf',
+    serviceName: options.serviceName ?? 'steerlog',
+    queue: { ...(options.queue ?? {}), immediate: options.simple === true },
+  });
+  return {
+    capturesContent: false,
+    follow: thread.follow,
+    observe: thread.observe,
+    forget: thread.forget,
+    storeOperation: thread.storeOperation,
+    forceFlush: thread.flush,
+    shutdown: thread.shutdown,
+    stats: thread.stats,
+  };
+};
+
+/**
+ * Creates the live OpenTelemetry exporter (loads the SDK, on the thread that exports). Each live session is folded by
+ * its own span derivation; a session that goes live with history (a resume) has that history folded without
+ * exporting it. With an `endpoint` (and neither `exporter` nor `content`) the derivation and the export run on a
+ * worker thread (see `thread`).
+ */
+export const createOtelTelemetry = async (options: OtelTelemetryOptions): Promise<OtelTelemetry> => {
+  if (options.exporter === undefined && options.endpoint === undefined) throw new TypeError('createOtelTelemetry(options): an endpoint or an exporter');
+  const worker = options.exporter === undefined && options.content === undefined;
+  const thread = options.thread ?? (worker ? 'worker' : 'caller');
+  if (thread === 'worker') {
+    if (!worker) throw new TypeError("createOtelTelemetry(options): thread 'worker' takes an endpoint, and neither an exporter nor a content hook (they are this thread's objects)");
+    return onWorker({ ...options, endpoint: options.endpoint! });
+  }
+  return onThisThread(options);
 };

@@ -25,6 +25,8 @@ export interface SpanExportQueueOptions {
   readonly exportTimeoutMs?: number;
   /** Send each span as it comes, synchronously (tests, short runs): no batching, no delay. @defaultValue false */
   readonly immediate?: boolean;
+  /** Called after each export settles (accepted, refused or timed out), when the counts have changed. @defaultValue none */
+  readonly onSettled?: () => void;
 }
 
 /** What the queue has done since it was created. */
@@ -50,6 +52,7 @@ export class SpanExportQueue<S> {
   readonly #delayMs: number;
   readonly #timeoutMs: number;
   readonly #immediate: boolean;
+  readonly #onSettled: (() => void) | undefined;
   #queue: S[] = [];
   #timer: NodeJS.Timeout | undefined;
   #exporting: Promise<void> | null = null;
@@ -68,6 +71,7 @@ export class SpanExportQueue<S> {
     this.#delayMs = Math.max(0, options.scheduledDelayMs ?? 1000);
     this.#timeoutMs = Math.max(1, options.exportTimeoutMs ?? 30_000);
     this.#immediate = options.immediate ?? false;
+    this.#onSettled = options.onSettled;
   }
 
   /** Queues one span (or, immediate, sends it now). A span beyond the queue's bound, or after shutdown, is dropped. */
@@ -149,6 +153,7 @@ export class SpanExportQueue<S> {
         clearTimeout(timer);
         if (ok) this.#exported += batch.length;
         else this.#failed += batch.length;
+        this.#onSettled?.();
         resolve();
       };
       const timer = setTimeout(() => done(false), this.#timeoutMs);

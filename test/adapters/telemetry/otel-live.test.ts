@@ -179,7 +179,9 @@ describe('live export over OTLP/HTTP, protobuf (the default) or JSON', () => {
     try {
       const sentWith = async (protocol: 'http/protobuf' | 'http/json' | undefined) => {
         received.length = 0;
-        const telemetry = await createOtelTelemetry({ endpoint, ...(protocol ? { protocol } : {}) });
+        // on this thread: the encodings are what is checked here; the export worker (the default with an endpoint,
+        // started from TypeScript sources through tsx, several seconds) has its own file in the e2e list
+        const telemetry = await createOtelTelemetry({ endpoint, thread: 'caller', ...(protocol ? { protocol } : {}) });
         const store = new MemoryEventStore();
         const runtime = createRuntime({ store, model: new ScriptedModel([{ toolCalls: [{ callId: 'c1', name: 'lookup' }] }, 'done']), logger: silentLogger, clock: steppingClock(), ids: sequentialIds(), writeBatchDelayMs: 1, telemetry, tools: [{ name: 'lookup', execute: () => ({ content: 'found' }) }] });
         const agent = runtime.createSession({ sessionId: 'wire-1' });

@@ -1,0 +1,215 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { LogEvent } from '../../domain/events.js';
+import type { StoreOperation } from '../../runtime/ports/store-operations.js';
+import type { OtlpProtocol } from './otlp-exporter.js';
+import type { SpanExportQueueOptions, SpanExportStats } from './span-export-queue.js';
+import { TelemetryUnavailableError } from './telemetry-unavailable.js';
+
+/**
+ * The live export on a worker thread. Telemetry is a projection of the log, so the runtime's thread hands the worker
+ * the log itself — the committed events, in order, with the store operations between them — in one message per
+ * turn of the event loop (at most every {@link HANDOFF_DELAY_MS}, or at once when {@link HANDOFF_ITEMS} wait); the
+ * worker runs the whole projection: the span derivation, the export queue, the SDK's spans, the OTLP encoding and the
+ * HTTP request. What the runtime's thread pays per event is one array push and its share of one structured clone.
+ * Running from TypeScript sources (tests, benchmarks), the worker loads its entry through `tsx`.
+ */
+
+/** What the worker is started with. @internal */
+export interface ExportThreadData {
+  readonly endpoint: string;
+  readonly protocol: OtlpProtocol;
+  readonly serviceName: string;
+  readonly queue: SpanExportQueueOptions;
+}
+
+/**
+ * The log as handed over: a flat list of records, each a kind and its fields — `Observe` (session id, event),
+ * `Follow` (session id, history), `Forget` (session id), `Operation` (the store operation).
+ * @internal
+ */
+export const LogRecordKind = { Observe: 0, Follow: 1, Forget: 2, Operation: 3 } as const;
+
+/** What the runtime's thread posts to the worker. @internal */
+export type ToExportThread =
+  | { readonly kind: 'log'; readonly records: readonly unknown[] }
+  | { readonly kind: 'flush'; readonly id: number }
+  | { readonly kind: 'shutdown'; readonly id: number };
+
+/** What the worker posts back. @internal */
+export type FromExportThread =
+  | { readonly kind: 'ready' }
+  | { readonly kind: 'unavailable'; readonly packageName: string }
+  | { readonly kind: 'failed'; readonly message: string }
+  | { readonly kind: 'stats'; readonly stats: SpanExportStats; readonly id?: number };
+
+/** The runtime's side of the export worker. @internal */
+export interface ExportThread {
+  /** One committed event of a live session, handed over with the next message. */
+  observe(sessionId: string, event: LogEvent): void;
+  /** A session went live with this history (copied now: the runtime's array keeps growing). */
+  follow(sessionId: string, history: readonly LogEvent[]): void;
+  /** The session is no longer followed (the worker exports its open spans). */
+  forget(sessionId: string): void;
+  /** A store operation, for a `db.*` span. */
+  storeOperation(op: StoreOperation): void;
+  /** Hands over what waits, and waits until the worker has exported every span it derived. */
+  flush(): Promise<void>;
+  /** Hands over what waits; the worker exports the spans still open and every span, then stops. */
+  shutdown(): Promise<void>;
+  /** The worker's counts as of its last report (after each export, flush and shutdown), and what was lost here. */
+  stats(): SpanExportStats;
+}
+
+/** Records handed to the worker at once when this many wait (else after the delay). */
+const HANDOFF_ITEMS = 4096;
+/** How long a record waits on the runtime's thread for others to go with it to the worker (ms). */
+const HANDOFF_DELAY_MS = 10;
+const NO_STATS: SpanExportStats = Object.freeze({ exported: 0, dropped: 0, failed: 0, queued: 0 });
+
+/** The worker: its compiled entry next to this file, or (from TypeScript sources) a script that loads it through tsx. */
+const newWorker = (workerData: ExportThreadData): Worker => {
+  const compiled = new URL('./export-thread-entry.js', import.meta.url);
+  if (existsSync(fileURLToPath(compiled))) return new Worker(compiled, { workerData });
+  const tsx = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
+  const source = new URL('./export-thread-entry.ts', import.meta.url).href;
+  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`, { eval: true, workerData });
+};
+
+/**
+ * Starts the export worker and waits until it has loaded the SDK and its exporter: throws `TelemetryUnavailableError`
+ * when a package is missing. The worker does not keep the process alive; `flush` and `shutdown` wait for it.
+ * @internal
+ */
+export const startExportThread = async (data: ExportThreadData): Promise<ExportThread> => {
+  const worker = newWorker(data);
+  let records: unknown[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  let alive = true;
+  let last: SpanExportStats = NO_STATS;
+  let lostWithWorker = 0;
+  let droppedHere = 0;
+  let nextId = 0;
+  const waiting = new Map<number, () => void>();
+  const died = (): void => {
+    if (!alive) return;
+    alive = false;
+    lostWithWorker = last.queued;
+    records = [];
+    for (const done of [...waiting.values()]) done();
+  };
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.on('message', (m: FromExportThread) => {
+      switch (m.kind) {
+        case 'ready':
+          resolve();
+          return;
+        case 'unavailable':
+          reject(new TelemetryUnavailableError(m.packageName));
+          return;
+        case 'failed':
+          reject(new Error(`the telemetry export thread failed to start: ${m.message}`));
+          return;
+        case 'stats':
+          last = m.stats;
+          if (m.id !== undefined) waiting.get(m.id)?.();
+          return;
+      }
+    });
+    worker.once('error', (e) => {
+      died();
+      reject(e);
+    });
+    worker.once('exit', (code) => {
+      died();
+      reject(new Error(`the telemetry export thread exited (${code}) before it was ready`));
+    });
+  });
+  try {
+    await ready;
+  } catch (e) {
+    await worker.terminate();
+    throw e;
+  }
+  worker.unref();
+  const handOff = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (records.length === 0 || !alive) return;
+    const message: ToExportThread = { kind: 'log', records };
+    records = [];
+    worker.postMessage(message);
+  };
+  /** Hands the records over when enough wait, else after the delay. */
+  const queued = (): void => {
+    if (records.length >= HANDOFF_ITEMS) handOff();
+    else if (timer === undefined) {
+      timer = setTimeout(handOff, HANDOFF_DELAY_MS);
+      timer.unref();
+    }
+  };
+  /** Can records still be handed over? An event or store operation that cannot counts as dropped. */
+  const open = (spanSource: boolean): boolean => {
+    if (closed || !alive) {
+      if (spanSource) droppedHere++;
+      return false;
+    }
+    return true;
+  };
+  const waitFor = (kind: 'flush' | 'shutdown'): Promise<void> => {
+    handOff();
+    if (!alive) return Promise.resolve();
+    const id = nextId++;
+    worker.ref();
+    return new Promise<void>((resolve) => {
+      waiting.set(id, () => {
+        waiting.delete(id);
+        if (waiting.size === 0) worker.unref();
+        resolve();
+      });
+      worker.postMessage({ kind, id } satisfies ToExportThread);
+    });
+  };
+  return {
+    observe: (sessionId, event) => {
+      if (!open(true)) return;
+      records.push(LogRecordKind.Observe, sessionId, event);
+      queued();
+    },
+    follow: (sessionId, history) => {
+      if (!open(false)) return;
+      // the runtime's own array, which grows as the session runs: handed over later, it must be the history of now
+      records.push(LogRecordKind.Follow, sessionId, history.slice());
+      queued();
+    },
+    forget: (sessionId) => {
+      if (!open(false)) return;
+      records.push(LogRecordKind.Forget, sessionId);
+      queued();
+    },
+    storeOperation: (op) => {
+      if (!open(true)) return;
+      records.push(LogRecordKind.Operation, op);
+      queued();
+    },
+    flush: () => waitFor('flush'),
+    shutdown: async () => {
+      if (closed) return;
+      const done = waitFor('shutdown');
+      closed = true;
+      await done;
+      alive = false;
+      await worker.terminate();
+    },
+    stats: () => ({
+      exported: last.exported,
+      dropped: last.dropped + droppedHere,
+      failed: last.failed + lostWithWorker,
+      queued: alive ? last.queued : 0,
+    }),
+  };
+};

@@ -1,0 +1,127 @@
+import { createRequire } from 'node:module';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { traceSession } from '../../../audit/trace-session.js';
+import { ScriptedModel } from '../../../adapters/model/scripted/scripted-model.js';
+import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
+import { createOtelTelemetry } from '../../../adapters/telemetry/otel-telemetry.js';
+import { createRuntime } from '../../../runtime/runtime.js';
+import { silentLogger } from '../../../runtime/logger.js';
+import { createUserMessage } from '../../../domain/message.js';
+import { envelopeOfRecorded } from '../../../runtime/ports/recorded-envelope.js';
+import type { ModelRequest } from '../../../runtime/ports/model.js';
+import { decodeOtlpBody, decodeOtlpJson } from '../../support/otlp-decode.js';
+
+/**
+ * The live export on its worker thread (`createOtelTelemetry({ endpoint })`): the runtime's thread hands the committed
+ * events over and never encodes a span; what the worker sends equals a later `steerlog trace` of each session, and
+ * shutdown sends every span, the open ones included.
+ */
+
+interface Received {
+  readonly type: string;
+  readonly body: Buffer;
+}
+
+/** An OTLP/HTTP receiver on this thread (the worker sends to it over the loopback). */
+const startReceiver = async () => {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ type: req.headers['content-type'] ?? '', body: Buffer.concat(chunks) });
+      const type = req.headers['content-type'] ?? '';
+      if (type.startsWith('application/json')) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, close: () => new Promise<void>((r) => server.close(() => r())) };
+};
+
+const order = (a: { spanId: unknown }, b: { spanId: unknown }) => String(a.spanId).localeCompare(String(b.spanId));
+
+/** What `steerlog trace` derives from a stored session, decoded as the receiver's spans are. */
+const laterTrace = async (store: MemoryEventStore, sessionId: string) => {
+  const envelopes = [];
+  for await (const e of store.read(sessionId)) envelopes.push(envelopeOfRecorded(e));
+  return decodeOtlpJson((await traceSession(envelopes)).request as unknown as Record<string, unknown>);
+};
+
+describe('live export on the export worker thread', () => {
+  it('the runtime’s thread never encodes; the spans the worker sends equal a later trace of each session', async () => {
+    // the SDK's protobuf serializer, as this thread's exporter would call it (one CommonJS instance per thread)
+    const transformer = createRequire(import.meta.url)('@opentelemetry/otlp-transformer') as { ProtobufTraceSerializer: { serializeRequest: (s: unknown[]) => unknown } };
+    const serializer = transformer.ProtobufTraceSerializer;
+    const original = serializer.serializeRequest;
+    let encodedHere = 0;
+    serializer.serializeRequest = (spans) => {
+      encodedHere += spans.length;
+      return original.call(serializer, spans);
+    };
+    const receiver = await startReceiver();
+    try {
+      const telemetry = await createOtelTelemetry({ endpoint: receiver.endpoint, });
+      const store = new MemoryEventStore();
+      const model = new ScriptedModel([], { whenExhausted: (r: ModelRequest) => (r.step < 2 ? { toolCalls: [{ callId: `c${r.turn}`, name: 'lookup' }] } : 'done') });
+      const runtime = createRuntime({ store, model, logger: silentLogger, writeBatchDelayMs: 1, telemetry, tools: [{ name: 'lookup', execute: () => ({ content: 'found' }) }] });
+      const agents = ['w-1', 'w-2'].map((sessionId) => runtime.createSession({ sessionId }));
+      for (let t = 0; t < 3; t++) {
+        for (const a of agents) a.followup(createUserMessage('go'));
+        await Promise.all(agents.map((a) => a.whenIdle()));
+      }
+      // inbox activity after the last turn, without waking the agent, leaves a span open: the disposal exports it
+      agents[0]!.send(createUserMessage('later'), 'next-turn', false);
+      await agents[0]!.checkpoint();
+      await Promise.all(agents.map((a) => a.dispose()));
+      await telemetry.shutdown();
+      const spans = receiver.received.flatMap((r) => decodeOtlpBody(r.type, r.body));
+      expect(encodedHere).toBe(0);
+      expect(telemetry.stats()).toEqual({ exported: spans.length, dropped: 0, failed: 0, queued: 0 });
+      const live = spans.filter((s) => s.attributes['db.operation.name'] === undefined).sort(order);
+      const later = [...(await laterTrace(store, 'w-1')), ...(await laterTrace(store, 'w-2'))].sort(order);
+      expect(later.some((s) => s.attributes['steerlog.span.open'] === true)).toBe(true);
+      expect(live).toEqual(later);
+      // and one db.* span per append
+      expect(spans.filter((s) => s.attributes['db.operation.name'] !== undefined).length).toBeGreaterThan(0);
+    } finally {
+      serializer.serializeRequest = original;
+      await receiver.close();
+    }
+  });
+
+  it('shutdown sends every span still queued, in batches, without a flush before it (here as OTLP/JSON)', async () => {
+    const receiver = await startReceiver();
+    try {
+      const telemetry = await createOtelTelemetry({ endpoint: receiver.endpoint, protocol: 'http/json', queue: { maxExportBatchSize: 16, scheduledDelayMs: 60_000 } });
+      const store = new MemoryEventStore();
+      const runtime = createRuntime({ store, model: new ScriptedModel([], { whenExhausted: () => 'done' }), logger: silentLogger, writeBatchDelayMs: 1, telemetry });
+      const ids = ['f-1', 'f-2', 'f-3'];
+      const agents = ids.map((sessionId) => runtime.createSession({ sessionId }));
+      for (let t = 0; t < 20; t++) {
+        for (const a of agents) a.followup(createUserMessage('go'));
+        await Promise.all(agents.map((a) => a.whenIdle()));
+      }
+      await Promise.all(agents.map((a) => a.dispose()));
+      await telemetry.shutdown();
+      const spans = receiver.received.flatMap((r) => decodeOtlpBody(r.type, r.body));
+      const later = (await Promise.all(ids.map((id) => laterTrace(store, id)))).flat();
+      expect(receiver.received.length).toBeGreaterThan(1);
+      expect(receiver.received.every((r) => r.type.startsWith('application/json'))).toBe(true);
+      expect(spans.filter((s) => s.attributes['db.operation.name'] === undefined).sort(order)).toEqual(later.sort(order));
+      expect(telemetry.stats()).toEqual({ exported: spans.length, dropped: 0, failed: 0, queued: 0 });
+      // after shutdown nothing is sent, and what comes is counted as dropped
+      telemetry.observe('f-1', { seq: 999 } as never);
+      expect(telemetry.stats().dropped).toBe(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('takes an endpoint and no objects of this thread', async () => {
+    await expect(createOtelTelemetry({ endpoint: 'http://127.0.0.1:1', content: (f) => f.text, thread: 'worker' })).rejects.toThrow(TypeError);
+    await expect(createOtelTelemetry({ exporter: { export: () => {}, shutdown: async () => {} }, thread: 'worker' })).rejects.toThrow(TypeError);
+  });
+});
