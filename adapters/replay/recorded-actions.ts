@@ -3,6 +3,7 @@ import { isKnownEvent, type AbortCause, type LogEvent } from '../../domain/event
 import type { Agent } from '../../runtime/agent.js';
 import type { RecordedLog } from './recorded-log.js';
 import { answerOf, concludedBy, failureOf, outcomeOf, type Pending } from './recorded-ports.js';
+import { noteReadmitted, type Readmitted } from './resent-inputs.js';
 
 /**
  * What a replay check does for each recorded event that needs the outside world: the recorded input re-admitted,
@@ -18,6 +19,8 @@ export interface RecordedScene {
   /** Does the log record metadata (provenance, causation)? */
   readonly metadataRecorded: boolean;
   readonly pending: Pending;
+  /** The input the replay re-admitted last (a send of it by the deployment's code right after is that input). */
+  readonly readmitted: Readmitted;
 }
 
 /** A claim: the runtime's own removal (no outcome, nothing inserted). */
@@ -62,6 +65,18 @@ export const backoffAsRecorded = (scene: RecordedScene, live: Agent, position: n
 };
 
 /**
+ * Is `next` (at position `index`) an input from outside the runtime — a send, a queue edit or a cancel's removal —
+ * rather than the runtime's own claim or what a tool result staged?
+ */
+export const isOutsideInput = ({ recorded, metadataRecorded }: RecordedScene, next: LogEvent | undefined, index: number): next is LogEvent & { readonly type: 'agent/inbox/spliced' } => {
+  if (next?.type !== 'agent/inbox/spliced' || !isKnownEvent(next)) return false;
+  const data = next.data as { readonly target: string; readonly removedCount?: number; readonly outcome?: string; readonly inserted: readonly unknown[] };
+  if (isClaim(data) || next.metadata?.actor?.startsWith('tool:')) return false;
+  // in a log without metadata, a next-step insertion right after a tool result is what the result staged
+  return metadataRecorded || recorded[index - 1]?.type !== 'tool/result' || data.target !== 'next-step' || data.removedCount !== undefined;
+};
+
+/**
  * Does what the next recorded event (`next`, at position `index`) needs from outside the runtime (`live`): re-admits
  * an input, answers a request, settles a tool call, records a child's lifecycle, wakes or cancels; false when nothing
  * from outside can produce it (the runtime writes it on its own, or it cannot).
@@ -73,11 +88,11 @@ export const actFor = (scene: RecordedScene, live: Agent, next: LogEvent, index:
   const requested = (d: { turn: number; step: number }): boolean => request !== null && request.request.turn === d.turn && request.request.step === d.step;
   switch (next.type) {
     case 'agent/inbox/spliced': {
-      if (isClaim(next.data) || next.metadata?.actor?.startsWith('tool:')) return false;
-      // in a log without metadata, a next-step insertion right after a tool result is what the result staged
-      if (!metadataRecorded && recorded[index - 1]?.type === 'tool/result' && next.data.target === 'next-step' && next.data.removedCount === undefined) return false;
+      if (!isOutsideInput(scene, next, index)) return false;
       try {
+        const before = live.events.at(-1);
         live.readmit(next.data, next.metadata);
+        noteReadmitted(scene.readmitted, before, live.events.at(-1));
         return true;
       } catch {
         return false;
@@ -126,6 +141,11 @@ export const actFor = (scene: RecordedScene, live: Agent, next: LogEvent, index:
       return true;
     case 'turn/start':
       return live.status === 'idle' && live.wake(next.metadata ? { metadata: next.metadata } : {});
+    case 'step/end':
+      // a request the turn's abort struck before it answered anything: the recorded cancel is issued during it
+      if (!requested(next.data) || log.endOf(next.data.turn)?.kind !== 'aborted') return false;
+      live.cancel(abortCause(scene, next.data.turn), { keepInbox: true, metadata: turnEndMetadata(scene, next.data.turn) });
+      return true;
     case 'turn/end':
       if (next.data.reason.kind !== 'aborted' || live.status === 'idle') return false;
       live.cancel(next.data.reason.reason, { keepInbox: true, metadata: withoutCause(next.metadata) });

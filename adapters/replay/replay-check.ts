@@ -1,4 +1,4 @@
-import { isKnownEvent, type LogEvent } from '../../domain/events.js';
+import { isKnownEvent, type InboxSplicedData, type LogEvent } from '../../domain/events.js';
 import type { Agent, AgentOptions } from '../../runtime/agent.js';
 import { retry } from '../../runtime/hooks.js';
 import { silentLogger } from '../../runtime/logger.js';
@@ -12,8 +12,9 @@ import { gatedStore } from './gated-store.js';
 import { divergenceFinder, type ReplayDivergence } from './event-compare.js';
 import { readRecordedLog, type RecordedLog } from './recorded-log.js';
 import { recordedModel, recordedTools, type Pending } from './recorded-ports.js';
-import { actFor, backoffAsRecorded, withoutCause, type RecordedScene } from './recorded-actions.js';
+import { actFor, backoffAsRecorded, isOutsideInput, withoutCause, type RecordedScene } from './recorded-actions.js';
 import { resumePoints } from './recorded-resumes.js';
+import { absorbResentInputs, noteReadmitted } from './resent-inputs.js';
 
 /**
  * The replay check (`steerlog replay --check`, `replayCheck`): today's runtime re-driven with a recorded session's
@@ -143,13 +144,19 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       ...(first.metadata ? { metadata: first.metadata } : {}),
     });
   }
+  const scene: RecordedScene = { log, recorded, metadataRecorded, pending, readmitted: { row: [] } };
   /** Follows a new agent: the position of the next event, the deployment's hooks, the recorded retry decisions. */
   const follow = (agent: Agent): void => {
     current = agent;
     position = agent.events.filter(kept).length;
     agent.onEvent((e) => {
-      if (agent === current && kept(e)) position++;
+      if (agent !== current || !kept(e)) return;
+      position++;
+      // an input recorded right after a turn's end arrived before the driver went on to its next turn, which it does
+      // without waiting on anything the replay answers: it is re-admitted at once, before the driver's next step
+      if (e.type === 'turn/end' && isOutsideInput(scene, recorded[position], position)) queueMicrotask(() => readmitBetweenTurns(agent));
     });
+    absorbResentInputs(agent, scene.readmitted);
     options.install?.(agent);
     // the recorded retry decisions, innermost after the deployment's own request-error listeners
     agent.on('request-error', (ctx) => {
@@ -158,6 +165,20 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       const d = next.data as { turn: number; step: number; attempt: number; retryInMs?: number };
       return d.turn === ctx.turn && d.step === ctx.step && d.attempt === ctx.attempt && d.retryInMs !== undefined ? retry(d.retryInMs) : undefined;
     });
+  };
+  /** Re-admits the inputs recorded from the current position on, in one go (the next one not an input ends it). */
+  const readmitBetweenTurns = (agent: Agent): void => {
+    for (let next = recorded[position]; agent === current && isOutsideInput(scene, next, position); next = recorded[position]) {
+      const before = position;
+      try {
+        const before = agent.events.at(-1);
+        agent.readmit(next.data as InboxSplicedData, next.metadata);
+        noteReadmitted(scene.readmitted, before, agent.events.at(-1));
+      } catch {
+        return; // it does not fit: the comparison names the event
+      }
+      if (position === before) return;
+    }
   };
   follow(live);
   /**
@@ -203,7 +224,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       last = n;
     }
   };
-  const scene: RecordedScene = { log, recorded, metadataRecorded, pending };
+
   const waitingFor = (): string =>
     pending.request
       ? `the answer of request ${pending.request.request.turn}.${pending.request.request.step} (attempt ${pending.request.request.attempt})`
