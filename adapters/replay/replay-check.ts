@@ -144,7 +144,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       ...(first.metadata ? { metadata: first.metadata } : {}),
     });
   }
-  const scene: RecordedScene = { log, recorded, metadataRecorded, pending, readmitted: { row: [] } };
+  const scene: RecordedScene = { log, recorded, metadataRecorded, pending, readmitted: { row: [] }, settledAhead: new Set<string>() };
   /** Follows a new agent: the position of the next event, the deployment's hooks, the recorded retry decisions. */
   const follow = (agent: Agent): void => {
     current = agent;
@@ -152,6 +152,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
     agent.onEvent((e) => {
       if (agent !== current || !kept(e)) return;
       position++;
+      if (e.type === 'step/end') scene.settledAhead.clear(); // call ids are a step's own
       // an input recorded right after a turn's end arrived before the driver went on to its next turn, which it does
       // without waiting on anything the replay answers: it is re-admitted at once, before the driver's next step
       if (e.type === 'turn/end' && isOutsideInput(scene, recorded[position], position)) queueMicrotask(() => readmitBetweenTurns(agent));
@@ -260,8 +261,9 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       }
       // acted on once: an action that produced nothing yet (a cancel while the runtime's write is held) is not
       // repeated, the held writes go through first
-      if (actedAt !== now.length && actFor(scene, live, next, now.length)) {
-        actedAt = now.length;
+      const acted = actedAt !== now.length && actFor(scene, live, next, now.length);
+      if (acted) {
+        actedAt = acted === 'again' ? -1 : now.length;
         continue;
       }
       // not an input, an answer or an outcome: the runtime writes it once its held writes are through
