@@ -15,6 +15,7 @@ import { recordedModel, recordedTools, type Pending } from './recorded-ports.js'
 import { actFor, backoffAsRecorded, isOutsideInput, withoutCause, type RecordedScene } from './recorded-actions.js';
 import { resumePoints } from './recorded-resumes.js';
 import { absorbResentInputs, noteReadmitted } from './resent-inputs.js';
+import { recordedFailures } from './recorded-failures.js';
 
 /**
  * The replay check (`steerlog replay --check`, `replayCheck`): today's runtime re-driven with a recorded session's
@@ -70,6 +71,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
   const metadataRecorded = recorded.some((e) => e.metadata !== undefined);
   const kept = (e: LogEvent): boolean => provenanceRecorded || (e.type !== 'request/header' && e.type !== 'request/context');
   const resumes = resumePoints(recorded);
+  const failures = recordedFailures(recorded);
   /** The agent writing the session now (null while the replay resumes it). */
   let current: Agent | null = null;
   /** How many compared events the runtime has produced: the position of the next one. */
@@ -153,11 +155,29 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       if (agent !== current || !kept(e)) return;
       position++;
       if (e.type === 'step/end') scene.settledAhead.clear(); // call ids are a step's own
+      if (e.type === 'tool/call') {
+        // the recorded failure of the checkpoint before this call's body: the store's write of this call fails as it did
+        const d = e.data as { turn: number; step: number; callId: string };
+        const f = failures.find((x) => x.write === 'checkpoint' && x.turn === d.turn && x.step === d.step && x.callId === d.callId);
+        if (f) {
+          failures.splice(failures.indexOf(f), 1);
+          gate.failWith(e.id, f.error);
+        }
+      }
       // an input recorded right after a turn's end arrived before the driver went on to its next turn, which it does
       // without waiting on anything the replay answers: it is re-admitted at once, before the driver's next step
       if (e.type === 'turn/end' && isOutsideInput(scene, recorded[position], position)) queueMicrotask(() => readmitBetweenTurns(agent));
     });
     absorbResentInputs(agent, scene.readmitted);
+    // the recorded refusals of a tool result's write, once each
+    agent.addCommitCheck((type, data) => {
+      if (type !== 'tool/result') return;
+      const d = data as { turn: number; step: number; message: { callId: string } };
+      const f = failures.find((x) => x.write === 'result' && x.turn === d.turn && x.step === d.step && x.callId === d.message.callId);
+      if (!f) return;
+      failures.splice(failures.indexOf(f), 1);
+      throw f.error;
+    });
     options.install?.(agent);
     // the recorded retry decisions, innermost after the deployment's own request-error listeners
     agent.on('request-error', (ctx) => {

@@ -29,16 +29,17 @@ const insertsOnly = (splice: InboxSplicedData, message: unknown): boolean =>
 
 /**
  * Makes `agent`'s sends of the messages the replay has just re-admitted (in a row at the end of the log, nothing
- * written since) return their ids without a second admission, in the order they were re-admitted; every other send
- * is the agent's own.
+ * written since) return their ids without a second admission, in the order they were re-admitted (the row's inputs
+ * before one sent so came from outside); every other send is the agent's own.
  */
 export const absorbResentInputs = (agent: Agent, readmitted: Readmitted): void => {
   const send = agent.send.bind(agent);
   agent.send = (message, target, wake, options) => {
-    const first = readmitted.row[0];
     const last = readmitted.row.at(-1);
-    if (first !== undefined && agent.events.at(-1)?.id === last?.id && insertsOnly(first.data as InboxSplicedData, message)) {
-      readmitted.row = readmitted.row.slice(1);
+    // the row's inputs before the one sent arrived from outside, before the deployment's code sent it
+    const k = last !== undefined && agent.events.at(-1)?.id === last.id ? readmitted.row.findIndex((e) => insertsOnly(e.data as InboxSplicedData, message)) : -1;
+    if (k >= 0) {
+      readmitted.row = readmitted.row.slice(k + 1);
       return message.id;
     }
     return send(message, target, wake, options);

@@ -71,6 +71,13 @@ describe('replayCheck re-admits a recorded input at the point it arrived', () =>
     expect(await replayCheck(events, { install: hook('from-hook') })).toEqual({ ok: true, events: events.length });
     const changed = await replayCheck(events, { install: hook('changed') });
     const steer = events.find((e) => e.type === 'agent/inbox/spliced' && JSON.stringify(e.data).includes('from-hook'))!;
+    // an input from outside that arrived during the same write comes first: only the hook's own is its send
+    const both = await session([() => 'ok'], async (agent) => {
+      hook('from-hook')(agent);
+      agent.followup(msg('A'));
+      agent.followup(msg('outside'));
+    });
+    expect(await replayCheck(both, { install: hook('from-hook') })).toEqual({ ok: true, events: both.length });
     // the recorded steer is re-admitted; the changed hook's own steer is one more input, where the step starts
     expect(changed.ok ? null : { seq: changed.divergence.seq, type: changed.divergence.type, produced: JSON.stringify(changed.divergence.produced?.data) }).toEqual({
       seq: steer.seq + 1,
