@@ -48,3 +48,26 @@ export const recordedFailures = (recorded: readonly LogEvent[]): RecordedFailure
   }
   return found;
 };
+
+/**
+ * The failed checkpoints before a model request: a step whose turn ended with an error and that recorded no answer,
+ * no request failure and no tool call waited on nothing but the store before its request (a model failure is
+ * recorded as `request/error`). Each as the id of the last event that checkpoint wrote (the step's request
+ * provenance or its last user message), and the error the turn recorded.
+ */
+export const failedRequestCheckpoints = (recorded: readonly LogEvent[]): { readonly eventId: string; readonly error: Error }[] => {
+  const found: { eventId: string; error: Error }[] = [];
+  const ANSWERED = new Set(['assistant/message', 'assistant/chunk', 'request/error', 'tool/call', 'tool/result']);
+  recorded.forEach((e, i) => {
+    if (e.type !== 'step/end') return;
+    const { turn, step } = e.data as { turn: number; step: number };
+    const start = recorded.findLastIndex((x, j) => j < i && x.type === 'step/start' && (x.data as { turn: number; step: number }).turn === turn && (x.data as { step: number }).step === step);
+    const between = recorded.slice(start + 1, i);
+    if (start < 0 || between.some((x) => ANSWERED.has(x.type))) return;
+    const end = recorded.find((x, j) => j > i && x.type === 'turn/end' && (x.data as TurnEndData).turn === turn)?.data as TurnEndData | undefined;
+    if (end?.reason.kind !== 'error') return;
+    const last = between.findLast((x) => x.type !== 'agent/inbox/spliced');
+    if (last) found.push({ eventId: last.id, error: failure(end.reason.error.message, end.reason.error.code) });
+  });
+  return found;
+};

@@ -15,7 +15,7 @@ import { recordedModel, recordedTools, type Pending } from './recorded-ports.js'
 import { actFor, backoffAsRecorded, isOutsideInput, withoutCause, type RecordedScene } from './recorded-actions.js';
 import { resumePoints } from './recorded-resumes.js';
 import { absorbResentInputs, noteReadmitted } from './resent-inputs.js';
-import { recordedFailures } from './recorded-failures.js';
+import { failedRequestCheckpoints, recordedFailures } from './recorded-failures.js';
 
 /**
  * The replay check (`steerlog replay --check`, `replayCheck`): today's runtime re-driven with a recorded session's
@@ -72,6 +72,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
   const kept = (e: LogEvent): boolean => provenanceRecorded || (e.type !== 'request/header' && e.type !== 'request/context');
   const resumes = resumePoints(recorded);
   const failures = recordedFailures(recorded);
+  const requestCheckpoints = failedRequestCheckpoints(recorded);
   /** The agent writing the session now (null while the replay resumes it). */
   let current: Agent | null = null;
   /** How many compared events the runtime has produced: the position of the next one. */
@@ -155,6 +156,8 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       if (agent !== current || !kept(e)) return;
       position++;
       if (e.type === 'step/end') scene.settledAhead.clear(); // call ids are a step's own
+      const checkpointFailure = requestCheckpoints.find((f) => f.eventId === e.id);
+      if (checkpointFailure) gate.failWith(e.id, checkpointFailure.error);
       if (e.type === 'tool/call') {
         // the recorded failure of the checkpoint before this call's body: the store's write of this call fails as it did
         const d = e.data as { turn: number; step: number; callId: string };
