@@ -27,7 +27,7 @@ type Positions = ReadonlyMap<string, number>;
  * Two JSON values are the same, whatever the order of their objects' keys: a sealed payload opened with its key is
  * restored in the sealer's key order, not necessarily the order the runtime writes.
  */
-const sameValue = (a: unknown, b: unknown): boolean => {
+export const sameValue = (a: unknown, b: unknown): boolean => {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((v, i) => sameValue(v, (b as unknown[])[i]));

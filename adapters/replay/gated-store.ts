@@ -13,6 +13,11 @@ export interface GatedStore {
   readonly release: () => void;
   /** Lets every held append through, and every later one at once. */
   readonly open: () => void;
+  /**
+   * Makes the next append that goes through with an event whose id is `eventId` fail with `error` (a recorded store
+   * failure), writing nothing.
+   */
+  readonly failWith: (eventId: string, error: Error) => void;
 }
 
 /** Options of {@link gatedStore}. */
@@ -29,11 +34,18 @@ export const gatedStore = (store: EventStore, options: GatedStoreOptions = {}): 
   const { readable } = options;
   let waiting: (() => void)[] = [];
   let opened = false;
+  let failing: { readonly eventId: string; readonly error: Error } | null = null;
+  const append = (...args: Parameters<EventStore['append']>): ReturnType<EventStore['append']> => {
+    if (failing === null || !args[1].some((e) => e.id === failing!.eventId)) return store.append(...args);
+    const { error } = failing;
+    failing = null;
+    return Promise.reject(error);
+  };
   const gated: EventStore = new Proxy(store, {
     get(target, property) {
       if (property === 'append') {
         return (...args: Parameters<EventStore['append']>) =>
-          opened ? target.append(...args) : new Promise<void>((go) => waiting.push(go)).then(() => target.append(...args));
+          opened ? append(...args) : new Promise<void>((go) => waiting.push(go)).then(() => append(...args));
       }
       if (property === 'read' && readable) {
         return (...args: Parameters<EventStore['read']>) => {
@@ -57,6 +69,9 @@ export const gatedStore = (store: EventStore, options: GatedStoreOptions = {}): 
     open: () => {
       opened = true;
       release();
+    },
+    failWith: (eventId, error) => {
+      failing = { eventId, error };
     },
   };
 };

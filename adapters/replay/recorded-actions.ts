@@ -1,8 +1,9 @@
 import type { EventMetadata } from '../../domain/event-metadata.js';
-import { isKnownEvent, type AbortCause, type LogEvent } from '../../domain/events.js';
+import { isKnownEvent, type AbortCause, type LogEvent, type ToolResultData } from '../../domain/events.js';
 import type { Agent } from '../../runtime/agent.js';
 import type { RecordedLog } from './recorded-log.js';
 import { answerOf, concludedBy, failureOf, outcomeOf, type Pending } from './recorded-ports.js';
+import { noteReadmitted, type Readmitted } from './resent-inputs.js';
 
 /**
  * What a replay check does for each recorded event that needs the outside world: the recorded input re-admitted,
@@ -18,6 +19,10 @@ export interface RecordedScene {
   /** Does the log record metadata (provenance, causation)? */
   readonly metadataRecorded: boolean;
   readonly pending: Pending;
+  /** The input the replay re-admitted last (a send of it by the deployment's code right after is that input). */
+  readonly readmitted: Readmitted;
+  /** The calls settled ahead of their results' turn (before a recorded abort; freeing a full pool). */
+  readonly settledAhead: Set<string>;
 }
 
 /** A claim: the runtime's own removal (no outcome, nothing inserted). */
@@ -62,22 +67,59 @@ export const backoffAsRecorded = (scene: RecordedScene, live: Agent, position: n
 };
 
 /**
+ * Is `next` (at position `index`) an input from outside the runtime — a send, a queue edit or a cancel's removal —
+ * rather than the runtime's own claim or what a tool result staged?
+ */
+export const isOutsideInput = ({ recorded, metadataRecorded }: RecordedScene, next: LogEvent | undefined, index: number): next is LogEvent & { readonly type: 'agent/inbox/spliced' } => {
+  if (next?.type !== 'agent/inbox/spliced' || !isKnownEvent(next)) return false;
+  const data = next.data as { readonly target: string; readonly removedCount?: number; readonly outcome?: string; readonly inserted: readonly unknown[] };
+  if (isClaim(data) || next.metadata?.actor?.startsWith('tool:')) return false;
+  // in a log without metadata, a next-step insertion right after a tool result is what the result staged
+  return metadataRecorded || recorded[index - 1]?.type !== 'tool/result' || data.target !== 'next-step' || data.removedCount !== undefined;
+};
+
+/** The recorded result of call `callId` at or after position `from` (its index), or -1. */
+const resultIndex = (recorded: readonly LogEvent[], from: number, callId: string): number =>
+  recorded.findIndex((e, i) => i >= from && e.type === 'tool/result' && (e.data as ToolResultData).message.callId === callId);
+
+/** Did call `callId`'s recorded result (at or after `from`) settle before its turn's abort: not aborted, not marked late? */
+const settledBeforeAbort = (recorded: readonly LogEvent[], from: number, callId: string): boolean => {
+  const at = resultIndex(recorded, from, callId);
+  if (at < 0) return false;
+  const data = recorded[at]!.data as ToolResultData;
+  const code = data.error?.code;
+  return code !== 'ABORTED' && code !== 'ABORTED_BEFORE_DISPATCH' && code !== 'STEP_FAILED' && data.meta?.settledAfterAbort !== true;
+};
+
+/** Settles the pending call `callId` with its recorded outcome (its result at or after `from`); false when it has none. */
+const settleAsRecorded = ({ recorded, metadataRecorded, pending }: RecordedScene, callId: string, from: number): boolean => {
+  const call = pending.calls.get(callId);
+  const at = resultIndex(recorded, from, callId);
+  if (!call || at < 0) return false;
+  const name = recorded.find((e) => e.type === 'tool/call' && (e.data as { callId: string }).callId === callId);
+  const recordedOutcome = outcomeOf(recorded, at, (name?.data as { name: string } | undefined)?.name ?? '', !metadataRecorded);
+  call.settle(!('thrown' in recordedOutcome) && concludedBy(recorded, at) ? { ...recordedOutcome, concludesTurn: true as const } : recordedOutcome);
+  return true;
+};
+
+/**
  * Does what the next recorded event (`next`, at position `index`) needs from outside the runtime (`live`): re-admits
  * an input, answers a request, settles a tool call, records a child's lifecycle, wakes or cancels; false when nothing
- * from outside can produce it (the runtime writes it on its own, or it cannot).
+ * from outside can produce it (the runtime writes it on its own, or it cannot); `again` when it did part of it (settled
+ * calls the runtime must take in first) and is to be asked again at the same position.
  */
-export const actFor = (scene: RecordedScene, live: Agent, next: LogEvent, index: number): boolean => {
+export const actFor = (scene: RecordedScene, live: Agent, next: LogEvent, index: number): boolean | 'again' => {
   const { log, recorded, metadataRecorded, pending } = scene;
   if (!isKnownEvent(next)) return false;
   const request = pending.request;
   const requested = (d: { turn: number; step: number }): boolean => request !== null && request.request.turn === d.turn && request.request.step === d.step;
   switch (next.type) {
     case 'agent/inbox/spliced': {
-      if (isClaim(next.data) || next.metadata?.actor?.startsWith('tool:')) return false;
-      // in a log without metadata, a next-step insertion right after a tool result is what the result staged
-      if (!metadataRecorded && recorded[index - 1]?.type === 'tool/result' && next.data.target === 'next-step' && next.data.removedCount === undefined) return false;
+      if (!isOutsideInput(scene, next, index)) return false;
       try {
+        const before = live.events.at(-1);
         live.readmit(next.data, next.metadata);
+        noteReadmitted(scene.readmitted, before, live.events.at(-1));
         return true;
       } catch {
         return false;
@@ -110,13 +152,33 @@ export const actFor = (scene: RecordedScene, live: Agent, next: LogEvent, index:
     case 'tool/result': {
       const call = pending.calls.get(next.data.message.callId);
       if (!call) return false;
-      const name = recorded.find((e) => e.type === 'tool/call' && (e.data as { callId: string }).callId === next.data.message.callId);
-      const recordedOutcome = outcomeOf(recorded, index, (name?.data as { name: string } | undefined)?.name ?? '', !metadataRecorded);
-      const outcome = !('thrown' in recordedOutcome) && concludedBy(recorded, index) ? { ...recordedOutcome, concludesTurn: true as const } : recordedOutcome;
       // an outcome the runtime marked as settled after the abort (lateToolResults 'keep') was settled after the cancel too
-      if (next.data.error?.code === 'ABORTED' || next.data.meta?.settledAfterAbort === true) live.cancel(abortCause(scene, next.data.turn), { keepInbox: true, metadata: turnEndMetadata(scene, next.data.turn) });
-      call.settle(outcome);
+      if (next.data.error?.code === 'ABORTED' || next.data.meta?.settledAfterAbort === true) {
+        // the step's other calls whose results show they settled before the abort (they wait for this one's, in model
+        // order) are settled first, and the runtime takes them in before the cancel
+        const dispatched = recorded.slice(0, index).flatMap((e) => (e.type === 'tool/call' ? [(e.data as { callId: string }).callId] : []));
+        const before = dispatched.filter((id) => id !== next.data.message.callId && !scene.settledAhead.has(id) && settledBeforeAbort(recorded, index + 1, id));
+        // one whose body has not started yet (its checkpoint is held): the runtime's writes go through first
+        if (before.some((id) => !pending.calls.has(id))) return false;
+        if (before.length > 0) {
+          for (const id of before) settleAsRecorded(scene, id, index);
+          for (const id of before) scene.settledAhead.add(id);
+          return 'again';
+        }
+        live.cancel(abortCause(scene, next.data.turn), { keepInbox: true, metadata: turnEndMetadata(scene, next.data.turn) });
+      }
+      settleAsRecorded(scene, next.data.message.callId, index);
       return true;
+    }
+    case 'tool/call': {
+      // a call the runtime has not dispatched yet, while calls run: the pool is full, and a call that settled freed it.
+      // The log keeps results in model order only; the one that settled is a later call than the earliest running one
+      // (the earliest's result would have been written before this call): the latest running one is settled
+      const running = [...pending.calls.keys()];
+      if (running.length < 2) return false;
+      if (!settleAsRecorded(scene, running.at(-1)!, index)) return false;
+      scene.settledAhead.add(running.at(-1)!);
+      return 'again';
     }
     case 'subagent/descriptor':
     case 'subagent/start':
@@ -126,6 +188,11 @@ export const actFor = (scene: RecordedScene, live: Agent, next: LogEvent, index:
       return true;
     case 'turn/start':
       return live.status === 'idle' && live.wake(next.metadata ? { metadata: next.metadata } : {});
+    case 'step/end':
+      // a request the turn's abort struck before it answered anything: the recorded cancel is issued during it
+      if (!requested(next.data) || log.endOf(next.data.turn)?.kind !== 'aborted') return false;
+      live.cancel(abortCause(scene, next.data.turn), { keepInbox: true, metadata: turnEndMetadata(scene, next.data.turn) });
+      return true;
     case 'turn/end':
       if (next.data.reason.kind !== 'aborted' || live.status === 'idle') return false;
       live.cancel(next.data.reason.reason, { keepInbox: true, metadata: withoutCause(next.metadata) });

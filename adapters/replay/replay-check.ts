@@ -1,4 +1,4 @@
-import { isKnownEvent, type LogEvent } from '../../domain/events.js';
+import { isKnownEvent, type InboxSplicedData, type LogEvent } from '../../domain/events.js';
 import type { Agent, AgentOptions } from '../../runtime/agent.js';
 import { retry } from '../../runtime/hooks.js';
 import { silentLogger } from '../../runtime/logger.js';
@@ -12,8 +12,10 @@ import { gatedStore } from './gated-store.js';
 import { divergenceFinder, type ReplayDivergence } from './event-compare.js';
 import { readRecordedLog, type RecordedLog } from './recorded-log.js';
 import { recordedModel, recordedTools, type Pending } from './recorded-ports.js';
-import { actFor, backoffAsRecorded, withoutCause, type RecordedScene } from './recorded-actions.js';
+import { actFor, backoffAsRecorded, isOutsideInput, withoutCause, type RecordedScene } from './recorded-actions.js';
 import { resumePoints } from './recorded-resumes.js';
+import { absorbResentInputs, noteReadmitted } from './resent-inputs.js';
+import { failedRequestCheckpoints, recordedFailures } from './recorded-failures.js';
 
 /**
  * The replay check (`steerlog replay --check`, `replayCheck`): today's runtime re-driven with a recorded session's
@@ -69,6 +71,8 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
   const metadataRecorded = recorded.some((e) => e.metadata !== undefined);
   const kept = (e: LogEvent): boolean => provenanceRecorded || (e.type !== 'request/header' && e.type !== 'request/context');
   const resumes = resumePoints(recorded);
+  const failures = recordedFailures(recorded);
+  const requestCheckpoints = failedRequestCheckpoints(recorded);
   /** The agent writing the session now (null while the replay resumes it). */
   let current: Agent | null = null;
   /** How many compared events the runtime has produced: the position of the next one. */
@@ -143,12 +147,39 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       ...(first.metadata ? { metadata: first.metadata } : {}),
     });
   }
+  const scene: RecordedScene = { log, recorded, metadataRecorded, pending, readmitted: { row: [] }, settledAhead: new Set<string>() };
   /** Follows a new agent: the position of the next event, the deployment's hooks, the recorded retry decisions. */
   const follow = (agent: Agent): void => {
     current = agent;
     position = agent.events.filter(kept).length;
     agent.onEvent((e) => {
-      if (agent === current && kept(e)) position++;
+      if (agent !== current || !kept(e)) return;
+      position++;
+      if (e.type === 'step/end') scene.settledAhead.clear(); // call ids are a step's own
+      const checkpointFailure = requestCheckpoints.find((f) => f.eventId === e.id);
+      if (checkpointFailure) gate.failWith(e.id, checkpointFailure.error);
+      if (e.type === 'tool/call') {
+        // the recorded failure of the checkpoint before this call's body: the store's write of this call fails as it did
+        const d = e.data as { turn: number; step: number; callId: string };
+        const f = failures.find((x) => x.write === 'checkpoint' && x.turn === d.turn && x.step === d.step && x.callId === d.callId);
+        if (f) {
+          failures.splice(failures.indexOf(f), 1);
+          gate.failWith(e.id, f.error);
+        }
+      }
+      // an input recorded right after a turn's end arrived before the driver went on to its next turn, which it does
+      // without waiting on anything the replay answers: it is re-admitted at once, before the driver's next step
+      if (e.type === 'turn/end' && isOutsideInput(scene, recorded[position], position)) queueMicrotask(() => readmitBetweenTurns(agent));
+    });
+    absorbResentInputs(agent, scene.readmitted);
+    // the recorded refusals of a tool result's write, once each
+    agent.addCommitCheck((type, data) => {
+      if (type !== 'tool/result') return;
+      const d = data as { turn: number; step: number; message: { callId: string } };
+      const f = failures.find((x) => x.write === 'result' && x.turn === d.turn && x.step === d.step && x.callId === d.message.callId);
+      if (!f) return;
+      failures.splice(failures.indexOf(f), 1);
+      throw f.error;
     });
     options.install?.(agent);
     // the recorded retry decisions, innermost after the deployment's own request-error listeners
@@ -158,6 +189,20 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       const d = next.data as { turn: number; step: number; attempt: number; retryInMs?: number };
       return d.turn === ctx.turn && d.step === ctx.step && d.attempt === ctx.attempt && d.retryInMs !== undefined ? retry(d.retryInMs) : undefined;
     });
+  };
+  /** Re-admits the inputs recorded from the current position on, in one go (the next one not an input ends it). */
+  const readmitBetweenTurns = (agent: Agent): void => {
+    for (let next = recorded[position]; agent === current && isOutsideInput(scene, next, position); next = recorded[position]) {
+      const before = position;
+      try {
+        const before = agent.events.at(-1);
+        agent.readmit(next.data as InboxSplicedData, next.metadata);
+        noteReadmitted(scene.readmitted, before, agent.events.at(-1));
+      } catch {
+        return; // it does not fit: the comparison names the event
+      }
+      if (position === before) return;
+    }
   };
   follow(live);
   /**
@@ -203,7 +248,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       last = n;
     }
   };
-  const scene: RecordedScene = { log, recorded, metadataRecorded, pending };
+
   const waitingFor = (): string =>
     pending.request
       ? `the answer of request ${pending.request.request.turn}.${pending.request.request.step} (attempt ${pending.request.request.attempt})`
@@ -239,8 +284,9 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       }
       // acted on once: an action that produced nothing yet (a cancel while the runtime's write is held) is not
       // repeated, the held writes go through first
-      if (actedAt !== now.length && actFor(scene, live, next, now.length)) {
-        actedAt = now.length;
+      const acted = actedAt !== now.length && actFor(scene, live, next, now.length);
+      if (acted) {
+        actedAt = acted === 'again' ? -1 : now.length;
         continue;
       }
       // not an input, an answer or an outcome: the runtime writes it once its held writes are through

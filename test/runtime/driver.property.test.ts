@@ -10,8 +10,10 @@ type Send = 'followup' | 'steer' | 'inject';
 type Action = { readonly send: Send } | { readonly wait: 'tick' | 'idle' | 'microtask' };
 interface Program {
   readonly top: readonly Action[];
-  /** Sends performed from inside hooks and tool bodies, consumed in order as those run. */
+  /** Sends performed from inside tool bodies, consumed in order as those run. */
   readonly inner: readonly Send[];
+  /** Sends performed from inside the hooks, consumed in order as those run (per agent: a replay's agent runs them afresh). */
+  readonly hooked: readonly Send[];
   /** Per model request: answer text, or call the tool `act` (whose body performs the next inner send). */
   readonly replies: readonly ('text' | 'tool')[];
   /** Which hooks perform inner sends. */
@@ -27,6 +29,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
 const program: fc.Arbitrary<Program> = fc.record({
   top: fc.array(action, { minLength: 1, maxLength: 25 }),
   inner: fc.array(send, { maxLength: 6 }),
+  hooked: fc.array(send, { maxLength: 6 }),
   replies: fc.array(fc.constantFrom<'text' | 'tool'>('text', 'text', 'tool'), { minLength: 1, maxLength: 10 }),
   fromPreStep: fc.boolean(),
   fromTurnStopping: fc.boolean(),
@@ -45,6 +48,18 @@ const run = async (p: Program) => {
   const innerSend = (agent: Agent) => {
     if (inner < p.inner.length) doSend(agent, p.inner[inner++]!);
   };
+  // the hooks' sends are kept per agent (the replay check's agent runs the hooks afresh, and must send the same)
+  const hookedSent = new WeakMap<object, number>();
+  const hookSend = (agent: Agent, from: string) => {
+    const i = hookedSent.get(agent) ?? 0;
+    if (i >= p.hooked.length) return;
+    hookedSent.set(agent, i + 1);
+    const s = p.hooked[i]!;
+    const id = `${from}-${s}-${i}`;
+    if (s === 'followup') agent.followup(msg(id));
+    else if (s === 'steer') agent.steer(msg(id));
+    else agent.inject(ctx(id));
+  };
   const h = setup({
     whenExhausted: (): ScriptedResponse => {
       const r = p.replies[request++ % p.replies.length];
@@ -55,8 +70,8 @@ const run = async (p: Program) => {
   });
   const statuses: string[] = [];
   h.agent.on('status', (s) => statuses.push(s));
-  if (p.fromPreStep) h.agent.on('pre-step', (c, next) => (innerSend(c.agent), next()));
-  if (p.fromTurnStopping) h.agent.on('turn-stopping', (c) => innerSend(c.agent));
+  if (p.fromPreStep) h.agent.on('pre-step', (c, next) => (hookSend(c.agent, 'pre-step'), next()));
+  if (p.fromTurnStopping) h.agent.on('turn-stopping', (c) => hookSend(c.agent, 'turn-stopping'));
   for (const a of p.top) {
     if ('send' in a) doSend(h.agent, a.send);
     else if (a.wait === 'tick') await tick();
@@ -114,9 +129,7 @@ describe('driver properties', () => {
         expect(h.agent.status).toBe('idle');
         expect(pending).toEqual([]);
 
-        // hooks that send share the test's id counter and send budget with the top-level sends: re-run by the replay,
-        // they would send other inputs (per-agent state would be needed); sessions without them are replay-checked
-        await expectConsistent(h, p.fromPreStep || p.fromTurnStopping ? { unchecked: 'hooks with shared send state' } : undefined);
+        await expectConsistent(h);
       }),
       { numRuns: 150 },
     );

@@ -16,10 +16,12 @@ const DECIDING = ['pre-step', 'turn-stopping', 'request-error'] as const satisfi
 type Deciding = (typeof DECIDING)[number];
 const isDeciding = (name: HookName): name is Deciding => (DECIDING as readonly string[]).includes(name);
 
-/** The deployment code a harness session ran with, as a replay check installs it. */
+/** The deployment code a harness session ran with (its deciding hooks and commit checks), as a replay check installs it. */
 export interface RecordedDeployment {
   /** The deciding hooks registered on the agent, in order, while registered. */
   readonly hooks: { readonly name: Deciding; readonly listener: AgentHooks<Agent>[Deciding] }[];
+  /** The commit checks added to the agent (`addCommitCheck`), in order, while added: they decide what is written too. */
+  readonly commitChecks: Parameters<Agent['addCommitCheck']>[0][];
   readonly options: Omit<ReplayCheckOptions, 'install'>;
 }
 
@@ -28,7 +30,17 @@ export interface RecordedDeployment {
  * check installs the same listeners on its own agent.
  */
 export const recordDeployment = (agent: Agent, options: RecordedDeployment['options']): RecordedDeployment => {
-  const deployment: RecordedDeployment = { hooks: [], options };
+  const deployment: RecordedDeployment = { hooks: [], commitChecks: [], options };
+  const addCommitCheck = agent.addCommitCheck.bind(agent);
+  agent.addCommitCheck = (check) => {
+    const remove = addCommitCheck(check);
+    deployment.commitChecks.push(check);
+    return () => {
+      const i = deployment.commitChecks.indexOf(check);
+      if (i >= 0) deployment.commitChecks.splice(i, 1);
+      remove();
+    };
+  };
   const on = agent.on.bind(agent);
   agent.on = (<K extends HookName>(name: K, listener: AgentHooks<Agent>[K]): (() => void) => {
     const off = on(name, listener);
@@ -66,6 +78,7 @@ export const expectReplayReproduces = async (events: readonly LogEvent[], deploy
   }
   const install = (agent: Agent): void => {
     for (const { name, listener } of deployment.hooks) agent.on(name, listener as never);
+    for (const check of deployment.commitChecks) agent.addCommitCheck(check);
   };
   let result;
   try {
