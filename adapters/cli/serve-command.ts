@@ -10,6 +10,7 @@ import { Host } from '../../host/host.js';
 import { largestImageBytes, PROMPT_ROOM_BYTES, type PromptLimits } from '../../host/prompt.js';
 import { localOwnership, type SessionOwnership } from '../../host/ports/ownership.js';
 import { createRuntime } from '../../runtime/runtime.js';
+import { LoopSlices } from '../../runtime/loop-slices.js';
 import { ChildManager } from '../../runtime/children/child-manager.js';
 import { childTools } from '../../runtime/children/child-tools.js';
 import { consoleLogger, jsonLinesLogger, type Logger } from '../../runtime/logger.js';
@@ -156,7 +157,8 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     let children!: ChildManager;
     telemetry = v.otlp !== undefined ? await createOtelTelemetry({ endpoint: v.otlp, protocol: otlpProtocol }) : undefined;
     // a cold session resumes from its latest fold snapshot: its agent holds its log from there (docs/store-jsonl.md)
-    const runtime = createRuntime({ store, model, writeBatchDelayMs, logger, resumeFromSnapshots: true, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}), ...(telemetry ? { telemetry } : {}), ...(chain.signer ? { signer: chain.signer } : {}) });
+    // the sessions' turns share the event loop with the requests in slices (runtime/loop-slices.ts)
+    const runtime = createRuntime({ store, model, writeBatchDelayMs, logger, resumeFromSnapshots: true, turnGate: new LoopSlices(), tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}), ...(telemetry ? { telemetry } : {}), ...(chain.signer ? { signer: chain.signer } : {}) });
     children = new ChildManager({ runtime, logger });
     const holder: { url?: string } = {};
     if (/^postgres(ql)?:\/\//.test(spec)) {
