@@ -1,3 +1,4 @@
+import type { LoopGate } from '../runtime/loop-slices.js';
 import type { Agent } from '../runtime/agent.js';
 import type { ChildManager } from '../runtime/children/child-manager.js';
 import type { Logger } from '../runtime/logger.js';
@@ -33,6 +34,13 @@ export interface HostOptions {
   readonly durableTimeoutMs?: number;
   /** Message ids for prompts without a client-supplied one. @defaultValue crypto.randomUUID */
   readonly newMessageId?: () => string;
+  /**
+   * Where a `session.prompt` waits, once its request is checked, for its slice of the event loop before the session is
+   * looked up and the prompt admitted (`LoopSlices`; `steerlog serve` gives the one its sessions' turns share), so
+   * that the prompts that arrive together are admitted a few milliseconds' worth per turn of the loop, between the
+   * timers and the I/O, not all at once. @defaultValue none: admitted at once
+   */
+  readonly admissionGate?: LoopGate;
   /**
    * The runtime's continuable children, for the `subagent.*` routes. Without it the host serves no children:
    * `subagent.prompt` answers `subagent-not-found` (after its parent check), `subagent.list` is empty and

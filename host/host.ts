@@ -70,6 +70,9 @@ export class Host {
     if (options.durableTimeoutMs !== undefined && !(Number.isSafeInteger(options.durableTimeoutMs) && options.durableTimeoutMs > 0 && options.durableTimeoutMs <= MAX_TIMER_MS)) {
       throw invalidArgument('Host options.durableTimeoutMs', `${String(options.durableTimeoutMs)} is not a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`);
     }
+    if (options.admissionGate !== undefined && typeof (options.admissionGate as { next?: unknown } | null)?.next !== 'function') {
+      throw invalidArgument('Host options.admissionGate', 'expected a LoopGate (next)');
+    }
     this.maxImageBytes = options.maxImageBytes ?? carried;
     this.#opts = options;
     this.#runtime = options.runtime;

@@ -14,7 +14,7 @@ import { requestTimeZone } from './time-zone.js';
 
 /** What `session.prompt` needs of the host: its model and image options, its logger, the child refusal, resolution and ids. */
 export interface PromptPort {
-  readonly options: Pick<HostOptions, 'modelUnavailable' | 'modelAcceptsImages' | 'durableTimeoutMs'> & { readonly maxImageBytes: number };
+  readonly options: Pick<HostOptions, 'modelUnavailable' | 'modelAcceptsImages' | 'durableTimeoutMs' | 'admissionGate'> & { readonly maxImageBytes: number };
   readonly logger: Logger;
   /** Refuses a child session `agent-busy {reason: 'subagent-owned'}`. */
   readonly refuseChild: (sessionId: string) => Promise<void>;
@@ -55,6 +55,8 @@ export const sessionPrompt = async (port: PromptPort, request: HostRequest<'sess
   if (request.messageId !== undefined && ctx.idempotencyKey !== undefined && request.messageId !== ctx.idempotencyKey) {
     throw new HostError('bad-request', 'messageId and the Idempotency-Key header differ', { issues: [{ path: ['messageId'], message: 'differs from Idempotency-Key' }] });
   }
+  // the prompt's slice of the event loop (HostOptions.admissionGate): what follows runs when the gate releases it
+  if (port.options.admissionGate) await port.options.admissionGate.next();
   // 2. the Agent (resumed on demand, once per id); a child session is its parent's
   await port.refuseChild(request.sessionId);
   const session = await port.resolve(request.sessionId);

@@ -17,6 +17,7 @@ import { systemClock } from './ports/clock.js';
 import { RequestRecord } from './request-record.js';
 import { retryPolicy } from './retry-policy.js';
 import { runTurn, type RunningPhase, type TurnPort } from './turn.js';
+import type { LoopGate } from './loop-slices.js';
 import type { AgentInbox, ChildEventType, DurableReceipt, InputOptions, QueueEdits } from './agent-types.js';
 import type { Logger } from './logger.js';
 import type { Clock } from './ports/clock.js';
@@ -58,6 +59,12 @@ export interface AgentOptions {
   readonly clock?: Clock;
   /** Called once the agent is disposed (the runtime forgets it). */
   readonly onDisposed?: () => void;
+  /**
+   * Where a turn waits, after each of its checkpoints (the claim's, the step's before its request), for its next
+   * slice of the event loop (`LoopSlices`), so that the turns of many sessions do not all run in one turn of the
+   * loop. To the outside the wait is part of the checkpoint's. @defaultValue none: a turn goes on at once
+   */
+  readonly turnGate?: LoopGate;
 }
 
 /**
@@ -130,6 +137,7 @@ export class Agent {
       inbox: () => this.#inbox.state,
       stageContext: (message, metadata) => void this.#inbox.mutate({ kind: 'append', target: 'next-step', message }, metadata),
       toolConcurrency: opts.toolConcurrency ?? 4,
+      gate: opts.turnGate,
       lateToolResults: opts.lateToolResults ?? 'withhold',
       hooks: this.#hooks,
       retryPolicy: opts.retryPolicy ?? retryPolicy(),

@@ -18,6 +18,7 @@ import type { RetryPolicy } from './retry-policy.js';
 import { errorFacts, modelFailureFacts } from './turn-error.js';
 import type { RequestRecord } from './request-record.js';
 import type { SessionLog } from './session-log.js';
+import type { LoopGate } from './loop-slices.js';
 import { runToolCalls, type LateToolResults, type ToolCallBlock } from './tool-runner.js';
 import type { Tool } from './tools.js';
 
@@ -56,6 +57,12 @@ export interface ModelStepPort<A> {
   readonly now: () => number;
   /** Writes the step's provenance (`request/header`, `request/context`) before a request, when it is new. */
   readonly requests: RequestRecord;
+  /**
+   * Where the turn waits, after each checkpoint, for its next slice of the event loop: the work after it (the step's
+   * appends, the request) runs when the gate releases it, not in the same turn of the loop as every other session's.
+   * To the outside the wait is part of the checkpoint's. Undefined: the turn goes on at once.
+   */
+  readonly gate: LoopGate | undefined;
 }
 
 /** The tools a request offers the model. */
@@ -165,6 +172,7 @@ export const runModelStep = async <A>(
   const provenance = (): void => port.requests.beforeRequest(log, { model, system, tools: toolSpecsOf(port) });
   provenance();
   await log.checkpoint();
+  if (port.gate) await port.gate.next();
   const startedAt = port.now();
   let response: Answer;
   for (let attempt = 1; ; attempt++) {
@@ -207,6 +215,7 @@ export const runModelStep = async <A>(
     // as before the first attempt: what the failed one logged is durable before the next request (fail closed)
     provenance();
     await log.checkpoint();
+    if (port.gate) await port.gate.next();
   }
   const content: AssistantBlock[] = response.finishReason === 'max-tokens' ? response.content.filter((b) => b.type !== 'tool-call') : [...response.content];
   const answer = log.append('assistant/message', {

@@ -24,6 +24,7 @@ import type { HeadSigner } from './ports/head-signer.js';
 import type { KeyStore } from './ports/key-store.js';
 import type { ModelPort } from './ports/model.js';
 import { SessionLog } from './session-log.js';
+import type { LoopGate } from './loop-slices.js';
 import { ContentSealer, type EncryptionOptions, type SealerSeed } from './content-sealer.js';
 import type { LateToolResults } from './tool-runner.js';
 import type { Tool } from './tools.js';
@@ -59,6 +60,13 @@ export interface RuntimeOptions {
   readonly resumeFromSnapshots?: boolean;
   /** Write-behind window of every session (ms). @defaultValue 200 */
   readonly writeBatchDelayMs?: number;
+  /**
+   * Where every session's turn waits, after each of its checkpoints, for its next slice of the event loop
+   * (`new LoopSlices()`: at most a few milliseconds of turn work per turn of the loop, first come first served), so a
+   * process running many sessions keeps answering its requests and timers between their turns; `steerlog serve` uses
+   * one. @defaultValue none: a turn goes on as soon as its checkpoint resolves
+   */
+  readonly turnGate?: LoopGate;
   /** Parallel-safe tool calls at once. @defaultValue 4 */
   readonly toolConcurrency?: number;
   /** The hash chain's digest. @defaultValue SHA-256 over RFC 8785 JSON */
@@ -249,6 +257,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       ...(tools ? { tools } : {}),
       ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
       ...(options.lateToolResults !== undefined ? { lateToolResults: options.lateToolResults } : {}),
+      ...(options.turnGate !== undefined ? { turnGate: options.turnGate } : {}),
       retryPolicy: policy,
       clock,
       ...(systemPrompt !== undefined ? { systemPrompt } : {}),
@@ -424,7 +433,7 @@ const forkOptions = (given: unknown): ForkOptions => {
 /** The runtime's options, read once and checked (`invalid-argument` naming the option). */
 const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   const where = 'createRuntime(options)';
-  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption', 'actor', 'retry', 'telemetry', 'resumeFromSnapshots']);
+  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption', 'actor', 'retry', 'telemetry', 'resumeFromSnapshots', 'turnGate']);
   if (o.hashOf !== undefined && typeof o.hashOf !== 'function') throw invalidArgument(`${where}.hashOf`, 'expected a chain hash function');
   if (o.signer !== undefined && !(hasMethod(o.signer, 'sign') && typeof (o.signer as { keyId?: unknown }).keyId === 'string')) {
     throw invalidArgument(`${where}.signer`, 'expected a HeadSigner (keyId and sign)');
@@ -461,6 +470,7 @@ const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
     throw invalidArgument(`${where}.lateToolResults`, "expected 'withhold' or 'keep'");
   }
   if (o.retry !== undefined && o.retry !== false) checkRetryOptions(o.retry, `${where}.retry`);
+  if (o.turnGate !== undefined && !hasMethod(o.turnGate, 'next')) throw invalidArgument(`${where}.turnGate`, 'expected a LoopGate (next)');
   if (o.resumeFromSnapshots !== undefined && typeof o.resumeFromSnapshots !== 'boolean') throw invalidArgument(`${where}.resumeFromSnapshots`, 'expected a boolean');
   optionalPositiveInteger(o.toolConcurrency, `${where}.toolConcurrency`);
   optionalPositiveInteger(o.maxEventBytes, `${where}.maxEventBytes`);

@@ -111,7 +111,10 @@ export const runTurn = async <A>(port: TurnPort<A>, p: RunningPhase): Promise<bo
       const { claimed, spliceId } = port.claim(claimTargetAt(boundary), causedBy(turnStartId));
       claimId = spliceId ?? claimId;
       // fail closed: the enqueue, turn/start and claim are durable before the first pre-step runs
-      if (boundary === 0) await log.checkpoint();
+      if (boundary === 0) {
+        await log.checkpoint();
+        if (port.gate) await port.gate.next();
+      }
       boundary++;
       const system = await assemble(port, n, k, signal);
       throwIfAborted(p);

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
+import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
+import { silentLogger } from '../../runtime/logger.js';
+import { LoopSlices, type LoopGate } from '../../runtime/loop-slices.js';
+import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
+import { createRuntime } from '../../runtime/runtime.js';
+import { msg } from '../support/log-builder.js';
+
+/** A hand-driven loop: `schedule` queues the release, `turn()` runs what was queued (one check phase), microtasks after. */
+const manualLoop = () => {
+  let queued: (() => void)[] = [];
+  return {
+    schedule: (run: () => void) => void queued.push(run),
+    pending: () => queued.length,
+    turn: async () => {
+      const runs = queued;
+      queued = [];
+      for (const r of runs) r();
+      // the released callers' continuations and the release's own steps run in the microtasks after the phase
+      for (let i = 0; i < 50; i++) await Promise.resolve();
+    },
+  };
+};
+
+describe('LoopSlices', () => {
+  it('releases callers first come first served, never synchronously, in one loop turn while the budget lasts', async () => {
+    const loop = manualLoop();
+    const slices = new LoopSlices({ budgetMs: 4, now: () => 0, schedule: loop.schedule });
+    const order: number[] = [];
+    const waits = [0, 1, 2].map((i) => slices.next().then(() => order.push(i)));
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    expect(slices.waiting).toBe(3);
+    await loop.turn();
+    await Promise.all(waits);
+    expect(order).toEqual([0, 1, 2]);
+    expect(slices.waiting).toBe(0);
+  });
+
+  it('once the slices released in a loop turn ran for the budget, the rest wait for the next loop turn', async () => {
+    const loop = manualLoop();
+    let clock = 0;
+    const slices = new LoopSlices({ budgetMs: 4, now: () => clock, schedule: loop.schedule });
+    const ran: number[] = [];
+    // each caller's slice runs 1.5 ms of the clock
+    for (let i = 0; i < 8; i++)
+      void slices.next().then(() => {
+        clock += 1.5;
+        ran.push(i);
+      });
+    await loop.turn();
+    // 0 ms, 1.5, 3.0 < 4: three slices; at 4.5 the budget is spent
+    expect(ran).toEqual([0, 1, 2]);
+    expect(loop.pending()).toBe(1);
+    await loop.turn();
+    expect(ran).toEqual([0, 1, 2, 3, 4, 5]);
+    await loop.turn();
+    expect(ran).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(loop.pending()).toBe(0);
+  });
+
+  it('lets the timers of the process run between the slices of a long queue (real event loop)', async () => {
+    const slices = new LoopSlices({ budgetMs: 2 });
+    const busy = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until) {
+        /* a slice of synchronous work */
+      }
+    };
+    let released = 0;
+    const releasedAtTimer: number[] = [];
+    const timer = setInterval(() => releasedAtTimer.push(released), 0);
+    await Promise.all(
+      Array.from({ length: 40 }, () =>
+        slices.next().then(() => {
+          busy(0.5);
+          released++;
+        }),
+      ),
+    );
+    clearInterval(timer);
+    // 40 slices of 0.5 ms at 2 ms per loop turn: the timer ran while they were still being released
+    expect(releasedAtTimer.some((n) => n > 0 && n < 40)).toBe(true);
+  });
+
+  it('refuses a budget that is not a positive number', () => {
+    expect(() => new LoopSlices({ budgetMs: 0 })).toThrow(/budgetMs/);
+    expect(() => new LoopSlices({ budgetMs: Number.NaN })).toThrow(/budgetMs/);
+  });
+});
+
+describe('a runtime with a turn gate', () => {
+  it('waits at the gate after the claim is durable and after the step is durable, and logs the same turn', async () => {
+    const run = async (turnGate: LoopGate | undefined) => {
+      const store = new MemoryEventStore();
+      const runtime = createRuntime({
+        store,
+        model: new ScriptedModel([], { whenExhausted: 'ok' }),
+        clock: steppingClock(),
+        ids: sequentialIds(),
+        logger: silentLogger,
+        ...(turnGate ? { turnGate } : {}),
+      });
+      const agent = runtime.createSession({ sessionId: 's' });
+      agent.followup(msg('A'));
+      agent.followup(msg('B'));
+      await agent.whenIdle();
+      await agent.checkpoint();
+      return agent.events.map((e) => `${e.type}${e.type === 'turn/start' ? (e.data as { turn: number }).turn : ''}`);
+    };
+    const waits: string[] = [];
+    const slices = new LoopSlices();
+    const counting: LoopGate = {
+      next: () => {
+        waits.push('next');
+        return slices.next();
+      },
+    };
+    const gated = await run(counting);
+    // two turns (A, then B), each waiting twice: after its claim's checkpoint and after its step's
+    expect(waits).toHaveLength(4);
+    expect(gated).toEqual(await run(undefined));
+    expect(gated.filter((t) => t.startsWith('turn/start'))).toEqual(['turn/start1', 'turn/start2']);
+  });
+});
