@@ -98,8 +98,9 @@ interface Part {
 }
 
 /**
- * How long a worker over several partitions waits between saying it is alive and taking its share, ms (at most the
- * rebalance check): workers started together see each other before they take partitions.
+ * How long a worker over several partitions lets pass between saying it is alive and taking its share, ms (at most
+ * the rebalance check; its tables are made meanwhile): workers started together see each other before they take
+ * partitions. A worker alone pays it once, when it starts.
  */
 const JOIN_WINDOW_MS = 150;
 
@@ -256,10 +257,12 @@ class Worker<Tx> implements ProjectionWorker {
       // moment to say so too, so that workers started together each take their share at once instead of one taking
       // every partition and handing most of them back
       if (this.#n > 1) this.#live = await this.#o.projections.heartbeat(this.#projection.name, this.#projection.version, this.owner, this.#leaseMs);
+      const joinedAt = Date.now();
       if (isTableProjection(this.#projection)) {
         this.#tables = await this.#o.projections.migrate(this.#projection.name, this.#projection.version, this.#projection.tables);
       }
-      if (this.#n > 1) await this.#sleep(Math.min(JOIN_WINDOW_MS, this.#rebalanceMs), this.#stop.signal);
+      const window = Math.min(JOIN_WINDOW_MS, this.#rebalanceMs) - (Date.now() - joinedAt);
+      if (this.#n > 1 && window > 0) await this.#sleep(window, this.#stop.signal);
       while (!this.#stop.signal.aborted) {
         await this.#balance();
         await this.#loadTaken();
