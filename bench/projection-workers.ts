@@ -12,9 +12,17 @@
  *
  *   npx tsx bench/projection-workers.ts            # BENCH_EVENTS=200000 BENCH_SESSIONS=2000 by default
  *   BENCH_EVENTS=1000000 BENCH_SESSIONS=10000 npx tsx bench/projection-workers.ts
+ *   BENCH_ROUNDS=3 BENCH_STORE_SCHEMA=bench_i28_store npx tsx bench/projection-workers.ts
  *
  * Env: PG_URL (default postgres://postgres@127.0.0.1:5432/test; the store and checkpoints go into two fresh schemas,
- * dropped at the end).
+ * dropped at the end). BENCH_ROUNDS (default 1): the four table-projection runs are repeated in this many rounds,
+ * interleaved (1/1, 1/8, 2/8, 4/8, then again), and each one's median is reported — on a shared machine, a run's
+ * neighbours change from one second to the next. BENCH_STORE_SCHEMA: keep the generated store in this schema (not
+ * dropped), and use it as it is when it already holds events (the generation of a 1M-event store takes minutes).
+ * BENCH_BASELINE_ROOT: a checkout of another revision (e.g. `git worktree add /tmp/before <commit>`, with
+ * node_modules): its worker runs too, interleaved with this one's in every round, as "before" (same store, same
+ * checkpoint schema), so that a change is measured against what it replaces under the same load.
+ * BENCH_ONLY=workers: the folds and the table-projection runs only (not the kill, nor the checkpoint bytes).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,18 +34,22 @@ import pg from 'pg';
 import { openPostgresEventStore } from '../adapters/store/postgres/index.js';
 import { PostgresProjectionStore } from '../adapters/checkpoints/postgres-projection-store.js';
 import { partitionOf, startProjectionWorker, type ProjectionStore } from '../projections/index.js';
-import type { LogEvent } from '../domain/events.js';
+import { isKnownEvent, type LogEvent } from '../domain/events.js';
 import { LogBuilder, msg } from '../testing/log-builder.js';
 import { toLogEvent } from '../projections/sources/from-store.js';
 import { benchBlob, benchKeyed, foldCounts, type SessionCounts } from './support/projection-bench-kinds.js';
-import { fmt, machineLine } from './support/machine.js';
+import { fmt, machineLine, median } from './support/machine.js';
 
 const URL_ = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const EVENTS = Number(process.env['BENCH_EVENTS'] ?? 200_000);
 const SESSIONS = Number(process.env['BENCH_SESSIONS'] ?? 2_000);
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const suffix = `${process.pid}_${Date.now().toString(36)}`;
-const storeSchema = `bench_i28_store_${suffix}`;
+const keptSchema = process.env['BENCH_STORE_SCHEMA'];
+const storeSchema = keptSchema ?? `bench_i28_store_${suffix}`;
+const ROUNDS = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 1));
+const BASELINE_ROOT = process.env['BENCH_BASELINE_ROOT'];
+const ONLY_WORKERS = process.env['BENCH_ONLY'] === 'workers';
 const cpSchema = `bench_i28_cp_${suffix}`;
 
 const sessionEvents = (id: string, target: number): LogEvent[] => {
@@ -60,18 +72,38 @@ const main = async (): Promise<void> => {
   const children: ChildProcess[] = [];
   try {
     // the store: SESSIONS sessions of about EVENTS / SESSIONS events, appended in batches of 100, sessions interleaved
+    // (or the kept store as it is)
     let t0 = process.hrtime.bigint();
-    const perSession = Math.max(10, Math.floor(EVENTS / SESSIONS));
-    const logs: LogEvent[][] = [];
-    for (let i = 0; i < SESSIONS; i++) logs.push(sessionEvents(`bench-${i}`, perSession));
-    const total = logs.reduce((n, l) => n + l.length, 0);
-    for (let from = 0; from < perSession + 20; from += 100) {
-      for (let i = 0; i < SESSIONS; i++) {
-        const chunk = logs[i]!.slice(from, from + 100);
-        if (chunk.length > 0) await store.append(`bench-${i}`, chunk.map((e) => ({ id: e.id, type: e.type, time: e.time, data: e.data })), 'any');
+    let logs: LogEvent[][] = [];
+    let holdsEvents = false;
+    if (keptSchema !== undefined) for await (const page of store.readAllPages!({ maxCount: 1 })) holdsEvents ||= page.length > 0;
+    if (holdsEvents) {
+      const byStream = new Map<string, LogEvent[]>();
+      for await (const page of store.readAllPages!({})) {
+        for (const r of page) {
+          const parsed = toLogEvent(r);
+          // the events of the generated sessions (not the ticks a kill run appended)
+          if (parsed._tag !== 'Right' || !isKnownEvent(parsed.right)) continue;
+          let list = byStream.get(r.stream);
+          if (!list) byStream.set(r.stream, (list = []));
+          list.push(parsed.right);
+        }
+      }
+      logs = Array.from({ length: byStream.size }, (_, i) => byStream.get(`bench-${i}`) ?? []);
+      console.log(`store: kept in schema ${storeSchema}, read in ${seconds(t0).toFixed(1)} s`);
+    } else {
+      const perSession = Math.max(10, Math.floor(EVENTS / SESSIONS));
+      for (let i = 0; i < SESSIONS; i++) logs.push(sessionEvents(`bench-${i}`, perSession));
+      for (let from = 0; from < perSession + 20; from += 100) {
+        for (let i = 0; i < SESSIONS; i++) {
+          const chunk = logs[i]!.slice(from, from + 100);
+          if (chunk.length > 0) await store.append(`bench-${i}`, chunk.map((e) => ({ id: e.id, type: e.type, time: e.time, data: e.data })), 'any');
+        }
       }
     }
-    console.log(`store: ${fmt(total)} events across ${fmt(SESSIONS)} sessions, written in ${seconds(t0).toFixed(1)} s`);
+    const total = logs.reduce((n, l) => n + l.length, 0);
+    const sessions = logs.length;
+    console.log(`store: ${fmt(total)} events across ${fmt(sessions)} sessions, written in ${seconds(t0).toFixed(1)} s`);
 
     // 1. the plain in-memory fold
     const fold = (): number => {
@@ -99,24 +131,29 @@ const main = async (): Promise<void> => {
     const storeFoldRate = total / Math.min(await storeFold(), await storeFold());
     console.log(`in-memory fold of the events read from the store: ${fmt(storeFoldRate)} ev/s`);
 
-    // bundle the worker process once
-    const bundle = join(work, 'worker.mjs');
-    await build({
-      entryPoints: [join(ROOT, 'bench/support/projection-bench-worker.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      outfile: bundle,
-      external: ['pg-native'],
-      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-      logLevel: 'error',
-    });
+    // bundle the worker process once (and the baseline's, from its own tree)
+    const bundleOf = async (root: string, out: string): Promise<string> => {
+      const outfile = join(work, out);
+      await build({
+        entryPoints: [join(root, 'bench/support/projection-bench-worker.ts')],
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        outfile,
+        external: ['pg-native'],
+        banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+        logLevel: 'error',
+      });
+      return outfile;
+    };
+    const bundle = await bundleOf(ROOT, 'worker.mjs');
+    const baseline = BASELINE_ROOT !== undefined ? await bundleOf(BASELINE_ROOT, 'baseline-worker.mjs') : undefined;
     const projections = new PostgresProjectionStore({ connection: URL_, schema: cpSchema });
     /** The workers that loaded and wait for "go". */
     const ready = new Set<ChildProcess>();
-    const spawnWorker = (version: number, partitions: number, owner: string, leaseMs = 10_000): ChildProcess => {
-      const child = spawn(process.execPath, [bundle, JSON.stringify({ url: URL_, storeSchema, cpSchema, version, partitions, leaseMs, owner })], {
+    const spawnWorker = (version: number, partitions: number, owner: string, leaseMs = 10_000, code = bundle): ChildProcess => {
+      const child = spawn(process.execPath, [code, JSON.stringify({ url: URL_, storeSchema, cpSchema, version, partitions, leaseMs, owner })], {
         stdio: ['pipe', 'inherit', 'pipe'],
       });
       let buffered = '';
@@ -170,98 +207,116 @@ const main = async (): Promise<void> => {
     };
     const checkRows = async (version: number): Promise<void> => {
       const res = await admin.query<{ n: string; events: string }>(`SELECT count(*)::text AS n, sum(events)::text AS events FROM "${cpSchema}"."bench_counts_v${version}_counts"`);
-      if (Number(res.rows[0]!.n) !== SESSIONS || Number(res.rows[0]!.events) !== total) throw new Error(`version ${version}: rows ${res.rows[0]!.n}, events ${res.rows[0]!.events}: not the fold`);
+      if (Number(res.rows[0]!.n) !== sessions || Number(res.rows[0]!.events) !== total) throw new Error(`version ${version}: rows ${res.rows[0]!.n}, events ${res.rows[0]!.events}: not the fold`);
     };
 
     // 2, 3. table projection: 1 worker (1 partition), then 1, 2 and 4 workers over 8 partitions
-    const runs: { label: string; workers: number; partitions: number }[] = [
+    const shapes = [
       { label: '1 worker, 1 partition', workers: 1, partitions: 1 },
       { label: '1 worker, 8 partitions', workers: 1, partitions: 8 },
       { label: '2 workers, 8 partitions', workers: 2, partitions: 8 },
       { label: '4 workers, 8 partitions', workers: 4, partitions: 8 },
     ];
-    const rates = new Map<string, number>();
-    const coordination = new Map<string, { joinedMs: number | null; handovers: number }>();
+    const runs: { label: string; workers: number; partitions: number; code: string }[] = shapes.flatMap((shape) => [
+      ...(baseline !== undefined ? [{ ...shape, label: `before: ${shape.label}`, code: baseline }] : []),
+      { ...shape, code: bundle },
+    ]);
+    const samples = new Map<string, number[]>();
+    const coordination = new Map<string, { joinedMs: number | null; handovers: number }[]>();
     let version = 1;
     const lasts = new Map<number, Map<number, bigint>>([[1, await lastByPartition(1)], [8, await lastByPartition(8)]]);
-    for (const run of runs) {
-      const v = version++;
-      const list = Array.from({ length: run.workers }, (_, i) => spawnWorker(v, run.partitions, `w${v}-${i}`));
-      const start = await go(list);
-      const { joinedMs, takes } = await caughtUp(v, run.partitions, lasts.get(run.partitions)!, run.workers, start);
-      const s = seconds(start);
-      await stopAll(list);
-      await checkRows(v);
-      rates.set(run.label, total / s);
-      coordination.set(run.label, { joinedMs, handovers: takes - run.partitions });
-      console.log(
-        `table projection, ${run.label}: ${fmt(total / s)} ev/s (${s.toFixed(1)} s from "go"; every worker held partitions after ${joinedMs === null ? '?' : joinedMs.toFixed(0)} ms; ${takes - run.partitions} handovers)`,
-      );
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const run of runs) {
+        const v = version++;
+        const list = Array.from({ length: run.workers }, (_, i) => spawnWorker(v, run.partitions, `w${v}-${i}`, 10_000, run.code));
+        const start = await go(list);
+        const { joinedMs, takes } = await caughtUp(v, run.partitions, lasts.get(run.partitions)!, run.workers, start);
+        const s = seconds(start);
+        await stopAll(list);
+        await checkRows(v);
+        await projections.drop('bench-counts', v);
+        samples.set(run.label, [...(samples.get(run.label) ?? []), total / s]);
+        coordination.set(run.label, [...(coordination.get(run.label) ?? []), { joinedMs, handovers: takes - run.partitions }]);
+        console.log(
+          `${ROUNDS > 1 ? `round ${round}: ` : ''}table projection, ${run.label}: ${fmt(total / s)} ev/s (${s.toFixed(1)} s from "go"; every worker held partitions after ${joinedMs === null ? '?' : joinedMs.toFixed(0)} ms; ${takes - run.partitions} handovers; load ${loadavg()[0]!.toFixed(1)})`,
+        );
+      }
     }
-    const one = rates.get('1 worker, 1 partition')!;
-    const one8 = rates.get('1 worker, 8 partitions')!;
-    console.log('');
-    console.log(`ratio table projection (1 worker) / one-shot fold of the same events read from the same store (the target's reading, ≥ 0.3): ${(one / storeFoldRate).toFixed(2)}`);
-    console.log(`ratio table projection (1 worker) / fold of the events already in arrays (information): ${(one / foldRate).toPrecision(2)}`);
-    console.log('');
-    console.log('| workers over 8 partitions | ev/s | × 1 worker over 8 | × 1 worker over 1 | all holding after | handovers |');
-    console.log('|---|---|---|---|---|---|');
-    for (const n of [1, 2, 4]) {
-      const label = `${n} worker${n > 1 ? 's' : ''}, 8 partitions`;
-      const r = rates.get(label)!;
-      const c = coordination.get(label)!;
-      console.log(`| ${n} | ${fmt(r)} | ${(r / one8).toFixed(2)} | ${(r / one).toFixed(2)} | ${c.joinedMs === null ? '?' : `${c.joinedMs.toFixed(0)} ms`} | ${c.handovers} |`);
+    const rates = new Map([...samples].map(([label, xs]) => [label, median(xs)]));
+    if (ROUNDS > 1) console.log(`(medians of ${ROUNDS} interleaved rounds below; load average now ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+    for (const prefix of baseline !== undefined ? ['before: ', ''] : ['']) {
+      const one = rates.get(`${prefix}1 worker, 1 partition`)!;
+      const one8 = rates.get(`${prefix}1 worker, 8 partitions`)!;
+      console.log('');
+      if (prefix !== '') console.log(`${prefix}(the baseline's worker, ${BASELINE_ROOT})`);
+      else if (baseline !== undefined) console.log('this revision:');
+      console.log(`ratio table projection (1 worker) / one-shot fold of the same events read from the same store (the target's reading, ≥ 0.3): ${(one / storeFoldRate).toFixed(2)}`);
+      console.log(`ratio table projection (1 worker) / fold of the events already in arrays (information): ${(one / foldRate).toPrecision(2)}`);
+      console.log('');
+      console.log('| workers over 8 partitions | ev/s | × 1 worker over 8 | × 1 worker over 1 | all holding after | handovers |');
+      console.log('|---|---|---|---|---|---|');
+      for (const n of [1, 2, 4]) {
+        const label = `${prefix}${n} worker${n > 1 ? 's' : ''}, 8 partitions`;
+        const r = rates.get(label)!;
+        const cs = coordination.get(label)!;
+        const joined = cs.map((c) => c.joinedMs).filter((j): j is number => j !== null);
+        const handovers = cs.map((c) => c.handovers);
+        console.log(
+          `| ${n} | ${fmt(r)} | ${(r / one8).toFixed(2)} | ${(r / one).toFixed(2)} | ${joined.length === 0 ? '?' : `${median(joined).toFixed(0)} ms`} | ${ROUNDS > 1 ? handovers.join(', ') : handovers[0]} |`,
+        );
+      }
     }
-
     // 4. kill -9 of one of 2 live workers: time until its partitions progress again
-    const v = version++;
-    const pair = [spawnWorker(v, 8, `k${v}-a`, 2000), spawnWorker(v, 8, `k${v}-b`, 2000)];
-    await go(pair);
-    await caughtUp(v, 8, lasts.get(8)!);
-    for (;;) {
-      const rows = (await projections.status('bench-counts')).filter((r) => r.key.version === v);
-      if (new Set(rows.map((r) => r.owner)).size === 2 && rows.every((r) => r.owner !== null)) break;
-      await sleep(50);
-    }
-    pair[0]!.kill('SIGKILL');
-    const killedAt = Date.now();
-    const lastAfter = new Map(lasts.get(8)!);
-    for (let i = 0; i < 64; i++) {
-      const appended = await store.append(`bench-${i}`, [{ id: crypto.randomUUID(), type: 'x/bench-tick', time: Date.now(), data: {}, ignorable: true }], 'any');
-      lastAfter.set(partitionOf(`bench-${i}`, 8), appended.position);
-    }
-    await caughtUp(v, 8, lastAfter);
-    console.log(`kill -9 of 1 of 2 workers (lease 2000 ms): its partitions' progress resumed after ${Date.now() - killedAt} ms`);
-    await stopAll(pair);
+    if (!ONLY_WORKERS) {
+      const v = version++;
+      const pair = [spawnWorker(v, 8, `k${v}-a`, 2000), spawnWorker(v, 8, `k${v}-b`, 2000)];
+      await go(pair);
+      await caughtUp(v, 8, lasts.get(8)!);
+      for (;;) {
+        const rows = (await projections.status('bench-counts')).filter((r) => r.key.version === v);
+        if (new Set(rows.map((r) => r.owner)).size === 2 && rows.every((r) => r.owner !== null)) break;
+        await sleep(50);
+      }
+      pair[0]!.kill('SIGKILL');
+      const killedAt = Date.now();
+      const lastAfter = new Map(lasts.get(8)!);
+      for (let i = 0; i < 64; i++) {
+        const appended = await store.append(`bench-${i}`, [{ id: crypto.randomUUID(), type: 'x/bench-tick', time: Date.now(), data: {}, ignorable: true }], 'any');
+        lastAfter.set(partitionOf(`bench-${i}`, 8), appended.position);
+      }
+      await caughtUp(v, 8, lastAfter);
+      console.log(`kill -9 of 1 of 2 workers (lease 2000 ms): its partitions' progress resumed after ${Date.now() - killedAt} ms`);
+      await stopAll(pair);
 
-    // 5. checkpoint bytes per commit: keyed documents vs one blob (in process, batches of 500)
-    for (const [label, projection] of [
-      ['keyed documents', benchKeyed(1)],
-      ['one state blob', benchBlob(1)],
-    ] as const) {
-      let bytes = 0;
-      let commits = 0;
-      const counting = new Proxy(projections, {
-        get: (target, prop) =>
-          prop === 'commit'
-            ? (lease: Parameters<typeof target.commit>[0], commit: Parameters<typeof target.commit>[1]) => {
-                commits++;
-                for (const [k, text] of commit.documents) bytes += k.length + (text?.length ?? 0);
-                return target.commit(lease, commit);
-              }
-            : (Reflect.get(target, prop) as unknown as { bind?: (t: unknown) => unknown }).bind?.(target) ?? Reflect.get(target, prop),
-      }) as unknown as ProjectionStore<unknown>;
-      t0 = process.hrtime.bigint();
-      const w = startProjectionWorker(projection as never, { store, projections: counting, owner: `bytes-${label}`, follow: false, batchSize: 500 });
-      await w.done;
-      const s = seconds(t0);
-      console.log(`${label}: ${fmt(bytes / commits)} bytes per commit (${commits} commits, ${fmt(total / s)} ev/s in process)`);
+      // 5. checkpoint bytes per commit: keyed documents vs one blob (in process, batches of 500)
+      for (const [label, projection] of [
+        ['keyed documents', benchKeyed(1)],
+        ['one state blob', benchBlob(1)],
+      ] as const) {
+        let bytes = 0;
+        let commits = 0;
+        const counting = new Proxy(projections, {
+          get: (target, prop) =>
+            prop === 'commit'
+              ? (lease: Parameters<typeof target.commit>[0], commit: Parameters<typeof target.commit>[1]) => {
+                  commits++;
+                  for (const [k, text] of commit.documents) bytes += k.length + (text?.length ?? 0);
+                  return target.commit(lease, commit);
+                }
+              : (Reflect.get(target, prop) as unknown as { bind?: (t: unknown) => unknown } | undefined)?.bind?.(target) ?? Reflect.get(target, prop),
+        }) as unknown as ProjectionStore<unknown>;
+        t0 = process.hrtime.bigint();
+        const w = startProjectionWorker(projection as never, { store, projections: counting, owner: `bytes-${label}`, follow: false, batchSize: 500 });
+        await w.done;
+        const s = seconds(t0);
+        console.log(`${label}: ${fmt(bytes / commits)} bytes per commit (${commits} commits, ${fmt(total / s)} ev/s in process)`);
+      }
     }
     await projections.close();
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
     await store.close();
-    await admin.query(`DROP SCHEMA IF EXISTS "${storeSchema}" CASCADE`);
+    if (keptSchema === undefined) await admin.query(`DROP SCHEMA IF EXISTS "${storeSchema}" CASCADE`);
     await admin.query(`DROP SCHEMA IF EXISTS "${cpSchema}" CASCADE`);
     await admin.end();
     rmSync(work, { recursive: true, force: true });

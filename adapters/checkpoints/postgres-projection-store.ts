@@ -3,11 +3,14 @@ import {
   ProjectionFencedError,
   ProjectionPartitionsMismatchError,
   liveViewNameOf,
+  partitionOf,
   tableNameOf,
   type Isolate,
   type ParkedEvent,
   type ParkedRecord,
   type PartitionCommit,
+  type PartitionCommitEntry,
+  type PartitionsWrite,
   type PartitionKey,
   type PartitionSnapshot,
   type PartitionStatus,
@@ -121,23 +124,25 @@ export class PostgresProjectionStore implements ProjectionStore<PostgresProjecti
   async acquire(key: PartitionKey, owner: string, leaseMs: number): Promise<ProjectionLease | null> {
     await this.init();
     const s = this.#s;
-    const stored = await this.#pool.query<{ partitions: number }>(`SELECT partitions FROM ${s}.projection_leases WHERE name = $1 AND version = $2 LIMIT 1`, [
-      key.name,
-      key.version,
-    ]);
-    const partitions = stored.rows[0]?.partitions;
-    if (partitions !== undefined && partitions !== key.partitions) throw new ProjectionPartitionsMismatchError(key.name, key.version, partitions, key.partitions);
-    const res = await this.#pool.query<{ epoch: number }>(
-      `INSERT INTO ${s}.projection_leases AS l (name, version, partition, partitions, owner, epoch, expires_at)
-       VALUES ($1, $2, $3, $4, $5, 1, now() + $6 * interval '1 millisecond')
-       ON CONFLICT (name, version, partition) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at,
-         epoch = CASE WHEN l.owner = EXCLUDED.owner THEN l.epoch ELSE l.epoch + 1 END
-         WHERE l.owner = EXCLUDED.owner OR l.owner IS NULL OR l.expires_at < now()
-       RETURNING epoch`,
+    // one round trip: the take happens only when no lease row of the version has another partition count (a worker
+    // joining takes up to its share of partitions one statement each)
+    const res = await this.#pool.query<{ mismatch: number | null; epoch: number | null }>(
+      `WITH other AS (
+         SELECT partitions FROM ${s}.projection_leases WHERE name = $1 AND version = $2 AND partitions <> $4 LIMIT 1
+       ), taken AS (
+         INSERT INTO ${s}.projection_leases AS l (name, version, partition, partitions, owner, epoch, expires_at)
+         SELECT $1, $2, $3, $4, $5, 1, now() + $6 * interval '1 millisecond' WHERE NOT EXISTS (SELECT 1 FROM other)
+         ON CONFLICT (name, version, partition) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at,
+           epoch = CASE WHEN l.owner = EXCLUDED.owner THEN l.epoch ELSE l.epoch + 1 END
+           WHERE l.owner = EXCLUDED.owner OR l.owner IS NULL OR l.expires_at < now()
+         RETURNING epoch
+       )
+       SELECT (SELECT partitions FROM other) AS mismatch, (SELECT epoch FROM taken) AS epoch`,
       [key.name, key.version, key.partition, key.partitions, owner, leaseMs],
     );
-    const row = res.rows[0];
-    return row ? { key, owner, epoch: row.epoch } : null;
+    const row = res.rows[0]!;
+    if (row.mismatch !== null) throw new ProjectionPartitionsMismatchError(key.name, key.version, row.mismatch, key.partitions);
+    return row.epoch !== null ? { key, owner, epoch: row.epoch } : null;
   }
 
   async renew(lease: ProjectionLease, leaseMs: number): Promise<boolean> {
@@ -180,79 +185,135 @@ export class PostgresProjectionStore implements ProjectionStore<PostgresProjecti
   }
 
   async commit(lease: ProjectionLease, commit: PartitionCommit<PostgresProjectionTx>): Promise<void> {
+    await this.commitPartitions([{ lease, commit }], commit.write);
+  }
+
+  /**
+   * One transaction for the partitions of `entries` (one projection version), whatever their number: `BEGIN`, the
+   * lease rows locked in partition order and checked, `write`, the changed documents and parked events of every
+   * partition in one statement each, every checkpoint moved forward in one statement, `COMMIT` — so a worker's batch
+   * costs the same round trips over 8 partitions as over 1.
+   */
+  async commitPartitions(entries: readonly PartitionCommitEntry[], write?: PartitionsWrite<PostgresProjectionTx>): Promise<void> {
     await this.init();
+    if (entries.length === 0) return;
     const s = this.#s;
-    const { key } = lease;
-    const args = [key.name, key.version, key.partition];
-    const fenced = (reason: string): ProjectionFencedError => new ProjectionFencedError(key.name, key.version, key.partition, lease.epoch, reason);
+    const { name, version, partitions } = entries[0]!.lease.key;
+    const byPartition = new Map<number, PartitionCommitEntry>();
+    for (const entry of entries) {
+      const { key } = entry.lease;
+      if (key.name !== name || key.version !== version || byPartition.has(key.partition)) {
+        throw new TypeError(`one commit holds distinct partitions of one projection version (got ${key.name}@${key.version} partition ${key.partition} beside ${name}@${version})`);
+      }
+      byPartition.set(key.partition, entry);
+    }
+    const fenced = (entry: PartitionCommitEntry, reason: string): ProjectionFencedError =>
+      new ProjectionFencedError(name, version, entry.lease.key.partition, entry.lease.epoch, reason);
     const client = await this.#pool.connect();
     let broken = false;
     try {
       await client.query(`BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${this.#idleMs}`); // one round trip
-      const held = await client.query<{ owner: string | null; epoch: number }>(
-        `SELECT owner, epoch FROM ${s}.projection_leases WHERE name = $1 AND version = $2 AND partition = $3 FOR UPDATE`,
-        args,
+      // in partition order: two workers locking overlapping partitions (a stale one, a new one) cannot deadlock
+      const held = await client.query<{ partition: number; owner: string | null; epoch: number }>(
+        `SELECT partition, owner, epoch FROM ${s}.projection_leases WHERE name = $1 AND version = $2 AND partition = ANY($3::int[])
+         ORDER BY partition FOR UPDATE`,
+        [name, version, [...byPartition.keys()]],
       );
-      const row = held.rows[0];
-      if (!row || row.owner !== lease.owner || row.epoch !== lease.epoch) {
-        throw fenced(row ? `the lease is at epoch ${row.epoch}, held by ${row.owner ?? 'nobody'}` : 'no lease');
+      const rows = new Map(held.rows.map((r) => [r.partition, r]));
+      for (const entry of entries) {
+        const row = rows.get(entry.lease.key.partition);
+        if (!row || row.owner !== entry.lease.owner || row.epoch !== entry.lease.epoch) {
+          throw fenced(entry, row ? `the lease is at epoch ${row.epoch}, held by ${row.owner ?? 'nobody'}` : 'no lease');
+        }
       }
-      let parked: readonly ParkedEvent[] = commit.parked;
-      if (commit.write) {
+      const parked: { partition: number; event: ParkedEvent }[] = entries.flatMap((e) => e.commit.parked.map((event) => ({ partition: e.lease.key.partition, event })));
+      /** Events parked inside `write`, by partition (they leave its applied count). */
+      const parkedInWrite = new Map<number, number>();
+      if (write) {
         let n = 0;
         const isolate: Isolate = async (work) => {
-          const name = `sp${n++}`;
-          await client.query(`SAVEPOINT ${name}`);
+          const savepoint = `sp${n++}`;
+          await client.query(`SAVEPOINT ${savepoint}`);
           try {
             await work();
-            await client.query(`RELEASE SAVEPOINT ${name}`);
+            await client.query(`RELEASE SAVEPOINT ${savepoint}`);
             return null;
           } catch (e) {
-            await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+            await client.query(`ROLLBACK TO SAVEPOINT ${savepoint}`);
             return e ?? new Error('failed');
           }
         };
-        const more = await commit.write(client, isolate);
-        if (more && more.length > 0) parked = [...parked, ...more];
+        for (const event of (await write(client, isolate)) ?? []) {
+          const partition = entries.length === 1 ? entries[0]!.lease.key.partition : partitionOf(event.stream, partitions);
+          if (!byPartition.has(partition)) throw new TypeError(`an event parked in the commit's write (stream ${event.stream}) is not of a committed partition`);
+          parked.push({ partition, event });
+          parkedInWrite.set(partition, (parkedInWrite.get(partition) ?? 0) + 1);
+        }
       }
-      const upserts = [...commit.documents].filter(([, v]) => v !== null) as [string, string][];
-      const deletes = [...commit.documents].filter(([, v]) => v === null).map(([k]) => k);
+      const upserts: [number, string, string][] = [];
+      const deletes: [number, string][] = [];
+      for (const entry of entries) {
+        for (const [k, v] of entry.commit.documents) {
+          if (v === null) deletes.push([entry.lease.key.partition, k]);
+          else upserts.push([entry.lease.key.partition, k, v]);
+        }
+      }
       if (upserts.length > 0) {
         await client.query(
           `INSERT INTO ${s}.projection_documents (name, version, partition, key, state)
-           SELECT $1, $2, $3, d.key, d.state::json FROM unnest($4::text[], $5::text[]) AS d(key, state)
+           SELECT $1, $2, d.partition, d.key, d.state::json FROM unnest($3::int[], $4::text[], $5::text[]) AS d(partition, key, state)
            ON CONFLICT (name, version, partition, key) DO UPDATE SET state = EXCLUDED.state`,
-          [...args, upserts.map(([k]) => k), upserts.map(([, v]) => v)],
+          [name, version, upserts.map(([p]) => p), upserts.map(([, k]) => k), upserts.map(([, , v]) => v)],
         );
       }
       if (deletes.length > 0) {
-        await client.query(`DELETE FROM ${s}.projection_documents WHERE name = $1 AND version = $2 AND partition = $3 AND key = ANY($4)`, [...args, deletes]);
+        await client.query(
+          `DELETE FROM ${s}.projection_documents d USING unnest($3::int[], $4::text[]) AS x(partition, key)
+           WHERE d.name = $1 AND d.version = $2 AND d.partition = x.partition AND d.key = x.key`,
+          [name, version, deletes.map(([p]) => p), deletes.map(([, k]) => k)],
+        );
       }
       if (parked.length > 0) {
         await client.query(
           `INSERT INTO ${s}.projection_parked (name, version, partition, position, stream, revision, error)
-           SELECT $1, $2, $3, p.position::numeric, p.stream, p.revision::numeric, p.error
-           FROM unnest($4::text[], $5::text[], $6::text[], $7::text[]) AS p(position, stream, revision, error)
+           SELECT $1, $2, p.partition, p.position::numeric, p.stream, p.revision::numeric, p.error
+           FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::text[]) AS p(partition, position, stream, revision, error)
            ON CONFLICT (name, version, position) DO UPDATE SET error = EXCLUDED.error, parked_at = now()`,
-          [...args, parked.map((p) => p.position.toString()), parked.map((p) => p.stream), parked.map((p) => p.revision.toString()), parked.map((p) => p.error)],
+          [
+            name,
+            version,
+            parked.map((p) => p.partition),
+            parked.map((p) => p.event.position.toString()),
+            parked.map((p) => p.event.stream),
+            parked.map((p) => p.event.revision.toString()),
+            parked.map((p) => p.event.error),
+          ],
         );
       }
-      if (commit.unparked && commit.unparked.length > 0) {
-        await client.query(`DELETE FROM ${s}.projection_parked WHERE name = $1 AND version = $2 AND position = ANY($3::numeric[])`, [
-          key.name,
-          key.version,
-          commit.unparked.map(String),
-        ]);
+      const unparked = entries.flatMap((e) => e.commit.unparked ?? []);
+      if (unparked.length > 0) {
+        await client.query(`DELETE FROM ${s}.projection_parked WHERE name = $1 AND version = $2 AND position = ANY($3::numeric[])`, [name, version, unparked.map(String)]);
       }
-      const moved = await client.query(
+      const moved = await client.query<{ partition: number }>(
         `INSERT INTO ${s}.projection_checkpoints AS c (name, version, partition, position, epoch, applied)
-         VALUES ($1, $2, $3, $4::numeric, $5, $6)
+         SELECT $1, $2, u.partition, u.position::numeric, u.epoch, u.applied
+         FROM unnest($3::int[], $4::text[], $5::int[], $6::bigint[]) AS u(partition, position, epoch, applied)
          ON CONFLICT (name, version, partition) DO UPDATE SET position = EXCLUDED.position, epoch = EXCLUDED.epoch,
            applied = c.applied + EXCLUDED.applied, committed_at = now()
-           WHERE c.position <= EXCLUDED.position AND c.epoch <= EXCLUDED.epoch`,
-        [...args, commit.position.toString(), lease.epoch, commit.applied - (parked.length - commit.parked.length)],
+           WHERE c.position <= EXCLUDED.position AND c.epoch <= EXCLUDED.epoch
+         RETURNING c.partition`,
+        [
+          name,
+          version,
+          entries.map((e) => e.lease.key.partition),
+          entries.map((e) => e.commit.position.toString()),
+          entries.map((e) => e.lease.epoch),
+          entries.map((e) => (e.commit.applied - (parkedInWrite.get(e.lease.key.partition) ?? 0)).toString()),
+        ],
       );
-      if ((moved.rowCount ?? 0) === 0) throw fenced(`it would move the checkpoint back to ${commit.position} (or a later epoch committed)`);
+      const landed = new Set(moved.rows.map((r) => r.partition));
+      const refused = entries.find((e) => !landed.has(e.lease.key.partition));
+      if (refused) throw fenced(refused, `it would move the checkpoint back to ${refused.commit.position} (or a later epoch committed)`);
       await client.query('COMMIT');
     } catch (e) {
       await client.query('ROLLBACK').catch(() => {

@@ -1,5 +1,5 @@
 import { dbSystemOf, operationErrorOf, preciseNow, type StoreOperation } from '../../runtime/ports/store-operations.js';
-import type { PartitionCommit, ProjectionLease, ProjectionStore } from './projection-store.js';
+import type { PartitionCommit, PartitionCommitEntry, PartitionsWrite, ProjectionLease, ProjectionStore } from './projection-store.js';
 
 /**
  * A projection store that tells of each projection batch: every commit a worker makes through it (one partition's
@@ -18,7 +18,7 @@ export interface ObserveProjectionStoreOptions {
 }
 
 /**
- * Wraps `store` so that each `commit` is reported to `listener` once it settled (a commit that throws is reported
+ * Wraps `store` so that each `commit` (and each partition of a `commitPartitions`) is reported to `listener` once it settled (a commit that throws is reported
  * with its error, then rethrown). Every other member is the store's own (bound to it). A listener that throws is
  * ignored: an observer never fails a commit.
  */
@@ -29,7 +29,7 @@ export const observeProjectionStore = <Tx>(
 ): ProjectionStore<Tx> => {
   const now = options.now ?? preciseNow;
   const system = options.system ?? dbSystemOf(store);
-  const tell = (lease: ProjectionLease, batch: PartitionCommit<Tx>, startTime: number, error?: unknown): void => {
+  const tell = (lease: ProjectionLease, batch: Omit<PartitionCommit<Tx>, 'write'>, startTime: number, error?: unknown): void => {
     const operation: StoreOperation = {
       operation: 'projection-batch',
       system,
@@ -58,10 +58,22 @@ export const observeProjectionStore = <Tx>(
     }
     tell(lease, c, startTime);
   };
+  // a commit of several partitions in one transaction: one batch reported per partition, each with the whole timing
+  const commitPartitions = async (entries: readonly PartitionCommitEntry[], write?: PartitionsWrite<Tx>): Promise<void> => {
+    const startTime = now();
+    try {
+      await store.commitPartitions!(entries, write);
+    } catch (e) {
+      for (const entry of entries) tell(entry.lease, entry.commit, startTime, e);
+      throw e;
+    }
+    for (const entry of entries) tell(entry.lease, entry.commit, startTime);
+  };
   // every other member is the store's own, bound to it (methods a store adds beyond the interface included)
   return new Proxy(store, {
     get: (target, property) => {
       if (property === 'commit') return commit;
+      if (property === 'commitPartitions') return store.commitPartitions ? commitPartitions : undefined;
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

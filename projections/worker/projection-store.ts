@@ -65,6 +65,19 @@ export interface PartitionCommit<Tx> {
   readonly write?: (tx: Tx, isolate: Isolate) => Promise<readonly ParkedEvent[] | void>;
 }
 
+/** One partition's share of a commit of several partitions (see `ProjectionStore.commitPartitions`). */
+export interface PartitionCommitEntry {
+  readonly lease: ProjectionLease;
+  /** The partition's checkpoint, documents, parked events and count (its `write` is not used: see `commitPartitions`). */
+  readonly commit: Omit<PartitionCommit<never>, 'write'>;
+}
+
+/**
+ * The writes of a table projection for the events of several partitions, inside one commit's transaction; the events
+ * it parks go to the partition of their stream.
+ */
+export type PartitionsWrite<Tx> = (tx: Tx, isolate: Isolate) => Promise<readonly ParkedEvent[] | void>;
+
 /** One partition as `status` reports it. */
 export interface PartitionStatus {
   readonly key: PartitionKey;
@@ -105,6 +118,15 @@ export interface ProjectionStore<Tx = never> {
   load(lease: ProjectionLease): Promise<PartitionSnapshot>;
   /** Commits atomically and fenced (see the interface). @throws ProjectionFencedError */
   commit(lease: ProjectionLease, commit: PartitionCommit<Tx>): Promise<void>;
+  /**
+   * Commits several partitions of one projection version (held by one worker) in one transaction: each one fenced as
+   * `commit` fences it, with `write` (a table projection's writes for the events of all of them) run once inside it.
+   * All of it lands, or nothing does: one partition fenced refuses the whole commit (`ProjectionFencedError` of that
+   * partition). Optional: a worker holding several partitions commits them one transaction each without it; with it,
+   * a batch costs one transaction however many partitions the worker holds.
+   * @throws ProjectionFencedError
+   */
+  commitPartitions?(entries: readonly PartitionCommitEntry[], write?: PartitionsWrite<Tx>): Promise<void>;
   /** Creates a table projection's tables for its version (idempotent). */
   migrate(name: string, version: number, tables: Readonly<Record<string, string>>): Promise<Readonly<Record<string, string>>>;
   /**

@@ -3,13 +3,14 @@ import { isKnownEvent } from '../../domain/events.js';
 import { findNonJsonPath } from '../../domain/json.js';
 import type { EventStore, RecordedEvent } from '../../runtime/ports/event-store.js';
 import { subscribeAllPages } from '../../runtime/ports/paged-reads.js';
+import { partitionCache } from '../../runtime/ports/stream-partition.js';
 import { isProjectionFailedError, isProjectionFencedError, ProjectionFailedError, ProjectionStateNotJsonError } from '../errors.js';
 import { toLogEvent } from '../sources/from-store.js';
 import { applyProjectionEvent } from '../custom/apply-event.js';
 import type { Projection, ProjectionEvent } from '../custom/define-projection.js';
 import { finalPolicy, retryDelays, type FailurePolicy } from './failure-policy.js';
-import { isKeyedProjection, isTableProjection, partitionOf, type AnyProjection, type TableNames, type TableProjection } from './kinds.js';
-import type { Isolate, ParkedEvent, PartitionKey, ProjectionLease, ProjectionStore } from './projection-store.js';
+import { isKeyedProjection, isTableProjection, type AnyProjection, type TableNames, type TableProjection } from './kinds.js';
+import type { ParkedEvent, PartitionCommit, PartitionKey, PartitionsWrite, ProjectionLease, ProjectionStore } from './projection-store.js';
 import { readAhead } from './read-ahead.js';
 
 /** Options of {@link startProjectionWorker}. */
@@ -96,6 +97,21 @@ interface Part {
   applied: number;
 }
 
+/**
+ * How long a worker over several partitions lets pass between saying it is alive and taking its share, ms (at most
+ * the rebalance check; its tables are made meanwhile): workers started together see each other before they take
+ * partitions. A worker alone pays it once, when it starts.
+ */
+const JOIN_WINDOW_MS = 150;
+
+/** A partition's commit, prepared: what the store gets, and the events a table projection's handler applies. */
+interface Prepared {
+  readonly partition: number;
+  readonly part: Part;
+  readonly events: ProjectionEvent[];
+  readonly commit: Omit<PartitionCommit<never>, 'write'>;
+}
+
 class HandlerFailure extends Error {
   constructor(readonly event: ProjectionEvent | null, override readonly cause: unknown) {
     super('handler failed');
@@ -121,6 +137,21 @@ const quiet = <T>(p: Promise<T>): Promise<T> => {
   return p;
 };
 
+/** The events of several partitions (each in the read's order) merged into the read's order: global position. */
+const inReadOrder = (lists: readonly (readonly ProjectionEvent[])[]): ProjectionEvent[] => {
+  const merged: ProjectionEvent[] = [];
+  const next = lists.map(() => 0);
+  for (;;) {
+    let pick = -1;
+    for (let i = 0; i < lists.length; i++) {
+      const e = lists[i]![next[i]!];
+      if (e !== undefined && (pick < 0 || e.position < lists[pick]![next[pick]!]!.position)) pick = i;
+    }
+    if (pick < 0) return merged;
+    merged.push(lists[pick]![next[pick]!++]!);
+  }
+};
+
 const oneLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ').slice(0, 2000);
 
 class Worker<Tx> implements ProjectionWorker {
@@ -130,6 +161,8 @@ class Worker<Tx> implements ProjectionWorker {
   readonly #projection: AnyProjection<Tx>;
   readonly #o: ProjectionWorkerOptions<Tx>;
   readonly #n: number;
+  /** The partition of a stream (remembered per stream: every event is routed by it). */
+  readonly #partitionOf: (stream: string) => number;
   readonly #leaseMs: number;
   readonly #rebalanceMs: number;
   /** When the leases were last renewed (they are renewed every third of the lease, at a check). */
@@ -165,6 +198,7 @@ class Worker<Tx> implements ProjectionWorker {
     this.#o = options;
     this.owner = options.owner;
     this.#n = Math.max(1, Math.floor(options.partitions ?? 1));
+    this.#partitionOf = partitionCache(this.#n);
     this.#leaseMs = Math.max(300, options.leaseMs ?? 10_000);
     this.#rebalanceMs = Math.max(10, Math.min(this.#tickMs, options.rebalanceMs ?? 500));
     this.#batchSize = Math.max(1, options.batchSize ?? 5000);
@@ -219,9 +253,16 @@ class Worker<Tx> implements ProjectionWorker {
   async #main(): Promise<void> {
     const follow = this.#o.follow ?? true;
     try {
+      // over several partitions: say this worker is alive, then (its tables made) give the workers started with it a
+      // moment to say so too, so that workers started together each take their share at once instead of one taking
+      // every partition and handing most of them back
+      if (this.#n > 1) this.#live = await this.#o.projections.heartbeat(this.#projection.name, this.#projection.version, this.owner, this.#leaseMs);
+      const joinedAt = Date.now();
       if (isTableProjection(this.#projection)) {
         this.#tables = await this.#o.projections.migrate(this.#projection.name, this.#projection.version, this.#projection.tables);
       }
+      const window = Math.min(JOIN_WINDOW_MS, this.#rebalanceMs) - (Date.now() - joinedAt);
+      if (this.#n > 1 && window > 0) await this.#sleep(window, this.#stop.signal);
       while (!this.#stop.signal.aborted) {
         await this.#balance();
         await this.#loadTaken();
@@ -430,7 +471,7 @@ class Worker<Tx> implements ProjectionWorker {
   }
 
   #route(recorded: RecordedEvent): void {
-    const part = this.#parts.get(partitionOf(recorded.stream, this.#n));
+    const part = this.#parts.get(this.#partitionOf(recorded.stream));
     if (!part || (part.start !== null && recorded.position <= part.start)) return;
     const parsed = toLogEvent(recorded);
     if (E.isLeft(parsed)) {
@@ -503,16 +544,19 @@ class Worker<Tx> implements ProjectionWorker {
   }
 
   /**
-   * Commits every held partition, each in its own transaction, side by side; a commit starts once the one before
-   * it ended (commits of a partition never overlap, and land in order). Rejects with the first failure, once every
-   * partition's commit settled.
+   * Commits every held partition: in one transaction when the store can (`commitPartitions`: a batch costs one
+   * transaction however many partitions are held), else each in its own transaction, side by side. A commit starts
+   * once the one before it ended (commits of a partition never overlap, and land in order). Rejects with the first
+   * failure, once every partition's commit settled.
    */
   #commitAll(): Promise<void> {
     this.#clearFlush();
     this.#sinceCommit = 0;
     const next = this.#commitChain.then(async () => {
       if (this.#abandoned || this.#failure !== null) return;
-      const results = await Promise.allSettled([...this.#parts].map(([partition, part]) => this.#commitPart(partition, part)));
+      const parts = [...this.#parts];
+      if (parts.length > 1 && this.#o.projections.commitPartitions) return this.#commitTogether(parts);
+      const results = await Promise.allSettled(parts.map(([partition, part]) => this.#commitPart(partition, part)));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
     });
@@ -520,11 +564,16 @@ class Worker<Tx> implements ProjectionWorker {
     return next;
   }
 
-  async #commitPart(partition: number, part: Part): Promise<void> {
+  /**
+   * What a partition's commit holds (null: nothing to commit): the position the reader reached, the changed documents,
+   * and the events and parked events routed since the last commit, taken from the partition (the next batch is read
+   * while this one commits).
+   */
+  #prepare(partition: number, part: Part): Prepared | null {
     const reached = this.#readerPosition;
     const position = reached !== null && (part.start === null || reached > part.start) ? reached : part.start;
-    if (position === null) return;
-    if (position === part.committed && part.events.length === 0 && part.parked.length === 0 && part.dirty.size === 0) return;
+    if (position === null) return null;
+    if (position === part.committed && part.events.length === 0 && part.parked.length === 0 && part.dirty.size === 0) return null;
     const documents = new Map<string, string>();
     for (const key of part.dirty) {
       const value = part.docs.get(key);
@@ -543,29 +592,78 @@ class Worker<Tx> implements ProjectionWorker {
     // the texts count as written from now on: the next batch (read while this one commits) compares against them,
     // and if this commit fails the partition is dropped and loaded again from the store
     for (const [k, text] of documents) part.written.set(k, text);
+    const table = isTableProjection(this.#projection);
+    return {
+      partition,
+      part,
+      events,
+      commit: { position, documents: table ? new Map() : documents, parked, applied: table ? events.length : applied },
+    };
+  }
+
+  async #commitPart(partition: number, part: Part): Promise<void> {
+    const prepared = this.#prepare(partition, part);
+    if (prepared === null) return;
+    const { projections } = this.#o;
     try {
-      const extra = isTableProjection(this.#projection) ? await this.#commitTable(part, position, events, parked) : null;
-      if (extra === null) {
-        await this.#o.projections.commit(part.lease, { position, documents, parked, applied });
+      if (isTableProjection(this.#projection)) {
+        await this.#commitTable(prepared.events, (write) => projections.commit(part.lease, { ...prepared.commit, write }));
+      } else {
+        await projections.commit(part.lease, prepared.commit);
       }
     } catch (e) {
       if (isProjectionFailedError(e)) throw e;
-      // Fenced: another worker holds the partition now. Any other failure of the store (the connection lost, maybe
-      // after COMMIT was sent): whether the commit landed is unknown. Either way the in-memory state may be ahead of
-      // what is committed, so the partition is dropped; taken again, it is loaded from what the store holds.
-      if (this.#parts.get(partition) === part) this.#parts.delete(partition);
-      const fenced = isProjectionFencedError(e);
-      this.#o.onLost?.(partition, fenced ? 'fenced' : 'commit-failed');
-      if (!fenced) await this.#o.projections.release(part.lease).catch(() => undefined);
-      this.#reader?.abort();
+      await this.#lost([prepared], e);
       return;
     }
-    part.committed = position;
-    this.#o.onCommit?.(partition, position);
+    this.#committed(prepared);
+  }
+
+  /** The held partitions' commits in one transaction of the store (`commitPartitions`); a table projection's handler runs once, over the events of all of them in the read's order. */
+  async #commitTogether(parts: readonly [number, Part][]): Promise<void> {
+    const prepared = parts.map(([partition, part]) => this.#prepare(partition, part)).filter((p): p is Prepared => p !== null);
+    if (prepared.length === 0) return;
+    const entries = prepared.map((p) => ({ lease: p.part.lease, commit: p.commit }));
+    const commitPartitions = this.#o.projections.commitPartitions!.bind(this.#o.projections);
+    try {
+      if (isTableProjection(this.#projection)) {
+        const events = prepared.length === 1 ? prepared[0]!.events : inReadOrder(prepared.map((p) => p.events));
+        await this.#commitTable(events, (write) => commitPartitions(entries, write));
+      } else {
+        await commitPartitions(entries);
+      }
+    } catch (e) {
+      if (isProjectionFailedError(e)) throw e;
+      await this.#lost(prepared, e);
+      return;
+    }
+    for (const p of prepared) this.#committed(p);
+  }
+
+  #committed(prepared: Prepared): void {
+    prepared.part.committed = prepared.commit.position;
+    this.#o.onCommit?.(prepared.partition, prepared.commit.position);
+  }
+
+  /**
+   * A commit that did not land. Fenced: another worker holds the partition now. Any other failure of the store (the
+   * connection lost, maybe after COMMIT was sent): whether the commit landed is unknown. Either way the in-memory
+   * state may be ahead of what is committed, so every partition of the commit is dropped (and released, but the
+   * fenced one); taken again, it is loaded from what the store holds.
+   */
+  async #lost(prepared: readonly Prepared[], e: unknown): Promise<void> {
+    const fenced = isProjectionFencedError(e) ? e : null;
+    for (const { partition, part } of prepared) {
+      if (this.#parts.get(partition) === part) this.#parts.delete(partition);
+      const self = fenced !== null && (prepared.length === 1 || fenced.partition === partition);
+      this.#o.onLost?.(partition, self ? 'fenced' : 'commit-failed');
+      if (!self) await this.#o.projections.release(part.lease).catch(() => undefined);
+    }
+    this.#reader?.abort();
   }
 
   /** A table projection's commit: the handler in the transaction; on failure the policy (retry, park, stop). */
-  async #commitTable(part: Part, position: bigint, events: ProjectionEvent[], parked: ParkedEvent[]): Promise<true> {
+  async #commitTable(events: readonly ProjectionEvent[], commit: (write: PartitionsWrite<Tx>) => Promise<void>): Promise<void> {
     const projection = this.#projection as TableProjection<Tx>;
     const tables = this.#tables;
     const policy = this.#o.failure ?? 'stop';
@@ -575,13 +673,11 @@ class Worker<Tx> implements ProjectionWorker {
         : projection.handle(events, tx, tables).catch((e: unknown) => {
             throw new HandlerFailure(null, e);
           });
-    const commit = (write: (tx: Tx, isolate: Isolate) => Promise<readonly ParkedEvent[] | void>): Promise<void> =>
-      this.#o.projections.commit(part.lease, { position, documents: new Map(), parked, applied: events.length, write });
     const delays = retryDelays(policy);
     for (let attempt = 0; ; attempt++) {
       try {
         await commit(whole);
-        return true;
+        return;
       } catch (e) {
         if (!(e instanceof HandlerFailure)) throw e;
         if (attempt >= delays.length) break;
@@ -607,7 +703,6 @@ class Worker<Tx> implements ProjectionWorker {
       }
       throw e;
     }
-    return true;
   }
 }
 

@@ -12,6 +12,19 @@ const UTF8 = new TextEncoder();
  */
 export const streamHashOf = (stream: string): number => {
   let h = 0x811c9dc5;
+  // an ASCII id (the usual one) is its own UTF-8: hashed without encoding it
+  let ascii = true;
+  for (let i = 0; i < stream.length; i++) {
+    const c = stream.charCodeAt(i);
+    if (c >= 0x80) {
+      ascii = false;
+      break;
+    }
+    h ^= c;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  if (ascii) return h;
+  h = 0x811c9dc5;
   for (const byte of UTF8.encode(stream)) {
     h ^= byte;
     h = Math.imul(h, 0x01000193) >>> 0;
@@ -24,6 +37,24 @@ export const streamHashOf = (stream: string): number => {
  * stream always lands in the same partition for a given count, on every machine.
  */
 export const partitionOf = (stream: string, partitions: number): number => (partitions <= 1 ? 0 : streamHashOf(stream) % partitions);
+
+/**
+ * {@link partitionOf} for one partition count, remembering each stream's answer (a reader routing every event of a
+ * global read meets the same streams again and again; at most `limit` streams are remembered, then it starts over).
+ */
+export const partitionCache = (partitions: number, limit = 100_000): ((stream: string) => number) => {
+  if (partitions <= 1) return () => 0;
+  const known = new Map<string, number>();
+  return (stream) => {
+    let partition = known.get(stream);
+    if (partition === undefined) {
+      partition = partitionOf(stream, partitions);
+      if (known.size >= limit) known.clear();
+      known.set(stream, partition);
+    }
+    return partition;
+  };
+};
 
 /**
  * Keep only the events of streams whose {@link partitionOf}`(stream, count)` is one of `keep`: a read filter. The

@@ -98,6 +98,7 @@ const describeStore = (
         logs.set(stream, longer);
       }
       const written: string[] = [];
+      // the documents of every commit, whether of one partition or of several in one transaction
       const counting = new Proxy(projections, {
         get: (target, prop) =>
           prop === 'commit'
@@ -105,7 +106,12 @@ const describeStore = (
                 written.push(...commit.documents.keys());
                 return target.commit(lease, commit);
               }
-            : (Reflect.get(target, prop) as unknown as { bind?: (t: unknown) => unknown }).bind?.(target) ?? Reflect.get(target, prop),
+            : prop === 'commitPartitions' && target.commitPartitions
+              ? (entries: Parameters<NonNullable<typeof target.commitPartitions>>[0]) => {
+                  for (const { commit } of entries) written.push(...commit.documents.keys());
+                  return target.commitPartitions!(entries);
+                }
+              : (Reflect.get(target, prop) as unknown as { bind?: (t: unknown) => unknown } | undefined)?.bind?.(target) ?? Reflect.get(target, prop),
       });
       const w2 = startProjectionWorker(projection, { store, projections: counting, owner: 'w2', partitions: 3, follow: false });
       await w2.done;

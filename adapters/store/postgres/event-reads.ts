@@ -62,11 +62,14 @@ export async function* readAllPages(ctx: ReadContext, options: ReadAllPagesOptio
   // the server filters by the rows' stream_hash (migration 5): the other partitions' rows are not sent
   const filter = keepsEveryStream(options.partition) ? undefined : options.partition;
   if (filter !== undefined && filter.keep.length === 0) return;
+  // the statement names the partitions left out (see `readAllPartitions`)
+  const kept = new Set(filter?.keep ?? []);
+  const leftOut = filter === undefined ? [] : Array.from({ length: filter.count }, (_, p) => p).filter((p) => !kept.has(p));
   while (remaining > 0) {
     const limit = Math.min(pageSize, remaining);
     const rows = filter === undefined
       ? await page(ctx, ctx.sql.readAllName, ctx.sql.readAll, [cursor.toString(), limit])
-      : await page(ctx, ctx.sql.readAllPartitionsName, ctx.sql.readAllPartitions, [cursor.toString(), limit, filter.count, filter.keep]);
+      : await page(ctx, ctx.sql.readAllPartitionsName, ctx.sql.readAllPartitions, [cursor.toString(), limit, filter.count, leftOut]);
     if (rows.length > 0) yield rows.map(toRecorded);
     remaining -= rows.length;
     if (rows.length < limit) return;

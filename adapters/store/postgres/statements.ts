@@ -83,8 +83,14 @@ export const statements = (schema: string) => {
       ORDER BY t.position ASC LIMIT $6`,
     searchData: `SELECT position, data FROM ${s}.events WHERE position = ANY ($1::bigint[])`,
     readAllPartitionsName: `stl_read_all_parts_${schema}`,
-    /** `readAll` of the streams whose `stream_hash % $3` is one of `$4` (see `ReadAllOptions.partition`). */
-    readAllPartitions: `SELECT ${columns} FROM ${s}.events WHERE position > $1::bigint AND stream_hash % $3::bigint = ANY ($4::bigint[]) ORDER BY position ASC LIMIT $2`,
+    /**
+     * `readAll` of the streams whose `stream_hash % $3` is one of the partitions kept, written as "none of the
+     * partitions left out, `$4`": the planner estimates `<> ALL` to keep most rows, so it walks the position index in
+     * order and stops at the page's end. (Written as `= ANY (kept)`, it estimated a few percent of the rows and chose a
+     * bitmap scan of every row after the cursor, then a sort: each page cost the rest of the log, 283 ms instead of 1 ms
+     * for a page of 1,000 at position 100,000 of 210,000.)
+     */
+    readAllPartitions: `SELECT ${columns} FROM ${s}.events WHERE position > $1::bigint AND stream_hash % $3::bigint <> ALL ($4::bigint[]) ORDER BY position ASC LIMIT $2`,
     /** The session catalog's table (migration 6): listed a page at a time by session-catalog.ts. */
     sessionCatalog: `${s}.session_catalog`,
     /** Not prepared: the repair path's rebuild of the session catalog. */
