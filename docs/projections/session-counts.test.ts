@@ -1,29 +1,17 @@
-import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import { PostgresProjectionStore } from '../../adapters/checkpoints/postgres-projection-store.js';
 import { startProjectionWorker } from '../../projections/index.js';
 import { LogBuilder, msg } from '../../testing/log-builder.js';
 import { toNew } from '../../test/projections/support/projection-fixtures.js';
-import { describePg, dropSchema, PG_URL, uniqueSchema } from '../../test/adapters/store/postgres/pg-test-support.js';
+import { describePg, PG_URL, schemaFixture } from '../../test/adapters/store/postgres/pg-test-support.js';
 import sessionCounts from './session-counts.js';
 
 describePg('docs/projections/session-counts.ts as a worker', () => {
-  const schema = uniqueSchema('docs_session_counts');
-  let projections: PostgresProjectionStore;
-  let client: pg.Client;
-  beforeAll(async () => {
-    projections = new PostgresProjectionStore({ connection: PG_URL, schema });
-    client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-  });
-  afterAll(async () => {
-    await projections.close();
-    await client.end();
-    await dropSchema(schema);
-  });
+  const fx = schemaFixture('docs_session_counts', (schema) => new PostgresProjectionStore({ connection: PG_URL, schema }));
 
   it('writes one row per session over 2 partitions, equal to the counts of the log', async () => {
+    const { opened: projections, client, schema } = fx;
     const store = new MemoryEventStore();
     const a = new LogBuilder('a').followup(msg('a1')).runTurn().followup(msg('a2')).runTurn();
     const b = new LogBuilder('b').followup(msg('b1')).turnStart();

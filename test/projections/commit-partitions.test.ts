@@ -1,10 +1,9 @@
-import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import { PostgresProjectionStore, type PostgresProjectionTx } from '../../adapters/checkpoints/postgres-projection-store.js';
 import { isProjectionFencedError, partitionOf, startProjectionWorker, type ProjectionStore } from '../../projections/index.js';
 import type { LogEvent } from '../../domain/events.js';
-import { describePg, dropSchema, PG_URL, uniqueSchema } from '../adapters/store/postgres/pg-test-support.js';
+import { describePg, PG_URL, schemaFixture } from '../adapters/store/postgres/pg-test-support.js';
 import { appendChunks, sessionLog, tableTally } from './support/worker-fixtures.js';
 
 /**
@@ -12,21 +11,10 @@ import { appendChunks, sessionLog, tableTally } from './support/worker-fixtures.
  * (`commitPartitions`), fenced as a whole: what makes 8 partitions cost what 1 costs.
  */
 describePg('commits of several partitions in one transaction (PostgreSQL)', () => {
-  const schema = uniqueSchema('i28cp');
-  let projections: PostgresProjectionStore;
-  let client: pg.Client;
-  beforeAll(async () => {
-    projections = new PostgresProjectionStore({ connection: PG_URL, schema });
-    client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-  });
-  afterAll(async () => {
-    await projections.close();
-    await client.end();
-    await dropSchema(schema);
-  });
+  const fx = schemaFixture('i28cp', (schema) => new PostgresProjectionStore({ connection: PG_URL, schema }));
 
   it('a worker over 8 partitions makes one transaction a batch, as over 1, and its rows equal the fold (each event once)', async () => {
+    const { opened: projections, client, schema } = fx;
     const store = new MemoryEventStore();
     const logs = new Map<string, LogEvent[]>(Array.from({ length: 24 }, (_, i) => [`s-${i}`, sessionLog(`s-${i}`, 3)]));
     const longest = Math.max(...[...logs.values()].map((l) => l.length));
@@ -66,6 +54,7 @@ describePg('commits of several partitions in one transaction (PostgreSQL)', () =
   });
 
   it('is all or nothing: one partition taken over refuses the whole commit (its writes and the other partitions’ checkpoints and documents too)', async () => {
+    const { opened: projections, client, schema } = fx;
     const key = (partition: number) => ({ name: 'together', version: 1, partition, partitions: 4 });
     const tables = await projections.migrate('together', 1, { rows: 'stream text PRIMARY KEY' });
     const a0 = (await projections.acquire(key(0), 'A', 60_000))!;
@@ -131,6 +120,7 @@ describePg('commits of several partitions in one transaction (PostgreSQL)', () =
   });
 
   it('events parked inside the commit go to the partition of their stream', async () => {
+    const { opened: projections, client, schema } = fx;
     const store = new MemoryEventStore();
     const logs = new Map<string, LogEvent[]>(Array.from({ length: 6 }, (_, i) => [`s-${i}`, sessionLog(`s-${i}`, 2)]));
     for (const [stream, events] of logs) await appendChunks(store, stream, events, 5);

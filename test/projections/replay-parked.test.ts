@@ -1,14 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import { FileProjectionStore } from '../../adapters/checkpoints/file-projection-store.js';
 import { PostgresProjectionStore } from '../../adapters/checkpoints/postgres-projection-store.js';
 import { defineKeyedProjection, ParkedPartitionBusyError, replayParked, startProjectionWorker } from '../../projections/index.js';
 import type { LogEvent } from '../../domain/events.js';
-import { describePg, dropSchema, PG_URL, uniqueSchema } from '../adapters/store/postgres/pg-test-support.js';
+import { describePg, PG_URL, schemaFixture } from '../adapters/store/postgres/pg-test-support.js';
 import { appendChunks, sessionLog, tableTally } from './support/worker-fixtures.js';
 
 // The parked path end to end: a worker under `park` sets the events it cannot apply aside and goes on; once the
@@ -103,21 +102,10 @@ describe('replayParked on the file projection store (a keyed fold)', () => {
 });
 
 describePg('replayParked on PostgreSQL (a table projection)', () => {
-  const schema = uniqueSchema('replay_parked');
-  let projections: PostgresProjectionStore;
-  let client: pg.Client;
-  beforeAll(async () => {
-    projections = new PostgresProjectionStore({ connection: PG_URL, schema });
-    client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-  });
-  afterAll(async () => {
-    await projections.close();
-    await client.end();
-    await dropSchema(schema);
-  });
+  const fx = schemaFixture('replay_parked', (schema) => new PostgresProjectionStore({ connection: PG_URL, schema }));
 
   it('applies the parked event in a transaction with its removal from the dead-letter table: rows equal the fold, each event applied once', async () => {
+    const { opened: projections, client, schema } = fx;
     const logs = logsOf(5, 2);
     const store = await fill(logs);
     let broken = true;

@@ -1,9 +1,8 @@
-import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openPostgresEventStore, type PostgresEventStore } from '../../../../adapters/store/postgres/index.js';
 import { statements } from '../../../../adapters/store/postgres/statements.js';
 import { partitionOf } from '../../../../runtime/ports/stream-partition.js';
-import { describePg, dropSchema, PG_URL, uniqueSchema } from './pg-test-support.js';
+import { describePg, PG_URL, schemaFixture } from './pg-test-support.js';
 
 /** The plan nodes of an `EXPLAIN (FORMAT JSON)`, depth first. */
 const nodesOf = (plan: { 'Node Type': string; Plans?: unknown[] }): string[] => [plan['Node Type'], ...((plan.Plans ?? []) as (typeof plan)[]).flatMap(nodesOf)];
@@ -14,21 +13,10 @@ const nodesOf = (plan: { 'Node Type': string; Plans?: unknown[] }): string[] => 
  * filter named the partitions kept: 283 ms a page at position 100,000 of 210,000, against 1 ms).
  */
 describePg('the partitioned global read on PostgreSQL', () => {
-  const schema = uniqueSchema('i28plan');
-  let store: PostgresEventStore;
-  let client: pg.Client;
-  beforeAll(async () => {
-    store = await openPostgresEventStore({ connectionString: PG_URL, schema });
-    client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-  });
-  afterAll(async () => {
-    await store.close();
-    await client.end();
-    await dropSchema(schema);
-  });
+  const fx = schemaFixture('i28plan', (schema) => openPostgresEventStore({ connectionString: PG_URL, schema }));
 
   it('reads a page in position order through the index, without a sort of the rest of the log', async () => {
+    const { opened: store, client, schema } = fx;
     for (let batch = 0; batch < 200; batch++) {
       const events = Array.from({ length: 100 }, (_, i) => ({ id: crypto.randomUUID(), type: 'x/plan', time: 0, data: { i }, ignorable: true as const }));
       await store.append(`s-${batch % 40}`, events, 'any');

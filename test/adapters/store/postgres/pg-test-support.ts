@@ -69,3 +69,47 @@ export const testSchemas = (options: { readonly poolMax?: number } = {}): TestSc
     },
   };
 };
+
+/** What {@link schemaFixture} gives a suite: read its fields inside a test (they are set before the suite's tests). */
+export interface SchemaFixture<T> {
+  /** The suite's schema (see {@link uniqueSchema}), dropped after the suite. */
+  readonly schema: string;
+  /** What `open` made for the schema, closed after the suite. */
+  readonly opened: T;
+  /** A client of its own, connected before the suite's tests, ended after them (for the suite's checks in SQL). */
+  readonly client: pg.Client;
+}
+
+/**
+ * Registers the `beforeAll`/`afterAll` hooks of a suite over one schema: before its tests, `open(schema)` (a store
+ * of the schema) and a connected client; after them, both closed and the schema dropped. Call it inside the suite's
+ * `describePg`, so nothing is opened when PostgreSQL is not available.
+ */
+export const schemaFixture = <T extends { close(): Promise<unknown> }>(label: string, open: (schema: string) => T | Promise<T>): SchemaFixture<T> => {
+  const schema = uniqueSchema(label);
+  let opened: T | undefined;
+  let client: pg.Client | undefined;
+  beforeAll(async () => {
+    opened = await open(schema);
+    client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await opened?.close();
+    await client?.end();
+    await dropSchema(schema);
+  });
+  const ready = <V>(value: V | undefined): V => {
+    if (value === undefined) throw new Error(`schemaFixture(${label}): read inside a test, after the suite's set-up`);
+    return value;
+  };
+  return {
+    schema,
+    get opened() {
+      return ready(opened);
+    },
+    get client() {
+      return ready(client);
+    },
+  };
+};
