@@ -112,9 +112,9 @@ export interface SessionSummaryPage {
 }
 
 /**
- * The sessions use case a page at a time (`limit`, `after`, `kind`): the page comes from the store's session catalog
- * when it keeps one (only the page's sessions are then read), else from its global order; each session of the page
- * is summarized as {@link listSessions} summarizes it.
+ * The sessions use case a page at a time (`limit`, `after`, `order`, `kind`): the page comes from the store's session
+ * catalog when it keeps one (only the page's sessions are then read), else from its global order (paged as the
+ * catalog would: catalogPageOf); each session of the page is summarized as {@link listSessions} summarizes it.
  */
 export const listSessionPage = async (store: EventStore, query: SessionCatalogQuery): Promise<SessionSummaryPage> => {
   const page = await pageOfStreams(store, query);

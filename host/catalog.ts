@@ -1,7 +1,7 @@
 import type { SessionCreatedData } from '../domain/events.js';
 import type { EventStore } from '../runtime/ports/event-store.js';
 import { readAllPages } from '../runtime/ports/paged-reads.js';
-import { catalogPageOf, hasSessionCatalog, type CatalogedSession, type SessionCatalogSource } from '../runtime/ports/session-catalog.js';
+import { catalogPageOf, hasSessionCatalog, type CatalogedSession, type CatalogOrder, type SessionCatalogSource } from '../runtime/ports/session-catalog.js';
 
 /** What the catalog knows of a session: its `session/created` data. */
 export type CatalogEntry = Pick<SessionCreatedData, 'sessionId' | 'kind' | 'createdAt' | 'parentSession'>;
@@ -16,8 +16,10 @@ export interface CatalogListRow extends CatalogEntry {
 
 /** Filters and paging of {@link SessionCatalog.page}. */
 export interface CatalogListQuery {
-  /** The `next` cursor of the previous page. @defaultValue from the oldest */
+  /** The `next` cursor of the previous page (asked in the same `order`). @defaultValue from the first of the order */
   readonly after?: string | undefined;
+  /** Oldest first (by `createdAt`, then id) or newest first (the reverse). @defaultValue 'oldest' */
+  readonly order?: CatalogOrder | undefined;
   /** @defaultValue every session */
   readonly limit?: number | undefined;
   readonly kind?: string | undefined;
@@ -90,10 +92,11 @@ export class SessionCatalog {
     return this.#entries.get(sessionId);
   }
 
-  /** A page of sessions, oldest first, filtered; `next` resumes after it (null after the last). */
+  /** A page of sessions in `query.order` (oldest first by default), filtered; `next` resumes after it in that order (null after the last). */
   async page(query: CatalogListQuery = {}): Promise<{ readonly rows: CatalogListRow[]; readonly next: string | null }> {
     const q = {
       ...(query.after !== undefined ? { after: query.after } : {}),
+      ...(query.order !== undefined ? { order: query.order } : {}),
       ...(query.limit !== undefined ? { limit: query.limit } : {}),
       ...(query.kind !== undefined ? { kind: query.kind } : {}),
       ...(query.parentSession !== undefined ? { parentSession: query.parentSession } : {}),

@@ -73,10 +73,11 @@ export const readHeader = async (store: EventStore, sessionId: string): Promise<
 
 /**
  * `session.list`: a page of the catalog (the store's session catalog when it keeps one, else the host's, refreshed
- * from the store first), oldest first, filtered, each marked live when attached here; `next` when `limit` was given.
+ * from the store first), oldest first or newest first as `order` says, filtered, each marked live when attached
+ * here; `next` (resuming in that order) when `limit` was given.
  */
 export const sessionList = async (port: SessionReadPort, request: HostRequest<'session.list'> = {}): Promise<HostResult<'session.list'>> => {
-  const page = await port.catalog.page({ after: request.after, limit: request.limit, kind: request.kind, parentSession: request.parentSessionId });
+  const page = await port.catalog.page({ after: request.after, order: request.order, limit: request.limit, kind: request.kind, parentSession: request.parentSessionId });
   return {
     sessions: page.rows.map((e) => {
       const live = port.live(e.sessionId);

@@ -8,12 +8,13 @@ import { parseCommandArgs } from './cli-args.js';
 
 export type { SessionSummary } from '../../audit/list-sessions.js';
 
-export const SESSIONS_USAGE = `usage: steerlog sessions [--store <spec>] [--limit <n>] [--after <cursor>] [--kind <kind>] [--json]
+export const SESSIONS_USAGE = `usage: steerlog sessions [--store <spec>] [--limit <n>] [--after <cursor>] [--newest] [--kind <kind>] [--json]
   --store <spec>  the store, opened read-only: jsonl:<dir> | postgres://… | esdb://… | kurrentdb://… | archive:<file>
                   (default ${DEFAULT_STORE_SPEC})
   --limit <n>     list at most n sessions, oldest first, from the store's session catalog when it keeps one (JSONL, PostgreSQL):
                   only those are read; the next page's cursor is printed (--json: "next")
-  --after <c>     the page after cursor c
+  --after <c>     the page after cursor c (asked in the same order)
+  --newest        newest first (by creation time, then id, descending) from the store's session catalog
   --kind <kind>   only sessions of this kind
 exit: 0 listed, 1 a session's log is invalid or its chain broken, 2 usage, 3 the store could not be read`;
 
@@ -24,7 +25,7 @@ export interface SessionsOutput {
   readonly sessions: readonly SessionSummary[];
   /** What the store left unread (a JSONL store's crash leftovers), one line each; `[]` when nothing was. */
   readonly storeNotes: readonly string[];
-  /** With `--limit`, `--after` or `--kind`: the cursor of the next page (`--after`), null after the last. */
+  /** With `--limit`, `--after`, `--newest` or `--kind`: the cursor of the next page (`--after`), null after the last. */
   readonly next?: string | null;
 }
 
@@ -42,14 +43,20 @@ const iso = (t: number | null): string => (t === null ? '-' : new Date(t).toISOS
  * is printed all the same).
  */
 export const sessionsCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
-  const args = parseCommandArgs(argv, { strings: ['store', 'limit', 'after', 'kind'], flags: ['json'] });
+  const args = parseCommandArgs(argv, { strings: ['store', 'limit', 'after', 'kind'], flags: ['json', 'newest'] });
   if (!args.ok) throw new UsageError(args.error);
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${args.positionals[0]} (sessions reads --store <spec>)`);
   const spec = args.strings.store ?? DEFAULT_STORE_SPEC;
   const { limit: limitText, after, kind } = args.strings;
   if (limitText !== undefined && !/^[1-9][0-9]{0,6}$/.test(limitText)) throw new UsageError(`--limit takes a whole number from 1 to 9999999, not ${limitText}`);
-  const paged = limitText !== undefined || after !== undefined || kind !== undefined;
-  const query: SessionCatalogQuery = { ...(limitText !== undefined ? { limit: Number(limitText) } : {}), ...(after !== undefined ? { after } : {}), ...(kind !== undefined ? { kind } : {}) };
+  const newest = args.flags.newest === true;
+  const paged = limitText !== undefined || after !== undefined || kind !== undefined || newest;
+  const query: SessionCatalogQuery = {
+    ...(limitText !== undefined ? { limit: Number(limitText) } : {}),
+    ...(after !== undefined ? { after } : {}),
+    ...(newest ? { order: 'newest' as const } : {}),
+    ...(kind !== undefined ? { kind } : {}),
+  };
   const storeNotes: string[] = [];
   let next: string | null = null;
   const sessions = await readingStore(
@@ -72,7 +79,7 @@ export const sessionsCommand = async (argv: readonly string[], io: CliIo): Promi
     for (const s of sessions) {
       io.stdout.write(`${s.session}  ${iso(s.createdAt)}  ${s.events}  ${s.turns}  ${s.status}${s.invalidAt !== null ? ` (at seq ${s.invalidAt})` : ''}  ${s.chain}  ${actorsText(s)}\n`);
     }
-    if (paged && next !== null) io.stdout.write(`next page: --after ${next}\n`);
+    if (paged && next !== null) io.stdout.write(`next page: ${newest ? '--newest ' : ''}--after ${next}\n`);
   }
   return someSessionFails(sessions) ? 1 : 0;
 };

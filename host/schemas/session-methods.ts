@@ -13,8 +13,13 @@ export const SessionCreateRequestSchema = z
 /** The payload of `session.list`: every field optional (no payload: every session, oldest first). */
 export const SessionListRequestSchema = z
   .object({
-    /** The `next` cursor of the previous page. @defaultValue from the oldest session */
+    /** The `next` cursor of the previous page, asked in the same `order`. @defaultValue from the first session of the order */
     after: z.string().max(1000).optional(),
+    /**
+     * `oldest`: by creation time, then id, ascending; `newest`: the reverse, so that a first page holds the sessions
+     * created last. @defaultValue 'oldest'
+     */
+    order: z.enum(['oldest', 'newest']).optional(),
     /** The most sessions in the page; the result then carries `next`. @defaultValue every session */
     limit: z.number().int().min(1).max(1000).optional(),
     /** Only sessions of this kind. */

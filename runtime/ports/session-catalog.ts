@@ -10,7 +10,8 @@ import type { EventStore } from './event-store.js';
  */
 export interface SessionCatalogSource {
   /**
-   * A page of the catalog, oldest first (by `createdAt`, then id), filtered by `query`.
+   * A page of the catalog, oldest first (by `createdAt`, then id) or newest first as `query.order` says, filtered by
+   * `query`.
    * @throws StoreIoError when the store cannot be read; never for a damaged stream (its row says `broken`)
    */
   listSessions(query?: SessionCatalogQuery): Promise<SessionCatalogPage>;
@@ -42,8 +43,17 @@ export interface CatalogedSession {
 
 /** Filters and paging of {@link SessionCatalogSource.listSessions}. Every filter is optional. */
 export interface SessionCatalogQuery {
-  /** The `next` cursor of the previous page. @defaultValue from the oldest */
+  /**
+   * The `next` cursor of the previous page (asked in the same `order`): the page resumes after that row in that order.
+   * @defaultValue from the first row of the order (the oldest, or the newest)
+   */
   readonly after?: string;
+  /**
+   * `oldest` pages by `createdAt`, then id, ascending; `newest` the reverse (`createdAt`, then id, descending), so a
+   * first page holds the most recently created sessions.
+   * @defaultValue 'oldest'
+   */
+  readonly order?: CatalogOrder;
   /** The most rows in a page. @defaultValue every row */
   readonly limit?: number;
   /** Only sessions of this kind (streams that are not sessions have none). */
@@ -57,6 +67,9 @@ export interface SessionCatalogQuery {
   /** Only streams that start with `session/created` (and broken ones, which may). @defaultValue false */
   readonly sessionsOnly?: boolean;
 }
+
+/** The orders a catalog pages in: {@link compareCatalogRows} ascending (`oldest`) or descending (`newest`). */
+export type CatalogOrder = 'oldest' | 'newest';
 
 /** One page of the catalog and the cursor of the next (null after the last). */
 export interface SessionCatalogPage {
@@ -72,7 +85,11 @@ export const hasSessionCatalog = (store: EventStore): store is EventStore & Sess
 export const compareCatalogRows = (a: CatalogedSession, b: CatalogedSession): number =>
   a.createdAt - b.createdAt || (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0);
 
-/** The cursor that resumes after `row`. */
+/** The comparison of catalog rows in `order`: {@link compareCatalogRows}, reversed for `newest`. */
+export const catalogRowComparison = (order: CatalogOrder = 'oldest'): ((a: CatalogedSession, b: CatalogedSession) => number) =>
+  order === 'newest' ? (a, b) => compareCatalogRows(b, a) : compareCatalogRows;
+
+/** The cursor that resumes after `row` (in the order of the page it ends). */
 export const catalogCursorOf = (row: Pick<CatalogedSession, 'createdAt' | 'sessionId'>): string => `${row.createdAt}:${row.sessionId}`;
 
 /** The row a cursor of {@link catalogCursorOf} resumes after; undefined when it is not one (a page then starts from the oldest). */
@@ -83,10 +100,10 @@ export const catalogCursorRow = (cursor: string): Pick<CatalogedSession, 'create
   return { createdAt, sessionId: cursor.slice(colon + 1) };
 };
 
-const rowAfterCursor = (cursor: string): ((row: CatalogedSession) => boolean) => {
+const rowAfterCursor = (cursor: string, compare: (a: CatalogedSession, b: CatalogedSession) => number): ((row: CatalogedSession) => boolean) => {
   const after = catalogCursorRow(cursor);
   if (after === undefined) return () => true;
-  return (row) => compareCatalogRows(row, after as CatalogedSession) > 0;
+  return (row) => compare(row, after as CatalogedSession) > 0;
 };
 
 /** Does `row` pass the filters of `query` (paging aside)? */
@@ -97,12 +114,16 @@ export const matchesCatalogQuery = (row: CatalogedSession, query: SessionCatalog
   (query.activeSince === undefined || row.lastActivity >= query.activeSince) &&
   (query.sessionsOnly !== true || row.kind !== null || row.status === 'broken');
 
-/** A page of `rows` (any order) as `query` asks: filtered, sorted, after the cursor, at most `limit`. */
+/**
+ * A page of `rows` (any order) as `query` asks: filtered, sorted in `query.order`, after the cursor in that order, at
+ * most `limit`. The reference paging every catalog source answers as (the stores' tests hold them to it).
+ */
 export const catalogPageOf = (rows: Iterable<CatalogedSession>, query: SessionCatalogQuery = {}): SessionCatalogPage => {
-  const after = query.after === undefined ? () => true : rowAfterCursor(query.after);
+  const compare = catalogRowComparison(query.order);
+  const after = query.after === undefined ? () => true : rowAfterCursor(query.after, compare);
   const matching: CatalogedSession[] = [];
   for (const row of rows) if (matchesCatalogQuery(row, query) && after(row)) matching.push(row);
-  matching.sort(compareCatalogRows);
+  matching.sort(compare);
   const limit = Math.max(1, query.limit ?? Number.POSITIVE_INFINITY);
   const sessions = matching.length > limit ? matching.slice(0, limit) : matching;
   return { sessions, next: matching.length > limit ? catalogCursorOf(sessions.at(-1)!) : null };

@@ -32,6 +32,12 @@ export const catalogStepArb: fc.Arbitrary<CatalogStep> = fc.record({
   hashed: fc.boolean(),
 });
 
+/**
+ * A session's `createdAt` for an append at `time`: the time rounded down to 40 ms, so that sessions created in
+ * neighbouring steps (10 ms apart) share it and the catalog's order, and its cursor, fall back on the id.
+ */
+const createdAtOf = (time: number): number => time - (time % 40);
+
 /** Makes the events of steps, with event ids unique across every call of the returned function. */
 export const catalogEventsMaker = (): ((firstRev: number, step: CatalogStep, stream: string, time: number) => NewEvent[]) => {
   let ids = 0;
@@ -39,7 +45,7 @@ export const catalogEventsMaker = (): ((firstRev: number, step: CatalogStep, str
     const out: NewEvent[] = [];
     let rev = firstRev;
     if (rev === 0 && step.kind === 'session') {
-      out.push({ id: `id-${ids++}`, type: 'session/created', time, data: { sessionId: stream, createdAt: time - 7, kind: step.stream % 2 ? 'fork' : 'root', ...(step.stream % 2 ? { parentSession: 's0' } : {}) } });
+      out.push({ id: `id-${ids++}`, type: 'session/created', time, data: { sessionId: stream, createdAt: createdAtOf(time), kind: step.stream % 2 ? 'fork' : 'root', ...(step.stream % 2 ? { parentSession: 's0' } : {}) } });
       rev++;
     }
     for (const type of step.types) {

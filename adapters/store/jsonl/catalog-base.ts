@@ -115,11 +115,24 @@ export class CatalogBaseView {
 
   /** The rank of the first row after (`createdAt`, `sessionId`) in catalog order (binary search). */
   rankAfter(cursor: Pick<CatalogedSession, 'createdAt' | 'sessionId'>): number {
+    return this.#firstRank((row) => compareCatalogRows(row, cursor as CatalogedSession) > 0);
+  }
+
+  /**
+   * The rank of the last row before (`createdAt`, `sessionId`) in catalog order (binary search): where a newest-first
+   * page resumes. -1 when no row is before it.
+   */
+  rankBefore(cursor: Pick<CatalogedSession, 'createdAt' | 'sessionId'>): number {
+    return this.#firstRank((row) => compareCatalogRows(row, cursor as CatalogedSession) >= 0) - 1;
+  }
+
+  /** The first rank whose row passes `from` (false up to some rank, true from it on), `count` when none does. */
+  #firstRank(from: (row: CatalogedSession) => boolean): number {
     let lo = 0;
     let hi = this.count;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareCatalogRows(this.rowAt(mid).row, cursor as CatalogedSession) > 0) hi = mid;
+      if (from(this.rowAt(mid).row)) hi = mid;
       else lo = mid + 1;
     }
     return lo;

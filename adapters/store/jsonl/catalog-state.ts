@@ -2,7 +2,7 @@ import {
   catalogCursorOf,
   catalogCursorRow,
   catalogPageOf,
-  compareCatalogRows,
+  catalogRowComparison,
   matchesCatalogQuery,
   type CatalogedSession,
   type SessionCatalogPage,
@@ -54,10 +54,12 @@ export class CatalogState implements CatalogRows {
 
   /**
    * A page as {@link catalogPageOf} answers it over every row `keep` lets through: the changed rows that match, and
-   * from the base the first `limit + 1` matching rows after the cursor (found by binary search), merged in order.
+   * from the base the first `limit + 1` matching rows after the cursor in the query's order (found by binary search:
+   * walked up for `oldest`, down for `newest`), merged in that order.
    */
   page(query: SessionCatalogQuery, keep: (r: CatalogRow) => boolean): SessionCatalogPage {
     const limit = Math.max(1, query.limit ?? Number.POSITIVE_INFINITY);
+    const compare = catalogRowComparison(query.order);
     const changed = catalogPageOf(
       (function* (rows: Iterable<CatalogRow>) {
         for (const r of rows) if (keep(r)) yield r.row;
@@ -68,7 +70,10 @@ export class CatalogState implements CatalogRows {
     const base = this.base;
     if (base) {
       const after = query.after === undefined ? undefined : catalogCursorRow(query.after);
-      for (let rank = after ? base.rankAfter(after) : 0; rank < base.count && fromBase.length <= limit; rank++) {
+      const newest = query.order === 'newest';
+      const step = newest ? -1 : 1;
+      let rank = newest ? (after ? base.rankBefore(after) : base.count - 1) : after ? base.rankAfter(after) : 0;
+      for (; rank >= 0 && rank < base.count && fromBase.length <= limit; rank += step) {
         const r = base.rowAt(rank);
         if (this.changed.has(r.row.sessionId) || !keep(r) || !matchesCatalogQuery(r.row, query)) continue;
         fromBase.push(r.row);
@@ -78,7 +83,7 @@ export class CatalogState implements CatalogRows {
     let i = 0;
     let j = 0;
     while (merged.length <= limit && (i < changed.length || j < fromBase.length)) {
-      if (j >= fromBase.length || (i < changed.length && compareCatalogRows(changed[i]!, fromBase[j]!) < 0)) merged.push(changed[i++]!);
+      if (j >= fromBase.length || (i < changed.length && compare(changed[i]!, fromBase[j]!) < 0)) merged.push(changed[i++]!);
       else merged.push(fromBase[j++]!);
     }
     const sessions = merged.length > limit ? merged.slice(0, limit) : merged;

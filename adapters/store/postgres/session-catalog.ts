@@ -30,8 +30,9 @@ const rowOf = (r: CatalogRowText): CatalogedSession => ({
 });
 
 /**
- * A page of the catalog, oldest first (by `createdAt`, then id in code-unit order for the ids steerlog writes),
- * filtered as `query` says: one indexed query of at most `limit + 1` rows. No row is ever `broken` here (the
+ * A page of the catalog, oldest first (by `createdAt`, then id in code-unit order for the ids steerlog writes), or
+ * newest first for `order: 'newest'` (the same index, `session_catalog_order`, scanned backward), filtered as `query`
+ * says: one indexed query of at most `limit + 1` rows. No row is ever `broken` here (the
  * database refuses damage at write time), so a `status: 'broken'` filter answers an empty page.
  */
 export async function listCatalog(ctx: StoreContext, query: SessionCatalogQuery = {}): Promise<SessionCatalogPage> {
@@ -49,11 +50,12 @@ export async function listCatalog(ctx: StoreContext, query: SessionCatalogQuery 
   if (query.activeSince !== undefined) where.push(`last_activity >= ${param(query.activeSince)}::float8`);
   if (query.sessionsOnly === true) where.push('kind IS NOT NULL');
   const after = query.after === undefined ? undefined : catalogCursorRow(query.after);
-  if (after) where.push(`(created_at, stream COLLATE "C") > (${param(after.createdAt)}::float8, ${param(after.sessionId)}::text COLLATE "C")`);
+  const newest = query.order === 'newest';
+  if (after) where.push(`(created_at, stream COLLATE "C") ${newest ? '<' : '>'} (${param(after.createdAt)}::float8, ${param(after.sessionId)}::text COLLATE "C")`);
   const limit = query.limit === undefined ? undefined : Math.max(1, Math.floor(query.limit));
   const sql = `SELECT stream, created_at, kind, parent, last_seq, last_activity, open_turn, chain_head FROM ${ctx.sql.sessionCatalog}
     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-    ORDER BY created_at, stream COLLATE "C"${limit === undefined ? '' : ` LIMIT ${param(limit + 1)}::bigint`}`;
+    ORDER BY ${newest ? 'created_at DESC, stream COLLATE "C" DESC' : 'created_at, stream COLLATE "C"'}${limit === undefined ? '' : ` LIMIT ${param(limit + 1)}::bigint`}`;
   let rows: CatalogRowText[];
   try {
     rows = (await ctx.pool.query<CatalogRowText>({ text: sql, values, types: RAW_TYPES })).rows;

@@ -13,9 +13,10 @@ const ago = (t: number | null, now: number): string => {
 };
 
 /**
- * The sessions a page at a time (`loadSessionPages`: `session.list` with a limit, the catalog's paging, never every
- * row in one answer), and their overviews, read again every `everyMs` — the pages shown so far, from the first (the
- * overview folds only what was written since). `more` asks for the next page; null when the last page is shown.
+ * The sessions a page at a time, newest first (`loadSessionPages`: `session.list` with a limit, the catalog's
+ * paging, never every row in one answer), and their overviews, read again every `everyMs` — the pages shown so far,
+ * from the first (the overview folds only what was written since). `more` asks for the next (older) page; null when
+ * the last page is shown.
  */
 const useSessions = (everyMs = 2000) => {
   const [sessions, setSessions] = useState<readonly SessionSummaryRow[] | null>(null);
@@ -57,7 +58,7 @@ const useSessions = (everyMs = 2000) => {
 const More = ({ shown, more }: { shown: number; more: (() => void) | null }) =>
   more === null ? null : (
     <p class="more-sessions">
-      {shown} sessions shown (oldest first; search and sort apply to these).{' '}
+      {shown} sessions shown (the most recently created; search and sort apply to these).{' '}
       <button type="button" class="link" onClick={more}>
         Show {SESSIONS_PAGE} more
       </button>

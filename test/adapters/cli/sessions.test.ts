@@ -55,4 +55,20 @@ describe('steerlog sessions', () => {
     expect(JSON.parse((await run('sessions', '--store', `jsonl:${dir}`, '--json', '--kind', 'no-such-kind')).stdout).sessions).toEqual([]);
     expect((await run('sessions', '--store', `jsonl:${dir}`, '--limit', '0')).code).toBe(2);
   });
+
+  it('--newest lists the catalog newest first (the oldest-first order reversed), its cursor resuming newest first', async () => {
+    const ids = async (...args: string[]): Promise<{ ids: string[]; next: string | null }> => {
+      const out = JSON.parse((await run('sessions', '--store', `jsonl:${dir}`, '--json', ...args)).stdout) as { sessions: { session: string }[]; next: string | null };
+      return { ids: out.sessions.map((s) => s.session), next: out.next };
+    };
+    const oldest = (await ids('--limit', '100')).ids;
+    expect(oldest).toHaveLength(3);
+    expect((await ids('--newest')).ids).toEqual([...oldest].reverse());
+    const page1 = await ids('--newest', '--limit', '2');
+    expect(page1.ids).toEqual([oldest[2], oldest[1]]);
+    const page2 = await ids('--newest', '--limit', '2', '--after', page1.next!);
+    expect(page2).toEqual({ ids: [oldest[0]], next: null });
+    const text = await run('sessions', '--store', `jsonl:${dir}`, '--newest', '--limit', '2');
+    expect(text.stdout.trim().split('\n').at(-1)).toBe(`next page: --newest --after ${page1.next}`);
+  });
 });

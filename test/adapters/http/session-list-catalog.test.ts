@@ -22,6 +22,48 @@ interface Row {
   live: boolean;
 }
 
+/** Every page of `session.list` in `order` with page size `limit`, concatenated. */
+const pagesOf = async (h: Awaited<ReturnType<typeof startTestHost>>, order: 'oldest' | 'newest', limit: number): Promise<string[]> => {
+  const ids: string[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = valueOf<{ sessions: Row[]; next: string | null }>(await h.rpc('session.list', { order, limit, ...(after !== undefined ? { after } : {}) }));
+    expect(page.sessions.length).toBeLessThanOrEqual(limit);
+    ids.push(...page.sessions.map((r) => r.sessionId));
+    if (page.next === null) return ids;
+    after = page.next;
+  }
+};
+
+describe('session.list newest first', () => {
+  for (const withCatalog of [true, false]) {
+    it(`pages the reverse of oldest first, the cursor resuming in that order (${withCatalog ? "the JSONL store's catalog" : 'a store without one: the host follows the global order'})`, async () => {
+      const store = withCatalog ? await openJsonlEventStore(join(root, 'newest'), { durability: 'none' }) : undefined;
+      const h = await startTestHost(store ? { store } : {});
+      try {
+        for (let i = 0; i < 7; i++) {
+          await h.rpc('session.create', { sessionId: `n${i}` });
+          if (i % 3 === 2) await new Promise((r) => setTimeout(r, 3)); // some createdAt shared (the id decides), some not
+        }
+        const oldest = valueOf<{ sessions: Row[] }>(await h.rpc('session.list', {})).sessions.map((r) => r.sessionId);
+        expect([...oldest].sort()).toEqual(['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6']);
+        const newest = valueOf<{ sessions: Row[] }>(await h.rpc('session.list', { order: 'newest' })).sessions.map((r) => r.sessionId);
+        expect(newest).toEqual([...oldest].reverse());
+        for (const limit of [1, 2, 3]) {
+          expect(await pagesOf(h, 'newest', limit)).toEqual(newest);
+          expect(await pagesOf(h, 'oldest', limit)).toEqual(oldest);
+        }
+        const first = valueOf<{ sessions: Row[]; next: string | null }>(await h.rpc('session.list', { order: 'newest', limit: 2 }));
+        expect(first.sessions.map((r) => r.sessionId)).toEqual(oldest.slice(-2).reverse());
+        expect(errorOf(await h.rpc('session.list', { order: 'latest' })).code).toBeDefined();
+      } finally {
+        await h.close();
+        await store?.close();
+      }
+    });
+  }
+});
+
 describe('session.list on a JSONL store', () => {
   it('pages, filters, and lists a session damaged in place as broken', async () => {
     const dir = join(root, 'store');

@@ -56,4 +56,10 @@ describe('the sessions tree', () => {
     const order = treeOrder([row('a', 1), row('b', 5), row('a1', 2, 'a'), row('a2', 3, 'a'), row('a1x', 4, 'a1'), row('orphan', 6, 'gone')]);
     expect(order.map(({ session, depth }) => `${'  '.repeat(depth)}${session.sessionId}`)).toEqual(['orphan', 'b', 'a', '  a1', '    a1x', '  a2']);
   });
+  it('sessions created in the same millisecond: children by id, roots by id reversed, whatever order the pages listed them in', () => {
+    const rows = [row('p', 1), row('q', 1), row('p-b', 2, 'p'), row('p-a', 2, 'p'), row('p-c', 2, 'p')];
+    for (const listed of [rows, [...rows].reverse()]) {
+      expect(treeOrder(listed).map(({ session, depth }) => `${'  '.repeat(depth)}${session.sessionId}`)).toEqual(['q', 'p', '  p-a', '  p-b', '  p-c']);
+    }
+  });
 });

@@ -7,7 +7,7 @@ import { checkJsonlStore, openJsonlEventStore, rebuildJsonlCatalog, rebuildJsonl
 import { CATALOG_FILE, CATALOG_LOG_FILE, encodeLogLine } from '../../../../adapters/store/jsonl/catalog-files.js';
 import { decodeChange } from '../../../../adapters/store/jsonl/catalog-fold.js';
 import type { NewEvent, RecordedEvent, StreamRevision } from '../../../../runtime/ports/event-store.js';
-import { catalogPageOf, type CatalogedSession } from '../../../../runtime/ports/session-catalog.js';
+import { catalogPageOf, type CatalogedSession, type SessionCatalogQuery } from '../../../../runtime/ports/session-catalog.js';
 import { collect, fileOf } from './support/verify.js';
 import { expectedRows } from './support/catalog-oracle.js';
 import { appendCatalogSteps, catalogEventsMaker, catalogStepArb, hex64, type CatalogStep, type CatalogStreamKind } from '../../../support/catalog-steps.js';
@@ -45,17 +45,22 @@ const check = async (dir: string): Promise<CatalogedSession[]> => {
   }
 };
 
-/** Every page of every filter, from a fresh reader, equals the port's reference paging of the fold. */
+/** Every page of every filter, oldest and newest first, from a fresh reader, equals the port's reference paging of the fold. */
 const checkPages = async (dir: string, expected: readonly CatalogedSession[], limit: number): Promise<void> => {
   const reader = await openJsonlEventStore(dir, { readOnly: true });
   try {
-    for (const query of [{}, { kind: 'fork' }, { status: 'open-turn' as const }]) {
-      let after: string | undefined;
-      for (;;) {
-        const page = await reader.listSessions({ ...query, limit, ...(after !== undefined ? { after } : {}) });
-        expect(page).toEqual(catalogPageOf(expected, { ...query, limit, ...(after !== undefined ? { after } : {}) }));
-        if (page.next === null) break;
-        after = page.next;
+    // newest first is the oldest-first order (the fold's, sorted) reversed
+    expect((await reader.listSessions({ order: 'newest' })).sessions).toEqual([...expected].reverse());
+    for (const order of [undefined, 'oldest', 'newest'] as const) {
+      for (const filter of [{}, { kind: 'fork' }, { status: 'open-turn' as const }]) {
+        const query: SessionCatalogQuery = { ...filter, ...(order !== undefined ? { order } : {}) };
+        let after: string | undefined;
+        for (;;) {
+          const page = await reader.listSessions({ ...query, limit, ...(after !== undefined ? { after } : {}) });
+          expect(page, JSON.stringify({ query, after })).toEqual(catalogPageOf(expected, { ...query, limit, ...(after !== undefined ? { after } : {}) }));
+          if (page.next === null) break;
+          after = page.next;
+        }
       }
     }
   } finally {

@@ -32,12 +32,14 @@ const readAll = async (store: PostgresEventStore): Promise<RecordedEvent[]> => {
   return out;
 };
 
-/** Every page of `query` with page size `limit`, concatenated. */
-const allPages = async (store: PostgresEventStore, query: SessionCatalogQuery, limit: number): Promise<CatalogedSession[]> => {
+/** Every page of `query` with page size `limit`, each checked against the port's reference paging of `expected`, concatenated. */
+const allPages = async (store: PostgresEventStore, query: SessionCatalogQuery, limit: number, expected: readonly CatalogedSession[]): Promise<CatalogedSession[]> => {
   const out: CatalogedSession[] = [];
   let after: string | undefined;
   for (;;) {
-    const page = await store.listSessions({ ...query, limit, ...(after !== undefined ? { after } : {}) });
+    const asked = { ...query, limit, ...(after !== undefined ? { after } : {}) };
+    const page = await store.listSessions(asked);
+    expect(page, JSON.stringify(asked)).toEqual(catalogPageOf(expected, asked));
     out.push(...page.sessions);
     if (page.next === null) return out;
     after = page.next;
@@ -63,10 +65,15 @@ describePg('PostgreSQL session catalog', () => {
           const store = stores[0]!;
           const expected = expectedRows(await readAll(store));
           expect((await store.listSessions()).sessions).toEqual(expected);
-          for (const query of [{}, { kind: 'fork' }, { parentSession: 's0' }, { sessionsOnly: true }, { status: 'open-turn' as const }, { status: 'idle' as const }, { activeSince: 1_100 }]) {
-            expect(await allPages(store, query, limit)).toEqual(catalogPageOf(expected, query).sessions);
-            expect(await store.listSessions({ ...query, limit })).toEqual(catalogPageOf(expected, { ...query, limit }));
+          for (const order of [undefined, 'newest'] as const) {
+            for (const filter of [{}, { kind: 'fork' }, { parentSession: 's0' }, { sessionsOnly: true }, { status: 'open-turn' as const }, { status: 'idle' as const }, { activeSince: 1_100 }]) {
+              const query: SessionCatalogQuery = { ...filter, ...(order !== undefined ? { order } : {}) };
+              expect(await allPages(store, query, limit, expected)).toEqual(catalogPageOf(expected, query).sessions);
+              expect(await store.listSessions(query)).toEqual(catalogPageOf(expected, query));
+            }
           }
+          // newest first is the oldest-first order reversed
+          expect((await store.listSessions({ order: 'newest' })).sessions).toEqual([...expected].reverse());
           expect((await store.listSessions({ status: 'broken' })).sessions).toEqual([]);
         }),
         { numRuns: 6 },
