@@ -1,6 +1,7 @@
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Checkpoint, CheckpointStore, ProjectionKey } from '../../projections/checkpoints/checkpoint-store.js';
+import { writeFileSynced } from './write-file.js';
 
 /** Options of {@link FileCheckpointStore}. */
 export interface FileCheckpointStoreOptions {
@@ -44,13 +45,7 @@ export class FileCheckpointStore implements CheckpointStore {
     const target = join(this.directory, fileName(key));
     const temp = `${target}.${process.pid}.${this.#counter++}.tmp`;
     const body = `{"name":${JSON.stringify(key.name)},"version":${key.version},"position":"${checkpoint.position}","state":${checkpoint.state}}\n`;
-    const handle = await open(temp, 'w');
-    try {
-      await handle.writeFile(body, 'utf8');
-      if (this.#fsync) await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeFileSynced(temp, body, this.#fsync);
     await rename(temp, target);
     if (this.#fsync) await this.#syncDirectory();
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileSynced } from './write-file.js';
 
 /** A parked event as a partition log keeps it. */
 export interface ParkedLine {
@@ -230,13 +231,7 @@ export class PartitionLog {
   async #writeTemp(value: unknown): Promise<string> {
     await mkdir(this.#dir, { recursive: true });
     const temp = join(this.#dir, `tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
-    const handle = await open(temp, 'w');
-    try {
-      await handle.writeFile(`${JSON.stringify(value)}\n`, 'utf8');
-      if (this.#fsync) await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeFileSynced(temp, `${JSON.stringify(value)}\n`, this.#fsync);
     return temp;
   }
 

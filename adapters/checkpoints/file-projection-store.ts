@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   ProjectionFencedError,
@@ -16,6 +16,7 @@ import {
 } from '../../projections/index.js';
 import { DirectoryLock } from '../store/jsonl/dir-lock.js';
 import { PartitionLog, type LogEntry, type PartitionState } from './file-partition-log.js';
+import { writeFileSynced } from './write-file.js';
 
 /** Options of {@link FileProjectionStore}. */
 export interface FileProjectionStoreOptions {
@@ -105,13 +106,7 @@ export class FileProjectionStore implements ProjectionStore<never> {
 
   async #writeJson(path: string, value: unknown): Promise<void> {
     const temp = `${path}.${process.pid}.tmp`;
-    const handle = await open(temp, 'w');
-    try {
-      await handle.writeFile(`${JSON.stringify(value)}\n`, 'utf8');
-      if (this.#fsync) await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeFileSynced(temp, `${JSON.stringify(value)}\n`, this.#fsync);
     await rename(temp, path);
   }
 
@@ -146,13 +141,7 @@ export class FileProjectionStore implements ProjectionStore<never> {
     if (!meta) {
       await mkdir(join(this.#dir, versionDir(key.name, key.version)), { recursive: true });
       const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-      const handle = await open(temp, 'w');
-      try {
-        await handle.writeFile(`${JSON.stringify({ partitions: key.partitions })}\n`, 'utf8');
-        if (this.#fsync) await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await writeFileSynced(temp, `${JSON.stringify({ partitions: key.partitions })}\n`, this.#fsync);
       await link(temp, path).catch((e: unknown) => {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       });
