@@ -4,8 +4,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ed25519Signer, ed25519Verifier } from '../../../formats/chain/ed25519.js';
-import { auditCommand } from '../../../adapters/cli/audit-command.js';
-import { verifyCommand } from '../../../adapters/cli/verify-command.js';
 import { storeConsolePorts } from '../../../adapters/http/console-ports.js';
 import type { ConsoleChain } from '../../../adapters/http/console-reads.js';
 import { openStore } from '../../../adapters/store/open-store.js';
@@ -14,21 +12,11 @@ import { createRuntime } from '../../../runtime/runtime.js';
 import type { EventStore } from '../../../runtime/ports/event-store.js';
 import { editStreamFile } from '../../support/edit-stream-file.js';
 import { testKeys } from '../../support/chained-session.js';
-import { startTestHost, type TestHost } from './http-support.js';
+import { cliJson, getJson, startTestHost, type TestHost } from './http-support.js';
 
 // The console's chain panel and report export: the same answers as `steerlog verify --json` and `audit --json`.
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const cli = async (command: typeof verifyCommand, argv: string[]): Promise<Record<string, unknown>> => {
-  let out = '';
-  await command(argv, { stdout: { write: (c: string) => (out += c) }, stderr: { write: () => true } });
-  return JSON.parse(out) as Record<string, unknown>;
-};
-const get = async <T>(host: TestHost, path: string): Promise<T> => {
-  const res = await fetch(`${host.url}${path}`);
-  expect(res.status, path).toBe(200);
-  return (await res.json()) as T;
-};
 
 let host: TestHost | null = null;
 const stores: EventStore[] = [];
@@ -66,9 +54,9 @@ describe('the console chain answer is `steerlog verify --json`', () => {
     const agent = host.host.live.get('chain-1')!.agent;
     await agent.whenIdle();
     await agent.checkpoint();
-    const chain = await get<ConsoleChain>(host, '/api/chain/chain-1');
-    const exported = await get<unknown>(host, '/api/export/chain-1');
-    const timeline = await get<SessionTimeline>(host, '/api/timeline/chain-1');
+    const chain = await getJson<ConsoleChain>(host, '/api/chain/chain-1');
+    const exported = await getJson<unknown>(host, '/api/export/chain-1');
+    const timeline = await getJson<SessionTimeline>(host, '/api/timeline/chain-1');
     expect(timeline.inputs.map((i) => [i.text, i.class, i.actor])).toEqual([
       ['first prompt', 'prompt', 'local'],
       ['second prompt', 'prompt', 'local'],
@@ -77,26 +65,26 @@ describe('the console chain answer is `steerlog verify --json`', () => {
     host = null;
     for (const s of stores.splice(0)) await s.close();
 
-    const verified = await cli(verifyCommand, ['--store', `jsonl:${dir}`, 'chain-1', '--pubkey', pem, '--json']);
+    const verified = await cliJson('verify', '--store', `jsonl:${dir}`, 'chain-1', '--pubkey', pem, '--json');
     expect(chain.verification).toEqual((verified.sessions as unknown[])[0]);
     expect(chain.verification).toMatchObject({ status: 'verified', ok: true, signatures: { problem: null } });
     expect(chain.publicKeyIds).toEqual([verifier.keyId]);
     expect(chain.heads.length).toBeGreaterThan(0);
     expect(chain.heads.every((h) => h.keyId === verifier.keyId && h.keyConfigured)).toBe(true);
-    const audited = await cli(auditCommand, ['--store', `jsonl:${dir}`, 'chain-1', '--json']);
+    const audited = await cliJson('audit', '--store', `jsonl:${dir}`, 'chain-1', '--json');
     expect(exported).toEqual(audited);
 
     const seq = await editStreamFile(dir, 'chain-1', 'second prompt', 'forged prompt');
     host = await open();
-    const broken = await get<ConsoleChain>(host, '/api/chain/chain-1');
+    const broken = await getJson<ConsoleChain>(host, '/api/chain/chain-1');
     const listed = await host.rpc('session.list', {});
     expect(listed.result.ok).toBe(true); // the store's index was rebuilt over the edit: the host lists the session
-    const overview = await get<{ sessions: { chain: string }[] }>(host, '/api/overview?ids=chain-1');
+    const overview = await getJson<{ sessions: { chain: string }[] }>(host, '/api/overview?ids=chain-1');
     expect(overview.sessions.map((o) => o.chain)).toEqual(['broken']);
     await host.close();
     host = null;
     for (const s of stores.splice(0)) await s.close();
-    const cliBroken = await cli(verifyCommand, ['--store', `jsonl:${dir}`, 'chain-1', '--pubkey', pem, '--json']);
+    const cliBroken = await cliJson('verify', '--store', `jsonl:${dir}`, 'chain-1', '--pubkey', pem, '--json');
     expect(broken.verification).toEqual((cliBroken.sessions as unknown[])[0]);
     expect(broken.verification).toMatchObject({ status: 'broken', ok: false, break: { kind: 'hash-mismatch', seq } });
   });
@@ -109,13 +97,13 @@ describe('the console chain answer is `steerlog verify --json`', () => {
     const lines = readFileSync(join(ROOT, 'docs/examples/queue-steer-context.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; type: string; data: unknown; time: number });
     await store.append('session-queue-steer-context', lines.map((e) => ({ id: e.id, type: e.type, data: e.data, time: e.time })), 'no_stream');
     host = await startTestHost({ store });
-    const chain = await get<ConsoleChain>(host, '/api/chain/session-queue-steer-context');
+    const chain = await getJson<ConsoleChain>(host, '/api/chain/session-queue-steer-context');
     expect((await fetch(`${host.url}/api/chain/nope`)).status).toBe(404);
     expect((await fetch(`${host.url}/api/chain/session-queue-steer-context?anchor=zz`)).status).toBe(400);
     await host.close();
     host = null;
     for (const s of stores.splice(0)) await s.close();
-    const verified = await cli(verifyCommand, ['--store', `jsonl:${dir}`, 'session-queue-steer-context', '--json']);
+    const verified = await cliJson('verify', '--store', `jsonl:${dir}`, 'session-queue-steer-context', '--json');
     expect(chain.verification).toEqual((verified.sessions as unknown[])[0]);
     expect(chain.verification.status).toBe('unchained');
     expect(chain).toMatchObject({ publicKeyIds: [], heads: [], headCount: 0 });

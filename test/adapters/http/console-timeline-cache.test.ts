@@ -3,8 +3,6 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { auditCommand } from '../../../adapters/cli/audit-command.js';
-import { verifyCommand } from '../../../adapters/cli/verify-command.js';
 import type { ConsoleChain } from '../../../adapters/http/console-reads.js';
 import { DERIVED_DIR, digestOfLines, jsonlDerivedCache } from '../../../adapters/store/jsonl/derived-cache-files.js';
 import { openStore } from '../../../adapters/store/open-store.js';
@@ -15,23 +13,13 @@ import type { LogEvent } from '../../../domain/events.js';
 import type { EventStore } from '../../../runtime/ports/event-store.js';
 import { asNewEvents, chainedSession } from '../../support/chained-session.js';
 import { editStreamFile } from '../../support/edit-stream-file.js';
-import { startTestHost, type TestHost } from './http-support.js';
+import { cliJson, getJson, startTestHost, type TestHost } from './http-support.js';
 
 // The console keeps a stored session's timeline beside its stream (derived/), so the audit view of a long session
 // opens after a restart without a read of the whole log; it is served only while its claim holds, and checked
 // against the log's own derivation once the log is read.
 
 const SESSION = 'cached-1';
-const cli = async (command: typeof verifyCommand, argv: string[]): Promise<Record<string, unknown>> => {
-  let out = '';
-  await command(argv, { stdout: { write: (c: string) => (out += c) }, stderr: { write: () => true } });
-  return JSON.parse(out) as Record<string, unknown>;
-};
-const get = async <T>(host: TestHost, path: string): Promise<T> => {
-  const res = await fetch(`${host.url}${path}`);
-  expect(res.status, path).toBe(200);
-  return (await res.json()) as T;
-};
 
 let host: TestHost | null = null;
 const stores: EventStore[] = [];
@@ -90,8 +78,8 @@ describe('the console timeline cache', () => {
     const dir = await writeSession();
     const expected = sessionTimeline(SESSION, await storedEvents(dir));
     await openConsole(dir);
-    expect(await get<SessionTimeline>(host!, `/api/timeline/${SESSION}`)).toEqual(expected);
-    expect((await get<ConsoleChain>(host!, `/api/chain/${SESSION}`)).timeline).toBe('log');
+    expect(await getJson<SessionTimeline>(host!, `/api/timeline/${SESSION}`)).toEqual(expected);
+    expect((await getJson<ConsoleChain>(host!, `/api/chain/${SESSION}`)).timeline).toBe('log');
     await closeHost();
     // the header names the events it came from; the timeline follows
     const [header, body] = readFileSync(await cacheFile(dir), 'utf8').split('\n');
@@ -100,19 +88,19 @@ describe('the console timeline cache', () => {
     expect(JSON.parse(body!)).toEqual(expected);
 
     await openConsole(dir);
-    expect(await get<SessionTimeline>(host!, `/api/timeline/${SESSION}`)).toEqual(expected);
-    expect((await get<ConsoleChain>(host!, `/api/chain/${SESSION}`)).timeline).toBe('confirmed');
+    expect(await getJson<SessionTimeline>(host!, `/api/timeline/${SESSION}`)).toEqual(expected);
+    expect((await getJson<ConsoleChain>(host!, `/api/chain/${SESSION}`)).timeline).toBe('confirmed');
     // the summary and the export are the log's (the export reads the log itself)
-    expect((await get<TimelineSummary>(host!, `/api/timeline-summary/${SESSION}`)).totals.turns).toBe(expected.turns.length);
-    const exported = await get<unknown>(host!, `/api/export/${SESSION}`);
+    expect((await getJson<TimelineSummary>(host!, `/api/timeline-summary/${SESSION}`)).totals.turns).toBe(expected.turns.length);
+    const exported = await getJson<unknown>(host!, `/api/export/${SESSION}`);
     await closeHost();
-    expect(exported).toEqual(await cli(auditCommand, ['--store', `jsonl:${dir}`, SESSION, '--json']));
+    expect(exported).toEqual(await cliJson('audit', '--store', `jsonl:${dir}`, SESSION, '--json'));
   });
 
   it('an edited cache file is served until the log is read, then replaced, and the chain answer says so', async () => {
     const dir = await writeSession();
     await openConsole(dir);
-    const expected = await get<SessionTimeline>(host!, `/api/timeline/${SESSION}`);
+    const expected = await getJson<SessionTimeline>(host!, `/api/timeline/${SESSION}`);
     await closeHost();
     // a forger rewrites the timeline and keeps the header (its claim and digest still hold)
     const file = await cacheFile(dir);
@@ -123,11 +111,11 @@ describe('the console timeline cache', () => {
 
     await openConsole(dir);
     // what a cache says is served at once (the claim holds); the chain answer waits for the log's derivation
-    expect(JSON.stringify(await get<SessionTimeline>(host!, `/api/timeline/${SESSION}`))).toContain('lost it');
-    const chain = await get<ConsoleChain>(host!, `/api/chain/${SESSION}`);
+    expect(JSON.stringify(await getJson<SessionTimeline>(host!, `/api/timeline/${SESSION}`))).toContain('lost it');
+    const chain = await getJson<ConsoleChain>(host!, `/api/chain/${SESSION}`);
     expect(chain.timeline).toBe('replaced');
     expect(chain.verification.status).toBe('verified');
-    expect(await get<SessionTimeline>(host!, `/api/timeline/${SESSION}`)).toEqual(expected);
+    expect(await getJson<SessionTimeline>(host!, `/api/timeline/${SESSION}`)).toEqual(expected);
     await closeHost();
     // the cache is written again from the log
     await vi.waitFor(() => expect(readFileSync(file, 'utf8').split('\n')[1]).toBe(body), { timeout: 5000, interval: 20 });
@@ -136,34 +124,34 @@ describe('the console timeline cache', () => {
   it('is not served once the store file was edited: the timeline is the edited log, the chain broken at the edit', async () => {
     const dir = await writeSession();
     await openConsole(dir);
-    const before = await get<SessionTimeline>(host!, `/api/timeline/${SESSION}`);
+    const before = await getJson<SessionTimeline>(host!, `/api/timeline/${SESSION}`);
     await closeHost();
     const seq = await editStreamFile(dir, SESSION, 'and then?', 'and THEN?', 'agent/inbox/spliced');
     await editStreamFile(dir, SESSION, 'and then?', 'and THEN?', 'user/message');
 
     await openConsole(dir);
-    const timeline = await get<SessionTimeline>(host!, `/api/timeline/${SESSION}`);
-    const chain = await get<ConsoleChain>(host!, `/api/chain/${SESSION}`);
+    const timeline = await getJson<SessionTimeline>(host!, `/api/timeline/${SESSION}`);
+    const chain = await getJson<ConsoleChain>(host!, `/api/chain/${SESSION}`);
     await closeHost();
     expect(chain.timeline).toBe('log');
     expect(chain.verification).toMatchObject({ status: 'broken', break: { seq } });
     expect(timeline).not.toEqual(before);
     expect(JSON.stringify(timeline)).toContain('and THEN?');
     expect(timeline).toEqual(sessionTimeline(SESSION, await storedEvents(dir)));
-    expect(chain.verification).toEqual(((await cli(verifyCommand, ['--store', `jsonl:${dir}`, SESSION, '--json'])).sessions as unknown[])[0]);
+    expect(chain.verification).toEqual(((await cliJson('verify', '--store', `jsonl:${dir}`, SESSION, '--json')).sessions as unknown[])[0]);
   });
 
   it('is not served once the log has grown, nor when its version is another', async () => {
     const dir = await writeSession();
     await openConsole(dir);
-    await get<SessionTimeline>(host!, `/api/timeline/${SESSION}`);
+    await getJson<SessionTimeline>(host!, `/api/timeline/${SESSION}`);
     await closeHost();
     const file = await cacheFile(dir);
     const [header, body] = readFileSync(file, 'utf8').split('\n');
     writeFileSync(file, `${header!.replace('"version":1', '"version":999')}\n${body!.replace('find it', 'lost it')}`);
     await openConsole(dir);
-    expect(JSON.stringify(await get<SessionTimeline>(host!, `/api/timeline/${SESSION}`))).not.toContain('lost it');
-    expect((await get<ConsoleChain>(host!, `/api/chain/${SESSION}`)).timeline).toBe('log');
+    expect(JSON.stringify(await getJson<SessionTimeline>(host!, `/api/timeline/${SESSION}`))).not.toContain('lost it');
+    expect((await getJson<ConsoleChain>(host!, `/api/chain/${SESSION}`)).timeline).toBe('log');
     await closeHost();
 
     writeFileSync(file, `${readFileSync(file, 'utf8').split('\n')[0]}\n${body!.replace('find it', 'lost it')}`);
@@ -172,8 +160,8 @@ describe('the console timeline cache', () => {
     await store.append(SESSION, [{ id: 'late-1', type: 'session/note', time: 1_800_000_000_000, data: { text: 'later' } }], BigInt(n - 1));
     await store.close();
     await openConsole(dir);
-    expect(JSON.stringify(await get<SessionTimeline>(host!, `/api/timeline/${SESSION}`))).not.toContain('lost it');
-    expect((await get<ConsoleChain>(host!, `/api/chain/${SESSION}`)).timeline).toBe('log');
+    expect(JSON.stringify(await getJson<SessionTimeline>(host!, `/api/timeline/${SESSION}`))).not.toContain('lost it');
+    expect((await getJson<ConsoleChain>(host!, `/api/chain/${SESSION}`)).timeline).toBe('log');
   });
 
   it('the stored digest covers the header and the first events lines, and any byte of them', async () => {

@@ -1,3 +1,5 @@
+import { expect } from 'vitest';
+import { runCli } from '../cli/support/run-cli.js';
 import { Host } from '../../../host/host.js';
 import type { HostOptions } from '../../../host/host-types.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../../runtime/runtime.js';
@@ -131,4 +133,14 @@ export const openMirror = async (url: string, query = '', headers: Record<string
     close: () => ac.abort(),
     ended,
   };
+};
+
+/** `steerlog <argv…>` run in process (a `--json` command), its standard output parsed: what a console answer must equal. */
+export const cliJson = async (...argv: string[]): Promise<Record<string, unknown>> => JSON.parse((await runCli(...argv)).stdout) as Record<string, unknown>;
+
+/** A GET of the host's console API that must answer 200, its JSON body. */
+export const getJson = async <T>(host: TestHost, path: string): Promise<T> => {
+  const res = await fetch(`${host.url}${path}`);
+  expect(res.status, path).toBe(200);
+  return (await res.json()) as T;
 };
