@@ -42,14 +42,11 @@ import { createRuntime } from '../runtime/runtime.js';
 import { silentLogger } from '../runtime/logger.js';
 import type { Runtime } from '../runtime/runtime.js';
 type Agent = ReturnType<Runtime['createSession']>;
+import { argOf } from './support/bench-args.js';
 import { machineLine } from './support/machine.js';
 import { ms, openTimeOf, serveStore, wallOf, type Serve } from './support/steerlog-processes.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const argOf = (name: string, dflt: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : dflt;
-};
 const DIR = resolve(argOf('dir', join(ROOT, '.bench-store-scale')));
 /** The build measured: `--build <dir>` holding bin/ and dist/ (a copy of an earlier build, for a before/after run). */
 const BUILD = resolve(argOf('build', ROOT));
@@ -247,6 +244,13 @@ const wall = (args: string[]): { ms: number; status: number | null; out: string 
 const openTime = (dir: string): number => openTimeOf(BUILD, `jsonl:${dir}`);
 
 const serve = (dir: string, cli = CLI): Promise<Serve> => serveStore(cli, `jsonl:${dir}`);
+/** The round trip of one `session.history` page of 200 events after `after`, ms; throws unless it holds 200 events. */
+const historyPageMs = async (host: Serve, sessionId: string, after: number): Promise<number> => {
+  const res = await host.rpc('session.history', { sessionId, after, limit: 200 });
+  const v = res.body.result?.value as { events?: unknown[] } | undefined;
+  if (!res.body.result?.ok || v?.events?.length !== 200) throw new Error(`history failed: ${JSON.stringify(res.body).slice(0, 300)}`);
+  return res.ms;
+};
 
 const measure = async (): Promise<void> => {
   const label = argOf('label', 'run');
@@ -350,12 +354,7 @@ const measureHistory = async (): Promise<void> => {
       console.log(`## ${round}: serve until listening ${ms(host.startMs)}, first session.list ${ms(list.ms)}`);
       console.log('session | page after 1000: cold / again | deep page (last 200): cold / again | RSS after');
       for (const r of rows) {
-        const page = async (after: number): Promise<number> => {
-          const res = await host.rpc('session.history', { sessionId: r.sessionId, after, limit: 200 });
-          const v = res.body.result?.value as { events?: unknown[] } | undefined;
-          if (!res.body.result?.ok || v?.events?.length !== 200) throw new Error(`history failed: ${JSON.stringify(res.body).slice(0, 300)}`);
-          return res.ms;
-        };
+        const page = (after: number): Promise<number> => historyPageMs(host, r.sessionId, after);
         const near = [await page(1000), await page(1000)];
         const deepAfter = r.lastSeq! - 200;
         const deep = [await page(deepAfter), await page(deepAfter)];
@@ -419,12 +418,7 @@ const measureLong = async (): Promise<void> => {
         console.log(`## ${build.label}, ${round}: serve until listening ${ms(host.startMs)}, first session.list ${ms(list.ms)}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
         console.log('session | history page after 1000 (cold) | last 200 | cold prompt (receipt) | RSS after');
         for (const r of rows) {
-          const page = async (after: number): Promise<number> => {
-            const res = await host.rpc('session.history', { sessionId: r.sessionId, after, limit: 200 });
-            const v = res.body.result?.value as { events?: unknown[] } | undefined;
-            if (!res.body.result?.ok || v?.events?.length !== 200) throw new Error(`history failed: ${JSON.stringify(res.body).slice(0, 300)}`);
-            return res.ms;
-          };
+          const page = (after: number): Promise<number> => historyPageMs(host, r.sessionId, after);
           const near = await page(1000);
           const deep = await page(r.lastSeq! - 200);
           const prompt = await host.rpc('session.prompt', { sessionId: r.sessionId, mode: 'queue', content: [{ type: 'text', text: 'one more thing' }] });

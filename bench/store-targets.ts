@@ -23,14 +23,11 @@ import { fileURLToPath } from 'node:url';
 import { openJsonlEventStore } from '../adapters/store/jsonl/index.js';
 import { openPostgresEventStore } from '../adapters/store/postgres/index.js';
 import type { NewEvent } from '../runtime/ports/event-store.js';
+import { argOf } from './support/bench-args.js';
 import { machineLine } from './support/machine.js';
 import { ms, openTimeOf, serveStore, wallOf } from './support/steerlog-processes.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const argOf = (name: string, dflt: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : dflt;
-};
 const DIR = resolve(argOf('dir', join(ROOT, '.bench-store-scale')));
 const BUILD = resolve(argOf('build', ROOT));
 const CLI = join(BUILD, 'bin/steerlog.js');
