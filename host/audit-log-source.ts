@@ -3,7 +3,7 @@ import type { Agent } from '../runtime/agent.js';
 import type { EventStore } from '../runtime/ports/event-store.js';
 import { readStreamPages } from '../runtime/ports/paged-reads.js';
 import { envelopeOfRecorded } from '../runtime/ports/recorded-envelope.js';
-import type { AuditLogSource } from './session-audit.js';
+import { arrayLogSource, type AuditLogSource } from './session-audit.js';
 
 /**
  * The sources the console's audit reads a session's log from, by seq (host/session-audit.ts,
@@ -35,13 +35,12 @@ export const storedAuditLog = async (store: EventStore, sessionId: string): Prom
  */
 export const liveAuditLog = (store: EventStore, agent: Agent): AuditLogSource => {
   const base = agent.base;
-  const events = agent.events;
+  const held = arrayLogSource(agent.events, base);
   return {
-    lastSeq: base + events.length - 1,
+    lastSeq: held.lastSeq,
     async *read(from, to) {
-      const end = Math.min(to, base + events.length);
-      if (from < base) yield* storedRange(store, agent.sessionId, from, Math.min(end, base));
-      for (let i = Math.max(from, base); i < end; i += 2000) yield events.slice(i - base, Math.min(end, i + 2000) - base);
+      if (from < base) yield* storedRange(store, agent.sessionId, from, Math.min(to, held.lastSeq + 1, base));
+      yield* held.read(from, to);
     },
   };
 };

@@ -158,11 +158,17 @@ export interface AuditLogSource {
 /** Events an array source hands out at a time. */
 const ARRAY_PAGE = 2000;
 
-/** An {@link AuditLogSource} over a log held in memory. */
-export const arrayLogSource = (events: readonly LogEvent[]): AuditLogSource => ({
-  lastSeq: events.length - 1,
+/**
+ * An {@link AuditLogSource} over events held in memory: `events[i]` has seq `base + i` (a live session's window starts
+ * at its agent's `base`); seqs before `base` are not in it.
+ *
+ * @param base the seq of `events[0]`. @defaultValue 0
+ */
+export const arrayLogSource = (events: readonly LogEvent[], base = 0): AuditLogSource => ({
+  lastSeq: base + events.length - 1,
   async *read(from, to) {
-    for (let i = Math.max(0, from); i < Math.min(to, events.length); i += ARRAY_PAGE) yield events.slice(i, Math.min(to, events.length, i + ARRAY_PAGE));
+    const end = Math.min(to - base, events.length);
+    for (let i = Math.max(0, from - base); i < end; i += ARRAY_PAGE) yield events.slice(i, Math.min(end, i + ARRAY_PAGE));
   },
 });
 
