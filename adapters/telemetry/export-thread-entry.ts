@@ -2,13 +2,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { LogEvent } from '../../domain/events.js';
 import type { DerivedSpan } from '../../projections/telemetry/span-types.js';
 import type { StoreOperation } from '../../runtime/ports/store-operations.js';
-import { importOptionalPackage } from '../optional-package.js';
 import { LogRecordKind, type ExportThreadData, type FromExportThread, type ToExportThread } from './export-thread.js';
-import { createOtlpSpanExporter } from './otlp-exporter.js';
-import { SdkSpan } from './sdk-span.js';
+import { openSpanExportQueue } from './open-export-queue.js';
 import { createSpanFollower } from './span-follower.js';
-import { SpanExportQueue } from './span-export-queue.js';
-import { isTelemetryUnavailableError, TelemetryUnavailableError } from './telemetry-unavailable.js';
+import type { SpanExportQueue } from './span-export-queue.js';
+import { isTelemetryUnavailableError } from './telemetry-unavailable.js';
 
 /**
  * The export worker (started by `startExportThread`): loads the SDK and its OTLP/HTTP exporter, then follows the log
@@ -20,18 +18,13 @@ const port = parentPort;
 if (port === null) throw new Error('export-thread-entry runs on a worker thread');
 const data = workerData as ExportThreadData;
 const post = (m: FromExportThread): void => port.postMessage(m);
-const missing = (name: string, cause: unknown): Error => new TelemetryUnavailableError(name, { cause });
 
 const start = async (): Promise<void> => {
-  await importOptionalPackage('@opentelemetry/sdk-trace-base', (cause) => missing('@opentelemetry/sdk-trace-base', cause));
-  const { resourceFromAttributes } = (await importOptionalPackage('@opentelemetry/resources', (cause) => missing('@opentelemetry/resources', cause))) as {
-    resourceFromAttributes: (a: Record<string, string>) => unknown;
-  };
-  const exporter = await createOtlpSpanExporter(data.endpoint, data.protocol, missing);
-  const resource = resourceFromAttributes({ 'service.name': data.serviceName });
-  const queue: SpanExportQueue<DerivedSpan> = new SpanExportQueue<DerivedSpan>(exporter, (s) => new SdkSpan(s, resource), {
-    ...data.queue,
-    onSettled: () => post({ kind: 'stats', stats: queue.stats() }),
+  const queue: SpanExportQueue<DerivedSpan> = await openSpanExportQueue({
+    endpoint: data.endpoint,
+    protocol: data.protocol,
+    serviceName: data.serviceName,
+    queue: { ...data.queue, onSettled: () => post({ kind: 'stats', stats: queue.stats() }) },
   });
   const follower = createSpanFollower((s) => queue.add(s));
   const apply = (records: readonly unknown[]): void => {

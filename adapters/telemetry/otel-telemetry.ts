@@ -1,12 +1,10 @@
 import type { ContentRedaction, DerivedSpan } from '../../projections/telemetry/span-types.js';
 import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
-import { importOptionalPackage } from '../optional-package.js';
 import { startExportThread } from './export-thread.js';
-import { createOtlpSpanExporter, type OtlpProtocol } from './otlp-exporter.js';
-import { SdkSpan } from './sdk-span.js';
+import type { OtlpProtocol } from './otlp-exporter.js';
+import { openSpanExportQueue } from './open-export-queue.js';
 import { createSpanFollower } from './span-follower.js';
-import { TelemetryUnavailableError } from './telemetry-unavailable.js';
-import { SpanExportQueue, type SpanExporterLike, type SpanExportQueueOptions, type SpanExportStats } from './span-export-queue.js';
+import type { SpanExportQueue, SpanExporterLike, SpanExportQueueOptions, SpanExportStats } from './span-export-queue.js';
 
 /**
  * Live export through the official OpenTelemetry JS SDK: the spans the telemetry derivation completes as a session's
@@ -73,16 +71,15 @@ export interface OtelTelemetry extends SessionTelemetry {
   stats(): SpanExportStats;
 }
 
-const load = (name: string): Promise<unknown> => importOptionalPackage(name, (cause) => new TelemetryUnavailableError(name, { cause }));
-
 /** The export queue in front of the SDK exporter (`exporter`, or the OTLP/HTTP one of `protocol` for `endpoint`). */
-const openQueue = async (options: OtelTelemetryOptions): Promise<SpanExportQueue<DerivedSpan>> => {
-  await load('@opentelemetry/sdk-trace-base');
-  const { resourceFromAttributes } = (await load('@opentelemetry/resources')) as { resourceFromAttributes: (a: Record<string, string>) => unknown };
-  const exporter = (options.exporter as SpanExporterLike | undefined) ?? (await createOtlpSpanExporter(options.endpoint!, options.protocol ?? 'http/protobuf', (name, cause) => new TelemetryUnavailableError(name, { cause })));
-  const resource = resourceFromAttributes({ 'service.name': options.serviceName ?? 'steerlog' });
-  return new SpanExportQueue<DerivedSpan>(exporter, (s) => new SdkSpan(s, resource), { ...(options.queue ?? {}), immediate: options.simple === true });
-};
+const openQueue = (options: OtelTelemetryOptions): Promise<SpanExportQueue<DerivedSpan>> =>
+  openSpanExportQueue({
+    ...(options.exporter !== undefined ? { exporter: options.exporter as SpanExporterLike } : {}),
+    ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}),
+    protocol: options.protocol ?? 'http/protobuf',
+    serviceName: options.serviceName ?? 'steerlog',
+    queue: { ...(options.queue ?? {}), immediate: options.simple === true },
+  });
 
 /** The live export on the caller's thread: the follower and the queue beside the runtime. */
 const onThisThread = async (options: OtelTelemetryOptions): Promise<OtelTelemetry> => {
