@@ -8,7 +8,7 @@ import { modelMessageOf, type ModelMessage } from '../domain/model-messages.js';
 import { latchesWake, publicStatus } from '../domain/turn-machine.js';
 import { MessageTooLargeError, RuntimeError } from './errors.js';
 import { checkAbortCause, invalidArgument, optionalBoolean, readOptions, requireBoolean, requireFunction } from './arguments.js';
-import { describeHook, HOOK_NAMES, HookRegistry, type AgentHooks, type HookName } from './hooks.js';
+import { describeHook, HOOK_NAMES, hookActor, HookRegistry, type AgentHooks, type DecidingHook, type HookName } from './hooks.js';
 import { Inbox } from './inbox.js';
 import { queueEdits } from './queue-edits.js';
 import type { SessionLog } from './session-log.js';
@@ -110,13 +110,23 @@ export class Agent {
   #wokenBy: EventMetadata | undefined;
   /** The provenance of the cancel that aborted the running turn (recorded on its `turn/end`), until it ends. */
   #stoppedBy: EventMetadata | undefined;
+  /** The deciding hook whose listener's synchronous part runs now (what it sends is recorded as its own). */
+  #inHook: DecidingHook | null = null;
 
   constructor(sessionId: string, opts: AgentOptions) {
     this.sessionId = sessionId;
     this.#opts = opts;
     this.#log = opts.log;
     const tools = new Map((opts.tools ?? []).map((t) => [t.name, t]));
-    this.#hooks = new HookRegistry<Agent>(opts.logger);
+    this.#hooks = new HookRegistry<Agent>(opts.logger, (name, call) => {
+      const outer = this.#inHook;
+      this.#inHook = name;
+      try {
+        return call();
+      } finally {
+        this.#inHook = outer;
+      }
+    });
     this.#inbox = new Inbox(this.#log, this.#hooks, opts.restored?.inbox ?? initialInboxState(), () => this.#lastTurn());
     this.#phase = { kind: 'idle', lastTurn: opts.restored?.lastTurn ?? 0 };
     const window = opts.restored?.window;
@@ -141,7 +151,7 @@ export class Agent {
       lateToolResults: opts.lateToolResults ?? 'withhold',
       hooks: this.#hooks,
       retryPolicy: opts.retryPolicy ?? retryPolicy(),
-      requestErrorListeners: () => this.#hooks.listeners('request-error'),
+      requestErrorListeners: () => this.#hooks.decidingListeners('request-error'),
       now: () => (opts.clock ?? systemClock).now(),
       requests: this.#requests,
       // read at every proposed step, as the options were
@@ -420,9 +430,12 @@ export class Agent {
     });
   }
 
-  /** The metadata a call records: its own, with its actor (else the runtime's default actor). */
+  /**
+   * The metadata a call records: its own, with its actor — else, made by a deciding hook's listener (in its
+   * synchronous part), the hook (`hook:<name>`, kind `plugin`); else the runtime's default actor.
+   */
   #provenance(options: unknown, where: string): EventMetadata | undefined {
-    return provenance(readOptions(options, where, ['actor', 'metadata']), this.#opts.actor, where);
+    return provenance(readOptions(options, where, ['actor', 'metadata']), this.#inHook !== null ? hookActor(this.#inHook) : this.#opts.actor, where);
   }
 
   // ---- the log's surface messages ------------------------------------------------------------------------------

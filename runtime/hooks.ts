@@ -1,4 +1,5 @@
 import type { PreStepDecision } from '../domain/turn-machine.js';
+import type { Actor } from '../domain/event-metadata.js';
 import type { TurnError } from '../domain/events.js';
 import type { UserMessage } from '../domain/message.js';
 import type { Logger } from './logger.js';
@@ -96,10 +97,36 @@ export const HOOK_NAMES: readonly string[] = Object.keys({
 /** A hook name as an error message shows it: a string quoted, anything else by its type. */
 export const describeHook = (name: unknown): string => (typeof name === 'string' ? JSON.stringify(name) : typeof name);
 
+/** The hooks whose listeners decide what the runtime writes (the others are notifications). */
+export type DecidingHook = 'pre-step' | 'turn-stopping' | 'request-error';
+
+/**
+ * The actor of an input a deciding hook's listener sends without naming one: `hook:<name>`, kind `plugin` (code the
+ * deployment installed). Recorded in the `metadata.actor` of the event the send appends, so that the log tells the
+ * deployment's own inputs from the ones that came from outside (a replay check requires today's hooks to send them).
+ */
+export const hookActor = (name: DecidingHook): Actor => ({ id: `hook:${name}`, kind: 'plugin' });
+
+/** Does `actor` (an event's `metadata.actor`) name a deciding hook (see {@link hookActor})? */
+export const isHookActor = (actor: unknown): boolean => typeof actor === 'string' && /^hook:(pre-step|turn-stopping|request-error)$/.test(actor);
+
+/**
+ * Runs the synchronous part of a deciding listener's call (`call`) for hook `name`: how an agent knows that what is
+ * sent meanwhile is the hook's own.
+ */
+export type DecidingCall = <T>(name: DecidingHook, call: () => T) => T;
+
 /** Listener lists per hook. Notifications are contained: a throwing listener is logged, later listeners still run. */
 export class HookRegistry<A> {
   readonly #listeners = new Map<HookName, unknown[]>();
-  constructor(private readonly logger: Logger) {}
+  readonly #around: DecidingCall;
+  /** `around` runs each call of a deciding listener. @defaultValue the call as it is */
+  constructor(
+    private readonly logger: Logger,
+    around?: DecidingCall,
+  ) {
+    this.#around = around ?? ((_name, call) => call());
+  }
 
   on<K extends HookName>(name: K, listener: AgentHooks<A>[K]): () => void {
     const list = this.#listeners.get(name) ?? [];
@@ -114,6 +141,11 @@ export class HookRegistry<A> {
 
   listeners<K extends HookName>(name: K): AgentHooks<A>[K][] {
     return [...((this.#listeners.get(name) ?? []) as AgentHooks<A>[K][])];
+  }
+
+  /** The listeners of a deciding hook, in order, each call run by the registry's `around`. */
+  decidingListeners<K extends DecidingHook>(name: K): AgentHooks<A>[K][] {
+    return this.listeners(name).map((l) => ((...args: unknown[]) => this.#around(name, () => (l as (...a: unknown[]) => unknown)(...args))) as AgentHooks<A>[K]);
   }
 
   /** A contained emit. */

@@ -118,7 +118,7 @@ export const runTurn = async <A>(port: TurnPort<A>, p: RunningPhase): Promise<bo
       boundary++;
       const system = await assemble(port, n, k, signal);
       throwIfAborted(p);
-      const decision = await runPreStep(hooks.listeners('pre-step'), { agent, messages: claimed, turn: n, step: k, signal });
+      const decision = await runPreStep(hooks.decidingListeners('pre-step'), { agent, messages: claimed, turn: n, step: k, signal });
       throwIfAborted(p);
       const outcome = decideBoundary(decision, stepsEntered, ending);
       if (outcome.kind === 'close-turn') {
@@ -140,7 +140,7 @@ export const runTurn = async <A>(port: TurnPort<A>, p: RunningPhase): Promise<bo
       ending = mergeStepResult(ending, result);
       throwIfAborted(p);
       if (shouldAskTurnStopping(ending, L.size(port.inbox().nextStep))) {
-        for (const listener of hooks.listeners('turn-stopping')) await listener({ agent, turn: n, signal });
+        for (const listener of hooks.decidingListeners('turn-stopping')) await listener({ agent, turn: n, signal });
         throwIfAborted(p);
       }
       if (shouldCloseAfterStep(ending, L.size(port.inbox().nextStep))) {

@@ -1,6 +1,7 @@
 import type { EventMetadata } from '../../domain/event-metadata.js';
 import { isKnownEvent, type AbortCause, type LogEvent, type ToolResultData } from '../../domain/events.js';
 import type { Agent } from '../../runtime/agent.js';
+import { isHookActor } from '../../runtime/hooks.js';
 import type { RecordedLog } from './recorded-log.js';
 import { answerOf, concludedBy, failureOf, outcomeOf, type Pending } from './recorded-ports.js';
 import { noteReadmitted, type Readmitted } from './resent-inputs.js';
@@ -68,12 +69,13 @@ export const backoffAsRecorded = (scene: RecordedScene, live: Agent, position: n
 
 /**
  * Is `next` (at position `index`) an input from outside the runtime — a send, a queue edit or a cancel's removal —
- * rather than the runtime's own claim or what a tool result staged?
+ * rather than the runtime's own claim, what a tool result staged, or what a deciding hook's listener sent (its
+ * actor `hook:<name>`: today's hooks must send it again, the replay does not re-admit it)?
  */
 export const isOutsideInput = ({ recorded, metadataRecorded }: RecordedScene, next: LogEvent | undefined, index: number): next is LogEvent & { readonly type: 'agent/inbox/spliced' } => {
   if (next?.type !== 'agent/inbox/spliced' || !isKnownEvent(next)) return false;
   const data = next.data as { readonly target: string; readonly removedCount?: number; readonly outcome?: string; readonly inserted: readonly unknown[] };
-  if (isClaim(data) || next.metadata?.actor?.startsWith('tool:')) return false;
+  if (isClaim(data) || next.metadata?.actor?.startsWith('tool:') || isHookActor(next.metadata?.actor)) return false;
   // in a log without metadata, a next-step insertion right after a tool result is what the result staged
   return metadataRecorded || recorded[index - 1]?.type !== 'tool/result' || data.target !== 'next-step' || data.removedCount !== undefined;
 };

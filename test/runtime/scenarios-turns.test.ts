@@ -95,17 +95,19 @@ describe('scenarios 19–25: pre-step consumes before admission', () => {
     await h.agent.whenIdle();
     expect(h.durable().slice(6, 13)).toEqual(['SPL(NT,0,[R])', 'TS(2)', 'SPL(NS,0,rc=2)', 'SPL(NT,0,rc=1)', 'SS(2,1)', 'UM(C)', 'UM(S)']);
     expect(h.durable()[13]).toBe('UM(R)');
-    // the hook's inject and steer come right after the runtime's pre-step checkpoint: the replay re-admits them while that
-    // write is held, and the hook's own sends of them right after are those inputs (resent-inputs.ts)
+    // the hook's inject and steer are recorded as the hook's (actor hook:pre-step): the replay does not re-admit them,
+    // the hook's own sends in the replay's agent must write them again
+    expect(h.agent.events.filter((e) => e.metadata?.actor === 'hook:pre-step').map((e) => e.seq)).toEqual([4, 5]);
     await expectConsistent(h);
   });
 
   it('24: input staged during pre-step that enters the original batch runs as a second step of the same turn', async () => {
     const h = setup();
-    let first = true;
+    // the hook's state is kept per agent, so the replay check's agent runs it afresh
+    const done = new WeakSet<object>();
     h.agent.on('pre-step', (c, next) => {
-      if (first) {
-        first = false;
+      if (!done.has(c.agent)) {
+        done.add(c.agent);
         c.agent.inject(ctx('C'));
         c.agent.steer(msg('S'));
       }

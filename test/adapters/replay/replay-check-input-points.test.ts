@@ -78,10 +78,11 @@ describe('replayCheck re-admits a recorded input at the point it arrived', () =>
       agent.followup(msg('outside'));
     });
     expect(await replayCheck(both, { install: hook('from-hook') })).toEqual({ ok: true, events: both.length });
-    // the recorded steer is re-admitted; the changed hook's own steer is one more input, where the step starts
+    // the recorded steer is the hook's (actor hook:pre-step), not re-admitted: the changed hook's steer is named there
+    expect(steer.metadata).toEqual({ actor: 'hook:pre-step', actorKind: 'plugin' });
     expect(changed.ok ? null : { seq: changed.divergence.seq, type: changed.divergence.type, produced: JSON.stringify(changed.divergence.produced?.data) }).toEqual({
-      seq: steer.seq + 1,
-      type: 'step/start',
+      seq: steer.seq,
+      type: 'agent/inbox/spliced',
       produced: expect.stringContaining('"id":"changed"'),
     });
   });
