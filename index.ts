@@ -41,7 +41,7 @@ export type { Tool, ToolContext, ToolOutcome } from './runtime/tools.js';
 export type { LateToolResults } from './runtime/tool-runner.js';
 export { ToolResultCode, type ToolErrorFacts } from './runtime/tool-outcomes.js';
 export { Agent, type AgentOptions } from './runtime/agent.js';
-export type { AgentInbox, InputOptions, DurableReceipt, QueueEdits, QueueEditRefusal } from './runtime/agent-types.js';
+export type { AgentInbox, InputOptions, WakeOptions, DurableReceipt, QueueEdits, QueueEditRefusal } from './runtime/agent-types.js';
 export { eventSizeBytes, assertValidStreamId, MAX_STREAM_ID_BYTES, DEFAULT_MAX_EVENT_BYTES } from './runtime/ports/store-validation.js';
 export { SessionLog } from './runtime/session-log.js';
 export type { SessionLogOptions, AppendOptions } from './runtime/session-log-types.js';

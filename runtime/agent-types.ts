@@ -50,6 +50,17 @@ export interface InputOptions {
   readonly metadata?: EventMetadata;
 }
 
+/** Options of `wake`: who wakes, and whether an idle agent starts a turn with nothing pending. */
+export interface WakeOptions extends InputOptions {
+  /**
+   * An idle agent starts a turn even when nothing is pending: the turn claims nothing, and (unless a `pre-step`
+   * listener enters messages) ends `completed` without a step — as a turn does whose waking input was canceled
+   * before it started. How a replay reproduces such a recorded turn. While a turn or maintenance runs, the wake is
+   * the same as without it. @defaultValue false: with nothing pending, nothing runs
+   */
+  readonly evenIfEmpty?: boolean;
+}
+
 /** What `accept` resolves with: the message id, the seq of its splice, and the list it landed in (a waking send after an abort lands in next-turn). */
 export interface DurableReceipt {
   readonly messageId: MessageId;

@@ -18,7 +18,7 @@ import { RequestRecord } from './request-record.js';
 import { retryPolicy } from './retry-policy.js';
 import { runTurn, type RunningPhase, type TurnPort } from './turn.js';
 import type { LoopGate } from './loop-slices.js';
-import type { AgentInbox, ChildEventType, DurableReceipt, InputOptions, QueueEdits } from './agent-types.js';
+import type { AgentInbox, ChildEventType, DurableReceipt, InputOptions, QueueEdits, WakeOptions } from './agent-types.js';
 import type { Logger } from './logger.js';
 import type { Clock } from './ports/clock.js';
 import type { ModelPort } from './ports/model.js';
@@ -297,11 +297,13 @@ export class Agent {
    * Runs parked work without a new message: wakes the driver if anything is pending (after a resume, a blocked or
    * failed turn, a keepInbox cancel); while a driver or maintenance is active, the pending work runs once it settles.
    * Returns whether there was anything to run. The `actor` (or `metadata`) is recorded on the `turn/start` of the
-   * turn the wake runs.
+   * turn the wake runs. With `evenIfEmpty`, an idle agent starts a turn with nothing pending (see {@link WakeOptions}).
    */
-  wake(options: InputOptions = {}): boolean {
+  wake(options: WakeOptions = {}): boolean {
     const metadata = this.#provenance(options, 'wake(options)');
-    if (!hasPending(this.#inbox.state) || this.#disposing) return false;
+    const evenIfEmpty = optionalBoolean(readOptions(options, 'wake(options)', ['evenIfEmpty']).evenIfEmpty, 'wake(options).evenIfEmpty') ?? false;
+    const pending = hasPending(this.#inbox.state) || (evenIfEmpty && this.#phase.kind === 'idle');
+    if (!pending || this.#disposing) return false;
     this.#wokenBy = metadata;
     const p = this.#phase;
     // an explicit wake while a driver or maintenance is active: run whatever is still pending once it settles

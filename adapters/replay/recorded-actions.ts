@@ -189,7 +189,8 @@ export const actFor = (scene: RecordedScene, live: Agent, next: LogEvent, index:
       live.recordChildEvent(next.type, next.data as never);
       return true;
     case 'turn/start':
-      return live.status === 'idle' && live.wake(next.metadata ? { metadata: next.metadata } : {});
+      // a recorded turn whose waking input was canceled before it started claims nothing: it is woken all the same
+      return live.status === 'idle' && live.wake({ evenIfEmpty: true, ...(next.metadata ? { metadata: next.metadata } : {}) });
     case 'step/end':
       // a request the turn's abort struck before it answered anything: the recorded cancel is issued during it
       if (!requested(next.data) || log.endOf(next.data.turn)?.kind !== 'aborted') return false;
