@@ -325,8 +325,10 @@ export const makeEventValidators = (R: readonly Refinement[]): Readonly<Record<s
     if (x !== undefined) { if (!(v81(x))) return false; n++; } else if ("usage" in v) return false;
     x = v["interrupted"];
     if (x !== undefined) { if (!(v84(x))) return false; n++; } else if ("interrupted" in v) return false;
+    x = v["finishReason"];
+    if (x !== undefined) { if (!(v86(x))) return false; n++; } else if ("finishReason" in v) return false;
     x = v["sealed"];
-    if (x !== undefined) { if (!(v86(x))) return false; n++; } else if ("sealed" in v) return false;
+    if (x !== undefined) { if (!(v88(x))) return false; n++; } else if ("sealed" in v) return false;
     return n === keyCount(v) && freeze(v);
   };
   const v59 = (v: any): boolean => {
@@ -430,8 +432,10 @@ export const makeEventValidators = (R: readonly Refinement[]): Readonly<Record<s
   const v83 = (v: any): boolean => (v === undefined || v7(v));
   const v84 = (v: any): boolean => (v === undefined || v85(v));
   const v85 = (v: any): boolean => v === true;
-  const v86 = (v: any): boolean => (v === undefined || v36(v));
-  const v87 = (v: any): boolean => {
+  const v86 = (v: any): boolean => (v === undefined || v87(v));
+  const v87 = (v: any): boolean => (v === "stop" || v === "tool-calls" || v === "max-tokens");
+  const v88 = (v: any): boolean => (v === undefined || v36(v));
+  const v89 = (v: any): boolean => {
     if (!isPlain(v)) return false;
     let n = 0;
     let x: any;
@@ -442,23 +446,23 @@ export const makeEventValidators = (R: readonly Refinement[]): Readonly<Record<s
     if (x === undefined || !(v12(x))) return false;
     n++;
     x = v["callId"];
-    if (x === undefined || !(v88(x))) return false;
-    n++;
-    x = v["name"];
-    if (x === undefined || !(v89(x))) return false;
-    n++;
-    x = v["arguments"];
     if (x === undefined || !(v90(x))) return false;
     n++;
+    x = v["name"];
+    if (x === undefined || !(v91(x))) return false;
+    n++;
+    x = v["arguments"];
+    if (x === undefined || !(v92(x))) return false;
+    n++;
     x = v["sealed"];
-    if (x !== undefined) { if (!(v91(x))) return false; n++; } else if ("sealed" in v) return false;
+    if (x !== undefined) { if (!(v93(x))) return false; n++; } else if ("sealed" in v) return false;
     return n === keyCount(v) && freeze(v);
   };
-  const v88 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
-  const v89 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
-  const v90 = (v: any): boolean => typeof v === 'string';
-  const v91 = (v: any): boolean => (v === undefined || v36(v));
-  const v92 = (v: any): boolean => {
+  const v90 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
+  const v91 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
+  const v92 = (v: any): boolean => typeof v === 'string';
+  const v93 = (v: any): boolean => (v === undefined || v36(v));
+  const v94 = (v: any): boolean => {
     if (!isPlain(v)) return false;
     let n = 0;
     let x: any;
@@ -469,154 +473,154 @@ export const makeEventValidators = (R: readonly Refinement[]): Readonly<Record<s
     if (x === undefined || !(v12(x))) return false;
     n++;
     x = v["message"];
-    if (x === undefined || !(v93(x))) return false;
+    if (x === undefined || !(v95(x))) return false;
     n++;
     x = v["error"];
-    if (x !== undefined) { if (!(v100(x))) return false; n++; } else if ("error" in v) return false;
+    if (x !== undefined) { if (!(v102(x))) return false; n++; } else if ("error" in v) return false;
     x = v["meta"];
-    if (x !== undefined) { if (!(v104(x))) return false; n++; } else if ("meta" in v) return false;
+    if (x !== undefined) { if (!(v106(x))) return false; n++; } else if ("meta" in v) return false;
     x = v["sealed"];
-    if (x !== undefined) { if (!(v107(x))) return false; n++; } else if ("sealed" in v) return false;
+    if (x !== undefined) { if (!(v109(x))) return false; n++; } else if ("sealed" in v) return false;
     return n === keyCount(v) && freeze(v);
   };
-  const v93 = (v: any): boolean => {
+  const v95 = (v: any): boolean => {
     if (!isPlain(v)) return false;
     let n = 0;
     let x: any;
     x = v["role"];
-    if (x === undefined || !(v94(x))) return false;
-    n++;
-    x = v["callId"];
-    if (x === undefined || !(v95(x))) return false;
-    n++;
-    x = v["content"];
     if (x === undefined || !(v96(x))) return false;
     n++;
+    x = v["callId"];
+    if (x === undefined || !(v97(x))) return false;
+    n++;
+    x = v["content"];
+    if (x === undefined || !(v98(x))) return false;
+    n++;
     x = v["isError"];
-    if (x !== undefined) { if (!(v97(x))) return false; n++; } else if ("isError" in v) return false;
+    if (x !== undefined) { if (!(v99(x))) return false; n++; } else if ("isError" in v) return false;
     x = v["id"];
-    if (x !== undefined) { if (!(v99(x))) return false; n++; } else if ("id" in v) return false;
+    if (x !== undefined) { if (!(v101(x))) return false; n++; } else if ("id" in v) return false;
     return n === keyCount(v) && freeze(v);
   };
-  const v94 = (v: any): boolean => v === "tool";
-  const v95 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
-  const v96 = (v: any): boolean => Array.isArray(v) && every(v, v24) && freeze(v);
-  const v97 = (v: any): boolean => (v === undefined || v98(v));
-  const v98 = (v: any): boolean => typeof v === 'boolean';
-  const v99 = (v: any): boolean => (v === undefined || v21(v));
-  const v100 = (v: any): boolean => (v === undefined || v101(v));
-  const v101 = (v: any): boolean => {
+  const v96 = (v: any): boolean => v === "tool";
+  const v97 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
+  const v98 = (v: any): boolean => Array.isArray(v) && every(v, v24) && freeze(v);
+  const v99 = (v: any): boolean => (v === undefined || v100(v));
+  const v100 = (v: any): boolean => typeof v === 'boolean';
+  const v101 = (v: any): boolean => (v === undefined || v21(v));
+  const v102 = (v: any): boolean => (v === undefined || v103(v));
+  const v103 = (v: any): boolean => {
     if (!isPlain(v)) return false;
     let n = 0;
     let x: any;
     x = v["name"];
-    if (x === undefined || !(v102(x))) return false;
+    if (x === undefined || !(v104(x))) return false;
     n++;
     x = v["code"];
-    if (x === undefined || !(v103(x))) return false;
+    if (x === undefined || !(v105(x))) return false;
     n++;
     return n === keyCount(v) && freeze(v);
   };
-  const v102 = (v: any): boolean => typeof v === 'string';
-  const v103 = (v: any): boolean => typeof v === 'string';
-  const v104 = (v: any): boolean => (v === undefined || v105(v));
-  const v105 = (v: any): boolean => isPlain(v) && everyValue(v, v106) && freeze(v);
-  const v106 = (v: any): boolean => isJson(v);
-  const v107 = (v: any): boolean => (v === undefined || v36(v));
-  const v108 = (v: any): boolean => {
+  const v104 = (v: any): boolean => typeof v === 'string';
+  const v105 = (v: any): boolean => typeof v === 'string';
+  const v106 = (v: any): boolean => (v === undefined || v107(v));
+  const v107 = (v: any): boolean => isPlain(v) && everyValue(v, v108) && freeze(v);
+  const v108 = (v: any): boolean => isJson(v);
+  const v109 = (v: any): boolean => (v === undefined || v36(v));
+  const v110 = (v: any): boolean => {
     if (!isPlain(v)) return false;
     let n = 0;
     let x: any;
     x = v["version"];
-    if (x === undefined || !(v109(x))) return false;
-    n++;
-    x = v["mode"];
-    if (x === undefined || !(v110(x))) return false;
-    n++;
-    x = v["provider"];
     if (x === undefined || !(v111(x))) return false;
     n++;
-    x = v["label"];
+    x = v["mode"];
     if (x === undefined || !(v112(x))) return false;
     n++;
+    x = v["provider"];
+    if (x === undefined || !(v113(x))) return false;
+    n++;
+    x = v["label"];
+    if (x === undefined || !(v114(x))) return false;
+    n++;
     x = v["agentProvider"];
-    if (x !== undefined) { if (!(v113(x))) return false; n++; } else if ("agentProvider" in v) return false;
+    if (x !== undefined) { if (!(v115(x))) return false; n++; } else if ("agentProvider" in v) return false;
     x = v["agentModel"];
-    if (x !== undefined) { if (!(v115(x))) return false; n++; } else if ("agentModel" in v) return false;
+    if (x !== undefined) { if (!(v117(x))) return false; n++; } else if ("agentModel" in v) return false;
     x = v["persona"];
-    if (x !== undefined) { if (!(v117(x))) return false; n++; } else if ("persona" in v) return false;
+    if (x !== undefined) { if (!(v119(x))) return false; n++; } else if ("persona" in v) return false;
     x = v["toolFilter"];
-    if (x !== undefined) { if (!(v119(x))) return false; n++; } else if ("toolFilter" in v) return false;
+    if (x !== undefined) { if (!(v121(x))) return false; n++; } else if ("toolFilter" in v) return false;
     return n === keyCount(v) && freeze(v);
   };
-  const v109 = (v: any): boolean => v === 1;
-  const v110 = (v: any): boolean => (v === "continuable" || v === "one-shot");
-  const v111 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
-  const v112 = (v: any): boolean => typeof v === 'string';
-  const v113 = (v: any): boolean => (v === undefined || v114(v));
-  const v114 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
+  const v111 = (v: any): boolean => v === 1;
+  const v112 = (v: any): boolean => (v === "continuable" || v === "one-shot");
+  const v113 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
+  const v114 = (v: any): boolean => typeof v === 'string';
   const v115 = (v: any): boolean => (v === undefined || v116(v));
   const v116 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
   const v117 = (v: any): boolean => (v === undefined || v118(v));
-  const v118 = (v: any): boolean => typeof v === 'string';
+  const v118 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
   const v119 = (v: any): boolean => (v === undefined || v120(v));
-  const v120 = (v: any): boolean => Array.isArray(v) && every(v, v121) && freeze(v);
-  const v121 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
-  const v122 = (v: any): boolean => {
+  const v120 = (v: any): boolean => typeof v === 'string';
+  const v121 = (v: any): boolean => (v === undefined || v122(v));
+  const v122 = (v: any): boolean => Array.isArray(v) && every(v, v123) && freeze(v);
+  const v123 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
+  const v124 = (v: any): boolean => {
     if (!isPlain(v)) return false;
     let n = 0;
     let x: any;
     x = v["runId"];
-    if (x === undefined || !(v123(x))) return false;
+    if (x === undefined || !(v125(x))) return false;
     n++;
     x = v["childSessionId"];
-    if (x === undefined || !(v124(x))) return false;
+    if (x === undefined || !(v126(x))) return false;
     n++;
     x = v["mode"];
-    if (x === undefined || !(v110(x))) return false;
+    if (x === undefined || !(v112(x))) return false;
     n++;
     x = v["epoch"];
     if (x === undefined || !(v12(x))) return false;
     n++;
     x = v["childSeq"];
-    if (x !== undefined) { if (!(v125(x))) return false; n++; } else if ("childSeq" in v) return false;
+    if (x !== undefined) { if (!(v127(x))) return false; n++; } else if ("childSeq" in v) return false;
     return n === keyCount(v) && freeze(v);
   };
-  const v123 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
-  const v124 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
-  const v125 = (v: any): boolean => (v === undefined || v7(v));
-  const v126 = (v: any): boolean => {
+  const v125 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
+  const v126 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
+  const v127 = (v: any): boolean => (v === undefined || v7(v));
+  const v128 = (v: any): boolean => {
     if (!isPlain(v)) return false;
     let n = 0;
     let x: any;
     x = v["runId"];
-    if (x === undefined || !(v127(x))) return false;
+    if (x === undefined || !(v129(x))) return false;
     n++;
     x = v["childSessionId"];
-    if (x === undefined || !(v128(x))) return false;
+    if (x === undefined || !(v130(x))) return false;
     n++;
     x = v["mode"];
-    if (x === undefined || !(v110(x))) return false;
+    if (x === undefined || !(v112(x))) return false;
     n++;
     x = v["epoch"];
     if (x === undefined || !(v12(x))) return false;
     n++;
     x = v["stopReason"];
-    if (x === undefined || !(v129(x))) return false;
+    if (x === undefined || !(v131(x))) return false;
     n++;
     x = v["lastAssistantText"];
-    if (x !== undefined) { if (!(v130(x))) return false; n++; } else if ("lastAssistantText" in v) return false;
+    if (x !== undefined) { if (!(v132(x))) return false; n++; } else if ("lastAssistantText" in v) return false;
     x = v["sealed"];
-    if (x !== undefined) { if (!(v132(x))) return false; n++; } else if ("sealed" in v) return false;
+    if (x !== undefined) { if (!(v134(x))) return false; n++; } else if ("sealed" in v) return false;
     return n === keyCount(v) && freeze(v);
   };
-  const v127 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
-  const v128 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
-  const v129 = (v: any): boolean => (v === "completed" || v === "stopped" || v === "out-of-room" || v === "declined" || v === "failed" || v === "abnormal");
-  const v130 = (v: any): boolean => (v === undefined || v131(v));
-  const v131 = (v: any): boolean => typeof v === 'string';
-  const v132 = (v: any): boolean => (v === undefined || v36(v));
-  const v133 = (v: any): boolean => {
+  const v129 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
+  const v130 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
+  const v131 = (v: any): boolean => (v === "completed" || v === "stopped" || v === "out-of-room" || v === "declined" || v === "failed" || v === "abnormal");
+  const v132 = (v: any): boolean => (v === undefined || v133(v));
+  const v133 = (v: any): boolean => typeof v === 'string';
+  const v134 = (v: any): boolean => (v === undefined || v36(v));
+  const v135 = (v: any): boolean => {
     if (!isPlain(v)) return false;
     let n = 0;
     let x: any;
@@ -624,39 +628,39 @@ export const makeEventValidators = (R: readonly Refinement[]): Readonly<Record<s
     if (x === undefined || !(v7(x))) return false;
     n++;
     x = v["hash"];
-    if (x === undefined || !(v134(x))) return false;
+    if (x === undefined || !(v136(x))) return false;
     n++;
     x = v["keyId"];
-    if (x === undefined || !(v135(x))) return false;
+    if (x === undefined || !(v137(x))) return false;
     n++;
     x = v["signature"];
-    if (x === undefined || !(v136(x))) return false;
+    if (x === undefined || !(v138(x))) return false;
     n++;
     return n === keyCount(v) && freeze(v);
   };
-  const v134 = (v: any): boolean => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
-  const v135 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
-  const v136 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
-  const v137 = (v: any): boolean => {
+  const v136 = (v: any): boolean => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+  const v137 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
+  const v138 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
+  const v139 = (v: any): boolean => {
     if (!isPlain(v)) return false;
     let n = 0;
     let x: any;
     x = v["scope"];
-    if (x === undefined || !(v138(x))) return false;
+    if (x === undefined || !(v140(x))) return false;
     n++;
     x = v["subject"];
-    if (x === undefined || !(v139(x))) return false;
+    if (x === undefined || !(v141(x))) return false;
     n++;
     x = v["keyIds"];
-    if (x === undefined || !(v140(x))) return false;
+    if (x === undefined || !(v142(x))) return false;
     n++;
     return n === keyCount(v) && freeze(v);
   };
-  const v138 = (v: any): boolean => (v === "session" || v === "actor");
-  const v139 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
-  const v140 = (v: any): boolean => Array.isArray(v) && every(v, v141) && freeze(v);
+  const v140 = (v: any): boolean => (v === "session" || v === "actor");
   const v141 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
-  const v142 = (v: any): boolean => {
+  const v142 = (v: any): boolean => Array.isArray(v) && every(v, v143) && freeze(v);
+  const v143 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
+  const v144 = (v: any): boolean => {
     if (!isPlain(v)) return false;
     let n = 0;
     let x: any;
@@ -670,118 +674,118 @@ export const makeEventValidators = (R: readonly Refinement[]): Readonly<Record<s
     if (x === undefined || !(v12(x))) return false;
     n++;
     x = v["error"];
-    if (x === undefined || !(v143(x))) return false;
+    if (x === undefined || !(v145(x))) return false;
     n++;
     x = v["retryInMs"];
-    if (x !== undefined) { if (!(v152(x))) return false; n++; } else if ("retryInMs" in v) return false;
+    if (x !== undefined) { if (!(v154(x))) return false; n++; } else if ("retryInMs" in v) return false;
     x = v["sealed"];
-    if (x !== undefined) { if (!(v153(x))) return false; n++; } else if ("sealed" in v) return false;
+    if (x !== undefined) { if (!(v155(x))) return false; n++; } else if ("sealed" in v) return false;
     return n === keyCount(v) && freeze(v);
   };
-  const v143 = (v: any): boolean => {
+  const v145 = (v: any): boolean => {
     if (!isPlain(v)) return false;
     let n = 0;
     let x: any;
     x = v["message"];
-    if (x === undefined || !(v144(x))) return false;
+    if (x === undefined || !(v146(x))) return false;
     n++;
     x = v["code"];
-    if (x === undefined || !(v145(x))) return false;
+    if (x === undefined || !(v147(x))) return false;
     n++;
     x = v["status"];
-    if (x !== undefined) { if (!(v146(x))) return false; n++; } else if ("status" in v) return false;
+    if (x !== undefined) { if (!(v148(x))) return false; n++; } else if ("status" in v) return false;
     x = v["providerRetryAfterMs"];
-    if (x !== undefined) { if (!(v148(x))) return false; n++; } else if ("providerRetryAfterMs" in v) return false;
+    if (x !== undefined) { if (!(v150(x))) return false; n++; } else if ("providerRetryAfterMs" in v) return false;
     x = v["requestId"];
-    if (x !== undefined) { if (!(v150(x))) return false; n++; } else if ("requestId" in v) return false;
+    if (x !== undefined) { if (!(v152(x))) return false; n++; } else if ("requestId" in v) return false;
     return n === keyCount(v) && freeze(v);
   };
-  const v144 = (v: any): boolean => typeof v === 'string';
-  const v145 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
-  const v146 = (v: any): boolean => (v === undefined || v147(v));
-  const v147 = (v: any): boolean => typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0) && Number.isInteger(v);
+  const v146 = (v: any): boolean => typeof v === 'string';
+  const v147 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
   const v148 = (v: any): boolean => (v === undefined || v149(v));
-  const v149 = (v: any): boolean => typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0) && v >= 0;
+  const v149 = (v: any): boolean => typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0) && Number.isInteger(v);
   const v150 = (v: any): boolean => (v === undefined || v151(v));
-  const v151 = (v: any): boolean => typeof v === 'string';
-  const v152 = (v: any): boolean => (v === undefined || v7(v));
-  const v153 = (v: any): boolean => (v === undefined || v36(v));
-  const v154 = (v: any): boolean => {
+  const v151 = (v: any): boolean => typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0) && v >= 0;
+  const v152 = (v: any): boolean => (v === undefined || v153(v));
+  const v153 = (v: any): boolean => typeof v === 'string';
+  const v154 = (v: any): boolean => (v === undefined || v7(v));
+  const v155 = (v: any): boolean => (v === undefined || v36(v));
+  const v156 = (v: any): boolean => {
     if (!isPlain(v)) return false;
     let n = 0;
     let x: any;
     x = v["header"];
-    if (x === undefined || !(v155(x))) return false;
+    if (x === undefined || !(v157(x))) return false;
     n++;
     x = v["reason"];
-    if (x === undefined || !(v172(x))) return false;
+    if (x === undefined || !(v174(x))) return false;
     n++;
     x = v["sealed"];
-    if (x !== undefined) { if (!(v173(x))) return false; n++; } else if ("sealed" in v) return false;
+    if (x !== undefined) { if (!(v175(x))) return false; n++; } else if ("sealed" in v) return false;
     return n === keyCount(v) && freeze(v);
   };
-  const v155 = (v: any): boolean => {
+  const v157 = (v: any): boolean => {
     if (!isPlain(v)) return false;
     let n = 0;
     let x: any;
     x = v["config"];
-    if (x === undefined || !(v156(x))) return false;
+    if (x === undefined || !(v158(x))) return false;
     n++;
     x = v["adapterDefaults"];
-    if (x !== undefined) { if (!(v158(x))) return false; n++; } else if ("adapterDefaults" in v) return false;
+    if (x !== undefined) { if (!(v160(x))) return false; n++; } else if ("adapterDefaults" in v) return false;
     x = v["system"];
-    if (x !== undefined) { if (!(v161(x))) return false; n++; } else if ("system" in v) return false;
+    if (x !== undefined) { if (!(v163(x))) return false; n++; } else if ("system" in v) return false;
     x = v["tools"];
-    if (x !== undefined) { if (!(v163(x))) return false; n++; } else if ("tools" in v) return false;
+    if (x !== undefined) { if (!(v165(x))) return false; n++; } else if ("tools" in v) return false;
     return n === keyCount(v) && freeze(v);
   };
-  const v156 = (v: any): boolean => isPlain(v) && everyValue(v, v157) && freeze(v);
-  const v157 = (v: any): boolean => isJson(v);
-  const v158 = (v: any): boolean => (v === undefined || v159(v));
-  const v159 = (v: any): boolean => isPlain(v) && everyValue(v, v160) && freeze(v);
-  const v160 = (v: any): boolean => isJson(v);
-  const v161 = (v: any): boolean => (v === undefined || v162(v));
-  const v162 = (v: any): boolean => typeof v === 'string';
+  const v158 = (v: any): boolean => isPlain(v) && everyValue(v, v159) && freeze(v);
+  const v159 = (v: any): boolean => isJson(v);
+  const v160 = (v: any): boolean => (v === undefined || v161(v));
+  const v161 = (v: any): boolean => isPlain(v) && everyValue(v, v162) && freeze(v);
+  const v162 = (v: any): boolean => isJson(v);
   const v163 = (v: any): boolean => (v === undefined || v164(v));
-  const v164 = (v: any): boolean => Array.isArray(v) && every(v, v165) && freeze(v);
-  const v165 = (v: any): boolean => {
+  const v164 = (v: any): boolean => typeof v === 'string';
+  const v165 = (v: any): boolean => (v === undefined || v166(v));
+  const v166 = (v: any): boolean => Array.isArray(v) && every(v, v167) && freeze(v);
+  const v167 = (v: any): boolean => {
     if (!isPlain(v)) return false;
     let n = 0;
     let x: any;
     x = v["name"];
-    if (x === undefined || !(v166(x))) return false;
+    if (x === undefined || !(v168(x))) return false;
     n++;
     x = v["description"];
-    if (x !== undefined) { if (!(v167(x))) return false; n++; } else if ("description" in v) return false;
+    if (x !== undefined) { if (!(v169(x))) return false; n++; } else if ("description" in v) return false;
     x = v["parameters"];
-    if (x !== undefined) { if (!(v169(x))) return false; n++; } else if ("parameters" in v) return false;
+    if (x !== undefined) { if (!(v171(x))) return false; n++; } else if ("parameters" in v) return false;
     return n === keyCount(v) && freeze(v);
   };
-  const v166 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
-  const v167 = (v: any): boolean => (v === undefined || v168(v));
-  const v168 = (v: any): boolean => typeof v === 'string';
+  const v168 = (v: any): boolean => typeof v === 'string' && v.length >= 1;
   const v169 = (v: any): boolean => (v === undefined || v170(v));
-  const v170 = (v: any): boolean => isPlain(v) && everyValue(v, v171) && freeze(v);
-  const v171 = (v: any): boolean => isJson(v);
-  const v172 = (v: any): boolean => (v === "initial" || v === "resume" || v === "change");
-  const v173 = (v: any): boolean => (v === undefined || v36(v));
-  const v174 = (v: any): boolean => {
+  const v170 = (v: any): boolean => typeof v === 'string';
+  const v171 = (v: any): boolean => (v === undefined || v172(v));
+  const v172 = (v: any): boolean => isPlain(v) && everyValue(v, v173) && freeze(v);
+  const v173 = (v: any): boolean => isJson(v);
+  const v174 = (v: any): boolean => (v === "initial" || v === "resume" || v === "change");
+  const v175 = (v: any): boolean => (v === undefined || v36(v));
+  const v176 = (v: any): boolean => {
     if (!isPlain(v)) return false;
     let n = 0;
     let x: any;
     x = v["provider"];
-    if (x === undefined || !(v175(x))) return false;
+    if (x === undefined || !(v177(x))) return false;
     n++;
     x = v["model"];
-    if (x === undefined || !(v176(x))) return false;
+    if (x === undefined || !(v178(x))) return false;
     n++;
     x = v["contextWindow"];
-    if (x !== undefined) { if (!(v177(x))) return false; n++; } else if ("contextWindow" in v) return false;
+    if (x !== undefined) { if (!(v179(x))) return false; n++; } else if ("contextWindow" in v) return false;
     return n === keyCount(v) && freeze(v);
   };
-  const v175 = (v: any): boolean => typeof v === 'string';
-  const v176 = (v: any): boolean => typeof v === 'string';
-  const v177 = (v: any): boolean => (v === undefined || v12(v));
+  const v177 = (v: any): boolean => typeof v === 'string';
+  const v178 = (v: any): boolean => typeof v === 'string';
+  const v179 = (v: any): boolean => (v === undefined || v12(v));
   return {
     "session/created": v0,
     "session/end-seed": v14,
@@ -793,15 +797,15 @@ export const makeEventValidators = (R: readonly Refinement[]): Readonly<Record<s
     "user/message": v20,
     "assistant/chunk": v53,
     "assistant/message": v58,
-    "tool/call": v87,
-    "tool/result": v92,
-    "subagent/descriptor": v108,
-    "subagent/start": v122,
-    "subagent/end": v126,
-    "chain/head": v133,
-    "session/erased": v137,
-    "request/error": v142,
-    "request/header": v154,
-    "request/context": v174,
+    "tool/call": v89,
+    "tool/result": v94,
+    "subagent/descriptor": v110,
+    "subagent/start": v124,
+    "subagent/end": v128,
+    "chain/head": v135,
+    "session/erased": v139,
+    "request/error": v144,
+    "request/header": v156,
+    "request/context": v176,
   };
 };

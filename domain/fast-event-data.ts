@@ -167,8 +167,9 @@ const modelSource = (v: unknown): Plain | null =>
     : MISS;
 
 const assistantMessage = (v: unknown): Plain | null => {
-  if (!isPlain(v) || !isPos(v.turn) || !isPos(v.step) || !keysFit(v, ['turn', 'step', 'message'], ['usage', 'interrupted'])) return MISS;
+  if (!isPlain(v) || !isPos(v.turn) || !isPos(v.step) || !keysFit(v, ['turn', 'step', 'message'], ['usage', 'interrupted', 'finishReason'])) return MISS;
   if (v.interrupted !== undefined && v.interrupted !== true) return MISS;
+  if (v.finishReason !== undefined && v.finishReason !== 'stop' && v.finishReason !== 'tool-calls' && v.finishReason !== 'max-tokens') return MISS;
   const m = v.message;
   if (!isPlain(m) || m.role !== 'assistant' || !keysFit(m, ['role', 'content'], ['source'])) return MISS;
   if (!Array.isArray(m.content)) return MISS;
@@ -192,7 +193,9 @@ const assistantMessage = (v: unknown): Plain | null => {
     if (kept === MISS) return MISS;
     usage = kept;
   }
-  return mode === 'copy' ? freeze({ turn: v.turn, step: v.step, message, ...(usage !== undefined ? { usage } : {}), ...(v.interrupted === true ? { interrupted: true } : {}) }) : keep(v, copyShallow);
+  return mode === 'copy'
+    ? freeze({ turn: v.turn, step: v.step, message, ...(usage !== undefined ? { usage } : {}), ...(v.interrupted === true ? { interrupted: true } : {}), ...(v.finishReason !== undefined ? { finishReason: v.finishReason } : {}) })
+    : keep(v, copyShallow);
 };
 
 const toolCall = (v: unknown): Plain | null =>

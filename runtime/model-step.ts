@@ -223,6 +223,8 @@ export const runModelStep = async <A>(
     step,
     message: { role: 'assistant', content, ...(model.provider ? { source: { kind: 'model' as const, provider: model.provider, model: model.model ?? 'unknown' } } : {}) },
     ...(response.usage ? { usage: response.usage } : {}),
+    // the one finish reason the answer's content does not show (a cut answer is logged without its tool calls)
+    ...(response.finishReason === 'max-tokens' ? { finishReason: 'max-tokens' as const } : {}),
   });
   if (response.finishReason === 'max-tokens') return stepResultOf('max-tokens', 0, false);
   const calls = content.filter((b): b is ToolCallBlock => b.type === 'tool-call');

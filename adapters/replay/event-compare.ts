@@ -39,11 +39,18 @@ export const sameValue = (a: unknown, b: unknown): boolean => {
 
 const positionsOf = (events: readonly LogEvent[]): Map<string, number> => new Map(events.map((e, i) => [e.id as string, i]));
 
-/** An event as the replay compares it (without its metadata when `metadata` is false). */
-export const comparable = (e: LogEvent, positions: Positions, metadata = true): unknown => {
+/**
+ * An event as the replay compares it: without its metadata when `metadata` is false, and without an answer's
+ * `finishReason` when `finishReasons` is false (a log written before the runtime recorded them).
+ */
+export const comparable = (e: LogEvent, positions: Positions, metadata = true, finishReasons = true): unknown => {
   let data = e.data;
   if (e.type === 'session/created') {
     const { createdAt: _c, ...rest } = e.data as Record<string, unknown>;
+    data = rest;
+  }
+  if (!finishReasons && e.type === 'assistant/message') {
+    const { finishReason: _f, ...rest } = e.data as Record<string, unknown>;
     data = rest;
   }
   let meta: unknown = e.metadata;
@@ -57,10 +64,14 @@ export const comparable = (e: LogEvent, positions: Positions, metadata = true): 
 /**
  * Compares the events both logs have, incrementally: `next(produced)` checks only what it has not checked yet. A
  * recording that holds no metadata at all (written by the pure deciders, or by a writer that records no causation)
- * is compared without it.
+ * is compared without it; one that records no answer's finish reason while a turn of it ended `max-tokens` (written
+ * before the runtime recorded them) is compared without them.
  */
 export const divergenceFinder = (recorded: readonly LogEvent[]) => {
   const metadata = recorded.some((e) => e.metadata !== undefined);
+  const finishReasons =
+    recorded.some((e) => e.type === 'assistant/message' && (e.data as { finishReason?: string }).finishReason !== undefined) ||
+    !recorded.some((e) => e.type === 'turn/end' && (e.data as { reason: { kind: string } }).reason.kind === 'max-tokens');
   const recordedAt = positionsOf(recorded);
   const producedAt = new Map<string, number>();
   let checked = 0;
@@ -70,7 +81,7 @@ export const divergenceFinder = (recorded: readonly LogEvent[]) => {
       producedAt.set(p.id, checked);
       const r = recorded[checked];
       if (!r) return { seq: (recorded.at(-1)?.seq ?? -1) + 1, type: p.type, recorded: null, produced: p };
-      if (!sameValue(comparable(r, recordedAt, metadata), comparable(p, producedAt, metadata))) return { seq: r.seq, type: r.type, recorded: r, produced: p };
+      if (!sameValue(comparable(r, recordedAt, metadata, finishReasons), comparable(p, producedAt, metadata, finishReasons))) return { seq: r.seq, type: r.type, recorded: r, produced: p };
     }
     return null;
   };

@@ -1,5 +1,5 @@
 import type { EventMetadata } from '../../domain/event-metadata.js';
-import { isKnownEvent, type AbortCause, type LogEvent, type ToolResultData } from '../../domain/events.js';
+import { isKnownEvent, type AbortCause, type AssistantMessageData, type LogEvent, type ToolResultData } from '../../domain/events.js';
 import type { Agent } from '../../runtime/agent.js';
 import { isHookActor } from '../../runtime/hooks.js';
 import type { RecordedLog } from './recorded-log.js';
@@ -65,6 +65,21 @@ export const backoffAsRecorded = (scene: RecordedScene, live: Agent, position: n
   const over = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   live.cancel(abortCause(scene, turn), { keepInbox: true, metadata: turnEndMetadata(scene, turn) });
   return over;
+};
+
+/**
+ * Was a recorded answer cut at its token limit? Its `finishReason` says so when the log records it: the runtime
+ * writes `max-tokens` on every such answer, so in a turn that ended `max-tokens` and records one, an answer without
+ * it was not cut. A log written before the runtime recorded it has none: a turn ends max-tokens when any of its
+ * answers finished so (it is sticky: later tool rounds close the turn without a follow-up request), and the runtime
+ * logs such an answer without its tool calls, so in a max-tokens turn an answer without tool calls is given as cut,
+ * one with tool calls as finished for its calls, which ran.
+ */
+const cutAnswer = ({ recorded, log }: RecordedScene, answer: AssistantMessageData): boolean => {
+  if (answer.finishReason !== undefined) return answer.finishReason === 'max-tokens';
+  if (log.endOf(answer.turn)?.kind !== 'max-tokens') return false;
+  const recordsReasons = recorded.some((e) => e.type === 'assistant/message' && (e.data as AssistantMessageData).turn === answer.turn && (e.data as AssistantMessageData).finishReason !== undefined);
+  return !recordsReasons && !answer.message.content.some((b) => b.type === 'tool-call');
 };
 
 /**
@@ -138,12 +153,7 @@ export const actFor = (scene: RecordedScene, live: Agent, next: LogEvent, index:
         return true;
       }
       pending.request = null;
-      // the log does not record an answer's finish reason. A turn ends max-tokens when any of its answers finished so
-      // (it is sticky: later tool rounds close the turn without a follow-up request), and the runtime logs such an
-      // answer without its tool calls: in a max-tokens turn, an answer without tool calls is given as cut (one that
-      // finished otherwise still ends the turn max-tokens), one with tool calls as finished for its calls, which ran
-      const cut = log.endOf(next.data.turn)?.kind === 'max-tokens' && !next.data.message.content.some((b) => b.type === 'tool-call');
-      request!.answer(answerOf(next.data, cut));
+      request!.answer(answerOf(next.data, cutAnswer(scene, next.data)));
       return true;
     }
     case 'request/error':

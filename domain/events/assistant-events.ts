@@ -59,11 +59,21 @@ export const AssistantMessageDataSchema = z
     message: AssistantMessageSchema,
     usage: UsageSchema.optional(),
     interrupted: z.literal(true).optional(),
+    /**
+     * Why the model stopped, when the writer records it: `max-tokens` (the answer was cut at its token limit: the
+     * runtime ran none of its tool calls, and logs it without them), `tool-calls` or `stop`. steerlog's runtime writes
+     * it for a `max-tokens` answer, the one reason the answer's content does not show; a log written before it did
+     * has none, and stays valid.
+     */
+    finishReason: z.enum(['stop', 'tool-calls', 'max-tokens']).optional(),
     /** The answer's text, reasoning and tool arguments, encrypted (see sealed-content.ts). */
     sealed: SealedContentSchema.optional(),
   })
   .strict();
-/** The data of `assistant/message`: the model's complete answer in a step, its usage, and whether it was interrupted. */
+/**
+ * The data of `assistant/message`: the model's complete answer in a step, its usage, whether it was interrupted, and
+ * why the model stopped when that is recorded.
+ */
 export type AssistantMessageData = z.infer<typeof AssistantMessageDataSchema>;
 
 /** The zod schema of {@link AssistantChunkData}. */

@@ -36,6 +36,9 @@ const samples: readonly { readonly type: EventType; readonly data: unknown }[] =
     },
   },
   { type: 'assistant/message', data: { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'image', mediaType: 'image/png', data: 'AA==' }] } } },
+  // why the model stopped, when recorded
+  { type: 'assistant/message', data: { turn: 1, step: 2, message: { role: 'assistant', content: [{ type: 'text', text: 'cut' }] }, finishReason: 'max-tokens' } },
+  { type: 'assistant/message', data: { turn: 1, step: 2, message: { role: 'assistant', content: [] }, usage: { inputTokens: 1, outputTokens: 2 }, finishReason: 'stop' } },
   { type: 'tool/call', data: { turn: 1, step: 2, callId: 'c1', name: 'noop', arguments: '{"a":1}' } },
   { type: 'tool/result', data: { turn: 1, step: 2, message: { role: 'tool', callId: 'c1', content: [{ type: 'text', text: 'ok' }] } } },
   { type: 'tool/result', data: { turn: 1, step: 2, message: { role: 'tool', callId: 'c1', content: [], isError: true }, error: { name: 'E', code: 'X' } } },
@@ -72,7 +75,7 @@ describe('fastEventData (the parse fast path) accepts only what the schemas acce
       expect(zod.success).toBe(true);
       if (fast !== null) expect(fast).toEqual(zod.data);
     }
-    expect(samples.filter((s) => fastEventData(s.type, s.data) !== null).length).toBe(16);
+    expect(samples.filter((s) => fastEventData(s.type, s.data) !== null).length).toBe(18);
   });
 
   /** Every object and array inside `v` is frozen (in place, the checks freeze each one; nothing walks it again). */
