@@ -18,6 +18,13 @@ import type { HookRegistry } from './hooks.js';
 import { runModelStep, TurnAborted, type ModelStepPort } from './model-step.js';
 import { runPreStep } from './pre-step.js';
 import { errorFacts } from './turn-error.js';
+import { errorChain, RuntimeError } from './errors.js';
+
+/**
+ * How a turn's error begins when the checkpoint before its first pre-step failed (the store's error chain follows):
+ * `checkpoint before turn <n>'s first step failed: `.
+ */
+export const firstCheckpointFailed = (turn: number): string => `checkpoint before turn ${turn}'s first step failed: `;
 
 /** The agent's phase while its driver runs turns; a turn advances `turn` and `step` and may renew `abort`. */
 export interface RunningPhase {
@@ -110,9 +117,14 @@ export const runTurn = async <A>(port: TurnPort<A>, p: RunningPhase): Promise<bo
       const k = p.step + 1;
       const { claimed, spliceId } = port.claim(claimTargetAt(boundary), causedBy(turnStartId));
       claimId = spliceId ?? claimId;
-      // fail closed: the enqueue, turn/start and claim are durable before the first pre-step runs
+      // fail closed: the enqueue, turn/start and claim are durable before the first pre-step runs; a failure says
+      // which write failed (the turn/end records it, and a replay check fails the same write)
       if (boundary === 0) {
-        await log.checkpoint();
+        try {
+          await log.checkpoint();
+        } catch (e) {
+          throw new RuntimeError('checkpoint-failed', `${firstCheckpointFailed(n)}${errorChain(e)}`, { cause: e });
+        }
         if (port.gate) await port.gate.next();
       }
       boundary++;

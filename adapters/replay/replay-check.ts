@@ -15,7 +15,7 @@ import { recordedModel, recordedTools, type Pending } from './recorded-ports.js'
 import { actFor, backoffAsRecorded, isOutsideInput, withoutCause, type RecordedScene } from './recorded-actions.js';
 import { resumePoints } from './recorded-resumes.js';
 import { absorbResentInputs, noteReadmitted } from './resent-inputs.js';
-import { failedRequestCheckpoints, recordedFailures } from './recorded-failures.js';
+import { failedRequestCheckpoints, failedTurnCheckpoints, recordedFailures } from './recorded-failures.js';
 
 /**
  * The replay check (`steerlog replay --check`, `replayCheck`): today's runtime re-driven with a recorded session's
@@ -72,7 +72,8 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
   const kept = (e: LogEvent): boolean => provenanceRecorded || (e.type !== 'request/header' && e.type !== 'request/context');
   const resumes = resumePoints(recorded);
   const failures = recordedFailures(recorded);
-  const requestCheckpoints = failedRequestCheckpoints(recorded);
+  // the failed checkpoints before a model request and before a turn's first pre-step: the write that ends with this event fails
+  const requestCheckpoints = [...failedRequestCheckpoints(recorded), ...failedTurnCheckpoints(recorded)];
   /** The agent writing the session now (null while the replay resumes it). */
   let current: Agent | null = null;
   /** How many compared events the runtime has produced: the position of the next one. */
