@@ -103,4 +103,18 @@ describe('replayCheck requires the inputs a hook sent to be sent again by todayâ
     const result = await replayCheck(events, { install: onceMore(null) });
     expect(result).toMatchObject({ ok: false, divergence: { seq: steers[0]!.seq, type: 'agent/inbox/spliced', recorded: steers[0], produced: { type: 'turn/end' } } });
   });
+
+  it('what remains (docs/replay.md): an input a listener sends after an await is not recorded as the hookâ€™s, and is re-admitted, so its removal goes unnoticed', async () => {
+    const later = (text: string | null) => (agent: Agent) =>
+      agent.on('pre-step', async (c, next) => {
+        await Promise.resolve();
+        if (c.step === 1 && text !== null) c.agent.inject(msg(`late-${c.turn}`, text));
+        return next();
+      });
+    const events = await session(later('Be careful.'));
+    const late = events.find((e) => e.type === 'agent/inbox/spliced' && JSON.stringify(e.data).includes('late-1'))!;
+    expect(late.metadata).toBeUndefined();
+    expect(await replayCheck(events, { install: later('Be careful.') })).toEqual({ ok: true, events: events.length });
+    expect(await replayCheck(events, { install: later(null) })).toEqual({ ok: true, events: events.length });
+  });
 });
