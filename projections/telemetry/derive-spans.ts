@@ -227,7 +227,9 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
     }
     let status = UNSET;
     if (answer) {
-      if (answer.data.message.content.some((b) => b.type === 'tool-call')) attributes['gen_ai.response.finish_reasons'] = ['tool_calls'];
+      // an answer cut at its token limit says so (and is logged without its tool calls); one that asks for tools shows it
+      if (answer.data.finishReason === 'max-tokens') attributes['gen_ai.response.finish_reasons'] = ['length'];
+      else if (answer.data.message.content.some((b) => b.type === 'tool-call')) attributes['gen_ai.response.finish_reasons'] = ['tool_calls'];
       if (answer.data.interrupted) {
         attributes['error.type'] = 'interrupted';
         status = { code: 'error', message: 'the answer was interrupted' };

@@ -343,3 +343,20 @@ describe('deriveSpans over random sessions', () => {
     );
   });
 });
+
+describe('a cut answer’s chat span', () => {
+  it('says the answer finished for its length when the log records finishReason max-tokens', () => {
+    const b = new LogBuilder('s-cut');
+    b.followup(msg('A'));
+    b.turnStart();
+    const [a] = b.claim();
+    b.add('step/start', { turn: 1, step: 1 });
+    b.add('user/message', a!);
+    b.add('assistant/message', { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'cut' }] }, finishReason: 'max-tokens' });
+    b.add('step/end', { turn: 1, step: 1 });
+    b.turnEnd({ kind: 'max-tokens' });
+    const { spans, error } = deriveSpans(b.events as LogEvent[]);
+    expect(error).toBeNull();
+    expect(spans.find((s) => s.name.startsWith('chat'))?.attributes['gen_ai.response.finish_reasons']).toEqual(['length']);
+  });
+});
