@@ -48,9 +48,9 @@ const turnEndMetadata = ({ recorded }: RecordedScene, turn: number): EventMetada
 };
 /**
  * The wait before a retry, `position` events into the replay (its failed attempt's `request/error` already
- * written): over at once when the recording has the retry, or when it has none in a turn that did not end aborted
- * (the checkpoint before the retry's request failed); when an abort ended the wait, the recorded cancel is issued,
- * and the wait lasts until the runtime's abort ends it.
+ * written): over at once when the recording has the retry, or when it has none in a turn that ended with an error
+ * (the checkpoint before the retry's request failed); otherwise an abort ended the wait: the recorded cancel is
+ * issued, and the wait lasts until the runtime's abort ends it.
  */
 export const backoffAsRecorded = (scene: RecordedScene, live: Agent, position: number, signal: AbortSignal): Promise<void> => {
   const { recorded } = scene;
@@ -62,9 +62,8 @@ export const backoffAsRecorded = (scene: RecordedScene, live: Agent, position: n
     return d.turn === turn && d.step === step;
   };
   const retried = recorded.slice(position).some((e) => (e.type === 'assistant/message' || e.type === 'assistant/chunk' || e.type === 'request/error') && ofStep(e));
-  // no attempt after it in a turn that was not aborted: the wait ended, and the checkpoint before the retry failed
-  const end = scene.log.endOf(turn);
-  if (retried || (end !== null && end.kind !== 'aborted')) return Promise.resolve();
+  // no attempt after it in a turn that ended with an error: the wait ended, and the checkpoint before the retry failed
+  if (retried || scene.log.endOf(turn)?.kind === 'error') return Promise.resolve();
   const over = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   live.cancel(abortCause(scene, turn), { keepInbox: true, metadata: turnEndMetadata(scene, turn) });
   return over;
