@@ -106,11 +106,18 @@ export const readRecordedLog = (events: readonly LogEvent[]): RecordedLog => {
   const outstanding = new Map<string, string>();
   let system: string | undefined;
   let route: RequestContextData | null = null;
+  /** The step the events belong to now (`turn.step`), from its step/start. */
+  let step: string | null = null;
   for (const e of events) {
     if (!isKnownEvent(e)) continue;
     if (e.type === 'request/header') {
       system = e.data.header.system;
       tools ??= [...(e.data.header.tools ?? [])];
+      // a step's own header, even when nothing followed it (a crash before the answer)
+      if (step !== null) systems.set(step, system);
+    } else if (e.type === 'step/start') {
+      step = `${e.data.turn}.${e.data.step}`;
+      systems.set(step, system);
     } else if (e.type === 'request/context') route = e.data;
     else if (e.type === 'assistant/message' || e.type === 'request/error' || e.type === 'assistant/chunk') systems.set(`${e.data.turn}.${e.data.step}`, system);
     else if (e.type === 'turn/end') ends.set(e.data.turn, e.data.reason);
