@@ -1,6 +1,7 @@
 import type { EventMetadata } from '../../domain/event-metadata.js';
 import { isKnownEvent, type InboxSplicedData, type InboxTarget, type LogEvent } from '../../domain/events.js';
 import type { UserMessage } from '../../domain/message.js';
+import { isHookActor } from '../../runtime/hooks.js';
 
 /**
  * The inputs of a recorded session as a counterfactual replay re-admits them: every splice that came from outside
@@ -40,8 +41,18 @@ export interface RecordedInputs {
 
 const isClaim = (d: InboxSplicedData): boolean => d.removedCount !== undefined && d.outcome === undefined && d.inserted.length === 0;
 
+/** Options of {@link recordedInputs}. */
+export interface RecordedInputsOptions {
+  /**
+   * Are the inputs a hook sent after the boundary (actor `hook:<name>`) among them? Not when the deployment's hooks
+   * run in the replay: they send their own. What was pending at the boundary is kept either way. @defaultValue true
+   */
+  readonly hookInputs?: boolean;
+}
+
 /** Reads the inputs of `events` after `boundary` (a number of events), and the inbox pending at it. */
-export const recordedInputs = (events: readonly LogEvent[], boundary: number): RecordedInputs => {
+export const recordedInputs = (events: readonly LogEvent[], boundary: number, options: RecordedInputsOptions = {}): RecordedInputs => {
+  const hookInputs = options.hookInputs ?? true;
   type Item = { readonly message: UserMessage; readonly metadata: EventMetadata | undefined };
   const lists: Record<InboxTarget, Item[]> = { 'next-turn': [], 'next-step': [] };
   const inputs: RecordedInput[] = [];
@@ -68,7 +79,8 @@ export const recordedInputs = (events: readonly LogEvent[], boundary: number): R
         const appends = e.data.removedCount === undefined && e.data.start === list.length;
         const removed = list.splice(e.data.start, e.data.removedCount ?? 0, ...e.data.inserted.map((message) => ({ message, metadata: e.metadata })));
         const staged = e.metadata?.actor?.startsWith('tool:') === true;
-        if (e.seq >= boundary && !isClaim(e.data) && !staged) {
+        const hooks = !hookInputs && isHookActor(e.metadata?.actor);
+        if (e.seq >= boundary && !isClaim(e.data) && !staged && !hooks) {
           inputs.push({ seq: e.seq, at, splice: e.data, metadata: e.metadata, removedIds: removed.map((r) => r.message.id), appends });
         }
         break;

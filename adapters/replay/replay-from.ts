@@ -100,7 +100,8 @@ export const replaySession = async (origin: string, options: ReplaySessionOption
   const { events } = await loadSession(options.store, origin);
   if (events.length === 0) throw new ReplayPointError(`the store has no session ${origin}`);
   const { boundary, point } = replayBoundary(events, options.from);
-  const recorded = recordedInputs(events, boundary);
+  // the deployment's hooks, when installed, send their own inputs again
+  const recorded = recordedInputs(events, boundary, { hookInputs: options.install === undefined });
   const before = (turn: number, step: number): boolean => comparePoints({ turn, step, phase: 1 }, { ...point, phase: 1 }) < 0;
   const answers = new Map(events.flatMap((e) => (e.type === 'assistant/message' && isKnownEvent(e) && e.type === 'assistant/message' && !e.data.interrupted ? [[`${e.data.turn}.${e.data.step}`, e] as const] : [])));
   const results = events.filter((e) => e.type === 'tool/result');

@@ -7,6 +7,11 @@ import { diffSessions } from '../../../audit/session-diff.js';
 import type { Agent } from '../../../runtime/agent.js';
 import { enter } from '../../../runtime/hooks.js';
 import { randomProgram, randomReply, runRandomSession, type RandomProgram } from '../../support/random-session.js';
+import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
+import { createRuntime } from '../../../runtime/runtime.js';
+import { silentLogger } from '../../../runtime/logger.js';
+import { sequentialIds, steppingClock } from '../../../runtime/ports/clock.js';
+import { msg } from '../../../testing/log-builder.js';
 
 const noWait = { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0, random: () => 0 } as const;
 const entered = (events: readonly { type: string; data: unknown }[]) => events.filter((e) => e.type === 'user/message').map((e) => (e.data as { id: string }).id);
@@ -64,5 +69,30 @@ describe('replaySession (a counterfactual replay)', () => {
     expect(replayBoundary(agent.events, { seq: 1 })).toEqual({ boundary: 1, point: { turn: 1, step: 1 } });
     expect(() => replayBoundary(agent.events, { turn: 9, step: 1 })).toThrow(/no step 9.1/);
     expect(() => replayBoundary(agent.events, { seq: 10_000 })).toThrow(/outside/);
+  });
+});
+
+describe('replaySession with a hook that sends inputs', () => {
+  it('its recorded inputs are re-admitted without the hook, and sent once by the hook when installed', async () => {
+    const policy = (a: Agent) =>
+      a.on('pre-step', (c, next) => {
+        if (c.step === 1) c.agent.inject(msg(`policy-${c.turn}`, 'Be careful.', { kind: 'plugin', plugin: 'policy' }));
+        return next();
+      });
+    const store = new MemoryEventStore();
+    const runtime = createRuntime({ store, model: new ScriptedModel([], { whenExhausted: 'ok' }), clock: steppingClock(), ids: sequentialIds(), logger: silentLogger, writeBatchDelayMs: 0 });
+    const agent = runtime.createSession({ sessionId: 'hooked' });
+    policy(agent);
+    agent.followup(msg('A'));
+    agent.followup(msg('B'));
+    await agent.whenIdle();
+    await agent.dispose();
+    const policies = (events: readonly { type: string; data: unknown }[]) => entered(events).filter((id) => id.startsWith('policy-'));
+    expect(policies(agent.events)).toEqual(['policy-1', 'policy-2']);
+    const model = () => new ScriptedModel([], { whenExhausted: 'ok' });
+    const withHook = await replaySession('hooked', { store, from: { turn: 1, step: 1 }, model: model(), sessionId: 'with-hook', install: policy });
+    expect(policies(withHook.events.slice(withHook.boundary))).toEqual(['policy-1', 'policy-2']);
+    const without = await replaySession('hooked', { store, from: { turn: 1, step: 1 }, model: model(), sessionId: 'without' });
+    expect(policies(without.events.slice(without.boundary))).toEqual(['policy-1', 'policy-2']);
   });
 });
