@@ -51,7 +51,10 @@ export interface ReplaySessionOptions {
   readonly recordedTools?: boolean;
   /** The new session's id. @defaultValue `<origin>-replay-<random>` */
   readonly sessionId?: string;
-  /** Installs the deployment's hooks and plugins on the new session's agent. @defaultValue none */
+  /**
+   * Installs the deployment's hooks and plugins on the new session's agent; the inputs its hooks sent after the fork
+   * point (actor `hook:<name>`) are then theirs to send again, not re-admitted from the origin. @defaultValue none
+   */
   readonly install?: (agent: Agent) => void;
   /** The new session's system prompt. @defaultValue the one the origin's last `request/header` recorded (none if none) */
   readonly systemPrompt?: AgentOptions['systemPrompt'];
