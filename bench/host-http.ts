@@ -32,7 +32,7 @@ import { Client } from 'undici';
 import { openStore } from '../adapters/store/open-store.js';
 import pg from 'pg';
 import { machineLine } from './support/machine.js';
-import { type LoopDelay, LOOP_LEGEND, cellOf, loopCell, intervalCell, idleCell, gcCell } from './support/loop-probe-reading.js';
+import { type LoopDelay, LOOP_LEGEND, cellOf, loopCell, intervalCell, heldCell, idleCell, gcCell } from './support/loop-probe-reading.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const PROBE = join(ROOT, 'bench/support/loop-delay-probe.mjs');
@@ -270,8 +270,8 @@ console.log(machineLine());
 console.log(`load average at start: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 console.log(`${CONNECTIONS} connections (undici) × ${SECONDS} s measured after ${WARMUP_SECONDS} s of warm-up, ${SESSIONS} sessions, echo model (${ECHO_DELAY_MS === 0 ? 'no delay' : `${ECHO_DELAY_MS} ms per reply`}), write-behind window ${WRITE_BATCH_MS} ms`);
 console.log(LOOP_LEGEND);
-console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | 10 ms interval p50/p99/max (ms) | idle delay p99 · interval p99 (ms) | GC pauses | server CPU per admission | events per admission | server CPU per event | every accepted id exactly once |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | 10 ms interval p50/p99/max (ms) | CPU-held p99/p999/max (ms) | idle delay p99 · interval p99 (ms) | GC pauses | server CPU per admission | events per admission | server CPU per event | every accepted id exactly once |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 const summaries: string[] = [];
 for (const run of runs) {
   const builds: [string, string][] = run.store === 'bare' ? [['-', ROOT]] : BASELINE ? Array.from({ length: PAIRS }, (): [string, string][] => [['baseline', BASELINE], ['this', ROOT]]).flat() : [['this', ROOT]];
@@ -283,7 +283,7 @@ for (const run of runs) {
       cpu.set(name, { cpuMs: sum.cpuMs + r.loop.reduce((a, l) => a + l!.cpuMs, 0), admissions: sum.admissions + r.admissions });
     }
     const once = r.exactlyOnce === null ? '-' : r.exactlyOnce ? 'yes' : 'NO';
-    console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${intervalCell(r.loop)} | ${idleCell(r.idle)} | ${gcCell(r.loop)} | ${cpuCell(r)} | ${r.eventsPerAdmission === null ? '-' : r.eventsPerAdmission.toFixed(2)} | ${cpuPerEventCell(r)} | ${once} |`);
+    console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${intervalCell(r.loop)} | ${heldCell(r.loop)} | ${idleCell(r.idle)} | ${gcCell(r.loop)} | ${cpuCell(r)} | ${r.eventsPerAdmission === null ? '-' : r.eventsPerAdmission.toFixed(2)} | ${cpuPerEventCell(r)} | ${once} |`);
   }
   // the runs of each build pooled: CPU over admissions, and this build's ratio to the baseline's
   const pooled = (name: string) => {

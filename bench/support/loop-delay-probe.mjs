@@ -12,8 +12,13 @@
 //   held before it could run it.
 // And, from a PerformanceObserver of 'gc' entries: the garbage collector's pauses of the reading (count, total and
 // longest, ms), minor (scavenges of the young generation) and major (mark-sweep-compact, incremental marking) apart.
+// And `cpuHeld` (p50/p99/p999/max, ms): a 1 ms timer of the probe's own reads the process's CPU time (user + system)
+// at each run; what the process spent between two runs, capped at the wall time between them, is how long its own
+// work held the loop then. Unlike the delay it hardly grows when other processes take the machine's cores (time the
+// process waits for a core is not CPU time), so it compares builds on a loaded machine; it counts the process's other
+// threads too (GC helpers, the libuv pool), hence the cap.
 // Each line also carries cpuMs, the process's CPU time (user + system) since the previous SIGUSR2.
-import { monitorEventLoopDelay, PerformanceObserver, constants } from 'node:perf_hooks';
+import { monitorEventLoopDelay, createHistogram, PerformanceObserver, constants } from 'node:perf_hooks';
 import { appendFileSync } from 'node:fs';
 
 const file = process.env.STEERLOG_LOOP_DELAY_FILE;
@@ -23,6 +28,19 @@ if (file) {
   fine.enable();
   coarse.enable();
   const ms = (ns) => Number((ns / 1e6).toFixed(2));
+  // the CPU time between two runs of a 1 ms timer, capped at the wall time between them (recorded in µs)
+  const held = createHistogram();
+  let lastCpu = process.cpuUsage();
+  let lastWall = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    const c = process.cpuUsage();
+    const cpuUs = c.user - lastCpu.user + (c.system - lastCpu.system);
+    held.record(Math.max(1, Math.round(Math.min(cpuUs, (now - lastWall) * 1000))));
+    lastCpu = c;
+    lastWall = now;
+  }, 1).unref();
+  const heldMs = (us) => Number((us / 1e3).toFixed(2));
   /** The fine histogram's figures less its resolution: the lateness of the 1 ms timer. */
   const late = (ns) => Math.max(0, ms(ns - 1e6));
   const gcEmpty = () => ({ minor: { count: 0, ms: 0, max: 0 }, major: { count: 0, ms: 0, max: 0 } });
@@ -50,12 +68,14 @@ if (file) {
       mean: late(fine.mean),
       count: fine.count,
       interval10: { p50: ms(coarse.percentile(50)), p99: ms(coarse.percentile(99)), p999: ms(coarse.percentile(99.9)), max: ms(coarse.max), mean: ms(coarse.mean), count: coarse.count },
+      cpuHeld: { p50: heldMs(held.percentile(50)), p99: heldMs(held.percentile(99)), p999: heldMs(held.percentile(99.9)), max: heldMs(held.max) },
       gc: { minor: round(gc.minor), major: round(gc.major) },
       cpuMs: Math.round((used.user + used.system) / 1000),
     };
     appendFileSync(file, `${JSON.stringify(line)}\n`);
     fine.reset();
     coarse.reset();
+    held.reset();
     gc = gcEmpty();
   });
 }
