@@ -64,9 +64,10 @@ class Waiters {
  * serialized and published) ran in that phase for all of them at once, and every request and timer waited behind it.
  * With it, a turn of the loop runs at most `budgetMs` of that work, then the pending I/O and timers, then the rest.
  *
- * A caller released runs its slice in the microtasks after its release; the next caller is released once that slice
- * yields (awaits), so the budget is checked between slices (a slice that runs long is not cut). An idle process pays
- * one `setImmediate` per slice.
+ * A caller released runs its slice in the microtasks after its release; the next caller is released in the tick after
+ * them, once the microtasks that slice chained ran (its awaits of settled promises included: an admission's checks
+ * before its append, its receipt's write), so the budget is checked between whole slices (a slice that runs long is
+ * not cut, and one that waits for I/O ends its slice there). An idle process pays one `setImmediate` per slice.
  */
 export class LoopSlices implements LoopGate {
   readonly #budgetMs: number;
@@ -130,8 +131,9 @@ export class LoopSlices implements LoopGate {
       if (spent >= this.#budgetMs) return this.#arm();
       const queue = this.#first.size > 0 && (spent < firstUntil || this.#rest.size === 0) ? this.#first : this.#rest.size > 0 ? this.#rest : this.#first;
       queue.take()();
-      // after the released caller's first synchronous slice (its continuation was queued first)
-      queueMicrotask(step);
+      // after the released caller's slice: all the microtasks it chains (its continuation was queued first, and a
+      // tick runs only once the microtask queue is empty), so the budget counts its whole slice, not its first hop
+      queueMicrotask(() => process.nextTick(step));
     };
     step();
   }

@@ -17,8 +17,8 @@ const manualLoop = () => {
       const runs = queued;
       queued = [];
       for (const r of runs) r();
-      // the released callers' continuations and the release's own steps run in the microtasks after the phase
-      for (let i = 0; i < 50; i++) await Promise.resolve();
+      // the released callers' continuations (microtasks) and the release's own steps (ticks) run after the phase
+      for (let i = 0; i < 50; i++) await new Promise((r) => process.nextTick(r));
     },
   };
 };
@@ -58,6 +58,28 @@ describe('LoopSlices', () => {
     await loop.turn();
     expect(ran).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(loop.pending()).toBe(0);
+  });
+
+  it('counts a slice to its end, not to its first await: work after a few awaits is inside the budget', async () => {
+    const loop = manualLoop();
+    let clock = 0;
+    const slices = new LoopSlices({ budgetMs: 4, now: () => clock, schedule: loop.schedule });
+    const ran: number[] = [];
+    // each caller checks a few things (awaits of settled promises, as an admission does), then runs 1.5 ms of work
+    for (let i = 0; i < 8; i++)
+      void (async () => {
+        await slices.next();
+        await null;
+        await Promise.resolve();
+        await null;
+        clock += 1.5;
+        ran.push(i);
+      })();
+    await loop.turn();
+    // three slices (0, 1.5, 3.0 < 4); released on their first await only, all eight would run in this loop turn
+    expect(ran).toEqual([0, 1, 2]);
+    await loop.turn();
+    expect(ran).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
   it('lets the timers of the process run between the slices of a long queue (real event loop)', async () => {
