@@ -32,6 +32,7 @@ import { Client } from 'undici';
 import { openStore } from '../adapters/store/open-store.js';
 import pg from 'pg';
 import { machineLine } from './support/machine.js';
+import { type LoopDelay, LOOP_LEGEND, cellOf, loopCell, intervalCell, heldCell, idleCell, gcCell } from './support/loop-probe-reading.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const PROBE = join(ROOT, 'bench/support/loop-delay-probe.mjs');
@@ -48,6 +49,8 @@ const ONLY = process.env['BENCH_ONLY'] ?? '';
 const ECHO_DELAY_MS = Number(process.env['BENCH_ECHO_DELAY_MS'] ?? 0);
 /** How many baseline/this pairs each configuration runs with `BENCH_BASELINE` (A-B-A-B…). */
 const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 2);
+/** How long each run's servers idle before the load, for the loop probe's calibration (ms). */
+const IDLE_MS = Number(process.env['BENCH_IDLE_MS'] ?? 1000);
 const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 let schemas = 0;
@@ -61,17 +64,6 @@ const dropSchema = async (schema: string): Promise<void> => {
     await client.end();
   }
 };
-
-interface LoopDelay {
-  readonly p50: number;
-  readonly p99: number;
-  readonly p999: number;
-  readonly max: number;
-  readonly mean: number;
-  readonly count: number;
-  /** CPU time of the process (user + system) over the reading, ms. */
-  readonly cpuMs: number;
-}
 
 /** A server process of the benchmark: its URL, its loop-delay readings, stop. */
 interface Server {
@@ -160,6 +152,8 @@ interface Result {
   readonly p99: number;
   readonly p999: number;
   readonly loop: (LoopDelay | null)[];
+  /** The same readings over a second of the idle servers before the load. */
+  readonly idle: (LoopDelay | null)[];
   readonly exactlyOnce: boolean | null;
   /** Events in the stores per accepted prompt (the splice, and the turns the prompts caused); null for the bare server. */
   readonly eventsPerAdmission: number | null;
@@ -176,6 +170,10 @@ const runOnce = async (run: Run, root: string): Promise<Result> => {
   const servers: Server[] = [];
   try {
     for (let i = 0; i < run.hosts; i++) servers.push(run.store === 'bare' ? await startBare() : await startHost(root, spec));
+    // the probe's calibration: the servers started and idle for a second (what the loop figures read with nothing to do)
+    await Promise.all(servers.map((s) => s.loopDelay()));
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    const idle = await Promise.all(servers.map((s) => s.loopDelay()));
     const sessions = Array.from({ length: SESSIONS }, (_, s) => `${tag}-s${s}`);
     const clients = Array.from({ length: CONNECTIONS }, (_, c) => new Client(servers[(c % SESSIONS) % servers.length]!.url, { pipelining: 1, keepAliveTimeout: 30_000 }));
     // each session is created on (and so owned by) one host; the connections that prompt it talk to that host
@@ -239,7 +237,7 @@ const runOnce = async (run: Run, root: string): Promise<Result> => {
       if (process.env['BENCH_EVENT_TYPES']) console.error(`${run.label}: ${events} events for ${accepted.size} admissions:`, Object.fromEntries(types));
     }
     const sorted = Float64Array.from(latencies).sort();
-    return { admissions: admitted, refused, rate: admitted / seconds, p50: pct(sorted, 50), p99: pct(sorted, 99), p999: pct(sorted, 99.9), loop, exactlyOnce, eventsPerAdmission: accepted.size > 0 && run.store !== 'bare' ? events / accepted.size : null };
+    return { admissions: admitted, refused, rate: admitted / seconds, p50: pct(sorted, 50), p99: pct(sorted, 99), p999: pct(sorted, 99.9), loop, idle, exactlyOnce, eventsPerAdmission: accepted.size > 0 && run.store !== 'bare' ? events / accepted.size : null };
   } finally {
     for (const s of servers) await s.stop();
     rmSync(jsonlDir, { recursive: true, force: true });
@@ -268,14 +266,12 @@ const cpuPerEventCell = (r: Result) =>
   r.loop.every((l) => l !== null) && r.eventsPerAdmission !== null && r.admissions > 0
     ? `${((1000 * r.loop.reduce((a, l) => a + l!.cpuMs, 0)) / (r.admissions * r.eventsPerAdmission)).toFixed(0)} µs`
     : 'n/a';
-const loopCell = (loop: (LoopDelay | null)[]) =>
-  loop.every((l) => l !== null) ? loop.map((l) => `${l!.p50.toFixed(0)}/${l!.p99.toFixed(0)}/${l!.max.toFixed(0)}`).join(' · ') : 'n/a';
-
 console.log(machineLine());
 console.log(`load average at start: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 console.log(`${CONNECTIONS} connections (undici) × ${SECONDS} s measured after ${WARMUP_SECONDS} s of warm-up, ${SESSIONS} sessions, echo model (${ECHO_DELAY_MS === 0 ? 'no delay' : `${ECHO_DELAY_MS} ms per reply`}), write-behind window ${WRITE_BATCH_MS} ms`);
-console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | server CPU per admission | events per admission | server CPU per event | every accepted id exactly once |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log(LOOP_LEGEND);
+console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | 10 ms interval p50/p99/max (ms) | CPU-held p99/p999/max (ms) | idle delay p99 · interval p99 (ms) | GC pauses | server CPU per admission | events per admission | server CPU per event | every accepted id exactly once |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 const summaries: string[] = [];
 for (const run of runs) {
   const builds: [string, string][] = run.store === 'bare' ? [['-', ROOT]] : BASELINE ? Array.from({ length: PAIRS }, (): [string, string][] => [['baseline', BASELINE], ['this', ROOT]]).flat() : [['this', ROOT]];
@@ -287,7 +283,7 @@ for (const run of runs) {
       cpu.set(name, { cpuMs: sum.cpuMs + r.loop.reduce((a, l) => a + l!.cpuMs, 0), admissions: sum.admissions + r.admissions });
     }
     const once = r.exactlyOnce === null ? '-' : r.exactlyOnce ? 'yes' : 'NO';
-    console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${cpuCell(r)} | ${r.eventsPerAdmission === null ? '-' : r.eventsPerAdmission.toFixed(2)} | ${cpuPerEventCell(r)} | ${once} |`);
+    console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${intervalCell(r.loop)} | ${heldCell(r.loop)} | ${idleCell(r.idle)} | ${gcCell(r.loop)} | ${cpuCell(r)} | ${r.eventsPerAdmission === null ? '-' : r.eventsPerAdmission.toFixed(2)} | ${cpuPerEventCell(r)} | ${once} |`);
   }
   // the runs of each build pooled: CPU over admissions, and this build's ratio to the baseline's
   const pooled = (name: string) => {

@@ -157,7 +157,8 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     let children!: ChildManager;
     telemetry = v.otlp !== undefined ? await createOtelTelemetry({ endpoint: v.otlp, protocol: otlpProtocol }) : undefined;
     // a cold session resumes from its latest fold snapshot: its agent holds its log from there (docs/store-jsonl.md)
-    // the sessions' turns and the prompts' admissions share the event loop in slices (runtime/loop-slices.ts)
+    // the sessions' turns and the prompts' admissions share the event loop in slices (runtime/loop-slices.ts), the
+    // admissions first: a receipt does not queue behind the checkpoints of every running turn
     const slices = new LoopSlices();
     const runtime = createRuntime({ store, model, writeBatchDelayMs, logger, resumeFromSnapshots: true, turnGate: slices, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}), ...(telemetry ? { telemetry } : {}), ...(chain.signer ? { signer: chain.signer } : {}) });
     children = new ChildManager({ runtime, logger });
@@ -167,7 +168,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
       ownership = await openPostgresOwnership({ url: spec, hostId, leaseMs, advertise: () => v.advertise ?? holder.url });
     } else ownership = localOwnership(hostId);
     const maxImageBytes = imageLimit(v['max-image-bytes'], { bodyLimitBytes, maxEventBytes: runtime.maxEventBytes, sealed: keys !== null });
-    const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, admissionGate: slices, referenceFrames: args.flags['reference-frames'] === true, logger, ...(setup ? { onSession: (agent) => setup(agent, { children }) } : {}) });
+    const host = new Host({ runtime, ownership, children, modelAcceptsImages: acceptsImages, maxImageBytes, admissionGate: slices.first, referenceFrames: args.flags['reference-frames'] === true, logger, ...(setup ? { onSession: (agent) => setup(agent, { children }) } : {}) });
     const observability = createHostObservability(host, { sharedLeases: /^postgres(ql)?:\/\//.test(spec), ...(telemetry ? { telemetryStats: telemetry.stats } : {}) });
     if (v.projection !== undefined) {
       projections = await startObservedServeProjections(

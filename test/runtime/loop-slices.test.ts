@@ -17,8 +17,8 @@ const manualLoop = () => {
       const runs = queued;
       queued = [];
       for (const r of runs) r();
-      // the released callers' continuations and the release's own steps run in the microtasks after the phase
-      for (let i = 0; i < 50; i++) await Promise.resolve();
+      // the released callers' continuations (microtasks) and the release's own steps (ticks) run after the phase
+      for (let i = 0; i < 50; i++) await new Promise((r) => process.nextTick(r));
     },
   };
 };
@@ -60,6 +60,28 @@ describe('LoopSlices', () => {
     expect(loop.pending()).toBe(0);
   });
 
+  it('counts a slice to its end, not to its first await: work after a few awaits is inside the budget', async () => {
+    const loop = manualLoop();
+    let clock = 0;
+    const slices = new LoopSlices({ budgetMs: 4, now: () => clock, schedule: loop.schedule });
+    const ran: number[] = [];
+    // each caller checks a few things (awaits of settled promises, as an admission does), then runs 1.5 ms of work
+    for (let i = 0; i < 8; i++)
+      void (async () => {
+        await slices.next();
+        await null;
+        await Promise.resolve();
+        await null;
+        clock += 1.5;
+        ran.push(i);
+      })();
+    await loop.turn();
+    // three slices (0, 1.5, 3.0 < 4); released on their first await only, all eight would run in this loop turn
+    expect(ran).toEqual([0, 1, 2]);
+    await loop.turn();
+    expect(ran).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
   it('lets the timers of the process run between the slices of a long queue (real event loop)', async () => {
     const slices = new LoopSlices({ budgetMs: 2 });
     const busy = (ms: number) => {
@@ -84,9 +106,42 @@ describe('LoopSlices', () => {
     expect(releasedAtTimer.some((n) => n > 0 && n < 40)).toBe(true);
   });
 
-  it('refuses a budget that is not a positive number', () => {
+  it('releases the callers of `first` before the callers of `next()` that waited longer', async () => {
+    const loop = manualLoop();
+    const slices = new LoopSlices({ budgetMs: 4, now: () => 0, schedule: loop.schedule });
+    const order: string[] = [];
+    const waits = [slices.next().then(() => order.push('turn 1')), slices.next().then(() => order.push('turn 2')), slices.first.next().then(() => order.push('prompt 1')), slices.first.next().then(() => order.push('prompt 2'))];
+    expect(slices.waiting).toBe(4);
+    await loop.turn();
+    await Promise.all(waits);
+    expect(order).toEqual(['prompt 1', 'prompt 2', 'turn 1', 'turn 2']);
+  });
+
+  it('gives `first` its share of a loop turn while `next()` waits, then the rest of the budget to `next()`, then the rest back to `first`', async () => {
+    const loop = manualLoop();
+    let clock = 0;
+    const slices = new LoopSlices({ budgetMs: 4, firstShare: 0.5, now: () => clock, schedule: loop.schedule });
+    const ran: string[] = [];
+    const slice = (name: string) => () => {
+      clock += 1;
+      ran.push(name);
+    };
+    for (let i = 0; i < 2; i++) void slices.next().then(slice(`t${i}`));
+    for (let i = 0; i < 6; i++) void slices.first.next().then(slice(`p${i}`));
+    await loop.turn();
+    // 2 ms of prompts (half of 4), then the turns' 2 ms
+    expect(ran).toEqual(['p0', 'p1', 't0', 't1']);
+    await loop.turn();
+    // no turn waits: the whole budget to the prompts
+    expect(ran).toEqual(['p0', 'p1', 't0', 't1', 'p2', 'p3', 'p4', 'p5']);
+    expect(loop.pending()).toBe(0);
+  });
+
+  it('refuses a budget that is not a positive number, and a share of `first` outside 0..1', () => {
     expect(() => new LoopSlices({ budgetMs: 0 })).toThrow(/budgetMs/);
     expect(() => new LoopSlices({ budgetMs: Number.NaN })).toThrow(/budgetMs/);
+    expect(() => new LoopSlices({ firstShare: 1.5 })).toThrow(/firstShare/);
+    expect(() => new LoopSlices({ firstShare: Number.NaN })).toThrow(/firstShare/);
   });
 });
 
