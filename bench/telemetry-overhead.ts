@@ -10,37 +10,42 @@
  *   starts in a child process (it reads each request and answers 200, as a collector would);
  * - `proto-caller`: the same export on the runtime's thread (`thread: 'caller'`);
  * - `json`: the export worker with the SDK's OTLP/HTTP JSON exporter (`--otlp-protocol http/json`);
- * - `none`: on the runtime's thread, an exporter that counts the spans and drops them — steerlog's own cost (derive,
- *   queue, convert, hand over), no encoding, no request;
+ * - `none`: the export worker with an exporter that counts the spans and drops them: the runtime's thread does exactly
+ *   what it does for `proto` (hand the log over), the worker derives the spans and sends nothing — the runtime
+ *   thread's own cost of the export isolated from the encoding and the request;
+ * - `none-caller`: the counting exporter on the runtime's thread (derive, queue, convert there; no encoding);
  * - `memory`: the SDK's `InMemorySpanExporter` (a test tool that keeps every span), on the runtime's thread.
  * Default: `proto,proto-caller,none`. Memory store, scripted model; 1-step turns (a text reply) and 3-step turns (two
  * tool rounds, then text); `--sessions` concurrent sessions; one telemetry per configuration for all its rounds (as a
- * host keeps one). One warm-up round each way, then short rounds in pairs whose order alternates (off/on, on/off, …),
- * so that load from elsewhere on the machine falls on both sides alike. A round runs its sessions for `--seconds`,
- * disposes them and (on) flushes the telemetry: its turns/s are its turns over that whole time, until the last span
- * is exported. Reported: the median of the pairs' on/off ratios of turns/s (and of the turns/s while the sessions
- * ran, the disposal and the flush left out); the CPU time per turn of the runtime's
- * thread (`/proc/thread-self/stat`, 10 ms ticks, summed over the rounds) and of the process (`process.cpuUsage`,
- * which counts the export worker too), off and on; the load average over the rounds; every round's figure.
+ * host keeps one). One warm-up round each way, then rounds in pairs whose order alternates (off/on, on/off, …), so
+ * that load from elsewhere on the machine falls on both sides alike. Every round does the same work: its sessions run
+ * `--turns` turns each (a fresh runtime and store), are disposed and (on) the telemetry is flushed; its turns/s are
+ * its turns over that whole time, until the last span is exported. Reported: the median of the pairs' on/off ratios
+ * of turns/s (and of the turns/s while the sessions ran, the disposal and the flush left out); the CPU time per turn
+ * of the runtime's thread (`/proc/thread-self/stat`, 10 ms ticks, summed over the rounds) and of the process
+ * (`process.cpuUsage`, which counts the export worker too), off and on, and their ratios off/on (the CPU-time
+ * figures are the ones a loaded machine does not blur: they count the work, not the waiting for a core); the load
+ * average over the rounds; every round's figure.
  *
  * Then (`--parts replay`) the same cost apart from the load on the machine: one session's events and store appends
  * for `--replay-turns` turns recorded, then the CPU time the runtime took to produce them against the CPU time the
  * live exporter takes to follow them (derive, queue, convert, encode, send) — on the runtime's thread and in the
- * whole process — each the median of 5 passes, and the ratio they imply.
+ * whole process — each the median of 5 passes, and the ratio they imply. Each event is handed over with the data's
+ * JSON the runtime gave the telemetry port with it, as live.
  *
  * Then (`--parts encode`) the SDK's encoders alone: the CPU time per span of the OTLP/HTTP exporter's JSON serializer
  * and of the protobuf one, over the spans of 100 3-step turns. `--parts` picks among live, replay and encode (all by
  * default).
  *
- *   npx tsx bench/telemetry-overhead.ts [--seconds 0.5] [--rounds 12] [--sessions 10] [--exporter proto,proto-caller,none] [--replay-turns 1000] [--parts live,replay,encode]
+ *   npx tsx bench/telemetry-overhead.ts [--turns 100] [--rounds 12] [--sessions 10] [--exporter proto,proto-caller,none] [--replay-turns 1000] [--parts live,replay,encode]
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { loadavg, uptime } from 'node:os';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ScriptedModel } from '../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../adapters/store/memory/memory-event-store.js';
-import { createOtelTelemetry, type OtelTelemetry } from '../adapters/telemetry/otel-telemetry.js';
+import { createOtelTelemetry, onWorker, type OtelTelemetry } from '../adapters/telemetry/otel-telemetry.js';
 import { createUserMessage } from '../domain/message.js';
 import type { ModelRequest } from '../runtime/ports/model.js';
 import { createRuntime } from '../runtime/runtime.js';
@@ -57,11 +62,11 @@ const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : dflt;
 };
-const SECONDS = arg('seconds', 0.5);
+const TURNS = arg('turns', 100);
 const ROUNDS = arg('rounds', 12);
 const SESSIONS = arg('sessions', 10);
 type Shape = '1-step' | '3-step';
-const KINDS = ['none', 'memory', 'proto', 'proto-caller', 'json'] as const;
+const KINDS = ['none', 'none-caller', 'memory', 'proto', 'proto-caller', 'json'] as const;
 type ExporterKind = (typeof KINDS)[number];
 const EXPORTERS: readonly ExporterKind[] = (() => {
   const i = process.argv.indexOf('--exporter');
@@ -93,12 +98,17 @@ const startReceiver = async (): Promise<{ endpoint: string; stop: () => void }> 
   const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
   return { endpoint: `http://127.0.0.1:${port}`, stop: () => void child.kill() };
 };
-const receiver = EXPORTERS.some((k) => k !== 'none' && k !== 'memory') ? await startReceiver() : null;
+const receiver = EXPORTERS.some((k) => k !== 'none' && k !== 'none-caller' && k !== 'memory') ? await startReceiver() : null;
 
 /** The telemetry of one configuration, and how many spans it has exported. */
 const telemetryOf = async (kind: ExporterKind): Promise<{ telemetry: OtelTelemetry; spans: () => number }> => {
   switch (kind) {
     case 'none': {
+      // the worker's counting exporter: no endpoint is ever contacted
+      const telemetry = await onWorker({ endpoint: 'http://127.0.0.1:9' }, 'count');
+      return { telemetry, spans: () => telemetry.stats().exported };
+    }
+    case 'none-caller': {
       const exporter = new CountingExporter();
       return { telemetry: await createOtelTelemetry({ exporter }), spans: () => exporter.spans };
     }
@@ -161,10 +171,9 @@ const run = async (shape: Shape, made: { telemetry: OtelTelemetry; spans: () => 
   const cpu0 = process.cpuUsage();
   const thread0 = threadCpuMs();
   const t0 = performance.now();
-  const deadline = t0 + SECONDS * 1000;
   await Promise.all(
     agents.map(async (agent) => {
-      while (performance.now() < deadline) {
+      for (let t = 0; t < TURNS; t++) {
         agent.followup(createUserMessage('go'));
         await agent.whenIdle();
         turns++;
@@ -187,8 +196,11 @@ const run = async (shape: Shape, made: { telemetry: OtelTelemetry; spans: () => 
 /** CPU ms per turn over a set of rounds (their sums: the thread's 10 ms ticks are too coarse for one round). */
 const perTurn = (rounds: readonly Round[], of: 'threadMs' | 'processMs'): number => rounds.reduce((a, r) => a + r[of], 0) / Math.max(1, rounds.reduce((a, r) => a + r.turnCount, 0));
 
-console.log(`telemetry overhead: ${SESSIONS} sessions, ${SECONDS} s per round, ${ROUNDS} rounds, exporters ${EXPORTERS.join(', ')} (memory store, scripted model)`);
+console.log(`telemetry overhead: ${SESSIONS} sessions × ${TURNS} turns per round, ${ROUNDS} rounds, exporters ${EXPORTERS.join(', ')} (memory store, scripted model)`);
 console.log(machineLine());
+/** The machine's load, as `uptime` prints it. */
+const uptimeLine = (): string => `uptime ${(uptime() / 60).toFixed(0)} min, load average ${loadavg().map((x) => x.toFixed(2)).join(', ')}`;
+console.log(`start: ${new Date().toISOString()} ${uptimeLine()}`);
 const PARTS = (() => {
   const i = process.argv.indexOf('--parts');
   return new Set((i >= 0 ? process.argv[i + 1]! : 'live,replay,encode').split(','));
@@ -240,11 +252,12 @@ for (const kind of PARTS.has('replay') ? EXPORTERS : []) for (const shape of ['1
   // one telemetry for all the passes (as a host keeps one: its code warm, its worker started)
   const { telemetry, spans: exported } = await telemetryOf(kind);
   for (let pass = 0; pass < 6; pass++) {
-    const events: LogEvent[] = [];
+    // each event with the data's JSON the runtime hands the telemetry (the string its store writes)
+    const events: [LogEvent, string | undefined][] = [];
     const operations: StoreOperation[] = [];
     const recorder: SessionTelemetry = {
-      follow: (_s, h) => void events.push(...h),
-      observe: (_s, e) => void events.push(e),
+      follow: (_s, h) => void events.push(...h.map((e): [LogEvent, undefined] => [e, undefined])),
+      observe: (_s, e, dataJson) => void events.push([e, dataJson]),
       forget: () => {},
       storeOperation: (op) => void operations.push(op),
     };
@@ -267,7 +280,7 @@ for (const kind of PARTS.has('replay') ? EXPORTERS : []) for (const shape of ['1
     c0 = process.cpuUsage();
     const thread0 = threadCpuMs();
     // the appends' spans are made as the appends end, between the events: here after them (the same work)
-    for (const e of events) telemetry.observe('replayed', e);
+    for (const [e, dataJson] of events) telemetry.observe('replayed', e, dataJson);
     for (const op of appends) telemetry.storeOperation?.(op);
     telemetry.forget('replayed');
     await telemetry.forceFlush();
@@ -319,3 +332,4 @@ if (PARTS.has('encode')) {
   }
 }
 receiver?.stop();
+console.log(`end: ${new Date().toISOString()} ${uptimeLine()}`);

@@ -270,7 +270,14 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
     live.set(sessionId, agent);
     if (telemetry) {
       contained(() => telemetry.follow(sessionId, log.events));
-      agent.onEvent((event) => contained(() => telemetry.observe(sessionId, event)));
+      // contained like every telemetry call (no closure per event: this runs for every event of every live session)
+      agent.onEvent((event) => {
+        try {
+          telemetry.observe(sessionId, event, log.dataJsonOf(event.seq));
+        } catch (e) {
+          logger.warn('telemetry failed (contained)', e);
+        }
+      });
     }
     return agent;
   };

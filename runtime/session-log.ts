@@ -3,7 +3,7 @@ import type { EventMetadata } from '../domain/event-metadata.js';
 import type { EventDataByType, EventType, LogEvent, SessionEvent } from '../domain/events.js';
 import { deepFreeze } from '../domain/json.js';
 import { admitEvent } from './event-admission.js';
-import { checkedEvent } from './ports/checked-events.js';
+import { checkedEvent, checkedForm } from './ports/checked-events.js';
 import { MessageTooLargeError, RuntimeError } from './errors.js';
 import { eventSizeBytes, eventSizeOfJson } from './ports/store-validation.js';
 import type { AppendOptions, CommitCheck, EventObserver, SessionLogOptions } from './session-log-types.js';
@@ -62,6 +62,16 @@ export class SessionLog {
   /** The event at `seq` when it is held in memory, else undefined. */
   eventAt(seq: number): LogEvent | undefined {
     return seq >= this.#base ? this.#events[seq - this.#base] : undefined;
+  }
+  /**
+   * `JSON.stringify(event.data)` of the event at `seq` when this log made it already — an event it appended itself,
+   * without a sealer (the string the store writes) — else undefined. What an observer that serializes events (the
+   * telemetry's hand-over to its export worker) reuses instead of serializing the data again.
+   */
+  dataJsonOf(seq: number): string | undefined {
+    if (this.#opts.sealer) return undefined;
+    const stored = this.#writes.storedAt(seq);
+    return stored === undefined ? undefined : checkedForm(stored)?.dataJson;
   }
   get stream(): string {
     return this.#opts.stream;

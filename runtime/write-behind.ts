@@ -66,6 +66,11 @@ export class WriteBehind {
     return () => this.#fenceListeners.delete(listener);
   }
 
+  /** What the store gets (or got) for the event at `seq` appended here; undefined for an initial event or one not held. */
+  storedAt(seq: number): NewEvent | undefined {
+    return this.#storedForm[seq - this.#base] ?? undefined;
+  }
+
   /** Queues what the store gets for the event just pushed to the live log; the first into an idle queue arms the window. */
   enqueue(stored: NewEvent): void {
     this.#storedForm.push(stored);

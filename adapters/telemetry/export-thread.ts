@@ -8,14 +8,16 @@ import type { StoreOperation } from '../../runtime/ports/store-operations.js';
 import type { OtlpProtocol } from './otlp-exporter.js';
 import type { SpanExportQueueOptions, SpanExportStats } from './span-export-queue.js';
 import { TelemetryUnavailableError } from './telemetry-unavailable.js';
+import { pushFollow, pushForget, pushObserve, pushOperation } from './log-handover.js';
 
 /**
  * The live export on a worker thread. Telemetry is a projection of the log, so the runtime's thread hands the worker
  * the log itself — the committed events, in order, with the store operations between them — in one message per
- * turn of the event loop (at most every {@link HANDOFF_DELAY_MS}, or at once when {@link HANDOFF_ITEMS} wait); the
- * worker runs the whole projection: the span derivation, the export queue, the SDK's spans, the OTLP encoding and the
- * HTTP request. What the runtime's thread pays per event is one array push and its share of one structured clone.
- * Running from TypeScript sources (tests, benchmarks), the worker loads its entry through `tsx`.
+ * hand-over (at most every {@link HANDOFF_DELAY_MS}, or at once when {@link HANDOFF_ITEMS} values wait); the worker
+ * runs the whole projection: the span derivation, the export queue, the SDK's spans, the OTLP encoding and the HTTP
+ * request. What the runtime's thread pays per event is pushing its envelope's primitives and its data's JSON (made
+ * for the store already) and their share of one structured clone (`log-handover.ts`). Running from TypeScript
+ * sources (tests, benchmarks), the worker loads its entry through `tsx`.
  */
 
 /** What the worker is started with. @internal */
@@ -24,16 +26,15 @@ export interface ExportThreadData {
   readonly protocol: OtlpProtocol;
   readonly serviceName: string;
   readonly queue: SpanExportQueueOptions;
+  /**
+   * `count`: the worker derives the spans and counts them as exported without encoding or sending them (what the
+   * overhead benchmark's `none` measures: the runtime thread's share and the derivation, no exporter).
+   * @defaultValue 'otlp'
+   */
+  readonly exporter?: 'otlp' | 'count';
 }
 
-/**
- * The log as handed over: a flat list of records, each a kind and its fields — `Observe` (session id, event),
- * `Follow` (session id, history), `Forget` (session id), `Operation` (the store operation).
- * @internal
- */
-export const LogRecordKind = { Observe: 0, Follow: 1, Forget: 2, Operation: 3 } as const;
-
-/** What the runtime's thread posts to the worker. @internal */
+/** What the runtime's thread posts to the worker: `log` holds the hand-over's records (`log-handover.ts`). @internal */
 export type ToExportThread =
   | { readonly kind: 'log'; readonly records: readonly unknown[] }
   | { readonly kind: 'flush'; readonly id: number }
@@ -48,8 +49,8 @@ export type FromExportThread =
 
 /** The runtime's side of the export worker. @internal */
 export interface ExportThread {
-  /** One committed event of a live session, handed over with the next message. */
-  observe(sessionId: string, event: LogEvent): void;
+  /** One committed event of a live session (`dataJson`: its data's JSON when known), handed over with the next message. */
+  observe(sessionId: string, event: LogEvent, dataJson?: string): void;
   /** A session went live with this history (copied now: the runtime's array keeps growing). */
   follow(sessionId: string, history: readonly LogEvent[]): void;
   /** The session is no longer followed (the worker exports its open spans). */
@@ -64,8 +65,8 @@ export interface ExportThread {
   stats(): SpanExportStats;
 }
 
-/** Records handed to the worker at once when this many wait (else after the delay). */
-const HANDOFF_ITEMS = 4096;
+/** Records handed to the worker at once when this many values wait (else after the delay). */
+const HANDOFF_ITEMS = 16384;
 /** How long a record waits on the runtime's thread for others to go with it to the worker (ms). */
 const HANDOFF_DELAY_MS = 10;
 const NO_STATS: SpanExportStats = Object.freeze({ exported: 0, dropped: 0, failed: 0, queued: 0 });
@@ -175,25 +176,24 @@ export const startExportThread = async (data: ExportThreadData): Promise<ExportT
     });
   };
   return {
-    observe: (sessionId, event) => {
+    observe: (sessionId, event, dataJson) => {
       if (!open(true)) return;
-      records.push(LogRecordKind.Observe, sessionId, event);
+      pushObserve(records, sessionId, event, dataJson);
       queued();
     },
     follow: (sessionId, history) => {
       if (!open(false)) return;
-      // the runtime's own array, which grows as the session runs: handed over later, it must be the history of now
-      records.push(LogRecordKind.Follow, sessionId, history.slice());
+      pushFollow(records, sessionId, history);
       queued();
     },
     forget: (sessionId) => {
       if (!open(false)) return;
-      records.push(LogRecordKind.Forget, sessionId);
+      pushForget(records, sessionId);
       queued();
     },
     storeOperation: (op) => {
       if (!open(true)) return;
-      records.push(LogRecordKind.Operation, op);
+      pushOperation(records, op);
       queued();
     },
     flush: () => waitFor('flush'),

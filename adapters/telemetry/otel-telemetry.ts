@@ -51,7 +51,7 @@ export interface OtelTelemetryOptions {
   readonly queue?: Omit<SpanExportQueueOptions, 'immediate' | 'onSettled'>;
   /**
    * Where the spans are derived, encoded and sent. `worker`: on a worker thread that the runtime's thread hands the
-   * committed events to (one structured clone per turn of the event loop), so the derivation, the SDK's spans, the
+   * committed events to (as one JSON text every 10 ms at most, each event's data the JSON its store writes), so the derivation, the SDK's spans, the
    * OTLP encoding and the request cost the runtime's thread nothing more; it takes an `endpoint`, and neither
    * `exporter` nor `content` (objects of this thread). `caller`: on the thread that calls `createOtelTelemetry`,
    * beside the runtime. {@link OtelTelemetry.stats} from a worker are its counts as of its last report (after each
@@ -100,13 +100,18 @@ const onThisThread = async (options: OtelTelemetryOptions): Promise<OtelTelemetr
   };
 };
 
-/** The live export on a worker thread: the runtime's thread hands over the log, the worker does the rest. */
-const onWorker = async (options: OtelTelemetryOptions & { readonly endpoint: string }): Promise<OtelTelemetry> => {
+/**
+ * The live export on a worker thread: the runtime's thread hands over the log, the worker does the rest. With
+ * `exporter: 'count'` the worker derives the spans and counts them without sending (the overhead benchmark's `none`).
+ * @internal
+ */
+export const onWorker = async (options: OtelTelemetryOptions & { readonly endpoint: string }, exporter: 'otlp' | 'count' = 'otlp'): Promise<OtelTelemetry> => {
   const thread = await startExportThread({
     endpoint: options.endpoint,
     protocol: options.protocol ?? 'http/protobuf',
     serviceName: options.serviceName ?? 'steerlog',
     queue: { ...(options.queue ?? {}), immediate: options.simple === true },
+    exporter,
   });
   return {
     capturesContent: false,

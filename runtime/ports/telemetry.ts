@@ -14,8 +14,12 @@ export interface SessionTelemetry {
    * not exported again (a past session's trace is `steerlog trace`'s).
    */
   follow(sessionId: string, history: readonly LogEvent[]): void;
-  /** One event appended to a live session's log, in order. */
-  observe(sessionId: string, event: LogEvent): void;
+  /**
+   * One event appended to a live session's log, in order. `dataJson` is `JSON.stringify(event.data)` when the
+   * runtime made it already (the string its store writes; absent for sealed content, whose stored form differs): an
+   * exporter that serializes events reuses it instead of serializing the data again. @defaultValue dataJson: absent
+   */
+  observe(sessionId: string, event: LogEvent, dataJson?: string): void;
   /** The session's agent was disposed: it is no longer followed. */
   forget(sessionId: string): void;
   /**

@@ -1,0 +1,64 @@
+/**
+ * One configuration of the telemetry overhead benchmark, alone, for a CPU profile: `--sessions` sessions of the
+ * scripted model on the memory store run `--turns` turns each (the same work whatever the configuration), with
+ * telemetry off or on, then the CPU time per turn of the runtime's thread and of the process. Profile the runtime's
+ * thread and the export worker with `node --cpu-prof`:
+ *
+ *   node --import tsx --cpu-prof --cpu-prof-dir=prof-off bench/support/telemetry-profile-run.ts off 1-step
+ *   node --import tsx --cpu-prof --cpu-prof-dir=prof-proto bench/support/telemetry-profile-run.ts proto 1-step
+ *
+ * Configurations: `off`, `proto` (the export worker, OTLP/HTTP protobuf to a receiver in a child process),
+ * `proto-caller` (the same on the runtime's thread), `none` (the export worker deriving and counting, sending nothing).
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
+import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
+import { createOtelTelemetry, onWorker, type OtelTelemetry } from '../../adapters/telemetry/otel-telemetry.js';
+import { createUserMessage } from '../../domain/message.js';
+import type { ModelRequest } from '../../runtime/ports/model.js';
+import { createRuntime } from '../../runtime/runtime.js';
+import { silentLogger } from '../../runtime/logger.js';
+import { argOf } from './bench-args.js';
+
+const mode = process.argv[2] ?? 'off';
+const shape = process.argv[3] ?? '1-step';
+const TURNS = Number(argOf('turns', '1500'));
+const SESSIONS = Number(argOf('sessions', '10'));
+const threadCpuMs = (): number => {
+  const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+const child = spawn(
+  process.execPath,
+  ['-e', `require('node:http').createServer((q, s) => { q.on('data', () => {}); q.on('end', () => { s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(''); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); }); process.on('disconnect', () => process.exit(0));`],
+  { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
+);
+const port = await new Promise<string>((r) => child.stdout!.once('data', (d: Buffer) => r(d.toString().trim())));
+const endpoint = `http://127.0.0.1:${port}`;
+const telemetry: OtelTelemetry | undefined =
+  mode === 'off' ? undefined : mode === 'none' ? await onWorker({ endpoint }, 'count') : await createOtelTelemetry({ endpoint, thread: mode === 'proto-caller' ? 'caller' : 'worker' });
+const model = new ScriptedModel([], { whenExhausted: (r: ModelRequest) => (shape === '3-step' && r.step < 3 ? { toolCalls: [{ callId: `c${r.turn}-${r.step}`, name: 'noop' }] } : 'done') });
+const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], ...(telemetry ? { telemetry } : {}) });
+const agents = Array.from({ length: SESSIONS }, (_, i) => runtime.createSession({ sessionId: `s${i}` }));
+const c0 = process.cpuUsage();
+const th0 = threadCpuMs();
+const t0 = performance.now();
+await Promise.all(
+  agents.map(async (a) => {
+    for (let t = 0; t < TURNS; t++) {
+      a.followup(createUserMessage('go'));
+      await a.whenIdle();
+    }
+  }),
+);
+await Promise.all(agents.map((a) => a.dispose()));
+await telemetry?.shutdown();
+const seconds = (performance.now() - t0) / 1000;
+const c = process.cpuUsage(c0);
+const turns = TURNS * SESSIONS;
+console.log(
+  `${mode} ${shape}: ${turns} turns, ${(turns / seconds).toFixed(0)} turns/s, runtime thread ${(((threadCpuMs() - th0) * 1000) / turns).toFixed(0)} µs CPU/turn, process ${((c.user + c.system) / 1000 / turns * 1000).toFixed(0)} µs CPU/turn`,
+  telemetry?.stats() ?? '',
+);
+child.kill();
