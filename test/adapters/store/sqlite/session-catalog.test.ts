@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
+import { connectSqlite } from '../../../../adapters/store/sqlite/driver.js';
 import { openSqliteEventStore, type SqliteEventStore } from '../../../../adapters/store/sqlite/index.js';
 import { streamRevision, type RecordedEvent } from '../../../../runtime/ports/event-store.js';
 import { catalogPageOf, type CatalogedSession, type SessionCatalogQuery } from '../../../../runtime/ports/session-catalog.js';
@@ -40,8 +41,7 @@ const assertCatalogIsFold = async (store: SqliteEventStore): Promise<void> => {
 
 /** A second connection on the store's file, for edits by hand (as `sqlite3` would make them). */
 const edit = async (store: SqliteEventStore, sql: string): Promise<void> => {
-  const { default: Database } = (await import('better-sqlite3')) as unknown as { default: new (file: string) => { exec(sql: string): void; close(): void } };
-  const db = new Database(store.file);
+  const db = connectSqlite(store.file, { readOnly: false, busyTimeoutMs: 5000 });
   try {
     db.exec(sql);
   } finally {
