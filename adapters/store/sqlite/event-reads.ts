@@ -58,6 +58,13 @@ const toRecorded = (row: EventRow): RecordedEvent =>
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const clamp = (n: bigint): number => Number(n > MAX_SAFE ? MAX_SAFE : n < -1n ? -1n : n);
 
+/**
+ * The driver is synchronous, and an async generator that awaits nothing else runs all of its pages in microtasks:
+ * a long read would hold the event loop (no request, no timer) until its end. Every page after the first waits for
+ * the loop's next turn first.
+ */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** One page of rows, on the open store. */
 const page = (ctx: SqliteContext, sql: string, params: readonly unknown[]): RecordedEvent[] =>
   onOpenStore(ctx, () => (ctx.stmt(sql).all(...params) as EventRow[]).map(toRecorded));
@@ -70,7 +77,8 @@ export async function* readStreamPages(ctx: SqliteContext, stream: string, optio
   const forwards = (options.direction ?? 'forwards') === 'forwards';
   let cursor = clamp(forwards ? (options.from ?? 0n) : (options.from ?? MAX_SAFE));
   if (cursor < 0) cursor = forwards ? 0 : -1;
-  while (remaining > 0 && cursor >= 0) {
+  for (let first = true; remaining > 0 && cursor >= 0; first = false) {
+    if (!first) await nextTurn();
     const limit = Math.min(pageSize, remaining);
     const rows = page(ctx, forwards ? SQL.forwards : SQL.backwards, [stream, cursor, limit]);
     if (rows.length > 0) yield rows;
@@ -93,7 +101,8 @@ export async function* readAllPages(ctx: SqliteContext, options: ReadAllPagesOpt
   const filter = keepsEveryStream(options.partition) ? undefined : options.partition;
   if (filter !== undefined && filter.keep.length === 0) return;
   const kept = filter === undefined ? '' : JSON.stringify([...new Set(filter.keep)]);
-  while (remaining > 0) {
+  for (let first = true; remaining > 0; first = false) {
+    if (!first) await nextTurn();
     const limit = Math.min(pageSize, remaining);
     const rows = filter === undefined ? page(ctx, SQL.all, [cursor, limit]) : page(ctx, SQL.allPartitions, [cursor, filter.count, kept, limit]);
     if (rows.length > 0) yield rows;
