@@ -35,8 +35,7 @@ export class SqliteDriverUnbuiltError extends StoreError {
   /** Why the addon would not load, for tests and logs. */
   readonly reason = 'sqlite-addon-unbuilt' as const;
   constructor(options?: { readonly cause?: unknown }) {
-    const detail = options?.cause instanceof Error ? ` (${options.cause.message.split('\n')[0]})` : '';
-    super('store-io', `the sqlite: store's driver "${SQLITE_DRIVER_PACKAGE}" is installed but its native addon does not load${detail}: npm rebuild ${SQLITE_DRIVER_PACKAGE}`, options);
+    super('store-io', `the sqlite: store's driver "${SQLITE_DRIVER_PACKAGE}" is installed but its native addon does not load (not built: installed with --ignore-scripts?, or built for another Node): npm rebuild ${SQLITE_DRIVER_PACKAGE}`, options);
     this.name = 'SqliteDriverUnbuiltError';
   }
 }
@@ -49,9 +48,17 @@ const ADDON_MISSING = /bindings file|better_sqlite3\.node|NODE_MODULE_VERSION|in
 /**
  * Opens a connection to `file` with `better-sqlite3` (required on first use).
  * @throws SqliteDriverUnbuiltError when the package is there but its native addon is not built
+ * @throws StoreError `store-io` naming the package when it is not installed
  */
 export const connectSqlite = (file: string, options: { readonly readOnly: boolean; readonly busyTimeoutMs: number }): SqliteDatabase => {
-  const Database = createRequire(import.meta.url)(SQLITE_DRIVER_PACKAGE) as DatabaseConstructor;
+  let Database: DatabaseConstructor;
+  try {
+    Database = createRequire(import.meta.url)(SQLITE_DRIVER_PACKAGE) as DatabaseConstructor;
+  } catch (e) {
+    // `openStore` names the missing package first (StoreDriverMissingError); this is for a direct caller
+    if ((e as { code?: unknown }).code === 'MODULE_NOT_FOUND') throw new StoreError('store-io', `the SQLite store needs the package "${SQLITE_DRIVER_PACKAGE}", which is not installed: npm install ${SQLITE_DRIVER_PACKAGE}`, { cause: e });
+    throw e;
+  }
   try {
     return new Database(file, { readonly: options.readOnly, fileMustExist: options.readOnly, timeout: options.busyTimeoutMs });
   } catch (e) {
