@@ -6,11 +6,13 @@ import { streamRevision, type RecordedEvent } from '../../../../runtime/ports/ev
 import { catalogPageOf, type CatalogedSession, type SessionCatalogQuery } from '../../../../runtime/ports/session-catalog.js';
 import { appendCatalogSteps, catalogEventsMaker, catalogStepArb, type CatalogStep } from '../../../support/catalog-steps.js';
 import { expectedRows } from '../jsonl/support/catalog-oracle.js';
+import { runCli } from '../../cli/support/run-cli.js';
 import { describeSqlite, sqliteFiles } from './sqlite-test-support.js';
 
 /**
  * The SQLite session catalog equals a fold of the store: after random sessions written by two connections on one
- * file, after a deletion, a row removed by hand (folded again by the next append), rows made wrong and a rebuild.
+ * file, after a deletion, a row removed by hand (folded again by the next append), rows made wrong and a rebuild
+ * (the store's, and `steerlog store repair sqlite:<file>`).
  * Pages and filters answer what the port's reference paging (catalogPageOf) answers on the fold.
  */
 const freshFile = sqliteFiles();
@@ -100,6 +102,11 @@ describeSqlite('SQLite session catalog', () => {
       await edit(store, `DELETE FROM session_catalog WHERE stream = 's3'; UPDATE session_catalog SET last_seq = 999, open_turn = 1 - open_turn, kind = 'lie'`);
       expect((await store.listSessions()).sessions).not.toEqual(expectedRows(await readAll(store)));
       expect(await store.rebuildSessionCatalog()).toBe(3);
+      await assertCatalogIsFold(store);
+      // and through the CLI's repair path
+      await edit(store, `UPDATE session_catalog SET chain_head = NULL, last_activity = 0`);
+      const repaired = await runCli('store', 'repair', `sqlite:${store.file}`, '--json');
+      expect([repaired.code, JSON.parse(repaired.stdout)]).toEqual([0, { ok: true, catalogRows: 3 }]);
       await assertCatalogIsFold(store);
     } finally {
       await store.close();
