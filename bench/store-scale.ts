@@ -6,8 +6,11 @@
  *   npx tsx bench/store-scale.ts measure  --dir <D> [--label before|after] [--skip-long | --only-long] [--build <copy of bin/ + dist/>]
  *   npx tsx bench/store-scale.ts catalog  --dir <D>   (the session catalog: list costs with and without its files)
  *   npx tsx bench/store-scale.ts history  --dir <D> [--fresh]   (history pages by range and fold snapshots, long store)
- *   npx tsx bench/store-scale.ts scale    --dir <D>   (open, serve, first list page, sessions --limit 20, audit of one session)
- *   npx tsx bench/store-scale.ts long     --dir <D> [--fresh] [--compare <copy of bin/ + dist/>]   (long sessions: pages, cold prompt, audit, RSS)
+ *   npx tsx bench/store-scale.ts scale    --dir <D> [--sqlite-dir <S>]   (open, serve, first list page, sessions --limit 20, audit of one session)
+ *   npx tsx bench/store-scale.ts long     --dir <D> [--fresh] [--compare <copy of bin/ + dist/>] [--sqlite-dir <S>]   (long sessions: pages, cold prompt, audit, RSS)
+ *
+ * `--sqlite-dir <S>`: `scale` and `long` measure the SQLite copies `<S>/<store>.db` of the same stores
+ * (`bench/store-sqlite.ts import`) instead of the JSONL directories.
  *
  * `generate` runs one realistic session through the runtime (scripted model on the memory store): queued prompts,
  * a steer from a tool, three model steps per turn with two tool calls at each of the first two, about 91 events.
@@ -31,6 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { ScriptedModel } from '../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../adapters/store/memory/memory-event-store.js';
 import { streamFileName } from '../adapters/store/jsonl/file-name.js';
+import { connectSqlite } from '../adapters/store/sqlite/driver.js';
 import { encodeIntent, INTENT_FILE } from '../adapters/store/jsonl/commit-intent.js';
 import { encodeEventLine, encodeHeaderLine, encodeIndexRecord, INDEX_RECORD_BYTES, type IndexRecord } from '../adapters/store/jsonl/line-codec.js';
 import { chainInputOf, GENESIS_HASH } from '../domain/event-chain.js';
@@ -51,6 +55,18 @@ const DIR = resolve(argOf('dir', join(ROOT, '.bench-store-scale')));
 /** The build measured: `--build <dir>` holding bin/ and dist/ (a copy of an earlier build, for a before/after run). */
 const BUILD = resolve(argOf('build', ROOT));
 const CLI = join(BUILD, 'bin/steerlog.js');
+/** `--sqlite-dir <S>`: measure the SQLite copies `<S>/<store>.db` instead of the JSONL stores. */
+const SQLITE_DIR = argOf('sqlite-dir', '');
+/** The spec of the store `name` (`s1000`, `long`) measured: the JSONL directory, or its SQLite copy. */
+const specOf = (name: string): string => (SQLITE_DIR === '' ? `jsonl:${join(DIR, name)}` : `sqlite:${join(resolve(SQLITE_DIR), `${name}.db`)}`);
+const storeExists = (name: string): boolean => existsSync(SQLITE_DIR === '' ? join(DIR, name) : join(resolve(SQLITE_DIR), `${name}.db`));
+/** Drops the fold snapshots of the store `name` (`--fresh`): the JSONL store's `snapshots/`, or the SQLite table's rows. */
+const dropSnapshots = async (name: string): Promise<void> => {
+  if (SQLITE_DIR === '') return void rmSync(join(DIR, name, 'snapshots'), { recursive: true, force: true });
+  const db = connectSqlite(join(resolve(SQLITE_DIR), `${name}.db`), { readOnly: false, busyTimeoutMs: 5000 });
+  db.exec('DELETE FROM fold_snapshots');
+  db.close();
+};
 
 // ---- the realistic session ---------------------------------------------------------------------------------------
 
@@ -373,24 +389,25 @@ const measureHistory = async (): Promise<void> => {
  * first stream read: the catalog seed, or before it the pass over the whole index).
  */
 const measureScale = async (): Promise<void> => {
-  const stores = ['s1', 's1000', 's5000', 's20000'].filter((s) => existsSync(join(DIR, s)));
-  console.log(`# store-scale scale — machine: ${machineLine()}; ${new Date().toISOString()}`);
+  const stores = ['s1', 's1000', 's5000', 's20000'].filter(storeExists);
+  console.log(`# store-scale scale (${SQLITE_DIR === '' ? 'JSONL' : 'SQLite'}) — machine: ${machineLine()}; ${new Date().toISOString()}`);
   console.log('store | open (read-only) | serve until listening | first session.list (page of 50) | sessions --limit 20 | audit --store (one session)');
   for (const s of stores) {
     const dir = join(DIR, s);
-    if (!existsSync(join(dir, 'sessions.catalog')) && !existsSync(join(dir, 'sessions.catalog.log'))) {
+    const spec = specOf(s);
+    if (SQLITE_DIR === '' && !existsSync(join(dir, 'sessions.catalog')) && !existsSync(join(dir, 'sessions.catalog.log'))) {
       const first = await serve(dir);
       await first.rpc('session.list', {});
       await first.stop();
     }
-    const open = openTime(dir);
-    const host = await serve(dir);
+    const open = openTimeOf(BUILD, spec);
+    const host = await serveStore(CLI, spec);
     const page = await host.rpc('session.list', { limit: 50 });
     if (!page.body.result?.ok) throw new Error(`session.list failed: ${JSON.stringify(page.body).slice(0, 300)}`);
     await host.stop();
-    const sessions = wall(['sessions', '--store', `jsonl:${dir}`, '--limit', '20', '--json']);
+    const sessions = wall(['sessions', '--store', spec, '--limit', '20', '--json']);
     if (sessions.status !== 0) throw new Error(`sessions failed: ${sessions.out.slice(0, 500)}`);
-    const audit = wall(['audit', '--store', `jsonl:${dir}`, 'sess-000000', '--json']);
+    const audit = wall(['audit', '--store', spec, 'sess-000000', '--json']);
     if (audit.status !== 0) throw new Error(`audit failed: ${audit.out.slice(0, 500)}`);
     console.log(`${s} | ${ms(open)} | ${ms(host.startMs)} | ${ms(page.ms)} | ${ms(sessions.ms)} | ${ms(audit.ms)}`);
   }
@@ -407,11 +424,11 @@ const measureLong = async (): Promise<void> => {
   const longDir = join(DIR, 'long');
   const compare = argOf('compare', '');
   const builds = compare ? [{ label: `compare (${compare})`, cli: join(resolve(compare), 'bin/steerlog.js') }, { label: `this build (${BUILD})`, cli: CLI }] : [{ label: `this build (${BUILD})`, cli: CLI }];
-  console.log(`# store-scale long — machine: ${machineLine()}; ${new Date().toISOString()}`);
+  console.log(`# store-scale long (${specOf('long')}) — machine: ${machineLine()}; ${new Date().toISOString()}`);
   for (const build of builds) {
-    if (process.argv.includes('--fresh')) rmSync(join(longDir, 'snapshots'), { recursive: true, force: true });
+    if (process.argv.includes('--fresh')) await dropSnapshots('long');
     for (const round of ['first serve (no snapshots yet)', 'second serve (snapshots on disk)']) {
-      const host = await serve(longDir, build.cli);
+      const host = SQLITE_DIR === '' ? await serve(longDir, build.cli) : await serveStore(build.cli, specOf('long'));
       try {
         const list = await host.rpc('session.list', {});
         const rows = ((list.body.result?.value as { sessions: { sessionId: string; lastSeq?: number }[] }).sessions ?? []).filter((r) => r.sessionId.startsWith('long-'));

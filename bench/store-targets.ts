@@ -12,10 +12,12 @@
  *
  *   npx tsx bench/store-scale.ts generate --dir <D> --long ''
  *   npm run build
- *   npx tsx bench/store-targets.ts --dir <D> [--pg postgres://postgres@127.0.0.1:5432/test] [--rounds 3] [--build <copy of bin/ + dist/>]
+ *   npx tsx bench/store-targets.ts --dir <D> [--pg postgres://postgres@127.0.0.1:5432/test | --no-pg] [--sqlite-dir <S>] [--rounds 3] [--build <copy of bin/ + dist/>]
  *
  * PostgreSQL schemas `stl_bench_s<n>` are loaded once from the JSONL stores (each session appended in one batch,
- * its ids, times, data, metadata and hashes kept) and reused by later runs.
+ * its ids, times, data, metadata and hashes kept) and reused by later runs. With `--sqlite-dir <S>`, the SQLite copies
+ * `<S>/s<n>.db` that `bench/store-sqlite.ts import` made of the same stores are measured too (1 / 1,000 / 5,000 /
+ * 20,000), with the same ratios.
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -34,6 +36,7 @@ const CLI = join(BUILD, 'bin/steerlog.js');
 const PG = argOf('pg', process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test');
 const ROUNDS = Number(argOf('rounds', '3'));
 const SESSION = 'sess-000000';
+const SQLITE_DIR = argOf('sqlite-dir', '');
 
 const pgSpec = (n: number): string => {
   const url = new URL(PG);
@@ -114,8 +117,14 @@ const measureOnce = async (spec: string, message: string): Promise<Row> => {
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const main = async (): Promise<void> => {
-  const stores: { label: string; spec: string; sessions: number; kind: 'jsonl' | 'pg' }[] = [];
+  const stores: { label: string; spec: string; sessions: number; kind: 'jsonl' | 'pg' | 'sqlite' }[] = [];
   for (const n of [1, 1000, 5000, 20000]) if (existsSync(join(DIR, `s${n}`))) stores.push({ label: `JSONL ${n}`, spec: `jsonl:${join(DIR, `s${n}`)}`, sessions: n, kind: 'jsonl' });
+  if (SQLITE_DIR !== '') {
+    for (const n of [1, 1000, 5000, 20000]) {
+      const file = join(resolve(SQLITE_DIR), `s${n}.db`);
+      if (existsSync(file)) stores.push({ label: `SQLite ${n}`, spec: `sqlite:${file}`, sessions: n, kind: 'sqlite' });
+    }
+  }
   if (!process.argv.includes('--no-pg')) {
     for (const n of [1, 1000, 5000]) {
       if (!existsSync(join(DIR, `s${n}`))) continue;
@@ -141,8 +150,9 @@ const main = async (): Promise<void> => {
     console.log(`${a} / ${b} | ${cols.map((c) => `${c} ${(x[c] / y[c]).toFixed(2)}×`).join(' | ')}`);
   };
   console.log('ratios (list costs: target ≤ 1.5× and under 1 s; one-session costs: target ≤ 1.5×)');
-  for (const [big, small] of [['JSONL 20000', 'JSONL 1000'], ['JSONL 5000', 'JSONL 1000'], ['PostgreSQL 5000', 'PostgreSQL 1000']] as const) ratio(big, small, ['open', 'serve', 'list', 'sessions']);
-  for (const [big, small] of [['JSONL 20000', 'JSONL 1'], ['PostgreSQL 5000', 'PostgreSQL 1']] as const) ratio(big, small, ['audit', 'export', 'why']);
+  for (const [big, small] of [['JSONL 20000', 'JSONL 1000'], ['JSONL 5000', 'JSONL 1000'], ['SQLite 20000', 'SQLite 1000'], ['SQLite 5000', 'SQLite 1000'], ['PostgreSQL 5000', 'PostgreSQL 1000']] as const) ratio(big, small, ['open', 'serve', 'list', 'sessions']);
+  for (const [big, small] of [['JSONL 20000', 'JSONL 1'], ['SQLite 20000', 'SQLite 1'], ['PostgreSQL 5000', 'PostgreSQL 1']] as const) ratio(big, small, ['audit', 'export', 'why']);
+  for (const n of [1, 1000, 5000, 20000]) ratio(`SQLite ${n}`, `JSONL ${n}`, COLUMNS);
 };
 
 await main();

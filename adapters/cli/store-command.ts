@@ -10,6 +10,7 @@ import type { CliIo } from './io.js';
 export const STORE_USAGE = `usage: steerlog store check <jsonl:dir> [--json]
        steerlog store repair <jsonl:dir> [--rebuild-index] [--json]
        steerlog store repair <postgres://…> [--json]
+       steerlog store repair <sqlite:file> [--json]
   check             verify every line, checksum, index record and cross-reference of a JSONL store, and the
                     session catalog against a fold of the log, writing nothing; report damage (and what a crash
                     left, which the next writable open quarantines)
@@ -24,6 +25,9 @@ export const STORE_USAGE = `usage: steerlog store check <jsonl:dir> [--json]
   repair <postgres://…>
                     migrate the schema (what a writable open does), then rebuild the session catalog table from
                     the events (appends wait meanwhile)
+  repair <sqlite:file>
+                    (the experimental SQLite store) rebuild its session catalog table from the events, in one
+                    transaction (appends wait meanwhile)
 exit: 0 clean / repaired, 1 damage found, 2 usage, 3 the store could not be read or repaired`;
 
 const dirOf = (spec: string): string | undefined => (spec.startsWith('jsonl:') && spec.length > 6 ? spec.slice(6) : undefined);
@@ -36,8 +40,8 @@ export const storeCommand = async (argv: readonly string[], io: CliIo): Promise<
   const [action, spec, ...rest] = args.positionals;
   if ((action !== 'check' && action !== 'repair') || spec === undefined || rest.length > 0) return reportUsage(io, STORE_USAGE, action === undefined ? 'check or repair?' : undefined, json);
   const dir = dirOf(spec);
-  if (dir === undefined && action === 'repair' && /^postgres(ql)?:\/\//.test(spec) && !args.flags['rebuild-index']) return repairPostgres(spec, io, json);
-  if (dir === undefined) return reportUsage(io, STORE_USAGE, `${spec}: store check and repair --rebuild-index work on JSONL stores (jsonl:<dir>); repair also on postgres://…`, json);
+  if (dir === undefined && action === 'repair' && /^(postgres(ql)?:\/\/|sqlite:.)/.test(spec) && !args.flags['rebuild-index']) return repairCatalogTable(spec, io, json);
+  if (dir === undefined) return reportUsage(io, STORE_USAGE, `${spec}: store check and repair --rebuild-index work on JSONL stores (jsonl:<dir>); repair also on postgres://… and sqlite:<file>`, json);
   try {
     if (action === 'check') {
       const report = await checkJsonlStore(dir).catch((e: unknown) => {
@@ -68,14 +72,17 @@ export const storeCommand = async (argv: readonly string[], io: CliIo): Promise<
   }
 };
 
-/** `store repair postgres://…`: a writable open (it migrates), then the session catalog folded again from the events. */
-const repairPostgres = async (spec: string, io: CliIo, json: boolean): Promise<number> => {
+/**
+ * `store repair postgres://…` or `sqlite:<file>`: a writable open (PostgreSQL: it migrates), then the session catalog
+ * table folded again from the events.
+ */
+const repairCatalogTable = async (spec: string, io: CliIo, json: boolean): Promise<number> => {
   try {
     const store = await openStore(spec);
     try {
-      // the PostgreSQL store's own method (pg is loaded only when a spec needs it: no import of the class here)
+      // the PostgreSQL or SQLite store's own method (their drivers are loaded only when a spec needs them: no import of the classes here)
       const rebuild = (store as { rebuildSessionCatalog?: () => Promise<number> }).rebuildSessionCatalog;
-      if (typeof rebuild !== 'function') throw new TypeError(`${spec} did not open a PostgreSQL store`);
+      if (typeof rebuild !== 'function') throw new TypeError(`${spec} did not open a PostgreSQL or SQLite store`);
       const rows = await rebuild.call(store);
       io.stdout.write(json ? `${JSON.stringify({ ok: true, catalogRows: rows })}\n` : `rebuilt the session catalog of ${spec}: ${rows} stream${rows === 1 ? '' : 's'}\n`);
       return EXIT.ok;

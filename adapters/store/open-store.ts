@@ -6,7 +6,8 @@ import type { EventStore } from '../../runtime/ports/event-store.js';
  * Where sessions live, as one option: a store object, or a string —
  * `memory:` · `jsonl:<directory>` · `postgres://…` / `postgresql://…` (optional `?schema=<name>`) · `esdb://…` / `esdb+discover://…`
  * (on `@eventstore/db-client`) · `kurrentdb://…` / `kurrentdb+discover://…` (the same store on `@kurrent/kurrentdb-client`)
- * · `archive:<file>` (an archive written by `steerlog archive`, read-only).
+ * · `archive:<file>` (an archive written by `steerlog archive`, read-only) · `sqlite:<file>` (experimental: an embedded
+ * SQLite database, on `better-sqlite3`).
  */
 export type StoreSpec = EventStore | string;
 
@@ -37,6 +38,7 @@ export const STORE_DRIVER_PACKAGES = {
   postgres: 'pg',
   esdb: '@eventstore/db-client',
   kurrentdb: '@kurrent/kurrentdb-client',
+  sqlite: 'better-sqlite3',
 } as const;
 
 /**
@@ -91,7 +93,7 @@ export interface OpenStoreOptions {
 /**
  * Opens the store a spec names. Adapters and their drivers are loaded only when a spec needs them: a `postgres://`
  * spec without `pg` installed (or `esdb://` without `@eventstore/db-client`, `kurrentdb://` without
- * `@kurrent/kurrentdb-client`) rejects with a
+ * `@kurrent/kurrentdb-client`, `sqlite:` without `better-sqlite3`) rejects with a
  * {@link StoreDriverMissingError}; a spec that names no store, with an {@link InvalidStoreSpecError}.
  * A store object is returned as it is.
  */
@@ -108,6 +110,13 @@ export const openStore = async (spec: StoreSpec, options: OpenStoreOptions = {})
     if (dir === '') throw new InvalidStoreSpecError(spec, 'jsonl: needs a directory, e.g. jsonl:./.steerlog');
     const { openJsonlEventStore } = await import('./jsonl/index.js');
     return openJsonlEventStore(dir, { readOnly });
+  }
+  if (spec.startsWith('sqlite:')) {
+    const file = spec.slice('sqlite:'.length);
+    if (file === '') throw new InvalidStoreSpecError(spec, 'sqlite: needs a file, e.g. sqlite:./.steerlog.db');
+    await requireStoreDriver('sqlite:', STORE_DRIVER_PACKAGES.sqlite);
+    const { openSqliteEventStore } = await import('./sqlite/index.js');
+    return openSqliteEventStore(file, { readOnly });
   }
   if (/^postgres(ql)?:\/\//.test(spec)) {
     const url = new URL(spec);
@@ -135,5 +144,5 @@ export const openStore = async (spec: StoreSpec, options: OpenStoreOptions = {})
     const { openKurrentDbStore } = await import('./kurrentdb/index.js');
     return openKurrentDbStore({ connectionString: spec });
   }
-  throw new InvalidStoreSpecError(spec, 'expected memory:, jsonl:<dir>, postgres://…, esdb://…, kurrentdb://… or archive:<file>');
+  throw new InvalidStoreSpecError(spec, 'expected memory:, jsonl:<dir>, sqlite:<file>, postgres://…, esdb://…, kurrentdb://… or archive:<file>');
 };

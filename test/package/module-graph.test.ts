@@ -15,7 +15,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const RECORDER = fileURLToPath(new URL('./support/record-resolutions.mjs', import.meta.url));
 
 /** Every package that belongs to a database driver: the drivers and what they alone pull in. */
-const DRIVER_PACKAGES = ['openai', '@anthropic-ai/sdk', 'pg', 'pg-pool', 'pg-protocol', '@eventstore/db-client', '@kurrent/kurrentdb-client', '@kurrent/bridge', '@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs', 'google-protobuf'];
+const DRIVER_PACKAGES = ['openai', '@anthropic-ai/sdk', 'pg', 'pg-pool', 'pg-protocol', '@eventstore/db-client', '@kurrent/kurrentdb-client', '@kurrent/bridge', '@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs', 'google-protobuf', 'better-sqlite3', 'bindings'];
 
 const packageOf = (url: string): string | null => {
   const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
