@@ -1,8 +1,8 @@
 /**
  * The lock holder's index of a stream's event ids, for idempotent appends: which revision holds an id. A long
- * stream's ids as strings in a `Map` cost about 90 bytes each (a 500,000-event stream: about 45 MiB of heap); this
- * keeps a 32-bit hash of each id beside its revision, 8 bytes a slot at a load of at most a half (at most 16 bytes
- * an id). A hash names candidates, never an answer: the caller confirms a candidate by reading the committed line
+ * stream's ids as strings in a `Map` cost about 80 bytes each (a 500,000-event stream: about 40 MiB of heap); this
+ * keeps a 32-bit hash of each id beside its revision, 8 bytes a slot at a load between a quarter and a half (16 to
+ * 32 bytes an id). A hash names candidates, never an answer: the caller confirms a candidate by reading the committed line
  * at its revision (commit-appends.ts), which happens only when an appended id's hash is already present (a retried
  * batch, or one collision in about 2^32 / ids lookups).
  */
