@@ -54,7 +54,7 @@ export interface RuntimeOptions {
   /**
    * `resume` starts from the session's latest fold snapshot when the store keeps them (runtime/ports/fold-snapshots.ts):
    * the agent holds only its log from there on (`Agent.base`, `Agent.events`), and reads the model's surface before
-   * it once, before its first model request. Not used with `encryption` or `telemetry`, nor for a session with
+   * it before its first model request (and again after letting a long one go: `surfaceKeep`). Not used with `encryption` or `telemetry`, nor for a session with
    * sub-agent events (those resume from the whole log). @defaultValue false: a resume holds the whole log
    */
   readonly resumeFromSnapshots?: boolean;
