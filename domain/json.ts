@@ -53,6 +53,36 @@ export const deepFreeze = <T>(value: T): T => {
   return value;
 };
 
+/**
+ * Whether every object and array in `value` is frozen, plain (an array, or an object whose prototype is
+ * `Object.prototype` or null, without symbol keys) and holds only such values, strings, booleans, null and numbers:
+ * a value a store handed out deep-frozen, which a predicate written for JSON.parse output may read without changing
+ * it. Numbers are not judged here (the predicates refuse -0 and non-finite ones themselves). O(the value).
+ */
+export const isFrozenPlainJson = (value: unknown): boolean => {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'number':
+      return true;
+    case 'object': {
+      if (value === null) return true;
+      if (!Object.isFrozen(value)) return false;
+      if (Array.isArray(value)) {
+        if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+        for (let i = 0; i < value.length; i++) if (!isFrozenPlainJson(value[i])) return false;
+        return true;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if ((proto !== Object.prototype && proto !== null) || Object.getOwnPropertySymbols(value).length > 0) return false;
+      for (const key in value) if (!Object.hasOwn(value, key) || !isFrozenPlainJson((value as Record<string, unknown>)[key])) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+};
+
 /** What `snapshotJson` returns: a detached plain copy, or where the value stops being lossless JSON and why. */
 export type JsonSnapshot =
   | { readonly ok: true; readonly value: unknown }

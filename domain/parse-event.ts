@@ -7,7 +7,7 @@ import { EventMetadataSchema, type EventMetadata } from './event-metadata.js';
 import { EVENT_DATA_SCHEMAS, isEventType, type LogEvent } from './events.js';
 import { fastEventData, isCommonMetadata } from './fast-event-data.js';
 import { compiledEventValidator } from './event-validators.js';
-import { deepFreeze, findNonJsonPath } from './json.js';
+import { deepFreeze, findNonJsonPath, isFrozenPlainJson } from './json.js';
 
 /**
  * Is `s` a UUID (8-4-4-4-12 hex digits, either case)? The same answer as
@@ -67,8 +67,9 @@ export interface ParseEventOptions {
   readonly owned?: boolean;
   /**
    * `raw` may be held by others, and its data is deep-frozen already when it comes from a store (every store
-   * freezes what it returns): the data is then used as is instead of copied; data with any unfrozen part is copied
-   * as without this option. @defaultValue false
+   * freezes what it returns): the data is then used as is instead of copied — checked by the fast path, or else by
+   * the type's compiled predicate, which only reads a deep-frozen plain value; data with any unfrozen part is copied
+   * and checked by the schema as without this option. @defaultValue false
    */
   readonly shared?: boolean;
 }
@@ -125,9 +126,10 @@ export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Eit
     const fast = fastEventData(type, env.data, { inPlace: options.owned === true, shared: options.shared === true });
     if (fast !== null) return E.right(envelope(seq, env.id as EventId, env.time, type, fast, env.ignorable === true, metadata, env.hash as string | undefined));
   }
-  if (env.ignorable !== true && options.owned === true) {
-    // any other shape the caller owns (JSON.parse output: lossless and acyclic): the type's predicate compiled from
-    // its zod schema (true only for data zod accepts unchanged) checks it and freezes it in place; zod only refuses
+  if (env.ignorable !== true && (options.owned === true || (options.shared === true && isFrozenPlainJson(env.data)))) {
+    // any other shape the caller owns (JSON.parse output: lossless and acyclic), or shares deep-frozen (a store's
+    // recorded data, which the predicate then only reads): the type's predicate compiled from its zod schema (true
+    // only for data zod accepts unchanged) checks it and freezes it in place; zod only refuses
     const compiled = compiledEventValidator(type);
     if (compiled !== null && compiled(env.data)) return E.right(envelope(seq, env.id as EventId, env.time, type, env.data, false, metadata, env.hash as string | undefined));
   }

@@ -65,13 +65,23 @@ export interface AgentOptions {
    * loop. To the outside the wait is part of the checkpoint's. @defaultValue none: a turn goes on at once
    */
   readonly turnGate?: LoopGate;
+  /**
+   * An agent resumed from a fold snapshot (`restored.window`): the most messages of the model's surface before its
+   * window it keeps while idle. A longer surface, read from the store for a turn, is let go when the driver goes
+   * idle and read again before the next model request (docs/store-jsonl.md, "what a live session holds").
+   * @defaultValue {@link SURFACE_KEEP}
+   */
+  readonly surfaceKeep?: number;
 }
+
+/** The default {@link AgentOptions.surfaceKeep}: 20,000 messages (about 9 MiB of heap at the benchmarks' sizes). */
+export const SURFACE_KEEP = 20_000;
 
 /**
  * What an agent whose log was resumed from a fold snapshot (its log holds the events from `log.base` on) needs of
  * the events it does not hold: the session's header, the fold state after its log as loaded (closers included), the
- * request provenance facts, and a reader of the model's surface before the window (called once, before the first
- * model request).
+ * request provenance facts, and a reader of the model's surface before the window (called before the first model
+ * request, and again after a surface longer than {@link AgentOptions.surfaceKeep} was let go).
  */
 export interface RestoredWindow {
   readonly header: SessionCreatedData;
@@ -458,6 +468,26 @@ export class Agent {
     return read;
   }
 
+  /**
+   * Idle, resumed from a snapshot, the surface before the window read: let go when it holds more than
+   * `surfaceKeep` messages (the window's own messages stay; the rest is read from the store again when needed).
+   */
+  #releaseSurface(): void {
+    const window = this.#window;
+    if (window === null || this.#log.base === 0 || this.#surfaceBefore !== null) return;
+    const keep = this.#opts.surfaceKeep ?? SURFACE_KEEP;
+    if (this.#modelMessages.length <= keep) return;
+    const held: ModelMessage[] = [];
+    for (const e of this.#log.events) {
+      const m = modelMessageOf(e);
+      if (m) held.push(m);
+    }
+    if (this.#modelMessages.length - held.length <= keep) return;
+    this.#modelMessages = held;
+    this.#surfaceBefore = window.restored.surface;
+    this.#surfaceRead = null;
+  }
+
   #track(e: LogEvent): void {
     const m = modelMessageOf(e);
     if (m) this.#modelMessages.push(m);
@@ -511,6 +541,7 @@ export class Agent {
       if (p.kind === 'running') {
         const { turn, wakeRequested } = p;
         this.#setPhase({ kind: 'idle', lastTurn: turn });
+        this.#releaseSurface();
         if (wakeRequested && hasPending(this.#inbox.state) && !this.#disposing) this.#wakeDriver(false);
         else this.#wokenBy = undefined; // a wake whose work this driver took (or that ran nothing) names no later turn
       }

@@ -54,10 +54,16 @@ export interface RuntimeOptions {
   /**
    * `resume` starts from the session's latest fold snapshot when the store keeps them (runtime/ports/fold-snapshots.ts):
    * the agent holds only its log from there on (`Agent.base`, `Agent.events`), and reads the model's surface before
-   * it once, before its first model request. Not used with `encryption` or `telemetry`, nor for a session with
+   * it before its first model request (and again after letting a long one go: `surfaceKeep`). Not used with `encryption` or `telemetry`, nor for a session with
    * sub-agent events (those resume from the whole log). @defaultValue false: a resume holds the whole log
    */
   readonly resumeFromSnapshots?: boolean;
+  /**
+   * A session resumed from a fold snapshot keeps at most this many messages of the model's surface before its window
+   * while idle: a longer surface, read for a turn, is let go when the turn ends and read from the store again before
+   * the next model request (`AgentOptions.surfaceKeep`). @defaultValue 20000 (`SURFACE_KEEP`)
+   */
+  readonly surfaceKeep?: number;
   /** Write-behind window of every session (ms). @defaultValue 200 */
   readonly writeBatchDelayMs?: number;
   /**
@@ -258,6 +264,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       ...(options.toolConcurrency !== undefined ? { toolConcurrency: options.toolConcurrency } : {}),
       ...(options.lateToolResults !== undefined ? { lateToolResults: options.lateToolResults } : {}),
       ...(options.turnGate !== undefined ? { turnGate: options.turnGate } : {}),
+      ...(options.surfaceKeep !== undefined ? { surfaceKeep: options.surfaceKeep } : {}),
       retryPolicy: policy,
       clock,
       ...(systemPrompt !== undefined ? { systemPrompt } : {}),
@@ -440,7 +447,7 @@ const forkOptions = (given: unknown): ForkOptions => {
 /** The runtime's options, read once and checked (`invalid-argument` naming the option). */
 const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   const where = 'createRuntime(options)';
-  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption', 'actor', 'retry', 'telemetry', 'resumeFromSnapshots', 'turnGate']);
+  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption', 'actor', 'retry', 'telemetry', 'resumeFromSnapshots', 'surfaceKeep', 'turnGate']);
   if (o.hashOf !== undefined && typeof o.hashOf !== 'function') throw invalidArgument(`${where}.hashOf`, 'expected a chain hash function');
   if (o.signer !== undefined && !(hasMethod(o.signer, 'sign') && typeof (o.signer as { keyId?: unknown }).keyId === 'string')) {
     throw invalidArgument(`${where}.signer`, 'expected a HeadSigner (keyId and sign)');
@@ -479,6 +486,7 @@ const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   if (o.retry !== undefined && o.retry !== false) checkRetryOptions(o.retry, `${where}.retry`);
   if (o.turnGate !== undefined && !hasMethod(o.turnGate, 'next')) throw invalidArgument(`${where}.turnGate`, 'expected a LoopGate (next)');
   if (o.resumeFromSnapshots !== undefined && typeof o.resumeFromSnapshots !== 'boolean') throw invalidArgument(`${where}.resumeFromSnapshots`, 'expected a boolean');
+  if (o.surfaceKeep !== undefined && !(Number.isSafeInteger(o.surfaceKeep) && (o.surfaceKeep as number) >= 0)) throw invalidArgument(`${where}.surfaceKeep`, 'expected an integer >= 0');
   optionalPositiveInteger(o.toolConcurrency, `${where}.toolConcurrency`);
   optionalPositiveInteger(o.maxEventBytes, `${where}.maxEventBytes`);
   return o as RuntimeOptions;

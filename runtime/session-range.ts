@@ -163,7 +163,8 @@ const foldFrom = async (
         const openedNow = openEnvelopeNow(raw, keyring);
         const opened = openedNow instanceof Promise ? await openedNow : openedNow;
         if (opened !== raw) sealed = true;
-        const parsed = parseEvent(opened, { expectedSeq: seq });
+        // the store's recorded data is deep-frozen: used as is, checked without a copy (zod only for a refusal)
+        const parsed = parseEvent(opened, { expectedSeq: seq, shared: true });
         if (E.isLeft(parsed)) throw corrupt(sessionId, parsed.left);
         const step = stepSession(state, parsed.right);
         if (E.isLeft(step)) throw corrupt(sessionId, Object.assign(step.left, { seq }));

@@ -169,4 +169,41 @@ describe('the envelope checks by hand', () => {
       { numRuns: 1500 },
     );
   });
+
+  it('shared, deep-frozen data of a shape the fast path does not take is checked in place by the compiled predicate: used as is, never changed', () => {
+    const header = (tools: unknown): Record<string, unknown> => ({ seq: 0, id: '3f0e1c2a-1b2c-4d3e-8f40-5a6b7c8d9e0f', time: 1, type: 'request/header', data: { header: { config: { provider: 'scripted', model: 'scripted-1' }, tools }, reason: 'initial' } });
+    const deepFreeze = <T>(v: T): T => {
+      if (typeof v === 'object' && v !== null) {
+        for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+        Object.freeze(v);
+      }
+      return v;
+    };
+    const frozen = header([{ name: 'read_file' }, { name: 'run_check' }]);
+    deepFreeze(frozen.data);
+    const copying = parseEvent(structuredClone(frozen));
+    const shared = parseEvent(frozen, { shared: true });
+    expect(E.isRight(copying) && E.isRight(shared)).toBe(true);
+    if (E.isRight(shared) && E.isRight(copying)) {
+      expect(shared.right.data).toBe(frozen.data); // not copied
+      expect(shared.right).toEqual(copying.right);
+    }
+    // one part not frozen: copied through the schema, and the caller's value is left as it was (nothing frozen)
+    const partly = header([{ name: 'read_file' }, { name: 'run_check' }]);
+    const tools = (partly.data as { header: { tools: object[] } }).header.tools;
+    Object.freeze(partly.data);
+    Object.freeze((partly.data as { header: object }).header);
+    const p = parseEvent(partly, { shared: true });
+    expect(E.isRight(p)).toBe(true);
+    if (E.isRight(p)) expect(p.right.data).not.toBe(partly.data);
+    expect(Object.isFrozen(tools)).toBe(false);
+    expect(Object.isFrozen(tools[0])).toBe(false);
+    // refused as the schema refuses it
+    const bad = header([{ name: 7 }]);
+    deepFreeze(bad.data);
+    const refusedShared = parseEvent(bad, { shared: true });
+    const refusedCopying = parseEvent(structuredClone(bad));
+    expect(E.isLeft(refusedShared) && E.isLeft(refusedCopying)).toBe(true);
+    if (E.isLeft(refusedShared) && E.isLeft(refusedCopying)) expect(refusedShared.left.message).toBe(refusedCopying.left.message);
+  });
 });

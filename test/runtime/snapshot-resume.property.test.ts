@@ -26,6 +26,15 @@ class SnapshotMemoryStore extends MemoryEventStore implements FoldSnapshotSource
   }
 }
 
+/** A snapshot-keeping store counting its reads from seq 0 (the surface reads: a window read starts later). */
+class ReadCountingStore extends SnapshotMemoryStore {
+  fromStart = 0;
+  override read(stream: string, options?: Parameters<MemoryEventStore['read']>[1]): ReturnType<MemoryEventStore['read']> {
+    if ((options?.from ?? 0n) === 0n && options?.maxCount !== undefined) this.fromStart++;
+    return super.read(stream, options);
+  }
+}
+
 /** The first `count` events of a session, stored afresh (a log cut anywhere: a crash may leave a turn open). */
 const copyInto = async <S extends MemoryEventStore>(store: S, from: MemoryEventStore, count: number): Promise<S> => {
   const events = [];
@@ -35,7 +44,7 @@ const copyInto = async <S extends MemoryEventStore>(store: S, from: MemoryEventS
 };
 
 /** A runtime on `store` whose model answers text and records the messages of every request. */
-const resumeOn = async (store: MemoryEventStore, fromSnapshots: boolean): Promise<{ agent: Agent; requests: unknown[] }> => {
+const resumeOn = async (store: MemoryEventStore, fromSnapshots: boolean, surfaceKeep?: number): Promise<{ agent: Agent; requests: unknown[] }> => {
   const requests: unknown[] = [];
   const model = new ScriptedModel([], {
     whenExhausted: (r: ModelRequest) => {
@@ -43,7 +52,7 @@ const resumeOn = async (store: MemoryEventStore, fromSnapshots: boolean): Promis
       return 'done';
     },
   });
-  const runtime = createRuntime({ store, model, clock: steppingClock(), ids: sequentialIds(7), logger: silentLogger, writeBatchDelayMs: 0, resumeFromSnapshots: fromSnapshots });
+  const runtime = createRuntime({ store, model, clock: steppingClock(), ids: sequentialIds(7), logger: silentLogger, writeBatchDelayMs: 0, resumeFromSnapshots: fromSnapshots, ...(surfaceKeep !== undefined ? { surfaceKeep } : {}) });
   return { agent: await runtime.resume('rand'), requests };
 };
 
@@ -125,5 +134,36 @@ describe('resume from a fold snapshot', () => {
     full.agent.followup(msg('after-resume'));
     await full.agent.whenIdle();
     expect(requests).toEqual(full.requests);
+  });
+
+  it('lets a surface longer than surfaceKeep go when a turn ends, and reads it again for the next: the same requests', async () => {
+    const { agent: original, store: source } = await runRandomSession({ top: Array.from({ length: 8 }, () => ({ send: 'followup' as const })), replies: ['tool', 'text'], inner: ['steer'], dropsOddSteering: false, systemPerTurn: false });
+    const n = original.events.length;
+    const resumed = async (surfaceKeep?: number): Promise<{ agent: Agent; requests: unknown[]; store: ReadCountingStore }> => {
+      const store = await copyInto(new ReadCountingStore(), source, n);
+      await foldRange(store, 'rand', { from: n - 1, to: n }, null, { every: 8 });
+      const r = await resumeOn(store, true, surfaceKeep);
+      store.fromStart = 0;
+      return { ...r, store };
+    };
+    const kept = await resumeOn(await copyInto(new MemoryEventStore(), source, n), false);
+    const keep = await resumed();
+    const release = await resumed(0);
+    expect(keep.agent.base).toBeGreaterThan(0);
+    expect(release.agent.base).toBe(keep.agent.base);
+    for (const text of ['one', 'two', 'three']) {
+      for (const a of [release.agent, keep.agent, kept.agent]) {
+        a.followup(msg(text));
+        await a.whenIdle();
+      }
+    }
+    // every turn sends the model the whole surface, whether it was kept or read again
+    expect(release.requests).toEqual(kept.requests);
+    expect(keep.requests).toEqual(kept.requests);
+    expect(kept.requests.length).toBeGreaterThanOrEqual(3);
+    // kept (the default keeps 20,000): the surface before the window read once; let go (0): read again for each turn
+    expect(keep.store.fromStart).toBe(1);
+    expect(release.store.fromStart).toBe(3);
+    for (const a of [release.agent, keep.agent, kept.agent]) await a.dispose();
   });
 });

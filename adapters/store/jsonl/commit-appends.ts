@@ -15,7 +15,7 @@ import { encodeEventLine, type StoredEvent } from './line-codec.js';
 import type { StoreDirectory } from './store-directory.js';
 import type { StreamCache, StreamState } from './stream-cache.js';
 import { UncertainCommitError, writeDrafts, type Draft } from './write-drafts.js';
-import { recoverIndex, writerState } from './writer-state.js';
+import { recoverIndex, storedRevisions, writerState } from './writer-state.js';
 import { stepChange, type CatalogChange } from './catalog-fold.js';
 import type { JsonlSessionCatalog } from './session-catalog.js';
 
@@ -75,8 +75,10 @@ export const commitAppends = async (
         }
         let draft = drafts.get(item.stream);
         const lastRevision = draft?.lastRevision ?? state.lastRevision;
+        // the batch's ids the stream's committed part holds (read back from the file: the state keeps hashes)
+        const stored = await storedRevisions(directory, state, index, item.events.map((e) => e.id));
         const revisionOfId = (id: string): bigint | undefined => {
-          const r = draft?.newIds.get(id) ?? state.revisionOfId.get(id);
+          const r = draft?.newIds.get(id) ?? stored.get(id);
           return r === undefined ? undefined : BigInt(r);
         };
         const positionOf = (rev: number): number => (rev < state.positions.length ? state.positions[rev]! : draft!.newPositions[rev - state.positions.length]!);

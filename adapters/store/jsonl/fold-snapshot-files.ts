@@ -41,6 +41,8 @@ const isSnapshot = (v: unknown): v is FoldSnapshot => {
 const LINE_HEAD = 20;
 /** The most bytes of a line's inner JSON its head takes (an id is at most a few hundred bytes). */
 const HEAD_BYTES = 1024;
+/** The prefix of a line's inner JSON a head fits in when its id is a UUID (as steerlog's are). */
+const SHORT_HEAD_BYTES = 256;
 /** The head of a snapshot's inner JSON, as encodeSnapshots writes it (its state follows). */
 const HEAD = /^\{"seq":(\d+),"id":("(?:[^"\\]|\\.)*")(?:,"hash":("[0-9a-zA-Z]*"))?,"version":(\d+),"state":/;
 
@@ -61,7 +63,8 @@ export const decodeSnapshots = (bytes: Buffer): FoldSnapshot[] => {
     const innerEnd = nl - 1;
     if (innerEnd <= innerStart || bytes[innerEnd] !== 0x7d || bytes.toString('latin1', lineStart, lineStart + 6) !== '{"c":"' || bytes.toString('latin1', lineStart + 14, innerStart) !== '","s":') continue;
     if (hex8(crc32(bytes, innerStart, innerEnd)) !== bytes.toString('latin1', lineStart + 6, lineStart + 14)) continue;
-    const head = HEAD.exec(bytes.toString('utf8', innerStart, Math.min(innerEnd, innerStart + HEAD_BYTES)));
+    // the head is a few hundred bytes at most: decoded from a short prefix first, the longest one only when needed
+    const head = HEAD.exec(bytes.toString('utf8', innerStart, Math.min(innerEnd, innerStart + SHORT_HEAD_BYTES))) ?? HEAD.exec(bytes.toString('utf8', innerStart, Math.min(innerEnd, innerStart + HEAD_BYTES)));
     if (head === null) continue;
     try {
       const snapshot = { seq: Number(head[1]), id: JSON.parse(head[2]!) as unknown, ...(head[3] !== undefined ? { hash: JSON.parse(head[3]) as unknown } : {}), version: Number(head[4]), state: undefined as unknown };

@@ -1,5 +1,6 @@
 import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
 import { hashOfFileName } from './file-name.js';
+import type { IdRevisions } from './id-revisions.js';
 import { IndexRevisions, type RevisionSeedSource } from './index-revisions.js';
 import type { StoreDirectory } from './store-directory.js';
 
@@ -17,7 +18,8 @@ export interface StreamState {
   lastRevision: number;
   /** Global position of each committed revision. */
   readonly positions: number[];
-  readonly revisionOfId: Map<string, number>;
+  /** The committed events' ids, as hashes (id-revisions.ts): a hit is confirmed from the file (storedRevisions in writer-state.ts). */
+  readonly ids: IdRevisions;
   /**
    * The index's committed count when this state was last known to be current (checked against the file, or
    * written by this instance's own commit); -1 when never. It may be trusted without looking at the file only

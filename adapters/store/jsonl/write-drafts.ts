@@ -163,6 +163,6 @@ export const writeDrafts = async (directory: StoreDirectory, cache: StreamCache,
     s.lastRevision = p.draft.lastRevision;
     cache.readHints.set(s.stream, { rev: s.lastRevision + 1, offset: s.size });
     s.positions.push(...p.draft.newPositions);
-    for (const [id, rev] of p.draft.newIds) s.revisionOfId.set(id, rev);
+    for (const [id, rev] of p.draft.newIds) s.ids.set(id, rev);
   }
 };

@@ -1,7 +1,8 @@
 import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
-import { viewIndex, type IndexView } from './global-index.js';
+import { readExactly, readIndexRecords, viewIndex, type IndexView } from './global-index.js';
+import { IdRevisions } from './id-revisions.js';
 import { assertCrashTail } from './index-survey.js';
-import { INDEX_RECORD_BYTES } from './line-codec.js';
+import { decodeLineAt, INDEX_RECORD_BYTES } from './line-codec.js';
 import { headerOf, scanCommitted, type IndexLookup } from './recovery.js';
 import { io, type StoreDirectory } from './store-directory.js';
 import type { StreamCache, StreamState } from './stream-cache.js';
@@ -39,7 +40,7 @@ export const writerState = async (directory: StoreDirectory, cache: StreamCache,
   if (state?.exists && state.validAt >= directory.foreignCommitAt) return state;
   if (!state) {
     const { hash, fileName, path } = directory.names(stream);
-    state = { stream, hash, fileName, path, exists: false, size: 0, headerEnd: 0, lastRevision: -1, positions: [], revisionOfId: new Map(), validAt: -1 };
+    state = { stream, hash, fileName, path, exists: false, size: 0, headerEnd: 0, lastRevision: -1, positions: [], ids: new IdRevisions(), validAt: -1 };
   }
   const size = await io('append', () => directory.fs.sizeOf(state.path));
   if (size === undefined) {
@@ -63,7 +64,7 @@ export const writerState = async (directory: StoreDirectory, cache: StreamCache,
     const scan = await scanCommitted(file, state.fileName, start, size, state.lastRevision, state.positions.at(-1) ?? -1, state.hash, index);
     for (const e of scan.entries) {
       state.positions.push(e.event.pos);
-      state.revisionOfId.set(e.event.id, e.event.rev);
+      state.ids.set(e.event.id, e.event.rev);
       state.lastRevision = e.event.rev;
     }
     state.exists = true;
@@ -100,4 +101,30 @@ const assertIndexed = async (directory: StoreDirectory, cache: StreamCache, stat
     }
     await revisions.reset();
   }
+};
+
+/**
+ * Under the lock: the revisions of a stream's committed part that hold any of `ids` (an append's ids, checked for
+ * idempotency), read back from the file. The state keeps only a hash of each id (id-revisions.ts): each candidate
+ * revision's line is found through its index record and its id compared; a record or line that does not check is
+ * StoreCorruptError (a committed line is read).
+ */
+export const storedRevisions = async (directory: StoreDirectory, state: StreamState, index: WriterIndex, ids: readonly string[]): Promise<Map<string, number>> => {
+  const found = new Map<string, number>();
+  for (const id of ids) {
+    for (const rev of state.ids.candidates(id)) {
+      const pos = state.positions[rev];
+      if (pos === undefined || pos >= index.view.count) continue;
+      const [record] = await io('append', () => readIndexRecords(index.file, index.path, pos, 1));
+      if (record!.fileHash !== state.hash) throw new StoreCorruptError(index.path, pos * INDEX_RECORD_BYTES, `the record of global position ${pos} names another stream file than revision ${rev} of ${state.fileName}`);
+      const file = await io('append', () => directory.writeHandle(state.path));
+      const bytes = await io('append', () => readExactly(file, record!.offset, record!.length, state.path));
+      const line = decodeLineAt(bytes, 0, bytes.length);
+      if (typeof line === 'string' || line.kind !== 'event' || line.event.rev !== rev) {
+        throw new StoreCorruptError(state.fileName, record!.offset, typeof line === 'string' ? line : `expected revision ${rev} at the place its index record names`);
+      }
+      if (line.event.id === id) found.set(id, rev);
+    }
+  }
+  return found;
 };

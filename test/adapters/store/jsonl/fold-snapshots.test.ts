@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openJsonlEventStore } from '../../../../adapters/store/jsonl/index.js';
-import { SNAPSHOTS_DIR } from '../../../../adapters/store/jsonl/fold-snapshot-files.js';
+import { decodeSnapshots, encodeSnapshots, SNAPSHOTS_DIR } from '../../../../adapters/store/jsonl/fold-snapshot-files.js';
 import type { MemoryEventStore } from '../../../../adapters/store/memory/memory-event-store.js';
 import type { FoldSnapshot } from '../../../../runtime/ports/fold-snapshots.js';
 import { foldRange } from '../../../../runtime/session-range.js';
@@ -25,6 +25,16 @@ const copySession = async (source: MemoryEventStore, dir: string): Promise<void>
 };
 
 describe('JSONL fold snapshots', () => {
+  it('decode heads of any length a line allows: a UUID id, and ids and hashes that pass a short prefix', () => {
+    const snapshots: FoldSnapshot[] = [
+      { seq: 511, id: '3f0e1c2a-1b2c-4d3e-8f40-5a6b7c8d9e0f', hash: 'a'.repeat(64), version: 2, state: { n: 1 } },
+      { seq: 1023, id: 'x'.repeat(400), hash: 'b'.repeat(64), version: 2, state: { n: 2 } },
+      { seq: 1535, id: 'q"\\'.repeat(60), version: 2, state: [3] },
+    ];
+    const back = decodeSnapshots(encodeSnapshots(snapshots));
+    expect(back.map((s) => ({ ...s }))).toEqual(snapshots);
+  });
+
   it('are kept in snapshots/, read back, never written by a read-only store, and a damaged line is skipped', async () => {
     const { agent, store: source } = await runRandomSession({ top: Array.from({ length: 6 }, () => ({ send: 'followup' as const })), replies: ['tool', 'text'], inner: ['steer'], dropsOddSteering: false, systemPerTurn: false });
     const dir = join(root, 'a');
