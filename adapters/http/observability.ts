@@ -78,6 +78,12 @@ export interface HostObservabilityOptions {
    * enabled here and disabled at close). @defaultValue `perf_hooks.monitorEventLoopDelay({ resolution: 10 })`
    */
   readonly loopDelay?: LoopDelayHistogram;
+  /**
+   * The resolution of {@link loopDelay}'s histogram, in milliseconds. A `perf_hooks` event-loop histogram records the
+   * interval between the runs of its own timer, not how late a run was: an idle process reads its resolution. So the
+   * listed delay is each reading less this resolution (never below 0). @defaultValue 10, the default histogram's
+   */
+  readonly loopDelayResolutionMs?: number;
 }
 
 /** What the host reads of an event-loop delay histogram (`perf_hooks.IntervalHistogram`), in nanoseconds. */
@@ -153,12 +159,13 @@ export const createHostObservability = (host: Host, options: HostObservabilityOp
   }
   // the delay of this process's event loop (what makes every request wait), since the previous scrape
   const loopDelay = options.loopDelay ?? monitorEventLoopDelay({ resolution: 10 });
+  const resolutionNs = (options.loopDelayResolutionMs ?? 10) * 1e6;
   loopDelay.enable();
-  registry.gauge(HOST_METRICS.loopDelay, 'Event-loop delay of the host process since the previous scrape, by quantile (1: the largest), seconds (perf_hooks.monitorEventLoopDelay, 10 ms resolution)', () => {
+  registry.gauge(HOST_METRICS.loopDelay, 'Event-loop delay of the host process since the previous scrape, by quantile (1: the largest), seconds (perf_hooks.monitorEventLoopDelay at 10 ms resolution, each reading less the resolution)', () => {
     const count = loopDelay.count;
     const values = LOOP_DELAY_QUANTILES.map((q) => ({
       labels: { quantile: String(q) },
-      value: count === 0 ? 0 : (q === 1 ? loopDelay.max : loopDelay.percentile(q * 100)) / 1e9,
+      value: count === 0 ? 0 : Math.max(0, (q === 1 ? loopDelay.max : loopDelay.percentile(q * 100)) - resolutionNs) / 1e9,
     }));
     loopDelay.reset();
     return values;

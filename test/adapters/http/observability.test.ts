@@ -129,11 +129,13 @@ describe('GET /metrics', () => {
     let count = 4;
     // a histogram in nanoseconds: the p-th percentile is p ms, the largest 250 ms
     const loopDelay = { get count() { return count; }, max: 250e6, percentile: (p: number) => p * 1e6, reset: () => void resets++, enable: () => true, disable: () => true };
-    const { server } = await start(new MemoryEventStore(), [], { loopDelay });
+    const { server } = await start(new MemoryEventStore(), [], { loopDelay, loopDelayResolutionMs: 60 });
     const scrape = async () => parseExposition(await (await fetch(`${server.url}/metrics`)).text());
     const e = await scrape();
     expect(e.types.get('steerlog_event_loop_delay_seconds')).toBe('gauge');
-    expect(['0.5', '0.99', '0.999', '1'].map((quantile) => value(e, 'steerlog_event_loop_delay_seconds', { quantile }))).toEqual([0.05, 0.099, 0.0999, 0.25]);
+    // each reading less the histogram's resolution (60 ms here), never below 0
+    const listed = ['0.5', '0.99', '0.999', '1'].map((quantile) => value(e, 'steerlog_event_loop_delay_seconds', { quantile }));
+    expect(listed.map((v) => Math.round(v! * 1e6) / 1e6)).toEqual([0, 0.039, 0.0399, 0.19]);
     expect(resets).toBe(1);
     // nothing measured since: zeros, and a new window again
     count = 0;
