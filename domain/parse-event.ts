@@ -86,7 +86,7 @@ export interface ParseEventOptions {
   readonly expectedSeq?: number;
   /**
    * The caller owns `raw` (nobody else holds it, as with what JSON.parse just returned): a valid event is frozen in
-   * place instead of copied. `raw` must then be JSON.parse output (plain objects and arrays, no symbol keys, no
+   * place instead of copied (`raw` itself is returned when it has the event's shape). `raw` must then be JSON.parse output (plain objects and arrays, no symbol keys, no
    * accessors), which is not checked again. @defaultValue false
    */
   readonly owned?: boolean;
@@ -147,13 +147,19 @@ export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Eit
     // the common shapes of known types: checked and copied by hand (a strict subset of what the schema accepts, every
     // leaf checked); null for any other type, known or not
     const fast = fastEventData(type as EventType, env.data, options.owned === true ? IN_PLACE : options.shared === true ? SHARED : COPY);
-    if (fast !== null) return E.right(envelope(seq, env.id as EventId, env.time, type, fast, env.ignorable === true, metadata, env.hash as string | undefined));
+    if (fast !== null) {
+      if (options.owned === true && ownedAsEvent(env, fast, metadata)) return E.right(Object.freeze(env) as unknown as LogEvent);
+      return E.right(envelope(seq, env.id as EventId, env.time, type, fast, env.ignorable === true, metadata, env.hash as string | undefined));
+    }
   }
   if (env.ignorable !== true && options.owned === true) {
     // any other shape the caller owns (JSON.parse output: lossless and acyclic): the type's predicate compiled from
     // its zod schema (true only for data zod accepts unchanged) checks it and freezes it in place; zod only refuses
     const compiled = compiledEventValidator(type);
-    if (compiled !== null && compiled(env.data)) return E.right(envelope(seq, env.id as EventId, env.time, type, env.data, false, metadata, env.hash as string | undefined));
+    if (compiled !== null && compiled(env.data)) {
+      if (ownedAsEvent(env, env.data, metadata)) return E.right(Object.freeze(env) as unknown as LogEvent);
+      return E.right(envelope(seq, env.id as EventId, env.time, type, env.data, false, metadata, env.hash as string | undefined));
+    }
   }
   const trailer = {
     ...(env.ignorable === true ? { ignorable: true as const } : {}),
@@ -185,6 +191,19 @@ export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Eit
     }) as LogEvent,
   );
 };
+
+/**
+ * Can the caller's own envelope (owned: checked above, every key an envelope field) be the event itself, frozen in
+ * place instead of copied into a new object? When its data and metadata are the checked ones (not copies) and no
+ * optional field is present with `undefined` (which the copy would drop; JSON.parse makes none): the event is then
+ * what {@link envelope} would build, field for field.
+ */
+const ownedAsEvent = (env: Record<string, unknown>, data: unknown, metadata: EventMetadata | undefined): boolean =>
+  env.data === data &&
+  env.metadata === metadata &&
+  (metadata !== undefined || !('metadata' in env)) &&
+  (env.ignorable !== undefined || !('ignorable' in env)) &&
+  (env.hash !== undefined || !('hash' in env));
 
 /**
  * The typed event, frozen: its fields in one order, the optional ones only when present (the same object the
