@@ -311,7 +311,9 @@ const COMMON_METADATA_KEYS: readonly string[] = ['actor', 'actorKind', 'correlat
  */
 export const isCommonMetadata = (value: unknown): boolean => {
   if (!isPlain(value)) return false;
-  for (const key of Object.keys(value)) {
+  // for…in without an array of the keys; an inherited enumerable key (a polluted prototype) declines
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return false;
     const v = value[key];
     if (!COMMON_METADATA_KEYS.includes(key) || typeof v !== 'string' || v.length === 0) return false;
     if (key === 'actorKind' && !isActorKind(v)) return false;

@@ -68,6 +68,19 @@ const isEnvelopeKey = (key: string): boolean => {
   }
 };
 
+/** The first own key of `env` that is not an envelope field, or null (for…in: no array of the keys). */
+const extraEnvelopeKey = (env: Record<string, unknown>): string | null => {
+  for (const key in env) if (Object.hasOwn(env, key) && !isEnvelopeKey(key)) return key;
+  return null;
+};
+
+/** How many enumerable keys `o` has (own and inherited). */
+const keyCount = (o: object): number => {
+  let n = 0;
+  for (const _ in o) n++;
+  return n;
+};
+
 const zodPath = (issue: z.ZodIssue): string =>
   issue.path.reduce<string>((p, k) => (typeof k === 'number' ? `${p}[${k}]` : `${p}.${k}`), 'data');
 
@@ -118,9 +131,11 @@ export const parseEvent = (raw: unknown, options: ParseEventOptions = {}): E.Eit
   if (typeof env.time !== 'number' || !Number.isFinite(env.time)) return refuse('malformed-envelope', seq ?? position, type, 'time', 'time must be epoch milliseconds');
   if (!('data' in env)) return refuse('malformed-envelope', seq ?? position, type, 'data', 'data is missing');
   if (env.ignorable !== undefined && env.ignorable !== true) return refuse('malformed-envelope', seq ?? position, type, 'ignorable', 'ignorable must be true or absent');
-  // JSON.parse makes no inherited enumerable keys, so for…in sees the own keys (without an array of them)
-  for (const key in env) {
-    if (Object.hasOwn(env, key) && !isEnvelopeKey(key)) return refuse('malformed-envelope', seq ?? position, type, key, `unexpected envelope field "${key}"`);
+  // owned (JSON.parse output: no inherited keys, no key with `undefined`): seq, id, time, type and data are own keys,
+  // so as many keys as those and the optional fields present means no other key; otherwise each key is looked at
+  if (options.owned !== true || keyCount(env) !== 5 + (env.ignorable !== undefined ? 1 : 0) + (env.metadata !== undefined ? 1 : 0) + (env.hash !== undefined ? 1 : 0)) {
+    const extra = extraEnvelopeKey(env);
+    if (extra !== null) return refuse('malformed-envelope', seq ?? position, type, extra, `unexpected envelope field "${extra}"`);
   }
   let metadata: EventMetadata | undefined;
   if (env.metadata !== undefined) {
