@@ -30,6 +30,31 @@ const isPlain = (v: unknown): v is Plain => {
   return (proto === Object.prototype || proto === null) && Object.getOwnPropertySymbols(v).length === 0;
 };
 const NO_KEYS: readonly string[] = [];
+// the keys of each shape, made once (an array literal in a call is a new array per call)
+const KEYS_TYPE_TEXT: readonly string[] = ['type', 'text'];
+const KEYS_KIND: readonly string[] = ['kind'];
+const KEYS_RPCID_CLIENTTIMEZONE_ACTOR: readonly string[] = ['rpcId', 'clientTimeZone', 'actor'];
+const KEYS_KIND_PLUGIN: readonly string[] = ['kind', 'plugin'];
+const KEYS_FORM: readonly string[] = ['form'];
+const KEYS_ID_ROLE_CONTENT_SOURCE: readonly string[] = ['id', 'role', 'content', 'source'];
+const KEYS_TARGET_START_INSERTED: readonly string[] = ['target', 'start', 'inserted'];
+const KEYS_REMOVEDCOUNT_OUTCOME: readonly string[] = ['removedCount', 'outcome'];
+const KEYS_TURN: readonly string[] = ['turn'];
+const KEYS_TURN_STEP: readonly string[] = ['turn', 'step'];
+const KEYS_TURN_REASON: readonly string[] = ['turn', 'reason'];
+const KEYS_TYPE_CALLID_NAME_ARGUMENTS: readonly string[] = ['type', 'callId', 'name', 'arguments'];
+const KEYS_KIND_PROVIDER_MODEL: readonly string[] = ['kind', 'provider', 'model'];
+const KEYS_TURN_STEP_MESSAGE: readonly string[] = ['turn', 'step', 'message'];
+const KEYS_USAGE_INTERRUPTED_FINISH: readonly string[] = ['usage', 'interrupted', 'finishReason'];
+const KEYS_ROLE_CONTENT: readonly string[] = ['role', 'content'];
+const KEYS_SOURCE: readonly string[] = ['source'];
+const KEYS_INPUTTOKENS_OUTPUTTOKENS: readonly string[] = ['inputTokens', 'outputTokens'];
+const KEYS_TURN_STEP_CALLID_NAME_ARGUMENTS: readonly string[] = ['turn', 'step', 'callId', 'name', 'arguments'];
+const KEYS_ERROR: readonly string[] = ['error'];
+const KEYS_ROLE_CALLID_CONTENT: readonly string[] = ['role', 'callId', 'content'];
+const KEYS_ISERROR: readonly string[] = ['isError'];
+const KEYS_NAME_CODE: readonly string[] = ['name', 'code'];
+const KEYS_SESSIONID_CREATEDAT_KIND: readonly string[] = ['sessionId', 'createdAt', 'kind'];
 /** Every own key of `o` is one of `allowed`, and `o` has all of `required`. */
 const keysFit = (o: Plain, required: readonly string[], optional: readonly string[] = NO_KEYS): boolean => {
   let seenRequired = 0;
@@ -52,22 +77,23 @@ const freeze = <T>(v: T): T => Object.freeze(v);
  * it declines may be left partly frozen, which its owner may do with as it likes).
  */
 const keep = (v: Plain, build: (v: Plain) => Plain): Plain | null => (mode === 'copy' ? freeze(build(v)) : mode === 'in-place' ? freeze(v) : Object.isFrozen(v) ? v : MISS);
-const keepArray = (v: unknown[], built: Plain[]): readonly Plain[] | null =>
-  mode === 'copy' ? freeze(built) : mode === 'in-place' ? (freeze(v) as Plain[]) : Object.isFrozen(v) ? (v as Plain[]) : MISS;
+const keepArray = (v: unknown[], built: Plain[] | null): readonly Plain[] | null =>
+  mode === 'copy' ? freeze(built!) : mode === 'in-place' ? (freeze(v) as Plain[]) : Object.isFrozen(v) ? (v as Plain[]) : MISS;
 
 /** A text block `{type:'text', text}` (the only content block the fast path takes). */
 const textBlock = (v: unknown): Plain | null => {
-  if (!isPlain(v) || v.type !== 'text' || !isStr(v.text) || !keysFit(v, ['type', 'text'])) return MISS;
+  if (!isPlain(v) || v.type !== 'text' || !isStr(v.text) || !keysFit(v, KEYS_TYPE_TEXT)) return MISS;
   return keep(v, copyTextBlock);
 };
 const copyTextBlock = (v: Plain): Plain => ({ type: 'text', text: v.text });
 const textBlocks = (v: unknown): readonly Plain[] | null => {
   if (!Array.isArray(v)) return MISS;
-  const out: Plain[] = [];
+  // the copies are collected only when copying (in place and shared, `v` itself is kept)
+  const out: Plain[] | null = mode === 'copy' ? [] : null;
   for (let i = 0; i < v.length; i++) {
     const b = textBlock(v[i]);
     if (b === MISS) return MISS;
-    out.push(b);
+    if (out !== null) out.push(b);
   }
   return keepArray(v, out);
 };
@@ -81,14 +107,14 @@ const copyShallow = (v: Plain): Plain => ({ ...v });
 const source = (v: unknown): Plain | null => {
   if (!isPlain(v)) return MISS;
   if (v.kind === 'user') {
-    if (!keysFit(v, ['kind'], ['rpcId', 'clientTimeZone', 'actor'])) return MISS;
+    if (!keysFit(v, KEYS_KIND, KEYS_RPCID_CLIENTTIMEZONE_ACTOR)) return MISS;
     if (v.rpcId !== undefined && !isStr(v.rpcId)) return MISS;
     if (v.actor !== undefined && !isStr(v.actor)) return MISS;
     if (v.clientTimeZone !== undefined && !isStr(v.clientTimeZone)) return MISS;
     return keep(v, copyShallow);
   }
   if (v.kind === 'plugin') {
-    if (!keysFit(v, ['kind', 'plugin'], ['form']) || !isStr(v.plugin)) return MISS;
+    if (!keysFit(v, KEYS_KIND_PLUGIN, KEYS_FORM) || !isStr(v.plugin)) return MISS;
     if (v.form !== undefined && !isStr(v.form)) return MISS;
     return keep(v, copyShallow);
   }
@@ -96,7 +122,7 @@ const source = (v: unknown): Plain | null => {
 };
 
 const userMessage = (v: unknown): Plain | null => {
-  if (!isPlain(v) || v.role !== 'user' || !isNonEmpty(v.id) || !keysFit(v, ['id', 'role', 'content', 'source'])) return MISS;
+  if (!isPlain(v) || v.role !== 'user' || !isNonEmpty(v.id) || !keysFit(v, KEYS_ID_ROLE_CONTENT_SOURCE)) return MISS;
   const content = textBlocks(v.content);
   if (content === MISS) return MISS;
   const src = source(v.source);
@@ -105,18 +131,18 @@ const userMessage = (v: unknown): Plain | null => {
 };
 
 const splice = (v: unknown): Plain | null => {
-  if (!isPlain(v) || !keysFit(v, ['target', 'start', 'inserted'], ['removedCount', 'outcome'])) return MISS;
+  if (!isPlain(v) || !keysFit(v, KEYS_TARGET_START_INSERTED, KEYS_REMOVEDCOUNT_OUTCOME)) return MISS;
   if ((v.target !== 'next-turn' && v.target !== 'next-step') || !isNat(v.start) || !Array.isArray(v.inserted)) return MISS;
   if (v.removedCount !== undefined && !isPos(v.removedCount)) return MISS;
   if (v.outcome !== undefined && v.outcome !== 'canceled') return MISS;
   // the canonical forms (the schema's refinements): insertion, claim, cancellation
   if (v.removedCount === undefined && (v.outcome !== undefined || v.inserted.length === 0)) return MISS;
   if (v.removedCount !== undefined && v.outcome === undefined && v.inserted.length > 0) return MISS;
-  const inserted: Plain[] = [];
-  for (const m of v.inserted) {
-    const u = userMessage(m);
+  const inserted: Plain[] | null = mode === 'copy' ? [] : null;
+  for (let i = 0; i < v.inserted.length; i++) {
+    const u = userMessage(v.inserted[i]);
     if (u === MISS) return MISS;
-    inserted.push(u);
+    if (inserted !== null) inserted.push(u);
   }
   const keptInserted = keepArray(v.inserted as unknown[], inserted);
   if (keptInserted === MISS) return MISS;
@@ -130,14 +156,14 @@ const splice = (v: unknown): Plain | null => {
 
 const copyTurnRef = (v: Plain): Plain => ({ turn: v.turn });
 const copyStepRef = (v: Plain): Plain => ({ turn: v.turn, step: v.step });
-const turnRef = (v: unknown): Plain | null => (isPlain(v) && isPos(v.turn) && keysFit(v, ['turn']) ? keep(v, copyTurnRef) : MISS);
-const stepRef = (v: unknown): Plain | null => (isPlain(v) && isPos(v.turn) && isPos(v.step) && keysFit(v, ['turn', 'step']) ? keep(v, copyStepRef) : MISS);
+const turnRef = (v: unknown): Plain | null => (isPlain(v) && isPos(v.turn) && keysFit(v, KEYS_TURN) ? keep(v, copyTurnRef) : MISS);
+const stepRef = (v: unknown): Plain | null => (isPlain(v) && isPos(v.turn) && isPos(v.step) && keysFit(v, KEYS_TURN_STEP) ? keep(v, copyStepRef) : MISS);
 
 const SIMPLE_REASONS: readonly unknown[] = ['completed', 'max-tokens', 'blocked', 'interrupted'];
 const turnEnd = (v: unknown): Plain | null => {
-  if (!isPlain(v) || !isPos(v.turn) || !keysFit(v, ['turn', 'reason'])) return MISS;
+  if (!isPlain(v) || !isPos(v.turn) || !keysFit(v, KEYS_TURN_REASON)) return MISS;
   const r = v.reason;
-  if (!isPlain(r) || !SIMPLE_REASONS.includes(r.kind) || !keysFit(r, ['kind'])) return MISS;
+  if (!isPlain(r) || !SIMPLE_REASONS.includes(r.kind) || !keysFit(r, KEYS_KIND)) return MISS;
   const reason = keep(r, copyShallow);
   if (reason === MISS) return MISS;
   return mode === 'copy' ? freeze({ turn: v.turn, reason }) : keep(v, copyShallow);
@@ -152,32 +178,32 @@ const copyUsage = (v: Plain): Plain => ({ inputTokens: v.inputTokens, outputToke
 const assistantBlock = (v: unknown): Plain | null => {
   if (!isPlain(v)) return MISS;
   if (v.type === 'text' || v.type === 'reasoning') {
-    if (!isStr(v.text) || !keysFit(v, ['type', 'text'])) return MISS;
+    if (!isStr(v.text) || !keysFit(v, KEYS_TYPE_TEXT)) return MISS;
     return keep(v, copyTypedText);
   }
   if (v.type !== 'tool-call' || !isNonEmpty(v.callId) || !isNonEmpty(v.name) || !isStr(v.arguments)) return MISS;
-  if (!keysFit(v, ['type', 'callId', 'name', 'arguments'])) return MISS;
+  if (!keysFit(v, KEYS_TYPE_CALLID_NAME_ARGUMENTS)) return MISS;
   return keep(v, copyToolCallBlock);
 };
 
 /** `{kind:'model', provider, model}`, the source of a model's answer. */
 const modelSource = (v: unknown): Plain | null =>
-  isPlain(v) && v.kind === 'model' && isStr(v.provider) && isStr(v.model) && keysFit(v, ['kind', 'provider', 'model'])
+  isPlain(v) && v.kind === 'model' && isStr(v.provider) && isStr(v.model) && keysFit(v, KEYS_KIND_PROVIDER_MODEL)
     ? keep(v, copyModelSource)
     : MISS;
 
 const assistantMessage = (v: unknown): Plain | null => {
-  if (!isPlain(v) || !isPos(v.turn) || !isPos(v.step) || !keysFit(v, ['turn', 'step', 'message'], ['usage', 'interrupted', 'finishReason'])) return MISS;
+  if (!isPlain(v) || !isPos(v.turn) || !isPos(v.step) || !keysFit(v, KEYS_TURN_STEP_MESSAGE, KEYS_USAGE_INTERRUPTED_FINISH)) return MISS;
   if (v.interrupted !== undefined && v.interrupted !== true) return MISS;
   if (v.finishReason !== undefined && v.finishReason !== 'stop' && v.finishReason !== 'tool-calls' && v.finishReason !== 'max-tokens') return MISS;
   const m = v.message;
-  if (!isPlain(m) || m.role !== 'assistant' || !keysFit(m, ['role', 'content'], ['source'])) return MISS;
+  if (!isPlain(m) || m.role !== 'assistant' || !keysFit(m, KEYS_ROLE_CONTENT, KEYS_SOURCE)) return MISS;
   if (!Array.isArray(m.content)) return MISS;
-  const blocks: Plain[] = [];
+  const blocks: Plain[] | null = mode === 'copy' ? [] : null;
   for (let i = 0; i < m.content.length; i++) {
     const b = assistantBlock(m.content[i]);
     if (b === MISS) return MISS;
-    blocks.push(b);
+    if (blocks !== null) blocks.push(b);
   }
   const content = keepArray(m.content as unknown[], blocks);
   if (content === MISS) return MISS;
@@ -188,7 +214,7 @@ const assistantMessage = (v: unknown): Plain | null => {
   let usage: Plain | undefined;
   if (v.usage !== undefined) {
     const u = v.usage;
-    if (!isPlain(u) || !isNat(u.inputTokens) || !isNat(u.outputTokens) || !keysFit(u, ['inputTokens', 'outputTokens'])) return MISS;
+    if (!isPlain(u) || !isNat(u.inputTokens) || !isNat(u.outputTokens) || !keysFit(u, KEYS_INPUTTOKENS_OUTPUTTOKENS)) return MISS;
     const kept = keep(u, copyUsage);
     if (kept === MISS) return MISS;
     usage = kept;
@@ -199,49 +225,65 @@ const assistantMessage = (v: unknown): Plain | null => {
 };
 
 const toolCall = (v: unknown): Plain | null =>
-  isPlain(v) && isPos(v.turn) && isPos(v.step) && isNonEmpty(v.callId) && isNonEmpty(v.name) && isStr(v.arguments) && keysFit(v, ['turn', 'step', 'callId', 'name', 'arguments'])
-    ? keep(v, () => ({ turn: v.turn, step: v.step, callId: v.callId, name: v.name, arguments: v.arguments }))
+  isPlain(v) && isPos(v.turn) && isPos(v.step) && isNonEmpty(v.callId) && isNonEmpty(v.name) && isStr(v.arguments) && keysFit(v, KEYS_TURN_STEP_CALLID_NAME_ARGUMENTS)
+    ? mode === 'copy'
+      ? freeze({ turn: v.turn, step: v.step, callId: v.callId, name: v.name, arguments: v.arguments })
+      : keep(v, copyShallow)
     : MISS;
 
 /** A tool result with text content (and `isError`, `error`); one with `meta` goes to zod. */
 const toolResult = (v: unknown): Plain | null => {
-  if (!isPlain(v) || !isPos(v.turn) || !isPos(v.step) || !keysFit(v, ['turn', 'step', 'message'], ['error'])) return MISS;
+  if (!isPlain(v) || !isPos(v.turn) || !isPos(v.step) || !keysFit(v, KEYS_TURN_STEP_MESSAGE, KEYS_ERROR)) return MISS;
   const m = v.message;
-  if (!isPlain(m) || m.role !== 'tool' || !isNonEmpty(m.callId) || !keysFit(m, ['role', 'callId', 'content'], ['isError'])) return MISS;
+  if (!isPlain(m) || m.role !== 'tool' || !isNonEmpty(m.callId) || !keysFit(m, KEYS_ROLE_CALLID_CONTENT, KEYS_ISERROR)) return MISS;
   if (m.isError !== undefined && typeof m.isError !== 'boolean') return MISS;
   const content = textBlocks(m.content);
   if (content === MISS) return MISS;
-  const message = keep(m, () => ({ role: 'tool', callId: m.callId, content, ...(m.isError !== undefined ? { isError: m.isError } : {}) }));
+  const message = mode === 'copy' ? freeze({ role: 'tool', callId: m.callId, content, ...(m.isError !== undefined ? { isError: m.isError } : {}) }) : keep(m, copyShallow);
   if (message === MISS) return MISS;
   let error: Plain | undefined;
   if (v.error !== undefined) {
     const e = v.error;
-    if (!isPlain(e) || !isStr(e.name) || !isStr(e.code) || !keysFit(e, ['name', 'code'])) return MISS;
-    const kept = keep(e, () => ({ name: e.name, code: e.code }));
+    if (!isPlain(e) || !isStr(e.name) || !isStr(e.code) || !keysFit(e, KEYS_NAME_CODE)) return MISS;
+    const kept = mode === 'copy' ? freeze({ name: e.name, code: e.code }) : keep(e, copyShallow);
     if (kept === MISS) return MISS;
     error = kept;
   }
-  return keep(v, () => ({ turn: v.turn, step: v.step, message, ...(error !== undefined ? { error } : {}) }));
+  return mode === 'copy' ? freeze({ turn: v.turn, step: v.step, message, ...(error !== undefined ? { error } : {}) }) : keep(v, copyShallow);
 };
 
 const sessionCreated = (v: unknown): Plain | null => {
-  if (!isPlain(v) || !keysFit(v, ['sessionId', 'createdAt', 'kind'])) return MISS;
+  if (!isPlain(v) || !keysFit(v, KEYS_SESSIONID_CREATEDAT_KIND)) return MISS;
   if (!isNonEmpty(v.sessionId) || typeof v.createdAt !== 'number' || !Number.isFinite(v.createdAt) || Object.is(v.createdAt, -0)) return MISS;
   if (v.kind !== 'ordinary' && v.kind !== 'continuable' && v.kind !== 'one-shot') return MISS;
-  return keep(v, () => ({ sessionId: v.sessionId, createdAt: v.createdAt, kind: v.kind }));
+  return mode === 'copy' ? freeze({ sessionId: v.sessionId, createdAt: v.createdAt, kind: v.kind }) : keep(v, copyShallow);
 };
 
-const FAST: Partial<Record<EventType, (v: unknown) => Plain | null>> = {
-  'session/created': sessionCreated,
-  'agent/inbox/spliced': splice,
-  'user/message': userMessage,
-  'turn/start': turnRef,
-  'turn/end': turnEnd,
-  'step/start': stepRef,
-  'step/end': stepRef,
-  'assistant/message': assistantMessage,
-  'tool/call': toolCall,
-  'tool/result': toolResult,
+/** The fast check of `type`'s data, or undefined for a type without one (a switch: no lookup in a record per event). */
+const fastCheck = (type: string): ((v: unknown) => Plain | null) | undefined => {
+  switch (type) {
+    case 'agent/inbox/spliced':
+      return splice;
+    case 'user/message':
+      return userMessage;
+    case 'turn/start':
+      return turnRef;
+    case 'turn/end':
+      return turnEnd;
+    case 'step/start':
+    case 'step/end':
+      return stepRef;
+    case 'assistant/message':
+      return assistantMessage;
+    case 'tool/call':
+      return toolCall;
+    case 'tool/result':
+      return toolResult;
+    case 'session/created':
+      return sessionCreated;
+    default:
+      return undefined;
+  }
 };
 
 /**
@@ -252,7 +294,7 @@ const FAST: Partial<Record<EventType, (v: unknown) => Plain | null>> = {
  * with `shared` (a value others may hold) `data` itself is returned only when it is deep-frozen already, else null.
  */
 export const fastEventData = (type: EventType, data: unknown, options: { readonly inPlace?: boolean; readonly shared?: boolean } = {}): unknown => {
-  const check = FAST[type];
+  const check = fastCheck(type);
   if (check === undefined) return null;
   mode = options.inPlace === true ? 'in-place' : options.shared === true ? 'shared' : 'copy';
   try {
@@ -272,7 +314,9 @@ const COMMON_METADATA_KEYS: readonly string[] = ['actor', 'actorKind', 'correlat
  */
 export const isCommonMetadata = (value: unknown): boolean => {
   if (!isPlain(value)) return false;
-  for (const key of Object.keys(value)) {
+  // for…in without an array of the keys; an inherited enumerable key (a polluted prototype) declines
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return false;
     const v = value[key];
     if (!COMMON_METADATA_KEYS.includes(key) || typeof v !== 'string' || v.length === 0) return false;
     if (key === 'actorKind' && !isActorKind(v)) return false;
