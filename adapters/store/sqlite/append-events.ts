@@ -22,20 +22,13 @@ import {
   idempotencyVerdict,
 } from '../../../runtime/ports/store-validation.js';
 import { catalogFill } from './schema.js';
+import type { EventRow } from './event-reads.js';
 import { onOpenStore, type SqliteContext } from './store-context.js';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** A batch's rows, encoded before the transaction starts. */
-interface Row {
-  readonly id: string;
-  readonly type: string;
-  readonly time: number;
-  readonly data: string;
-  readonly ignorable: number;
-  readonly metadata: string | null;
-  readonly hash: string | null;
-}
+/** A batch's rows, encoded before the transaction starts: an event row without the places the append assigns. */
+type Row = Omit<EventRow, 'stream' | 'revision' | 'position'>;
 
 /** SQLite text is UTF-8: an id or type with a lone surrogate would come back altered, so it is refused. */
 const encode = (events: readonly NewEvent[]): Row[] =>

@@ -17,7 +17,7 @@ import { deepFreeze } from '../../../domain/json.js';
 import { onOpenStore, type SqliteContext } from './store-context.js';
 
 /** A row of the events table as the read statements select it. */
-interface EventRow {
+export interface EventRow {
   readonly stream: string;
   readonly revision: number;
   readonly position: number;
