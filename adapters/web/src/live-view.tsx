@@ -87,8 +87,10 @@ export const LiveView = ({ sessionId }: { sessionId: string }) => {
   const refreshHistory = async () => {
     const h = await loadHistory(sessionId);
     if ('code' in h) return notify(`Could not load the session: ${h.message}`);
+    // a status frame that arrives while session.get is answered is newer than its `running`
+    const statusFramesAt = stateRef.current.statusFrames;
     const got = await call('session.get', { sessionId });
-    dispatch({ kind: 'history', entries: h.entries, lastSeq: h.lastSeq, current: h.current, admitted: h.admitted, ...(got.ok ? { running: got.value.running } : {}) });
+    dispatch({ kind: 'history', entries: h.entries, lastSeq: h.lastSeq, current: h.current, admitted: h.admitted, ...(got.ok ? { running: got.value.running, statusFramesAt } : {}) });
   };
 
   useEffect(() => {

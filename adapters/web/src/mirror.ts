@@ -37,6 +37,12 @@ export interface MirrorState {
   readonly conversation: readonly ConversationEntry[];
   readonly rows: readonly MirrorRow[];
   readonly running: boolean;
+  /**
+   * Number of `host/session-status` frames seen for this session. A `running` read before the latest of them is older
+   * than it: the history action carries the count its `session.get` was asked at, and its `running` counts only when
+   * no status frame came since.
+   */
+  readonly statusFrames: number;
   /** Number of `session/subscribed` frames seen (one per stream generation). */
   readonly generation: number;
   /** Set when the stream skipped events the console does not hold: the history must be re-read. */
@@ -59,6 +65,7 @@ export const initialMirror = (sessionId: string): MirrorState => ({
   conversation: [],
   rows: [],
   running: false,
+  statusFrames: 0,
   generation: 0,
   gap: false,
   streamError: null,
@@ -136,6 +143,11 @@ export type MirrorAction =
       readonly entries: readonly ConversationEntry[];
       readonly lastSeq: number;
       readonly running?: boolean;
+      /**
+       * `statusFrames` when the `running` above was asked for: a status frame seen since is newer, and wins.
+       * @defaultValue the state's count (the `running` above is taken)
+       */
+      readonly statusFramesAt?: number;
       /** The running step as the history ends (`runningStepOf`). */
       readonly current?: Pick<MirrorState, 'streaming' | 'step'>;
       /** The history's admissions (`admissionsOf` each event), in seq order. @defaultValue none */
@@ -158,7 +170,7 @@ export const reduceMirror = (state: MirrorState, action: MirrorAction): MirrorSt
       const conversation = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
       const current = action.current && action.lastSeq >= state.lastSeq ? action.current : {};
       const admittedAt = withAdmissions(state.admittedAt, action.admitted ?? []);
-      return { ...state, ...current, conversation, admittedAt, lastSeq: Math.max(state.lastSeq, action.lastSeq), gap: false, ...(action.running !== undefined ? { running: action.running } : {}) };
+      return { ...state, ...current, conversation, admittedAt, lastSeq: Math.max(state.lastSeq, action.lastSeq), gap: false, ...(action.running !== undefined && (action.statusFramesAt ?? state.statusFrames) === state.statusFrames ? { running: action.running } : {}) };
     }
     case 'classified':
       return { ...state, conversation: state.conversation.map((e) => (e.kind === 'user' && e.seq === action.seq ? { ...e, class: action.class } : e)) };
@@ -173,7 +185,7 @@ export const reduceMirror = (state: MirrorState, action: MirrorAction): MirrorSt
           return { ...state, rows: f.items.map(mirrorRow) };
         }
         case 'host/session-status':
-          return f.sessionId === state.sessionId ? { ...state, running: f.running } : state;
+          return f.sessionId === state.sessionId ? { ...state, running: f.running, statusFrames: state.statusFrames + 1 } : state;
         case 'session/event': {
           if (f.sessionId !== state.sessionId) return state;
           const seq = f.event.seq;

@@ -27,6 +27,20 @@ describe('the console mirror', () => {
     expect(s.rows.map((r) => r.id)).toEqual(['B']);
   });
 
+  it("a history's running, asked before a status frame that has arrived since, does not undo it; asked after, it counts", () => {
+    const before = initialMirror('s');
+    // session.get is asked (no status frame seen yet), the prompt's status frame arrives, then session.get's stale answer
+    const asked = before.statusFrames;
+    const live = apply(before, { type: 'host/session-status', sessionId: 's', running: true });
+    const stale = reduceMirror(live, { kind: 'history', entries: [], lastSeq: -1, running: false, statusFramesAt: asked });
+    expect(stale.running).toBe(true);
+    // asked after the frame: the answer is the newer fact
+    const fresh = reduceMirror(live, { kind: 'history', entries: [], lastSeq: -1, running: false, statusFramesAt: live.statusFrames });
+    expect(fresh.running).toBe(false);
+    // another session's status frame is not counted
+    expect(apply(live, { type: 'host/session-status', sessionId: 'other', running: false }).statusFrames).toBe(live.statusFrames);
+  });
+
   it('a live user/message retires the first steering row with its id in the same update, later rows reusing the id stay; an overlapping replay does nothing', () => {
     const s1 = apply(
       initialMirror('s'),
