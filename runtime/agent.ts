@@ -3,12 +3,13 @@ import type { AbortCause, EventDataByType, InboxSplicedData, InboxTarget, LogEve
 import { hasPending, initialInboxState } from '../domain/inbox/inbox-state.js';
 import type { UserMessage } from '../domain/message.js';
 import type { Actor, EventMetadata } from '../domain/event-metadata.js';
+import { currentHook, outsideHooks, runInHook } from './hook-scope.js';
 import { provenance } from './provenance.js';
 import { modelMessageOf, type ModelMessage } from '../domain/model-messages.js';
 import { latchesWake, publicStatus } from '../domain/turn-machine.js';
 import { MessageTooLargeError, RuntimeError } from './errors.js';
 import { checkAbortCause, invalidArgument, optionalBoolean, readOptions, requireBoolean, requireFunction } from './arguments.js';
-import { describeHook, HOOK_NAMES, hookActor, HookRegistry, type AgentHooks, type DecidingHook, type HookName } from './hooks.js';
+import { describeHook, HOOK_NAMES, hookActor, HookRegistry, type AgentHooks, type HookName } from './hooks.js';
 import { Inbox } from './inbox.js';
 import { queueEdits } from './queue-edits.js';
 import type { SessionLog } from './session-log.js';
@@ -120,23 +121,14 @@ export class Agent {
   #wokenBy: EventMetadata | undefined;
   /** The provenance of the cancel that aborted the running turn (recorded on its `turn/end`), until it ends. */
   #stoppedBy: EventMetadata | undefined;
-  /** The deciding hook whose listener's synchronous part runs now (what it sends is recorded as its own). */
-  #inHook: DecidingHook | null = null;
 
   constructor(sessionId: string, opts: AgentOptions) {
     this.sessionId = sessionId;
     this.#opts = opts;
     this.#log = opts.log;
     const tools = new Map((opts.tools ?? []).map((t) => [t.name, t]));
-    this.#hooks = new HookRegistry<Agent>(opts.logger, (name, call) => {
-      const outer = this.#inHook;
-      this.#inHook = name;
-      try {
-        return call();
-      } finally {
-        this.#inHook = outer;
-      }
-    });
+    // what a deciding listener's call sends, before or after its awaits, is the hook's (see #provenance)
+    this.#hooks = new HookRegistry<Agent>(opts.logger, (name, call) => runInHook(this, name, call));
     this.#inbox = new Inbox(this.#log, this.#hooks, opts.restored?.inbox ?? initialInboxState(), () => this.#lastTurn());
     this.#phase = { kind: 'idle', lastTurn: opts.restored?.lastTurn ?? 0 };
     const window = opts.restored?.window;
@@ -443,11 +435,16 @@ export class Agent {
   }
 
   /**
-   * The metadata a call records: its own, with its actor — else, made by a deciding hook's listener (in its
-   * synchronous part), the hook (`hook:<name>`, kind `plugin`); else the runtime's default actor.
+   * The metadata a call records: its own, with its actor — else, made inside a call of one of this agent's deciding
+   * hooks' listeners (before or after its awaits), the hook (`hook:<name>`, kind `plugin`); else the runtime's default actor.
    */
   #provenance(options: unknown, where: string): EventMetadata | undefined {
-    return provenance(readOptions(options, where, ['actor', 'metadata']), this.#inHook !== null ? hookActor(this.#inHook) : this.#opts.actor, where);
+    return provenance(readOptions(options, where, ['actor', 'metadata']), this.#hookActor() ?? this.#opts.actor, where);
+  }
+  /** The actor of the deciding hook whose listener's call the current code runs in (see hook-scope.ts), if any. */
+  #hookActor(): Actor | undefined {
+    const hook = currentHook(this);
+    return hook === null ? undefined : hookActor(hook);
   }
 
   // ---- the log's surface messages ------------------------------------------------------------------------------
@@ -519,7 +516,8 @@ export class Agent {
     let done!: () => void;
     this.#activity = new Promise<void>((resolve) => (done = resolve));
     this.#setPhase({ kind: 'running', abort: new AbortController(), turn: p.lastTurn, step: 0, wakeRequested: false, retiring: false });
-    void this.#drive().finally(done);
+    // the driver is the runtime's own work, also when a listener's send woke it: no hook's call runs it
+    void outsideHooks(() => this.#drive()).finally(done);
   }
 
   #running(): RunningPhase {

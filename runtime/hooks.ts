@@ -111,8 +111,8 @@ export const hookActor = (name: DecidingHook): Actor => ({ id: `hook:${name}`, k
 export const isHookActor = (actor: unknown): boolean => typeof actor === 'string' && /^hook:(pre-step|turn-stopping|request-error)$/.test(actor);
 
 /**
- * Runs the synchronous part of a deciding listener's call (`call`) for hook `name`: how an agent knows that what is
- * sent meanwhile is the hook's own.
+ * Runs a deciding listener's call (`call`) for hook `name`: how an agent knows that what is sent inside that call —
+ * in its synchronous part, after its awaits, or from work it started — is the hook's own.
  */
 export type DecidingCall = <T>(name: DecidingHook, call: () => T) => T;
 

@@ -19,7 +19,8 @@ const rules: { folder: string; allowed: readonly string[] }[] = [
   { folder: 'domain', allowed: ['domain', 'zod', 'fp-ts'] },
   { folder: 'projections', allowed: ['projections', 'domain', 'runtime/ports', 'rxjs', 'fp-ts'] },
   // node:crypto computes the hash chain (SHA-256 over RFC 8785 JSON, runtime/chain-hash.ts): platform code, no I/O
-  { folder: 'runtime', allowed: ['runtime', 'runtime/ports', 'domain', 'fp-ts', 'node:crypto'] },
+  // node:async_hooks tracks a deciding hook's listener call across its awaits (runtime/hook-scope.ts): no I/O either
+  { folder: 'runtime', allowed: ['runtime', 'runtime/ports', 'domain', 'fp-ts', 'node:crypto', 'node:async_hooks'] },
   // the log formats the use cases read: the hash chain's verifier and keys, the harness's session log (files, no front door)
   { folder: 'formats', allowed: ['formats', 'runtime', 'runtime/ports', 'domain', 'fp-ts', 'zod', 'node', 'node:crypto', 'fzstd', 'xxhash-wasm'] },
   // the audit use cases over a log source: streaming, the second-core chain check and key handling (node: files, threads)
@@ -37,7 +38,7 @@ const NESTED = ['runtime/ports', ...rules.map((r) => r.folder).filter((f) => f.i
 
 /** The folder (a nested one where a rule names it) an import lands in, or the package name. */
 const target = (file: string, spec: string): string => {
-  if (!spec.startsWith('.')) return spec === 'node:crypto' ? spec : spec.startsWith('node:') ? 'node' : spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+  if (!spec.startsWith('.')) return spec === 'node:crypto' || spec === 'node:async_hooks' ? spec : spec.startsWith('node:') ? 'node' : spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
   const rel = relative(ROOT, resolve(ROOT, dirname(file), spec));
   return NESTED.find((f) => rel.startsWith(`${f}/`)) ?? rel.split('/')[0]!;
 };

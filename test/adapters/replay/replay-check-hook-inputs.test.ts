@@ -104,17 +104,42 @@ describe('replayCheck requires the inputs a hook sent to be sent again by today�
     expect(result).toMatchObject({ ok: false, divergence: { seq: steers[0]!.seq, type: 'agent/inbox/spliced', recorded: steers[0], produced: { type: 'turn/end' } } });
   });
 
-  it('what remains (docs/replay.md): an input a listener sends after an await is not recorded as the hook’s, and is re-admitted, so its removal goes unnoticed', async () => {
+  it('an input a listener sends after an await is the hook’s too: reproduced unchanged; its removal named at that input', async () => {
     const later = (text: string | null) => (agent: Agent) =>
       agent.on('pre-step', async (c, next) => {
         await Promise.resolve();
+        await new Promise((resolve) => setTimeout(resolve, 1));
         if (c.step === 1 && text !== null) c.agent.inject(msg(`late-${c.turn}`, text));
         return next();
       });
-    const events = await session(later('Be careful.'));
-    const late = events.find((e) => e.type === 'agent/inbox/spliced' && JSON.stringify(e.data).includes('late-1'))!;
-    expect(late.metadata).toBeUndefined();
+    const events = await session(later('Be careful.'), { actor: 'alice' });
+    const late = hookSplices(events, 'hook:pre-step');
+    expect(late.map((e) => JSON.stringify(e.data).includes(`late-`))).toEqual([true, true]);
+    expect(late[0]!.metadata).toEqual({ actor: 'hook:pre-step', actorKind: 'plugin' });
     expect(await replayCheck(events, { install: later('Be careful.') })).toEqual({ ok: true, events: events.length });
-    expect(await replayCheck(events, { install: later(null) })).toEqual({ ok: true, events: events.length });
+    const result = await replayCheck(events, { install: later(null) });
+    expect(result).toMatchObject({ ok: false, divergence: { seq: late[0]!.seq, type: 'agent/inbox/spliced', recorded: late[0], produced: { type: 'step/start' } } });
+  });
+});
+
+describe('work a pre-step listener starts and does not await', () => {
+  /** Starts a send after two awaits, and lets the step go on at once. */
+  const background = (text: string | null) => (agent: Agent) =>
+    agent.on('pre-step', (c, next) => {
+      if (c.step === 1 && text !== null)
+        void (async () => {
+          await Promise.resolve();
+          await Promise.resolve();
+          c.agent.inject(msg(`bg-${c.turn}`, text));
+        })();
+      return next();
+    });
+
+  it('its send is the hook’s: reproduced unchanged, its removal named', async () => {
+    const events = await session(background('Be careful.'));
+    const sent = hookSplices(events, 'hook:pre-step');
+    expect(sent).toHaveLength(2);
+    expect(await replayCheck(events, { install: background('Be careful.') })).toEqual({ ok: true, events: events.length });
+    expect(await replayCheck(events, { install: background(null) })).toMatchObject({ ok: false, divergence: { seq: sent[0]!.seq, recorded: sent[0] } });
   });
 });
