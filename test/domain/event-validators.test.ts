@@ -8,6 +8,7 @@ import { EVENT_VALIDATORS, compiledEventValidator } from '../../domain/event-val
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES, type EventType } from '../../domain/events.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import { renderEventValidators } from '../../scripts/event-validators-source.js';
+import { mutateJson } from '../support/json-mutation.js';
 
 /** Valid data of the event types a log is mostly made of, and of some rarer shapes (refinements, passthrough, records). */
 const samples: readonly { readonly type: EventType; readonly data: unknown }[] = [
@@ -32,22 +33,9 @@ const samples: readonly { readonly type: EventType; readonly data: unknown }[] =
   { type: 'tool/result', data: { turn: 1, step: 2, message: { role: 'tool', callId: 'c1', content: [] }, meta: { k: [1, { z: 'q' }] } } },
 ];
 
-/** A random edit somewhere inside a JSON value: drop a key, add one, or replace a value. */
-const mutate = (value: unknown, path: readonly number[], replacement: unknown, mode: number): unknown => {
-  if (typeof value !== 'object' || value === null) return replacement;
-  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
-  if (entries.length === 0 || path.length === 0) {
-    if (Array.isArray(value)) return mode % 2 === 0 ? [...value, replacement] : replacement;
-    return mode % 3 === 0 ? { ...value, [mode % 5 === 0 ? 'kind' : 'extra']: replacement } : replacement;
-  }
-  const i = path[0]! % entries.length;
-  const [key, child] = entries[i]!;
-  if (Array.isArray(value)) return value.map((v, j) => (j === i ? mutate(child, path.slice(1), replacement, mode) : v));
-  const copy: Record<string, unknown> = { ...value };
-  if (mode % 7 === 0 && path.length === 1) delete copy[key];
-  else copy[key] = mutate(child, path.slice(1), replacement, mode);
-  return copy;
-};
+/** The edit of {@link mutateJson}; a key it adds is named `kind` (a discriminant's name) when `mode % 5 === 0`. */
+const mutate = (value: unknown, path: readonly number[], replacement: unknown, mode: number): unknown =>
+  mutateJson(value, path, replacement, mode, (m) => (m % 5 === 0 ? 'kind' : 'extra'));
 /** JSON as JSON.parse makes it (what the compiled path is given), with -0 kept (JSON.parse can make it: "-0"). */
 const owned = (v: unknown): unknown => (v === undefined ? undefined : JSON.parse(JSON.stringify(v, (_k, x) => (Object.is(x, -0) ? '__minus_zero__' : x)), (_k, x) => (x === '__minus_zero__' ? -0 : x)));
 const edgeValue = fc.oneof(

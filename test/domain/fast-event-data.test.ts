@@ -6,6 +6,7 @@ import { EventMetadataSchema } from '../../domain/event-metadata.js';
 import { findNonJsonPath } from '../../domain/json.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import * as E from 'fp-ts/lib/Either.js';
+import { mutateJson } from '../support/json-mutation.js';
 
 /** One valid sample of every shape the fast path takes, and a few it leaves to zod. */
 const samples: readonly { readonly type: EventType; readonly data: unknown }[] = [
@@ -45,22 +46,7 @@ const samples: readonly { readonly type: EventType; readonly data: unknown }[] =
   { type: 'tool/result', data: { turn: 1, step: 2, message: { role: 'tool', callId: 'c1', content: [] }, meta: { k: [1] } } },
 ];
 
-/** A random edit somewhere inside a JSON value: drop a key, add one, or replace a value (with another JSON value or an edge number). */
-const mutate = (value: unknown, path: readonly number[], replacement: unknown, mode: number): unknown => {
-  if (typeof value !== 'object' || value === null) return replacement;
-  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
-  if (entries.length === 0 || path.length === 0) {
-    if (Array.isArray(value)) return mode % 2 === 0 ? [...value, replacement] : replacement;
-    return mode % 3 === 0 ? { ...value, extra: replacement } : replacement;
-  }
-  const i = path[0]! % entries.length;
-  const [key, child] = entries[i]!;
-  if (Array.isArray(value)) return value.map((v, j) => (j === i ? mutate(child, path.slice(1), replacement, mode) : v));
-  const copy: Record<string, unknown> = { ...value };
-  if (mode % 7 === 0 && path.length === 1) delete copy[key];
-  else copy[key] = mutate(child, path.slice(1), replacement, mode);
-  return copy;
-};
+const mutate = (value: unknown, path: readonly number[], replacement: unknown, mode: number): unknown => mutateJson(value, path, replacement, mode);
 
 const edgeValue = fc.oneof(
   { weight: 1, arbitrary: fc.jsonValue() },

@@ -8,6 +8,7 @@ import { EventMetadataSchema } from '../../domain/event-metadata.js';
 import { EVENT_DATA_SCHEMAS, isEventType, type LogEvent } from '../../domain/events.js';
 import { findNonJsonPath } from '../../domain/json.js';
 import { parseEvent, type ParseEventOptions } from '../../domain/parse-event.js';
+import { mutateJson } from '../support/json-mutation.js';
 
 /**
  * parseEvent against an oracle written from the zod schemas (the source of truth for metadata and data) and the
@@ -133,22 +134,7 @@ const event = fc.record(
   { requiredKeys: ['seq', 'id', 'time', 'body'] },
 ).map(({ body, ...rest }) => ({ ...rest, type: body.type, data: body.data }) as Record<string, unknown>);
 
-/** A random edit somewhere inside a JSON value: drop a key, add one, or replace a value. */
-const mutate = (value: unknown, path: readonly number[], replacement: unknown, mode: number): unknown => {
-  if (typeof value !== 'object' || value === null) return replacement;
-  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
-  if (entries.length === 0 || path.length === 0) {
-    if (Array.isArray(value)) return mode % 2 === 0 ? [...value, replacement] : replacement;
-    return mode % 3 === 0 ? { ...value, extra: replacement } : replacement;
-  }
-  const i = path[0]! % entries.length;
-  const [key, child] = entries[i]!;
-  if (Array.isArray(value)) return value.map((v, j) => (j === i ? mutate(child, path.slice(1), replacement, mode) : v));
-  const copy: Record<string, unknown> = { ...value };
-  if (mode % 7 === 0 && path.length === 1) delete copy[key];
-  else copy[key] = mutate(child, path.slice(1), replacement, mode);
-  return copy;
-};
+const mutate = (value: unknown, path: readonly number[], replacement: unknown, mode: number): unknown => mutateJson(value, path, replacement, mode);
 const edgeValue = fc.oneof(
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
   {
