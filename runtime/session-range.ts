@@ -86,16 +86,29 @@ export const foldRange = async (
   options: SnapshotOptions = {},
 ): Promise<FoldedRange> => {
   const every = options.every ?? SNAPSHOT_EVERY;
-  const snapshots = isFoldSnapshotSource(store) ? await store.loadFoldSnapshots(sessionId) : [];
-  const start = usableBelow(snapshots, range.from);
+  const source = isFoldSnapshotSource(store) ? store : undefined;
+  // only the snapshots this fold needs: the last below `from` and the ones it passes (all of them only when that
+  // last one is not usable, to start from the next usable one below, or when they must be written again)
+  let kept: Kept = { snapshots: source === undefined ? [] : await source.loadFoldSnapshotsNear(sessionId, range), all: source === undefined };
+  let start = usableBelow(kept.snapshots, range.from);
+  if (start === undefined && source !== undefined && kept.snapshots.some((s) => s.seq < range.from)) {
+    kept = { snapshots: await source.loadFoldSnapshots(sessionId), all: true };
+    start = usableBelow(kept.snapshots, range.from);
+  }
   const keepSteps = options.keepSteps ?? true;
-  const attempt = await foldFrom(store, sessionId, range, keys, every, start, keepSteps, snapshots);
-  if (attempt !== 'refused') return finish(store, sessionId, snapshots, attempt, false);
+  const attempt = await foldFrom(store, sessionId, range, keys, every, start, keepSteps, kept.snapshots);
+  if (attempt !== 'refused') return finish(store, sessionId, kept, attempt, false);
   // the snapshot lied about its event: drop every snapshot of the stream and fold from the start
-  const again = await foldFrom(store, sessionId, range, keys, every, undefined, keepSteps, snapshots);
+  const again = await foldFrom(store, sessionId, range, keys, every, undefined, keepSteps, kept.snapshots);
   if (again === 'refused') throw new Error('unreachable: a fold from seq 0 checks no claim');
-  return finish(store, sessionId, [], again, true);
+  return finish(store, sessionId, { snapshots: [], all: true }, again, true);
 };
+
+/** The snapshots a fold was given: every one of the stream (`all`), or only those near its range. */
+interface Kept {
+  readonly snapshots: readonly FoldSnapshot[];
+  readonly all: boolean;
+}
 
 interface Attempt {
   readonly events: LogEvent[];
@@ -109,12 +122,17 @@ interface Attempt {
   readonly liars: ReadonlySet<number>;
 }
 
-const finish = async (store: EventStore, sessionId: string, kept: readonly FoldSnapshot[], attempt: Attempt, refused: boolean): Promise<FoldedRange> => {
-  const bySeq = new Map<number, FoldSnapshot>();
-  for (const s of kept) if (s.version === SESSION_FOLD_VERSION && !attempt.liars.has(s.seq)) bySeq.set(s.seq, s);
-  // written only when the fold took a snapshot the store lacks (or refused one): a read among known ones writes nothing
-  const fresh = attempt.taken.filter((s) => bySeq.get(s.seq)?.id !== s.id);
-  if ((fresh.length > 0 || refused || bySeq.size < kept.length) && !attempt.sealed && isFoldSnapshotSource(store)) {
+const finish = async (store: EventStore, sessionId: string, kept: Kept, attempt: Attempt, refused: boolean): Promise<FoldedRange> => {
+  const usable = (s: FoldSnapshot): boolean => s.version === SESSION_FOLD_VERSION && !attempt.liars.has(s.seq);
+  const known = new Map<number, FoldSnapshot>();
+  for (const s of kept.snapshots) if (usable(s)) known.set(s.seq, s);
+  // written only when the fold took a snapshot the store lacks (or refused one): a read among known ones writes
+  // nothing. Every snapshot the fold took or passed is among the kept ones (the near ones hold the fold's range).
+  const fresh = attempt.taken.filter((s) => known.get(s.seq)?.id !== s.id);
+  if ((fresh.length > 0 || refused || known.size < kept.snapshots.length) && !attempt.sealed && isFoldSnapshotSource(store)) {
+    const bySeq = new Map<number, FoldSnapshot>();
+    // the near ones are a part of the stream's snapshots: the others are read now, to be written back with them
+    for (const s of kept.all ? kept.snapshots : await store.loadFoldSnapshots(sessionId)) if (usable(s)) bySeq.set(s.seq, s);
     for (const s of attempt.taken) bySeq.set(s.seq, s);
     await store.saveFoldSnapshots(sessionId, [...bySeq.values()].sort((a, b) => a.seq - b.seq));
   }

@@ -19,6 +19,22 @@ export interface FoldSnapshot {
   readonly state: unknown;
 }
 
+/** The events a fold reads, `[from, to)` by seq. */
+export interface SnapshotRange {
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * What `loadFoldSnapshotsNear` answers, cut from every snapshot of a stream (in seq order): the last one below
+ * `range.from` and every one with `range.from <= seq < range.to`.
+ */
+export const snapshotsNear = (snapshots: readonly FoldSnapshot[], range: SnapshotRange): FoldSnapshot[] => {
+  let below = -1;
+  for (let i = 0; i < snapshots.length && snapshots[i]!.seq < range.from; i++) below = i;
+  return snapshots.filter((s, i) => i === below || (s.seq >= range.from && s.seq < range.to));
+};
+
 /** A store that keeps fold snapshots beside its streams. */
 export interface FoldSnapshotSource {
   /**
@@ -26,6 +42,13 @@ export interface FoldSnapshotSource {
    * damaged (a snapshot is a cache: never an error).
    */
   loadFoldSnapshots(stream: string): Promise<readonly FoldSnapshot[]>;
+  /**
+   * The snapshots a fold of `[range.from, range.to)` needs, in seq order: the last one below `from` (where the fold
+   * may start) and every one with `from <= seq < to` (whose claims the fold checks as it passes them) — what
+   * {@link snapshotsNear} cuts from `loadFoldSnapshots`, without reading or decoding the others when the store can
+   * (the JSONL store bisects its snapshot file). A cache: never an error.
+   */
+  loadFoldSnapshotsNear(stream: string, range: SnapshotRange): Promise<readonly FoldSnapshot[]>;
   /**
    * Replaces the snapshots kept for `stream` (best effort: a store opened read-only, or a failing write, keeps
    * nothing and resolves anyway).
@@ -38,4 +61,5 @@ export const isFoldSnapshotSource = (store: unknown): store is FoldSnapshotSourc
   typeof store === 'object' &&
   store !== null &&
   typeof (store as FoldSnapshotSource).loadFoldSnapshots === 'function' &&
+  typeof (store as FoldSnapshotSource).loadFoldSnapshotsNear === 'function' &&
   typeof (store as FoldSnapshotSource).saveFoldSnapshots === 'function';

@@ -6,7 +6,7 @@ import { initialSessionState, stepSession, type SessionState, type SessionStep }
 import { SESSION_FOLD_VERSION, sessionStateFromJson, sessionStateToJson } from '../../domain/session-state-snapshot.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import type { RecordedEvent } from '../../runtime/ports/event-store.js';
-import type { FoldSnapshot, FoldSnapshotSource } from '../../runtime/ports/fold-snapshots.js';
+import { snapshotsNear, type FoldSnapshot, type FoldSnapshotSource, type SnapshotRange } from '../../runtime/ports/fold-snapshots.js';
 import { foldRange } from '../../runtime/session-range.js';
 import { randomProgram, runRandomSession } from '../support/random-session.js';
 
@@ -14,9 +14,15 @@ import { randomProgram, runRandomSession } from '../support/random-session.js';
 class SnapshotMemoryStore extends MemoryEventStore implements FoldSnapshotSource {
   readonly snapshots = new Map<string, FoldSnapshot[]>();
   eventsRead = 0;
+  /** How many times every snapshot of a stream was loaded (not only the ones near a range). */
+  fullLoads = 0;
   async loadFoldSnapshots(stream: string): Promise<readonly FoldSnapshot[]> {
+    this.fullLoads++;
     // a round trip through JSON, as a file gives them back
     return JSON.parse(JSON.stringify(this.snapshots.get(stream) ?? [])) as FoldSnapshot[];
+  }
+  async loadFoldSnapshotsNear(stream: string, range: SnapshotRange): Promise<readonly FoldSnapshot[]> {
+    return snapshotsNear(JSON.parse(JSON.stringify(this.snapshots.get(stream) ?? [])) as FoldSnapshot[], range);
   }
   async saveFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
     this.snapshots.set(stream, JSON.parse(JSON.stringify(snapshots)) as FoldSnapshot[]);
@@ -26,6 +32,13 @@ class SnapshotMemoryStore extends MemoryEventStore implements FoldSnapshotSource
       this.eventsRead += page.length;
       yield page;
     }
+  }
+}
+
+/** The same store answering every snapshot of the stream where only the near ones are asked for (as before ranges). */
+class WholeSnapshotStore extends SnapshotMemoryStore {
+  override async loadFoldSnapshotsNear(stream: string): Promise<readonly FoldSnapshot[]> {
+    return this.loadFoldSnapshots(stream);
   }
 }
 
@@ -48,8 +61,7 @@ const fullFold = (events: readonly LogEvent[]): { steps: SessionStep[]; states: 
 const stepJson = (s: SessionStep): unknown =>
   JSON.parse(JSON.stringify({ state: sessionStateToJson(s.state), notifications: s.notifications, messageClass: s.messageClass, closedTurn: s.closedTurn, removed: s.removed }));
 
-const copyInto = async (from: MemoryEventStore, sessionId: string): Promise<SnapshotMemoryStore> => {
-  const store = new SnapshotMemoryStore();
+const copyInto = async (from: MemoryEventStore, sessionId: string, store = new SnapshotMemoryStore()): Promise<SnapshotMemoryStore> => {
   const events = [];
   for await (const e of from.read(sessionId)) events.push({ id: e.id, type: e.type, time: e.time, data: e.data, ...(e.metadata ? { metadata: e.metadata } : {}), ...(e.hash ? { hash: e.hash } : {}) });
   await store.append(sessionId, events, 'no_stream');
@@ -153,6 +165,65 @@ describe('fold snapshots', () => {
     expect(other.foldedFrom).toBe(0);
     expect(other.refused).toBe(false);
     expect(store.snapshots.get('rand')!.every((s) => s.version === SESSION_FOLD_VERSION)).toBe(true);
+  });
+
+  it('a read among kept snapshots loads only the ones near its range', async () => {
+    const { agent, store: source } = await runRandomSession({ top: Array.from({ length: 8 }, () => ({ send: 'followup' as const })), replies: ['tool', 'text'], inner: ['steer'], dropsOddSteering: false, systemPerTurn: false });
+    const store = await copyInto(source, 'rand');
+    const n = agent.events.length;
+    await foldRange(store, 'rand', { from: n - 2, to: n }, null, { every: 4 });
+    store.fullLoads = 0;
+    for (const from of [0, 5, Math.floor(n / 2), n - 3]) await foldRange(store, 'rand', { from, to: Math.min(n, from + 6) }, null, { every: 4 });
+    expect(store.fullLoads).toBe(0);
+  });
+
+  it('near snapshots choose as every snapshot does: damaged, lying and other-version ones among them (random), the same start, refusal and events', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        randomProgram,
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom('lie', 'version', 'state', 'id')), { maxLength: 4 }),
+        fc.nat(),
+        fc.integer({ min: 0, max: 12 }),
+        fc.option(fc.constantFrom('lie', 'version', 'state', 'id')),
+        async (program, every, damage, at, length, belowDamage) => {
+          const { agent, store: source } = await runRandomSession(program);
+          const events = agent.events;
+          const n = events.length;
+          const near = await copyInto(source, 'rand');
+          const whole = await copyInto(source, 'rand', new WholeSnapshotStore());
+          await foldRange(near, 'rand', { from: n, to: n }, null, { every }); // every snapshot taken once
+          const kept = [...(near.snapshots.get('rand') ?? [])];
+          const from = at % (n + 1);
+          const spoil = (i: number, kind: string): void => {
+            const s = kept[i]!;
+            kept[i] =
+              kind === 'lie' ? { ...s, hash: 'f'.repeat(64) } : kind === 'id' ? { ...s, id: 'not-the-event' } : kind === 'version' ? { ...s, version: SESSION_FOLD_VERSION + 1 } : { ...s, state: { nextSeq: 'x' } };
+          };
+          for (const [where, kind] of damage) if (kept.length > 0) spoil(where % kept.length, kind);
+          // the one a fold of the range starts from, most often
+          const below = kept.findLastIndex((s) => s.seq < from);
+          if (belowDamage !== null && below >= 0) spoil(below, belowDamage);
+          near.snapshots.set('rand', kept);
+          whole.snapshots.set('rand', kept);
+          const range = { from, to: Math.min(n, from + length) };
+          const a = await foldRange(near, 'rand', range, null, { every });
+          const b = await foldRange(whole, 'rand', range, null, { every });
+          expect({ foldedFrom: a.foldedFrom, refused: a.refused }).toEqual({ foldedFrom: b.foldedFrom, refused: b.refused });
+          expect(a.events.map((e) => e.id)).toEqual(events.slice(range.from, range.to).map((e) => e.id));
+          expect(a.steps.map(stepJson)).toEqual(b.steps.map(stepJson));
+          // and the same snapshots are kept after it (their heads, of this fold version: a write of the whole set drops
+          // the others it holds, and replaces a damaged state the fold passed with the one it took)
+          const current = (s: SnapshotMemoryStore): unknown => (s.snapshots.get('rand') ?? []).filter((x) => x.version === SESSION_FOLD_VERSION).map((x) => [x.seq, x.id, x.hash]);
+          expect(current(near)).toEqual(current(whole));
+          // a liar the fold passed (or started from) is gone from what is kept now
+          for (const s of near.snapshots.get('rand') ?? []) {
+            if (s.seq >= Math.max(0, a.foldedFrom - 1) && s.seq < range.to) expect([s.id, s.hash]).toEqual([events[s.seq]!.id, events[s.seq]!.hash]);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 
   it('a state that is not a fold state is refused by the decoder', () => {

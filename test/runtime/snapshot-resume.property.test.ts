@@ -8,7 +8,7 @@ import { sessionStateToJson } from '../../domain/session-state-snapshot.js';
 import type { Agent } from '../../runtime/agent.js';
 import { silentLogger } from '../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
-import type { FoldSnapshot, FoldSnapshotSource } from '../../runtime/ports/fold-snapshots.js';
+import { snapshotsNear, type FoldSnapshot, type FoldSnapshotSource, type SnapshotRange } from '../../runtime/ports/fold-snapshots.js';
 import type { ModelRequest } from '../../runtime/ports/model.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { foldRange } from '../../runtime/session-range.js';
@@ -20,6 +20,9 @@ class SnapshotMemoryStore extends MemoryEventStore implements FoldSnapshotSource
   readonly snapshots = new Map<string, FoldSnapshot[]>();
   async loadFoldSnapshots(stream: string): Promise<readonly FoldSnapshot[]> {
     return JSON.parse(JSON.stringify(this.snapshots.get(stream) ?? [])) as FoldSnapshot[];
+  }
+  async loadFoldSnapshotsNear(stream: string, range: SnapshotRange): Promise<readonly FoldSnapshot[]> {
+    return snapshotsNear(await this.loadFoldSnapshots(stream), range);
   }
   async saveFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
     this.snapshots.set(stream, JSON.parse(JSON.stringify(snapshots)) as FoldSnapshot[]);

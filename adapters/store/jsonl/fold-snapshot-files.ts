@@ -46,6 +46,44 @@ const SHORT_HEAD_BYTES = 256;
 /** The head of a snapshot's inner JSON, as encodeSnapshots writes it (its state follows). */
 const HEAD = /^\{"seq":(\d+),"id":("(?:[^"\\]|\\.)*")(?:,"hash":("[0-9a-zA-Z]*"))?,"version":(\d+),"state":/;
 
+/** The snapshot of the line `[lineStart, nl)` of `bytes` when it checks (checksum, the head's fields), else undefined. */
+const decodeLine = (bytes: Buffer, lineStart: number, nl: number): FoldSnapshot | undefined => {
+  // a line is `{"c":"<8 hex>","s":<inner>}`: the inner bytes are checked in place, only the head is decoded
+  const innerStart = lineStart + LINE_HEAD;
+  const innerEnd = nl - 1;
+  if (innerEnd <= innerStart || bytes[innerEnd] !== 0x7d || bytes.toString('latin1', lineStart, lineStart + 6) !== '{"c":"' || bytes.toString('latin1', lineStart + 14, innerStart) !== '","s":') return undefined;
+  if (hex8(crc32(bytes, innerStart, innerEnd)) !== bytes.toString('latin1', lineStart + 6, lineStart + 14)) return undefined;
+  // the head is a few hundred bytes at most: decoded from a short prefix first, the longest one only when needed
+  const head = HEAD.exec(bytes.toString('utf8', innerStart, Math.min(innerEnd, innerStart + SHORT_HEAD_BYTES))) ?? HEAD.exec(bytes.toString('utf8', innerStart, Math.min(innerEnd, innerStart + HEAD_BYTES)));
+  if (head === null) return undefined;
+  try {
+    const snapshot = { seq: Number(head[1]), id: JSON.parse(head[2]!) as unknown, ...(head[3] !== undefined ? { hash: JSON.parse(head[3]) as unknown } : {}), version: Number(head[4]), state: undefined as unknown };
+    let parsed: { value: unknown } | undefined;
+    Object.defineProperty(snapshot, 'state', {
+      enumerable: true,
+      get: () => {
+        if (parsed === undefined) {
+          try {
+            parsed = { value: (JSON.parse(bytes.toString('utf8', innerStart, innerEnd)) as { state?: unknown }).state };
+          } catch {
+            parsed = { value: undefined };
+          }
+        }
+        return parsed.value;
+      },
+    });
+    return isSnapshot(snapshot) ? snapshot : undefined;
+  } catch {
+    return undefined; // a damaged head
+  }
+};
+
+/** The end of the line starting at `at`: its newline, or the end of `bytes`. */
+const lineEnd = (bytes: Buffer, at: number): number => {
+  const nl = bytes.indexOf(0x0a, at);
+  return nl < 0 ? bytes.length : nl;
+};
+
 /**
  * The snapshots in `bytes` whose lines check (checksum, the head's fields), in seq order. A line's state is parsed
  * only when it is read (a reader uses one snapshot of many); a state that does not parse reads as undefined, which
@@ -53,47 +91,72 @@ const HEAD = /^\{"seq":(\d+),"id":("(?:[^"\\]|\\.)*")(?:,"hash":("[0-9a-zA-Z]*")
  */
 export const decodeSnapshots = (bytes: Buffer): FoldSnapshot[] => {
   const out: FoldSnapshot[] = [];
-  // each line is `{"c":"<8 hex>","s":<inner>}`: the inner bytes are checked in place, only the head is decoded
   for (let at = 0; at < bytes.length; ) {
-    let nl = bytes.indexOf(0x0a, at);
-    if (nl < 0) nl = bytes.length;
-    const lineStart = at;
+    const nl = lineEnd(bytes, at);
+    const snapshot = decodeLine(bytes, at, nl);
+    if (snapshot !== undefined) out.push(snapshot);
     at = nl + 1;
-    const innerStart = lineStart + LINE_HEAD;
-    const innerEnd = nl - 1;
-    if (innerEnd <= innerStart || bytes[innerEnd] !== 0x7d || bytes.toString('latin1', lineStart, lineStart + 6) !== '{"c":"' || bytes.toString('latin1', lineStart + 14, innerStart) !== '","s":') continue;
-    if (hex8(crc32(bytes, innerStart, innerEnd)) !== bytes.toString('latin1', lineStart + 6, lineStart + 14)) continue;
-    // the head is a few hundred bytes at most: decoded from a short prefix first, the longest one only when needed
-    const head = HEAD.exec(bytes.toString('utf8', innerStart, Math.min(innerEnd, innerStart + SHORT_HEAD_BYTES))) ?? HEAD.exec(bytes.toString('utf8', innerStart, Math.min(innerEnd, innerStart + HEAD_BYTES)));
-    if (head === null) continue;
-    try {
-      const snapshot = { seq: Number(head[1]), id: JSON.parse(head[2]!) as unknown, ...(head[3] !== undefined ? { hash: JSON.parse(head[3]) as unknown } : {}), version: Number(head[4]), state: undefined as unknown };
-      let parsed: { value: unknown } | undefined;
-      Object.defineProperty(snapshot, 'state', {
-        enumerable: true,
-        get: () => {
-          if (parsed === undefined) {
-            try {
-              parsed = { value: (JSON.parse(bytes.toString('utf8', innerStart, innerEnd)) as { state?: unknown }).state };
-            } catch {
-              parsed = { value: undefined };
-            }
-          }
-          return parsed.value;
-        },
-      });
-      if (isSnapshot(snapshot)) out.push(snapshot);
-    } catch {
-      // a damaged head: skipped
-    }
   }
   return out.sort((a, b) => a.seq - b.seq);
+};
+
+/** Below this many bytes between its bounds, the bisection of {@link decodeSnapshotsNear} reads the lines in turn. */
+const NEAR_SPAN = 8 * 1024;
+
+/**
+ * What `decodeSnapshots(bytes)` holds of the snapshots a fold of `[range.from, range.to)` needs (the last one below
+ * `from`, and every one with `from <= seq < to`; runtime/ports/fold-snapshots.ts `snapshotsNear`), decoding only
+ * those and the few lines a bisection by byte offset probes. The lines that check are in seq order (the file is
+ * written so); a line that does not check is skipped, as the full decode skips it — every newline ends a line for
+ * both, so a probe's next line is a line of the full decode too.
+ */
+export const decodeSnapshotsNear = (bytes: Buffer, range: { readonly from: number; readonly to: number }): FoldSnapshot[] => {
+  // invariant: the last good line below `from` starts at or after `lo` (or there is none), and every good line
+  // starting at or after `hi` has a seq of at least `from`; `lo` and `hi` are line starts (or the end)
+  let lo = 0;
+  let hi = bytes.length;
+  while (hi - lo > NEAR_SPAN) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    const probe = bytes[mid - 1] === 0x0a ? mid : lineEnd(bytes, mid) + 1;
+    if (probe >= hi) break;
+    let found: { readonly at: number; readonly seq: number } | undefined;
+    for (let at = probe; at < hi && found === undefined; ) {
+      const nl = lineEnd(bytes, at);
+      const snapshot = decodeLine(bytes, at, nl);
+      if (snapshot !== undefined) found = { at, seq: snapshot.seq };
+      at = nl + 1;
+    }
+    if (found === undefined) hi = probe;
+    else if (found.seq < range.from) lo = found.at;
+    else hi = found.at;
+  }
+  let below: FoldSnapshot | undefined;
+  const within: FoldSnapshot[] = [];
+  for (let at = lo; at < bytes.length; ) {
+    const nl = lineEnd(bytes, at);
+    const snapshot = decodeLine(bytes, at, nl);
+    at = nl + 1;
+    if (snapshot === undefined) continue;
+    if (snapshot.seq >= range.to && snapshot.seq >= range.from) break;
+    if (snapshot.seq < range.from) below = snapshot;
+    else within.push(snapshot);
+  }
+  return below === undefined ? within : [below, ...within];
 };
 
 /** The snapshots kept in `path`; none when the file is missing or unreadable. */
 export const readSnapshotFile = async (path: string): Promise<FoldSnapshot[]> => {
   try {
     return decodeSnapshots(await readFile(path));
+  } catch {
+    return [];
+  }
+};
+
+/** What {@link decodeSnapshotsNear} finds in `path`; none when the file is missing or unreadable. */
+export const readSnapshotFileNear = async (path: string, range: { readonly from: number; readonly to: number }): Promise<FoldSnapshot[]> => {
+  try {
+    return decodeSnapshotsNear(await readFile(path), range);
   } catch {
     return [];
   }

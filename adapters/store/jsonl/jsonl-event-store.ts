@@ -36,8 +36,8 @@ import type { JsonlEventStoreOptions } from './store-options.js';
 import { StreamCache } from './stream-cache.js';
 import { JsonlSessionCatalog } from './session-catalog.js';
 import type { SessionCatalogPage, SessionCatalogQuery, SessionCatalogSource } from '../../../runtime/ports/session-catalog.js';
-import type { FoldSnapshot, FoldSnapshotSource } from '../../../runtime/ports/fold-snapshots.js';
-import { readSnapshotFile, snapshotFileOf, writeSnapshotFile } from './fold-snapshot-files.js';
+import type { FoldSnapshot, FoldSnapshotSource, SnapshotRange } from '../../../runtime/ports/fold-snapshots.js';
+import { readSnapshotFile, readSnapshotFileNear, snapshotFileOf, writeSnapshotFile } from './fold-snapshot-files.js';
 
 /** The EventStore port on a directory of JSONL files. See docs/store-jsonl.md. */
 export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatalogSource, FoldSnapshotSource {
@@ -215,6 +215,16 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
     this.#directory.assertOpen();
     assertValidStreamId(stream);
     return readSnapshotFile(snapshotFileOf(this.#directory.dir, this.#directory.names(stream).hash));
+  }
+
+  /**
+   * The fold snapshots a fold of `range` needs (FoldSnapshotSource): the snapshot file bisected by byte offset, only
+   * the lines probed and the ones returned decoded (fold-snapshot-files.ts `decodeSnapshotsNear`).
+   */
+  async loadFoldSnapshotsNear(stream: string, range: SnapshotRange): Promise<readonly FoldSnapshot[]> {
+    this.#directory.assertOpen();
+    assertValidStreamId(stream);
+    return readSnapshotFileNear(snapshotFileOf(this.#directory.dir, this.#directory.names(stream).hash), range);
   }
 
   /** Replaces the fold snapshots kept beside `stream`; a store opened read-only writes nothing (reading never writes). */

@@ -13,7 +13,7 @@ import type {
   SubscribeOptions,
   SubscriptionMessage,
 } from '../../../runtime/ports/event-store.js';
-import type { FoldSnapshot, FoldSnapshotSource } from '../../../runtime/ports/fold-snapshots.js';
+import { snapshotsNear, type FoldSnapshot, type FoldSnapshotSource, type SnapshotRange } from '../../../runtime/ports/fold-snapshots.js';
 import type { SessionCatalogPage, SessionCatalogQuery, SessionCatalogSource } from '../../../runtime/ports/session-catalog.js';
 import { StoreError } from '../../../runtime/ports/store-errors.js';
 import type { DeleteStreamOptions, StreamDeletion } from '../../../runtime/ports/stream-deletion.js';
@@ -164,6 +164,11 @@ export class SqliteEventStore implements EventStore, StreamDeletion, SessionCata
 
   async loadFoldSnapshots(stream: string): Promise<readonly FoldSnapshot[]> {
     return loadSnapshots(this.#ctx, stream);
+  }
+
+  /** The snapshots a fold of `range` needs, cut from the stream's one row (`snapshotsNear`). */
+  async loadFoldSnapshotsNear(stream: string, range: SnapshotRange): Promise<readonly FoldSnapshot[]> {
+    return snapshotsNear(loadSnapshots(this.#ctx, stream), range);
   }
 
   async saveFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {

@@ -1,11 +1,12 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openJsonlEventStore } from '../../../../adapters/store/jsonl/index.js';
-import { decodeSnapshots, encodeSnapshots, SNAPSHOTS_DIR } from '../../../../adapters/store/jsonl/fold-snapshot-files.js';
+import { decodeSnapshots, decodeSnapshotsNear, encodeSnapshots, SNAPSHOTS_DIR } from '../../../../adapters/store/jsonl/fold-snapshot-files.js';
 import type { MemoryEventStore } from '../../../../adapters/store/memory/memory-event-store.js';
-import type { FoldSnapshot } from '../../../../runtime/ports/fold-snapshots.js';
+import { snapshotsNear, type FoldSnapshot } from '../../../../runtime/ports/fold-snapshots.js';
 import { foldRange } from '../../../../runtime/session-range.js';
 import { foldSession } from '../../../../domain/session-fold.js';
 import { sessionStateToJson } from '../../../../domain/session-state-snapshot.js';
@@ -68,6 +69,60 @@ describe('JSONL fold snapshots', () => {
     // a range read still equals the full fold
     const range = await foldRange(store, 'rand', { from: 8, to: 10 }, null, { every: 4 });
     expect(range.events.map((e) => e.id)).toEqual(agent.events.slice(8, 10).map((e) => e.id));
+    await store.close();
+  });
+
+  it('the snapshots near a range, bisected from a file, are the ones cut from the whole decode: damaged, torn and long lines among them (random)', () => {
+    const plain = (list: readonly FoldSnapshot[]): unknown => list.map((s) => ({ ...s }));
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.nat({ max: 5000 }), { maxLength: 120 }),
+        fc.array(fc.nat({ max: 4000 }), { minLength: 120, maxLength: 120 }),
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom('flip', 'newline', 'cut', 'join')), { maxLength: 6 }),
+        fc.nat({ max: 5200 }),
+        fc.nat({ max: 1200 }),
+        (seqs, sizes, damage, from, length) => {
+          const snapshots = [...seqs].sort((a, b) => a - b).map((seq, i): FoldSnapshot => ({ seq, id: `e-${seq}`, hash: seq.toString(16), version: 2, state: { pad: 'x'.repeat(sizes[i]!) } }));
+          let bytes = encodeSnapshots(snapshots);
+          for (const [where, kind] of damage) {
+            if (bytes.length === 0) break;
+            const at = where % bytes.length;
+            if (kind === 'cut') bytes = bytes.subarray(0, at);
+            else if (kind === 'join') {
+              const nl = bytes.indexOf(0x0a, at);
+              if (nl >= 0) bytes = Buffer.concat([bytes.subarray(0, nl), bytes.subarray(nl + 1)]);
+            } else {
+              bytes = Buffer.from(bytes);
+              bytes[at] = kind === 'newline' ? 0x0a : bytes[at]! ^ 0x04;
+            }
+          }
+          const range = { from, to: from + length };
+          expect(plain(decodeSnapshotsNear(bytes, range))).toEqual(plain(snapshotsNear(decodeSnapshots(bytes), range)));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a snapshot that lies about its head in the file is refused, the fold rebuilt from the log, and the file written again', async () => {
+    const { agent, store: source } = await runRandomSession({ top: Array.from({ length: 8 }, () => ({ send: 'followup' as const })), replies: ['tool', 'text'], inner: ['steer'], dropsOddSteering: false, systemPerTurn: false });
+    const dir = join(root, 'liar');
+    await copySession(source, dir);
+    const n = agent.events.length;
+    const store = await openJsonlEventStore(dir, { durability: 'none' });
+    await foldRange(store, 'rand', { from: n - 1, to: n }, null, { every: 4 });
+    const kept = await store.loadFoldSnapshots('rand');
+    const [file] = readdirSync(join(dir, SNAPSHOTS_DIR));
+    const path = join(dir, SNAPSHOTS_DIR, file!);
+    // the last snapshot below the range names another event: its line checks (written whole), its claim does not
+    const lie = kept.at(-1)!;
+    writeFileSync(path, encodeSnapshots([...kept.slice(0, -1).map((s) => ({ ...s })), { ...lie, id: agent.events[lie.seq - 1]!.id, state: lie.state }]));
+    const range = await foldRange(store, 'rand', { from: n - 1, to: n }, null, { every: 4 });
+    expect(range.refused).toBe(true);
+    expect(range.foldedFrom).toBe(0);
+    expect(range.events.map((e) => e.id)).toEqual([agent.events[n - 1]!.id]);
+    const rebuilt = await store.loadFoldSnapshots('rand');
+    expect(rebuilt.map((s) => [s.seq, s.id])).toEqual(kept.map((s) => [s.seq, s.id]));
     await store.close();
   });
 });
