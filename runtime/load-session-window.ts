@@ -42,7 +42,9 @@ export interface LoadedWindow {
  */
 export const loadSessionWindow = async (store: EventStore, sessionId: string, again = true): Promise<LoadedWindow | undefined> => {
   if (!isFoldSnapshotSource(store)) return undefined;
-  const latest = usableBelow(await store.loadFoldSnapshots(sessionId));
+  // the last snapshot alone (every one only when it is not usable, for the next usable one below it)
+  const last = await store.loadFoldSnapshotsNear(sessionId, { from: Number.MAX_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER });
+  const latest = usableBelow(last) ?? (last.length > 0 ? usableBelow(await store.loadFoldSnapshots(sessionId)) : undefined);
   let from = 0;
   if (latest !== undefined) {
     const open = latest.state.turns.openTurn;

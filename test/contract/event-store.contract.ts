@@ -13,6 +13,7 @@ import { describePagedReadContract } from './paged-reads.contract.js';
 import { describePartitionedReadsContract } from './partitioned-reads.contract.js';
 import { describeReadAllPagesContract } from './read-all-pages.contract.js';
 import { describeStreamDeletionContract } from './stream-deletion.contract.js';
+import { describeFoldSnapshotContract } from './fold-snapshots.contract.js';
 import { expectBigStreamReadsBack } from './big-stream.contract.js';
 
 /** How the shared contract suite gets stores of one kind. */
@@ -33,6 +34,8 @@ export interface EventStoreHarness {
   readonly maxEventBytes?: number;
   /** Run the StreamDeletion contract too (test/contract/stream-deletion.contract.ts). @defaultValue true */
   readonly deletion?: boolean;
+  /** The store keeps fold snapshots: run the FoldSnapshotSource contract too (test/contract/fold-snapshots.contract.ts). */
+  readonly foldSnapshots?: boolean;
   /** The store filters global reads by `partition` (test/contract/partitioned-reads.contract.ts); false: it ignores it. @defaultValue true */
   readonly partitionedReads?: boolean;
 }
@@ -419,5 +422,6 @@ export function describeEventStoreContract(name: string, harness: EventStoreHarn
     });
 
     if (harness.deletion !== false) describeStreamDeletionContract(name, harness, () => store);
+    if (harness.foldSnapshots === true) describeFoldSnapshotContract(name, () => store);
   });
 }

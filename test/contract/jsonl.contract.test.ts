@@ -19,5 +19,6 @@ for (const durability of ['fsync', 'group'] as const) {
   describeEventStoreContract(`jsonl (${durability})`, {
     create: () => openJsonlEventStore(freshDir(), { durability }),
     openPeer: (store) => openJsonlEventStore((store as JsonlEventStore).directory, { durability }),
+    foldSnapshots: true,
   });
 }

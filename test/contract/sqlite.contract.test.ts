@@ -10,6 +10,7 @@ describeSqlite('sqlite', () => {
       create: () => openSqliteEventStore(freshFile(), { durability }),
       // a second connection on the same file: another writer, as another process would be
       openPeer: (store) => openSqliteEventStore((store as SqliteEventStore).file, { durability }),
+      foldSnapshots: true,
     });
   }
 });
