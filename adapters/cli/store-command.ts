@@ -1,14 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { MigrateError, migrateStore, type MigrateReport } from '../../audit/migrate-store.js';
-import { checkJsonlStore, openJsonlEventStore, QUARANTINE_DIR, QUARANTINE_LOG, rebuildJsonlCatalog, rebuildJsonlIndex, type StoreCheckReport } from '../store/jsonl/index.js';
+import { checkJsonlStore, openJsonlEventStore, QUARANTINE_DIR, QUARANTINE_LOG, rebuildJsonlCatalog, rebuildJsonlIndex, type StoreCheckReport, type StoreFinding } from '../store/jsonl/index.js';
 import { StoreIoError } from '../../runtime/ports/store-errors.js';
-import { openStore } from '../store/open-store.js';
+import { openStore, requireStoreDriver, STORE_DRIVER_PACKAGES } from '../store/open-store.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
 import type { CliIo } from './io.js';
 
 export const STORE_USAGE = `usage: steerlog store check <jsonl:dir> [--json]
+       steerlog store check <sqlite:file> [--json]
        steerlog store repair <jsonl:dir> [--rebuild-index] [--json]
        steerlog store repair <postgres://…> [--json]
        steerlog store repair <sqlite:file> [--json]
@@ -16,6 +17,9 @@ export const STORE_USAGE = `usage: steerlog store check <jsonl:dir> [--json]
   check             verify every line, checksum, index record and cross-reference of a JSONL store, and the
                     session catalog against a fold of the log, writing nothing; report damage (and what a crash
                     left, which the next writable open quarantines)
+  check <sqlite:file>
+                    (the experimental SQLite store) SQLite's PRAGMA integrity_check, then every stream's revisions
+                    and hash chain, and the session catalog against a fold of the events, on a read-only connection
   repair            run crash recovery now (what any writable open does): replay the group journal, move a
                     crash's unfinished commit to quarantine/, rebuild the session catalog; refuses damage like
                     open does
@@ -52,8 +56,9 @@ export const storeCommand = async (argv: readonly string[], io: CliIo): Promise<
   }
   if ((action !== 'check' && action !== 'repair') || spec === undefined || rest.length > 0) return reportUsage(io, STORE_USAGE, action === undefined ? 'check or repair?' : undefined, json);
   const dir = dirOf(spec);
+  if (action === 'check' && /^sqlite:./.test(spec) && !args.flags['rebuild-index']) return checkSqliteCommand(spec, io, json);
   if (dir === undefined && action === 'repair' && /^(postgres(ql)?:\/\/|sqlite:.)/.test(spec) && !args.flags['rebuild-index']) return repairCatalogTable(spec, io, json);
-  if (dir === undefined) return reportUsage(io, STORE_USAGE, `${spec}: store check and repair --rebuild-index work on JSONL stores (jsonl:<dir>); repair also on postgres://… and sqlite:<file>`, json);
+  if (dir === undefined) return reportUsage(io, STORE_USAGE, `${spec}: store check works on JSONL and SQLite stores (jsonl:<dir>, sqlite:<file>), repair --rebuild-index on JSONL stores; repair also on postgres://… and sqlite:<file>`, json);
   try {
     if (action === 'check') {
       const report = await checkJsonlStore(dir).catch((e: unknown) => {
@@ -106,6 +111,19 @@ const repairCatalogTable = async (spec: string, io: CliIo, json: boolean): Promi
   }
 };
 
+/** `store check sqlite:<file>`: the same report, JSON and exit codes as a JSONL store's check. */
+const checkSqliteCommand = async (spec: string, io: CliIo, json: boolean): Promise<number> => {
+  try {
+    await requireStoreDriver('sqlite:', STORE_DRIVER_PACKAGES.sqlite);
+    const { checkSqliteStore } = await import('../store/sqlite/store-check.js');
+    const report = await checkSqliteStore(spec.slice('sqlite:'.length));
+    io.stdout.write(json ? `${JSON.stringify(report)}\n` : formatCheck(spec, report, 'sqlite'));
+    return report.ok ? EXIT.ok : EXIT.invalid;
+  } catch (e) {
+    return reportFailure(io, 'store check', e, json);
+  }
+};
+
 /** A spec's store, for telling two specs of one store apart: a resolved path for jsonl:/sqlite:, else the spec. */
 const storeIdentity = (spec: string): string => {
   const m = /^(jsonl|sqlite):(.+)$/.exec(spec);
@@ -149,10 +167,12 @@ const formatMigrate = (from: string, to: string, r: MigrateReport): string =>
 const quarantined = async (dir: string): Promise<number> =>
   (await readFile(join(dir, QUARANTINE_DIR, QUARANTINE_LOG), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
 
-/** The human report of `store check`. */
-export const formatCheck = (spec: string, r: StoreCheckReport): string => {
-  const out = [`store ${spec}: ${r.events} committed events in ${r.streams} stream file${r.streams === 1 ? '' : 's'}, ${r.ok ? 'ok' : `DAMAGED (${r.problems.length} problem${r.problems.length === 1 ? '' : 's'})`}`];
-  for (const p of r.problems) out.push(`  problem  ${p.file} byte ${p.offset}: ${p.message}`);
-  for (const n of r.notes) out.push(`  note     ${n.file} byte ${n.offset}: ${n.message}`);
+/** The human report of `store check` (a SQLite finding's offset is a seq, and 0 when it names a table). */
+export const formatCheck = (spec: string, r: StoreCheckReport, kind: 'jsonl' | 'sqlite' = 'jsonl'): string => {
+  const what = kind === 'jsonl' ? `committed events in ${r.streams} stream file${r.streams === 1 ? '' : 's'}` : `events in ${r.streams} stream${r.streams === 1 ? '' : 's'}`;
+  const out = [`store ${spec}: ${r.events} ${what}, ${r.ok ? 'ok' : `DAMAGED (${r.problems.length} problem${r.problems.length === 1 ? '' : 's'})`}`];
+  const at = (f: StoreFinding): string => (kind === 'jsonl' ? `${f.file} byte ${f.offset}` : f.file.startsWith('stream ') ? `${f.file} seq ${f.offset}` : f.file);
+  for (const p of r.problems) out.push(`  problem  ${at(p)}: ${p.message}`);
+  for (const n of r.notes) out.push(`  note     ${at(n)}: ${n.message}`);
   return `${out.join('\n')}\n`;
 };
