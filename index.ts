@@ -88,6 +88,7 @@ export {
 } from './formats/archive/archive-format.js';
 export { archiveSessions, type ArchiveSessionsOptions, type ArchiveOutput, type ArchivedSessionResult } from './audit/archive-sessions.js';
 export { selectEnded, type SessionEnd, type KeptReason } from './audit/archive-selection.js';
+export { migrateStore, MigrateError, isMigrateError, type MigrateErrorCode, type MigrateStoreOptions, type MigrateReport } from './audit/migrate-store.js';
 export { ArchiveEventStore, openArchiveEventStore } from './adapters/archive/archive-event-store.js';
 export { type ArchiveDurability } from './formats/archive/write-archive.js';
 // telemetry: the live exporter (the OpenTelemetry SDK is loaded only when it is created), the trace of a stored session

@@ -49,7 +49,7 @@ export const COMMANDS: Readonly<Record<string, CliCommand>> = {
     load: async () => import('./projections-command.js').then((m) => ({ usage: m.PROJECTIONS_USAGE, run: m.projectionsCommand })),
   },
   store: {
-    summary: 'check a JSONL store, or rebuild its index',
+    summary: 'check a JSONL store, repair a store, or migrate one store into another',
     load: async () => import('./store-command.js').then((m) => ({ usage: m.STORE_USAGE, run: m.storeCommand })),
   },
   verify: {

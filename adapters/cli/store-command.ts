@@ -1,19 +1,25 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { checkJsonlStore, openJsonlEventStore, QUARANTINE_DIR, QUARANTINE_LOG, rebuildJsonlCatalog, rebuildJsonlIndex, type StoreCheckReport } from '../store/jsonl/index.js';
+import { join, resolve } from 'node:path';
+import { MigrateError, migrateStore, type MigrateReport } from '../../audit/migrate-store.js';
+import { checkJsonlStore, openJsonlEventStore, QUARANTINE_DIR, QUARANTINE_LOG, rebuildJsonlCatalog, rebuildJsonlIndex, type StoreCheckReport, type StoreFinding } from '../store/jsonl/index.js';
 import { StoreIoError } from '../../runtime/ports/store-errors.js';
-import { openStore } from '../store/open-store.js';
+import { openStore, requireStoreDriver, STORE_DRIVER_PACKAGES } from '../store/open-store.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, reportFailure, reportUsage } from './cli-failure.js';
 import type { CliIo } from './io.js';
 
 export const STORE_USAGE = `usage: steerlog store check <jsonl:dir> [--json]
+       steerlog store check <sqlite:file> [--json]
        steerlog store repair <jsonl:dir> [--rebuild-index] [--json]
        steerlog store repair <postgres://…> [--json]
        steerlog store repair <sqlite:file> [--json]
+       steerlog store migrate <from-spec> <to-spec> [--json]
   check             verify every line, checksum, index record and cross-reference of a JSONL store, and the
                     session catalog against a fold of the log, writing nothing; report damage (and what a crash
                     left, which the next writable open quarantines)
+  check <sqlite:file>
+                    (the experimental SQLite store) SQLite's PRAGMA integrity_check, then every stream's revisions
+                    and hash chain, and the session catalog against a fold of the events, on a read-only connection
   repair            run crash recovery now (what any writable open does): replay the group journal, move a
                     crash's unfinished commit to quarantine/, rebuild the session catalog; refuses damage like
                     open does
@@ -28,20 +34,31 @@ export const STORE_USAGE = `usage: steerlog store check <jsonl:dir> [--json]
   repair <sqlite:file>
                     (the experimental SQLite store) rebuild its session catalog table from the events, in one
                     transaction (appends wait meanwhile)
-exit: 0 clean / repaired, 1 damage found, 2 usage, 3 the store could not be read or repaired`;
+  migrate <from-spec> <to-spec>
+                    copy every stream of one store into another, empty one (jsonl:<dir>, sqlite:<file>,
+                    postgres://…), event by event through the target's own append: ids, times, data, metadata and chain hashes as they are; then read every stream back
+                    from both and compare them. The source is opened read-only. A target that holds any event is
+                    refused (a migration that stopped part way is not resumed: remove its target and run again)
+exit: 0 clean / repaired / migrated, 1 damage found (migrate: the copy differs from its source), 2 usage (migrate: the
+      target is not empty, or is the source), 3 the store could not be read or repaired`;
 
 const dirOf = (spec: string): string | undefined => (spec.startsWith('jsonl:') && spec.length > 6 ? spec.slice(6) : undefined);
 
-/** `steerlog store check|repair`: maintenance of a JSONL store directory. */
+/** `steerlog store check|repair|migrate`: maintenance of a store (check and --rebuild-index: a JSONL directory). */
 export const storeCommand = async (argv: readonly string[], io: CliIo): Promise<number> => {
   const args = parseCommandArgs(argv, { flags: ['json', 'rebuild-index'] });
   if (!args.ok) return reportUsage(io, STORE_USAGE, args.error, argv.includes('--json'));
   const json = args.flags.json === true;
   const [action, spec, ...rest] = args.positionals;
+  if (action === 'migrate') {
+    if (spec === undefined || rest.length !== 1 || args.flags['rebuild-index']) return reportUsage(io, STORE_USAGE, 'store migrate needs <from-spec> <to-spec>', json);
+    return migrateCommand(spec, rest[0]!, io, json);
+  }
   if ((action !== 'check' && action !== 'repair') || spec === undefined || rest.length > 0) return reportUsage(io, STORE_USAGE, action === undefined ? 'check or repair?' : undefined, json);
   const dir = dirOf(spec);
+  if (action === 'check' && /^sqlite:./.test(spec) && !args.flags['rebuild-index']) return checkSqliteCommand(spec, io, json);
   if (dir === undefined && action === 'repair' && /^(postgres(ql)?:\/\/|sqlite:.)/.test(spec) && !args.flags['rebuild-index']) return repairCatalogTable(spec, io, json);
-  if (dir === undefined) return reportUsage(io, STORE_USAGE, `${spec}: store check and repair --rebuild-index work on JSONL stores (jsonl:<dir>); repair also on postgres://… and sqlite:<file>`, json);
+  if (dir === undefined) return reportUsage(io, STORE_USAGE, `${spec}: store check works on JSONL and SQLite stores (jsonl:<dir>, sqlite:<file>), repair --rebuild-index on JSONL stores; repair also on postgres://… and sqlite:<file>`, json);
   try {
     if (action === 'check') {
       const report = await checkJsonlStore(dir).catch((e: unknown) => {
@@ -94,14 +111,68 @@ const repairCatalogTable = async (spec: string, io: CliIo, json: boolean): Promi
   }
 };
 
+/** `store check sqlite:<file>`: the same report, JSON and exit codes as a JSONL store's check. */
+const checkSqliteCommand = async (spec: string, io: CliIo, json: boolean): Promise<number> => {
+  try {
+    await requireStoreDriver('sqlite:', STORE_DRIVER_PACKAGES.sqlite);
+    const { checkSqliteStore } = await import('../store/sqlite/store-check.js');
+    const report = await checkSqliteStore(spec.slice('sqlite:'.length));
+    io.stdout.write(json ? `${JSON.stringify(report)}\n` : formatCheck(spec, report, 'sqlite'));
+    return report.ok ? EXIT.ok : EXIT.invalid;
+  } catch (e) {
+    return reportFailure(io, 'store check', e, json);
+  }
+};
+
+/** A spec's store, for telling two specs of one store apart: a resolved path for jsonl:/sqlite:, else the spec. */
+const storeIdentity = (spec: string): string => {
+  const m = /^(jsonl|sqlite):(.+)$/.exec(spec);
+  return m ? `${m[1]}:${resolve(m[2]!)}` : spec;
+};
+
+/**
+ * `store migrate <from> <to>`: the source opened read-only, the target writable (created when new), and
+ * migrateStore between them. Refusals exit 2, a copy that differs from its source 1, a store failure 3.
+ */
+const migrateCommand = async (from: string, to: string, io: CliIo, json: boolean): Promise<number> => {
+  const exitOf = (e: unknown, exit: number): number => {
+    const code = e instanceof MigrateError ? e.code : undefined;
+    return code === 'migrate-mismatch' ? EXIT.invalid : code === undefined ? exit : EXIT.usage;
+  };
+  try {
+    if (storeIdentity(from) === storeIdentity(to)) throw new MigrateError('migrate-same-store', `${to} is the source itself`);
+    const source = await openStore(from, { readOnly: true });
+    try {
+      const target = await openStore(to);
+      try {
+        const report = await migrateStore(source, target);
+        io.stdout.write(json ? `${JSON.stringify({ ok: true, from, to, ...report })}\n` : formatMigrate(from, to, report));
+        return EXIT.ok;
+      } finally {
+        await target.close();
+      }
+    } finally {
+      await source.close();
+    }
+  } catch (e) {
+    return exitOf(e, reportFailure(io, 'store migrate', e, json));
+  }
+};
+
+/** The human report of `store migrate`. */
+const formatMigrate = (from: string, to: string, r: MigrateReport): string =>
+  `migrated ${from} to ${to}: ${r.events} event${r.events === 1 ? '' : 's'} in ${r.streams} stream${r.streams === 1 ? '' : 's'} (${r.chainHeads} chain head${r.chainHeads === 1 ? '' : 's'}), ${r.appends} append${r.appends === 1 ? '' : 's'}; every stream read back equal to its source; global positions ${r.positions === 'kept' ? 'kept' : 'renumbered in the same order (the source has gaps)'}\n`;
+
 /** Lines in the quarantine log: one per cut. */
 const quarantined = async (dir: string): Promise<number> =>
   (await readFile(join(dir, QUARANTINE_DIR, QUARANTINE_LOG), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
 
-/** The human report of `store check`. */
-export const formatCheck = (spec: string, r: StoreCheckReport): string => {
-  const out = [`store ${spec}: ${r.events} committed events in ${r.streams} stream file${r.streams === 1 ? '' : 's'}, ${r.ok ? 'ok' : `DAMAGED (${r.problems.length} problem${r.problems.length === 1 ? '' : 's'})`}`];
-  for (const p of r.problems) out.push(`  problem  ${p.file} byte ${p.offset}: ${p.message}`);
-  for (const n of r.notes) out.push(`  note     ${n.file} byte ${n.offset}: ${n.message}`);
+/** The human report of `store check` (a SQLite finding's offset is a seq, and 0 when it names a table). */
+export const formatCheck = (spec: string, r: StoreCheckReport, kind: 'jsonl' | 'sqlite' = 'jsonl'): string => {
+  const what = kind === 'jsonl' ? `committed events in ${r.streams} stream file${r.streams === 1 ? '' : 's'}` : `events in ${r.streams} stream${r.streams === 1 ? '' : 's'}`;
+  const out = [`store ${spec}: ${r.events} ${what}, ${r.ok ? 'ok' : `DAMAGED (${r.problems.length} problem${r.problems.length === 1 ? '' : 's'})`}`];
+  const at = (f: StoreFinding): string => (kind === 'jsonl' ? `${f.file} byte ${f.offset}` : f.file.startsWith('stream ') ? `${f.file} seq ${f.offset}` : f.file);
+  for (const p of r.problems) out.push(`  problem  ${at(p)}: ${p.message}`);
+  for (const n of r.notes) out.push(`  note     ${at(n)}: ${n.message}`);
   return `${out.join('\n')}\n`;
 };

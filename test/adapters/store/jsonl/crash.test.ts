@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { useCompiledStore } from './support/compile-store.js';
-import { verifyLog } from './support/verify.js';
+import { chainModulesOf, sqliteEntryOf, useCompiledStore } from './support/compile-store.js';
+import { verifyLog, verifyOpenLog } from './support/verify.js';
 import { assertCatalogIsFold } from './support/catalog-oracle.js';
 import { openJsonlEventStore } from '../../../../adapters/store/jsonl/index.js';
+import { checkSqliteStore, openSqliteEventStore } from '../../../../adapters/store/sqlite/index.js';
+import { describeSqlite } from '../sqlite/sqlite-test-support.js';
 
 /**
  * Crash test: a child process appends in a loop (several concurrent writers, batches of 1–3 events) and prints an
@@ -15,6 +17,9 @@ import { openJsonlEventStore } from '../../../../adapters/store/jsonl/index.js';
  * recovering, usually after a random number of acks. After every kill the store is opened (recovery) and the
  * whole log checked: every acknowledged event there exactly once, batches all-or-none, global order consistent.
  * Two kill loops run in parallel on separate directories; the next child continues the same log.
+ * The same loops run against the SQLite store (one file each; its children chain every event): after every kill
+ * the file is opened, the same log checks hold, and `checkSqliteStore` finds it clean — SQLite's integrity_check,
+ * every stream's hash chain, the session catalog equal to a fold of the events.
  */
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CHILD = join(HERE, 'support/crash-child.mjs');
@@ -42,9 +47,18 @@ interface RoundResult {
   readonly killedByUs: boolean;
 }
 
-const runAndKill = (dir: string, run: string, durability: string, random: () => number, acked: Set<string>): Promise<RoundResult> =>
+/** The store a kill loop runs against: the JSONL store in a directory, or the SQLite store in a file in it. */
+type Kind = 'jsonl' | 'sqlite';
+
+const childArgs = (kind: Kind, dir: string, durability: string, run: string): string[] => {
+  if (kind === 'jsonl') return [CHILD, compiled.entry(), dir, durability, run, String(WRITERS)];
+  const chain = chainModulesOf(compiled.entry());
+  return [CHILD, sqliteEntryOf(compiled.entry()), join(dir, 'store.db'), durability, run, String(WRITERS), 'sqlite', chain.hash, chain.input];
+};
+
+const runAndKill = (kind: Kind, dir: string, run: string, durability: string, random: () => number, acked: Set<string>): Promise<RoundResult> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, compiled.entry(), dir, durability, run, String(WRITERS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, childArgs(kind, dir, durability, run), { stdio: ['ignore', 'pipe', 'pipe'] });
     let buffer = '';
     let acks = 0;
     let ready = false;
@@ -84,8 +98,35 @@ const runAndKill = (dir: string, run: string, durability: string, random: () => 
     });
   });
 
-const killLoop = async (seed: number): Promise<{ kills: number; acks: number; beforeReady: number; events: number }> => {
-  const dir = mkdtempSync(join(tmpdir(), 'steerlog-jsonl-crash-'));
+/** After a kill: the store opened again (its recovery), the whole log checked; the number of events in it. */
+const checkAfterKill = async (kind: Kind, dir: string, acked: ReadonlySet<string>): Promise<number> => {
+  if (kind === 'jsonl') {
+    const log = await verifyLog(dir, STREAMS, acked);
+    // the session catalog a reader gets equals a fold of the recovered log
+    const reader = await openJsonlEventStore(dir, { readOnly: true });
+    await assertCatalogIsFold(reader).finally(() => reader.close());
+    return [...log.values()].reduce((n, e) => n + e.length, 0);
+  }
+  const file = join(dir, 'store.db');
+  const store = await openSqliteEventStore(file);
+  try {
+    const log = await verifyOpenLog(store, STREAMS, acked);
+    // the children chain every event: the check below verifies real chains, not unchained streams
+    const unchained = [...log.values()].flat().find((e) => e.hash === undefined);
+    if (unchained !== undefined) throw new Error(`event ${unchained.id} has no chain hash`);
+    await assertCatalogIsFold(store);
+    const report = await checkSqliteStore(file);
+    if (!report.ok) throw new Error(`store check: ${JSON.stringify(report.problems).slice(0, 400)}`);
+    const events = [...log.values()].reduce((n, e) => n + e.length, 0);
+    if (report.events !== events) throw new Error(`store check counted ${report.events} events, the log has ${events}`);
+    return events;
+  } finally {
+    await store.close();
+  }
+};
+
+const killLoop = async (kind: Kind, seed: number): Promise<{ kills: number; acks: number; beforeReady: number; events: number }> => {
+  const dir = mkdtempSync(join(tmpdir(), `steerlog-${kind}-crash-`));
   compiled.track(dir);
   const random = rng(seed);
   const acked = new Set<string>();
@@ -94,17 +135,13 @@ const killLoop = async (seed: number): Promise<{ kills: number; acks: number; be
   let events = 0;
   let kills = 0;
   for (let k = 0; k < KILLS_PER_LOOP; k++) {
-    const durability = k % 2 === 0 ? 'group' : 'fsync';
-    const r = await runAndKill(dir, `s${seed}r${k}`, durability, random, acked);
+    const durability = kind === 'jsonl' ? (k % 2 === 0 ? 'group' : 'fsync') : k % 2 === 0 ? 'full' : 'normal';
+    const r = await runAndKill(kind, dir, `s${seed}r${k}`, durability, random, acked);
     acks += r.acks;
     if (r.killedByUs) kills++;
     if (r.killedBeforeReady) beforeReady++;
     try {
-      const log = await verifyLog(dir, STREAMS, acked);
-      events = [...log.values()].reduce((n, e) => n + e.length, 0);
-      // the session catalog a reader gets equals a fold of the recovered log
-      const reader = await openJsonlEventStore(dir, { readOnly: true });
-      await assertCatalogIsFold(reader).finally(() => reader.close());
+      events = await checkAfterKill(kind, dir, acked);
     } catch (e) {
       throw new Error(`seed ${seed}, kill #${k} (${durability}): ${(e as Error).message}`, { cause: e });
     }
@@ -112,18 +149,24 @@ const killLoop = async (seed: number): Promise<{ kills: number; acks: number; be
   return { kills, acks, beforeReady, events };
 };
 
+const killTest = (kind: Kind) => async (): Promise<void> => {
+  const started = Date.now();
+  const results = await Promise.all([killLoop(kind, 1), killLoop(kind, 2)]);
+  const kills = results.reduce((n, r) => n + r.kills, 0);
+  console.log(
+    `crash test (${kind}): ${kills} SIGKILLs, ${results.reduce((n, r) => n + r.acks, 0)} acknowledged appends, ` +
+      `${results.reduce((n, r) => n + r.beforeReady, 0)} kills during open/recovery, ` +
+      `${results.reduce((n, r) => n + r.events, 0)} events in the final logs, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+  // kills are counted as they happen: every round must end in the SIGKILL this test sent
+  expect(kills).toBe(2 * KILLS_PER_LOOP);
+  expect(results.every((r) => r.acks > 0)).toBe(true);
+};
+
 describe('JSONL store survives SIGKILL', () => {
-  it(`loses no acknowledged event and duplicates none over ${2 * KILLS_PER_LOOP} kills`, async () => {
-    const started = Date.now();
-    const results = await Promise.all([killLoop(1), killLoop(2)]);
-    const kills = results.reduce((n, r) => n + r.kills, 0);
-    console.log(
-      `crash test: ${kills} SIGKILLs, ${results.reduce((n, r) => n + r.acks, 0)} acknowledged appends, ` +
-        `${results.reduce((n, r) => n + r.beforeReady, 0)} kills during open/recovery, ` +
-        `${results.reduce((n, r) => n + r.events, 0)} events in the final logs, ${((Date.now() - started) / 1000).toFixed(1)} s`,
-    );
-    // kills are counted as they happen: every round must end in the SIGKILL this test sent
-    expect(kills).toBe(2 * KILLS_PER_LOOP);
-    expect(results.every((r) => r.acks > 0)).toBe(true);
-  }, 170_000);
+  it(`loses no acknowledged event and duplicates none over ${2 * KILLS_PER_LOOP} kills`, killTest('jsonl'), 170_000);
+});
+
+describeSqlite('SQLite store survives SIGKILL', () => {
+  it(`loses no acknowledged event and duplicates none over ${2 * KILLS_PER_LOOP} kills; its chains and catalog check clean`, killTest('sqlite'), 170_000);
 });

@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '../../../../../runtime/ports/event-store.js';
 import { compareCatalogRows, type CatalogedSession } from '../../../../../runtime/ports/session-catalog.js';
-import type { JsonlEventStore } from '../../../../../adapters/store/jsonl/index.js';
+import type { EventStore } from '../../../../../runtime/ports/event-store.js';
+import type { SessionCatalogSource } from '../../../../../runtime/ports/session-catalog.js';
 import { collect } from './verify.js';
 
 /** The oracle: each stream's row, folded from its events as docs/store-jsonl.md describes the catalog. */
@@ -23,7 +24,7 @@ export const expectedRows = (events: readonly RecordedEvent[]): CatalogedSession
 
 
 /** Throws unless the store's session catalog equals {@link expectedRows} of its `readAll`. */
-export const assertCatalogIsFold = async (store: JsonlEventStore): Promise<void> => {
+export const assertCatalogIsFold = async (store: EventStore & SessionCatalogSource): Promise<void> => {
   const expected = expectedRows(await collect(store.readAll()));
   const got = (await store.listSessions()).sessions;
   if (JSON.stringify(got) !== JSON.stringify(expected)) {

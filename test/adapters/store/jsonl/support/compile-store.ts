@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -6,12 +6,14 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../../..');
-const SOURCES = ['domain', 'runtime/ports', 'adapters/store/shared', 'adapters/store/jsonl'];
+// runtime/: the chain hash the crash child computes; adapters/store/sqlite: the SQLite store (its driver resolved
+// through a node_modules link in the build)
+const SOURCES = ['domain', 'runtime', 'runtime/ports', 'adapters/store/shared', 'adapters/store/jsonl', 'adapters/store/sqlite'];
 
 /**
- * Transpiles the JSONL store and what it imports to plain ESM in a temp dir, so child processes start in
- * ~50 ms with plain `node` (a `tsx` child takes ~0.6 s, too slow for hundreds of SIGKILL rounds).
- * Returns the temp dir and the path of the store's entry module.
+ * Transpiles the JSONL and SQLite stores and what they import to plain ESM in a temp dir, so child processes start
+ * in ~50 ms with plain `node` (a `tsx` child takes ~0.6 s, too slow for hundreds of SIGKILL rounds).
+ * Returns the temp dir and the path of the JSONL store's entry module (the SQLite store's is `sqliteEntryOf(entry)`).
  */
 export const compileStore = (): { dir: string; entry: string } => {
   const out = mkdtempSync(join(tmpdir(), 'steerlog-jsonl-build-'));
@@ -29,6 +31,7 @@ export const compileStore = (): { dir: string; entry: string } => {
       writeFileSync(target, js);
     }
   }
+  symlinkSync(join(ROOT, 'node_modules'), join(out, 'node_modules'), 'dir');
   return { dir: out, entry: join(out, 'adapters/store/jsonl/index.js') };
 };
 
@@ -50,4 +53,13 @@ export const useCompiledStore = (): { readonly entry: () => string; readonly tra
     entry: () => build!.entry,
     track: (dir) => (dirs.push(dir), dir),
   };
+};
+
+/** The compiled SQLite store's module (its index also exports the check, which needs formats/: not compiled). */
+export const sqliteEntryOf = (jsonlEntry: string): string => join(dirname(dirname(jsonlEntry)), 'sqlite/sqlite-event-store.js');
+
+/** The compiled chain hash module (`sha256ChainHash`) and the chain input of an event (`chainInputOf`). */
+export const chainModulesOf = (jsonlEntry: string): { readonly hash: string; readonly input: string } => {
+  const root = dirname(dirname(dirname(dirname(jsonlEntry))));
+  return { hash: join(root, 'runtime/chain-hash.js'), input: join(root, 'domain/event-chain.js') };
 };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { openJsonlEventStore } from '../../../../../adapters/store/jsonl/index.js';
 import { hashOfFileName, streamFileName } from '../../../../../adapters/store/jsonl/file-name.js';
 import { decodeIndexRecord, decodeLine, INDEX_RECORD_BYTES } from '../../../../../adapters/store/jsonl/line-codec.js';
-import type { RecordedEvent } from '../../../../../runtime/ports/event-store.js';
+import type { EventStore, RecordedEvent } from '../../../../../runtime/ports/event-store.js';
 
 /** Reads `it` to its end; returns what it yielded and the error it ended with (null when it ended normally). */
 export const drain = async <T>(it: AsyncIterable<T>): Promise<{ items: T[]; error: unknown }> => {
@@ -60,48 +60,56 @@ export const assertRecordsNameTheirLines = (dir: string): void => {
 
 /**
  * Opens the store (running crash recovery) and checks the whole log (and, on the recovered files, that every
- * committed index record names its line: assertRecordsNameTheirLines): every stream's revisions are 0…n-1,
- * ids unique, batches (`<run>.<w>.<i>.<j>of<k>` ids) all-or-none, readAll positions 0…N-1 agreeing with the
- * streams, and every acknowledged id present. Returns the events per stream.
+ * committed index record names its line: assertRecordsNameTheirLines), as {@link verifyOpenLog} says. Returns the
+ * events per stream.
  */
 export const verifyLog = async (dir: string, streams: readonly string[], acked: ReadonlySet<string>): Promise<Map<string, RecordedEvent[]>> => {
   const store = await openJsonlEventStore(dir, { durability: 'none' });
   try {
     assertRecordsNameTheirLines(dir);
-    const byStream = new Map<string, RecordedEvent[]>();
-    const seen = new Set<string>();
-    for (const stream of streams) {
-      const events = await collect(store.read(stream));
-      byStream.set(stream, events);
-      events.forEach((e, i) => {
-        if (e.revision !== BigInt(i)) throw new Error(`${stream}: revision ${e.revision} at index ${i}`);
-        if (seen.has(e.id)) throw new Error(`duplicate event id ${e.id}`);
-        seen.add(e.id);
-      });
-      const batches = new Map<string, { have: number; size: number }>();
-      for (const e of events) {
-        const m = /^(.*)\.(\d+)of(\d+)$/.exec(e.id);
-        if (!m) continue;
-        const b = batches.get(m[1]!) ?? { have: 0, size: Number(m[3]) };
-        b.have++;
-        batches.set(m[1]!, b);
-      }
-      for (const [key, b] of batches) if (b.have !== b.size) throw new Error(`${stream}: batch ${key} has ${b.have} of ${b.size} events`);
-      const rev = await store.revision(stream);
-      expect(rev).toBe(events.length === 0 ? 'no_stream' : BigInt(events.length - 1));
-    }
-    const missing = [...acked].filter((id) => !seen.has(id));
-    if (missing.length > 0) throw new Error(`${missing.length} acknowledged events lost, e.g. ${missing.slice(0, 3).join(', ')}`);
-    const all = await collect(store.readAll());
-    all.forEach((e, i) => {
-      if (e.position !== BigInt(i)) throw new Error(`readAll: position ${e.position} at index ${i}`);
-      const same = byStream.get(e.stream)?.[Number(e.revision)];
-      if (!same || same.id !== e.id || same.position !== e.position) throw new Error(`readAll event ${e.id} disagrees with read(${e.stream})`);
-    });
-    const total = [...byStream.values()].reduce((n, evs) => n + evs.length, 0);
-    if (all.length !== total) throw new Error(`readAll has ${all.length} events, the streams ${total}`);
-    return byStream;
+    return await verifyOpenLog(store, streams, acked);
   } finally {
     await store.close();
   }
+};
+
+/**
+ * Checks the whole log of an open store (any store): every stream's revisions are 0…n-1, ids unique, batches
+ * (`<run>.<w>.<i>.<j>of<k>` ids) all-or-none, readAll positions 0…N-1 agreeing with the streams, and every
+ * acknowledged id present. Returns the events per stream.
+ */
+export const verifyOpenLog = async (store: EventStore, streams: readonly string[], acked: ReadonlySet<string>): Promise<Map<string, RecordedEvent[]>> => {
+  const byStream = new Map<string, RecordedEvent[]>();
+  const seen = new Set<string>();
+  for (const stream of streams) {
+    const events = await collect(store.read(stream));
+    byStream.set(stream, events);
+    events.forEach((e, i) => {
+      if (e.revision !== BigInt(i)) throw new Error(`${stream}: revision ${e.revision} at index ${i}`);
+      if (seen.has(e.id)) throw new Error(`duplicate event id ${e.id}`);
+      seen.add(e.id);
+    });
+    const batches = new Map<string, { have: number; size: number }>();
+    for (const e of events) {
+      const m = /^(.*)\.(\d+)of(\d+)$/.exec(e.id);
+      if (!m) continue;
+      const b = batches.get(m[1]!) ?? { have: 0, size: Number(m[3]) };
+      b.have++;
+      batches.set(m[1]!, b);
+    }
+    for (const [key, b] of batches) if (b.have !== b.size) throw new Error(`${stream}: batch ${key} has ${b.have} of ${b.size} events`);
+    const rev = await store.revision(stream);
+    expect(rev).toBe(events.length === 0 ? 'no_stream' : BigInt(events.length - 1));
+  }
+  const missing = [...acked].filter((id) => !seen.has(id));
+  if (missing.length > 0) throw new Error(`${missing.length} acknowledged events lost, e.g. ${missing.slice(0, 3).join(', ')}`);
+  const all = await collect(store.readAll());
+  all.forEach((e, i) => {
+    if (e.position !== BigInt(i)) throw new Error(`readAll: position ${e.position} at index ${i}`);
+    const same = byStream.get(e.stream)?.[Number(e.revision)];
+    if (!same || same.id !== e.id || same.position !== e.position) throw new Error(`readAll event ${e.id} disagrees with read(${e.stream})`);
+  });
+  const total = [...byStream.values()].reduce((n, evs) => n + evs.length, 0);
+  if (all.length !== total) throw new Error(`readAll has ${all.length} events, the streams ${total}`);
+  return byStream;
 };
