@@ -9,13 +9,13 @@ import type { StoreOperation } from '../../runtime/ports/store-operations.js';
  * session log already made for the store — so the runtime's thread walks no event object: per event it pushes a few
  * values, and the hand-over's structured clone copies numbers and flat strings (a third of the cost of cloning the
  * event objects, or of `JSON.stringify` of them, measured on the runtime's thread). The worker parses the data and
- * rebuilds the event. The rarer records keep their objects: a history (a session going live with events), a store
- * operation (one per append of a batch of events).
+ * rebuilds the event. Store appends and fsync batches travel as primitives too; the rarer records keep their objects:
+ * a history (a session going live with events), a projection batch.
  * @internal
  */
 
 /** The kinds of record. @internal */
-export const LogRecordKind = { Observe: 0, Follow: 1, Forget: 2, Operation: 3 } as const;
+export const LogRecordKind = { Observe: 0, Follow: 1, Forget: 2, Operation: 3, Append: 4 } as const;
 
 /**
  * Pushes an `Observe` record: kind, session id, seq, id, time, type, the data's JSON (`dataJson` when known, else
@@ -36,10 +36,20 @@ export const pushForget = (records: unknown[], sessionId: string): void => {
   records.push(LogRecordKind.Forget, sessionId);
 };
 
-/** Pushes an `Operation` record: kind, the store operation. @internal */
+/**
+ * Pushes a store operation. An append or an fsync batch (one per write-behind batch of events: the frequent ones)
+ * travels as an `Append` record of primitives — kind, operation, system, collection, start time, end time, events,
+ * then appends, first seq and error or null each — so the clone walks no object; a projection batch (its positions
+ * are bigints) as an `Operation` record: kind, the store operation.
+ * @internal
+ */
 export const pushOperation = (records: unknown[], op: StoreOperation): void => {
-  records.push(LogRecordKind.Operation, op);
+  if (op.position !== undefined || op.headPosition !== undefined || op.partition !== undefined || op.projectionVersion !== undefined) records.push(LogRecordKind.Operation, op);
+  else records.push(LogRecordKind.Append, op.operation, op.system, op.collection, op.startTime, op.endTime, op.events, op.appends ?? null, op.firstSeq ?? null, op.error ?? null);
 };
+
+/** An event as it is being rebuilt. */
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** What the worker does with each record it reads back. @internal */
 export interface LogRecordSink {
@@ -55,19 +65,14 @@ export const readHandOver = (records: readonly unknown[], sink: LogRecordSink): 
   while (i < records.length) {
     switch (records[i]) {
       case LogRecordKind.Observe: {
+        // one shape for every event (no spread of optional fields), the optional ones added only when present
+        const event: Mutable<LogEvent> = { seq: records[i + 2] as number, id: records[i + 3] as EventId, time: records[i + 4] as number, type: records[i + 5] as string, data: JSON.parse(records[i + 6] as string) as unknown } as Mutable<LogEvent>;
+        if (records[i + 7] === 1) (event as { ignorable?: true }).ignorable = true;
         const metadata = records[i + 8] as EventMetadata | null;
+        if (metadata !== null) event.metadata = metadata;
         const hash = records[i + 9] as string | null;
-        const event = {
-          seq: records[i + 2] as number,
-          id: records[i + 3] as EventId,
-          time: records[i + 4] as number,
-          type: records[i + 5] as string,
-          data: JSON.parse(records[i + 6] as string) as unknown,
-          ...(records[i + 7] === 1 ? { ignorable: true as const } : {}),
-          ...(metadata !== null ? { metadata } : {}),
-          ...(hash !== null ? { hash } : {}),
-        } as LogEvent;
-        sink.observe(records[i + 1] as string, event);
+        if (hash !== null) event.hash = hash;
+        sink.observe(records[i + 1] as string, event as LogEvent);
         i += 10;
         break;
       }
@@ -83,6 +88,22 @@ export const readHandOver = (records: readonly unknown[], sink: LogRecordSink): 
         sink.storeOperation(records[i + 1] as StoreOperation);
         i += 2;
         break;
+      case LogRecordKind.Append: {
+        const op: Mutable<StoreOperation> = {
+          operation: records[i + 1] as StoreOperation['operation'],
+          system: records[i + 2] as string,
+          collection: records[i + 3] as string,
+          startTime: records[i + 4] as number,
+          endTime: records[i + 5] as number,
+          events: records[i + 6] as number,
+        };
+        if (records[i + 7] !== null) op.appends = records[i + 7] as number;
+        if (records[i + 8] !== null) op.firstSeq = records[i + 8] as number;
+        if (records[i + 9] !== null) op.error = records[i + 9] as string;
+        sink.storeOperation(op);
+        i += 10;
+        break;
+      }
       default:
         throw new Error(`export thread: unknown log record ${String(records[i])}`);
     }

@@ -46,6 +46,21 @@ describe('the log hand-over to the export worker', () => {
     ]);
   });
 
+  it('carries store appends and fsync batches as primitives, and rebuilds them equal', () => {
+    const append: StoreOperation = { operation: 'append', system: 'steerlog.memory', collection: 's', startTime: 10.25, endTime: 11.5, events: 3, firstSeq: 7 };
+    const failed: StoreOperation = { operation: 'append', system: 'postgresql', collection: 's', startTime: 12, endTime: 12.75, events: 1, firstSeq: 10, error: 'store-conflict' };
+    const fsync: StoreOperation = { operation: 'fsync', system: 'steerlog.jsonl', collection: '', startTime: 13, endTime: 14, events: 9, appends: 4 };
+    const records: unknown[] = [];
+    for (const op of [append, failed, fsync]) pushOperation(records, op);
+    // nothing for the clone to walk but primitives
+    expect(records.every((v) => v === null || typeof v !== 'object')).toBe(true);
+    expect(reading(records)).toEqual([
+      ['op', append],
+      ['op', failed],
+      ['op', fsync],
+    ]);
+  });
+
   it('refuses a record of an unknown kind', () => {
     expect(() => readHandOver([9, 's'], { observe() {}, follow() {}, forget() {}, storeOperation() {} })).toThrow(/unknown log record 9/);
   });
