@@ -70,7 +70,8 @@ export interface RuntimeOptions {
    * Where every session's turn waits, after each of its checkpoints, for its next slice of the event loop
    * (`new LoopSlices()`: at most a few milliseconds of turn work per turn of the loop, first come first served), so a
    * process running many sessions keeps answering its requests and timers between their turns; `steerlog serve` uses
-   * one. @defaultValue none: a turn goes on as soon as its checkpoint resolves
+   * one. A session whose write-behind window expired waits for a slice too before it hands its batch to the store
+   * (`SessionLogOptions.writeGate`). @defaultValue none: a turn goes on as soon as its checkpoint resolves
    */
   readonly turnGate?: LoopGate;
   /** Parallel-safe tool calls at once. @defaultValue 4 */
@@ -244,6 +245,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       logger: sessionLogger(logger, stream),
       initial,
       ...(options.writeBatchDelayMs !== undefined ? { writeBatchDelayMs: options.writeBatchDelayMs } : {}),
+      ...(options.turnGate !== undefined ? { writeGate: options.turnGate } : {}),
       ...(options.hashOf ? { hashOf: options.hashOf } : {}),
       ...(options.signer ? { signer: options.signer } : {}),
       ...(options.maxEventBytes !== undefined ? { maxEventBytes: options.maxEventBytes } : {}),

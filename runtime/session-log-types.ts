@@ -6,6 +6,7 @@ import type { Clock, IdSource } from './ports/clock.js';
 import type { EventStore } from './ports/event-store.js';
 import type { HeadSigner } from './ports/head-signer.js';
 import type { Logger } from './logger.js';
+import type { LoopGate } from './loop-slices.js';
 
 /** Options of {@link SessionLog}: the store and stream, clock, ids, logger, the events it starts from and the write-behind window. */
 export interface SessionLogOptions {
@@ -31,6 +32,13 @@ export interface SessionLogOptions {
    * becomes one durable batch. `checkpoint()` drains at once. @defaultValue 200
    */
   readonly writeBatchDelayMs?: number;
+  /**
+   * Where a write-behind whose window expired asks for its slice of the event loop before it hands its batch to the
+   * store (`RuntimeOptions.turnGate`): the windows of many sessions expire in one timer phase, and each append is
+   * checked and encoded for the store at once (a PostgreSQL statement's parameters), so without a gate they all run
+   * in that phase. A `checkpoint()` does not wait for it. @defaultValue none: the window's batch is written at once
+   */
+  readonly writeGate?: LoopGate;
   /** Largest event this log admits; the store's `maxEventBytes` when that is lower. @defaultValue the store's */
   readonly maxEventBytes?: number;
   /** The chain's digest. @defaultValue SHA-256 over RFC 8785 JSON (`sha256ChainHash`) */

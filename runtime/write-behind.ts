@@ -6,7 +6,7 @@ import { RuntimeError } from './errors.js';
 import type { SessionLogOptions } from './session-log-types.js';
 
 /** What the write-behind reads of its session log's options: the store and stream, the logger, the sealer and the window. */
-export type WriteBehindOptions = Pick<SessionLogOptions, 'store' | 'stream' | 'logger' | 'sealer' | 'writeBatchDelayMs' | 'onAppend'>;
+export type WriteBehindOptions = Pick<SessionLogOptions, 'store' | 'stream' | 'logger' | 'sealer' | 'writeBatchDelayMs' | 'writeGate' | 'onAppend'>;
 
 /**
  * A session log's write-behind to the EventStore: the stored form of every event the log appends, written in order in
@@ -26,6 +26,8 @@ export class WriteBehind {
   #durable: number;
   #writing: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
+  /** The window expired and the write waits for its slice of the loop (`writeGate`): scheduled, as with `#timer`. */
+  #gated = false;
   #waiters: Waiter[] = [];
   #lastError: unknown = null;
   /** The last append failed: what the store holds after `#durable` is not known until the tail is read. */
@@ -91,15 +93,31 @@ export class WriteBehind {
     if (this.#durable > 0 || this.#writing) throw new RuntimeError('session-closed', `session ${this.stream} was already written; it cannot be abandoned`);
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    this.#gated = false;
     this.#storedForm.length = 0;
   }
 
   #schedule(): void {
-    if (this.#timer || this.#writing) return;
+    if (this.#timer || this.#gated || this.#writing) return;
     const delay = this.#opts.writeBatchDelayMs ?? 200;
     this.#timer = setTimeout(() => {
       this.#timer = null;
-      this.#drainNow();
+      const gate = this.#opts.writeGate;
+      if (!gate) return this.#drainNow();
+      // the window expired: write once the gate gives this log its slice (a checkpoint meanwhile drains at once)
+      this.#gated = true;
+      gate.next().then(
+        () => {
+          if (!this.#gated) return; // abandoned, or a checkpoint drained it meanwhile
+          this.#gated = false;
+          this.#drainNow();
+        },
+        (e: unknown) => {
+          this.#gated = false;
+          this.#opts.logger.warn('the write gate failed; writing at once', e);
+          this.#drainNow();
+        },
+      );
     }, delay);
   }
 
@@ -108,6 +126,7 @@ export class WriteBehind {
       clearTimeout(this.#timer);
       this.#timer = null;
     }
+    this.#gated = false;
     if (this.#writing || this.#fenced) return;
     this.#writing = this.#writeLoop().finally(() => {
       this.#writing = null;

@@ -40,6 +40,31 @@ describe('write-behind and checkpoints (docs/protocol.md §11, scenario 60)', ()
     expect(store.calls.map((c) => c.ids.length)).toEqual([3]);
   });
 
+  it('with a turn gate, a window whose time is up waits for its slice before its batch goes to the store; a checkpoint does not', async () => {
+    const store = new FaultyStore();
+    const slices: (() => void)[] = [];
+    const turnGate = { next: () => new Promise<void>((resolve) => slices.push(resolve)) };
+    const rt = createRuntime({ store, model: new ScriptedModel([], { whenExhausted: 'ok' }), clock: steppingClock(), ids: sequentialIds(), logger: silentLogger, writeBatchDelayMs: 10, turnGate });
+    const agent = rt.createSession({ sessionId: 's' });
+    agent.inject(msg('A'));
+    await vi.waitFor(() => expect(slices.length).toBe(1), { timeout: 10_000, interval: 5 });
+    // the window expired, the gate has not released it: nothing written, and more events join the same batch
+    agent.inject(msg('B'));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(store.calls).toEqual([]);
+    expect(slices.length).toBe(1);
+    slices.shift()!();
+    await vi.waitFor(() => expect(store.calls.length).toBe(1), { timeout: 10_000, interval: 5 });
+    expect(store.calls.map((c) => c.ids.length)).toEqual([3]);
+    // a checkpoint drains at once, gate or not; the window it cut short asks the gate for nothing afterwards
+    agent.inject(msg('C'));
+    await agent.checkpoint();
+    expect(store.calls.map((c) => c.ids.length)).toEqual([3, 1]);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(slices.length).toBe(0);
+    expect(store.calls.length).toBe(2);
+  });
+
   it('the driver makes enqueue, turn/start and claim durable before pre-step, and the step before the model call', async () => {
     const store = new MemoryEventStore();
     const seen: string[][] = [];

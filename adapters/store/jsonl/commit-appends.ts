@@ -18,6 +18,7 @@ import { UncertainCommitError, writeDrafts, type Draft } from './write-drafts.js
 import { recoverIndex, storedRevisions, writerState } from './writer-state.js';
 import { stepChange, type CatalogChange } from './catalog-fold.js';
 import type { JsonlSessionCatalog } from './session-catalog.js';
+import { WorkSlices } from '../shared/work-slices.js';
 
 /** One append call waiting in the commit queue. */
 export interface PendingAppend {
@@ -36,6 +37,11 @@ export interface CommitContext {
   readonly notifier: ChangeNotifier;
   /** The session catalog, told of each commit under the lock (session-catalog.ts). */
   readonly catalog?: JsonlSessionCatalog;
+  /**
+   * How long the commit's own work runs before it lets the event loop run (`WorkSlices`): drafting the group's lines
+   * (between two appends of the group) and encoding its journal record. @defaultValue Infinity (no slicing)
+   */
+  readonly sliceMs?: number;
 }
 
 /**
@@ -43,7 +49,7 @@ export interface CommitContext {
  * revision), drafts the new lines, writes them all, then settles every append (it never rejects).
  */
 export const commitAppends = async (
-  { directory, cache, lock, notifier, catalog }: CommitContext,
+  { directory, cache, lock, notifier, catalog, sliceMs = Infinity }: CommitContext,
   items: PendingAppend[],
   /** Are more appends queued behind this group? Then the lock may stay held for the next commit. */
   more: () => boolean = () => false,
@@ -65,7 +71,10 @@ export const commitAppends = async (
     await directory.refreshDeletions();
     let nextPos = index.view.count;
     const refreshed = new Map<string, StreamState>();
+    // a group of many appends (every session's write-behind at once) drafts thousands of lines: in slices
+    const slices = new WorkSlices(sliceMs);
     for (const item of items) {
+      if (slices.due) await slices.pause();
       try {
         if (directory.isDeleted(directory.names(item.stream).hash)) throw new StreamDeletedError(item.stream);
         let state = refreshed.get(item.stream);
@@ -127,7 +136,7 @@ export const commitAppends = async (
       }
     }
     if (drafts.size > 0) {
-      await writeDrafts(directory, cache, [...drafts.values()], index.view.count);
+      await writeDrafts(directory, cache, [...drafts.values()], index.view.count, sliceMs);
       // committed: the catalog's log line, under the lock (a failure there is the catalog's own, never the commit's)
       if (catalog && last) await catalog.noteCommit(index.view.count, nextPos, [last.hash, last.lineCrc], [...changes.values()].filter((c) => drafts.has(c.stream)));
     }

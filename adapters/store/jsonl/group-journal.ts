@@ -5,6 +5,7 @@ import { readExactly } from './global-index.js';
 import { crc32, decodeLine, INDEX_RECORD_BYTES } from './line-codec.js';
 import { isCommitted, type IndexLookup } from './recovery.js';
 import { forwardLines } from './stream-file.js';
+import type { WorkSlices } from '../shared/work-slices.js';
 
 /**
  * The group journal `group.journal`: lets a group commit pay one fsync, whatever the number of stream files it
@@ -32,6 +33,27 @@ export interface JournalRecord {
   readonly index: { readonly first: number; readonly bytes: Buffer };
 }
 
+/**
+ * `encodeJournalRecord`'s very bytes, built a stream entry at a time: between two entries, once `slices` says a
+ * slice ran (`WorkSlices.due`), it lets the event loop run (a group commit's record holds every line of the group
+ * in base64, a megabyte and more under load). The inner value is written as `JSON.stringify` writes it (the file name
+ * through `JSON.stringify`, base64 needs no escapes) and checksummed in place, as a stream line is.
+ */
+export const encodeJournalRecordSliced = async (record: JournalRecord, slices?: WorkSlices): Promise<Buffer> => {
+  const parts: Buffer[] = [Buffer.from('{"c":"00000000","j":{"s":[', 'latin1')];
+  for (let i = 0; i < record.streams.length; i++) {
+    if (slices?.due) await slices.pause();
+    const e = record.streams[i]!;
+    parts.push(Buffer.from(`${i > 0 ? ',' : ''}[${JSON.stringify(e.file)},${JSON.stringify(e.offset)},"${e.bytes.toString('base64')}"]`, 'utf8'));
+  }
+  parts.push(Buffer.from(`],"i":[${JSON.stringify(record.index.first)},"${record.index.bytes.toString('base64')}"]}}\n`, 'latin1'));
+  if (slices?.due) await slices.pause();
+  const bytes = Buffer.concat(parts);
+  bytes.write(crc32(bytes, INNER_START, bytes.length - 2).toString(16).padStart(8, '0'), 6, 'latin1');
+  return bytes;
+};
+
+/** One journal record line (see the file's comment), in one piece of work; `encodeJournalRecordSliced` writes the same bytes in slices. */
 export const encodeJournalRecord = (record: JournalRecord): Buffer => {
   const inner = Buffer.from(
     JSON.stringify({

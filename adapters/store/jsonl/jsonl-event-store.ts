@@ -32,7 +32,7 @@ import { recoverDirectory, verifyReadOnly } from './open-recovery.js';
 import { StoreIoError } from '../../../runtime/ports/store-errors.js';
 import { checkedForm } from '../../../runtime/ports/checked-events.js';
 import { StoreDirectory } from './store-directory.js';
-import type { JsonlEventStoreOptions } from './store-options.js';
+import { DEFAULT_COMMIT_SLICE_MS, type JsonlEventStoreOptions } from './store-options.js';
 import { StreamCache } from './stream-cache.js';
 import { JsonlSessionCatalog } from './session-catalog.js';
 import type { SessionCatalogPage, SessionCatalogQuery, SessionCatalogSource } from '../../../runtime/ports/session-catalog.js';
@@ -68,6 +68,7 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
     const catalog = (this.#catalog = new JsonlSessionCatalog(this.#directory, lock !== undefined, options.catalogLogBytes));
     // A read-only store (no lock) refuses every append.
     const lease = lock ? new LockLease(lock) : undefined;
+    const sliceMs = options.commitSliceMs ?? DEFAULT_COMMIT_SLICE_MS;
     this.#queue = new CommitQueue<PendingAppend | PendingDeletion>(
       async (items, more) => {
         if (!lease) {
@@ -86,7 +87,7 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
           while (j < items.length && !isDeletion(items[j]!)) j++;
           const run = items.slice(i, j) as PendingAppend[];
           const rest = j < items.length;
-          await this.#timedCommit(run, () => commitAppends({ directory, cache, lock: lease, notifier, catalog }, run, () => rest || more()));
+          await this.#timedCommit(run, () => commitAppends({ directory, cache, lock: lease, notifier, catalog, sliceMs }, run, () => rest || more()));
           i = j;
         }
       },

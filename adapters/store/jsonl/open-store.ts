@@ -1,3 +1,4 @@
+import { invalidArgument } from '../../../runtime/arguments.js';
 import { join } from 'node:path';
 import { StoreCorruptError, StoreError, StoreIoError } from '../../../runtime/ports/store-errors.js';
 import { DirectoryLock } from './dir-lock.js';
@@ -15,6 +16,8 @@ import type { JsonlEventStoreOptions } from './store-options.js';
  */
 export const openJsonlEventStore = async (dir: string, options: JsonlEventStoreOptions = {}): Promise<JsonlEventStore> => {
   const fs = options.fs ?? nodeFsOps;
+  const sliceMs = options.commitSliceMs;
+  if (sliceMs !== undefined && (typeof sliceMs !== 'number' || !(sliceMs >= 0))) throw invalidArgument('openJsonlEventStore(options.commitSliceMs)', 'expected a number of milliseconds ≥ 0');
   if (options.readOnly) return openReadOnly(dir, fs, options);
   try {
     await fs.mkdir(join(dir, STREAMS_DIR));

@@ -3,7 +3,8 @@ import { basename } from 'node:path';
 import { StoreIoError } from '../../../runtime/ports/store-errors.js';
 import { isErrnoCode, type FileOps } from './fs-ops.js';
 import { encodeIndexRecords } from './global-index.js';
-import { encodeJournalRecord } from './group-journal.js';
+import { encodeJournalRecordSliced } from './group-journal.js';
+import { WorkSlices } from '../shared/work-slices.js';
 import { encodeHeaderLine, INDEX_RECORD_BYTES, type IndexRecord } from './line-codec.js';
 import type { StoreDirectory } from './store-directory.js';
 import type { StreamCache, StreamState } from './stream-cache.js';
@@ -35,8 +36,12 @@ const JOURNAL_RECORD_LIMIT = 4 * 1024 * 1024;
 
 const crcOf = (line: Buffer): number => Number.parseInt(line.toString('latin1', 6, 14), 16);
 
-/** Writes every draft's lines, then the index records; fsyncs per the durability mode; rolls back on failure. */
-export const writeDrafts = async (directory: StoreDirectory, cache: StreamCache, drafts: Draft[], indexCount: number): Promise<void> => {
+/**
+ * Writes every draft's lines, then the index records; fsyncs per the durability mode; rolls back on failure. The
+ * journal record (every line of the group again, in base64) is encoded in slices of `sliceMs` (`WorkSlices`), so a
+ * large group does not hold the event loop for the whole encoding. @param sliceMs default: no slicing
+ */
+export const writeDrafts = async (directory: StoreDirectory, cache: StreamCache, drafts: Draft[], indexCount: number, sliceMs = Infinity): Promise<void> => {
   const sync = directory.durability !== 'none';
   const numbered: { pos: number; record: IndexRecord }[] = [];
   const pieces = drafts.map((d) => {
@@ -46,7 +51,8 @@ export const writeDrafts = async (directory: StoreDirectory, cache: StreamCache,
       numbered.push({ pos: d.newPositions[i]!, record: { fileHash: d.state.hash, offset, length: line.length - 1, lineCrc: crcOf(line), batchEnd: false } });
       offset += line.length;
     });
-    return { draft: d, headerBytes, headerEnd: headerBytes?.length ?? d.state.headerEnd, end: offset };
+    // the draft's lines in one buffer: the stream file gets it, and the journal record a copy of it
+    return { draft: d, headerBytes, headerEnd: headerBytes?.length ?? d.state.headerEnd, end: offset, body: Buffer.concat(d.lines) };
   });
   // Index records in global-position order (appends of one group interleave streams); the group's last record
   // carries the batch-end mark: the whole group commits or none of it does.
@@ -75,8 +81,7 @@ export const writeDrafts = async (directory: StoreDirectory, cache: StreamCache,
     await directory.intents.write({ g: indexCount, files: pieces.map((p) => p.draft.state.fileName), temporary: [...tmpOf.values()].map((t) => basename(t)) });
     // allSettled, not all: the rollback must not start while another file's write is still in flight.
     const written = await Promise.allSettled(
-      pieces.map(async ({ draft, headerBytes }) => {
-        const body = Buffer.concat(draft.lines);
+      pieces.map(async ({ draft, headerBytes, body }) => {
         if (headerBytes) {
           const tmp = tmpOf.get(draft)!;
           const entry = { path: draft.state.path, tmp, linked: false };
@@ -103,10 +108,13 @@ export const writeDrafts = async (directory: StoreDirectory, cache: StreamCache,
     if (failed) throw failed.reason;
     if (created.length > 0 && sync) await directory.fs.syncDir(directory.streamsDir);
     if (useJournal) {
-      const record = encodeJournalRecord({
-        streams: journaled.map((p) => ({ file: p.draft.state.fileName, offset: p.draft.state.size, bytes: Buffer.concat(p.draft.lines) })),
-        index: { first: indexCount, bytes: indexBytes },
-      });
+      const record = await encodeJournalRecordSliced(
+        {
+          streams: journaled.map((p) => ({ file: p.draft.state.fileName, offset: p.draft.state.size, bytes: p.body })),
+          index: { first: indexCount, bytes: indexBytes },
+        },
+        new WorkSlices(sliceMs),
+      );
       journalEnd = journalStart + record.length;
       // before the write: a name too many (the write then fails and is rolled back) costs one needless fsync
       for (const p of journaled) directory.journaledFiles.add(p.draft.state.fileName);
