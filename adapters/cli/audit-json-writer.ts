@@ -2,7 +2,8 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditReport } from '../../domain/audit.js';
-import { auditOutput, enteredMessage, fatesById, otherInputs, type ActionSink, type AuditExtras, type AuditMessage } from '../../audit/audit-extras.js';
+import { auditOutput, fatesById, otherInputs, type ActionSink, type AuditExtras } from '../../audit/audit-extras.js';
+import { fateOf } from '../../domain/message-facts.js';
 import { type AuditLimit } from '../../audit/audit-limit.js';
 import type { AuditStreams } from '../../audit/audit-pass.js';
 import type { CliIo } from './io.js';
@@ -76,7 +77,10 @@ const spoolFile = (path: string): SpoolFile => {
 const writeElements = async (out: ChunkedWriter, file: string): Promise<number> => {
   let n = 0;
   for await (const lines of readLineBatches(file, { chunkBytes: READ_BYTES })) {
-    for (const line of lines) await out.write(n++ === 0 ? line : `,${line}`);
+    for (const line of lines) {
+      const flushed = out.write(n++ === 0 ? line : `,${line}`);
+      if (flushed !== undefined) await flushed;
+    }
   }
   return n;
 };
@@ -114,15 +118,17 @@ export const openAuditSpool = (): AuditSpool => {
       const fates = fatesById(extras);
       const shown = new Set<string>();
       n = 0;
-      const writeMessage = async (m: AuditMessage): Promise<void> => void (await out.write(n++ === 0 ? JSON.stringify(m) : `,${JSON.stringify(m)}`));
       for await (const lines of readLineBatches(messages.path, { chunkBytes: READ_BYTES })) {
         for (const line of lines) {
           const m = JSON.parse(line) as AuditReport['messages'][number];
           shown.add(m.id);
-          await writeMessage(enteredMessage(m, fates));
+          // JSON.stringify(enteredMessage(m, fates)) without writing m again: the spooled line is m's own JSON text
+          const text = `${line.slice(0, -1)},"fate":${JSON.stringify(fates.get(m.id) ?? fateOf(m.id, []))}}`;
+          const flushed = out.write(n++ === 0 ? text : `,${text}`);
+          if (flushed !== undefined) await flushed;
         }
       }
-      for (const m of otherInputs(extras, shown)) await writeMessage(m);
+      for (const m of otherInputs(extras, shown)) await out.write(n++ === 0 ? JSON.stringify(m) : `,${JSON.stringify(m)}`);
       await out.write(`]${beforeActions}[`);
       await writeElements(out, actions.path);
       await out.write(`]${tail}\n`);
@@ -144,7 +150,8 @@ const splitOnce = (text: string, marker: string): [string, string] => {
 };
 
 interface ChunkedWriter {
-  write(s: string): Promise<void>;
+  /** Appends `s`; a promise only when the buffer was flushed (await it: the stream may ask to wait for `drain`). */
+  write(s: string): Promise<void> | undefined;
   end(): Promise<void>;
 }
 
@@ -161,9 +168,10 @@ const chunkedWriter = (io: CliIo): ChunkedWriter => {
     }
   };
   return {
-    async write(s) {
+    // no promise per element: most appends only grow the buffer
+    write(s) {
       buffer += s;
-      if (buffer.length >= FLUSH_CHARS) await flush();
+      return buffer.length >= FLUSH_CHARS ? flush() : undefined;
     },
     end: flush,
   };
