@@ -22,10 +22,28 @@ export interface AuditExtras {
   readonly source?: AuditSource;
   /** Sealed payloads and erasures (null when the log has neither). */
   readonly content: AuditContent | null;
-  /** Every admission and control action, in log order, with its actor (`actorActionsOf`). */
+  /**
+   * Every admission and control action, in log order, with its actor (`actorActionsOf`); empty when the audit handed
+   * them to an {@link ActionSink} as it decided them instead.
+   */
   readonly actions: readonly ActorAction[];
   /** What the store left unread (a JSONL store's crash leftovers), one line each: present when read from a store. */
   readonly storeNotes?: readonly string[];
+}
+
+/**
+ * Takes the audit's actions as it decides them, in log order, instead of the extras keeping them (`AuditExtras.actions`
+ * is then empty), so a caller that writes them out keeps memory flat in the log's length: a log's actions grow with
+ * its admissions and cancels, not with what is pending.
+ */
+export interface ActionSink {
+  /** The next action, in log order. */
+  push(action: ActorAction): void;
+  /**
+   * Forgets every action pushed so far: the audit reads the log a second time for its extras (a line the two
+   * readers split differently) and pushes that pass's actions from the start.
+   */
+  restart(): void;
 }
 
 /**
@@ -46,12 +64,14 @@ export interface ExtrasCollector {
  * says which sealed payloads are readable, erased or unavailable. `chain`, when given, is the same log's chain
  * verification computed elsewhere (a worker thread reading the same lines): the collector then checks no link
  * itself and reports that one (`onEvent` is then called once per envelope instead of once per verified event).
+ * `actionSink`, when given, takes each action instead of the result's `actions`.
  */
 export const createExtrasCollector = (
   stream: string | null,
   onEvent?: () => void,
   keyring: Keyring | null = null,
   chain?: Promise<SessionVerification>,
+  actionSink?: ActionSink,
 ): ExtrasCollector => {
   // no verifier of its own when the chain is checked elsewhere
   const verifier = chain === undefined ? createSessionVerifier(stream, onEvent ? { onEvent } : {}) : null;
@@ -60,6 +80,7 @@ export const createExtrasCollector = (
   // each input's fate, stepped as its facts come (its facts are not kept)
   const fates = new Map<string, InputFate>();
   const actions: ActorAction[] = [];
+  const pushAction = actionSink === undefined ? (a: ActorAction): void => void actions.push(a) : (a: ActorAction): void => actionSink.push(a);
   let seedLength: number | undefined;
   let first: number | null = null;
   let last: number | null = null;
@@ -74,7 +95,7 @@ export const createExtrasCollector = (
       last = event.time;
       for (const f of facts) fates.set(f.id, stepFate(fates.get(f.id) ?? initialFate(f.id), f));
       if (event.seq === 0 && event.type === 'session/created') seedLength = (event.data as { seedLength?: number }).seedLength;
-      for (const a of actorActionsOf(event, facts, seedLength)) actions.push(a);
+      for (const a of actorActionsOf(event, facts, seedLength)) pushAction(a);
     },
     async result() {
       const v = verifier === null ? await chain! : verifier.result();
@@ -89,15 +110,20 @@ export const createExtrasCollector = (
   };
 };
 
-/** One streaming pass over raw envelopes: chain check, message facts (up to the first invalid event), times. */
+/**
+ * One streaming pass over raw envelopes: chain check, message facts (up to the first invalid event), times.
+ * `actionSink`, when given, is restarted and takes the pass's actions instead of the result's `actions`.
+ */
 export const auditExtras = async (
   stream: string | null,
   raws: AsyncIterable<unknown>,
   limit?: AuditLimit,
   onEvent?: () => void,
   keyring: Keyring | null = null,
+  actionSink?: ActionSink,
 ): Promise<AuditExtras> => {
-  const collector = createExtrasCollector(stream, onEvent, keyring);
+  actionSink?.restart();
+  const collector = createExtrasCollector(stream, onEvent, keyring, undefined, actionSink);
   let state: MessageFactState = initialMessageFactState();
   let folding = true;
   for await (const raw of raws) {

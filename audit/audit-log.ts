@@ -1,8 +1,8 @@
-import type { AuditorOptions, AuditReport } from '../domain/audit.js';
+import type { AuditReport } from '../domain/audit.js';
 import type { Keyring } from '../runtime/content-opener.js';
 import type { AuditChain, AuditExtras } from './audit-extras.js';
 import type { AuditLimit } from './audit-limit.js';
-import { auditFileOnePass, auditStreamOnePass } from './audit-pass.js';
+import { auditFileOnePass, auditStreamOnePass, type AuditStreams } from './audit-pass.js';
 import { auditStreamFileLines, type StreamFileReader } from './audit-fold.js';
 import { auditDshFile } from './dsh-audit.js';
 import { resolveFileFormat } from './log-format.js';
@@ -17,11 +17,11 @@ export interface AuditLogOptions {
   /** Told once per event read (a progress display). @defaultValue none */
   readonly onEvent?: () => void;
   /**
-   * Called once, when the audit starts a pass that reports turns and messages as it decides them (never for a
-   * store's raw stream file, whose report is whole): the callbacks that take them (a streaming writer).
-   * @defaultValue none: they stay in the report
+   * Called once, when the audit starts a pass that reports turns, messages and actions as it decides them (never for
+   * a store's raw stream file, whose report is whole): the callbacks that take them (a streaming writer).
+   * @defaultValue none: they stay in the report and the extras
    */
-  readonly streamTurns?: () => AuditorOptions;
+  readonly streamTurns?: () => AuditStreams;
   /** How a JSONL store's raw stream file is read. @defaultValue none: every steerlog file is an envelope log */
   readonly streamFiles?: StreamFileReader;
 }
@@ -42,7 +42,7 @@ export interface AuditLogResult {
  * a second core for a large file). Undefined when the store has no such session.
  */
 export const auditLog = async (source: LogSource, options: AuditLogOptions = {}): Promise<AuditLogResult | undefined> => {
-  const fold = (): AuditorOptions => options.streamTurns?.() ?? {};
+  const fold = (): AuditStreams => options.streamTurns?.() ?? {};
   const keyring = options.keyring ?? null;
   if (source.kind === 'store') return auditStreamOnePass(source.store, source.session, options.at, fold(), options.onEvent, keyring);
   const file = source.path;

@@ -3,7 +3,7 @@ import { createAuditor, type Auditor, type AuditorOptions, type AuditReport } fr
 import type { EventStore } from '../runtime/ports/event-store.js';
 import { envelopeOfRecorded } from '../runtime/ports/recorded-envelope.js';
 import { isLosslessJson } from '../domain/json.js';
-import { auditExtras, createExtrasCollector, type AuditExtras, type ExtrasCollector } from './audit-extras.js';
+import { auditExtras, createExtrasCollector, type ActionSink, type AuditExtras, type ExtrasCollector } from './audit-extras.js';
 import { pastLimit, type AuditLimit } from './audit-limit.js';
 import { startChainThread, type ChainThreadOptions } from './chain-thread.js';
 import { fileEnvelopes, storeEnvelopes } from './log-sources.js';
@@ -17,6 +17,18 @@ export interface AuditPass {
 }
 
 /**
+ * What a streaming caller takes as the audit decides it instead of the result holding it: the fold's closed turns and
+ * entered messages (`onTurn`, `onMessage`) and the extras' actions (`actions`).
+ */
+export interface AuditStreams extends AuditorOptions {
+  /** Takes every action instead of `AuditExtras.actions`. @defaultValue undefined: the extras keep them */
+  readonly actions?: ActionSink;
+}
+
+/** The fold's own options of a caller's streams (without the action sink, which is the extras'). */
+export const foldOptions = ({ actions: _actions, ...fold }: AuditStreams): AuditorOptions => fold;
+
+/**
  * `audit` of an envelope log file in one streaming pass: each line is read and `JSON.parse`d once, then checked by
  * the chain verifier and folded once (the session fold and the message facts in one step), instead of the fold's
  * pass (`auditFile`) followed by the extras' pass (`auditExtras`). The result is exactly theirs; in the two cases
@@ -28,16 +40,16 @@ export interface AuditPass {
 export const auditFileOnePass = async (
   file: string,
   limit?: AuditLimit,
-  options: AuditorOptions = {},
+  options: AuditStreams = {},
   onEvent?: () => void,
   keyring: Keyring | null = null,
   chainThread: ChainThreadOptions = {},
 ): Promise<AuditPass> => {
   // the chain check on a second core when the file is large enough for it to pay (else here, in the same pass)
   const thread = startChainThread(file, limit, chainThread);
-  const collector = createExtrasCollector(null, onEvent, keyring, thread?.result);
+  const collector = createExtrasCollector(null, onEvent, keyring, thread?.result, options.actions);
   try {
-    return await onePass(file, limit, options, onEvent, keyring, collector, createAuditor(basename(file, extname(file)), { ...options, onFacts: collector.facts }));
+    return await onePass(file, limit, options.actions, onEvent, keyring, collector, createAuditor(basename(file, extname(file)), { ...foldOptions(options), onFacts: collector.facts }));
   } finally {
     await thread?.stop();
   }
@@ -46,7 +58,7 @@ export const auditFileOnePass = async (
 const onePass = async (
   file: string,
   limit: AuditLimit | undefined,
-  options: AuditorOptions,
+  actions: ActionSink | undefined,
   onEvent: (() => void) | undefined,
   keyring: Keyring | null,
   collector: ExtrasCollector,
@@ -78,7 +90,7 @@ const onePass = async (
     }
   }
   const report = auditor.report();
-  return { report, extras: ownPass ? await auditExtras(null, fileEnvelopes(file), limit, onEvent, keyring) : await collector.result() };
+  return { report, extras: ownPass ? await auditExtras(null, fileEnvelopes(file), limit, onEvent, keyring, actions) : await collector.result() };
 };
 
 /**
@@ -91,12 +103,12 @@ export const auditStreamOnePass = async (
   store: EventStore,
   stream: string,
   limit?: AuditLimit,
-  options: AuditorOptions = {},
+  options: AuditStreams = {},
   onEvent?: () => void,
   keyring: Keyring | null = null,
 ): Promise<AuditPass | undefined> => {
-  const collector = createExtrasCollector(stream, onEvent, keyring);
-  const auditor = createAuditor(stream, { ...options, onFacts: collector.facts });
+  const collector = createExtrasCollector(stream, onEvent, keyring, undefined, options.actions);
+  const auditor = createAuditor(stream, { ...foldOptions(options), onFacts: collector.facts });
   let any = false;
   let ownPass = false;
   for await (const e of store.read(stream)) {
@@ -109,5 +121,5 @@ export const auditStreamOnePass = async (
   }
   if (!any) return undefined;
   const report = auditor.report();
-  return { report, extras: ownPass ? await auditExtras(stream, storeEnvelopes(store, stream), limit, onEvent, keyring) : await collector.result() };
+  return { report, extras: ownPass ? await auditExtras(stream, storeEnvelopes(store, stream), limit, onEvent, keyring, options.actions) : await collector.result() };
 };

@@ -1,11 +1,11 @@
-import { createAuditor, type AuditorOptions, type AuditReport } from '../domain/audit.js';
+import { createAuditor, type AuditReport } from '../domain/audit.js';
 import { isLosslessJson } from '../domain/json.js';
 import type { RawEnvelope } from '../runtime/ports/recorded-envelope.js';
 import { isDshLogError, type DshLogError } from '../formats/dsh/dsh-errors.js';
 import { openDshLog, type DshLog } from '../formats/dsh/dsh-source.js';
 import { auditExtras, createExtrasCollector } from './audit-extras.js';
 import { pastLimit, type AuditLimit } from './audit-limit.js';
-import type { AuditPass } from './audit-pass.js';
+import { foldOptions, type AuditPass, type AuditStreams } from './audit-pass.js';
 
 import { sourceErrorOf, type AuditSource } from './audit-source.js';
 
@@ -49,14 +49,14 @@ export type DshOpener = (file: string) => DshLog;
 export const auditDshFile = async (
   file: string,
   limit?: AuditLimit,
-  options: AuditorOptions = {},
+  options: AuditStreams = {},
   onEvent?: () => void,
   open: DshOpener = openDshLog,
 ): Promise<AuditPass> => {
   const log = open(file);
   const read = untilRefusal(log.envelopes);
-  const collector = createExtrasCollector(null, onEvent);
-  const auditor = createAuditor(file, { ...options, onFacts: collector.facts });
+  const collector = createExtrasCollector(null, onEvent, null, undefined, options.actions);
+  const auditor = createAuditor(file, { ...foldOptions(options), onFacts: collector.facts });
   let ownPass = false;
   for await (const envelope of read.envelopes) {
     if (pastLimit(envelope, limit)) break;
@@ -75,7 +75,7 @@ export const auditDshFile = async (
   // the fold's own refusal comes first: nothing past it was applied, so a later line's refusal is not reached
   const error = refusal && report.errors.length === 0 ? sourceErrorOf(refusal) : null;
   const source: AuditSource = { ...log.summary(), error };
-  const extras = ownPass ? await auditExtras(null, untilRefusal(open(file).envelopes).envelopes, limit, onEvent) : await collector.result();
+  const extras = ownPass ? await auditExtras(null, untilRefusal(open(file).envelopes).envelopes, limit, onEvent, null, options.actions) : await collector.result();
   return { report, extras: { ...extras, source } };
 };
 

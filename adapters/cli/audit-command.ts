@@ -1,4 +1,4 @@
-import type { AuditorOptions, AuditReport } from '../../domain/audit.js';
+import type { AuditReport } from '../../domain/audit.js';
 import { openAuditSpool, type AuditSpool } from './audit-json-writer.js';
 import { assertReadableFile, openStoreToRead, unreadNotes, unreadOf } from './reading-store.js';
 import { parseCommandArgs } from './cli-args.js';
@@ -49,7 +49,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
   if (formatOption === null) return reportUsage(io, AUDIT_USAGE, '--format takes auto, steerlog or dsh', json);
   if (spec !== undefined && formatOption === 'dsh') return reportUsage(io, AUDIT_USAGE, '--format dsh reads a file, not a store', json);
   const progress = createProgress(io, 'auditing', json);
-  // --json over a log with extras: turns and messages go to a temporary spool as decided, not held until printed
+  // --json over a log with extras: turns, messages and actions go to a temporary spool as decided, not held until printed
   let spool = null as AuditSpool | null;
   const keys = await openReaderKeys(spec, args.strings.keys).catch((e: unknown) => e as Error);
   if (keys instanceof Error) return reportFailure(io, 'audit', keys, json);
@@ -58,7 +58,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
     keyring: keys.keyring,
     onEvent: progress.tick,
     streamFiles: jsonlStreamFiles,
-    ...(json ? { streamTurns: () => spoolOptions((spool = openAuditSpool())) } : {}),
+    ...(json ? { streamTurns: () => (spool = openAuditSpool()).streams } : {}),
   };
   let result: AuditLogResult;
   try {
@@ -112,5 +112,3 @@ const humanAudit = (report: AuditReport, out: ReturnType<typeof auditOutput>, ex
   if (!source) return formatAuditReport(report) + formatOtherFates(out) + formatActions(out) + formatAuditChain(report, extras.chain) + formatAuditContent(out.content);
   return formatAuditReport(withSourceError(report, source)) + formatOtherFates(out) + formatActions(out) + formatAuditSource(source) + formatAuditContent(out.content);
 };
-
-const spoolOptions = (spool: AuditSpool): AuditorOptions => ({ onTurn: spool.turn, onMessage: spool.message });

@@ -2,8 +2,10 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditReport } from '../../domain/audit.js';
-import { auditOutput, enteredMessage, fatesById, otherInputs, type AuditExtras, type AuditMessage } from '../../audit/audit-extras.js';
+import { auditOutput, fatesById, otherInputs, type ActionSink, type AuditExtras } from '../../audit/audit-extras.js';
+import { fateOf } from '../../domain/message-facts.js';
 import { type AuditLimit } from '../../audit/audit-limit.js';
+import type { AuditStreams } from '../../audit/audit-pass.js';
 import type { CliIo } from './io.js';
 import { readLineBatches } from '../../audit/read-lines.js';
 
@@ -13,15 +15,22 @@ const FLUSH_CHARS = 64 * 1024;
 const READ_BYTES = 64 * 1024;
 
 /**
- * A temporary file of JSON lines that the audit appends its turns and entered messages to as it decides them, so
- * they are not held in memory until the report is printed. Appends are buffered; `close()` removes the file.
+ * Temporary files of JSON lines that the audit appends its turns, entered messages and actions to as it decides
+ * them, so they are not held in memory until the report is printed. Appends are buffered; `close()` removes the files.
  */
 export interface AuditSpool {
   /** Appends one turn (from the fold's `onTurn`). */
   turn(t: AuditReport['turns'][number]): void;
   /** Appends one entered message (from the fold's `onMessage`). */
   message(m: AuditReport['messages'][number]): void;
-  /** Writes `audit --json`'s output to `io` from the spool, the fold's report (open turn only) and the extras. */
+  /** Takes the extras' actions (the audit's `AuditStreams.actions`). */
+  readonly actions: ActionSink;
+  /** What the audit hands its turns, entered messages and actions to: this spool (`AuditLogOptions.streamTurns`). */
+  readonly streams: AuditStreams;
+  /**
+   * Writes `audit --json`'s output to `io` from the spool, the fold's report (open turn only) and the extras (their
+   * `actions` empty: the spool took them).
+   */
   write(io: CliIo, report: AuditReport, extras: AuditExtras, at: AuditLimit | null): Promise<void>;
   /** Removes the temporary files. */
   close(): void;
@@ -30,11 +39,13 @@ export interface AuditSpool {
 interface SpoolFile {
   readonly path: string;
   append(line: string): void;
+  /** Empties the file (what was appended is forgotten). */
+  restart(): void;
   finish(): void;
 }
 
 const spoolFile = (path: string): SpoolFile => {
-  const fd = openSync(path, 'w');
+  let fd = openSync(path, 'w');
   let buffer = '';
   let open = true;
   const flush = (): void => {
@@ -47,6 +58,12 @@ const spoolFile = (path: string): SpoolFile => {
       buffer += `${line}\n`;
       if (buffer.length >= FLUSH_CHARS) flush();
     },
+    restart() {
+      buffer = '';
+      if (open) closeSync(fd);
+      fd = openSync(path, 'w');
+      open = true;
+    },
     finish() {
       if (!open) return;
       flush();
@@ -56,49 +73,71 @@ const spoolFile = (path: string): SpoolFile => {
   };
 };
 
+/** Writes the spooled lines of `file` to `out` as the elements of a JSON array (without its brackets); resolves their count. */
+const writeElements = async (out: ChunkedWriter, file: string): Promise<number> => {
+  let n = 0;
+  for await (const lines of readLineBatches(file, { chunkBytes: READ_BYTES })) {
+    for (const line of lines) {
+      const flushed = out.write(n++ === 0 ? line : `,${line}`);
+      if (flushed !== undefined) await flushed;
+    }
+  }
+  return n;
+};
+
 /** Opens a spool in a fresh temporary directory. */
 export const openAuditSpool = (): AuditSpool => {
   const dir = mkdtempSync(join(tmpdir(), 'steerlog-audit-spool-'));
   const turns = spoolFile(join(dir, 'turns.jsonl'));
   const messages = spoolFile(join(dir, 'messages.jsonl'));
+  const actions = spoolFile(join(dir, 'actions.jsonl'));
+  const turn = (t: AuditReport['turns'][number]): void => turns.append(JSON.stringify(t));
+  const message = (m: AuditReport['messages'][number]): void => messages.append(JSON.stringify(m));
+  const actionSink: ActionSink = { push: (a) => actions.append(JSON.stringify(a)), restart: () => actions.restart() };
   return {
-    turn: (t) => turns.append(JSON.stringify(t)),
-    message: (m) => messages.append(JSON.stringify(m)),
+    turn,
+    message,
+    actions: actionSink,
+    streams: { onTurn: turn, onMessage: message, actions: actionSink },
     async write(io, report, extras, at) {
       turns.finish();
       messages.finish();
+      actions.finish();
       const out = chunkedWriter(io);
-      // the output's shape with two unique markers where the spooled arrays go; every other byte is JSON.stringify's
+      // the output's shape with unique markers where the spooled arrays go; every other byte is JSON.stringify's
       const marker = `\u0000steerlog-spool-${dir}`;
-      const shape = { ...auditOutput(report, { ...extras, fates: [] }, at), turns: `${marker}-turns`, messages: `${marker}-messages` };
+      const shape = { ...auditOutput(report, { ...extras, fates: [] }, at), turns: `${marker}-turns`, messages: `${marker}-messages`, actions: `${marker}-actions` };
       const text = JSON.stringify(shape);
       const [head, rest] = splitOnce(text, JSON.stringify(`${marker}-turns`));
-      const [middle, tail] = splitOnce(rest, JSON.stringify(`${marker}-messages`));
+      const [middle, rest2] = splitOnce(rest, JSON.stringify(`${marker}-messages`));
+      const [beforeActions, tail] = splitOnce(rest2, JSON.stringify(`${marker}-actions`));
       await out.write(`${head}[`);
-      let n = 0;
-      for await (const lines of readLineBatches(turns.path, { chunkBytes: READ_BYTES })) {
-        for (const line of lines) await out.write(n++ === 0 ? line : `,${line}`);
-      }
+      let n = await writeElements(out, turns.path);
       for (const t of report.turns) await out.write(n++ === 0 ? JSON.stringify(t) : `,${JSON.stringify(t)}`);
       await out.write(`]${middle}[`);
       const fates = fatesById(extras);
       const shown = new Set<string>();
       n = 0;
-      const message = async (m: AuditMessage): Promise<void> => void (await out.write(n++ === 0 ? JSON.stringify(m) : `,${JSON.stringify(m)}`));
       for await (const lines of readLineBatches(messages.path, { chunkBytes: READ_BYTES })) {
         for (const line of lines) {
           const m = JSON.parse(line) as AuditReport['messages'][number];
           shown.add(m.id);
-          await message(enteredMessage(m, fates));
+          // JSON.stringify(enteredMessage(m, fates)) without writing m again: the spooled line is m's own JSON text
+          const text = `${line.slice(0, -1)},"fate":${JSON.stringify(fates.get(m.id) ?? fateOf(m.id, []))}}`;
+          const flushed = out.write(n++ === 0 ? text : `,${text}`);
+          if (flushed !== undefined) await flushed;
         }
       }
-      for (const m of otherInputs(extras, shown)) await message(m);
+      for (const m of otherInputs(extras, shown)) await out.write(n++ === 0 ? JSON.stringify(m) : `,${JSON.stringify(m)}`);
+      await out.write(`]${beforeActions}[`);
+      await writeElements(out, actions.path);
       await out.write(`]${tail}\n`);
       await out.end();
     },
     close() {
       turns.finish();
       messages.finish();
+      actions.finish();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -110,8 +149,14 @@ const splitOnce = (text: string, marker: string): [string, string] => {
   return [text.slice(0, at), text.slice(at + marker.length)];
 };
 
+interface ChunkedWriter {
+  /** Appends `s`; a promise only when the buffer was flushed (await it: the stream may ask to wait for `drain`). */
+  write(s: string): Promise<void> | undefined;
+  end(): Promise<void>;
+}
+
 /** Batches writes to `io.stdout` in ~64 KiB chunks, waiting for `drain` when the stream asks for it. */
-const chunkedWriter = (io: CliIo): { write(s: string): Promise<void>; end(): Promise<void> } => {
+const chunkedWriter = (io: CliIo): ChunkedWriter => {
   let buffer = '';
   const flush = async (): Promise<void> => {
     if (buffer === '') return;
@@ -123,9 +168,10 @@ const chunkedWriter = (io: CliIo): { write(s: string): Promise<void>; end(): Pro
     }
   };
   return {
-    async write(s) {
+    // no promise per element: most appends only grow the buffer
+    write(s) {
       buffer += s;
-      if (buffer.length >= FLUSH_CHARS) await flush();
+      return buffer.length >= FLUSH_CHARS ? flush() : undefined;
     },
     end: flush,
   };

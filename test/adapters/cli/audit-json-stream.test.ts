@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +64,20 @@ describe('steerlog audit --json streams the same bytes as the held report', () =
     for (const at of [null, parseAuditLimit('0'), parseAuditLimit('5'), parseAuditLimit('12')]) {
       const argv = at === null ? ['audit', file, '--json'] : ['audit', file, '--at', String((at as { seq: number }).seq), '--json'];
       expect((await run(...argv)).stdout).toBe(await held(file, at));
+    }
+  });
+  it('a log whose extras are read again (a blank line, a carriage return inside a line): the second pass\'s actions, once', async () => {
+    const lines = (await readFile(join(examples, 'inbox-edits.jsonl'), 'utf8')).trimEnd().split('\n');
+    const variants = {
+      'blank-inside': `${lines.slice(0, 3).join('\n')}\n\n${lines.slice(3).join('\n')}\n`,
+      'cr-inside': `${lines.slice(0, 4).join('\n')}\n${lines[4]!.replace(',"type"', ',\r"type"')}\n${lines.slice(5).join('\n')}\n`,
+    };
+    for (const [name, text] of Object.entries(variants)) {
+      const file = join(dir, `${name}.jsonl`);
+      await writeFile(file, text);
+      const out = (await run('audit', file, '--json')).stdout;
+      expect(out).toBe(await held(file, null));
+      expect((JSON.parse(out) as { actions: unknown[] }).actions.length).toBeGreaterThan(3);
     }
   });
   it('a generated log of thousands of turns and messages (several spool flushes), and no spool left behind', async () => {
