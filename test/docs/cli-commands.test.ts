@@ -68,7 +68,7 @@ describe('every steerlog command the docs show exists, with the options they sho
         continue;
       }
       const { usage } = await COMMANDS[name!]!.load();
-      if (name === 'store' && !['check', 'repair'].includes(c.words[1]!)) problems.push(`${c.line}: store ${c.words[1]}?`);
+      if (name === 'store' && !['check', 'repair', 'migrate'].includes(c.words[1]!)) problems.push(`${c.line}: store ${c.words[1]}?`);
       for (const w of c.words.slice(1)) {
         const option = /^(--[a-z][\w-]*)/.exec(w)?.[1];
         if (option && option !== '--help' && !usage.includes(option)) problems.push(`${c.line}: ${name} takes no ${option}`);
@@ -93,6 +93,8 @@ const STORES: Readonly<Record<string, string>> = {
   'postgres://dpo@db/steerlog': 'jsonl:./audited',
   'postgres://ops@db/steerlog': 'jsonl:./operated',
   'postgres://127.0.0.1/app': 'jsonl:./app',
+  // `store migrate`'s target must be empty: a directory no other line writes
+  'postgres://…/steerlog': 'jsonl:./migrated',
 };
 
 beforeAll(async () => {
