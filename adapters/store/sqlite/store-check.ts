@@ -8,6 +8,7 @@ import type { ChainedFields } from '../../../domain/event-chain.js';
 import { StoreError } from '../../../runtime/ports/store-errors.js';
 import type { StoreCheckReport, StoreFinding } from '../jsonl/store-check.js';
 import { connectSqlite, isSqliteDriverUnbuiltError, type SqliteDatabase } from './driver.js';
+import type { EventRow as StoredRow } from './event-reads.js';
 import { SQLITE_SCHEMA_VERSION } from './schema.js';
 
 /** Where a finding of a SQLite store is: `file` names the part (`integrity_check`, a stream, a table), `offset` the seq. */
@@ -38,17 +39,8 @@ const createdOf = (type: string, time: number, data: unknown): Pick<FoldedRow, '
   };
 };
 
-interface EventRow {
-  readonly stream: string;
-  readonly revision: number;
-  readonly id: string;
-  readonly type: string;
-  readonly time: number;
-  readonly data: string;
-  readonly ignorable: number;
-  readonly metadata: string | null;
-  readonly hash: string | null;
-}
+/** A row of the events table as the check selects it: every column but the position. */
+type EventRow = Omit<StoredRow, 'position'>;
 
 /**
  * Verifies a SQLite store file without writing anything, into the report `store check` prints for every store:
