@@ -1,6 +1,7 @@
-import { invalidArgument } from '../../../runtime/arguments.js';
 import { join } from 'node:path';
 import { StoreCorruptError, StoreError, StoreIoError } from '../../../runtime/ports/store-errors.js';
+// the error alone (runtime/arguments.js would bring the event schemas into the store's module graph)
+import { RuntimeError } from '../../../runtime/errors.js';
 import { DirectoryLock } from './dir-lock.js';
 import { hashOfFileName } from './file-name.js';
 import { isErrnoCode, nodeFsOps, type FileOps, type FsOps } from './fs-ops.js';
@@ -17,7 +18,7 @@ import type { JsonlEventStoreOptions } from './store-options.js';
 export const openJsonlEventStore = async (dir: string, options: JsonlEventStoreOptions = {}): Promise<JsonlEventStore> => {
   const fs = options.fs ?? nodeFsOps;
   const sliceMs = options.commitSliceMs;
-  if (sliceMs !== undefined && (typeof sliceMs !== 'number' || !(sliceMs >= 0))) throw invalidArgument('openJsonlEventStore(options.commitSliceMs)', 'expected a number of milliseconds ≥ 0');
+  if (sliceMs !== undefined && (typeof sliceMs !== 'number' || !(sliceMs >= 0))) throw new RuntimeError('invalid-argument', 'openJsonlEventStore(options.commitSliceMs): expected a number of milliseconds ≥ 0');
   if (options.readOnly) return openReadOnly(dir, fs, options);
   try {
     await fs.mkdir(join(dir, STREAMS_DIR));
