@@ -87,6 +87,15 @@ const E2E_FILES = [
   // them on PostgreSQL (the 'runtime on postgres' project, which does not replay-check)
   'test/runtime/driver.property.test.ts',
   'test/runtime/parking.property.test.ts',
+  // six more of 3–9 s of a worker each (2026-12-02, the merged suite at 180 s idle in a fresh-clone CI): the audit's
+  // retention count over every adversarial shape, the projection workers' leases, PostgreSQL's racing writers, the
+  // JSONL store's paged global reads, the range fold's property test over random snapshots, and `store migrate`
+  'test/perf/audit-retention.test.ts',
+  'test/projections/worker.test.ts',
+  'test/adapters/store/postgres/racing-writers.test.ts',
+  'test/adapters/store/jsonl/read-all-pages.test.ts',
+  'test/runtime/session-range.property.test.ts',
+  'test/adapters/store/sqlite/migrate.test.ts',
 ];
 const E2E = process.env.STEERLOG_E2E === '1';
 
