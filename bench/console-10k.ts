@@ -4,7 +4,9 @@
  * process over a JSONL store with its derived caches (as `serve` runs): the opening requests at once, cold without the
  * console's timeline cache and after a restart with it, then each request one at a time, cold and again (warm): the
  * time and the size of each answer (and for the opening requests, the process's CPU time from their start to each answer).
- * Usage: npx tsx bench/console-10k.ts [turns]
+ * With `--sqlite`, the same over the SQLite store (`sqlite:<dir>/store.db`), which keeps no derived cache beside the
+ * stream: a restart answers as a first start does (what the embedded default would cost the console if it were SQLite).
+ * Usage: npx tsx bench/console-10k.ts [turns] [--sqlite]
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,15 +47,22 @@ export const tenThousandTurns = (sessionId: string, turns: number): NewEvent[] =
 const openingPaths = (id: string) => [`/api/timeline-summary/${id}?buckets=250`, `/api/timeline-turns/${id}?from=0&to=100`, `/api/overview?ids=${id}`];
 
 const main = async () => {
-  const turns = Number(process.argv[2] ?? 10_000);
+  const sqlite = process.argv.includes('--sqlite');
+  const turns = Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 10_000);
   const dir = mkdtempSync(join(tmpdir(), 'steerlog-bench-console-10k-'));
   const id = 'ten-thousand-turns';
   try {
-    const store = await openStore(`jsonl:${dir}`);
+    const store = await openStore(sqlite ? `sqlite:${join(dir, 'store.db')}` : `jsonl:${dir}`);
     const events = tenThousandTurns(id, turns);
     for (let i = 0; i < events.length; i += 5_000) await store.append(id, events.slice(i, i + 5_000), i === 0 ? 'no_stream' : BigInt(i - 1));
     // a server as `steerlog serve` starts one: the JSONL store's derived caches (derived/) kept for the console
-    const start = () => startHttpServer({ host: new Host({ runtime: createRuntime({ store, model: new EchoModel(), logger: silentLogger }), logger: silentLogger }), port: 0, log: () => {}, console: { derivedCache: jsonlDerivedCache(dir) } });
+    const start = () =>
+      startHttpServer({
+        host: new Host({ runtime: createRuntime({ store, model: new EchoModel(), logger: silentLogger }), logger: silentLogger }),
+        port: 0,
+        log: () => {},
+        ...(sqlite ? {} : { console: { derivedCache: jsonlDerivedCache(dir) } }),
+      });
     let server = await start();
     const time = async (path: string, t0 = performance.now()) => {
       const res = await fetch(`${server.url}${path}`);
@@ -74,6 +83,7 @@ const main = async () => {
       `/api/context/${id}?step=${turns}.1`,
     ];
     const cacheWritten = async () => {
+      if (sqlite) return;
       for (let i = 0; i < 600 && !existsSync(join(dir, 'derived')); i++) await new Promise((r) => setTimeout(r, 50));
       for (let i = 0; i < 600 && readdirSync(join(dir, 'derived')).some((n) => n.endsWith('.tmp')); i++) await new Promise((r) => setTimeout(r, 50));
     };
@@ -91,15 +101,15 @@ const main = async () => {
       process.stdout.write(`${label}:\n${answers.join('\n')}\n`);
       process.stdout.write(`${await time(`/api/chain/${id}`, t0)}  (the chain answer, which waits for the cache's check)\n`);
     };
-    process.stdout.write(`${machineLine()}\n${events.length} events (${Math.round(statSync(join(dir, 'global.idx')).size / 80)} indexed)\n`);
+    process.stdout.write(`${machineLine()}\n${events.length} events, ${sqlite ? 'SQLite store' : `JSONL store (${Math.round(statSync(join(dir, 'global.idx')).size / 80)} indexed)`}\n`);
     await opening('opening, cold, no cache (a first start)');
     await cacheWritten();
     await server.close();
     server = await start();
-    await opening('opening, cold, the cache beside the stream (a restart)');
+    await opening(sqlite ? 'opening, cold, a restart (no derived cache: the SQLite store keeps none)' : 'opening, cold, the cache beside the stream (a restart)');
     await server.close();
     server = await start();
-    process.stdout.write('one at a time, cold (a restart, the cache beside the stream):\n');
+    process.stdout.write(`one at a time, cold (a restart${sqlite ? '' : ', the cache beside the stream'}):\n`);
     for (const p of paths) process.stdout.write(`${await time(p)}\n`);
     process.stdout.write('warm:\n');
     for (const p of paths) process.stdout.write(`${await time(p)}\n`);

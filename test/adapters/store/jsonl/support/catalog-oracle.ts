@@ -2,7 +2,6 @@ import type { RecordedEvent } from '../../../../../runtime/ports/event-store.js'
 import { compareCatalogRows, type CatalogedSession } from '../../../../../runtime/ports/session-catalog.js';
 import type { EventStore } from '../../../../../runtime/ports/event-store.js';
 import type { SessionCatalogSource } from '../../../../../runtime/ports/session-catalog.js';
-import { collect } from './verify.js';
 
 /** The oracle: each stream's row, folded from its events as docs/store-jsonl.md describes the catalog. */
 export const expectedRows = (events: readonly RecordedEvent[]): CatalogedSession[] => {
@@ -25,7 +24,9 @@ export const expectedRows = (events: readonly RecordedEvent[]): CatalogedSession
 
 /** Throws unless the store's session catalog equals {@link expectedRows} of its `readAll`. */
 export const assertCatalogIsFold = async (store: EventStore & SessionCatalogSource): Promise<void> => {
-  const expected = expectedRows(await collect(store.readAll()));
+  const all: RecordedEvent[] = [];
+  for await (const e of store.readAll()) all.push(e);
+  const expected = expectedRows(all);
   const got = (await store.listSessions()).sessions;
   if (JSON.stringify(got) !== JSON.stringify(expected)) {
     throw new Error(`the session catalog differs from a fold of the store: ${JSON.stringify(got).slice(0, 400)} vs ${JSON.stringify(expected).slice(0, 400)}`);

@@ -5,6 +5,7 @@ import { openJsonlEventStore } from '../../../../../adapters/store/jsonl/index.j
 import { hashOfFileName, streamFileName } from '../../../../../adapters/store/jsonl/file-name.js';
 import { decodeIndexRecord, decodeLine, INDEX_RECORD_BYTES } from '../../../../../adapters/store/jsonl/line-codec.js';
 import type { EventStore, RecordedEvent } from '../../../../../runtime/ports/event-store.js';
+import { assertCatalogIsFold } from './catalog-oracle.js';
 
 /** Reads `it` to its end; returns what it yielded and the error it ended with (null when it ended normally). */
 export const drain = async <T>(it: AsyncIterable<T>): Promise<{ items: T[]; error: unknown }> => {
@@ -60,14 +61,17 @@ export const assertRecordsNameTheirLines = (dir: string): void => {
 
 /**
  * Opens the store (running crash recovery) and checks the whole log (and, on the recovered files, that every
- * committed index record names its line: assertRecordsNameTheirLines), as {@link verifyOpenLog} says. Returns the
- * events per stream.
+ * committed index record names its line: assertRecordsNameTheirLines), as {@link verifyOpenLog} says, and that the
+ * session catalog the recovered store answers equals a fold of its events (catalog-oracle.ts). Returns the events
+ * per stream.
  */
 export const verifyLog = async (dir: string, streams: readonly string[], acked: ReadonlySet<string>): Promise<Map<string, RecordedEvent[]>> => {
   const store = await openJsonlEventStore(dir, { durability: 'none' });
   try {
     assertRecordsNameTheirLines(dir);
-    return await verifyOpenLog(store, streams, acked);
+    const log = await verifyOpenLog(store, streams, acked);
+    await assertCatalogIsFold(store);
+    return log;
   } finally {
     await store.close();
   }
