@@ -71,6 +71,8 @@ const coldOne = async (dir: string, what: 'page' | 'resume'): Promise<void> => {
   const cpu = process.cpuUsage();
   const start = performance.now();
   const store = await openJsonlEventStore(dir, { durability: 'none' });
+  const openCpu = process.cpuUsage(cpu);
+  const openWall = performance.now() - start;
   let foldedFrom = -1;
   let base = -1;
   if (what === 'page') {
@@ -86,7 +88,7 @@ const coldOne = async (dir: string, what: 'page' | 'resume'): Promise<void> => {
   const used = process.cpuUsage(cpu);
   const wall = performance.now() - start;
   await store.close();
-  console.log(JSON.stringify({ cpuUs: used.user + used.system, wallMs: wall, foldedFrom, base }));
+  console.log(JSON.stringify({ cpuUs: used.user + used.system, wallMs: wall, openCpuUs: openCpu.user + openCpu.system, openWallMs: openWall, foldedFrom, base }));
 };
 
 const child = (args: string[]): Record<string, number> => {
@@ -137,6 +139,8 @@ else if (command === 'ab') {
       for (const mode of ['off', 'on'] as const) {
         const cpus: number[] = [];
         const walls: number[] = [];
+        const opCpus: number[] = [];
+        const opWalls: number[] = [];
         let detail = '';
         for (let round = 0; round < ROUNDS; round++) {
           // every round cold: the snapshots a read without them writes are removed (off: the state the host left)
@@ -144,9 +148,11 @@ else if (command === 'ab') {
           const r = child(['cold-one', dirs[mode], what]);
           cpus.push(r.cpuUs! / 1000);
           walls.push(r.wallMs!);
+          opCpus.push((r.cpuUs! - r.openCpuUs!) / 1000);
+          opWalls.push(r.wallMs! - r.openWallMs!);
           detail = what === 'page' ? `folded from seq ${r.foldedFrom}` : `window from seq ${r.base}`;
         }
-        console.log(`cold ${what === 'page' ? 'last-200 page' : 'resume (cold prompt)'}, live snapshots ${mode}: CPU ${median(cpus).toFixed(0)} ms, wall ${median(walls).toFixed(0)} ms (medians of ${ROUNDS}; ${detail}; open included)`);
+        console.log(`cold ${what === 'page' ? 'last-200 page' : 'resume (cold prompt)'}, live snapshots ${mode}: CPU ${median(cpus).toFixed(0)} ms, wall ${median(walls).toFixed(0)} ms with the store's open; after it: CPU ${median(opCpus).toFixed(0)} ms, wall ${median(opWalls).toFixed(0)} ms (medians of ${ROUNDS}; ${detail})`);
       }
     }
     console.log(`load ${load()}`);
