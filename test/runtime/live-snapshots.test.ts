@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MemoryKeyStore } from '../../adapters/keys/memory-key-store.js';
 import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
 import { openJsonlEventStore } from '../../adapters/store/jsonl/index.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
@@ -77,11 +78,18 @@ describe('live fold snapshots', () => {
     await copy.close();
   });
 
-  it('off: { live: false } takes none; a failing store is logged, never failing the session', async () => {
+  it('off: { live: false } takes none; sealed content takes none; a failing store is logged, never failing the session', async () => {
     const off = await openJsonlEventStore(join(root, 'c'), { durability: 'none' });
     await runLive(off, 12, { foldSnapshots: { live: false, every: 8 } });
     expect(await off.loadFoldSnapshots('live')).toEqual([]);
     await off.close();
+
+    // sealed content: a fold state would hold it in the clear
+    const sealed = await openJsonlEventStore(join(root, 'sealed'), { durability: 'none' });
+    const { events: sealedEvents } = await runLive(sealed, 12, { foldSnapshots: { every: 8 }, encryption: { keys: new MemoryKeyStore() } });
+    expect(sealedEvents).toBeGreaterThan(16);
+    expect(await sealed.loadFoldSnapshots('live')).toEqual([]);
+    await sealed.close();
 
     // a store whose snapshot writes and reads fail: the turns go on, the failure is logged
     const inner = await openJsonlEventStore(join(root, 'd'), { durability: 'none' });
