@@ -100,10 +100,9 @@ export class LiveSnapshots {
   }
 
   async #catchUp(stream: string, e: Entry): Promise<void> {
-    let target = -1;
     try {
       if (e.last === undefined) e.last = await this.#lastKept(stream);
-      for (target = this.#checkpointBelow(e.end); target > e.last; target = this.#checkpointBelow(e.end)) {
+      for (let target = this.#checkpointBelow(e.end); target > e.last; target = this.#checkpointBelow(e.end)) {
         // from the nearest snapshot to the log's end (events stored meanwhile included): the fold appends what it took
         await foldRange(this.#store, stream, { from: e.end, to: Number.MAX_SAFE_INTEGER }, null, { every: this.#every, keepSteps: false });
         const last = await this.#lastKept(stream);
@@ -119,8 +118,8 @@ export class LiveSnapshots {
         e.off = true;
         return;
       }
-      // tried again at the next checkpoint
-      if (target > (e.last ?? -1)) e.last = target;
+      // tried again at the next checkpoint (not at every append until then)
+      e.last = Math.max(e.last ?? -1, this.#checkpointBelow(e.end));
       this.#logger.warn(`the fold snapshots of session ${stream} could not be taken (tried again at its next checkpoint)`, err);
     }
   }

@@ -104,7 +104,10 @@ describe('live fold snapshots', () => {
     const logger: Logger = { warn: (m) => warnings.push(m) };
     const { events } = await runLive(failing, 12, { foldSnapshots: { every: 8 }, logger });
     expect(events).toBeGreaterThan(16);
-    expect(warnings.some((w) => w.includes('fold snapshots of session live could not be taken'))).toBe(true);
+    const failed = warnings.filter((w) => w.includes('fold snapshots of session live could not be taken'));
+    expect(failed.length).toBeGreaterThan(0);
+    // tried once per checkpoint passed, not at every append
+    expect(failed.length).toBeLessThanOrEqual(Math.floor(events / 8));
     await inner.close();
   });
 
