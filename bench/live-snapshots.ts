@@ -3,7 +3,7 @@
  * save a host that restarts after it.
  *
  *   npx tsx bench/live-snapshots.ts ab   [--events 20000] [--rounds 3]   (CPU of a session run live to N events, on / off)
- *   npx tsx bench/live-snapshots.ts cold [--events 50000] [--rounds 3]   (a session run live, then cold reads in fresh processes)
+ *   npx tsx bench/live-snapshots.ts cold [--events 50000] [--rounds 3] [--modes off,on]   (a session run live, then cold reads in fresh processes)
  *
  * The session runs through the runtime on a JSONL store (durability `none`, so that the flush latency does not hide
  * the CPU), one text turn after another (a scripted model), until its log holds N events. `ab` runs it with live
@@ -35,6 +35,8 @@ const EVENTS = Number(argOf('events', process.argv[2] === 'cold' ? '50000' : '20
 const ROUNDS = Number(argOf('rounds', '3'));
 /** Events run before the clock starts. */
 const WARM_UP = 2048;
+/** `--modes off,on`: which of the two `cold` runs (live snapshots off, on). */
+const MODES = argOf('modes', 'off,on').split(',') as ('off' | 'on')[];
 
 /** In this process: one session run live to `events` events on the store in `dir`; prints its CPU µs and events. */
 const runOne = async (dir: string, events: number, live: boolean): Promise<void> => {
@@ -131,12 +133,12 @@ else if (command === 'ab') {
   console.log(`# live-snapshots cold — ${EVENTS} events — machine: ${machineLine()}; ${new Date().toISOString()}; load ${load()}`);
   const dirs = { off: mkdtempSync(join(tmpdir(), 'steerlog-live-cold-off-')), on: mkdtempSync(join(tmpdir(), 'steerlog-live-cold-on-')) };
   try {
-    for (const mode of ['off', 'on'] as const) {
+    for (const mode of MODES) {
       const r = child(['run-one', dirs[mode], String(EVENTS), mode]);
       console.log(`run live, snapshots ${mode}: ${r.events} events timed, CPU ${(r.cpuUs! / 1e6).toFixed(2)} s, snapshots ${snapshotBytes(dirs[mode])}`);
     }
     for (const what of ['page', 'resume'] as const) {
-      for (const mode of ['off', 'on'] as const) {
+      for (const mode of MODES) {
         const cpus: number[] = [];
         const walls: number[] = [];
         const opCpus: number[] = [];
