@@ -46,6 +46,7 @@ export { eventSizeBytes, assertValidStreamId, MAX_STREAM_ID_BYTES, DEFAULT_MAX_E
 export { SessionLog } from './runtime/session-log.js';
 export type { SessionLogOptions, AppendOptions } from './runtime/session-log-types.js';
 export { createRuntime, type Runtime, type RuntimeOptions, type CreateSessionOptions, type ChildRunClosing } from './runtime/runtime.js';
+export type { FoldSnapshotOptions } from './runtime/live-snapshots.js';
 export { LoopSlices, type LoopGate, type LoopSlicesOptions } from './runtime/loop-slices.js';
 export { ScriptedModel, echoModel, type ScriptStep, type ScriptedResponse, type ScriptedChunk } from './adapters/model/scripted/scripted-model.js';
 export { openRuntime, type OpenRuntimeOptions, type OpenedRuntime } from './adapters/open-runtime.js';

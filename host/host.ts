@@ -157,7 +157,7 @@ export class Host {
   /**
    * Drains the children first (each resident child is canceled with cause `parent`, its log flushed, its settlement
    * injected into its parent without waking it, `subagent/end` logged), then aborts running turns (pending input is
-   * kept, parked), makes every live log durable, releases the leases.
+   * kept, parked), makes every live log durable, waits for the fold snapshots their appends started, releases the leases.
    */
   async close(): Promise<void> {
     this.#offLost();
@@ -169,6 +169,8 @@ export class Host {
       await s.agent.checkpoint();
     }));
     for (const s of sessions) this.#detach(s.agent.sessionId);
+    // the fold snapshots the live sessions' last appends started (the store is closed after this)
+    await this.#runtime.foldSnapshotsSettled().catch((e: unknown) => this.#logger.warn('taking the live fold snapshots failed', e));
     await Promise.allSettled(sessions.map((s) => this.#ownership.release(s.agent.sessionId)));
     await this.#ownership.close();
   }

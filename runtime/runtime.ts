@@ -7,6 +7,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import { foldSession, stepSession } from '../domain/session-fold.js';
 import { Agent, type AgentOptions, type RestoredWindow } from './agent.js';
 import { loadSessionWindow, readSurfaceBefore, type LoadedWindow } from './load-session-window.js';
+import { LiveSnapshots, type FoldSnapshotOptions } from './live-snapshots.js';
+import { isFoldSnapshotSource } from './ports/fold-snapshots.js';
 import { RuntimeError } from './errors.js';
 import { loadSession, repairClosers } from './load-session.js';
 import { missedRunEnds } from './child-run-ends.js';
@@ -64,6 +66,15 @@ export interface RuntimeOptions {
    * the next model request (`AgentOptions.surfaceKeep`). @defaultValue 20000 (`SURFACE_KEEP`)
    */
   readonly surfaceKeep?: number;
+  /**
+   * Fold snapshots of live sessions (runtime/live-snapshots.ts): with a store that keeps fold snapshots
+   * (runtime/ports/fold-snapshots.ts), each session's snapshots are taken in the background once its stored log
+   * passes a checkpoint (every 512 events), so a host restarted after running a long session reads its history and
+   * resumes it from the last one, never folding it from seq 0. Never blocks or fails an append or a turn; never with
+   * `encryption`. `{ live: false }` leaves them to readers (a history page, a resume) as before.
+   * @defaultValue `{ live: true, every: 512 }`
+   */
+  readonly foldSnapshots?: FoldSnapshotOptions;
   /** Write-behind window of every session (ms). @defaultValue 200 */
   readonly writeBatchDelayMs?: number;
   /**
@@ -184,6 +195,11 @@ export interface Runtime {
    * rejects when the parent's log cannot be read or written (a `resume` of the parent closes the run later).
    */
   closeChildRun(parentSessionId: string, end: SubagentEndData): Promise<ChildRunClosing>;
+  /**
+   * Resolves once no background fold-snapshot catch-up of a live session is in flight (`RuntimeOptions.foldSnapshots`):
+   * what a host awaits before it closes its store, and tests before they read the snapshots.
+   */
+  foldSnapshotsSettled(): Promise<void>;
 }
 
 /** How `Runtime.closeChildRun` recorded a run's end: in the live parent, through the store, or not at all (it was closed). */
@@ -235,6 +251,13 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
         )
     : undefined;
   if (storeOperation) storeOperationsOf(options.store)?.onOperation((op) => contained(() => storeOperation(op)));
+  // live checkpoints: told of every append that stored events (never with sealed content)
+  const liveSnapshots =
+    options.foldSnapshots?.live !== false && keys === null && isFoldSnapshotSource(options.store) ? new LiveSnapshots(options.store, logger, options.foldSnapshots?.every) : undefined;
+  const onStored = (a: StoreAppendTiming): void => {
+    onAppend?.(a);
+    if (a.error === undefined) liveSnapshots?.committed(a.stream, a.firstSeq + a.events);
+  };
   const newLog = (stream: string, initial: readonly LogEvent[] = [], seed?: SealerSeed, from?: { readonly base: number; readonly head: string }) =>
     new SessionLog({
       ...(from ? { initialBase: from.base, initialHead: from.head } : {}),
@@ -250,7 +273,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       ...(options.signer ? { signer: options.signer } : {}),
       ...(options.maxEventBytes !== undefined ? { maxEventBytes: options.maxEventBytes } : {}),
       ...(encryption ? { sealer: new ContentSealer(stream, encryption, seed) } : {}),
-      ...(onAppend ? { onAppend } : {}),
+      ...(onAppend || liveSnapshots ? { onAppend: onStored } : {}),
     });
 
   const bind = (sessionId: string, log: SessionLog, restored: { inbox: InboxState; lastTurn: number; window?: RestoredWindow }, setup: ResumeOptions = {}): Agent => {
@@ -273,6 +296,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
       ...(defaultActor !== undefined ? { actor: defaultActor } : {}),
       onDisposed: () => {
         if (live.get(sessionId) === agent) live.delete(sessionId);
+        liveSnapshots?.forget(sessionId);
         if (telemetry) contained(() => telemetry.forget(sessionId));
       },
     });
@@ -325,6 +349,8 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
     maxEventBytes: Math.min(options.store.maxEventBytes, options.maxEventBytes ?? Number.POSITIVE_INFINITY),
 
     liveAgent: (sessionId) => live.get(sessionId),
+
+    foldSnapshotsSettled: async () => liveSnapshots?.settled(),
 
     createSession(given) {
       const opts = sessionOptions(given, 'createSession(options)');
@@ -449,7 +475,7 @@ const forkOptions = (given: unknown): ForkOptions => {
 /** The runtime's options, read once and checked (`invalid-argument` naming the option). */
 const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   const where = 'createRuntime(options)';
-  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption', 'actor', 'retry', 'telemetry', 'resumeFromSnapshots', 'surfaceKeep', 'turnGate']);
+  const o = readOptions(given, where, ['store', 'model', 'tools', 'clock', 'ids', 'logger', 'writeBatchDelayMs', 'toolConcurrency', 'lateToolResults', 'maxEventBytes', 'hashOf', 'signer', 'encryption', 'actor', 'retry', 'telemetry', 'resumeFromSnapshots', 'surfaceKeep', 'turnGate', 'foldSnapshots']);
   if (o.hashOf !== undefined && typeof o.hashOf !== 'function') throw invalidArgument(`${where}.hashOf`, 'expected a chain hash function');
   if (o.signer !== undefined && !(hasMethod(o.signer, 'sign') && typeof (o.signer as { keyId?: unknown }).keyId === 'string')) {
     throw invalidArgument(`${where}.signer`, 'expected a HeadSigner (keyId and sign)');
@@ -489,6 +515,11 @@ const checkRuntimeOptions = (given: RuntimeOptions): RuntimeOptions => {
   if (o.turnGate !== undefined && !hasMethod(o.turnGate, 'next')) throw invalidArgument(`${where}.turnGate`, 'expected a LoopGate (next)');
   if (o.resumeFromSnapshots !== undefined && typeof o.resumeFromSnapshots !== 'boolean') throw invalidArgument(`${where}.resumeFromSnapshots`, 'expected a boolean');
   if (o.surfaceKeep !== undefined && !(Number.isSafeInteger(o.surfaceKeep) && (o.surfaceKeep as number) >= 0)) throw invalidArgument(`${where}.surfaceKeep`, 'expected an integer >= 0');
+  if (o.foldSnapshots !== undefined) {
+    const f = readOptions(o.foldSnapshots, `${where}.foldSnapshots`, ['live', 'every']);
+    if (f.live !== undefined && typeof f.live !== 'boolean') throw invalidArgument(`${where}.foldSnapshots.live`, 'expected a boolean');
+    optionalPositiveInteger(f.every, `${where}.foldSnapshots.every`);
+  }
   optionalPositiveInteger(o.toolConcurrency, `${where}.toolConcurrency`);
   optionalPositiveInteger(o.maxEventBytes, `${where}.maxEventBytes`);
   return o as RuntimeOptions;

@@ -75,7 +75,9 @@ export const usableBelow = (snapshots: readonly FoldSnapshot[], from = Number.PO
  * The events `[from, to)` of a session with what each did to the session fold, reading the store from the nearest
  * snapshot below `from` (checked: the event at its seq must carry its id and hash, else it is refused and the fold
  * starts from seq 0, and the store's snapshots of the stream are written again from this fold). Sealed content is
- * opened with `keys`. Snapshots are written only for a log without sealed content (a fold state holds pending
+ * opened with `keys`. The snapshots the fold took are written when the store lacks them: appended
+ * (`appendFoldSnapshots`) when they all lie past the stream's last one and none was refused, else with the stream's
+ * others, replaced whole. Snapshots are written only for a log without sealed content (a fold state holds pending
  * messages, which would be stored in the clear). Throws `session-corrupt` when an event does not parse or fold.
  */
 export const foldRange = async (
@@ -97,11 +99,11 @@ export const foldRange = async (
   }
   const keepSteps = options.keepSteps ?? true;
   const attempt = await foldFrom(store, sessionId, range, keys, every, start, keepSteps, kept.snapshots);
-  if (attempt !== 'refused') return finish(store, sessionId, kept, attempt, false);
+  if (attempt !== 'refused') return finish(store, sessionId, range, kept, attempt, false);
   // the snapshot lied about its event: drop every snapshot of the stream and fold from the start
   const again = await foldFrom(store, sessionId, range, keys, every, undefined, keepSteps, kept.snapshots);
   if (again === 'refused') throw new Error('unreachable: a fold from seq 0 checks no claim');
-  return finish(store, sessionId, { snapshots: [], all: true }, again, true);
+  return finish(store, sessionId, range, { snapshots: [], all: true }, again, true);
 };
 
 /** The snapshots a fold was given: every one of the stream (`all`), or only those near its range. */
@@ -120,16 +122,24 @@ interface Attempt {
   readonly sealed: boolean;
   /** Seqs of kept snapshots the fold passed whose claim the event there does not confirm (dropped when written). */
   readonly liars: ReadonlySet<number>;
+  /** The seq after the last event read (below `range.to` when the log ended first). */
+  readonly end: number;
 }
 
-const finish = async (store: EventStore, sessionId: string, kept: Kept, attempt: Attempt, refused: boolean): Promise<FoldedRange> => {
+const finish = async (store: EventStore, sessionId: string, range: { readonly to: number }, kept: Kept, attempt: Attempt, refused: boolean): Promise<FoldedRange> => {
   const usable = (s: FoldSnapshot): boolean => s.version === SESSION_FOLD_VERSION && !attempt.liars.has(s.seq);
   const known = new Map<number, FoldSnapshot>();
   for (const s of kept.snapshots) if (usable(s)) known.set(s.seq, s);
   // written only when the fold took a snapshot the store lacks (or refused one): a read among known ones writes
   // nothing. Every snapshot the fold took or passed is among the kept ones (the near ones hold the fold's range).
   const fresh = attempt.taken.filter((s) => known.get(s.seq)?.id !== s.id);
-  if ((fresh.length > 0 || refused || known.size < kept.snapshots.length) && !attempt.sealed && isFoldSnapshotSource(store)) {
+  // only snapshots past the last one of the stream (the kept ones are all of them, or the fold read to the log's end
+  // and passed every one above `from`), none refused: they are appended, the others are neither read nor written
+  const lastKept = kept.snapshots.reduce((max, s) => Math.max(max, s.seq), -1);
+  const onlyPast = !refused && known.size === kept.snapshots.length && (kept.all || attempt.end < range.to) && fresh.every((s) => s.seq > lastKept);
+  if (fresh.length > 0 && onlyPast && !attempt.sealed && isFoldSnapshotSource(store) && store.appendFoldSnapshots !== undefined) {
+    await store.appendFoldSnapshots(sessionId, fresh);
+  } else if ((fresh.length > 0 || refused || known.size < kept.snapshots.length) && !attempt.sealed && isFoldSnapshotSource(store)) {
     const bySeq = new Map<number, FoldSnapshot>();
     // the near ones are a part of the stream's snapshots: the others are read now, to be written back with them
     for (const s of kept.all ? kept.snapshots : await store.loadFoldSnapshots(sessionId)) if (usable(s)) bySeq.set(s.seq, s);
@@ -199,5 +209,5 @@ const foldFrom = async (
     // a snapshot past the end of the log (a shortened or replaced stream) confirms nothing
     if (start !== undefined && seq === firstRead) return 'refused';
   }
-  return { events, steps, state, facts, foldedFrom: start === undefined ? 0 : firstRead + 1, taken, sealed, liars };
+  return { events, steps, state, facts, foldedFrom: start === undefined ? 0 : firstRead + 1, taken, sealed, liars, end: seq };
 };

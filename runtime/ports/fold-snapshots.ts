@@ -54,6 +54,14 @@ export interface FoldSnapshotSource {
    * nothing and resolves anyway).
    */
   saveFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void>;
+  /**
+   * Adds `snapshots` (in seq order) after the last one kept for `stream`, without rewriting the others: what a fold
+   * that only took snapshots past the stream's last one writes (the runtime's live checkpoints, a read of the log's
+   * end). The seqs must be above the last one kept: a snapshot at or below it is skipped (the kept ones stay as they
+   * are, so a concurrent writer of the same snapshots never puts them out of order). Best effort, as
+   * `saveFoldSnapshots`. Optional: a store without it has its snapshots replaced whole instead.
+   */
+  appendFoldSnapshots?(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void>;
 }
 
 /** Does this store keep fold snapshots? */

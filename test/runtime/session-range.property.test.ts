@@ -24,14 +24,33 @@ class SnapshotMemoryStore extends MemoryEventStore implements FoldSnapshotSource
   async loadFoldSnapshotsNear(stream: string, range: SnapshotRange): Promise<readonly FoldSnapshot[]> {
     return snapshotsNear(JSON.parse(JSON.stringify(this.snapshots.get(stream) ?? [])) as FoldSnapshot[], range);
   }
+  /** How many times the snapshots of a stream were replaced whole. */
+  saves = 0;
+  /** The snapshots appended, one count each. */
+  appended = 0;
   async saveFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
+    this.saves++;
     this.snapshots.set(stream, JSON.parse(JSON.stringify(snapshots)) as FoldSnapshot[]);
   }
+  appendFoldSnapshots?(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void>;
   override async *readPages(...args: Parameters<MemoryEventStore['readPages']>): AsyncIterable<readonly RecordedEvent[]> {
     for await (const page of super.readPages(...args)) {
       this.eventsRead += page.length;
       yield page;
     }
+  }
+}
+
+/** The same store, appending snapshots past the last one as the JSONL and SQLite stores do. */
+class AppendingMemoryStore extends SnapshotMemoryStore {
+  override async appendFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
+    const kept = this.snapshots.get(stream) ?? [];
+    for (const s of JSON.parse(JSON.stringify(snapshots)) as FoldSnapshot[]) {
+      if (kept.length > 0 && s.seq <= kept.at(-1)!.seq) continue;
+      kept.push(s);
+      this.appended++;
+    }
+    this.snapshots.set(stream, kept);
   }
 }
 
@@ -223,6 +242,68 @@ describe('fold snapshots', () => {
         },
       ),
       { numRuns: 100 },
+    );
+  });
+
+  it('snapshots taken by folds to the end at growing ends (as live checkpoints take them) are appended, and equal those one fold from seq 0 takes', async () => {
+    await fc.assert(
+      fc.asyncProperty(randomProgram, fc.integer({ min: 1, max: 9 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 6 }), async (program, every, cuts) => {
+        const { agent, store: source } = await runRandomSession(program);
+        const n = agent.events.length;
+        const recorded = [];
+        for await (const e of source.read('rand')) recorded.push({ id: e.id, type: e.type, time: e.time, data: e.data, ...(e.metadata ? { metadata: e.metadata } : {}), ...(e.hash ? { hash: e.hash } : {}) });
+        // the log grows in batches; after each, a fold from the last snapshot to the log's end
+        const live = new AppendingMemoryStore();
+        let written = 0;
+        for (const end of [...cuts.map((c) => Math.max(1, Math.floor(c * n))).sort((a, b) => a - b), n]) {
+          if (end > written) await live.append('rand', recorded.slice(written, end), written === 0 ? 'no_stream' : BigInt(written - 1));
+          written = Math.max(written, end);
+          const read = await foldRange(live, 'rand', { from: written, to: Number.MAX_SAFE_INTEGER }, null, { every, keepSteps: false });
+          expect(read.refused).toBe(false);
+          expect(read.state.nextSeq).toBe(written);
+        }
+        // never replaced whole: every snapshot appended once
+        expect(live.saves).toBe(0);
+        const once = await copyInto(source, 'rand');
+        await foldRange(once, 'rand', { from: n, to: n }, null, { every });
+        const plain = (store: SnapshotMemoryStore): unknown => store.snapshots.get('rand') ?? [];
+        expect(plain(live)).toEqual(plain(once));
+        expect(live.appended).toBe((once.snapshots.get('rand') ?? []).length);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('appends and whole writes keep the same snapshots over random reads, lying ones among them', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        randomProgram,
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 30 }), fc.boolean()), { minLength: 1, maxLength: 5 }),
+        async (program, every, reads) => {
+          const { agent, store: source } = await runRandomSession(program);
+          const n = agent.events.length;
+          const appending = await copyInto(source, 'rand', new AppendingMemoryStore());
+          const whole = await copyInto(source, 'rand');
+          for (const [at, length, lie] of reads) {
+            if (lie) {
+              // the last snapshot of both stores claims a head its event does not have
+              for (const store of [appending, whole]) {
+                const kept = store.snapshots.get('rand') ?? [];
+                if (kept.length > 0) store.snapshots.set('rand', [...kept.slice(0, -1), { ...kept.at(-1)!, hash: 'f'.repeat(64) }]);
+              }
+            }
+            const from = Math.floor(at * n);
+            const range = { from, to: length === 30 ? Number.MAX_SAFE_INTEGER : Math.min(n, from + length) };
+            const a = await foldRange(appending, 'rand', range, null, { every });
+            const b = await foldRange(whole, 'rand', range, null, { every });
+            expect({ foldedFrom: a.foldedFrom, refused: a.refused }).toEqual({ foldedFrom: b.foldedFrom, refused: b.refused });
+            expect(a.events.map((e) => e.id)).toEqual(b.events.map((e) => e.id));
+            expect(appending.snapshots.get('rand') ?? []).toEqual(whole.snapshots.get('rand') ?? []);
+          }
+        },
+      ),
+      { numRuns: 60 },
     );
   });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FoldSnapshot } from '../../../runtime/ports/fold-snapshots.js';
 import { crc32 } from './line-codec.js';
@@ -8,8 +8,8 @@ import { crc32 } from './line-codec.js';
  * Fold snapshots beside the streams (docs/store-jsonl.md, "Fold snapshots"): `snapshots/<stream file hash>.snap`,
  * one line per snapshot, `{"c":"<crc32 of the inner JSON>","s":{"seq":…,"id":…,"hash":…,"version":…,"state":…}}`,
  * in seq order. A cache of a fold of the log, never data: written with node:fs directly (not the store's injectable
- * file system), as a temporary file renamed into place, never fsynced; a torn, damaged or missing file costs a
- * longer fold, nothing else. A line that does not check is skipped; a snapshot is used only after its claim (the
+ * file system), as a temporary file renamed into place or as lines appended past the last one, never fsynced; a
+ * torn, damaged or missing file costs a longer fold, nothing else. A line that does not check is skipped; a snapshot is used only after its claim (the
  * event at its seq) was checked against the log.
  */
 export const SNAPSHOTS_DIR = 'snapshots';
@@ -171,5 +171,58 @@ export const writeSnapshotFile = async (dir: string, path: string, snapshots: re
     await rename(tmp, path);
   } catch {
     await rm(tmp, { force: true }).catch(() => undefined);
+  }
+};
+
+/** The first bytes of a snapshot file's tail {@link lastSnapshotOf} reads (more only when no whole good line is in them). */
+const TAIL_BYTES = 64 * 1024;
+
+/**
+ * The last snapshot whose line checks among the last lines of the file open as `fh` (`size` bytes), reading only
+ * its tail (a window grown until it holds a good line, or the whole file), and whether the file ends with a newline.
+ */
+const lastSnapshotOf = async (fh: FileHandle, size: number): Promise<{ readonly last: FoldSnapshot | undefined; readonly endsWithNewline: boolean }> => {
+  let endsWithNewline = true;
+  for (let window = Math.min(size, TAIL_BYTES); ; window = Math.min(size, window * 4)) {
+    const start = size - window;
+    const bytes = Buffer.alloc(window);
+    const { bytesRead } = await fh.read(bytes, 0, window, start);
+    const tail = bytes.subarray(0, bytesRead);
+    if (tail.length > 0) endsWithNewline = tail[tail.length - 1] === 0x0a;
+    // a window that does not start the file starts inside a line: its lines start after its first newline
+    const firstNl = tail.indexOf(0x0a);
+    let at = start === 0 ? 0 : firstNl < 0 ? tail.length : firstNl + 1;
+    let last: FoldSnapshot | undefined;
+    while (at < tail.length) {
+      const nl = lineEnd(tail, at);
+      last = decodeLine(tail, at, nl) ?? last;
+      at = nl + 1;
+    }
+    if (last !== undefined || start === 0) return { last, endsWithNewline };
+  }
+};
+
+/**
+ * Appends the lines of `snapshots` to the snapshot file (created when missing), skipping those whose seq is not above
+ * the last line of the file that checks; a file whose last line is torn (no newline) gets one first, so the torn
+ * line stays one line that does not check. Only the file's tail is read. A failure writes nothing more (a cache).
+ */
+export const appendSnapshotFile = async (dir: string, path: string, snapshots: readonly FoldSnapshot[]): Promise<void> => {
+  if (snapshots.length === 0) return;
+  try {
+    await mkdir(join(dir, SNAPSHOTS_DIR), { recursive: true });
+    const fh = await open(path, 'a+');
+    try {
+      const { size } = await fh.stat();
+      const { last, endsWithNewline } = size === 0 ? { last: undefined, endsWithNewline: true } : await lastSnapshotOf(fh, size);
+      const after = snapshots.filter((s, i) => (last === undefined || s.seq > last.seq) && (i === 0 || s.seq > snapshots[i - 1]!.seq));
+      if (after.length === 0) return;
+      const lines = encodeSnapshots(after);
+      await fh.appendFile(endsWithNewline ? lines : Buffer.concat([Buffer.from('\n'), lines]));
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    // a cache: a failed append keeps what was there (a torn line is skipped by every reader)
   }
 };

@@ -37,7 +37,8 @@ import { StreamCache } from './stream-cache.js';
 import { JsonlSessionCatalog } from './session-catalog.js';
 import type { SessionCatalogPage, SessionCatalogQuery, SessionCatalogSource } from '../../../runtime/ports/session-catalog.js';
 import type { FoldSnapshot, FoldSnapshotSource, SnapshotRange } from '../../../runtime/ports/fold-snapshots.js';
-import { readSnapshotFile, readSnapshotFileNear, snapshotFileOf, writeSnapshotFile } from './fold-snapshot-files.js';
+import { appendSnapshotFile, readSnapshotFile, readSnapshotFileNear, snapshotFileOf, writeSnapshotFile } from './fold-snapshot-files.js';
+import { KeyedLock } from '../../../runtime/children/keyed-lock.js';
 
 /** The EventStore port on a directory of JSONL files. See docs/store-jsonl.md. */
 export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatalogSource, FoldSnapshotSource {
@@ -53,6 +54,8 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
   #polledIndexSize = -1;
   #unread: readonly string[] = [];
   readonly #operationListeners = new Set<(operation: StoreOperation) => void>();
+  /** The writes of one stream's snapshot file, one at a time (a replacement and an append never interleave). */
+  readonly #snapshotWrites = new KeyedLock();
 
   /** @internal use openJsonlEventStore */
   constructor(dir: string, fs: FsOps, lock: DirectoryLock | undefined, files: { indexWrite: FileOps; indexRead: FileOps; journal: FileOps }, options: JsonlEventStoreOptions) {
@@ -233,7 +236,21 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
     this.#directory.assertOpen();
     assertValidStreamId(stream);
     if (this.#lock === undefined) return;
-    await writeSnapshotFile(this.#directory.dir, snapshotFileOf(this.#directory.dir, this.#directory.names(stream).hash), snapshots);
+    const path = snapshotFileOf(this.#directory.dir, this.#directory.names(stream).hash);
+    await this.#snapshotWrites.run(path, () => writeSnapshotFile(this.#directory.dir, path, snapshots));
+  }
+
+  /**
+   * Appends lines to the snapshot file of `stream` past its last good one (FoldSnapshotSource; only the file's tail
+   * is read, fold-snapshot-files.ts `appendSnapshotFile`); a store opened read-only writes nothing. The writes of one
+   * stream's snapshots run one at a time.
+   */
+  async appendFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
+    this.#directory.assertOpen();
+    assertValidStreamId(stream);
+    if (this.#lock === undefined) return;
+    const path = snapshotFileOf(this.#directory.dir, this.#directory.names(stream).hash);
+    await this.#snapshotWrites.run(path, () => appendSnapshotFile(this.#directory.dir, path, snapshots));
   }
 
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {

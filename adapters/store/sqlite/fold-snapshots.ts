@@ -26,3 +26,31 @@ export const saveSnapshots = (ctx: SqliteContext, stream: string, snapshots: rea
     // a cache: a failed write keeps nothing
   }
 };
+
+/**
+ * Adds `snapshots` past the last one kept for `stream` (one immediate transaction): each is appended to the row's
+ * JSON array by SQLite (`json_insert`) when its seq is above the array's last one, so no snapshot is decoded here;
+ * SQLite still writes the row whole (the snapshots of a stream are one row). Best effort, as {@link saveSnapshots}.
+ */
+export const appendSnapshots = (ctx: SqliteContext, stream: string, snapshots: readonly FoldSnapshot[]): void => {
+  if (ctx.readOnly || ctx.isClosed() || snapshots.length === 0) return;
+  try {
+    ctx.db
+      .transaction(() => {
+        for (const s of snapshots) {
+          const json = JSON.stringify({ seq: s.seq, id: s.id, ...(s.hash !== undefined ? { hash: s.hash } : {}), version: s.version, state: s.state });
+          const updated = ctx
+            .stmt("UPDATE fold_snapshots SET snapshots = json_insert(snapshots, '$[#]', json(?)) WHERE stream = ? AND coalesce(json_extract(snapshots, '$[#-1].seq'), -1) < ?")
+            .run(json, stream, s.seq);
+          if (updated.changes > 0) continue;
+          // no row yet (a row whose last snapshot is at or above this seq is left as it is)
+          ctx
+            .stmt('INSERT INTO fold_snapshots (stream, snapshots) SELECT ?, json_array(json(?)) WHERE EXISTS (SELECT 1 FROM streams WHERE stream = ?) AND NOT EXISTS (SELECT 1 FROM fold_snapshots WHERE stream = ?)')
+            .run(stream, json, stream, stream);
+        }
+      })
+      .immediate();
+  } catch {
+    // a cache: a failed write keeps what was there
+  }
+};

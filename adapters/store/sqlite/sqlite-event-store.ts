@@ -24,7 +24,7 @@ import { appendEvents } from './append-events.js';
 import { deleteStoredStream } from './delete-stream.js';
 import { connectSqlite, isSqliteDriverUnbuiltError, type SqliteDatabase } from './driver.js';
 import { readAllPages, readStreamPages, revisionOf } from './event-reads.js';
-import { loadSnapshots, saveSnapshots } from './fold-snapshots.js';
+import { appendSnapshots, loadSnapshots, saveSnapshots } from './fold-snapshots.js';
 import { setUpConnection } from './schema.js';
 import { listCatalog, rebuildCatalog } from './session-catalog.js';
 import { assertOpen, statementCache, type SqliteContext } from './store-context.js';
@@ -173,6 +173,11 @@ export class SqliteEventStore implements EventStore, StreamDeletion, SessionCata
 
   async saveFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
     saveSnapshots(this.#ctx, stream, snapshots);
+  }
+
+  /** Adds snapshots past the stream's last one, appended to its row by SQLite (fold-snapshots.ts `appendSnapshots`). */
+  async appendFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
+    appendSnapshots(this.#ctx, stream, snapshots);
   }
 
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openJsonlEventStore } from '../../../../adapters/store/jsonl/index.js';
-import { decodeSnapshots, decodeSnapshotsNear, encodeSnapshots, SNAPSHOTS_DIR } from '../../../../adapters/store/jsonl/fold-snapshot-files.js';
+import { appendSnapshotFile, decodeSnapshots, decodeSnapshotsNear, encodeSnapshots, readSnapshotFile, SNAPSHOTS_DIR } from '../../../../adapters/store/jsonl/fold-snapshot-files.js';
 import type { MemoryEventStore } from '../../../../adapters/store/memory/memory-event-store.js';
 import { snapshotsNear, type FoldSnapshot } from '../../../../runtime/ports/fold-snapshots.js';
 import { foldRange } from '../../../../runtime/session-range.js';
@@ -124,5 +124,29 @@ describe('JSONL fold snapshots', () => {
     const rebuilt = await store.loadFoldSnapshots('rand');
     expect(rebuilt.map((s) => [s.seq, s.id])).toEqual(kept.map((s) => [s.seq, s.id]));
     await store.close();
+  });
+
+  it('appends past the last good line, reading only the tail: a torn last line stays one line that does not check, long lines grow the read', async () => {
+    const dir = join(root, 'append');
+    const path = join(dir, SNAPSHOTS_DIR, 'x.snap');
+    const snap = (seq: number, pad = 10): FoldSnapshot => ({ seq, id: `e-${seq}`, hash: seq.toString(16).padStart(8, '0'), version: 2, state: { seq, pad: 'z'.repeat(pad) } });
+    const plain = (list: readonly FoldSnapshot[]) => list.map((s) => ({ ...s }));
+    await appendSnapshotFile(dir, path, [snap(1), snap(3)]);
+    expect(readFileSync(path)).toEqual(encodeSnapshots([snap(1), snap(3)]));
+    // a torn append (the line cut short, no newline): the next one starts on a line of its own
+    const whole = encodeSnapshots([snap(1), snap(3), snap(5)]);
+    writeFileSync(path, whole.subarray(0, whole.length - 9));
+    await appendSnapshotFile(dir, path, [snap(4), snap(7)]);
+    expect(plain(await readSnapshotFile(path))).toEqual(plain([snap(1), snap(3), snap(4), snap(7)]));
+    // lines longer than the first tail read (64 KiB): the read grows until it holds a whole good line
+    await appendSnapshotFile(dir, path, [snap(9, 150_000), snap(8)]);
+    await appendSnapshotFile(dir, path, [snap(9, 1), snap(11, 200_000)]);
+    await appendSnapshotFile(dir, path, [snap(10), snap(12, 3)]);
+    const all = await readSnapshotFile(path);
+    expect(all.map((s) => s.seq)).toEqual([1, 3, 4, 7, 9, 11, 12]);
+    expect((all[4]!.state as { pad: string }).pad.length).toBe(150_000);
+    for (const range of [{ from: 0, to: 20 }, { from: 10, to: 12 }, { from: Number.MAX_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER }]) {
+      expect(plain(decodeSnapshotsNear(readFileSync(path), range))).toEqual(plain(snapshotsNear(all, range)));
+    }
   });
 });

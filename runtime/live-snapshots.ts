@@ -1,0 +1,126 @@
+import type { EventStore } from './ports/event-store.js';
+import type { FoldSnapshotSource } from './ports/fold-snapshots.js';
+import { isStoreClosedError } from './ports/store-errors.js';
+import type { Logger } from './logger.js';
+import { foldRange, SNAPSHOT_EVERY } from './session-range.js';
+
+/**
+ * Fold snapshots of live sessions (docs/store-jsonl.md, "Fold snapshots"): once a session's stored log has passed a
+ * checkpoint (every `every` events) beyond the last snapshot the store keeps, one catch-up fold runs in the
+ * background, from that snapshot to the log's end (runtime/session-range.ts `foldRange`), and the store appends the
+ * snapshots it took. So a session that ran live leaves its snapshots behind, and a host that restarts reads its
+ * history and resumes it from the last one instead of folding it from seq 0.
+ */
+
+/** `RuntimeOptions.foldSnapshots`: the live checkpoints, with their defaults. */
+export interface FoldSnapshotOptions {
+  /**
+   * Take the snapshots of every live session in the background as its log passes each checkpoint. Never for a
+   * runtime with `encryption` (a fold state holds message content), nor with a store that keeps no fold snapshots.
+   * @defaultValue true
+   */
+  readonly live?: boolean;
+  /** The distance between two checkpoints, in events (readers take theirs every 512). @defaultValue 512 (`SNAPSHOT_EVERY`) */
+  readonly every?: number;
+}
+
+/** What is known of one session's snapshots, and its catch-up. */
+interface Entry {
+  /** The seq of the last snapshot the store keeps (-1: none); undefined until read. */
+  last: number | undefined;
+  /** The seq after the last event known stored. */
+  end: number;
+  /** The catch-up in flight, if any (at most one per session; later commits are coalesced into it). */
+  running: Promise<void> | null;
+  /** The store keeps none of this session's snapshots (sealed content, a store that writes none): no more catch-ups. */
+  off: boolean;
+}
+
+/**
+ * The live checkpoints of one runtime's sessions. `committed` is told of every append a session's write-behind made;
+ * it never waits, never throws, and starts at most one catch-up per session. A failed catch-up is logged (the next
+ * checkpoint tries again); a store that is closed ends them quietly.
+ */
+export class LiveSnapshots {
+  readonly #store: EventStore & FoldSnapshotSource;
+  readonly #logger: Logger;
+  readonly #every: number;
+  readonly #sessions = new Map<string, Entry>();
+
+  constructor(store: EventStore & FoldSnapshotSource, logger: Logger, every = SNAPSHOT_EVERY) {
+    this.#store = store;
+    this.#logger = logger;
+    this.#every = every;
+  }
+
+  /** The seq of the last checkpoint below `end` (-1 when the log has not reached one). */
+  #checkpointBelow(end: number): number {
+    return Math.floor(end / this.#every) * this.#every - 1;
+  }
+
+  /** The events `[.., end)` of `stream` are stored: a catch-up starts when they passed a checkpoint not yet taken. */
+  committed(stream: string, end: number): void {
+    let entry = this.#sessions.get(stream);
+    if (entry === undefined) {
+      entry = { last: undefined, end, running: null, off: false };
+      this.#sessions.set(stream, entry);
+    }
+    entry.end = Math.max(entry.end, end);
+    if (entry.off || entry.running !== null || this.#checkpointBelow(entry.end) < 0) return;
+    if (entry.last !== undefined && this.#checkpointBelow(entry.end) <= entry.last) return;
+    const e = entry;
+    e.running = this.#catchUp(stream, e).finally(() => {
+      e.running = null;
+    });
+  }
+
+  /** Forgets a session (its agent was disposed); a catch-up in flight runs to its end. */
+  forget(stream: string): void {
+    const e = this.#sessions.get(stream);
+    if (e === undefined) return;
+    if (e.running === null) this.#sessions.delete(stream);
+    else
+      void e.running.finally(() => {
+        if (this.#sessions.get(stream) === e && e.running === null) this.#sessions.delete(stream);
+      });
+  }
+
+  /** Resolves once no catch-up is in flight (including those that commits meanwhile start). */
+  async settled(): Promise<void> {
+    for (;;) {
+      const running = [...this.#sessions.values()].flatMap((e) => (e.running === null ? [] : [e.running]));
+      if (running.length === 0) return;
+      await Promise.all(running);
+    }
+  }
+
+  async #lastKept(stream: string): Promise<number> {
+    const near = await this.#store.loadFoldSnapshotsNear(stream, { from: Number.MAX_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER });
+    return near.at(-1)?.seq ?? -1;
+  }
+
+  async #catchUp(stream: string, e: Entry): Promise<void> {
+    try {
+      if (e.last === undefined) e.last = await this.#lastKept(stream);
+      for (let target = this.#checkpointBelow(e.end); target > e.last; target = this.#checkpointBelow(e.end)) {
+        // from the nearest snapshot to the log's end (events stored meanwhile included): the fold appends what it took
+        await foldRange(this.#store, stream, { from: e.end, to: Number.MAX_SAFE_INTEGER }, null, { every: this.#every, keepSteps: false });
+        const last = await this.#lastKept(stream);
+        if (last < target) {
+          // nothing kept (sealed content, a read-only store, a failed write of the cache): not tried again
+          e.off = true;
+          return;
+        }
+        e.last = last;
+      }
+    } catch (err) {
+      if (isStoreClosedError(err)) {
+        e.off = true;
+        return;
+      }
+      // tried again at the next checkpoint (not at every append until then)
+      e.last = Math.max(e.last ?? -1, this.#checkpointBelow(e.end));
+      this.#logger.warn(`the fold snapshots of session ${stream} could not be taken (tried again at its next checkpoint)`, err);
+    }
+  }
+}

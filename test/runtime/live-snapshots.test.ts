@@ -1,0 +1,120 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MemoryKeyStore } from '../../adapters/keys/memory-key-store.js';
+import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
+import { openJsonlEventStore } from '../../adapters/store/jsonl/index.js';
+import type { EventStore } from '../../runtime/ports/event-store.js';
+import type { FoldSnapshot, FoldSnapshotSource, SnapshotRange } from '../../runtime/ports/fold-snapshots.js';
+import { silentLogger, type Logger } from '../../runtime/logger.js';
+import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
+import { createRuntime, type RuntimeOptions } from '../../runtime/runtime.js';
+import { foldRange } from '../../runtime/session-range.js';
+import { msg } from '../../testing/log-builder.js';
+
+/** Live checkpoints (runtime/live-snapshots.ts): a session run live leaves its fold snapshots in the store. */
+const root = mkdtempSync(join(tmpdir(), 'steerlog-live-snapshots-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const textModel = (): ScriptedModel => new ScriptedModel([], { whenExhausted: () => 'done' });
+
+/** Runs `turns` followups in one live session of a runtime on `store`; the events it logged. */
+const runLive = async (store: EventStore, turns: number, extra: Partial<RuntimeOptions> = {}): Promise<{ events: number; settled: () => Promise<void> }> => {
+  const runtime = createRuntime({ store, model: textModel(), clock: steppingClock(), ids: sequentialIds(1), logger: silentLogger, writeBatchDelayMs: 0, ...extra });
+  const agent = runtime.createSession({ sessionId: 'live' });
+  for (let i = 0; i < turns; i++) {
+    agent.followup(msg(`m${i}`));
+    await agent.whenIdle();
+  }
+  await agent.checkpoint();
+  await runtime.foldSnapshotsSettled();
+  const events = agent.events.length;
+  await agent.dispose();
+  return { events, settled: () => runtime.foldSnapshotsSettled() };
+};
+
+describe('live fold snapshots', () => {
+  it('a session run live past k checkpoints leaves k snapshots, and a fresh runtime reads and resumes from the last one without any earlier read', async () => {
+    const dir = join(root, 'a');
+    const store = await openJsonlEventStore(dir, { durability: 'none' });
+    const { events } = await runLive(store, 40, { foldSnapshots: { every: 32 } });
+    const kept = await store.loadFoldSnapshots('live');
+    const k = Math.floor(events / 32);
+    expect(k).toBeGreaterThanOrEqual(3);
+    expect(kept.map((s) => s.seq)).toEqual(Array.from({ length: k }, (_, i) => i * 32 + 31));
+    await store.close();
+
+    // a host restart: a fresh store and runtime; the first read of the last events starts at the last snapshot
+    const again = await openJsonlEventStore(dir, { durability: 'none' });
+    const page = await foldRange(again, 'live', { from: events - 5, to: events });
+    expect(page.foldedFrom).toBe(kept.filter((s) => s.seq < events - 5).at(-1)!.seq + 1);
+    expect(page.foldedFrom).toBeGreaterThan(events - 5 - 32);
+    expect(page.events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4].map((i) => events - 5 + i));
+    const runtime = createRuntime({ store: again, model: textModel(), clock: steppingClock(), ids: sequentialIds(1000), logger: silentLogger, writeBatchDelayMs: 0, resumeFromSnapshots: true });
+    const agent = await runtime.resume('live');
+    expect(agent.base).toBeGreaterThan(0);
+    expect(agent.base).toBeLessThanOrEqual(kept.at(-1)!.seq + 1);
+    agent.followup(msg('after'));
+    await agent.whenIdle();
+    await agent.dispose();
+    await again.close();
+  });
+
+  it('the snapshots taken live equal those one fold from seq 0 takes (seqs, ids, hashes, states)', async () => {
+    const live = await openJsonlEventStore(join(root, 'b'), { durability: 'none' });
+    const { events } = await runLive(live, 30, { foldSnapshots: { every: 16 } });
+    const taken = (await live.loadFoldSnapshots('live')).map((s) => ({ ...s }));
+    // the same log, snapshots taken by one read of its end
+    const copy = await openJsonlEventStore(join(root, 'b-copy'), { durability: 'none' });
+    const recorded = [];
+    for await (const e of live.read('live')) recorded.push({ id: e.id, type: e.type, time: e.time, data: e.data, ...(e.metadata ? { metadata: e.metadata } : {}), ...(e.hash ? { hash: e.hash } : {}) });
+    await copy.append('live', recorded, 'no_stream');
+    await foldRange(copy, 'live', { from: events, to: events }, null, { every: 16 });
+    const once = (await copy.loadFoldSnapshots('live')).map((s) => ({ ...s }));
+    expect(taken.length).toBe(Math.floor(events / 16));
+    expect(taken).toEqual(once);
+    await live.close();
+    await copy.close();
+  });
+
+  it('off: { live: false } takes none; sealed content takes none; a failing store is logged, never failing the session', async () => {
+    const off = await openJsonlEventStore(join(root, 'c'), { durability: 'none' });
+    await runLive(off, 12, { foldSnapshots: { live: false, every: 8 } });
+    expect(await off.loadFoldSnapshots('live')).toEqual([]);
+    await off.close();
+
+    // sealed content: a fold state would hold it in the clear
+    const sealed = await openJsonlEventStore(join(root, 'sealed'), { durability: 'none' });
+    const { events: sealedEvents } = await runLive(sealed, 12, { foldSnapshots: { every: 8 }, encryption: { keys: new MemoryKeyStore() } });
+    expect(sealedEvents).toBeGreaterThan(16);
+    expect(await sealed.loadFoldSnapshots('live')).toEqual([]);
+    await sealed.close();
+
+    // a store whose snapshot writes and reads fail: the turns go on, the failure is logged
+    const inner = await openJsonlEventStore(join(root, 'd'), { durability: 'none' });
+    const failing = new Proxy(inner, {
+      get(target, key) {
+        if (key === 'loadFoldSnapshotsNear') return async (_s: string, _r: SnapshotRange): Promise<readonly FoldSnapshot[]> => Promise.reject(new Error('disk on fire'));
+        const v = Reflect.get(target, key) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    }) as EventStore & FoldSnapshotSource;
+    const warnings: string[] = [];
+    const logger: Logger = { warn: (m) => warnings.push(m) };
+    const { events } = await runLive(failing, 12, { foldSnapshots: { every: 8 }, logger });
+    expect(events).toBeGreaterThan(16);
+    const failed = warnings.filter((w) => w.includes('fold snapshots of session live could not be taken'));
+    expect(failed.length).toBeGreaterThan(0);
+    // tried once per checkpoint passed, not at every append
+    expect(failed.length).toBeLessThanOrEqual(Math.floor(events / 8));
+    await inner.close();
+  });
+
+  it('refuses a bad option', () => {
+    const store = { append: () => undefined, read: () => undefined, maxEventBytes: 1 } as unknown as EventStore;
+    expect(() => createRuntime({ store, model: textModel(), foldSnapshots: { every: 0 } })).toThrow(/foldSnapshots.every/);
+    expect(() => createRuntime({ store, model: textModel(), foldSnapshots: { live: 'yes' as never } })).toThrow(/foldSnapshots.live/);
+    expect(() => createRuntime({ store, model: textModel(), foldSnapshots: 'yes' as never })).toThrow(/foldSnapshots: expected an options object/);
+  });
+});
