@@ -199,15 +199,12 @@ export class RankTree {
   splice(start: number, deleteCount: number, inserted: readonly UserMessage[]): UserMessage[] {
     split(this.root, start);
     const before = splitLeft;
-    let after = splitRight;
-    const removed: UserMessage[] = [];
-    // an insertion alone removes nothing: no second walk down the rest's left spine
-    if (deleteCount > 0) {
-      split(after, deleteCount);
-      collect(splitLeft, removed, this.nodeOfId);
-      after = splitRight;
-    }
+    split(splitRight, deleteCount);
+    const gone = splitLeft;
+    const after = splitRight;
     splitLeft = splitRight = null;
+    const removed: UserMessage[] = [];
+    collect(gone, removed, this.nodeOfId);
     this.root = merge(merge(before, this.build(inserted)), after);
     if (this.root !== null) this.root.parent = null;
     return removed;
