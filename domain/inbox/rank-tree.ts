@@ -33,51 +33,24 @@ const merge = (a: TreeNode | null, b: TreeNode | null): TreeNode | null => {
   return update(b);
 };
 
-// The two trees of the last `split`: module state rather than a pair per call (a split is on every splice's path).
-let splitLeft: TreeNode | null = null;
-let splitRight: TreeNode | null = null;
-/** The nodes a split walked, reused from one split to the next (its length is the walk's, kept in `pathLength`). */
-const path: TreeNode[] = [];
-
-/**
- * Cuts a tree into its first `k` items (`splitLeft`) and the rest (`splitRight`), walking down once: each node on the
- * path goes to the left tree's right spine or the right tree's left spine, then the path's sizes are recomputed
- * bottom-up. No recursion and no pair per level.
- */
-const split = (n: TreeNode | null, k: number): void => {
-  let leftRoot: TreeNode | null = null;
-  let leftTail: TreeNode | null = null;
-  let rightRoot: TreeNode | null = null;
-  let rightTail: TreeNode | null = null;
-  let pathLength = 0;
-  let cursor = n;
-  while (cursor !== null) {
-    path[pathLength++] = cursor;
-    const leftSize = sizeOf(cursor.left);
-    if (k <= leftSize) {
-      // cursor and its right subtree come after the cut
-      if (rightTail === null) rightRoot = cursor;
-      else rightTail.left = cursor;
-      rightTail = cursor;
-      cursor = cursor.left;
-    } else {
-      // cursor and its left subtree come before it
-      if (leftTail === null) leftRoot = cursor;
-      else leftTail.right = cursor;
-      leftTail = cursor;
-      k -= leftSize + 1;
-      cursor = cursor.right;
-    }
+/** Cuts a tree into its first `k` items and the rest. */
+const split = (n: TreeNode | null, k: number): [TreeNode | null, TreeNode | null] => {
+  if (n === null) return [null, null];
+  const leftSize = sizeOf(n.left);
+  if (k <= leftSize) {
+    const parts = split(n.left, k);
+    const a = parts[0];
+    n.left = parts[1];
+    update(n);
+    if (a !== null) a.parent = null;
+    return [a, n];
   }
-  if (rightTail !== null) rightTail.left = null;
-  if (leftTail !== null) leftTail.right = null;
-  // each node on the path is below the ones walked before it in its new tree too: children first
-  for (let i = pathLength - 1; i >= 0; i--) update(path[i]!);
-  path.length = 0;
-  if (leftRoot !== null) leftRoot.parent = null;
-  if (rightRoot !== null) rightRoot.parent = null;
-  splitLeft = leftRoot;
-  splitRight = rightRoot;
+  const parts = split(n.right, k - leftSize - 1);
+  const b = parts[1];
+  n.right = parts[0];
+  update(n);
+  if (b !== null) b.parent = null;
+  return [n, b];
 };
 
 /** Appends the items of `n`, in order, to `out` (iteratively: a degenerate tree must not overflow the stack). */
@@ -197,12 +170,12 @@ export class RankTree {
    * start + deleteCount <= size); returns the removed items. O(log n + deleteCount + inserted) expected.
    */
   splice(start: number, deleteCount: number, inserted: readonly UserMessage[]): UserMessage[] {
-    split(this.root, start);
-    const before = splitLeft;
-    split(splitRight, deleteCount);
-    const gone = splitLeft;
-    const after = splitRight;
-    splitLeft = splitRight = null;
+    // (indexing, not destructuring: a destructured pair walks an iterator at every level of the recursion)
+    const cut = split(this.root, start);
+    const before = cut[0];
+    const rest = split(cut[1], deleteCount);
+    const gone = rest[0];
+    const after = rest[1];
     const removed: UserMessage[] = [];
     collect(gone, removed, this.nodeOfId);
     this.root = merge(merge(before, this.build(inserted)), after);
