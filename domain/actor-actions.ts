@@ -32,14 +32,12 @@ export interface ActorAction {
 
 const NONE: readonly ActorAction[] = Object.freeze([]);
 
-const action = (event: LogEvent, kind: ActorActionKind, id: string | null, turn: number | null): ActorAction => ({
-  seq: event.seq,
-  time: event.time,
-  kind,
-  id,
-  turn,
-  ...recordedActor(event.metadata),
-});
+const action = (event: LogEvent, kind: ActorActionKind, id: string | null, turn: number | null): ActorAction => {
+  // every key written out in one literal (a spread of the actor builds the object key by key: an action per
+  // admission or cancel of the log)
+  const by = recordedActor(event.metadata);
+  return { seq: event.seq, time: event.time, kind, id, turn, actor: by.actor, actorKind: by.actorKind };
+};
 
 /**
  * The actions one event records, given the message facts it states (`stepMessageFacts`) and the session's seed

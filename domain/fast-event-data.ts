@@ -100,9 +100,18 @@ const textBlocks = (v: unknown): readonly Plain[] | null => {
 
 const copyShallow = (v: Plain): Plain => ({ ...v });
 
+/** Every own key of `o` holds a string (a source whose schema passes any other key through, each one a string here). */
+const allStrings = (o: Plain): boolean => {
+  // for…in without an array of the keys; an inherited enumerable key (a polluted prototype) declines
+  for (const k in o) if (!Object.hasOwn(o, k) || typeof o[k] !== 'string') return false;
+  return true;
+};
+
 /**
  * Sources `{kind:'user', rpcId?, clientTimeZone?, actor?}` (`actor`, a string: who sent a Host's prompt, a key the
- * schema passes through) and `{kind:'plugin', plugin, form?}`, nothing more.
+ * schema passes through), `{kind:'plugin', plugin, form?}`, and the coordinator's and a child's
+ * (`coordinator`, `subagent-report`, `subagent-settled`: `childSession?`, and the keys their schemas pass through —
+ * `senderSessionId`, `form`, `summary`) when every key holds a string; nothing more.
  */
 const source = (v: unknown): Plain | null => {
   if (!isPlain(v)) return MISS;
@@ -118,6 +127,7 @@ const source = (v: unknown): Plain | null => {
     if (v.form !== undefined && !isStr(v.form)) return MISS;
     return keep(v, copyShallow);
   }
+  if (v.kind === 'subagent-report' || v.kind === 'subagent-settled' || v.kind === 'coordinator') return allStrings(v) ? keep(v, copyShallow) : MISS;
   return MISS;
 };
 

@@ -288,8 +288,11 @@ export const initialFate = (id: string): InputFate => ({ id, fate: 'pending', ad
 export const stepFate = (fate: InputFate, f: MessageFact): InputFate => {
   const id = fate.id;
   switch (f.kind) {
-    case 'admitted':
-      return { id, fate: 'pending', admitted: { seq: f.seq, time: f.time, target: f.target, ...recordedActor(f.metadata) }, claimed: null, decided: null, rewritten: false, turnEnd: null };
+    case 'admitted': {
+      // the actor's two keys in the literal (a spread builds the object key by key, at every admission)
+      const by = recordedActor(f.metadata);
+      return { id, fate: 'pending', admitted: { seq: f.seq, time: f.time, target: f.target, actor: by.actor, actorKind: by.actorKind }, claimed: null, decided: null, rewritten: false, turnEnd: null };
+    }
     case 'moved':
       return { ...fate, fate: 'pending', decided: null, admitted: fate.admitted ? { ...fate.admitted, target: f.to } : null };
     case 'edited':

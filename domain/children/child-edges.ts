@@ -1,7 +1,7 @@
 import type { LogEvent, SessionCreatedData } from '../events.js';
 import { appendOne, emptyAppendList } from '../append-list.js';
-import { PersistentMap } from '../persistent-map.js';
-import { childRecordOf, childRecordParts, emptyChildParts, type ChildEpoch, type ChildRecord, type ChildRecordParts } from './child-record.js';
+import { emptyChildParts, type ChildEpoch, type ChildRecord, type ChildRecordParts } from './child-record.js';
+import { ChildRecordMap } from './child-record-map.js';
 import type { ChildStopReason, SubagentEndData, SubagentStartData } from './subagent-events.js';
 
 export type { ChildEpoch, ChildMessage, ChildRecord } from './child-record.js';
@@ -14,21 +14,16 @@ export interface ChildrenState {
 }
 
 /** The empty children state. */
-export const initialChildrenState = (): ChildrenState => ({ children: PersistentMap.empty(), lineage: null });
+export const initialChildrenState = (): ChildrenState => ({ children: ChildRecordMap.empty(), lineage: null });
 
-const partsIn = (state: ChildrenState, id: string): ChildRecordParts => {
-  const record = state.children.get(id);
-  return record === undefined ? emptyChildParts(id) : childRecordParts(record);
-};
-/** The children as a persistent map: setting one child is O(1), however many the session has (a copy would be O(children)). */
-const persistent = (children: ReadonlyMap<string, ChildRecord>): PersistentMap<string, ChildRecord> => {
-  if (children instanceof PersistentMap) return children as PersistentMap<string, ChildRecord>;
-  let map = PersistentMap.empty<string, ChildRecord>();
-  for (const [id, record] of children) map = map.with(id, record);
-  return map;
-};
+/**
+ * The children as a map of parts: setting one child is O(1), however many the session has (a copy would be
+ * O(children)), and no record is built per event (a record is made when it is read).
+ */
+const partsMap = (children: ReadonlyMap<string, ChildRecord>): ChildRecordMap => ChildRecordMap.of(children);
+const partsIn = (state: ChildrenState, id: string): ChildRecordParts => partsMap(state.children).partsOf(id) ?? emptyChildParts(id);
 const withParts = (state: ChildrenState, parts: ChildRecordParts): ChildrenState => ({
-  children: persistent(state.children).with(parts.childSessionId, childRecordOf(parts)),
+  children: partsMap(state.children).withParts(parts),
   lineage: state.lineage,
 });
 

@@ -18,6 +18,12 @@ const samples: readonly { readonly type: EventType; readonly data: unknown }[] =
   { type: 'agent/inbox/spliced', data: { target: 'next-turn', start: 0, inserted: [{ id: 'c', role: 'user', content: [{ type: 'image', mediaType: 'image/png', data: 'AA==' }], source: { kind: 'user', rpcId: 'r' } }] } },
   { type: 'user/message', data: { id: 'a', role: 'user', content: [{ type: 'text', text: 'x' }], source: { kind: 'user', rpcId: 'r', clientTimeZone: 'UTC' } } },
   { type: 'user/message', data: { id: 'a', role: 'user', content: [], source: { kind: 'coordinator', extra: 1 } } },
+  // a child's report and settlement account, and a coordinator's message: every key of the source a string
+  { type: 'agent/inbox/spliced', data: { target: 'next-turn', start: 0, inserted: [{ id: 'r', role: 'user', content: [{ type: 'text', text: 'done' }], source: { kind: 'subagent-report', form: 'relay', senderSessionId: 'child-1' } }] } },
+  { type: 'agent/inbox/spliced', data: { target: 'next-step', start: 0, inserted: [{ id: 's', role: 'user', content: [], source: { kind: 'subagent-settled', form: 'notice', summary: 'ok', senderSessionId: 'c', childSession: 'c' } }] } },
+  { type: 'user/message', data: { id: 'k', role: 'user', content: [], source: { kind: 'coordinator', note: 'n' } } },
+  // declined by the fast path (a key that is not a string), accepted by zod as before
+  { type: 'agent/inbox/spliced', data: { target: 'next-turn', start: 0, inserted: [{ id: 'y', role: 'user', content: [], source: { kind: 'subagent-report', senderSessionId: 'c', epoch: 2 } }] } },
   // a Host's prompt: its source names the principal that sent it
   { type: 'agent/inbox/spliced', data: { target: 'next-turn', start: 0, inserted: [{ id: 'h', role: 'user', content: [{ type: 'text', text: 'q' }], source: { kind: 'user', rpcId: 'r', clientTimeZone: 'UTC', actor: 'local' } }] } },
   { type: 'turn/start', data: { turn: 1 } },
@@ -61,7 +67,7 @@ describe('fastEventData (the parse fast path) accepts only what the schemas acce
       expect(zod.success).toBe(true);
       if (fast !== null) expect(fast).toEqual(zod.data);
     }
-    expect(samples.filter((s) => fastEventData(s.type, s.data) !== null).length).toBe(18);
+    expect(samples.filter((s) => fastEventData(s.type, s.data) !== null).length).toBe(21);
   });
 
   /** Every object and array inside `v` is frozen (in place, the checks freeze each one; nothing walks it again). */
