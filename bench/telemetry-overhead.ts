@@ -66,7 +66,7 @@ const TURNS = arg('turns', 100);
 const ROUNDS = arg('rounds', 12);
 const SESSIONS = arg('sessions', 10);
 type Shape = '1-step' | '3-step';
-const KINDS = ['none', 'none-caller', 'memory', 'proto', 'proto-caller', 'json'] as const;
+const KINDS = ['none', 'none-caller', 'memory', 'proto', 'proto-low', 'proto-caller', 'json'] as const;
 type ExporterKind = (typeof KINDS)[number];
 const EXPORTERS: readonly ExporterKind[] = (() => {
   const i = process.argv.indexOf('--exporter');
@@ -117,9 +117,15 @@ const telemetryOf = async (kind: ExporterKind): Promise<{ telemetry: OtelTelemet
       return { telemetry: await createOtelTelemetry({ exporter }), spans: () => exporter.getFinishedSpans().length };
     }
     case 'proto':
+    case 'proto-low':
     case 'proto-caller':
     case 'json': {
-      const telemetry = await createOtelTelemetry({ endpoint: receiver!.endpoint, protocol: kind === 'json' ? 'http/json' : 'http/protobuf', thread: kind === 'proto-caller' ? 'caller' : 'worker' });
+      const telemetry = await createOtelTelemetry({
+        endpoint: receiver!.endpoint,
+        protocol: kind === 'json' ? 'http/json' : 'http/protobuf',
+        thread: kind === 'proto-caller' ? 'caller' : 'worker',
+        exportPriority: kind === 'proto-low' ? 'low' : 'normal',
+      });
       return { telemetry, spans: () => telemetry.stats().exported };
     }
   }
