@@ -58,7 +58,10 @@ export type FromExportThread =
 export interface ExportThread {
   /** One committed event of a live session (`dataJson`: its data's JSON when known), handed over with the next message. */
   observe(sessionId: string, event: LogEvent, dataJson?: string): void;
-  /** A session went live with this history (copied now: the runtime's array keeps growing). */
+  /**
+   * A session went live with this history (copied now for the worker; the array itself is kept to follow the session
+   * again after a cut: the runtime's session log array, which keeps growing).
+   */
   follow(sessionId: string, history: readonly LogEvent[]): void;
   /** The session is no longer followed (the worker exports its open spans). */
   forget(sessionId: string): void;
@@ -108,6 +111,28 @@ export const startExportThread = async (options: Omit<ExportThreadData, 'read'>)
   let posted = 0;
   /** Sessions whose events stopped being handed over while the worker was too far behind, until followed again. */
   const cut = new Set<string>();
+  /**
+   * Each followed session's history as the runtime gave it: its session log's own array, which grows as events
+   * commit, so that a cut session can be followed again from its whole log once the worker has caught up.
+   */
+  const histories = new Map<string, readonly LogEvent[]>();
+  /**
+   * A cut session's next event, once the worker has caught up (half the bound): the session is followed again with
+   * its log up to this event (folded, not exported; the event counts as dropped like those before it) and its later
+   * events are handed over. False (still cut) while the worker lags, or when the history does not reach the event.
+   */
+  const rejoin = (sessionId: string, event: LogEvent): boolean => {
+    if (unread() >= maxUnread / 2) return false;
+    const history = histories.get(sessionId);
+    const last = history?.[history.length - 1];
+    if (history === undefined || last === undefined || history[0]!.seq !== 0) return false;
+    if (last.seq === event.seq) pushFollow(records, sessionId, history);
+    else if (last.seq === event.seq - 1) pushFollow(records, sessionId, [...history, event]);
+    else return false;
+    cut.delete(sessionId);
+    queued();
+    return true;
+  };
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   let alive = true;
@@ -204,6 +229,7 @@ export const startExportThread = async (options: Omit<ExportThreadData, 'read'>)
       if (!open(true)) return;
       if (cut.size > 0 && cut.has(sessionId)) {
         droppedHere++;
+        rejoin(sessionId, event);
         return;
       }
       if (unread() >= maxUnread) {
@@ -222,10 +248,12 @@ export const startExportThread = async (options: Omit<ExportThreadData, 'read'>)
     follow: (sessionId, history) => {
       if (!open(false)) return;
       cut.delete(sessionId);
+      histories.set(sessionId, history);
       pushFollow(records, sessionId, history);
       queued();
     },
     forget: (sessionId) => {
+      histories.delete(sessionId);
       if (!open(false)) return;
       if (cut.delete(sessionId)) return;
       pushForget(records, sessionId);

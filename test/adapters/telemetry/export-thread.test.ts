@@ -150,7 +150,7 @@ describe('live export on the export worker thread', () => {
     }
   });
 
-  it('hands the worker at most 4 × maxQueueSize unread events: past it a session is cut (counted) until followed again', async () => {
+  it('hands the worker at most 4 × maxQueueSize unread events: past it a session is cut (counted), then rejoins', async () => {
     const receiver = await startReceiver();
     try {
       // a session's log recorded first, then handed over in one go: nothing reaches the worker before the bound
@@ -158,29 +158,39 @@ describe('live export on the export worker thread', () => {
       const recorder = { follow: (_s: string, h: readonly LogEvent[]) => void events.push(...h), observe: (_s: string, e: LogEvent) => void events.push(e), forget: () => {} };
       const runtime = createRuntime({ store: new MemoryEventStore(), model: new ScriptedModel([], { whenExhausted: () => 'done' }), logger: silentLogger, writeBatchDelayMs: 1, telemetry: recorder });
       const agent = runtime.createSession({ sessionId: 'b-1' });
-      for (let t = 0; t < 4; t++) {
+      for (let t = 0; t < 8; t++) {
         agent.followup(createUserMessage('go'));
         await agent.whenIdle();
       }
       await agent.dispose();
-      expect(events.length).toBeGreaterThan(20);
-      expect(events.length).toBeLessThan(40);
-      const telemetry = await createOtelTelemetry({ endpoint: receiver.endpoint, simple: true, queue: { maxQueueSize: 5 } });
-      for (const e of events) telemetry.observe('b-1', e);
-      expect(telemetry.stats().unread).toBe(20);
+      expect(events.length).toBeGreaterThan(60);
+      expect(events.length).toBeLessThan(90);
+      const telemetry = await createOtelTelemetry({ endpoint: receiver.endpoint, simple: true, queue: { maxQueueSize: 10 } });
+      // the runtime hands over its session log's own array, which grows as events commit
+      const log: LogEvent[] = [];
+      telemetry.follow('b-1', log);
+      const commit = (e: LogEvent): void => {
+        log.push(e);
+        telemetry.observe('b-1', e);
+      };
+      for (const e of events.slice(0, 50)) commit(e);
+      expect(telemetry.stats().unread).toBe(40);
       await telemetry.forceFlush();
-      expect(telemetry.stats()).toMatchObject({ dropped: events.length - 20, failed: 0, queued: 0, unread: 0 });
+      expect(telemetry.stats()).toMatchObject({ dropped: 10, failed: 0, queued: 0, unread: 0 });
       // what was handed over was exported, the spans it left open closed and marked open
       const first = receiver.received.flatMap((r) => decodeOtlpBody(r.type, r.body));
       expect(first.length).toBe(telemetry.stats().exported);
       expect(first.some((s) => s.attributes['steerlog.span.open'] === true)).toBe(true);
-      // followed again (as a resume does), the session's next events are handed over and exported
-      telemetry.follow('b-1', events.slice(0, 20));
-      for (const e of events.slice(20)) telemetry.observe('b-1', e);
+      // the worker has caught up: at the next event the session is followed again from its log, and rejoins
+      for (const e of events.slice(50)) commit(e);
       telemetry.forget('b-1');
       await telemetry.forceFlush();
-      expect(telemetry.stats()).toMatchObject({ dropped: events.length - 20, failed: 0, queued: 0, unread: 0 });
-      expect(telemetry.stats().exported).toBeGreaterThan(first.length);
+      expect(telemetry.stats()).toMatchObject({ dropped: 11, failed: 0, queued: 0, unread: 0 });
+      const spans = receiver.received.flatMap((r) => decodeOtlpBody(r.type, r.body));
+      expect(spans.length).toBe(telemetry.stats().exported);
+      const turnsOf = (list: typeof spans) => list.filter((s) => s.name === 'invoke_agent' && s.attributes['steerlog.span.open'] !== true).map((s) => s.attributes['steerlog.turn']);
+      expect(turnsOf(first)).not.toContain('8');
+      expect(turnsOf(spans)).toContain('8');
       await telemetry.shutdown();
     } finally {
       await receiver.close();
