@@ -76,7 +76,10 @@ export interface OtelTelemetry extends SessionTelemetry {
   forceFlush(): Promise<void>;
   /** Sends what is buffered and stops the exporter. */
   shutdown(): Promise<void>;
-  /** Spans exported, dropped (the queue was full), failed (the exporter refused them or timed out) and queued. */
+  /**
+   * Spans exported, dropped (the queue was full; with the worker, also events not handed to it), failed (the exporter
+   * refused them or timed out) and queued; with the worker, `unread`: events and store operations it has yet to read.
+   */
   stats(): SpanExportStats;
 }
 
