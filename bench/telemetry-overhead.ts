@@ -8,6 +8,7 @@
  *   the runtime's thread hands the committed events over, the worker derives the spans and sends them through the
  *   SDK's OTLP/HTTP protobuf exporter (`@opentelemetry/exporter-trace-otlp-proto`) to a receiver this benchmark
  *   starts in a child process (it reads each request and answers 200, as a collector would);
+ * - `proto-low`: `proto` with `exportPriority: 'low'` (the export worker thread at nice 19 on Linux);
  * - `proto-caller`: the same export on the runtime's thread (`thread: 'caller'`);
  * - `json`: the export worker with the SDK's OTLP/HTTP JSON exporter (`--otlp-protocol http/json`);
  * - `none`: the export worker with an exporter that counts the spans and drops them: the runtime's thread does exactly
@@ -66,7 +67,7 @@ const TURNS = arg('turns', 100);
 const ROUNDS = arg('rounds', 12);
 const SESSIONS = arg('sessions', 10);
 type Shape = '1-step' | '3-step';
-const KINDS = ['none', 'none-caller', 'memory', 'proto', 'proto-caller', 'json'] as const;
+const KINDS = ['none', 'none-caller', 'memory', 'proto', 'proto-low', 'proto-caller', 'json'] as const;
 type ExporterKind = (typeof KINDS)[number];
 const EXPORTERS: readonly ExporterKind[] = (() => {
   const i = process.argv.indexOf('--exporter');
@@ -117,9 +118,15 @@ const telemetryOf = async (kind: ExporterKind): Promise<{ telemetry: OtelTelemet
       return { telemetry: await createOtelTelemetry({ exporter }), spans: () => exporter.getFinishedSpans().length };
     }
     case 'proto':
+    case 'proto-low':
     case 'proto-caller':
     case 'json': {
-      const telemetry = await createOtelTelemetry({ endpoint: receiver!.endpoint, protocol: kind === 'json' ? 'http/json' : 'http/protobuf', thread: kind === 'proto-caller' ? 'caller' : 'worker' });
+      const telemetry = await createOtelTelemetry({
+        endpoint: receiver!.endpoint,
+        protocol: kind === 'json' ? 'http/json' : 'http/protobuf',
+        thread: kind === 'proto-caller' ? 'caller' : 'worker',
+        exportPriority: kind === 'proto-low' ? 'low' : 'normal',
+      });
       return { telemetry, spans: () => telemetry.stats().exported };
     }
   }

@@ -58,6 +58,8 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
                           optional @opentelemetry/* packages; no message content; docs/observability.md)
   --otlp-protocol <p>     http/protobuf (default: the SDK's protobuf encoding costs less CPU per span and sends
                           fewer bytes than its JSON) | http/json
+  --otlp-priority <p>     normal (default) | low: the export worker thread runs at nice 19 (Linux), so a busy host's
+                          turns get the CPU first and the export catches up on spare CPU (lag in bounded queues)
   --encrypt               store content and tool payloads encrypted, so that steerlog erase can erase them (keys in
                           <dir>/keys.json for jsonl:<dir>, in the steerlog_data_keys table for postgres://…)
   --keys <spec>           --encrypt with the data keys there: file:<path> | postgres://…
@@ -99,7 +101,7 @@ const imageLimit = (value: string | undefined, limits: PromptLimits): number => 
  */
 export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: AbortSignal): Promise<number> => {
   const args = parseCommandArgs(argv, {
-    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'model-base-url', 'model-key-file', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys', 'otlp', 'otlp-protocol', 'log-format', 'signing-key', 'pubkey', 'projection', 'projection-checkpoints', 'projection-partitions', 'projection-failure'],
+    strings: ['store', 'host', 'port', 'token', 'token-file', 'principal', 'model', 'model-base-url', 'model-key-file', 'body-limit', 'max-image-bytes', 'cors', 'allowed-hosts', 'host-id', 'advertise', 'lease-ms', 'write-batch-ms', 'keys', 'otlp', 'otlp-protocol', 'otlp-priority', 'log-format', 'signing-key', 'pubkey', 'projection', 'projection-checkpoints', 'projection-partitions', 'projection-failure'],
     flags: ['reference-frames', 'help', 'encrypt'],
   });
   if (args.ok && args.flags['help']) {
@@ -131,6 +133,9 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
   const otlpProtocol = v['otlp-protocol'] ?? 'http/protobuf';
   if (!isOtlpProtocol(otlpProtocol)) return reportUsage(io, SERVE_USAGE, `--otlp-protocol takes ${OTLP_PROTOCOLS.join(' or ')}`);
   if (v['otlp-protocol'] !== undefined && v.otlp === undefined) return reportUsage(io, SERVE_USAGE, '--otlp-protocol needs --otlp <endpoint>');
+  const otlpPriority = v['otlp-priority'] ?? 'normal';
+  if (otlpPriority !== 'normal' && otlpPriority !== 'low') return reportUsage(io, SERVE_USAGE, '--otlp-priority takes normal or low');
+  if (v['otlp-priority'] !== undefined && v.otlp === undefined) return reportUsage(io, SERVE_USAGE, '--otlp-priority needs --otlp <endpoint>');
   // log lines (requests, warnings) are written together once per turn of the event loop, not one write each
   const stderrLines = batchedLines((chunk) => io.stderr.write(chunk));
   const logger: Logger = logFormat === 'json' ? withSessionTraceIds(jsonLinesLogger({ write: (line) => stderrLines.line(line.endsWith('\n') ? line.slice(0, -1) : line) })) : consoleLogger;
@@ -155,7 +160,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     const hostId = v['host-id'] ?? `host-${globalThis.crypto.randomUUID().slice(0, 8)}`;
     // continuable children: the model tools (send_message, interrupt_agent, list_agents, report) and the subagent.* routes
     let children!: ChildManager;
-    telemetry = v.otlp !== undefined ? await createOtelTelemetry({ endpoint: v.otlp, protocol: otlpProtocol }) : undefined;
+    telemetry = v.otlp !== undefined ? await createOtelTelemetry({ endpoint: v.otlp, protocol: otlpProtocol, exportPriority: otlpPriority }) : undefined;
     // a cold session resumes from its latest fold snapshot: its agent holds its log from there (docs/store-jsonl.md)
     // the sessions' turns and the prompts' admissions share the event loop in slices (runtime/loop-slices.ts), the
     // admissions first: a receipt does not queue behind the checkpoints of every running turn

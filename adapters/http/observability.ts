@@ -27,6 +27,7 @@ export const HOST_METRICS = {
   fsyncDuration: 'steerlog_store_fsync_duration_seconds',
   fsyncBatch: 'steerlog_store_fsync_batch_appends',
   telemetrySpans: 'steerlog_telemetry_spans_total',
+  telemetryBacklog: 'steerlog_telemetry_backlog',
   loopDelay: 'steerlog_event_loop_delay_seconds',
 } as const;
 
@@ -70,9 +71,10 @@ export interface HostObservabilityOptions {
   readonly now?: () => number;
   /**
    * The live telemetry exporter's counts (`OtelTelemetry.stats`), listed as `steerlog_telemetry_spans_total` by
-   * outcome (exported, dropped, failed). @defaultValue none: not listed
+   * outcome (exported, dropped, failed), and what waits as `steerlog_telemetry_backlog` (spans queued; events and
+   * store operations the export worker has not read yet). @defaultValue none: not listed
    */
-  readonly telemetryStats?: () => { readonly exported: number; readonly dropped: number; readonly failed: number };
+  readonly telemetryStats?: () => { readonly exported: number; readonly dropped: number; readonly failed: number; readonly queued?: number; readonly unread?: number };
   /**
    * The event-loop delay histogram listed as `steerlog_event_loop_delay_seconds` (read and reset at each scrape,
    * enabled here and disabled at close). @defaultValue `perf_hooks.monitorEventLoopDelay({ resolution: 10 })`
@@ -154,6 +156,13 @@ export const createHostObservability = (host: Host, options: HostObservabilityOp
         { labels: { outcome: 'exported' }, value: s.exported },
         { labels: { outcome: 'dropped' }, value: s.dropped },
         { labels: { outcome: 'failed' }, value: s.failed },
+      ];
+    });
+    registry.gauge(HOST_METRICS.telemetryBacklog, 'What the live telemetry export has yet to do: spans queued for export, and events and store operations the export worker has not read yet (its lag)', () => {
+      const s = telemetryStats();
+      return [
+        { labels: { what: 'queued_spans' }, value: s.queued ?? 0 },
+        { labels: { what: 'unread_records' }, value: s.unread ?? 0 },
       ];
     });
   }

@@ -1,3 +1,5 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DerivedSpan } from '../../projections/telemetry/span-types.js';
 import type { ExportThreadData, FromExportThread, ToExportThread } from './export-thread.js';
@@ -17,6 +19,8 @@ const port = parentPort;
 if (port === null) throw new Error('export-thread-entry runs on a worker thread');
 const data = workerData as ExportThreadData;
 const post = (m: FromExportThread): void => port.postMessage(m);
+/** Events and store operations read so far (the runtime's thread reads it to know how far behind this thread is). */
+const read = new Int32Array(data.read);
 
 /** The `count` exporter: every batch counts as exported, nothing is encoded or sent. */
 const countingExporter = {
@@ -24,7 +28,22 @@ const countingExporter = {
   shutdown: async (): Promise<void> => {},
 };
 
+/**
+ * Lowers this thread's scheduling priority to `nice` (Linux: `/proc/thread-self` names the thread, and
+ * `setpriority` on a thread id applies to that thread only). Elsewhere, or where it is refused, nothing changes.
+ */
+const lowerPriority = (nice: number): void => {
+  if (process.platform !== 'linux' || nice <= 0) return;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, Math.min(19, nice));
+  } catch {
+    // no /proc, or the kernel refused: the thread keeps the process's priority
+  }
+};
+
 const start = async (): Promise<void> => {
+  lowerPriority(data.nice ?? 0);
   const queue: SpanExportQueue<DerivedSpan> = await openSpanExportQueue({
     ...(data.exporter === 'count' ? { exporter: countingExporter } : {}),
     endpoint: data.endpoint,
@@ -37,6 +56,7 @@ const start = async (): Promise<void> => {
     switch (m.kind) {
       case 'log':
         readHandOver(m.records, follower);
+        Atomics.add(read, 0, m.count);
         return;
       case 'flush':
         void queue.flush().then(() => post({ kind: 'stats', stats: queue.stats(), id: m.id }));

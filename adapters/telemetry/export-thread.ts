@@ -32,11 +32,18 @@ export interface ExportThreadData {
    * @defaultValue 'otlp'
    */
   readonly exporter?: 'otlp' | 'count';
+  /** The worker thread's nice value (Linux: 0–19, applied to that thread only; elsewhere ignored). @defaultValue 0 */
+  readonly nice?: number;
+  /**
+   * One `Int32` the worker adds to, after reading each hand-over, the events and store operations it held (their
+   * `count`): the runtime's thread compares it with what it posted to know how far the worker is behind.
+   */
+  readonly read: SharedArrayBuffer;
 }
 
 /** What the runtime's thread posts to the worker: `log` holds the hand-over's records (`log-handover.ts`). @internal */
 export type ToExportThread =
-  | { readonly kind: 'log'; readonly records: readonly unknown[] }
+  | { readonly kind: 'log'; readonly records: readonly unknown[]; readonly count: number }
   | { readonly kind: 'flush'; readonly id: number }
   | { readonly kind: 'shutdown'; readonly id: number };
 
@@ -51,7 +58,10 @@ export type FromExportThread =
 export interface ExportThread {
   /** One committed event of a live session (`dataJson`: its data's JSON when known), handed over with the next message. */
   observe(sessionId: string, event: LogEvent, dataJson?: string): void;
-  /** A session went live with this history (copied now: the runtime's array keeps growing). */
+  /**
+   * A session went live with this history (copied now for the worker; the array itself is kept to follow the session
+   * again after a cut: the runtime's session log array, which keeps growing).
+   */
   follow(sessionId: string, history: readonly LogEvent[]): void;
   /** The session is no longer followed (the worker exports its open spans). */
   forget(sessionId: string): void;
@@ -69,6 +79,11 @@ export interface ExportThread {
 const HANDOFF_ITEMS = 16384;
 /** How long a record waits on the runtime's thread for others to go with it to the worker (ms). */
 const HANDOFF_DELAY_MS = 10;
+/**
+ * The most events and store operations handed to the worker and not read by it yet, as a multiple of the export
+ * queue's bound (`maxQueueSize`): past it the worker is that far behind, and what comes next is not handed over.
+ */
+const UNREAD_PER_QUEUED_SPAN = 4;
 const NO_STATS: SpanExportStats = Object.freeze({ exported: 0, dropped: 0, failed: 0, queued: 0 });
 
 /** The worker: its compiled entry next to this file, or (from TypeScript sources) a script that loads it through tsx. */
@@ -85,9 +100,39 @@ const newWorker = (workerData: ExportThreadData): Worker => {
  * when a package is missing. The worker does not keep the process alive; `flush` and `shutdown` wait for it.
  * @internal
  */
-export const startExportThread = async (data: ExportThreadData): Promise<ExportThread> => {
+export const startExportThread = async (options: Omit<ExportThreadData, 'read'>): Promise<ExportThread> => {
+  const data: ExportThreadData = { ...options, read: new SharedArrayBuffer(4) };
+  const read = new Int32Array(data.read);
+  const maxUnread = UNREAD_PER_QUEUED_SPAN * Math.max(1, data.queue.maxQueueSize ?? 16_384);
   const worker = newWorker(data);
   let records: unknown[] = [];
+  /** Events and store operations in `records`, and posted in all (modulo 2^32, as the worker's count). */
+  let count = 0;
+  let posted = 0;
+  /** Sessions whose events stopped being handed over while the worker was too far behind, until followed again. */
+  const cut = new Set<string>();
+  /**
+   * Each followed session's history as the runtime gave it: its session log's own array, which grows as events
+   * commit, so that a cut session can be followed again from its whole log once the worker has caught up.
+   */
+  const histories = new Map<string, readonly LogEvent[]>();
+  /**
+   * A cut session's next event, once the worker has caught up (half the bound): the session is followed again with
+   * its log up to this event (folded, not exported; the event counts as dropped like those before it) and its later
+   * events are handed over. False (still cut) while the worker lags, or when the history does not reach the event.
+   */
+  const rejoin = (sessionId: string, event: LogEvent): boolean => {
+    if (unread() >= maxUnread / 2) return false;
+    const history = histories.get(sessionId);
+    const last = history?.[history.length - 1];
+    if (history === undefined || last === undefined || history[0]!.seq !== 0) return false;
+    if (last.seq === event.seq) pushFollow(records, sessionId, history);
+    else if (last.seq === event.seq - 1) pushFollow(records, sessionId, [...history, event]);
+    else return false;
+    cut.delete(sessionId);
+    queued();
+    return true;
+  };
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   let alive = true;
@@ -141,10 +186,14 @@ export const startExportThread = async (data: ExportThreadData): Promise<ExportT
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     if (records.length === 0 || !alive) return;
-    const message: ToExportThread = { kind: 'log', records };
+    const message: ToExportThread = { kind: 'log', records, count };
+    posted = (posted + count) | 0;
     records = [];
+    count = 0;
     worker.postMessage(message);
   };
+  /** Events and store operations the worker has not read yet: posted, or waiting here. */
+  const unread = (): number => ((posted - Atomics.load(read, 0)) | 0) + count;
   /** Hands the records over when enough wait, else after the delay. */
   const queued = (): void => {
     if (records.length >= HANDOFF_ITEMS) handOff();
@@ -178,22 +227,46 @@ export const startExportThread = async (data: ExportThreadData): Promise<ExportT
   return {
     observe: (sessionId, event, dataJson) => {
       if (!open(true)) return;
+      if (cut.size > 0 && cut.has(sessionId)) {
+        droppedHere++;
+        rejoin(sessionId, event);
+        return;
+      }
+      if (unread() >= maxUnread) {
+        // the worker is too far behind: the session's spans open so far are exported (closed, marked open) and
+        // its later events are counted as dropped until it is followed again (its derivation needs every event)
+        cut.add(sessionId);
+        droppedHere++;
+        pushForget(records, sessionId);
+        queued();
+        return;
+      }
       pushObserve(records, sessionId, event, dataJson);
+      count++;
       queued();
     },
     follow: (sessionId, history) => {
       if (!open(false)) return;
+      cut.delete(sessionId);
+      histories.set(sessionId, history);
       pushFollow(records, sessionId, history);
       queued();
     },
     forget: (sessionId) => {
+      histories.delete(sessionId);
       if (!open(false)) return;
+      if (cut.delete(sessionId)) return;
       pushForget(records, sessionId);
       queued();
     },
     storeOperation: (op) => {
       if (!open(true)) return;
+      if (unread() >= maxUnread) {
+        droppedHere++;
+        return;
+      }
       pushOperation(records, op);
+      count++;
       queued();
     },
     flush: () => waitFor('flush'),
@@ -210,6 +283,7 @@ export const startExportThread = async (data: ExportThreadData): Promise<ExportT
       dropped: last.dropped + droppedHere,
       failed: last.failed + lostWithWorker,
       queued: alive ? last.queued : 0,
+      unread: alive ? unread() : 0,
     }),
   };
 };

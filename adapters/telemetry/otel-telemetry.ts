@@ -59,6 +59,15 @@ export interface OtelTelemetryOptions {
    * @defaultValue 'worker' with an `endpoint` and neither `exporter` nor `content`, else 'caller'
    */
   readonly thread?: 'worker' | 'caller';
+  /**
+   * The export worker's scheduling priority. `low`: on Linux the worker thread (that thread only) runs at nice 19, so
+   * when the cores are busy the runtime's threads get them first and the export catches up on spare CPU time; while
+   * it lags, the committed events wait in its hand-over and its spans in the export queue (bounded: see `queue`,
+   * spans beyond it dropped and counted in {@link OtelTelemetry.stats}); a flush or a shutdown still waits for every
+   * span. `normal`: the process's priority. Elsewhere than Linux, and with `thread: 'caller'`, ignored.
+   * @defaultValue 'normal'
+   */
+  readonly exportPriority?: 'low' | 'normal';
 }
 
 /** The live exporter: a {@link SessionTelemetry} for `createRuntime({ telemetry })`, and how to flush and stop it. */
@@ -67,7 +76,10 @@ export interface OtelTelemetry extends SessionTelemetry {
   forceFlush(): Promise<void>;
   /** Sends what is buffered and stops the exporter. */
   shutdown(): Promise<void>;
-  /** Spans exported, dropped (the queue was full), failed (the exporter refused them or timed out) and queued. */
+  /**
+   * Spans exported, dropped (the queue was full; with the worker, also events not handed to it), failed (the exporter
+   * refused them or timed out) and queued; with the worker, `unread`: events and store operations it has yet to read.
+   */
   stats(): SpanExportStats;
 }
 
@@ -112,6 +124,7 @@ export const onWorker = async (options: OtelTelemetryOptions & { readonly endpoi
     serviceName: options.serviceName ?? 'steerlog',
     queue: { ...(options.queue ?? {}), immediate: options.simple === true },
     exporter,
+    ...(options.exportPriority === 'low' ? { nice: 19 } : {}),
   });
   return {
     capturesContent: false,

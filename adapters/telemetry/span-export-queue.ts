@@ -33,12 +33,20 @@ export interface SpanExportQueueOptions {
 export interface SpanExportStats {
   /** Spans the exporter accepted. */
   readonly exported: number;
-  /** Spans dropped because the queue was full. */
+  /**
+   * Spans dropped because the queue was full; with the export worker, also the events and store operations not
+   * handed to it because it was too far behind (see `unread`) or had stopped.
+   */
   readonly dropped: number;
   /** Spans of exports that failed or timed out. */
   readonly failed: number;
   /** Spans waiting now. */
   readonly queued: number;
+  /**
+   * The export worker's lag: committed events and store operations handed to it (or waiting to be) that it has not
+   * read yet. Absent when the export runs on the runtime's thread.
+   */
+  readonly unread?: number;
 }
 
 const SUCCESS = 0; // @opentelemetry/core ExportResultCode.SUCCESS

@@ -19,6 +19,13 @@ describe('steerlog serve', () => {
     const bad = capture();
     expect(await serveCommand(['--nope'], bad.io)).toBe(2);
     expect(bad.err()).toMatch(/unknown option '?--nope/i);
+    expect(c.out()).toContain('--otlp-priority <p>');
+    const priority = capture();
+    expect(await serveCommand(['--otlp', 'http://127.0.0.1:4318', '--otlp-priority', 'high'], priority.io)).toBe(2);
+    expect(priority.err()).toContain('--otlp-priority takes normal or low');
+    const alone = capture();
+    expect(await serveCommand(['--otlp-priority', 'low'], alone.io)).toBe(2);
+    expect(alone.err()).toContain('--otlp-priority needs --otlp <endpoint>');
   });
 
   it('refuses a --principal that records nobody: empty, or without a token (every request would be local)', async () => {

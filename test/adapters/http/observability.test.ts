@@ -95,7 +95,7 @@ describe('GET /metrics', () => {
     const dir = await mkdtemp(join(tmpdir(), 'i32-fsync-'));
     const store = await openJsonlEventStore(dir, { durability: 'group' });
     try {
-      const stats = { exported: 7, dropped: 2, failed: 1 };
+      const stats = { exported: 7, dropped: 2, failed: 1, queued: 3, unread: 40 };
       const { server, host, rpc } = await start(store, [], { telemetryStats: () => stats });
       expect((await rpc('session.create', { sessionId: 'f1' })).result.ok).toBe(true);
       expect((await rpc('session.prompt', { sessionId: 'f1', mode: 'queue', content: [{ type: 'text', text: 'hi' }] })).result.ok).toBe(true);
@@ -113,6 +113,9 @@ describe('GET /metrics', () => {
       expect(value(e, 'steerlog_telemetry_spans_total', { outcome: 'exported' })).toBe(7);
       expect(value(e, 'steerlog_telemetry_spans_total', { outcome: 'dropped' })).toBe(2);
       expect(value(e, 'steerlog_telemetry_spans_total', { outcome: 'failed' })).toBe(1);
+      expect(e.types.get('steerlog_telemetry_backlog')).toBe('gauge');
+      expect(value(e, 'steerlog_telemetry_backlog', { what: 'queued_spans' })).toBe(3);
+      expect(value(e, 'steerlog_telemetry_backlog', { what: 'unread_records' })).toBe(40);
     } finally {
       for (const o of opened.splice(0)) {
         o.observability.close();

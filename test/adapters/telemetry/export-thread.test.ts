@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +10,7 @@ import { createOtelTelemetry } from '../../../adapters/telemetry/otel-telemetry.
 import { createRuntime } from '../../../runtime/runtime.js';
 import { silentLogger } from '../../../runtime/logger.js';
 import { createUserMessage } from '../../../domain/message.js';
+import type { LogEvent } from '../../../domain/events.js';
 import { envelopeOfRecorded } from '../../../runtime/ports/recorded-envelope.js';
 import type { ModelRequest } from '../../../runtime/ports/model.js';
 import { decodeOtlpBody, decodeOtlpJson } from '../../support/otlp-decode.js';
@@ -79,7 +81,7 @@ describe('live export on the export worker thread', () => {
       await telemetry.shutdown();
       const spans = receiver.received.flatMap((r) => decodeOtlpBody(r.type, r.body));
       expect(encodedHere).toBe(0);
-      expect(telemetry.stats()).toEqual({ exported: spans.length, dropped: 0, failed: 0, queued: 0 });
+      expect(telemetry.stats()).toEqual({ exported: spans.length, dropped: 0, failed: 0, queued: 0, unread: 0 });
       const live = spans.filter((s) => s.attributes['db.operation.name'] === undefined).sort(order);
       const later = [...(await laterTrace(store, 'w-1')), ...(await laterTrace(store, 'w-2'))].sort(order);
       expect(later.some((s) => s.attributes['steerlog.span.open'] === true)).toBe(true);
@@ -111,10 +113,85 @@ describe('live export on the export worker thread', () => {
       expect(receiver.received.length).toBeGreaterThan(1);
       expect(receiver.received.every((r) => r.type.startsWith('application/json'))).toBe(true);
       expect(spans.filter((s) => s.attributes['db.operation.name'] === undefined).sort(order)).toEqual(later.sort(order));
-      expect(telemetry.stats()).toEqual({ exported: spans.length, dropped: 0, failed: 0, queued: 0 });
+      expect(telemetry.stats()).toEqual({ exported: spans.length, dropped: 0, failed: 0, queued: 0, unread: 0 });
       // after shutdown nothing is sent, and what comes is counted as dropped
       telemetry.observe('f-1', { seq: 999 } as never);
       expect(telemetry.stats().dropped).toBe(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it.runIf(process.platform === 'linux')('exportPriority low: the worker thread alone runs at nice 19, and still sends every span', async () => {
+    /** The nice value of each thread of this process. */
+    const nices = (): number[] => readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
+    const before = nices().filter((n) => n === 19).length;
+    const receiver = await startReceiver();
+    try {
+      const telemetry = await createOtelTelemetry({ endpoint: receiver.endpoint, exportPriority: 'low' });
+      expect(nices().filter((n) => n === 19).length).toBe(before + 1);
+      expect(Number(readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ')[16])).toBe(0);
+      const store = new MemoryEventStore();
+      const runtime = createRuntime({ store, model: new ScriptedModel([], { whenExhausted: () => 'done' }), logger: silentLogger, writeBatchDelayMs: 1, telemetry });
+      const agent = runtime.createSession({ sessionId: 'n-1' });
+      for (let t = 0; t < 5; t++) {
+        agent.followup(createUserMessage('go'));
+        await agent.whenIdle();
+      }
+      await agent.dispose();
+      await telemetry.forceFlush();
+      const spans = receiver.received.flatMap((r) => decodeOtlpBody(r.type, r.body));
+      expect(spans.filter((s) => s.attributes['db.operation.name'] === undefined).sort(order)).toEqual((await laterTrace(store, 'n-1')).sort(order));
+      expect(telemetry.stats()).toEqual({ exported: spans.length, dropped: 0, failed: 0, queued: 0, unread: 0 });
+      await telemetry.shutdown();
+      expect(nices().filter((n) => n === 19).length).toBe(before);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('hands the worker at most 4 × maxQueueSize unread events: past it a session is cut (counted), then rejoins', async () => {
+    const receiver = await startReceiver();
+    try {
+      // a session's log recorded first, then handed over in one go: nothing reaches the worker before the bound
+      const events: LogEvent[] = [];
+      const recorder = { follow: (_s: string, h: readonly LogEvent[]) => void events.push(...h), observe: (_s: string, e: LogEvent) => void events.push(e), forget: () => {} };
+      const runtime = createRuntime({ store: new MemoryEventStore(), model: new ScriptedModel([], { whenExhausted: () => 'done' }), logger: silentLogger, writeBatchDelayMs: 1, telemetry: recorder });
+      const agent = runtime.createSession({ sessionId: 'b-1' });
+      for (let t = 0; t < 8; t++) {
+        agent.followup(createUserMessage('go'));
+        await agent.whenIdle();
+      }
+      await agent.dispose();
+      expect(events.length).toBeGreaterThan(60);
+      expect(events.length).toBeLessThan(90);
+      const telemetry = await createOtelTelemetry({ endpoint: receiver.endpoint, simple: true, queue: { maxQueueSize: 10 } });
+      // the runtime hands over its session log's own array, which grows as events commit
+      const log: LogEvent[] = [];
+      telemetry.follow('b-1', log);
+      const commit = (e: LogEvent): void => {
+        log.push(e);
+        telemetry.observe('b-1', e);
+      };
+      for (const e of events.slice(0, 50)) commit(e);
+      expect(telemetry.stats().unread).toBe(40);
+      await telemetry.forceFlush();
+      expect(telemetry.stats()).toMatchObject({ dropped: 10, failed: 0, queued: 0, unread: 0 });
+      // what was handed over was exported, the spans it left open closed and marked open
+      const first = receiver.received.flatMap((r) => decodeOtlpBody(r.type, r.body));
+      expect(first.length).toBe(telemetry.stats().exported);
+      expect(first.some((s) => s.attributes['steerlog.span.open'] === true)).toBe(true);
+      // the worker has caught up: at the next event the session is followed again from its log, and rejoins
+      for (const e of events.slice(50)) commit(e);
+      telemetry.forget('b-1');
+      await telemetry.forceFlush();
+      expect(telemetry.stats()).toMatchObject({ dropped: 11, failed: 0, queued: 0, unread: 0 });
+      const spans = receiver.received.flatMap((r) => decodeOtlpBody(r.type, r.body));
+      expect(spans.length).toBe(telemetry.stats().exported);
+      const turnsOf = (list: typeof spans) => list.filter((s) => s.name === 'invoke_agent' && s.attributes['steerlog.span.open'] !== true).map((s) => s.attributes['steerlog.turn']);
+      expect(turnsOf(first)).not.toContain('8');
+      expect(turnsOf(spans)).toContain('8');
+      await telemetry.shutdown();
     } finally {
       await receiver.close();
     }
