@@ -14,6 +14,10 @@
  * give the server CPU per event (the CPU of the measured window over its admissions × events per admission), which
  * compares builds even when their turns ran unequally (`BENCH_EVENT_TYPES=1` prints the events by type).
  *
+ * PostgreSQL runs also report what the hosts cost the database server (`support/pg-backend-usage.ts`): the CPU time
+ * of the schema's backends during the measured window per admission (the server shares the machine's cores with the
+ * hosts), and the append calls, rows written and index scans per accepted prompt (the schema's table statistics).
+ *
  * The load generator is written with undici (`Client`, one connection each, no pipelining), in the benchmark process;
  * the hosts run in their own processes on the same machine.
  *
@@ -32,6 +36,7 @@ import { Client } from 'undici';
 import { openStore } from '../adapters/store/open-store.js';
 import pg from 'pg';
 import { machineLine } from './support/machine.js';
+import { backendCpu, backendCpuBetween, schemaStatements, type BackendCpu, type SchemaStatements } from './support/pg-backend-usage.js';
 import { type LoopDelay, LOOP_LEGEND, cellOf, loopCell, intervalCell, heldCell, idleCell, gcCell } from './support/loop-probe-reading.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -157,6 +162,10 @@ interface Result {
   readonly exactlyOnce: boolean | null;
   /** Events in the stores per accepted prompt (the splice, and the turns the prompts caused); null for the bare server. */
   readonly eventsPerAdmission: number | null;
+  /** PostgreSQL runs: the CPU ms of the schema's backends during the measured window. */
+  readonly pgCpuMs: number | null;
+  /** PostgreSQL runs: the schema's table statistics over the whole run, and the prompts accepted in it. */
+  readonly pgStatements: { readonly stats: SchemaStatements; readonly accepted: number } | null;
 }
 
 let runNo = 0;
@@ -185,7 +194,11 @@ const runOnce = async (run: Run, root: string): Promise<Result> => {
     const warm = performance.now() + WARMUP_SECONDS * 1000;
     const until = warm + SECONDS * 1000;
     // reset the loop-delay readings when the measured window opens: they cover the measured load only
-    const resetAtWarm = new Promise((r) => setTimeout(r, WARMUP_SECONDS * 1000)).then(() => Promise.all(servers.map((s) => s.loopDelay())));
+    let pgAtWarm: BackendCpu | null = null;
+    const resetAtWarm = new Promise((r) => setTimeout(r, WARMUP_SECONDS * 1000)).then(async () => {
+      if (run.store === 'postgres') pgAtWarm = await backendCpu(PG_URL, schema);
+      return Promise.all(servers.map((s) => s.loopDelay()));
+    });
     await Promise.all(
       clients.map(async (client, c) => {
         const sessionId = sessions[c % SESSIONS]!;
@@ -204,6 +217,7 @@ const runOnce = async (run: Run, root: string): Promise<Result> => {
     const seconds = (performance.now() - warm) / 1000;
     await resetAtWarm;
     const loop = await Promise.all(servers.map((s) => s.loopDelay()));
+    const pgCpuMs = run.store === 'postgres' && pgAtWarm !== null ? backendCpuBetween(pgAtWarm, await backendCpu(PG_URL, schema)) : null;
     // a memory store dies with its host: count its events from the host's own metrics (events appended) first
     let memoryEvents = 0;
     if (run.store === 'memory') {
@@ -215,6 +229,13 @@ const runOnce = async (run: Run, root: string): Promise<Result> => {
     await Promise.all(clients.map((c) => c.close()));
     for (const s of servers) await s.stop();
     servers.length = 0;
+    // the backends report their statistics when they exit (the hosts' pools ended with them)
+    let pgStatements: Result['pgStatements'] = null;
+    if (run.store === 'postgres') {
+      await new Promise((r) => setTimeout(r, 300));
+      pgStatements = { stats: await schemaStatements(PG_URL, schema), accepted: accepted.size };
+      if (process.env['BENCH_PG_TABLES']) console.error(`${run.label}: ${accepted.size} admissions; per table inserted/updated/index scans/sequential scans:`, pgStatements.stats.byTable);
+    }
     let exactlyOnce: boolean | null = null;
     let events = 0;
     const types = new Map<string, number>();
@@ -237,7 +258,7 @@ const runOnce = async (run: Run, root: string): Promise<Result> => {
       if (process.env['BENCH_EVENT_TYPES']) console.error(`${run.label}: ${events} events for ${accepted.size} admissions:`, Object.fromEntries(types));
     }
     const sorted = Float64Array.from(latencies).sort();
-    return { admissions: admitted, refused, rate: admitted / seconds, p50: pct(sorted, 50), p99: pct(sorted, 99), p999: pct(sorted, 99.9), loop, idle, exactlyOnce, eventsPerAdmission: accepted.size > 0 && run.store !== 'bare' ? events / accepted.size : null };
+    return { admissions: admitted, refused, rate: admitted / seconds, p50: pct(sorted, 50), p99: pct(sorted, 99), p999: pct(sorted, 99.9), loop, idle, exactlyOnce, eventsPerAdmission: accepted.size > 0 && run.store !== 'bare' ? events / accepted.size : null, pgCpuMs, pgStatements };
   } finally {
     for (const s of servers) await s.stop();
     rmSync(jsonlDir, { recursive: true, force: true });
@@ -266,33 +287,45 @@ const cpuPerEventCell = (r: Result) =>
   r.loop.every((l) => l !== null) && r.eventsPerAdmission !== null && r.admissions > 0
     ? `${((1000 * r.loop.reduce((a, l) => a + l!.cpuMs, 0)) / (r.admissions * r.eventsPerAdmission)).toFixed(0)} µs`
     : 'n/a';
+/** PostgreSQL runs: the schema's backends' CPU per admission of the measured window, µs. */
+const pgCpuCell = (r: Result) => (r.pgCpuMs !== null && r.admissions > 0 ? `${((1000 * r.pgCpuMs) / r.admissions).toFixed(0)} µs` : '-');
+/** PostgreSQL runs: append calls, rows written (inserted + updated) and index scans per accepted prompt, over the whole run. */
+const pgStatementsCell = (r: Result) => {
+  if (r.pgStatements === null || r.pgStatements.accepted === 0) return '-';
+  const { stats, accepted } = r.pgStatements;
+  return [stats.appends, stats.rowsInserted + stats.rowsUpdated, stats.indexScans].map((n) => (n / accepted).toFixed(2)).join(' · ');
+};
 console.log(machineLine());
 console.log(`load average at start: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 console.log(`${CONNECTIONS} connections (undici) × ${SECONDS} s measured after ${WARMUP_SECONDS} s of warm-up, ${SESSIONS} sessions, echo model (${ECHO_DELAY_MS === 0 ? 'no delay' : `${ECHO_DELAY_MS} ms per reply`}), write-behind window ${WRITE_BATCH_MS} ms`);
 console.log(LOOP_LEGEND);
-console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | 10 ms interval p50/p99/max (ms) | CPU-held p99/p999/max (ms) | idle delay p99 · interval p99 (ms) | GC pauses | server CPU per admission | events per admission | server CPU per event | every accepted id exactly once |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | 10 ms interval p50/p99/max (ms) | CPU-held p99/p999/max (ms) | idle delay p99 · interval p99 (ms) | GC pauses | server CPU per admission | events per admission | server CPU per event | PostgreSQL backend CPU per admission | PostgreSQL appends · rows written · index scans per admission | every accepted id exactly once |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 const summaries: string[] = [];
 for (const run of runs) {
   const builds: [string, string][] = run.store === 'bare' ? [['-', ROOT]] : BASELINE ? Array.from({ length: PAIRS }, (): [string, string][] => [['baseline', BASELINE], ['this', ROOT]]).flat() : [['this', ROOT]];
-  const cpu = new Map<string, { cpuMs: number; admissions: number }>();
+  const cpu = new Map<string, { cpuMs: number; pgCpuMs: number; admissions: number }>();
   for (const [name, root] of builds) {
     const r = await runOnce(run, root);
     if (r.loop.every((l) => l !== null)) {
-      const sum = cpu.get(name) ?? { cpuMs: 0, admissions: 0 };
-      cpu.set(name, { cpuMs: sum.cpuMs + r.loop.reduce((a, l) => a + l!.cpuMs, 0), admissions: sum.admissions + r.admissions });
+      const sum = cpu.get(name) ?? { cpuMs: 0, pgCpuMs: 0, admissions: 0 };
+      cpu.set(name, { cpuMs: sum.cpuMs + r.loop.reduce((a, l) => a + l!.cpuMs, 0), pgCpuMs: sum.pgCpuMs + (r.pgCpuMs ?? 0), admissions: sum.admissions + r.admissions });
     }
     const once = r.exactlyOnce === null ? '-' : r.exactlyOnce ? 'yes' : 'NO';
-    console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${intervalCell(r.loop)} | ${heldCell(r.loop)} | ${idleCell(r.idle)} | ${gcCell(r.loop)} | ${cpuCell(r)} | ${r.eventsPerAdmission === null ? '-' : r.eventsPerAdmission.toFixed(2)} | ${cpuPerEventCell(r)} | ${once} |`);
+    console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${intervalCell(r.loop)} | ${heldCell(r.loop)} | ${idleCell(r.idle)} | ${gcCell(r.loop)} | ${cpuCell(r)} | ${r.eventsPerAdmission === null ? '-' : r.eventsPerAdmission.toFixed(2)} | ${cpuPerEventCell(r)} | ${pgCpuCell(r)} | ${pgStatementsCell(r)} | ${once} |`);
   }
   // the runs of each build pooled: CPU over admissions, and this build's ratio to the baseline's
-  const pooled = (name: string) => {
+  const pooled = (name: string, pgSide = false) => {
     const c = cpu.get(name);
-    return c && c.admissions > 0 ? (1000 * c.cpuMs) / c.admissions : null;
+    return c && c.admissions > 0 ? (1000 * (pgSide ? c.pgCpuMs : c.cpuMs)) / c.admissions : null;
   };
   const a = pooled('baseline');
   const b = pooled('this');
   if (a !== null && b !== null) summaries.push(`${run.label}: server CPU per admission, all runs pooled: baseline ${a.toFixed(0)} µs, this ${b.toFixed(0)} µs (this/baseline ${(b / a).toFixed(2)})`);
+  const pa = pooled('baseline', true);
+  const pb = pooled('this', true);
+  if (run.store === 'postgres' && pa !== null && pb !== null && pa > 0)
+    summaries.push(`${run.label}: PostgreSQL backends' CPU per admission, all runs pooled: baseline ${pa.toFixed(0)} µs, this ${pb.toFixed(0)} µs (this/baseline ${(pb / pa).toFixed(2)})`);
 }
 for (const line of summaries) console.log(line);
 console.log(`load average at end: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);

@@ -1,0 +1,98 @@
+/**
+ * What a PostgreSQL store's hosts cost the database server during a benchmark: the CPU time of the backends that
+ * serve one schema (read from /proc, so the server must run on this machine; Linux only), and the schema's table
+ * statistics (rows inserted and updated, index and sequential scans), whose differences count the statements per
+ * admission. The backends are found by the schema's name in `pg_stat_activity.query` (every statement of the store
+ * names its schema, the LISTEN connection its channel).
+ */
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime (Linux's USER_HZ). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU milliseconds (user + system) per backend pid. */
+export type BackendCpu = ReadonlyMap<number, number>;
+
+const cpuMsOf = (pid: number): number | null => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the fields after the command name (which may hold spaces) start at its closing parenthesis
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+};
+
+/** The CPU time so far of every backend whose last statement names `schema`. */
+export const backendCpu = async (url: string, schema: string): Promise<BackendCpu> => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND position($1 in query) > 0`,
+      [schema],
+    );
+    const out = new Map<number, number>();
+    for (const { pid } of rows) {
+      const ms = cpuMsOf(pid);
+      if (ms !== null) out.set(pid, ms);
+    }
+    return out;
+  } finally {
+    await client.end();
+  }
+};
+
+/** CPU ms the backends spent between two readings (a backend seen only in the later one counts from its start). */
+export const backendCpuBetween = (before: BackendCpu, after: BackendCpu): number => {
+  let ms = 0;
+  for (const [pid, now] of after) ms += now - (before.get(pid) ?? 0);
+  return ms;
+};
+
+/** A schema's table statistics, summed over its tables, and the `global_position` row's updates (one per append call that stored events). */
+export interface SchemaStatements {
+  readonly appends: number;
+  readonly rowsInserted: number;
+  readonly rowsUpdated: number;
+  readonly indexScans: number;
+  readonly seqScans: number;
+  /** Per table: `inserted/updated/index scans/sequential scans`. */
+  readonly byTable: Readonly<Record<string, string>>;
+}
+
+/**
+ * The schema's statistics so far. Backends report theirs at the end of a transaction at most once a second and when
+ * they exit, so read this after the hosts have stopped.
+ */
+export const schemaStatements = async (url: string, schema: string): Promise<SchemaStatements> => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // a fresh snapshot of the statistics, not the one cached in this transaction
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await client.query<{ relname: string; ins: string; upd: string; idx: string | null; seq: string }>(
+      `SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, idx_scan AS idx, seq_scan AS seq FROM pg_stat_user_tables WHERE schemaname = $1`,
+      [schema],
+    );
+    let appends = 0;
+    let rowsInserted = 0;
+    let rowsUpdated = 0;
+    let indexScans = 0;
+    let seqScans = 0;
+    const byTable: Record<string, string> = {};
+    for (const r of rows) {
+      byTable[r.relname] = `${r.ins}/${r.upd}/${r.idx ?? 0}/${r.seq}`;
+      if (r.relname === 'global_position') appends += Number(r.upd);
+      rowsInserted += Number(r.ins);
+      rowsUpdated += Number(r.upd);
+      indexScans += Number(r.idx ?? 0);
+      seqScans += Number(r.seq);
+    }
+    return { appends, rowsInserted, rowsUpdated, indexScans, seqScans, byTable };
+  } finally {
+    await client.end();
+  }
+};
