@@ -12,7 +12,7 @@ import { isFoldSnapshotSource } from './ports/fold-snapshots.js';
 import { RuntimeError } from './errors.js';
 import { loadSession, repairClosers } from './load-session.js';
 import { missedRunEnds } from './child-run-ends.js';
-import { KeyedLock } from './children/keyed-lock.js';
+import { KeyedLock } from './keyed-lock.js';
 import { isRunOpen } from '../domain/children/child-runs.js';
 import type { SubagentEndData } from '../domain/children/subagent-events.js';
 import { consoleLogger, type Logger } from './logger.js';

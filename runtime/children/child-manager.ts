@@ -7,7 +7,7 @@ import { createUserMessage, type ContentBlock } from '../../domain/message.js';
 import type { Agent } from '../agent.js';
 import { silentLogger } from '../logger.js';
 import { randomIds } from '../ports/clock.js';
-import { KeyedLock } from './keyed-lock.js';
+import { KeyedLock } from '../keyed-lock.js';
 import { ActivationRegistry } from './activation-registry.js';
 import { childAgentSetup } from './child-setup.js';
 import type { ChildEntry, ChildrenOptions, DeliveryOptions, OneShotResult, StartChildSpec, StartedChild } from './child-options.js';

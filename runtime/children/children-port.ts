@@ -8,7 +8,7 @@ import type { IdSource } from '../ports/clock.js';
 import type { Runtime } from '../runtime.js';
 import type { ActivationRegistry } from './activation-registry.js';
 import type { ChildAgentSetup } from './child-setup.js';
-import type { KeyedLock } from './keyed-lock.js';
+import type { KeyedLock } from '../keyed-lock.js';
 
 /**
  * What the children manager's collaborators (starting, delivery, report, disposal) need from it: the runtime, the

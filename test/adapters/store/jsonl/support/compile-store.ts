@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../../..');
-// runtime/: the chain hash the crash child computes; runtime/children: the keyed lock the JSONL store's snapshot
-// writes take; adapters/store/sqlite: the SQLite store (its driver resolved through a node_modules link in the build)
-const SOURCES = ['domain', 'runtime', 'runtime/ports', 'runtime/children', 'adapters/store/shared', 'adapters/store/jsonl', 'adapters/store/sqlite'];
+// runtime/: the chain hash the crash child computes and the keyed lock the JSONL store's snapshot writes take;
+// adapters/store/sqlite: the SQLite store (its driver resolved through a node_modules link in the build)
+const SOURCES = ['domain', 'runtime', 'runtime/ports', 'adapters/store/shared', 'adapters/store/jsonl', 'adapters/store/sqlite'];
 
 /**
  * Transpiles the JSONL and SQLite stores and what they import to plain ESM in a temp dir, so child processes start

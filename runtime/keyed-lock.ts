@@ -1,7 +1,8 @@
 /**
- * One lock per key (a child session id): critical sections for the same key run one after another, in the order
- * they asked; different keys never wait for each other. A section that throws releases the lock all the same.
- * The children manager linearises delivery, the settlement decision and disposal of one child with it.
+ * One lock per key: critical sections for the same key run one after another, in the order they asked; different
+ * keys never wait for each other. A section that throws releases the lock all the same. The children manager
+ * linearises delivery, the settlement decision and disposal of one child with it (keyed by the child's session id),
+ * the runtime the opening of one session, the JSONL store the writes of one stream's snapshot file.
  */
 export class KeyedLock {
   readonly #tails = new Map<string, Promise<unknown>>();
