@@ -104,8 +104,9 @@ export class LiveSnapshots {
       if (e.last === undefined) e.last = await this.#lastKept(stream);
       for (let target = this.#checkpointBelow(e.end); target > e.last; target = this.#checkpointBelow(e.end)) {
         // from the nearest snapshot to the log's end (events stored meanwhile included): the fold appends what it took
-        await foldRange(this.#store, stream, { from: e.end, to: Number.MAX_SAFE_INTEGER }, null, { every: this.#every, keepSteps: false });
-        const last = await this.#lastKept(stream);
+        const folded = await foldRange(this.#store, stream, { from: e.end, to: Number.MAX_SAFE_INTEGER }, null, { every: this.#every, keepSteps: false });
+        // where the store's snapshots end now, as the fold's write answered it (read again only when it could not)
+        const last = folded.lastSnapshot ?? (await this.#lastKept(stream));
         if (last < target) {
           // nothing kept (sealed content, a read-only store, a failed write of the cache): not tried again
           e.off = true;

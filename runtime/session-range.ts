@@ -44,6 +44,13 @@ export interface FoldedRange {
   readonly foldedFrom: number;
   /** A snapshot whose claim the log did not confirm was met (it was dropped; the fold started lower). */
   readonly refused: boolean;
+  /**
+   * The seq of the last fold snapshot the store keeps for the session once this fold is done (-1: none), when the
+   * fold knows it without another read: it read to the log's end (or was given every snapshot) and wrote nothing,
+   * or appended (the store answers where its snapshots end). Undefined otherwise (a read that ended inside the log
+   * among snapshots it did not load, snapshots replaced whole, a store without snapshots).
+   */
+  readonly lastSnapshot?: number;
 }
 
 /** A snapshot that decodes, with its fold state and resume facts (not yet checked against the log). */
@@ -136,17 +143,25 @@ const finish = async (store: EventStore, sessionId: string, range: { readonly to
   // only snapshots past the last one of the stream (the kept ones are all of them, or the fold read to the log's end
   // and passed every one above `from`), none refused: they are appended, the others are neither read nor written
   const lastKept = kept.snapshots.reduce((max, s) => Math.max(max, s.seq), -1);
-  const onlyPast = !refused && known.size === kept.snapshots.length && (kept.all || attempt.end < range.to) && fresh.every((s) => s.seq > lastKept);
+  const toEnd = kept.all || attempt.end < range.to;
+  const onlyPast = !refused && known.size === kept.snapshots.length && toEnd && fresh.every((s) => s.seq > lastKept);
+  // where the store's snapshots end after this fold, when known without reading them again
+  let lastSnapshot: number | undefined;
   if (fresh.length > 0 && onlyPast && !attempt.sealed && isFoldSnapshotSource(store) && store.appendFoldSnapshots !== undefined) {
-    await store.appendFoldSnapshots(sessionId, fresh);
+    const answer: unknown = await store.appendFoldSnapshots(sessionId, fresh);
+    // a store written before the answer was asked for resolves to nothing: unknown then
+    lastSnapshot = typeof answer === 'number' ? answer : undefined;
   } else if ((fresh.length > 0 || refused || known.size < kept.snapshots.length) && !attempt.sealed && isFoldSnapshotSource(store)) {
     const bySeq = new Map<number, FoldSnapshot>();
     // the near ones are a part of the stream's snapshots: the others are read now, to be written back with them
     for (const s of kept.all ? kept.snapshots : await store.loadFoldSnapshots(sessionId)) if (usable(s)) bySeq.set(s.seq, s);
     for (const s of attempt.taken) bySeq.set(s.seq, s);
     await store.saveFoldSnapshots(sessionId, [...bySeq.values()].sort((a, b) => a.seq - b.seq));
+  } else if (toEnd && isFoldSnapshotSource(store)) {
+    // nothing written (none taken past the kept ones, or sealed content): the kept ones reach the stream's last
+    lastSnapshot = lastKept;
   }
-  return { events: attempt.events, steps: attempt.steps, state: attempt.state, facts: attempt.facts, foldedFrom: attempt.foldedFrom, refused };
+  return { events: attempt.events, steps: attempt.steps, state: attempt.state, facts: attempt.facts, foldedFrom: attempt.foldedFrom, refused, ...(lastSnapshot !== undefined ? { lastSnapshot } : {}) };
 };
 
 const corrupt = (sessionId: string, cause: Error): RuntimeError => new RuntimeError('session-corrupt', `session ${sessionId}: ${cause.message}`, { cause });

@@ -60,8 +60,12 @@ export interface FoldSnapshotSource {
    * end). The seqs must be above the last one kept: a snapshot at or below it is skipped (the kept ones stay as they
    * are, so a concurrent writer of the same snapshots never puts them out of order). Best effort, as
    * `saveFoldSnapshots`. Optional: a store without it has its snapshots replaced whole instead.
+   *
+   * Resolves to the seq of the last snapshot the store keeps for `stream` once the append is done (-1: none), so a
+   * writer learns where the stream's snapshots end without reading them again; -1 too when the store wrote nothing
+   * because it cannot (opened read-only, a failing write).
    */
-  appendFoldSnapshots?(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void>;
+  appendFoldSnapshots?(stream: string, snapshots: readonly FoldSnapshot[]): Promise<number>;
 }
 
 /** Does this store keep fold snapshots? */

@@ -111,6 +111,28 @@ describe('live fold snapshots', () => {
     await inner.close();
   });
 
+  it('a catch-up reads the snapshots once (the near ones its fold loads): where they end is what its append answered', async () => {
+    const inner = await openJsonlEventStore(join(root, 'reads'), { durability: 'none' });
+    let loads = 0;
+    let appends = 0;
+    const counting = new Proxy(inner, {
+      get(target, key) {
+        const v = Reflect.get(target, key) as unknown;
+        if (typeof v !== 'function') return v;
+        const f = (v as (...a: unknown[]) => unknown).bind(target);
+        if (key === 'loadFoldSnapshotsNear' || key === 'loadFoldSnapshots') return (...a: unknown[]) => (loads++, f(...a));
+        if (key === 'appendFoldSnapshots') return (...a: unknown[]) => (appends++, f(...a));
+        return f;
+      },
+    }) as EventStore & FoldSnapshotSource;
+    const { events } = await runLive(counting, 40, { foldSnapshots: { every: 16 } });
+    expect((await inner.loadFoldSnapshots('live')).length).toBe(Math.floor(events / 16));
+    expect(appends).toBeGreaterThanOrEqual(3);
+    // one load per catch-up (its fold's), plus the first one's look at where the kept snapshots end
+    expect(loads).toBeLessThanOrEqual(appends + 1);
+    await inner.close();
+  });
+
   it('refuses a bad option', () => {
     const store = { append: () => undefined, read: () => undefined, maxEventBytes: 1 } as unknown as EventStore;
     expect(() => createRuntime({ store, model: textModel(), foldSnapshots: { every: 0 } })).toThrow(/foldSnapshots.every/);

@@ -5,7 +5,7 @@ import type { LogEvent } from '../../domain/events.js';
 import { initialSessionState, stepSession, type SessionState, type SessionStep } from '../../domain/session-fold.js';
 import { SESSION_FOLD_VERSION, sessionStateFromJson, sessionStateToJson } from '../../domain/session-state-snapshot.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
-import type { RecordedEvent } from '../../runtime/ports/event-store.js';
+import type { NewEvent, RecordedEvent } from '../../runtime/ports/event-store.js';
 import { snapshotsNear, type FoldSnapshot, type FoldSnapshotSource, type SnapshotRange } from '../../runtime/ports/fold-snapshots.js';
 import { foldRange } from '../../runtime/session-range.js';
 import { randomProgram, runRandomSession } from '../support/random-session.js';
@@ -32,7 +32,7 @@ class SnapshotMemoryStore extends MemoryEventStore implements FoldSnapshotSource
     this.saves++;
     this.snapshots.set(stream, JSON.parse(JSON.stringify(snapshots)) as FoldSnapshot[]);
   }
-  appendFoldSnapshots?(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void>;
+  appendFoldSnapshots?(stream: string, snapshots: readonly FoldSnapshot[]): Promise<number>;
   override async *readPages(...args: Parameters<MemoryEventStore['readPages']>): AsyncIterable<readonly RecordedEvent[]> {
     for await (const page of super.readPages(...args)) {
       this.eventsRead += page.length;
@@ -43,7 +43,7 @@ class SnapshotMemoryStore extends MemoryEventStore implements FoldSnapshotSource
 
 /** The same store, appending snapshots past the last one as the JSONL and SQLite stores do. */
 class AppendingMemoryStore extends SnapshotMemoryStore {
-  override async appendFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
+  override async appendFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<number> {
     const kept = this.snapshots.get(stream) ?? [];
     for (const s of JSON.parse(JSON.stringify(snapshots)) as FoldSnapshot[]) {
       if (kept.length > 0 && s.seq <= kept.at(-1)!.seq) continue;
@@ -51,6 +51,7 @@ class AppendingMemoryStore extends SnapshotMemoryStore {
       this.appended++;
     }
     this.snapshots.set(stream, kept);
+    return kept.at(-1)?.seq ?? -1;
   }
 }
 
@@ -80,11 +81,22 @@ const fullFold = (events: readonly LogEvent[]): { steps: SessionStep[]; states: 
 const stepJson = (s: SessionStep): unknown =>
   JSON.parse(JSON.stringify({ state: sessionStateToJson(s.state), notifications: s.notifications, messageClass: s.messageClass, closedTurn: s.closedTurn, removed: s.removed }));
 
-const copyInto = async (from: MemoryEventStore, sessionId: string, store = new SnapshotMemoryStore()): Promise<SnapshotMemoryStore> => {
-  const events = [];
+/** The events of `sessionId` in `from`, as an append writes them again. */
+const recordedOf = async (from: MemoryEventStore, sessionId: string): Promise<NewEvent[]> => {
+  const events: NewEvent[] = [];
   for await (const e of from.read(sessionId)) events.push({ id: e.id, type: e.type, time: e.time, data: e.data, ...(e.metadata ? { metadata: e.metadata } : {}), ...(e.hash ? { hash: e.hash } : {}) });
-  await store.append(sessionId, events, 'no_stream');
+  return events;
+};
+
+const copyInto = async <S extends SnapshotMemoryStore = SnapshotMemoryStore>(from: MemoryEventStore, sessionId: string, store: S = new SnapshotMemoryStore() as S): Promise<S> => {
+  await store.append(sessionId, await recordedOf(from, sessionId), 'no_stream');
   return store;
+};
+
+/** A session of `turns` followups, each a tool call then a text reply with a steer between, copied into a snapshot store. */
+const toolSession = async (turns: number): Promise<{ events: readonly LogEvent[]; store: SnapshotMemoryStore }> => {
+  const { agent, store: source } = await runRandomSession({ top: Array.from({ length: turns }, () => ({ send: 'followup' as const })), replies: ['tool', 'text'], inner: ['steer'], dropsOddSteering: false, systemPerTurn: false });
+  return { events: agent.events, store: await copyInto(source, 'rand') };
 };
 
 describe('fold snapshots', () => {
@@ -142,9 +154,8 @@ describe('fold snapshots', () => {
   });
 
   it('a range deep in the log reads from the snapshot below it, not from seq 0', async () => {
-    const { agent, store: source } = await runRandomSession({ top: Array.from({ length: 8 }, () => ({ send: 'followup' as const })), replies: ['tool', 'text'], inner: ['steer'], dropsOddSteering: false, systemPerTurn: false });
-    const store = await copyInto(source, 'rand');
-    const n = agent.events.length;
+    const { events, store } = await toolSession(8);
+    const n = events.length;
     expect(n).toBeGreaterThan(40);
     await foldRange(store, 'rand', { from: n - 2, to: n }, null, { every: 8 }); // a first read folds from 0 and keeps snapshots
     expect(store.eventsRead).toBe(n);
@@ -155,9 +166,7 @@ describe('fold snapshots', () => {
   });
 
   it('a snapshot that lies about its head is refused, the range is folded from seq 0, and the snapshots are written again', async () => {
-    const { agent, store: source } = await runRandomSession({ top: Array.from({ length: 6 }, () => ({ send: 'followup' as const })), replies: ['tool', 'text'], inner: ['steer'], dropsOddSteering: false, systemPerTurn: false });
-    const store = await copyInto(source, 'rand');
-    const events = agent.events;
+    const { events, store } = await toolSession(6);
     const { steps } = fullFold(events);
     const n = events.length;
     await foldRange(store, 'rand', { from: n - 1, to: n }, null, { every: 4 });
@@ -187,9 +196,8 @@ describe('fold snapshots', () => {
   });
 
   it('a read among kept snapshots loads only the ones near its range', async () => {
-    const { agent, store: source } = await runRandomSession({ top: Array.from({ length: 8 }, () => ({ send: 'followup' as const })), replies: ['tool', 'text'], inner: ['steer'], dropsOddSteering: false, systemPerTurn: false });
-    const store = await copyInto(source, 'rand');
-    const n = agent.events.length;
+    const { events, store } = await toolSession(8);
+    const n = events.length;
     await foldRange(store, 'rand', { from: n - 2, to: n }, null, { every: 4 });
     store.fullLoads = 0;
     for (const from of [0, 5, Math.floor(n / 2), n - 3]) await foldRange(store, 'rand', { from, to: Math.min(n, from + 6) }, null, { every: 4 });
@@ -250,8 +258,7 @@ describe('fold snapshots', () => {
       fc.asyncProperty(randomProgram, fc.integer({ min: 1, max: 9 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 6 }), async (program, every, cuts) => {
         const { agent, store: source } = await runRandomSession(program);
         const n = agent.events.length;
-        const recorded = [];
-        for await (const e of source.read('rand')) recorded.push({ id: e.id, type: e.type, time: e.time, data: e.data, ...(e.metadata ? { metadata: e.metadata } : {}), ...(e.hash ? { hash: e.hash } : {}) });
+        const recorded = await recordedOf(source, 'rand');
         // the log grows in batches; after each, a fold from the last snapshot to the log's end
         const live = new AppendingMemoryStore();
         let written = 0;
@@ -261,6 +268,8 @@ describe('fold snapshots', () => {
           const read = await foldRange(live, 'rand', { from: written, to: Number.MAX_SAFE_INTEGER }, null, { every, keepSteps: false });
           expect(read.refused).toBe(false);
           expect(read.state.nextSeq).toBe(written);
+          // the fold says where the kept snapshots end (what its append answered, or the last it loaded)
+          expect(read.lastSnapshot).toBe((live.snapshots.get('rand') ?? []).at(-1)?.seq ?? -1);
         }
         // never replaced whole: every snapshot appended once
         expect(live.saves).toBe(0);

@@ -153,13 +153,50 @@ export const readSnapshotFile = async (path: string): Promise<FoldSnapshot[]> =>
   }
 };
 
-/** What {@link decodeSnapshotsNear} finds in `path`; none when the file is missing or unreadable. */
+/** The bytes of a snapshot file's tail {@link readSnapshotFileNear} reads first. */
+const NEAR_TAIL_BYTES = 16 * 1024;
+
+/**
+ * What {@link decodeSnapshotsNear} finds in `path`; none when the file is missing or unreadable. The file's tail is
+ * read first: when the first line in it that checks is below `range.from`, every snapshot the range needs is in the
+ * tail (the lines are in seq order), and the rest of the file is not read — a read of a session's last events, or a
+ * live checkpoint's catch-up, reads a few KiB however many snapshots the file holds.
+ */
 export const readSnapshotFileNear = async (path: string, range: { readonly from: number; readonly to: number }): Promise<FoldSnapshot[]> => {
   try {
-    return decodeSnapshotsNear(await readFile(path), range);
+    const fh = await open(path, 'r');
+    try {
+      const { size } = await fh.stat();
+      if (size > NEAR_TAIL_BYTES) {
+        const tail = Buffer.alloc(NEAR_TAIL_BYTES);
+        const { bytesRead } = await fh.read(tail, 0, NEAR_TAIL_BYTES, size - NEAR_TAIL_BYTES);
+        // the window starts inside a line: its lines start after its first newline
+        const nl = tail.subarray(0, bytesRead).indexOf(0x0a);
+        const lines = tail.subarray(nl + 1, bytesRead);
+        const first = nl < 0 ? undefined : firstSnapshotIn(lines);
+        if (first !== undefined && first.seq < range.from) return decodeSnapshotsNear(lines, range);
+      }
+      const bytes = Buffer.alloc(size);
+      let done = 0;
+      for (let n = -1; n !== 0 && done < size; done += n) n = (await fh.read(bytes, done, size - done, done)).bytesRead;
+      return decodeSnapshotsNear(bytes.subarray(0, done), range);
+    } finally {
+      await fh.close();
+    }
   } catch {
     return [];
   }
+};
+
+/** The first snapshot in `bytes` (which start at a line) whose line checks. */
+const firstSnapshotIn = (bytes: Buffer): FoldSnapshot | undefined => {
+  for (let at = 0; at < bytes.length; ) {
+    const nl = lineEnd(bytes, at);
+    const snapshot = decodeLine(bytes, at, nl);
+    if (snapshot !== undefined) return snapshot;
+    at = nl + 1;
+  }
+  return undefined;
 };
 
 /** Replaces the snapshot file (a temporary file renamed over the old one); a failure keeps the old one. */
@@ -205,24 +242,27 @@ const lastSnapshotOf = async (fh: FileHandle, size: number): Promise<{ readonly 
 /**
  * Appends the lines of `snapshots` to the snapshot file (created when missing), skipping those whose seq is not above
  * the last line of the file that checks; a file whose last line is torn (no newline) gets one first, so the torn
- * line stays one line that does not check. Only the file's tail is read. A failure writes nothing more (a cache).
+ * line stays one line that does not check. Only the file's tail is read. Answers the seq of the file's last line that
+ * checks after the append (-1: none, or the file is missing). A failure writes nothing more (a cache) and answers -1.
  */
-export const appendSnapshotFile = async (dir: string, path: string, snapshots: readonly FoldSnapshot[]): Promise<void> => {
-  if (snapshots.length === 0) return;
+export const appendSnapshotFile = async (dir: string, path: string, snapshots: readonly FoldSnapshot[]): Promise<number> => {
   try {
-    await mkdir(join(dir, SNAPSHOTS_DIR), { recursive: true });
-    const fh = await open(path, 'a+');
+    // nothing to add: the tail is read when the file exists, none is created
+    if (snapshots.length > 0) await mkdir(join(dir, SNAPSHOTS_DIR), { recursive: true });
+    const fh = await open(path, snapshots.length === 0 ? 'r' : 'a+');
     try {
       const { size } = await fh.stat();
       const { last, endsWithNewline } = size === 0 ? { last: undefined, endsWithNewline: true } : await lastSnapshotOf(fh, size);
       const after = snapshots.filter((s, i) => (last === undefined || s.seq > last.seq) && (i === 0 || s.seq > snapshots[i - 1]!.seq));
-      if (after.length === 0) return;
+      if (after.length === 0) return last?.seq ?? -1;
       const lines = encodeSnapshots(after);
       await fh.appendFile(endsWithNewline ? lines : Buffer.concat([Buffer.from('\n'), lines]));
+      return after.at(-1)!.seq;
     } finally {
       await fh.close();
     }
   } catch {
     // a cache: a failed append keeps what was there (a torn line is skipped by every reader)
+    return -1;
   }
 };

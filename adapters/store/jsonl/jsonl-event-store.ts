@@ -38,7 +38,7 @@ import { JsonlSessionCatalog } from './session-catalog.js';
 import type { SessionCatalogPage, SessionCatalogQuery, SessionCatalogSource } from '../../../runtime/ports/session-catalog.js';
 import type { FoldSnapshot, FoldSnapshotSource, SnapshotRange } from '../../../runtime/ports/fold-snapshots.js';
 import { appendSnapshotFile, readSnapshotFile, readSnapshotFileNear, snapshotFileOf, writeSnapshotFile } from './fold-snapshot-files.js';
-import { KeyedLock } from '../../../runtime/children/keyed-lock.js';
+import { KeyedLock } from '../../../runtime/keyed-lock.js';
 
 /** The EventStore port on a directory of JSONL files. See docs/store-jsonl.md. */
 export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatalogSource, FoldSnapshotSource {
@@ -233,24 +233,29 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
 
   /** Replaces the fold snapshots kept beside `stream`; a store opened read-only writes nothing (reading never writes). */
   async saveFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
-    this.#directory.assertOpen();
-    assertValidStreamId(stream);
-    if (this.#lock === undefined) return;
-    const path = snapshotFileOf(this.#directory.dir, this.#directory.names(stream).hash);
-    await this.#snapshotWrites.run(path, () => writeSnapshotFile(this.#directory.dir, path, snapshots));
+    await this.#writeSnapshots(stream, undefined, (path) => writeSnapshotFile(this.#directory.dir, path, snapshots));
   }
 
   /**
    * Appends lines to the snapshot file of `stream` past its last good one (FoldSnapshotSource; only the file's tail
-   * is read, fold-snapshot-files.ts `appendSnapshotFile`); a store opened read-only writes nothing. The writes of one
-   * stream's snapshots run one at a time.
+   * is read, fold-snapshot-files.ts `appendSnapshotFile`), and answers the seq of the file's last good line after it
+   * (-1: none, or nothing could be written); a store opened read-only writes nothing and answers -1.
    */
-  async appendFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
+  async appendFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<number> {
+    return this.#writeSnapshots(stream, -1, (path) => appendSnapshotFile(this.#directory.dir, path, snapshots));
+  }
+
+  /**
+   * A write of the snapshot file of `stream`: checked as every call (an open store, a valid id), skipped with
+   * `readOnly`'s answer when the store was opened read-only (reading never writes), else run under the stream's
+   * snapshot lock (the writes of one stream's snapshots run one at a time).
+   */
+  async #writeSnapshots<T>(stream: string, readOnly: T, write: (path: string) => Promise<T>): Promise<T> {
     this.#directory.assertOpen();
     assertValidStreamId(stream);
-    if (this.#lock === undefined) return;
+    if (this.#lock === undefined) return readOnly;
     const path = snapshotFileOf(this.#directory.dir, this.#directory.names(stream).hash);
-    await this.#snapshotWrites.run(path, () => appendSnapshotFile(this.#directory.dir, path, snapshots));
+    return this.#snapshotWrites.run(path, () => write(path));
   }
 
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {

@@ -31,12 +31,13 @@ export const saveSnapshots = (ctx: SqliteContext, stream: string, snapshots: rea
  * Adds `snapshots` past the last one kept for `stream` (one immediate transaction): each is appended to the row's
  * JSON array by SQLite (`json_insert`) when its seq is above the array's last one, so no snapshot is decoded here;
  * SQLite still writes the row whole (the snapshots of a stream are one row). Best effort, as {@link saveSnapshots}.
+ * Answers the seq of the row's last snapshot after it (-1: none, or nothing could be written).
  */
-export const appendSnapshots = (ctx: SqliteContext, stream: string, snapshots: readonly FoldSnapshot[]): void => {
-  if (ctx.readOnly || ctx.isClosed() || snapshots.length === 0) return;
+export const appendSnapshots = (ctx: SqliteContext, stream: string, snapshots: readonly FoldSnapshot[]): number => {
+  if (ctx.readOnly || ctx.isClosed()) return -1;
   try {
-    ctx.db
-      .transaction(() => {
+    return ctx.db
+      .transaction((): number => {
         for (const s of snapshots) {
           const json = JSON.stringify({ seq: s.seq, id: s.id, ...(s.hash !== undefined ? { hash: s.hash } : {}), version: s.version, state: s.state });
           const updated = ctx
@@ -48,9 +49,12 @@ export const appendSnapshots = (ctx: SqliteContext, stream: string, snapshots: r
             .stmt('INSERT INTO fold_snapshots (stream, snapshots) SELECT ?, json_array(json(?)) WHERE EXISTS (SELECT 1 FROM streams WHERE stream = ?) AND NOT EXISTS (SELECT 1 FROM fold_snapshots WHERE stream = ?)')
             .run(stream, json, stream, stream);
         }
+        const last = ctx.stmt("SELECT json_extract(snapshots, '$[#-1].seq') AS seq FROM fold_snapshots WHERE stream = ?").get(stream) as { seq: number | null } | undefined;
+        return typeof last?.seq === 'number' ? last.seq : -1;
       })
       .immediate();
   } catch {
     // a cache: a failed write keeps what was there
+    return -1;
   }
 };

@@ -175,9 +175,12 @@ export class SqliteEventStore implements EventStore, StreamDeletion, SessionCata
     saveSnapshots(this.#ctx, stream, snapshots);
   }
 
-  /** Adds snapshots past the stream's last one, appended to its row by SQLite (fold-snapshots.ts `appendSnapshots`). */
-  async appendFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
-    appendSnapshots(this.#ctx, stream, snapshots);
+  /**
+   * Adds snapshots past the stream's last one, appended to its row by SQLite (fold-snapshots.ts `appendSnapshots`);
+   * answers the seq of the stream's last snapshot after it (-1: none, or nothing could be written).
+   */
+  async appendFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<number> {
+    return appendSnapshots(this.#ctx, stream, snapshots);
   }
 
   subscribe(stream: string, options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {

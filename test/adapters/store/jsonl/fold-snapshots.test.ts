@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openJsonlEventStore } from '../../../../adapters/store/jsonl/index.js';
-import { appendSnapshotFile, decodeSnapshots, decodeSnapshotsNear, encodeSnapshots, readSnapshotFile, SNAPSHOTS_DIR } from '../../../../adapters/store/jsonl/fold-snapshot-files.js';
+import { appendSnapshotFile, decodeSnapshots, decodeSnapshotsNear, encodeSnapshots, readSnapshotFile, readSnapshotFileNear, SNAPSHOTS_DIR } from '../../../../adapters/store/jsonl/fold-snapshot-files.js';
 import type { MemoryEventStore } from '../../../../adapters/store/memory/memory-event-store.js';
 import { snapshotsNear, type FoldSnapshot } from '../../../../runtime/ports/fold-snapshots.js';
 import { foldRange } from '../../../../runtime/session-range.js';
@@ -72,16 +72,20 @@ describe('JSONL fold snapshots', () => {
     await store.close();
   });
 
-  it('the snapshots near a range, bisected from a file, are the ones cut from the whole decode: damaged, torn and long lines among them (random)', () => {
+  it('the snapshots near a range, bisected from a file or read from its tail, are the ones cut from the whole decode: damaged, torn and long lines among them (random)', async () => {
     const plain = (list: readonly FoldSnapshot[]): unknown => list.map((s) => ({ ...s }));
-    fc.assert(
-      fc.property(
+    const path = join(root, 'near.snap');
+    await fc.assert(
+      fc.asyncProperty(
         fc.uniqueArray(fc.nat({ max: 5000 }), { maxLength: 120 }),
         fc.array(fc.nat({ max: 4000 }), { minLength: 120, maxLength: 120 }),
         fc.array(fc.tuple(fc.nat(), fc.constantFrom('flip', 'newline', 'cut', 'join')), { maxLength: 6 }),
         fc.nat({ max: 5200 }),
         fc.nat({ max: 1200 }),
-        (seqs, sizes, damage, from, length) => {
+        fc.boolean(),
+        async (seqs, sizes, damage, at, length, nearEnd) => {
+          // a range near the file's end, half the time: the tail read answers it (or not, just below its first line)
+          const from = nearEnd ? Math.max(0, Math.max(0, ...seqs) - (at % 400)) : at;
           const snapshots = [...seqs].sort((a, b) => a - b).map((seq, i): FoldSnapshot => ({ seq, id: `e-${seq}`, hash: seq.toString(16), version: 2, state: { pad: 'x'.repeat(sizes[i]!) } }));
           let bytes = encodeSnapshots(snapshots);
           for (const [where, kind] of damage) {
@@ -97,7 +101,11 @@ describe('JSONL fold snapshots', () => {
             }
           }
           const range = { from, to: from + length };
-          expect(plain(decodeSnapshotsNear(bytes, range))).toEqual(plain(snapshotsNear(decodeSnapshots(bytes), range)));
+          const expected = plain(snapshotsNear(decodeSnapshots(bytes), range));
+          expect(plain(decodeSnapshotsNear(bytes, range))).toEqual(expected);
+          // the file read (its tail first when the range lies in it: files up to ~500 KiB against a 16 KiB tail)
+          writeFileSync(path, bytes);
+          expect(plain(await readSnapshotFileNear(path, range))).toEqual(expected);
         },
       ),
       { numRuns: 300 },
@@ -131,12 +139,16 @@ describe('JSONL fold snapshots', () => {
     const path = join(dir, SNAPSHOTS_DIR, 'x.snap');
     const snap = (seq: number, pad = 10): FoldSnapshot => ({ seq, id: `e-${seq}`, hash: seq.toString(16).padStart(8, '0'), version: 2, state: { seq, pad: 'z'.repeat(pad) } });
     const plain = (list: readonly FoldSnapshot[]) => list.map((s) => ({ ...s }));
-    await appendSnapshotFile(dir, path, [snap(1), snap(3)]);
+    // each append answers where the file's good lines end after it
+    expect(await appendSnapshotFile(dir, path, [])).toBe(-1); // nothing to add to a missing file: none created
+    expect(existsSync(path)).toBe(false);
+    expect(await appendSnapshotFile(dir, path, [snap(1), snap(3)])).toBe(3);
     expect(readFileSync(path)).toEqual(encodeSnapshots([snap(1), snap(3)]));
+    expect(await appendSnapshotFile(dir, path, [snap(2)])).toBe(3); // skipped: at or below the last line
     // a torn append (the line cut short, no newline): the next one starts on a line of its own
     const whole = encodeSnapshots([snap(1), snap(3), snap(5)]);
     writeFileSync(path, whole.subarray(0, whole.length - 9));
-    await appendSnapshotFile(dir, path, [snap(4), snap(7)]);
+    expect(await appendSnapshotFile(dir, path, [snap(4), snap(7)])).toBe(7);
     expect(plain(await readSnapshotFile(path))).toEqual(plain([snap(1), snap(3), snap(4), snap(7)]));
     // lines longer than the first tail read (64 KiB): the read grows until it holds a whole good line
     await appendSnapshotFile(dir, path, [snap(9, 150_000), snap(8)]);
