@@ -136,13 +136,15 @@ export const readBaseFile = async (dir: string): Promise<CatalogBaseView | Catal
 
 /**
  * Writes a new base, version 2 (catalog-base.ts), as a temporary file renamed over the old one: a reader sees the
- * old base or the new one.
+ * old base or the new one. Answers its size in bytes.
  */
-export const writeBase = async (dir: string, base: CatalogBase): Promise<void> => {
+export const writeBase = async (dir: string, base: CatalogBase): Promise<number> => {
   const tmp = join(dir, `${CATALOG_FILE}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await writeFile(tmp, encodeBaseV2(base.upTo, base.key, base.rows));
+    const bytes = encodeBaseV2(base.upTo, base.key, base.rows);
+    await writeFile(tmp, bytes);
     await rename(tmp, join(dir, CATALOG_FILE));
+    return bytes.length;
   } catch (e) {
     await rm(tmp, { force: true }).catch(() => undefined);
     throw e;
@@ -177,6 +179,15 @@ export const readLogFrom = async (dir: string, offset: number, identity: string)
     return { bytes: bytes.subarray(0, done), from: offset, identity: id };
   } finally {
     await handle.close();
+  }
+};
+
+/** The base's size in bytes (0 when missing). */
+export const baseSize = async (dir: string): Promise<number> => {
+  try {
+    return (await stat(join(dir, CATALOG_FILE))).size;
+  } catch {
+    return 0;
   }
 };
 

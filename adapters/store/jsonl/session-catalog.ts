@@ -2,7 +2,7 @@ import type { SessionCatalogPage, SessionCatalogQuery } from '../../../runtime/p
 import { CatalogBaseView } from './catalog-base.js';
 import { foldIndexRange } from './catalog-catch-up.js';
 import { applyChange, type CatalogChange, type CatalogRow } from './catalog-fold.js';
-import { appendLogLine, decodeLogLines, logSize, readBaseFile, readLogFrom, replaceLog, writeBase, type CatalogKey } from './catalog-files.js';
+import { appendLogLine, baseSize, decodeLogLines, logSize, readBaseFile, readLogFrom, replaceLog, writeBase, type CatalogKey } from './catalog-files.js';
 import { CatalogState } from './catalog-state.js';
 import { readExactly, viewIndex } from './global-index.js';
 import { decodeIndexRecord, INDEX_RECORD_BYTES } from './line-codec.js';
@@ -12,8 +12,15 @@ import { io, type StoreDirectory } from './store-directory.js';
 const BASE_AFTER_EVENTS = 5000;
 /** The most index records the catalog folds to seed the first stream read (revisionSeed); past it, the read passes over the index. */
 const SEED_FOLD_LIMIT = 4096;
-/** The catalog log is folded into a new base once it is this large (the `catalogLogBytes` option). */
+/**
+ * The catalog log is folded into a new base once it is this large (the `catalogLogBytes` option), or once it is
+ * twice as large as the base and past {@link CATALOG_LOG_MIN_BYTES}: every reader decodes the whole log, while a fold
+ * costs the writer a base, so a small catalog is folded often (a long session in a small store does not leave a
+ * reader up to 1 MiB of lines to decode) and a large one no more often than before.
+ */
 export const CATALOG_LOG_BYTES = 1024 * 1024;
+/** The smallest log that is folded into a new base because it outgrew the base (see {@link CATALOG_LOG_BYTES}). */
+export const CATALOG_LOG_MIN_BYTES = 64 * 1024;
 
 /**
  * One store instance's view of the session catalog (catalog-files.ts): the base, the log lines since, and the
@@ -27,7 +34,10 @@ export const CATALOG_LOG_BYTES = 1024 * 1024;
 export class JsonlSessionCatalog {
   readonly #directory: StoreDirectory;
   readonly #writable: boolean;
-  readonly #logLimit: number;
+  /** The `catalogLogBytes` option, when given: then the log is folded at that size only. */
+  readonly #logLimit: number | undefined;
+  /** The base's size in bytes, once known (read, written, or looked up by the first commit's check). */
+  #baseBytes: number | undefined;
   #state = new CatalogState();
   #upTo = 0;
   #key: CatalogKey = null;
@@ -38,7 +48,7 @@ export class JsonlSessionCatalog {
   /** Reads running or queued: a commit does not wait for them (it holds the lock) and folds the log another time. */
   #busy = 0;
 
-  constructor(directory: StoreDirectory, writable: boolean, logLimit = CATALOG_LOG_BYTES) {
+  constructor(directory: StoreDirectory, writable: boolean, logLimit?: number) {
     this.#directory = directory;
     this.#writable = writable;
     this.#logLimit = logLimit;
@@ -93,7 +103,7 @@ export class JsonlSessionCatalog {
   async noteCommit(from: number, to: number, key: CatalogKey, changes: readonly CatalogChange[]): Promise<void> {
     try {
       await appendLogLine(this.#directory.dir, { from, to, key, changes });
-      if (this.#busy === 0 && (await logSize(this.#directory.dir)) > this.#logLimit) await this.#serialized(() => this.#compact());
+      if (this.#busy === 0 && (await logSize(this.#directory.dir)) > (await this.#currentLogLimit())) await this.#serialized(() => this.#compact());
     } catch {
       // a cache: the index is the truth, and readers fold what the log lacks
     }
@@ -102,6 +112,13 @@ export class JsonlSessionCatalog {
   /** Forgets everything read (the files were removed or rebuilt). */
   forget(): Promise<void> {
     return this.#serialized(async () => this.#reset());
+  }
+
+  /** The log size past which a commit folds the log into a new base (see {@link CATALOG_LOG_BYTES}). */
+  async #currentLogLimit(): Promise<number> {
+    if (this.#logLimit !== undefined) return this.#logLimit;
+    this.#baseBytes ??= await baseSize(this.#directory.dir);
+    return Math.min(CATALOG_LOG_BYTES, Math.max(CATALOG_LOG_MIN_BYTES, 2 * this.#baseBytes));
   }
 
   #serialized<T>(fn: () => Promise<T>): Promise<T> {
@@ -181,7 +198,7 @@ export class JsonlSessionCatalog {
       this.#upTo = base.upTo;
       this.#key = base.key;
       // a version 1 base (every row decoded at load): a writable instance writes it again as version 2, once
-      if (this.#writable) await writeBase(this.#directory.dir, base).catch(() => undefined);
+      if (this.#writable) this.#baseBytes = await writeBase(this.#directory.dir, base).catch(() => undefined);
     }
     this.#loaded = true;
   }
@@ -197,7 +214,7 @@ export class JsonlSessionCatalog {
 
   async #writeBase(): Promise<void> {
     const rows = this.#state.all((r) => !this.#directory.isDeleted(r.hash));
-    await writeBase(this.#directory.dir, { upTo: this.#upTo, key: this.#key, rows });
+    this.#baseBytes = await writeBase(this.#directory.dir, { upTo: this.#upTo, key: this.#key, rows });
   }
 
   /** Under the lock: a new base of everything folded, and an empty log. */

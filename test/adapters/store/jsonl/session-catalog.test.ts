@@ -143,6 +143,20 @@ describe('the JSONL session catalog', () => {
     await check(dir);
   });
 
+  it('by default, folds a log that outgrew a small base at 64 KiB (a long session in a small store leaves its readers a short log)', async () => {
+    const dir = join(root, `b${dirs++}`);
+    const store = await openJsonlEventStore(dir, { durability: 'none' });
+    await store.append('long', eventsOf(0, { stream: 0, kind: 'session', types: ['turn/start'], via: 0, hashed: true }, 'long', 10), 'no_stream');
+    // about 250 bytes of log per commit: 600 commits pass 64 KiB twice, never 1 MiB
+    for (let i = 0; i < 600; i++) await store.append('long', [{ id: `k${i}`, type: i % 3 ? 'agent/x' : 'turn/end', time: 100 + i, data: {}, hash: hex64(i) }], 'any');
+    const base = statSync(join(dir, CATALOG_FILE)).size;
+    expect(base).toBeLessThan(1024);
+    expect(statSync(join(dir, CATALOG_LOG_FILE)).size).toBeLessThanOrEqual(64 * 1024 + 512);
+    expect((await store.listSessions()).sessions).toEqual(expectedRows(await collect(store.readAll())));
+    await store.close();
+    await check(dir);
+  });
+
   it('drops deleted streams, and is folded again from the index after the index is rebuilt', async () => {
     const dir = join(root, `d${dirs++}`);
     await run(dir, Array.from({ length: 12 }, (_, i) => ({ stream: i % 4, kind: 'session' as Kind, types: ['turn/start' as const, 'agent/x' as const], via: 0 as const, hashed: true })));
