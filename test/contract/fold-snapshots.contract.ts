@@ -43,17 +43,17 @@ export function describeFoldSnapshotContract(name: string, current: () => EventS
       const stream = uniqueStream('snap-append');
       await store.append(stream, [ev(`${stream}-0`)], 'no_stream');
       const snap = (seq: number, tag = ''): FoldSnapshot => ({ seq, id: `e-${seq}${tag}`, hash: seq.toString(16).padStart(8, '0'), version: 2, state: { seq, tag, pad: 'y'.repeat((seq * 13) % 200) } });
-      // into nothing: the file or row is made
-      await store.appendFoldSnapshots(stream, [snap(3), snap(7)]);
+      // into nothing: the file or row is made; each append answers the seq of the last one kept after it
+      expect(await store.appendFoldSnapshots(stream, [snap(3), snap(7)])).toBe(7);
       expect(plain(await store.loadFoldSnapshots(stream))).toEqual(plain([snap(3), snap(7)]));
       // past the last: added; at or below it: skipped, the kept ones unchanged
-      await store.appendFoldSnapshots(stream, [snap(5, '-late'), snap(7, '-again'), snap(11), snap(15)]);
+      expect(await store.appendFoldSnapshots(stream, [snap(5, '-late'), snap(7, '-again'), snap(11), snap(15)])).toBe(15);
       expect(plain(await store.loadFoldSnapshots(stream))).toEqual(plain([snap(3), snap(7), snap(11), snap(15)]));
-      await store.appendFoldSnapshots(stream, [snap(2, '-low')]);
+      expect(await store.appendFoldSnapshots(stream, [snap(2, '-low')])).toBe(15);
       expect(plain(await store.loadFoldSnapshots(stream))).toEqual(plain([snap(3), snap(7), snap(11), snap(15)]));
       // after a replacement, appends go past the replacement's last one
       await store.saveFoldSnapshots(stream, [snap(1)]);
-      await store.appendFoldSnapshots(stream, [snap(9), snap(40)]);
+      expect(await store.appendFoldSnapshots(stream, [snap(9), snap(40)])).toBe(40);
       const all = await store.loadFoldSnapshots(stream);
       expect(plain(all)).toEqual(plain([snap(1), snap(9), snap(40)]));
       for (const range of [{ from: 0, to: 0 }, { from: 10, to: 10 }, { from: 2, to: 41 }, { from: Number.MAX_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER }]) {

@@ -37,7 +37,8 @@ export interface JsonlEventStoreOptions {
   readonly lockFs?: LockFs;
   /**
    * The session catalog's log (`sessions.catalog.log`, one line per commit) is folded into a new base once it is
-   * this large (docs/store-jsonl.md, "The session catalog"). @defaultValue 1 MiB
+   * this large (docs/store-jsonl.md, "The session catalog"). When not given, at 1 MiB or once the log is twice the
+   * base's size and at least 64 KiB, whichever comes first. @defaultValue 1 MiB (64 KiB–1 MiB by the base's size)
    */
   readonly catalogLogBytes?: number;
   /**
