@@ -5,8 +5,12 @@
 import { StoreError } from '../../../runtime/ports/store-errors.js';
 import type { SqliteDatabase } from './driver.js';
 
-/** The schema version this code reads and writes (`PRAGMA user_version`). */
-export const SQLITE_SCHEMA_VERSION = 1;
+/**
+ * The schema version this code reads and writes (`PRAGMA user_version`). Version 2 keeps one `fold_snapshots` row
+ * per snapshot (version 1 kept a JSON array per session, rewritten whole by every append): a writable open migrates a
+ * version 1 file (one transaction), a read-only one refuses it (`store-io`, naming `store repair`).
+ */
+export const SQLITE_SCHEMA_VERSION = 2;
 
 /**
  * The catalog row of every stream named by `where`, folded from its events: `created_at`, `kind` and `parent` from
@@ -74,10 +78,32 @@ CREATE TABLE session_catalog (
 ) WITHOUT ROWID;
 CREATE INDEX session_catalog_order ON session_catalog (created_at, stream);
 CREATE TABLE fold_snapshots (
-  stream    TEXT PRIMARY KEY,
-  snapshots TEXT NOT NULL
+  stream   TEXT    NOT NULL,
+  seq      INTEGER NOT NULL,
+  snapshot TEXT    NOT NULL,
+  PRIMARY KEY (stream, seq)
 ) WITHOUT ROWID;
 PRAGMA user_version = ${SQLITE_SCHEMA_VERSION};
+`;
+
+/**
+ * Version 1 to 2: each session's JSON array of snapshots becomes one row per snapshot (a row that is not an array,
+ * or an element without an integer seq, is dropped: the snapshots are a cache of a fold of the log).
+ */
+const MIGRATE_1_TO_2 = `
+ALTER TABLE fold_snapshots RENAME TO fold_snapshots_v1;
+CREATE TABLE fold_snapshots (
+  stream   TEXT    NOT NULL,
+  seq      INTEGER NOT NULL,
+  snapshot TEXT    NOT NULL,
+  PRIMARY KEY (stream, seq)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO fold_snapshots (stream, seq, snapshot)
+  SELECT f.stream, json_extract(j.value, '$.seq'), j.value
+  FROM fold_snapshots_v1 f, json_each(CASE WHEN json_valid(f.snapshots) AND json_type(f.snapshots) = 'array' THEN f.snapshots ELSE '[]' END) j
+  WHERE json_type(j.value, '$.seq') = 'integer';
+DROP TABLE fold_snapshots_v1;
+PRAGMA user_version = 2;
 `;
 
 /** How a connection is set up. */
@@ -89,9 +115,9 @@ export interface ConnectionSetup {
 }
 
 /**
- * Sets the connection up and creates the schema in a new file (one transaction), or checks the version of an
- * existing one.
- * @throws StoreError `store-io` when the file holds another schema version (or none, read-only)
+ * Sets the connection up and creates the schema in a new file (one transaction), migrates a version 1 file when
+ * writable (one transaction), or checks the version of an existing one.
+ * @throws StoreError `store-io` when the file holds another schema version (or none, read-only; version 1 read-only)
  */
 export const setUpConnection = (db: SqliteDatabase, file: string, setup: ConnectionSetup): void => {
   if (!setup.readOnly) db.pragma('journal_mode = WAL');
@@ -102,7 +128,15 @@ export const setUpConnection = (db: SqliteDatabase, file: string, setup: Connect
       if (version() === 0) db.exec(SCHEMA);
     }).immediate();
   }
+  if (version() === 1 && !setup.readOnly) {
+    db.transaction(() => {
+      if (version() === 1) db.exec(MIGRATE_1_TO_2);
+    }).immediate();
+  }
   const found = version();
+  if (found === 1 && setup.readOnly) {
+    throw new StoreError('store-io', `${file}: SQLite store schema version 1, this steerlog reads version ${SQLITE_SCHEMA_VERSION}: open it writable once, or run \`steerlog store repair sqlite:${file}\`, to migrate it`);
+  }
   if (found !== SQLITE_SCHEMA_VERSION) {
     throw new StoreError('store-io', `${file}: SQLite store schema version ${found}, this steerlog reads version ${SQLITE_SCHEMA_VERSION}${found === 0 ? ' (no steerlog store in this file)' : ''}`);
   }

@@ -13,7 +13,7 @@ import type {
   SubscribeOptions,
   SubscriptionMessage,
 } from '../../../runtime/ports/event-store.js';
-import { snapshotsNear, type FoldSnapshot, type FoldSnapshotSource, type SnapshotRange } from '../../../runtime/ports/fold-snapshots.js';
+import { type FoldSnapshot, type FoldSnapshotSource, type SnapshotRange } from '../../../runtime/ports/fold-snapshots.js';
 import type { SessionCatalogPage, SessionCatalogQuery, SessionCatalogSource } from '../../../runtime/ports/session-catalog.js';
 import { StoreError } from '../../../runtime/ports/store-errors.js';
 import type { DeleteStreamOptions, StreamDeletion } from '../../../runtime/ports/stream-deletion.js';
@@ -24,7 +24,7 @@ import { appendEvents } from './append-events.js';
 import { deleteStoredStream } from './delete-stream.js';
 import { connectSqlite, isSqliteDriverUnbuiltError, type SqliteDatabase } from './driver.js';
 import { readAllPages, readStreamPages, revisionOf } from './event-reads.js';
-import { appendSnapshots, loadSnapshots, saveSnapshots } from './fold-snapshots.js';
+import { appendSnapshots, loadSnapshots, loadSnapshotsNear, saveSnapshots } from './fold-snapshots.js';
 import { setUpConnection } from './schema.js';
 import { listCatalog, rebuildCatalog } from './session-catalog.js';
 import { assertOpen, statementCache, type SqliteContext } from './store-context.js';
@@ -166,9 +166,9 @@ export class SqliteEventStore implements EventStore, StreamDeletion, SessionCata
     return loadSnapshots(this.#ctx, stream);
   }
 
-  /** The snapshots a fold of `range` needs, cut from the stream's one row (`snapshotsNear`). */
+  /** The snapshots a fold of `range` needs (`snapshotsNear`), reading only their rows. */
   async loadFoldSnapshotsNear(stream: string, range: SnapshotRange): Promise<readonly FoldSnapshot[]> {
-    return snapshotsNear(loadSnapshots(this.#ctx, stream), range);
+    return loadSnapshotsNear(this.#ctx, stream, range);
   }
 
   async saveFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
@@ -176,7 +176,7 @@ export class SqliteEventStore implements EventStore, StreamDeletion, SessionCata
   }
 
   /**
-   * Adds snapshots past the stream's last one, appended to its row by SQLite (fold-snapshots.ts `appendSnapshots`);
+   * Adds snapshots past the stream's last one, one row each (fold-snapshots.ts `appendSnapshots`);
    * answers the seq of the stream's last snapshot after it (-1: none, or nothing could be written).
    */
   async appendFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<number> {

@@ -35,6 +35,33 @@ describeSqlite('the sqlite: store spec', () => {
   });
 });
 
+describeSqlite('the SQLite schema version 1 (a JSON array of fold snapshots per session)', () => {
+  it('is migrated by a writable open (one row per snapshot, the same snapshots read back), refused read-only with store-io naming store repair', async () => {
+    const file = freshFile();
+    const created = await openSqliteEventStore(file);
+    await created.append('s', [ev('a')], 'no_stream');
+    await created.close();
+    // the version 1 layout, as a store of that version left it: one row, a JSON array
+    const snap = (seq: number) => ({ seq, id: `e-${seq}`, hash: 'h'.repeat(8), version: 2, state: { seq } });
+    const db = connectSqlite(file, { readOnly: false, busyTimeoutMs: 100 });
+    db.exec('DROP TABLE fold_snapshots; CREATE TABLE fold_snapshots (stream TEXT PRIMARY KEY, snapshots TEXT NOT NULL) WITHOUT ROWID; PRAGMA user_version = 1');
+    db.prepare('INSERT INTO fold_snapshots VALUES (?, ?)').run('s', JSON.stringify([snap(3), snap(7)]));
+    db.prepare('INSERT INTO fold_snapshots VALUES (?, ?)').run('gone', 'not json');
+    db.close();
+    await expect(openSqliteEventStore(file, { readOnly: true })).rejects.toMatchObject({ code: 'store-io', message: expect.stringContaining('store repair') });
+    const store = await openSqliteEventStore(file);
+    try {
+      expect((await store.loadFoldSnapshots('s')).map((s) => ({ ...s }))).toEqual([snap(3), snap(7)]);
+      expect(await store.appendFoldSnapshots('s', [snap(5), snap(11)])).toBe(11);
+      expect((await store.loadFoldSnapshotsNear('s', { from: 8, to: 20 })).map((s) => s.seq)).toEqual([7, 11]);
+    } finally {
+      await store.close();
+    }
+    const reader = await openSqliteEventStore(file, { readOnly: true });
+    await reader.close();
+  });
+});
+
 describeSqlite('SQLite live reads across connections', () => {
   it("a subscription wakes for another connection's append (as another process's), without an append of its own", async () => {
     const file = freshFile();
