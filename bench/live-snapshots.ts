@@ -4,6 +4,8 @@
  *
  *   npx tsx bench/live-snapshots.ts ab   [--events 20000] [--rounds 3]   (CPU of a session run live to N events, on / off)
  *   npx tsx bench/live-snapshots.ts cold [--events 50000] [--rounds 3] [--modes off,on]   (a session run live, then cold reads in fresh processes)
+ *   npx tsx bench/live-snapshots.ts run-one <dir> <events> on   (one session run live into the JSONL store <dir>, kept)
+ *   npx tsx bench/live-snapshots.ts cold-ab --dirs <D1,D2> --build <other checkout> [--rounds 5]   (the cold page, this build against another)
  *
  * The session runs through the runtime on a JSONL store (durability `none`, so that the flush latency does not hide
  * the CPU), one text turn after another (a scripted model), until its log holds N events. `ab` runs it with live
@@ -15,6 +17,10 @@
  * the end reads) and a resume from snapshots (`runtime.resume` with `resumeFromSnapshots`, what a cold
  * `session.prompt` does first). The page runs before any other read of the store: the snapshots it finds are the
  * ones the live session left.
+ *
+ * `cold-ab` times that cold last-200 page (`cold-one <dir> page`: the store's open, the catalog's list, the fold)
+ * in fresh processes of this checkout and of `--build` (another checkout with its node_modules), interleaved round
+ * by round on each store of `--dirs` (stores `run-one` left), and reports the medians of the process's CPU time.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -108,6 +114,13 @@ const snapshotBytes = (dir: string): string => {
 
 const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
+/** `cold-one <dir> page` in a fresh process of the checkout `root`. */
+const coldPageIn = (root: string, dir: string): Record<string, number> => {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench/live-snapshots.ts'), 'cold-one', dir, 'page'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (r.status !== 0) throw new Error(`cold-one in ${root} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, number>;
+};
+
 const command = process.argv[2];
 if (command === 'run-one') await runOne(process.argv[3]!, Number(process.argv[4]), process.argv[5] === 'on');
 else if (command === 'cold-one') await coldOne(process.argv[3]!, process.argv[4] as 'page' | 'resume');
@@ -161,7 +174,28 @@ else if (command === 'ab') {
   } finally {
     for (const d of Object.values(dirs)) rmSync(d, { recursive: true, force: true });
   }
+} else if (command === 'cold-ab') {
+  const dirs = argOf('dirs', '').split(',').filter(Boolean);
+  const other = argOf('build', '');
+  if (dirs.length === 0 || other === '') throw new Error('cold-ab needs --dirs <D1,D2> and --build <other checkout>');
+  const builds = { this: join(SELF, '../..'), other };
+  console.log(`# live-snapshots cold-ab — ${dirs.join(', ')} — this ${builds.this} / other ${other} — machine: ${machineLine()}; ${new Date().toISOString()}; load ${load()}`);
+  const got = new Map<string, { cpu: number[]; after: number[] }>();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const dir of dirs) {
+      for (const build of round % 2 === 0 ? (['other', 'this'] as const) : (['this', 'other'] as const)) {
+        const r = coldPageIn(builds[build], dir);
+        const key = `${dir} ${build}`;
+        const g = got.get(key) ?? { cpu: [], after: [] };
+        g.cpu.push(r.cpuUs! / 1000);
+        g.after.push((r.cpuUs! - r.openCpuUs!) / 1000);
+        got.set(key, g);
+      }
+    }
+  }
+  for (const [key, g] of got) console.log(`${key}: CPU median ${median(g.cpu).toFixed(1)} ms with the open, ${median(g.after).toFixed(1)} ms after it (rounds: ${g.cpu.map((c) => c.toFixed(0)).join(', ')})`);
+  console.log(`load ${load()}`);
 } else {
-  console.error('usage: npx tsx bench/live-snapshots.ts ab|cold [--events N] [--rounds R]');
+  console.error('usage: npx tsx bench/live-snapshots.ts ab|cold|run-one|cold-ab [--events N] [--rounds R]');
   process.exit(2);
 }
