@@ -13,14 +13,14 @@ const BASE_AFTER_EVENTS = 5000;
 /** The most index records the catalog folds to seed the first stream read (revisionSeed); past it, the read passes over the index. */
 const SEED_FOLD_LIMIT = 4096;
 /**
- * The catalog log is folded into a new base once it is this large (the `catalogLogBytes` option), or once it is
- * twice as large as the base and past {@link CATALOG_LOG_MIN_BYTES}: every reader decodes the whole log, while a fold
- * costs the writer a base, so a small catalog is folded often (a long session in a small store does not leave a
- * reader up to 1 MiB of lines to decode) and a large one no more often than before.
+ * The catalog log is folded into a new base once it is this large (the `catalogLogBytes` option), or once it is as
+ * large as the base and past {@link CATALOG_LOG_MIN_BYTES}: every reader decodes the whole log (its first list, its
+ * first stream read), while a fold costs the writer one base, so a small catalog is folded often (a long session in
+ * a small store does not leave each reader up to 1 MiB of lines to decode) and a large one no more often than before.
  */
 export const CATALOG_LOG_BYTES = 1024 * 1024;
 /** The smallest log that is folded into a new base because it outgrew the base (see {@link CATALOG_LOG_BYTES}). */
-export const CATALOG_LOG_MIN_BYTES = 64 * 1024;
+export const CATALOG_LOG_MIN_BYTES = 16 * 1024;
 
 /**
  * One store instance's view of the session catalog (catalog-files.ts): the base, the log lines since, and the
@@ -118,7 +118,7 @@ export class JsonlSessionCatalog {
   async #currentLogLimit(): Promise<number> {
     if (this.#logLimit !== undefined) return this.#logLimit;
     this.#baseBytes ??= await baseSize(this.#directory.dir);
-    return Math.min(CATALOG_LOG_BYTES, Math.max(CATALOG_LOG_MIN_BYTES, 2 * this.#baseBytes));
+    return Math.min(CATALOG_LOG_BYTES, Math.max(CATALOG_LOG_MIN_BYTES, this.#baseBytes));
   }
 
   #serialized<T>(fn: () => Promise<T>): Promise<T> {

@@ -37,8 +37,8 @@ export interface JsonlEventStoreOptions {
   readonly lockFs?: LockFs;
   /**
    * The session catalog's log (`sessions.catalog.log`, one line per commit) is folded into a new base once it is
-   * this large (docs/store-jsonl.md, "The session catalog"). When not given, at 1 MiB or once the log is twice the
-   * base's size and at least 64 KiB, whichever comes first. @defaultValue 1 MiB (64 KiB–1 MiB by the base's size)
+   * this large (docs/store-jsonl.md, "The session catalog"). When not given, at 1 MiB or once the log is as large as
+   * the base and at least 16 KiB, whichever comes first. @defaultValue 1 MiB (16 KiB–1 MiB by the base's size)
    */
   readonly catalogLogBytes?: number;
   /**

@@ -143,15 +143,15 @@ describe('the JSONL session catalog', () => {
     await check(dir);
   });
 
-  it('by default, folds a log that outgrew a small base at 64 KiB (a long session in a small store leaves its readers a short log)', async () => {
+  it('by default, folds a log that outgrew a small base at 16 KiB (a long session in a small store leaves its readers a short log)', async () => {
     const dir = join(root, `b${dirs++}`);
     const store = await openJsonlEventStore(dir, { durability: 'none' });
     await store.append('long', eventsOf(0, { stream: 0, kind: 'session', types: ['turn/start'], via: 0, hashed: true }, 'long', 10), 'no_stream');
-    // about 250 bytes of log per commit: 600 commits pass 64 KiB twice, never 1 MiB
+    // about 250 bytes of log per commit: 600 commits pass 16 KiB several times, never 1 MiB
     for (let i = 0; i < 600; i++) await store.append('long', [{ id: `k${i}`, type: i % 3 ? 'agent/x' : 'turn/end', time: 100 + i, data: {}, hash: hex64(i) }], 'any');
     const base = statSync(join(dir, CATALOG_FILE)).size;
     expect(base).toBeLessThan(1024);
-    expect(statSync(join(dir, CATALOG_LOG_FILE)).size).toBeLessThanOrEqual(64 * 1024 + 512);
+    expect(statSync(join(dir, CATALOG_LOG_FILE)).size).toBeLessThanOrEqual(16 * 1024 + 512);
     expect((await store.listSessions()).sessions).toEqual(expectedRows(await collect(store.readAll())));
     await store.close();
     await check(dir);
