@@ -54,6 +54,12 @@ describeSqlite('the SQLite schema version 1 (a JSON array of fold snapshots per 
       expect((await store.loadFoldSnapshots('s')).map((s) => ({ ...s }))).toEqual([snap(3), snap(7)]);
       expect(await store.appendFoldSnapshots('s', [snap(5), snap(11)])).toBe(11);
       expect((await store.loadFoldSnapshotsNear('s', { from: 8, to: 20 })).map((s) => s.seq)).toEqual([7, 11]);
+      // a row that does not decode is skipped by both reads (the near one takes the next row below)
+      const other = connectSqlite(file, { readOnly: false, busyTimeoutMs: 1000 });
+      other.prepare('INSERT INTO fold_snapshots (stream, seq, snapshot) VALUES (?, ?, ?)').run('s', 9, 'not json');
+      other.close();
+      expect((await store.loadFoldSnapshots('s')).map((s) => s.seq)).toEqual([3, 7, 11]);
+      expect((await store.loadFoldSnapshotsNear('s', { from: 10, to: 20 })).map((s) => s.seq)).toEqual([7, 11]);
     } finally {
       await store.close();
     }
