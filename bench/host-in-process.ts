@@ -7,7 +7,11 @@
  * their rate. A fixed amount of work, measured in CPU time: what compares two builds on a loaded machine (run it in
  * each checkout, interleaved, several rounds: `npx tsx bench/host-in-process.ts`).
  *
- *   npx tsx bench/host-in-process.ts [--prompts 200] [--warmup 40] [--durable false] [--write-batch-ms 200]
+ *   npx tsx bench/host-in-process.ts [--prompts 200] [--warmup 40] [--durable false] [--write-batch-ms 200] [--echo-delay-ms 0]
+ *
+ * How many turns run depends on the timing (a turn takes every prompt queued before it starts), and with them the
+ * events per admission: `--echo-delay-ms 600000` keeps each session's first turn in its model call, so no turn
+ * ends and the work is the same in every run (the admissions, their write-behind and the request path alone).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -29,6 +33,7 @@ const PROMPTS = Number(argOf('prompts', '200'));
 const WARMUP = Number(argOf('warmup', '40'));
 const DURABLE = argOf('durable', 'false') === 'true';
 const WRITE_BATCH_MS = Number(argOf('write-batch-ms', '200'));
+const ECHO_DELAY_MS = Number(argOf('echo-delay-ms', '0'));
 const CALLERS = 64;
 const SESSIONS = 32;
 
@@ -39,7 +44,7 @@ try {
   const lines = batchedLines((chunk) => void (logged += chunk.length));
   const logger = withSessionTraceIds(jsonLinesLogger({ write: (line) => lines.line(line.endsWith('\n') ? line.slice(0, -1) : line) }));
   const slices = new LoopSlices();
-  const runtime = createRuntime({ store, model: new EchoModel({ delayMs: 0 }), writeBatchDelayMs: WRITE_BATCH_MS, logger, resumeFromSnapshots: true, turnGate: slices });
+  const runtime = createRuntime({ store, model: new EchoModel({ delayMs: ECHO_DELAY_MS }), writeBatchDelayMs: WRITE_BATCH_MS, logger, resumeFromSnapshots: true, turnGate: slices });
   const host = new Host({ runtime, admissionGate: slices.first, logger });
   const observability = createHostObservability(host);
   const app = createHttpApp({ host, observability, logger, consoleDir: null });
@@ -76,11 +81,13 @@ try {
   const used = process.cpuUsage(cpu);
   const seconds = (performance.now() - started) / 1000;
   console.log(
-    `host-in-process durable:${DURABLE} — ${admitted} admissions measured (of ${CALLERS * PROMPTS}), ${(admitted / seconds).toFixed(0)}/s, CPU ${(((used.user + used.system) / admitted)).toFixed(1)} µs per admission — ${machineLine()}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${logged > 0 ? 'log written' : 'no log'}`,
+    `host-in-process durable:${DURABLE}${ECHO_DELAY_MS > 0 ? `, echo delay ${ECHO_DELAY_MS} ms` : ''} — ${admitted} admissions measured (of ${CALLERS * PROMPTS}), ${(admitted / seconds).toFixed(0)}/s, CPU ${(((used.user + used.system) / admitted)).toFixed(1)} µs per admission — ${machineLine()}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${logged > 0 ? 'log written' : 'no log'}`,
   );
-  await host.close();
   observability.close();
-  await store.close();
+  // the turns still in their model calls (a long echo delay) are not waited for
+  await Promise.race([host.close().then(() => store.close()), new Promise((r) => setTimeout(r, 2000).unref())]);
+  process.exitCode = 0;
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
+process.exit();
