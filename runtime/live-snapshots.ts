@@ -23,6 +23,9 @@ import { checkpointSnapshot, foldRange, SNAPSHOT_EVERY, usableBelow } from './se
  * append snapshots.
  */
 
+/** The events a catch-up folds from memory between two turns of the event loop. */
+const HELD_SLICE = 1024;
+
 /** The events a live log holds in memory by seq (undefined: not held), for the catch-ups' folds. */
 export type HeldEvents = (stream: string, seq: number) => LogEvent | undefined;
 
@@ -176,21 +179,19 @@ export class LiveSnapshots {
       if (kept === undefined || kept.snapshot.seq !== last || claimed === undefined || claimed.id !== kept.snapshot.id || claimed.hash !== kept.snapshot.hash) return null;
       start = { seq: last, state: kept.state, facts: kept.facts };
     }
-    // every event of the range is held, checked before the fold (a session disposed meanwhile holds none)
-    const events: LogEvent[] = [];
-    for (let seq = start.seq + 1; seq <= target; seq++) {
-      const event = this.#held(stream, seq);
-      if (event === undefined || event.seq !== seq) return null;
-      events.push(event);
-    }
     let { state, facts } = start;
     const taken: FoldSnapshot[] = [];
-    for (const event of events) {
+    for (let seq = start.seq + 1; seq <= target; seq++) {
+      // a long range (a session resumed whole, far past its last snapshot) is folded in slices: the loop runs between
+      if (seq > start.seq + 1 && (seq - start.seq - 1) % HELD_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      // every event of the range is held (a session disposed meanwhile holds none: the store is read instead)
+      const event = this.#held(stream, seq);
+      if (event === undefined || event.seq !== seq) return null;
       const step = stepSession(state, event);
       if (E.isLeft(step)) return null;
       state = step.right.state;
       facts = stepResumeFacts(facts, event);
-      if ((event.seq + 1) % this.#every === 0) taken.push(checkpointSnapshot(event, state, facts));
+      if ((seq + 1) % this.#every === 0) taken.push(checkpointSnapshot(event, state, facts));
     }
     return { taken, fold: { seq: target, state, facts } };
   }

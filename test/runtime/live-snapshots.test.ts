@@ -11,6 +11,7 @@ import { silentLogger, type Logger } from '../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import { createRuntime, type RuntimeOptions } from '../../runtime/runtime.js';
 import { foldRange } from '../../runtime/session-range.js';
+import { LiveSnapshots } from '../../runtime/live-snapshots.js';
 import { msg } from '../../testing/log-builder.js';
 
 /** Live checkpoints (runtime/live-snapshots.ts): a session run live leaves its fold snapshots in the store. */
@@ -154,6 +155,41 @@ describe('live fold snapshots', () => {
       else expect(reads() - readsAfterResume).toBe(0);
       await inner.close();
     }
+  });
+
+  it('a long range of held events is folded in slices: the event loop runs between them', async () => {
+    const dir = join(root, 'slices');
+    const store = await openJsonlEventStore(dir, { durability: 'none' });
+    const runtime = createRuntime({ store, model: textModel(), clock: steppingClock(), ids: sequentialIds(1), logger: silentLogger, writeBatchDelayMs: 0, foldSnapshots: { live: false } });
+    const agent = runtime.createSession({ sessionId: 'live' });
+    while (agent.events.length < 2600) {
+      agent.followup(msg(`m${agent.events.length}`));
+      await agent.whenIdle();
+    }
+    await agent.checkpoint();
+    const events = [...agent.events];
+    await agent.dispose();
+    // the held events read between two turns of the loop (a repeating setImmediate resets the count)
+    let sinceTurn = 0;
+    let longest = 0;
+    let ticking = true;
+    const tick = (): void => {
+      sinceTurn = 0;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const live = new LiveSnapshots(store, silentLogger, 512, (_stream, seq) => {
+      longest = Math.max(longest, ++sinceTurn);
+      return events[seq];
+    });
+    live.committed('live', events.length);
+    await live.settled();
+    ticking = false;
+    const kept = await store.loadFoldSnapshots('live');
+    expect(kept.length).toBe(Math.floor(events.length / 512));
+    expect(longest).toBeGreaterThan(0);
+    expect(longest).toBeLessThanOrEqual(1024);
+    await store.close();
   });
 
   it('off: { live: false } takes none; sealed content takes none; a failing store is logged, never failing the session', async () => {
