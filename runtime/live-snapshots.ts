@@ -24,7 +24,7 @@ import { checkpointSnapshot, foldRange, SNAPSHOT_EVERY, usableBelow } from './se
  */
 
 /** The events a catch-up folds from memory between two turns of the event loop. */
-const HELD_SLICE = 1024;
+const HELD_SLICE = 256;
 
 /** The events a live log holds in memory by seq (undefined: not held), for the catch-ups' folds. */
 export type HeldEvents = (stream: string, seq: number) => LogEvent | undefined;
@@ -182,8 +182,9 @@ export class LiveSnapshots {
     let { state, facts } = start;
     const taken: FoldSnapshot[] = [];
     for (let seq = start.seq + 1; seq <= target; seq++) {
-      // a long range (a session resumed whole, far past its last snapshot) is folded in slices: the loop runs between
-      if (seq > start.seq + 1 && (seq - start.seq - 1) % HELD_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      // folded in slices, each after a turn of the loop: the catch-ups of many sessions that pass a checkpoint together
+      // (and a long range: a session resumed whole, far past its last snapshot) do not hold the loop in one stretch
+      if ((seq - start.seq - 1) % HELD_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
       // every event of the range is held (a session disposed meanwhile holds none: the store is read instead)
       const event = this.#held(stream, seq);
       if (event === undefined || event.seq !== seq) return null;

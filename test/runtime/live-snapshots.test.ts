@@ -188,7 +188,7 @@ describe('live fold snapshots', () => {
     const kept = await store.loadFoldSnapshots('live');
     expect(kept.length).toBe(Math.floor(events.length / 512));
     expect(longest).toBeGreaterThan(0);
-    expect(longest).toBeLessThanOrEqual(1024);
+    expect(longest).toBeLessThanOrEqual(256);
     await store.close();
   });
 
