@@ -81,6 +81,34 @@ export const checkImages = (blocks: readonly PromptContentBlock[], policy: Image
  */
 export const sameContent = (a: readonly ContentBlock[], b: readonly ContentBlock[]): boolean => sameJson(a, b);
 
-/** A fresh prompt message with the given id and source. */
-export const promptMessage = (id: string, content: readonly ContentBlock[], source: UserMessage['source']): UserMessage =>
-  createUserMessage(content, source, { newId: () => id });
+/** The keys of the blocks `promptMessage` copies by hand, in their order (the copy keeps the key order). */
+const TEXT_KEYS = 'type,text';
+const IMAGE_KEYS = 'type,mediaType,data';
+
+/** A copy of a text or image block of string fields in the order `toContentBlocks` writes them; null for any other. */
+const copyBlock = (b: ContentBlock): ContentBlock | null => {
+  const fields = b as unknown as Record<string, unknown>;
+  for (const key in fields) if (!Object.hasOwn(fields, key) || typeof fields[key] !== 'string') return null;
+  const keys = Object.keys(fields).join(',');
+  if (b.type === 'text' && keys === TEXT_KEYS) return { type: 'text', text: b.text };
+  if (b.type === 'image' && keys === IMAGE_KEYS) return { type: 'image', mediaType: b.mediaType, data: b.data };
+  return null;
+};
+
+/**
+ * A fresh prompt message with the given id and source: a detached, deep-frozen value, as `createUserMessage` makes.
+ * The common prompt (text and image blocks, a source of strings: what `session.prompt` builds) is copied field by
+ * field; anything else through `createUserMessage` (`structuredClone`, several times the cost per admission).
+ */
+export const promptMessage = (id: string, content: readonly ContentBlock[], source: UserMessage['source']): UserMessage => {
+  const blocks: ContentBlock[] = [];
+  for (const b of content) {
+    const copied = copyBlock(b);
+    if (copied === null) return createUserMessage(content, source, { newId: () => id });
+    blocks.push(Object.freeze(copied));
+  }
+  const fields = source as unknown as Record<string, unknown>;
+  if (Object.getPrototypeOf(fields) !== Object.prototype) return createUserMessage(content, source, { newId: () => id });
+  for (const key in fields) if (!Object.hasOwn(fields, key) || typeof fields[key] !== 'string') return createUserMessage(content, source, { newId: () => id });
+  return Object.freeze({ id: id as UserMessage['id'], role: 'user' as const, content: Object.freeze(blocks), source: Object.freeze({ ...source }) });
+};

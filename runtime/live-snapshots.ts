@@ -1,8 +1,12 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { LogEvent } from '../domain/events.js';
+import { initialResumeFacts, stepResumeFacts, type ResumeFacts } from '../domain/resume-facts.js';
+import { initialSessionState, stepSession, type SessionState } from '../domain/session-fold.js';
 import type { EventStore } from './ports/event-store.js';
-import type { FoldSnapshotSource } from './ports/fold-snapshots.js';
+import type { FoldSnapshot, FoldSnapshotSource } from './ports/fold-snapshots.js';
 import { isStoreClosedError } from './ports/store-errors.js';
 import type { Logger } from './logger.js';
-import { foldRange, SNAPSHOT_EVERY } from './session-range.js';
+import { checkpointSnapshot, foldRange, SNAPSHOT_EVERY, usableBelow } from './session-range.js';
 
 /**
  * Fold snapshots of live sessions (docs/store-jsonl.md, "Fold snapshots"): once a session's stored log has passed a
@@ -10,7 +14,27 @@ import { foldRange, SNAPSHOT_EVERY } from './session-range.js';
  * background, from that snapshot to the log's end (runtime/session-range.ts `foldRange`), and the store appends the
  * snapshots it took. So a session that ran live leaves its snapshots behind, and a host that restarts reads its
  * history and resumes it from the last one instead of folding it from seq 0.
+ *
+ * The catch-up folds the events the live log still holds in memory (`HeldEvents`: the runtime's own appends, stored
+ * by then, the same events a read of the store gives back) from the state of the session's previous checkpoint, kept
+ * in memory, or from the last snapshot the store keeps once its claim is checked against the held event at its seq:
+ * no event is read back from the store or parsed again. It reads the store (`foldRange`) only when the events are not
+ * held (a session resumed from a snapshot, before its window; a session disposed meanwhile) or the store cannot
+ * append snapshots.
  */
+
+/** The events a catch-up folds from memory between two turns of the event loop. */
+const HELD_SLICE = 256;
+
+/** The events a live log holds in memory by seq (undefined: not held), for the catch-ups' folds. */
+export type HeldEvents = (stream: string, seq: number) => LogEvent | undefined;
+
+/** The fold after one checkpoint, kept for the next catch-up. */
+interface Checkpoint {
+  readonly seq: number;
+  readonly state: SessionState;
+  readonly facts: ResumeFacts;
+}
 
 /** `RuntimeOptions.foldSnapshots`: the live checkpoints, with their defaults. */
 export interface FoldSnapshotOptions {
@@ -34,6 +58,8 @@ interface Entry {
   running: Promise<void> | null;
   /** The store keeps none of this session's snapshots (sealed content, a store that writes none): no more catch-ups. */
   off: boolean;
+  /** The fold at the last checkpoint this runtime took (`last`), when it took it from held events. */
+  fold: Checkpoint | null;
 }
 
 /**
@@ -45,12 +71,15 @@ export class LiveSnapshots {
   readonly #store: EventStore & FoldSnapshotSource;
   readonly #logger: Logger;
   readonly #every: number;
+  readonly #held: HeldEvents;
   readonly #sessions = new Map<string, Entry>();
 
-  constructor(store: EventStore & FoldSnapshotSource, logger: Logger, every = SNAPSHOT_EVERY) {
+  /** `held`: the events the live logs hold (none by default: every catch-up reads the store). */
+  constructor(store: EventStore & FoldSnapshotSource, logger: Logger, every = SNAPSHOT_EVERY, held: HeldEvents = () => undefined) {
     this.#store = store;
     this.#logger = logger;
     this.#every = every;
+    this.#held = held;
   }
 
   /** The seq of the last checkpoint below `end` (-1 when the log has not reached one). */
@@ -62,7 +91,7 @@ export class LiveSnapshots {
   committed(stream: string, end: number): void {
     let entry = this.#sessions.get(stream);
     if (entry === undefined) {
-      entry = { last: undefined, end, running: null, off: false };
+      entry = { last: undefined, end, running: null, off: false, fold: null };
       this.#sessions.set(stream, entry);
     }
     entry.end = Math.max(entry.end, end);
@@ -103,18 +132,30 @@ export class LiveSnapshots {
     try {
       if (e.last === undefined) e.last = await this.#lastKept(stream);
       for (let target = this.#checkpointBelow(e.end); target > e.last; target = this.#checkpointBelow(e.end)) {
-        // from the nearest snapshot to the log's end (events stored meanwhile included): the fold appends what it took
-        const folded = await foldRange(this.#store, stream, { from: e.end, to: Number.MAX_SAFE_INTEGER }, null, { every: this.#every, keepSteps: false });
-        // where the store's snapshots end now, as the fold's write answered it (read again only when it could not)
-        const last = folded.lastSnapshot ?? (await this.#lastKept(stream));
+        const fromHeld = await this.#foldHeld(stream, e, target);
+        let last: number | undefined;
+        if (fromHeld === null) {
+          // from the nearest snapshot to the log's end (events stored meanwhile included): the fold appends what it took
+          e.fold = null;
+          const folded = await foldRange(this.#store, stream, { from: e.end, to: Number.MAX_SAFE_INTEGER }, null, { every: this.#every, keepSteps: false });
+          last = folded.lastSnapshot;
+        } else {
+          // the append answers where the store's snapshots end now
+          last = await this.#store.appendFoldSnapshots!(stream, fromHeld.taken);
+        }
+        // read again only when the fold's write could not answer it
+        last ??= await this.#lastKept(stream);
         if (last < target) {
           // nothing kept (sealed content, a read-only store, a failed write of the cache): not tried again
           e.off = true;
+          e.fold = null;
           return;
         }
         e.last = last;
+        e.fold = fromHeld !== null && last === target ? fromHeld.fold : null;
       }
     } catch (err) {
+      e.fold = null;
       if (isStoreClosedError(err)) {
         e.off = true;
         return;
@@ -123,5 +164,40 @@ export class LiveSnapshots {
       e.last = Math.max(e.last ?? -1, this.#checkpointBelow(e.end));
       this.#logger.warn(`the fold snapshots of session ${stream} could not be taken (tried again at its next checkpoint)`, err);
     }
+  }
+
+  /**
+   * The snapshots from the last one kept (`e.last`) to `target`, folded from the events the live log holds, and the
+   * fold at `target`; null when the store cannot append them, the fold's start is not known (the state kept at the
+   * previous checkpoint, or the store's last snapshot whose claim the held event at its seq confirms), or an event
+   * of the range is not held: the caller reads the store instead.
+   */
+  async #foldHeld(stream: string, e: Entry, target: number): Promise<{ readonly taken: FoldSnapshot[]; readonly fold: Checkpoint } | null> {
+    if (this.#store.appendFoldSnapshots === undefined) return null;
+    const last = e.last!;
+    let start: Checkpoint | null = e.fold !== null && e.fold.seq === last ? e.fold : null;
+    if (start === null && last < 0) start = { seq: -1, state: initialSessionState(), facts: initialResumeFacts };
+    if (start === null) {
+      const kept = usableBelow(await this.#store.loadFoldSnapshotsNear(stream, { from: Number.MAX_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER }));
+      const claimed = kept === undefined ? undefined : this.#held(stream, kept.snapshot.seq);
+      if (kept === undefined || kept.snapshot.seq !== last || claimed === undefined || claimed.id !== kept.snapshot.id || claimed.hash !== kept.snapshot.hash) return null;
+      start = { seq: last, state: kept.state, facts: kept.facts };
+    }
+    let { state, facts } = start;
+    const taken: FoldSnapshot[] = [];
+    for (let seq = start.seq + 1; seq <= target; seq++) {
+      // folded in slices, each after a turn of the loop: the catch-ups of many sessions that pass a checkpoint together
+      // (and a long range: a session resumed whole, far past its last snapshot) do not hold the loop in one stretch
+      if ((seq - start.seq - 1) % HELD_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      // every event of the range is held (a session disposed meanwhile holds none: the store is read instead)
+      const event = this.#held(stream, seq);
+      if (event === undefined || event.seq !== seq) return null;
+      const step = stepSession(state, event);
+      if (E.isLeft(step)) return null;
+      state = step.right.state;
+      facts = stepResumeFacts(facts, event);
+      if ((seq + 1) % this.#every === 0) taken.push(checkpointSnapshot(event, state, facts));
+    }
+    return { taken, fold: { seq: target, state, facts } };
   }
 }

@@ -251,9 +251,11 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
         )
     : undefined;
   if (storeOperation) storeOperationsOf(options.store)?.onOperation((op) => contained(() => storeOperation(op)));
-  // live checkpoints: told of every append that stored events (never with sealed content)
+  // live checkpoints: told of every append that stored events (never with sealed content); their folds read the
+  // events the live agents hold
   const liveSnapshots =
-    options.foldSnapshots?.live !== false && keys === null && isFoldSnapshotSource(options.store) ? new LiveSnapshots(options.store, logger, options.foldSnapshots?.every) : undefined;
+    options.foldSnapshots?.live !== false && keys === null && isFoldSnapshotSource(options.store) ? new LiveSnapshots(options.store, logger, options.foldSnapshots?.every, (stream, seq) => live.get(stream)?.eventAt(seq))
+      : undefined;
   const onStored = (a: StoreAppendTiming): void => {
     onAppend?.(a);
     if (a.error === undefined) liveSnapshots?.committed(a.stream, a.firstSeq + a.events);

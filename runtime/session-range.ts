@@ -63,6 +63,15 @@ export interface UsableSnapshot {
 /** The JSON a snapshot keeps: the fold state's, and the resume facts under `resume`. */
 const snapshotJson = (state: SessionState, facts: ResumeFacts): unknown => ({ ...sessionStateToJson(state), resume: facts });
 
+/** The snapshot of the fold's `state` and `facts` after `event` (its seq, id and hash): what a fold takes at a checkpoint. */
+export const checkpointSnapshot = (event: { readonly seq: number; readonly id: string; readonly hash?: string | undefined }, state: SessionState, facts: ResumeFacts): FoldSnapshot => ({
+  seq: event.seq,
+  id: event.id,
+  ...(event.hash !== undefined ? { hash: event.hash } : {}),
+  version: SESSION_FOLD_VERSION,
+  state: snapshotJson(state, facts),
+});
+
 /**
  * The greatest usable snapshot below `from` (every snapshot when `from` is omitted): same fold version, a state and
  * resume facts that decode. Its claim is not checked here: a fold from it checks the event at its seq.
@@ -217,7 +226,7 @@ const foldFrom = async (
           events.push(parsed.right);
           if (keepSteps) steps.push(step.right);
         }
-        if ((seq + 1) % every === 0) taken.push({ seq, id: r.id, ...(r.hash !== undefined ? { hash: r.hash } : {}), version: SESSION_FOLD_VERSION, state: snapshotJson(state, facts) });
+        if ((seq + 1) % every === 0) taken.push(checkpointSnapshot({ seq, id: r.id, hash: r.hash }, state, facts));
         seq++;
       }
     }

@@ -45,7 +45,19 @@ const labelText = (labels: MetricLabels, extra?: readonly [string, string]): str
   if (extra) pairs.push(`${extra[0]}="${escapeLabel(extra[1])}"`);
   return pairs.length === 0 ? '' : `{${pairs.join(',')}}`;
 };
-const keyOf = (labels: MetricLabels): string => JSON.stringify(Object.entries(labels));
+/**
+ * The key of a series: its labels in their order, each name and value prefixed with its length (one key per list of
+ * entries, as the JSON of `Object.entries` was, built without it: the registry keys every observation).
+ */
+const keyOf = (labels: MetricLabels): string => {
+  let key = '';
+  for (const name in labels) {
+    if (!Object.hasOwn(labels, name)) continue;
+    const value = labels[name]!;
+    key += `${name.length}:${name}${value.length}:${value}`;
+  }
+  return key;
+};
 const num = (v: number): string => (Number.isFinite(v) ? String(v) : v > 0 ? '+Inf' : v < 0 ? '-Inf' : 'NaN');
 
 /** A metric name: `[a-zA-Z_:][a-zA-Z0-9_:]*`. */

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ContentBlock } from '../../domain/message.js';
-import { sameContent, toContentBlocks } from '../../host/prompt.js';
+import { createUserMessage } from '../../domain/message.js';
+import { promptMessage, sameContent, toContentBlocks } from '../../host/prompt.js';
 import { PromptContentBlockSchema } from '../../host/schemas.js';
 
 // sameContent decides whether a prompt retried under an admitted id is the same prompt (else: idempotency-conflict).
@@ -43,5 +44,38 @@ describe('sameContent', () => {
     // the image's client-side name is not kept, so it does not tell two prompts apart
     const [named] = toContentBlocks([PromptContentBlockSchema.parse({ type: 'image', mediaType: 'image/png', data: 'AAAA', name: 'a.png' })]);
     expect(sameContent([named!], [image])).toBe(true);
+  });
+});
+
+/** Whether every object in `v` is frozen. */
+const deepFrozen = (v: unknown): boolean =>
+  typeof v !== 'object' || v === null || (Object.isFrozen(v) && Object.values(v).every(deepFrozen));
+
+describe('promptMessage', () => {
+  const source = fc.record(
+    { kind: fc.constant('user'), rpcId: fc.string({ maxLength: 6 }), clientTimeZone: fc.constantFrom('UTC', 'Europe/Paris'), actor: fc.string({ maxLength: 6 }) },
+    { requiredKeys: ['kind', 'rpcId', 'actor'] },
+  );
+  it('is the message createUserMessage makes (same JSON text, key order included), deep-frozen and detached', () => {
+    fc.assert(
+      fc.property(content, source, fc.option(fc.nat(3), { nil: null }), (c, s, reorderAt) => {
+        // blocks as the host builds them, or one with its keys in another order (copied through structuredClone, which keeps it)
+        const given = reorderAt === null ? c : asLogged(c, reorderAt);
+        const m = promptMessage('m-1', given, s);
+        expect(JSON.stringify(m)).toBe(JSON.stringify(createUserMessage(given, s, { newId: () => 'm-1' })));
+        expect(deepFrozen(m)).toBe(true);
+        expect(m.content).not.toBe(given);
+        given.forEach((b, i) => expect(m.content[i]).not.toBe(b));
+        expect(m.source).not.toBe(s);
+      }),
+      { numRuns: 500 },
+    );
+  });
+  it('copies a source or a block of other shapes as createUserMessage does (nested values detached too)', () => {
+    const nested = { kind: 'plugin', plugin: 'p', extra: { depth: [1, 2] } } as const;
+    const m = promptMessage('m-2', [{ type: 'text', text: 'hi' }], nested as never);
+    expect(JSON.stringify(m)).toBe(JSON.stringify(createUserMessage([{ type: 'text', text: 'hi' }], nested as never, { newId: () => 'm-2' })));
+    expect((m.source as unknown as typeof nested).extra).not.toBe(nested.extra);
+    expect(deepFrozen(m)).toBe(true);
   });
 });

@@ -11,6 +11,7 @@ import { silentLogger, type Logger } from '../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import { createRuntime, type RuntimeOptions } from '../../runtime/runtime.js';
 import { foldRange } from '../../runtime/session-range.js';
+import { LiveSnapshots } from '../../runtime/live-snapshots.js';
 import { msg } from '../../testing/log-builder.js';
 
 /** Live checkpoints (runtime/live-snapshots.ts): a session run live leaves its fold snapshots in the store. */
@@ -76,6 +77,119 @@ describe('live fold snapshots', () => {
     expect(taken).toEqual(once);
     await live.close();
     await copy.close();
+  });
+
+  /** `store` with its reads of events counted (`read`, `readPages`, `readBackward`). */
+  const countingReads = (store: EventStore & FoldSnapshotSource): { store: EventStore & FoldSnapshotSource; reads: () => number } => {
+    let reads = 0;
+    const counted = new Proxy(store, {
+      get(target, key) {
+        const v = Reflect.get(target, key) as unknown;
+        if (typeof v !== 'function') return v;
+        const bound = (v as (...a: unknown[]) => unknown).bind(target);
+        if (key === 'read' || key === 'readPages' || key === 'readBackward') {
+          return (...a: unknown[]) => {
+            reads++;
+            return bound(...a);
+          };
+        }
+        return bound;
+      },
+    });
+    return { store: counted, reads: () => reads };
+  };
+
+  /** The snapshots one fold from seq 0 takes of a copy of `stream`'s log. */
+  const snapshotsOfOneFold = async (from: EventStore, dir: string, every: number): Promise<FoldSnapshot[]> => {
+    const copy = await openJsonlEventStore(dir, { durability: 'none' });
+    const recorded = [];
+    for await (const e of from.read('live')) recorded.push({ id: e.id, type: e.type, time: e.time, data: e.data, ...(e.metadata ? { metadata: e.metadata } : {}), ...(e.hash ? { hash: e.hash } : {}) });
+    await copy.append('live', recorded, 'no_stream');
+    await foldRange(copy, 'live', { from: recorded.length, to: recorded.length }, null, { every });
+    const once = (await copy.loadFoldSnapshots('live')).map((s) => ({ ...s }));
+    await copy.close();
+    return once;
+  };
+
+  it('the catch-ups fold the events the live log holds: no event is read back from the store, the snapshots are the same', async () => {
+    const inner = await openJsonlEventStore(join(root, 'held'), { durability: 'none' });
+    const { store, reads } = countingReads(inner);
+    const { events } = await runLive(store, 40, { foldSnapshots: { every: 16 } });
+    const taken = (await inner.loadFoldSnapshots('live')).map((s) => ({ ...s }));
+    expect(taken.length).toBe(Math.floor(events / 16));
+    expect(taken.length).toBeGreaterThanOrEqual(5);
+    expect(reads()).toBe(0);
+    expect(taken).toEqual(await snapshotsOfOneFold(inner, join(root, 'held-copy'), 16));
+    await inner.close();
+  });
+
+  it('a resumed session goes on from the last snapshot kept (its claim checked against the held event), or reads the store for what it does not hold', async () => {
+    for (const resumeFromSnapshots of [false, true]) {
+      const dir = join(root, `resumed-${resumeFromSnapshots}`);
+      const first = await openJsonlEventStore(dir, { durability: 'none' });
+      await runLive(first, 20, { foldSnapshots: { every: 16 } });
+      const before = (await first.loadFoldSnapshots('live')).length;
+      expect(before).toBeGreaterThanOrEqual(2);
+      await first.close();
+
+      const inner = await openJsonlEventStore(dir, { durability: 'none' });
+      const { store, reads } = countingReads(inner);
+      const runtime = createRuntime({ store, model: textModel(), clock: steppingClock(), ids: sequentialIds(5000), logger: silentLogger, writeBatchDelayMs: 0, resumeFromSnapshots, foldSnapshots: { every: 16 } });
+      const agent = await runtime.resume('live');
+      const readsAfterResume = reads();
+      for (let i = 0; i < 30; i++) {
+        agent.followup(msg(`more${i}`));
+        await agent.whenIdle();
+      }
+      await agent.checkpoint();
+      await runtime.foldSnapshotsSettled();
+      const events = agent.events.length + agent.base;
+      await agent.dispose();
+      const taken = (await inner.loadFoldSnapshots('live')).map((s) => ({ ...s }));
+      expect(taken.length).toBe(Math.floor(events / 16));
+      expect(taken.length).toBeGreaterThan(before + 3);
+      expect(taken).toEqual(await snapshotsOfOneFold(inner, join(root, `resumed-${resumeFromSnapshots}-copy`), 16));
+      // the whole log held: no read; a window from the last snapshot: its claim is not held, so the first catch-up reads
+      // the store once (from that snapshot), the later ones none
+      if (resumeFromSnapshots) expect(reads() - readsAfterResume).toBeLessThanOrEqual(1);
+      else expect(reads() - readsAfterResume).toBe(0);
+      await inner.close();
+    }
+  });
+
+  it('a long range of held events is folded in slices: the event loop runs between them', async () => {
+    const dir = join(root, 'slices');
+    const store = await openJsonlEventStore(dir, { durability: 'none' });
+    const runtime = createRuntime({ store, model: textModel(), clock: steppingClock(), ids: sequentialIds(1), logger: silentLogger, writeBatchDelayMs: 0, foldSnapshots: { live: false } });
+    const agent = runtime.createSession({ sessionId: 'live' });
+    while (agent.events.length < 2600) {
+      agent.followup(msg(`m${agent.events.length}`));
+      await agent.whenIdle();
+    }
+    await agent.checkpoint();
+    const events = [...agent.events];
+    await agent.dispose();
+    // the held events read between two turns of the loop (a repeating setImmediate resets the count)
+    let sinceTurn = 0;
+    let longest = 0;
+    let ticking = true;
+    const tick = (): void => {
+      sinceTurn = 0;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const live = new LiveSnapshots(store, silentLogger, 512, (_stream, seq) => {
+      longest = Math.max(longest, ++sinceTurn);
+      return events[seq];
+    });
+    live.committed('live', events.length);
+    await live.settled();
+    ticking = false;
+    const kept = await store.loadFoldSnapshots('live');
+    expect(kept.length).toBe(Math.floor(events.length / 512));
+    expect(longest).toBeGreaterThan(0);
+    expect(longest).toBeLessThanOrEqual(256);
+    await store.close();
   });
 
   it('off: { live: false } takes none; sealed content takes none; a failing store is logged, never failing the session', async () => {
