@@ -84,28 +84,41 @@ export const openChildSpool = (dir: string, options: ChildSpoolOptions = {}): Ch
     async write(records, out) {
       // runs[k][kind]: the run files, oldest first; the lines still held are the newest run
       for (const files of runs) readers.push(...files.map(runReader));
-      const put = async (text: string): Promise<void> => {
-        const flushed = out(text);
-        if (flushed !== undefined) await flushed;
-      };
-      await put('[');
+      // out() returns a promise only when it flushed: awaited then, never per line
+      let flushed: Promise<void> | undefined;
+      flushed = out('[');
+      if (flushed !== undefined) await flushed;
       for (let i = 0; i < records.length; i++) {
         const record = records[i]!;
-        await put(`${i === 0 ? '' : ','}{"childSessionId":${JSON.stringify(record.childSessionId)},"mode":${JSON.stringify(record.mode)}`);
+        flushed = out(`${i === 0 ? '' : ','}{"childSessionId":${JSON.stringify(record.childSessionId)},"mode":${JSON.stringify(record.mode)}`);
+        if (flushed !== undefined) await flushed;
         for (let kind = 0 as Kind; kind < 3; kind++) {
           let n = 0;
-          await put(`,"${KINDS[kind]}":[`);
+          flushed = out(`,"${KINDS[kind]}":[`);
+          if (flushed !== undefined) await flushed;
           for (let r = 0; r < runs.length; r++) {
             const reader = readers[r * 3 + kind]!;
-            for (let line = reader.next(i); line !== null; line = reader.next(i)) await put(n++ === 0 ? line : `,${line}`);
+            for (let line = reader.next(i); line !== null; line = reader.next(i)) {
+              flushed = out(n++ === 0 ? line : `,${line}`);
+              if (flushed !== undefined) await flushed;
+            }
           }
-          for (const line of held[kind]!.get(i) ?? []) await put(n++ === 0 ? line : `,${line}`);
-          for (const value of record[KINDS[kind]]) await put(n++ === 0 ? JSON.stringify(value) : `,${JSON.stringify(value)}`);
-          await put(']');
+          for (const line of held[kind]!.get(i) ?? []) {
+            flushed = out(n++ === 0 ? line : `,${line}`);
+            if (flushed !== undefined) await flushed;
+          }
+          for (const value of record[KINDS[kind]]) {
+            flushed = out(n++ === 0 ? JSON.stringify(value) : `,${JSON.stringify(value)}`);
+            if (flushed !== undefined) await flushed;
+          }
+          flushed = out(i === records.length - 1 && kind === 2 ? ']}]' : kind === 2 ? ']}' : ']');
+          if (flushed !== undefined) await flushed;
         }
-        await put('}');
       }
-      await put(']');
+      if (records.length === 0) {
+        flushed = out(']');
+        if (flushed !== undefined) await flushed;
+      }
     },
     close() {
       for (const r of readers) r.close();

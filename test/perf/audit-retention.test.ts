@@ -65,7 +65,7 @@ const auditAsTheCliDoes = async (shape: Shape, events: number): Promise<{ result
 };
 
 describe.each<Shape>(['realistic', ...ADVERSARIAL_SHAPES])('what audit --json holds at the end of the log "%s"', (shape) => {
-  it('is the same at N and 2N events: turns, entered messages, actions and children's lists went to the spool', async () => {
+  it('is the same at N and 2N events: turns, entered messages, actions and the children lists went to the spool', async () => {
     const small = await auditAsTheCliDoes(shape, N);
     const large = await auditAsTheCliDoes(shape, 2 * N);
     expect(small.result.report.ok && large.result.report.ok).toBe(true);
