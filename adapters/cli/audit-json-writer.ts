@@ -139,10 +139,10 @@ export const openAuditSpool = (): AuditSpool => {
       n = 0;
       for await (const lines of readLineBatches(messages.path, { chunkBytes: READ_BYTES })) {
         for (const line of lines) {
-          const id = spooledMessageId(line);
-          shown.add(id);
+          const m = JSON.parse(line) as AuditReport['messages'][number];
+          shown.add(m.id);
           // JSON.stringify(enteredMessage(m, fates)) without writing m again: the spooled line is m's own JSON text
-          const text = `${line.slice(0, -1)},"fate":${JSON.stringify(fates.get(id) ?? fateOf(id, []))}}`;
+          const text = `${line.slice(0, -1)},"fate":${JSON.stringify(fates.get(m.id) ?? fateOf(m.id, []))}}`;
           const flushed = out.write(n++ === 0 ? text : `,${text}`);
           if (flushed !== undefined) await flushed;
         }
@@ -161,26 +161,6 @@ export const openAuditSpool = (): AuditSpool => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-};
-
-/**
- * The id of a spooled entered message (`JSON.stringify` of `{ seq, id, class }`: `{"seq":<n>,"id":"…",…`) without
- * parsing the whole line: the id's JSON string is sliced out, and parsed only when it holds an escape.
- */
-export const spooledMessageId = (line: string): string => {
-  const start = line.indexOf(',"id":"') + 7;
-  let end = start;
-  let escaped = false;
-  for (;;) {
-    const c = line.charCodeAt(end);
-    if (c === 0x22) break;
-    if (c === 0x5c) {
-      escaped = true;
-      end++;
-    }
-    end++;
-  }
-  return escaped ? (JSON.parse(line.slice(start - 1, end + 1)) as string) : line.slice(start, end);
 };
 
 const splitOnce = (text: string, marker: string): [string, string] => {

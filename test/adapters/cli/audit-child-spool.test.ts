@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openChildSpool } from '../../../adapters/cli/audit-child-spool.js';
-import { spooledMessageId } from '../../../adapters/cli/audit-json-writer.js';
 import { createAuditor } from '../../../domain/audit.js';
 import { adversarialLog } from '../../../bench/support/adversarial-logs.js';
 
@@ -75,12 +74,5 @@ describe('the children lists spooled and grouped by child', () => {
     const { held, spooled } = await both(unusual(), runChars);
     expect(JSON.parse(held).map((c: { childSessionId: string }) => c.childSessionId)).toEqual(['late', 'a', 'ghost']);
     expect(spooled).toBe(held);
-  });
-});
-
-describe('the id of a spooled entered message', () => {
-  it.each(['m-1', '', 'a"b', 'a\\b', 'é\u0000\u2028x', '"', '\\', '\\"'])('is read from its line without parsing it (%j)', (id) => {
-    const line = JSON.stringify({ seq: 12, id, class: 'user' });
-    expect(spooledMessageId(line)).toBe(id);
   });
 });
