@@ -8,6 +8,7 @@ import { queueView, type QueuePlacement } from './queue-view.js';
 import { initialSessionState, openTurnClaimedIds, stepSession, type SessionState, type SessionStep } from './session-fold.js';
 import type { DomainError, DomainErrorCode, EventParseError } from './errors.js';
 import { evolveChildren, initialChildrenState, type ChildRecord, type ChildrenState } from './children/child-edges.js';
+import { childrenStream, type ChildListSink } from './children/child-stream.js';
 
 /** The audit of one session log: what `steerlog audit --json` prints. */
 export interface AuditReport {
@@ -77,6 +78,13 @@ export interface AuditorOptions {
    * fold, so the facts cost no second fold). @defaultValue undefined: no facts are computed
    */
   readonly onFacts?: (event: LogEvent, facts: readonly MessageFact[]) => void;
+  /**
+   * Receives each child's epochs, reports and settlements as they are decided instead of the report keeping them:
+   * the report's `children` then carry each child's id, mode and the epochs the sink has not had (from the first
+   * still-open one on), with empty `reports` and `settlements`, so a caller that writes them out keeps memory flat
+   * in the log's length (it grows with the number of children). @defaultValue undefined: the report keeps them
+   */
+  readonly onChildLists?: ChildListSink;
 }
 
 /**
@@ -86,6 +94,8 @@ export interface AuditorOptions {
 export const createAuditor = (stream: string, options: AuditorOptions = {}): Auditor => {
   let state: SessionState = initialSessionState();
   let children: ChildrenState = initialChildrenState();
+  // with onChildLists, a fold that hands the children's lists over replaces the one that keeps them
+  const streamedChildren = options.onChildLists ? childrenStream(options.onChildLists) : null;
   let events = 0;
   let error: AuditReport['errors'][number] | null = null;
   let pendingBlank: number | null = null;
@@ -128,7 +138,8 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
       return;
     }
     state = step.right.state;
-    children = evolveChildren(children, event);
+    if (streamedChildren !== null) streamedChildren.push(event);
+    else children = evolveChildren(children, event);
     events++;
     onFacts?.(event, facts);
     if (isKnownEvent(event) && event.type === 'request/error') {
@@ -141,6 +152,12 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
       onTurn({ turn: closed.turn, startSeq: closed.startSeq, endSeq: closed.endSeq, reason: closed.reason?.kind ?? null, steps: closed.steps, claimed: closed.claimed, ...withFailures() });
       failedRequests = [];
     }
+  };
+
+  const childrenAndLineage = (): Pick<AuditReport, 'children' | 'lineage'> => {
+    const records = streamedChildren === null ? (children.children.size > 0 ? [...children.children.values()] : null) : streamedChildren.records();
+    const lineage = streamedChildren === null ? children.lineage : streamedChildren.lineage();
+    return { ...(records !== null ? { children: records } : {}), ...(lineage ? { lineage } : {}) };
   };
 
   return {
@@ -174,8 +191,7 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
         consumedWork: { endSeq: end?.seq ?? null, endTurn: end?.turn ?? null, droppedUnrun: state.consumed.droppedUnrun },
         messages: [...messages],
         queue: queueView(state.inbox).map((q) => ({ id: q.id, placement: q.placement })),
-        ...(children.children.size > 0 ? { children: [...children.children.values()] } : {}),
-        ...(children.lineage ? { lineage: children.lineage } : {}),
+        ...childrenAndLineage(),
       };
     },
   };

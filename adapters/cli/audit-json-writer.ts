@@ -8,6 +8,7 @@ import { type AuditLimit } from '../../audit/audit-limit.js';
 import type { AuditStreams } from '../../audit/audit-pass.js';
 import type { CliIo } from './io.js';
 import { readLineBatches } from '../../audit/read-lines.js';
+import { openChildSpool } from './audit-child-spool.js';
 
 // Small enough that a batch of spooled lines or output text dies young (a 1 MiB batch outlives scavenges and is
 // promoted to the old generation), large enough that writes stay few.
@@ -15,8 +16,9 @@ const FLUSH_CHARS = 64 * 1024;
 const READ_BYTES = 64 * 1024;
 
 /**
- * Temporary files of JSON lines that the audit appends its turns, entered messages and actions to as it decides
- * them, so they are not held in memory until the report is printed. Appends are buffered; `close()` removes the files.
+ * Temporary files of JSON lines that the audit appends its turns, entered messages, actions and children's lists
+ * (epochs, reports, settlements: grouped by child when written) to as it decides them, so they are not held in
+ * memory until the report is printed. Appends are buffered; `close()` removes the files.
  */
 export interface AuditSpool {
   /** Appends one turn (from the fold's `onTurn`). */
@@ -25,7 +27,10 @@ export interface AuditSpool {
   message(m: AuditReport['messages'][number]): void;
   /** Takes the extras' actions (the audit's `AuditStreams.actions`). */
   readonly actions: ActionSink;
-  /** What the audit hands its turns, entered messages and actions to: this spool (`AuditLogOptions.streamTurns`). */
+  /**
+   * What the audit hands its turns, entered messages, actions and children's lists to: this spool
+   * (`AuditLogOptions.streamTurns`).
+   */
   readonly streams: AuditStreams;
   /**
    * Writes `audit --json`'s output to `io` from the spool, the fold's report (open turn only) and the extras (their
@@ -94,11 +99,12 @@ export const openAuditSpool = (): AuditSpool => {
   const turn = (t: AuditReport['turns'][number]): void => turns.append(JSON.stringify(t));
   const message = (m: AuditReport['messages'][number]): void => messages.append(JSON.stringify(m));
   const actionSink: ActionSink = { push: (a) => actions.append(JSON.stringify(a)), restart: () => actions.restart() };
+  const children = openChildSpool(dir);
   return {
     turn,
     message,
     actions: actionSink,
-    streams: { onTurn: turn, onMessage: message, actions: actionSink },
+    streams: { onTurn: turn, onMessage: message, actions: actionSink, onChildLists: children.sink },
     async write(io, report, extras, at) {
       turns.finish();
       messages.finish();
@@ -106,15 +112,28 @@ export const openAuditSpool = (): AuditSpool => {
       const out = chunkedWriter(io);
       // the output's shape with unique markers where the spooled arrays go; every other byte is JSON.stringify's
       const marker = `\u0000steerlog-spool-${dir}`;
-      const shape = { ...auditOutput(report, { ...extras, fates: [] }, at), turns: `${marker}-turns`, messages: `${marker}-messages`, actions: `${marker}-actions` };
+      // the children (when the log has any) sit between the turns and the messages
+      const withChildren = report.children !== undefined;
+      const shape = {
+        ...auditOutput(report, { ...extras, fates: [] }, at),
+        turns: `${marker}-turns`,
+        ...(withChildren ? { children: `${marker}-children` } : {}),
+        messages: `${marker}-messages`,
+        actions: `${marker}-actions`,
+      };
       const text = JSON.stringify(shape);
       const [head, rest] = splitOnce(text, JSON.stringify(`${marker}-turns`));
-      const [middle, rest2] = splitOnce(rest, JSON.stringify(`${marker}-messages`));
+      const [beforeChildren, afterChildren] = withChildren ? splitOnce(rest, JSON.stringify(`${marker}-children`)) : [rest, ''];
+      const [middle, rest2] = splitOnce(withChildren ? afterChildren : rest, JSON.stringify(`${marker}-messages`));
       const [beforeActions, tail] = splitOnce(rest2, JSON.stringify(`${marker}-actions`));
       await out.write(`${head}[`);
       let n = await writeElements(out, turns.path);
       for (const t of report.turns) await out.write(n++ === 0 ? JSON.stringify(t) : `,${JSON.stringify(t)}`);
-      await out.write(`]${middle}[`);
+      if (withChildren) {
+        await out.write(`]${beforeChildren}`);
+        await children.write(report.children!, (s) => out.write(s));
+        await out.write(`${middle}[`);
+      } else await out.write(`]${middle}[`);
       const fates = fatesById(extras);
       const shown = new Set<string>();
       n = 0;
@@ -135,6 +154,7 @@ export const openAuditSpool = (): AuditSpool => {
       await out.end();
     },
     close() {
+      children.close();
       turns.finish();
       messages.finish();
       actions.finish();

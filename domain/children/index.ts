@@ -7,3 +7,4 @@ export * from './child-state.js';
 export * from './settlement.js';
 export * from './child-edges.js';
 export * from './child-runs.js';
+export * from './child-stream.js';
