@@ -16,7 +16,9 @@
  *   thread's own cost of the export isolated from the encoding and the request;
  * - `none-caller`: the counting exporter on the runtime's thread (derive, queue, convert there; no encoding);
  * - `memory`: the SDK's `InMemorySpanExporter` (a test tool that keeps every span), on the runtime's thread.
- * Default: `proto,proto-caller,none`. Memory store, scripted model; 1-step turns (a text reply) and 3-step turns (two
+ * Default: `proto,proto-caller,none`. `--store memory` (the default: the memory store, where the runtime's own turn is
+ * cheapest, so the telemetry's share is at its largest) or `--store jsonl` (the product's default store, a JSONL
+ * directory opened as `serve --store jsonl:<dir>` opens it, new in a temporary directory for each round); scripted model; 1-step turns (a text reply) and 3-step turns (two
  * tool rounds, then text); `--sessions` concurrent sessions; one telemetry per configuration for all its rounds (as a
  * host keeps one). One warm-up round each way, then rounds in pairs whose order alternates (off/on, on/off, …), so
  * that load from elsewhere on the machine falls on both sides alike. Every round does the same work: its sessions run
@@ -38,14 +40,17 @@
  * and of the protobuf one, over the spans of 100 3-step turns. `--parts` picks among live, replay and encode (all by
  * default).
  *
- *   npx tsx bench/telemetry-overhead.ts [--turns 100] [--rounds 12] [--sessions 10] [--exporter proto,proto-caller,none] [--replay-turns 1000] [--parts live,replay,encode]
+ *   npx tsx bench/telemetry-overhead.ts [--turns 100] [--rounds 12] [--sessions 10] [--store memory|jsonl] [--exporter proto,proto-caller,none] [--replay-turns 1000] [--parts live,replay,encode]
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { loadavg, uptime } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir, uptime } from 'node:os';
+import { join } from 'node:path';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ScriptedModel } from '../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../adapters/store/memory/memory-event-store.js';
+import { openStore } from '../adapters/store/open-store.js';
+import type { EventStore } from '../runtime/ports/event-store.js';
 import { createOtelTelemetry, onWorker, type OtelTelemetry } from '../adapters/telemetry/otel-telemetry.js';
 import { createUserMessage } from '../domain/message.js';
 import type { ModelRequest } from '../runtime/ports/model.js';
@@ -66,6 +71,30 @@ const arg = (name: string, dflt: number): number => {
 const TURNS = arg('turns', 100);
 const ROUNDS = arg('rounds', 12);
 const SESSIONS = arg('sessions', 10);
+/** `memory` (the default: the runtime's own cost at its largest share) or `jsonl` (the product's default store). */
+const STORE = (() => {
+  const i = process.argv.indexOf('--store');
+  const v = i >= 0 ? process.argv[i + 1]! : 'memory';
+  if (v !== 'memory' && v !== 'jsonl') throw new Error('--store takes memory or jsonl');
+  return v;
+})();
+
+/**
+ * A fresh store for one round: the memory store, or a JSONL store in a new temporary directory, opened as `serve`
+ * opens `--store jsonl:<dir>` (`openStore`), closed and removed after the round.
+ */
+const openRoundStore = async (): Promise<{ store: EventStore; close: () => Promise<void> }> => {
+  if (STORE === 'memory') return { store: new MemoryEventStore(), close: async () => {} };
+  const dir = mkdtempSync(join(tmpdir(), 'steerlog-telemetry-bench-'));
+  const store = await openStore(`jsonl:${dir}`);
+  return {
+    store,
+    close: async () => {
+      await (store as { close?: () => Promise<void> }).close?.();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+};
 type Shape = '1-step' | '3-step';
 const KINDS = ['none', 'none-caller', 'memory', 'proto', 'proto-low', 'proto-caller', 'json'] as const;
 type ExporterKind = (typeof KINDS)[number];
@@ -164,8 +193,9 @@ const run = async (shape: Shape, made: { telemetry: OtelTelemetry; spans: () => 
     whenExhausted: (request: ModelRequest) =>
       shape === '3-step' && request.step < 3 ? { toolCalls: [{ callId: `c${request.turn}-${request.step}`, name: 'noop' }] } : 'done',
   });
+  const opened = await openRoundStore();
   const runtime = createRuntime({
-    store: new MemoryEventStore(),
+    store: opened.store,
     model,
     logger: silentLogger,
     writeBatchDelayMs: 1,
@@ -197,13 +227,14 @@ const run = async (shape: Shape, made: { telemetry: OtelTelemetry; spans: () => 
   const stats = telemetry?.stats();
   const dropped = stats && stats0 ? stats.dropped + stats.failed - stats0.dropped - stats0.failed : 0;
   const spans = (made?.spans() ?? 0) - spans0;
+  await opened.close();
   return { turns: (turns * 1000) / (t1 - t0), windowTurns: (turns * 1000) / (tw - t0), turnCount: turns, spans, threadMs, processMs: (cpu.user + cpu.system) / 1000, flushMs: t1 - f0, dropped, load };
 };
 
 /** CPU ms per turn over a set of rounds (their sums: the thread's 10 ms ticks are too coarse for one round). */
 const perTurn = (rounds: readonly Round[], of: 'threadMs' | 'processMs'): number => rounds.reduce((a, r) => a + r[of], 0) / Math.max(1, rounds.reduce((a, r) => a + r.turnCount, 0));
 
-console.log(`telemetry overhead: ${SESSIONS} sessions × ${TURNS} turns per round, ${ROUNDS} rounds, exporters ${EXPORTERS.join(', ')} (memory store, scripted model)`);
+console.log(`telemetry overhead: ${SESSIONS} sessions × ${TURNS} turns per round, ${ROUNDS} rounds, exporters ${EXPORTERS.join(', ')} (${STORE === 'memory' ? 'memory store' : 'JSONL store in a temporary directory'}, scripted model)`);
 console.log(machineLine());
 /** The machine's load, as `uptime` prints it. */
 const uptimeLine = (): string => `uptime ${(uptime() / 60).toFixed(0)} min, load average ${loadavg().map((x) => x.toFixed(2)).join(', ')}`;
@@ -272,7 +303,8 @@ for (const kind of PARTS.has('replay') ? EXPORTERS : []) for (const shape of ['1
       whenExhausted: (request: ModelRequest) =>
         shape === '3-step' && request.step < 3 ? { toolCalls: [{ callId: `c${request.turn}-${request.step}`, name: 'noop' }] } : 'done',
     });
-    const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], telemetry: recorder });
+    const opened = await openRoundStore();
+    const runtime = createRuntime({ store: opened.store, model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], telemetry: recorder });
     const agent = runtime.createSession({ sessionId: `replay-${pass}` });
     let c0 = process.cpuUsage();
     for (let t = 0; t < REPLAY_TURNS; t++) {
@@ -282,6 +314,7 @@ for (const kind of PARTS.has('replay') ? EXPORTERS : []) for (const shape of ['1
     await agent.checkpoint();
     const produced = cpuMs(process.cpuUsage(c0)) / REPLAY_TURNS;
     await agent.dispose();
+    await opened.close();
     const spans0 = exported();
     const appends = operations.map((op) => ({ ...op, collection: 'replayed' }));
     c0 = process.cpuUsage();

@@ -61,7 +61,9 @@ export class SpanExportQueue<S> {
   readonly #timeoutMs: number;
   readonly #immediate: boolean;
   readonly #onSettled: (() => void) | undefined;
+  /** The spans waiting: `#queue` from `#head` on (the batches sent are cut from its front without copying the rest). */
   #queue: S[] = [];
+  #head = 0;
   #timer: NodeJS.Timeout | undefined;
   #exporting: Promise<void> | null = null;
   #closed = false;
@@ -94,12 +96,12 @@ export class SpanExportQueue<S> {
       void p.finally(() => this.#pending.delete(p));
       return;
     }
-    if (this.#queue.length >= this.#maxQueue) {
+    if (this.#queue.length - this.#head >= this.#maxQueue) {
       this.#dropped++;
       return;
     }
     this.#queue.push(span);
-    if (this.#queue.length >= this.#batch) this.#kick();
+    if (this.#queue.length - this.#head >= this.#batch) this.#kick();
     else if (this.#timer === undefined && this.#exporting === null) {
       this.#timer = setTimeout(() => this.#kick(), this.#delayMs);
       this.#timer.unref?.();
@@ -108,14 +110,14 @@ export class SpanExportQueue<S> {
 
   /** The counts so far. */
   stats(): SpanExportStats {
-    return { exported: this.#exported, dropped: this.#dropped, failed: this.#failed, queued: this.#queue.length };
+    return { exported: this.#exported, dropped: this.#dropped, failed: this.#failed, queued: this.#queue.length - this.#head };
   }
 
   /** Sends everything queued (in batches, one after the other) and waits for it. */
   async flush(): Promise<void> {
     this.#clearTimer();
     await Promise.all([...this.#pending]);
-    while (this.#exporting !== null || this.#queue.length > 0) {
+    while (this.#exporting !== null || this.#queue.length > this.#head) {
       if (this.#exporting !== null) await this.#exporting;
       else this.#kick();
     }
@@ -138,13 +140,30 @@ export class SpanExportQueue<S> {
   /** Starts exporting the next batch unless an export is under way (which starts the next one when it ends). */
   #kick(): void {
     this.#clearTimer();
-    if (this.#exporting !== null || this.#queue.length === 0) return;
-    const batch = this.#queue.length <= this.#batch ? this.#queue : this.#queue.slice(0, this.#batch);
-    this.#queue = batch === this.#queue ? [] : this.#queue.slice(this.#batch);
+    const waiting = this.#queue.length - this.#head;
+    if (this.#exporting !== null || waiting === 0) return;
+    let batch: S[];
+    if (this.#head === 0 && waiting <= this.#batch) {
+      batch = this.#queue;
+      this.#queue = [];
+    } else {
+      // a backlog: the batch is cut from the front; the rest is copied down only once the front is half the array
+      // (each span is copied O(1) times, not once per batch sent before it)
+      batch = this.#queue.slice(this.#head, this.#head + Math.min(waiting, this.#batch));
+      this.#head += batch.length;
+      if (this.#head === this.#queue.length) {
+        this.#queue = [];
+        this.#head = 0;
+      } else if (this.#head * 2 >= this.#queue.length) {
+        this.#queue = this.#queue.slice(this.#head);
+        this.#head = 0;
+      }
+    }
     this.#exporting = this.#send(batch).finally(() => {
       this.#exporting = null;
-      if (this.#queue.length >= this.#batch) this.#kick();
-      else if (this.#queue.length > 0 && this.#timer === undefined) {
+      const left = this.#queue.length - this.#head;
+      if (left >= this.#batch) this.#kick();
+      else if (left > 0 && this.#timer === undefined) {
         this.#timer = setTimeout(() => this.#kick(), this.#delayMs);
         this.#timer.unref?.();
       }

@@ -1,6 +1,6 @@
 /**
  * One configuration of the telemetry overhead benchmark, alone, for a CPU profile: `--sessions` sessions of the
- * scripted model on the memory store run `--turns` turns each (the same work whatever the configuration), with
+ * scripted model on the memory store (or, `--store jsonl`, a JSONL store in a temporary directory) run `--turns` turns each (the same work whatever the configuration), with
  * telemetry off or on, then the CPU time per turn of the runtime's thread and of the process. Profile the runtime's
  * thread and the export worker with `node --cpu-prof`:
  *
@@ -11,9 +11,12 @@
  * `proto-caller` (the same on the runtime's thread), `none` (the export worker deriving and counting, sending nothing).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
+import { openStore } from '../../adapters/store/open-store.js';
 import { createOtelTelemetry, onWorker, type OtelTelemetry } from '../../adapters/telemetry/otel-telemetry.js';
 import { createUserMessage } from '../../domain/message.js';
 import type { ModelRequest } from '../../runtime/ports/model.js';
@@ -25,6 +28,11 @@ const mode = process.argv[2] ?? 'off';
 const shape = process.argv[3] ?? '1-step';
 const TURNS = Number(argOf('turns', '1500'));
 const SESSIONS = Number(argOf('sessions', '10'));
+/** `memory` (default) or `jsonl`: a JSONL store in a new temporary directory, opened as `serve --store jsonl:<dir>`. */
+const STORE = argOf('store', 'memory');
+if (STORE !== 'memory' && STORE !== 'jsonl') throw new Error('--store takes memory or jsonl');
+const dir = STORE === 'jsonl' ? mkdtempSync(join(tmpdir(), 'steerlog-telemetry-profile-')) : null;
+const store = dir === null ? new MemoryEventStore() : await openStore(`jsonl:${dir}`);
 const threadCpuMs = (): number => {
   const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
@@ -39,7 +47,7 @@ const endpoint = `http://127.0.0.1:${port}`;
 const telemetry: OtelTelemetry | undefined =
   mode === 'off' ? undefined : mode === 'none' ? await onWorker({ endpoint }, 'count') : await createOtelTelemetry({ endpoint, thread: mode === 'proto-caller' ? 'caller' : 'worker' });
 const model = new ScriptedModel([], { whenExhausted: (r: ModelRequest) => (shape === '3-step' && r.step < 3 ? { toolCalls: [{ callId: `c${r.turn}-${r.step}`, name: 'noop' }] } : 'done') });
-const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], ...(telemetry ? { telemetry } : {}) });
+const runtime = createRuntime({ store, model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], ...(telemetry ? { telemetry } : {}) });
 const agents = Array.from({ length: SESSIONS }, (_, i) => runtime.createSession({ sessionId: `s${i}` }));
 const c0 = process.cpuUsage();
 const th0 = threadCpuMs();
@@ -62,3 +70,7 @@ console.log(
   telemetry?.stats() ?? '',
 );
 child.kill();
+if (dir !== null) {
+  await (store as { close?: () => Promise<void> }).close?.();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -36,6 +36,26 @@ describe('the span export queue', () => {
     expect(q.stats()).toEqual({ exported: 4, dropped: 4, failed: 2, queued: 0 });
   });
 
+  it('a backlog of many batches leaves in order, each span once, its bound counting only the spans still waiting', async () => {
+    const exporter = new HeldExporter();
+    const q = new SpanExportQueue<number>(exporter, (n) => n, { maxQueueSize: 40, maxExportBatchSize: 3, scheduledDelayMs: 10_000 });
+    let next = 0;
+    for (; next < 50; next++) q.add(next); // 0..2 under way, 3..42 wait, 43..49 dropped
+    expect(q.stats()).toEqual({ exported: 0, dropped: 7, failed: 0, queued: 40 });
+    // while the backlog drains, new spans are admitted as places free up, behind those already waiting
+    for (let round = 0; round < 30 && exporter.waiting.length > 0; round++) {
+      exporter.waiting.shift()!(true);
+      await new Promise((r) => setImmediate(r));
+      if (round < 5) q.add(next++); // 50..54
+      expect(q.stats().queued).toBeLessThanOrEqual(40);
+    }
+    const sent = exporter.batches.flat() as number[];
+    const expected = [...Array.from({ length: 43 }, (_, i) => i), 50, 51, 52, 53, 54];
+    expect(sent).toEqual(expected);
+    expect(exporter.batches.every((b) => b.length <= 3)).toBe(true);
+    expect(q.stats()).toEqual({ exported: 48, dropped: 7, failed: 0, queued: 0 });
+  });
+
   it('sends what waits after the delay, and counts an export that never answers as failed', async () => {
     const exporter = new HeldExporter();
     const q = new SpanExportQueue<number>(exporter, (n) => n, { maxExportBatchSize: 100, scheduledDelayMs: 5, exportTimeoutMs: 20 });

@@ -1,0 +1,125 @@
+/**
+ * Where the export worker's CPU time goes (issue 32), on one thread, apart from the machine's load: one session's
+ * hand-over for `--turns` turns is recorded (the records the runtime's thread posts, in chunks of 100 turns), then
+ * each stage is run over it alone and cumulatively, and its CPU time per turn taken (this thread's, from
+ * `/proc/thread-self/schedstat`; minimum and median of `--passes` passes):
+ * - `serialize` / `deserialize`: the structured clone of the records (V8's serializer, what `postMessage` does on the
+ *   runtime's thread and on the worker);
+ * - `read`: the records read back, each event rebuilt and its data parsed (`readHandOver`);
+ * - `derive`: read, then the span derivation (`createSpanFollower`);
+ * - `sdk`: derive, then the SDK's span objects (`SdkSpan`) of each batch of 512;
+ * - `encode`: sdk, then the SDK's protobuf serializer over each batch (`ProtobufTraceSerializer`);
+ * - `send`: the worker's whole path: read, derive, the export queue and the SDK's OTLP/HTTP protobuf exporter sending
+ *   each batch (`--batch`, default 512) to a receiver in a child process.
+ *
+ *   npx tsx bench/support/telemetry-worker-parts.ts [--shape 1-step|3-step] [--turns 2000] [--passes 15] [--batch 512]
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { deserialize, serialize } from 'node:v8';
+import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
+import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
+import { pushFollow, pushForget, pushObserve, pushOperation, readHandOver } from '../../adapters/telemetry/log-handover.js';
+import { openSpanExportQueue } from '../../adapters/telemetry/open-export-queue.js';
+import { SdkSpan } from '../../adapters/telemetry/sdk-span.js';
+import { createSpanFollower } from '../../adapters/telemetry/span-follower.js';
+import { createUserMessage } from '../../domain/message.js';
+import type { DerivedSpan } from '../../projections/telemetry/span-types.js';
+import type { ModelRequest } from '../../runtime/ports/model.js';
+import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
+import { createRuntime } from '../../runtime/runtime.js';
+import { silentLogger } from '../../runtime/logger.js';
+import { argOf } from './bench-args.js';
+import { machineLine, median } from './machine.js';
+
+const shape = argOf('shape', '1-step');
+const TURNS = Number(argOf('turns', '2000'));
+const PASSES = Number(argOf('passes', '15'));
+const BATCH = Number(argOf('batch', '512'));
+const threadNs = (): number => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
+
+// the hand-over of one session, as the runtime's thread pushes it, cut every 100 turns
+const chunks: unknown[][] = [];
+let records: unknown[] = [];
+const recorder: SessionTelemetry = {
+  follow: (s, h) => pushFollow(records, s, h),
+  observe: (s, e, d) => pushObserve(records, s, e, d),
+  forget: (s) => pushForget(records, s),
+  storeOperation: (op) => pushOperation(records, op),
+};
+const model = new ScriptedModel([], { whenExhausted: (r: ModelRequest) => (shape === '3-step' && r.step < 3 ? { toolCalls: [{ callId: `c${r.turn}-${r.step}`, name: 'noop' }] } : 'done') });
+const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], telemetry: recorder });
+const agent = runtime.createSession({ sessionId: 'a5c0e1f2-3b4d-4e6f-8a9b-0c1d2e3f4a5b' });
+for (let t = 0; t < TURNS; t++) {
+  agent.followup(createUserMessage('go'));
+  await agent.whenIdle();
+  if (t % 100 === 99) {
+    chunks.push(records);
+    records = [];
+  }
+}
+await agent.dispose();
+chunks.push(records);
+
+const transformer = (await import('@opentelemetry/otlp-transformer' as string)) as { ProtobufTraceSerializer: { serializeRequest(spans: unknown[]): Uint8Array | undefined } };
+const { resourceFromAttributes } = (await import('@opentelemetry/resources')) as { resourceFromAttributes: (a: Record<string, string>) => unknown };
+const resource = resourceFromAttributes({ 'service.name': 'steerlog' });
+const receiver = spawn(
+  process.execPath,
+  ['-e', `require('node:http').createServer((q, s) => { q.on('data', () => {}); q.on('end', () => { s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(''); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); }); process.on('disconnect', () => process.exit(0));`],
+  { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
+);
+const port = await new Promise<string>((r) => receiver.stdout!.once('data', (d: Buffer) => r(d.toString().trim())));
+const queue = await openSpanExportQueue({ endpoint: `http://127.0.0.1:${port}`, protocol: 'http/protobuf', serviceName: 'steerlog', queue: { maxExportBatchSize: BATCH } });
+
+const STAGES = ['serialize', 'deserialize', 'read', 'derive', 'sdk', 'encode', 'send'] as const;
+const perTurn = new Map(STAGES.map((s) => [s, [] as number[]]));
+const nothing = { observe: () => {}, follow: () => {}, forget: () => {}, storeOperation: () => {} };
+let spans = 0;
+let bytes = 0;
+for (let pass = 0; pass < PASSES + 1; pass++) {
+  const took = (stage: (typeof STAGES)[number], ns: number): void => void (pass > 0 && perTurn.get(stage)!.push(ns / 1000 / TURNS));
+  let n0 = threadNs();
+  const buffers = chunks.map((c) => serialize(c));
+  took('serialize', threadNs() - n0);
+  bytes = buffers.reduce((a, b) => a + b.length, 0);
+  n0 = threadNs();
+  for (const b of buffers) deserialize(b);
+  took('deserialize', threadNs() - n0);
+  for (const stage of ['read', 'derive', 'sdk', 'encode'] as const) {
+    const input = buffers.map((b) => deserialize(b) as unknown[]);
+    let batch: DerivedSpan[] = [];
+    let count = 0;
+    const emit = (s: DerivedSpan): void => {
+      count++;
+      batch.push(s);
+      if (batch.length < BATCH) return;
+      if (stage === 'sdk') batch.map((x) => new SdkSpan(x, resource));
+      else if (stage === 'encode') transformer.ProtobufTraceSerializer.serializeRequest(batch.map((x) => new SdkSpan(x, resource)));
+      batch = [];
+    };
+    n0 = threadNs();
+    if (stage === 'read') for (const c of input) readHandOver(c, nothing);
+    else {
+      const follower = createSpanFollower(emit);
+      for (const c of input) readHandOver(c, follower);
+      follower.forgetAll();
+    }
+    took(stage, threadNs() - n0);
+    if (stage !== 'read') spans = count;
+  }
+  const input = buffers.map((b) => deserialize(b) as unknown[]);
+  n0 = threadNs();
+  const follower = createSpanFollower((s) => queue.add(s));
+  for (const c of input) {
+    readHandOver(c, follower);
+    await new Promise((r) => setImmediate(r)); // the worker reads one hand-over per message
+  }
+  follower.forgetAll();
+  await queue.flush();
+  took('send', threadNs() - n0);
+}
+await queue.shutdown();
+receiver.kill();
+console.log(`telemetry worker parts: ${shape}, ${TURNS} turns, ${spans / TURNS} spans/turn, ${(bytes / TURNS).toFixed(0)} bytes/turn handed over, batches of ${BATCH}; ${machineLine()}`);
+console.log(STAGES.map((s) => `${s} ${Math.min(...perTurn.get(s)!).toFixed(1)} / ${median(perTurn.get(s)!).toFixed(1)}`).join(', ') + ' µs CPU/turn (min / median)');
