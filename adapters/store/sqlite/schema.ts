@@ -12,6 +12,14 @@ import type { SqliteDatabase } from './driver.js';
  */
 export const SQLITE_SCHEMA_VERSION = 2;
 
+/** The fold snapshots' table (schema version 2): one row per snapshot. */
+const FOLD_SNAPSHOTS_TABLE = `CREATE TABLE fold_snapshots (
+  stream   TEXT    NOT NULL,
+  seq      INTEGER NOT NULL,
+  snapshot TEXT    NOT NULL,
+  PRIMARY KEY (stream, seq)
+) WITHOUT ROWID;`;
+
 /**
  * The catalog row of every stream named by `where`, folded from its events: `created_at`, `kind` and `parent` from
  * revision 0 when it is a `session/created` whose data says so (else the first event's time, no kind), the last
@@ -77,12 +85,7 @@ CREATE TABLE session_catalog (
   chain_head    TEXT
 ) WITHOUT ROWID;
 CREATE INDEX session_catalog_order ON session_catalog (created_at, stream);
-CREATE TABLE fold_snapshots (
-  stream   TEXT    NOT NULL,
-  seq      INTEGER NOT NULL,
-  snapshot TEXT    NOT NULL,
-  PRIMARY KEY (stream, seq)
-) WITHOUT ROWID;
+${FOLD_SNAPSHOTS_TABLE}
 PRAGMA user_version = ${SQLITE_SCHEMA_VERSION};
 `;
 
@@ -92,12 +95,7 @@ PRAGMA user_version = ${SQLITE_SCHEMA_VERSION};
  */
 const MIGRATE_1_TO_2 = `
 ALTER TABLE fold_snapshots RENAME TO fold_snapshots_v1;
-CREATE TABLE fold_snapshots (
-  stream   TEXT    NOT NULL,
-  seq      INTEGER NOT NULL,
-  snapshot TEXT    NOT NULL,
-  PRIMARY KEY (stream, seq)
-) WITHOUT ROWID;
+${FOLD_SNAPSHOTS_TABLE}
 INSERT OR IGNORE INTO fold_snapshots (stream, seq, snapshot)
   SELECT f.stream, json_extract(j.value, '$.seq'), j.value
   FROM fold_snapshots_v1 f, json_each(CASE WHEN json_valid(f.snapshots) AND json_type(f.snapshots) = 'array' THEN f.snapshots ELSE '[]' END) j
