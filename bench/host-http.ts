@@ -16,7 +16,7 @@
  *
  * PostgreSQL runs also report what the hosts cost the database server (`support/pg-backend-usage.ts`): the CPU time
  * of the schema's backends during the measured window per admission (the server shares the machine's cores with the
- * hosts), and the append calls, rows written and index scans per accepted prompt (the schema's table statistics).
+ * hosts), and the append calls, the transactions that wrote events (commits), rows written and index scans per accepted prompt (the schema's table statistics).
  *
  * The load generator is written with undici (`Client`, one connection each, no pipelining), in the benchmark process;
  * the hosts run in their own processes on the same machine.
@@ -289,17 +289,17 @@ const cpuPerEventCell = (r: Result) =>
     : 'n/a';
 /** PostgreSQL runs: the schema's backends' CPU per admission of the measured window, µs. */
 const pgCpuCell = (r: Result) => (r.pgCpuMs !== null && r.admissions > 0 ? `${((1000 * r.pgCpuMs) / r.admissions).toFixed(0)} µs` : '-');
-/** PostgreSQL runs: append calls, rows written (inserted + updated) and index scans per accepted prompt, over the whole run. */
+/** PostgreSQL runs: append calls, commits (transactions that wrote events), rows written (inserted + updated) and index scans per accepted prompt, over the whole run. */
 const pgStatementsCell = (r: Result) => {
   if (r.pgStatements === null || r.pgStatements.accepted === 0) return '-';
   const { stats, accepted } = r.pgStatements;
-  return [stats.appends, stats.rowsInserted + stats.rowsUpdated, stats.indexScans].map((n) => (n / accepted).toFixed(2)).join(' · ');
+  return [stats.appends, stats.transactions, stats.rowsInserted + stats.rowsUpdated, stats.indexScans].map((n) => (n / accepted).toFixed(2)).join(' · ');
 };
 console.log(machineLine());
 console.log(`load average at start: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 console.log(`${CONNECTIONS} connections (undici) × ${SECONDS} s measured after ${WARMUP_SECONDS} s of warm-up, ${SESSIONS} sessions, echo model (${ECHO_DELAY_MS === 0 ? 'no delay' : `${ECHO_DELAY_MS} ms per reply`}), write-behind window ${WRITE_BATCH_MS} ms`);
 console.log(LOOP_LEGEND);
-console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | 10 ms interval p50/p99/max (ms) | CPU-held p99/p999/max (ms) | idle delay p99 · interval p99 (ms) | GC pauses | server CPU per admission | events per admission | server CPU per event | PostgreSQL backend CPU per admission | PostgreSQL appends · rows written · index scans per admission | every accepted id exactly once |');
+console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | 10 ms interval p50/p99/max (ms) | CPU-held p99/p999/max (ms) | idle delay p99 · interval p99 (ms) | GC pauses | server CPU per admission | events per admission | server CPU per event | PostgreSQL backend CPU per admission | PostgreSQL appends · commits · rows written · index scans per admission | every accepted id exactly once |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 const summaries: string[] = [];
 for (const run of runs) {

@@ -5,7 +5,8 @@
  * committed on its own (a write transaction's commit). One connection, calls one after the other, 32 streams in
  * turn; each variant on a schema of its own (migrated by the store, dropped afterwards), the variants interleaved
  * over the rounds. `--versions 6,7` measures the appends on schemas migrated to each of those versions, side by side
- * (default: the latest only).
+ * (default: the latest only). From version 7 on, `append_events_group` (the store's group commit) is measured too:
+ * calls of 8 and 32 one-event appends to as many streams, its CPU given per append.
  *
  *   npx tsx bench/pg-append-cost.ts [--calls 1000] [--rounds 2] [--versions 6,7]
  *
@@ -41,6 +42,8 @@ interface Variant {
   readonly events: number;
   readonly notify: boolean;
   readonly reference?: 'select' | 'commit';
+  /** Appends per `append_events_group` call (its CPU is then given per append); absent: one `append_events_indexed` per call. */
+  readonly group?: number;
 }
 const APPENDS = [
   { label: 'append, 1 event', events: 1, notify: true },
@@ -54,6 +57,9 @@ const VARIANTS: readonly Variant[] = [
   { label: 'SELECT 1', version: latest, events: 0, notify: false, reference: 'select' },
   { label: 'one-row UPDATE, committed', version: latest, events: 0, notify: false, reference: 'commit' },
   ...APPENDS.flatMap((a) => VERSIONS.map((version) => ({ ...a, version, label: `${a.label}${VERSIONS.length > 1 ? `, schema version ${version}` : ''}` }))),
+  ...(latest >= 7
+    ? [8, 32].map((group) => ({ label: `append_events_group, ${group} appends of 1 event (per append)`, version: latest, events: 1, notify: true, group }))
+    : []),
 ];
 
 /** Creates `schema` at `version`: the store's migrations up to it, recorded as the store records them. */
@@ -77,6 +83,7 @@ const measure = async (v: Variant, round: number): Promise<number> => {
     await migrateTo(client, schema, v.version);
     const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     const append = `SELECT new_revision, last_position FROM "${schema}".append_events_indexed($1, $2, $3::text[], $4::text[], $5::float8[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::boolean, $11::text[], $12::boolean[])`;
+    const grouped = `SELECT outcome FROM "${schema}".append_events_group($1::text[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::boolean[], $9::text[], $10::text[], $11::boolean, $12::text[], $13::boolean[])`;
     let n = 0;
     const before = cpuMs(pid);
     for (let i = 0; i < CALLS; i++) {
@@ -89,7 +96,8 @@ const measure = async (v: Variant, round: number): Promise<number> => {
         continue;
       }
       const cols = { ids: [] as string[], types: [] as string[], times: [] as number[], data: [] as string[], ign: [] as boolean[], meta: [] as string[], hashes: [] as string[], texts: [] as (string | null)[], sealed: [] as boolean[] };
-      for (let j = 0; j < v.events; j++) {
+      const appends = v.group ?? 1;
+      for (let j = 0; j < v.events * appends; j++) {
         n++;
         const text = `prompt ${n} of connection ${n % 64}`;
         cols.ids.push(`e${n}`);
@@ -102,13 +110,22 @@ const measure = async (v: Variant, round: number): Promise<number> => {
         cols.texts.push(j % 2 === 0 ? text : null);
         cols.sealed.push(false);
       }
+      if (v.group !== undefined) {
+        const streams = Array.from({ length: appends }, (_, k) => `s${k}`);
+        await client.query({
+          name: `group${appends}`,
+          text: grouped,
+          values: [streams, streams.map(() => 'any'), streams.map(() => v.events), cols.ids, cols.types, cols.times, cols.data, cols.ign, cols.meta, cols.hashes, v.notify, cols.texts, cols.sealed],
+        });
+        continue;
+      }
       await client.query({
         name: 'append',
         text: append,
         values: [`s${i % 32}`, 'any', cols.ids, cols.types, cols.times, cols.data, cols.ign, cols.meta, cols.hashes, v.notify, cols.texts, cols.sealed],
       });
     }
-    return ((cpuMs(pid) - before) * 1000) / CALLS;
+    return ((cpuMs(pid) - before) * 1000) / (CALLS * (v.group ?? 1));
   } finally {
     await client.query(`DROP SCHEMA "${schema}" CASCADE`).catch(() => undefined);
     await client.end();

@@ -59,6 +59,8 @@ export interface SchemaStatements {
   readonly rowsUpdated: number;
   readonly indexScans: number;
   readonly seqScans: number;
+  /** The transactions that wrote events (distinct `recorded_at`, each transaction's start time): commits, grouped or not. */
+  readonly transactions: number;
   /** Per table: `inserted/updated/index scans/sequential scans`. */
   readonly byTable: Readonly<Record<string, string>>;
 }
@@ -91,7 +93,8 @@ export const schemaStatements = async (url: string, schema: string): Promise<Sch
       indexScans += Number(r.idx ?? 0);
       seqScans += Number(r.seq);
     }
-    return { appends, rowsInserted, rowsUpdated, indexScans, seqScans, byTable };
+    const tx = await client.query<{ n: string }>(`SELECT count(DISTINCT recorded_at)::text AS n FROM "${schema}".events`);
+    return { appends, rowsInserted, rowsUpdated, indexScans, seqScans, transactions: Number(tx.rows[0]?.n ?? 0), byTable };
   } finally {
     await client.end();
   }

@@ -2,6 +2,8 @@
  * The PostgreSQL store's append path: a batch goes in one autocommit `append_events` statement, or, past
  * `maxStatementBytes`, in several inside one transaction; the outcome is then settled — an exact retry of a stored
  * batch returns the original result, a conflict becomes ConcurrencyError, a broken connection UnknownOutcomeError.
+ * Appends that queue while another is in flight go to the database together (append-groups.ts); each is settled
+ * here, by the same code, from its own row of the group's answer.
  */
 import {
   globalPosition,
@@ -37,15 +39,38 @@ export interface AppendContext extends StoreContext {
   readonly notifier: ChangeNotifier;
 }
 
-/** The store's `append()`: checks the input, then writes the batch in one statement or, if large, one transaction. */
-export async function appendEvents(ctx: AppendContext, stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+/** An append checked and encoded, ready to be written alone or in a group. */
+export interface PreparedAppend {
+  readonly stream: string;
+  readonly events: readonly NewEvent[];
+  readonly expected: ExpectedRevision;
+  readonly encoded: EncodedBatch;
+  /** The batch cut by `maxStatementBytes`: one chunk when it fits one statement. */
+  readonly chunks: readonly EncodedBatch[];
+}
+
+/**
+ * Checks an append's input and encodes it (no I/O).
+ * @throws the port's typed errors for a closed store, an invalid stream id, expected revision or batch
+ */
+export function prepareAppend(ctx: AppendContext, stream: string, events: readonly NewEvent[], expected: ExpectedRevision): PreparedAppend {
   assertOpen(ctx);
   assertValidStreamId(stream);
   assertValidExpected(expected);
   assertValidBatch(stream, events, ctx.maxEventBytes);
   const encoded = encodeBatch(events);
+  return { stream, events, expected, encoded, chunks: chunkBySize(encoded, ctx.maxStatementBytes) };
+}
+
+/** The store's `append()` without grouping: checks the input, then writes the batch in one statement or, if large, one transaction. */
+export async function appendEvents(ctx: AppendContext, stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  return writeAlone(ctx, prepareAppend(ctx, stream, events, expected));
+}
+
+/** Writes one prepared append on its own: one statement, or one transaction of several when it is large. */
+export async function writeAlone(ctx: AppendContext, append: PreparedAppend): Promise<AppendResult> {
+  const { stream, events, expected, encoded, chunks } = append;
   try {
-    const chunks = chunkBySize(encoded, ctx.maxStatementBytes);
     return chunks.length <= 1
       ? await inOneStatement(ctx, stream, events, encoded, expected)
       : await inOneTransaction(ctx, stream, events, chunks, expected);
@@ -55,7 +80,7 @@ export async function appendEvents(ctx: AppendContext, stream: string, events: r
 }
 
 /** What one `append_events` call came to: `revision` is the actual one on a conflict, -1 for no stream. */
-interface AppendRow {
+export interface AppendRow {
   readonly outcome: 'appended' | 'conflict' | 'known';
   readonly revision: string;
   readonly position: string | null;
@@ -134,22 +159,40 @@ async function callAppend(ctx: AppendContext, db: Queryable, stream: string, exp
     return { outcome: 'appended', revision: row.revision, position: row.position };
   } catch (e) {
     const pgErr = e as { code?: string; constraint?: string; detail?: string };
-    if (pgErr.code === WRONG_EXPECTED_REVISION) return { outcome: 'conflict', revision: pgErr.detail ?? '-1', position: null };
-    if (pgErr.code === STREAM_DELETED) throw new StreamDeletedError(stream, { cause: e });
-    if (pgErr.code === UNIQUE_VIOLATION && pgErr.constraint === 'events_stream_id_key') {
-      return { outcome: 'known', revision: '-1', position: null };
-    }
-    // Backstop: the stream row lock makes these unreachable, but the unique constraints are what the database guarantees.
-    if (pgErr.code === UNIQUE_VIOLATION && (pgErr.constraint === 'events_stream_revision_key' || pgErr.constraint === 'streams_pkey')) {
-      const actual = await queryRevision(ctx.pool, ctx.sql, stream);
-      return { outcome: 'conflict', revision: actual === 'no_stream' ? '-1' : String(actual), position: null };
-    }
+    const refusal = await refusalRow(ctx, stream, { code: pgErr.code, constraint: pgErr.constraint, detail: pgErr.detail }, e);
+    if (refusal) return refusal;
     throw e;
   }
 }
 
+/** How `append_events` refused a batch: its SQLSTATE, and the DETAIL or the constraint that says more. */
+export interface Refusal {
+  readonly code: string | undefined;
+  readonly constraint?: string | undefined;
+  readonly detail?: string | undefined;
+}
+
+/**
+ * A refusal of `append_events` as an outcome (the statement, or its block, rolled back): a wrong expected revision as
+ * `conflict`, an id already stored as `known`; undefined for any other failure.
+ * @throws StreamDeletedError when the stream was deleted
+ */
+export async function refusalRow(ctx: StoreContext, stream: string, refusal: Refusal, cause: unknown): Promise<AppendRow | undefined> {
+  if (refusal.code === WRONG_EXPECTED_REVISION) return { outcome: 'conflict', revision: refusal.detail ?? '-1', position: null };
+  if (refusal.code === STREAM_DELETED) throw new StreamDeletedError(stream, { cause });
+  if (refusal.code === UNIQUE_VIOLATION && refusal.constraint === 'events_stream_id_key') {
+    return { outcome: 'known', revision: '-1', position: null };
+  }
+  // Backstop: the stream row lock makes these unreachable, but the unique constraints are what the database guarantees.
+  if (refusal.code === UNIQUE_VIOLATION && (refusal.constraint === 'events_stream_revision_key' || refusal.constraint === 'streams_pkey')) {
+    const actual = await queryRevision(ctx.pool, ctx.sql, stream);
+    return { outcome: 'conflict', revision: actual === 'no_stream' ? '-1' : String(actual), position: null };
+  }
+  return undefined;
+}
+
 /** Turns an outcome into the append's result or error (for the whole batch, whatever chunk it came from). */
-async function settle(ctx: AppendContext, row: AppendRow, stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+export async function settle(ctx: AppendContext, row: AppendRow, stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
   switch (row.outcome) {
     case 'appended':
       if (events.length > 0) {

@@ -3,6 +3,7 @@ import { ARCHIVE_MIGRATION } from './migration-archive.js';
 import { TEXT_SEARCH_MIGRATION } from './migration-text-search.js';
 import { PARTITION_HASH_MIGRATION } from './migration-partition-hash.js';
 import { SESSION_CATALOG_MIGRATION } from './migration-session-catalog.js';
+import { GROUP_APPEND_MIGRATION } from './migration-group-append.js';
 import { assertValidSchemaName, channelName, type Migration } from './schema-names.js';
 
 export { assertValidSchemaName, channelName, type Migration } from './schema-names.js';
@@ -223,6 +224,7 @@ $fn$;
   TEXT_SEARCH_MIGRATION,
   PARTITION_HASH_MIGRATION,
   SESSION_CATALOG_MIGRATION,
+  GROUP_APPEND_MIGRATION,
 ];
 
 /** The schema version the latest migration creates. */

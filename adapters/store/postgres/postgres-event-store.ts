@@ -20,7 +20,8 @@ import type { DeleteStreamOptions, StreamDeletion } from '../../../runtime/ports
 import { assertValidStreamId, DEFAULT_MAX_EVENT_BYTES } from '../../../runtime/ports/store-validation.js';
 import { allSource, streamSource } from '../shared/catch-up.js';
 import { ChangeNotifier } from '../shared/change-notifier.js';
-import { appendEvents, type AppendContext } from './append-events.js';
+import { appendEvents, prepareAppend, type AppendContext } from './append-events.js';
+import { AppendGroups } from './append-groups.js';
 import { deleteStoredStream } from './delete-stream.js';
 import { readAllPages, readStreamPages, revisionOf, type ReadContext } from './event-reads.js';
 import { searchIndexed } from './text-search.js';
@@ -52,6 +53,13 @@ export interface PostgresEventStoreOptions {
    * several statements inside one transaction (still all-or-nothing). @defaultValue 16 MiB
    */
   readonly maxStatementBytes?: number;
+  /**
+   * The most appends one group commit carries: appends that queue while another is in flight (and those issued in the
+   * same tick) go to the database together, in one statement and one transaction, each with its own concurrency
+   * check and outcome (see docs/store-postgres.md, "Group commit"). At most 64 (each append is a subtransaction, and
+   * PostgreSQL keeps 64 per transaction in shared memory); 1 writes every append on its own. @defaultValue 64
+   */
+  readonly maxGroupAppends?: number;
   /** Run the schema migration when opening. @defaultValue true */
   readonly migrate?: boolean;
   /**
@@ -90,10 +98,19 @@ export const POSTGRES_STORE_DEFAULTS = {
   readPageSize: 1000,
   maxStatementBytes: 16 * 1024 * 1024,
   pollIntervalMs: 1000,
+  maxGroupAppends: 64,
 } as const;
+
+/** The `maxGroupAppends` option, checked: a TypeError unless it is an integer from 1 to 64. */
+const groupLimit = (options: PostgresEventStoreOptions): number => {
+  const limit = options.maxGroupAppends ?? POSTGRES_STORE_DEFAULTS.maxGroupAppends;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 64) throw new TypeError(`maxGroupAppends must be an integer from 1 to 64, got ${limit}`);
+  return limit;
+};
 
 /** Opens (and by default migrates) a PostgreSQL event store. */
 export async function openPostgresEventStore(options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
+  groupLimit(options);
   const schema = assertValidSchemaName(options.schema ?? POSTGRES_STORE_DEFAULTS.schema);
   let pool: Pool;
   let ownsPool: boolean;
@@ -135,6 +152,8 @@ export class PostgresEventStore implements EventStore, StreamDeletion, SessionCa
   readonly #notifier = new ChangeNotifier();
   readonly #ctx: AppendContext & ReadContext;
   readonly #live: LiveSubscriptions;
+  /** The group commit; null when `maxGroupAppends` is 1. */
+  readonly #groups: AppendGroups | null;
   #closed = false;
 
   /** Use {@link openPostgresEventStore}: it migrates the schema first. */
@@ -151,6 +170,8 @@ export class PostgresEventStore implements EventStore, StreamDeletion, SessionCa
       notify: options.notify ?? true,
       notifier: this.#notifier,
     };
+    const maxGroupAppends = groupLimit(options);
+    this.#groups = maxGroupAppends > 1 ? new AppendGroups(this.#ctx, maxGroupAppends) : null;
     this.#live = new LiveSubscriptions(this.#ctx, this.#notifier, {
       listen: options.listen ?? true,
       listenConnection,
@@ -188,8 +209,17 @@ export class PostgresEventStore implements EventStore, StreamDeletion, SessionCa
     return this.#ctx.maxEventBytes;
   }
 
+  /**
+   * Appends a batch (see the port). With grouping on (`maxGroupAppends` > 1) the append joins the next group commit:
+   * it is checked and encoded now, written with the appends queued beside it, and settled on its own.
+   */
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    return appendEvents(this.#ctx, stream, events, expected);
+    if (this.#groups === null) return appendEvents(this.#ctx, stream, events, expected);
+    try {
+      return this.#groups.submit(prepareAppend(this.#ctx, stream, events, expected));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   // ---------------------------------------------------------------- reads
@@ -251,6 +281,8 @@ export class PostgresEventStore implements EventStore, StreamDeletion, SessionCa
     this.#closed = true;
     this.#notifier.close();
     await this.#live.close();
+    // Appends called before close() are written (or refused) before the pool goes.
+    await this.#groups?.idle();
     if (this.#ownsPool) await this.#ctx.pool.end();
   }
 }

@@ -46,6 +46,26 @@ describePg('PostgreSQL store: live subscriptions across processes', () => {
     await one.return?.();
   });
 
+  it('a group commit wakes another store by its NOTIFY, with every committed append of the group and none refused', async () => {
+    const reader = await open({ pollIntervalMs: 3_600_000 });
+    const writer = await open();
+    const base = await writer.append('g-existing', [ev('g0')], 'no_stream');
+    const ac = new AbortController();
+    const all = reader.subscribeAll({ after: base.position, signal: ac.signal })[Symbol.asyncIterator]();
+    expect((await all.next()).value).toEqual({ kind: 'caught-up' });
+    // issued in one tick: one group, one transaction, one NOTIFY at its commit; the stale append is refused alone
+    const results = await Promise.allSettled([
+      writer.append('g-1', [ev('g1')], 'no_stream'),
+      writer.append('g-existing', [ev('stale')], 'no_stream'),
+      writer.append('g-2', [ev('g2a'), ev('g2b')], 'no_stream'),
+      writer.append('g-existing', [ev('g3')], 0n),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(await nextEvents(all, 4)).toEqual(['g1', 'g2a', 'g2b', 'g3']);
+    ac.abort();
+    await all.return?.();
+  });
+
   it('polling fallback: with LISTEN off and a writer that does not NOTIFY, events still arrive', async () => {
     const reader = await open({ listen: false, pollIntervalMs: 20 });
     const writer = await open({ notify: false });

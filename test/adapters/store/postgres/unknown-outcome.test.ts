@@ -46,6 +46,24 @@ describe('postgres unknown outcomes (connection cut by a proxy)', () => {
     expect(await collect(() => store.read(s))).toEqual([]);
   });
 
+  it('a group cut after it committed: every append of it unknown-outcome, and every one stored', async () => {
+    const streams = Array.from({ length: 6 }, () => uniqueStream());
+    await store.revision(streams[0]!); // a connection is open and idle: the next bytes answer the group
+    proxy.dropNextReply();
+    const results = await Promise.allSettled(streams.map((s) => store.append(s, [ev(`${s}-a`)], 'no_stream')));
+    expect(results.map((r) => r.status === 'rejected' && isUnknownOutcomeError(r.reason))).toEqual(streams.map(() => true));
+    for (const s of streams) expect((await collect(() => store.read(s))).map((x) => x.id)).toEqual([`${s}-a`]);
+  });
+
+  it('a group cut before it reached the server: every append of it unknown-outcome, none stored', async () => {
+    const streams = Array.from({ length: 6 }, () => uniqueStream());
+    await store.revision(streams[0]!);
+    proxy.dropNextRequest();
+    const results = await Promise.allSettled(streams.map((s) => store.append(s, [ev(`${s}-a`)], 'no_stream')));
+    expect(results.map((r) => r.status === 'rejected' && isUnknownOutcomeError(r.reason))).toEqual(streams.map(() => true));
+    for (const s of streams) expect(await collect(() => store.read(s))).toEqual([]);
+  });
+
   it('100 randomized cuts: the session continues and the log holds each event once', async () => {
     const before = proxy.fired;
     const report = await runSessionUnderFaults({
