@@ -46,7 +46,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir, uptime } from 'node:os';
 import { join } from 'node:path';
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { ScriptedModel } from '../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../adapters/store/memory/memory-event-store.js';
 import { openStore } from '../adapters/store/open-store.js';

@@ -26,7 +26,7 @@ export interface SpanExportTarget {
  */
 export const openSpanExportQueue = async (target: SpanExportTarget): Promise<SpanExportQueue<DerivedSpan>> => {
   const missing = (name: string, cause: unknown): Error => new TelemetryUnavailableError(name, { cause });
-  await importOptionalPackage('@opentelemetry/sdk-trace-base', (cause) => missing('@opentelemetry/sdk-trace-base', cause));
+  await importOptionalPackage('@opentelemetry/sdk-trace', (cause) => missing('@opentelemetry/sdk-trace', cause));
   const { resourceFromAttributes } = (await importOptionalPackage('@opentelemetry/resources', (cause) => missing('@opentelemetry/resources', cause))) as {
     resourceFromAttributes: (a: Record<string, string>) => unknown;
   };

@@ -10,9 +10,9 @@ import type { SpanExportQueue, SpanExporterLike, SpanExportQueueOptions, SpanExp
  * Live export through the official OpenTelemetry JS SDK: the spans the telemetry derivation completes as a session's
  * events commit wait in a bounded export queue and leave in batches through the SDK's `SpanExporter` (the
  * OTLP/HTTP exporter, protobuf by default, JSON when asked). The SDK packages are optional peer dependencies, loaded
- * only here: `@opentelemetry/sdk-trace-base`, `@opentelemetry/resources`, `@opentelemetry/core` and
- * `@opentelemetry/exporter-trace-otlp-proto` or `@opentelemetry/exporter-trace-otlp-http` (2.5.1 / 0.212.0, which
- * run on Node 20). The spans keep the
+ * only here: `@opentelemetry/sdk-trace`, `@opentelemetry/resources`, `@opentelemetry/core` and
+ * `@opentelemetry/exporter-trace-otlp-proto` or `@opentelemetry/exporter-trace-otlp-http` (2.12.1 / 0.223.1, the
+ * newest that run on Node 20). The spans keep the
  * derivation's ids and times, so a live export and a later `steerlog trace` of the same session agree span for span;
  * a session disposed with spans still open (inbox activity after its last turn, a turn cut short) exports them
  * closed at its last event and marked `steerlog.span.open`, as `steerlog trace` of the session would. Store

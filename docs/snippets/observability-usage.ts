@@ -1,4 +1,4 @@
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { createOtelTelemetry, createRuntime, createUserMessage, MemoryEventStore, ScriptedModel, traceSession, envelopeOfRecorded } from '../../index.js';
 import { deriveSpans } from '../../projections/index.js';
 

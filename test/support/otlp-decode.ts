@@ -1,21 +1,13 @@
-import { createRequire } from 'node:module';
+import { readOtlpTraceRequest } from './otlp-protobuf-reader.js';
 
 /**
  * Decoding what an OTLP/HTTP receiver gets, JSON or protobuf, into one plain form of the spans (hex ids, times as
  * nanosecond strings, attributes as a record), so that the two encodings and `steerlog trace` compare equal. The
- * protobuf side uses the OpenTelemetry packages' own generated definitions (`@opentelemetry/otlp-transformer`).
+ * protobuf side is read from the OTLP proto definitions' field numbers (`otlp-protobuf-reader.ts`), independently of
+ * the SDK package that encoded it.
  */
 
 type Json = Record<string, unknown>;
-interface ProtoType {
-  decode(bytes: Uint8Array): unknown;
-  toObject(message: unknown, options: Record<string, unknown>): Json;
-}
-const root = createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js') as {
-  opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoType } } } } };
-};
-const RequestType = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-
 const anyValue = (v: Json): unknown => {
   if ('stringValue' in v) return v.stringValue;
   if ('boolValue' in v) return v.boolValue;
@@ -51,8 +43,7 @@ export const decodeOtlpJson = (body: Json) =>
   );
 
 /** The spans of an OTLP protobuf `ExportTraceServiceRequest` (the body of an `application/x-protobuf` request). */
-export const decodeOtlpProtobuf = (bytes: Uint8Array) =>
-  decodeOtlpJson(RequestType.toObject(RequestType.decode(bytes), { longs: String, enums: Number, arrays: true }));
+export const decodeOtlpProtobuf = (bytes: Uint8Array) => decodeOtlpJson(readOtlpTraceRequest(bytes));
 
 /** The spans of one OTLP/HTTP request body, by its content type. */
 export const decodeOtlpBody = (contentType: string, body: Buffer) =>

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startObservedServeProjections } from '../../../adapters/cli/serve-projections-observed.js';
 import type { ServedProjectionsJson, ServeProjections } from '../../../adapters/cli/serve-projections.js';

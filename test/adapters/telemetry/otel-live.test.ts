@@ -1,4 +1,4 @@
-import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
 import { traceSession } from '../../../audit/trace-session.js';
 import { ScriptedModel } from '../../../adapters/model/scripted/scripted-model.js';
