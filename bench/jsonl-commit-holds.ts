@@ -3,7 +3,7 @@
  * (as a host's write-behind windows do when they expire together), one group per round; per round, the longest CPU
  * time of the process between two runs of a 1 ms timer (its own work's hold) and the timer's longest lateness.
  *
- *   npx tsx bench/jsonl-commit-holds.ts [commitSliceMs]     # default: the store's default (1 ms); Infinity: no slices
+ *   npx tsx bench/jsonl-commit-holds.ts [commitSliceMs]     # default: the store's default (2 ms); Infinity: no slices
  *
  * Env: BENCH_PER (events per stream, 37), BENCH_ROUNDS (30; the first 5 are warm-up).
  */

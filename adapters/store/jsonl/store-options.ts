@@ -45,10 +45,10 @@ export interface JsonlEventStoreOptions {
    * How long a commit's own synchronous work may run before it lets the event loop run (ms): a group commit of
    * many appends drafts its lines and encodes its journal record in slices this long, between two appends of the
    * group and two stream files of the record, so the process's timers and I/O (a host's requests) wait at most
-   * about this long for it. 0 pauses between every two; `Infinity` never. @defaultValue 1
+   * about this long for it. 0 pauses between every two; `Infinity` never. @defaultValue 2
    */
   readonly commitSliceMs?: number;
 }
 
 /** The default of {@link JsonlEventStoreOptions.commitSliceMs}, ms. */
-export const DEFAULT_COMMIT_SLICE_MS = 1;
+export const DEFAULT_COMMIT_SLICE_MS = 2;
