@@ -26,6 +26,8 @@
  *   BENCH_BASELINE=/path/to/older/steerlog npm run bench:host   # each run also against that checkout's dist/, side by side
  *   BENCH_CPU_PROF=/tmp/prof npm run bench:host                 # node --cpu-prof in every host (profiles there)
  *   BENCH_ECHO_DELAY_MS=600000 BENCH_ONLY=memory BENCH_PAIRS=4 …   # no turn runs (each waits in its model call): the admissions' own CPU
+ *   BENCH_CPU_PROF=/tmp/p BENCH_HOLDS=/tmp/p BENCH_NODE_ARGS=--cpu-prof-interval=100 …   # the loop's long holds beside each profile (then bench/loop-holds.ts)
+ *   BENCH_BASELINE=. BENCH_THIS_NODE_ARGS=--max-semi-space-size=32 …       # a Node option A/B on one build
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -37,7 +39,7 @@ import { openStore } from '../adapters/store/open-store.js';
 import pg from 'pg';
 import { machineLine } from './support/machine.js';
 import { backendCpu, backendCpuBetween, schemaStatements, type BackendCpu, type SchemaStatements } from './support/pg-backend-usage.js';
-import { type LoopDelay, LOOP_LEGEND, cellOf, loopCell, intervalCell, heldCell, idleCell, gcCell } from './support/loop-probe-reading.js';
+import { type LoopDelay, LOOP_LEGEND, cellOf, loopCell, intervalCell, heldCell, mainHeldCell, idleCell, gcCell } from './support/loop-probe-reading.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const PROBE = join(ROOT, 'bench/support/loop-delay-probe.mjs');
@@ -57,6 +59,12 @@ const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 2);
 /** How long each run's servers idle before the load, for the loop probe's calibration (ms). */
 const IDLE_MS = Number(process.env['BENCH_IDLE_MS'] ?? 1000);
 const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** Node options for every host (`BENCH_NODE_ARGS`, space-separated: `--trace-gc`, `--max-semi-space-size=32`, …) and for this build's hosts only (`BENCH_THIS_NODE_ARGS`). */
+const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+const THIS_NODE_ARGS = (process.env['BENCH_THIS_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+/** `BENCH_HOLDS=<dir>`: every host also records its loop's long holds there (`support/loop-holds-probe.mjs`, `holds.<pid>.jsonl`), to lay over its `BENCH_CPU_PROF` profile with `bench/loop-holds.ts`. */
+const HOLDS = process.env['BENCH_HOLDS'] ? resolve(process.env['BENCH_HOLDS']) : null;
+const HOLDS_PROBE = join(ROOT, 'bench/support/loop-holds-probe.mjs');
 
 let schemas = 0;
 const uniqueSchema = (): string => `bench_host_${process.pid}_${Date.now().toString(36)}_${schemas++}`;
@@ -78,11 +86,12 @@ interface Server {
   stop(): Promise<void>;
 }
 
-const startServer = async (args: readonly string[], env: Record<string, string>, probe: boolean): Promise<Server> => {
+const startServer = async (args: readonly string[], env: Record<string, string>, probe: boolean, nodeArgs: readonly string[] = []): Promise<Server> => {
   const probeFile = join(mkdtempSync(join(tmpdir(), 'steerlog-bench-loop-')), 'loop.jsonl');
-  const child: ChildProcess = spawn(process.execPath, [...(probe ? ['--import', PROBE] : []), ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []), ...args], {
+  const holds = probe && HOLDS ? ['--import', HOLDS_PROBE] : [];
+  const child: ChildProcess = spawn(process.execPath, [...(probe ? ['--import', PROBE] : []), ...holds, ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []), ...nodeArgs, ...args], {
     cwd: ROOT,
-    env: { ...process.env, ...env, STEERLOG_LOOP_DELAY_FILE: probeFile },
+    env: { ...process.env, ...env, STEERLOG_LOOP_DELAY_FILE: probeFile, ...(holds.length > 0 ? { STEERLOG_LOOP_HOLDS_FILE: join(HOLDS!, `holds.%p.jsonl`) } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -122,8 +131,8 @@ const startServer = async (args: readonly string[], env: Record<string, string>,
   };
 };
 
-const startHost = (root: string, spec: string) =>
-  startServer([join(root, 'bin/steerlog.js'), 'serve', '--store', spec, '--port', '0', '--model', 'echo', '--write-batch-ms', String(WRITE_BATCH_MS)], { STEERLOG_ECHO_DELAY_MS: String(ECHO_DELAY_MS) }, true);
+const startHost = (root: string, spec: string, build: string) =>
+  startServer([join(root, 'bin/steerlog.js'), 'serve', '--store', spec, '--port', '0', '--model', 'echo', '--write-batch-ms', String(WRITE_BATCH_MS)], { STEERLOG_ECHO_DELAY_MS: String(ECHO_DELAY_MS) }, true, [...NODE_ARGS, ...(build === 'this' ? THIS_NODE_ARGS : [])]);
 const startBare = () => startServer(['--import', 'tsx', join(ROOT, 'bench/support/bare-hono.ts')], {}, true);
 
 interface Body {
@@ -169,7 +178,7 @@ interface Result {
 }
 
 let runNo = 0;
-const runOnce = async (run: Run, root: string): Promise<Result> => {
+const runOnce = async (run: Run, root: string, build: string): Promise<Result> => {
   const tag = `r${++runNo}`;
   const jsonlDir = mkdtempSync(join(tmpdir(), 'steerlog-bench-host-'));
   const schema = uniqueSchema();
@@ -178,7 +187,7 @@ const runOnce = async (run: Run, root: string): Promise<Result> => {
   const spec = run.store === 'jsonl' ? `jsonl:${jsonlDir}` : run.store === 'memory' ? 'memory:' : pg.toString();
   const servers: Server[] = [];
   try {
-    for (let i = 0; i < run.hosts; i++) servers.push(run.store === 'bare' ? await startBare() : await startHost(root, spec));
+    for (let i = 0; i < run.hosts; i++) servers.push(run.store === 'bare' ? await startBare() : await startHost(root, spec, build));
     // the probe's calibration: the servers started and idle for a second (what the loop figures read with nothing to do)
     await Promise.all(servers.map((s) => s.loopDelay()));
     await new Promise((r) => setTimeout(r, IDLE_MS));
@@ -299,20 +308,20 @@ console.log(machineLine());
 console.log(`load average at start: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 console.log(`${CONNECTIONS} connections (undici) × ${SECONDS} s measured after ${WARMUP_SECONDS} s of warm-up, ${SESSIONS} sessions, echo model (${ECHO_DELAY_MS === 0 ? 'no delay' : `${ECHO_DELAY_MS} ms per reply`}), write-behind window ${WRITE_BATCH_MS} ms`);
 console.log(LOOP_LEGEND);
-console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | 10 ms interval p50/p99/max (ms) | CPU-held p99/p999/max (ms) | idle delay p99 · interval p99 (ms) | GC pauses | server CPU per admission | events per admission | server CPU per event | PostgreSQL backend CPU per admission | PostgreSQL appends · commits · rows written · index scans per admission | every accepted id exactly once |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| run | build | admissions | admissions/s | p50 | p99 | p999 | loop delay p50/p99/max (ms) | 10 ms interval p50/p99/max (ms) | CPU-held p99/p999/max (ms) | main-thread held p99/p999/max (ms) · run-queue wait (ms) | idle delay p99 · interval p99 (ms) | GC pauses | server CPU per admission | events per admission | server CPU per event | PostgreSQL backend CPU per admission | PostgreSQL appends · commits · rows written · index scans per admission | every accepted id exactly once |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 const summaries: string[] = [];
 for (const run of runs) {
   const builds: [string, string][] = run.store === 'bare' ? [['-', ROOT]] : BASELINE ? Array.from({ length: PAIRS }, (): [string, string][] => [['baseline', BASELINE], ['this', ROOT]]).flat() : [['this', ROOT]];
   const cpu = new Map<string, { cpuMs: number; pgCpuMs: number; admissions: number }>();
   for (const [name, root] of builds) {
-    const r = await runOnce(run, root);
+    const r = await runOnce(run, root, name);
     if (r.loop.every((l) => l !== null)) {
       const sum = cpu.get(name) ?? { cpuMs: 0, pgCpuMs: 0, admissions: 0 };
       cpu.set(name, { cpuMs: sum.cpuMs + r.loop.reduce((a, l) => a + l!.cpuMs, 0), pgCpuMs: sum.pgCpuMs + (r.pgCpuMs ?? 0), admissions: sum.admissions + r.admissions });
     }
     const once = r.exactlyOnce === null ? '-' : r.exactlyOnce ? 'yes' : 'NO';
-    console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${intervalCell(r.loop)} | ${heldCell(r.loop)} | ${idleCell(r.idle)} | ${gcCell(r.loop)} | ${cpuCell(r)} | ${r.eventsPerAdmission === null ? '-' : r.eventsPerAdmission.toFixed(2)} | ${cpuPerEventCell(r)} | ${pgCpuCell(r)} | ${pgStatementsCell(r)} | ${once} |`);
+    console.log(`| ${run.label} | ${name} | ${r.admissions}${r.refused ? ` (${r.refused} refused)` : ''} | ${r.rate.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${loopCell(r.loop)} | ${intervalCell(r.loop)} | ${heldCell(r.loop)} | ${mainHeldCell(r.loop)} | ${idleCell(r.idle)} | ${gcCell(r.loop)} | ${cpuCell(r)} | ${r.eventsPerAdmission === null ? '-' : r.eventsPerAdmission.toFixed(2)} | ${cpuPerEventCell(r)} | ${pgCpuCell(r)} | ${pgStatementsCell(r)} | ${once} |`);
   }
   // the runs of each build pooled: CPU over admissions, and this build's ratio to the baseline's
   const pooled = (name: string, pgSide = false) => {

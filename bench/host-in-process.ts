@@ -43,7 +43,7 @@ try {
   let logged = 0;
   const lines = batchedLines((chunk) => void (logged += chunk.length));
   const logger = withSessionTraceIds(jsonLinesLogger({ write: (line) => lines.line(line.endsWith('\n') ? line.slice(0, -1) : line) }));
-  const slices = new LoopSlices();
+  const slices = new LoopSlices({ budgetMs: 2 }); // as `steerlog serve`
   const runtime = createRuntime({ store, model: new EchoModel({ delayMs: ECHO_DELAY_MS }), writeBatchDelayMs: WRITE_BATCH_MS, logger, resumeFromSnapshots: true, turnGate: slices });
   const host = new Host({ runtime, admissionGate: slices.first, logger });
   const observability = createHostObservability(host);

@@ -163,8 +163,10 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     telemetry = v.otlp !== undefined ? await createOtelTelemetry({ endpoint: v.otlp, protocol: otlpProtocol, exportPriority: otlpPriority }) : undefined;
     // a cold session resumes from its latest fold snapshot: its agent holds its log from there (docs/store-jsonl.md)
     // the sessions' turns and the prompts' admissions share the event loop in slices (runtime/loop-slices.ts), the
-    // admissions first: a receipt does not queue behind the checkpoints of every running turn
-    const slices = new LoopSlices();
+    // admissions first: a receipt does not queue behind the checkpoints of every running turn; 2 ms of them per turn
+    // of the loop (not the default 4): the longest holds of the loop under load fall by about 3 ms of the main
+    // thread's time at the same admissions/s (docs/benchmarks.md, issue 35 part 3, "Ninth pass")
+    const slices = new LoopSlices({ budgetMs: 2 });
     const runtime = createRuntime({ store, model, writeBatchDelayMs, logger, resumeFromSnapshots: true, turnGate: slices, tools: childTools(() => children), ...(keys ? { encryption: { keys } } : {}), ...(telemetry ? { telemetry } : {}), ...(chain.signer ? { signer: chain.signer } : {}) });
     children = new ChildManager({ runtime, logger });
     const holder: { url?: string } = {};
