@@ -2,7 +2,17 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { AuditReport } from '../domain/audit.js';
 import { actorActionsOf, type ActorAction } from '../domain/actor-actions.js';
 import type { LogEvent } from '../domain/events.js';
-import { fateOf, initialFate, initialMessageFactState, stepFate, stepMessageFacts, type InputFate, type MessageFact, type MessageFactState } from '../domain/message-facts.js';
+import {
+  fateOf,
+  initialFate,
+  initialMessageFactState,
+  stepFateInPlace,
+  stepMessageFacts,
+  type InputFate,
+  type MessageFact,
+  type MessageFactState,
+  type MutableInputFate,
+} from '../domain/message-facts.js';
 import { parseEvent } from '../domain/parse-event.js';
 import { createSessionVerifier, type SessionVerification } from '../formats/chain/verify-session.js';
 import type { AuditSource, SourceError } from './audit-source.js';
@@ -77,8 +87,9 @@ export const createExtrasCollector = (
   const verifier = chain === undefined ? createSessionVerifier(stream, onEvent ? { onEvent } : {}) : null;
   const content = createContentTally(keyring);
   let verifying = true;
-  // each input's fate, stepped as its facts come (its facts are not kept)
-  const fates = new Map<string, InputFate>();
+  // each input's fate, stepped as its facts come (its facts are not kept), in a record of its own written in place
+  // (no fate object per fact); `result()` hands out copies
+  const fates = new Map<string, MutableInputFate>();
   const actions: ActorAction[] = [];
   const pushAction = actionSink === undefined ? (a: ActorAction): void => void actions.push(a) : (a: ActorAction): void => actionSink.push(a);
   let seedLength: number | undefined;
@@ -93,7 +104,11 @@ export const createExtrasCollector = (
     facts(event, facts) {
       first ??= event.time;
       last = event.time;
-      for (const f of facts) fates.set(f.id, stepFate(fates.get(f.id) ?? initialFate(f.id), f));
+      for (const f of facts) {
+        let fate = fates.get(f.id);
+        if (fate === undefined) fates.set(f.id, (fate = { ...initialFate(f.id) }));
+        stepFateInPlace(fate, f);
+      }
       if (event.seq === 0 && event.type === 'session/created') seedLength = (event.data as { seedLength?: number }).seedLength;
       for (const a of actorActionsOf(event, facts, seedLength)) pushAction(a);
     },
@@ -101,7 +116,7 @@ export const createExtrasCollector = (
       const v = verifier === null ? await chain! : verifier.result();
       return {
         chain: { status: v.status, chained: v.chained, unchained: v.unchained, break: v.break, head: v.head },
-        fates: [...fates.values()],
+        fates: [...fates.values()].map((f): InputFate => ({ ...f })),
         times: { first, last },
         content: await content.result(),
         actions,

@@ -123,8 +123,8 @@ export const stepSession = (state: SessionState, event: LogEvent): E.Either<Doma
         const { removed } = applied.right;
         removedBySplice = removed;
         const turn = state.turns.openTurn?.turn ?? state.turns.lastTurn;
-        const implied = notificationsOfRemoval(splice, removed, turn);
-        if (isOwned) notifications = implied;
+        // (inside a fork's seed the splice implies no notification: none is built)
+        if (isOwned) notifications = notificationsOfRemoval(splice, removed, turn);
         const isClaim = splice.removedCount !== undefined && splice.outcome !== 'canceled';
         inbox = applied.right.state;
         classification = classifySplice(state.classification, splice, removed);

@@ -7,6 +7,16 @@ import { listOf, withList, type InboxState } from './inbox-state.js';
 
 const other = (target: InboxSplicedData['target']) => (target === 'next-turn' ? 'next-step' : 'next-turn');
 
+/** Splices inserting more than this many messages check their ids for repeats through a set. */
+const SEEN_BY_SET_FROM = 8;
+
+/** Does `inserted[i]`'s id occur before `i`? */
+const repeats = (inserted: readonly UserMessage[], i: number): boolean => {
+  const id = inserted[i]!.id;
+  for (let j = 0; j < i; j++) if (inserted[j]!.id === id) return true;
+  return false;
+};
+
 /**
  * Checks a durable splice against the state it would apply to: exact coordinates that fit the target list and
  * ids that stay unique across both lists (an id the same splice removes may be re-inserted). Returns null when valid.
@@ -25,9 +35,13 @@ export const validateSplice = (state: InboxState, splice: InboxSplicedData): Inb
   }
   if (splice.removedCount === 0) return new InvalidSpliceError('removedCount is written only when at least one item is removed');
   const otherList = listOf(state, other(splice.target));
-  const seen = splice.inserted.length > 1 ? new Set<string>() : null;
-  for (const m of splice.inserted) {
-    if (seen?.has(m.id) || L.has(otherList, m.id)) return new DuplicatePendingIdError(m.id);
+  const inserted = splice.inserted;
+  // a few inserted ids are compared pairwise (no set made per splice), more through a set
+  const seen = inserted.length > SEEN_BY_SET_FROM ? new Set<string>() : null;
+  for (let i = 0; i < inserted.length; i++) {
+    const m = inserted[i]!;
+    if (seen !== null ? seen.has(m.id) : repeats(inserted, i)) return new DuplicatePendingIdError(m.id);
+    if (L.has(otherList, m.id)) return new DuplicatePendingIdError(m.id);
     seen?.add(m.id);
     const at = L.indexOf(list, m.id);
     if (at >= 0 && (at < start || at >= start + removed)) return new DuplicatePendingIdError(m.id);

@@ -1,6 +1,9 @@
 import type { UserMessage } from '../message.js';
 import { reportListWalk } from './list-work.js';
 
+/** Splices that insert or remove at most this many items (and do not do both) go item by item. */
+const FEW = 4;
+
 /** One item of the tree, with its subtree's size and its parent (for the rank of an id). */
 interface TreeNode {
   readonly item: UserMessage;
@@ -170,6 +173,17 @@ export class RankTree {
    * start + deleteCount <= size); returns the removed items. O(log n + deleteCount + inserted) expected.
    */
   splice(start: number, deleteCount: number, inserted: readonly UserMessage[]): UserMessage[] {
+    // A few items put in or taken out: each one by a walk down from the root, which only restructures the small
+    // subtree where the item goes or leaves (two splits and two merges of the whole depth cost about four walks).
+    if (deleteCount === 0 && inserted.length <= FEW) {
+      for (let i = 0; i < inserted.length; i++) this.insertAt(start + i, inserted[i]!);
+      return [];
+    }
+    if (inserted.length === 0 && deleteCount <= FEW) {
+      const removed: UserMessage[] = [];
+      for (let i = 0; i < deleteCount; i++) removed.push(this.removeAt(start));
+      return removed;
+    }
     // (indexing, not destructuring: a destructured pair walks an iterator at every level of the recursion)
     const cut = split(this.root, start);
     const before = cut[0];
@@ -181,6 +195,71 @@ export class RankTree {
     this.root = merge(merge(before, this.build(inserted)), after);
     if (this.root !== null) this.root.parent = null;
     return removed;
+  }
+
+  /**
+   * Puts `item` at `rank` (0 <= rank <= size): walks down while the nodes' priorities are at least the new one's
+   * (counting it into their sizes), then the new node takes the place of the subtree there, split at the rank into
+   * its two children. O(log n) expected; the split is of a subtree of expected O(1) size.
+   */
+  private insertAt(rank: number, item: UserMessage): void {
+    const node: TreeNode = { item, priority: this.nextPriority(), size: 1, left: null, right: null, parent: null };
+    this.nodeOfId.set(item.id, node);
+    let parent: TreeNode | null = null;
+    let onLeft = false;
+    let cursor = this.root;
+    let k = rank;
+    while (cursor !== null && cursor.priority >= node.priority) {
+      cursor.size++;
+      parent = cursor;
+      const leftSize = sizeOf(cursor.left);
+      if (k <= leftSize) {
+        onLeft = true;
+        cursor = cursor.left;
+      } else {
+        onLeft = false;
+        k -= leftSize + 1;
+        cursor = cursor.right;
+      }
+    }
+    const parts = split(cursor, k);
+    node.left = parts[0];
+    node.right = parts[1];
+    update(node);
+    node.parent = parent;
+    if (parent === null) this.root = node;
+    else if (onLeft) parent.left = node;
+    else parent.right = node;
+  }
+
+  /**
+   * Takes the item at `rank` (0 <= rank < size) out: its node is replaced by the merge of its two subtrees (whose
+   * facing spines are of expected O(1) length) and every ancestor's size drops by one. O(log n) expected.
+   */
+  private removeAt(rank: number): UserMessage {
+    let n = this.root!;
+    let k = rank;
+    for (;;) {
+      const leftSize = sizeOf(n.left);
+      if (k < leftSize) n = n.left!;
+      else if (k === leftSize) break;
+      else {
+        k -= leftSize + 1;
+        n = n.right!;
+      }
+    }
+    const parent = n.parent;
+    const replacement = merge(n.left, n.right);
+    if (replacement !== null) replacement.parent = parent;
+    if (parent === null) this.root = replacement;
+    else if (parent.left === n) parent.left = replacement;
+    else parent.right = replacement;
+    for (let a = parent; a !== null; a = a.parent) a.size--;
+    n.left = null;
+    n.right = null;
+    n.parent = null;
+    this.nodeOfId.delete(n.item.id);
+    return n.item;
   }
 
   /** A tree of its own with the same items: O(n). */

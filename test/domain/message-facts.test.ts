@@ -1,7 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LogEvent } from '../../domain/events.js';
-import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact } from '../../domain/message-facts.js';
+import { fateOf, initialFate, initialMessageFactState, stepFate, stepFateInPlace, stepMessageFacts, type MessageFact, type MutableInputFate } from '../../domain/message-facts.js';
 import { LogBuilder, msg } from '../support/log-builder.js';
 
 const factsOf = (events: readonly LogEvent[]): MessageFact[] => {
@@ -72,5 +73,42 @@ describe('message fates', () => {
     const facts = factsOf(child.events);
     expect(facts).toEqual([{ kind: 'entered', seq: entered.seq, time: entered.time, id: 'P', turn: 1, step: 1, rewritten: false, inherited: true }]);
     expect(fateOf('P', facts)).toMatchObject({ fate: 'entered', decided: { seq: entered.seq }, admitted: null, claimed: null });
+  });
+});
+
+describe('stepFateInPlace', () => {
+  // one fact of every kind (with and without an actor), about input X
+  const at = (seq: number) => ({ seq, time: 1000 + seq, id: 'X' });
+  const reason = { kind: 'completed' } as const;
+  const FACTS: readonly MessageFact[] = [
+    { kind: 'admitted', ...at(1), target: 'next-turn', source: { kind: 'user' } },
+    { kind: 'admitted', ...at(2), target: 'next-step', source: { kind: 'user' }, metadata: { actor: 'ann', actorKind: 'user' } },
+    { kind: 'edited', ...at(3), target: 'next-turn' },
+    { kind: 'moved', ...at(4), to: 'next-step', metadata: { actor: 'bob' } },
+    { kind: 'canceled', ...at(5), target: 'next-turn' },
+    { kind: 'claimed', ...at(6), target: 'next-step', turn: 2, step: 1, batch: ['X'] },
+    { kind: 'entered', ...at(7), turn: 2, step: 1, rewritten: true },
+    { kind: 'entered', ...at(8), turn: 0, step: 0, rewritten: false, inherited: true },
+    { kind: 'dropped', ...at(9), turn: 2, step: 1 },
+    { kind: 'rejected', ...at(10), turn: 3, reason: { kind: 'aborted', reason: { kind: 'user' } } },
+    { kind: 'turn-ended', ...at(11), turn: 3, reason, accounted: true },
+  ];
+  it('leaves the record holding what stepFate returns, keys in the same order, after any sequence of facts', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(FACTS.length - 1), { maxLength: 30 }), (picks) => {
+        const record: MutableInputFate = { ...initialFate('X') };
+        let expected = initialFate('X');
+        const copies: { readonly copy: MutableInputFate; readonly text: string }[] = [];
+        for (const i of picks) {
+          stepFateInPlace(record, FACTS[i]!);
+          expected = stepFate(expected, FACTS[i]!);
+          expect(JSON.stringify(record)).toBe(JSON.stringify(expected));
+          copies.push({ copy: { ...record }, text: JSON.stringify(record) });
+        }
+        expect(record).toEqual(expected);
+        // the nested records are never changed in place: a shallow copy taken earlier still reads as it did then
+        for (const { copy, text } of copies) expect(JSON.stringify(copy)).toBe(text);
+      }),
+    );
   });
 });
