@@ -51,6 +51,38 @@ export const pushOperation = (records: unknown[], op: StoreOperation): void => {
 /** An event as it is being rebuilt. */
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** A {@link HandedEvent}'s data not parsed yet. */
+const UNPARSED: unique symbol = Symbol('unparsed');
+
+/**
+ * An event as the worker rebuilds it: the envelope's fields as read, the data parsed from its JSON when it is first
+ * read (`data`, a getter of the class, then the parsed value every time). The span derivation reads the data of the
+ * events that open or close a span, not of the others (a `step/end`, a `chain/head`, a `user/message` without a
+ * content hook): their JSON is never parsed. Optional fields (`ignorable`, `metadata`, `hash`) are set only when
+ * present, as on the runtime's event.
+ * @internal
+ */
+export class HandedEvent {
+  #json: string;
+  #data: unknown = UNPARSED;
+
+  constructor(
+    readonly seq: number,
+    readonly id: EventId,
+    readonly time: number,
+    readonly type: string,
+    json: string,
+  ) {
+    this.#json = json;
+  }
+
+  /** The event's data, parsed from its JSON on the first read. */
+  get data(): unknown {
+    if (this.#data === UNPARSED) this.#data = JSON.parse(this.#json) as unknown;
+    return this.#data;
+  }
+}
+
 /** What the worker does with each record it reads back. @internal */
 export interface LogRecordSink {
   observe(sessionId: string, event: LogEvent): void;
@@ -59,20 +91,23 @@ export interface LogRecordSink {
   storeOperation(op: StoreOperation): void;
 }
 
-/** Reads a hand-over's records in order into `sink`, each event rebuilt as the runtime made it. @internal */
+/**
+ * Reads a hand-over's records in order into `sink`, each event rebuilt as the runtime made it (a {@link HandedEvent}:
+ * its data parsed when first read).
+ * @internal
+ */
 export const readHandOver = (records: readonly unknown[], sink: LogRecordSink): void => {
   let i = 0;
   while (i < records.length) {
     switch (records[i]) {
       case LogRecordKind.Observe: {
-        // one shape for every event (no spread of optional fields), the optional ones added only when present
-        const event: Mutable<LogEvent> = { seq: records[i + 2] as number, id: records[i + 3] as EventId, time: records[i + 4] as number, type: records[i + 5] as string, data: JSON.parse(records[i + 6] as string) as unknown } as Mutable<LogEvent>;
+        const event = new HandedEvent(records[i + 2] as number, records[i + 3] as EventId, records[i + 4] as number, records[i + 5] as string, records[i + 6] as string);
         if (records[i + 7] === 1) (event as { ignorable?: true }).ignorable = true;
         const metadata = records[i + 8] as EventMetadata | null;
-        if (metadata !== null) event.metadata = metadata;
+        if (metadata !== null) (event as { metadata?: EventMetadata }).metadata = metadata;
         const hash = records[i + 9] as string | null;
-        if (hash !== null) event.hash = hash;
-        sink.observe(records[i + 1] as string, event as LogEvent);
+        if (hash !== null) (event as { hash?: string }).hash = hash;
+        sink.observe(records[i + 1] as string, event as unknown as LogEvent);
         i += 10;
         break;
       }

@@ -11,7 +11,8 @@ const event = (seq: number, extra: Partial<LogEvent> = {}): LogEvent =>
 const reading = (records: readonly unknown[]) => {
   const got: unknown[] = [];
   const sink: LogRecordSink = {
-    observe: (s, e) => void got.push(['observe', s, e]),
+    // the event's envelope fields are its own, its data a getter that parses the JSON on the first read
+    observe: (s, e) => void got.push(['observe', s, { ...e, data: e.data }]),
     follow: (s, h) => void got.push(['follow', s, h]),
     forget: (s) => void got.push(['forget', s]),
     storeOperation: (op) => void got.push(['op', op]),
@@ -59,6 +60,18 @@ describe('the log hand-over to the export worker', () => {
       ['op', failed],
       ['op', fsync],
     ]);
+  });
+
+  it('parses an event\'s data once, when it is first read', () => {
+    const records: unknown[] = [];
+    pushObserve(records, 's', event(1), '{"turn":1}');
+    const got: LogEvent[] = [];
+    readHandOver(structuredClone(records), { observe: (_s, e) => void got.push(e), follow() {}, forget() {}, storeOperation() {} });
+    const [e] = got;
+    expect(Object.keys(e!)).toEqual(['seq', 'id', 'time', 'type', 'hash']);
+    const first = e!.data;
+    expect(first).toEqual({ turn: 1 });
+    expect(e!.data).toBe(first);
   });
 
   it('refuses a record of an unknown kind', () => {
