@@ -8,9 +8,9 @@ import type { StoreOperation } from '../../runtime/ports/store-operations.js';
  * each a kind then its fields. An event travels as its envelope's primitives and its data's JSON — the string the
  * session log already made for the store — so the runtime's thread walks no event object: per event it pushes a few
  * values, and the hand-over's structured clone copies numbers and flat strings (a third of the cost of cloning the
- * event objects, or of `JSON.stringify` of them, measured on the runtime's thread). The worker parses the data and
- * rebuilds the event. Store appends and fsync batches travel as primitives too; the rarer records keep their objects:
- * a history (a session going live with events), a projection batch.
+ * event objects, or of `JSON.stringify` of them, measured on the runtime's thread). The worker rebuilds the event,
+ * parsing its data when it is first read. Store appends and fsync batches travel as primitives too; the rarer
+ * records keep their objects: a history (a session going live with events), a projection batch.
  * @internal
  */
 

@@ -5,7 +5,8 @@
  * `/proc/thread-self/schedstat`; minimum and median of `--passes` passes):
  * - `serialize` / `deserialize`: the structured clone of the records (V8's serializer, what `postMessage` does on the
  *   runtime's thread and on the worker);
- * - `read`: the records read back, each event rebuilt and its data parsed (`readHandOver`);
+ * - `read`: the records read back, each event rebuilt (`readHandOver`; an event's data is parsed when first read, so
+ *   this stage alone parses none);
  * - `derive`: read, then the span derivation (`createSpanFollower`);
  * - `sdk`: derive, then the SDK's span objects (`SdkSpan`) of each batch of 512;
  * - `encode`: sdk, then the SDK's protobuf serializer over each batch (`ProtobufTraceSerializer`);
