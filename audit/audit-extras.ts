@@ -4,7 +4,6 @@ import { actorActionsOf, type ActorAction } from '../domain/actor-actions.js';
 import type { LogEvent } from '../domain/events.js';
 import {
   fateOf,
-  initialFate,
   initialMessageFactState,
   stepFateInPlace,
   stepMessageFacts,
@@ -104,13 +103,16 @@ export const createExtrasCollector = (
     facts(event, facts) {
       first ??= event.time;
       last = event.time;
-      for (const f of facts) {
+      for (let i = 0; i < facts.length; i++) {
+        const f = facts[i]!;
         let fate = fates.get(f.id);
-        if (fate === undefined) fates.set(f.id, (fate = { ...initialFate(f.id) }));
+        // a record of its own, the keys of `initialFate` in its order (built once, not built and then copied)
+        if (fate === undefined) fates.set(f.id, (fate = { id: f.id, fate: 'pending', admitted: null, claimed: null, decided: null, rewritten: false, turnEnd: null }));
         stepFateInPlace(fate, f);
       }
       if (event.seq === 0 && event.type === 'session/created') seedLength = (event.data as { seedLength?: number }).seedLength;
-      for (const a of actorActionsOf(event, facts, seedLength)) pushAction(a);
+      const acts = actorActionsOf(event, facts, seedLength);
+      for (let i = 0; i < acts.length; i++) pushAction(acts[i]!);
     },
     async result() {
       const v = verifier === null ? await chain! : verifier.result();

@@ -220,10 +220,19 @@ export const mapSealUnits = (type: string, data: unknown, f: (unitObject: Obj, u
 /** The sealed sidecars of an event (one per unit that has one), in unit order. */
 export const sealedOf = (type: string, data: unknown): SealedContent[] => {
   const out: SealedContent[] = [];
-  mapSealUnits(type, data, (o) => {
-    if (isJsonObject(o.sealed)) out.push(o.sealed as SealedContent);
-    return o;
-  });
+  // the units `mapSealUnits` visits, read where they are (no copy of the data and its inserted list per event)
+  const plan = sealPlanOf(type, data);
+  if (plan === null) return out;
+  const d = data as Obj;
+  if (plan.at === 'data') {
+    if (isJsonObject(d.sealed)) out.push(d.sealed as SealedContent);
+    return out;
+  }
+  const inserted = d.inserted as unknown[];
+  for (let i = 0; i < inserted.length; i++) {
+    const m = inserted[i];
+    if (isJsonObject(m) && isJsonObject(m.sealed)) out.push(m.sealed as SealedContent);
+  }
   return out;
 };
 
