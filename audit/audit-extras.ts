@@ -4,6 +4,7 @@ import { actorActionsOf, type ActorAction } from '../domain/actor-actions.js';
 import type { LogEvent } from '../domain/events.js';
 import {
   fateOf,
+  initialFate,
   initialMessageFactState,
   stepFateInPlace,
   stepMessageFacts,
@@ -106,8 +107,8 @@ export const createExtrasCollector = (
       for (let i = 0; i < facts.length; i++) {
         const f = facts[i]!;
         let fate = fates.get(f.id);
-        // a record of its own, the keys of `initialFate` in its order (built once, not built and then copied)
-        if (fate === undefined) fates.set(f.id, (fate = { id: f.id, fate: 'pending', admitted: null, claimed: null, decided: null, rewritten: false, turnEnd: null }));
+        // a record of its own (`initialFate` builds a new one), stepped in place from then on
+        if (fate === undefined) fates.set(f.id, (fate = initialFate(f.id)));
         stepFateInPlace(fate, f);
       }
       if (event.seq === 0 && event.type === 'session/created') seedLength = (event.data as { seedLength?: number }).seedLength;

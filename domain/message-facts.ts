@@ -203,35 +203,21 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
         // turn/start and turn/end empties both, and both take a claim in an open turn): held once, not twice
         return { state: factState(session, appendAll(awaiting, claims), inStep, inStepById, enteredInStep, session.openTurnClaimed, state.stepped, null), facts };
       }
+      // here a removal is a cancel (a claim went above): a splice that also inserts re-inserts some (edits), and only
+      // then are the ids of both lists looked up in each other
       const pureCancel = d.outcome === 'canceled' && d.inserted.length === 0;
-      if (removed.length === 0 || d.inserted.length === 0) {
-        // only inserted (each admitted, or moved by a strict steer) or only removed (each canceled): the same facts
-        // as below, without the lists of ids and their lookups
-        const moved = lastCancel !== null && lastCancel.seq === seq - 1 && lastCancel.target !== target && d.inserted.length > 0 ? memberOf(lastCancel.ids, d.inserted.length) : null;
-        for (const m of d.inserted) {
-          const id = m.id;
-          if (moved !== null && moved(id)) facts.push(withMetadata({ kind: 'moved', seq, time, id, to: target }, metadata));
-          else facts.push(withMetadata({ kind: 'admitted', seq, time, id, target, source: m.source }, metadata));
-        }
-        const removedIds: string[] | null = pureCancel ? [] : null;
-        for (const m of removed) {
-          facts.push(withMetadata({ kind: 'canceled', seq, time, id: m.id, target }, metadata));
-          removedIds?.push(m.id);
-        }
-        return {
-          state: factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, pureCancel ? { seq, target, ids: removedIds! } : null),
-          facts,
-        };
+      const editing = removed.length > 0 && d.inserted.length > 0;
+      const reinserted = editing ? memberOf(d.inserted.map((m) => m.id), removed.length) : null;
+      const removedIds: string[] = [];
+      for (const m of removed) {
+        removedIds.push(m.id);
+        if (reinserted === null || !reinserted(m.id)) facts.push(withMetadata({ kind: 'canceled', seq, time, id: m.id, target }, metadata));
       }
-      const insertedIds = d.inserted.map((m) => m.id);
-      const removedIds = removed.map((m) => m.id);
-      const inserted = memberOf(insertedIds, removedIds.length);
-      for (const id of removedIds) if (!inserted(id)) facts.push(withMetadata({ kind: 'canceled', seq, time, id, target }, metadata));
-      const wasRemoved = memberOf(removedIds, insertedIds.length);
-      const moved = lastCancel !== null && lastCancel.seq === seq - 1 && lastCancel.target !== target ? memberOf(lastCancel.ids, insertedIds.length) : null;
+      const wasRemoved = editing ? memberOf(removedIds, d.inserted.length) : null;
+      const moved = lastCancel !== null && lastCancel.seq === seq - 1 && lastCancel.target !== target && d.inserted.length > 0 ? memberOf(lastCancel.ids, d.inserted.length) : null;
       for (const m of d.inserted) {
         const id = m.id;
-        if (wasRemoved(id)) facts.push(withMetadata({ kind: 'edited', seq, time, id, target }, metadata));
+        if (wasRemoved !== null && wasRemoved(id)) facts.push(withMetadata({ kind: 'edited', seq, time, id, target }, metadata));
         else if (moved !== null && moved(id)) facts.push(withMetadata({ kind: 'moved', seq, time, id, to: target }, metadata));
         else facts.push(withMetadata({ kind: 'admitted', seq, time, id, target, source: m.source }, metadata));
       }
@@ -305,42 +291,14 @@ export interface InputFate {
 /** An input's fate before any fact about it: pending, nothing known. */
 export const initialFate = (id: string): InputFate => ({ id, fate: 'pending', admitted: null, claimed: null, decided: null, rewritten: false, turnEnd: null });
 
-/** Applies one fact about an input (in log order) to its fate. Pure. */
-export const stepFate = (fate: InputFate, f: MessageFact): InputFate => {
-  const id = fate.id;
-  switch (f.kind) {
-    case 'admitted': {
-      // the actor's two keys in the literal (a spread builds the object key by key, at every admission)
-      const by = recordedActor(f.metadata);
-      return { id, fate: 'pending', admitted: { seq: f.seq, time: f.time, target: f.target, actor: by.actor, actorKind: by.actorKind }, claimed: null, decided: null, rewritten: false, turnEnd: null };
-    }
-    case 'moved':
-      return { ...fate, fate: 'pending', decided: null, admitted: fate.admitted ? { ...fate.admitted, target: f.to } : null };
-    case 'edited':
-      return fate;
-    case 'canceled':
-      return { ...fate, fate: 'canceled', decided: { seq: f.seq, time: f.time } };
-    case 'claimed':
-      return { ...fate, claimed: { seq: f.seq, time: f.time, turn: f.turn, step: f.step } };
-    case 'entered':
-      return { ...fate, fate: 'entered', decided: { seq: f.seq, time: f.time }, rewritten: f.rewritten };
-    case 'dropped':
-      return { ...fate, fate: 'dropped', decided: { seq: f.seq, time: f.time } };
-    case 'rejected':
-      return { ...fate, fate: 'rejected', decided: { seq: f.seq, time: f.time } };
-    case 'turn-ended':
-      return { ...fate, turnEnd: { seq: f.seq, turn: f.turn, reason: f.reason.kind, accounted: f.accounted } };
-  }
-};
-
 /** An input's fate that {@link stepFateInPlace} writes to (its owner's own record). */
 export type MutableInputFate = { -readonly [K in keyof InputFate]: InputFate[K] };
 
 /**
- * {@link stepFate} written into a record the caller owns instead of a new one: afterwards `fate` holds exactly the
- * fields (and keys, in the same order) `stepFate(fate, f)` returns. The nested records (`admitted`, `claimed`,
- * `decided`, `turnEnd`) are new objects when they change, never changed in place, so a shallow copy of `fate` is a
- * snapshot. A fold over many inputs' facts (`audit`) then makes no fate object per fact. Changes nothing but `fate`.
+ * Applies one fact about an input (in log order) to its fate, written into a record the caller owns (its keys keep
+ * {@link initialFate}'s order). The nested records (`admitted`, `claimed`, `decided`, `turnEnd`) are new objects when
+ * they change, never changed in place, so a shallow copy of `fate` is a snapshot. A fold over many inputs' facts
+ * (`audit`) then makes no fate object per fact. Changes nothing but `fate`.
  */
 export const stepFateInPlace = (fate: MutableInputFate, f: MessageFact): void => {
   switch (f.kind) {
@@ -387,5 +345,17 @@ export const stepFateInPlace = (fate: MutableInputFate, f: MessageFact): void =>
   }
 };
 
+/** Applies one fact about an input (in log order) to its fate: a new record ({@link stepFateInPlace} on a copy). Pure. */
+export const stepFate = (fate: InputFate, f: MessageFact): InputFate => {
+  if (f.kind === 'edited') return fate;
+  const next: MutableInputFate = { ...fate };
+  stepFateInPlace(next, f);
+  return next;
+};
+
 /** Reduces one message's facts (in log order) to its fate. Pure. */
-export const fateOf = (id: string, facts: readonly MessageFact[]): InputFate => facts.reduce(stepFate, initialFate(id));
+export const fateOf = (id: string, facts: readonly MessageFact[]): InputFate => {
+  const fate: MutableInputFate = initialFate(id);
+  for (const f of facts) stepFateInPlace(fate, f);
+  return fate;
+};
