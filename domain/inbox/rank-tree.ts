@@ -112,19 +112,22 @@ export class RankTree {
 
   /** The item at `rank`, or undefined: O(log n). */
   at(rank: number): UserMessage | undefined {
-    if (rank < 0 || rank >= this.size) return undefined;
-    let n = this.root;
+    return rank < 0 || rank >= this.size ? undefined : this.nodeAt(rank).item;
+  }
+
+  /** The node at `rank` (0 <= rank < size): a walk down from the root by the subtrees' sizes. */
+  private nodeAt(rank: number): TreeNode {
+    let n = this.root!;
     let k = rank;
-    while (n !== null) {
+    for (;;) {
       const leftSize = sizeOf(n.left);
-      if (k < leftSize) n = n.left;
-      else if (k === leftSize) return n.item;
+      if (k < leftSize) n = n.left!;
+      else if (k === leftSize) return n;
       else {
         k -= leftSize + 1;
-        n = n.right;
+        n = n.right!;
       }
     }
-    return undefined;
   }
 
   /** Every item, in order: O(n). */
@@ -237,17 +240,7 @@ export class RankTree {
    * facing spines are of expected O(1) length) and every ancestor's size drops by one. O(log n) expected.
    */
   private removeAt(rank: number): UserMessage {
-    let n = this.root!;
-    let k = rank;
-    for (;;) {
-      const leftSize = sizeOf(n.left);
-      if (k < leftSize) n = n.left!;
-      else if (k === leftSize) break;
-      else {
-        k -= leftSize + 1;
-        n = n.right!;
-      }
-    }
+    const n = this.nodeAt(rank);
     const parent = n.parent;
     const replacement = merge(n.left, n.right);
     if (replacement !== null) replacement.parent = parent;
