@@ -7,11 +7,13 @@ import {
   initialFate,
   initialMessageFactState,
   stepFateInPlace,
-  stepMessageFacts,
+  stepFatesTurnEnded,
+  stepMessageFactRecords,
   type InputFate,
   type MessageFact,
   type MessageFactState,
   type MutableInputFate,
+  type TurnEnded,
 } from '../domain/message-facts.js';
 import { parseEvent } from '../domain/parse-event.js';
 import { createSessionVerifier, type SessionVerification } from '../formats/chain/verify-session.js';
@@ -65,6 +67,12 @@ export interface ExtrasCollector {
   verify(raw: unknown): void;
   /** One folded event and the message facts it states. */
   facts(event: LogEvent, facts: readonly MessageFact[]): void;
+  /**
+   * One folded event and the message facts it states, a turn's end as one record (`stepMessageFactRecords`: its
+   * `turn-ended` facts, after `facts`): the same as {@link ExtrasCollector.facts} of all of them, without a fact
+   * per claim of the turn.
+   */
+  factRecords(event: LogEvent, facts: readonly MessageFact[], turnEnded: TurnEnded | null): void;
   /** The extras, once every envelope is in (asks the keyring about the keys the log sealed with). */
   result(): Promise<AuditExtras>;
 }
@@ -95,6 +103,25 @@ export const createExtrasCollector = (
   let seedLength: number | undefined;
   let first: number | null = null;
   let last: number | null = null;
+  /** An input's fate record: a record of its own (`initialFate` builds a new one), stepped in place from then on. */
+  const fateRecord = (id: string): MutableInputFate => {
+    let fate = fates.get(id);
+    if (fate === undefined) fates.set(id, (fate = initialFate(id)));
+    return fate;
+  };
+  const factRecords = (event: LogEvent, facts: readonly MessageFact[], turnEnded: TurnEnded | null): void => {
+    first ??= event.time;
+    last = event.time;
+    for (let i = 0; i < facts.length; i++) {
+      const f = facts[i]!;
+      stepFateInPlace(fateRecord(f.id), f);
+    }
+    // a turn's `turn-ended` facts come after the event's others (no action is taken from them)
+    if (turnEnded !== null) stepFatesTurnEnded(turnEnded, fateRecord);
+    if (event.seq === 0 && event.type === 'session/created') seedLength = (event.data as { seedLength?: number }).seedLength;
+    const acts = actorActionsOf(event, facts, seedLength);
+    for (let i = 0; i < acts.length; i++) pushAction(acts[i]!);
+  };
   return {
     verify(raw) {
       if (verifier === null) onEvent?.();
@@ -102,19 +129,9 @@ export const createExtrasCollector = (
       content.push(raw);
     },
     facts(event, facts) {
-      first ??= event.time;
-      last = event.time;
-      for (let i = 0; i < facts.length; i++) {
-        const f = facts[i]!;
-        let fate = fates.get(f.id);
-        // a record of its own (`initialFate` builds a new one), stepped in place from then on
-        if (fate === undefined) fates.set(f.id, (fate = initialFate(f.id)));
-        stepFateInPlace(fate, f);
-      }
-      if (event.seq === 0 && event.type === 'session/created') seedLength = (event.data as { seedLength?: number }).seedLength;
-      const acts = actorActionsOf(event, facts, seedLength);
-      for (let i = 0; i < acts.length; i++) pushAction(acts[i]!);
+      factRecords(event, facts, null);
     },
+    factRecords,
     async result() {
       const v = verifier === null ? await chain! : verifier.result();
       return {
@@ -153,13 +170,13 @@ export const auditExtras = async (
       folding = false;
       continue;
     }
-    const step = stepMessageFacts(state, parsed.right);
+    const step = stepMessageFactRecords(state, parsed.right);
     if (E.isLeft(step)) {
       folding = false;
       continue;
     }
     state = step.right.state;
-    collector.facts(parsed.right, step.right.facts);
+    collector.factRecords(parsed.right, step.right.facts, step.right.turnEnded);
   }
   return await collector.result();
 };

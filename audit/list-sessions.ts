@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { hasPending } from '../domain/inbox/inbox-state.js';
 import { parseEvent } from '../domain/parse-event.js';
 import { actorActionsOf } from '../domain/actor-actions.js';
-import { initialMessageFactState, stepMessageFacts, type MessageFactState } from '../domain/message-facts.js';
+import { initialMessageFactState, stepMessageFactRecords, type MessageFactState } from '../domain/message-facts.js';
 import type { ChainStatus } from '../domain/event-chain.js';
 import type { EventStore, RecordedEvent } from '../runtime/ports/event-store.js';
 import { catalogPageOf, hasSessionCatalog, type CatalogedSession, type SessionCatalogPage, type SessionCatalogQuery } from '../runtime/ports/session-catalog.js';
@@ -48,7 +48,8 @@ export const summarizeSession = async (store: EventStore, stream: string): Promi
     lastTime = raw.time;
     if (invalidAt !== null) continue;
     const parsed = parseEvent(raw, { expectedSeq: facts.session.nextSeq });
-    const step = E.isLeft(parsed) ? parsed : stepMessageFacts(facts, parsed.right);
+    // the actions need no `turn-ended` fact: a turn's end stays one record
+    const step = E.isLeft(parsed) ? parsed : stepMessageFactRecords(facts, parsed.right);
     if (E.isLeft(step) || E.isLeft(parsed)) {
       invalidAt = raw.seq;
       continue;

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { evolveChildren, initialChildrenState } from '../domain/children/child-edges.js';
 import { isKnownEvent, type LogEvent } from '../domain/events.js';
-import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact, type MessageFactState } from '../domain/message-facts.js';
+import { fateOf, initialMessageFactState, stepMessageFactRecords, turnEndedFacts, type MessageFact, type MessageFactState } from '../domain/message-facts.js';
 import { parseEvent } from '../domain/parse-event.js';
 import { ERASED_MARKER, type SealedContent } from '../domain/sealed-content.js';
 import { createKeyring, openEnvelopeNow, type Keyring } from '../runtime/content-opener.js';
@@ -44,7 +44,7 @@ export const answerWhy = async (session: string | null, id: string, batches: Asy
       break reading;
     }
     const e: LogEvent = parsed.right;
-    const step = stepMessageFacts(state, e);
+    const step = stepMessageFactRecords(state, e);
     if (E.isLeft(step)) {
       error = { seq: e.seq, code: step.left.code, message: step.left.message };
       break reading;
@@ -53,6 +53,8 @@ export const answerWhy = async (session: string | null, id: string, batches: Asy
     children = evolveChildren(children, e);
     events++;
     for (const f of step.right.facts) if (f.id === id) facts.push(f);
+    // a turn's end: only its `turn-ended` facts about this id are made
+    if (step.right.turnEnded !== null) for (const f of turnEndedFacts(step.right.turnEnded, id)) facts.push(f);
     if (!isKnownEvent(e)) continue;
     if (content === undefined) content = sealedContentOf(raw, e, id);
     if (e.type === 'session/erased') for (const k of e.data.keyIds) erasedKeys.add(k);

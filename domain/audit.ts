@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { isKnownEvent, type LogEvent } from './events.js';
-import { initialMessageFactState, stepMessageFacts, type MessageFact, type MessageFactState } from './message-facts.js';
+import { initialMessageFactState, stepMessageFactRecords, turnEndedFacts, type MessageFact, type MessageFactState, type TurnEnded } from './message-facts.js';
 import { parseEvent, parseLogLine } from './parse-event.js';
 import type { MessageClass } from './history-classification.js';
 import { nextStepItems, nextTurnItems } from './inbox/inbox-state.js';
@@ -79,6 +79,12 @@ export interface AuditorOptions {
    */
   readonly onFacts?: (event: LogEvent, facts: readonly MessageFact[]) => void;
   /**
+   * Receives every event the audit folds with the message facts it states, a turn's end as one record
+   * (`stepMessageFactRecords`: `facts` without the `turn-ended` ones, which come after them as `turnEnded`), so a
+   * turn of many claims makes no fact per claim. @defaultValue undefined: no facts are computed (unless `onFacts`)
+   */
+  readonly onFactRecords?: (event: LogEvent, facts: readonly MessageFact[], turnEnded: TurnEnded | null) => void;
+  /**
    * Receives each child's epochs, reports and settlements as they are decided instead of the report keeping them:
    * the report's `children` then carry each child's id, mode and the epochs the sink has not had (from the first
    * still-open one on), with empty `reports` and `settlements`, so a caller that writes them out keeps memory flat
@@ -104,11 +110,12 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
   const onTurn = options.onTurn ?? ((t: AuditReport['turns'][number]) => void turns.push(t));
   const onMessage = options.onMessage ?? ((m: AuditReport['messages'][number]) => void messages.push(m));
   const onFacts = options.onFacts;
+  const onFactRecords = options.onFactRecords;
   /** The failed requests of the open turn. */
   let failedRequests: FailedRequest[] = [];
   const withFailures = (): { failedRequests?: readonly FailedRequest[] } => (failedRequests.length > 0 ? { failedRequests } : {});
   // with onFacts, the message-fact fold (which steps the same session fold) replaces the bare session fold
-  let factState: MessageFactState | null = onFacts ? initialMessageFactState() : null;
+  let factState: MessageFactState | null = onFacts || onFactRecords ? initialMessageFactState() : null;
 
   /** A blank line followed by this one: the log is refused there. */
   const blankBefore = (): boolean => {
@@ -125,11 +132,13 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
     const event = parsed.right;
     let step: E.Either<DomainError, SessionStep>;
     let facts: readonly MessageFact[] = [];
+    let turnEnded: TurnEnded | null = null;
     if (factState !== null) {
-      const withFacts = stepMessageFacts(factState, event);
+      const withFacts = stepMessageFactRecords(factState, event);
       if (E.isRight(withFacts)) {
         factState = withFacts.right.state;
         facts = withFacts.right.facts;
+        turnEnded = withFacts.right.turnEnded;
         step = E.right(withFacts.right.session);
       } else step = withFacts;
     } else step = stepSession(state, event);
@@ -141,7 +150,8 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
     if (streamedChildren !== null) streamedChildren.push(event);
     else children = evolveChildren(children, event);
     events++;
-    onFacts?.(event, facts);
+    if (onFacts !== undefined) onFacts(event, turnEnded === null ? facts : [...facts, ...turnEndedFacts(turnEnded)]);
+    onFactRecords?.(event, facts, turnEnded);
     if (isKnownEvent(event) && event.type === 'request/error') {
       const { step: k, attempt, error: failure, retryInMs } = event.data;
       failedRequests.push({ step: k, attempt, seq: event.seq, code: failure.code, ...(failure.status !== undefined ? { status: failure.status } : {}), retried: retryInMs !== undefined });

@@ -89,6 +89,58 @@ export const initialMessageFactState = (): MessageFactState => ({
 const sameContent = (a: UserMessage, b: UserMessage): boolean => samePayload(a, b);
 
 /**
+ * The end of a turn that claimed messages, as one record: its `turn-ended` facts (one per id it claimed, in claim
+ * order, an id claimed twice twice) without an object per id. {@link turnEndedFacts} spells them out.
+ */
+export interface TurnEnded {
+  readonly seq: number;
+  readonly time: number;
+  readonly turn: number;
+  readonly reason: TurnEndReason;
+  /** Does the turn account for consumed work (every one of its `turn-ended` facts says the same)? */
+  readonly accounted: boolean;
+  /** Every id the turn claimed, in claim order (the fold's own list: read, never kept past the next event's step). */
+  readonly ids: AppendList<string>;
+}
+
+/** What one event says: its facts, a turn's end apart (its `turn-ended` facts as one record), and the new state. */
+interface FactsOfEvent {
+  readonly state: MessageFactState;
+  /** The event's facts, without the `turn-ended` ones. */
+  readonly facts: readonly MessageFact[];
+  /** The `turn-ended` facts of a turn/end whose turn claimed anything; null for any other event. */
+  readonly turnEnded: TurnEnded | null;
+}
+
+/** The `turn-ended` fact of the `i`th id the turn claimed. */
+const turnEndedFact = (t: TurnEnded, i: number): MessageFact => ({ kind: 'turn-ended', seq: t.seq, time: t.time, id: t.ids.shared[i]!, turn: t.turn, reason: t.reason, accounted: t.accounted });
+
+/** The `turn-ended` facts of a turn's end, one per id it claimed, in claim order; only those about `id` when given. */
+export const turnEndedFacts = (t: TurnEnded, id?: string): MessageFact[] => {
+  const facts: MessageFact[] = [];
+  const ids = t.ids.shared;
+  for (let i = 0; i < t.ids.length; i++) if (id === undefined || ids[i] === id) facts.push(turnEndedFact(t, i));
+  return facts;
+};
+
+/**
+ * One event into the fold, with a turn's end as one record: the new state, the facts the event states apart from
+ * its `turn-ended` ones, and those as a {@link TurnEnded} (null unless the event ends a turn that claimed
+ * anything), or the session fold's refusal. The `turn-ended` facts come after the event's other facts. For a
+ * consumer that steps each id's fate (`audit`) or asks about one id (`why`): a turn of many claims makes no object
+ * per claim. Pure.
+ */
+export const stepMessageFactRecords = (
+  state: MessageFactState,
+  event: LogEvent,
+): E.Either<DomainError, { readonly state: MessageFactState; readonly facts: readonly MessageFact[]; readonly turnEnded: TurnEnded | null; readonly session: SessionStep }> => {
+  const stepped = stepSession(state.session, event);
+  if (E.isLeft(stepped)) return stepped;
+  const { state: next, facts, turnEnded } = factsOf(state, event, stepped.right);
+  return E.right({ state: next, facts, turnEnded, session: stepped.right });
+};
+
+/**
  * One event into the fold: the new state and the facts it states, or the session fold's refusal (the same one
  * `audit` reports). Pure.
  */
@@ -98,8 +150,11 @@ export const stepMessageFacts = (
 ): E.Either<DomainError, { readonly state: MessageFactState; readonly facts: readonly MessageFact[]; readonly session: SessionStep }> => {
   const stepped = stepSession(state.session, event);
   if (E.isLeft(stepped)) return stepped;
-  const { state: next, facts } = factsOf(state, event, stepped.right);
-  return E.right({ state: next, facts, session: stepped.right });
+  const { state: next, facts, turnEnded } = factsOf(state, event, stepped.right);
+  if (turnEnded === null) return E.right({ state: next, facts, session: stepped.right });
+  const all = facts.slice();
+  for (let i = 0; i < turnEnded.ids.length; i++) all.push(turnEndedFact(turnEnded, i));
+  return E.right({ state: next, facts: all, session: stepped.right });
 };
 
 /** The fold state with its fields named (one object shape for every state, built without spreads). */
@@ -159,13 +214,13 @@ const memberOf = (ids: readonly string[], others: number): ((id: string) => bool
  * The facts of one event, given the session fold's step over it. The messages a splice removed come from the step
  * (`SessionStep.removed`): the list they were removed from is never read again, so its old version costs nothing.
  */
-const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep): { readonly state: MessageFactState; readonly facts: readonly MessageFact[] } => {
+const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep): FactsOfEvent => {
   const session = stepped.state;
   const { awaiting, inStep, inStepById, enteredInStep, turnClaimed, lastCancel } = state;
   if (event.seq === 0 || inSeed(state.session, event.seq)) {
     const unchanged = factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, lastCancel);
     // the seed's history entered the model before this session existed: its entries are facts, its inbox is not
-    if (event.type !== 'user/message') return { state: unchanged, facts: NO_FACTS };
+    if (event.type !== 'user/message') return { state: unchanged, facts: NO_FACTS, turnEnded: null };
     const turns = state.session.turns;
     const entered: MessageFact = {
       kind: 'entered',
@@ -177,7 +232,7 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
       rewritten: false,
       inherited: true,
     };
-    return { state: unchanged, facts: [entered] };
+    return { state: unchanged, facts: [entered], turnEnded: null };
   }
   const { seq, time, metadata } = event;
   const before = state.session;
@@ -198,10 +253,10 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
           claims.push({ message, step });
         }
         // a claim outside any turn is kept by no list: the next turn/start empties them before a step or a turn/end reads them
-        if (openTurn === null) return { state: factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, null), facts };
+        if (openTurn === null) return { state: factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, null), facts, turnEnded: null };
         // the open turn's claims are the session fold's own list (outside a fork's seed both hold the same ids: each
         // turn/start and turn/end empties both, and both take a claim in an open turn): held once, not twice
-        return { state: factState(session, appendAll(awaiting, claims), inStep, inStepById, enteredInStep, session.openTurnClaimed, state.stepped, null), facts };
+        return { state: factState(session, appendAll(awaiting, claims), inStep, inStepById, enteredInStep, session.openTurnClaimed, state.stepped, null), facts, turnEnded: null };
       }
       // here a removal is a cancel (a claim went above): a splice that also inserts re-inserts some (edits), and only
       // then are the ids of both lists looked up in each other
@@ -224,17 +279,18 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
       return {
         state: factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, pureCancel ? { seq, target, ids: removedIds } : null),
         facts,
+        turnEnded: null,
       };
     }
     case 'step/start':
-      return { state: factState(session, EMPTY, awaiting, claimsById(awaiting), EMPTY, turnClaimed, true, null), facts: NO_FACTS };
+      return { state: factState(session, EMPTY, awaiting, claimsById(awaiting), EMPTY, turnClaimed, true, null), facts: NO_FACTS, turnEnded: null };
     case 'user/message': {
       const m = event.data as UserMessage;
       const id = m.id;
       const claim = claimOf(state, id);
       const turn = openTurn?.turn ?? before.turns.lastTurn;
       const fact: MessageFact = { kind: 'entered', seq, time, id, turn, step: before.turns.openStep ?? 0, rewritten: claim ? !sameContent(claim.message, m) : false };
-      return { state: factState(session, awaiting, inStep, inStepById, appendOne(enteredInStep, id), turnClaimed, state.stepped, null), facts: [fact] };
+      return { state: factState(session, awaiting, inStep, inStepById, appendOne(enteredInStep, id), turnClaimed, state.stepped, null), facts: [fact], turnEnded: null };
     }
     case 'step/end': {
       const facts: MessageFact[] = [];
@@ -248,7 +304,7 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
           if (!entered(id)) facts.push({ kind: 'dropped', seq, time, id, turn, step });
         }
       }
-      return { state: factState(session, awaiting, EMPTY, null, EMPTY, turnClaimed, state.stepped, null), facts };
+      return { state: factState(session, awaiting, EMPTY, null, EMPTY, turnClaimed, state.stepped, null), facts, turnEnded: null };
     }
     case 'turn/end': {
       const { turn, reason } = event.data as { turn: number; reason: TurnEndReason };
@@ -256,16 +312,17 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
       const facts: MessageFact[] = [];
       const claims = awaiting.shared;
       for (let i = 0; i < awaiting.length; i++) facts.push({ kind: 'rejected', seq, time, id: claims[i]!.message.id, turn, reason });
-      const ids = turnClaimed.shared;
-      for (let i = 0; i < turnClaimed.length; i++) facts.push({ kind: 'turn-ended', seq, time, id: ids[i]!, turn, reason, accounted });
-      return { state: factState(session, EMPTY, EMPTY, null, EMPTY, EMPTY, false, null), facts };
+      // the turn-ended facts (one per id the turn claimed) as one record: a consumer spells them out or steps them one at a time
+      const turnEnded: TurnEnded | null = turnClaimed.length > 0 ? { seq, time, turn, reason, accounted, ids: turnClaimed } : null;
+      return { state: factState(session, EMPTY, EMPTY, null, EMPTY, EMPTY, false, null), facts, turnEnded };
     }
     case 'turn/start':
-      return { state: factState(session, EMPTY, EMPTY, null, EMPTY, EMPTY, false, null), facts: NO_FACTS };
+      return { state: factState(session, EMPTY, EMPTY, null, EMPTY, EMPTY, false, null), facts: NO_FACTS, turnEnded: null };
     default:
       return {
         state: factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, event.type === 'chain/head' || event.type === 'session/erased' ? lastCancel : null),
         facts: NO_FACTS,
+        turnEnded: null,
       };
   }
 };
@@ -340,9 +397,28 @@ export const stepFateInPlace = (fate: MutableInputFate, f: MessageFact): void =>
       fate.decided = { seq: f.seq, time: f.time };
       return;
     case 'turn-ended':
-      fate.turnEnd = { seq: f.seq, turn: f.turn, reason: f.reason.kind, accounted: f.accounted };
+      fate.turnEnd = turnEndOf(f);
       return;
   }
+};
+
+/** The fate's `turnEnd` record of a `turn-ended` fact (or of a turn's end, for each id it claimed). */
+const turnEndOf = (t: { readonly seq: number; readonly turn: number; readonly reason: TurnEndReason; readonly accounted: boolean }): NonNullable<InputFate['turnEnd']> => ({
+  seq: t.seq,
+  turn: t.turn,
+  reason: t.reason.kind,
+  accounted: t.accounted,
+});
+
+/**
+ * Applies a turn's end to the fate of every id it claimed, in claim order: what {@link stepFateInPlace} does with
+ * each of its `turn-ended` facts, with one `turnEnd` record for them all (nested records are never changed in
+ * place, so sharing one is the same). `fateOf` gives the record of an id, creating it if the caller has none.
+ */
+export const stepFatesTurnEnded = (t: TurnEnded, fateOf: (id: string) => MutableInputFate): void => {
+  const turnEnd = turnEndOf(t);
+  const ids = t.ids.shared;
+  for (let i = 0; i < t.ids.length; i++) fateOf(ids[i]!).turnEnd = turnEnd;
 };
 
 /** Applies one fact about an input (in log order) to its fate: a new record ({@link stepFateInPlace} on a copy). Pure. */

@@ -5,7 +5,7 @@ import { recordedActor, type ActorKind } from './event-metadata.js';
 import type { LogEvent } from './events.js';
 import type { DomainError } from './errors.js';
 import type { MessageClass } from './history-classification.js';
-import { initialMessageFactState, stepMessageFacts, type MessageFact, type MessageFactState } from './message-facts.js';
+import { initialMessageFactState, stepMessageFactRecords, type MessageFact, type MessageFactState } from './message-facts.js';
 
 /** Who did it: the event's `metadata.actor` and `metadata.actorKind`, null when it names none (never a guess). */
 export interface By {
@@ -124,7 +124,8 @@ export const createFateFold = (): FateFold => {
     },
     push(event) {
       if (error) return false;
-      const step = stepMessageFacts(state, event);
+      // a turn's end as one record, not read: its `turn-ended` facts make no entry
+      const step = stepMessageFactRecords(state, event);
       if (E.isLeft(step)) {
         error = step.left;
         return false;
