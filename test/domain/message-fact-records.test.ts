@@ -1,0 +1,140 @@
+import * as E from 'fp-ts/lib/Either.js';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createExtrasCollector } from '../../audit/audit-extras.js';
+import { createAuditor } from '../../domain/audit.js';
+import type { LogEvent } from '../../domain/events.js';
+import {
+  initialFate,
+  initialMessageFactState,
+  stepFateInPlace,
+  stepMessageFactRecords,
+  stepMessageFacts,
+  turnEndedFacts,
+  type MessageFact,
+  type MutableInputFate,
+  type TurnEnded,
+} from '../../domain/message-facts.js';
+import { parseEvent } from '../../domain/parse-event.js';
+import { ADVERSARIAL_SHAPES, adversarialLog } from '../../bench/support/adversarial-logs.js';
+import { logArb } from '../projections/support/random-log.js';
+
+/**
+ * A turn's end as one record (`stepMessageFactRecords`, `TurnEnded`) against its `turn-ended` facts spelled out one
+ * per claimed id (`stepMessageFacts`): the same facts in the same order, and the same fates when the audit steps the
+ * record (`stepFatesTurnEnded`, one shared `turnEnd`) instead of each fact — on random valid logs and on small
+ * adversarial logs (whose ids are used again once they leave the lists, so a long turn claims one id many times).
+ */
+
+/** Every other event gets an actor, so facts that carry metadata are compared too. */
+const withActors = (events: readonly LogEvent[]): LogEvent[] =>
+  events.map((e, i) => (i % 2 === 1 && e.metadata === undefined ? ({ ...e, metadata: { actor: `user-${i % 5}` } } as LogEvent) : e));
+
+const adversarialEvents = (shape: (typeof ADVERSARIAL_SHAPES)[number]): LogEvent[] =>
+  [...adversarialLog(shape, 3_000, 50)].map((env) => {
+    const parsed = parseEvent(env, { expectedSeq: env.seq });
+    if (E.isLeft(parsed)) throw parsed.left;
+    return parsed.right;
+  });
+
+/** The facts of both derivations, event by event, must be the same JSON; returns how many turn-ended facts there were. */
+const expectSameFacts = (events: readonly LogEvent[]): number => {
+  let whole = initialMessageFactState();
+  let records = initialMessageFactState();
+  let ended = 0;
+  for (const event of events) {
+    const a = stepMessageFacts(whole, event);
+    const b = stepMessageFactRecords(records, event);
+    if (E.isLeft(a) || E.isLeft(b)) throw new Error(`seq ${event.seq}: refused`);
+    expect(b.right.facts.some((f) => f.kind === 'turn-ended')).toBe(false);
+    const t = b.right.turnEnded;
+    const spelled = t === null ? [] : turnEndedFacts(t);
+    expect(JSON.stringify([...b.right.facts, ...spelled])).toBe(JSON.stringify(a.right.facts));
+    if (t !== null) {
+      expect(t.ids.length).toBeGreaterThan(0);
+      // why's question: only the facts about one id
+      for (const id of new Set(spelled.map((f) => f.id))) expect(JSON.stringify(turnEndedFacts(t, id))).toBe(JSON.stringify(spelled.filter((f) => f.id === id)));
+    }
+    ended += spelled.length;
+    whole = a.right.state;
+    records = b.right.state;
+  }
+  return ended;
+};
+
+/**
+ * Each input's fate, two ways: the audit's collector fed the records (`factRecords`, as the CLI's audit now is), and
+ * every fact spelled out stepped into a record per id (`stepFateInPlace`, the derivation before the records).
+ */
+const expectSameFates = async (events: readonly LogEvent[]): Promise<void> => {
+  const collector = createExtrasCollector('s');
+  const auditor = createAuditor('s', { onFactRecords: collector.factRecords, onTurn: () => {}, onMessage: () => {} });
+  const old = new Map<string, MutableInputFate>();
+  let state = initialMessageFactState();
+  for (const event of events) {
+    auditor.pushValue(JSON.parse(JSON.stringify(event)));
+    const step = stepMessageFacts(state, event);
+    if (E.isLeft(step)) throw step.left;
+    state = step.right.state;
+    for (const f of step.right.facts) {
+      let fate = old.get(f.id);
+      if (fate === undefined) old.set(f.id, (fate = initialFate(f.id)));
+      stepFateInPlace(fate, f);
+    }
+  }
+  expect(auditor.report().ok).toBe(true);
+  const { fates } = await collector.result();
+  expect(JSON.stringify(fates)).toBe(JSON.stringify([...old.values()]));
+};
+
+describe('message facts with a turn end as one record', () => {
+  it('state the same facts as stepMessageFacts, in order, on random valid logs (JSON bytes)', () => {
+    fc.assert(
+      fc.property(logArb(60), ({ events }) => {
+        expectSameFacts(withActors(events));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('give the audit the same fates as stepping every turn-ended fact, on random valid logs', async () => {
+    await fc.assert(
+      fc.asyncProperty(logArb(60), async ({ events }) => {
+        await expectSameFates(withActors(events));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it.each(ADVERSARIAL_SHAPES)('state the same facts and give the same fates on the adversarial log "%s"', async (shape) => {
+    const events = adversarialEvents(shape);
+    const ended = expectSameFacts(events);
+    if (shape === 'long-turn') expect(ended).toBeGreaterThan(400);
+    await expectSameFates(events);
+  });
+
+  it('hand the audit a turn of many claims as one record, and one turnEnd record shared by the fates it decides', async () => {
+    const events = adversarialEvents('long-turn');
+    const collector = createExtrasCollector('s');
+    const ends: TurnEnded[] = [];
+    let turnEndedFactsSeen = 0;
+    const auditor = createAuditor('s', {
+      onFactRecords: (event, facts: readonly MessageFact[], turnEnded) => {
+        turnEndedFactsSeen += facts.filter((f) => f.kind === 'turn-ended').length;
+        if (turnEnded !== null) ends.push(turnEnded);
+        collector.factRecords(event, facts, turnEnded);
+      },
+    });
+    for (const event of events) auditor.pushValue(JSON.parse(JSON.stringify(event)));
+    expect(turnEndedFactsSeen).toBe(0);
+    expect(ends).toHaveLength(1);
+    const claims = events.filter((e) => e.type === 'agent/inbox/spliced' && (e.data as { removedCount?: number }).removedCount).length;
+    expect(ends[0]!.ids.length).toBe(claims);
+    // the long turn claims each step's steer: the ids come back, so a few ids were claimed many times
+    const { fates } = await collector.result();
+    const ended = fates.filter((f) => f.turnEnd !== null);
+    expect(ended.length).toBeGreaterThan(0);
+    expect(ended.length).toBeLessThan(claims);
+    for (const f of ended) expect(f.turnEnd).toBe(ended[0]!.turnEnd);
+  });
+});
