@@ -99,7 +99,7 @@ export interface TurnEnded {
   readonly reason: TurnEndReason;
   /** Does the turn account for consumed work (every one of its `turn-ended` facts says the same)? */
   readonly accounted: boolean;
-  /** Every id the turn claimed, in claim order (the fold's own list: read, never kept past the next event's step). */
+  /** Every id the turn claimed, in claim order: the fold's own list, shared, not copied (read its first `length` items). */
   readonly ids: AppendList<string>;
 }
 
