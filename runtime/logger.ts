@@ -55,6 +55,34 @@ const errorFields = (e: unknown): Record<string, unknown> => {
   return { name: e.name, message: e.message, ...(typeof code === 'string' ? { code } : {}) };
 };
 
+/** A plain object: what `key in record` of the generic path sees besides the record's own keys (its prototype's). */
+const PLAIN: object = {};
+
+/**
+ * The line `JSON.stringify` makes of a record whose fields are all strings, finite or not numbers, booleans, null or
+ * undefined (skipped), written member by member without building the record; null for any other record (a field
+ * that is an object, a key the record has already or inherits, an integer-like key, an `error` field beside an error), which the caller
+ * builds and serializes whole. The same bytes either way (test/runtime/logger.property.test.ts).
+ */
+const scalarLine = (time: string, level: LogLevel, message: string, fields: LogFields | undefined, error: unknown): string | null => {
+  let line = `{"time":"${time}","level":${JSON.stringify(level)},"msg":${JSON.stringify(message)}`;
+  if (fields !== undefined) {
+    for (const k in fields) {
+      if (!Object.hasOwn(fields, k)) continue;
+      const v = fields[k];
+      if (v === undefined) continue;
+      // a key the record has or inherits, or an integer-like key (JSON.stringify writes those before every other key)
+      const first = k.charCodeAt(0);
+      if (k === 'time' || k === 'level' || k === 'msg' || k in PLAIN || (k === 'error' && error !== undefined) || (first >= 48 && first <= 57)) return null;
+      const t = typeof v;
+      if (t !== 'string' && t !== 'number' && t !== 'boolean' && v !== null) return null;
+      line += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
+    }
+  }
+  if (error !== undefined) line += `,"error":${JSON.stringify(errorFields(error))}`;
+  return `${line}}`;
+};
+
 /**
  * A logger that writes one JSON object per line: `{"time":<ISO>,"level":…,"msg":…,<fields>…,"error":{name,message,code}}`
  * — what `steerlog serve` writes on stderr by default.
@@ -62,16 +90,34 @@ const errorFields = (e: unknown): Record<string, unknown> => {
 export const jsonLinesLogger = (options: JsonLinesLoggerOptions): Required<Logger> => {
   const min = LOG_LEVELS.indexOf(options.level ?? 'info');
   const now = options.now ?? Date.now;
+  // the last record's time, kept: records logged in the same millisecond share its ISO text
+  let lastMs = Number.NaN;
+  let lastIso = '';
+  const isoOf = (ms: number): string => {
+    if (ms !== lastMs) {
+      lastIso = new Date(ms).toISOString();
+      lastMs = ms;
+    }
+    return lastIso;
+  };
   const log = (level: LogLevel, message: string, fields?: LogFields, error?: unknown): void => {
     if (LOG_LEVELS.indexOf(level) < min) return;
-    const record: Record<string, unknown> = { time: new Date(now()).toISOString(), level, msg: message };
-    if (fields) for (const [k, v] of Object.entries(fields)) if (v !== undefined && !(k in record)) record[k] = v;
-    if (error !== undefined) record.error = errorFields(error);
-    let line: string;
+    const time = isoOf(now());
+    let line: string | null;
     try {
-      line = JSON.stringify(record);
+      line = typeof message === 'string' ? scalarLine(time, level, message, fields, error) : null;
     } catch {
-      line = JSON.stringify({ time: record.time, level, msg: message, fields: 'not JSON' });
+      line = null; // what the record cannot serialize: the generic path below answers it as it always did
+    }
+    if (line === null) {
+      const record: Record<string, unknown> = { time, level, msg: message };
+      if (fields) for (const [k, v] of Object.entries(fields)) if (v !== undefined && !(k in record)) record[k] = v;
+      if (error !== undefined) record.error = errorFields(error);
+      try {
+        line = JSON.stringify(record);
+      } catch {
+        line = JSON.stringify({ time: record.time, level, msg: message, fields: 'not JSON' });
+      }
     }
     options.write(`${line}\n`);
   };
