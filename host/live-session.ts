@@ -113,15 +113,28 @@ export class LiveSession {
    * admitted before it are read from the store at the first ask that the window cannot answer (once; then kept).
    */
   async admission(messageId: string): Promise<Admission | undefined> {
+    const known = this.knownAdmission(messageId);
+    if (known !== null) return known;
     let seq = this.#admitted.get(messageId);
-    if (seq === undefined && this.agent.base > 0) {
+    if (seq === undefined) {
       this.#before ??= admittedBefore(this.#store, this.agent.sessionId, this.agent.base);
       seq = (await this.#before).get(messageId);
     }
     if (seq === undefined) return undefined;
     const event = this.agent.eventAt(seq) ?? (await eventFromStore(this.#store, this.agent.sessionId, seq));
-    const splice = event.data as InboxSplicedData;
-    return { seq, message: splice.inserted.find((m) => m.id === messageId)! };
+    return admissionAt(seq, event, messageId);
+  }
+
+  /**
+   * {@link admission} when the events held in memory answer it (no store read, nothing awaited): where the id was
+   * first admitted, undefined when it never was, null when only the store can tell (an agent holding a window of
+   * its log, and an id not admitted within it, or admitted before it).
+   */
+  knownAdmission(messageId: string): Admission | undefined | null {
+    const seq = this.#admitted.get(messageId);
+    if (seq === undefined) return this.agent.base > 0 ? null : undefined;
+    const event = this.agent.eventAt(seq);
+    return event === undefined ? null : admissionAt(seq, event, messageId);
   }
 
   detach(): void {
@@ -142,6 +155,12 @@ export class LiveSession {
     for (const m of (event.data as InboxSplicedData).inserted) if (!this.#admitted.has(m.id)) this.#admitted.set(m.id, event.seq);
   }
 }
+
+/** The admission of `messageId` by the splice `event` at `seq`. */
+const admissionAt = (seq: number, event: LogEvent, messageId: string): Admission => ({
+  seq,
+  message: (event.data as InboxSplicedData).inserted.find((m) => m.id === messageId)!,
+});
 
 /** A `session/queue` frame of a snapshot. */
 export const queueFrame = (sessionId: string, s: QueueSnapshot): HostFrame => ({

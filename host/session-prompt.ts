@@ -16,6 +16,8 @@ import { requestTimeZone } from './time-zone.js';
 export interface PromptPort {
   readonly options: Pick<HostOptions, 'modelUnavailable' | 'modelAcceptsImages' | 'durableTimeoutMs' | 'admissionGate'> & { readonly maxImageBytes: number };
   readonly logger: Logger;
+  /** The session when it is live on this host and no child (what `refuseChild` lets through and `resolve` answers at once), else undefined. */
+  readonly liveOrdinary: (sessionId: string) => LiveSession | undefined;
   /** Refuses a child session `agent-busy {reason: 'subagent-owned'}`. */
   readonly refuseChild: (sessionId: string) => Promise<void>;
   /** The live session, resumed on demand (concurrent callers for one id share one resume). */
@@ -58,8 +60,12 @@ export const sessionPrompt = async (port: PromptPort, request: HostRequest<'sess
   // the prompt's slice of the event loop (HostOptions.admissionGate): what follows runs when the gate releases it
   if (port.options.admissionGate) await port.options.admissionGate.next();
   // 2. the Agent (resumed on demand, once per id); a child session is its parent's
-  await port.refuseChild(request.sessionId);
-  const session = await port.resolve(request.sessionId);
+  // (a session live here and no child: taken as it is, with nothing to await)
+  let session = port.liveOrdinary(request.sessionId);
+  if (session === undefined) {
+    await port.refuseChild(request.sessionId);
+    session = await port.resolve(request.sessionId);
+  }
   // 3. the model
   const unavailable = port.options.modelUnavailable?.() ?? null;
   if (unavailable) throw new HostError('model-unavailable', `model ${unavailable.provider}/${unavailable.model} is unavailable`, { ...unavailable });
@@ -70,7 +76,8 @@ export const sessionPrompt = async (port: PromptPort, request: HostRequest<'sess
   // 5. an idempotent retry: the id was admitted to this session before (the log says so)
   const key = request.messageId ?? ctx.idempotencyKey;
   if (key !== undefined) {
-    const admitted = await session.admission(key);
+    const known = session.knownAdmission(key);
+    const admitted = known !== null ? known : await session.admission(key);
     if (admitted) {
       if (!sameContent(admitted.message.content, content)) {
         throw new HostError('idempotency-conflict', `message ${key} was admitted with other content`, { messageId: key, seq: admitted.seq });
