@@ -1,4 +1,4 @@
-import type { InboxSplicedData, InboxTarget } from '../domain/events.js';
+import type { InboxSplicedData, InboxTarget, LogEvent } from '../domain/events.js';
 import { isDuplicatePendingIdError } from '../domain/errors.js';
 import type { Agent } from '../runtime/agent.js';
 import { isMessageTooLargeError, isRuntimeError } from '../runtime/errors.js';
@@ -41,6 +41,16 @@ export const admissionRefusal = (e: unknown, messageId: string): unknown => {
   if (isMessageTooLargeError(e)) return new HostError('message-too-large', `message ${messageId}: ${e.message}`, { limit: e.limit, size: e.size });
   if (isRuntimeError(e) && (e.code === 'session-fenced' || e.code === 'session-closed')) return new HostError('internal', `message ${messageId} was not admitted: ${e.message}; retry`, {});
   return e;
+};
+
+/** The splice at or after `from` (an index into the agent's held events) that inserted `messageId` (looked up in place). */
+const admittingSplice = (agent: Agent, from: number, messageId: string): LogEvent => {
+  const events = agent.events;
+  for (let i = from; i < events.length; i++) {
+    const e = events[i]!;
+    if (e.type === 'agent/inbox/spliced' && (e.data as InboxSplicedData).inserted.some((m) => m.id === messageId)) return e;
+  }
+  throw new Error(`no splice admitted ${messageId}`);
 };
 
 /**
@@ -95,7 +105,7 @@ export const sessionPrompt = async (port: PromptPort, request: HostRequest<'sess
   } catch (e) {
     throw admissionRefusal(e, message.id);
   }
-  const splice = agent.events.slice(before).find((e) => e.type === 'agent/inbox/spliced' && (e.data as InboxSplicedData).inserted.some((m) => m.id === message.id))!;
+  const splice = admittingSplice(agent, before, message.id);
   if (request.durable) await durable(port, agent, splice.seq, message.id);
   return { accepted: true, messageId: message.id, seq: splice.seq, durable: request.durable ?? false };
 };
