@@ -90,15 +90,20 @@ const scalarLine = (time: string, level: LogLevel, message: string, fields: LogF
 export const jsonLinesLogger = (options: JsonLinesLoggerOptions): Required<Logger> => {
   const min = LOG_LEVELS.indexOf(options.level ?? 'info');
   const now = options.now ?? Date.now;
-  // the last record's time, kept: records logged in the same millisecond share its ISO text
-  let lastMs = Number.NaN;
-  let lastIso = '';
+  // the last record's second, kept: a record in the same second writes its ISO text with the milliseconds replaced
+  // (`toISOString` ends in `.sssZ` for every date it can write)
+  let lastSecond = Number.NaN;
+  let secondPrefix = '';
   const isoOf = (ms: number): string => {
-    if (ms !== lastMs) {
-      lastIso = new Date(ms).toISOString();
-      lastMs = ms;
+    const second = Math.floor(ms / 1000);
+    if (second !== lastSecond) {
+      const iso = new Date(ms).toISOString();
+      secondPrefix = iso.slice(0, -4);
+      lastSecond = second;
+      return iso;
     }
-    return lastIso;
+    const milli = ms - second * 1000;
+    return `${secondPrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
   };
   const log = (level: LogLevel, message: string, fields?: LogFields, error?: unknown): void => {
     if (LOG_LEVELS.indexOf(level) < min) return;
