@@ -55,34 +55,6 @@ const errorFields = (e: unknown): Record<string, unknown> => {
   return { name: e.name, message: e.message, ...(typeof code === 'string' ? { code } : {}) };
 };
 
-/** A plain object: what `key in record` of the generic path sees besides the record's own keys (its prototype's). */
-const PLAIN: object = {};
-
-/**
- * The line `JSON.stringify` makes of a record whose fields are all strings, finite or not numbers, booleans, null or
- * undefined (skipped), written member by member without building the record; null for any other record (a field
- * that is an object, a key the record has already or inherits, an integer-like key, an `error` field beside an error), which the caller
- * builds and serializes whole. The same bytes either way (test/runtime/logger.property.test.ts).
- */
-const scalarLine = (time: string, level: LogLevel, message: string, fields: LogFields | undefined, error: unknown): string | null => {
-  let line = `{"time":"${time}","level":${JSON.stringify(level)},"msg":${JSON.stringify(message)}`;
-  if (fields !== undefined) {
-    for (const k in fields) {
-      if (!Object.hasOwn(fields, k)) continue;
-      const v = fields[k];
-      if (v === undefined) continue;
-      // a key the record has or inherits, or an integer-like key (JSON.stringify writes those before every other key)
-      const first = k.charCodeAt(0);
-      if (k === 'time' || k === 'level' || k === 'msg' || k in PLAIN || (k === 'error' && error !== undefined) || (first >= 48 && first <= 57)) return null;
-      const t = typeof v;
-      if (t !== 'string' && t !== 'number' && t !== 'boolean' && v !== null) return null;
-      line += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
-    }
-  }
-  if (error !== undefined) line += `,"error":${JSON.stringify(errorFields(error))}`;
-  return `${line}}`;
-};
-
 /**
  * A logger that writes one JSON object per line: `{"time":<ISO>,"level":…,"msg":…,<fields>…,"error":{name,message,code}}`
  * — what `steerlog serve` writes on stderr by default.
@@ -94,7 +66,9 @@ export const jsonLinesLogger = (options: JsonLinesLoggerOptions): Required<Logge
   // (`toISOString` ends in `.sssZ` for every date it can write)
   let lastSecond = Number.NaN;
   let secondPrefix = '';
-  const isoOf = (ms: number): string => {
+  const isoOf = (time: number): string => {
+    // a Date keeps whole milliseconds (its time value is truncated toward zero)
+    const ms = Math.trunc(time);
     const second = Math.floor(ms / 1000);
     if (second !== lastSecond) {
       const iso = new Date(ms).toISOString();
@@ -107,22 +81,14 @@ export const jsonLinesLogger = (options: JsonLinesLoggerOptions): Required<Logge
   };
   const log = (level: LogLevel, message: string, fields?: LogFields, error?: unknown): void => {
     if (LOG_LEVELS.indexOf(level) < min) return;
-    const time = isoOf(now());
-    let line: string | null;
+    const record: Record<string, unknown> = { time: isoOf(now()), level, msg: message };
+    if (fields) for (const [k, v] of Object.entries(fields)) if (v !== undefined && !(k in record)) record[k] = v;
+    if (error !== undefined) record.error = errorFields(error);
+    let line: string;
     try {
-      line = typeof message === 'string' ? scalarLine(time, level, message, fields, error) : null;
+      line = JSON.stringify(record);
     } catch {
-      line = null; // what the record cannot serialize: the generic path below answers it as it always did
-    }
-    if (line === null) {
-      const record: Record<string, unknown> = { time, level, msg: message };
-      if (fields) for (const [k, v] of Object.entries(fields)) if (v !== undefined && !(k in record)) record[k] = v;
-      if (error !== undefined) record.error = errorFields(error);
-      try {
-        line = JSON.stringify(record);
-      } catch {
-        line = JSON.stringify({ time: record.time, level, msg: message, fields: 'not JSON' });
-      }
+      line = JSON.stringify({ time: record.time, level, msg: message, fields: 'not JSON' });
     }
     options.write(`${line}\n`);
   };
