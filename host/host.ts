@@ -88,6 +88,10 @@ export class Host {
       catalog: this.#catalog,
       options: { ...options, maxImageBytes: this.maxImageBytes },
       logger: this.#logger,
+      liveOrdinary: (id) => {
+        const live = this.#live.get(id);
+        return live !== undefined && !isChildHeader(live.agent.header) ? live : undefined;
+      },
       refuseChild: (id) => this.#refuseChild(id),
       resolve: (id) => this.#resolve(id),
       newId: () => this.#newId(),

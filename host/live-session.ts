@@ -46,6 +46,11 @@ export class LiveSession {
   #snapshots: QueueSnapshot[] = [];
   #latest: QueueSnapshot | null = null;
   readonly #store: EventStore;
+  /**
+   * The next seq the queue projection folds: the projection runs only when its snapshots are wanted (a frame to
+   * publish, a read of `queue`), over the events the agent holds, so a session nobody listens to pays no fold per event.
+   */
+  #folded: number;
   /** The ids admitted before the window of an agent resumed from a fold snapshot, once read. */
   #before: Promise<ReadonlyMap<string, number>> | null = null;
 
@@ -64,18 +69,22 @@ export class LiveSession {
       for (const e of agent.events) this.#indexAdmitted(e);
       const items = domainQueueView(resumed.inbox);
       this.#latest = { seq: agent.length - 1, items };
+      this.#folded = agent.length;
     } else {
-      for (const e of agent.events) this.#index(e);
+      for (const e of agent.events) this.#indexAdmitted(e);
+      this.#folded = agent.base;
     }
-    this.#snapshots = [];
     const sessionId = agent.sessionId;
     const listening = options.listening ?? (() => true);
     this.#offs.push(
       agent.onEvent((event) => {
-        this.#index(event);
-        const snapshots = this.#snapshots;
-        this.#snapshots = [];
+        this.#indexAdmitted(event);
+        // nobody receives frames: the queue is folded when next read or listened to (the events stay held by the agent)
         if (!listening()) return;
+        this.#foldTo(event.seq + 1);
+        // the snapshots of this event (a read of `queue` may have folded it already); earlier ones were not listened to
+        const snapshots = this.#snapshots.filter((s) => s.seq === event.seq);
+        this.#snapshots = [];
         const eventFrame: HostFrame = { type: 'session/event', sessionId, event: event as unknown as SessionEventFrame['event'] };
         const queueFrames = snapshots.map((s): HostFrame => queueFrame(sessionId, s));
         if (options.queueBeforeEvent) for (const f of queueFrames) options.publish(f);
@@ -88,6 +97,10 @@ export class LiveSession {
 
   /** The latest queue snapshot (null before the session's first splice). */
   get queue(): QueueSnapshot | null {
+    const last = this.agent.length - 1;
+    this.#foldTo(last + 1);
+    // kept: the snapshots of the event being published now, for its frames
+    if (this.#snapshots.length > 0) this.#snapshots = this.#snapshots.filter((s) => s.seq === last);
     return this.#latest;
   }
   /** The last seq of the live log. */
@@ -100,15 +113,28 @@ export class LiveSession {
    * admitted before it are read from the store at the first ask that the window cannot answer (once; then kept).
    */
   async admission(messageId: string): Promise<Admission | undefined> {
+    const known = this.knownAdmission(messageId);
+    if (known !== null) return known;
     let seq = this.#admitted.get(messageId);
-    if (seq === undefined && this.agent.base > 0) {
+    if (seq === undefined) {
       this.#before ??= admittedBefore(this.#store, this.agent.sessionId, this.agent.base);
       seq = (await this.#before).get(messageId);
     }
     if (seq === undefined) return undefined;
     const event = this.agent.eventAt(seq) ?? (await eventFromStore(this.#store, this.agent.sessionId, seq));
-    const splice = event.data as InboxSplicedData;
-    return { seq, message: splice.inserted.find((m) => m.id === messageId)! };
+    return admissionAt(seq, event, messageId);
+  }
+
+  /**
+   * {@link admission} when the events held in memory answer it (no store read, nothing awaited): where the id was
+   * first admitted, undefined when it never was, null when only the store can tell (an agent holding a window of
+   * its log, and an id not admitted within it, or admitted before it).
+   */
+  knownAdmission(messageId: string): Admission | undefined | null {
+    const seq = this.#admitted.get(messageId);
+    if (seq === undefined) return this.agent.base > 0 ? null : undefined;
+    const event = this.agent.eventAt(seq);
+    return event === undefined ? null : admissionAt(seq, event, messageId);
   }
 
   detach(): void {
@@ -116,9 +142,12 @@ export class LiveSession {
     this.#subscription.unsubscribe();
   }
 
-  #index(event: LogEvent): void {
-    this.#events.next(event);
-    this.#indexAdmitted(event);
+  /** Folds the held events before `end` not folded yet into the queue projection. */
+  #foldTo(end: number): void {
+    while (this.#folded < end) {
+      const seq = this.#folded++;
+      this.#events.next(this.agent.eventAt(seq)!);
+    }
   }
 
   #indexAdmitted(event: LogEvent): void {
@@ -126,6 +155,12 @@ export class LiveSession {
     for (const m of (event.data as InboxSplicedData).inserted) if (!this.#admitted.has(m.id)) this.#admitted.set(m.id, event.seq);
   }
 }
+
+/** The admission of `messageId` by the splice `event` at `seq`. */
+const admissionAt = (seq: number, event: LogEvent, messageId: string): Admission => ({
+  seq,
+  message: (event.data as InboxSplicedData).inserted.find((m) => m.id === messageId)!,
+});
 
 /** A `session/queue` frame of a snapshot. */
 export const queueFrame = (sessionId: string, s: QueueSnapshot): HostFrame => ({

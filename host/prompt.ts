@@ -82,16 +82,27 @@ export const checkImages = (blocks: readonly PromptContentBlock[], policy: Image
 export const sameContent = (a: readonly ContentBlock[], b: readonly ContentBlock[]): boolean => sameJson(a, b);
 
 /** The keys of the blocks `promptMessage` copies by hand, in their order (the copy keeps the key order). */
-const TEXT_KEYS = 'type,text';
-const IMAGE_KEYS = 'type,mediaType,data';
+const TEXT_KEYS: readonly string[] = ['type', 'text'];
+const IMAGE_KEYS: readonly string[] = ['type', 'mediaType', 'data'];
 
-/** A copy of a text or image block of string fields in the order `toContentBlocks` writes them; null for any other. */
+/**
+ * A copy of a text or image block of string fields in the order `toContentBlocks` writes them (`type,text` or
+ * `type,mediaType,data`, no other own key); null for any other.
+ */
 const copyBlock = (b: ContentBlock): ContentBlock | null => {
   const fields = b as unknown as Record<string, unknown>;
-  for (const key in fields) if (!Object.hasOwn(fields, key) || typeof fields[key] !== 'string') return null;
-  const keys = Object.keys(fields).join(',');
-  if (b.type === 'text' && keys === TEXT_KEYS) return { type: 'text', text: b.text };
-  if (b.type === 'image' && keys === IMAGE_KEYS) return { type: 'image', mediaType: b.mediaType, data: b.data };
+  const type = fields.type;
+  const order = type === 'text' ? TEXT_KEYS : type === 'image' ? IMAGE_KEYS : null;
+  if (order === null) return null;
+  // the own keys in their order, each holding a string (for…in: an inherited enumerable key declines too)
+  let n = 0;
+  for (const key in fields) {
+    if (!Object.hasOwn(fields, key) || typeof fields[key] !== 'string' || key !== order[n]) return null;
+    n++;
+  }
+  if (n !== order.length) return null;
+  if (b.type === 'text') return { type: 'text', text: b.text };
+  if (b.type === 'image') return { type: 'image', mediaType: b.mediaType, data: b.data };
   return null;
 };
 

@@ -1,4 +1,4 @@
-import type { InboxSplicedData, InboxTarget } from '../domain/events.js';
+import type { InboxSplicedData, InboxTarget, LogEvent } from '../domain/events.js';
 import { isDuplicatePendingIdError } from '../domain/errors.js';
 import type { Agent } from '../runtime/agent.js';
 import { isMessageTooLargeError, isRuntimeError } from '../runtime/errors.js';
@@ -16,6 +16,8 @@ import { requestTimeZone } from './time-zone.js';
 export interface PromptPort {
   readonly options: Pick<HostOptions, 'modelUnavailable' | 'modelAcceptsImages' | 'durableTimeoutMs' | 'admissionGate'> & { readonly maxImageBytes: number };
   readonly logger: Logger;
+  /** The session when it is live on this host and no child (what `refuseChild` lets through and `resolve` answers at once), else undefined. */
+  readonly liveOrdinary: (sessionId: string) => LiveSession | undefined;
   /** Refuses a child session `agent-busy {reason: 'subagent-owned'}`. */
   readonly refuseChild: (sessionId: string) => Promise<void>;
   /** The live session, resumed on demand (concurrent callers for one id share one resume). */
@@ -41,6 +43,16 @@ export const admissionRefusal = (e: unknown, messageId: string): unknown => {
   return e;
 };
 
+/** The splice at or after `from` (an index into the agent's held events) that inserted `messageId` (looked up in place). */
+const admittingSplice = (agent: Agent, from: number, messageId: string): LogEvent => {
+  const events = agent.events;
+  for (let i = from; i < events.length; i++) {
+    const e = events[i]!;
+    if (e.type === 'agent/inbox/spliced' && (e.data as InboxSplicedData).inserted.some((m) => m.id === messageId)) return e;
+  }
+  throw new Error(`no splice admitted ${messageId}`);
+};
+
 /**
  * `session.prompt` (docs/host.md, the order of checks): the time zone and the idempotency key, the session (a child
  * is refused, a cold one resumed), the model, the images, an idempotent retry (answered from the log), then the
@@ -58,8 +70,12 @@ export const sessionPrompt = async (port: PromptPort, request: HostRequest<'sess
   // the prompt's slice of the event loop (HostOptions.admissionGate): what follows runs when the gate releases it
   if (port.options.admissionGate) await port.options.admissionGate.next();
   // 2. the Agent (resumed on demand, once per id); a child session is its parent's
-  await port.refuseChild(request.sessionId);
-  const session = await port.resolve(request.sessionId);
+  // (a session live here and no child: taken as it is, with nothing to await)
+  let session = port.liveOrdinary(request.sessionId);
+  if (session === undefined) {
+    await port.refuseChild(request.sessionId);
+    session = await port.resolve(request.sessionId);
+  }
   // 3. the model
   const unavailable = port.options.modelUnavailable?.() ?? null;
   if (unavailable) throw new HostError('model-unavailable', `model ${unavailable.provider}/${unavailable.model} is unavailable`, { ...unavailable });
@@ -70,7 +86,8 @@ export const sessionPrompt = async (port: PromptPort, request: HostRequest<'sess
   // 5. an idempotent retry: the id was admitted to this session before (the log says so)
   const key = request.messageId ?? ctx.idempotencyKey;
   if (key !== undefined) {
-    const admitted = await session.admission(key);
+    const known = session.knownAdmission(key);
+    const admitted = known !== null ? known : await session.admission(key);
     if (admitted) {
       if (!sameContent(admitted.message.content, content)) {
         throw new HostError('idempotency-conflict', `message ${key} was admitted with other content`, { messageId: key, seq: admitted.seq });
@@ -88,7 +105,7 @@ export const sessionPrompt = async (port: PromptPort, request: HostRequest<'sess
   } catch (e) {
     throw admissionRefusal(e, message.id);
   }
-  const splice = agent.events.slice(before).find((e) => e.type === 'agent/inbox/spliced' && (e.data as InboxSplicedData).inserted.some((m) => m.id === message.id))!;
+  const splice = admittingSplice(agent, before, message.id);
   if (request.durable) await durable(port, agent, splice.seq, message.id);
   return { accepted: true, messageId: message.id, seq: splice.seq, durable: request.durable ?? false };
 };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventMetadata } from '../domain/event-metadata.js';
+import { isJsonObject } from '../domain/json.js';
 import { mapSealUnits, sealPlanOf } from '../domain/sealed-content.js';
 import { newDataKey, sealedSizeStandIn, sealPayload } from './content-cipher.js';
 import { isKeyStoreError, type KeyStore, type NewDataKey } from './ports/key-store.js';
@@ -35,11 +36,11 @@ type Obj = Readonly<Record<string, unknown>>;
 
 /** Removes reader-side `sealed` sidecars (a message read from an erased log carries one): only the sealer writes them. */
 export const stripSealed = (type: string, data: unknown): unknown => {
-  if (sealPlanOf(type, data) === null) return data;
-  // the common case (nothing to strip) keeps the very same value: no copy on every append
-  let found = false;
-  mapSealUnits(type, data, (o) => ((found ||= 'sealed' in o), o));
-  if (!found) return data;
+  const plan = sealPlanOf(type, data);
+  if (plan === null) return data;
+  // the common case (nothing to strip) keeps the very same value: no copy on every append, and the units are looked
+  // at where they are (the units `mapSealUnits` visits: the data, or each inserted message that is an object)
+  if (!(plan.at === 'data' ? 'sealed' in (data as object) : (data as { readonly inserted: readonly unknown[] }).inserted.some((m) => isJsonObject(m) && 'sealed' in m))) return data;
   return mapSealUnits(type, data, (o) => {
     if (!('sealed' in o)) return o;
     const { sealed: _drop, ...rest } = o;

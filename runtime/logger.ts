@@ -62,9 +62,26 @@ const errorFields = (e: unknown): Record<string, unknown> => {
 export const jsonLinesLogger = (options: JsonLinesLoggerOptions): Required<Logger> => {
   const min = LOG_LEVELS.indexOf(options.level ?? 'info');
   const now = options.now ?? Date.now;
+  // the last record's second, kept: a record in the same second writes its ISO text with the milliseconds replaced
+  // (`toISOString` ends in `.sssZ` for every date it can write)
+  let lastSecond = Number.NaN;
+  let secondPrefix = '';
+  const isoOf = (time: number): string => {
+    // a Date keeps whole milliseconds (its time value is truncated toward zero)
+    const ms = Math.trunc(time);
+    const second = Math.floor(ms / 1000);
+    if (second !== lastSecond) {
+      const iso = new Date(ms).toISOString();
+      secondPrefix = iso.slice(0, -4);
+      lastSecond = second;
+      return iso;
+    }
+    const milli = ms - second * 1000;
+    return `${secondPrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+  };
   const log = (level: LogLevel, message: string, fields?: LogFields, error?: unknown): void => {
     if (LOG_LEVELS.indexOf(level) < min) return;
-    const record: Record<string, unknown> = { time: new Date(now()).toISOString(), level, msg: message };
+    const record: Record<string, unknown> = { time: isoOf(now()), level, msg: message };
     if (fields) for (const [k, v] of Object.entries(fields)) if (v !== undefined && !(k in record)) record[k] = v;
     if (error !== undefined) record.error = errorFields(error);
     let line: string;

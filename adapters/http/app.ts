@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import type { Principal } from '../../host/actor.js';
 import type { Host } from '../../host/host.js';
+import type { CallContext } from '../../host/host-types.js';
 import { ClientRequestSchema, fastClientRequest, INVALID_REQUEST_RPC_ID, isHostMethod, type ServerResponse } from '../../host/schemas.js';
 import { authenticate, type BearerToken } from './auth.js';
 import { declaredBodyLimit } from './body-limit.js';
@@ -73,6 +74,29 @@ type Env = {
 const reply = (rpcId: string, result: ServerResponse['result']): ServerResponse => ({ type: 'server-response', rpcId, result });
 const badRequest = (rpcId: string, issues: readonly { path: readonly (string | number)[]; message: string }[]): ServerResponse =>
   reply(rpcId, { ok: false, error: { code: 'bad-request', message: 'the request does not match its schema', details: { issues } } });
+
+/**
+ * A request's call context. Its `signal` is read only by the methods that can be aborted (the subagent routes): the
+ * adapter makes the raw request's signal on first read, so it is asked for then (a getter of the class, not a
+ * closure per request).
+ */
+class RequestCallContext implements CallContext {
+  readonly idempotencyKey?: string;
+  readonly #raw: Request;
+  constructor(
+    readonly rpcId: string,
+    readonly principal: Principal,
+    readonly requestId: string,
+    raw: Request,
+    idempotencyKey: string | undefined,
+  ) {
+    this.#raw = raw;
+    if (idempotencyKey !== undefined) this.idempotencyKey = idempotencyKey;
+  }
+  get signal(): AbortSignal {
+    return this.#raw.signal;
+  }
+}
 
 /** `f` with its last answers kept (at most 1,024 arguments, forgotten all at once when full): a request log's trace ids. */
 const memoized = (f: (key: string) => string): ((key: string) => string) => {
@@ -181,16 +205,7 @@ export const createHttpApp = (options: HttpAppOptions): Hono<Env> => {
       if (typeof named === 'string') c.set('sessionId', named);
       if (method !== pathMethod) return c.json(badRequest(rpcId, [{ path: ['method'], message: `method ${method} sent to /api/${pathMethod}` }]));
       const idempotencyKey = c.req.header('idempotency-key');
-      const result = await host.call(method, payload, {
-        rpcId,
-        principal: c.get('principal'),
-        requestId: c.get('requestId'),
-        // read only by the methods that can be aborted (the subagent routes): the adapter makes the signal on first read
-        get signal() {
-          return c.req.raw.signal;
-        },
-        ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
-      });
+      const result = await host.call(method, payload, new RequestCallContext(rpcId, c.get('principal'), c.get('requestId'), c.req.raw, idempotencyKey));
       if (!result.ok && result.error.code === 'internal') {
         if (options.logger) logAt(options.logger, 'error', `${method} answered internal: ${result.error.message}`, { requestId: c.get('requestId') });
         else log(`${c.get('requestId')} ${method} answered internal: ${result.error.message}`);
