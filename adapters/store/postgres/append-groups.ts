@@ -10,7 +10,7 @@ import type { AppendResult } from '../../../runtime/ports/event-store.js';
 import { UnknownOutcomeError, isStoreError } from '../../../runtime/ports/store-errors.js';
 import { isLostConnection } from './append-outcome.js';
 import { refusalRow, settle, writeAlone, type AppendContext, type AppendRow, type PreparedAppend } from './append-events.js';
-import { RAW_TYPES } from './statements.js';
+import { RAW_TYPES, expectedCode } from './statements.js';
 import { storeFailure } from './store-context.js';
 
 /** An append waiting for its group, with the promise its caller holds. */
@@ -66,7 +66,8 @@ export class AppendGroups {
     try {
       while (this.#queue.length > 0) {
         const group = this.#take();
-        if (group.length === 1) await this.#alone(group[0]!);
+        // a batch too large for one statement, or an empty one, goes alone; any other, even a lone one, as a group
+        if (group.length === 1 && !groupable(group[0]!.append)) await this.#alone(group[0]!);
         else await this.#together(group);
       }
     } finally {
@@ -74,15 +75,15 @@ export class AppendGroups {
     }
   }
 
-  /** The next group: the queue's head alone when it is large, else the appends after it up to either limit. */
+  /** The next group: the queue's head alone when it cannot be grouped (large, or empty), else the appends after it up to either limit. */
   #take(): Queued[] {
     const queue = this.#queue;
     let n = 1;
-    if (queue[0]!.append.chunks.length === 1) {
+    if (groupable(queue[0]!.append)) {
       let bytes = queue[0]!.append.encoded.bytes;
       while (n < queue.length && n < this.#maxAppends) {
         const next = queue[n]!.append;
-        if (next.chunks.length > 1 || bytes + next.encoded.bytes > this.#ctx.maxStatementBytes) break;
+        if (!groupable(next) || bytes + next.encoded.bytes > this.#ctx.maxStatementBytes) break;
         bytes += next.encoded.bytes;
         n++;
       }
@@ -134,6 +135,9 @@ export class AppendGroups {
   }
 }
 
+/** Whether an append can go in a group: one statement's worth of events, at least one (`append_events_group` refuses an empty append). */
+const groupable = (append: PreparedAppend): boolean => append.chunks.length === 1 && append.events.length > 0;
+
 /** The parameters of `append_events_group`: per append its stream, expected revision and event count; the events' columns concatenated. */
 const groupValues = (ctx: AppendContext, group: readonly Queued[]): unknown[] => {
   const streams: string[] = [];
@@ -142,7 +146,7 @@ const groupValues = (ctx: AppendContext, group: readonly Queued[]): unknown[] =>
   const cols = { ids: [] as unknown[], types: [] as unknown[], times: [] as unknown[], data: [] as unknown[], ignorable: [] as unknown[], metadata: [] as unknown[], hashes: [] as unknown[], texts: [] as unknown[], sealed: [] as unknown[] };
   for (const { append } of group) {
     streams.push(append.stream);
-    expected.push(String(append.expected));
+    expected.push(expectedCode(append.expected));
     const b = append.encoded;
     counts.push(b.ids.length);
     for (let i = 0; i < b.ids.length; i++) {
