@@ -7,6 +7,7 @@
  * they were called, and the global positions follow that order (see docs/store-postgres.md, "Group commit").
  */
 import type { AppendResult } from '../../../runtime/ports/event-store.js';
+import { streamHashOf } from '../../../runtime/ports/stream-partition.js';
 import { UnknownOutcomeError, isStoreError } from '../../../runtime/ports/store-errors.js';
 import { isLostConnection } from './append-outcome.js';
 import { refusalRow, settle, writeAlone, type AppendContext, type AppendRow, type PreparedAppend } from './append-events.js';
@@ -138,14 +139,16 @@ export class AppendGroups {
 /** Whether an append can go in a group: one statement's worth of events, at least one (`append_events_group` refuses an empty append). */
 const groupable = (append: PreparedAppend): boolean => append.chunks.length === 1 && append.events.length > 0;
 
-/** The parameters of `append_events_group`: per append its stream, expected revision and event count; the events' columns concatenated. */
+/** The parameters of `append_events_group`: per append its stream, expected revision and event count; the events' columns concatenated; each stream's hash. */
 const groupValues = (ctx: AppendContext, group: readonly Queued[]): unknown[] => {
   const streams: string[] = [];
+  const hashed: number[] = [];
   const expected: string[] = [];
   const counts: number[] = [];
   const cols = { ids: [] as unknown[], types: [] as unknown[], times: [] as unknown[], data: [] as unknown[], ignorable: [] as unknown[], metadata: [] as unknown[], hashes: [] as unknown[], texts: [] as unknown[], sealed: [] as unknown[] };
   for (const { append } of group) {
     streams.push(append.stream);
+    hashed.push(streamHashOf(append.stream));
     expected.push(expectedCode(append.expected));
     const b = append.encoded;
     counts.push(b.ids.length);
@@ -161,5 +164,5 @@ const groupValues = (ctx: AppendContext, group: readonly Queued[]): unknown[] =>
       cols.sealed.push(b.sealed[i]);
     }
   }
-  return [streams, expected, counts, cols.ids, cols.types, cols.times, cols.data, cols.ignorable, cols.metadata, cols.hashes, ctx.notify, cols.texts, cols.sealed];
+  return [streams, expected, counts, cols.ids, cols.types, cols.times, cols.data, cols.ignorable, cols.metadata, cols.hashes, ctx.notify, cols.texts, cols.sealed, hashed];
 };

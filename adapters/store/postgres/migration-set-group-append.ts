@@ -53,10 +53,11 @@ CREATE FUNCTION ${s}.append_events_group(
   p_hashes    text[],
   p_notify    boolean,
   p_texts     text[],
-  p_sealed    boolean[]
+  p_sealed    boolean[],
+  p_hashed    bigint[]
 )
 RETURNS TABLE (outcome text, new_revision bigint, last_position bigint, detail text)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
   v_appends  integer := coalesce(cardinality(p_streams), 0);
   v_last     bigint;
@@ -70,7 +71,6 @@ DECLARE
   v_pos      bigint[];
   v_rev      bigint[];
   v_first    integer[];
-  v_hash     bigint[];
   v_app      integer[];
   v_turns    text[];
   v_data     json;
@@ -135,15 +135,13 @@ BEGIN
   END IF;
   UPDATE ${s}.global_position g SET last = v_last;
 
-  -- which append each event belongs to, and the stream hash of each accepted append
+  -- which append each event belongs to
   v_app := ARRAY(SELECT c.i FROM unnest(p_counts) WITH ORDINALITY AS c(n, i), generate_series(1, c.n) AS k ORDER BY c.i, k);
-  v_hash := ARRAY(SELECT CASE WHEN v_pos[c.i] IS NULL THEN NULL ELSE ${s}.stream_hash(c.st) END
-                  FROM unnest(p_streams) WITH ORDINALITY AS c(st, i) ORDER BY c.i);
 
   PERFORM set_config('steerlog.text_indexing', 'on', true);
   INSERT INTO ${s}.events (position, stream, revision, id, type, time, data, ignorable, metadata, hash, stream_hash, recorded_at)
   SELECT v_pos[u.app] + u.ord - v_first[u.app] + 1, p_streams[u.app], v_rev[u.app] + u.ord - v_first[u.app] + 1,
-         u.id, u.type, u.time, u.data::json, coalesce(u.ign, false), u.meta::json, u.hash, v_hash[u.app], now()
+         u.id, u.type, u.time, u.data::json, coalesce(u.ign, false), u.meta::json, u.hash, p_hashed[u.app], now()
   FROM unnest(v_app, p_ids, p_types, p_times, p_data, p_ignorable, p_metadata, p_hashes)
        WITH ORDINALITY AS u(app, id, type, time, data, ign, meta, hash, ord)
   WHERE v_pos[u.app] IS NOT NULL;

@@ -56,7 +56,7 @@ export const statements = (schema: string) => {
     append: `SELECT new_revision AS revision, last_position AS position FROM ${s}.append_events_indexed($1, $2, $3::text[], $4::text[], $5::float8[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::boolean, $11::text[], $12::boolean[])`,
     appendGroupName: `stl_append_group_${schema}`,
     /** Several appends in one statement (one transaction): one row per append, in order (migration 8; see {@link expectedCode}). */
-    appendGroup: `SELECT outcome, new_revision AS revision, last_position AS position, detail FROM ${s}.append_events_group($1::text[], $2::int8[], $3::int4[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::boolean[], $9::text[], $10::text[], $11::boolean, $12::text[], $13::boolean[])`,
+    appendGroup: `SELECT outcome, new_revision AS revision, last_position AS position, detail FROM ${s}.append_events_group($1::text[], $2::int8[], $3::int4[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::boolean[], $9::text[], $10::text[], $11::boolean, $12::text[], $13::boolean[], $14::int8[])`,
     knownName: `stl_known_${schema}`,
     known: `SELECT id, revision, position FROM ${s}.events WHERE stream = $1 AND id = ANY ($2::text[])`,
     revisionName: `stl_revision_${schema}`,
