@@ -1,10 +1,13 @@
 /**
  * The PostgreSQL store's group commit: appends that queue while an append is in flight (and those issued in the same
  * tick) go to the database together, in one `append_events_group` statement — one round trip, one transaction, one
- * commit — whatever streams they touch. Each append keeps its own concurrency check and outcome: a refusal rolls back
- * that append alone (the SQL function runs each in a block of its own) and is settled exactly as a lone append's
- * refusal would be. One group is in flight at a time, so the appends of one stream reach the database in the order
- * they were called, and the global positions follow that order (see docs/store-postgres.md, "Group commit").
+ * commit — whatever streams they touch; a lone append goes the same way, as a group of one (a batch too large for one
+ * statement, or an empty one, goes alone through `append_events_indexed`). Each append keeps its own concurrency
+ * check and outcome: the SQL function (migration 8) checks each before it writes anything, so a wrong expected
+ * revision or a deleted stream leaves that append out and comes back in its row, settled exactly as a lone append's
+ * refusal would be; an id already stored fails the whole statement, and the appends are then written alone, in order.
+ * One group is in flight at a time, so the appends of one stream reach the database in the order they were called,
+ * and the global positions follow that order (see docs/store-postgres.md, "Group commit").
  */
 import type { AppendResult } from '../../../runtime/ports/event-store.js';
 import { streamHashOf } from '../../../runtime/ports/stream-partition.js';
@@ -23,7 +26,7 @@ interface Queued {
 
 /** What `append_events_group` answers per append, as PostgreSQL's text output. */
 interface GroupRow {
-  /** 'appended', or the SQLSTATE that refused the append (SLC01, SLC03, 23505). */
+  /** 'appended', or the SQLSTATE that refused the append (SLC01, SLC03; 23505 from migration 7's function). */
   readonly outcome: string;
   readonly revision: string | null;
   readonly position: string | null;
@@ -114,7 +117,8 @@ export class AppendGroups {
         }
         return;
       }
-      // Anything else rolled the whole group back: each append alone, in order, so a failure reaches only its own.
+      // Anything else (an id already stored among them) rolled the whole group back: each append alone, in order, so a
+      // failure reaches only its own.
       for (const item of group) await this.#alone(item);
       return;
     }
