@@ -5,7 +5,8 @@
  * committed on its own (a write transaction's commit). One connection, calls one after the other, 32 streams in
  * turn; each variant on a schema of its own (migrated by the store, dropped afterwards), the variants interleaved
  * over the rounds. `--versions 6,7` measures the appends on schemas migrated to each of those versions, side by side
- * (default: the latest only). From version 7 on, `append_events_group` (the store's group commit) is measured too:
+ * (default: the latest only). From version 7 on, `append_events_group` (the store's group commit) is measured too (on each
+ * such version given; version 8 takes its parameters in another form):
  * calls of 8 and 32 one-event appends to as many streams, its CPU given per append.
  *
  *   npx tsx bench/pg-append-cost.ts [--calls 1000] [--rounds 2] [--versions 6,7]
@@ -16,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../adapters/store/postgres/index.js';
 import { machineLine } from './support/machine.js';
+import { streamHashOf } from '../runtime/ports/stream-partition.js';
 
 const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const arg = (name: string, fallback: number): number => {
@@ -57,9 +59,15 @@ const VARIANTS: readonly Variant[] = [
   { label: 'SELECT 1', version: latest, events: 0, notify: false, reference: 'select' },
   { label: 'one-row UPDATE, committed', version: latest, events: 0, notify: false, reference: 'commit' },
   ...APPENDS.flatMap((a) => VERSIONS.map((version) => ({ ...a, version, label: `${a.label}${VERSIONS.length > 1 ? `, schema version ${version}` : ''}` }))),
-  ...(latest >= 7
-    ? [8, 32].map((group) => ({ label: `append_events_group, ${group} appends of 1 event (per append)`, version: latest, events: 1, notify: true, group }))
-    : []),
+  ...[8, 32].flatMap((group) =>
+    VERSIONS.filter((version) => version >= 7).map((version) => ({
+      label: `append_events_group, ${group} appends of 1 event (per append)${VERSIONS.length > 1 ? `, schema version ${version}` : ''}`,
+      version,
+      events: 1,
+      notify: true,
+      group,
+    })),
+  ),
 ];
 
 /** Creates `schema` at `version`: the store's migrations up to it, recorded as the store records them. */
@@ -83,7 +91,11 @@ const measure = async (v: Variant, round: number): Promise<number> => {
     await migrateTo(client, schema, v.version);
     const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     const append = `SELECT new_revision, last_position FROM "${schema}".append_events_indexed($1, $2, $3::text[], $4::text[], $5::float8[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::boolean, $11::text[], $12::boolean[])`;
-    const grouped = `SELECT outcome FROM "${schema}".append_events_group($1::text[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::boolean[], $9::text[], $10::text[], $11::boolean, $12::text[], $13::boolean[])`;
+    // version 8's takes the expected revisions as bigints (-2: any) and the streams' hashes
+    const grouped =
+      v.version >= 8
+        ? `SELECT outcome FROM "${schema}".append_events_group($1::text[], $2::int8[], $3::int4[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::boolean[], $9::text[], $10::text[], $11::boolean, $12::text[], $13::boolean[], $14::int8[])`
+        : `SELECT outcome FROM "${schema}".append_events_group($1::text[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::boolean[], $9::text[], $10::text[], $11::boolean, $12::text[], $13::boolean[])`;
     let n = 0;
     const before = cpuMs(pid);
     for (let i = 0; i < CALLS; i++) {
@@ -115,7 +127,10 @@ const measure = async (v: Variant, round: number): Promise<number> => {
         await client.query({
           name: `group${appends}`,
           text: grouped,
-          values: [streams, streams.map(() => 'any'), streams.map(() => v.events), cols.ids, cols.types, cols.times, cols.data, cols.ign, cols.meta, cols.hashes, v.notify, cols.texts, cols.sealed],
+          values:
+            v.version >= 8
+              ? [streams, streams.map(() => '-2'), streams.map(() => v.events), cols.ids, cols.types, cols.times, cols.data, cols.ign, cols.meta, cols.hashes, v.notify, cols.texts, cols.sealed, streams.map(streamHashOf)]
+              : [streams, streams.map(() => 'any'), streams.map(() => v.events), cols.ids, cols.types, cols.times, cols.data, cols.ign, cols.meta, cols.hashes, v.notify, cols.texts, cols.sealed],
         });
         continue;
       }

@@ -52,7 +52,7 @@ export const backendCpuBetween = (before: BackendCpu, after: BackendCpu): number
   return ms;
 };
 
-/** A schema's table statistics, summed over its tables, and the `global_position` row's updates (one per append call that stored events). */
+/** A schema's table statistics, summed over its tables, and the appends that stored events (the `streams` head rows moved or created: one per such append, grouped or not). */
 export interface SchemaStatements {
   readonly appends: number;
   readonly rowsInserted: number;
@@ -87,7 +87,8 @@ export const schemaStatements = async (url: string, schema: string): Promise<Sch
     const byTable: Record<string, string> = {};
     for (const r of rows) {
       byTable[r.relname] = `${r.ins}/${r.upd}/${r.idx ?? 0}/${r.seq}`;
-      if (r.relname === 'global_position') appends += Number(r.upd);
+      // one head row moved (or created) per append that stored events, grouped or not (the counter's row moves once per group from schema version 8)
+      if (r.relname === 'streams') appends += Number(r.upd) + Number(r.ins);
       rowsInserted += Number(r.ins);
       rowsUpdated += Number(r.upd);
       indexScans += Number(r.idx ?? 0);

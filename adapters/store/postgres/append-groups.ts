@@ -1,16 +1,20 @@
 /**
  * The PostgreSQL store's group commit: appends that queue while an append is in flight (and those issued in the same
  * tick) go to the database together, in one `append_events_group` statement — one round trip, one transaction, one
- * commit — whatever streams they touch. Each append keeps its own concurrency check and outcome: a refusal rolls back
- * that append alone (the SQL function runs each in a block of its own) and is settled exactly as a lone append's
- * refusal would be. One group is in flight at a time, so the appends of one stream reach the database in the order
- * they were called, and the global positions follow that order (see docs/store-postgres.md, "Group commit").
+ * commit — whatever streams they touch; a lone append goes the same way, as a group of one (a batch too large for one
+ * statement, or an empty one, goes alone through `append_events_indexed`). Each append keeps its own concurrency
+ * check and outcome: the SQL function (migration 8) checks each before it writes anything, so a wrong expected
+ * revision or a deleted stream leaves that append out and comes back in its row, settled exactly as a lone append's
+ * refusal would be; an id already stored fails the whole statement, and the appends are then written alone, in order.
+ * One group is in flight at a time, so the appends of one stream reach the database in the order they were called,
+ * and the global positions follow that order (see docs/store-postgres.md, "Group commit").
  */
 import type { AppendResult } from '../../../runtime/ports/event-store.js';
+import { streamHashOf } from '../../../runtime/ports/stream-partition.js';
 import { UnknownOutcomeError, isStoreError } from '../../../runtime/ports/store-errors.js';
 import { isLostConnection } from './append-outcome.js';
 import { refusalRow, settle, writeAlone, type AppendContext, type AppendRow, type PreparedAppend } from './append-events.js';
-import { RAW_TYPES } from './statements.js';
+import { RAW_TYPES, expectedCode } from './statements.js';
 import { storeFailure } from './store-context.js';
 
 /** An append waiting for its group, with the promise its caller holds. */
@@ -22,7 +26,7 @@ interface Queued {
 
 /** What `append_events_group` answers per append, as PostgreSQL's text output. */
 interface GroupRow {
-  /** 'appended', or the SQLSTATE that refused the append (SLC01, SLC03, 23505). */
+  /** 'appended', or the SQLSTATE that refused the append (SLC01, SLC03; 23505 from migration 7's function). */
   readonly outcome: string;
   readonly revision: string | null;
   readonly position: string | null;
@@ -66,7 +70,8 @@ export class AppendGroups {
     try {
       while (this.#queue.length > 0) {
         const group = this.#take();
-        if (group.length === 1) await this.#alone(group[0]!);
+        // a batch too large for one statement, or an empty one, goes alone; any other, even a lone one, as a group
+        if (group.length === 1 && !groupable(group[0]!.append)) await this.#alone(group[0]!);
         else await this.#together(group);
       }
     } finally {
@@ -74,15 +79,15 @@ export class AppendGroups {
     }
   }
 
-  /** The next group: the queue's head alone when it is large, else the appends after it up to either limit. */
+  /** The next group: the queue's head alone when it cannot be grouped (large, or empty), else the appends after it up to either limit. */
   #take(): Queued[] {
     const queue = this.#queue;
     let n = 1;
-    if (queue[0]!.append.chunks.length === 1) {
+    if (groupable(queue[0]!.append)) {
       let bytes = queue[0]!.append.encoded.bytes;
       while (n < queue.length && n < this.#maxAppends) {
         const next = queue[n]!.append;
-        if (next.chunks.length > 1 || bytes + next.encoded.bytes > this.#ctx.maxStatementBytes) break;
+        if (!groupable(next) || bytes + next.encoded.bytes > this.#ctx.maxStatementBytes) break;
         bytes += next.encoded.bytes;
         n++;
       }
@@ -112,7 +117,8 @@ export class AppendGroups {
         }
         return;
       }
-      // Anything else rolled the whole group back: each append alone, in order, so a failure reaches only its own.
+      // Anything else (an id already stored among them) rolled the whole group back: each append alone, in order, so a
+      // failure reaches only its own.
       for (const item of group) await this.#alone(item);
       return;
     }
@@ -134,15 +140,20 @@ export class AppendGroups {
   }
 }
 
-/** The parameters of `append_events_group`: per append its stream, expected revision and event count; the events' columns concatenated. */
+/** Whether an append can go in a group: one statement's worth of events, at least one (`append_events_group` refuses an empty append). */
+const groupable = (append: PreparedAppend): boolean => append.chunks.length === 1 && append.events.length > 0;
+
+/** The parameters of `append_events_group`: per append its stream, expected revision and event count; the events' columns concatenated; each stream's hash. */
 const groupValues = (ctx: AppendContext, group: readonly Queued[]): unknown[] => {
   const streams: string[] = [];
+  const hashed: number[] = [];
   const expected: string[] = [];
   const counts: number[] = [];
   const cols = { ids: [] as unknown[], types: [] as unknown[], times: [] as unknown[], data: [] as unknown[], ignorable: [] as unknown[], metadata: [] as unknown[], hashes: [] as unknown[], texts: [] as unknown[], sealed: [] as unknown[] };
   for (const { append } of group) {
     streams.push(append.stream);
-    expected.push(String(append.expected));
+    hashed.push(streamHashOf(append.stream));
+    expected.push(expectedCode(append.expected));
     const b = append.encoded;
     counts.push(b.ids.length);
     for (let i = 0; i < b.ids.length; i++) {
@@ -157,5 +168,5 @@ const groupValues = (ctx: AppendContext, group: readonly Queued[]): unknown[] =>
       cols.sealed.push(b.sealed[i]);
     }
   }
-  return [streams, expected, counts, cols.ids, cols.types, cols.times, cols.data, cols.ignorable, cols.metadata, cols.hashes, ctx.notify, cols.texts, cols.sealed];
+  return [streams, expected, counts, cols.ids, cols.types, cols.times, cols.data, cols.ignorable, cols.metadata, cols.hashes, ctx.notify, cols.texts, cols.sealed, hashed];
 };

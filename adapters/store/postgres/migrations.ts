@@ -4,6 +4,7 @@ import { TEXT_SEARCH_MIGRATION } from './migration-text-search.js';
 import { PARTITION_HASH_MIGRATION } from './migration-partition-hash.js';
 import { SESSION_CATALOG_MIGRATION } from './migration-session-catalog.js';
 import { GROUP_APPEND_MIGRATION } from './migration-group-append.js';
+import { SET_GROUP_APPEND_MIGRATION } from './migration-set-group-append.js';
 import { assertValidSchemaName, channelName, type Migration } from './schema-names.js';
 
 export { assertValidSchemaName, channelName, type Migration } from './schema-names.js';
@@ -225,6 +226,7 @@ $fn$;
   PARTITION_HASH_MIGRATION,
   SESSION_CATALOG_MIGRATION,
   GROUP_APPEND_MIGRATION,
+  SET_GROUP_APPEND_MIGRATION,
 ];
 
 /** The schema version the latest migration creates. */

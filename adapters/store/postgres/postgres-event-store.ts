@@ -56,8 +56,9 @@ export interface PostgresEventStoreOptions {
   /**
    * The most appends one group commit carries: appends that queue while another is in flight (and those issued in the
    * same tick) go to the database together, in one statement and one transaction, each with its own concurrency
-   * check and outcome (see docs/store-postgres.md, "Group commit"). At most 64 (each append is a subtransaction, and
-   * PostgreSQL keeps 64 per transaction in shared memory); 1 writes every append on its own. @defaultValue 64
+   * check and outcome (see docs/store-postgres.md, "Group commit"). At most 64 (a group that fails as a whole, on a
+   * duplicate id, is written again append by append: the bound keeps that retry short); 1 writes every append on its
+   * own. @defaultValue 64
    */
   readonly maxGroupAppends?: number;
   /** Run the schema migration when opening. @defaultValue true */

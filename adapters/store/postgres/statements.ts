@@ -3,7 +3,7 @@
  * The functions and tables themselves are created by the migrations (migrations.ts).
  */
 import type { Pool, PoolClient, QueryConfig } from 'pg';
-import { streamRevision } from '../../../runtime/ports/event-store.js';
+import { streamRevision, type ExpectedRevision } from '../../../runtime/ports/event-store.js';
 import type { ActualRevision } from '../../../runtime/ports/store-errors.js';
 import { channelName } from './migrations.js';
 
@@ -23,6 +23,13 @@ export const actualRevision = (text: string): ActualRevision => {
   const actual = BigInt(text);
   return actual < 0n ? 'no_stream' : streamRevision(actual);
 };
+/**
+ * An expected revision as `append_events_group` takes it (migration 8): the revision itself, or -1 for no stream,
+ * -2 for any, -3 for a stream that exists.
+ */
+export const expectedCode = (expected: ExpectedRevision): string =>
+  expected === 'no_stream' ? '-1' : expected === 'any' ? '-2' : expected === 'stream_exists' ? '-3' : String(expected);
+
 /** SQLSTATE of a unique constraint violation. */
 export const UNIQUE_VIOLATION = '23505';
 
@@ -48,8 +55,8 @@ export const statements = (schema: string) => {
     appendName: `stl_append_${schema}`,
     append: `SELECT new_revision AS revision, last_position AS position FROM ${s}.append_events_indexed($1, $2, $3::text[], $4::text[], $5::float8[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::boolean, $11::text[], $12::boolean[])`,
     appendGroupName: `stl_append_group_${schema}`,
-    /** Several appends in one statement (one transaction): one row per append, in order (migration 7). */
-    appendGroup: `SELECT outcome, new_revision AS revision, last_position AS position, detail FROM ${s}.append_events_group($1::text[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::boolean[], $9::text[], $10::text[], $11::boolean, $12::text[], $13::boolean[])`,
+    /** Several appends in one statement (one transaction): one row per append, in order (migration 8; see {@link expectedCode}). */
+    appendGroup: `SELECT outcome, new_revision AS revision, last_position AS position, detail FROM ${s}.append_events_group($1::text[], $2::int8[], $3::int4[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::boolean[], $9::text[], $10::text[], $11::boolean, $12::text[], $13::boolean[], $14::int8[])`,
     knownName: `stl_known_${schema}`,
     known: `SELECT id, revision, position FROM ${s}.events WHERE stream = $1 AND id = ANY ($2::text[])`,
     revisionName: `stl_revision_${schema}`,

@@ -17,12 +17,12 @@ describePg('PostgreSQL store migration', () => {
     const schema = fresh('mig');
     const pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
     try {
-      expect(await migratePostgresEventStore(pool, schema)).toEqual({ applied: [1, 2, 3, 4, 5, 6, 7], version: LATEST_SCHEMA_VERSION });
+      expect(await migratePostgresEventStore(pool, schema)).toEqual({ applied: [1, 2, 3, 4, 5, 6, 7, 8], version: LATEST_SCHEMA_VERSION });
       const store = await openPostgresEventStore({ pool, schema });
       await store.append('s', [{ id: 'a', type: 't', time: 1, data: {} }], 'no_stream');
       await store.close();
       expect(await migratePostgresEventStore(pool, schema)).toEqual({ applied: [], version: LATEST_SCHEMA_VERSION });
-      expect(await migrationRows(pool, schema)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      expect(await migrationRows(pool, schema)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       const again = await openPostgresEventStore({ pool, schema });
       expect(await again.revision('s')).toBe(0n);
       await again.close();
@@ -38,8 +38,8 @@ describePg('PostgreSQL store migration', () => {
     const pools = Array.from({ length: 8 }, () => new pg.Pool({ connectionString: PG_URL, max: 1 }));
     try {
       const reports = await Promise.all(pools.map((p) => migratePostgresEventStore(p, schema)));
-      expect(reports.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2, 3, 4, 5, 6, 7], version: LATEST_SCHEMA_VERSION }]);
-      expect(await migrationRows(pools[0]!, schema)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      expect(reports.filter((r) => r.applied.length > 0)).toEqual([{ applied: [1, 2, 3, 4, 5, 6, 7, 8], version: LATEST_SCHEMA_VERSION }]);
+      expect(await migrationRows(pools[0]!, schema)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       // And stores opening at once on an already-current schema.
       const stores = await Promise.all(pools.map((pool) => openPostgresEventStore({ pool, schema })));
       await Promise.all(stores.map((s, i) => s.append(`s-${i}`, [{ id: 'x', type: 't', time: 0, data: i }], 'no_stream')));

@@ -167,7 +167,7 @@ describePg('PostgreSQL session catalog', () => {
         batch.map((e) => e.hash ?? null),
       ]);
     }
-    expect((await migratePostgresEventStore(db.pool, schema)).applied).toEqual([6, 7]);
+    expect((await migratePostgresEventStore(db.pool, schema)).applied).toEqual([6, 7, 8]);
     const store = await openPostgresEventStore({ pool: db.pool, schema, listen: false });
     try {
       await assertCatalogIsFold(store);

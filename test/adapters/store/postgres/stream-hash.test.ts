@@ -47,7 +47,7 @@ describePg('the stream hash in SQL and in the runtime', () => {
     } finally {
       client.release();
     }
-    expect((await migratePostgresEventStore(db.pool, schema)).applied).toEqual([5, 6, 7]);
+    expect((await migratePostgresEventStore(db.pool, schema)).applied).toEqual([5, 6, 7, 8]);
     const store = await openPostgresEventStore({ pool: db.pool, schema });
     try {
       await store.append('new-e', [{ id: 'e1', type: 't', time: 3, data: {} }], 'no_stream');
