@@ -5,7 +5,8 @@ import type { MessageFact } from '../../domain/message-facts.js';
  * The inbox facts a span derivation reads (admitted, edited, moved, canceled, claimed), from a log already known to
  * be valid (a live runtime's own events, validated when they were appended): the two pending lists kept as arrays
  * of ids, nothing else. It states the same facts as the session's message-fact fold (`stepMessageFacts`) for these
- * five kinds, at a fraction of its cost, and refuses nothing: it is no check of the log.
+ * five kinds, without their `metadata` (its readers take the actor from the event), at a fraction of its cost, and
+ * refuses nothing: it is no check of the log.
  */
 
 /** The light fold: feed it every event of the log, in order, from seq 0. */
@@ -28,25 +29,24 @@ export const createInboxTracker = (): InboxTracker => {
   let lastCancel: { readonly seq: number; readonly target: InboxTarget; readonly ids: readonly string[] } | null = null;
 
   const splice = (event: LogEvent, d: InboxSplicedData): readonly MessageFact[] => {
-    const { seq, time, metadata } = event;
+    const { seq, time } = event;
     const target = d.target;
     const insertedIds: string[] = d.inserted.map((m) => m.id);
     const removedIds = lists[target].splice(d.start, d.removedCount ?? 0, ...insertedIds);
     const facts: MessageFact[] = [];
-    const withMetadata = <F extends MessageFact>(fact: F): F => (metadata !== undefined ? { ...fact, metadata } : fact);
     if (d.removedCount && d.outcome !== 'canceled') {
       const turn = openTurn ?? lastTurn;
       for (const id of removedIds) facts.push({ kind: 'claimed', seq, time, id, target, turn, step: (openTurn === null ? 0 : steps) + 1, batch: removedIds });
       lastCancel = null;
       return facts;
     }
-    for (const id of removedIds) if (!insertedIds.includes(id)) facts.push(withMetadata({ kind: 'canceled', seq, time, id, target }));
+    for (const id of removedIds) if (!insertedIds.includes(id)) facts.push({ kind: 'canceled', seq, time, id, target });
     const moved = lastCancel !== null && lastCancel.seq === seq - 1 && lastCancel.target !== target ? lastCancel.ids : null;
     for (const m of d.inserted) {
       const id = m.id;
-      if (removedIds.includes(id)) facts.push(withMetadata({ kind: 'edited', seq, time, id, target }));
-      else if (moved !== null && moved.includes(id)) facts.push(withMetadata({ kind: 'moved', seq, time, id, to: target }));
-      else facts.push(withMetadata({ kind: 'admitted', seq, time, id, target, source: m.source }));
+      if (removedIds.includes(id)) facts.push({ kind: 'edited', seq, time, id, target });
+      else if (moved !== null && moved.includes(id)) facts.push({ kind: 'moved', seq, time, id, to: target });
+      else facts.push({ kind: 'admitted', seq, time, id, target, source: m.source });
     }
     lastCancel = d.outcome === 'canceled' && d.inserted.length === 0 ? { seq, target, ids: removedIds } : null;
     return facts;

@@ -1,7 +1,5 @@
-import * as E from 'fp-ts/lib/Either.js';
 import type { LogEvent } from '../../domain/events.js';
-import { createSpanDeriver, type SpanDeriver } from './derive-spans.js';
-import type { DerivedSpan, DerivedSpanEvent } from './span-types.js';
+import { createSessionMetricFold, type SessionMetricFold, type SessionMetricSink } from './session-metric-fold.js';
 
 /**
  * Metrics in the Prometheus text exposition format (version 0.0.4): counters, gauges and histograms with labels,
@@ -177,10 +175,10 @@ export interface SessionMetrics {
 }
 
 /**
- * The session metrics as a fold of each session's log: the spans of the telemetry derivation give the turn, model
- * and tool durations and the token counts; step/start → step/end the step durations; the inbox span events the
- * admitted→claimed latency. The logs are a live runtime's own (validated as they were appended): the derivation
- * trusts them (`validate: false`).
+ * The session metrics as a fold of each session's log (`session-metric-fold.ts`): what the telemetry derivation's
+ * spans would tell — the turn, model and tool durations and the token counts — and the admitted→claimed latency of
+ * its inbox events, folded without making the spans; step/start → step/end the step durations. The logs are a live
+ * runtime's own (validated as they were appended): the fold trusts them.
  */
 export const createSessionMetrics = (registry: MetricsRegistry): SessionMetrics => {
   registry.histogram(SESSION_METRICS.turnDuration, HELP.turn);
@@ -190,54 +188,35 @@ export const createSessionMetrics = (registry: MetricsRegistry): SessionMetrics 
   registry.counter(SESSION_METRICS.tokens, HELP.tokens);
   registry.histogram(SESSION_METRICS.claimLatency, HELP.claim);
   interface Followed {
-    deriver: SpanDeriver | null;
-    readonly admitted: Map<string, number>;
+    readonly fold: SessionMetricFold | null;
     stepStart: number | null;
   }
   const sessions = new Map<string, Followed>();
   const seconds = (ms: number): number => Math.max(0, ms) / 1000;
+  /** False while a history is folded (its figures are not counted). */
   let recording = true;
-  const onSpan = (s: DerivedSpan): void => {
-    if (!recording) return;
-    const a = s.attributes;
-    const d = seconds(s.endTime - s.startTime);
-    if (a['steerlog.span.open'] === true) return;
-    switch (a['gen_ai.operation.name']) {
-      case 'invoke_agent':
-        if (a['steerlog.turn.end_reason'] !== undefined) registry.observe(SESSION_METRICS.turnDuration, HELP.turn, { end_reason: String(a['steerlog.turn.end_reason']) }, d);
-        break;
-      case 'chat': {
-        const model = typeof a['gen_ai.request.model'] === 'string' ? a['gen_ai.request.model'] : '';
-        registry.observe(SESSION_METRICS.modelDuration, HELP.model, { gen_ai_operation_name: 'chat', gen_ai_request_model: model, error_type: String(a['error.type'] ?? '') }, d);
-        if (typeof a['gen_ai.usage.input_tokens'] === 'number') registry.inc(SESSION_METRICS.tokens, HELP.tokens, { gen_ai_token_type: 'input', gen_ai_request_model: model }, a['gen_ai.usage.input_tokens']);
-        if (typeof a['gen_ai.usage.output_tokens'] === 'number') registry.inc(SESSION_METRICS.tokens, HELP.tokens, { gen_ai_token_type: 'output', gen_ai_request_model: model }, a['gen_ai.usage.output_tokens']);
-        break;
-      }
-      case 'execute_tool':
-        registry.observe(SESSION_METRICS.toolDuration, HELP.tool, { gen_ai_tool_name: String(a['gen_ai.tool.name']), error_type: String(a['error.type'] ?? '') }, d);
-        break;
-      default:
-        break;
-    }
-  };
-  const onInbox = (f: Followed) => (ev: DerivedSpanEvent): void => {
-    if (!recording && ev.name === 'steerlog.inbox.claimed') return void f.admitted.delete(String(ev.attributes['steerlog.message.id']));
-    const id = String(ev.attributes['steerlog.message.id']);
-    if (ev.name === 'steerlog.inbox.admitted' || ev.name === 'steerlog.inbox.moved') f.admitted.set(id, ev.time);
-    else if (ev.name === 'steerlog.inbox.canceled') f.admitted.delete(id);
-    else if (ev.name === 'steerlog.inbox.claimed') {
-      const at = f.admitted.get(id);
-      f.admitted.delete(id);
-      if (at !== undefined) registry.observe(SESSION_METRICS.claimLatency, HELP.claim, { class: String(ev.attributes['steerlog.message.class'] ?? '') }, seconds(ev.time - at));
-    }
+  const sink: SessionMetricSink = {
+    turn: (endReason, d) => {
+      if (recording) registry.observe(SESSION_METRICS.turnDuration, HELP.turn, { end_reason: endReason }, d);
+    },
+    chat: (model, errorType, d, inputTokens, outputTokens) => {
+      if (!recording) return;
+      registry.observe(SESSION_METRICS.modelDuration, HELP.model, { gen_ai_operation_name: 'chat', gen_ai_request_model: model, error_type: errorType }, d);
+      if (inputTokens !== undefined) registry.inc(SESSION_METRICS.tokens, HELP.tokens, { gen_ai_token_type: 'input', gen_ai_request_model: model }, inputTokens);
+      if (outputTokens !== undefined) registry.inc(SESSION_METRICS.tokens, HELP.tokens, { gen_ai_token_type: 'output', gen_ai_request_model: model }, outputTokens);
+    },
+    tool: (name, errorType, d) => {
+      if (recording) registry.observe(SESSION_METRICS.toolDuration, HELP.tool, { gen_ai_tool_name: name, error_type: errorType }, d);
+    },
+    claim: (messageClass, d) => {
+      if (recording) registry.observe(SESSION_METRICS.claimLatency, HELP.claim, { class: messageClass }, d);
+    },
   };
   const observe = (sessionId: string, event: LogEvent): void => {
     let f = sessions.get(sessionId);
     if (!f) {
-      const created: Followed = { deriver: null, admitted: new Map(), stepStart: null };
       // a session first seen in the middle of its log (not followed from its history) is not folded: the fold needs seq 0
-      created.deriver = event.seq === 0 ? createSpanDeriver({ sessionId, validate: false, onInboxEvent: onInbox(created) }) : null;
-      f = created;
+      f = { fold: event.seq === 0 ? createSessionMetricFold(sink) : null, stepStart: null };
       sessions.set(sessionId, f);
     }
     if (event.type === 'step/start') f.stepStart = event.time;
@@ -245,13 +224,7 @@ export const createSessionMetrics = (registry: MetricsRegistry): SessionMetrics 
       if (recording) registry.observe(SESSION_METRICS.stepDuration, HELP.step, {}, seconds(event.time - f.stepStart));
       f.stepStart = null;
     }
-    if (f.deriver === null) return;
-    const r = f.deriver.push(event);
-    if (E.isLeft(r)) {
-      f.deriver = null;
-      return;
-    }
-    for (const s of r.right) onSpan(s);
+    f.fold?.push(event);
   };
   return {
     observe,
