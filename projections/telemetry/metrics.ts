@@ -58,6 +58,13 @@ const keyOf = (labels: MetricLabels): string => {
 };
 const num = (v: number): string => (Number.isFinite(v) ? String(v) : v > 0 ? '+Inf' : v < 0 ? '-Inf' : 'NaN');
 
+/** Observes `value` into a histogram series of `buckets`: each bucket it falls in, the sum and the count. */
+const observeInto = (buckets: readonly number[], s: Series, value: number): void => {
+  for (let i = 0; i < buckets.length; i++) if (value <= buckets[i]!) s.buckets![i]!++;
+  s.sum += value;
+  s.count++;
+};
+
 /** A metric name: `[a-zA-Z_:][a-zA-Z0-9_:]*`. */
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
@@ -114,10 +121,23 @@ export class MetricsRegistry {
   /** Observes one value into a histogram's series. */
   observe(name: string, help: string, labels: MetricLabels, value: number, buckets: readonly number[] = DURATION_BUCKETS): void {
     const family = this.#family(name, help, 'histogram', buckets);
+    observeInto(family.buckets, this.#series(family, labels), value);
+  }
+  /**
+   * One histogram series (created now, listed from now on), to observe into without naming its labels again: what a
+   * caller that observes the same series many times keeps (`observe` looks the series up by its labels every time).
+   */
+  histogramSeries(name: string, help: string, labels: MetricLabels, buckets: readonly number[] = DURATION_BUCKETS): (value: number) => void {
+    const family = this.#family(name, help, 'histogram', buckets);
     const s = this.#series(family, labels);
-    for (let i = 0; i < family.buckets.length; i++) if (value <= family.buckets[i]!) s.buckets![i]!++;
-    s.sum += value;
-    s.count++;
+    return (value) => observeInto(family.buckets, s, value);
+  }
+  /** One counter series (created now, listed from now on), to add to without naming its labels again. */
+  counterSeries(name: string, help: string, labels: MetricLabels): (by: number) => void {
+    const s = this.#series(this.#family(name, help, 'counter'), labels);
+    return (by) => {
+      s.value += by;
+    };
   }
 
   /** Every family in the Prometheus text exposition format (version 0.0.4), in declaration order. */
@@ -195,21 +215,37 @@ export const createSessionMetrics = (registry: MetricsRegistry): SessionMetrics 
   const seconds = (ms: number): number => Math.max(0, ms) / 1000;
   /** False while a history is folded (its figures are not counted). */
   let recording = true;
+  // each series looked up by its labels once, when it is first observed (as `observe` would create it), then kept
+  const keyed = <T>(make: (key: string) => T): ((key: string) => T) => {
+    const known = new Map<string, T>();
+    return (key) => {
+      let v = known.get(key);
+      if (v === undefined) known.set(key, (v = make(key)));
+      return v;
+    };
+  };
+  let stepSeries: ((value: number) => void) | null = null;
+  const turnSeries = keyed((endReason) => registry.histogramSeries(SESSION_METRICS.turnDuration, HELP.turn, { end_reason: endReason }));
+  const chatSeries = keyed((model) => keyed((errorType) => registry.histogramSeries(SESSION_METRICS.modelDuration, HELP.model, { gen_ai_operation_name: 'chat', gen_ai_request_model: model, error_type: errorType })));
+  const inputSeries = keyed((model) => registry.counterSeries(SESSION_METRICS.tokens, HELP.tokens, { gen_ai_token_type: 'input', gen_ai_request_model: model }));
+  const outputSeries = keyed((model) => registry.counterSeries(SESSION_METRICS.tokens, HELP.tokens, { gen_ai_token_type: 'output', gen_ai_request_model: model }));
+  const toolSeries = keyed((name) => keyed((errorType) => registry.histogramSeries(SESSION_METRICS.toolDuration, HELP.tool, { gen_ai_tool_name: name, error_type: errorType })));
+  const claimSeries = keyed((messageClass) => registry.histogramSeries(SESSION_METRICS.claimLatency, HELP.claim, { class: messageClass }));
   const sink: SessionMetricSink = {
     turn: (endReason, d) => {
-      if (recording) registry.observe(SESSION_METRICS.turnDuration, HELP.turn, { end_reason: endReason }, d);
+      if (recording) turnSeries(endReason)(d);
     },
     chat: (model, errorType, d, inputTokens, outputTokens) => {
       if (!recording) return;
-      registry.observe(SESSION_METRICS.modelDuration, HELP.model, { gen_ai_operation_name: 'chat', gen_ai_request_model: model, error_type: errorType }, d);
-      if (inputTokens !== undefined) registry.inc(SESSION_METRICS.tokens, HELP.tokens, { gen_ai_token_type: 'input', gen_ai_request_model: model }, inputTokens);
-      if (outputTokens !== undefined) registry.inc(SESSION_METRICS.tokens, HELP.tokens, { gen_ai_token_type: 'output', gen_ai_request_model: model }, outputTokens);
+      chatSeries(model)(errorType)(d);
+      if (inputTokens !== undefined) inputSeries(model)(inputTokens);
+      if (outputTokens !== undefined) outputSeries(model)(outputTokens);
     },
     tool: (name, errorType, d) => {
-      if (recording) registry.observe(SESSION_METRICS.toolDuration, HELP.tool, { gen_ai_tool_name: name, error_type: errorType }, d);
+      if (recording) toolSeries(name)(errorType)(d);
     },
     claim: (messageClass, d) => {
-      if (recording) registry.observe(SESSION_METRICS.claimLatency, HELP.claim, { class: messageClass }, d);
+      if (recording) claimSeries(messageClass)(d);
     },
   };
   const observe = (sessionId: string, event: LogEvent): void => {
@@ -221,7 +257,7 @@ export const createSessionMetrics = (registry: MetricsRegistry): SessionMetrics 
     }
     if (event.type === 'step/start') f.stepStart = event.time;
     else if (event.type === 'step/end' && f.stepStart !== null) {
-      if (recording) registry.observe(SESSION_METRICS.stepDuration, HELP.step, {}, seconds(event.time - f.stepStart));
+      if (recording) (stepSeries ??= registry.histogramSeries(SESSION_METRICS.stepDuration, HELP.step, {}))(seconds(event.time - f.stepStart));
       f.stepStart = null;
     }
     f.fold?.push(event);
