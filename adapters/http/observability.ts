@@ -202,12 +202,15 @@ export const createHostObservability = (host: Host, options: HostObservabilityOp
   const store = host.store as EventStore & { append: EventStore['append'] };
   const ownAppend = Object.prototype.hasOwnProperty.call(store, 'append') ? store.append : undefined;
   const original = store.append;
+  /** The series of every successful append, kept from the first one on. */
+  let appendOk: ((seconds: number) => void) | undefined;
+  let appendBatch: ((events: number) => void) | undefined;
   store.append = async function timedAppend(this: unknown, stream, events, expected) {
     const started = now();
     try {
       const result = await original.call(store, stream, events, expected);
-      registry.observe(HOST_METRICS.appendDuration, '', { outcome: 'ok' }, (now() - started) / 1000);
-      registry.observe(HOST_METRICS.appendBatch, '', {}, events.length, COUNT_BUCKETS);
+      (appendOk ??= registry.histogramSeries(HOST_METRICS.appendDuration, '', { outcome: 'ok' }))((now() - started) / 1000);
+      (appendBatch ??= registry.histogramSeries(HOST_METRICS.appendBatch, '', {}, COUNT_BUCKETS))(events.length);
       return result;
     } catch (e) {
       registry.observe(HOST_METRICS.appendDuration, '', { outcome: 'failed' }, (now() - started) / 1000);
@@ -246,6 +249,8 @@ export const createHostObservability = (host: Host, options: HostObservabilityOp
   };
 
   const collectors: (() => Promise<void>)[] = [];
+  const requestSeries = new Map<string, (by: number) => void>();
+  const durationSeries = new Map<string, (seconds: number) => void>();
   return {
     registry,
     sessions,
@@ -254,8 +259,14 @@ export const createHostObservability = (host: Host, options: HostObservabilityOp
       await Promise.all(collectors.map((c) => c().catch(() => undefined)));
     },
     request: (method, route, status, seconds) => {
-      registry.inc(HOST_METRICS.requests, '', { method, route, status: String(status) });
-      registry.observe(HOST_METRICS.requestDuration, '', { route }, seconds);
+      // each series looked up by its labels once, when first counted (in the order `inc` and `observe` would make it)
+      const key = `${method} ${route} ${status}`;
+      let count = requestSeries.get(key);
+      if (count === undefined) requestSeries.set(key, (count = registry.counterSeries(HOST_METRICS.requests, '', { method, route, status: String(status) })));
+      count(1);
+      let duration = durationSeries.get(route);
+      if (duration === undefined) durationSeries.set(route, (duration = registry.histogramSeries(HOST_METRICS.requestDuration, '', { route })));
+      duration(seconds);
     },
     readiness,
     close: () => {

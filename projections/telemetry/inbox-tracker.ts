@@ -1,11 +1,15 @@
 import type { InboxSplicedData, InboxTarget, LogEvent, SessionCreatedData } from '../../domain/events.js';
+import { memberOf } from '../../domain/id-membership.js';
+import { SlotDeque } from '../../domain/inbox/slot-deque.js';
 import type { MessageFact } from '../../domain/message-facts.js';
 
 /**
  * The inbox facts a span derivation reads (admitted, edited, moved, canceled, claimed), from a log already known to
- * be valid (a live runtime's own events, validated when they were appended): the two pending lists kept as arrays
- * of ids, nothing else. It states the same facts as the session's message-fact fold (`stepMessageFacts`) for these
- * five kinds, at a fraction of its cost, and refuses nothing: it is no check of the log.
+ * be valid (a live runtime's own events, validated when they were appended): the two pending lists, nothing else,
+ * each the domain's `SlotDeque` (a splice anywhere costs O(log n + its own items); the ids of one splice are matched
+ * against each other through `memberOf`): every event costs O(1) amortized in the lists' length. It states the same facts as the session's message-fact fold (`stepMessageFacts`) for these
+ * five kinds, without their `metadata` (its readers take the actor from the event), at a fraction of its cost, and
+ * refuses nothing: it is no check of the log.
  */
 
 /** The light fold: feed it every event of the log, in order, from seq 0. */
@@ -18,7 +22,7 @@ const NO_FACTS: readonly MessageFact[] = Object.freeze([]);
 
 /** Creates the light inbox fold of one session. */
 export const createInboxTracker = (): InboxTracker => {
-  const lists: Record<InboxTarget, string[]> = { 'next-turn': [], 'next-step': [] };
+  const lists: Record<InboxTarget, SlotDeque> = { 'next-turn': new SlotDeque(), 'next-step': new SlotDeque() };
   let seedLength: number | undefined;
   let openTurn: number | null = null;
   let lastTurn = 0;
@@ -28,25 +32,28 @@ export const createInboxTracker = (): InboxTracker => {
   let lastCancel: { readonly seq: number; readonly target: InboxTarget; readonly ids: readonly string[] } | null = null;
 
   const splice = (event: LogEvent, d: InboxSplicedData): readonly MessageFact[] => {
-    const { seq, time, metadata } = event;
+    const { seq, time } = event;
     const target = d.target;
-    const insertedIds: string[] = d.inserted.map((m) => m.id);
-    const removedIds = lists[target].splice(d.start, d.removedCount ?? 0, ...insertedIds);
+    const list = lists[target];
+    // the coordinates as Array.prototype.splice reads them: the log is trusted, never refused, and a bad one must not throw
+    const start = Math.min(Math.max(0, d.start), list.size);
+    const removedIds = list.splice(start, Math.min(Math.max(0, d.removedCount ?? 0), list.size - start), d.inserted).map((m) => m.id);
     const facts: MessageFact[] = [];
-    const withMetadata = <F extends MessageFact>(fact: F): F => (metadata !== undefined ? { ...fact, metadata } : fact);
     if (d.removedCount && d.outcome !== 'canceled') {
       const turn = openTurn ?? lastTurn;
       for (const id of removedIds) facts.push({ kind: 'claimed', seq, time, id, target, turn, step: (openTurn === null ? 0 : steps) + 1, batch: removedIds });
       lastCancel = null;
       return facts;
     }
-    for (const id of removedIds) if (!insertedIds.includes(id)) facts.push(withMetadata({ kind: 'canceled', seq, time, id, target }));
-    const moved = lastCancel !== null && lastCancel.seq === seq - 1 && lastCancel.target !== target ? lastCancel.ids : null;
+    const reinserted = removedIds.length > 0 && d.inserted.length > 0 ? memberOf(d.inserted.map((m) => m.id), removedIds.length) : null;
+    for (const id of removedIds) if (reinserted === null || !reinserted(id)) facts.push({ kind: 'canceled', seq, time, id, target });
+    const wasRemoved = reinserted !== null ? memberOf(removedIds, d.inserted.length) : null;
+    const moved = lastCancel !== null && lastCancel.seq === seq - 1 && lastCancel.target !== target && d.inserted.length > 0 ? memberOf(lastCancel.ids, d.inserted.length) : null;
     for (const m of d.inserted) {
       const id = m.id;
-      if (removedIds.includes(id)) facts.push(withMetadata({ kind: 'edited', seq, time, id, target }));
-      else if (moved !== null && moved.includes(id)) facts.push(withMetadata({ kind: 'moved', seq, time, id, to: target }));
-      else facts.push(withMetadata({ kind: 'admitted', seq, time, id, target, source: m.source }));
+      if (wasRemoved !== null && wasRemoved(id)) facts.push({ kind: 'edited', seq, time, id, target });
+      else if (moved !== null && moved(id)) facts.push({ kind: 'moved', seq, time, id, to: target });
+      else facts.push({ kind: 'admitted', seq, time, id, target, source: m.source });
     }
     lastCancel = d.outcome === 'canceled' && d.inserted.length === 0 ? { seq, target, ids: removedIds } : null;
     return facts;

@@ -1,7 +1,5 @@
-import * as E from 'fp-ts/lib/Either.js';
 import type { LogEvent } from '../../domain/events.js';
-import { createSpanDeriver, type SpanDeriver } from './derive-spans.js';
-import type { DerivedSpan, DerivedSpanEvent } from './span-types.js';
+import { createSessionMetricFold, type SessionMetricFold, type SessionMetricSink } from './session-metric-fold.js';
 
 /**
  * Metrics in the Prometheus text exposition format (version 0.0.4): counters, gauges and histograms with labels,
@@ -60,6 +58,13 @@ const keyOf = (labels: MetricLabels): string => {
 };
 const num = (v: number): string => (Number.isFinite(v) ? String(v) : v > 0 ? '+Inf' : v < 0 ? '-Inf' : 'NaN');
 
+/** Observes `value` into a histogram series of `buckets`: each bucket it falls in, the sum and the count. */
+const observeInto = (buckets: readonly number[], s: Series, value: number): void => {
+  for (let i = 0; i < buckets.length; i++) if (value <= buckets[i]!) s.buckets![i]!++;
+  s.sum += value;
+  s.count++;
+};
+
 /** A metric name: `[a-zA-Z_:][a-zA-Z0-9_:]*`. */
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
@@ -116,10 +121,23 @@ export class MetricsRegistry {
   /** Observes one value into a histogram's series. */
   observe(name: string, help: string, labels: MetricLabels, value: number, buckets: readonly number[] = DURATION_BUCKETS): void {
     const family = this.#family(name, help, 'histogram', buckets);
+    observeInto(family.buckets, this.#series(family, labels), value);
+  }
+  /**
+   * One histogram series (created now, listed from now on), to observe into without naming its labels again: what a
+   * caller that observes the same series many times keeps (`observe` looks the series up by its labels every time).
+   */
+  histogramSeries(name: string, help: string, labels: MetricLabels, buckets: readonly number[] = DURATION_BUCKETS): (value: number) => void {
+    const family = this.#family(name, help, 'histogram', buckets);
     const s = this.#series(family, labels);
-    for (let i = 0; i < family.buckets.length; i++) if (value <= family.buckets[i]!) s.buckets![i]!++;
-    s.sum += value;
-    s.count++;
+    return (value) => observeInto(family.buckets, s, value);
+  }
+  /** One counter series (created now, listed from now on), to add to without naming its labels again. */
+  counterSeries(name: string, help: string, labels: MetricLabels): (by: number) => void {
+    const s = this.#series(this.#family(name, help, 'counter'), labels);
+    return (by) => {
+      s.value += by;
+    };
   }
 
   /** Every family in the Prometheus text exposition format (version 0.0.4), in declaration order. */
@@ -177,10 +195,10 @@ export interface SessionMetrics {
 }
 
 /**
- * The session metrics as a fold of each session's log: the spans of the telemetry derivation give the turn, model
- * and tool durations and the token counts; step/start → step/end the step durations; the inbox span events the
- * admitted→claimed latency. The logs are a live runtime's own (validated as they were appended): the derivation
- * trusts them (`validate: false`).
+ * The session metrics as a fold of each session's log (`session-metric-fold.ts`): what the telemetry derivation's
+ * spans would tell — the turn, model and tool durations and the token counts — and the admitted→claimed latency of
+ * its inbox events, folded without making the spans; step/start → step/end the step durations. The logs are a live
+ * runtime's own (validated as they were appended): the fold trusts them.
  */
 export const createSessionMetrics = (registry: MetricsRegistry): SessionMetrics => {
   registry.histogram(SESSION_METRICS.turnDuration, HELP.turn);
@@ -190,68 +208,59 @@ export const createSessionMetrics = (registry: MetricsRegistry): SessionMetrics 
   registry.counter(SESSION_METRICS.tokens, HELP.tokens);
   registry.histogram(SESSION_METRICS.claimLatency, HELP.claim);
   interface Followed {
-    deriver: SpanDeriver | null;
-    readonly admitted: Map<string, number>;
+    readonly fold: SessionMetricFold | null;
     stepStart: number | null;
   }
   const sessions = new Map<string, Followed>();
   const seconds = (ms: number): number => Math.max(0, ms) / 1000;
+  /** False while a history is folded (its figures are not counted). */
   let recording = true;
-  const onSpan = (s: DerivedSpan): void => {
-    if (!recording) return;
-    const a = s.attributes;
-    const d = seconds(s.endTime - s.startTime);
-    if (a['steerlog.span.open'] === true) return;
-    switch (a['gen_ai.operation.name']) {
-      case 'invoke_agent':
-        if (a['steerlog.turn.end_reason'] !== undefined) registry.observe(SESSION_METRICS.turnDuration, HELP.turn, { end_reason: String(a['steerlog.turn.end_reason']) }, d);
-        break;
-      case 'chat': {
-        const model = typeof a['gen_ai.request.model'] === 'string' ? a['gen_ai.request.model'] : '';
-        registry.observe(SESSION_METRICS.modelDuration, HELP.model, { gen_ai_operation_name: 'chat', gen_ai_request_model: model, error_type: String(a['error.type'] ?? '') }, d);
-        if (typeof a['gen_ai.usage.input_tokens'] === 'number') registry.inc(SESSION_METRICS.tokens, HELP.tokens, { gen_ai_token_type: 'input', gen_ai_request_model: model }, a['gen_ai.usage.input_tokens']);
-        if (typeof a['gen_ai.usage.output_tokens'] === 'number') registry.inc(SESSION_METRICS.tokens, HELP.tokens, { gen_ai_token_type: 'output', gen_ai_request_model: model }, a['gen_ai.usage.output_tokens']);
-        break;
-      }
-      case 'execute_tool':
-        registry.observe(SESSION_METRICS.toolDuration, HELP.tool, { gen_ai_tool_name: String(a['gen_ai.tool.name']), error_type: String(a['error.type'] ?? '') }, d);
-        break;
-      default:
-        break;
-    }
+  // each series looked up by its labels once, when it is first observed (as `observe` would create it), then kept
+  const keyed = <T>(make: (key: string) => T): ((key: string) => T) => {
+    const known = new Map<string, T>();
+    return (key) => {
+      let v = known.get(key);
+      if (v === undefined) known.set(key, (v = make(key)));
+      return v;
+    };
   };
-  const onInbox = (f: Followed) => (ev: DerivedSpanEvent): void => {
-    if (!recording && ev.name === 'steerlog.inbox.claimed') return void f.admitted.delete(String(ev.attributes['steerlog.message.id']));
-    const id = String(ev.attributes['steerlog.message.id']);
-    if (ev.name === 'steerlog.inbox.admitted' || ev.name === 'steerlog.inbox.moved') f.admitted.set(id, ev.time);
-    else if (ev.name === 'steerlog.inbox.canceled') f.admitted.delete(id);
-    else if (ev.name === 'steerlog.inbox.claimed') {
-      const at = f.admitted.get(id);
-      f.admitted.delete(id);
-      if (at !== undefined) registry.observe(SESSION_METRICS.claimLatency, HELP.claim, { class: String(ev.attributes['steerlog.message.class'] ?? '') }, seconds(ev.time - at));
-    }
+  let stepSeries: ((value: number) => void) | null = null;
+  const turnSeries = keyed((endReason) => registry.histogramSeries(SESSION_METRICS.turnDuration, HELP.turn, { end_reason: endReason }));
+  const chatSeries = keyed((model) => keyed((errorType) => registry.histogramSeries(SESSION_METRICS.modelDuration, HELP.model, { gen_ai_operation_name: 'chat', gen_ai_request_model: model, error_type: errorType })));
+  const inputSeries = keyed((model) => registry.counterSeries(SESSION_METRICS.tokens, HELP.tokens, { gen_ai_token_type: 'input', gen_ai_request_model: model }));
+  const outputSeries = keyed((model) => registry.counterSeries(SESSION_METRICS.tokens, HELP.tokens, { gen_ai_token_type: 'output', gen_ai_request_model: model }));
+  const toolSeries = keyed((name) => keyed((errorType) => registry.histogramSeries(SESSION_METRICS.toolDuration, HELP.tool, { gen_ai_tool_name: name, error_type: errorType })));
+  const claimSeries = keyed((messageClass) => registry.histogramSeries(SESSION_METRICS.claimLatency, HELP.claim, { class: messageClass }));
+  const sink: SessionMetricSink = {
+    turn: (endReason, d) => {
+      if (recording) turnSeries(endReason)(d);
+    },
+    chat: (model, errorType, d, inputTokens, outputTokens) => {
+      if (!recording) return;
+      chatSeries(model)(errorType)(d);
+      if (inputTokens !== undefined) inputSeries(model)(inputTokens);
+      if (outputTokens !== undefined) outputSeries(model)(outputTokens);
+    },
+    tool: (name, errorType, d) => {
+      if (recording) toolSeries(name)(errorType)(d);
+    },
+    claim: (messageClass, d) => {
+      if (recording) claimSeries(messageClass)(d);
+    },
   };
   const observe = (sessionId: string, event: LogEvent): void => {
     let f = sessions.get(sessionId);
     if (!f) {
-      const created: Followed = { deriver: null, admitted: new Map(), stepStart: null };
       // a session first seen in the middle of its log (not followed from its history) is not folded: the fold needs seq 0
-      created.deriver = event.seq === 0 ? createSpanDeriver({ sessionId, validate: false, onInboxEvent: onInbox(created) }) : null;
-      f = created;
+      f = { fold: event.seq === 0 ? createSessionMetricFold(sink) : null, stepStart: null };
       sessions.set(sessionId, f);
     }
     if (event.type === 'step/start') f.stepStart = event.time;
     else if (event.type === 'step/end' && f.stepStart !== null) {
-      if (recording) registry.observe(SESSION_METRICS.stepDuration, HELP.step, {}, seconds(event.time - f.stepStart));
+      if (recording) (stepSeries ??= registry.histogramSeries(SESSION_METRICS.stepDuration, HELP.step, {}))(seconds(event.time - f.stepStart));
       f.stepStart = null;
     }
-    if (f.deriver === null) return;
-    const r = f.deriver.push(event);
-    if (E.isLeft(r)) {
-      f.deriver = null;
-      return;
-    }
-    for (const s of r.right) onSpan(s);
+    f.fold?.push(event);
   };
   return {
     observe,

@@ -10,7 +10,7 @@ import type { LogEvent } from '../../domain/events.js';
 import { createFateFold } from '../../domain/message-fate.js';
 import { parseEvent } from '../../domain/parse-event.js';
 import { foldSession } from '../../domain/session-fold.js';
-import { childRecords, consumedWork, historyClassification, notifications, queueView, turnTimeline } from '../../projections/index.js';
+import { childRecords, consumedWork, createSessionMetrics, deriveSpans, historyClassification, MetricsRegistry, notifications, queueView, turnTimeline } from '../../projections/index.js';
 import { auditSession } from '../../host/session-audit.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { ADVERSARIAL_SHAPES, adversarialLog, type AdversarialShape } from '../../bench/support/adversarial-logs.js';
@@ -127,6 +127,22 @@ describe.each(ADVERSARIAL_SHAPES)('work per event on the adversarial log "%s" (e
       const work = await countWork(() => lastValueFrom(from(events).pipe(op as never, toArray())));
       expectConstant(work, n, label);
     }
+  });
+
+  it('the telemetry derivations: the spans (checked and trusted) and the session metrics', async () => {
+    const checked = await countWork(() => {
+      expect(deriveSpans(events).error).toBeNull();
+    });
+    expectConstant(checked, n, 'deriveSpans');
+    const trusted = await countWork(() => {
+      expect(deriveSpans(events, { validate: false }).error).toBeNull();
+    });
+    expectConstant(trusted, n, 'deriveSpans (validate: false)');
+    const metrics = await countWork(() => {
+      const session = createSessionMetrics(new MetricsRegistry());
+      for (const e of events) session.observe('bench', e);
+    });
+    expectConstant(metrics, n, 'session metrics');
   });
 
   it('resume and fork of the stored session', async () => {

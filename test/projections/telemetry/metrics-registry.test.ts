@@ -25,4 +25,28 @@ describe('MetricsRegistry series keys', () => {
     );
   });
 
+  it('a kept series (histogramSeries, counterSeries) renders as observe and inc of the same labels do', () => {
+    const op = fc.record({ histogram: fc.boolean(), labels, value: fc.double({ min: 0, max: 400, noNaN: true }) });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 30 }), (ops) => {
+        const byLabels = new MetricsRegistry();
+        const kept = new MetricsRegistry();
+        for (const r of [byLabels, kept]) {
+          r.histogram('h', 'a histogram');
+          r.counter('c', 'a counter');
+        }
+        const series = new Map<string, (v: number) => void>();
+        for (const o of ops) {
+          if (o.histogram) byLabels.observe('h', 'a histogram', o.labels, o.value);
+          else byLabels.inc('c', 'a counter', o.labels, o.value);
+          const key = `${o.histogram}${JSON.stringify(Object.entries(o.labels))}`;
+          let s = series.get(key);
+          if (s === undefined) series.set(key, (s = o.histogram ? kept.histogramSeries('h', 'a histogram', o.labels) : kept.counterSeries('c', 'a counter', o.labels)));
+          s(o.value);
+        }
+        expect(kept.render()).toBe(byLabels.render());
+      }),
+      { numRuns: 500 },
+    );
+  });
 });

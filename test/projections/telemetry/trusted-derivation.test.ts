@@ -11,6 +11,7 @@ import { silentLogger } from '../../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../../runtime/ports/clock.js';
 import { createRuntime } from '../../../runtime/runtime.js';
 import { logArb } from '../support/random-log.js';
+import { ADVERSARIAL_SHAPES, adversarialLog } from '../../../bench/support/adversarial-logs.js';
 import { toolSessionArb } from '../support/tool-session-log.js';
 
 const example = (name: string): LogEvent[] =>
@@ -43,6 +44,13 @@ describe('the trusted derivation (validate: false) gives the same spans as the c
       }),
       { numRuns: 150 },
     );
+  });
+
+  it.each(ADVERSARIAL_SHAPES)('over the adversarial log "%s" (claims outside turns, long turns, splices anywhere in a long list)', (shape) => {
+    const events = [...adversarialLog(shape, 3_000, 300)] as unknown as LogEvent[];
+    const { checked, trusted } = bothWays(events);
+    expect(checked.error).toBeNull();
+    expect(trusted.spans).toEqual(checked.spans);
   });
 
   it('over random sessions with model calls, retries and tools', () => {
