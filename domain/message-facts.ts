@@ -4,6 +4,7 @@ import { appendAll, appendListItems, appendOne, emptyAppendList, type AppendList
 import { accountsForClaim } from './consumed-work.js';
 import type { DomainError } from './errors.js';
 import { recordedActor, type ActorKind, type EventMetadata } from './event-metadata.js';
+import { memberOf } from './id-membership.js';
 import type { InboxTarget, LogEvent, TurnEndReason } from './events.js';
 import type { MessageSource, UserMessage } from './message.js';
 import { inSeed, initialSessionState, stepSession, type SessionState, type SessionStep } from './session-fold.js';
@@ -200,14 +201,6 @@ const EMPTY = emptyAppendList<never>();
 const withMetadata = <F extends MessageFact>(fact: F & { metadata?: EventMetadata }, metadata: EventMetadata | undefined): F => {
   if (metadata !== undefined) fact.metadata = metadata;
   return fact;
-};
-
-/** Membership in a list, by a Set only when the lists are long enough for it to pay. */
-const memberOf = (ids: readonly string[], others: number): ((id: string) => boolean) => {
-  if (ids.length === 0) return () => false;
-  if (ids.length * others <= 64) return (id) => ids.includes(id);
-  const set = new Set(ids);
-  return (id) => set.has(id);
 };
 
 /**
