@@ -158,12 +158,16 @@ export class RankTree {
     const removed: UserMessage[] = [];
     while (removed.length < count) {
       const chunk = this.locate(rank);
-      const take = Math.min(count - removed.length, chunk.items.length - this.offset);
-      const gone = chunk.items.splice(this.offset, take);
-      for (let i = 0; i < take; i++) {
-        removed.push(gone[i]!);
-        this.home.delete(gone[i]!.id);
+      const items = chunk.items;
+      const from = this.offset;
+      const take = Math.min(count - removed.length, items.length - from);
+      for (let i = from; i < from + take; i++) {
+        removed.push(items[i]!);
+        this.home.delete(items[i]!.id);
       }
+      // (shifted by hand: Array.prototype.splice allocates the removed run and is slow on short arrays)
+      for (let i = from + take; i < items.length; i++) items[i - take] = items[i]!;
+      items.length -= take;
       addToSizes(chunk, -take);
       if (chunk.items.length === 0) this.unlink(chunk);
       else if (chunk.items.length < CHUNK_MIN) this.absorbSmall(chunk);
@@ -190,8 +194,17 @@ export class RankTree {
         n = n.right!;
       }
     }
-    n.items.splice(k - sizeOf(n.left), 0, ...items);
-    for (let i = 0; i < items.length; i++) this.home.set(items[i]!.id, n);
+    const into = n.items;
+    const at = k - sizeOf(n.left);
+    const count = items.length;
+    const length = into.length;
+    // grown by pushes first (a write past the end would leave a hole and make the array holey), then shifted
+    for (let i = 0; i < count; i++) into.push(items[i]!);
+    for (let i = length - 1; i >= at; i--) into[i + count] = into[i]!;
+    for (let i = 0; i < count; i++) {
+      into[at + i] = items[i]!;
+      this.home.set(items[i]!.id, n);
+    }
     if (n.items.length > CHUNK_MAX) this.cutUp(n);
   }
 
