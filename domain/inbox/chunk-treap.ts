@@ -177,3 +177,52 @@ export const buildTreap = (items: readonly UserMessage[], priority: () => number
   top.parent = null;
   return top;
 };
+
+/**
+ * Puts a chunk (not in the treap yet) at `rank`, a boundary between chunks, and returns the root: walks down while
+ * the nodes' priorities are at least the new one's (counting its items into their sizes), then the new node takes
+ * the place of the subtree there, split at the rank into its two children. O(log n) expected.
+ */
+export const insertChunk = (root: ChunkNode | null, rank: number, node: ChunkNode, home: ChunkOfId): ChunkNode => {
+  let parent: ChunkNode | null = null;
+  let onLeft = false;
+  let cursor = root;
+  let k = rank;
+  while (cursor !== null && cursor.priority >= node.priority) {
+    cursor.size += node.size;
+    parent = cursor;
+    const leftSize = sizeOf(cursor.left);
+    onLeft = k <= leftSize;
+    if (onLeft) cursor = cursor.left;
+    else {
+      k -= leftSize + cursor.items.length;
+      cursor = cursor.right;
+    }
+  }
+  const parts = split(cursor, k, home);
+  node.left = parts[0];
+  node.right = parts[1];
+  update(node);
+  node.parent = parent;
+  if (parent === null) return node;
+  if (onLeft) parent.left = node;
+  else parent.right = node;
+  return root!;
+};
+
+/**
+ * Takes an emptied chunk (the sizes above it already without its items) out of the treap and returns the root:
+ * its subtrees are merged in its place.
+ */
+export const unlinkChunk = (root: ChunkNode | null, chunk: ChunkNode): ChunkNode | null => {
+  const parent = chunk.parent;
+  const replacement = merge(chunk.left, chunk.right);
+  if (replacement !== null) replacement.parent = parent;
+  chunk.left = null;
+  chunk.right = null;
+  chunk.parent = null;
+  if (parent === null) return replacement;
+  if (parent.left === chunk) parent.left = replacement;
+  else parent.right = replacement;
+  return root;
+};

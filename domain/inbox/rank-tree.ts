@@ -8,13 +8,14 @@ import {
   chunkNode,
   collectItems,
   eachChunk,
+  insertChunk,
   merge,
   nextChunk,
   previousChunk,
   rankOfChunk,
   sizeOf,
   split,
-  update,
+  unlinkChunk,
   type ChunkNode,
   type ChunkOfId,
 } from './chunk-treap.js';
@@ -169,7 +170,7 @@ export class RankTree {
       for (let i = from + take; i < items.length; i++) items[i - take] = items[i]!;
       items.length -= take;
       addToSizes(chunk, -take);
-      if (chunk.items.length === 0) this.unlink(chunk);
+      if (chunk.items.length === 0) this.root = unlinkChunk(this.root, chunk);
       else if (chunk.items.length < CHUNK_MIN) this.absorbSmall(chunk);
     }
     return removed;
@@ -216,52 +217,8 @@ export class RankTree {
     addToSizes(chunk, -tail.length);
     const at = rankOfChunk(chunk) + piece;
     for (let from = 0; from < tail.length; from += piece) {
-      this.insertChunk(at + from, chunkNode(tail.slice(from, from + piece), this.nextPriority(), this.home));
+      this.root = insertChunk(this.root, at + from, chunkNode(tail.slice(from, from + piece), this.nextPriority(), this.home), this.home);
     }
-  }
-
-  /**
-   * Puts a chunk (not in the treap yet) at `rank`, a boundary between chunks: walks down while the nodes'
-   * priorities are at least the new one's (counting its items into their sizes), then the new node takes the place
-   * of the subtree there, split at the rank into its two children. O(log n) expected.
-   */
-  private insertChunk(rank: number, node: ChunkNode): void {
-    let parent: ChunkNode | null = null;
-    let onLeft = false;
-    let cursor = this.root;
-    let k = rank;
-    while (cursor !== null && cursor.priority >= node.priority) {
-      cursor.size += node.size;
-      parent = cursor;
-      const leftSize = sizeOf(cursor.left);
-      onLeft = k <= leftSize;
-      if (onLeft) cursor = cursor.left;
-      else {
-        k -= leftSize + cursor.items.length;
-        cursor = cursor.right;
-      }
-    }
-    const parts = split(cursor, k, this.home);
-    node.left = parts[0];
-    node.right = parts[1];
-    update(node);
-    node.parent = parent;
-    if (parent === null) this.root = node;
-    else if (onLeft) parent.left = node;
-    else parent.right = node;
-  }
-
-  /** Takes an emptied chunk (the sizes above it already without its items) out: its subtrees are merged in its place. */
-  private unlink(chunk: ChunkNode): void {
-    const parent = chunk.parent;
-    const replacement = merge(chunk.left, chunk.right);
-    if (replacement !== null) replacement.parent = parent;
-    if (parent === null) this.root = replacement;
-    else if (parent.left === chunk) parent.left = replacement;
-    else parent.right = replacement;
-    chunk.left = null;
-    chunk.right = null;
-    chunk.parent = null;
   }
 
   /** Merges a chunk that shrank below CHUNK_MIN with the next chunk, or else the previous one, when both fit in one. */
@@ -279,7 +236,7 @@ export class RankTree {
     const moved = from.items;
     from.items = [];
     addToSizes(from, -moved.length);
-    this.unlink(from);
+    this.root = unlinkChunk(this.root, from);
     for (let i = 0; i < moved.length; i++) to.items.push(moved[i]!);
     for (let i = 0; i < moved.length; i++) this.home.set(moved[i]!.id, to);
     addToSizes(to, moved.length);

@@ -75,7 +75,7 @@ describe('RankTree (the inbox list once items are spliced into its middle)', () 
         if (model.length > 0) copy.splice(0, 1, []);
         expect(tree.toArray()).toEqual(model);
       }),
-      { numRuns: 300 },
+      { numRuns: 200 },
     );
   });
 
