@@ -21,6 +21,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('removeAt' as const), at: fc.nat() }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('replaceAt' as const), at: fc.nat(), keepId: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('general' as const), at: fc.nat(), del: fc.integer({ min: 0, max: 5 }), n: fc.integer({ min: 0, max: 3 }) }) },
+  // splices of many items at random positions: across the tree's chunks, or splitting and merging its treap
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('general' as const), at: fc.nat(), del: fc.integer({ min: 0, max: 200 }), n: fc.integer({ min: 0, max: 200 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'takeAll' as const }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('branch' as const), back: fc.nat() }) },
 );
