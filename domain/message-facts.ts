@@ -149,13 +149,13 @@ export const stepMessageFacts = (
   state: MessageFactState,
   event: LogEvent,
 ): E.Either<DomainError, { readonly state: MessageFactState; readonly facts: readonly MessageFact[]; readonly session: SessionStep }> => {
-  const stepped = stepSession(state.session, event);
+  const stepped = stepMessageFactRecords(state, event);
   if (E.isLeft(stepped)) return stepped;
-  const { state: next, facts, turnEnded } = factsOf(state, event, stepped.right);
-  if (turnEnded === null) return E.right({ state: next, facts, session: stepped.right });
+  const { state: next, facts, turnEnded, session } = stepped.right;
+  if (turnEnded === null) return E.right({ state: next, facts, session });
   const all = facts.slice();
-  for (let i = 0; i < turnEnded.ids.length; i++) all.push(turnEndedFact(turnEnded, i));
-  return E.right({ state: next, facts: all, session: stepped.right });
+  for (const f of turnEndedFacts(turnEnded)) all.push(f);
+  return E.right({ state: next, facts: all, session });
 };
 
 /** The fold state with its fields named (one object shape for every state, built without spreads). */
