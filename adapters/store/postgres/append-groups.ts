@@ -26,11 +26,11 @@ interface Queued {
 
 /** What `append_events_group` answers per append, as PostgreSQL's text output. */
 interface GroupRow {
-  /** 'appended', or the SQLSTATE that refused the append (SLC01, SLC03; 23505 from migration 7's function). */
+  /** 'appended', or the SQLSTATE that refused the append (SLC01, SLC03). */
   readonly outcome: string;
   readonly revision: string | null;
   readonly position: string | null;
-  /** SLC01: the actual revision; 23505: the constraint. */
+  /** SLC01: the actual revision; null otherwise. */
   readonly detail: string | null;
 }
 
