@@ -55,6 +55,7 @@ const KEYS_ROLE_CALLID_CONTENT: readonly string[] = ['role', 'callId', 'content'
 const KEYS_ISERROR: readonly string[] = ['isError'];
 const KEYS_NAME_CODE: readonly string[] = ['name', 'code'];
 const KEYS_SESSIONID_CREATEDAT_KIND: readonly string[] = ['sessionId', 'createdAt', 'kind'];
+const KEYS_TURN_STEP_CHUNK: readonly string[] = ['turn', 'step', 'chunk'];
 /** Every own key of `o` is one of `allowed`, and `o` has all of `required`. */
 const keysFit = (o: Plain, required: readonly string[], optional: readonly string[] = NO_KEYS): boolean => {
   let seenRequired = 0;
@@ -262,6 +263,17 @@ const toolResult = (v: unknown): Plain | null => {
   return mode === 'copy' ? freeze({ turn: v.turn, step: v.step, message, ...(error !== undefined ? { error } : {}) }) : keep(v, copyShallow);
 };
 
+const copyChunkPiece = (v: Plain): Plain => ({ type: v.type, text: v.text });
+/** A streamed piece `{turn, step, chunk: {type: 'text' | 'reasoning', text}}`; one with a `sealed` sidecar goes to zod. */
+const assistantChunk = (v: unknown): Plain | null => {
+  if (!isPlain(v) || !isPos(v.turn) || !isPos(v.step) || !keysFit(v, KEYS_TURN_STEP_CHUNK)) return MISS;
+  const c = v.chunk;
+  if (!isPlain(c) || (c.type !== 'text' && c.type !== 'reasoning') || !isStr(c.text) || !keysFit(c, KEYS_TYPE_TEXT)) return MISS;
+  const chunk = keep(c, copyChunkPiece);
+  if (chunk === MISS) return MISS;
+  return mode === 'copy' ? freeze({ turn: v.turn, step: v.step, chunk }) : keep(v, copyShallow);
+};
+
 const sessionCreated = (v: unknown): Plain | null => {
   if (!isPlain(v) || !keysFit(v, KEYS_SESSIONID_CREATEDAT_KIND)) return MISS;
   if (!isNonEmpty(v.sessionId) || typeof v.createdAt !== 'number' || !Number.isFinite(v.createdAt) || Object.is(v.createdAt, -0)) return MISS;
@@ -285,6 +297,8 @@ const fastCheck = (type: string): ((v: unknown) => Plain | null) | undefined => 
       return stepRef;
     case 'assistant/message':
       return assistantMessage;
+    case 'assistant/chunk':
+      return assistantChunk;
     case 'tool/call':
       return toolCall;
     case 'tool/result':

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { EventMetadata } from '../domain/event-metadata.js';
-import type { InboxTarget } from '../domain/events.js';
+import type { InboxSplicedData, InboxTarget } from '../domain/events.js';
 import { decideInbox, type InboxCommand } from '../domain/inbox/inbox-decide.js';
 import { applySpliceRemoving } from '../domain/inbox/inbox-evolve.js';
 import { notificationsOfRemoval } from '../domain/inbox/inbox-notifications.js';
@@ -10,6 +10,9 @@ import type { AgentInbox } from './agent-types.js';
 import { MessageTooLargeError } from './errors.js';
 import type { HookRegistry } from './hooks.js';
 import type { SessionLog } from './session-log.js';
+
+/** A message with a `sealed` sidecar (one read from an erased log): the session log's copy of it drops the sidecar. */
+const carriesSealed = (m: UserMessage): boolean => 'sealed' in m;
 
 /** The provenance a user/message carries (a claim's UUID-sized event id): counted when a message is admitted. */
 const ENTERED_METADATA: EventMetadata = Object.freeze({ causationId: '00000000-0000-0000-0000-000000000000' });
@@ -56,8 +59,13 @@ export class Inbox<A> {
         if (entered > this.log.maxEventBytes) throw new MessageTooLargeError('user/message', entered, this.log.maxEventBytes);
       }
     }
-    for (const splice of decision.right.events) {
-      spliceId = this.log.append('agent/inbox/spliced', splice, metadata ? { metadata } : {}).id;
+    for (const decided of decision.right.events) {
+      const event = this.log.append('agent/inbox/spliced', decided, metadata ? { metadata } : {});
+      spliceId = event.id;
+      // the inbox takes the inserted messages from the log's frozen copy, as a resumed session's fold does: one copy
+      // of each message held (not the caller's beside the log's), unless the log's copy dropped a reader-side
+      // `sealed` sidecar (only the sealer writes one), where the decided splice is applied as it is
+      const splice = decided.inserted.some(carriesSealed) ? decided : (event.data as InboxSplicedData);
       // the removed messages come from the splice itself: reading the previous state again would walk back to it
       const applied = applySpliceRemoving(this.#state, splice);
       if (E.isLeft(applied)) throw applied.left;

@@ -65,8 +65,9 @@ export class SessionLog {
   }
   /**
    * `JSON.stringify(event.data)` of the event at `seq` when this log made it already — an event it appended itself,
-   * without a sealer (the string the store writes) — else undefined. What an observer that serializes events (the
-   * telemetry's hand-over to its export worker) reuses instead of serializing the data again.
+   * without a sealer (the string the store writes), not yet durable — else undefined. What an observer that serializes
+   * events (the telemetry's hand-over to its export worker, as each event is appended) reuses instead of serializing
+   * the data again. The string is dropped once the event is durable.
    */
   dataJsonOf(seq: number): string | undefined {
     if (this.#opts.sealer) return undefined;

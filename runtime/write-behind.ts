@@ -18,8 +18,13 @@ export class WriteBehind {
   readonly #events: readonly LogEvent[];
   /** The seq of `#events[0]` (the live log may not hold the stream from its start). */
   readonly #base: number;
-  /** What the store gets for each event appended here (sealed when there is a sealer); null for the initial events. */
-  readonly #storedForm: (NewEvent | null)[];
+  /**
+   * What the store gets for each event appended here and not yet known durable (sealed when there is a sealer):
+   * `#pending[i]` is the event at seq `#durable + i`. A stored form is dropped once its event is durable: the live log
+   * keeps the event, and the stored form (its serialized data beside it) would otherwise stay in memory for as long
+   * as the session, for every event, to be traced and copied by every collection.
+   */
+  #pending: NewEvent[] = [];
   readonly #fenceListeners = new Set<(e: RuntimeError) => void>();
   #fenced: RuntimeError | null = null;
   /** Seq of the first event not yet durable. */
@@ -41,7 +46,6 @@ export class WriteBehind {
     this.#opts = opts;
     this.#events = events;
     this.#base = base;
-    this.#storedForm = events.map(() => null);
     this.#durable = base + events.length;
   }
 
@@ -68,14 +72,17 @@ export class WriteBehind {
     return () => this.#fenceListeners.delete(listener);
   }
 
-  /** What the store gets (or got) for the event at `seq` appended here; undefined for an initial event or one not held. */
+  /**
+   * What the store gets for the event at `seq` appended here while it is not yet durable (an observer of the append
+   * reads it then); undefined for an initial event, one not held, or one durable already.
+   */
   storedAt(seq: number): NewEvent | undefined {
-    return this.#storedForm[seq - this.#base] ?? undefined;
+    return seq >= this.#durable ? this.#pending[seq - this.#durable] : undefined;
   }
 
   /** Queues what the store gets for the event just pushed to the live log; the first into an idle queue arms the window. */
   enqueue(stored: NewEvent): void {
-    this.#storedForm.push(stored);
+    this.#pending.push(stored);
     this.#schedule();
   }
 
@@ -94,7 +101,7 @@ export class WriteBehind {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     this.#gated = false;
-    this.#storedForm.length = 0;
+    this.#pending.length = 0;
   }
 
   #schedule(): void {
@@ -175,7 +182,7 @@ export class WriteBehind {
         continue;
       }
       const from = this.#durable;
-      const batch = this.#storedForm.slice(from - this.#base) as NewEvent[];
+      const batch = this.#pending.slice(0);
       const expected = from === 0 ? 'no_stream' : BigInt(from - 1);
       attempts++;
       try {
@@ -189,7 +196,7 @@ export class WriteBehind {
           throw e;
         }
         this.#timed(from, batch.length, started, undefined);
-        this.#durable = from + batch.length;
+        this.#advanceDurable(from + batch.length);
         this.#lastError = null;
         attempts = 0;
         this.#settle();
@@ -242,10 +249,16 @@ export class WriteBehind {
     this.#unsure = false;
     if (next === from) return false;
     this.#opts.logger.warn(`${next - from} events of ${this.stream} were stored by an append that reported failure; continuing after them`);
-    this.#durable = next;
+    this.#advanceDurable(next);
     this.#lastError = null;
     this.#settle();
     return true;
+  }
+
+  /** The events before `seq` are durable: their stored forms are dropped. */
+  #advanceDurable(seq: number): void {
+    this.#pending.splice(0, seq - this.#durable);
+    this.#durable = seq;
   }
 
   #fence(cause: unknown): void {

@@ -46,6 +46,10 @@ const samples: readonly { readonly type: EventType; readonly data: unknown }[] =
   // why the model stopped, when recorded
   { type: 'assistant/message', data: { turn: 1, step: 2, message: { role: 'assistant', content: [{ type: 'text', text: 'cut' }] }, finishReason: 'max-tokens' } },
   { type: 'assistant/message', data: { turn: 1, step: 2, message: { role: 'assistant', content: [] }, usage: { inputTokens: 1, outputTokens: 2 }, finishReason: 'stop' } },
+  { type: 'assistant/chunk', data: { turn: 1, step: 1, chunk: { type: 'text', text: 'echo: a' } } },
+  { type: 'assistant/chunk', data: { step: 2, chunk: { text: '', type: 'reasoning' }, turn: 3 } },
+  // declined by the fast path (a sealed sidecar), accepted by zod as before
+  { type: 'assistant/chunk', data: { turn: 1, step: 1, chunk: { type: 'text', text: '' }, sealed: { alg: 'aes-256-gcm', keyId: 'k', iv: 'AAAAAAAAAAAAAAAA', ct: 'AA==', mac: 'AA==' } } },
   { type: 'tool/call', data: { turn: 1, step: 2, callId: 'c1', name: 'noop', arguments: '{"a":1}' } },
   { type: 'tool/result', data: { turn: 1, step: 2, message: { role: 'tool', callId: 'c1', content: [{ type: 'text', text: 'ok' }] } } },
   { type: 'tool/result', data: { turn: 1, step: 2, message: { role: 'tool', callId: 'c1', content: [], isError: true }, error: { name: 'E', code: 'X' } } },
@@ -67,7 +71,7 @@ describe('fastEventData (the parse fast path) accepts only what the schemas acce
       expect(zod.success).toBe(true);
       if (fast !== null) expect(fast).toEqual(zod.data);
     }
-    expect(samples.filter((s) => fastEventData(s.type, s.data) !== null).length).toBe(21);
+    expect(samples.filter((s) => fastEventData(s.type, s.data) !== null).length).toBe(23);
   });
 
   /** Every object and array inside `v` is frozen (in place, the checks freeze each one; nothing walks it again). */

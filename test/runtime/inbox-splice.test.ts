@@ -49,3 +49,32 @@ describe('agent.inbox.splice coordinates are those of Array.prototype.splice', (
     );
   });
 });
+
+/** The inbox holds the session log's frozen copy of each message it inserted (as a resumed session's fold does). */
+describe('the messages an inbox holds', () => {
+  it('are the ones its splice events carry: one copy in memory, equal to what was sent, detached from it', () => {
+    const h = setup();
+    const sent = [msg('A'), msg('B')];
+    h.agent.inbox.splice('next-turn', 0, 0, ...sent);
+    const splice = h.agent.events.findLast((e) => e.type === 'agent/inbox/spliced')!;
+    const inserted = (splice.data as { inserted: readonly UserMessage[] }).inserted;
+    expect(h.agent.inbox.nextTurn).toEqual(sent);
+    expect(h.agent.inbox.nextTurn[0]).toBe(inserted[0]);
+    expect(h.agent.inbox.nextTurn[1]).toBe(inserted[1]);
+    expect(h.agent.inbox.nextTurn[0]).not.toBe(sent[0]);
+    expect(Object.isFrozen(h.agent.inbox.nextTurn[0])).toBe(true);
+    // what a removal hands back is the held copy
+    const removed = h.agent.inbox.splice('next-turn', 0, 1);
+    expect(removed[0]).toBe(inserted[0]);
+  });
+
+  it('keep a message’s reader-side sealed sidecar that the log’s copy drops (the decided splice is applied as it is)', () => {
+    const h = setup();
+    const sealed = { ...msg('S'), sealed: { alg: 'aes-256-gcm', keyId: 'k', iv: 'AAAAAAAAAAAAAAAA', ct: 'AA==', mac: 'AA==', state: 'erased' } } as unknown as UserMessage;
+    h.agent.inbox.splice('next-turn', 0, 0, sealed);
+    const splice = h.agent.events.findLast((e) => e.type === 'agent/inbox/spliced')!;
+    expect('sealed' in (splice.data as { inserted: readonly object[] }).inserted[0]!).toBe(false);
+    expect(h.agent.inbox.nextTurn[0]).toEqual(sealed);
+    expect('sealed' in h.agent.inbox.nextTurn[0]!).toBe(true);
+  });
+});
