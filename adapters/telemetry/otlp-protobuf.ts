@@ -36,10 +36,15 @@ const varintSize = (v: number): number => (v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0
 
 /** A growable byte buffer the request is written into, kept from one request to the next. */
 class Writer {
-  buf = new Uint8Array(64 * 1024);
-  view = new DataView(this.buf.buffer);
+  buf: Uint8Array;
+  view: DataView;
   pos = 0;
   readonly #utf8 = new TextEncoder();
+
+  constructor(size = 64 * 1024) {
+    this.buf = new Uint8Array(size);
+    this.view = new DataView(this.buf.buffer);
+  }
 
   /** Room for `n` more bytes. */
   need(n: number): void {
@@ -139,8 +144,17 @@ class Writer {
     const n = hex.length >>> 1;
     this.need(n + 1);
     const b = this.buf;
-    b[this.pos++] = n;
-    for (let i = 0; i < n; i++) b[this.pos++] = (hexDigit(hex.charCodeAt(2 * i)) << 4) | hexDigit(hex.charCodeAt(2 * i + 1));
+    let p = this.pos;
+    b[p++] = n;
+    for (let i = 0; i < 2 * n; i += 2) b[p++] = (HEX[hex.charCodeAt(i) & 0x7f]! << 4) | HEX[hex.charCodeAt(i + 1) & 0x7f]!;
+    this.pos = p;
+  }
+
+  /** Bytes as they are (a field encoded before), no length prefix. */
+  raw(v: Uint8Array): void {
+    this.need(v.length);
+    this.buf.set(v, this.pos);
+    this.pos += v.length;
   }
 
   bytes(v: Uint8Array): void {
@@ -186,7 +200,13 @@ class Writer {
   }
 }
 
-const hexDigit = (c: number): number => (c <= 57 ? c - 48 : c >= 97 ? c - 87 : c - 55);
+/** Each hex digit's value by its character code (0–9, a–f, A–F). */
+const HEX = (() => {
+  const t = new Uint8Array(128);
+  for (let c = 0; c < 10; c++) t[48 + c] = c;
+  for (let c = 0; c < 6; c++) t[97 + c] = t[65 + c] = 10 + c;
+  return t;
+})();
 
 /** An attribute value as `AnyValue`'s content. */
 const anyValue = (w: Writer, v: unknown): void => {
@@ -256,6 +276,9 @@ export class OtlpProtobufEncoder {
   readonly #scope: Uint8Array;
   /** `ScopeSpans.schema_url`, after the spans. */
   readonly #schemaUrl: Uint8Array;
+  /** The last span's trace id and its `Span.trace_id` field. */
+  #traceId = '';
+  #traceField = new Uint8Array(0);
 
   constructor(serviceName: string) {
     const w = this.#w;
@@ -313,8 +336,15 @@ export class OtlpProtobufEncoder {
   #span(s: DerivedSpan): void {
     const w = this.#w;
     w.need(64);
-    w.uvarint(tag(1, LEN));
-    w.hexBytes(s.traceId);
+    // Span.trace_id: one trace per session, so a batch repeats a few trace ids — each encoded once in a row
+    if (s.traceId !== this.#traceId) {
+      this.#traceId = s.traceId;
+      const t = new Writer(48);
+      t.uvarint(tag(1, LEN));
+      t.hexBytes(s.traceId);
+      this.#traceField = t.buf.slice(0, t.pos);
+    }
+    w.raw(this.#traceField);
     w.uvarint(tag(2, LEN));
     w.hexBytes(s.spanId);
     if (s.parentSpanId !== null && s.parentSpanId !== '') {
@@ -404,7 +434,7 @@ export class OtlpProtobufEncoder {
 
 /** `KeyValue.key`: its tag, length and UTF-8 bytes. */
 const keyField = (key: string): Uint8Array => {
-  const w = new Writer();
+  const w = new Writer(key.length * 3 + 8);
   w.uvarint(tag(1, LEN));
   w.string(key);
   return w.buf.slice(0, w.pos);
