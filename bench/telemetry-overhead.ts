@@ -36,8 +36,9 @@
  * whole process — each the median of 5 passes, and the ratio they imply. Each event is handed over with the data's
  * JSON the runtime gave the telemetry port with it, as live.
  *
- * Then (`--parts encode`) the SDK's encoders alone: the CPU time per span of the OTLP/HTTP exporter's JSON serializer
- * and of the protobuf one, over the spans of 100 3-step turns. `--parts` picks among live, replay and encode (all by
+ * Then (`--parts encode`) the encoders alone: the CPU time per span of the OTLP/HTTP exporter's JSON serializer and of
+ * the protobuf one (over SDK spans), and of steerlog's protobuf encoding of the derived spans (what the live
+ * `http/protobuf` export sends), over the spans of 100 3-step turns. `--parts` picks among live, replay and encode (all by
  * default).
  *
  *   npx tsx bench/telemetry-overhead.ts [--turns 100] [--rounds 12] [--sessions 10] [--store memory|jsonl] [--exporter proto,proto-caller,none] [--replay-turns 1000] [--parts live,replay,encode]
@@ -63,6 +64,7 @@ import { fmt, machineLine, median } from './support/machine.js';
 import { deriveSpans } from '../projections/telemetry/derive-spans.js';
 import { createOperationSpans } from '../projections/telemetry/operation-spans.js';
 import { SdkSpan } from '../adapters/telemetry/sdk-span.js';
+import { OtlpProtobufEncoder } from '../adapters/telemetry/otlp-protobuf.js';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -370,6 +372,17 @@ if (PARTS.has('encode')) {
     }
     console.log(`encode ${name}: ${median(perSpan).toFixed(1)} µs CPU/span (median of 20 passes over ${sdk.length} spans, min ${Math.min(...perSpan).toFixed(1)}), ${Math.round(bytes / sdk.length)} bytes/span`);
   }
+  // steerlog's protobuf encoding of the derived spans (what the live http/protobuf export sends: no SDK span built)
+  const derived = sdk.map((x) => x.derived);
+  const encoder = new OtlpProtobufEncoder('steerlog');
+  const perSpan: number[] = [];
+  let bytes = 0;
+  for (let pass = 0; pass < 21; pass++) {
+    const c0 = process.cpuUsage();
+    for (let k = 0; k < 5; k++) bytes = encoder.encode(derived).length;
+    if (pass > 0) perSpan.push((cpuMs(process.cpuUsage(c0)) * 1000) / (5 * derived.length));
+  }
+  console.log(`encode OtlpProtobufEncoder (derived spans, no SdkSpan): ${median(perSpan).toFixed(1)} µs CPU/span (median of 20 passes over ${derived.length} spans, min ${Math.min(...perSpan).toFixed(1)}), ${Math.round(bytes / derived.length)} bytes/span`);
 }
 receiver?.stop();
 console.log(`end: ${new Date().toISOString()} ${uptimeLine()}`);

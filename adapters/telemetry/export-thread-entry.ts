@@ -45,7 +45,7 @@ const lowerPriority = (nice: number): void => {
 const start = async (): Promise<void> => {
   lowerPriority(data.nice ?? 0);
   const queue: SpanExportQueue<DerivedSpan> = await openSpanExportQueue({
-    ...(data.exporter === 'count' ? { exporter: countingExporter } : {}),
+    ...(data.exporter === 'count' ? { exporter: countingExporter, exporterTakesDerived: true } : {}),
     endpoint: data.endpoint,
     protocol: data.protocol,
     serviceName: data.serviceName,

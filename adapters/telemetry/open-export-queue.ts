@@ -1,6 +1,6 @@
 import type { DerivedSpan } from '../../projections/telemetry/span-types.js';
 import { importOptionalPackage } from '../optional-package.js';
-import { createOtlpSpanExporter, type OtlpProtocol } from './otlp-exporter.js';
+import { createDerivedProtobufExporter, createOtlpSpanExporter, type OtlpProtocol } from './otlp-exporter.js';
 import { SdkSpan } from './sdk-span.js';
 import { SpanExportQueue, type SpanExporterLike, type SpanExportQueueOptions } from './span-export-queue.js';
 import { TelemetryUnavailableError } from './telemetry-unavailable.js';
@@ -9,6 +9,8 @@ import { TelemetryUnavailableError } from './telemetry-unavailable.js';
 export interface SpanExportTarget {
   /** The SDK exporter to send through; when absent, the OTLP/HTTP exporter of `protocol` for `endpoint`. */
   readonly exporter?: SpanExporterLike;
+  /** `exporter` takes the derived spans themselves, not SDK spans (the export worker's counting exporter). @defaultValue false */
+  readonly exporterTakesDerived?: boolean;
   /** The collector's URL (used when no `exporter` is given). */
   readonly endpoint?: string;
   /** The OTLP/HTTP encoding (used when no `exporter` is given). */
@@ -20,8 +22,10 @@ export interface SpanExportTarget {
 }
 
 /**
- * The export queue in front of the SDK exporter, the SDK's packages loaded first (optional peers: a missing one is a
+ * The export queue in front of the exporter, the SDK's packages loaded first (optional peers: a missing one is a
  * {@link TelemetryUnavailableError}): what the live export runs, on the runtime's thread or on the export worker.
+ * `http/protobuf` to an endpoint sends the derived spans through the official transport with steerlog's encoding of
+ * them (`createDerivedProtobufExporter`: no SDK span is built); `http/json`, or an exporter given, gets SDK spans.
  * @internal
  */
 export const openSpanExportQueue = async (target: SpanExportTarget): Promise<SpanExportQueue<DerivedSpan>> => {
@@ -30,6 +34,11 @@ export const openSpanExportQueue = async (target: SpanExportTarget): Promise<Spa
   const { resourceFromAttributes } = (await importOptionalPackage('@opentelemetry/resources', (cause) => missing('@opentelemetry/resources', cause))) as {
     resourceFromAttributes: (a: Record<string, string>) => unknown;
   };
+  if (target.exporter === undefined && target.protocol === 'http/protobuf') {
+    const derived = await createDerivedProtobufExporter(target.endpoint!, target.serviceName, missing);
+    if (derived !== null) return new SpanExportQueue<DerivedSpan>(derived, (s) => s, target.queue);
+  }
+  if (target.exporter !== undefined && target.exporterTakesDerived === true) return new SpanExportQueue<DerivedSpan>(target.exporter, (s) => s, target.queue);
   const exporter = target.exporter ?? (await createOtlpSpanExporter(target.endpoint!, target.protocol, missing));
   const resource = resourceFromAttributes({ 'service.name': target.serviceName });
   return new SpanExportQueue<DerivedSpan>(exporter, (s) => new SdkSpan(s, resource), target.queue);

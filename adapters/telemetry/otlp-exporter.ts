@@ -1,5 +1,8 @@
+import { createRequire } from 'node:module';
+import type { DerivedSpan } from '../../projections/telemetry/span-types.js';
 import { importOptionalPackage } from '../optional-package.js';
 import { otlpTracesUrl } from './otlp-http.js';
+import { OtlpProtobufEncoder } from './otlp-protobuf.js';
 import type { SpanExporterLike } from './span-export-queue.js';
 
 /**
@@ -31,4 +34,66 @@ export const createOtlpSpanExporter = async (endpoint: string, protocol: OtlpPro
   const name = OTLP_EXPORTER_PACKAGE[protocol];
   const { OTLPTraceExporter } = (await importOptionalPackage(name, (cause) => missing(name, cause))) as { OTLPTraceExporter: new (config: { url: string }) => SpanExporterLike };
   return new OTLPTraceExporter({ url: otlpTracesUrl(endpoint) });
+};
+
+/** The parts of the OTLP exporter packages that {@link createDerivedProtobufExporter} assembles (their public exports). */
+interface ExporterParts {
+  readonly OTLPExporterBase: new (delegate: unknown) => SpanExporterLike;
+  readonly createOtlpHttpExportDelegate: (options: unknown, serializer: unknown, componentType: string, metricsHelper: unknown, meterProvider: undefined) => unknown;
+  readonly convertLegacyHttpOptions: (config: { url: string }, signal: string, path: string, headers: Record<string, string>) => unknown;
+  readonly TraceExporterMetricsHelper: unknown;
+  readonly deserializeResponse: (data: Uint8Array) => unknown;
+}
+
+/**
+ * The transport of `@opentelemetry/exporter-trace-otlp-proto`, from the packages it is made of (resolved from the
+ * exporter package, so the same copies it uses): `@opentelemetry/otlp-exporter-base` (`OTLPExporterBase`,
+ * `createOtlpHttpExportDelegate`, `convertLegacyHttpOptions`) and `@opentelemetry/otlp-transformer` (the response's
+ * decoder, the exporter's metrics helper). Null when one is missing or not of the expected shape.
+ */
+const exporterParts = (exporterPackage: string): ExporterParts | null => {
+  try {
+    const require = createRequire(createRequire(import.meta.url).resolve(exporterPackage));
+    const base = require('@opentelemetry/otlp-exporter-base') as Partial<ExporterParts>;
+    const http = require('@opentelemetry/otlp-exporter-base/node-http') as Partial<ExporterParts>;
+    const transformer = require('@opentelemetry/otlp-transformer') as { TraceExporterMetricsHelper?: unknown; ProtobufTraceSerializer?: { deserializeResponse?: ExporterParts['deserializeResponse'] } };
+    const deserialize = transformer.ProtobufTraceSerializer?.deserializeResponse;
+    if (typeof base.OTLPExporterBase !== 'function' || typeof http.createOtlpHttpExportDelegate !== 'function' || typeof http.convertLegacyHttpOptions !== 'function') return null;
+    if (typeof deserialize !== 'function' || transformer.TraceExporterMetricsHelper === undefined) return null;
+    return {
+      OTLPExporterBase: base.OTLPExporterBase,
+      createOtlpHttpExportDelegate: http.createOtlpHttpExportDelegate,
+      convertLegacyHttpOptions: http.convertLegacyHttpOptions,
+      TraceExporterMetricsHelper: transformer.TraceExporterMetricsHelper,
+      deserializeResponse: (data) => deserialize.call(transformer.ProtobufTraceSerializer, data),
+    };
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * The `http/protobuf` exporter of derived spans: the official OTLP/HTTP transport of
+ * `@opentelemetry/exporter-trace-otlp-proto` — its HTTP agent, retries, timeout, headers and compression, read from
+ * the same `OTEL_EXPORTER_OTLP_*` settings — with the request body encoded from the derived spans by
+ * {@link OtlpProtobufEncoder} (the bytes the exporter's own serializer writes of the same spans as SDK spans, without
+ * building them). Its `export` takes `DerivedSpan`s. Null when the installed exporter's packages do not offer the
+ * parts it is assembled from: the caller then uses the SDK's exporter (`createOtlpSpanExporter`).
+ */
+export const createDerivedProtobufExporter = async (
+  endpoint: string,
+  serviceName: string,
+  missing: (packageName: string, cause: unknown) => Error,
+): Promise<SpanExporterLike | null> => {
+  const name = OTLP_EXPORTER_PACKAGE['http/protobuf'];
+  await importOptionalPackage(name, (cause) => missing(name, cause));
+  const parts = exporterParts(name);
+  if (parts === null) return null;
+  const encoder = new OtlpProtobufEncoder(serviceName);
+  const serializer = {
+    serializeRequest: (spans: readonly DerivedSpan[]): Uint8Array => encoder.encode(spans),
+    deserializeResponse: parts.deserializeResponse,
+  };
+  const options = parts.convertLegacyHttpOptions({ url: otlpTracesUrl(endpoint) }, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
+  return new parts.OTLPExporterBase(parts.createOtlpHttpExportDelegate(options, serializer, 'otlp_http_span_exporter', parts.TraceExporterMetricsHelper, undefined));
 };
