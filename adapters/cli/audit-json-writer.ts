@@ -48,6 +48,8 @@ interface SpoolFile {
   /** How many elements were appended since the file was opened or restarted. */
   readonly count: number;
   append(line: string): void;
+  /** Appends `text` to the element appended last (its continuation: no separator, not counted). */
+  extend(text: string): void;
   /** Empties the file (what was appended is forgotten). */
   restart(): void;
   finish(): void;
@@ -82,6 +84,10 @@ const spoolFile = (path: string, separator: '\n' | ',' = '\n'): SpoolFile => {
             buffer += count++ === 0 ? line : `,${line}`;
             if (buffer.length >= FLUSH_CHARS) flush();
           },
+    extend(text) {
+      buffer += text;
+      if (buffer.length >= FLUSH_CHARS) flush();
+    },
     restart() {
       count = 0;
       buffer = '';
@@ -148,7 +154,7 @@ export const openAuditSpool = (): AuditSpool => {
   const turns = spoolFile(join(dir, 'turns.json'), ',');
   const messages = spoolFile(join(dir, 'messages.jsonl'));
   const actions = spoolFile(join(dir, 'actions.json'), ',');
-  const turn = (t: AuditReport['turns'][number]): void => turns.append(JSON.stringify(t));
+  const turn = (t: AuditReport['turns'][number]): void => appendTurn(turns, t);
   const message = (m: AuditReport['messages'][number]): void => messages.append(JSON.stringify(m));
   const actionSink: ActionSink = { push: (a) => actions.append(actionJson(a)), restart: () => actions.restart() };
   const children = openChildSpool(dir);
@@ -181,7 +187,10 @@ export const openAuditSpool = (): AuditSpool => {
       await out.write(`${head}[`);
       await copyElements(out, turns.path);
       let n = turns.count;
-      for (const t of report.turns) await out.write(n++ === 0 ? JSON.stringify(t) : `,${JSON.stringify(t)}`);
+      for (const t of report.turns) {
+        if (n++ > 0) await out.write(',');
+        for (const piece of turnJsonPieces(t)) await out.write(piece);
+      }
       if (withChildren) {
         await out.write(`]${beforeChildren}`);
         await children.write(report.children!, (s) => out.write(s));
@@ -214,6 +223,45 @@ export const openAuditSpool = (): AuditSpool => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+};
+
+/** A turn claiming more ids than this is written in pieces, its `claimed` array id by id. */
+const PIECES_FROM = 1024;
+const CLAIMED_KEY = ',"claimed":[]';
+
+/**
+ * `JSON.stringify(t)` in pieces, in order: a turn of many claims as its record without its ids, then its ids a few
+ * at a time, then the rest of the record, so a turn of hundreds of thousands of claims is never one string of
+ * them all (a turn of few claims is one piece).
+ */
+export function* turnJsonPieces(t: AuditReport['turns'][number]): Generator<string> {
+  const claimed = t.claimed;
+  if (claimed.length <= PIECES_FROM) return yield JSON.stringify(t);
+  // the record's JSON with its `claimed` emptied: the first `,"claimed":[]` is its key (a string value's quotes are escaped)
+  const text = JSON.stringify({ ...t, claimed: [] });
+  const key = text.indexOf(CLAIMED_KEY);
+  if (key < 0) return yield JSON.stringify(t);
+  const at = key + CLAIMED_KEY.length - 1;
+  yield text.slice(0, at);
+  let piece = '';
+  for (let i = 0; i < claimed.length; i++) {
+    piece += i === 0 ? jsonOrNull(claimed[i]!) : `,${jsonOrNull(claimed[i]!)}`;
+    if (piece.length >= FLUSH_CHARS) {
+      yield piece;
+      piece = '';
+    }
+  }
+  yield `${piece}${text.slice(at)}`;
+}
+
+/** Appends `JSON.stringify(t)` to `file` as one element, in pieces ({@link turnJsonPieces}). */
+const appendTurn = (file: SpoolFile, t: AuditReport['turns'][number]): void => {
+  let first = true;
+  for (const piece of turnJsonPieces(t)) {
+    if (first) file.append(piece);
+    else file.extend(piece);
+    first = false;
+  }
 };
 
 const ID_KEY = ',"id":"';
