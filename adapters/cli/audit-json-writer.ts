@@ -43,7 +43,8 @@ export interface AuditSpool {
   close(): void;
 }
 
-interface SpoolFile {
+/** A temporary file the audit's writers append to as the audit decides (appends buffered). */
+export interface SpoolFile {
   readonly path: string;
   /** How many elements were appended since the file was opened or restarted. */
   readonly count: number;
@@ -57,9 +58,10 @@ interface SpoolFile {
 
 /**
  * A spool file of JSON texts: one per line (`separator` `'\n'`: read back line by line), or joined by `','` — the
- * elements of a JSON array as the output writes them, copied out verbatim without being split into lines again.
+ * elements of a JSON array as the output writes them, copied out verbatim without being split into lines again —
+ * or of texts appended as they are (`''`: lines of the human report, each with its own newline).
  */
-const spoolFile = (path: string, separator: '\n' | ',' = '\n'): SpoolFile => {
+export const spoolFile = (path: string, separator: '\n' | ',' | '' = '\n'): SpoolFile => {
   let fd = openSync(path, 'w');
   let buffer = '';
   let open = true;
@@ -74,7 +76,13 @@ const spoolFile = (path: string, separator: '\n' | ',' = '\n'): SpoolFile => {
       return count;
     },
     append:
-      separator === '\n'
+      separator === ''
+        ? (text) => {
+            count++;
+            buffer += text;
+            if (buffer.length >= FLUSH_CHARS) flush();
+          }
+        : separator === '\n'
         ? (line) => {
             count++;
             buffer += `${line}\n`;
@@ -108,7 +116,7 @@ const spoolFile = (path: string, separator: '\n' | ',' = '\n'): SpoolFile => {
  * Writes a `','`-joined spool file to `out` as it is: the elements of a JSON array (without its brackets), read in
  * chunks and decoded as UTF-8 (a character cut by a chunk's end is completed by the next chunk).
  */
-const copyElements = async (out: ChunkedWriter, file: string): Promise<void> => {
+export const copyElements = async (out: ChunkedWriter, file: string): Promise<void> => {
   const fd = openSync(file, 'r');
   try {
     const chunk = Buffer.allocUnsafe(READ_BYTES);
@@ -255,9 +263,12 @@ export function* turnJsonPieces(t: AuditReport['turns'][number]): Generator<stri
 }
 
 /** Appends `JSON.stringify(t)` to `file` as one element, in pieces ({@link turnJsonPieces}). */
-const appendTurn = (file: SpoolFile, t: AuditReport['turns'][number]): void => {
+const appendTurn = (file: SpoolFile, t: AuditReport['turns'][number]): void => appendPieces(file, turnJsonPieces(t));
+
+/** Appends one element to `file` given as pieces (their join): the first appended, the rest extending it. */
+export const appendPieces = (file: SpoolFile, pieces: Iterable<string>): void => {
   let first = true;
-  for (const piece of turnJsonPieces(t)) {
+  for (const piece of pieces) {
     if (first) file.append(piece);
     else file.extend(piece);
     first = false;
@@ -292,14 +303,15 @@ const splitOnce = (text: string, marker: string): [string, string] => {
   return [text.slice(0, at), text.slice(at + marker.length)];
 };
 
-interface ChunkedWriter {
+/** A buffered writer to stdout (see {@link chunkedWriter}). */
+export interface ChunkedWriter {
   /** Appends `s`; a promise only when the buffer was flushed (await it: the stream may ask to wait for `drain`). */
   write(s: string): Promise<void> | undefined;
   end(): Promise<void>;
 }
 
 /** Batches writes to `io.stdout` in ~64 KiB chunks, waiting for `drain` when the stream asks for it. */
-const chunkedWriter = (io: CliIo): ChunkedWriter => {
+export const chunkedWriter = (io: CliIo): ChunkedWriter => {
   let buffer = '';
   const flush = async (): Promise<void> => {
     if (buffer === '') return;
