@@ -152,7 +152,7 @@ try {
           const rs = runs.get(`${what}${build.suffix}${size}`)!;
           const ratio = what === 'parse' ? '' : `  = ${(med(rs) / med(base)).toFixed(2)}x wall, ${(cpu(rs) / cpu(base)).toFixed(2)}x CPU of the floor`;
           console.log(
-            `${`${shape}: ${what === 'parse' ? 'parse floor' : `steerlog ${what}${build.suffix}`}, ${fmt(EVENTS * size)}`.padEnd(63)} ${med(rs).toFixed(2).padStart(6)} s  CPU ${cpu(rs).toFixed(2).padStart(6)} s  peak RSS ${peak(rs).toFixed(0).padStart(4)} MiB${ratio}   (wall ${rs.map((x) => x.seconds.toFixed(2)).join(', ')})`,
+            `${`${shape}: ${what === 'parse' ? 'parse floor' : `steerlog ${what}${build.suffix}`}, ${fmt(EVENTS * size)}`.padEnd(63)} ${med(rs).toFixed(2).padStart(6)} s  CPU ${cpu(rs).toFixed(2).padStart(6)} s  peak RSS ${peak(rs).toFixed(0).padStart(4)} MiB${ratio}   (wall ${rs.map((x) => x.seconds.toFixed(2)).join(', ')}; peak RSS ${rs.map((x) => x.peakRssMiB.toFixed(0)).join(', ')} MiB)`,
           );
         }
       }
