@@ -11,13 +11,14 @@
  *
  * `--shape` runs the same commands on the adversarial logs of bench/support/adversarial-logs.ts (issue 35) beside
  * the realistic one, each against its own floor: `--shape all`, or a comma-separated list of `realistic` and the
- * shape names; `--commands audit` runs only some of the commands (the floor always runs).
+ * shape names; `--commands audit` runs only some of the commands (the floor always runs); `audit-text` adds the human
+ * report (`steerlog audit` without `--json`: checked by its exit code and its first line's event count).
  *
  * `--baseline <checkout with a built dist/>` runs that build's CLI too, on the same logs in the same rounds, each
  * command beside this build's (their order alternating from round to round), so a loaded machine inflates both alike.
  *
  *   npm run build && node --expose-gc --import tsx bench/audit-commands.ts [--events 200000] [--rounds 3] [--peak 10000] [--no-2n]
- *     [--shape realistic|all|claims-outside-turns,long-turn,…] [--commands audit,verify,why] [--baseline <dir>]
+ *     [--shape realistic|all|claims-outside-turns,long-turn,…] [--commands audit,audit-text,verify,why] [--baseline <dir>]
  */
 import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,8 +55,8 @@ const floor = join(import.meta.dirname, 'support', 'parse-lines.mjs');
 /** An input admitted early and claimed in a later turn: its whole life is in the log. */
 const ASKED = 'm-100';
 
-type Command = 'parse' | 'audit' | 'verify' | 'why';
-const COMMANDS: readonly Command[] = ['parse', ...(flags.commands.split(',') as Command[]).filter((c) => c === 'audit' || c === 'verify' || c === 'why')];
+type Command = 'parse' | 'audit' | 'audit-text' | 'verify' | 'why';
+const COMMANDS: readonly Command[] = ['parse', ...(flags.commands.split(',') as Command[]).filter((c) => c === 'audit' || c === 'audit-text' || c === 'verify' || c === 'why')];
 type Shape = 'realistic' | AdversarialShape;
 const SHAPES: readonly Shape[] =
   flags.shape === 'all' ? ['realistic', ...ADVERSARIAL_SHAPES] : (flags.shape.split(',') as Shape[]).filter((x) => x === 'realistic' || ADVERSARIAL_SHAPES.includes(x as AdversarialShape));
@@ -105,6 +106,11 @@ try {
           log.fate = fate;
           return;
         }
+        case 'audit-text': {
+          const head = r.stdout.slice(0, r.stdout.indexOf('\n'));
+          if (r.code !== 0 || !head.endsWith(`: ${log.expected.events} events, valid`)) throw new Error(`audit (text) at ${size}N: not valid over every event: ${head}`);
+          return;
+        }
         case 'verify': {
           const out = JSON.parse(r.stdout) as { ok: boolean; sessions: { status: string; head: { hash: string } | null }[] };
           if (r.code !== 0 || !out.ok || out.sessions[0]?.status !== 'verified' || out.sessions[0].head?.hash !== log.lastHash) throw new Error(`verify at ${size}N: not verified up to the last line's hash`);
@@ -120,12 +126,13 @@ try {
     };
     for (let r = 0; r < ROUNDS; r++) {
       // the audit first in every round (why is checked against its fate), the rest interleaved
-      const order: Command[] = (r % 2 === 0 ? (['audit', 'parse', 'verify', 'why'] as const) : (['audit', 'why', 'verify', 'parse'] as const)).filter((c) => COMMANDS.includes(c));
+      const order: Command[] = (r % 2 === 0 ? (['audit', 'parse', 'audit-text', 'verify', 'why'] as const) : (['audit', 'why', 'verify', 'audit-text', 'parse'] as const)).filter((c) => COMMANDS.includes(c));
       for (const size of sizes) {
         const file = logs.get(size)!.file;
         for (const what of order) {
           for (const build of what === 'parse' ? BUILDS.slice(0, 1) : r % 2 === 0 ? BUILDS : [...BUILDS].reverse()) {
-            const args = what === 'parse' ? [floor, file] : what === 'why' ? [build.cli, 'why', file, ASKED, '--json'] : [build.cli, what, file, '--json'];
+            const args =
+              what === 'parse' ? [floor, file] : what === 'why' ? [build.cli, 'why', file, ASKED, '--json'] : what === 'audit-text' ? [build.cli, 'audit', file] : [build.cli, what, file, '--json'];
             const res = await spawnMeasured(args);
             check(what, size, res);
             const key = `${what}${build.suffix}${size}`;
@@ -145,7 +152,7 @@ try {
           const rs = runs.get(`${what}${build.suffix}${size}`)!;
           const ratio = what === 'parse' ? '' : `  = ${(med(rs) / med(base)).toFixed(2)}x wall, ${(cpu(rs) / cpu(base)).toFixed(2)}x CPU of the floor`;
           console.log(
-            `${`${shape}: ${what === 'parse' ? 'parse floor' : `steerlog ${what}${build.suffix}`}, ${fmt(EVENTS * size)}`.padEnd(63)} ${med(rs).toFixed(2).padStart(6)} s  CPU ${cpu(rs).toFixed(2).padStart(6)} s  peak RSS ${peak(rs).toFixed(0).padStart(4)} MiB${ratio}   (wall ${rs.map((x) => x.seconds.toFixed(2)).join(', ')})`,
+            `${`${shape}: ${what === 'parse' ? 'parse floor' : `steerlog ${what}${build.suffix}`}, ${fmt(EVENTS * size)}`.padEnd(63)} ${med(rs).toFixed(2).padStart(6)} s  CPU ${cpu(rs).toFixed(2).padStart(6)} s  peak RSS ${peak(rs).toFixed(0).padStart(4)} MiB${ratio}   (wall ${rs.map((x) => x.seconds.toFixed(2)).join(', ')}; peak RSS ${rs.map((x) => x.peakRssMiB.toFixed(0)).join(', ')} MiB)`,
           );
         }
       }

@@ -3,7 +3,7 @@ import { initialConsumedWorkState, evolveConsumedWork, type ConsumedWorkState } 
 import { ImpossibleEventError, type DomainError } from './errors.js';
 import { isKnownEvent, type InboxNotification, type InboxSplicedData, type LogEvent, type SessionCreatedData } from './events.js';
 import { classifyMessage, classifySplice, initialClassificationState, type ClassificationState, type MessageClass } from './history-classification.js';
-import { appendAll, appendListItems, emptyAppendList, type AppendList } from './append-list.js';
+import { appendAll, appendListItems, emptyAppendList, sealedItems, type AppendList } from './append-list.js';
 import { applySpliceRemoving } from './inbox/inbox-evolve.js';
 import { notificationsOfRemoval } from './inbox/inbox-notifications.js';
 import { initialInboxState, type InboxState } from './inbox/inbox-state.js';
@@ -141,7 +141,8 @@ export const stepSession = (state: SessionState, event: LogEvent): E.Either<Doma
         openTurnClaimed = NO_IDS;
         break;
       case 'turn/end':
-        closedTurn = { ...turns.right.lastClosed!, claimed: appendListItems(state.openTurnClaimed) };
+        // the open turn's own list, handed over whole (sealed: no older state's append can change it), not copied
+        closedTurn = { ...turns.right.lastClosed!, claimed: sealedItems(state.openTurnClaimed) };
         openTurnClaimed = NO_IDS;
         break;
       default:

@@ -1,5 +1,6 @@
 import type { AuditReport } from '../../domain/audit.js';
 import { openAuditSpool, type AuditSpool } from './audit-json-writer.js';
+import { openAuditTextSpool } from './audit-text-writer.js';
 import { assertReadableFile, openStoreToRead, unreadNotes, unreadOf } from './reading-store.js';
 import { parseCommandArgs } from './cli-args.js';
 import { EXIT, reportFailure, reportUsage, SessionNotFoundError } from './cli-failure.js';
@@ -49,7 +50,8 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
   if (formatOption === null) return reportUsage(io, AUDIT_USAGE, '--format takes auto, steerlog or dsh', json);
   if (spec !== undefined && formatOption === 'dsh') return reportUsage(io, AUDIT_USAGE, '--format dsh reads a file, not a store', json);
   const progress = createProgress(io, 'auditing', json);
-  // --json over a log with extras: turns, messages and actions go to a temporary spool as decided, not held until printed
+  // a log with extras: turns, messages and actions go to a temporary spool as decided, not held until printed (the
+  // JSON output's, or the human report's lines)
   let spool = null as AuditSpool | null;
   const keys = await openReaderKeys(spec, args.strings.keys).catch((e: unknown) => e as Error);
   if (keys instanceof Error) return reportFailure(io, 'audit', keys, json);
@@ -58,7 +60,7 @@ export const auditCommand = async (argv: readonly string[], io: CliIo): Promise<
     keyring: keys.keyring,
     onEvent: progress.tick,
     streamFiles: jsonlStreamFiles,
-    ...(json ? { streamTurns: () => (spool = openAuditSpool()).streams } : {}),
+    streamTurns: () => (spool = json ? openAuditSpool() : openAuditTextSpool()).streams,
   };
   let result: AuditLogResult;
   try {

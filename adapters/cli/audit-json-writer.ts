@@ -43,11 +43,14 @@ export interface AuditSpool {
   close(): void;
 }
 
-interface SpoolFile {
+/** A temporary file the audit's writers append to as the audit decides (appends buffered). */
+export interface SpoolFile {
   readonly path: string;
   /** How many elements were appended since the file was opened or restarted. */
   readonly count: number;
   append(line: string): void;
+  /** Appends `text` to the element appended last (its continuation: no separator, not counted). */
+  extend(text: string): void;
   /** Empties the file (what was appended is forgotten). */
   restart(): void;
   finish(): void;
@@ -55,9 +58,10 @@ interface SpoolFile {
 
 /**
  * A spool file of JSON texts: one per line (`separator` `'\n'`: read back line by line), or joined by `','` — the
- * elements of a JSON array as the output writes them, copied out verbatim without being split into lines again.
+ * elements of a JSON array as the output writes them, copied out verbatim without being split into lines again —
+ * or of texts appended as they are (`''`: lines of the human report, each with its own newline).
  */
-const spoolFile = (path: string, separator: '\n' | ',' = '\n'): SpoolFile => {
+export const spoolFile = (path: string, separator: '\n' | ',' | '' = '\n'): SpoolFile => {
   let fd = openSync(path, 'w');
   let buffer = '';
   let open = true;
@@ -72,7 +76,13 @@ const spoolFile = (path: string, separator: '\n' | ',' = '\n'): SpoolFile => {
       return count;
     },
     append:
-      separator === '\n'
+      separator === ''
+        ? (text) => {
+            count++;
+            buffer += text;
+            if (buffer.length >= FLUSH_CHARS) flush();
+          }
+        : separator === '\n'
         ? (line) => {
             count++;
             buffer += `${line}\n`;
@@ -82,6 +92,10 @@ const spoolFile = (path: string, separator: '\n' | ',' = '\n'): SpoolFile => {
             buffer += count++ === 0 ? line : `,${line}`;
             if (buffer.length >= FLUSH_CHARS) flush();
           },
+    extend(text) {
+      buffer += text;
+      if (buffer.length >= FLUSH_CHARS) flush();
+    },
     restart() {
       count = 0;
       buffer = '';
@@ -102,7 +116,7 @@ const spoolFile = (path: string, separator: '\n' | ',' = '\n'): SpoolFile => {
  * Writes a `','`-joined spool file to `out` as it is: the elements of a JSON array (without its brackets), read in
  * chunks and decoded as UTF-8 (a character cut by a chunk's end is completed by the next chunk).
  */
-const copyElements = async (out: ChunkedWriter, file: string): Promise<void> => {
+export const copyElements = async (out: ChunkedWriter, file: string): Promise<void> => {
   const fd = openSync(file, 'r');
   try {
     const chunk = Buffer.allocUnsafe(READ_BYTES);
@@ -148,7 +162,7 @@ export const openAuditSpool = (): AuditSpool => {
   const turns = spoolFile(join(dir, 'turns.json'), ',');
   const messages = spoolFile(join(dir, 'messages.jsonl'));
   const actions = spoolFile(join(dir, 'actions.json'), ',');
-  const turn = (t: AuditReport['turns'][number]): void => turns.append(JSON.stringify(t));
+  const turn = (t: AuditReport['turns'][number]): void => appendTurn(turns, t);
   const message = (m: AuditReport['messages'][number]): void => messages.append(JSON.stringify(m));
   const actionSink: ActionSink = { push: (a) => actions.append(actionJson(a)), restart: () => actions.restart() };
   const children = openChildSpool(dir);
@@ -181,7 +195,10 @@ export const openAuditSpool = (): AuditSpool => {
       await out.write(`${head}[`);
       await copyElements(out, turns.path);
       let n = turns.count;
-      for (const t of report.turns) await out.write(n++ === 0 ? JSON.stringify(t) : `,${JSON.stringify(t)}`);
+      for (const t of report.turns) {
+        if (n++ > 0) await out.write(',');
+        for (const piece of turnJsonPieces(t)) await out.write(piece);
+      }
       if (withChildren) {
         await out.write(`]${beforeChildren}`);
         await children.write(report.children!, (s) => out.write(s));
@@ -216,6 +233,48 @@ export const openAuditSpool = (): AuditSpool => {
   };
 };
 
+/** A turn claiming more ids than this is written in pieces, its `claimed` array id by id. */
+const PIECES_FROM = 1024;
+const CLAIMED_KEY = ',"claimed":[]';
+
+/**
+ * `JSON.stringify(t)` in pieces, in order: a turn of many claims as its record without its ids, then its ids a few
+ * at a time, then the rest of the record, so a turn of hundreds of thousands of claims is never one string of
+ * them all (a turn of few claims is one piece).
+ */
+export function* turnJsonPieces(t: AuditReport['turns'][number]): Generator<string> {
+  const claimed = t.claimed;
+  if (claimed.length <= PIECES_FROM) return yield JSON.stringify(t);
+  // the record's JSON with its `claimed` emptied: the first `,"claimed":[]` is its key (a string value's quotes are escaped)
+  const text = JSON.stringify({ ...t, claimed: [] });
+  const key = text.indexOf(CLAIMED_KEY);
+  if (key < 0) return yield JSON.stringify(t);
+  const at = key + CLAIMED_KEY.length - 1;
+  yield text.slice(0, at);
+  let piece = '';
+  for (let i = 0; i < claimed.length; i++) {
+    piece += i === 0 ? jsonOrNull(claimed[i]!) : `,${jsonOrNull(claimed[i]!)}`;
+    if (piece.length >= FLUSH_CHARS) {
+      yield piece;
+      piece = '';
+    }
+  }
+  yield `${piece}${text.slice(at)}`;
+}
+
+/** Appends `JSON.stringify(t)` to `file` as one element, in pieces ({@link turnJsonPieces}). */
+const appendTurn = (file: SpoolFile, t: AuditReport['turns'][number]): void => appendPieces(file, turnJsonPieces(t));
+
+/** Appends one element to `file` given as pieces (their join): the first appended, the rest extending it. */
+export const appendPieces = (file: SpoolFile, pieces: Iterable<string>): void => {
+  let first = true;
+  for (const piece of pieces) {
+    if (first) file.append(piece);
+    else file.extend(piece);
+    first = false;
+  }
+};
+
 const ID_KEY = ',"id":"';
 
 /**
@@ -244,14 +303,15 @@ const splitOnce = (text: string, marker: string): [string, string] => {
   return [text.slice(0, at), text.slice(at + marker.length)];
 };
 
-interface ChunkedWriter {
+/** A buffered writer to stdout (see {@link chunkedWriter}). */
+export interface ChunkedWriter {
   /** Appends `s`; a promise only when the buffer was flushed (await it: the stream may ask to wait for `drain`). */
   write(s: string): Promise<void> | undefined;
   end(): Promise<void>;
 }
 
 /** Batches writes to `io.stdout` in ~64 KiB chunks, waiting for `drain` when the stream asks for it. */
-const chunkedWriter = (io: CliIo): ChunkedWriter => {
+export const chunkedWriter = (io: CliIo): ChunkedWriter => {
   let buffer = '';
   const flush = async (): Promise<void> => {
     if (buffer === '') return;

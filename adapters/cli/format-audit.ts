@@ -7,22 +7,59 @@ export type PrintableAuditReport = Omit<AuditReport, 'errors'> & { readonly erro
 
 /** The human audit report: verdict, turn timeline, pending lists, queue, message classes, consumed work. */
 export const formatAuditReport = (r: PrintableAuditReport): string => {
+  const out: string[] = [auditReportHead(r)];
+  if (r.turns.length === 0) out.push('  (none)\n');
+  for (const t of r.turns) out.push(...turnTextPieces(t));
+  out.push('\nmessages:\n');
+  if (r.messages.length === 0) out.push('  (none)\n');
+  for (const m of r.messages) out.push(`${messageLine(m)}\n`);
+  out.push(auditReportTail(r));
+  return out.join('');
+};
+
+/** The human report's first lines, up to its `turns:` line (each line ends in a newline). */
+export const auditReportHead = (r: PrintableAuditReport): string => {
   const out: string[] = [];
   out.push(`session ${r.stream}: ${r.events} event${r.events === 1 ? '' : 's'}, ${r.ok ? 'valid' : 'INVALID'}`);
   for (const e of r.errors) out.push(`  error [${e.code}] ${e.message}${r.ok ? '' : ' (nothing past it was applied)'}`);
-  out.push('', 'turns:');
-  if (r.turns.length === 0) out.push('  (none)');
-  for (const t of r.turns) {
-    const span = t.endSeq === null ? `seq ${t.startSeq}–…` : `seq ${t.startSeq}–${t.endSeq}`;
-    out.push(`  turn ${t.turn}  ${span}  ${t.reason ?? 'open'}  ${t.steps} step${t.steps === 1 ? '' : 's'}  claimed: ${list(t.claimed)}`);
-    // attempts per step: each failed model request, and whether the request-error step retried it
-    for (const f of t.failedRequests ?? []) {
-      out.push(`    step ${f.step} attempt ${f.attempt} failed at seq ${f.seq}: ${f.code}${f.status !== undefined ? ` (HTTP ${f.status})` : ''}, ${f.retried ? 'retried' : 'not retried'}`);
+  out.push('', 'turns:', '');
+  return out.join('\n');
+};
+
+/** One turn's lines with their newlines, in pieces whose join is the text (a turn of many claims: its ids a few at a time). */
+export function* turnTextPieces(t: AuditReport['turns'][number]): Generator<string> {
+  const span = t.endSeq === null ? `seq ${t.startSeq}–…` : `seq ${t.startSeq}–${t.endSeq}`;
+  const head = `  turn ${t.turn}  ${span}  ${t.reason ?? 'open'}  ${t.steps} step${t.steps === 1 ? '' : 's'}  claimed: `;
+  const claimed = t.claimed;
+  if (claimed.length === 0) yield `${head}(empty)`;
+  else {
+    let piece = head;
+    for (let i = 0; i < claimed.length; i++) {
+      piece += i === 0 ? claimed[i]! : `, ${claimed[i]!}`;
+      if (piece.length >= PIECE_CHARS) {
+        yield piece;
+        piece = '';
+      }
     }
+    yield piece;
   }
-  out.push('', 'messages:');
-  if (r.messages.length === 0) out.push('  (none)');
-  for (const m of r.messages) out.push(`  seq ${m.seq}  ${m.class.padEnd(8)}  ${m.id}`);
+  // attempts per step: each failed model request, and whether the request-error step retried it
+  let failures = '\n';
+  for (const f of t.failedRequests ?? []) {
+    failures += `    step ${f.step} attempt ${f.attempt} failed at seq ${f.seq}: ${f.code}${f.status !== undefined ? ` (HTTP ${f.status})` : ''}, ${f.retried ? 'retried' : 'not retried'}\n`;
+  }
+  yield failures;
+}
+
+/** Pieces of a turn's text are cut once they reach this many characters. */
+const PIECE_CHARS = 64 * 1024;
+
+/** One entered message's line (without its newline). */
+export const messageLine = (m: AuditReport['messages'][number]): string => `  seq ${m.seq}  ${m.class.padEnd(8)}  ${m.id}`;
+
+/** The human report's lines after its messages: pending lists, queue, lineage, children, consumed work (from its blank line on). */
+export const auditReportTail = (r: PrintableAuditReport): string => {
+  const out: string[] = [];
   out.push('', 'pending:', `  next-turn: ${list(r.inbox.nextTurn)}`, `  next-step: ${list(r.inbox.nextStep)}`);
   if (r.queue.length > 0) out.push('  queue: ' + r.queue.map((q) => `${q.id} (${q.placement})`).join(', '));
   if (r.lineage) {
