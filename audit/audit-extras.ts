@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { AuditReport } from '../domain/audit.js';
-import { actorActionsOf, type ActorAction } from '../domain/actor-actions.js';
+import { eachActorAction, type ActorAction } from '../domain/actor-actions.js';
 import type { LogEvent } from '../domain/events.js';
 import {
   fateOf,
@@ -119,8 +119,7 @@ export const createExtrasCollector = (
     // a turn's `turn-ended` facts come after the event's others (no action is taken from them)
     if (turnEnded !== null) stepFatesTurnEnded(turnEnded, fateRecord);
     if (event.seq === 0 && event.type === 'session/created') seedLength = (event.data as { seedLength?: number }).seedLength;
-    const acts = actorActionsOf(event, facts, seedLength);
-    for (let i = 0; i < acts.length; i++) pushAction(acts[i]!);
+    eachActorAction(event, facts, seedLength, pushAction);
   };
   return {
     verify(raw) {
