@@ -114,7 +114,8 @@ export const createExtrasCollector = (
     last = event.time;
     for (let i = 0; i < facts.length; i++) {
       const f = facts[i]!;
-      stepFateInPlace(fateRecord(f.id), f);
+      // the collector owns its fate records and hands out copies only in result(), after the last fact
+      stepFateInPlace(fateRecord(f.id), f, true);
     }
     // a turn's `turn-ended` facts come after the event's others (no action is taken from them)
     if (turnEnded !== null) stepFatesTurnEnded(turnEnded, fateRecord);

@@ -368,13 +368,26 @@ export type MutableInputFate = { -readonly [K in keyof InputFate]: InputFate[K] 
  * {@link initialFate}'s order). The nested records (`admitted`, `claimed`, `decided`, `turnEnd`) are new objects when
  * they change, never changed in place, so a shallow copy of `fate` is a snapshot. A fold over many inputs' facts
  * (`audit`) then makes no fate object per fact. Changes nothing but `fate`.
+ *
+ * `ownsRecords` (default false): the caller also owns `fate`'s `admitted` record (it came from this function and
+ * was never handed out) and reads no snapshot of `fate` before its last fact: an admission then writes over that
+ * record instead of making a new one, so a long fold whose ids are admitted again and again (`audit`) keeps no
+ * garbage of old admission records. Every record's values are the same either way.
  */
-export const stepFateInPlace = (fate: MutableInputFate, f: MessageFact): void => {
+export const stepFateInPlace = (fate: MutableInputFate, f: MessageFact, ownsRecords = false): void => {
   switch (f.kind) {
     case 'admitted': {
       const by = recordedActor(f.metadata);
       fate.fate = 'pending';
-      fate.admitted = { seq: f.seq, time: f.time, target: f.target, actor: by.actor, actorKind: by.actorKind };
+      const admitted = fate.admitted as { -readonly [K in keyof NonNullable<InputFate['admitted']>]: NonNullable<InputFate['admitted']>[K] } | null;
+      if (ownsRecords && admitted !== null) {
+        // a fold that owns its records and takes no snapshot before its last fact: the admission record written over
+        admitted.seq = f.seq;
+        admitted.time = f.time;
+        admitted.target = f.target;
+        admitted.actor = by.actor;
+        admitted.actorKind = by.actorKind;
+      } else fate.admitted = { seq: f.seq, time: f.time, target: f.target, actor: by.actor, actorKind: by.actorKind };
       fate.claimed = null;
       fate.decided = null;
       fate.rewritten = false;
