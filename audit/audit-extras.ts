@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { AuditReport } from '../domain/audit.js';
-import { actorActionsOf, type ActorAction } from '../domain/actor-actions.js';
+import { eachActorAction, type ActorAction } from '../domain/actor-actions.js';
 import type { LogEvent } from '../domain/events.js';
 import {
   fateOf,
@@ -114,13 +114,13 @@ export const createExtrasCollector = (
     last = event.time;
     for (let i = 0; i < facts.length; i++) {
       const f = facts[i]!;
-      stepFateInPlace(fateRecord(f.id), f);
+      // the collector owns its fate records and hands out copies only in result(), after the last fact
+      stepFateInPlace(fateRecord(f.id), f, true);
     }
     // a turn's `turn-ended` facts come after the event's others (no action is taken from them)
     if (turnEnded !== null) stepFatesTurnEnded(turnEnded, fateRecord);
     if (event.seq === 0 && event.type === 'session/created') seedLength = (event.data as { seedLength?: number }).seedLength;
-    const acts = actorActionsOf(event, facts, seedLength);
-    for (let i = 0; i < acts.length; i++) pushAction(acts[i]!);
+    eachActorAction(event, facts, seedLength, pushAction);
   };
   return {
     verify(raw) {

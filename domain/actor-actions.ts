@@ -44,29 +44,49 @@ const action = (event: LogEvent, kind: ActorActionKind, id: string | null, turn:
  * length (`session/created`'s `seedLength`: the events at seq 1..seedLength are a fork's inherited history). Pure.
  */
 export const actorActionsOf = (event: LogEvent, facts: readonly MessageFact[], seedLength: number | undefined): readonly ActorAction[] => {
-  if (seedLength !== undefined && event.seq >= 1 && event.seq <= seedLength) return NONE;
+  if (event.type === 'agent/inbox/spliced') {
+    const out: ActorAction[] = [];
+    eachActorAction(event, facts, seedLength, (a) => void out.push(a));
+    return out;
+  }
+  let one: ActorAction | null = null;
+  eachActorAction(event, facts, seedLength, (a) => void (one = a));
+  return one === null ? NONE : [one];
+};
+
+/**
+ * The actions of {@link actorActionsOf}, in the same order, each handed to `take` as it is made (no array per
+ * event: for a fold that streams them, as the audit does).
+ */
+export const eachActorAction = (event: LogEvent, facts: readonly MessageFact[], seedLength: number | undefined, take: (action: ActorAction) => void): void => {
+  if (seedLength !== undefined && event.seq >= 1 && event.seq <= seedLength) return;
   switch (event.type) {
     case 'session/created': {
-      if (event.seq !== 0) return NONE;
+      if (event.seq !== 0) return;
       const d = event.data as { seedLength?: number; origin?: string };
-      return [action(event, d.seedLength !== undefined || d.origin === 'fork' ? 'forked' : 'created', null, null)];
+      take(action(event, d.seedLength !== undefined || d.origin === 'fork' ? 'forked' : 'created', null, null));
+      return;
     }
     case 'agent/inbox/spliced': {
-      const out: ActorAction[] = [];
-      for (const f of facts) {
-        if (f.kind === 'admitted' || f.kind === 'edited' || f.kind === 'moved' || f.kind === 'canceled') out.push(action(event, f.kind, f.id, null));
+      // (an indexed loop: no iterator per splice)
+      for (let i = 0; i < facts.length; i++) {
+        const f = facts[i]!;
+        if (f.kind === 'admitted' || f.kind === 'edited' || f.kind === 'moved' || f.kind === 'canceled') take(action(event, f.kind, f.id, null));
       }
-      return out;
+      return;
     }
     case 'turn/start':
-      return event.metadata?.actor !== undefined ? [action(event, 'woke', null, (event.data as { turn: number }).turn)] : NONE;
+      if (event.metadata?.actor !== undefined) take(action(event, 'woke', null, (event.data as { turn: number }).turn));
+      return;
     case 'turn/end': {
       const d = event.data as { turn: number; reason: { kind: string } };
-      return d.reason.kind === 'aborted' ? [action(event, 'stopped', null, d.turn)] : NONE;
+      if (d.reason.kind === 'aborted') take(action(event, 'stopped', null, d.turn));
+      return;
     }
     case 'session/erased':
-      return [action(event, 'erased', null, null)];
+      take(action(event, 'erased', null, null));
+      return;
     default:
-      return NONE;
+      return;
   }
 };

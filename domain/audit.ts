@@ -5,7 +5,7 @@ import { parseEvent, parseLogLine } from './parse-event.js';
 import type { MessageClass } from './history-classification.js';
 import { nextStepItems, nextTurnItems } from './inbox/inbox-state.js';
 import { queueView, type QueuePlacement } from './queue-view.js';
-import { initialSessionState, openTurnClaimedIds, stepSession, type SessionState, type SessionStep } from './session-fold.js';
+import { initialSessionState, openTurnClaimedIds, stepSession, type SessionState, type SessionStep, type StepSessionOptions } from './session-fold.js';
 import type { DomainError, DomainErrorCode, EventParseError } from './errors.js';
 import { evolveChildren, initialChildrenState, type ChildRecord, type ChildrenState } from './children/child-edges.js';
 import { childrenStream, type ChildListSink } from './children/child-stream.js';
@@ -123,6 +123,10 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
     error = { seq: pendingBlank, code: 'invalid-json', message: `seq ${pendingBlank}: blank line inside the log` };
     return true;
   };
+  /** The fold's refusal of `event`: the report stops there. */
+  const refuse = (event: LogEvent, e: DomainError): void => {
+    error = { seq: event.seq, code: e.code, message: withSeq(event.seq, e.message) };
+  };
   const fold = (parsed: E.Either<EventParseError, LogEvent>): void => {
     if (E.isLeft(parsed)) {
       const seq = parsed.left.seq ?? state.nextSeq;
@@ -130,23 +134,23 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
       return;
     }
     const event = parsed.right;
-    let step: E.Either<DomainError, SessionStep>;
-    let facts: readonly MessageFact[] = [];
+    let step: SessionStep;
+    let facts: readonly MessageFact[] = NO_FACTS;
     let turnEnded: TurnEnded | null = null;
+    // (no live notification, each state consumed by the next: QUIET)
     if (factState !== null) {
-      const withFacts = stepMessageFactRecords(factState, event);
-      if (E.isRight(withFacts)) {
-        factState = withFacts.right.state;
-        facts = withFacts.right.facts;
-        turnEnded = withFacts.right.turnEnded;
-        step = E.right(withFacts.right.session);
-      } else step = withFacts;
-    } else step = stepSession(state, event);
-    if (E.isLeft(step)) {
-      error = { seq: event.seq, code: step.left.code, message: withSeq(event.seq, step.left.message) };
-      return;
+      const withFacts = stepMessageFactRecords(factState, event, QUIET);
+      if (E.isLeft(withFacts)) return refuse(event, withFacts.left);
+      factState = withFacts.right.state;
+      facts = withFacts.right.facts;
+      turnEnded = withFacts.right.turnEnded;
+      step = withFacts.right.session;
+    } else {
+      const stepped = stepSession(state, event, QUIET);
+      if (E.isLeft(stepped)) return refuse(event, stepped.left);
+      step = stepped.right;
     }
-    state = step.right.state;
+    state = step.state;
     if (streamedChildren !== null) streamedChildren.push(event);
     else children = evolveChildren(children, event);
     events++;
@@ -156,8 +160,8 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
       const { step: k, attempt, error: failure, retryInMs } = event.data;
       failedRequests.push({ step: k, attempt, seq: event.seq, code: failure.code, ...(failure.status !== undefined ? { status: failure.status } : {}), retried: retryInMs !== undefined });
     }
-    if (step.right.messageClass) onMessage({ seq: event.seq, id: (event.data as { id: string }).id, class: step.right.messageClass });
-    const closed = step.right.closedTurn;
+    if (step.messageClass) onMessage({ seq: event.seq, id: (event.data as { id: string }).id, class: step.messageClass });
+    const closed = step.closedTurn;
     if (closed) {
       onTurn({ turn: closed.turn, startSeq: closed.startSeq, endSeq: closed.endSeq, reason: closed.reason?.kind ?? null, steps: closed.steps, claimed: closed.claimed, ...withFailures() });
       failedRequests = [];
@@ -206,6 +210,13 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
     },
   };
 };
+
+const NO_FACTS: readonly MessageFact[] = Object.freeze([]);
+/**
+ * The session fold's options here: no live notifications (nothing in the audit reads them), and each state consumed
+ * by the next (the auditor holds only its newest state, and `report()` reads only that one).
+ */
+const QUIET: StepSessionOptions = { notifications: false, consume: true };
 
 /** A refusal's message always names its seq first: `seq 7: …` (the fold's own messages may not). */
 const withSeq = (seq: number, message: string): string => {

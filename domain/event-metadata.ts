@@ -23,10 +23,16 @@ export const actorMetadata = (actor: Actor): { readonly actor: string; readonly 
  * The actor an event's metadata records, as audit tools show it: `{actor, actorKind}`, each null when the event
  * does not say (a log written before actors were recorded shows `null`, never a guess).
  */
-export const recordedActor = (metadata: EventMetadata | undefined): { readonly actor: string | null; readonly actorKind: ActorKind | null } => ({
-  actor: typeof metadata?.actor === 'string' ? metadata.actor : null,
-  actorKind: isActorKind(metadata?.actorKind) ? metadata.actorKind : null,
-});
+export const recordedActor = (metadata: EventMetadata | undefined): { readonly actor: string | null; readonly actorKind: ActorKind | null } =>
+  // an event without metadata (most of a log) shares one answer
+  metadata === undefined
+    ? NO_ACTOR
+    : {
+        actor: typeof metadata.actor === 'string' ? metadata.actor : null,
+        actorKind: isActorKind(metadata.actorKind) ? metadata.actorKind : null,
+      };
+
+const NO_ACTOR: { readonly actor: null; readonly actorKind: null } = Object.freeze({ actor: null, actorKind: null });
 
 /**
  * What an event says about where it came from — the `metadata` field every event-sourcing library has.

@@ -26,9 +26,11 @@ export const isMarkedSteering = (state: ClassificationState, id: string): boolea
  */
 export const classifySplice = (state: ClassificationState, splice: InboxSplicedData, removed: readonly UserMessage[]): ClassificationState => {
   let marks = state.claimedFromNextStep;
-  for (const m of splice.inserted) marks = persistentSetRemove(marks, m.id);
+  // (indexed loops: no iterator per splice)
+  const inserted = splice.inserted;
+  for (let i = 0; i < inserted.length; i++) marks = persistentSetRemove(marks, inserted[i]!.id);
   if (splice.target === 'next-step' && splice.outcome !== 'canceled' && splice.removedCount) {
-    for (const m of removed) marks = persistentSetAdd(marks, m.id);
+    for (let i = 0; i < removed.length; i++) marks = persistentSetAdd(marks, removed[i]!.id);
   }
   return marks === state.claimedFromNextStep ? state : { claimedFromNextStep: marks };
 };

@@ -7,7 +7,7 @@ import { recordedActor, type ActorKind, type EventMetadata } from './event-metad
 import { memberOf } from './id-membership.js';
 import type { InboxTarget, LogEvent, TurnEndReason } from './events.js';
 import type { MessageSource, UserMessage } from './message.js';
-import { inSeed, initialSessionState, stepSession, type SessionState, type SessionStep } from './session-fold.js';
+import { inSeed, initialSessionState, stepSession, type SessionState, type SessionStep, type StepSessionOptions } from './session-fold.js';
 
 /**
  * The life of each input, as the log tells it: a pure fold that turns every event into *facts* about the messages
@@ -104,14 +104,21 @@ export interface TurnEnded {
   readonly ids: AppendList<string>;
 }
 
-/** What one event says: its facts, a turn's end apart (its `turn-ended` facts as one record), and the new state. */
+/**
+ * What one event says: its facts, a turn's end apart (its `turn-ended` facts as one record), the new state, and the
+ * session fold's step it came from.
+ */
 interface FactsOfEvent {
   readonly state: MessageFactState;
   /** The event's facts, without the `turn-ended` ones. */
   readonly facts: readonly MessageFact[];
   /** The `turn-ended` facts of a turn/end whose turn claimed anything; null for any other event. */
   readonly turnEnded: TurnEnded | null;
+  readonly session: SessionStep;
 }
+
+/** One event's record, its keys always in one order (one object shape for every event). */
+const factsOfEvent = (state: MessageFactState, facts: readonly MessageFact[], turnEnded: TurnEnded | null, session: SessionStep): FactsOfEvent => ({ state, facts, turnEnded, session });
 
 /** The `turn-ended` fact of the `i`th id the turn claimed. */
 const turnEndedFact = (t: TurnEnded, i: number): MessageFact => ({ kind: 'turn-ended', seq: t.seq, time: t.time, id: t.ids.shared[i]!, turn: t.turn, reason: t.reason, accounted: t.accounted });
@@ -129,16 +136,18 @@ export const turnEndedFacts = (t: TurnEnded, id?: string): MessageFact[] => {
  * its `turn-ended` ones, and those as a {@link TurnEnded} (null unless the event ends a turn that claimed
  * anything), or the session fold's refusal. The `turn-ended` facts come after the event's other facts. For a
  * consumer that steps each id's fate (`audit`) or asks about one id (`why`): a turn of many claims makes no object
- * per claim. Pure.
+ * per claim. `options` go to the session fold (`{ notifications: false }`: the step's `session.notifications` are
+ * then not computed, for a consumer that never reads them). Pure.
  */
 export const stepMessageFactRecords = (
   state: MessageFactState,
   event: LogEvent,
+  options?: StepSessionOptions,
 ): E.Either<DomainError, { readonly state: MessageFactState; readonly facts: readonly MessageFact[]; readonly turnEnded: TurnEnded | null; readonly session: SessionStep }> => {
-  const stepped = stepSession(state.session, event);
+  const stepped = stepSession(state.session, event, options);
   if (E.isLeft(stepped)) return stepped;
-  const { state: next, facts, turnEnded } = factsOf(state, event, stepped.right);
-  return E.right({ state: next, facts, turnEnded, session: stepped.right });
+  // factsOf's record carries the session step: one object per event, not a second one copying it
+  return E.right(factsOf(state, event, stepped.right));
 };
 
 /**
@@ -197,6 +206,13 @@ const NO_FACTS: readonly MessageFact[] = Object.freeze([]);
 const NONE: readonly never[] = Object.freeze([]);
 const EMPTY = emptyAppendList<never>();
 
+/** The ids of some messages, in order. */
+const idsOfMessages = (messages: readonly UserMessage[]): string[] => {
+  const ids: string[] = [];
+  for (let i = 0; i < messages.length; i++) ids.push(messages[i]!.id);
+  return ids;
+};
+
 /** `fact` with the event's metadata as its last key, when the event has metadata. */
 const withMetadata = <F extends MessageFact>(fact: F & { metadata?: EventMetadata }, metadata: EventMetadata | undefined): F => {
   if (metadata !== undefined) fact.metadata = metadata;
@@ -213,7 +229,7 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
   if (event.seq === 0 || inSeed(state.session, event.seq)) {
     const unchanged = factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, lastCancel);
     // the seed's history entered the model before this session existed: its entries are facts, its inbox is not
-    if (event.type !== 'user/message') return { state: unchanged, facts: NO_FACTS, turnEnded: null };
+    if (event.type !== 'user/message') return factsOfEvent(unchanged, NO_FACTS, null, stepped);
     const turns = state.session.turns;
     const entered: MessageFact = {
       kind: 'entered',
@@ -225,7 +241,7 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
       rewritten: false,
       inherited: true,
     };
-    return { state: unchanged, facts: [entered], turnEnded: null };
+    return factsOfEvent(unchanged, [entered], null, stepped);
   }
   const { seq, time, metadata } = event;
   const before = state.session;
@@ -236,54 +252,56 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
       const removed: readonly UserMessage[] = d.removedCount ? (stepped.removed ?? NONE) : NONE;
       const facts: MessageFact[] = [];
       const target = d.target;
+      const inserted = d.inserted;
+      // (indexed loops throughout: no iterator per splice)
       if (d.removedCount && d.outcome !== 'canceled') {
         const turn = openTurn?.turn ?? before.turns.lastTurn;
         const step = (openTurn?.steps ?? 0) + 1;
-        const batch = removed.map((m) => m.id);
+        const batch: string[] = [];
+        for (let i = 0; i < removed.length; i++) batch.push(removed[i]!.id);
         const claims: Claimed[] = [];
-        for (const message of removed) {
+        for (let i = 0; i < removed.length; i++) {
+          const message = removed[i]!;
           facts.push({ kind: 'claimed', seq, time, id: message.id, target, turn, step, batch });
           claims.push({ message, step });
         }
         // a claim outside any turn is kept by no list: the next turn/start empties them before a step or a turn/end reads them
-        if (openTurn === null) return { state: factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, null), facts, turnEnded: null };
+        if (openTurn === null) return factsOfEvent(factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, null), facts, null, stepped);
         // the open turn's claims are the session fold's own list (outside a fork's seed both hold the same ids: each
         // turn/start and turn/end empties both, and both take a claim in an open turn): held once, not twice
-        return { state: factState(session, appendAll(awaiting, claims), inStep, inStepById, enteredInStep, session.openTurnClaimed, state.stepped, null), facts, turnEnded: null };
+        return factsOfEvent(factState(session, appendAll(awaiting, claims), inStep, inStepById, enteredInStep, session.openTurnClaimed, state.stepped, null), facts, null, stepped);
       }
       // here a removal is a cancel (a claim went above): a splice that also inserts re-inserts some (edits), and only
       // then are the ids of both lists looked up in each other
-      const pureCancel = d.outcome === 'canceled' && d.inserted.length === 0;
-      const editing = removed.length > 0 && d.inserted.length > 0;
-      const reinserted = editing ? memberOf(d.inserted.map((m) => m.id), removed.length) : null;
-      const removedIds: string[] = [];
-      for (const m of removed) {
-        removedIds.push(m.id);
-        if (reinserted === null || !reinserted(m.id)) facts.push(withMetadata({ kind: 'canceled', seq, time, id: m.id, target }, metadata));
+      const pureCancel = d.outcome === 'canceled' && inserted.length === 0;
+      const editing = removed.length > 0 && inserted.length > 0;
+      const reinserted = editing ? memberOf(idsOfMessages(inserted), removed.length) : null;
+      // the removed ids are kept only when read: by an edit (below) or as the last pure cancellation (the next event)
+      const removedIds = pureCancel || editing ? idsOfMessages(removed) : null;
+      for (let i = 0; i < removed.length; i++) {
+        const id = removed[i]!.id;
+        if (reinserted === null || !reinserted(id)) facts.push(withMetadata({ kind: 'canceled', seq, time, id, target }, metadata));
       }
-      const wasRemoved = editing ? memberOf(removedIds, d.inserted.length) : null;
-      const moved = lastCancel !== null && lastCancel.seq === seq - 1 && lastCancel.target !== target && d.inserted.length > 0 ? memberOf(lastCancel.ids, d.inserted.length) : null;
-      for (const m of d.inserted) {
+      const wasRemoved = editing ? memberOf(removedIds!, inserted.length) : null;
+      const moved = lastCancel !== null && lastCancel.seq === seq - 1 && lastCancel.target !== target && inserted.length > 0 ? memberOf(lastCancel.ids, inserted.length) : null;
+      for (let i = 0; i < inserted.length; i++) {
+        const m = inserted[i]!;
         const id = m.id;
         if (wasRemoved !== null && wasRemoved(id)) facts.push(withMetadata({ kind: 'edited', seq, time, id, target }, metadata));
         else if (moved !== null && moved(id)) facts.push(withMetadata({ kind: 'moved', seq, time, id, to: target }, metadata));
         else facts.push(withMetadata({ kind: 'admitted', seq, time, id, target, source: m.source }, metadata));
       }
-      return {
-        state: factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, pureCancel ? { seq, target, ids: removedIds } : null),
-        facts,
-        turnEnded: null,
-      };
+      return factsOfEvent(factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, pureCancel ? { seq, target, ids: removedIds! } : null), facts, null, stepped);
     }
     case 'step/start':
-      return { state: factState(session, EMPTY, awaiting, claimsById(awaiting), EMPTY, turnClaimed, true, null), facts: NO_FACTS, turnEnded: null };
+      return factsOfEvent(factState(session, EMPTY, awaiting, claimsById(awaiting), EMPTY, turnClaimed, true, null), NO_FACTS, null, stepped);
     case 'user/message': {
       const m = event.data as UserMessage;
       const id = m.id;
       const claim = claimOf(state, id);
       const turn = openTurn?.turn ?? before.turns.lastTurn;
       const fact: MessageFact = { kind: 'entered', seq, time, id, turn, step: before.turns.openStep ?? 0, rewritten: claim ? !sameContent(claim.message, m) : false };
-      return { state: factState(session, awaiting, inStep, inStepById, appendOne(enteredInStep, id), turnClaimed, state.stepped, null), facts: [fact], turnEnded: null };
+      return factsOfEvent(factState(session, awaiting, inStep, inStepById, appendOne(enteredInStep, id), turnClaimed, state.stepped, null), [fact], null, stepped);
     }
     case 'step/end': {
       const facts: MessageFact[] = [];
@@ -297,7 +315,7 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
           if (!entered(id)) facts.push({ kind: 'dropped', seq, time, id, turn, step });
         }
       }
-      return { state: factState(session, awaiting, EMPTY, null, EMPTY, turnClaimed, state.stepped, null), facts, turnEnded: null };
+      return factsOfEvent(factState(session, awaiting, EMPTY, null, EMPTY, turnClaimed, state.stepped, null), facts, null, stepped);
     }
     case 'turn/end': {
       const { turn, reason } = event.data as { turn: number; reason: TurnEndReason };
@@ -307,16 +325,17 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
       for (let i = 0; i < awaiting.length; i++) facts.push({ kind: 'rejected', seq, time, id: claims[i]!.message.id, turn, reason });
       // the turn-ended facts (one per id the turn claimed) as one record: a consumer spells them out or steps them one at a time
       const turnEnded: TurnEnded | null = turnClaimed.length > 0 ? { seq, time, turn, reason, accounted, ids: turnClaimed } : null;
-      return { state: factState(session, EMPTY, EMPTY, null, EMPTY, EMPTY, false, null), facts, turnEnded };
+      return factsOfEvent(factState(session, EMPTY, EMPTY, null, EMPTY, EMPTY, false, null), facts, turnEnded, stepped);
     }
     case 'turn/start':
-      return { state: factState(session, EMPTY, EMPTY, null, EMPTY, EMPTY, false, null), facts: NO_FACTS, turnEnded: null };
+      return factsOfEvent(factState(session, EMPTY, EMPTY, null, EMPTY, EMPTY, false, null), NO_FACTS, null, stepped);
     default:
-      return {
-        state: factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, event.type === 'chain/head' || event.type === 'session/erased' ? lastCancel : null),
-        facts: NO_FACTS,
-        turnEnded: null,
-      };
+      return factsOfEvent(
+        factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, event.type === 'chain/head' || event.type === 'session/erased' ? lastCancel : null),
+        NO_FACTS,
+        null,
+        stepped,
+      );
   }
 };
 
@@ -349,13 +368,26 @@ export type MutableInputFate = { -readonly [K in keyof InputFate]: InputFate[K] 
  * {@link initialFate}'s order). The nested records (`admitted`, `claimed`, `decided`, `turnEnd`) are new objects when
  * they change, never changed in place, so a shallow copy of `fate` is a snapshot. A fold over many inputs' facts
  * (`audit`) then makes no fate object per fact. Changes nothing but `fate`.
+ *
+ * `ownsRecords` (default false): the caller also owns `fate`'s `admitted` record (it came from this function and
+ * was never handed out) and reads no snapshot of `fate` before its last fact: an admission then writes over that
+ * record instead of making a new one, so a long fold whose ids are admitted again and again (`audit`) keeps no
+ * garbage of old admission records. Every record's values are the same either way.
  */
-export const stepFateInPlace = (fate: MutableInputFate, f: MessageFact): void => {
+export const stepFateInPlace = (fate: MutableInputFate, f: MessageFact, ownsRecords = false): void => {
   switch (f.kind) {
     case 'admitted': {
       const by = recordedActor(f.metadata);
       fate.fate = 'pending';
-      fate.admitted = { seq: f.seq, time: f.time, target: f.target, actor: by.actor, actorKind: by.actorKind };
+      const admitted = fate.admitted as { -readonly [K in keyof NonNullable<InputFate['admitted']>]: NonNullable<InputFate['admitted']>[K] } | null;
+      if (ownsRecords && admitted !== null) {
+        // a fold that owns its records and takes no snapshot before its last fact: the admission record written over
+        admitted.seq = f.seq;
+        admitted.time = f.time;
+        admitted.target = f.target;
+        admitted.actor = by.actor;
+        admitted.actorKind = by.actorKind;
+      } else fate.admitted = { seq: f.seq, time: f.time, target: f.target, actor: by.actor, actorKind: by.actorKind };
       fate.claimed = null;
       fate.decided = null;
       fate.rewritten = false;

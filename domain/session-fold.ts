@@ -69,11 +69,27 @@ export const inSeed = (state: SessionState, seq: number): boolean =>
 /** Does this state still replay inherited history (a fork whose end-seed has not been reached)? */
 const owned = (state: SessionState, seq: number): boolean => !inSeed(state, seq) && !(seq === 0);
 
+/** Options of {@link stepSession}. */
+export interface StepSessionOptions {
+  /**
+   * Compute the step's live notifications. A fold that never reads them (the audit's) turns this off: its steps
+   * then carry no notification. @defaultValue true
+   */
+  readonly notifications?: boolean;
+  /**
+   * The state passed in is the caller's to consume: a fold that drops each state once it has the next one, and
+   * never holds an older state (nor another version of its inbox lists), lets the step change the inbox lists in
+   * place instead of keeping the old state's lists as they were (`spliceRemoving`'s `consume`). Reading a consumed
+   * state's inbox afterwards gives the new items. A refused event changes nothing either way. @defaultValue false
+   */
+  readonly consume?: boolean;
+}
+
 /**
  * One event into the session state, or a typed refusal: seq out of order, session/created not first,
  * a fork boundary that is missing or inside an open turn, a splice that does not fit, an impossible turn event.
  */
-export const stepSession = (state: SessionState, event: LogEvent): E.Either<DomainError, SessionStep> => {
+export const stepSession = (state: SessionState, event: LogEvent, options?: StepSessionOptions): E.Either<DomainError, SessionStep> => {
   if (event.seq !== state.nextSeq) return impossible(event, `expected seq ${state.nextSeq}`);
   if (event.seq === 0 && event.type !== 'session/created') return impossible(event, 'the first event of a session is session/created');
   const seedLength = state.created?.seedLength;
@@ -115,7 +131,7 @@ export const stepSession = (state: SessionState, event: LogEvent): E.Either<Doma
       case 'agent/inbox/spliced': {
         const splice: InboxSplicedData = event.data;
         // The removed messages come back from the splice itself: nothing below reads the state it applied to.
-        const applied = applySpliceRemoving(state.inbox, splice);
+        const applied = applySpliceRemoving(state.inbox, splice, options?.consume === true);
         if (E.isLeft(applied)) {
           const e = applied.left;
           return E.left(Object.assign(e, { message: `seq ${event.seq}: ${e.message}`, seq: event.seq }));
@@ -124,11 +140,11 @@ export const stepSession = (state: SessionState, event: LogEvent): E.Either<Doma
         removedBySplice = removed;
         const turn = state.turns.openTurn?.turn ?? state.turns.lastTurn;
         // (inside a fork's seed the splice implies no notification: none is built)
-        if (isOwned) notifications = notificationsOfRemoval(splice, removed, turn);
+        if (isOwned && options?.notifications !== false) notifications = notificationsOfRemoval(splice, removed, turn);
         const isClaim = splice.removedCount !== undefined && splice.outcome !== 'canceled';
         inbox = applied.right.state;
         classification = classifySplice(state.classification, splice, removed);
-        if (isClaim && state.turns.openTurn && removed.length > 0) openTurnClaimed = appendAll(state.openTurnClaimed, removed.map((m) => m.id));
+        if (isClaim && state.turns.openTurn && removed.length > 0) openTurnClaimed = appendAll(state.openTurnClaimed, idsOf(removed));
         break;
       }
       case 'user/message': {
@@ -167,6 +183,12 @@ export const stepSession = (state: SessionState, event: LogEvent): E.Either<Doma
 };
 
 const NO_NOTIFICATIONS: readonly InboxNotification[] = Object.freeze([]);
+/** The ids of some messages, in order (an indexed loop: no iterator per message). */
+const idsOf = (messages: readonly UserMessage[]): string[] => {
+  const ids: string[] = [];
+  for (let i = 0; i < messages.length; i++) ids.push(messages[i]!.id);
+  return ids;
+};
 const NO_IDS: AppendList<string> = emptyAppendList();
 const impossible = (event: LogEvent, reason: string) => E.left(new ImpossibleEventError(event.seq, event.type, reason));
 

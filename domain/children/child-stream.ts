@@ -95,7 +95,10 @@ export const childrenStream = (sink: ChildListSink): ChildrenStream => {
           return;
         }
         case 'agent/inbox/spliced': {
-          for (const m of (event.data as { inserted: readonly { id: string; source: { kind: string; senderSessionId?: unknown } }[] }).inserted) {
+          const inserted = (event.data as { inserted: readonly { id: string; source: { kind: string; senderSessionId?: unknown } }[] }).inserted;
+          // (an indexed loop: no iterator per splice)
+          for (let i = 0; i < inserted.length; i++) {
+            const m = inserted[i]!;
             const sender = m.source.senderSessionId;
             if (typeof sender !== 'string') continue;
             if (m.source.kind === 'subagent-report') sink.report(child(sender).index, { seq: event.seq, messageId: m.id });

@@ -59,11 +59,13 @@ export interface AppliedSplice {
  * Applies one durable splice after validating it and returns the messages it removed, so that whoever derives
  * notifications or classification from the splice never reads the state it applied to (that state stays valid
  * and unchanged, but reading it again after the newer one costs a walk back). O(k log n) for k moved items.
+ * `consume` (default false): the caller never reads `state` again and holds no other version of its lists, which
+ * are then changed in place (`spliceRemoving`'s `consume`); an invalid splice changes nothing either way.
  */
-export const applySpliceRemoving = (state: InboxState, splice: InboxSplicedData): E.Either<InboxError, AppliedSplice> => {
+export const applySpliceRemoving = (state: InboxState, splice: InboxSplicedData, consume = false): E.Either<InboxError, AppliedSplice> => {
   const invalid = validateSplice(state, splice);
   if (invalid) return E.left(invalid);
-  const spliced = L.spliceRemoving(listOf(state, splice.target), splice.start, splice.removedCount ?? 0, splice.inserted);
+  const spliced = L.spliceRemoving(listOf(state, splice.target), splice.start, splice.removedCount ?? 0, splice.inserted, consume);
   return E.right({ state: withList(state, splice.target, spliced.list), removed: spliced.removed });
 };
 

@@ -18,10 +18,12 @@ export const notificationsOfSplice = (before: InboxState, splice: InboxSplicedDa
 export const notificationsOfRemoval = (splice: InboxSplicedData, removed: readonly UserMessage[], turn: number): InboxNotification[] => {
   const out: InboxNotification[] = [];
   if (splice.removedCount && splice.outcome !== 'canceled') {
-    for (const message of removed) out.push({ type: 'agent/inbox/claimed', message, turn });
+    for (let i = 0; i < removed.length; i++) out.push({ type: 'agent/inbox/claimed', message: removed[i]!, turn });
     return out;
   }
-  for (const message of removed) out.push({ type: 'agent/inbox/discarded', message });
-  for (const message of splice.inserted) out.push({ type: 'agent/inbox/inserted', message });
+  // (indexed loops: no iterator per splice)
+  for (let i = 0; i < removed.length; i++) out.push({ type: 'agent/inbox/discarded', message: removed[i]! });
+  const inserted = splice.inserted;
+  for (let i = 0; i < inserted.length; i++) out.push({ type: 'agent/inbox/inserted', message: inserted[i]! });
   return out;
 };

@@ -105,15 +105,24 @@ const NONE: readonly UserMessage[] = Object.freeze([]);
  * Splice with exact coordinates (already normalized and validated: 0 <= start <= size, start + deleteCount <= size).
  * Returns the new list and the removed items; `list` itself keeps its items. O(k) amortized for appends, prepends,
  * removals from either end; O(log n) for one item replaced or removed by rank; O(n + k) otherwise.
+ *
+ * `consume` (default false) is for a fold that never reads a version again once it has the next one and holds no
+ * other version of the list's family: the splice is then made in `list` itself, which becomes the new version (the
+ * returned `list` may be the same value), instead of leaving `list` a diff that points to a new version. A long
+ * fold's old versions then form no chain from the oldest to the newest — a chain that, once one old version is in
+ * the garbage collector's old generation, keeps every later version and every removed item alive through each
+ * young-generation collection, to be copied and promoted.
  */
-export const spliceRemoving = (list: PendingList, start: number, deleteCount: number, inserted: readonly UserMessage[]): SplicedList => {
+export const spliceRemoving = (list: PendingList, start: number, deleteCount: number, inserted: readonly UserMessage[], consume = false): SplicedList => {
   if (deleteCount === 0 && inserted.length === 0) return { list, removed: NONE };
   const d = deque(list);
   const n = d.size;
   if (deleteCount === n && start === 0) return { list: pendingListOf(inserted), removed: d.slice(0, n) };
   if (n === 0) return { list: pendingListOf(inserted), removed: NONE };
-  // From here on the new version takes the deque as its root and the old one keeps the inverse diff.
   const removed = d.splice(start, deleteCount, inserted);
+  // consumed: `list` itself is the new version (no version object, no diff: see the doc above)
+  if (consume) return { list, removed };
+  // From here on the new version takes the deque as its root and the old one keeps the inverse diff.
   const next = make(d);
   version(list).node = { kind: 'diff', next: version(next), diff: { start, deleteCount: inserted.length, inserted: removed } };
   return { list: next, removed };

@@ -111,4 +111,20 @@ describe('stepFateInPlace', () => {
       }),
     );
   });
+
+  it('with ownsRecords, holds the same values after any sequence of facts, an admission writing over the admission record it had', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(FACTS.length - 1), { maxLength: 30 }), (picks) => {
+        const record: MutableInputFate = { ...initialFate('X') };
+        let expected = initialFate('X');
+        for (const i of picks) {
+          const had = record.admitted;
+          stepFateInPlace(record, FACTS[i]!, true);
+          expected = stepFate(expected, FACTS[i]!);
+          expect(JSON.stringify(record)).toBe(JSON.stringify(expected));
+          if (FACTS[i]!.kind === 'admitted' && had !== null) expect(record.admitted).toBe(had);
+        }
+      }),
+    );
+  });
 });

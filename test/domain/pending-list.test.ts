@@ -109,6 +109,36 @@ describe('PendingList (persistent list behind each inbox list)', () => {
     );
   });
 
+  it('a consuming splice changes the list in place: the same items as a persistent one, and no diff left behind', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ at: fc.nat(), del: fc.integer({ min: 0, max: 4 }), n: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 200 }), (ops) => {
+        let next = 0;
+        const fresh = (): UserMessage => msg(`m${next++}`);
+        let consumed = L.emptyPendingList;
+        let persistent = L.emptyPendingList;
+        const arr: UserMessage[] = [];
+        for (const o of ops) {
+          const at = arr.length === 0 ? 0 : o.at % (arr.length + 1);
+          const del = Math.min(o.del, arr.length - at);
+          const ins = Array.from({ length: o.n }, fresh);
+          const before = consumed;
+          const sizeBefore = arr.length;
+          const c = L.spliceRemoving(consumed, at, del, ins, true);
+          const p = L.spliceRemoving(persistent, at, del, ins);
+          expect(c.removed).toEqual(arr.splice(at, del, ...ins));
+          expect(c.removed).toEqual(p.removed);
+          consumed = c.list;
+          persistent = p.list;
+          // a splice of a non-empty list that leaves part of it keeps the list itself (no new version)
+          if (sizeBefore > 0 && !(at === 0 && del === sizeBefore) && (del > 0 || ins.length > 0)) expect(consumed).toBe(before);
+          expect(L.toArray(consumed)).toEqual(arr);
+          expect(L.toArray(persistent)).toEqual(arr);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('reading an old version after many changes rebuilds it exactly', () => {
     let list = L.emptyPendingList;
     const ids: string[] = [];

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../domain/events.js';
 import { isImpossibleEventError } from '../../domain/errors.js';
-import { nextTurnItems } from '../../domain/inbox/inbox-state.js';
+import * as E from 'fp-ts/lib/Either.js';
+import { nextStepItems, nextTurnItems } from '../../domain/inbox/inbox-state.js';
 import { queueView } from '../../domain/queue-view.js';
-import { deriveNotifications, foldSession } from '../../domain/session-fold.js';
+import { deriveNotifications, foldSession, initialSessionState, stepSession } from '../../domain/session-fold.js';
 import { auditLines } from '../../domain/audit.js';
 import { ctx, LogBuilder, msg, uuidAt } from '../../testing/log-builder.js';
 
@@ -25,6 +26,36 @@ describe('session fold', () => {
       'inserted A', 'inserted B', 'inserted C', 'claimed C@1', 'claimed A@1', 'discarded B', 'inserted B2', 'inserted S1', 'inserted S2',
       'claimed S1@2', 'claimed S2@2', 'claimed B2@2',
     ]);
+  });
+
+  it('with notifications off and each state consumed, folds to the same states and removed items, with no notification', () => {
+    const b = new LogBuilder().followup(msg('A')).followup(msg('B'));
+    b.steer(ctx('C'));
+    b.runTurn();
+    b.do({ kind: 'replace', id: 'B', message: msg('B2') });
+    b.do({ kind: 'splice', target: 'next-step', start: 0, deleteCount: 0, insert: [msg('S1'), msg('S2'), msg('S3')] });
+    b.do({ kind: 'splice', target: 'next-step', start: 1, deleteCount: 1, insert: [] });
+    b.turnStart();
+    b.claimAndStep();
+    b.turnEnd();
+    b.do({ kind: 'clear' });
+    let plain = initialSessionState();
+    let quiet = initialSessionState();
+    let notified = 0;
+    for (const e of b.events) {
+      const p = stepSession(plain, e);
+      const q = stepSession(quiet, e, { notifications: false, consume: true });
+      if (E.isLeft(p) || E.isLeft(q)) throw new Error('refused');
+      notified += p.right.notifications.length;
+      expect(q.right.notifications).toEqual([]);
+      expect(q.right.removed).toEqual(p.right.removed);
+      expect(q.right.closedTurn).toEqual(p.right.closedTurn);
+      expect(nextTurnItems(q.right.state.inbox)).toEqual(nextTurnItems(p.right.state.inbox));
+      expect(nextStepItems(q.right.state.inbox)).toEqual(nextStepItems(p.right.state.inbox));
+      plain = p.right.state;
+      quiet = q.right.state;
+    }
+    expect(notified).toBeGreaterThan(0);
   });
 
   it('classifies prompts, steering (claimed from next-step, user source) and context (any non-user source)', () => {
