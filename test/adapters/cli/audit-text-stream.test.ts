@@ -70,12 +70,12 @@ describe('steerlog audit prints the same bytes as the held report', () => {
     process.env.TMPDIR = dir;
     const before = spools();
     const realistic = join(dir, 'generated.jsonl');
-    await writeSessionLog(realistic, 60_000, 300);
+    await writeSessionLog(realistic, 25_000, 300);
     const longTurn = join(dir, 'long-turn.jsonl');
-    await writeLog(longTurn, adversarialLog('long-turn', 60_000, 300));
+    await writeLog(longTurn, adversarialLog('long-turn', 25_000, 300));
     const outs: [string, AuditLimit | null, string][] = [];
-    for (const [file, at] of [[realistic, null], [longTurn, null], [longTurn, parseAuditLimit('50000')]] as const) {
-      outs.push([file, at, (await run(...(at === null ? ['audit', file] : ['audit', file, '--at', '50000']))).stdout]);
+    for (const [file, at] of [[realistic, null], [longTurn, null], [longTurn, parseAuditLimit('20000')]] as const) {
+      outs.push([file, at, (await run(...(at === null ? ['audit', file] : ['audit', file, '--at', '20000']))).stdout]);
     }
     if (saved === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = saved;
