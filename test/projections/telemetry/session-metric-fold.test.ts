@@ -175,7 +175,9 @@ describe('the session metrics fold reads the same figures as the spans of the te
       }),
       { numRuns: 200 },
     );
-    expect(nonEmpty).toBeGreaterThan(50);
+    // about 58 of the 200 runs read a non-empty series (55–63 over six runs; a binomial spread of about 6.5): a bound of
+    // 50 failed one run in ten; 20 shows the comparison reads figures without failing on chance
+    expect(nonEmpty).toBeGreaterThan(20);
   });
 
   it('over random inbox histories (follow-ups, steers, edits, removals, clears, turns)', () => {
