@@ -6,7 +6,7 @@ import type { DomainError } from './errors.js';
 import { recordedActor, type ActorKind, type EventMetadata } from './event-metadata.js';
 import { memberOf } from './id-membership.js';
 import type { InboxTarget, LogEvent, TurnEndReason } from './events.js';
-import type { MessageSource, UserMessage } from './message.js';
+import { messageIds, type MessageSource, type UserMessage } from './message.js';
 import { inSeed, initialSessionState, stepSession, type SessionState, type SessionStep, type StepSessionOptions } from './session-fold.js';
 
 /**
@@ -206,13 +206,6 @@ const NO_FACTS: readonly MessageFact[] = Object.freeze([]);
 const NONE: readonly never[] = Object.freeze([]);
 const EMPTY = emptyAppendList<never>();
 
-/** The ids of some messages, in order. */
-const idsOfMessages = (messages: readonly UserMessage[]): string[] => {
-  const ids: string[] = [];
-  for (let i = 0; i < messages.length; i++) ids.push(messages[i]!.id);
-  return ids;
-};
-
 /** `fact` with the event's metadata as its last key, when the event has metadata. */
 const withMetadata = <F extends MessageFact>(fact: F & { metadata?: EventMetadata }, metadata: EventMetadata | undefined): F => {
   if (metadata !== undefined) fact.metadata = metadata;
@@ -257,8 +250,7 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
       if (d.removedCount && d.outcome !== 'canceled') {
         const turn = openTurn?.turn ?? before.turns.lastTurn;
         const step = (openTurn?.steps ?? 0) + 1;
-        const batch: string[] = [];
-        for (let i = 0; i < removed.length; i++) batch.push(removed[i]!.id);
+        const batch = messageIds(removed);
         const claims: Claimed[] = [];
         for (let i = 0; i < removed.length; i++) {
           const message = removed[i]!;
@@ -275,9 +267,9 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
       // then are the ids of both lists looked up in each other
       const pureCancel = d.outcome === 'canceled' && inserted.length === 0;
       const editing = removed.length > 0 && inserted.length > 0;
-      const reinserted = editing ? memberOf(idsOfMessages(inserted), removed.length) : null;
+      const reinserted = editing ? memberOf(messageIds(inserted), removed.length) : null;
       // the removed ids are kept only when read: by an edit (below) or as the last pure cancellation (the next event)
-      const removedIds = pureCancel || editing ? idsOfMessages(removed) : null;
+      const removedIds = pureCancel || editing ? messageIds(removed) : null;
       for (let i = 0; i < removed.length; i++) {
         const id = removed[i]!.id;
         if (reinserted === null || !reinserted(id)) facts.push(withMetadata({ kind: 'canceled', seq, time, id, target }, metadata));

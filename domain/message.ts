@@ -109,6 +109,13 @@ export const createUserMessage = (
   return freezeMessage({ id: newId() as MessageId, role: 'user', content: blocks, source });
 };
 
+/** The ids of some messages, in order (an indexed loop: no iterator or callback per message, for the folds' per-splice paths). */
+export const messageIds = (messages: readonly UserMessage[]): string[] => {
+  const ids: string[] = [];
+  for (let i = 0; i < messages.length; i++) ids.push(messages[i]!.id);
+  return ids;
+};
+
 /** A detached deep-frozen copy that keeps the id (for edits that keep identity). */
 export const freezeMessage = (message: UserMessage): UserMessage => deepFreeze(structuredClone(message));
 

@@ -7,7 +7,7 @@ import { appendAll, appendListItems, emptyAppendList, sealedItems, type AppendLi
 import { applySpliceRemoving } from './inbox/inbox-evolve.js';
 import { notificationsOfRemoval } from './inbox/inbox-notifications.js';
 import { initialInboxState, type InboxState } from './inbox/inbox-state.js';
-import type { UserMessage } from './message.js';
+import { messageIds, type UserMessage } from './message.js';
 import { evolveTurns, initialTurnFoldState, type TurnFoldState, type TurnRecord } from './turns.js';
 
 /**
@@ -144,7 +144,7 @@ export const stepSession = (state: SessionState, event: LogEvent, options?: Step
         const isClaim = splice.removedCount !== undefined && splice.outcome !== 'canceled';
         inbox = applied.right.state;
         classification = classifySplice(state.classification, splice, removed);
-        if (isClaim && state.turns.openTurn && removed.length > 0) openTurnClaimed = appendAll(state.openTurnClaimed, idsOf(removed));
+        if (isClaim && state.turns.openTurn && removed.length > 0) openTurnClaimed = appendAll(state.openTurnClaimed, messageIds(removed));
         break;
       }
       case 'user/message': {
@@ -183,12 +183,6 @@ export const stepSession = (state: SessionState, event: LogEvent, options?: Step
 };
 
 const NO_NOTIFICATIONS: readonly InboxNotification[] = Object.freeze([]);
-/** The ids of some messages, in order (an indexed loop: no iterator per message). */
-const idsOf = (messages: readonly UserMessage[]): string[] => {
-  const ids: string[] = [];
-  for (let i = 0; i < messages.length; i++) ids.push(messages[i]!.id);
-  return ids;
-};
 const NO_IDS: AppendList<string> = emptyAppendList();
 const impossible = (event: LogEvent, reason: string) => E.left(new ImpossibleEventError(event.seq, event.type, reason));
 
