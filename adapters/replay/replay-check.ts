@@ -170,9 +170,18 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       }
       // an input recorded right after a turn's end arrived before the driver went on to its next turn, which it does
       // without waiting on anything the replay answers: it is re-admitted at once, before the driver's next step
-      if (e.type === 'turn/end' && isOutsideInput(scene, recorded[position], position)) queueMicrotask(() => readmitBetweenTurns(agent));
+      if (e.type === 'turn/end' && isOutsideInput(scene, recorded[position], position)) queueMicrotask(() => readmitHere(agent));
     });
     absorbResentInputs(agent, scene.readmitted);
+    // An input recorded right after what a deciding hook's listeners sent arrived while they ran (the runtime waits on
+    // them); the runtime's next write follows them without a wait the replay holds. It is re-admitted once the
+    // deployment's listeners are done: the pre-step waterfall's outermost stage (registered before theirs) after the
+    // inner decision, and a turn-stopping listener after theirs.
+    agent.on('pre-step', async (_ctx, next) => {
+      const decision = await next();
+      readmitHere(agent);
+      return decision;
+    });
     // the recorded refusals of a tool result's write, once each
     agent.addCommitCheck((type, data) => {
       if (type !== 'tool/result') return;
@@ -183,6 +192,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
       throw f.error;
     });
     options.install?.(agent);
+    agent.on('turn-stopping', () => readmitHere(agent));
     // the recorded retry decisions, innermost after the deployment's own request-error listeners
     agent.on('request-error', (ctx) => {
       const next = recorded[position];
@@ -192,7 +202,7 @@ const drive = async (log: RecordedLog, options: ReplayCheckOptions): Promise<Rep
     });
   };
   /** Re-admits the inputs recorded from the current position on, in one go (the next one not an input ends it). */
-  const readmitBetweenTurns = (agent: Agent): void => {
+  const readmitHere = (agent: Agent): void => {
     for (let next = recorded[position]; agent === current && isOutsideInput(scene, next, position); next = recorded[position]) {
       const before = position;
       try {

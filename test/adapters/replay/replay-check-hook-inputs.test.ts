@@ -143,3 +143,54 @@ describe('work a pre-step listener starts and does not await', () => {
     expect(await replayCheck(events, { install: background(null) })).toMatchObject({ ok: false, divergence: { seq: sent[0]!.seq, recorded: sent[0] } });
   });
 });
+
+describe('an input from outside that arrives while a deciding hook’s listener still runs, after its send', () => {
+  /**
+   * A listener of hook `name` that, at turn 1, sends (`steer` for turn-stopping, `inject` for pre-step) and then waits
+   * on `wait()`: the recording holds it there while an outside input arrives; the replay's hook waits on nothing.
+   */
+  const sendsThenWaits = (name: 'pre-step' | 'turn-stopping', wait: () => Promise<void>) => (agent: Agent) => {
+    let done = false;
+    const act = async (turn: number, a: Agent): Promise<void> => {
+      if (turn !== 1 || done) return;
+      done = true;
+      if (name === 'pre-step') a.inject(msg('policy', 'Be careful.'));
+      else a.steer(msg('more', 'One more thing.'));
+      await wait();
+    };
+    if (name === 'pre-step') agent.on('pre-step', async (c, next) => (await act(c.turn, c.agent), next()));
+    else agent.on('turn-stopping', (c) => act(c.turn, c.agent));
+  };
+
+  it.each(['pre-step', 'turn-stopping'] as const)('%s: the input is recorded after the hook’s send, before the runtime’s next write, and reproduced there', async (name) => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const runtime = createRuntime({ store: new MemoryEventStore(), model: new ScriptedModel([], { whenExhausted: 'ok' }), clock: steppingClock(), ids: sequentialIds(), logger: silentLogger, writeBatchDelayMs: 0 });
+    const agent = runtime.createSession({ sessionId: `while-${name}` });
+    sendsThenWaits(name, () => held)(agent);
+    // the outside input arrives as soon as the hook's send is in the log, while its listener waits (sent from the
+    // test's own flow: what a listener's work sends is the hook's)
+    let sent!: () => void;
+    const hookSent = new Promise<void>((resolve) => (sent = resolve));
+    agent.onEvent((e) => {
+      if (e.type === 'agent/inbox/spliced' && e.metadata?.actor === `hook:${name}`) sent();
+    });
+    agent.followup(msg('A'));
+    await hookSent;
+    agent.followup(msg('outside'));
+    release();
+    await agent.whenIdle();
+    await agent.checkpoint();
+    const events = agent.events;
+    const hookSend = events.findIndex((e) => e.metadata?.actor === `hook:${name}`);
+    // recorded: the hook's send, the outside input, then the runtime's next write (step/start; a turn-stopping
+    // steer's claim at the next step's boundary)
+    expect(events.slice(hookSend, hookSend + 3).map((e) => [e.type, (e.data as { inserted?: { id: string }[] }).inserted?.[0]?.id ?? null])).toEqual([
+      ['agent/inbox/spliced', name === 'pre-step' ? 'policy' : 'more'],
+      ['agent/inbox/spliced', 'outside'],
+      name === 'pre-step' ? ['step/start', null] : ['agent/inbox/spliced', null],
+    ]);
+    const result = await replayCheck(events, { install: sendsThenWaits(name, () => Promise.resolve()) });
+    expect(result.ok ? result : result.divergence).toEqual({ ok: true, events: events.length });
+  });
+});
