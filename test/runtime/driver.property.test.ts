@@ -131,7 +131,14 @@ describe('driver properties', () => {
 
         await expectConsistent(h);
       }),
-      { numRuns: 150 },
+      {
+        numRuns: 150,
+        examples: [
+          // an outside followup that arrived while the pre-step listener ran, right after its send (a fresh-clone CI's
+          // seed -1109131080: the replay check re-admitted it only after the runtime's step/start)
+          [{ top: [{ send: 'followup' }, ...Array.from({ length: 4 }, () => ({ wait: 'microtask' as const })), { send: 'followup' }], inner: [], hooked: ['followup'], replies: ['text'], fromPreStep: true, fromTurnStopping: false }],
+        ],
+      },
     );
     // 150 random sessions; on PostgreSQL ('runtime on postgres') every commit waits for the server's WAL flush, which
     // took this test 22–38 s under a loaded `npm test`: the 60 s default left too little room
