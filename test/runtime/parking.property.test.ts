@@ -90,8 +90,8 @@ describe('no silent parking', () => {
         }
         await h.agent.whenIdle();
         check();
-        // replay divergences found here (reported, not fixed yet): an input recorded between a turn's end and the
-        // next turn's start is re-admitted after the runtime has already started that turn
+        // and the replay check reproduces it (this property found the inputs recorded between a turn's end and the
+        // next turn's start, which the replay re-admits right after that turn/end)
         await expectConsistent(h);
       }),
       { numRuns: 120 },
