@@ -15,8 +15,9 @@ import { pushFollow, pushForget, pushObserve, pushOperation } from './log-handov
  * the log itself — the committed events, in order, with the store operations between them — in one message per
  * hand-over (at most every {@link HANDOFF_DELAY_MS}, or at once when {@link HANDOFF_ITEMS} values wait); the worker
  * runs the whole projection: the span derivation, the export queue, the SDK's spans, the OTLP encoding and the HTTP
- * request. What the runtime's thread pays per event is pushing its envelope's primitives and its data's JSON (made
- * for the store already) and their share of one structured clone (`log-handover.ts`). Running from TypeScript
+ * request. What the runtime's thread pays per event is pushing what the span derivation reads of it — its seq, time
+ * and type, and for the types whose fields it reads their data's JSON (made for the store already), a splice's
+ * metadata, a turn end's hash — and their share of one structured clone (`log-handover.ts`). Running from TypeScript
  * sources (tests, benchmarks), the worker loads its entry through `tsx`.
  */
 

@@ -1,29 +1,46 @@
 import type { EventId } from '../../domain/brand.js';
 import type { EventMetadata } from '../../domain/event-metadata.js';
-import type { LogEvent } from '../../domain/events.js';
+import { EVENT_TYPES, type LogEvent } from '../../domain/events.js';
+import { SpanSourceField, spanSourceFields } from '../../projections/telemetry/span-source.js';
 import type { StoreOperation } from '../../runtime/ports/store-operations.js';
 
 /**
  * The log as the runtime's thread hands it to the export worker: one flat array per hand-over, the records in order,
- * each a kind then its fields. An event travels as its envelope's primitives and its data's JSON — the string the
- * session log already made for the store — so the runtime's thread walks no event object: per event it pushes a few
- * values, and the hand-over's structured clone copies numbers and flat strings (a third of the cost of cloning the
- * event objects, or of `JSON.stringify` of them, measured on the runtime's thread). The worker rebuilds the event,
- * parsing its data when it is first read. Store appends and fsync batches travel as primitives too; the rarer
- * records keep their objects: a history (a session going live with events), a projection batch.
+ * each a kind then its fields. An event travels as what the span derivation reads of it (`span-source.ts`) and
+ * nothing else: its seq, time and type (a known type as its index in `EVENT_TYPES`), then, only for the types whose
+ * fields the derivation reads, its data's JSON — the string the session log already made for the store — its
+ * metadata (a splice's, for the actor) and its chain hash (a turn's end). No event id, no `ignorable`, no hash or
+ * metadata of the other events, no data of a `step/end`, a `request/header`, a `user/message`…: per event the
+ * runtime's thread pushes a few values, and the hand-over's structured clone copies numbers and few flat strings.
+ * The worker rebuilds each event with the fields it was handed, parsing its data when it is first read. The export
+ * worker never has a content hook (a function of the runtime's thread), so a `user/message`'s data is not handed
+ * over. Store appends and fsync batches travel as primitives too; the rarer records keep their objects: a history
+ * (a session going live with events), a projection batch.
  * @internal
  */
 
 /** The kinds of record. @internal */
 export const LogRecordKind = { Observe: 0, Follow: 1, Forget: 2, Operation: 3, Append: 4 } as const;
 
+/** A known event type's code: its index in `EVENT_TYPES` (an unknown type travels as its string). */
+const TYPE_CODES: ReadonlyMap<string, number> = new Map(EVENT_TYPES.map((t, i) => [t, i]));
+/** The export worker derives without a content hook. */
+const WITHOUT_CONTENT = false;
+
 /**
- * Pushes an `Observe` record: kind, session id, seq, id, time, type, the data's JSON (`dataJson` when known, else
- * serialized here), ignorable (1 or 0), metadata or null, hash or null.
+ * Pushes an `Observe` record: kind, session id, seq, time, type (its code, or the string of an unknown type), then
+ * what the span derivation reads of an event of this type, in this order: the data's JSON (`dataJson` when known,
+ * else serialized here), the metadata or null, the hash or null.
  * @internal
  */
 export const pushObserve = (records: unknown[], sessionId: string, e: LogEvent, dataJson: string | undefined): void => {
-  records.push(LogRecordKind.Observe, sessionId, e.seq, e.id, e.time, e.type, dataJson ?? JSON.stringify(e.data), e.ignorable === true ? 1 : 0, e.metadata ?? null, e.hash ?? null);
+  const type = e.type;
+  records.push(LogRecordKind.Observe, sessionId, e.seq, e.time, TYPE_CODES.get(type) ?? type);
+  const fields = spanSourceFields(type, WITHOUT_CONTENT);
+  if (fields === 0) return;
+  if ((fields & SpanSourceField.Data) !== 0) records.push(dataJson ?? JSON.stringify(e.data));
+  if ((fields & SpanSourceField.Metadata) !== 0) records.push(e.metadata ?? null);
+  if ((fields & SpanSourceField.Hash) !== 0) records.push(e.hash ?? null);
 };
 
 /** Pushes a `Follow` record: kind, session id, the history as it is now (a copy: the runtime's array grows). @internal */
@@ -55,30 +72,38 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 const UNPARSED: unique symbol = Symbol('unparsed');
 
 /**
- * An event as the worker rebuilds it: the envelope's fields as read, the data parsed from its JSON when it is first
- * read (`data`, a getter of the class, then the parsed value every time). The span derivation reads the data of the
- * events that open or close a span, not of the others (a `step/end`, a `chain/head`, a `user/message` without a
- * content hook): their JSON is never parsed. Optional fields (`ignorable`, `metadata`, `hash`) are set only when
- * present, as on the runtime's event.
+ * An event as the worker rebuilds it: what the span derivation reads of it (`span-source.ts`), as handed over — seq,
+ * time and type; the data parsed from its JSON when it is first read (`data`, a getter of the class, then the parsed
+ * value every time); `metadata` and `hash` set only when handed over and present. The span derivation reads the
+ * data of the events that open or close a span, not of the others: their JSON is never parsed, nor even handed
+ * over. Reading the `id` of a handed event, or the data of a type whose data is not handed over, throws: it is a
+ * field the derivation does not read, and `span-source.ts` says so.
  * @internal
  */
 export class HandedEvent {
-  #json: string;
+  #json: string | null;
   #data: unknown = UNPARSED;
 
   constructor(
     readonly seq: number,
-    readonly id: EventId,
     readonly time: number,
     readonly type: string,
-    json: string,
+    json: string | null,
   ) {
     this.#json = json;
   }
 
-  /** The event's data, parsed from its JSON on the first read. */
+  /** Not handed over: the span derivation reads no event's id. Throws. */
+  get id(): EventId {
+    throw new Error(`export thread: the id of a handed-over ${this.type} was read; the span derivation reads no event id (span-source.ts)`);
+  }
+
+  /** The event's data, parsed from its JSON on the first read; throws for a type whose data is not handed over. */
   get data(): unknown {
-    if (this.#data === UNPARSED) this.#data = JSON.parse(this.#json) as unknown;
+    if (this.#data === UNPARSED) {
+      if (this.#json === null) throw new Error(`export thread: the data of a ${this.type} was read; it is not handed over (span-source.ts)`);
+      this.#data = JSON.parse(this.#json) as unknown;
+    }
     return this.#data;
   }
 }
@@ -92,8 +117,8 @@ export interface LogRecordSink {
 }
 
 /**
- * Reads a hand-over's records in order into `sink`, each event rebuilt as the runtime made it (a {@link HandedEvent}:
- * its data parsed when first read).
+ * Reads a hand-over's records in order into `sink`, each event rebuilt with what the span derivation reads of it (a
+ * {@link HandedEvent}: its data parsed when first read).
  * @internal
  */
 export const readHandOver = (records: readonly unknown[], sink: LogRecordSink): void => {
@@ -101,14 +126,22 @@ export const readHandOver = (records: readonly unknown[], sink: LogRecordSink): 
   while (i < records.length) {
     switch (records[i]) {
       case LogRecordKind.Observe: {
-        const event = new HandedEvent(records[i + 2] as number, records[i + 3] as EventId, records[i + 4] as number, records[i + 5] as string, records[i + 6] as string);
-        if (records[i + 7] === 1) (event as { ignorable?: true }).ignorable = true;
-        const metadata = records[i + 8] as EventMetadata | null;
-        if (metadata !== null) (event as { metadata?: EventMetadata }).metadata = metadata;
-        const hash = records[i + 9] as string | null;
-        if (hash !== null) (event as { hash?: string }).hash = hash;
+        const code = records[i + 4] as number | string;
+        const type = typeof code === 'number' ? EVENT_TYPES[code]! : code;
+        const fields = spanSourceFields(type, WITHOUT_CONTENT);
+        let at = i + 5;
+        const json = (fields & SpanSourceField.Data) !== 0 ? (records[at++] as string) : null;
+        const event = new HandedEvent(records[i + 2] as number, records[i + 3] as number, type, json);
+        if ((fields & SpanSourceField.Metadata) !== 0) {
+          const metadata = records[at++] as EventMetadata | null;
+          if (metadata !== null) (event as { metadata?: EventMetadata }).metadata = metadata;
+        }
+        if ((fields & SpanSourceField.Hash) !== 0) {
+          const hash = records[at++] as string | null;
+          if (hash !== null) (event as { hash?: string }).hash = hash;
+        }
         sink.observe(records[i + 1] as string, event as unknown as LogEvent);
-        i += 10;
+        i = at;
         break;
       }
       case LogRecordKind.Follow:

@@ -336,15 +336,15 @@ export class OtlpProtobufEncoder {
   #span(s: DerivedSpan): void {
     const w = this.#w;
     w.need(64);
-    // Span.trace_id: one trace per session, so a batch repeats a few trace ids — each encoded once in a row
+    // Span.trace_id: one trace per session, so a batch repeats a few trace ids — each encoded once in a row (a new
+    // one written in place and its bytes kept: sessions interleave, so most spans change it)
     if (s.traceId !== this.#traceId) {
       this.#traceId = s.traceId;
-      const t = new Writer(48);
-      t.uvarint(tag(1, LEN));
-      t.hexBytes(s.traceId);
-      this.#traceField = t.buf.slice(0, t.pos);
-    }
-    w.raw(this.#traceField);
+      const from = w.pos;
+      w.uvarint(tag(1, LEN));
+      w.hexBytes(s.traceId);
+      this.#traceField = w.buf.slice(from, w.pos);
+    } else w.raw(this.#traceField);
     w.uvarint(tag(2, LEN));
     w.hexBytes(s.spanId);
     if (s.parentSpanId !== null && s.parentSpanId !== '') {

@@ -35,6 +35,9 @@ import type { ContentRedaction, DerivedSpan, DerivedSpanEvent, DerivedSpanKind, 
  * - inbox activity (admitted, claimed, canceled, edited, moved) → span events on the open turn's span; between
  *   turns, on a `steerlog.idle` span from the first such activity to the next `turn/start`.
  * Events inside a fork's inherited seed are the parent's history: they give no span.
+ *
+ * What the derivation reads of each event, by its type, is stated in `span-source.ts` (the live export's worker is
+ * handed those fields only): a change here that reads another field of an event changes that table too.
  */
 
 /** Options of {@link createSpanDeriver}. */

@@ -1,9 +1,20 @@
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { LogEvent } from '../../../domain/events.js';
+import { ACTOR_KINDS } from '../../../domain/event-metadata.js';
+import { EVENT_TYPES, type LogEvent } from '../../../domain/events.js';
 import { pushFollow, pushForget, pushObserve, pushOperation, readHandOver, type LogRecordSink } from '../../../adapters/telemetry/log-handover.js';
+import { deriveSpans } from '../../../projections/telemetry/derive-spans.js';
 import type { StoreOperation } from '../../../runtime/ports/store-operations.js';
+import { ADVERSARIAL_SHAPES, adversarialLog } from '../../../bench/support/adversarial-logs.js';
+import { logArb } from '../../projections/support/random-log.js';
+import { toolSessionArb } from '../../projections/support/tool-session-log.js';
 
-/** The export worker's hand-over: records pushed on the runtime's thread, cloned to the worker, read back in order. */
+/**
+ * The export worker's hand-over: records pushed on the runtime's thread, cloned to the worker, read back in order —
+ * each event as what the span derivation reads of it (`span-source.ts`), so that the worker's spans are those of the
+ * whole events.
+ */
 
 const event = (seq: number, extra: Partial<LogEvent> = {}): LogEvent =>
   Object.freeze({ seq, id: `e-${seq}`, time: 1_700_000_000_000 + seq, type: 'turn/start', data: { turn: seq, note: 'quote " and \u2028 and ü' }, hash: `h${seq}`, ...extra }) as unknown as LogEvent;
@@ -11,8 +22,8 @@ const event = (seq: number, extra: Partial<LogEvent> = {}): LogEvent =>
 const reading = (records: readonly unknown[]) => {
   const got: unknown[] = [];
   const sink: LogRecordSink = {
-    // the event's envelope fields are its own, its data a getter that parses the JSON on the first read
-    observe: (s, e) => void got.push(['observe', s, { ...e, data: e.data }]),
+    // the event's own fields as handed over, its data a getter that parses the JSON on the first read
+    observe: (s, e) => void got.push(['observe', s, { ...e, ...(dataHanded(e) ? { data: e.data } : {}) }]),
     follow: (s, h) => void got.push(['follow', s, h]),
     forget: (s) => void got.push(['forget', s]),
     storeOperation: (op) => void got.push(['op', op]),
@@ -20,29 +31,89 @@ const reading = (records: readonly unknown[]) => {
   readHandOver(structuredClone(records), sink);
   return got;
 };
+/** Was the event's data handed over (reading it does not throw)? */
+const dataHanded = (e: LogEvent): boolean => {
+  try {
+    void e.data;
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The events of a log as the worker rebuilds them from the hand-over (through a structured clone, as posted). */
+const handedOver = (events: readonly LogEvent[], sessionId = 's'): LogEvent[] => {
+  const records: unknown[] = [];
+  // half the events with the data JSON the runtime made, half serialized on the way
+  for (const e of events) pushObserve(records, sessionId, e, e.seq % 2 === 0 ? JSON.stringify(e.data) : undefined);
+  const got: LogEvent[] = [];
+  readHandOver(structuredClone(records), { observe: (_s, e) => void got.push(e), follow() {}, forget() {}, storeOperation() {} });
+  return got;
+};
+
+/**
+ * The events with what the generators leave out: a chain hash on every event, and on most of them metadata with an
+ * actor (and an id the derivation never reads), so that a hand-over that dropped a hash or metadata the derivation
+ * needs would change the spans (`steerlog.chain.head`, `steerlog.actor`).
+ */
+const dressed = (events: readonly LogEvent[]): LogEvent[] =>
+  events.map((e, i) => ({
+    ...e,
+    hash: `h-${e.seq}-${i}`,
+    ...(i % 4 === 3 ? {} : { metadata: { actor: `actor-${i % 7}`, actorKind: ACTOR_KINDS[i % ACTOR_KINDS.length]!, causationId: `c-${i}` } }),
+  })) as LogEvent[];
+
+/** The live export's derivation (trusted, no content hook) of the handed-over events against that of the events. */
+const expectHandedSpansEqual = (events: readonly LogEvent[]): void => {
+  const whole = deriveSpans(events, { validate: false });
+  const handed = deriveSpans(handedOver(events), { validate: false });
+  expect(handed.error).toBeNull();
+  expect(handed.sessionId).toBe(whole.sessionId);
+  expect(handed.spans).toEqual(whole.spans);
+};
+
+const example = (name: string): LogEvent[] =>
+  readFileSync(new URL(`../../../docs/examples/${name}.jsonl`, import.meta.url), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as LogEvent);
 
 describe('the log hand-over to the export worker', () => {
-  it('carries events as primitives and their data JSON, and rebuilds them equal, in order, with the other records', () => {
-    const plain = event(1);
-    const withMetadata = event(2, { metadata: { actor: { kind: 'user', id: 'u' } } } as never);
-    const ignorable = Object.freeze({ seq: 3, id: 'e-3', time: 3, type: 'x/unknown', data: [1, 'two'], ignorable: true }) as unknown as LogEvent;
+  it('carries each event as what the span derivation reads of it, and the other records equal, in order', () => {
+    const start = event(1); // data only
+    const end = event(2, { type: 'turn/end', data: { turn: 1, reason: { kind: 'completed' } }, metadata: { causationId: 'c' } } as never); // data and hash
+    const splice = event(3, { type: 'agent/inbox/spliced', data: { target: 'next-turn', start: 0, inserted: [] }, metadata: { actor: 'u', actorKind: 'user' } } as never); // data, metadata
+    const stepEnd = event(4, { type: 'step/end', data: { turn: 1, step: 1 }, metadata: { causationId: 'c' } } as never); // nothing of its own
+    const userMessage = event(5, { type: 'user/message', data: { id: 'm', role: 'user', content: [{ type: 'text', text: 'secret' }], source: { kind: 'user' } } } as never);
+    const unknown = Object.freeze({ seq: 6, id: 'e-6', time: 6, type: 'x/unknown', data: [1, 'two'], ignorable: true }) as unknown as LogEvent;
     const op: StoreOperation = { operation: 'projection-batch', system: 'postgresql', collection: 'p', startTime: 1.5, endTime: 2.25, events: 3, position: 12n, headPosition: 2n ** 70n };
     const records: unknown[] = [];
     pushFollow(records, 's', [event(0)]);
-    pushObserve(records, 's', plain, JSON.stringify(plain.data));
-    pushObserve(records, 's', withMetadata, undefined); // no data JSON known: serialized on the way
+    pushObserve(records, 's', start, JSON.stringify(start.data));
+    pushObserve(records, 's', end, undefined); // no data JSON known: serialized on the way
+    pushObserve(records, 's', splice, JSON.stringify(splice.data));
+    pushObserve(records, 's', stepEnd, JSON.stringify(stepEnd.data));
+    pushObserve(records, 's', userMessage, JSON.stringify(userMessage.data));
     pushOperation(records, op);
-    pushObserve(records, 't', ignorable, JSON.stringify(ignorable.data));
+    pushObserve(records, 't', unknown, JSON.stringify(unknown.data));
     pushForget(records, 's');
-    // an event's record holds no object but its metadata: nothing for the clone to walk
-    const observeValues = records.slice(3, 13);
-    expect(observeValues.every((v) => v === null || typeof v !== 'object')).toBe(true);
+    // no event id, no other event's hash or metadata, no data the derivation does not read: a step/end, a user
+    // message (without a content hook) and an unknown event are their envelope's seq, time and type only
+    const strings = records.filter((v): v is string => typeof v === 'string');
+    for (const e of [start, end, splice, stepEnd, userMessage, unknown]) expect(strings).not.toContain(e.id);
+    expect(strings.filter((v) => v.startsWith('h'))).toEqual(['h2']);
+    expect(strings.some((v) => v.includes('secret'))).toBe(false);
+    expect(records.filter((v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !('operation' in v))).toEqual([{ actor: 'u', actorKind: 'user' }]);
+    expect(records).toContain(EVENT_TYPES.indexOf('step/end'));
     expect(reading(records)).toEqual([
       ['follow', 's', [event(0)]],
-      ['observe', 's', plain],
-      ['observe', 's', withMetadata],
+      ['observe', 's', { seq: 1, time: start.time, type: 'turn/start', data: start.data }],
+      ['observe', 's', { seq: 2, time: end.time, type: 'turn/end', data: end.data, hash: 'h2' }],
+      ['observe', 's', { seq: 3, time: splice.time, type: 'agent/inbox/spliced', data: splice.data, metadata: { actor: 'u', actorKind: 'user' } }],
+      ['observe', 's', { seq: 4, time: stepEnd.time, type: 'step/end' }],
+      ['observe', 's', { seq: 5, time: userMessage.time, type: 'user/message' }],
       ['op', op],
-      ['observe', 't', ignorable],
+      ['observe', 't', { seq: 6, time: 6, type: 'x/unknown' }],
       ['forget', 's'],
     ]);
   });
@@ -62,19 +133,54 @@ describe('the log hand-over to the export worker', () => {
     ]);
   });
 
-  it('parses an event\'s data once, when it is first read', () => {
+  it("parses an event's data once, when it is first read", () => {
     const records: unknown[] = [];
     pushObserve(records, 's', event(1), '{"turn":1}');
     const got: LogEvent[] = [];
     readHandOver(structuredClone(records), { observe: (_s, e) => void got.push(e), follow() {}, forget() {}, storeOperation() {} });
     const [e] = got;
-    expect(Object.keys(e!)).toEqual(['seq', 'id', 'time', 'type', 'hash']);
+    expect(Object.keys(e!)).toEqual(['seq', 'time', 'type']);
     const first = e!.data;
     expect(first).toEqual({ turn: 1 });
     expect(e!.data).toBe(first);
   });
 
+  it('refuses to read what it was not handed: an event id, the data of a type whose data the derivation does not read', () => {
+    const [stepEnd] = handedOver([event(4, { type: 'step/end', data: { turn: 1, step: 1 } } as never)]);
+    expect(() => stepEnd!.id).toThrow(/reads no event id/);
+    expect(() => stepEnd!.data).toThrow(/data of a step\/end was read/);
+  });
+
   it('refuses a record of an unknown kind', () => {
     expect(() => readHandOver([9, 's'], { observe() {}, follow() {}, forget() {}, storeOperation() {} })).toThrow(/unknown log record 9/);
+  });
+});
+
+describe('the spans of the handed-over events equal the spans of the events (nothing the derivation reads is left behind)', () => {
+  it.each(['queue-steer-context', 'inbox-edits', 'blocked-and-dropped'])('over docs/examples/%s.jsonl, with hashes and actors', (name) => {
+    const events = dressed(example(name));
+    const spans = deriveSpans(events, { validate: false }).spans;
+    // the hash and the actors show in the spans: a hand-over without them would differ
+    expect(spans.some((s) => s.attributes['steerlog.chain.head'] !== undefined)).toBe(true);
+    expect(spans.some((s) => s.events.some((ev) => ev.attributes['steerlog.actor'] !== undefined))).toBe(true);
+    expectHandedSpansEqual(events);
+  });
+
+  it('over random inbox histories (follow-ups, steers, edits, removals, clears, turns)', () => {
+    fc.assert(
+      fc.property(logArb(), ({ events }) => expectHandedSpansEqual(dressed(events))),
+      { numRuns: 100 },
+    );
+  });
+
+  it('over random sessions with model calls, retries and tools', () => {
+    fc.assert(
+      fc.property(toolSessionArb(), ({ events }) => expectHandedSpansEqual(dressed(events))),
+      { numRuns: 60 },
+    );
+  });
+
+  it.each(ADVERSARIAL_SHAPES)('over the adversarial log "%s" (children, forks, claims outside turns, long turns…)', (shape) => {
+    expectHandedSpansEqual(dressed([...adversarialLog(shape, 2_000, 200)] as unknown as LogEvent[]));
   });
 });

@@ -7,6 +7,7 @@ import type { LogEvent } from '../../../domain/events.js';
 import { createUserMessage } from '../../../domain/message.js';
 import { deriveSpans, exportContentAsIs, spanIdOf } from '../../../projections/telemetry/index.js';
 import { spanIdsOf } from '../../../projections/telemetry/span-ids.js';
+import { SpanSourceField, spanSourceFields } from '../../../projections/telemetry/span-source.js';
 import { silentLogger } from '../../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../../runtime/ports/clock.js';
 import { createRuntime } from '../../../runtime/runtime.js';
@@ -82,6 +83,44 @@ describe('the trusted derivation (validate: false) gives the same spans as the c
     expect(trusted.spans).toEqual(checked.spans);
     await child.dispose();
     await parent.dispose();
+  });
+});
+
+/** The events stripped to what span-source.ts says the derivation reads (seq, time, type, and by type data, metadata, hash). */
+const stripped = (events: readonly LogEvent[], content: boolean): LogEvent[] =>
+  events.map((e, i) => {
+    const fields = spanSourceFields(e.type, content);
+    const metadata = { actor: `actor-${i % 3}`, actorKind: 'user' as const };
+    return {
+      seq: e.seq,
+      time: e.time,
+      type: e.type,
+      ...((fields & SpanSourceField.Data) !== 0 ? { data: e.data } : {}),
+      ...((fields & SpanSourceField.Metadata) !== 0 ? { metadata } : {}),
+      ...((fields & SpanSourceField.Hash) !== 0 ? { hash: `h${e.seq}` } : {}),
+    } as unknown as LogEvent;
+  });
+/** The same events whole: an id, metadata and a hash on every event. */
+const whole = (events: readonly LogEvent[]): LogEvent[] =>
+  events.map((e, i) => ({ ...e, id: `id-${i}`, metadata: { actor: `actor-${i % 3}`, actorKind: 'user' as const, causationId: 'c' }, hash: `h${e.seq}` }) as LogEvent);
+
+describe('span-source.ts names every field the trusted derivation reads', () => {
+  it('with and without a content hook, over random sessions with model calls, retries and tools', () => {
+    fc.assert(
+      fc.property(toolSessionArb(), fc.boolean(), ({ events }, withContent) => {
+        const options = { validate: false, ...(withContent ? { content: exportContentAsIs } : {}) };
+        expect(deriveSpans(stripped(events, withContent), options).spans).toEqual(deriveSpans(whole(events), options).spans);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it.each(['queue-steer-context', 'inbox-edits'])('with a content hook, over docs/examples/%s.jsonl', (name) => {
+    const events = example(name);
+    const options = { validate: false, content: exportContentAsIs };
+    const spans = deriveSpans(whole(events), options).spans;
+    expect(spans.some((s) => s.attributes['gen_ai.input.messages'] !== undefined)).toBe(true);
+    expect(deriveSpans(stripped(events, true), options).spans).toEqual(spans);
   });
 });
 
