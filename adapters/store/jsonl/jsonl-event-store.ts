@@ -47,6 +47,8 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
   readonly #lock: DirectoryLock | undefined;
   readonly #maxEventBytes: number;
   readonly #pollIntervalMs: number;
+  /** How long a commit's or a snapshot write's own work runs before it lets the event loop run (commitSliceMs). */
+  readonly #sliceMs: number;
   readonly #queue: CommitQueue<PendingAppend | PendingDeletion>;
   readonly #notifier = new ChangeNotifier();
   readonly #catalog: JsonlSessionCatalog;
@@ -71,7 +73,7 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
     const catalog = (this.#catalog = new JsonlSessionCatalog(this.#directory, lock !== undefined, options.catalogLogBytes));
     // A read-only store (no lock) refuses every append.
     const lease = lock ? new LockLease(lock) : undefined;
-    const sliceMs = options.commitSliceMs ?? DEFAULT_COMMIT_SLICE_MS;
+    const sliceMs = (this.#sliceMs = options.commitSliceMs ?? DEFAULT_COMMIT_SLICE_MS);
     this.#queue = new CommitQueue<PendingAppend | PendingDeletion>(
       async (items, more) => {
         if (!lease) {
@@ -233,7 +235,7 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
 
   /** Replaces the fold snapshots kept beside `stream`; a store opened read-only writes nothing (reading never writes). */
   async saveFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
-    await this.#writeSnapshots(stream, undefined, (path) => writeSnapshotFile(this.#directory.dir, path, snapshots));
+    await this.#writeSnapshots(stream, undefined, (path) => writeSnapshotFile(this.#directory.dir, path, snapshots, this.#sliceMs));
   }
 
   /**
@@ -242,7 +244,7 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
    * (-1: none, or nothing could be written); a store opened read-only writes nothing and answers -1.
    */
   async appendFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<number> {
-    return this.#writeSnapshots(stream, -1, (path) => appendSnapshotFile(this.#directory.dir, path, snapshots));
+    return this.#writeSnapshots(stream, -1, (path) => appendSnapshotFile(this.#directory.dir, path, snapshots, this.#sliceMs));
   }
 
   /**
