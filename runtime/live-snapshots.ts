@@ -23,8 +23,10 @@ import { checkpointSnapshot, foldRange, SNAPSHOT_EVERY, usableBelow } from './se
  * append snapshots.
  */
 
-/** The events a catch-up folds from memory between two turns of the event loop. */
+/** The most events a catch-up folds from memory between two turns of the event loop. */
 const HELD_SLICE = 256;
+/** The longest a catch-up folds from memory between two turns of the event loop, ms (a large state's events cost more). */
+const HELD_SLICE_MS = 2;
 
 /** The events a live log holds in memory by seq (undefined: not held), for the catch-ups' folds. */
 export type HeldEvents = (stream: string, seq: number) => LogEvent | undefined;
@@ -185,10 +187,16 @@ export class LiveSnapshots {
     }
     let { state, facts } = start;
     const taken: FoldSnapshot[] = [];
+    let sliceStart = 0;
     for (let seq = start.seq + 1; seq <= target; seq++) {
       // folded in slices, each after a turn of the loop: the catch-ups of many sessions that pass a checkpoint together
-      // (and a long range: a session resumed whole, far past its last snapshot) do not hold the loop in one stretch
-      if ((seq - start.seq - 1) % HELD_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      // (and a long range: a session resumed whole, far past its last snapshot) do not hold the loop in one stretch;
+      // a slice ends after HELD_SLICE events or HELD_SLICE_MS, whichever comes first (the events of a session with a
+      // long pending list fold slower)
+      if ((seq - start.seq - 1) % HELD_SLICE === 0 || performance.now() - sliceStart >= HELD_SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
       // every event of the range is held (a session disposed meanwhile holds none: the store is read instead)
       const event = this.#held(stream, seq);
       if (event === undefined || event.seq !== seq) return null;

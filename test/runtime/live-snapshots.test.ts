@@ -189,6 +189,29 @@ describe('live fold snapshots', () => {
     expect(kept.length).toBe(Math.floor(events.length / 512));
     expect(longest).toBeGreaterThan(0);
     expect(longest).toBeLessThanOrEqual(256);
+    // events that fold slowly (here each held read takes 0.1 ms): a slice ends after about 2 ms, not 256 events
+    longest = 0;
+    let slowTicking = true;
+    const slowTick = (): void => {
+      sinceTurn = 0;
+      if (slowTicking) setImmediate(slowTick);
+    };
+    setImmediate(slowTick);
+    const slowStore = await openJsonlEventStore(join(root, 'slow-fold'), { durability: 'none' });
+    await slowStore.append('live', events.map((e) => ({ id: e.id, type: e.type, time: e.time, data: e.data, ...(e.metadata ? { metadata: e.metadata } : {}), ...(e.hash ? { hash: e.hash } : {}) })), 'no_stream');
+    const slow = new LiveSnapshots(slowStore, silentLogger, 512, (_stream, seq) => {
+      longest = Math.max(longest, ++sinceTurn);
+      const until = performance.now() + 0.1;
+      while (performance.now() < until);
+      return events[seq];
+    });
+    slow.committed('live', events.length);
+    await slow.settled();
+    slowTicking = false;
+    expect((await slowStore.loadFoldSnapshots('live')).length).toBe(Math.floor(events.length / 512));
+    expect(longest).toBeGreaterThan(0);
+    expect(longest).toBeLessThanOrEqual(40);
+    await slowStore.close();
     await store.close();
   });
 
