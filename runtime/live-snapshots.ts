@@ -6,6 +6,7 @@ import type { EventStore } from './ports/event-store.js';
 import type { FoldSnapshot, FoldSnapshotSource } from './ports/fold-snapshots.js';
 import { isStoreClosedError } from './ports/store-errors.js';
 import type { Logger } from './logger.js';
+import type { LoopGate } from './loop-slices.js';
 import { checkpointSnapshot, foldRange, SNAPSHOT_EVERY, usableBelow } from './session-range.js';
 
 /**
@@ -74,14 +75,20 @@ export class LiveSnapshots {
   readonly #logger: Logger;
   readonly #every: number;
   readonly #held: HeldEvents;
+  readonly #gate: LoopGate | undefined;
   readonly #sessions = new Map<string, Entry>();
 
-  /** `held`: the events the live logs hold (none by default: every catch-up reads the store). */
-  constructor(store: EventStore & FoldSnapshotSource, logger: Logger, every = SNAPSHOT_EVERY, held: HeldEvents = () => undefined) {
+  /**
+   * `held`: the events the live logs hold (none by default: every catch-up reads the store); `gate`: where a catch-up
+   * waits between two slices of its fold (the runtime's `turnGate`, whose budget per turn of the loop bounds the
+   * slices of every session's catch-up together; without one, each slice waits for a `setImmediate` of its own).
+   */
+  constructor(store: EventStore & FoldSnapshotSource, logger: Logger, every = SNAPSHOT_EVERY, held: HeldEvents = () => undefined, gate?: LoopGate) {
     this.#store = store;
     this.#logger = logger;
     this.#every = every;
     this.#held = held;
+    this.#gate = gate;
   }
 
   /** The seq of the last checkpoint below `end` (-1 when the log has not reached one). */
@@ -193,8 +200,10 @@ export class LiveSnapshots {
       // (and a long range: a session resumed whole, far past its last snapshot) do not hold the loop in one stretch;
       // a slice ends after HELD_SLICE events or HELD_SLICE_MS, whichever comes first (the events of a session with a
       // long pending list fold slower)
+      // (the catch-ups of many sessions resume in one turn of the loop after their `setImmediate`s: the gate's budget
+      // bounds them together)
       if ((seq - start.seq - 1) % HELD_SLICE === 0 || performance.now() - sliceStart >= HELD_SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
+        await (this.#gate !== undefined ? this.#gate.next() : new Promise((resolve) => setImmediate(resolve)));
         sliceStart = performance.now();
       }
       // every event of the range is held (a session disposed meanwhile holds none: the store is read instead)
