@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FoldSnapshot } from '../../../runtime/ports/fold-snapshots.js';
-import { WorkSlices } from '../shared/work-slices.js';
+import type { WorkSlices } from '../shared/work-slices.js';
 import { crc32 } from './line-codec.js';
 
 /**
@@ -212,14 +212,23 @@ const firstSnapshotIn = (bytes: Buffer): FoldSnapshot | undefined => {
 };
 
 /**
- * Replaces the snapshot file (a temporary file renamed over the old one); a failure keeps the old one. The lines are
- * encoded in slices of `sliceMs` (`encodeSnapshotsSliced`). @param sliceMs default: no slicing
+ * What encodes the lines of snapshots for a write: `encodeSnapshots`'s bytes, maybe in slices, maybe in turn with
+ * others (fold-snapshot-encoders.ts).
  */
-export const writeSnapshotFile = async (dir: string, path: string, snapshots: readonly FoldSnapshot[], sliceMs = Infinity): Promise<void> => {
+export type SnapshotEncoder = (snapshots: readonly FoldSnapshot[]) => Promise<Buffer>;
+
+/** `encodeSnapshots`, in one piece. */
+const inOnePiece: SnapshotEncoder = async (snapshots) => encodeSnapshots(snapshots);
+
+/**
+ * Replaces the snapshot file (a temporary file renamed over the old one); a failure keeps the old one. The lines are
+ * encoded by `encode`. @param encode default: in one piece
+ */
+export const writeSnapshotFile = async (dir: string, path: string, snapshots: readonly FoldSnapshot[], encode: SnapshotEncoder = inOnePiece): Promise<void> => {
   const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     await mkdir(join(dir, SNAPSHOTS_DIR), { recursive: true });
-    await writeFile(tmp, await encodeSnapshotsSliced(snapshots, new WorkSlices(sliceMs)));
+    await writeFile(tmp, await encode(snapshots));
     await rename(tmp, path);
   } catch {
     await rm(tmp, { force: true }).catch(() => undefined);
@@ -259,9 +268,9 @@ const lastSnapshotOf = async (fh: FileHandle, size: number): Promise<{ readonly 
  * the last line of the file that checks; a file whose last line is torn (no newline) gets one first, so the torn
  * line stays one line that does not check. Only the file's tail is read. Answers the seq of the file's last line that
  * checks after the append (-1: none, or the file is missing). A failure writes nothing more (a cache) and answers -1.
- * The lines are encoded in slices of `sliceMs` (`encodeSnapshotsSliced`). @param sliceMs default: no slicing
+ * The lines are encoded by `encode`. @param encode default: in one piece
  */
-export const appendSnapshotFile = async (dir: string, path: string, snapshots: readonly FoldSnapshot[], sliceMs = Infinity): Promise<number> => {
+export const appendSnapshotFile = async (dir: string, path: string, snapshots: readonly FoldSnapshot[], encode: SnapshotEncoder = inOnePiece): Promise<number> => {
   try {
     // nothing to add: the tail is read when the file exists, none is created
     if (snapshots.length > 0) await mkdir(join(dir, SNAPSHOTS_DIR), { recursive: true });
@@ -271,7 +280,7 @@ export const appendSnapshotFile = async (dir: string, path: string, snapshots: r
       const { last, endsWithNewline } = size === 0 ? { last: undefined, endsWithNewline: true } : await lastSnapshotOf(fh, size);
       const after = snapshots.filter((s, i) => (last === undefined || s.seq > last.seq) && (i === 0 || s.seq > snapshots[i - 1]!.seq));
       if (after.length === 0) return last?.seq ?? -1;
-      const lines = await encodeSnapshotsSliced(after, new WorkSlices(sliceMs));
+      const lines = await encode(after);
       await fh.appendFile(endsWithNewline ? lines : Buffer.concat([Buffer.from('\n'), lines]));
       return after.at(-1)!.seq;
     } finally {
