@@ -1,11 +1,12 @@
 /**
- * How long one JSONL group commit holds the event loop: 32 streams append a batch of 37 checked splice events each
+ * How long one JSONL group commit holds the event loop: 32 streams (`BENCH_STREAMS`) append a batch of 37 checked splice events each
  * (as a host's write-behind windows do when they expire together), one group per round; per round, the longest CPU
  * time of the process between two runs of a 1 ms timer (its own work's hold) and the timer's longest lateness.
  *
  *   npx tsx bench/jsonl-commit-holds.ts [commitSliceMs]     # default: the store's default (2 ms); Infinity: no slices
  *
- * Env: BENCH_PER (events per stream, 37), BENCH_ROUNDS (30; the first 5 are warm-up).
+ * Env: BENCH_STREAMS (32), BENCH_PER (events per stream, 37), BENCH_ROUNDS (30; the first 5 are warm-up).
+ * `BENCH_STREAMS=1 BENCH_PER=2000`: one large append per group (a long turn's batch), cut between its events.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +19,7 @@ import type { NewEvent } from '../runtime/ports/event-store.js';
 import { deepFreeze } from '../domain/json.js';
 
 const slice = process.argv[2] === undefined ? undefined : Number(process.argv[2]);
-const STREAMS = 32;
+const STREAMS = Number(process.env['BENCH_STREAMS'] ?? 32);
 const PER = Number(process.env['BENCH_PER'] ?? 37);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 30);
 const WARMUP = 5;

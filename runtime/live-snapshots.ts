@@ -6,6 +6,7 @@ import type { EventStore } from './ports/event-store.js';
 import type { FoldSnapshot, FoldSnapshotSource } from './ports/fold-snapshots.js';
 import { isStoreClosedError } from './ports/store-errors.js';
 import type { Logger } from './logger.js';
+import type { LoopGate } from './loop-slices.js';
 import { checkpointSnapshot, foldRange, SNAPSHOT_EVERY, usableBelow } from './session-range.js';
 
 /**
@@ -23,8 +24,10 @@ import { checkpointSnapshot, foldRange, SNAPSHOT_EVERY, usableBelow } from './se
  * append snapshots.
  */
 
-/** The events a catch-up folds from memory between two turns of the event loop. */
+/** The most events a catch-up folds from memory between two turns of the event loop. */
 const HELD_SLICE = 256;
+/** The longest a catch-up folds from memory between two turns of the event loop, ms (a large state's events cost more). */
+const HELD_SLICE_MS = 2;
 
 /** The events a live log holds in memory by seq (undefined: not held), for the catch-ups' folds. */
 export type HeldEvents = (stream: string, seq: number) => LogEvent | undefined;
@@ -72,14 +75,20 @@ export class LiveSnapshots {
   readonly #logger: Logger;
   readonly #every: number;
   readonly #held: HeldEvents;
+  readonly #gate: LoopGate | undefined;
   readonly #sessions = new Map<string, Entry>();
 
-  /** `held`: the events the live logs hold (none by default: every catch-up reads the store). */
-  constructor(store: EventStore & FoldSnapshotSource, logger: Logger, every = SNAPSHOT_EVERY, held: HeldEvents = () => undefined) {
+  /**
+   * `held`: the events the live logs hold (none by default: every catch-up reads the store); `gate`: where a catch-up
+   * waits between two slices of its fold (the runtime's `turnGate`, whose budget per turn of the loop bounds the
+   * slices of every session's catch-up together; without one, each slice waits for a `setImmediate` of its own).
+   */
+  constructor(store: EventStore & FoldSnapshotSource, logger: Logger, every = SNAPSHOT_EVERY, held: HeldEvents = () => undefined, gate?: LoopGate) {
     this.#store = store;
     this.#logger = logger;
     this.#every = every;
     this.#held = held;
+    this.#gate = gate;
   }
 
   /** The seq of the last checkpoint below `end` (-1 when the log has not reached one). */
@@ -185,10 +194,18 @@ export class LiveSnapshots {
     }
     let { state, facts } = start;
     const taken: FoldSnapshot[] = [];
+    let sliceStart = 0;
     for (let seq = start.seq + 1; seq <= target; seq++) {
       // folded in slices, each after a turn of the loop: the catch-ups of many sessions that pass a checkpoint together
-      // (and a long range: a session resumed whole, far past its last snapshot) do not hold the loop in one stretch
-      if ((seq - start.seq - 1) % HELD_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      // (and a long range: a session resumed whole, far past its last snapshot) do not hold the loop in one stretch;
+      // a slice ends after HELD_SLICE events or HELD_SLICE_MS, whichever comes first (the events of a session with a
+      // long pending list fold slower)
+      // (the catch-ups of many sessions resume in one turn of the loop after their `setImmediate`s: the gate's budget
+      // bounds them together)
+      if ((seq - start.seq - 1) % HELD_SLICE === 0 || performance.now() - sliceStart >= HELD_SLICE_MS) {
+        await (this.#gate !== undefined ? this.#gate.next() : new Promise((resolve) => setImmediate(resolve)));
+        sliceStart = performance.now();
+      }
       // every event of the range is held (a session disposed meanwhile holds none: the store is read instead)
       const event = this.#held(stream, seq);
       if (event === undefined || event.seq !== seq) return null;

@@ -58,9 +58,10 @@ export interface ModelStepPort<A> {
   /** Writes the step's provenance (`request/header`, `request/context`) before a request, when it is new. */
   readonly requests: RequestRecord;
   /**
-   * Where the turn waits, after each checkpoint, for its next slice of the event loop: the work after it (the step's
-   * appends, the request) runs when the gate releases it, not in the same turn of the loop as every other session's.
-   * To the outside the wait is part of the checkpoint's. Undefined: the turn goes on at once.
+   * Where the turn waits, after each checkpoint and once the model answered, for its next slice of the event loop: the
+   * work after it (the step's appends, the request) runs when the gate releases it, not in the same turn of the loop
+   * as every other session's. To the outside the wait is part of the checkpoint's, or of the model call's.
+   * Undefined: the turn goes on at once.
    */
   readonly gate: LoopGate | undefined;
 }
@@ -217,6 +218,10 @@ export const runModelStep = async <A>(
     await log.checkpoint();
     if (port.gate) await port.gate.next();
   }
+  // the answer arrived in a model's timer or I/O callback, often the same one as other sessions' answers: the step's
+  // appends that follow (the answer, its tool calls, the turn's end and the next turn's start) run in this session's
+  // slice of the loop, not all at once in that callback
+  if (port.gate) await port.gate.next();
   const content: AssistantBlock[] = response.finishReason === 'max-tokens' ? response.content.filter((b) => b.type !== 'tool-call') : [...response.content];
   const answer = log.append('assistant/message', {
     turn,

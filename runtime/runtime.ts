@@ -82,7 +82,9 @@ export interface RuntimeOptions {
    * (`new LoopSlices()`: at most a few milliseconds of turn work per turn of the loop, first come first served), so a
    * process running many sessions keeps answering its requests and timers between their turns; `steerlog serve` uses
    * one. A session whose write-behind window expired waits for a slice too before it hands its batch to the store
-   * (`SessionLogOptions.writeGate`). @defaultValue none: a turn goes on as soon as its checkpoint resolves
+   * (`SessionLogOptions.writeGate`), a turn whose model answered before it appends what follows, and a live fold
+   * snapshot's catch-up between two slices of its fold. @defaultValue none: a turn goes on as soon as its checkpoint
+   * resolves
    */
   readonly turnGate?: LoopGate;
   /** Parallel-safe tool calls at once. @defaultValue 4 */
@@ -254,7 +256,7 @@ export const createRuntime = (given: RuntimeOptions): Runtime => {
   // live checkpoints: told of every append that stored events (never with sealed content); their folds read the
   // events the live agents hold
   const liveSnapshots =
-    options.foldSnapshots?.live !== false && keys === null && isFoldSnapshotSource(options.store) ? new LiveSnapshots(options.store, logger, options.foldSnapshots?.every, (stream, seq) => live.get(stream)?.eventAt(seq))
+    options.foldSnapshots?.live !== false && keys === null && isFoldSnapshotSource(options.store) ? new LiveSnapshots(options.store, logger, options.foldSnapshots?.every, (stream, seq) => live.get(stream)?.eventAt(seq), options.turnGate)
       : undefined;
   const onStored = (a: StoreAppendTiming): void => {
     onAppend?.(a);

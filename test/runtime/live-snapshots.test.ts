@@ -11,6 +11,7 @@ import { silentLogger, type Logger } from '../../runtime/logger.js';
 import { sequentialIds, steppingClock } from '../../runtime/ports/clock.js';
 import { createRuntime, type RuntimeOptions } from '../../runtime/runtime.js';
 import { foldRange } from '../../runtime/session-range.js';
+import { LoopSlices } from '../../runtime/loop-slices.js';
 import { LiveSnapshots } from '../../runtime/live-snapshots.js';
 import { msg } from '../../testing/log-builder.js';
 
@@ -189,6 +190,42 @@ describe('live fold snapshots', () => {
     expect(kept.length).toBe(Math.floor(events.length / 512));
     expect(longest).toBeGreaterThan(0);
     expect(longest).toBeLessThanOrEqual(256);
+    // events that fold slowly (here each held read takes 0.1 ms): a slice ends after about 2 ms, not 256 events
+    longest = 0;
+    let slowTicking = true;
+    const slowTick = (): void => {
+      sinceTurn = 0;
+      if (slowTicking) setImmediate(slowTick);
+    };
+    setImmediate(slowTick);
+    const slowStore = await openJsonlEventStore(join(root, 'slow-fold'), { durability: 'none' });
+    await slowStore.append('live', events.map((e) => ({ id: e.id, type: e.type, time: e.time, data: e.data, ...(e.metadata ? { metadata: e.metadata } : {}), ...(e.hash ? { hash: e.hash } : {}) })), 'no_stream');
+    const slow = new LiveSnapshots(slowStore, silentLogger, 512, (_stream, seq) => {
+      longest = Math.max(longest, ++sinceTurn);
+      const until = performance.now() + 0.1;
+      while (performance.now() < until);
+      return events[seq];
+    });
+    slow.committed('live', events.length);
+    await slow.settled();
+    slowTicking = false;
+    expect((await slowStore.loadFoldSnapshots('live')).length).toBe(Math.floor(events.length / 512));
+    expect(longest).toBeGreaterThan(0);
+    expect(longest).toBeLessThanOrEqual(40);
+    await slowStore.close();
+    // with a gate (the runtime's turnGate), the slices wait there: its budget per turn of the loop bounds the
+    // catch-ups of every session together, not each on its own
+    const gatedStore = await openJsonlEventStore(join(root, 'gated-fold'), { durability: 'none' });
+    await gatedStore.append('live', events.map((e) => ({ id: e.id, type: e.type, time: e.time, data: e.data, ...(e.metadata ? { metadata: e.metadata } : {}), ...(e.hash ? { hash: e.hash } : {}) })), 'no_stream');
+    let waits = 0;
+    const gate = new LoopSlices({ budgetMs: 2 });
+    const gated = new LiveSnapshots(gatedStore, silentLogger, 512, (_stream, seq) => events[seq], { next: () => (waits++, gate.next()) });
+    gated.committed('live', events.length);
+    await gated.settled();
+    expect((await gatedStore.loadFoldSnapshots('live')).length).toBe(Math.floor(events.length / 512));
+    // a slice at most every 256 events: at least one wait per 256 of the 2,600 folded
+    expect(waits).toBeGreaterThanOrEqual(Math.ceil(events.length / 256));
+    await gatedStore.close();
     await store.close();
   });
 

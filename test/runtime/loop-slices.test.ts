@@ -146,7 +146,7 @@ describe('LoopSlices', () => {
 });
 
 describe('a runtime with a turn gate', () => {
-  it('waits at the gate after the claim is durable and after the step is durable, and logs the same turn', async () => {
+  it('waits at the gate after the claim is durable, after the step is durable and once the model answered, and logs the same turn', async () => {
     const run = async (turnGate: LoopGate | undefined) => {
       const store = new MemoryEventStore();
       const runtime = createRuntime({
@@ -173,8 +173,9 @@ describe('a runtime with a turn gate', () => {
       },
     };
     const gated = await run(counting);
-    // two turns (A, then B), each waiting twice: after its claim's checkpoint and after its step's
-    expect(waits).toHaveLength(4);
+    // two turns (A, then B), each waiting three times: after its claim's checkpoint, after its step's and once the
+    // model answered (the appends that follow an answer run in the session's slice, not in the model's callback)
+    expect(waits).toHaveLength(6);
     expect(gated).toEqual(await run(undefined));
     expect(gated.filter((t) => t.startsWith('turn/start'))).toEqual(['turn/start1', 'turn/start2']);
   });

@@ -39,7 +39,8 @@ export interface CommitContext {
   readonly catalog?: JsonlSessionCatalog;
   /**
    * How long the commit's own work runs before it lets the event loop run (`WorkSlices`): drafting the group's lines
-   * (between two appends of the group) and encoding its journal record. @defaultValue Infinity (no slicing)
+   * (between two events, of one append or of two), encoding its index records and its journal record.
+   * @defaultValue Infinity (no slicing)
    */
   readonly sliceMs?: number;
 }
@@ -71,7 +72,7 @@ export const commitAppends = async (
     await directory.refreshDeletions();
     let nextPos = index.view.count;
     const refreshed = new Map<string, StreamState>();
-    // a group of many appends (every session's write-behind at once) drafts thousands of lines: in slices
+    // a group of many appends (every session's write-behind at once), or one large append, drafts thousands of lines: in slices
     const slices = new WorkSlices(sliceMs);
     for (const item of items) {
       if (slices.due) await slices.pause();
@@ -110,7 +111,11 @@ export const commitAppends = async (
           draft = { state, lines: [], newIds: new Map(), newPositions: [], lastRevision: state.lastRevision, bytes: 0 };
           drafts.set(item.stream, draft);
         }
-        for (const e of item.events) {
+        for (let i = 0; i < item.events.length; i++) {
+          // one large append (a turn's batch, a fork's seed) drafts many lines too: in slices as well, between two
+          // events (the check above covers the first)
+          if (i > 0 && slices.due) await slices.pause();
+          const e = item.events[i]!;
           const rev = ++draft.lastRevision;
           const pos = nextPos++;
           const stored: StoredEvent = {

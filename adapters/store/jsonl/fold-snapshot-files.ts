@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FoldSnapshot } from '../../../runtime/ports/fold-snapshots.js';
+import type { WorkSlices } from '../shared/work-slices.js';
 import { crc32 } from './line-codec.js';
 
 /**
@@ -19,17 +20,28 @@ const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
 /** The path of a stream's snapshot file. */
 export const snapshotFileOf = (dir: string, fileHash: string): string => join(dir, SNAPSHOTS_DIR, `${fileHash}.snap`);
 
+/** The line of one snapshot. */
+const snapshotLine = (s: FoldSnapshot): string => {
+  const inner = JSON.stringify({ seq: s.seq, id: s.id, ...(s.hash !== undefined ? { hash: s.hash } : {}), version: s.version, state: s.state });
+  return `{"c":"${hex8(crc32(Buffer.from(inner, 'utf8')))}","s":${inner}}\n`;
+};
+
 /** The bytes of a snapshot file. */
-export const encodeSnapshots = (snapshots: readonly FoldSnapshot[]): Buffer =>
-  Buffer.from(
-    snapshots
-      .map((s) => {
-        const inner = JSON.stringify({ seq: s.seq, id: s.id, ...(s.hash !== undefined ? { hash: s.hash } : {}), version: s.version, state: s.state });
-        return `{"c":"${hex8(crc32(Buffer.from(inner, 'utf8')))}","s":${inner}}\n`;
-      })
-      .join(''),
-    'utf8',
-  );
+export const encodeSnapshots = (snapshots: readonly FoldSnapshot[]): Buffer => Buffer.from(snapshots.map(snapshotLine).join(''), 'utf8');
+
+/**
+ * `encodeSnapshots`'s very bytes, a snapshot at a time: between two, once `slices` says a slice ran
+ * (`WorkSlices.due`), it lets the event loop run (a catch-up writes several snapshots of a large state at once; each
+ * one's serialization is a piece that is not cut).
+ */
+export const encodeSnapshotsSliced = async (snapshots: readonly FoldSnapshot[], slices: WorkSlices): Promise<Buffer> => {
+  const lines: string[] = [];
+  for (let i = 0; i < snapshots.length; i++) {
+    if (i > 0 && slices.due) await slices.pause();
+    lines.push(snapshotLine(snapshots[i]!));
+  }
+  return Buffer.from(lines.join(''), 'utf8');
+};
 
 const isSnapshot = (v: unknown): v is FoldSnapshot => {
   if (typeof v !== 'object' || v === null) return false;
@@ -199,12 +211,24 @@ const firstSnapshotIn = (bytes: Buffer): FoldSnapshot | undefined => {
   return undefined;
 };
 
-/** Replaces the snapshot file (a temporary file renamed over the old one); a failure keeps the old one. */
-export const writeSnapshotFile = async (dir: string, path: string, snapshots: readonly FoldSnapshot[]): Promise<void> => {
+/**
+ * What encodes the lines of snapshots for a write: `encodeSnapshots`'s bytes, maybe in slices, maybe in turn with
+ * others (fold-snapshot-encoders.ts).
+ */
+export type SnapshotEncoder = (snapshots: readonly FoldSnapshot[]) => Promise<Buffer>;
+
+/** `encodeSnapshots`, in one piece. */
+const inOnePiece: SnapshotEncoder = async (snapshots) => encodeSnapshots(snapshots);
+
+/**
+ * Replaces the snapshot file (a temporary file renamed over the old one); a failure keeps the old one. The lines are
+ * encoded by `encode`. @param encode default: in one piece
+ */
+export const writeSnapshotFile = async (dir: string, path: string, snapshots: readonly FoldSnapshot[], encode: SnapshotEncoder = inOnePiece): Promise<void> => {
   const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     await mkdir(join(dir, SNAPSHOTS_DIR), { recursive: true });
-    await writeFile(tmp, encodeSnapshots(snapshots));
+    await writeFile(tmp, await encode(snapshots));
     await rename(tmp, path);
   } catch {
     await rm(tmp, { force: true }).catch(() => undefined);
@@ -244,8 +268,9 @@ const lastSnapshotOf = async (fh: FileHandle, size: number): Promise<{ readonly 
  * the last line of the file that checks; a file whose last line is torn (no newline) gets one first, so the torn
  * line stays one line that does not check. Only the file's tail is read. Answers the seq of the file's last line that
  * checks after the append (-1: none, or the file is missing). A failure writes nothing more (a cache) and answers -1.
+ * The lines are encoded by `encode`. @param encode default: in one piece
  */
-export const appendSnapshotFile = async (dir: string, path: string, snapshots: readonly FoldSnapshot[]): Promise<number> => {
+export const appendSnapshotFile = async (dir: string, path: string, snapshots: readonly FoldSnapshot[], encode: SnapshotEncoder = inOnePiece): Promise<number> => {
   try {
     // nothing to add: the tail is read when the file exists, none is created
     if (snapshots.length > 0) await mkdir(join(dir, SNAPSHOTS_DIR), { recursive: true });
@@ -255,7 +280,7 @@ export const appendSnapshotFile = async (dir: string, path: string, snapshots: r
       const { last, endsWithNewline } = size === 0 ? { last: undefined, endsWithNewline: true } : await lastSnapshotOf(fh, size);
       const after = snapshots.filter((s, i) => (last === undefined || s.seq > last.seq) && (i === 0 || s.seq > snapshots[i - 1]!.seq));
       if (after.length === 0) return last?.seq ?? -1;
-      const lines = encodeSnapshots(after);
+      const lines = await encode(after);
       await fh.appendFile(endsWithNewline ? lines : Buffer.concat([Buffer.from('\n'), lines]));
       return after.at(-1)!.seq;
     } finally {

@@ -1,4 +1,5 @@
 import { StoreCorruptError } from '../../../runtime/ports/store-errors.js';
+import type { WorkSlices } from '../shared/work-slices.js';
 import type { FileOps } from './fs-ops.js';
 import { decodeIndexRecord, encodeIndexRecord, INDEX_RECORD_BYTES, type IndexRecord } from './line-codec.js';
 
@@ -53,6 +54,22 @@ export const readIndexRecords = async (file: FileOps, path: string, from: number
 export const encodeIndexRecords = (records: readonly IndexRecord[]): Buffer => {
   const buffer = Buffer.alloc(records.length * INDEX_RECORD_BYTES);
   records.forEach((r, i) => encodeIndexRecord(r, buffer, i * INDEX_RECORD_BYTES));
+  return buffer;
+};
+
+/** How many index records are encoded between two looks at the slices. */
+const RECORDS_PER_PIECE = 256;
+
+/**
+ * `encodeIndexRecords`'s very bytes, a piece of 256 records at a time: between two pieces, once `slices` says a slice
+ * ran (`WorkSlices.due`), it lets the event loop run (a group commit of thousands of events has as many records).
+ */
+export const encodeIndexRecordsSliced = async (records: readonly IndexRecord[], slices: WorkSlices): Promise<Buffer> => {
+  const buffer = Buffer.alloc(records.length * INDEX_RECORD_BYTES);
+  for (let i = 0; i < records.length; i++) {
+    if (i > 0 && i % RECORDS_PER_PIECE === 0 && slices.due) await slices.pause();
+    encodeIndexRecord(records[i]!, buffer, i * INDEX_RECORD_BYTES);
+  }
   return buffer;
 };
 

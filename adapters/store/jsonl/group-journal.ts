@@ -33,10 +33,13 @@ export interface JournalRecord {
   readonly index: { readonly first: number; readonly bytes: Buffer };
 }
 
+/** The bytes of a stream entry encoded between two looks at the slices: a multiple of 3 (whole base64 groups). */
+const BASE64_PIECE_BYTES = 3 * 32 * 1024;
+
 /**
- * `encodeJournalRecord`'s very bytes, built a stream entry at a time: between two entries, once `slices` says a
- * slice ran (`WorkSlices.due`), it lets the event loop run (a group commit's record holds every line of the group
- * in base64, a megabyte and more under load). The inner value is written as `JSON.stringify` writes it (the file name
+ * `encodeJournalRecord`'s very bytes, built a stream entry at a time (a large entry in pieces of 96 KiB): between two
+ * entries or pieces, once `slices` says a slice ran (`WorkSlices.due`), it lets the event loop run (a group commit's
+ * record holds every line of the group in base64, a megabyte and more under load). The inner value is written as `JSON.stringify` writes it (the file name
  * through `JSON.stringify`, base64 needs no escapes) and checksummed in place, as a stream line is.
  */
 export const encodeJournalRecordSliced = async (record: JournalRecord, slices?: WorkSlices): Promise<Buffer> => {
@@ -44,7 +47,14 @@ export const encodeJournalRecordSliced = async (record: JournalRecord, slices?: 
   for (let i = 0; i < record.streams.length; i++) {
     if (slices?.due) await slices.pause();
     const e = record.streams[i]!;
-    parts.push(Buffer.from(`${i > 0 ? ',' : ''}[${JSON.stringify(e.file)},${JSON.stringify(e.offset)},"${e.bytes.toString('base64')}"]`, 'utf8'));
+    parts.push(Buffer.from(`${i > 0 ? ',' : ''}[${JSON.stringify(e.file)},${JSON.stringify(e.offset)},"`, 'utf8'));
+    // one stream's lines (one large append: a megabyte and more) in pieces of whole 3-byte groups, whose base64
+    // texts put together are the base64 of the whole (no padding but the last piece's)
+    for (let at = 0; at < e.bytes.length; at += BASE64_PIECE_BYTES) {
+      if (at > 0 && slices?.due) await slices.pause();
+      parts.push(Buffer.from(e.bytes.toString('base64', at, Math.min(e.bytes.length, at + BASE64_PIECE_BYTES)), 'latin1'));
+    }
+    parts.push(Buffer.from('"]', 'latin1'));
   }
   parts.push(Buffer.from(`],"i":[${JSON.stringify(record.index.first)},"${record.index.bytes.toString('base64')}"]}}\n`, 'latin1'));
   if (slices?.due) await slices.pause();

@@ -37,7 +37,8 @@ import { StreamCache } from './stream-cache.js';
 import { JsonlSessionCatalog } from './session-catalog.js';
 import type { SessionCatalogPage, SessionCatalogQuery, SessionCatalogSource } from '../../../runtime/ports/session-catalog.js';
 import type { FoldSnapshot, FoldSnapshotSource, SnapshotRange } from '../../../runtime/ports/fold-snapshots.js';
-import { appendSnapshotFile, readSnapshotFile, readSnapshotFileNear, snapshotFileOf, writeSnapshotFile } from './fold-snapshot-files.js';
+import { appendSnapshotFile, readSnapshotFile, readSnapshotFileNear, snapshotFileOf, writeSnapshotFile, type SnapshotEncoder } from './fold-snapshot-files.js';
+import { sharedSliceEncoder } from './fold-snapshot-encoders.js';
 import { KeyedLock } from '../../../runtime/keyed-lock.js';
 
 /** The EventStore port on a directory of JSONL files. See docs/store-jsonl.md. */
@@ -47,6 +48,8 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
   readonly #lock: DirectoryLock | undefined;
   readonly #maxEventBytes: number;
   readonly #pollIntervalMs: number;
+  /** The fold snapshots' encoder: in slices of commitSliceMs, one write's snapshots at a time. */
+  readonly #encodeSnapshots: SnapshotEncoder;
   readonly #queue: CommitQueue<PendingAppend | PendingDeletion>;
   readonly #notifier = new ChangeNotifier();
   readonly #catalog: JsonlSessionCatalog;
@@ -72,6 +75,7 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
     // A read-only store (no lock) refuses every append.
     const lease = lock ? new LockLease(lock) : undefined;
     const sliceMs = options.commitSliceMs ?? DEFAULT_COMMIT_SLICE_MS;
+    this.#encodeSnapshots = sharedSliceEncoder(sliceMs);
     this.#queue = new CommitQueue<PendingAppend | PendingDeletion>(
       async (items, more) => {
         if (!lease) {
@@ -233,7 +237,7 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
 
   /** Replaces the fold snapshots kept beside `stream`; a store opened read-only writes nothing (reading never writes). */
   async saveFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<void> {
-    await this.#writeSnapshots(stream, undefined, (path) => writeSnapshotFile(this.#directory.dir, path, snapshots));
+    await this.#writeSnapshots(stream, undefined, (path) => writeSnapshotFile(this.#directory.dir, path, snapshots, this.#encodeSnapshots));
   }
 
   /**
@@ -242,7 +246,7 @@ export class JsonlEventStore implements EventStore, StreamDeletion, SessionCatal
    * (-1: none, or nothing could be written); a store opened read-only writes nothing and answers -1.
    */
   async appendFoldSnapshots(stream: string, snapshots: readonly FoldSnapshot[]): Promise<number> {
-    return this.#writeSnapshots(stream, -1, (path) => appendSnapshotFile(this.#directory.dir, path, snapshots));
+    return this.#writeSnapshots(stream, -1, (path) => appendSnapshotFile(this.#directory.dir, path, snapshots, this.#encodeSnapshots));
   }
 
   /**

@@ -43,9 +43,10 @@ export interface JsonlEventStoreOptions {
   readonly catalogLogBytes?: number;
   /**
    * How long a commit's own synchronous work may run before it lets the event loop run (ms): a group commit of
-   * many appends drafts its lines and encodes its journal record in slices this long, between two appends of the
-   * group and two stream files of the record, so the process's timers and I/O (a host's requests) wait at most
-   * about this long for it. 0 pauses between every two; `Infinity` never. @defaultValue 2
+   * many appends, or of one large append, drafts its lines and encodes its index and journal records in slices this
+   * long (between two events, 256 index records, two stream files of the record or 96 KiB of one), and a write of
+   * fold snapshots encodes them so (between two snapshots), so the process's timers and I/O (a host's requests) wait
+   * at most about this long for it. 0 pauses between every two; `Infinity` never. @defaultValue 2
    */
   readonly commitSliceMs?: number;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import { StoreIoError } from '../../../runtime/ports/store-errors.js';
 import { isErrnoCode, type FileOps } from './fs-ops.js';
-import { encodeIndexRecords } from './global-index.js';
+import { encodeIndexRecordsSliced } from './global-index.js';
 import { encodeJournalRecordSliced } from './group-journal.js';
 import { WorkSlices } from '../shared/work-slices.js';
 import { encodeHeaderLine, INDEX_RECORD_BYTES, type IndexRecord } from './line-codec.js';
@@ -38,8 +38,9 @@ const crcOf = (line: Buffer): number => Number.parseInt(line.toString('latin1', 
 
 /**
  * Writes every draft's lines, then the index records; fsyncs per the durability mode; rolls back on failure. The
- * journal record (every line of the group again, in base64) is encoded in slices of `sliceMs` (`WorkSlices`), so a
- * large group does not hold the event loop for the whole encoding. @param sliceMs default: no slicing
+ * index records and the journal record (every line of the group again, in base64) are encoded in slices of `sliceMs`
+ * (`WorkSlices`), so a large group does not hold the event loop for the whole encoding. @param sliceMs default: no
+ * slicing
  */
 export const writeDrafts = async (directory: StoreDirectory, cache: StreamCache, drafts: Draft[], indexCount: number, sliceMs = Infinity): Promise<void> => {
   const sync = directory.durability !== 'none';
@@ -66,7 +67,8 @@ export const writeDrafts = async (directory: StoreDirectory, cache: StreamCache,
   // (Until this changed, `fsync` mode flushed each stream file and then the index: two flushes per commit.)
   const journaled = pieces.filter((p) => p.headerBytes === undefined);
   const useJournal = sync && journaled.reduce((n, p) => n + p.end - p.draft.state.size, 0) <= JOURNAL_RECORD_LIMIT;
-  const indexBytes = encodeIndexRecords(records);
+  const slices = new WorkSlices(sliceMs);
+  const indexBytes = await encodeIndexRecordsSliced(records, slices);
   let journalStart = -1;
   let journalEnd = -1;
   try {
@@ -113,7 +115,7 @@ export const writeDrafts = async (directory: StoreDirectory, cache: StreamCache,
           streams: journaled.map((p) => ({ file: p.draft.state.fileName, offset: p.draft.state.size, bytes: p.body })),
           index: { first: indexCount, bytes: indexBytes },
         },
-        new WorkSlices(sliceMs),
+        slices,
       );
       journalEnd = journalStart + record.length;
       // before the write: a name too many (the write then fails and is rolled back) costs one needless fsync

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -52,6 +52,25 @@ describe('JSONL group commit in slices', () => {
     }
   });
 
+  it('encodes a large stream entry in pieces, to the very bytes of the one-piece encoder', async () => {
+    // 250,000 bytes: pieces of 98,304, 98,304 and 53,392 (the last with base64 padding: 250,000 is not a multiple of 3)
+    for (const length of [250_000, 3 * 32 * 1024, 3 * 32 * 1024 + 1]) {
+      const record: JournalRecord = {
+        streams: [
+          { file: 'big.jsonl', offset: 17, bytes: Buffer.from(Array.from({ length }, (_, i) => (i * 7919) % 256)) },
+          { file: 'small.jsonl', offset: 0, bytes: Buffer.from('{"x":1}\n') },
+        ],
+        index: { first: 3, bytes: Buffer.alloc(160, 9) },
+      };
+      let pauses = 0;
+      const sliced = await encodeJournalRecordSliced(record, new WorkSlices(0, () => 0, (run) => (pauses++, setImmediate(run))));
+      expect(sliced.equals(encodeJournalRecord(record))).toBe(true);
+      // a pause before each entry, between two pieces of the large one, and before the record is put together
+      expect(pauses).toBe(2 + Math.ceil(length / (3 * 32 * 1024)) - 1 + 1);
+      expect((await readJournal(memoryFile(sliced))).records).toEqual([record]);
+    }
+  });
+
   it('pauses only once a slice ran', async () => {
     let now = 0;
     let pauses = 0;
@@ -95,6 +114,40 @@ describe('JSONL group commit in slices', () => {
     // journal record and its assembly; never: none
     expect(await pausesOf(0)).toBeGreaterThanOrEqual(39 + 41);
     expect(await pausesOf(Infinity)).toBe(0);
+  });
+
+  it('lets the event loop run between the events of one large append (commitSliceMs)', async () => {
+    /** How many times one append of 600 events to one stream lets the event loop run, and what is read back. */
+    const run = async (commitSliceMs: number): Promise<{ pauses: number; read: string[]; bytes: Buffer }> => {
+      const dir = mkdtempSync(join(tmpdir(), 'steerlog-commit-slices-'));
+      dirs.push(dir);
+      const store = await openJsonlEventStore(dir, { commitSliceMs });
+      const events = Array.from({ length: 600 }, (_, i) => ({ id: `e${i}`, type: 'test/e', time: i, data: { i, text: 'x'.repeat(i % 50) } }));
+      const spy = vi.spyOn(globalThis, 'setImmediate');
+      try {
+        await store.append('s', [{ id: 'first', type: 'test/e', time: 0, data: {} }], 'no_stream');
+        spy.mockClear();
+        await store.append('s', events, 0n);
+        const pauses = spy.mock.calls.length;
+        spy.mockRestore();
+        const read: string[] = [];
+        for await (const e of store.read('s')) read.push(e.id);
+        const name = readdirSync(join(dir, 'streams')).find((f) => f.endsWith('.jsonl'))!;
+        return { pauses, read, bytes: readFileSync(join(dir, 'streams', name)) };
+      } finally {
+        spy.mockRestore();
+        await store.close();
+      }
+    };
+    const sliced = await run(0);
+    const whole = await run(Infinity);
+    // 0 ms slices: a pause before every event of the append but the first (599), between two pieces of 256 index
+    // records (2), before the journal's one stream entry and its assembly (2); never: none
+    expect(sliced.pauses).toBeGreaterThanOrEqual(599 + 2 + 2);
+    expect(whole.pauses).toBe(0);
+    expect(sliced.read).toEqual(['first', ...Array.from({ length: 600 }, (_, i) => `e${i}`)]);
+    // the same lines, byte for byte, however the work was cut
+    expect(sliced.bytes.equals(whole.bytes)).toBe(true);
   });
 
   it('refuses a commitSliceMs that is not a number ≥ 0', async () => {

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openJsonlEventStore } from '../../../../adapters/store/jsonl/index.js';
-import { appendSnapshotFile, decodeSnapshots, decodeSnapshotsNear, encodeSnapshots, readSnapshotFile, readSnapshotFileNear, SNAPSHOTS_DIR } from '../../../../adapters/store/jsonl/fold-snapshot-files.js';
+import { WorkSlices } from '../../../../adapters/store/shared/work-slices.js';
+import { sharedSliceEncoder, sliceEncoder } from '../../../../adapters/store/jsonl/fold-snapshot-encoders.js';
+import { appendSnapshotFile, decodeSnapshots, decodeSnapshotsNear, encodeSnapshots, encodeSnapshotsSliced, readSnapshotFile, readSnapshotFileNear, SNAPSHOTS_DIR } from '../../../../adapters/store/jsonl/fold-snapshot-files.js';
 import type { MemoryEventStore } from '../../../../adapters/store/memory/memory-event-store.js';
 import { snapshotsNear, type FoldSnapshot } from '../../../../runtime/ports/fold-snapshots.js';
 import { foldRange } from '../../../../runtime/session-range.js';
@@ -34,6 +36,42 @@ describe('JSONL fold snapshots', () => {
     ];
     const back = decodeSnapshots(encodeSnapshots(snapshots));
     expect(back.map((s) => ({ ...s }))).toEqual(snapshots);
+  });
+
+  it('are encoded in slices to the very bytes of the one-piece encoder, pausing between two snapshots once a slice ran', async () => {
+    const snapshots: FoldSnapshot[] = Array.from({ length: 5 }, (_, i) => ({ seq: 512 * i + 511, id: `e-${i}`, ...(i % 2 === 0 ? { hash: 'c'.repeat(64) } : {}), version: 2, state: { i, text: 'é☃"\n'.repeat(i * 100) } }));
+    for (const list of [[], snapshots.slice(0, 1), snapshots]) {
+      let pauses = 0;
+      const sliced = await encodeSnapshotsSliced(list, new WorkSlices(0, () => 0, (run) => (pauses++, setImmediate(run))));
+      expect(sliced.equals(encodeSnapshots(list))).toBe(true);
+      // 0 ms slices: a pause between every two snapshots
+      expect(pauses).toBe(Math.max(0, list.length - 1));
+      // never: no pause
+      let never = 0;
+      expect((await encodeSnapshotsSliced(list, new WorkSlices(Infinity, () => 0, (run) => (never++, setImmediate(run))))).equals(sliced)).toBe(true);
+      expect(never).toBe(0);
+    }
+  });
+
+  it('the store\'s encoder encodes one write\'s snapshots at a time, in slices; a plain one lets concurrent writes interleave', async () => {
+    /** Snapshots whose states record when they are serialized (JSON.stringify calls toJSON). */
+    const order: string[] = [];
+    const snaps = (name: string): FoldSnapshot[] => [1, 2, 3].map((i) => ({ seq: i, id: `${name}${i}`, version: 2, state: { toJSON: () => (order.push(`${name}${i}`), { i }) } }));
+    const shared = sharedSliceEncoder(0);
+    const [a, b] = await Promise.all([shared(snaps('a')), shared(snaps('b'))]);
+    expect(order).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
+    expect(a.equals(encodeSnapshots(snaps('a')))).toBe(true);
+    expect(b.equals(encodeSnapshots(snaps('b')))).toBe(true);
+    order.length = 0;
+    const plain = sliceEncoder(0);
+    await Promise.all([plain(snaps('a')), plain(snaps('b'))]);
+    expect(order).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'b3']);
+    // a failed encoding does not stop the next one
+    order.length = 0;
+    const failing: FoldSnapshot[] = [{ seq: 1, id: 'x', version: 2, state: { toJSON: () => { throw new Error('no'); } } }];
+    const [failed, next] = await Promise.allSettled([shared(failing), shared(snaps('c'))]);
+    expect(failed.status).toBe('rejected');
+    expect(next.status === 'fulfilled' && next.value.equals(encodeSnapshots(snaps('c')))).toBe(true);
   });
 
   it('are kept in snapshots/, read back, never written by a read-only store, and a damaged line is skipped', async () => {
