@@ -24,6 +24,9 @@ export interface ActionSpool {
   finish(): void;
 }
 
+/** 10^8: the numbers below it are written in 32-bit integer arithmetic. */
+const LOW = 100_000_000;
+
 /** The ASCII bytes of a key or a constant of the action's JSON text. */
 const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
 const SEQ = ascii('{"seq":');
@@ -69,11 +72,20 @@ export const actionSpool = (path: string): ActionSpool => {
       bytes[at++] = 0x2d;
       n = -n;
     }
+    // a time in milliseconds has 13 digits: its last 8 and the rest apart, each in 32-bit integer arithmetic
+    if (n < LOW) return small(n, 0);
+    const high = Math.floor(n / LOW);
+    small(high, 0);
+    small(n - high * LOW, 8);
+  };
+  /** `n` (0 ≤ n < 10^8) in decimal, padded with zeros to `width` digits. */
+  const small = (n: number, width: number): void => {
     let digits = 1;
-    for (let m = n; m >= 10; m = Math.floor(m / 10)) digits++;
+    for (let m = n; m >= 10; m = (m / 10) | 0) digits++;
+    if (digits < width) digits = width;
     for (let i = at + digits - 1; i >= at; i--) {
       bytes[i] = 0x30 + (n % 10);
-      n = Math.floor(n / 10);
+      n = (n / 10) | 0;
     }
     at += digits;
   };

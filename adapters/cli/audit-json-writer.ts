@@ -1,7 +1,6 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import type { AuditReport } from '../../domain/audit.js';
 import { auditOutput, fatesById, otherInputs, type ActionSink, type AuditExtras } from '../../audit/audit-extras.js';
 import type { ActorAction } from '../../domain/actor-actions.js';
@@ -9,6 +8,7 @@ import { fateOf, type InputFate } from '../../domain/message-facts.js';
 import { type AuditLimit } from '../../audit/audit-limit.js';
 import type { AuditStreams } from '../../audit/audit-pass.js';
 import type { CliIo } from './io.js';
+import { chunkedWriter, copyElements } from './chunked-writer.js';
 import { readLineBatches } from '../../audit/read-lines.js';
 import { openChildSpool } from './audit-child-spool.js';
 import { actionSpool } from './audit-action-spool.js';
@@ -111,28 +111,6 @@ export const spoolFile = (path: string, separator: '\n' | ',' | '' = '\n'): Spoo
       open = false;
     },
   };
-};
-
-/**
- * Writes a `','`-joined spool file to `out` as it is: the elements of a JSON array (without its brackets), read in
- * chunks and decoded as UTF-8 (a character cut by a chunk's end is completed by the next chunk).
- */
-export const copyElements = async (out: ChunkedWriter, file: string): Promise<void> => {
-  const fd = openSync(file, 'r');
-  try {
-    const chunk = Buffer.allocUnsafe(READ_BYTES);
-    const decoder = new StringDecoder('utf8');
-    for (;;) {
-      const n = readSync(fd, chunk, 0, READ_BYTES, null);
-      if (n === 0) break;
-      const flushed = out.write(decoder.write(chunk.subarray(0, n)));
-      if (flushed !== undefined) await flushed;
-    }
-    const rest = decoder.end();
-    if (rest !== '') await out.write(rest);
-  } finally {
-    closeSync(fd);
-  }
 };
 
 /** Is `JSON.stringify(s)` `s` between quotes: no quote, backslash, control character or surrogate in it? */
@@ -324,33 +302,4 @@ const splitOnce = (text: string, marker: string): [string, string] => {
   const at = text.indexOf(marker);
   if (at < 0 || text.indexOf(marker, at + 1) >= 0) throw new Error('audit output: the spool marker is not unique');
   return [text.slice(0, at), text.slice(at + marker.length)];
-};
-
-/** A buffered writer to stdout (see {@link chunkedWriter}). */
-export interface ChunkedWriter {
-  /** Appends `s`; a promise only when the buffer was flushed (await it: the stream may ask to wait for `drain`). */
-  write(s: string): Promise<void> | undefined;
-  end(): Promise<void>;
-}
-
-/** Batches writes to `io.stdout` in ~64 KiB chunks, waiting for `drain` when the stream asks for it. */
-export const chunkedWriter = (io: CliIo): ChunkedWriter => {
-  let buffer = '';
-  const flush = async (): Promise<void> => {
-    if (buffer === '') return;
-    const chunk = buffer;
-    buffer = '';
-    const stdout = io.stdout as CliIo['stdout'] & { once?: (event: 'drain', cb: () => void) => unknown };
-    if (stdout.write(chunk) === false && typeof stdout.once === 'function') {
-      await new Promise<void>((resolve) => stdout.once!('drain', resolve));
-    }
-  };
-  return {
-    // no promise per element: most appends only grow the buffer
-    write(s) {
-      buffer += s;
-      return buffer.length >= FLUSH_CHARS ? flush() : undefined;
-    },
-    end: flush,
-  };
 };
