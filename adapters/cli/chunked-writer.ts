@@ -63,7 +63,6 @@ const textWriter = (stdout: Stdout): ChunkedWriter => {
 
 const byteWriter = (stdout: Writable): ChunkedWriter => {
   const write = (chunk: Uint8Array): Promise<void> | undefined => (stdout.write(chunk) ? undefined : new Promise<void>((resolve) => stdout.once('drain', resolve)));
-  // a new buffer per batch: a stream may hold on to what it was given
   let buffer = Buffer.allocUnsafeSlow(FLUSH_BYTES);
   let at = 0;
   /** Writes the batch (if any) and `then` after it (bytes too large for a batch), in order. */
@@ -71,9 +70,11 @@ const byteWriter = (stdout: Writable): ChunkedWriter => {
     let waits: Promise<void> | undefined;
     if (at > 0) {
       const chunk = buffer.subarray(0, at);
-      buffer = Buffer.allocUnsafeSlow(FLUSH_BYTES);
       at = 0;
       waits = write(chunk);
+      // the batch's buffer is used again once the stream wrote it through (stdout to a file or a pipe: at once);
+      // a stream that still holds it (its write in flight) keeps it, and the next batch gets a new one
+      if (stdout.writableLength > 0) buffer = Buffer.allocUnsafeSlow(FLUSH_BYTES);
     }
     if (then !== undefined) {
       const more = write(then);
@@ -120,9 +121,9 @@ const byteWriter = (stdout: Writable): ChunkedWriter => {
 export const copyElements = async (out: ChunkedWriter, file: string): Promise<void> => {
   const fd = openSync(file, 'r');
   try {
-    // a new chunk per read: the writer may keep a large piece it was given as it is
+    // one chunk for every read: the writer copies what it is given
+    const chunk = Buffer.allocUnsafe(READ_BYTES);
     for (;;) {
-      const chunk = Buffer.allocUnsafe(READ_BYTES);
       const n = readSync(fd, chunk, 0, READ_BYTES, null);
       if (n === 0) break;
       const flushed = out.bytes(chunk.subarray(0, n));

@@ -12,14 +12,24 @@ import { chunkedWriter, copyElements } from '../../../adapters/cli/chunked-write
 const dir = mkdtempSync(join(tmpdir(), 'chunked-writer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A slow stream (a small buffer, each write finished on a later tick) that collects what it is given. */
-const slowStream = (): { stream: Writable; bytes: () => Buffer } => {
+/**
+ * A stream that collects what it is given: slow (a small buffer, each write finished on a later tick: it holds the
+ * chunks it was given meanwhile) or, like stdout to a file or a pipe, writing each chunk through at once.
+ */
+const collecting = (slow: boolean): { stream: Writable; bytes: () => Buffer } => {
   const chunks: Buffer[] = [];
   const stream = new Writable({
     highWaterMark: 1024,
     write(chunk: Buffer, _encoding, done) {
-      chunks.push(Buffer.from(chunk));
-      setImmediate(done);
+      if (!slow) {
+        chunks.push(Buffer.from(chunk));
+        return done();
+      }
+      // copied when the write finishes: a writer that reused a chunk still in flight would show here
+      setImmediate(() => {
+        chunks.push(Buffer.from(chunk));
+        done();
+      });
     },
   });
   return { stream, bytes: () => Buffer.concat(chunks) };
@@ -27,6 +37,7 @@ const slowStream = (): { stream: Writable; bytes: () => Buffer } => {
 
 const piece = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 200 }).map((s) => ({ text: s })),
+  fc.string({ unit: 'grapheme', minLength: 1_000, maxLength: 8_000 }).map((s) => ({ text: s })),
   fc.string({ unit: 'grapheme', minLength: 20_000, maxLength: 40_000 }).map((s) => ({ text: s })),
   fc.string({ unit: 'grapheme', maxLength: 3_000 }).map((s) => ({ file: s })),
 );
@@ -35,10 +46,10 @@ describe('chunkedWriter', () => {
   it('writes the pieces and copied files in order, as bytes to a Node stream and as text to any other sink (property)', async () => {
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(piece, { maxLength: 30 }), fc.nat({ max: 3 }), async (pieces, repeat) => {
+      fc.asyncProperty(fc.array(piece, { maxLength: 30 }), fc.nat({ max: 3 }), fc.boolean(), async (pieces, repeat, slow) => {
         const all = Array.from({ length: repeat + 1 }, () => pieces).flat();
         const expected = all.map((p) => ('text' in p ? p.text : p.file)).join('');
-        const { stream, bytes } = slowStream();
+        const { stream, bytes } = collecting(slow);
         let text = '';
         const outs = [chunkedWriter({ stdout: stream, stderr: stream }), chunkedWriter({ stdout: { write: (s: string) => (text += s) }, stderr: { write: () => undefined } })];
         for (const out of outs) {
