@@ -79,7 +79,9 @@ export const actionSpool = (path: string): ActionSpool => {
     small(n - high * LOW, 8);
   };
   /** `n` (0 ≤ n < 10^8) in decimal, padded with zeros to `width` digits. */
-  const small = (n: number, width: number): void => {
+  const small = (value: number, width: number): void => {
+    // an int32 from here on (a remainder of a double would be a floating-point one)
+    let n = value | 0;
     let digits = 1;
     for (let m = n; m >= 10; m = (m / 10) | 0) digits++;
     if (digits < width) digits = width;
@@ -92,10 +94,30 @@ export const actionSpool = (path: string): ActionSpool => {
   /** A string or null as `JSON.stringify` writes it (a plain string between quotes, any other escaped by it). */
   const string = (s: string | null): void => {
     if (s === null) return put(NULL);
+    // printable ASCII without a quote or a backslash (an id, an actor: nearly always) byte by byte
+    const start = at;
+    bytes[at++] = 0x22;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x20 || c >= 0x80 || c === 0x22 || c === 0x5c) {
+        at = start;
+        return anyString(s);
+      }
+      bytes[at++] = c;
+    }
+    bytes[at++] = 0x22;
+  };
+  /** Any other string: encoded as UTF-8, escaped by `JSON.stringify` if it must be. */
+  const anyString = (s: string): void => {
     const text = plainJsonString(s) ? s : JSON.stringify(s).slice(1, -1);
     bytes[at++] = 0x22;
     at += bytes.write(text, at, 'utf8');
     bytes[at++] = 0x22;
+  };
+  /** A plain ASCII word (an action's kind). */
+  const word = (s: string): void => {
+    for (let i = 0; i < s.length; i++) bytes[at + i] = s.charCodeAt(i);
+    at += s.length;
   };
   /** The most bytes `string(s)` can take: 6 per UTF-16 unit escaped (`\u0000`), else 3 per unit in UTF-8, and the quotes. */
   const most = (s: string | null): number => (s === null ? 4 : s.length * 6 + 2);
@@ -120,7 +142,7 @@ export const actionSpool = (path: string): ActionSpool => {
       number(a.time);
       put(KIND);
       // a kind is one of a fixed set of plain ASCII words
-      at += bytes.write(a.kind, at, 'latin1');
+      word(a.kind);
       put(ID);
       string(a.id);
       put(TURN);
