@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChildListSink, ChildRecord } from '../../domain/children/index.js';
+import type { ChildEpoch, ChildListSink, ChildMessage, ChildRecord } from '../../domain/children/index.js';
 
 /** A run is written out once this many characters of JSON are held: a few MiB, whatever the log's length. */
 const RUN_CHARS = 4 * 1024 * 1024;
@@ -9,6 +9,8 @@ const READ_BYTES = 16 * 1024;
 
 /** The three lists of a child record, in the order the record's JSON lists them. */
 const KINDS = ['epochs', 'reports', 'settlements'] as const;
+/** The {@link ChildListTexts} method of each list. */
+const KIND_ITEMS = ['epoch', 'report', 'settlement'] as const;
 type Kind = 0 | 1 | 2;
 
 /**
@@ -25,19 +27,41 @@ export interface ChildSpool {
    * what the record itself still holds — exactly as `JSON.stringify` writes the records the fold would have kept.
    */
   write(records: readonly ChildRecord[], out: (text: string) => Promise<void> | undefined): Promise<void>;
+  /**
+   * The texts of one list of the record at `index` in `records` (the fold's report's children, in order), in the
+   * record's order: the spooled ones, then those still held, then the record's own. Asked for each record in
+   * order, each record's lists in the order `epochs`, `reports`, `settlements` (the runs are read once, in order).
+   */
+  texts(record: ChildRecord, index: number, list: ChildList): Generator<string>;
   /** Closes the run files (the caller removes the directory). */
   close(): void;
 }
 
+/** One of a child record's lists, by its key in the record. */
+export type ChildList = (typeof KINDS)[number];
+
+/** How a child spool writes the items of the children's lists: each as one text without a newline. */
+export interface ChildListTexts {
+  epoch(epoch: ChildEpoch): string;
+  report(message: ChildMessage): string;
+  settlement(message: ChildMessage): string;
+}
+
+/** Each item as its JSON (what `audit --json` prints). */
+const JSON_TEXTS: ChildListTexts = { epoch: (e) => JSON.stringify(e), report: (m) => JSON.stringify(m), settlement: (m) => JSON.stringify(m) };
+
 /** Options of {@link openChildSpool}. */
 export interface ChildSpoolOptions {
-  /** Characters of JSON held before they are written out as a run. @defaultValue 4 Mi */
+  /** Characters of text held before they are written out as a run. @defaultValue 4 Mi */
   readonly runChars?: number;
+  /** The items' texts (none may hold a newline). @defaultValue their JSON */
+  readonly texts?: ChildListTexts;
 }
 
 /** A child spool writing its runs in `dir`. */
 export const openChildSpool = (dir: string, options: ChildSpoolOptions = {}): ChildSpool => {
   const runChars = options.runChars ?? RUN_CHARS;
+  const text = options.texts ?? JSON_TEXTS;
   // held lines per list, per child index
   let held: Map<number, string[]>[] = [new Map(), new Map(), new Map()];
   let heldChars = 0;
@@ -75,15 +99,30 @@ export const openChildSpool = (dir: string, options: ChildSpoolOptions = {}): Ch
     heldChars = 0;
   };
   const readers: RunReader[] = [];
-  return {
-    sink: {
-      epoch: (child, epoch) => add(0, child, JSON.stringify(epoch)),
-      report: (child, message) => add(1, child, JSON.stringify(message)),
-      settlement: (child, message) => add(2, child, JSON.stringify(message)),
-    },
-    async write(records, out) {
+  let reading = false;
+  /** The texts of list `kind` of child `i`: spooled, held, then the record's own. */
+  function* texts(record: ChildRecord, i: number, kind: Kind): Generator<string> {
+    if (!reading) {
       // runs[k][kind]: the run files, oldest first; the lines still held are the newest run
       for (const files of runs) readers.push(...files.map(runReader));
+      reading = true;
+    }
+    for (let r = 0; r < runs.length; r++) {
+      const reader = readers[r * 3 + kind]!;
+      for (let line = reader.next(i); line !== null; line = reader.next(i)) yield line;
+    }
+    for (const line of held[kind]!.get(i) ?? []) yield line;
+    const own = text[KIND_ITEMS[kind]] as (item: ChildEpoch | ChildMessage) => string;
+    for (const value of record[KINDS[kind]]) yield own(value);
+  }
+  return {
+    sink: {
+      epoch: (child, epoch) => add(0, child, text.epoch(epoch)),
+      report: (child, message) => add(1, child, text.report(message)),
+      settlement: (child, message) => add(2, child, text.settlement(message)),
+    },
+    texts: (record, index, list) => texts(record, index, KINDS.indexOf(list) as Kind),
+    async write(records, out) {
       // out() returns a promise only when it flushed: awaited then, never per line
       let flushed: Promise<void> | undefined;
       flushed = out('[');
@@ -96,19 +135,8 @@ export const openChildSpool = (dir: string, options: ChildSpoolOptions = {}): Ch
           let n = 0;
           flushed = out(`,"${KINDS[kind]}":[`);
           if (flushed !== undefined) await flushed;
-          for (let r = 0; r < runs.length; r++) {
-            const reader = readers[r * 3 + kind]!;
-            for (let line = reader.next(i); line !== null; line = reader.next(i)) {
-              flushed = out(n++ === 0 ? line : `,${line}`);
-              if (flushed !== undefined) await flushed;
-            }
-          }
-          for (const line of held[kind]!.get(i) ?? []) {
+          for (const line of texts(record, i, kind)) {
             flushed = out(n++ === 0 ? line : `,${line}`);
-            if (flushed !== undefined) await flushed;
-          }
-          for (const value of record[KINDS[kind]]) {
-            flushed = out(n++ === 0 ? JSON.stringify(value) : `,${JSON.stringify(value)}`);
             if (flushed !== undefined) await flushed;
           }
           flushed = out(i === records.length - 1 && kind === 2 ? ']}]' : kind === 2 ? ']}' : ']');

@@ -1,16 +1,17 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
 import type { AuditReport } from '../../domain/audit.js';
 import { auditOutput, fatesById, otherInputs, type ActionSink, type AuditExtras } from '../../audit/audit-extras.js';
 import type { ActorAction } from '../../domain/actor-actions.js';
-import { fateOf } from '../../domain/message-facts.js';
+import { fateOf, type InputFate } from '../../domain/message-facts.js';
 import { type AuditLimit } from '../../audit/audit-limit.js';
 import type { AuditStreams } from '../../audit/audit-pass.js';
 import type { CliIo } from './io.js';
+import { chunkedWriter, copyElements } from './chunked-writer.js';
 import { readLineBatches } from '../../audit/read-lines.js';
 import { openChildSpool } from './audit-child-spool.js';
+import { actionSpool } from './audit-action-spool.js';
 
 // Small enough that a batch of spooled lines or output text dies young (a 1 MiB batch outlives scavenges and is
 // promoted to the old generation), large enough that writes stay few.
@@ -112,28 +113,6 @@ export const spoolFile = (path: string, separator: '\n' | ',' | '' = '\n'): Spoo
   };
 };
 
-/**
- * Writes a `','`-joined spool file to `out` as it is: the elements of a JSON array (without its brackets), read in
- * chunks and decoded as UTF-8 (a character cut by a chunk's end is completed by the next chunk).
- */
-export const copyElements = async (out: ChunkedWriter, file: string): Promise<void> => {
-  const fd = openSync(file, 'r');
-  try {
-    const chunk = Buffer.allocUnsafe(READ_BYTES);
-    const decoder = new StringDecoder('utf8');
-    for (;;) {
-      const n = readSync(fd, chunk, 0, READ_BYTES, null);
-      if (n === 0) break;
-      const flushed = out.write(decoder.write(chunk.subarray(0, n)));
-      if (flushed !== undefined) await flushed;
-    }
-    const rest = decoder.end();
-    if (rest !== '') await out.write(rest);
-  } finally {
-    closeSync(fd);
-  }
-};
-
 /** Is `JSON.stringify(s)` `s` between quotes: no quote, backslash, control character or surrogate in it? */
 const plainJsonString = (s: string): boolean => {
   for (let i = 0; i < s.length; i++) {
@@ -161,10 +140,10 @@ export const openAuditSpool = (): AuditSpool => {
   // the turns and actions are copied out verbatim, the messages read back line by line (each gets its fate)
   const turns = spoolFile(join(dir, 'turns.json'), ',');
   const messages = spoolFile(join(dir, 'messages.jsonl'));
-  const actions = spoolFile(join(dir, 'actions.json'), ',');
+  const actions = actionSpool(join(dir, 'actions.json'));
   const turn = (t: AuditReport['turns'][number]): void => appendTurn(turns, t);
   const message = (m: AuditReport['messages'][number]): void => messages.append(JSON.stringify(m));
-  const actionSink: ActionSink = { push: (a) => actions.append(actionJson(a)), restart: () => actions.restart() };
+  const actionSink: ActionSink = { push: (a) => actions.push(a), restart: () => actions.restart() };
   const children = openChildSpool(dir);
   return {
     turn,
@@ -204,7 +183,7 @@ export const openAuditSpool = (): AuditSpool => {
         await children.write(report.children!, (s) => out.write(s));
         await out.write(`${middle}[`);
       } else await out.write(`]${middle}[`);
-      const fates = fatesById(extras);
+      const fateJson = fateTexts(fatesById(extras));
       const shown = new Set<string>();
       n = 0;
       for await (const lines of readLineBatches(messages.path, { chunkBytes: READ_BYTES })) {
@@ -212,7 +191,7 @@ export const openAuditSpool = (): AuditSpool => {
           const id = spooledMessageId(line);
           shown.add(id);
           // JSON.stringify(enteredMessage(m, fates)) without writing m again: the spooled line is m's own JSON text
-          const text = `${line.slice(0, -1)},"fate":${JSON.stringify(fates.get(id) ?? fateOf(id, []))}}`;
+          const text = `${line.slice(0, -1)},"fate":${fateJson(id)}}`;
           const flushed = out.write(n++ === 0 ? text : `,${text}`);
           if (flushed !== undefined) await flushed;
         }
@@ -230,6 +209,28 @@ export const openAuditSpool = (): AuditSpool => {
       actions.finish();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+};
+
+/** How many fates' JSON texts {@link fateTexts} holds at most (a few MiB). */
+const FATE_TEXTS = 16 * 1024;
+
+/**
+ * `JSON.stringify` of each input's fate (`fates.get(id)`, or the empty fate of an id the facts never saw), written
+ * once per id and reused: every entered message of an id shows the same fate (its input's last life), and a log
+ * whose ids are admitted again and again enters each many times. The texts held are capped at `limit` (then
+ * forgotten and written again as asked), so memory stays flat however many ids the log has.
+ */
+export const fateTexts = (fates: ReadonlyMap<string, InputFate>, limit = FATE_TEXTS): ((id: string) => string) => {
+  const texts = new Map<string, string>();
+  return (id) => {
+    let text = texts.get(id);
+    if (text === undefined) {
+      text = JSON.stringify(fates.get(id) ?? fateOf(id, []));
+      if (texts.size >= limit) texts.clear();
+      texts.set(id, text);
+    }
+    return text;
   };
 };
 
@@ -301,33 +302,4 @@ const splitOnce = (text: string, marker: string): [string, string] => {
   const at = text.indexOf(marker);
   if (at < 0 || text.indexOf(marker, at + 1) >= 0) throw new Error('audit output: the spool marker is not unique');
   return [text.slice(0, at), text.slice(at + marker.length)];
-};
-
-/** A buffered writer to stdout (see {@link chunkedWriter}). */
-export interface ChunkedWriter {
-  /** Appends `s`; a promise only when the buffer was flushed (await it: the stream may ask to wait for `drain`). */
-  write(s: string): Promise<void> | undefined;
-  end(): Promise<void>;
-}
-
-/** Batches writes to `io.stdout` in ~64 KiB chunks, waiting for `drain` when the stream asks for it. */
-export const chunkedWriter = (io: CliIo): ChunkedWriter => {
-  let buffer = '';
-  const flush = async (): Promise<void> => {
-    if (buffer === '') return;
-    const chunk = buffer;
-    buffer = '';
-    const stdout = io.stdout as CliIo['stdout'] & { once?: (event: 'drain', cb: () => void) => unknown };
-    if (stdout.write(chunk) === false && typeof stdout.once === 'function') {
-      await new Promise<void>((resolve) => stdout.once!('drain', resolve));
-    }
-  };
-  return {
-    // no promise per element: most appends only grow the buffer
-    write(s) {
-      buffer += s;
-      return buffer.length >= FLUSH_CHARS ? flush() : undefined;
-    },
-    end: flush,
-  };
 };

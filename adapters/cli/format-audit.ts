@@ -1,4 +1,5 @@
 import type { AuditReport } from '../../domain/audit.js';
+import type { ChildEpoch, ChildRecord } from '../../domain/children/index.js';
 
 const list = (ids: readonly string[]): string => (ids.length === 0 ? '(empty)' : ids.join(', '));
 
@@ -59,6 +60,22 @@ export const messageLine = (m: AuditReport['messages'][number]): string => `  se
 
 /** The human report's lines after its messages: pending lists, queue, lineage, children, consumed work (from its blank line on). */
 export const auditReportTail = (r: PrintableAuditReport): string => {
+  const out = auditReportPending(r);
+  if (r.children) {
+    out.push('', 'children:');
+    for (const c of r.children) {
+      out.push(childLine(c));
+      for (const e of c.epochs) out.push(epochLine(e));
+      if (c.reports.length > 0) out.push(`${REPORTS_AT}${c.reports.map((m) => m.seq).join(', ')}`);
+      if (c.settlements.length > 0) out.push(`${SETTLEMENTS_AT}${c.settlements.map((m) => m.seq).join(', ')}`);
+    }
+  }
+  out.push(...auditReportConsumed(r));
+  return out.join('\n');
+};
+
+/** The tail's lines before its children: its blank line, the pending lists, the queue, the lineage. */
+export const auditReportPending = (r: PrintableAuditReport): string[] => {
   const out: string[] = [];
   out.push('', 'pending:', `  next-turn: ${list(r.inbox.nextTurn)}`, `  next-step: ${list(r.inbox.nextStep)}`);
   if (r.queue.length > 0) out.push('  queue: ' + r.queue.map((q) => `${q.id} (${q.placement})`).join(', '));
@@ -66,22 +83,27 @@ export const auditReportTail = (r: PrintableAuditReport): string => {
     const depth = r.lineage.delegationDepth === null ? '' : `, depth ${r.lineage.delegationDepth}`;
     out.push('', `parent: ${r.lineage.parentSession} (${r.lineage.origin ?? 'fork'}${depth})`);
   }
-  if (r.children) {
-    out.push('', 'children:');
-    for (const c of r.children) {
-      out.push(`  ${c.childSessionId}  ${c.mode ?? 'unknown mode'}`);
-      for (const e of c.epochs) out.push(`    epoch ${e.epoch}  seq ${e.startSeq}–${e.endSeq ?? '…'}  ${e.stopReason ?? 'open'}`);
-      if (c.reports.length > 0) out.push(`    reports at seq ${c.reports.map((m) => m.seq).join(', ')}`);
-      if (c.settlements.length > 0) out.push(`    settlements at seq ${c.settlements.map((m) => m.seq).join(', ')}`);
-    }
-  }
+  return out;
+};
+
+/** A child's first line in the tail: its id and mode. */
+export const childLine = (c: Pick<ChildRecord, 'childSessionId' | 'mode'>): string => `  ${c.childSessionId}  ${c.mode ?? 'unknown mode'}`;
+
+/** A child's epoch in the tail. */
+export const epochLine = (e: ChildEpoch): string => `    epoch ${e.epoch}  seq ${e.startSeq}–${e.endSeq ?? '…'}  ${e.stopReason ?? 'open'}`;
+
+/** What starts a child's line of report seqs (joined by `, `), and of settlement seqs. */
+export const REPORTS_AT = '    reports at seq ';
+export const SETTLEMENTS_AT = '    settlements at seq ';
+
+/** The tail's lines after its children: consumed work, and the report's last newline. */
+export const auditReportConsumed = (r: PrintableAuditReport): string[] => {
   const cw = r.consumedWork;
-  out.push(
+  return [
     '',
     'consumed work:',
     `  last accounting turn: ${cw.endTurn === null ? 'none' : `turn ${cw.endTurn} (turn/end at seq ${cw.endSeq})`}`,
     `  unrun work canceled after it: ${cw.droppedUnrun ? 'yes' : 'no'}`,
     '',
-  );
-  return out.join('\n');
+  ];
 };

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openAuditSpool, type AuditSpool } from '../../adapters/cli/audit-json-writer.js';
+import { openAuditTextSpool } from '../../adapters/cli/audit-text-writer.js';
 import { auditLog, type AuditLogResult } from '../../audit/audit-log.js';
 import { fileSource } from '../../audit/log-source.js';
 import { ADVERSARIAL_SHAPES, adversarialLog, type AdversarialShape } from '../../bench/support/adversarial-logs.js';
@@ -50,13 +51,13 @@ const records = (root: unknown, skip: ReadonlySet<string>): number => {
   return count;
 };
 
-/** The CLI's `audit --json` pass over the shape's log of `events` events: what its result holds at the end. */
-const auditAsTheCliDoes = async (shape: Shape, events: number): Promise<{ result: AuditLogResult; held: number }> => {
+/** The CLI's `audit --json` (or, `text`, its human report's) pass over the shape's log of `events` events: what its result holds at the end. */
+const auditAsTheCliDoes = async (shape: Shape, events: number, text = false): Promise<{ result: AuditLogResult; held: number }> => {
   const file = join(dir, `${shape}-${events}.jsonl`);
   await writeLog(file, shape === 'realistic' ? sessionLog(events, PEAK) : adversarialLog(shape, events, PEAK), { chained: false });
   let spool: AuditSpool | null = null;
   try {
-    const result = (await auditLog(fileSource(file), { streamTurns: () => (spool = openAuditSpool()).streams }))!;
+    const result = (await auditLog(fileSource(file), { streamTurns: () => (spool = text ? openAuditTextSpool() : openAuditSpool()).streams }))!;
     return { result, held: records(result, new Set()) };
   } finally {
     (spool as AuditSpool | null)?.close();
@@ -68,6 +69,18 @@ describe.each<Shape>(['realistic', ...ADVERSARIAL_SHAPES])('what audit --json ho
   it('is the same at N and 2N events: turns, entered messages, actions and the children lists went to the spool', async () => {
     const small = await auditAsTheCliDoes(shape, N);
     const large = await auditAsTheCliDoes(shape, 2 * N);
+    expect(small.result.report.ok && large.result.report.ok).toBe(true);
+    expect(large.result.report.events).toBeGreaterThanOrEqual(2 * N);
+    expect(large.held, `${small.held} records held after ${small.result.report.events} events, ${large.held} after ${large.result.report.events}`).toBeLessThanOrEqual(
+      small.held + SLACK,
+    );
+  });
+});
+
+describe.each<Shape>(['realistic', 'long-turn', 'children', 'busy-child'])('what the human audit report holds at the end of the log "%s"', (shape) => {
+  it('is the same at N and 2N events: turns, entered messages, actions and the children lists went to its spool', async () => {
+    const small = await auditAsTheCliDoes(shape, N, true);
+    const large = await auditAsTheCliDoes(shape, 2 * N, true);
     expect(small.result.report.ok && large.result.report.ok).toBe(true);
     expect(large.result.report.events).toBeGreaterThanOrEqual(2 * N);
     expect(large.held, `${small.held} records held after ${small.result.report.events} events, ${large.held} after ${large.result.report.events}`).toBeLessThanOrEqual(

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openChildSpool } from '../../../adapters/cli/audit-child-spool.js';
+import { epochLine } from '../../../adapters/cli/format-audit.js';
 import { createAuditor } from '../../../domain/audit.js';
 import { adversarialLog } from '../../../bench/support/adversarial-logs.js';
 
@@ -74,5 +75,33 @@ describe('the children lists spooled and grouped by child', () => {
     const { held, spooled } = await both(unusual(), runChars);
     expect(JSON.parse(held).map((c: { childSessionId: string }) => c.childSessionId)).toEqual(['late', 'a', 'ghost']);
     expect(spooled).toBe(held);
+  });
+});
+
+describe("the children lists spooled as the human report's texts", () => {
+  it.each([1, 200, 1 << 30])("give each list's texts of the held records, in order (runs of %i characters)", async (runChars) => {
+    for (const events of [adversarialLog('children', 3_000, 40), adversarialLog('busy-child', 3_000, 1), unusual()]) {
+      const all = [...events];
+      const kept = createAuditor('s');
+      const runDir = mkdtempSync(join(dir, 'text-'));
+      const spool = openChildSpool(runDir, { runChars, texts: { epoch: epochLine, report: (m) => String(m.seq), settlement: (m) => String(m.seq) } });
+      const streamed = createAuditor('s', { onChildLists: spool.sink });
+      for (const e of all) {
+        kept.pushValue(structuredClone(e));
+        streamed.pushValue(structuredClone(e));
+      }
+      const held = kept.report().children ?? [];
+      const records = streamed.report().children ?? [];
+      expect(records.map((r) => r.childSessionId)).toEqual(held.map((r) => r.childSessionId));
+      try {
+        records.forEach((record, i) => {
+          expect([...spool.texts(record, i, 'epochs')]).toEqual(held[i]!.epochs.map(epochLine));
+          expect([...spool.texts(record, i, 'reports')]).toEqual(held[i]!.reports.map((m) => String(m.seq)));
+          expect([...spool.texts(record, i, 'settlements')]).toEqual(held[i]!.settlements.map((m) => String(m.seq)));
+        });
+      } finally {
+        spool.close();
+      }
+    }
   });
 });

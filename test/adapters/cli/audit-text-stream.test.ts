@@ -63,6 +63,17 @@ describe('steerlog audit prints the same bytes as the held report', () => {
     }
   });
 
+  it("logs of many children and of one busy child: the children's lists printed from their spool", async () => {
+    for (const shape of ['children', 'busy-child'] as const) {
+      const file = join(dir, `${shape}.jsonl`);
+      await writeLog(file, adversarialLog(shape, 6_000, 40));
+      const { code, stdout } = await run('audit', file);
+      expect(code).toBe(0);
+      expect(stdout).toContain('    reports at seq ');
+      expect(stdout).toBe(await held(file, null));
+    }
+  });
+
   it('generated logs of thousands of turns, messages and actions, a turn of thousands of claims (open and closed), and no spool left behind', async () => {
     // the spool goes to os.tmpdir(): point it at this test's own dir (TMPDIR), so other test files running audits
     // in parallel cannot make spools appear or vanish under the check

@@ -1,0 +1,171 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import type { ActorAction } from '../../domain/actor-actions.js';
+
+/** The bytes held before they are written: what a text spool holds in characters (audit-json-writer.ts). */
+const SPOOL_BYTES = 64 * 1024;
+/** An action that could need more bytes than this (very long ids or actors) is written as its string. */
+const ACTION_BYTES = 8 * 1024;
+
+/**
+ * The actions of `audit --json` spooled to a file as the elements of its `actions` array, joined by `','`: each
+ * action's `JSON.stringify` text (the same bytes as `actionJson`), encoded straight into a byte buffer as the audit
+ * decides it (one per admission or cancel of the log: no string of the action, no string of the buffered batch,
+ * no conversion of that string back to bytes when it is written). Read back with `copyElements`.
+ */
+export interface ActionSpool {
+  readonly path: string;
+  /** How many actions were appended since the file was opened or restarted. */
+  readonly count: number;
+  /** Appends one action. */
+  push(action: ActorAction): void;
+  /** Empties the file (what was appended is forgotten). */
+  restart(): void;
+  /** Writes what is held and closes the file. */
+  finish(): void;
+}
+
+/** 10^8: the numbers below it are written in 32-bit integer arithmetic. */
+const LOW = 100_000_000;
+
+/** The ASCII bytes of a key or a constant of the action's JSON text. */
+const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
+const SEQ = ascii('{"seq":');
+const TIME = ascii(',"time":');
+const KIND = ascii(',"kind":"');
+const ID = ascii('","id":');
+const TURN = ascii(',"turn":');
+const ACTOR = ascii(',"actor":');
+const ACTOR_KIND = ascii(',"actorKind":');
+const NULL = ascii('null');
+
+/** Is `JSON.stringify(s)` `s` between quotes: no quote, backslash, control character or surrogate in it? */
+const plainJsonString = (s: string): boolean => {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;
+  }
+  return true;
+};
+
+/** An action spool writing `path` (created or emptied). */
+export const actionSpool = (path: string): ActionSpool => {
+  let fd = openSync(path, 'w');
+  let open = true;
+  let count = 0;
+  const bytes = Buffer.allocUnsafe(SPOOL_BYTES);
+  let at = 0;
+  const flush = (): void => {
+    if (at > 0) writeSync(fd, bytes, 0, at);
+    at = 0;
+  };
+  const put = (b: Uint8Array): void => {
+    for (let i = 0; i < b.length; i++) bytes[at + i] = b[i]!;
+    at += b.length;
+  };
+  /** A number as `JSON.stringify` writes it: a safe integer digit by digit, any other through `String`. */
+  const number = (n: number): void => {
+    if (!Number.isSafeInteger(n) || Object.is(n, -0)) {
+      at += bytes.write(JSON.stringify(n), at, 'latin1');
+      return;
+    }
+    if (n < 0) {
+      bytes[at++] = 0x2d;
+      n = -n;
+    }
+    // a time in milliseconds has 13 digits: its last 8 and the rest apart, each in 32-bit integer arithmetic
+    if (n < LOW) return small(n, 0);
+    const high = Math.floor(n / LOW);
+    small(high, 0);
+    small(n - high * LOW, 8);
+  };
+  /** `n` (0 ≤ n < 10^8) in decimal, padded with zeros to `width` digits. */
+  const small = (value: number, width: number): void => {
+    // an int32 from here on (a remainder of a double would be a floating-point one)
+    let n = value | 0;
+    let digits = 1;
+    for (let m = n; m >= 10; m = (m / 10) | 0) digits++;
+    if (digits < width) digits = width;
+    for (let i = at + digits - 1; i >= at; i--) {
+      bytes[i] = 0x30 + (n % 10);
+      n = (n / 10) | 0;
+    }
+    at += digits;
+  };
+  /** A string or null as `JSON.stringify` writes it (a plain string between quotes, any other escaped by it). */
+  const string = (s: string | null): void => {
+    if (s === null) return put(NULL);
+    // printable ASCII without a quote or a backslash (an id, an actor: nearly always) byte by byte
+    const start = at;
+    bytes[at++] = 0x22;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x20 || c >= 0x80 || c === 0x22 || c === 0x5c) {
+        at = start;
+        return anyString(s);
+      }
+      bytes[at++] = c;
+    }
+    bytes[at++] = 0x22;
+  };
+  /** Any other string: encoded as UTF-8, escaped by `JSON.stringify` if it must be. */
+  const anyString = (s: string): void => {
+    const text = plainJsonString(s) ? s : JSON.stringify(s).slice(1, -1);
+    bytes[at++] = 0x22;
+    at += bytes.write(text, at, 'utf8');
+    bytes[at++] = 0x22;
+  };
+  /** A plain ASCII word (an action's kind). */
+  const word = (s: string): void => {
+    for (let i = 0; i < s.length; i++) bytes[at + i] = s.charCodeAt(i);
+    at += s.length;
+  };
+  /** The most bytes `string(s)` can take: 6 per UTF-16 unit escaped (`\u0000`), else 3 per unit in UTF-8, and the quotes. */
+  const most = (s: string | null): number => (s === null ? 4 : s.length * 6 + 2);
+  return {
+    path,
+    get count() {
+      return count;
+    },
+    push(a) {
+      // the fixed keys and two numbers (at most 24 bytes each) take under 128 bytes; the strings their most
+      const need = 128 + a.kind.length + most(a.id) + most(a.actor) + most(a.actorKind);
+      if (need > ACTION_BYTES) {
+        flush();
+        writeSync(fd, `${count++ === 0 ? '' : ','}${JSON.stringify(a)}`);
+        return;
+      }
+      if (at + need > SPOOL_BYTES) flush();
+      if (count++ > 0) bytes[at++] = 0x2c;
+      put(SEQ);
+      number(a.seq);
+      put(TIME);
+      number(a.time);
+      put(KIND);
+      // a kind is one of a fixed set of plain ASCII words
+      word(a.kind);
+      put(ID);
+      string(a.id);
+      put(TURN);
+      if (a.turn === null) put(NULL);
+      else number(a.turn);
+      put(ACTOR);
+      string(a.actor);
+      put(ACTOR_KIND);
+      string(a.actorKind);
+      bytes[at++] = 0x7d;
+    },
+    restart() {
+      count = 0;
+      at = 0;
+      if (open) closeSync(fd);
+      fd = openSync(path, 'w');
+      open = true;
+    },
+    finish() {
+      if (!open) return;
+      flush();
+      closeSync(fd);
+      open = false;
+    },
+  };
+};
