@@ -8,7 +8,7 @@ const ACTION_BYTES = 8 * 1024;
 
 /**
  * The actions of `audit --json` spooled to a file as the elements of its `actions` array, joined by `','`: each
- * action's `JSON.stringify` text (the same bytes as `actionJson`), encoded straight into a byte buffer as the audit
+ * action's `JSON.stringify` text, encoded straight into a byte buffer as the audit
  * decides it (one per admission or cancel of the log: no string of the action, no string of the buffered batch,
  * no conversion of that string back to bytes when it is written). Read back with `copyElements`.
  */
@@ -39,7 +39,7 @@ const ACTOR_KIND = ascii(',"actorKind":');
 const NULL = ascii('null');
 
 /** Is `JSON.stringify(s)` `s` between quotes: no quote, backslash, control character or surrogate in it? */
-const plainJsonString = (s: string): boolean => {
+export const plainJsonString = (s: string): boolean => {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditReport } from '../../domain/audit.js';
 import { auditOutput, fatesById, otherInputs, type ActionSink, type AuditExtras } from '../../audit/audit-extras.js';
-import type { ActorAction } from '../../domain/actor-actions.js';
 import { fateOf, type InputFate } from '../../domain/message-facts.js';
 import { type AuditLimit } from '../../audit/audit-limit.js';
 import type { AuditStreams } from '../../audit/audit-pass.js';
@@ -11,7 +10,7 @@ import type { CliIo } from './io.js';
 import { chunkedWriter, copyElements } from './chunked-writer.js';
 import { readLineBatches } from '../../audit/read-lines.js';
 import { openChildSpool } from './audit-child-spool.js';
-import { actionSpool } from './audit-action-spool.js';
+import { actionSpool, plainJsonString } from './audit-action-spool.js';
 
 // Small enough that a batch of spooled lines or output text dies young (a 1 MiB batch outlives scavenges and is
 // promoted to the old generation), large enough that writes stay few.
@@ -113,26 +112,8 @@ export const spoolFile = (path: string, separator: '\n' | ',' | '' = '\n'): Spoo
   };
 };
 
-/** Is `JSON.stringify(s)` `s` between quotes: no quote, backslash, control character or surrogate in it? */
-const plainJsonString = (s: string): boolean => {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;
-  }
-  return true;
-};
-
 /** A string or null as JSON: a short plain string quoted as it is (what `JSON.stringify` writes), any other through `JSON.stringify`. */
 const jsonOrNull = (s: string | null): string => (s === null ? 'null' : s.length <= 64 && plainJsonString(s) ? `"${s}"` : JSON.stringify(s));
-
-/**
- * `JSON.stringify(action)`, written out field by field (one per admission or cancel of the log: a third faster than
- * `JSON.stringify` here). Every field is written in the interface's order: `seq` and `time` are finite numbers (a
- * parsed event's: written as `JSON.stringify` writes them), `kind` one of a fixed set of plain words, `turn` a
- * number or null, the rest strings or null.
- */
-export const actionJson = (a: ActorAction): string =>
-  `{"seq":${a.seq},"time":${a.time},"kind":"${a.kind}","id":${jsonOrNull(a.id)},"turn":${a.turn === null ? 'null' : a.turn},"actor":${jsonOrNull(a.actor)},"actorKind":${jsonOrNull(a.actorKind)}}`;
 
 /** Opens a spool in a fresh temporary directory. */
 export const openAuditSpool = (): AuditSpool => {
