@@ -7,11 +7,13 @@ import {
   initialFate,
   initialMessageFactState,
   stepFateInPlace,
+  stepFatesClaimed,
   stepFatesTurnEnded,
   stepMessageFactRecords,
   type InputFate,
   type MessageFact,
   type MessageFactState,
+  type SpliceClaim,
   type MutableInputFate,
   type TurnEnded,
 } from '../domain/message-facts.js';
@@ -70,9 +72,10 @@ export interface ExtrasCollector {
   /**
    * One folded event and the message facts it states, a turn's end as one record (`stepMessageFactRecords`: its
    * `turn-ended` facts, after `facts`): the same as {@link ExtrasCollector.facts} of all of them, without a fact
-   * per claim of the turn.
+   * per claim of the turn; `claim`, when given (`claimRecords`), a splice's `claimed` facts as one record (the
+   * event's only facts), without a fact per claimed message.
    */
-  factRecords(event: LogEvent, facts: readonly MessageFact[], turnEnded: TurnEnded | null): void;
+  factRecords(event: LogEvent, facts: readonly MessageFact[], turnEnded: TurnEnded | null, claim?: SpliceClaim | null): void;
   /** The extras, once every envelope is in (asks the keyring about the keys the log sealed with). */
   result(): Promise<AuditExtras>;
 }
@@ -109,7 +112,7 @@ export const createExtrasCollector = (
     if (fate === undefined) fates.set(id, (fate = initialFate(id)));
     return fate;
   };
-  const factRecords = (event: LogEvent, facts: readonly MessageFact[], turnEnded: TurnEnded | null): void => {
+  const factRecords = (event: LogEvent, facts: readonly MessageFact[], turnEnded: TurnEnded | null, claim: SpliceClaim | null = null): void => {
     first ??= event.time;
     last = event.time;
     for (let i = 0; i < facts.length; i++) {
@@ -117,7 +120,9 @@ export const createExtrasCollector = (
       // the collector owns its fate records and hands out copies only in result(), after the last fact
       stepFateInPlace(fateRecord(f.id), f, true);
     }
-    // a turn's `turn-ended` facts come after the event's others (no action is taken from them)
+    // a splice's claim (no action is taken from its facts); a turn's `turn-ended` facts come after the event's others
+    // (no action is taken from them either)
+    if (claim !== null) stepFatesClaimed(claim, fateRecord);
     if (turnEnded !== null) stepFatesTurnEnded(turnEnded, fateRecord);
     if (event.seq === 0 && event.type === 'session/created') seedLength = (event.data as { seedLength?: number }).seedLength;
     eachActorAction(event, facts, seedLength, pushAction);
@@ -170,16 +175,19 @@ export const auditExtras = async (
       folding = false;
       continue;
     }
-    const step = stepMessageFactRecords(state, parsed.right);
+    const step = stepMessageFactRecords(state, parsed.right, CLAIM_RECORDS);
     if (E.isLeft(step)) {
       folding = false;
       continue;
     }
     state = step.right.state;
-    collector.factRecords(parsed.right, step.right.facts, step.right.turnEnded);
+    collector.factRecords(parsed.right, step.right.facts, step.right.turnEnded, step.right.claim);
   }
   return await collector.result();
 };
+
+/** The fold's options here: a splice's claim as one record, stepped into the fates without a fact per message. */
+const CLAIM_RECORDS = { claimRecords: true } as const;
 
 /** An audit message with its fate (entered ones keep their class; inputs that never entered have class null). */
 export type AuditMessage = Omit<AuditReport['messages'][number], 'class'> & { readonly class: AuditReport['messages'][number]['class'] | null; readonly fate: InputFate };

@@ -49,7 +49,7 @@ export const auditFileOnePass = async (
   const thread = startChainThread(file, limit, chainThread);
   const collector = createExtrasCollector(null, onEvent, keyring, thread?.result, options.actions);
   try {
-    return await onePass(file, limit, options.actions, onEvent, keyring, collector, createAuditor(basename(file, extname(file)), { ...foldOptions(options), onFactRecords: collector.factRecords }));
+    return await onePass(file, limit, options.actions, onEvent, keyring, collector, createAuditor(basename(file, extname(file)), { ...foldOptions(options), onFactRecords: collector.factRecords, claimRecords: true }));
   } finally {
     await thread?.stop();
   }
@@ -108,7 +108,7 @@ export const auditStreamOnePass = async (
   keyring: Keyring | null = null,
 ): Promise<AuditPass | undefined> => {
   const collector = createExtrasCollector(stream, onEvent, keyring, undefined, options.actions);
-  const auditor = createAuditor(stream, { ...foldOptions(options), onFactRecords: collector.factRecords });
+  const auditor = createAuditor(stream, { ...foldOptions(options), onFactRecords: collector.factRecords, claimRecords: true });
   let any = false;
   let ownPass = false;
   for await (const e of store.read(stream)) {

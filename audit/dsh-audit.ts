@@ -56,7 +56,7 @@ export const auditDshFile = async (
   const log = open(file);
   const read = untilRefusal(log.envelopes);
   const collector = createExtrasCollector(null, onEvent, null, undefined, options.actions);
-  const auditor = createAuditor(file, { ...foldOptions(options), onFactRecords: collector.factRecords });
+  const auditor = createAuditor(file, { ...foldOptions(options), onFactRecords: collector.factRecords, claimRecords: true });
   let ownPass = false;
   for await (const envelope of read.envelopes) {
     if (pastLimit(envelope, limit)) break;

@@ -29,7 +29,7 @@ export interface LogAudit {
  */
 export const createLogAudit = (stream: string, keyring: Keyring | null = null): LogAudit => {
   const collector = createExtrasCollector(stream, undefined, keyring);
-  const auditor = createAuditor(stream, { onFactRecords: collector.factRecords });
+  const auditor = createAuditor(stream, { onFactRecords: collector.factRecords, claimRecords: true });
   return {
     push(envelope) {
       collector.verify(envelope);

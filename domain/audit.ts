@@ -1,6 +1,16 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { isKnownEvent, type LogEvent } from './events.js';
-import { initialMessageFactState, stepMessageFactRecords, turnEndedFacts, type MessageFact, type MessageFactState, type TurnEnded } from './message-facts.js';
+import {
+  claimedFacts,
+  initialMessageFactState,
+  stepMessageFactRecords,
+  turnEndedFacts,
+  type MessageFact,
+  type MessageFactRecordOptions,
+  type MessageFactState,
+  type SpliceClaim,
+  type TurnEnded,
+} from './message-facts.js';
 import { parseEvent, parseLogLine } from './parse-event.js';
 import type { MessageClass } from './history-classification.js';
 import { nextStepItems, nextTurnItems } from './inbox/inbox-state.js';
@@ -83,7 +93,13 @@ export interface AuditorOptions {
    * (`stepMessageFactRecords`: `facts` without the `turn-ended` ones, which come after them as `turnEnded`), so a
    * turn of many claims makes no fact per claim. @defaultValue undefined: no facts are computed (unless `onFacts`)
    */
-  readonly onFactRecords?: (event: LogEvent, facts: readonly MessageFact[], turnEnded: TurnEnded | null) => void;
+  readonly onFactRecords?: (event: LogEvent, facts: readonly MessageFact[], turnEnded: TurnEnded | null, claim: SpliceClaim | null) => void;
+  /**
+   * `true`: `onFactRecords` receives a claiming splice's `claimed` facts as one record (`claim`: they are then not
+   * in `facts`), so a claim of many messages makes no fact per message (`onFacts` still receives them spelled out).
+   * @defaultValue false: `claim` is always null
+   */
+  readonly claimRecords?: boolean;
   /**
    * Receives each child's epochs, reports and settlements as they are decided instead of the report keeping them:
    * the report's `children` then carry each child's id, mode and the epochs the sink has not had (from the first
@@ -111,6 +127,7 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
   const onMessage = options.onMessage ?? ((m: AuditReport['messages'][number]) => void messages.push(m));
   const onFacts = options.onFacts;
   const onFactRecords = options.onFactRecords;
+  const factOptions = options.claimRecords === true ? QUIET_CLAIMS : QUIET;
   /** The failed requests of the open turn. */
   let failedRequests: FailedRequest[] = [];
   const withFailures = (): { failedRequests?: readonly FailedRequest[] } => (failedRequests.length > 0 ? { failedRequests } : {});
@@ -137,13 +154,15 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
     let step: SessionStep;
     let facts: readonly MessageFact[] = NO_FACTS;
     let turnEnded: TurnEnded | null = null;
+    let claim: SpliceClaim | null = null;
     // (no live notification, each state consumed by the next: QUIET)
     if (factState !== null) {
-      const withFacts = stepMessageFactRecords(factState, event, QUIET);
+      const withFacts = stepMessageFactRecords(factState, event, factOptions);
       if (E.isLeft(withFacts)) return refuse(event, withFacts.left);
       factState = withFacts.right.state;
       facts = withFacts.right.facts;
       turnEnded = withFacts.right.turnEnded;
+      claim = withFacts.right.claim;
       step = withFacts.right.session;
     } else {
       const stepped = stepSession(state, event, QUIET);
@@ -154,8 +173,9 @@ export const createAuditor = (stream: string, options: AuditorOptions = {}): Aud
     if (streamedChildren !== null) streamedChildren.push(event);
     else children = evolveChildren(children, event);
     events++;
-    if (onFacts !== undefined) onFacts(event, turnEnded === null ? facts : [...facts, ...turnEndedFacts(turnEnded)]);
-    onFactRecords?.(event, facts, turnEnded);
+    // a claim's facts are a claiming splice's only ones; a turn's end comes after the event's others
+    if (onFacts !== undefined) onFacts(event, claim !== null ? claimedFacts(claim) : turnEnded === null ? facts : [...facts, ...turnEndedFacts(turnEnded)]);
+    onFactRecords?.(event, facts, turnEnded, claim);
     if (isKnownEvent(event) && event.type === 'request/error') {
       const { step: k, attempt, error: failure, retryInMs } = event.data;
       failedRequests.push({ step: k, attempt, seq: event.seq, code: failure.code, ...(failure.status !== undefined ? { status: failure.status } : {}), retried: retryInMs !== undefined });
@@ -217,6 +237,8 @@ const NO_FACTS: readonly MessageFact[] = Object.freeze([]);
  * by the next (the auditor holds only its newest state, and `report()` reads only that one).
  */
 const QUIET: StepSessionOptions = { notifications: false, consume: true };
+/** {@link QUIET}, with a splice's claim as one record (`claimRecords`). */
+const QUIET_CLAIMS: MessageFactRecordOptions = { notifications: false, consume: true, claimRecords: true };
 
 /** A refusal's message always names its seq first: `seq 7: …` (the fold's own messages may not). */
 const withSeq = (seq: number, message: string): string => {

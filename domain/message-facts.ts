@@ -46,11 +46,6 @@ export type MessageFact =
   /** The turn that claimed it ended; `accounted`: that turn accounts for consumed work (protocol: it stepped, or its reason accounts for a claim). */
   | (At & { readonly kind: 'turn-ended'; readonly id: string; readonly turn: number; readonly reason: TurnEndReason; readonly accounted: boolean });
 
-interface Claimed {
-  readonly message: UserMessage;
-  readonly step: number;
-}
-
 /**
  * The fold state: the session fold plus what the open turn claimed. The lists grow by appending, for as long as a
  * turn is open (or, for claims outside any turn, for the whole log): they are {@link AppendList}s, so an event costs
@@ -58,12 +53,12 @@ interface Claimed {
  */
 export interface MessageFactState {
   readonly session: SessionState;
-  /** Claimed in the open turn and not yet seen in a step, in claim order. */
-  readonly awaiting: AppendList<Claimed>;
+  /** Claimed in the open turn and not yet seen in a step, in claim order (the claimed messages themselves). */
+  readonly awaiting: AppendList<UserMessage>;
   /** Claimed for the open step (what `awaiting` held at its step/start). */
-  readonly inStep: AppendList<Claimed>;
+  readonly inStep: AppendList<UserMessage>;
   /** `inStep` by id (the first claim of each id), when it is long enough for a map to pay; else null. */
-  readonly inStepById: ReadonlyMap<string, Claimed> | null;
+  readonly inStepById: ReadonlyMap<string, UserMessage> | null;
   /** The ids of the open step's user/messages. */
   readonly enteredInStep: AppendList<string>;
   /** Every id claimed by the open turn (outside a fork's seed, the session fold's `openTurnClaimed` itself). */
@@ -114,11 +109,19 @@ interface FactsOfEvent {
   readonly facts: readonly MessageFact[];
   /** The `turn-ended` facts of a turn/end whose turn claimed anything; null for any other event. */
   readonly turnEnded: TurnEnded | null;
+  /** The `claimed` facts of a claiming splice, when asked for as one record (`claimRecords`); else null. */
+  readonly claim: SpliceClaim | null;
   readonly session: SessionStep;
 }
 
 /** One event's record, its keys always in one order (one object shape for every event). */
-const factsOfEvent = (state: MessageFactState, facts: readonly MessageFact[], turnEnded: TurnEnded | null, session: SessionStep): FactsOfEvent => ({ state, facts, turnEnded, session });
+const factsOfEvent = (state: MessageFactState, facts: readonly MessageFact[], turnEnded: TurnEnded | null, session: SessionStep, claim: SpliceClaim | null = null): FactsOfEvent => ({
+  state,
+  facts,
+  turnEnded,
+  claim,
+  session,
+});
 
 /** The `turn-ended` fact of the `i`th id the turn claimed. */
 const turnEndedFact = (t: TurnEnded, i: number): MessageFact => ({ kind: 'turn-ended', seq: t.seq, time: t.time, id: t.ids.shared[i]!, turn: t.turn, reason: t.reason, accounted: t.accounted });
@@ -131,23 +134,64 @@ export const turnEndedFacts = (t: TurnEnded, id?: string): MessageFact[] => {
   return facts;
 };
 
+/** Options of {@link stepMessageFactRecords}: the session fold's, and how a claim's facts come. */
+export interface MessageFactRecordOptions extends StepSessionOptions {
+  /**
+   * `true`: a claiming splice's `claimed` facts come as one record (`claim`, a {@link SpliceClaim}) instead of in
+   * `facts` (they are then its only facts), for a consumer that steps each id's fate ({@link stepFatesClaimed}): a
+   * claim of many messages then makes no fact, and no `batch` array, per claim. @defaultValue false
+   */
+  readonly claimRecords?: boolean;
+}
+
+/**
+ * The claim of one splice as one record: its `claimed` facts (one per message it removed, in claim order, each with
+ * the claim's ids as `batch`) without an object per message. {@link claimedFacts} spells them out.
+ */
+export interface SpliceClaim {
+  readonly seq: number;
+  readonly time: number;
+  /** The list the messages were claimed from. */
+  readonly target: InboxTarget;
+  readonly turn: number;
+  readonly step: number;
+  /** The messages the splice claimed, in claim order (the session fold's own array, shared, not copied). */
+  readonly messages: readonly UserMessage[];
+}
+
+/** The `claimed` facts of a splice's claim, in claim order (one `batch` array shared by all); only those about `id` when given. */
+export const claimedFacts = (c: SpliceClaim, id?: string): MessageFact[] => {
+  const facts: MessageFact[] = [];
+  const { seq, time, target, turn, step, messages } = c;
+  const batch = messageIds(messages);
+  for (let i = 0; i < messages.length; i++) {
+    const mid = messages[i]!.id;
+    if (id === undefined || mid === id) facts.push({ kind: 'claimed', seq, time, id: mid, target, turn, step, batch });
+  }
+  return facts;
+};
+
 /**
  * One event into the fold, with a turn's end as one record: the new state, the facts the event states apart from
  * its `turn-ended` ones, and those as a {@link TurnEnded} (null unless the event ends a turn that claimed
  * anything), or the session fold's refusal. The `turn-ended` facts come after the event's other facts. For a
  * consumer that steps each id's fate (`audit`) or asks about one id (`why`): a turn of many claims makes no object
  * per claim. `options` go to the session fold (`{ notifications: false }`: the step's `session.notifications` are
- * then not computed, for a consumer that never reads them). Pure.
+ * then not computed, for a consumer that never reads them); with `claimRecords`, a splice's claim is one record
+ * too (`claim`; null for any other event, and always null without the option). Pure.
  */
 export const stepMessageFactRecords = (
   state: MessageFactState,
   event: LogEvent,
-  options?: StepSessionOptions,
-): E.Either<DomainError, { readonly state: MessageFactState; readonly facts: readonly MessageFact[]; readonly turnEnded: TurnEnded | null; readonly session: SessionStep }> => {
+  options?: MessageFactRecordOptions,
+): E.Either<
+  DomainError,
+  { readonly state: MessageFactState; readonly facts: readonly MessageFact[]; readonly turnEnded: TurnEnded | null; readonly claim: SpliceClaim | null; readonly session: SessionStep }
+> => {
   const stepped = stepSession(state.session, event, options);
   if (E.isLeft(stepped)) return stepped;
   // factsOf's record carries the session step: one object per event, not a second one copying it
-  return E.right(factsOf(state, event, stepped.right));
+  return E.right(factsOf(state, event, stepped.right, options?.claimRecords === true));
 };
 
 /**
@@ -170,9 +214,9 @@ export const stepMessageFacts = (
 /** The fold state with its fields named (one object shape for every state, built without spreads). */
 const factState = (
   session: SessionState,
-  awaiting: AppendList<Claimed>,
-  inStep: AppendList<Claimed>,
-  inStepById: ReadonlyMap<string, Claimed> | null,
+  awaiting: AppendList<UserMessage>,
+  inStep: AppendList<UserMessage>,
+  inStepById: ReadonlyMap<string, UserMessage> | null,
   enteredInStep: AppendList<string>,
   turnClaimed: AppendList<string>,
   stepped: boolean,
@@ -183,22 +227,22 @@ const factState = (
 const MAP_FROM = 8;
 
 /** The map of a step's claims by id, first claim of an id first; null for a short step (scanned instead). */
-const claimsById = (claims: AppendList<Claimed>): ReadonlyMap<string, Claimed> | null => {
+const claimsById = (claims: AppendList<UserMessage>): ReadonlyMap<string, UserMessage> | null => {
   if (claims.length <= MAP_FROM) return null;
-  const byId = new Map<string, Claimed>();
+  const byId = new Map<string, UserMessage>();
   const items = claims.shared;
   for (let i = 0; i < claims.length; i++) {
-    const c = items[i]!;
-    if (!byId.has(c.message.id)) byId.set(c.message.id, c);
+    const m = items[i]!;
+    if (!byId.has(m.id)) byId.set(m.id, m);
   }
   return byId;
 };
 
 /** The open step's claim of `id` (its first), if any. */
-const claimOf = (state: MessageFactState, id: string): Claimed | undefined => {
+const claimOf = (state: MessageFactState, id: string): UserMessage | undefined => {
   if (state.inStepById !== null) return state.inStepById.get(id);
   const items = state.inStep.shared;
-  for (let i = 0; i < state.inStep.length; i++) if (items[i]!.message.id === id) return items[i];
+  for (let i = 0; i < state.inStep.length; i++) if (items[i]!.id === id) return items[i];
   return undefined;
 };
 
@@ -216,7 +260,7 @@ const withMetadata = <F extends MessageFact>(fact: F & { metadata?: EventMetadat
  * The facts of one event, given the session fold's step over it. The messages a splice removed come from the step
  * (`SessionStep.removed`): the list they were removed from is never read again, so its old version costs nothing.
  */
-const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep): FactsOfEvent => {
+const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep, claimRecords: boolean): FactsOfEvent => {
   const session = stepped.state;
   const { awaiting, inStep, inStepById, enteredInStep, turnClaimed, lastCancel } = state;
   if (event.seq === 0 || inSeed(state.session, event.seq)) {
@@ -243,28 +287,23 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
     case 'agent/inbox/spliced': {
       const d = event.data as { target: InboxTarget; start: number; removedCount?: number; inserted: readonly UserMessage[]; outcome?: 'canceled' };
       const removed: readonly UserMessage[] = d.removedCount ? (stepped.removed ?? NONE) : NONE;
-      const facts: MessageFact[] = [];
       const target = d.target;
       const inserted = d.inserted;
       // (indexed loops throughout: no iterator per splice)
       if (d.removedCount && d.outcome !== 'canceled') {
-        const turn = openTurn?.turn ?? before.turns.lastTurn;
-        const step = (openTurn?.steps ?? 0) + 1;
-        const batch = messageIds(removed);
-        const claims: Claimed[] = [];
-        for (let i = 0; i < removed.length; i++) {
-          const message = removed[i]!;
-          facts.push({ kind: 'claimed', seq, time, id: message.id, target, turn, step, batch });
-          claims.push({ message, step });
-        }
+        const claim: SpliceClaim = { seq, time, target, turn: openTurn?.turn ?? before.turns.lastTurn, step: (openTurn?.steps ?? 0) + 1, messages: removed };
+        // the claimed facts spelled out only for a consumer that asked for them; else the claim is one record
+        const claimFacts = claimRecords ? NO_FACTS : claimedFacts(claim);
+        const record = claimRecords ? claim : null;
         // a claim outside any turn is kept by no list: the next turn/start empties them before a step or a turn/end reads them
-        if (openTurn === null) return factsOfEvent(factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, null), facts, null, stepped);
+        if (openTurn === null) return factsOfEvent(factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, null), claimFacts, null, stepped, record);
         // the open turn's claims are the session fold's own list (outside a fork's seed both hold the same ids: each
         // turn/start and turn/end empties both, and both take a claim in an open turn): held once, not twice
-        return factsOfEvent(factState(session, appendAll(awaiting, claims), inStep, inStepById, enteredInStep, session.openTurnClaimed, state.stepped, null), facts, null, stepped);
+        return factsOfEvent(factState(session, appendAll(awaiting, removed), inStep, inStepById, enteredInStep, session.openTurnClaimed, state.stepped, null), claimFacts, null, stepped, record);
       }
       // here a removal is a cancel (a claim went above): a splice that also inserts re-inserts some (edits), and only
       // then are the ids of both lists looked up in each other
+      const facts: MessageFact[] = [];
       const pureCancel = d.outcome === 'canceled' && inserted.length === 0;
       const editing = removed.length > 0 && inserted.length > 0;
       const reinserted = editing ? memberOf(messageIds(inserted), removed.length) : null;
@@ -292,7 +331,7 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
       const id = m.id;
       const claim = claimOf(state, id);
       const turn = openTurn?.turn ?? before.turns.lastTurn;
-      const fact: MessageFact = { kind: 'entered', seq, time, id, turn, step: before.turns.openStep ?? 0, rewritten: claim ? !sameContent(claim.message, m) : false };
+      const fact: MessageFact = { kind: 'entered', seq, time, id, turn, step: before.turns.openStep ?? 0, rewritten: claim ? !sameContent(claim, m) : false };
       return factsOfEvent(factState(session, awaiting, inStep, inStepById, appendOne(enteredInStep, id), turnClaimed, state.stepped, null), [fact], null, stepped);
     }
     case 'step/end': {
@@ -303,7 +342,7 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
         const entered = memberOf(appendListItems(enteredInStep), inStep.length);
         const claims = inStep.shared;
         for (let i = 0; i < inStep.length; i++) {
-          const id = claims[i]!.message.id;
+          const id = claims[i]!.id;
           if (!entered(id)) facts.push({ kind: 'dropped', seq, time, id, turn, step });
         }
       }
@@ -314,7 +353,7 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep)
       const accounted = state.stepped || (turnClaimed.length > 0 && accountsForClaim(reason));
       const facts: MessageFact[] = [];
       const claims = awaiting.shared;
-      for (let i = 0; i < awaiting.length; i++) facts.push({ kind: 'rejected', seq, time, id: claims[i]!.message.id, turn, reason });
+      for (let i = 0; i < awaiting.length; i++) facts.push({ kind: 'rejected', seq, time, id: claims[i]!.id, turn, reason });
       // the turn-ended facts (one per id the turn claimed) as one record: a consumer spells them out or steps them one at a time
       const turnEnded: TurnEnded | null = turnClaimed.length > 0 ? { seq, time, turn, reason, accounted, ids: turnClaimed } : null;
       return factsOfEvent(factState(session, EMPTY, EMPTY, null, EMPTY, EMPTY, false, null), facts, turnEnded, stepped);
@@ -436,6 +475,17 @@ export const stepFatesTurnEnded = (t: TurnEnded, fateOf: (id: string) => Mutable
   const turnEnd = turnEndOf(t);
   const ids = t.ids.shared;
   for (let i = 0; i < t.ids.length; i++) fateOf(ids[i]!).turnEnd = turnEnd;
+};
+
+/**
+ * Applies a splice's claim to the fate of every message it claimed, in claim order: what {@link stepFateInPlace}
+ * does with each of its `claimed` facts, with one `claimed` record for them all (nested records are never changed
+ * in place, so sharing one is the same). `fateOf` gives the record of an id, creating it if the caller has none.
+ */
+export const stepFatesClaimed = (c: SpliceClaim, fateOf: (id: string) => MutableInputFate): void => {
+  const claimed = { seq: c.seq, time: c.time, turn: c.turn, step: c.step };
+  const messages = c.messages;
+  for (let i = 0; i < messages.length; i++) fateOf(messages[i]!.id).claimed = claimed;
 };
 
 /** Applies one fact about an input (in log order) to its fate: a new record ({@link stepFateInPlace} on a copy). Pure. */

@@ -5,6 +5,7 @@ import { createExtrasCollector } from '../../audit/audit-extras.js';
 import { createAuditor } from '../../domain/audit.js';
 import type { LogEvent } from '../../domain/events.js';
 import {
+  claimedFacts,
   initialFate,
   initialMessageFactState,
   stepFateInPlace,
@@ -13,6 +14,7 @@ import {
   turnEndedFacts,
   type MessageFact,
   type MutableInputFate,
+  type SpliceClaim,
   type TurnEnded,
 } from '../../domain/message-facts.js';
 import { parseEvent } from '../../domain/parse-event.js';
@@ -41,11 +43,25 @@ const adversarialEvents = (shape: (typeof ADVERSARIAL_SHAPES)[number]): LogEvent
 const expectSameFacts = (events: readonly LogEvent[]): number => {
   let whole = initialMessageFactState();
   let records = initialMessageFactState();
+  let claims = initialMessageFactState();
   let ended = 0;
   for (const event of events) {
     const a = stepMessageFacts(whole, event);
     const b = stepMessageFactRecords(records, event);
-    if (E.isLeft(a) || E.isLeft(b)) throw new Error(`seq ${event.seq}: refused`);
+    const c = stepMessageFactRecords(claims, event, { claimRecords: true });
+    if (E.isLeft(a) || E.isLeft(b) || E.isLeft(c)) throw new Error(`seq ${event.seq}: refused`);
+    // without the option no claim record; with it, a claim's facts only as the record (the event's only facts)
+    expect(b.right.claim).toBe(null);
+    expect(c.right.facts.some((f) => f.kind === 'claimed')).toBe(false);
+    const claim = c.right.claim;
+    if (claim !== null) {
+      expect(claim.messages.length).toBeGreaterThan(0);
+      expect(c.right.facts).toHaveLength(0);
+      for (const id of new Set(claim.messages.map((m) => m.id))) expect(JSON.stringify(claimedFacts(claim, id))).toBe(JSON.stringify(claimedFacts(claim).filter((f) => f.id === id)));
+    }
+    const fromClaims = [...(claim === null ? c.right.facts : claimedFacts(claim)), ...(c.right.turnEnded === null ? [] : turnEndedFacts(c.right.turnEnded))];
+    expect(JSON.stringify(fromClaims)).toBe(JSON.stringify(a.right.facts));
+    claims = c.right.state;
     expect(b.right.facts.some((f) => f.kind === 'turn-ended')).toBe(false);
     const t = b.right.turnEnded;
     const spelled = t === null ? [] : turnEndedFacts(t);
@@ -66,9 +82,9 @@ const expectSameFacts = (events: readonly LogEvent[]): number => {
  * Each input's fate, two ways: the audit's collector fed the records (`factRecords`, as the CLI's audit now is), and
  * every fact spelled out stepped into a record per id (`stepFateInPlace`, the derivation before the records).
  */
-const expectSameFates = async (events: readonly LogEvent[]): Promise<void> => {
+const expectSameFates = async (events: readonly LogEvent[], claimRecords = false): Promise<void> => {
   const collector = createExtrasCollector('s');
-  const auditor = createAuditor('s', { onFactRecords: collector.factRecords, onTurn: () => {}, onMessage: () => {} });
+  const auditor = createAuditor('s', { onFactRecords: collector.factRecords, claimRecords, onTurn: () => {}, onMessage: () => {} });
   const old = new Map<string, MutableInputFate>();
   let state = initialMessageFactState();
   for (const event of events) {
@@ -101,6 +117,7 @@ describe('message facts with a turn end as one record', () => {
     await fc.assert(
       fc.asyncProperty(logArb(60), async ({ events }) => {
         await expectSameFates(withActors(events));
+        await expectSameFates(withActors(events), true);
       }),
       { numRuns: 200 },
     );
@@ -111,6 +128,7 @@ describe('message facts with a turn end as one record', () => {
     const ended = expectSameFacts(events);
     if (shape === 'long-turn') expect(ended).toBeGreaterThan(400);
     await expectSameFates(events);
+    await expectSameFates(events, true);
   });
 
   it('hand the audit a turn of many claims as one record, and one turnEnd record shared by the fates it decides', async () => {
@@ -136,5 +154,35 @@ describe('message facts with a turn end as one record', () => {
     expect(ended.length).toBeGreaterThan(0);
     expect(ended.length).toBeLessThan(claims);
     for (const f of ended) expect(f.turnEnd).toBe(ended[0]!.turnEnd);
+  });
+
+  it('hand the audit a splice claiming many messages as one record, and one claimed record shared by its fates', async () => {
+    const events = adversarialEvents('big-steps');
+    const collector = createExtrasCollector('s');
+    const claims: SpliceClaim[] = [];
+    let claimedFactsSeen = 0;
+    const auditor = createAuditor('s', {
+      claimRecords: true,
+      onFactRecords: (event, facts: readonly MessageFact[], turnEnded, claim) => {
+        claimedFactsSeen += facts.filter((f) => f.kind === 'claimed').length;
+        if (claim !== null) claims.push(claim);
+        collector.factRecords(event, facts, turnEnded, claim);
+      },
+    });
+    for (const event of events) auditor.pushValue(JSON.parse(JSON.stringify(event)));
+    expect(auditor.report().ok).toBe(true);
+    expect(claimedFactsSeen).toBe(0);
+    const spliceClaims = events.filter((e) => e.type === 'agent/inbox/spliced' && (e.data as { removedCount?: number; outcome?: string }).removedCount && (e.data as { outcome?: string }).outcome !== 'canceled');
+    expect(claims).toHaveLength(spliceClaims.length);
+    const big = claims.find((c) => c.messages.length > 1);
+    expect(big).toBeDefined();
+    const { fates } = await collector.result();
+    // the last claim of each message it claimed decides its fate's claimed record: one record for the whole splice
+    const last = claims[claims.length - 1]!;
+    const ids = new Set<string>(last.messages.map((m) => m.id));
+    const shared = fates.filter((f) => ids.has(f.id)).map((f) => f.claimed);
+    expect(shared.length).toBe(ids.size);
+    for (const c of shared) expect(c).toBe(shared[0]);
+    expect(shared[0]).toEqual({ seq: last.seq, time: last.time, turn: last.turn, step: last.step });
   });
 });
