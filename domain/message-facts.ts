@@ -303,24 +303,27 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep,
       }
       // here a removal is a cancel (a claim went above): a splice that also inserts re-inserts some (edits), and only
       // then are the ids of both lists looked up in each other
-      const facts: MessageFact[] = [];
       const pureCancel = d.outcome === 'canceled' && inserted.length === 0;
       const editing = removed.length > 0 && inserted.length > 0;
+      // without an edit the splice states one fact per message it removed or inserted: an array of that size (an
+      // empty array's first push would give it room for 17); an edit states fewer, appended one at a time
+      const facts: MessageFact[] = editing ? [] : new Array<MessageFact>(removed.length + inserted.length);
+      let k = 0;
       const reinserted = editing ? memberOf(messageIds(inserted), removed.length) : null;
       // the removed ids are kept only when read: by an edit (below) or as the last pure cancellation (the next event)
       const removedIds = pureCancel || editing ? messageIds(removed) : null;
       for (let i = 0; i < removed.length; i++) {
         const id = removed[i]!.id;
-        if (reinserted === null || !reinserted(id)) facts.push(withMetadata({ kind: 'canceled', seq, time, id, target }, metadata));
+        if (reinserted === null || !reinserted(id)) facts[k++] = withMetadata({ kind: 'canceled', seq, time, id, target }, metadata);
       }
       const wasRemoved = editing ? memberOf(removedIds!, inserted.length) : null;
       const moved = lastCancel !== null && lastCancel.seq === seq - 1 && lastCancel.target !== target && inserted.length > 0 ? memberOf(lastCancel.ids, inserted.length) : null;
       for (let i = 0; i < inserted.length; i++) {
         const m = inserted[i]!;
         const id = m.id;
-        if (wasRemoved !== null && wasRemoved(id)) facts.push(withMetadata({ kind: 'edited', seq, time, id, target }, metadata));
-        else if (moved !== null && moved(id)) facts.push(withMetadata({ kind: 'moved', seq, time, id, to: target }, metadata));
-        else facts.push(withMetadata({ kind: 'admitted', seq, time, id, target, source: m.source }, metadata));
+        if (wasRemoved !== null && wasRemoved(id)) facts[k++] = withMetadata({ kind: 'edited', seq, time, id, target }, metadata);
+        else if (moved !== null && moved(id)) facts[k++] = withMetadata({ kind: 'moved', seq, time, id, to: target }, metadata);
+        else facts[k++] = withMetadata({ kind: 'admitted', seq, time, id, target, source: m.source }, metadata);
       }
       return factsOfEvent(factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, pureCancel ? { seq, target, ids: removedIds! } : null), facts, null, stepped);
     }
