@@ -134,7 +134,10 @@ export const turnEndedFacts = (t: TurnEnded, id?: string): MessageFact[] => {
   return facts;
 };
 
-/** Options of {@link stepMessageFactRecords}: the session fold's, and how a claim's facts come. */
+/**
+ * Options of {@link stepMessageFactRecords}: the session fold's, and how a claim's facts come. With `consume`, the
+ * state passed in is written over and returned as the new one (no state object per event), besides its inbox lists.
+ */
 export interface MessageFactRecordOptions extends StepSessionOptions {
   /**
    * `true`: a claiming splice's `claimed` facts come as one record (`claim`, a {@link SpliceClaim}) instead of in
@@ -191,7 +194,7 @@ export const stepMessageFactRecords = (
   const stepped = stepSession(state.session, event, options);
   if (E.isLeft(stepped)) return stepped;
   // factsOf's record carries the session step: one object per event, not a second one copying it
-  return E.right(factsOf(state, event, stepped.right, options?.claimRecords === true));
+  return E.right(factsOf(state, event, stepped.right, options?.claimRecords === true, options?.consume === true));
 };
 
 /**
@@ -211,8 +214,15 @@ export const stepMessageFacts = (
   return E.right({ state: next, facts: all, session });
 };
 
-/** The fold state with its fields named (one object shape for every state, built without spreads). */
+/** A fold state written in place (a consumed one: `consume`). */
+type OwnedFactState = { -readonly [K in keyof MessageFactState]: MessageFactState[K] };
+
+/**
+ * The fold state with its fields named (one object shape for every state, built without spreads); written into
+ * `into` when given (the consumed state: no object per event), else a new one.
+ */
 const factState = (
+  into: OwnedFactState | null,
   session: SessionState,
   awaiting: AppendList<UserMessage>,
   inStep: AppendList<UserMessage>,
@@ -221,7 +231,18 @@ const factState = (
   turnClaimed: AppendList<string>,
   stepped: boolean,
   lastCancel: MessageFactState['lastCancel'],
-): MessageFactState => ({ session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, stepped, lastCancel });
+): MessageFactState => {
+  if (into === null) return { session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, stepped, lastCancel };
+  into.session = session;
+  into.awaiting = awaiting;
+  into.inStep = inStep;
+  into.inStepById = inStepById;
+  into.enteredInStep = enteredInStep;
+  into.turnClaimed = turnClaimed;
+  into.stepped = stepped;
+  into.lastCancel = lastCancel;
+  return into;
+};
 
 /** Steps claiming more than this many messages look their claims up by a map (built once per step). */
 const MAP_FROM = 8;
@@ -260,14 +281,18 @@ const withMetadata = <F extends MessageFact>(fact: F & { metadata?: EventMetadat
  * The facts of one event, given the session fold's step over it. The messages a splice removed come from the step
  * (`SessionStep.removed`): the list they were removed from is never read again, so its old version costs nothing.
  */
-const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep, claimRecords: boolean): FactsOfEvent => {
+const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep, claimRecords: boolean, consume: boolean): FactsOfEvent => {
+  // a consumed state is written over (every read of the old one comes before the new one is written)
+  const into = consume ? (state as OwnedFactState) : null;
+  const before = state.session;
+  const wasStepped = state.stepped;
   const session = stepped.state;
   const { awaiting, inStep, inStepById, enteredInStep, turnClaimed, lastCancel } = state;
-  if (event.seq === 0 || inSeed(state.session, event.seq)) {
-    const unchanged = factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, lastCancel);
+  if (event.seq === 0 || inSeed(before, event.seq)) {
+    const turns = before.turns;
+    const unchanged = factState(into, session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, wasStepped, lastCancel);
     // the seed's history entered the model before this session existed: its entries are facts, its inbox is not
     if (event.type !== 'user/message') return factsOfEvent(unchanged, NO_FACTS, null, stepped);
-    const turns = state.session.turns;
     const entered: MessageFact = {
       kind: 'entered',
       seq: event.seq,
@@ -281,7 +306,6 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep,
     return factsOfEvent(unchanged, [entered], null, stepped);
   }
   const { seq, time, metadata } = event;
-  const before = state.session;
   const openTurn = before.turns.openTurn;
   switch (event.type) {
     case 'agent/inbox/spliced': {
@@ -296,10 +320,10 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep,
         const claimFacts = claimRecords ? NO_FACTS : claimedFacts(claim);
         const record = claimRecords ? claim : null;
         // a claim outside any turn is kept by no list: the next turn/start empties them before a step or a turn/end reads them
-        if (openTurn === null) return factsOfEvent(factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, null), claimFacts, null, stepped, record);
+        if (openTurn === null) return factsOfEvent(factState(into, session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, wasStepped, null), claimFacts, null, stepped, record);
         // the open turn's claims are the session fold's own list (outside a fork's seed both hold the same ids: each
         // turn/start and turn/end empties both, and both take a claim in an open turn): held once, not twice
-        return factsOfEvent(factState(session, appendAll(awaiting, removed), inStep, inStepById, enteredInStep, session.openTurnClaimed, state.stepped, null), claimFacts, null, stepped, record);
+        return factsOfEvent(factState(into, session, appendAll(awaiting, removed), inStep, inStepById, enteredInStep, session.openTurnClaimed, wasStepped, null), claimFacts, null, stepped, record);
       }
       // here a removal is a cancel (a claim went above): a splice that also inserts re-inserts some (edits), and only
       // then are the ids of both lists looked up in each other
@@ -325,17 +349,17 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep,
         else if (moved !== null && moved(id)) facts[k++] = withMetadata({ kind: 'moved', seq, time, id, to: target }, metadata);
         else facts[k++] = withMetadata({ kind: 'admitted', seq, time, id, target, source: m.source }, metadata);
       }
-      return factsOfEvent(factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, pureCancel ? { seq, target, ids: removedIds! } : null), facts, null, stepped);
+      return factsOfEvent(factState(into, session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, wasStepped, pureCancel ? { seq, target, ids: removedIds! } : null), facts, null, stepped);
     }
     case 'step/start':
-      return factsOfEvent(factState(session, EMPTY, awaiting, claimsById(awaiting), EMPTY, turnClaimed, true, null), NO_FACTS, null, stepped);
+      return factsOfEvent(factState(into, session, EMPTY, awaiting, claimsById(awaiting), EMPTY, turnClaimed, true, null), NO_FACTS, null, stepped);
     case 'user/message': {
       const m = event.data as UserMessage;
       const id = m.id;
       const claim = claimOf(state, id);
       const turn = openTurn?.turn ?? before.turns.lastTurn;
       const fact: MessageFact = { kind: 'entered', seq, time, id, turn, step: before.turns.openStep ?? 0, rewritten: claim ? !sameContent(claim, m) : false };
-      return factsOfEvent(factState(session, awaiting, inStep, inStepById, appendOne(enteredInStep, id), turnClaimed, state.stepped, null), [fact], null, stepped);
+      return factsOfEvent(factState(into, session, awaiting, inStep, inStepById, appendOne(enteredInStep, id), turnClaimed, wasStepped, null), [fact], null, stepped);
     }
     case 'step/end': {
       const facts: MessageFact[] = [];
@@ -349,23 +373,23 @@ const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep,
           if (!entered(id)) facts.push({ kind: 'dropped', seq, time, id, turn, step });
         }
       }
-      return factsOfEvent(factState(session, awaiting, EMPTY, null, EMPTY, turnClaimed, state.stepped, null), facts, null, stepped);
+      return factsOfEvent(factState(into, session, awaiting, EMPTY, null, EMPTY, turnClaimed, wasStepped, null), facts, null, stepped);
     }
     case 'turn/end': {
       const { turn, reason } = event.data as { turn: number; reason: TurnEndReason };
-      const accounted = state.stepped || (turnClaimed.length > 0 && accountsForClaim(reason));
+      const accounted = wasStepped || (turnClaimed.length > 0 && accountsForClaim(reason));
       const facts: MessageFact[] = [];
       const claims = awaiting.shared;
       for (let i = 0; i < awaiting.length; i++) facts.push({ kind: 'rejected', seq, time, id: claims[i]!.id, turn, reason });
       // the turn-ended facts (one per id the turn claimed) as one record: a consumer spells them out or steps them one at a time
       const turnEnded: TurnEnded | null = turnClaimed.length > 0 ? { seq, time, turn, reason, accounted, ids: turnClaimed } : null;
-      return factsOfEvent(factState(session, EMPTY, EMPTY, null, EMPTY, EMPTY, false, null), facts, turnEnded, stepped);
+      return factsOfEvent(factState(into, session, EMPTY, EMPTY, null, EMPTY, EMPTY, false, null), facts, turnEnded, stepped);
     }
     case 'turn/start':
-      return factsOfEvent(factState(session, EMPTY, EMPTY, null, EMPTY, EMPTY, false, null), NO_FACTS, null, stepped);
+      return factsOfEvent(factState(into, session, EMPTY, EMPTY, null, EMPTY, EMPTY, false, null), NO_FACTS, null, stepped);
     default:
       return factsOfEvent(
-        factState(session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, state.stepped, event.type === 'chain/head' || event.type === 'session/erased' ? lastCancel : null),
+        factState(into, session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, wasStepped, event.type === 'chain/head' || event.type === 'session/erased' ? lastCancel : null),
         NO_FACTS,
         null,
         stepped,

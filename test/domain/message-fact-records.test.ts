@@ -44,12 +44,21 @@ const expectSameFacts = (events: readonly LogEvent[]): number => {
   let whole = initialMessageFactState();
   let records = initialMessageFactState();
   let claims = initialMessageFactState();
+  // the auditor's fold: claims as records, each state consumed by the next (written over, the same object)
+  let consumed = initialMessageFactState();
+  const consumedState = consumed;
   let ended = 0;
   for (const event of events) {
     const a = stepMessageFacts(whole, event);
     const b = stepMessageFactRecords(records, event);
     const c = stepMessageFactRecords(claims, event, { claimRecords: true });
-    if (E.isLeft(a) || E.isLeft(b) || E.isLeft(c)) throw new Error(`seq ${event.seq}: refused`);
+    const d = stepMessageFactRecords(consumed, event, { claimRecords: true, consume: true, notifications: false });
+    if (E.isLeft(a) || E.isLeft(b) || E.isLeft(c) || E.isLeft(d)) throw new Error(`seq ${event.seq}: refused`);
+    expect(d.right.state).toBe(consumedState);
+    expect(JSON.stringify([d.right.facts, d.right.claim, d.right.turnEnded && turnEndedFacts(d.right.turnEnded)])).toBe(
+      JSON.stringify([c.right.facts, c.right.claim, c.right.turnEnded && turnEndedFacts(c.right.turnEnded)]),
+    );
+    consumed = d.right.state;
     // without the option no claim record; with it, a claim's facts only as the record (the event's only facts)
     expect(b.right.claim).toBe(null);
     expect(c.right.facts.some((f) => f.kind === 'claimed')).toBe(false);
