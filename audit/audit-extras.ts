@@ -5,16 +5,18 @@ import type { LogEvent } from '../domain/events.js';
 import {
   fateOf,
   initialFate,
-  initialMessageFactState,
   stepFateInPlace,
   stepFatesClaimed,
   stepFatesTurnEnded,
-  stepMessageFactRecords,
   type InputFate,
+  type MutableInputFate,
+} from '../domain/input-fate.js';
+import {
+  initialMessageFactState,
+  stepMessageFactRecords,
   type MessageFact,
   type MessageFactState,
   type SpliceClaim,
-  type MutableInputFate,
   type TurnEnded,
 } from '../domain/message-facts.js';
 import { parseEvent } from '../domain/parse-event.js';

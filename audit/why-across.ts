@@ -1,7 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { SubagentStartData } from '../domain/children/subagent-events.js';
 import { isKnownEvent, type LogEvent, type SessionCreatedData } from '../domain/events.js';
-import type { InputFate, MessageFact } from '../domain/message-facts.js';
+import type { InputFate } from '../domain/input-fate.js';
+import type { MessageFact } from '../domain/message-facts.js';
 import type { MessageSource } from '../domain/message.js';
 import { parseEvent } from '../domain/parse-event.js';
 import type { EventStore } from '../runtime/ports/event-store.js';

@@ -1,7 +1,14 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { evolveChildren, initialChildrenState } from '../domain/children/child-edges.js';
 import { isKnownEvent, type LogEvent } from '../domain/events.js';
-import { fateOf, initialMessageFactState, stepMessageFactRecords, turnEndedFacts, type MessageFact, type MessageFactState } from '../domain/message-facts.js';
+import { fateOf } from '../domain/input-fate.js';
+import {
+  initialMessageFactState,
+  stepMessageFactRecords,
+  turnEndedFacts,
+  type MessageFact,
+  type MessageFactState,
+} from '../domain/message-facts.js';
 import { parseEvent } from '../domain/parse-event.js';
 import { ERASED_MARKER, type SealedContent } from '../domain/sealed-content.js';
 import { createKeyring, openEnvelopeNow, type Keyring } from '../runtime/content-opener.js';

@@ -1,5 +1,6 @@
 import type { FailedRequest } from '../domain/audit.js';
-import type { InputFate, MessageFact } from '../domain/message-facts.js';
+import type { InputFate } from '../domain/input-fate.js';
+import type { MessageFact } from '../domain/message-facts.js';
 import type { DshStep } from '../formats/dsh/dsh-steps.js';
 import type { WhyRun } from './why-runs.js';
 

@@ -23,6 +23,7 @@ export * from './queue-edit.js';
 export * from './event-metadata.js';
 export * from './event-chain.js';
 export * from './message-facts.js';
+export * from './input-fate.js';
 export * from './actor-actions.js';
 export * from './stream-assembly.js';
 export * from './children/index.js';

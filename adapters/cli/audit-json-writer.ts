@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditReport } from '../../domain/audit.js';
 import { auditOutput, fatesById, otherInputs, type ActionSink, type AuditExtras } from '../../audit/audit-extras.js';
-import { fateOf, type InputFate } from '../../domain/message-facts.js';
+import { fateOf, type InputFate } from '../../domain/input-fate.js';
 import { type AuditLimit } from '../../audit/audit-limit.js';
 import type { AuditStreams } from '../../audit/audit-pass.js';
 import type { CliIo } from './io.js';

@@ -6,7 +6,7 @@ import { formatAuditContent } from '../../audit/audit-content.js';
 import { formatAuditSource, withSourceError } from '../../audit/dsh-audit.js';
 import { readLineBatches } from '../../audit/read-lines.js';
 import type { AuditReport } from '../../domain/audit.js';
-import { fateOf } from '../../domain/message-facts.js';
+import { fateOf } from '../../domain/input-fate.js';
 import { appendPieces, spoolFile, type AuditSpool } from './audit-json-writer.js';
 import { chunkedWriter, copyElements } from './chunked-writer.js';
 import { auditReportConsumed, auditReportHead, auditReportPending, childLine, epochLine, messageLine, REPORTS_AT, SETTLEMENTS_AT, turnTextPieces, type PrintableAuditReport } from './format-audit.js';

@@ -4,16 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { createExtrasCollector } from '../../audit/audit-extras.js';
 import { createAuditor } from '../../domain/audit.js';
 import type { LogEvent } from '../../domain/events.js';
+import { initialFate, stepFateInPlace, type MutableInputFate } from '../../domain/input-fate.js';
 import {
   claimedFacts,
-  initialFate,
   initialMessageFactState,
-  stepFateInPlace,
   stepMessageFactRecords,
   stepMessageFacts,
   turnEndedFacts,
   type MessageFact,
-  type MutableInputFate,
   type SpliceClaim,
   type TurnEnded,
 } from '../../domain/message-facts.js';

@@ -2,7 +2,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LogEvent } from '../../domain/events.js';
-import { fateOf, initialFate, initialMessageFactState, stepFate, stepFateInPlace, stepMessageFacts, type MessageFact, type MutableInputFate } from '../../domain/message-facts.js';
+import { fateOf, initialFate, stepFate, stepFateInPlace, type MutableInputFate } from '../../domain/input-fate.js';
+import { initialMessageFactState, stepMessageFacts, type MessageFact } from '../../domain/message-facts.js';
 import { LogBuilder, msg } from '../support/log-builder.js';
 
 const factsOf = (events: readonly LogEvent[]): MessageFact[] => {

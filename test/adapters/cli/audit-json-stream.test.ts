@@ -12,7 +12,8 @@ import { fileEnvelopes } from '../../../audit/log-sources.js';
 import { main } from '../../../adapters/cli/main.js';
 import { writeSessionLog } from '../../../bench/support/session-log.js';
 import * as E from 'fp-ts/lib/Either.js';
-import { fateOf, initialMessageFactState, stepMessageFacts, type MessageFact } from '../../../domain/message-facts.js';
+import { fateOf } from '../../../domain/input-fate.js';
+import { initialMessageFactState, stepMessageFacts, type MessageFact } from '../../../domain/message-facts.js';
 import { parseEvent } from '../../../domain/parse-event.js';
 
 // `audit --json` writes its turns and messages element by element from a temporary spool instead of holding the
