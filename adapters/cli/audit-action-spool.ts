@@ -1,5 +1,6 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import type { ActorAction } from '../../domain/actor-actions.js';
+import { spoolFileHandle } from './spool-file-handle.js';
 
 /** The bytes held before they are written: what a text spool holds in characters (audit-json-writer.ts). */
 const SPOOL_BYTES = 64 * 1024;
@@ -49,13 +50,12 @@ export const plainJsonString = (s: string): boolean => {
 
 /** An action spool writing `path` (created or emptied). */
 export const actionSpool = (path: string): ActionSpool => {
-  let fd = openSync(path, 'w');
-  let open = true;
+  const file = spoolFileHandle(path);
   let count = 0;
   const bytes = Buffer.allocUnsafe(SPOOL_BYTES);
   let at = 0;
   const flush = (): void => {
-    if (at > 0) writeSync(fd, bytes, 0, at);
+    if (at > 0) writeSync(file.fd, bytes, 0, at);
     at = 0;
   };
   const put = (b: Uint8Array): void => {
@@ -131,7 +131,7 @@ export const actionSpool = (path: string): ActionSpool => {
       const need = 128 + a.kind.length + most(a.id) + most(a.actor) + most(a.actorKind);
       if (need > ACTION_BYTES) {
         flush();
-        writeSync(fd, `${count++ === 0 ? '' : ','}${JSON.stringify(a)}`);
+        writeSync(file.fd, `${count++ === 0 ? '' : ','}${JSON.stringify(a)}`);
         return;
       }
       if (at + need > SPOOL_BYTES) flush();
@@ -157,15 +157,12 @@ export const actionSpool = (path: string): ActionSpool => {
     restart() {
       count = 0;
       at = 0;
-      if (open) closeSync(fd);
-      fd = openSync(path, 'w');
-      open = true;
+      file.restart();
     },
     finish() {
-      if (!open) return;
+      if (!file.open) return;
       flush();
-      closeSync(fd);
-      open = false;
+      file.close();
     },
   };
 };

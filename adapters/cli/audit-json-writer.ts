@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditReport } from '../../domain/audit.js';
@@ -11,6 +11,7 @@ import { chunkedWriter, copyElements } from './chunked-writer.js';
 import { readLineBatches } from '../../audit/read-lines.js';
 import { openChildSpool } from './audit-child-spool.js';
 import { actionSpool, plainJsonString } from './audit-action-spool.js';
+import { spoolFileHandle } from './spool-file-handle.js';
 
 // Small enough that a batch of spooled lines or output text dies young (a 1 MiB batch outlives scavenges and is
 // promoted to the old generation), large enough that writes stay few.
@@ -62,12 +63,11 @@ export interface SpoolFile {
  * or of texts appended as they are (`''`: lines of the human report, each with its own newline).
  */
 export const spoolFile = (path: string, separator: '\n' | ',' | '' = '\n'): SpoolFile => {
-  let fd = openSync(path, 'w');
+  const file = spoolFileHandle(path);
   let buffer = '';
-  let open = true;
   let count = 0;
   const flush = (): void => {
-    if (buffer !== '') writeSync(fd, buffer);
+    if (buffer !== '') writeSync(file.fd, buffer);
     buffer = '';
   };
   return {
@@ -99,15 +99,12 @@ export const spoolFile = (path: string, separator: '\n' | ',' | '' = '\n'): Spoo
     restart() {
       count = 0;
       buffer = '';
-      if (open) closeSync(fd);
-      fd = openSync(path, 'w');
-      open = true;
+      file.restart();
     },
     finish() {
-      if (!open) return;
+      if (!file.open) return;
       flush();
-      closeSync(fd);
-      open = false;
+      file.close();
     },
   };
 };
