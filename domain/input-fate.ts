@@ -69,24 +69,18 @@ export const stepFateInPlace = (fate: MutableInputFate, f: MessageFact, ownsReco
       return;
     case 'edited':
       return;
-    case 'canceled':
-      fate.fate = 'canceled';
-      fate.decided = { seq: f.seq, time: f.time };
-      return;
     case 'claimed':
       fate.claimed = { seq: f.seq, time: f.time, turn: f.turn, step: f.step };
       return;
     case 'entered':
-      fate.fate = 'entered';
-      fate.decided = { seq: f.seq, time: f.time };
       fate.rewritten = f.rewritten;
-      return;
-    case 'dropped':
-      fate.fate = 'dropped';
+      fate.fate = f.kind;
       fate.decided = { seq: f.seq, time: f.time };
       return;
+    case 'canceled':
+    case 'dropped':
     case 'rejected':
-      fate.fate = 'rejected';
+      fate.fate = f.kind;
       fate.decided = { seq: f.seq, time: f.time };
       return;
     case 'turn-ended':
