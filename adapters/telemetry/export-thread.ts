@@ -76,8 +76,14 @@ export interface ExportThread {
   stats(): SpanExportStats;
 }
 
-/** Records handed to the worker at once when this many values wait (else after the delay). */
-const HANDOFF_ITEMS = 16384;
+/**
+ * Records handed to the worker at once when this many values wait (else after the delay): about 20 one-step turns'
+ * worth. While the runtime runs turns back to back without its event loop reaching the timers (a model and a store
+ * that answer at once: every await a resolved promise), the delay never fires and this bound alone hands the log
+ * over; the worker then derives and sends in step with the runtime, and what is left for a flush to wait on is at
+ * most this many values' spans (at 16384, about 180 such turns).
+ */
+const HANDOFF_ITEMS = 2048;
 /** How long a record waits on the runtime's thread for others to go with it to the worker (ms). */
 const HANDOFF_DELAY_MS = 10;
 /**
