@@ -1,6 +1,5 @@
 import { STEERLOG_SCOPE } from '../../projections/telemetry/otlp-json.js';
 import { GENAI_SEMCONV_SCHEMA_URL, type DerivedSpan, type SpanAttributes } from '../../projections/telemetry/span-types.js';
-import { hrTime } from './sdk-span.js';
 
 /**
  * The OTLP/HTTP protobuf body of derived spans (`opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest`),
@@ -105,7 +104,9 @@ class Writer {
 
   /** Epoch ms as the SDK states it (`hrTime`), written as the fixed64 nanoseconds since the epoch. */
   time(ms: number): void {
-    const [s, ns] = hrTime(ms);
+    // hrTime(ms) without its pair: the same two numbers, no array per time written
+    const s = Math.floor(ms / 1000);
+    const ns = Math.round((ms - s * 1000) * 1e6);
     // s·1e9 + ns in two 32-bit halves: s = hi16·2^16 + lo16, each product exact below 2^53
     const lo16 = s % 0x10000;
     const hi16 = (s - lo16) / 0x10000;

@@ -9,8 +9,12 @@ const OFFSET_LO = 0x84222325;
 // FNV-1a 64-bit prime 0x100000001b3 = 2^40 + 0x1b3: multiply (hi, lo) by it in 32-bit halves.
 const PRIME_LO = 0x1b3;
 
-/** The FNV-1a 64 state (high and low 32 bits) after `key`'s UTF-16 code units, from `hi`, `lo`. */
-const fnvStep = (hi: number, lo: number, key: string): readonly [number, number] => {
+/** The FNV-1a 64 state after the last {@link fnvStep}: high and low 32 bits (module state: no pair allocated per hash). */
+let stateHi = 0;
+let stateLo = 0;
+
+/** Steps the FNV-1a 64 state (high and low 32 bits) from `hi`, `lo` over `key`'s UTF-16 code units into `stateHi`, `stateLo`. */
+const fnvStep = (hi: number, lo: number, key: string): void => {
   for (let i = 0; i < key.length; i++) {
     lo ^= key.charCodeAt(i);
     // (hi * 2^32 + lo) * (2^40 + 0x1b3) mod 2^64
@@ -22,7 +26,8 @@ const fnvStep = (hi: number, lo: number, key: string): readonly [number, number]
     hi = newHi;
     lo = newLo >>> 0;
   }
-  return [hi, lo];
+  stateHi = hi;
+  stateLo = lo;
 };
 
 /** The two lowercase hex digits of each byte. */
@@ -34,8 +39,8 @@ const hex64 = (hi: number, lo: number): string => hex32(hi) + hex32(lo);
  * FNV-1a 64 of `key`'s UTF-16 code units, as 16 lowercase hex digits (for an ASCII key, the FNV-1a 64 of its bytes).
  */
 export const fnv1a64Hex = (key: string): string => {
-  const [hi, lo] = fnvStep(OFFSET_HI, OFFSET_LO, key);
-  return hex64(hi, lo);
+  fnvStep(OFFSET_HI, OFFSET_LO, key);
+  return hex64(stateHi, stateLo);
 };
 
 const ZERO_SPAN = '0000000000000000';
@@ -58,9 +63,11 @@ export const spanIdOf = (sessionId: string, what: string, seq: number): string =
  * equals `spanIdOf(s, what, seq)`, at the cost of hashing `what` and `seq` only (a derivation makes one per span).
  */
 export const spanIdsOf = (sessionId: string): ((what: string, seq: number) => string) => {
-  const [hi0, lo0] = fnvStep(OFFSET_HI, OFFSET_LO, `steerlog/span/${sessionId}/`);
+  fnvStep(OFFSET_HI, OFFSET_LO, `steerlog/span/${sessionId}/`);
+  const hi0 = stateHi;
+  const lo0 = stateLo;
   return (what, seq) => {
-    const [hi, lo] = fnvStep(hi0, lo0, `${what}/${seq}`);
-    return nonZero(hex64(hi, lo));
+    fnvStep(hi0, lo0, `${what}/${seq}`);
+    return nonZero(hex64(stateHi, stateLo));
   };
 };
