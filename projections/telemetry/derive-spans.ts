@@ -144,6 +144,18 @@ const NO_LINKS: readonly DerivedSpanLink[] = Object.freeze([]);
 const NO_EVENTS: readonly DerivedSpanEvent[] = Object.freeze([]);
 const UNSET: DerivedSpanStatus = Object.freeze({ code: 'unset' });
 
+/** The most tool span names a deriver keeps (it starts over beyond). */
+const MAX_TOOL_NAMES = 256;
+
+/** The span event's name of each inbox fact it is made of (one string each, not one per event). */
+const INBOX_EVENT_NAMES = {
+  admitted: 'steerlog.inbox.admitted',
+  claimed: 'steerlog.inbox.claimed',
+  canceled: 'steerlog.inbox.canceled',
+  edited: 'steerlog.inbox.edited',
+  moved: 'steerlog.inbox.moved',
+} as const;
+
 /** How an inbox message shows, by the list it is in and its source: the queue's placement, named as history classes. */
 const classOf = (target: string, message: UserMessage): string => (target === 'next-turn' ? 'prompt' : message.source.kind === 'user' ? 'steering' : 'context');
 
@@ -215,6 +227,27 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
   };
 
   // ---- spans -------------------------------------------------------------------------------------------------
+  /** The last model's span name, and each tool's (a few per session): one string each, not one per span. */
+  let lastModel: string | null = null;
+  let lastChatName = 'chat';
+  const toolNames = new Map<string, string>();
+  const chatName = (model: string): string => {
+    if (model !== lastModel) {
+      lastModel = model;
+      lastChatName = `chat ${model}`;
+    }
+    return lastChatName;
+  };
+  const toolName = (tool: string): string => {
+    let name = toolNames.get(tool);
+    if (name === undefined) {
+      if (toolNames.size >= MAX_TOOL_NAMES) toolNames.clear();
+      name = `execute_tool ${tool}`;
+      toolNames.set(tool, name);
+    }
+    return name;
+  };
+
   const chatSpan = (t: TurnState, s: StepState, closed: Opened, answer: { readonly data: AssistantMessageData } | null, failure: RequestErrorData | null, open = false): DerivedSpan => {
     const model = answer?.data.message.source;
     const attributes: Attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.conversation.id': sid() };
@@ -256,7 +289,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
       const output = content('output', textOf(answer.data.message.content as never), closed.seq, answer.data.sealed);
       if (output !== null) attributes['gen_ai.output.messages'] = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: output }] }]);
     }
-    const name = model ? `chat ${model.model}` : 'chat';
+    const name = model ? chatName(model.model) : 'chat';
     return span(name, 'client', idOf('chat', s.requestFrom.seq), t.spanId, s.requestFrom, closed, attributes, NO_EVENTS, status, NO_LINKS, open);
   };
 
@@ -296,7 +329,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
       status = { code: 'error', message: 'the step ended without a result' };
     }
     if (tool.spanId === '') tool.spanId = idOf(`tool:${tool.callId}`, tool.answerSeq);
-    return span(`execute_tool ${tool.name}`, 'internal', tool.spanId, t.spanId, tool.opened ?? closed, closed, attributes, NO_EVENTS, status, NO_LINKS, open);
+    return span(toolName(tool.name), 'internal', tool.spanId, t.spanId, tool.opened ?? closed, closed, attributes, NO_EVENTS, status, NO_LINKS, open);
   };
 
   const turnSpan = (t: TurnState, closed: Opened, end: TurnEndData | null, hash: string | undefined, open = false): DerivedSpan => {
@@ -349,7 +382,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
       if (actor.actor !== null) attributes['steerlog.actor'] = actor.actor;
       if (actor.actorKind !== null) attributes['steerlog.actor.kind'] = actor.actorKind;
       if (f.kind === 'claimed') attributes['steerlog.turn'] = f.turn;
-      out.push({ name: `steerlog.inbox.${f.kind}`, time: event.time, attributes });
+      out.push({ name: INBOX_EVENT_NAMES[f.kind], time: event.time, attributes });
     }
     return out;
   };
@@ -382,7 +415,8 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
     }
     if (seedLength !== undefined && event.seq >= 1 && event.seq <= seedLength + 1) return NONE_COMPLETED;
     if (!isKnownEvent(event)) return NONE_COMPLETED;
-    const out: DerivedSpan[] = [];
+    // the spans this event completes: most events complete none, and get no array
+    let out: DerivedSpan[] | null = null;
     switch (event.type) {
       case 'agent/inbox/spliced': {
         const list = inboxFacts;
@@ -400,7 +434,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
       }
       case 'turn/start': {
         if (idle !== null) {
-          out.push(idleSpan(idle, at));
+          (out ??= []).push(idleSpan(idle, at));
           idle = null;
         }
         turn = { turn: event.data.turn, opened: at, spanId: idOf('turn', event.seq), events: [], step: null, steps: 0 };
@@ -423,7 +457,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
       case 'request/error': {
         const s = turn?.step;
         if (!turn || !s) break;
-        out.push(chatSpan(turn, s, at, null, event.data));
+        (out ??= []).push(chatSpan(turn, s, at, null, event.data));
         s.attempt = event.data.attempt + 1;
         s.requestFrom = at;
         s.requestPending = event.data.retryInMs !== undefined;
@@ -432,7 +466,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
       case 'assistant/message': {
         const s = turn?.step;
         if (!turn || !s) break;
-        out.push(chatSpan(turn, s, at, { data: event.data }, null));
+        (out ??= []).push(chatSpan(turn, s, at, { data: event.data }, null));
         s.answered = true;
         s.requestPending = false;
         for (const b of event.data.message.content) {
@@ -462,20 +496,20 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
         const d: ToolResultData = event.data;
         const callId = d.message.callId;
         const tool = s.tools.get(callId) ?? { callId, name: 'unknown', spanId: '', answerSeq: event.seq, opened: null, arguments: null };
-        out.push(toolSpan(turn, s, tool, at, { data: d }));
+        (out ??= []).push(toolSpan(turn, s, tool, at, { data: d }));
         s.tools.delete(callId);
         if (s.lastRunningTool === tool) s.lastRunningTool = null;
         break;
       }
       case 'step/end': {
-        if (turn?.step) out.push(...closeStep(turn, turn.step, at));
+        if (turn?.step) out = closeStep(turn, turn.step, at, false, out);
         if (turn) turn.step = null;
         break;
       }
       case 'turn/end': {
         if (!turn) break;
-        if (turn.step) out.push(...closeStep(turn, turn.step, at));
-        out.push(turnSpan(turn, at, event.data, event.hash));
+        if (turn.step) out = closeStep(turn, turn.step, at, false, out);
+        (out ??= []).push(turnSpan(turn, at, event.data, event.hash));
         turn = null;
         break;
       }
@@ -489,23 +523,25 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
         const run = children.get(event.data.runId);
         if (!run) break;
         children.delete(event.data.runId);
-        out.push(childSpan(run, at, event.data));
+        (out ??= []).push(childSpan(run, at, event.data));
         break;
       }
       default:
         break;
     }
-    return out.length === 0 ? NONE_COMPLETED : E.right(out);
+    return out === null ? NONE_COMPLETED : E.right(out);
   };
 
-  /** The spans a step leaves when it closes: its unanswered request and its calls without a result. */
-  const closeStep = (t: TurnState, s: StepState, at: Opened, open = false): DerivedSpan[] => {
-    const out: DerivedSpan[] = [];
+  /**
+   * The spans a step leaves when it closes, its unanswered request and its calls without a result, added to `into`
+   * (an array made only when there is one: a step that closes cleanly leaves none). Returns `into`.
+   */
+  const closeStep = (t: TurnState, s: StepState, at: Opened, open: boolean, into: DerivedSpan[] | null): DerivedSpan[] | null => {
     // a request that got neither an answer nor a logged failure: the first one (the step stopped without a word
     // from the model), or, while the step is open, the retry a failure announced
-    if (s.requestPending && (open || s.attempt === 1)) out.push(chatSpan(t, s, at, null, null, open));
-    for (const tool of s.tools.values()) out.push(toolSpan(t, s, tool, at, null, open));
-    return out;
+    if (s.requestPending && (open || s.attempt === 1)) (into ??= []).push(chatSpan(t, s, at, null, null, open));
+    if (s.tools.size > 0) for (const tool of s.tools.values()) (into ??= []).push(toolSpan(t, s, tool, at, null, open));
+    return into;
   };
 
   const openSpans = (): readonly DerivedSpan[] => {
@@ -513,7 +549,7 @@ export const createSpanDeriver = (options: SpanDeriverOptions = {}): SpanDeriver
     const at = last;
     const out: DerivedSpan[] = [];
     if (turn) {
-      if (turn.step) out.push(...closeStep(turn, turn.step, at, true));
+      if (turn.step) closeStep(turn, turn.step, at, true, out);
       out.push(turnSpan(turn, at, null, undefined, true));
     }
     for (const run of children.values()) out.push(childSpan(run, at, null, true));

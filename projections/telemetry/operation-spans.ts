@@ -17,6 +17,8 @@ import type { DerivedSpan, SpanAttributeValue } from './span-types.js';
 interface StreamIds {
   readonly traceId: string;
   readonly spanId: (what: string, seq: number) => string;
+  /** The name of its append spans, `append {stream}`. */
+  readonly appendName: string;
 }
 
 /** The most streams whose ids an {@link OperationSpans} keeps (it starts over beyond). */
@@ -38,7 +40,7 @@ export const createOperationSpans = (): OperationSpans => {
       ids = streams.get(op.collection);
       if (ids === undefined) {
         if (streams.size >= MAX_STREAMS) streams.clear();
-        ids = { traceId: traceIdOf(op.collection), spanId: spanIdsOf(op.collection) };
+        ids = { traceId: traceIdOf(op.collection), spanId: spanIdsOf(op.collection), appendName: `append ${op.collection}` };
         streams.set(op.collection, ids);
       }
     }
@@ -87,7 +89,7 @@ const spanOf = (op: StoreOperation, n: number, ids: StreamIds | undefined): Deri
     traceId,
     spanId,
     parentSpanId: null,
-    name: op.collection !== '' ? `${op.operation} ${op.collection}` : op.operation,
+    name: ids !== undefined ? ids.appendName : op.collection !== '' ? `${op.operation} ${op.collection}` : op.operation,
     kind: op.system === 'postgresql' ? 'client' : 'internal',
     startTime: op.startTime,
     endTime: Math.max(op.startTime, op.endTime),

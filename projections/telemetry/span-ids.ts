@@ -30,10 +30,43 @@ const fnvStep = (hi: number, lo: number, key: string): void => {
   stateLo = lo;
 };
 
-/** The two lowercase hex digits of each byte. */
-const BYTE_HEX: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
-const hex32 = (x: number): string => BYTE_HEX[x >>> 24]! + BYTE_HEX[(x >>> 16) & 0xff]! + BYTE_HEX[(x >>> 8) & 0xff]! + BYTE_HEX[x & 0xff]!;
-const hex64 = (hi: number, lo: number): string => hex32(hi) + hex32(lo);
+/** The decimal digits of a seq, last first (scratch of {@link fnvSlashSeq}). */
+const DIGITS = new Uint8Array(16);
+
+/** Steps the state over `/${seq}`: its code units, the digits of a safe non-negative integer without a string. */
+const fnvSlashSeq = (seq: number): void => {
+  if (!Number.isSafeInteger(seq) || seq < 0) return fnvStep(stateHi, stateLo, `/${seq}`);
+  let n = 0;
+  let v = seq;
+  do {
+    DIGITS[n++] = 48 + (v % 10);
+    v = Math.floor(v / 10);
+  } while (v > 0);
+  let hi = stateHi;
+  let lo = stateLo;
+  for (let i = n; i >= 0; i--) {
+    lo ^= i === n ? 47 : DIGITS[i]!; // '/' first, then the digits from the most significant
+    const loProduct = (lo & 0xffff) * PRIME_LO;
+    const loHigh = (lo >>> 16) * PRIME_LO + (loProduct >>> 16);
+    const newLo = ((loHigh & 0xffff) << 16) | (loProduct & 0xffff);
+    const carry = Math.floor(loHigh / 0x10000);
+    hi = (Math.imul(hi, PRIME_LO) + carry + (lo << 8)) >>> 0;
+    lo = newLo >>> 0;
+  }
+  stateHi = hi;
+  stateLo = lo;
+};
+
+/** The character code of each hex digit's lowercase character. */
+const HEX_CODE = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+/** `x`'s hex digit at bit `shift` (`x` a 32-bit value). */
+const digit = (x: number, shift: number): number => HEX_CODE[(x >>> shift) & 0xf]!;
+/** 16 lowercase hex digits of (hi, lo), made as one flat string (no partial strings joined). */
+const hex64 = (hi: number, lo: number): string =>
+  String.fromCharCode(
+    digit(hi, 28), digit(hi, 24), digit(hi, 20), digit(hi, 16), digit(hi, 12), digit(hi, 8), digit(hi, 4), digit(hi, 0),
+    digit(lo, 28), digit(lo, 24), digit(lo, 20), digit(lo, 16), digit(lo, 12), digit(lo, 8), digit(lo, 4), digit(lo, 0),
+  );
 
 /**
  * FNV-1a 64 of `key`'s UTF-16 code units, as 16 lowercase hex digits (for an ASCII key, the FNV-1a 64 of its bytes).
@@ -67,7 +100,9 @@ export const spanIdsOf = (sessionId: string): ((what: string, seq: number) => st
   const hi0 = stateHi;
   const lo0 = stateLo;
   return (what, seq) => {
-    fnvStep(hi0, lo0, `${what}/${seq}`);
+    // the hash of `${what}/${seq}`, without making that string
+    fnvStep(hi0, lo0, what);
+    fnvSlashSeq(seq);
     return nonZero(hex64(stateHi, stateLo));
   };
 };

@@ -126,8 +126,10 @@ describe('span-source.ts names every field the trusted derivation reads', () => 
 
 describe('per-session span ids', () => {
   it('equal spanIdOf for any session, kind and seq', () => {
+    // seqs as they come, and the numbers whose digits the id's hash does not step over itself (unsafe, negative, fractional)
+    const seqs = fc.oneof(fc.nat(), fc.maxSafeNat(), fc.integer({ min: -1e9, max: -1 }), fc.double(), fc.constantFrom(0, 9, 10, 2 ** 53, 2 ** 60, 1e21, Number.MAX_SAFE_INTEGER));
     fc.assert(
-      fc.property(fc.string(), fc.string(), fc.nat(), (sessionId, what, seq) => {
+      fc.property(fc.string(), fc.string(), seqs, (sessionId, what, seq) => {
         expect(spanIdsOf(sessionId)(what, seq)).toBe(spanIdOf(sessionId, what, seq));
       }),
       { numRuns: 300 },
