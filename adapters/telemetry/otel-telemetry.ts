@@ -51,7 +51,7 @@ export interface OtelTelemetryOptions {
   readonly queue?: Omit<SpanExportQueueOptions, 'immediate' | 'onSettled'>;
   /**
    * Where the spans are derived, encoded and sent. `worker`: on a worker thread that the runtime's thread hands the
-   * committed events to (as one JSON text every 10 ms at most, each event's data the JSON its store writes), so the derivation, the SDK's spans, the
+   * committed events to (in one message every 10 ms at most, or as soon as about twenty turns' worth wait; each event as what the span derivation reads of it, its data the JSON its store writes), so the derivation, the SDK's spans, the
    * OTLP encoding and the request cost the runtime's thread nothing more; it takes an `endpoint`, and neither
    * `exporter` nor `content` (objects of this thread). `caller`: on the thread that calls `createOtelTelemetry`,
    * beside the runtime. {@link OtelTelemetry.stats} from a worker are its counts as of its last report (after each
