@@ -1,0 +1,121 @@
+/**
+ * The export worker's path on one thread, its allocation and its CPU time per turn (issue 32): one session's hand-over
+ * for `--turns` turns is recorded (the records the runtime's thread pushes, cut every 100 turns), then, as the worker
+ * does with each hand-over, each chunk is cloned (`v8.serialize`, `deserialize`), read back, folded by the span
+ * derivation and its spans queued and sent through the OTLP/HTTP protobuf export to a receiver in a child process,
+ * the queue flushed at the end. Three warm-up passes, then `--passes` passes timed (this thread's CPU from
+ * `/proc/thread-self/schedstat`: minimum and median per turn), then one pass under V8's sampling heap profiler
+ * (every 1 KiB, the collected objects counted too): the bytes allocated per turn, in all and by function. The code is
+ * loaded from `--checkout` (default: this one), so that two builds can be run interleaved, one process each.
+ * Memory store, scripted model, 1-step turns (`--shape 3-step`: two tool rounds, then text).
+ *
+ *   npx tsx bench/support/telemetry-worker-alloc.ts [--shape 1-step|3-step] [--turns 2000] [--passes 8] [--checkout <dir>]
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { fileURLToPath } from 'node:url';
+import { deserialize, serialize } from 'node:v8';
+import type { ModelRequest } from '../../runtime/ports/model.js';
+import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
+import { argOf } from './bench-args.js';
+import { machineLine, median } from './machine.js';
+
+const shape = argOf('shape', '1-step');
+const TURNS = Number(argOf('turns', '2000'));
+const PASSES = Number(argOf('passes', '8'));
+const root = argOf('checkout', fileURLToPath(new URL('../..', import.meta.url))).replace(/\/$/, '');
+
+const { ScriptedModel } = (await import(`${root}/adapters/model/scripted/scripted-model.ts`)) as typeof import('../../adapters/model/scripted/scripted-model.js');
+const { MemoryEventStore } = (await import(`${root}/adapters/store/memory/memory-event-store.ts`)) as typeof import('../../adapters/store/memory/memory-event-store.js');
+const { pushFollow, pushForget, pushObserve, pushOperation, readHandOver } = (await import(`${root}/adapters/telemetry/log-handover.ts`)) as typeof import('../../adapters/telemetry/log-handover.js');
+const { openSpanExportQueue } = (await import(`${root}/adapters/telemetry/open-export-queue.ts`)) as typeof import('../../adapters/telemetry/open-export-queue.js');
+const { createSpanFollower } = (await import(`${root}/adapters/telemetry/span-follower.ts`)) as typeof import('../../adapters/telemetry/span-follower.js');
+const { createUserMessage } = (await import(`${root}/domain/message.ts`)) as typeof import('../../domain/message.js');
+const { createRuntime } = (await import(`${root}/runtime/runtime.ts`)) as typeof import('../../runtime/runtime.js');
+const { silentLogger } = (await import(`${root}/runtime/logger.ts`)) as typeof import('../../runtime/logger.js');
+
+const threadNs = (): number => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
+
+// the hand-over of one session, as the runtime's thread pushes it, cut every 100 turns
+const chunks: unknown[][] = [];
+let records: unknown[] = [];
+const recorder: SessionTelemetry = {
+  follow: (s, h) => pushFollow(records, s, h),
+  observe: (s, e, d) => pushObserve(records, s, e, d),
+  forget: (s) => pushForget(records, s),
+  storeOperation: (op) => pushOperation(records, op),
+};
+const model = new ScriptedModel([], { whenExhausted: (r: ModelRequest) => (shape === '3-step' && r.step < 3 ? { toolCalls: [{ callId: `c${r.turn}-${r.step}`, name: 'noop' }] } : 'done') });
+const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], telemetry: recorder });
+const agent = runtime.createSession({ sessionId: 'a5c0e1f2-3b4d-4e6f-8a9b-0c1d2e3f4a5b' });
+for (let t = 0; t < TURNS; t++) {
+  agent.followup(createUserMessage('go'));
+  await agent.whenIdle();
+  if (t % 100 === 99) {
+    chunks.push(records);
+    records = [];
+  }
+}
+await agent.dispose();
+chunks.push(records);
+
+const receiver = spawn(
+  process.execPath,
+  ['-e', `require('node:http').createServer((q, s) => { q.on('data', () => {}); q.on('end', () => { s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(''); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); }); process.on('disconnect', () => process.exit(0));`],
+  { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
+);
+const port = await new Promise<string>((r) => receiver.stdout!.once('data', (d: Buffer) => r(d.toString().trim())));
+const queue = await openSpanExportQueue({ endpoint: `http://127.0.0.1:${port}`, protocol: 'http/protobuf', serviceName: 'steerlog', queue: {} });
+
+/** One pass of the worker's path over the whole hand-over: clone, read, derive, queue, send; then flush. */
+const pass = async (): Promise<void> => {
+  const follower = createSpanFollower((s) => queue.add(s));
+  for (const c of chunks) {
+    readHandOver(deserialize(serialize(c)) as unknown[], follower);
+    await new Promise((r) => setImmediate(r)); // the worker reads one hand-over per message
+  }
+  follower.forgetAll();
+  await queue.flush();
+};
+for (let i = 0; i < 3; i++) await pass();
+const cpu: number[] = [];
+for (let i = 0; i < PASSES; i++) {
+  const n0 = threadNs();
+  await pass();
+  cpu.push((threadNs() - n0) / 1000 / TURNS);
+}
+
+interface ProfileNode {
+  readonly callFrame: { readonly functionName: string; readonly url: string };
+  readonly selfSize: number;
+  readonly children: readonly ProfileNode[];
+}
+const session = new Session();
+session.connect();
+await session.post('HeapProfiler.enable');
+await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+await pass();
+const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: ProfileNode } };
+session.disconnect();
+const byFunction = new Map<string, number>();
+let total = 0;
+const walk = (n: ProfileNode): void => {
+  const key = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-2).join('/')}`;
+  byFunction.set(key, (byFunction.get(key) ?? 0) + n.selfSize);
+  total += n.selfSize;
+  for (const c of n.children) walk(c);
+};
+walk(profile.head);
+await queue.shutdown();
+receiver.kill();
+
+console.log(`telemetry worker path: ${root}, ${shape}, ${TURNS} turns; ${machineLine()}`);
+console.log(`CPU ${Math.min(...cpu).toFixed(1)} / ${median(cpu).toFixed(1)} µs/turn (min / median of ${PASSES} passes); allocated ${(total / TURNS).toFixed(0)} bytes/turn`);
+console.log(
+  [...byFunction]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 12)
+    .map(([k, v]) => `${(v / TURNS).toFixed(0)} ${k}`)
+    .join(' | '),
+);
