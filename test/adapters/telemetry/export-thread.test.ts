@@ -197,6 +197,24 @@ describe('live export on the export worker thread', () => {
     }
   });
 
+  it('hands the log over as it grows, not only after its delay: events committed back to back reach the worker with no turn of the event loop', async () => {
+    const telemetry = await createOtelTelemetry({ endpoint: 'http://127.0.0.1:9' });
+    try {
+      // 3,000 events of a type the span derivation reads nothing of (5 values each), committed without yielding once:
+      // the 10 ms delay cannot fire, so only the hand-over's size bound sends them on
+      for (let seq = 1; seq <= 3000; seq++) telemetry.observe('c-1', { seq, time: 1_700_000_000_000 + seq, type: 'chain/head', id: `e${seq}`, data: {} } as unknown as LogEvent);
+      const sleep = new Int32Array(new SharedArrayBuffer(4));
+      const until = Date.now() + 10_000;
+      // the worker reads on its own thread: wait here, still without yielding, until it has read what was posted
+      while (telemetry.stats().unread! > 2048 / 5 && Date.now() < until) Atomics.wait(sleep, 0, 0, 5);
+      expect(telemetry.stats().unread).toBeLessThanOrEqual(2048 / 5);
+      await telemetry.forceFlush();
+      expect(telemetry.stats()).toMatchObject({ dropped: 0, failed: 0, unread: 0 });
+    } finally {
+      await telemetry.shutdown();
+    }
+  });
+
   it('takes an endpoint and no objects of this thread', async () => {
     await expect(createOtelTelemetry({ endpoint: 'http://127.0.0.1:1', content: (f) => f.text, thread: 'worker' })).rejects.toThrow(TypeError);
     await expect(createOtelTelemetry({ exporter: { export: () => {}, shutdown: async () => {} }, thread: 'worker' })).rejects.toThrow(TypeError);
