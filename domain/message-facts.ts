@@ -8,7 +8,6 @@ import { memberOf } from './id-membership.js';
 import type { InboxTarget, LogEvent, TurnEndReason } from './events.js';
 import { messageIds, type MessageSource, type UserMessage } from './message.js';
 import { inSeed, initialSessionState, stepSession, type SessionState, type SessionStep, type StepSessionOptions } from './session-fold.js';
-import type { TurnFoldState } from './turns.js';
 
 /**
  * The life of each input, as the log tells it: a pure fold that turns every event into *facts* about the messages
@@ -193,14 +192,10 @@ export const stepMessageFactRecords = (
   DomainError,
   { readonly state: MessageFactState; readonly facts: readonly MessageFact[]; readonly turnEnded: TurnEnded | null; readonly claim: SpliceClaim | null; readonly session: SessionStep }
 > => {
-  // what the facts read of the session before the event, read before the step (a consumed session state is
-  // written over by it)
-  const turnsBefore = state.session.turns;
-  const seeded = event.seq === 0 || inSeed(state.session, event.seq);
   const stepped = stepSession(state.session, event, options);
   if (E.isLeft(stepped)) return stepped;
   // factsOf's record carries the session step: one object per event, not a second one copying it
-  return E.right(factsOf(state, event, stepped.right, turnsBefore, seeded, options?.claimRecords === true, options?.consume === true));
+  return E.right(factsOf(state, event, stepped.right, options?.claimRecords === true, options?.consume === true));
 };
 
 /**
@@ -284,27 +279,18 @@ const withMetadata = <F extends MessageFact>(fact: F & { metadata?: EventMetadat
 };
 
 /**
- * The facts of one event, given the session fold's step over it, its turns before the event (`turnsBefore`) and
- * whether the event is the session's first or inside a fork's inherited seed (`seeded`). The messages a splice removed come from the step
+ * The facts of one event, given the session fold's step over it. The messages a splice removed come from the step
  * (`SessionStep.removed`): the list they were removed from is never read again, so its old version costs nothing.
  */
-const factsOf = (
-  state: MessageFactState,
-  event: LogEvent,
-  stepped: SessionStep,
-  turnsBefore: TurnFoldState,
-  seeded: boolean,
-  claimRecords: boolean,
-  consume: boolean,
-): FactsOfEvent => {
-  // a consumed state is written over (every read of the old one comes before the new one is written); the session
-  // fold's state before the event is read only through `turnsBefore` and `seeded` (a consumed one is written over)
+const factsOf = (state: MessageFactState, event: LogEvent, stepped: SessionStep, claimRecords: boolean, consume: boolean): FactsOfEvent => {
+  // a consumed state is written over (every read of the old one comes before the new one is written)
   const into = consume ? (state as OwnedFactState) : null;
+  const before = state.session;
   const wasStepped = state.stepped;
   const session = stepped.state;
   const { awaiting, inStep, inStepById, enteredInStep, turnClaimed, lastCancel } = state;
-  if (seeded) {
-    const turns = turnsBefore;
+  if (event.seq === 0 || inSeed(before, event.seq)) {
+    const turns = before.turns;
     const unchanged = factState(into, session, awaiting, inStep, inStepById, enteredInStep, turnClaimed, wasStepped, lastCancel);
     // the seed's history entered the model before this session existed: its entries are facts, its inbox is not
     if (event.type !== 'user/message') return factsOfEvent(unchanged, NO_FACTS, null, stepped);
@@ -321,7 +307,7 @@ const factsOf = (
     return factsOfEvent(unchanged, [entered], null, stepped);
   }
   const { seq, time, metadata } = event;
-  const openTurn = turnsBefore.openTurn;
+  const openTurn = before.turns.openTurn;
   switch (event.type) {
     case 'agent/inbox/spliced': {
       const d = event.data as { target: InboxTarget; start: number; removedCount?: number; inserted: readonly UserMessage[]; outcome?: 'canceled' };
@@ -330,7 +316,7 @@ const factsOf = (
       const inserted = d.inserted;
       // (indexed loops throughout: no iterator per splice)
       if (d.removedCount && d.outcome !== 'canceled') {
-        const claim: SpliceClaim = { seq, time, target, turn: openTurn?.turn ?? turnsBefore.lastTurn, step: (openTurn?.steps ?? 0) + 1, messages: removed };
+        const claim: SpliceClaim = { seq, time, target, turn: openTurn?.turn ?? before.turns.lastTurn, step: (openTurn?.steps ?? 0) + 1, messages: removed };
         // the claimed facts spelled out only for a consumer that asked for them; else the claim is one record
         const claimFacts = claimRecords ? NO_FACTS : claimedFacts(claim);
         const record = claimRecords ? claim : null;
@@ -372,14 +358,14 @@ const factsOf = (
       const m = event.data as UserMessage;
       const id = m.id;
       const claim = claimOf(state, id);
-      const turn = openTurn?.turn ?? turnsBefore.lastTurn;
-      const fact: MessageFact = { kind: 'entered', seq, time, id, turn, step: turnsBefore.openStep ?? 0, rewritten: claim ? !sameContent(claim, m) : false };
+      const turn = openTurn?.turn ?? before.turns.lastTurn;
+      const fact: MessageFact = { kind: 'entered', seq, time, id, turn, step: before.turns.openStep ?? 0, rewritten: claim ? !sameContent(claim, m) : false };
       return factsOfEvent(factState(into, session, awaiting, inStep, inStepById, appendOne(enteredInStep, id), turnClaimed, wasStepped, null), [fact], null, stepped);
     }
     case 'step/end': {
       const facts: MessageFact[] = [];
       const turn = openTurn?.turn ?? 0;
-      const step = turnsBefore.openStep ?? 0;
+      const step = before.turns.openStep ?? 0;
       if (inStep.length > 0) {
         const entered = memberOf(appendListItems(enteredInStep), inStep.length);
         const claims = inStep.shared;

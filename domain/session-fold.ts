@@ -79,9 +79,8 @@ export interface StepSessionOptions {
   /**
    * The state passed in is the caller's to consume: a fold that drops each state once it has the next one, and
    * never holds an older state (nor another version of its inbox lists), lets the step change the inbox lists in
-   * place instead of keeping the old state's lists as they were (`spliceRemoving`'s `consume`), and the state object
-   * itself is written over and returned as the next one (no state object per event). Reading a consumed state
-   * afterwards gives the new state. A refused event changes nothing either way. @defaultValue false
+   * place instead of keeping the old state's lists as they were (`spliceRemoving`'s `consume`). Reading a consumed
+   * state's inbox afterwards gives the new items. A refused event changes nothing either way. @defaultValue false
    */
   readonly consume?: boolean;
 }
@@ -166,43 +165,21 @@ export const stepSession = (state: SessionState, event: LogEvent, options?: Step
         break;
     }
   }
-  const next = sessionState(options?.consume === true ? (state as OwnedSessionState) : null, state.nextSeq + 1, created, seedEndSeq, inboxResets, inbox, turns.right, consumed, classification, openTurnClaimed);
+  const next: SessionState = {
+    nextSeq: state.nextSeq + 1,
+    created,
+    seedEndSeq,
+    inboxResets,
+    inbox,
+    turns: turns.right,
+    consumed,
+    classification,
+    openTurnClaimed,
+  };
   if (messageClass !== undefined) return E.right({ state: next, notifications, messageClass });
   if (closedTurn !== undefined) return E.right({ state: next, notifications, closedTurn });
   if (removedBySplice !== undefined) return E.right({ state: next, notifications, removed: removedBySplice });
   return E.right({ state: next, notifications });
-};
-
-/** A session state written in place (a consumed one: `consume`). */
-type OwnedSessionState = { -readonly [K in keyof SessionState]: SessionState[K] };
-
-/**
- * The next state with its fields named (one object shape for every state, built without spreads); written into
- * `into` when given (the consumed state: no state object per event, every read of the old one done), else a new one.
- */
-const sessionState = (
-  into: OwnedSessionState | null,
-  nextSeq: number,
-  created: SessionCreatedData | null,
-  seedEndSeq: number | null,
-  inboxResets: readonly number[],
-  inbox: InboxState,
-  turns: TurnFoldState,
-  consumed: ConsumedWorkState,
-  classification: ClassificationState,
-  openTurnClaimed: AppendList<string>,
-): SessionState => {
-  if (into === null) return { nextSeq, created, seedEndSeq, inboxResets, inbox, turns, consumed, classification, openTurnClaimed };
-  into.nextSeq = nextSeq;
-  into.created = created;
-  into.seedEndSeq = seedEndSeq;
-  into.inboxResets = inboxResets;
-  into.inbox = inbox;
-  into.turns = turns;
-  into.consumed = consumed;
-  into.classification = classification;
-  into.openTurnClaimed = openTurnClaimed;
-  return into;
 };
 
 const NO_NOTIFICATIONS: readonly InboxNotification[] = Object.freeze([]);
