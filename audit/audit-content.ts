@@ -1,4 +1,4 @@
-import { sealedOf } from '../domain/sealed-content.js';
+import { eachSealed, type SealedContent } from '../domain/sealed-content.js';
 import type { Keyring } from '../runtime/content-opener.js';
 
 /** What became of one data key, as this audit sees it. */
@@ -37,6 +37,10 @@ export interface AuditContent {
 export const createContentTally = (keyring: Keyring | null) => {
   const perKey = new Map<string, number>();
   const erasures: AuditErasure[] = [];
+  /** One sealed payload, counted under its key unless its state says it was not sealed here. */
+  const count = (s: SealedContent): void => {
+    if (typeof s.keyId === 'string' && s.state === undefined) perKey.set(s.keyId, (perKey.get(s.keyId) ?? 0) + 1);
+  };
   return {
     push(raw: unknown): void {
       if (typeof raw !== 'object' || raw === null) return;
@@ -56,7 +60,8 @@ export const createContentTally = (keyring: Keyring | null) => {
         }
         return;
       }
-      for (const s of sealedOf(e.type, e.data)) if (typeof s?.keyId === 'string' && s.state === undefined) perKey.set(s.keyId, (perKey.get(s.keyId) ?? 0) + 1);
+      // (no array of the sidecars per event: the audit reads every event)
+      eachSealed(e.type, e.data, count);
     },
     async result(): Promise<AuditContent | null> {
       if (perKey.size === 0 && erasures.length === 0) return null;

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { AuditReport } from '../domain/audit.js';
-import { eachActorAction, type ActorAction } from '../domain/actor-actions.js';
+import { eachActorAction, eachActorActionPart, type ActorAction, type ActorActionPartTaker } from '../domain/actor-actions.js';
 import type { LogEvent } from '../domain/events.js';
 import {
   fateOf,
@@ -56,6 +56,12 @@ export interface ActionSink {
   /** The next action, in log order. */
   push(action: ActorAction): void;
   /**
+   * When present, takes the actions instead of `push`, each as its parts (`eachActorActionPart`: the action
+   * `actorActionsOf` builds from them), so a sink that writes them out needs no object per action.
+   * @defaultValue undefined: every action goes to `push`
+   */
+  readonly pushPart?: ActorActionPartTaker;
+  /**
    * Forgets every action pushed so far: the audit reads the log a second time for its extras (a line the two
    * readers split differently) and pushes that pass's actions from the start.
    */
@@ -105,6 +111,8 @@ export const createExtrasCollector = (
   const fates = new Map<string, MutableInputFate>();
   const actions: ActorAction[] = [];
   const pushAction = actionSink === undefined ? (a: ActorAction): void => void actions.push(a) : (a: ActorAction): void => actionSink.push(a);
+  // a sink that takes the actions' parts: no action object made for it
+  const pushPart: ActorActionPartTaker | undefined = actionSink?.pushPart === undefined ? undefined : (e, kind, id, turn) => actionSink.pushPart!(e, kind, id, turn);
   let seedLength: number | undefined;
   let first: number | null = null;
   let last: number | null = null;
@@ -127,7 +135,8 @@ export const createExtrasCollector = (
     if (claim !== null) stepFatesClaimed(claim, fateRecord);
     if (turnEnded !== null) stepFatesTurnEnded(turnEnded, fateRecord);
     if (event.seq === 0 && event.type === 'session/created') seedLength = (event.data as { seedLength?: number }).seedLength;
-    eachActorAction(event, facts, seedLength, pushAction);
+    if (pushPart !== undefined) eachActorActionPart(event, facts, seedLength, pushPart);
+    else eachActorAction(event, facts, seedLength, pushAction);
   };
   return {
     verify(raw) {

@@ -55,38 +55,70 @@ export const actorActionsOf = (event: LogEvent, facts: readonly MessageFact[], s
 };
 
 /**
- * The actions of {@link actorActionsOf}, in the same order, each handed to `take` as it is made (no array per
- * event: for a fold that streams them, as the audit does).
+ * Takes one action of an event as its parts (`eachActorActionPart`): the action is `{ seq: event.seq, time:
+ * event.time, kind, id, turn }` with the event's recorded actor (`recordedActor(event.metadata)`), as
+ * {@link actorActionsOf} builds it.
  */
-export const eachActorAction = (event: LogEvent, facts: readonly MessageFact[], seedLength: number | undefined, take: (action: ActorAction) => void): void => {
+export type ActorActionPartTaker = (event: LogEvent, kind: ActorActionKind, id: string | null, turn: number | null) => void;
+
+/**
+ * The actions of {@link actorActionsOf}, in the same order, each handed to `take` as its parts (no object per
+ * action: for a fold that writes them out as it goes, as the audit's output does).
+ */
+export const eachActorActionPart = (event: LogEvent, facts: readonly MessageFact[], seedLength: number | undefined, take: ActorActionPartTaker): void => {
   if (seedLength !== undefined && event.seq >= 1 && event.seq <= seedLength) return;
   switch (event.type) {
     case 'session/created': {
       if (event.seq !== 0) return;
       const d = event.data as { seedLength?: number; origin?: string };
-      take(action(event, d.seedLength !== undefined || d.origin === 'fork' ? 'forked' : 'created', null, null));
+      take(event, d.seedLength !== undefined || d.origin === 'fork' ? 'forked' : 'created', null, null);
       return;
     }
     case 'agent/inbox/spliced': {
       // (an indexed loop: no iterator per splice)
       for (let i = 0; i < facts.length; i++) {
         const f = facts[i]!;
-        if (f.kind === 'admitted' || f.kind === 'edited' || f.kind === 'moved' || f.kind === 'canceled') take(action(event, f.kind, f.id, null));
+        if (f.kind === 'admitted' || f.kind === 'edited' || f.kind === 'moved' || f.kind === 'canceled') take(event, f.kind, f.id, null);
       }
       return;
     }
     case 'turn/start':
-      if (event.metadata?.actor !== undefined) take(action(event, 'woke', null, (event.data as { turn: number }).turn));
+      if (event.metadata?.actor !== undefined) take(event, 'woke', null, (event.data as { turn: number }).turn);
       return;
     case 'turn/end': {
       const d = event.data as { turn: number; reason: { kind: string } };
-      if (d.reason.kind === 'aborted') take(action(event, 'stopped', null, d.turn));
+      if (d.reason.kind === 'aborted') take(event, 'stopped', null, d.turn);
       return;
     }
     case 'session/erased':
-      take(action(event, 'erased', null, null));
+      take(event, 'erased', null, null);
       return;
     default:
       return;
+  }
+};
+
+/**
+ * The actions of {@link actorActionsOf}, in the same order, each handed to `take` as it is made (no array per
+ * event: for a fold that streams them, as the audit does).
+ */
+export const eachActorAction = (event: LogEvent, facts: readonly MessageFact[], seedLength: number | undefined, take: (action: ActorAction) => void): void => {
+  // (the taker of the parts made once per call only for the few events that have an action)
+  if (!mayAct(event, facts)) return;
+  eachActorActionPart(event, facts, seedLength, (e, kind, id, turn) => take(action(e, kind, id, turn)));
+};
+
+/** Can `event` record an action at all (a cheap test before a taker is made for it)? */
+const mayAct = (event: LogEvent, facts: readonly MessageFact[]): boolean => {
+  switch (event.type) {
+    case 'agent/inbox/spliced':
+      return facts.length > 0;
+    case 'session/created':
+    case 'turn/start':
+    case 'turn/end':
+    case 'session/erased':
+      return true;
+    default:
+      return false;
   }
 };

@@ -105,7 +105,13 @@ export type EventType = keyof EventDataByType;
 /** Every event type steerlog knows, in catalogue order. */
 export const EVENT_TYPES = Object.keys(EVENT_DATA_SCHEMAS) as readonly EventType[];
 /** Is this a {@link EventType}? (by its stable `code`) */
-export const isEventType = (type: string): type is EventType => Object.prototype.hasOwnProperty.call(EVENT_DATA_SCHEMAS, type);
+export const isEventType = (type: string): type is EventType => EVENT_TYPE_SET.has(type);
+
+/**
+ * The catalogue's types as a set: a log's type strings are new ones per event (JSON.parse makes them), which a
+ * property lookup would look up in the engine's string table first, and a set only hashes.
+ */
+const EVENT_TYPE_SET: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 /**
  * The durable envelope: `seq` is 0-based and contiguous per stream. `metadata` says who and what caused the event;

@@ -176,33 +176,54 @@ const turnEndHasText = (d: Obj): boolean => {
   return r.kind === 'aborted' && isJsonObject(r.reason) && r.reason.kind === 'hook' && typeof r.reason.reason === 'string';
 };
 
+/** Where an event's sealable units are, and their rules (see {@link sealPlanOf}). */
+export interface SealPlan {
+  readonly at: 'data' | 'inserted';
+  readonly unit: SealUnit;
+}
+
+const plan = (at: SealPlan['at'], unit: SealUnit): SealPlan => Object.freeze({ at, unit });
+const PLANS = {
+  inserted: plan('inserted', messageUnit),
+  message: plan('data', messageUnit),
+  assistant: plan('data', assistantUnit),
+  chunk: plan('data', chunkUnit),
+  toolCall: plan('data', toolCallUnit),
+  toolResult: plan('data', toolResultUnit),
+  childEnd: plan('data', childEndUnit),
+  turnEnd: plan('data', turnEndUnit),
+  requestHeader: plan('data', requestHeaderUnit),
+  requestError: plan('data', requestErrorUnit),
+} as const;
+
 /**
  * Where an event's sealable units are: `'data'` (the data itself is one unit) or `'inserted'` (each inserted
  * message of a splice is one), with the unit's rules; null for an event with nothing to seal.
  */
-export const sealPlanOf = (type: string, data: unknown): { readonly at: 'data' | 'inserted'; readonly unit: SealUnit } | null => {
+export const sealPlanOf = (type: string, data: unknown): SealPlan | null => {
   if (!isJsonObject(data)) return null;
+  // (each plan made once: this runs for every event an audit reads)
   switch (type) {
     case 'agent/inbox/spliced':
-      return Array.isArray(data.inserted) && data.inserted.length > 0 ? { at: 'inserted', unit: messageUnit } : null;
+      return Array.isArray(data.inserted) && data.inserted.length > 0 ? PLANS.inserted : null;
     case 'user/message':
-      return { at: 'data', unit: messageUnit };
+      return PLANS.message;
     case 'assistant/message':
-      return { at: 'data', unit: assistantUnit };
+      return PLANS.assistant;
     case 'assistant/chunk':
-      return { at: 'data', unit: chunkUnit };
+      return PLANS.chunk;
     case 'tool/call':
-      return { at: 'data', unit: toolCallUnit };
+      return PLANS.toolCall;
     case 'tool/result':
-      return { at: 'data', unit: toolResultUnit };
+      return PLANS.toolResult;
     case 'subagent/end':
-      return typeof data.lastAssistantText === 'string' ? { at: 'data', unit: childEndUnit } : null;
+      return typeof data.lastAssistantText === 'string' ? PLANS.childEnd : null;
     case 'turn/end':
-      return turnEndHasText(data) ? { at: 'data', unit: turnEndUnit } : null;
+      return turnEndHasText(data) ? PLANS.turnEnd : null;
     case 'request/header':
-      return headerHasText(data) ? { at: 'data', unit: requestHeaderUnit } : null;
+      return headerHasText(data) ? PLANS.requestHeader : null;
     case 'request/error':
-      return isJsonObject(data.error) && typeof data.error.message === 'string' ? { at: 'data', unit: requestErrorUnit } : null;
+      return isJsonObject(data.error) && typeof data.error.message === 'string' ? PLANS.requestError : null;
     default:
       return null;
   }
@@ -217,22 +238,30 @@ export const mapSealUnits = (type: string, data: unknown, f: (unitObject: Obj, u
   return { ...d, inserted: (d.inserted as unknown[]).map((m, i) => (isJsonObject(m) ? f(m, plan.unit, i) : m)) };
 };
 
-/** The sealed sidecars of an event (one per unit that has one), in unit order. */
-export const sealedOf = (type: string, data: unknown): SealedContent[] => {
-  const out: SealedContent[] = [];
+/**
+ * Hands each sealed sidecar of an event (one per unit that has one) to `take`, in unit order: what {@link sealedOf}
+ * returns, without an array per event (for a reader that looks at every event of a log, as the audit does).
+ */
+export const eachSealed = (type: string, data: unknown, take: (sealed: SealedContent) => void): void => {
   // the units `mapSealUnits` visits, read where they are (no copy of the data and its inserted list per event)
   const plan = sealPlanOf(type, data);
-  if (plan === null) return out;
+  if (plan === null) return;
   const d = data as Obj;
   if (plan.at === 'data') {
-    if (isJsonObject(d.sealed)) out.push(d.sealed as SealedContent);
-    return out;
+    if (isJsonObject(d.sealed)) take(d.sealed as SealedContent);
+    return;
   }
   const inserted = d.inserted as unknown[];
   for (let i = 0; i < inserted.length; i++) {
     const m = inserted[i];
-    if (isJsonObject(m) && isJsonObject(m.sealed)) out.push(m.sealed as SealedContent);
+    if (isJsonObject(m) && isJsonObject(m.sealed)) take(m.sealed as SealedContent);
   }
+};
+
+/** The sealed sidecars of an event (one per unit that has one), in unit order. */
+export const sealedOf = (type: string, data: unknown): SealedContent[] => {
+  const out: SealedContent[] = [];
+  eachSealed(type, data, (s) => void out.push(s));
   return out;
 };
 

@@ -35,6 +35,13 @@ const turnState = (lastTurn: number, openTurn: TurnRecord | null, openStep: numb
   lastClosed,
 });
 
+/**
+ * The answer for an event that leaves the state as it is (most events of a log): the last such answer when it holds
+ * the same state (an Either is never changed: one answer serves every event that keeps the state), else a new one.
+ */
+let unchanged: E.Right<TurnFoldState> | null = null;
+const same = (state: TurnFoldState): E.Right<TurnFoldState> => (unchanged !== null && unchanged.right === state ? unchanged : (unchanged = E.right(state) as E.Right<TurnFoldState>));
+
 /** The refusal of an event that cannot happen where it stands (a function, not a closure made on every event). */
 const refuse = (event: LogEvent, reason: string): E.Either<ImpossibleEventError, never> => E.left(new ImpossibleEventError(event.seq, event.type, reason));
 
@@ -44,7 +51,7 @@ const refuse = (event: LogEvent, reason: string): E.Either<ImpossibleEventError,
  * of a step that is not open.
  */
 export const evolveTurns = (state: TurnFoldState, event: LogEvent): E.Either<ImpossibleEventError, TurnFoldState> => {
-  if (!isKnownEvent(event)) return E.right(state);
+  if (!isKnownEvent(event)) return same(state);
   switch (event.type) {
     case 'turn/start': {
       const { turn } = event.data;
@@ -72,7 +79,7 @@ export const evolveTurns = (state: TurnFoldState, event: LogEvent): E.Either<Imp
     case 'tool/result': {
       const { turn, step } = event.data;
       if (!state.openTurn || state.openTurn.turn !== turn || state.openStep !== step) return refuse(event, `step ${turn}.${step} is not open`);
-      return E.right(state);
+      return same(state);
     }
     case 'turn/end': {
       const { turn, reason } = event.data;
@@ -83,6 +90,6 @@ export const evolveTurns = (state: TurnFoldState, event: LogEvent): E.Either<Imp
       return E.right(turnState(state.lastTurn, null, null, closed));
     }
     default:
-      return E.right(state);
+      return same(state);
   }
 };

@@ -1,5 +1,7 @@
 import { writeSync } from 'node:fs';
-import type { ActorAction } from '../../domain/actor-actions.js';
+import type { ActorAction, ActorActionKind } from '../../domain/actor-actions.js';
+import { recordedActor, type ActorKind } from '../../domain/event-metadata.js';
+import type { LogEvent } from '../../domain/events.js';
 import { spoolFileHandle } from './spool-file-handle.js';
 
 /** The bytes held before they are written: what a text spool holds in characters (audit-json-writer.ts). */
@@ -19,6 +21,11 @@ export interface ActionSpool {
   readonly count: number;
   /** Appends one action. */
   push(action: ActorAction): void;
+  /**
+   * Appends the action of `event` given as its parts (`eachActorActionPart`): the same bytes as `push` of the action
+   * `actorActionsOf` builds from them, without the action object.
+   */
+  pushPart(event: LogEvent, kind: ActorActionKind, id: string | null, turn: number | null): void;
   /** Empties the file (what was appended is forgotten). */
   restart(): void;
   /** Writes what is held and closes the file. */
@@ -32,12 +39,16 @@ const LOW = 100_000_000;
 const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
 const SEQ = ascii('{"seq":');
 const TIME = ascii(',"time":');
-const KIND = ascii(',"kind":"');
-const ID = ascii('","id":');
 const TURN = ascii(',"turn":');
 const ACTOR = ascii(',"actor":');
 const ACTOR_KIND = ascii(',"actorKind":');
 const NULL = ascii('null');
+/** Every kind of action. */
+const KINDS: readonly ActorActionKind[] = ['created', 'forked', 'admitted', 'edited', 'moved', 'canceled', 'stopped', 'woke', 'erased'];
+/** `,"kind":"<kind>","id":` for each kind (a kind outside them is written by `JSON.stringify`). */
+const KIND_TO_ID: ReadonlyMap<string, Uint8Array> = new Map(KINDS.map((k) => [k, ascii(`,"kind":"${k}","id":`)]));
+/** The text after the id of an action whose turn, actor and actor kind are null. */
+const NULL_TAIL = ascii(',"turn":null,"actor":null,"actorKind":null}');
 
 /** Is `JSON.stringify(s)` `s` between quotes: no quote, backslash, control character or surrogate in it? */
 export const plainJsonString = (s: string): boolean => {
@@ -114,45 +125,53 @@ export const actionSpool = (path: string): ActionSpool => {
     at += bytes.write(text, at, 'utf8');
     bytes[at++] = 0x22;
   };
-  /** A plain ASCII word (an action's kind). */
-  const word = (s: string): void => {
-    for (let i = 0; i < s.length; i++) bytes[at + i] = s.charCodeAt(i);
-    at += s.length;
-  };
   /** The most bytes `string(s)` can take: 6 per UTF-16 unit escaped (`\u0000`), else 3 per unit in UTF-8, and the quotes. */
   const most = (s: string | null): number => (s === null ? 4 : s.length * 6 + 2);
+  /** One action's JSON text, from its fields (in `ActorAction`'s key order). */
+  const write = (seq: number, time: number, kind: ActorActionKind, id: string | null, turn: number | null, actor: string | null, actorKind: ActorKind | null): void => {
+    // the fixed keys and two numbers (at most 24 bytes each) take under 128 bytes; the strings their most
+    const need = 128 + kind.length + most(id) + most(actor) + most(actorKind);
+    const kindToId = KIND_TO_ID.get(kind);
+    if (need > ACTION_BYTES || kindToId === undefined) {
+      flush();
+      const a: ActorAction = { seq, time, kind, id, turn, actor, actorKind };
+      writeSync(file.fd, `${count++ === 0 ? '' : ','}${JSON.stringify(a)}`);
+      return;
+    }
+    if (at + need > SPOOL_BYTES) flush();
+    if (count++ > 0) bytes[at++] = 0x2c;
+    put(SEQ);
+    number(seq);
+    put(TIME);
+    number(time);
+    // a kind is one of a fixed set of plain ASCII words: its key, the word and the next key as one run of bytes
+    put(kindToId);
+    string(id);
+    if (turn === null && actor === null && actorKind === null) {
+      // (an action without a turn or an actor, most of a log's: the rest of its text is one run of bytes)
+      put(NULL_TAIL);
+      return;
+    }
+    put(TURN);
+    if (turn === null) put(NULL);
+    else number(turn);
+    put(ACTOR);
+    string(actor);
+    put(ACTOR_KIND);
+    string(actorKind);
+    bytes[at++] = 0x7d;
+  };
   return {
     path,
     get count() {
       return count;
     },
     push(a) {
-      // the fixed keys and two numbers (at most 24 bytes each) take under 128 bytes; the strings their most
-      const need = 128 + a.kind.length + most(a.id) + most(a.actor) + most(a.actorKind);
-      if (need > ACTION_BYTES) {
-        flush();
-        writeSync(file.fd, `${count++ === 0 ? '' : ','}${JSON.stringify(a)}`);
-        return;
-      }
-      if (at + need > SPOOL_BYTES) flush();
-      if (count++ > 0) bytes[at++] = 0x2c;
-      put(SEQ);
-      number(a.seq);
-      put(TIME);
-      number(a.time);
-      put(KIND);
-      // a kind is one of a fixed set of plain ASCII words
-      word(a.kind);
-      put(ID);
-      string(a.id);
-      put(TURN);
-      if (a.turn === null) put(NULL);
-      else number(a.turn);
-      put(ACTOR);
-      string(a.actor);
-      put(ACTOR_KIND);
-      string(a.actorKind);
-      bytes[at++] = 0x7d;
+      write(a.seq, a.time, a.kind, a.id, a.turn, a.actor, a.actorKind);
+    },
+    pushPart(event, kind, id, turn) {
+      const by = recordedActor(event.metadata);
+      write(event.seq, event.time, kind, id, turn, by.actor, by.actorKind);
     },
     restart() {
       count = 0;

@@ -121,7 +121,7 @@ export const openAuditSpool = (): AuditSpool => {
   const actions = actionSpool(join(dir, 'actions.json'));
   const turn = (t: AuditReport['turns'][number]): void => appendTurn(turns, t);
   const message = (m: AuditReport['messages'][number]): void => messages.append(JSON.stringify(m));
-  const actionSink: ActionSink = { push: (a) => actions.push(a), restart: () => actions.restart() };
+  const actionSink: ActionSink = { push: (a) => actions.push(a), pushPart: (e, kind, id, turn) => actions.pushPart(e, kind, id, turn), restart: () => actions.restart() };
   const children = openChildSpool(dir);
   return {
     turn,

@@ -65,7 +65,10 @@ export const evolveChildren = (state: ChildrenState, event: LogEvent): ChildrenS
     }
     case 'agent/inbox/spliced': {
       let next = state;
-      for (const m of (event.data as { inserted: readonly { id: string; source: { kind: string; senderSessionId?: unknown } }[] }).inserted) {
+      const inserted = (event.data as { inserted: readonly { id: string; source: { kind: string; senderSessionId?: unknown } }[] }).inserted;
+      // (an indexed loop: no iterator per splice, and a splice is most events of a log)
+      for (let i = 0; i < inserted.length; i++) {
+        const m = inserted[i]!;
         const sender = m.source.senderSessionId;
         if (typeof sender !== 'string') continue;
         if (m.source.kind !== 'subagent-report' && m.source.kind !== 'subagent-settled') continue;

@@ -21,9 +21,18 @@ export const inboxOf = (nextTurn: readonly UserMessage[], nextStep: readonly Use
 export const listOf = (state: InboxState, target: InboxTarget): L.PendingList =>
   target === 'next-turn' ? state.nextTurn : state.nextStep;
 
-/** An inbox state with one list replaced. */
+/**
+ * An inbox state with one list replaced; `state` itself when `list` is the list it holds there already (a consumed
+ * splice changes its list in place and gives it back: no inbox object per splice).
+ */
 export const withList = (state: InboxState, target: InboxTarget, list: L.PendingList): InboxState =>
-  target === 'next-turn' ? { nextTurn: list, nextStep: state.nextStep } : { nextTurn: state.nextTurn, nextStep: list };
+  target === 'next-turn'
+    ? state.nextTurn === list
+      ? state
+      : { nextTurn: list, nextStep: state.nextStep }
+    : state.nextStep === list
+      ? state
+      : { nextTurn: state.nextTurn, nextStep: list };
 
 /** The next-turn list (queued prompts), in claim order. */
 export const nextTurnItems = (state: InboxState): readonly UserMessage[] => L.toArray(state.nextTurn);

@@ -21,6 +21,9 @@ import {
 } from './chunk-treap.js';
 import { reportListWalk } from './list-work.js';
 
+/** What a splice that removes nothing returns (shared: nobody writes to a splice's removed items). */
+const NO_ITEMS: readonly UserMessage[] = Object.freeze([]);
+
 /** Splices that remove and insert at most this many items together go through the chunks they touch in place. */
 const LOCAL = 2 * CHUNK_MAX;
 
@@ -134,9 +137,9 @@ export class RankTree {
    * Removes `deleteCount` items at `start` and puts `inserted` there (exact coordinates: 0 <= start <= size,
    * start + deleteCount <= size); returns the removed items. O(log n + deleteCount + inserted) expected.
    */
-  splice(start: number, deleteCount: number, inserted: readonly UserMessage[]): UserMessage[] {
+  splice(start: number, deleteCount: number, inserted: readonly UserMessage[]): readonly UserMessage[] {
     if (deleteCount + inserted.length > LOCAL) return this.spliceWhole(start, deleteCount, inserted);
-    const removed = deleteCount === 0 ? [] : this.removeRun(start, deleteCount);
+    const removed = deleteCount === 0 ? NO_ITEMS : this.removeRun(start, deleteCount);
     if (inserted.length > 0) this.insertRun(start, inserted);
     return removed;
   }
@@ -156,14 +159,16 @@ export class RankTree {
 
   /** Takes `count` items at `rank` out, chunk by chunk (each chunk it empties leaves the treap). */
   private removeRun(rank: number, count: number): UserMessage[] {
-    const removed: UserMessage[] = [];
-    while (removed.length < count) {
+    // an array of the removed run's exact size (an empty array's first push would give it room for 17)
+    const removed = new Array<UserMessage>(count);
+    let k = 0;
+    while (k < count) {
       const chunk = this.locate(rank);
       const items = chunk.items;
       const from = this.offset;
-      const take = Math.min(count - removed.length, items.length - from);
+      const take = Math.min(count - k, items.length - from);
       for (let i = from; i < from + take; i++) {
-        removed.push(items[i]!);
+        removed[k++] = items[i]!;
         this.home.delete(items[i]!.id);
       }
       // (shifted by hand: Array.prototype.splice allocates the removed run and is slow on short arrays)

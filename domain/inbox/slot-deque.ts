@@ -128,7 +128,7 @@ export class SlotDeque {
    * Splice with exact coordinates (0 <= start <= size, start + deleteCount <= size), through the cheapest path that
    * fits; returns the removed items.
    */
-  splice(start: number, deleteCount: number, inserted: readonly UserMessage[]): UserMessage[] {
+  splice(start: number, deleteCount: number, inserted: readonly UserMessage[]): readonly UserMessage[] {
     if (this.tree !== null) {
       const removedFromTree = this.tree.splice(start, deleteCount, inserted);
       if (this.tree.size === 0) {
@@ -219,7 +219,7 @@ export class SlotDeque {
   }
 
   /** The general case: the items move into a tree (O(n), once), which does this splice and all later ones. */
-  private spliceGeneral(start: number, deleteCount: number, inserted: readonly UserMessage[]): UserMessage[] {
+  private spliceGeneral(start: number, deleteCount: number, inserted: readonly UserMessage[]): readonly UserMessage[] {
     reportListWalk('general-splice', this.tail - this.head);
     const tree = new RankTree(this.items());
     this.reset([], 8);

@@ -5,6 +5,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { actionSpool } from '../../../adapters/cli/audit-action-spool.js';
 import type { ActorAction, ActorActionKind } from '../../../domain/actor-actions.js';
+import { recordedActor } from '../../../domain/event-metadata.js';
+import type { LogEvent } from '../../../domain/events.js';
 
 const KINDS: readonly ActorActionKind[] = ['created', 'forked', 'admitted', 'edited', 'moved', 'canceled', 'stopped', 'woke', 'erased'];
 
@@ -35,6 +37,42 @@ describe('actionSpool', () => {
           expect(readFileSync(join(dir, 'actions.json'), 'utf8')).toBe(all.map((a) => JSON.stringify(a)).join(','));
         }),
         { numRuns: 300 },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("writes an action given as its parts (pushPart) as push writes the action they make, interleaved with push (property)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steerlog-action-spool-'));
+    const part = fc.record({
+      seq: fc.nat(),
+      time: fc.oneof(fc.integer({ min: -(2 ** 53) + 1, max: 2 ** 53 - 1 }), fc.double({ noNaN: true, noDefaultInfinity: true })),
+      kind: fc.constantFrom(...KINDS),
+      id: fc.option(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme', maxLength: 3000 }))),
+      turn: fc.option(fc.nat()),
+      metadata: fc.option(fc.record({ actor: fc.option(fc.string({ unit: 'binary' }), { nil: undefined }), actorKind: fc.option(fc.constantFrom('user', 'agent', 'system', 'nobody'), { nil: undefined }) }, { requiredKeys: [] }), { nil: undefined }),
+      asParts: fc.boolean(),
+    });
+    try {
+      fc.assert(
+        fc.property(fc.array(part, { maxLength: 60 }), fc.nat({ max: 1500 }), (parts, repeat) => {
+          const spool = actionSpool(join(dir, 'actions.json'));
+          const all = parts.length === 0 ? [] : [...parts, ...Array.from({ length: repeat }, () => parts.at(-1)!)];
+          const expected: ActorAction[] = [];
+          for (const p of all) {
+            const event = { seq: p.seq, time: p.time, type: 'turn/end', data: {}, ...(p.metadata !== undefined ? { metadata: p.metadata } : {}) } as unknown as LogEvent;
+            const by = recordedActor(event.metadata);
+            const a: ActorAction = { seq: p.seq, time: p.time, kind: p.kind, id: p.id, turn: p.turn, actor: by.actor, actorKind: by.actorKind };
+            expected.push(a);
+            if (p.asParts) spool.pushPart(event, p.kind, p.id, p.turn);
+            else spool.push(a);
+          }
+          spool.finish();
+          expect(spool.count).toBe(all.length);
+          expect(readFileSync(join(dir, 'actions.json'), 'utf8')).toBe(expected.map((a) => JSON.stringify(a)).join(','));
+        }),
+        { numRuns: 200 },
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
