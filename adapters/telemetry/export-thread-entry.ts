@@ -55,7 +55,7 @@ const start = async (): Promise<void> => {
   port.on('message', (m: ToExportThread) => {
     switch (m.kind) {
       case 'log':
-        readHandOver(m.records, follower);
+        readHandOver(m.handOver, follower);
         Atomics.add(read, 0, m.count);
         return;
       case 'flush':
