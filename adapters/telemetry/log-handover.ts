@@ -221,6 +221,7 @@ export class HandedEvent {
     if (this.#data === UNPARSED) {
       if (this.#json === null) throw new Error(`export thread: the data of a ${this.type} was read; it is not handed over (span-source.ts)`);
       this.#data = JSON.parse(this.#json) as unknown;
+      this.#json = null; // a slice of the hand-over's text: not kept once parsed (it would keep the whole text)
     }
     return this.#data;
   }
@@ -235,11 +236,19 @@ export interface LogRecordSink {
 }
 
 /**
+ * A string of its own with the characters of `s`: a slice of a hand-over's text may be a view of the whole text
+ * (V8 keeps a long enough slice as one), and what outlives the hand-over must not keep the text alive.
+ */
+const ownCopy = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
+
+/**
  * Reads a hand-over's records in order into `sink`, each event rebuilt with what the span derivation reads of it (a
- * {@link HandedEvent}: its data parsed when first read).
+ * {@link HandedEvent}: its data parsed when first read). `sessionIds`, kept by the reader from one hand-over to the
+ * next: each followed session's id as a string of its own (the follower keeps a session's id as long as it follows
+ * the session, and a slice of one hand-over's text would keep that whole text as long); a `Forget` record drops it.
  * @internal
  */
-export const readHandOver = (h: HandOver, sink: LogRecordSink): void => {
+export const readHandOver = (h: HandOver, sink: LogRecordSink, sessionIds: Map<string, string> = new Map()): void => {
   const n = h.numbers;
   const text = h.text;
   const objects = h.objects;
@@ -254,11 +263,20 @@ export const readHandOver = (h: HandOver, sink: LogRecordSink): void => {
     return s;
   };
   const optionalStr = (): string | null => (n[i] === -1 ? (i++, null) : str());
+  const sessionId = (): string => {
+    const id = str();
+    let own = sessionIds.get(id);
+    if (own === undefined) {
+      own = ownCopy(id);
+      sessionIds.set(own, own); // the key too: a slice as the key would keep the text
+    }
+    return own;
+  };
   while (i < h.length) {
     const kind = n[i++];
     switch (kind) {
       case LogRecordKind.Observe: {
-        const sessionId = str();
+        const id = sessionId();
         const seq = n[i++]!;
         const time = n[i++]!;
         const code = n[i++]!;
@@ -279,17 +297,20 @@ export const readHandOver = (h: HandOver, sink: LogRecordSink): void => {
           const hash = optionalStr();
           if (hash !== null) (event as { hash?: string }).hash = hash;
         }
-        sink.observe(sessionId, event as unknown as LogEvent);
+        sink.observe(id, event as unknown as LogEvent);
         break;
       }
       case LogRecordKind.Follow: {
-        const sessionId = str();
-        sink.follow(sessionId, objects[o++] as LogEvent[]);
+        const id = sessionId();
+        sink.follow(id, objects[o++] as LogEvent[]);
         break;
       }
-      case LogRecordKind.Forget:
-        sink.forget(str());
+      case LogRecordKind.Forget: {
+        const id = str();
+        sessionIds.delete(id);
+        sink.forget(id);
         break;
+      }
       case LogRecordKind.Operation:
         sink.storeOperation(objects[o++] as StoreOperation);
         break;

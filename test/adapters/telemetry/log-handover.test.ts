@@ -239,6 +239,24 @@ describe('the hand-over carries every record exactly, whatever its strings and n
     );
   });
 
+  it("keeps each followed session's id from one hand-over to the next, until the session is forgotten", () => {
+    const sessionIds = new Map<string, string>();
+    const got: string[] = [];
+    const sink: LogRecordSink = { observe: (s) => void got.push(s), follow: (s) => void got.push(s), forget: (s) => void got.push(s), storeOperation() {} };
+    const id = 'a5c0e1f2-3b4d-4e6f-8a9b-0c1d2e3f4a5b';
+    const w = new HandOverWriter();
+    pushFollow(w, id, [event(0)]);
+    readHandOver(posted(w.take()), sink, sessionIds);
+    pushObserve(w, id, event(1), undefined);
+    pushObserve(w, 'other', event(0, { type: 'step/end' } as never), undefined);
+    readHandOver(posted(w.take()), sink, sessionIds);
+    expect([...sessionIds.keys()]).toEqual([id, 'other']);
+    pushForget(w, id);
+    readHandOver(posted(w.take()), sink, sessionIds);
+    expect([...sessionIds.keys()]).toEqual(['other']);
+    expect(got).toEqual([id, id, 'other', id]);
+  });
+
   it('refuses a hand-over whose text or objects it did not read to the end (a string or an object lost its place)', () => {
     const w = new HandOverWriter();
     pushForget(w, 's');
