@@ -52,10 +52,12 @@ const start = async (): Promise<void> => {
     queue: { ...data.queue, onSettled: () => post({ kind: 'stats', stats: queue.stats() }) },
   });
   const follower = createSpanFollower((s) => queue.add(s));
+  /** Each followed session's id, a string of its own (`readHandOver`). */
+  const sessionIds = new Map<string, string>();
   port.on('message', (m: ToExportThread) => {
     switch (m.kind) {
       case 'log':
-        readHandOver(m.records, follower);
+        readHandOver(m.handOver, follower, sessionIds);
         Atomics.add(read, 0, m.count);
         return;
       case 'flush':

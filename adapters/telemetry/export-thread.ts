@@ -8,7 +8,7 @@ import type { StoreOperation } from '../../runtime/ports/store-operations.js';
 import type { OtlpProtocol } from './otlp-exporter.js';
 import type { SpanExportQueueOptions, SpanExportStats } from './span-export-queue.js';
 import { TelemetryUnavailableError } from './telemetry-unavailable.js';
-import { pushFollow, pushForget, pushObserve, pushOperation } from './log-handover.js';
+import { HandOverWriter, pushFollow, pushForget, pushObserve, pushOperation, type HandOver } from './log-handover.js';
 
 /**
  * The live export on a worker thread. Telemetry is a projection of the log, so the runtime's thread hands the worker
@@ -17,7 +17,9 @@ import { pushFollow, pushForget, pushObserve, pushOperation } from './log-handov
  * runs the whole projection: the span derivation, the export queue, the SDK's spans, the OTLP encoding and the HTTP
  * request. What the runtime's thread pays per event is pushing what the span derivation reads of it — its seq, time
  * and type, and for the types whose fields it reads their data's JSON (made for the store already), a splice's
- * metadata, a turn end's hash — and their share of one structured clone (`log-handover.ts`). Running from TypeScript
+ * metadata, a turn end's hash — into the hand-over's three channels (its numbers in one buffer, moved to the worker
+ * with the message; its strings end to end in one string; its rare objects), and their share of the message's
+ * structured clone (`log-handover.ts`). Running from TypeScript
  * sources (tests, benchmarks), the worker loads its entry through `tsx`.
  */
 
@@ -42,9 +44,9 @@ export interface ExportThreadData {
   readonly read: SharedArrayBuffer;
 }
 
-/** What the runtime's thread posts to the worker: `log` holds the hand-over's records (`log-handover.ts`). @internal */
+/** What the runtime's thread posts to the worker: `log` holds a hand-over's records (`log-handover.ts`), its buffer transferred. @internal */
 export type ToExportThread =
-  | { readonly kind: 'log'; readonly records: readonly unknown[]; readonly count: number }
+  | { readonly kind: 'log'; readonly handOver: HandOver; readonly count: number }
   | { readonly kind: 'flush'; readonly id: number }
   | { readonly kind: 'shutdown'; readonly id: number };
 
@@ -112,7 +114,7 @@ export const startExportThread = async (options: Omit<ExportThreadData, 'read'>)
   const read = new Int32Array(data.read);
   const maxUnread = UNREAD_PER_QUEUED_SPAN * Math.max(1, data.queue.maxQueueSize ?? 16_384);
   const worker = newWorker(data);
-  let records: unknown[] = [];
+  const records = new HandOverWriter();
   /** Events and store operations in `records`, and posted in all (modulo 2^32, as the worker's count). */
   let count = 0;
   let posted = 0;
@@ -152,7 +154,7 @@ export const startExportThread = async (options: Omit<ExportThreadData, 'read'>)
     if (!alive) return;
     alive = false;
     lostWithWorker = last.queued;
-    records = [];
+    records.clear();
     for (const done of [...waiting.values()]) done();
   };
   const ready = new Promise<void>((resolve, reject) => {
@@ -192,18 +194,18 @@ export const startExportThread = async (options: Omit<ExportThreadData, 'read'>)
   const handOff = (): void => {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
-    if (records.length === 0 || !alive) return;
-    const message: ToExportThread = { kind: 'log', records, count };
+    if (records.size === 0 || !alive) return;
+    const handOver = records.take();
+    const message: ToExportThread = { kind: 'log', handOver, count };
     posted = (posted + count) | 0;
-    records = [];
     count = 0;
-    worker.postMessage(message);
+    worker.postMessage(message, [handOver.numbers.buffer as ArrayBuffer]);
   };
   /** Events and store operations the worker has not read yet: posted, or waiting here. */
   const unread = (): number => ((posted - Atomics.load(read, 0)) | 0) + count;
   /** Hands the records over when enough wait, else after the delay. */
   const queued = (): void => {
-    if (records.length >= HANDOFF_ITEMS) handOff();
+    if (records.size >= HANDOFF_ITEMS) handOff();
     else if (timer === undefined) {
       timer = setTimeout(handOff, HANDOFF_DELAY_MS);
       timer.unref();

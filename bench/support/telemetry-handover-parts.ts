@@ -19,7 +19,7 @@ import { Worker } from 'node:worker_threads';
 import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
 import { onWorker, type OtelTelemetry } from '../../adapters/telemetry/otel-telemetry.js';
-import { pushObserve, pushOperation } from '../../adapters/telemetry/log-handover.js';
+import { HandOverWriter, pushObserve, pushOperation, type HandOver } from '../../adapters/telemetry/log-handover.js';
 import { createUserMessage } from '../../domain/message.js';
 import type { ModelRequest } from '../../runtime/ports/model.js';
 import { createRuntime } from '../../runtime/runtime.js';
@@ -36,16 +36,15 @@ const MODES = argOf('modes', 'off,stub,push,post,burn,none').split(',');
 const threadNs = (): number => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
 
 /** A port that pushes the hand-over's records and, every 10 ms, hands them to `post` (or drops them). */
-const pusher = (post: ((records: unknown[]) => void) | null): SessionTelemetry => {
-  let records: unknown[] = [];
+const pusher = (post: ((handOver: HandOver) => void) | null): SessionTelemetry => {
+  const records = new HandOverWriter();
   let timer: NodeJS.Timeout | undefined;
   const queued = (): void => {
     if (timer !== undefined) return;
     timer = setTimeout(() => {
       timer = undefined;
-      const r = records;
-      records = [];
-      post?.(r);
+      const h = records.take();
+      post?.(h);
     }, 10);
     timer.unref();
   };
@@ -76,7 +75,7 @@ const telemetryOf: Record<string, SessionTelemetry | undefined> = {
   off: undefined,
   stub: { follow: () => {}, observe: () => {}, forget: () => {}, storeOperation: () => {} },
   push: pusher(null),
-  post: pusher((records) => reader.postMessage({ kind: 'log', records, count: 0 })),
+  post: pusher((handOver) => reader.postMessage({ kind: 'log', handOver, count: 0 }, [handOver.numbers.buffer as ArrayBuffer])),
   burn: undefined,
 };
 const exporting: OtelTelemetry | undefined = MODES.includes('none') ? await onWorker({ endpoint: 'http://127.0.0.1:9' }, 'count') : undefined;

@@ -28,7 +28,13 @@ const root = argOf('checkout', fileURLToPath(new URL('../..', import.meta.url)))
 
 const { ScriptedModel } = (await import(`${root}/adapters/model/scripted/scripted-model.ts`)) as typeof import('../../adapters/model/scripted/scripted-model.js');
 const { MemoryEventStore } = (await import(`${root}/adapters/store/memory/memory-event-store.ts`)) as typeof import('../../adapters/store/memory/memory-event-store.js');
-const { pushFollow, pushForget, pushObserve, pushOperation, readHandOver } = (await import(`${root}/adapters/telemetry/log-handover.ts`)) as typeof import('../../adapters/telemetry/log-handover.js');
+const handOverModule = (await import(`${root}/adapters/telemetry/log-handover.ts`)) as typeof import('../../adapters/telemetry/log-handover.js');
+const { pushFollow, pushForget, pushObserve, pushOperation, readHandOver } = handOverModule;
+/** A hand-over being written: a `HandOverWriter` where the checkout has one, else (an older checkout) a flat array. */
+type Writer = import('../../adapters/telemetry/log-handover.js').HandOverWriter;
+const newWriter = (): Writer => ('HandOverWriter' in handOverModule ? new handOverModule.HandOverWriter() : ([] as unknown as Writer));
+/** What a writer hands over (the array itself, from an older checkout). */
+const taken = (w: Writer): unknown => (Array.isArray(w) ? w : w.take());
 const { openSpanExportQueue } = (await import(`${root}/adapters/telemetry/open-export-queue.ts`)) as typeof import('../../adapters/telemetry/open-export-queue.js');
 const { createSpanFollower } = (await import(`${root}/adapters/telemetry/span-follower.ts`)) as typeof import('../../adapters/telemetry/span-follower.js');
 const { createUserMessage } = (await import(`${root}/domain/message.ts`)) as typeof import('../../domain/message.js');
@@ -38,8 +44,8 @@ const { silentLogger } = (await import(`${root}/runtime/logger.ts`)) as typeof i
 const threadNs = (): number => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
 
 // the hand-over of one session, as the runtime's thread pushes it, cut every 100 turns
-const chunks: unknown[][] = [];
-let records: unknown[] = [];
+const chunks: unknown[] = [];
+let records = newWriter();
 const recorder: SessionTelemetry = {
   follow: (s, h) => pushFollow(records, s, h),
   observe: (s, e, d) => pushObserve(records, s, e, d),
@@ -53,12 +59,12 @@ for (let t = 0; t < TURNS; t++) {
   agent.followup(createUserMessage('go'));
   await agent.whenIdle();
   if (t % 100 === 99) {
-    chunks.push(records);
-    records = [];
+    chunks.push(taken(records));
+    records = newWriter();
   }
 }
 await agent.dispose();
-chunks.push(records);
+chunks.push(taken(records));
 
 const receiver = spawn(
   process.execPath,
@@ -72,7 +78,7 @@ const queue = await openSpanExportQueue({ endpoint: `http://127.0.0.1:${port}`, 
 const pass = async (): Promise<void> => {
   const follower = createSpanFollower((s) => queue.add(s));
   for (const c of chunks) {
-    readHandOver(deserialize(serialize(c)) as unknown[], follower);
+    readHandOver(deserialize(serialize(c)) as Parameters<typeof readHandOver>[0], follower);
     await new Promise((r) => setImmediate(r)); // the worker reads one hand-over per message
   }
   follower.forgetAll();

@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { deserialize, serialize } from 'node:v8';
 import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
-import { pushFollow, pushForget, pushObserve, pushOperation, readHandOver } from '../../adapters/telemetry/log-handover.js';
+import { HandOverWriter, pushFollow, pushForget, pushObserve, pushOperation, readHandOver, type HandOver } from '../../adapters/telemetry/log-handover.js';
 import { openSpanExportQueue } from '../../adapters/telemetry/open-export-queue.js';
 import { SdkSpan } from '../../adapters/telemetry/sdk-span.js';
 import { createSpanFollower } from '../../adapters/telemetry/span-follower.js';
@@ -40,8 +40,8 @@ const BATCH = Number(argOf('batch', '512'));
 const threadNs = (): number => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
 
 // the hand-over of one session, as the runtime's thread pushes it, cut every 100 turns
-const chunks: unknown[][] = [];
-let records: unknown[] = [];
+const chunks: HandOver[] = [];
+let records = new HandOverWriter();
 const recorder: SessionTelemetry = {
   follow: (s, h) => pushFollow(records, s, h),
   observe: (s, e, d) => pushObserve(records, s, e, d),
@@ -55,12 +55,11 @@ for (let t = 0; t < TURNS; t++) {
   agent.followup(createUserMessage('go'));
   await agent.whenIdle();
   if (t % 100 === 99) {
-    chunks.push(records);
-    records = [];
+    chunks.push(records.take());
   }
 }
 await agent.dispose();
-chunks.push(records);
+chunks.push(records.take());
 
 const transformer = (await import('@opentelemetry/otlp-transformer' as string)) as { ProtobufTraceSerializer: { serializeRequest(spans: unknown[]): Uint8Array | undefined } };
 const { resourceFromAttributes } = (await import('@opentelemetry/resources')) as { resourceFromAttributes: (a: Record<string, string>) => unknown };
@@ -88,7 +87,7 @@ for (let pass = 0; pass < PASSES + 1; pass++) {
   for (const b of buffers) deserialize(b);
   took('deserialize', threadNs() - n0);
   for (const stage of ['read', 'derive', 'sdk', 'encode'] as const) {
-    const input = buffers.map((b) => deserialize(b) as unknown[]);
+    const input = buffers.map((b) => deserialize(b) as HandOver);
     let batch: DerivedSpan[] = [];
     let count = 0;
     const emit = (s: DerivedSpan): void => {
@@ -109,7 +108,7 @@ for (let pass = 0; pass < PASSES + 1; pass++) {
     took(stage, threadNs() - n0);
     if (stage !== 'read') spans = count;
   }
-  const input = buffers.map((b) => deserialize(b) as unknown[]);
+  const input = buffers.map((b) => deserialize(b) as HandOver);
   n0 = threadNs();
   const follower = createSpanFollower((s) => queue.add(s));
   for (const c of input) {

@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ACTOR_KINDS } from '../../../domain/event-metadata.js';
 import { EVENT_TYPES, type LogEvent } from '../../../domain/events.js';
-import { pushFollow, pushForget, pushObserve, pushOperation, readHandOver, type LogRecordSink } from '../../../adapters/telemetry/log-handover.js';
+import { HandOverWriter, pushFollow, pushForget, pushObserve, pushOperation, readHandOver, type HandOver, type LogRecordSink } from '../../../adapters/telemetry/log-handover.js';
 import { deriveSpans } from '../../../projections/telemetry/derive-spans.js';
+import { SpanSourceField, spanSourceFields } from '../../../projections/telemetry/span-source.js';
 import type { StoreOperation } from '../../../runtime/ports/store-operations.js';
 import { ADVERSARIAL_SHAPES, adversarialLog } from '../../../bench/support/adversarial-logs.js';
 import { logArb } from '../../projections/support/random-log.js';
@@ -19,7 +20,7 @@ import { toolSessionArb } from '../../projections/support/tool-session-log.js';
 const event = (seq: number, extra: Partial<LogEvent> = {}): LogEvent =>
   Object.freeze({ seq, id: `e-${seq}`, time: 1_700_000_000_000 + seq, type: 'turn/start', data: { turn: seq, note: 'quote " and \u2028 and ü' }, hash: `h${seq}`, ...extra }) as unknown as LogEvent;
 
-const reading = (records: readonly unknown[]) => {
+const reading = (handOver: HandOver) => {
   const got: unknown[] = [];
   const sink: LogRecordSink = {
     // the event's own fields as handed over, its data a getter that parses the JSON on the first read
@@ -28,7 +29,13 @@ const reading = (records: readonly unknown[]) => {
     forget: (s) => void got.push(['forget', s]),
     storeOperation: (op) => void got.push(['op', op]),
   };
-  readHandOver(structuredClone(records), sink);
+  readHandOver(posted(handOver), sink);
+  return got;
+};
+/** A hand-over as the worker gets it: cloned, its numbers' buffer transferred (the sender's copy detached). */
+const posted = (h: HandOver): HandOver => {
+  const got = structuredClone(h, { transfer: [h.numbers.buffer as ArrayBuffer] });
+  expect(h.numbers.length).toBe(0);
   return got;
 };
 /** Was the event's data handed over (reading it does not throw)? */
@@ -43,11 +50,11 @@ const dataHanded = (e: LogEvent): boolean => {
 
 /** The events of a log as the worker rebuilds them from the hand-over (through a structured clone, as posted). */
 const handedOver = (events: readonly LogEvent[], sessionId = 's'): LogEvent[] => {
-  const records: unknown[] = [];
+  const records = new HandOverWriter();
   // half the events with the data JSON the runtime made, half serialized on the way
   for (const e of events) pushObserve(records, sessionId, e, e.seq % 2 === 0 ? JSON.stringify(e.data) : undefined);
   const got: LogEvent[] = [];
-  readHandOver(structuredClone(records), { observe: (_s, e) => void got.push(e), follow() {}, forget() {}, storeOperation() {} });
+  readHandOver(posted(records.take()), { observe: (_s, e) => void got.push(e), follow() {}, forget() {}, storeOperation() {} });
   return got;
 };
 
@@ -87,7 +94,7 @@ describe('the log hand-over to the export worker', () => {
     const userMessage = event(5, { type: 'user/message', data: { id: 'm', role: 'user', content: [{ type: 'text', text: 'secret' }], source: { kind: 'user' } } } as never);
     const unknown = Object.freeze({ seq: 6, id: 'e-6', time: 6, type: 'x/unknown', data: [1, 'two'], ignorable: true }) as unknown as LogEvent;
     const op: StoreOperation = { operation: 'projection-batch', system: 'postgresql', collection: 'p', startTime: 1.5, endTime: 2.25, events: 3, position: 12n, headPosition: 2n ** 70n };
-    const records: unknown[] = [];
+    const records = new HandOverWriter();
     pushFollow(records, 's', [event(0)]);
     pushObserve(records, 's', start, JSON.stringify(start.data));
     pushObserve(records, 's', end, undefined); // no data JSON known: serialized on the way
@@ -97,15 +104,18 @@ describe('the log hand-over to the export worker', () => {
     pushOperation(records, op);
     pushObserve(records, 't', unknown, JSON.stringify(unknown.data));
     pushForget(records, 's');
+    expect(records.size).toBe(3 + 6 + 7 + 7 + 5 + 5 + 2 + 5 + 2); // as many values as a flat array of them
+    const handOver = records.take();
+    expect(records.size).toBe(0);
     // no event id, no other event's hash or metadata, no data the derivation does not read: a step/end, a user
     // message (without a content hook) and an unknown event are their envelope's seq, time and type only
-    const strings = records.filter((v): v is string => typeof v === 'string');
-    for (const e of [start, end, splice, stepEnd, userMessage, unknown]) expect(strings).not.toContain(e.id);
-    expect(strings.filter((v) => v.startsWith('h'))).toEqual(['h2']);
-    expect(strings.some((v) => v.includes('secret'))).toBe(false);
-    expect(records.filter((v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !('operation' in v))).toEqual([{ actor: 'u', actorKind: 'user' }]);
-    expect(records).toContain(EVENT_TYPES.indexOf('step/end'));
-    expect(reading(records)).toEqual([
+    for (const e of [start, end, splice, stepEnd, userMessage, unknown]) expect(handOver.text).not.toContain(e.id);
+    for (const hash of ['h1', 'h3', 'h4', 'h5', 'h6']) expect(handOver.text).not.toContain(hash);
+    expect(handOver.text).toContain('h2');
+    expect(handOver.text).not.toContain('secret');
+    expect(handOver.objects.filter((v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !('operation' in v))).toEqual([{ actor: 'u', actorKind: 'user' }]);
+    expect([...handOver.numbers.subarray(0, handOver.length)]).toContain(EVENT_TYPES.indexOf('step/end'));
+    expect(reading(handOver)).toEqual([
       ['follow', 's', [event(0)]],
       ['observe', 's', { seq: 1, time: start.time, type: 'turn/start', data: start.data }],
       ['observe', 's', { seq: 2, time: end.time, type: 'turn/end', data: end.data, hash: 'h2' }],
@@ -122,11 +132,12 @@ describe('the log hand-over to the export worker', () => {
     const append: StoreOperation = { operation: 'append', system: 'steerlog.memory', collection: 's', startTime: 10.25, endTime: 11.5, events: 3, firstSeq: 7 };
     const failed: StoreOperation = { operation: 'append', system: 'postgresql', collection: 's', startTime: 12, endTime: 12.75, events: 1, firstSeq: 10, error: 'store-conflict' };
     const fsync: StoreOperation = { operation: 'fsync', system: 'steerlog.jsonl', collection: '', startTime: 13, endTime: 14, events: 9, appends: 4 };
-    const records: unknown[] = [];
+    const records = new HandOverWriter();
     for (const op of [append, failed, fsync]) pushOperation(records, op);
-    // nothing for the clone to walk but primitives
-    expect(records.every((v) => v === null || typeof v !== 'object')).toBe(true);
-    expect(reading(records)).toEqual([
+    const handOver = records.take();
+    // nothing for the clone to walk but numbers and one string
+    expect(handOver.objects).toEqual([]);
+    expect(reading(handOver)).toEqual([
       ['op', append],
       ['op', failed],
       ['op', fsync],
@@ -134,10 +145,10 @@ describe('the log hand-over to the export worker', () => {
   });
 
   it("parses an event's data once, when it is first read", () => {
-    const records: unknown[] = [];
+    const records = new HandOverWriter();
     pushObserve(records, 's', event(1), '{"turn":1}');
     const got: LogEvent[] = [];
-    readHandOver(structuredClone(records), { observe: (_s, e) => void got.push(e), follow() {}, forget() {}, storeOperation() {} });
+    readHandOver(posted(records.take()), { observe: (_s, e) => void got.push(e), follow() {}, forget() {}, storeOperation() {} });
     const [e] = got;
     expect(Object.keys(e!)).toEqual(['seq', 'time', 'type']);
     const first = e!.data;
@@ -152,7 +163,107 @@ describe('the log hand-over to the export worker', () => {
   });
 
   it('refuses a record of an unknown kind', () => {
-    expect(() => readHandOver([9, 's'], { observe() {}, follow() {}, forget() {}, storeOperation() {} })).toThrow(/unknown log record 9/);
+    expect(() => readHandOver({ numbers: Float64Array.of(9, 1), length: 2, text: 's', objects: [] }, { observe() {}, follow() {}, forget() {}, storeOperation() {} })).toThrow(/unknown log record 9/);
+  });
+});
+
+/** Any string, lone surrogates and NUL included: the text channel cuts strings by length, never by a separator. */
+const anyString = fc.string({ unit: fc.oneof(fc.constantFrom('\u0000', '\ud800', '\udfff', 'ü', '😀', '"'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 12 });
+const typeArb = fc.oneof(fc.constantFrom(...EVENT_TYPES), anyString);
+/** A record as written, and what the worker's sink must get for it. */
+const recordArb = fc.oneof(
+  fc
+    .record({
+      sessionId: anyString,
+      seq: fc.nat(),
+      time: fc.double({ noNaN: true }),
+      type: typeArb,
+      data: fc.jsonValue(),
+      metadata: fc.option(fc.dictionary(anyString, anyString, { maxKeys: 3, noNullPrototype: true }), { nil: undefined }),
+      hash: fc.option(anyString, { nil: undefined }),
+      dataJson: fc.boolean(),
+    })
+    .map((r) => {
+      const e = { seq: r.seq, id: 'never-read', time: r.time, type: r.type, data: r.data, ...(r.metadata ? { metadata: r.metadata } : {}), ...(r.hash !== undefined ? { hash: r.hash } : {}) } as unknown as LogEvent;
+      const fields = spanSourceFields(r.type, false);
+      const seen = {
+        seq: r.seq,
+        time: r.time,
+        type: r.type,
+        ...((fields & SpanSourceField.Data) !== 0 ? { data: JSON.parse(JSON.stringify(r.data)) as unknown } : {}),
+        ...((fields & SpanSourceField.Metadata) !== 0 && r.metadata ? { metadata: r.metadata } : {}),
+        ...((fields & SpanSourceField.Hash) !== 0 && r.hash !== undefined ? { hash: r.hash } : {}),
+      };
+      return { write: (w: HandOverWriter) => pushObserve(w, r.sessionId, e, r.dataJson ? JSON.stringify(r.data) : undefined), expected: ['observe', r.sessionId, seen] as unknown[] };
+    }),
+  fc
+    .record({
+      operation: fc.constantFrom('append', 'fsync') as fc.Arbitrary<'append' | 'fsync'>,
+      system: anyString,
+      collection: anyString,
+      startTime: fc.double({ noNaN: true }),
+      endTime: fc.double({ noNaN: true }),
+      events: fc.nat(),
+      appends: fc.option(fc.nat(), { nil: undefined }),
+      firstSeq: fc.option(fc.nat(), { nil: undefined }),
+      error: fc.option(anyString, { nil: undefined }),
+    })
+    .map((r) => {
+      const op = Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)) as unknown as StoreOperation;
+      return { write: (w: HandOverWriter) => pushOperation(w, op), expected: ['op', op] as unknown[] };
+    }),
+  fc.record({ sessionId: anyString, seqs: fc.array(fc.nat(), { maxLength: 3 }) }).map((r) => {
+    const history = r.seqs.map((seq) => event(seq));
+    return { write: (w: HandOverWriter) => pushFollow(w, r.sessionId, history), expected: ['follow', r.sessionId, history] as unknown[] };
+  }),
+  anyString.map((sessionId) => ({ write: (w: HandOverWriter) => pushForget(w, sessionId), expected: ['forget', sessionId] as unknown[] })),
+);
+
+describe('the hand-over carries every record exactly, whatever its strings and numbers', () => {
+  it('over random records, in hand-overs cut anywhere (some past the initial buffer: it grows)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(recordArb, fc.nat(40)), { maxLength: 700 }), (records) => {
+        const w = new HandOverWriter();
+        const got: unknown[] = [];
+        for (const [r, cut] of records) {
+          r.write(w);
+          if (cut === 0) {
+            got.push(...reading(w.take()));
+          }
+        }
+        got.push(...reading(w.take()));
+        // times and sizes exactly (-0 stays -0; an absent optional number is absent, not NaN)
+        expect(got).toStrictEqual(records.map(([r]) => r.expected));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("keeps each followed session's id from one hand-over to the next, until the session is forgotten", () => {
+    const sessionIds = new Map<string, string>();
+    const got: string[] = [];
+    const sink: LogRecordSink = { observe: (s) => void got.push(s), follow: (s) => void got.push(s), forget: (s) => void got.push(s), storeOperation() {} };
+    const id = 'a5c0e1f2-3b4d-4e6f-8a9b-0c1d2e3f4a5b';
+    const w = new HandOverWriter();
+    pushFollow(w, id, [event(0)]);
+    readHandOver(posted(w.take()), sink, sessionIds);
+    pushObserve(w, id, event(1), undefined);
+    pushObserve(w, 'other', event(0, { type: 'step/end' } as never), undefined);
+    readHandOver(posted(w.take()), sink, sessionIds);
+    expect([...sessionIds.keys()]).toEqual([id, 'other']);
+    pushForget(w, id);
+    readHandOver(posted(w.take()), sink, sessionIds);
+    expect([...sessionIds.keys()]).toEqual(['other']);
+    expect(got).toEqual([id, id, 'other', id]);
+  });
+
+  it('refuses a hand-over whose text or objects it did not read to the end (a string or an object lost its place)', () => {
+    const w = new HandOverWriter();
+    pushForget(w, 's');
+    const h = w.take();
+    const sink = { observe() {}, follow() {}, forget() {}, storeOperation() {} };
+    expect(() => readHandOver({ ...h, text: 'st' }, sink)).toThrow(/read 1 of 2 characters/);
+    expect(() => readHandOver({ ...h, objects: [{}] }, sink)).toThrow(/0 of 1 objects/);
   });
 });
 
