@@ -54,7 +54,6 @@ import { openStore } from '../adapters/store/open-store.js';
 import type { EventStore } from '../runtime/ports/event-store.js';
 import { createOtelTelemetry, onWorker, type OtelTelemetry } from '../adapters/telemetry/otel-telemetry.js';
 import { createUserMessage } from '../domain/message.js';
-import type { ModelRequest } from '../runtime/ports/model.js';
 import { createRuntime } from '../runtime/runtime.js';
 import { silentLogger } from '../runtime/logger.js';
 import type { LogEvent } from '../domain/events.js';
@@ -65,6 +64,7 @@ import { deriveSpans } from '../projections/telemetry/derive-spans.js';
 import { createOperationSpans } from '../projections/telemetry/operation-spans.js';
 import { SdkSpan } from '../adapters/telemetry/sdk-span.js';
 import { OtlpProtobufEncoder } from '../adapters/telemetry/otlp-protobuf.js';
+import { followupTurns, shapeAnswer, type TurnShape } from './support/turn-loop.js';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -97,7 +97,7 @@ const openRoundStore = async (): Promise<{ store: EventStore; close: () => Promi
     },
   };
 };
-type Shape = '1-step' | '3-step';
+type Shape = TurnShape;
 const KINDS = ['none', 'none-caller', 'memory', 'proto', 'proto-low', 'proto-caller', 'json'] as const;
 type ExporterKind = (typeof KINDS)[number];
 const EXPORTERS: readonly ExporterKind[] = (() => {
@@ -191,10 +191,7 @@ const run = async (shape: Shape, made: { telemetry: OtelTelemetry; spans: () => 
   const telemetry = made?.telemetry;
   const stats0 = telemetry?.stats();
   const spans0 = made?.spans() ?? 0;
-  const model = new ScriptedModel([], {
-    whenExhausted: (request: ModelRequest) =>
-      shape === '3-step' && request.step < 3 ? { toolCalls: [{ callId: `c${request.turn}-${request.step}`, name: 'noop' }] } : 'done',
-  });
+  const model = new ScriptedModel([], { whenExhausted: shapeAnswer(shape) });
   const opened = await openRoundStore();
   const runtime = createRuntime({
     store: opened.store,
@@ -210,15 +207,9 @@ const run = async (shape: Shape, made: { telemetry: OtelTelemetry; spans: () => 
   const cpu0 = process.cpuUsage();
   const thread0 = threadCpuMs();
   const t0 = performance.now();
-  await Promise.all(
-    agents.map(async (agent) => {
-      for (let t = 0; t < TURNS; t++) {
-        agent.followup(createUserMessage('go'));
-        await agent.whenIdle();
-        turns++;
-      }
-    }),
-  );
+  await followupTurns(agents, TURNS, () => createUserMessage('go'), () => {
+    turns++;
+  });
   const tw = performance.now();
   await Promise.all(agents.map((a) => a.dispose()));
   const f0 = performance.now();
@@ -301,18 +292,12 @@ for (const kind of PARTS.has('replay') ? EXPORTERS : []) for (const shape of ['1
       forget: () => {},
       storeOperation: (op) => void operations.push(op),
     };
-    const model = new ScriptedModel([], {
-      whenExhausted: (request: ModelRequest) =>
-        shape === '3-step' && request.step < 3 ? { toolCalls: [{ callId: `c${request.turn}-${request.step}`, name: 'noop' }] } : 'done',
-    });
+    const model = new ScriptedModel([], { whenExhausted: shapeAnswer(shape) });
     const opened = await openRoundStore();
     const runtime = createRuntime({ store: opened.store, model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], telemetry: recorder });
     const agent = runtime.createSession({ sessionId: `replay-${pass}` });
     let c0 = process.cpuUsage();
-    for (let t = 0; t < REPLAY_TURNS; t++) {
-      agent.followup(createUserMessage('go'));
-      await agent.whenIdle();
-    }
+    await followupTurns([agent], REPLAY_TURNS, () => createUserMessage('go'));
     await agent.checkpoint();
     const produced = cpuMs(process.cpuUsage(c0)) / REPLAY_TURNS;
     await agent.dispose();
@@ -351,13 +336,10 @@ if (PARTS.has('encode')) {
   const events: LogEvent[] = [];
   const operations: StoreOperation[] = [];
   const recorder: SessionTelemetry = { follow: (_s, h) => void events.push(...h), observe: (_s, e) => void events.push(e), forget: () => {}, storeOperation: (op) => void operations.push(op) };
-  const model = new ScriptedModel([], { whenExhausted: (r: ModelRequest) => (r.step < 3 ? { toolCalls: [{ callId: `c${r.turn}-${r.step}`, name: 'noop' }] } : 'done') });
+  const model = new ScriptedModel([], { whenExhausted: shapeAnswer('3-step') });
   const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], telemetry: recorder });
   const agent = runtime.createSession({ sessionId: 'encode' });
-  for (let t = 0; t < 100; t++) {
-    agent.followup(createUserMessage('go'));
-    await agent.whenIdle();
-  }
+  await followupTurns([agent], 100, () => createUserMessage('go'));
   await agent.dispose();
   const resource = resourceFromAttributes({ 'service.name': 'steerlog' });
   const operationSpan = createOperationSpans();

@@ -21,14 +21,14 @@ import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store
 import { onWorker, type OtelTelemetry } from '../../adapters/telemetry/otel-telemetry.js';
 import { HandOverWriter, pushObserve, pushOperation, type HandOver } from '../../adapters/telemetry/log-handover.js';
 import { createUserMessage } from '../../domain/message.js';
-import type { ModelRequest } from '../../runtime/ports/model.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { silentLogger } from '../../runtime/logger.js';
 import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { machineLine, median } from './machine.js';
 import { argOf } from './bench-args.js';
+import { followupTurns, shapeAnswer, turnShapeOf } from './turn-loop.js';
 
-const shape = argOf('shape', '1-step');
+const shape = turnShapeOf(argOf('shape', '1-step'));
 const TURNS = Number(argOf('turns', '300'));
 const ROUNDS = Number(argOf('rounds', '20'));
 const MODES = argOf('modes', 'off,stub,push,post,burn,none').split(',');
@@ -90,19 +90,12 @@ const run = async (mode: string): Promise<{ thread: number; process: number }> =
     await new Promise((r) => setTimeout(r, 20));
   }
   const telemetry = telemetryOf[mode];
-  const model = new ScriptedModel([], { whenExhausted: (r: ModelRequest) => (shape === '3-step' && r.step < 3 ? { toolCalls: [{ callId: `c${r.turn}-${r.step}`, name: 'noop' }] } : 'done') });
+  const model = new ScriptedModel([], { whenExhausted: shapeAnswer(shape) });
   const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], ...(telemetry ? { telemetry } : {}) });
   const agents = Array.from({ length: 10 }, (_, i) => runtime.createSession({ sessionId: `s${i}` }));
   const n0 = threadNs();
   const c0 = process.cpuUsage();
-  await Promise.all(
-    agents.map(async (a) => {
-      for (let k = 0; k < TURNS; k++) {
-        a.followup(createUserMessage('go'));
-        await a.whenIdle();
-      }
-    }),
-  );
+  await followupTurns(agents, TURNS, () => createUserMessage('go'));
   await Promise.all(agents.map((a) => a.dispose()));
   if (telemetry === exporting) await exporting?.forceFlush();
   const c = process.cpuUsage(c0);

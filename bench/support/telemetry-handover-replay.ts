@@ -17,6 +17,7 @@ import type { StoreOperation } from '../../runtime/ports/store-operations.js';
 import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { argOf } from './bench-args.js';
 import { machineLine, median } from './machine.js';
+import { followupTurns } from './turn-loop.js';
 
 const TURNS = Number(argOf('turns', '300'));
 const ROUNDS = Number(argOf('rounds', '12'));
@@ -44,14 +45,7 @@ const recorder: SessionTelemetry = {
 };
 const runtime = createRuntime({ store: new MemoryEventStore(), model: new ScriptedModel([], { whenExhausted: () => 'done' }), logger: silentLogger, writeBatchDelayMs: 1, telemetry: recorder });
 const agents = Array.from({ length: 10 }, (_, i) => runtime.createSession({ sessionId: `s${i}` }));
-await Promise.all(
-  agents.map(async (a) => {
-    for (let t = 0; t < TURNS; t++) {
-      a.followup(createUserMessage('go'));
-      await a.whenIdle();
-    }
-  }),
-);
+await followupTurns(agents, TURNS, () => createUserMessage('go'));
 await Promise.all(agents.map((a) => a.dispose()));
 const turns = TURNS * 10;
 

@@ -19,13 +19,13 @@ import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store
 import { openStore } from '../../adapters/store/open-store.js';
 import { createOtelTelemetry, onWorker, type OtelTelemetry } from '../../adapters/telemetry/otel-telemetry.js';
 import { createUserMessage } from '../../domain/message.js';
-import type { ModelRequest } from '../../runtime/ports/model.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { silentLogger } from '../../runtime/logger.js';
 import { argOf } from './bench-args.js';
+import { followupTurns, shapeAnswer, turnShapeOf } from './turn-loop.js';
 
 const mode = process.argv[2] ?? 'off';
-const shape = process.argv[3] ?? '1-step';
+const shape = turnShapeOf(process.argv[3] ?? '1-step');
 const TURNS = Number(argOf('turns', '1500'));
 const SESSIONS = Number(argOf('sessions', '10'));
 /** `memory` (default) or `jsonl`: a JSONL store in a new temporary directory, opened as `serve --store jsonl:<dir>`. */
@@ -46,20 +46,13 @@ const port = await new Promise<string>((r) => child.stdout!.once('data', (d: Buf
 const endpoint = `http://127.0.0.1:${port}`;
 const telemetry: OtelTelemetry | undefined =
   mode === 'off' ? undefined : mode === 'none' ? await onWorker({ endpoint }, 'count') : await createOtelTelemetry({ endpoint, thread: mode === 'proto-caller' ? 'caller' : 'worker' });
-const model = new ScriptedModel([], { whenExhausted: (r: ModelRequest) => (shape === '3-step' && r.step < 3 ? { toolCalls: [{ callId: `c${r.turn}-${r.step}`, name: 'noop' }] } : 'done') });
+const model = new ScriptedModel([], { whenExhausted: shapeAnswer(shape) });
 const runtime = createRuntime({ store, model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], ...(telemetry ? { telemetry } : {}) });
 const agents = Array.from({ length: SESSIONS }, (_, i) => runtime.createSession({ sessionId: `s${i}` }));
 const c0 = process.cpuUsage();
 const th0 = threadCpuMs();
 const t0 = performance.now();
-await Promise.all(
-  agents.map(async (a) => {
-    for (let t = 0; t < TURNS; t++) {
-      a.followup(createUserMessage('go'));
-      await a.whenIdle();
-    }
-  }),
-);
+await followupTurns(agents, TURNS, () => createUserMessage('go'));
 await Promise.all(agents.map((a) => a.dispose()));
 await telemetry?.shutdown();
 const seconds = (performance.now() - t0) / 1000;

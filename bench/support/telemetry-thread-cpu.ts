@@ -13,11 +13,11 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ModelRequest } from '../../runtime/ports/model.js';
 import { argOf } from './bench-args.js';
+import { followupTurns, shapeAnswer, turnShapeOf } from './turn-loop.js';
 
 const mode = argOf('mode', 'proto');
-const shape = argOf('shape', '1-step');
+const shape = turnShapeOf(argOf('shape', '1-step'));
 const TURNS = Number(argOf('turns', '1000'));
 const root = argOf('checkout', fileURLToPath(new URL('../..', import.meta.url))).replace(/\/$/, '');
 if (mode !== 'proto' && mode !== 'off') throw new Error('--mode takes proto or off');
@@ -53,17 +53,10 @@ const telemetry = mode === 'off' ? undefined : await createOtelTelemetry({ endpo
 
 /** 10 sessions × `turns` turns on a fresh runtime and store, disposed, every span exported. */
 const round = async (turns: number): Promise<void> => {
-  const model = new ScriptedModel([], { whenExhausted: (r: ModelRequest) => (shape === '3-step' && r.step < 3 ? { toolCalls: [{ callId: `c${r.turn}-${r.step}`, name: 'noop' }] } : 'done') });
+  const model = new ScriptedModel([], { whenExhausted: shapeAnswer(shape) });
   const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], ...(telemetry ? { telemetry } : {}) });
   const agents = Array.from({ length: 10 }, (_, i) => runtime.createSession({ sessionId: `s${i}` }));
-  await Promise.all(
-    agents.map(async (a) => {
-      for (let t = 0; t < turns; t++) {
-        a.followup(createUserMessage('go'));
-        await a.whenIdle();
-      }
-    }),
-  );
+  await followupTurns(agents, turns, () => createUserMessage('go'));
   await Promise.all(agents.map((a) => a.dispose()));
   await telemetry?.forceFlush();
 };

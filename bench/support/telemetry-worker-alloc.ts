@@ -16,12 +16,12 @@ import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
-import type { ModelRequest } from '../../runtime/ports/model.js';
 import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { argOf } from './bench-args.js';
 import { machineLine, median } from './machine.js';
+import { followupTurns, shapeAnswer, turnShapeOf } from './turn-loop.js';
 
-const shape = argOf('shape', '1-step');
+const shape = turnShapeOf(argOf('shape', '1-step'));
 const TURNS = Number(argOf('turns', '2000'));
 const PASSES = Number(argOf('passes', '8'));
 const root = argOf('checkout', fileURLToPath(new URL('../..', import.meta.url))).replace(/\/$/, '');
@@ -52,17 +52,15 @@ const recorder: SessionTelemetry = {
   forget: (s) => pushForget(records, s),
   storeOperation: (op) => pushOperation(records, op),
 };
-const model = new ScriptedModel([], { whenExhausted: (r: ModelRequest) => (shape === '3-step' && r.step < 3 ? { toolCalls: [{ callId: `c${r.turn}-${r.step}`, name: 'noop' }] } : 'done') });
+const model = new ScriptedModel([], { whenExhausted: shapeAnswer(shape) });
 const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], telemetry: recorder });
 const agent = runtime.createSession({ sessionId: 'a5c0e1f2-3b4d-4e6f-8a9b-0c1d2e3f4a5b' });
-for (let t = 0; t < TURNS; t++) {
-  agent.followup(createUserMessage('go'));
-  await agent.whenIdle();
+await followupTurns([agent], TURNS, () => createUserMessage('go'), (_, t) => {
   if (t % 100 === 99) {
     chunks.push(taken(records));
     records = newWriter();
   }
-}
+});
 await agent.dispose();
 chunks.push(taken(records));
 

@@ -26,14 +26,14 @@ import { SdkSpan } from '../../adapters/telemetry/sdk-span.js';
 import { createSpanFollower } from '../../adapters/telemetry/span-follower.js';
 import { createUserMessage } from '../../domain/message.js';
 import type { DerivedSpan } from '../../projections/telemetry/span-types.js';
-import type { ModelRequest } from '../../runtime/ports/model.js';
 import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { silentLogger } from '../../runtime/logger.js';
 import { argOf } from './bench-args.js';
 import { machineLine, median } from './machine.js';
+import { followupTurns, shapeAnswer, turnShapeOf } from './turn-loop.js';
 
-const shape = argOf('shape', '1-step');
+const shape = turnShapeOf(argOf('shape', '1-step'));
 const TURNS = Number(argOf('turns', '2000'));
 const PASSES = Number(argOf('passes', '15'));
 const BATCH = Number(argOf('batch', '512'));
@@ -48,16 +48,14 @@ const recorder: SessionTelemetry = {
   forget: (s) => pushForget(records, s),
   storeOperation: (op) => pushOperation(records, op),
 };
-const model = new ScriptedModel([], { whenExhausted: (r: ModelRequest) => (shape === '3-step' && r.step < 3 ? { toolCalls: [{ callId: `c${r.turn}-${r.step}`, name: 'noop' }] } : 'done') });
+const model = new ScriptedModel([], { whenExhausted: shapeAnswer(shape) });
 const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], telemetry: recorder });
 const agent = runtime.createSession({ sessionId: 'a5c0e1f2-3b4d-4e6f-8a9b-0c1d2e3f4a5b' });
-for (let t = 0; t < TURNS; t++) {
-  agent.followup(createUserMessage('go'));
-  await agent.whenIdle();
+await followupTurns([agent], TURNS, () => createUserMessage('go'), (_, t) => {
   if (t % 100 === 99) {
     chunks.push(records.take());
   }
-}
+});
 await agent.dispose();
 chunks.push(records.take());
 
