@@ -96,6 +96,13 @@ const E2E_FILES = [
   'test/adapters/store/jsonl/read-all-pages.test.ts',
   'test/runtime/session-range.property.test.ts',
   'test/adapters/store/sqlite/migrate.test.ts',
+  // four more of 4–6 s of a worker each (2026-12-03, the merged suite at 167 s in a fresh-clone CI on the slower
+  // machine line): the message facts' four derivations compared over random and adversarial logs, and the audit's
+  // byte spools (the human report's stream, the children's spool, the actions' spool) over generated logs
+  'test/domain/message-fact-records.test.ts',
+  'test/adapters/cli/audit-text-stream.test.ts',
+  'test/adapters/cli/audit-child-spool.test.ts',
+  'test/adapters/cli/audit-action-spool.test.ts',
 ];
 const E2E = process.env.STEERLOG_E2E === '1';
 
