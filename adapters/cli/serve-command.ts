@@ -72,6 +72,9 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
   --projection-partitions <n>      their partitions (default 1)
   --projection-failure <policy>    stop (default) | park | retry:<n>[:park|:stop]`;
 
+/** How long a log line of `steerlog serve` may wait for the lines after it before they are written together, ms. */
+const SERVE_LOG_DELAY_MS = 20;
+
 const intOption = (value: string | undefined, name: string, fallback: number): number => {
   if (value === undefined) return fallback;
   const n = Number(value);
@@ -136,8 +139,11 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
   const otlpPriority = v['otlp-priority'] ?? 'normal';
   if (otlpPriority !== 'normal' && otlpPriority !== 'low') return reportUsage(io, SERVE_USAGE, '--otlp-priority takes normal or low');
   if (v['otlp-priority'] !== undefined && v.otlp === undefined) return reportUsage(io, SERVE_USAGE, '--otlp-priority needs --otlp <endpoint>');
-  // log lines (requests, warnings) are written together once per turn of the event loop, not one write each
-  const stderrLines = batchedLines((chunk) => io.stderr.write(chunk));
+  // log lines (requests, warnings) are written together, at most 20 ms after the first of them (or once 64 Ki
+  // characters wait), not one write each: under load a write per turn of the event loop still woke the reader of
+  // stderr a thousand times a second. What waits is written at shutdown, on a failure and when the process exits.
+  const stderrLines = batchedLines((chunk) => io.stderr.write(chunk), { maxDelayMs: SERVE_LOG_DELAY_MS });
+  process.on('exit', stderrLines.flush);
   const logger: Logger = logFormat === 'json' ? withSessionTraceIds(jsonLinesLogger({ write: (line) => stderrLines.line(line.endsWith('\n') ? line.slice(0, -1) : line) })) : consoleLogger;
   try {
     const port = intOption(v.port, 'port', 7420);
@@ -224,12 +230,17 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     return 0;
   } catch (e) {
     // a bad option value or token file is a usage error (2); a store or model that cannot be opened, a port in use: 3
+    // the lines logged before the failure come before its report
+    stderrLines.flush();
     return reportFailure(io, 'serve', isHostConfigError(e) || e instanceof ModelSpecError || isTokenFileError(e) || isSigningKeyError(e) ? new UsageError(e.message) : e, false);
   } finally {
     await projections?.close().catch(() => {});
     await telemetry?.shutdown().catch(() => {});
     await store?.close().catch(() => {});
     await keys?.close().catch(() => {});
+    // the closes above may log too
+    stderrLines.flush();
+    process.off('exit', stderrLines.flush);
   }
 };
 

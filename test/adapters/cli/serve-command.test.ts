@@ -71,8 +71,11 @@ describe('steerlog serve', () => {
         body: JSON.stringify({ type: 'client-request', rpcId: '1', method: 'session.create', payload: { sessionId: 'cli' } }),
       });
       expect(await res.json()).toMatchObject({ result: { ok: true, value: { sessionId: 'cli' } } });
+      // stopped at once, inside the log's 20 ms window: the request's line is written at shutdown, not lost
       stop.abort();
       expect(await done).toBe(0);
+      const requests = c.err().split('\n').filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(requests).toEqual([expect.objectContaining({ level: 'info', method: 'POST', path: '/api/session.create', status: 200, sessionId: 'cli' })]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
