@@ -1,4 +1,5 @@
 import { STEERLOG_SCOPE } from '../../projections/telemetry/otlp-json.js';
+import { StoreAppendSpan, type AppendStreamIds, type OperationSpanSource } from '../../projections/telemetry/operation-spans.js';
 import { GENAI_SEMCONV_SCHEMA_URL, type DerivedSpan, type SpanAttributes } from '../../projections/telemetry/span-types.js';
 
 /**
@@ -277,6 +278,9 @@ export class OtlpProtobufEncoder {
   readonly #scope: Uint8Array;
   /** `ScopeSpans.schema_url`, after the spans. */
   readonly #schemaUrl: Uint8Array;
+  /** Each stream's append-span fields (`#appendSpan`), and each store system's. */
+  readonly #streams = new Map<string, StreamFields>();
+  readonly #systems = new Map<string, Uint8Array>();
   /** The last span's trace id and its `Span.trace_id` field. */
   #traceId = '';
   #traceField = new Uint8Array(0);
@@ -306,8 +310,12 @@ export class OtlpProtobufEncoder {
     w.pos = 0;
   }
 
-  /** The `ExportTraceServiceRequest` of `spans` (empty bytes for no spans, as the SDK's serializer). */
-  encode(spans: readonly DerivedSpan[]): Uint8Array {
+  /**
+   * The `ExportTraceServiceRequest` of `spans` (empty bytes for no spans, as the SDK's serializer). A
+   * {@link StoreAppendSpan} is written straight from its store operation: the bytes of its `toSpan()`, without
+   * building that span.
+   */
+  encode(spans: readonly OperationSpanSource[]): Uint8Array {
     if (spans.length === 0) return new Uint8Array(0);
     const w = this.#w;
     // the request's three nested headers are written last, in front of the spans: room for them first
@@ -318,7 +326,8 @@ export class OtlpProtobufEncoder {
     for (const span of spans) {
       w.uvarint(tag(2, LEN)); // ScopeSpans.spans
       const at = w.open(2);
-      this.#span(span);
+      if (span instanceof StoreAppendSpan) this.#appendSpan(span);
+      else this.#span(span);
       w.close(at, 2);
     }
     w.need(this.#schemaUrl.length);
@@ -391,14 +400,19 @@ export class OtlpProtobufEncoder {
       w.fixed32(SPAN_FLAGS);
       w.close(at, 1);
     }
+    this.#spanEnd(s.status.code === 'error', s.status.message);
+  }
+
+  /** A span's last fields: `dropped_links_count`, `status` (an error's message when not empty) and `flags`. */
+  #spanEnd(error: boolean, message: string | undefined): void {
+    const w = this.#w;
     w.uvarint(tag(14, VARINT)); // dropped_links_count
     w.uvarint(0);
     w.uvarint(tag(15, LEN)); // Status { string message = 2; StatusCode code = 3 }
     const st = w.open(1);
-    const error = s.status.code === 'error';
-    if (error && s.status.message !== undefined && s.status.message !== '') {
+    if (error && message !== undefined && message !== '') {
       w.uvarint(tag(2, LEN));
-      w.string(s.status.message);
+      w.string(message);
     }
     w.uvarint(tag(3, VARINT));
     w.uvarint(error ? STATUS_ERROR : 0);
@@ -407,30 +421,126 @@ export class OtlpProtobufEncoder {
     w.fixed32(SPAN_FLAGS);
   }
 
+  /**
+   * The `Span` of a store append, written from its operation: the fields and attributes, in the order
+   * `operationSpan` makes them, of `a.toSpan()`, whose bytes these are (a test holds them equal). What is the same
+   * for every append of a stream (the trace id, the name, the collection and session attributes) and of a store
+   * (the system and operation attributes) is encoded once and copied.
+   */
+  #appendSpan(a: StoreAppendSpan): void {
+    const w = this.#w;
+    const op = a.op;
+    const stream = this.#streamFields(a);
+    const system = this.#systemFields(op.system);
+    w.need(64);
+    w.raw(stream.trace);
+    w.uvarint(tag(2, LEN));
+    w.hexBytes(a.spanId);
+    w.raw(stream.name);
+    w.uvarint(tag(6, VARINT));
+    w.uvarint(KIND[op.system === 'postgresql' ? 'client' : 'internal']);
+    w.uvarint(tag(7, I64));
+    w.time(op.startTime);
+    w.uvarint(tag(8, I64));
+    w.time(Math.max(op.startTime, op.endTime));
+    // attributes: db.system.name, db.operation.name, db.collection.name, [db.operation.batch.size],
+    // steerlog.db.events, [steerlog.db.appends], [error.type], steerlog.session.id, [steerlog.seq.first, .last]
+    w.raw(system);
+    w.raw(stream.collection);
+    if (op.events > 1) this.#attribute('db.operation.batch.size', op.events, 9);
+    this.#attribute('steerlog.db.events', op.events, 9);
+    if (op.appends !== undefined) this.#attribute('steerlog.db.appends', op.appends, 9);
+    if (op.error !== undefined) this.#attribute('error.type', op.error, 9);
+    w.raw(stream.session);
+    if (op.firstSeq !== undefined) {
+      this.#attribute('steerlog.seq.first', op.firstSeq, 9);
+      this.#attribute('steerlog.seq.last', op.firstSeq + Math.max(0, op.events - 1), 9);
+    }
+    w.uvarint(tag(10, VARINT)); // dropped_attributes_count
+    w.uvarint(0);
+    w.uvarint(tag(12, VARINT)); // dropped_events_count (no events, no links)
+    w.uvarint(0);
+    this.#spanEnd(op.error !== undefined, op.error);
+  }
+
+  /** A stream's append-span fields, encoded on first use (written in place, their bytes kept). */
+  #streamFields(a: StoreAppendSpan): StreamFields {
+    const ids = a.ids;
+    let f = this.#streams.get(ids.stream);
+    if (f !== undefined && f.ids === ids) return f;
+    if (this.#streams.size >= MAX_KEYS) this.#streams.clear();
+    const w = this.#w;
+    const from = w.pos;
+    w.uvarint(tag(1, LEN));
+    w.hexBytes(ids.traceId);
+    const trace = w.buf.slice(from, w.pos);
+    w.pos = from;
+    w.uvarint(tag(5, LEN));
+    w.string(ids.appendName);
+    const name = w.buf.slice(from, w.pos);
+    w.pos = from;
+    this.#attributes({ 'db.collection.name': ids.stream }, 9);
+    const collection = w.buf.slice(from, w.pos);
+    w.pos = from;
+    this.#attributes({ 'steerlog.session.id': ids.stream }, 9);
+    const session = w.buf.slice(from, w.pos);
+    w.pos = from;
+    f = { ids, trace, name, collection, session };
+    this.#streams.set(ids.stream, f);
+    return f;
+  }
+
+  /** A store's `db.system.name` and `db.operation.name` (append) attributes, encoded on first use. */
+  #systemFields(system: string): Uint8Array {
+    let f = this.#systems.get(system);
+    if (f !== undefined) return f;
+    if (this.#systems.size >= MAX_KEYS) this.#systems.clear();
+    const w = this.#w;
+    const from = w.pos;
+    this.#attributes({ 'db.system.name': system, 'db.operation.name': 'append' }, 9);
+    f = w.buf.slice(from, w.pos);
+    w.pos = from;
+    this.#systems.set(system, f);
+    return f;
+  }
+
   /** Each attribute as a `KeyValue` { string key = 1; AnyValue value = 2 } in field `field`. */
   #attributes(attributes: SpanAttributes, field: number): void {
-    const w = this.#w;
-    const t = tag(field, LEN);
     for (const key in attributes) {
       if (!Object.prototype.hasOwnProperty.call(attributes, key)) continue;
-      let k = this.#keys.get(key);
-      if (k === undefined) {
-        if (this.#keys.size >= MAX_KEYS) this.#keys.clear();
-        k = keyField(key);
-        this.#keys.set(key, k);
-      }
-      w.uvarint(t);
-      const kv = w.open(1);
-      w.need(k.length + 2);
-      w.buf.set(k, w.pos);
-      w.pos += k.length;
-      w.buf[w.pos++] = tag(2, LEN);
-      const val = w.open(1);
-      anyValue(w, attributes[key]);
-      w.close(val, 1);
-      w.close(kv, 1);
+      this.#attribute(key, attributes[key], field);
     }
   }
+
+  /** One attribute as a `KeyValue` { string key = 1; AnyValue value = 2 } in field `field`. */
+  #attribute(key: string, value: unknown, field: number): void {
+    const w = this.#w;
+    let k = this.#keys.get(key);
+    if (k === undefined) {
+      if (this.#keys.size >= MAX_KEYS) this.#keys.clear();
+      k = keyField(key);
+      this.#keys.set(key, k);
+    }
+    w.uvarint(tag(field, LEN));
+    const kv = w.open(1);
+    w.need(k.length + 2);
+    w.buf.set(k, w.pos);
+    w.pos += k.length;
+    w.buf[w.pos++] = tag(2, LEN);
+    const val = w.open(1);
+    anyValue(w, value);
+    w.close(val, 1);
+    w.close(kv, 1);
+  }
+}
+
+/** A stream's append-span fields as encoded (`Span.trace_id`, `Span.name`, two `Span.attributes` entries), for its ids. */
+interface StreamFields {
+  readonly ids: AppendStreamIds;
+  readonly trace: Uint8Array;
+  readonly name: Uint8Array;
+  readonly collection: Uint8Array;
+  readonly session: Uint8Array;
 }
 
 /** `KeyValue.key`: its tag, length and UTF-8 bytes. */
