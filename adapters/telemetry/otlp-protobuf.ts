@@ -281,9 +281,6 @@ export class OtlpProtobufEncoder {
   /** Each stream's append-span fields (`#appendSpan`), and each store system's. */
   readonly #streams = new Map<string, StreamFields>();
   readonly #systems = new Map<string, Uint8Array>();
-  /** The last span's trace id and its `Span.trace_id` field. */
-  #traceId = '';
-  #traceField = new Uint8Array(0);
 
   constructor(serviceName: string) {
     const w = this.#w;
@@ -346,15 +343,8 @@ export class OtlpProtobufEncoder {
   #span(s: DerivedSpan): void {
     const w = this.#w;
     w.need(64);
-    // Span.trace_id: one trace per session, so a batch repeats a few trace ids — each encoded once in a row (a new
-    // one written in place and its bytes kept: sessions interleave, so most spans change it)
-    if (s.traceId !== this.#traceId) {
-      this.#traceId = s.traceId;
-      const from = w.pos;
-      w.uvarint(tag(1, LEN));
-      w.hexBytes(s.traceId);
-      this.#traceField = w.buf.slice(from, w.pos);
-    } else w.raw(this.#traceField);
+    w.uvarint(tag(1, LEN)); // Span.trace_id
+    w.hexBytes(s.traceId);
     w.uvarint(tag(2, LEN));
     w.hexBytes(s.spanId);
     if (s.parentSpanId !== null && s.parentSpanId !== '') {
