@@ -1,7 +1,7 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { DerivedSpan } from '../../projections/telemetry/span-types.js';
+import type { OperationSpanSource } from '../../projections/telemetry/operation-spans.js';
 import type { ExportThreadData, FromExportThread, ToExportThread } from './export-thread.js';
 import { readHandOver } from './log-handover.js';
 import { openSpanExportQueue } from './open-export-queue.js';
@@ -44,7 +44,7 @@ const lowerPriority = (nice: number): void => {
 
 const start = async (): Promise<void> => {
   lowerPriority(data.nice ?? 0);
-  const queue: SpanExportQueue<DerivedSpan> = await openSpanExportQueue({
+  const queue: SpanExportQueue<OperationSpanSource> = await openSpanExportQueue({
     ...(data.exporter === 'count' ? { exporter: countingExporter, exporterTakesDerived: true } : {}),
     endpoint: data.endpoint,
     protocol: data.protocol,

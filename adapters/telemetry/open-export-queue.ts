@@ -1,4 +1,4 @@
-import type { DerivedSpan } from '../../projections/telemetry/span-types.js';
+import { StoreAppendSpan, type OperationSpanSource } from '../../projections/telemetry/operation-spans.js';
 import { importOptionalPackage } from '../optional-package.js';
 import { createDerivedProtobufExporter, createOtlpSpanExporter, type OtlpProtocol } from './otlp-exporter.js';
 import { SdkSpan } from './sdk-span.js';
@@ -25,10 +25,11 @@ export interface SpanExportTarget {
  * The export queue in front of the exporter, the SDK's packages loaded first (optional peers: a missing one is a
  * {@link TelemetryUnavailableError}): what the live export runs, on the runtime's thread or on the export worker.
  * `http/protobuf` to an endpoint sends the derived spans through the official transport with steerlog's encoding of
- * them (`createDerivedProtobufExporter`: no SDK span is built); `http/json`, or an exporter given, gets SDK spans.
+ * them (`createDerivedProtobufExporter`: no SDK span is built, and a store append's span is written straight from
+ * its operation); `http/json`, or an exporter given, gets SDK spans (a `StoreAppendSpan` built first).
  * @internal
  */
-export const openSpanExportQueue = async (target: SpanExportTarget): Promise<SpanExportQueue<DerivedSpan>> => {
+export const openSpanExportQueue = async (target: SpanExportTarget): Promise<SpanExportQueue<OperationSpanSource>> => {
   const missing = (name: string, cause: unknown): Error => new TelemetryUnavailableError(name, { cause });
   await importOptionalPackage('@opentelemetry/sdk-trace', (cause) => missing('@opentelemetry/sdk-trace', cause));
   const { resourceFromAttributes } = (await importOptionalPackage('@opentelemetry/resources', (cause) => missing('@opentelemetry/resources', cause))) as {
@@ -36,10 +37,10 @@ export const openSpanExportQueue = async (target: SpanExportTarget): Promise<Spa
   };
   if (target.exporter === undefined && target.protocol === 'http/protobuf') {
     const derived = await createDerivedProtobufExporter(target.endpoint!, target.serviceName, missing);
-    if (derived !== null) return new SpanExportQueue<DerivedSpan>(derived, (s) => s, target.queue);
+    if (derived !== null) return new SpanExportQueue<OperationSpanSource>(derived, (s) => s, target.queue);
   }
-  if (target.exporter !== undefined && target.exporterTakesDerived === true) return new SpanExportQueue<DerivedSpan>(target.exporter, (s) => s, target.queue);
+  if (target.exporter !== undefined && target.exporterTakesDerived === true) return new SpanExportQueue<OperationSpanSource>(target.exporter, (s) => s, target.queue);
   const exporter = target.exporter ?? (await createOtlpSpanExporter(target.endpoint!, target.protocol, missing));
   const resource = resourceFromAttributes({ 'service.name': target.serviceName });
-  return new SpanExportQueue<DerivedSpan>(exporter, (s) => new SdkSpan(s, resource), target.queue);
+  return new SpanExportQueue<OperationSpanSource>(exporter, (s) => new SdkSpan(s instanceof StoreAppendSpan ? s.toSpan() : s, resource), target.queue);
 };

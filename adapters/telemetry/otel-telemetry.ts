@@ -1,4 +1,5 @@
-import type { ContentRedaction, DerivedSpan } from '../../projections/telemetry/span-types.js';
+import type { OperationSpanSource } from '../../projections/telemetry/operation-spans.js';
+import type { ContentRedaction } from '../../projections/telemetry/span-types.js';
 import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { startExportThread } from './export-thread.js';
 import type { OtlpProtocol } from './otlp-exporter.js';
@@ -84,7 +85,7 @@ export interface OtelTelemetry extends SessionTelemetry {
 }
 
 /** The export queue in front of the SDK exporter (`exporter`, or the OTLP/HTTP one of `protocol` for `endpoint`). */
-const openQueue = (options: OtelTelemetryOptions): Promise<SpanExportQueue<DerivedSpan>> =>
+const openQueue = (options: OtelTelemetryOptions): Promise<SpanExportQueue<OperationSpanSource>> =>
   openSpanExportQueue({
     ...(options.exporter !== undefined ? { exporter: options.exporter as SpanExporterLike } : {}),
     ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}),

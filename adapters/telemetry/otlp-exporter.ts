@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { DerivedSpan } from '../../projections/telemetry/span-types.js';
+import type { OperationSpanSource } from '../../projections/telemetry/operation-spans.js';
 import { importOptionalPackage } from '../optional-package.js';
 import { otlpTracesUrl } from './otlp-http.js';
 import { OtlpProtobufEncoder } from './otlp-protobuf.js';
@@ -77,7 +77,7 @@ const exporterParts = (exporterPackage: string): ExporterParts | null => {
  * `@opentelemetry/exporter-trace-otlp-proto` — its HTTP agent, retries, timeout, headers and compression, read from
  * the same `OTEL_EXPORTER_OTLP_*` settings — with the request body encoded from the derived spans by
  * {@link OtlpProtobufEncoder} (the bytes the exporter's own serializer writes of the same spans as SDK spans, without
- * building them). Its `export` takes `DerivedSpan`s. Null when the installed exporter's packages do not offer the
+ * building them). Its `export` takes `DerivedSpan`s and `StoreAppendSpan`s (written straight from the operation). Null when the installed exporter's packages do not offer the
  * parts it is assembled from: the caller then uses the SDK's exporter (`createOtlpSpanExporter`).
  */
 export const createDerivedProtobufExporter = async (
@@ -91,7 +91,7 @@ export const createDerivedProtobufExporter = async (
   if (parts === null) return null;
   const encoder = new OtlpProtobufEncoder(serviceName);
   const serializer = {
-    serializeRequest: (spans: readonly DerivedSpan[]): Uint8Array => encoder.encode(spans),
+    serializeRequest: (spans: readonly OperationSpanSource[]): Uint8Array => encoder.encode(spans),
     deserializeResponse: parts.deserializeResponse,
   };
   const options = parts.convertLegacyHttpOptions({ url: otlpTracesUrl(endpoint) }, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });

@@ -1,15 +1,16 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { LogEvent } from '../../domain/events.js';
 import { createSpanDeriver, type SpanDeriver } from '../../projections/telemetry/derive-spans.js';
-import { createOperationSpans } from '../../projections/telemetry/operation-spans.js';
+import { createOperationSpanSources, type OperationSpanSource } from '../../projections/telemetry/operation-spans.js';
 import type { ContentRedaction, DerivedSpan } from '../../projections/telemetry/span-types.js';
 import type { StoreOperation } from '../../runtime/ports/store-operations.js';
 
 /**
  * Following live sessions' logs into spans: each session folded by its own span derivation (the light, trusted fold:
  * the runtime's own events, validated as they were appended), each completed span handed to `emit`, each store
- * operation made a `db.*` span. The same follower runs on the runtime's thread or on the export worker, so both
- * derive the same spans from the same events.
+ * operation made a `db.*` span — a plain append's left unbuilt, a `StoreAppendSpan` the export queue converts or the
+ * protobuf encoding writes straight from the operation. The same follower runs on the runtime's thread or on the
+ * export worker, so both derive the same spans from the same events.
  * @internal
  */
 export interface SpanFollower {
@@ -26,7 +27,7 @@ export interface SpanFollower {
 }
 
 /** Creates a {@link SpanFollower} that hands each span to `emit`; `content` is the redaction hook, if any. */
-export const createSpanFollower = (emit: (span: DerivedSpan) => void, content?: ContentRedaction): SpanFollower => {
+export const createSpanFollower = (emit: (span: OperationSpanSource) => void, content?: ContentRedaction): SpanFollower => {
   const derivers = new Map<string, SpanDeriver | null>();
   const deriverOf = (sessionId: string): SpanDeriver => createSpanDeriver({ sessionId, validate: false, ...(content !== undefined ? { content } : {}) });
   const push = (sessionId: string, event: LogEvent, exporting: boolean): void => {
@@ -44,7 +45,7 @@ export const createSpanFollower = (emit: (span: DerivedSpan) => void, content?: 
     }
     if (exporting) for (const s of r.right) emit(s);
   };
-  const operationSpan = createOperationSpans();
+  const operationSpan = createOperationSpanSources();
   const forget = (sessionId: string): void => {
     const d = derivers.get(sessionId);
     derivers.delete(sessionId);

@@ -26,6 +26,7 @@ import { SdkSpan } from '../../adapters/telemetry/sdk-span.js';
 import { createSpanFollower } from '../../adapters/telemetry/span-follower.js';
 import { createUserMessage } from '../../domain/message.js';
 import type { DerivedSpan } from '../../projections/telemetry/span-types.js';
+import { StoreAppendSpan, type OperationSpanSource } from '../../projections/telemetry/operation-spans.js';
 import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { silentLogger } from '../../runtime/logger.js';
@@ -88,9 +89,10 @@ for (let pass = 0; pass < PASSES + 1; pass++) {
     const input = buffers.map((b) => deserialize(b) as HandOver);
     let batch: DerivedSpan[] = [];
     let count = 0;
-    const emit = (s: DerivedSpan): void => {
+    const emit = (s: OperationSpanSource): void => {
       count++;
-      batch.push(s);
+      // the SDK's spans are made of built spans (a store append's built first, as the SDK export path does)
+      batch.push(s instanceof StoreAppendSpan ? (stage === 'derive' ? (s as never) : s.toSpan()) : s);
       if (batch.length < BATCH) return;
       if (stage === 'sdk') batch.map((x) => new SdkSpan(x, resource));
       else if (stage === 'encode') transformer.ProtobufTraceSerializer.serializeRequest(batch.map((x) => new SdkSpan(x, resource)));

@@ -14,7 +14,9 @@ import type { DerivedSpan, SpanAttributeValue } from './span-types.js';
  */
 
 /** The ids of one stream's append spans: its trace id and its span-id function, hashed once per stream. */
-interface StreamIds {
+export interface AppendStreamIds {
+  /** The stream (a session id): the append spans' `db.collection.name` and `steerlog.session.id`. */
+  readonly stream: string;
   readonly traceId: string;
   readonly spanId: (what: string, seq: number) => string;
   /** The name of its append spans, `append {stream}`. */
@@ -28,30 +30,86 @@ const MAX_STREAMS = 4096;
 export type OperationSpans = (op: StoreOperation) => DerivedSpan;
 
 /**
- * Creates an {@link OperationSpans}: `operationSpan(op, n)` for the n-th operation it is given, with each stream's
- * trace id and span-id prefix hashed once (an append span costs one short hash instead of three over the whole key).
+ * An append of a session's events whose span is not built: the store operation, its number (the `n` of
+ * {@link operationSpan}) and its stream's ids. {@link StoreAppendSpan.toSpan} is the span
+ * {@link createOperationSpans} makes of it; an encoder may instead write that span straight from these fields (the
+ * live export's protobuf encoding does: no span object, no attribute record, per append). Made only for an `append`
+ * to a non-empty collection without projection fields (see {@link isPlainAppend}).
  */
-export const createOperationSpans = (): OperationSpans => {
-  const streams = new Map<string, StreamIds>();
+export class StoreAppendSpan {
+  constructor(
+    readonly op: StoreOperation,
+    readonly n: number,
+    readonly ids: AppendStreamIds,
+  ) {}
+
+  /** The span's id: the stream's, of `db.append:{n}` and the first seq (0 when not told). */
+  get spanId(): string {
+    return this.ids.spanId(`db.append:${this.n}`, this.op.firstSeq ?? 0);
+  }
+
+  /** The span, as {@link createOperationSpans} makes it. */
+  toSpan(): DerivedSpan {
+    return spanOf(this.op, this.n, this.ids);
+  }
+}
+
+/** A span ready, or an append's span to be built or encoded from its fields. */
+export type OperationSpanSource = DerivedSpan | StoreAppendSpan;
+
+/** Is `op` an append whose span a {@link StoreAppendSpan} stands for (a session's stream, no projection fields)? */
+export const isPlainAppend = (op: StoreOperation): boolean =>
+  op.operation === 'append' && op.collection !== '' && op.position === undefined && op.headPosition === undefined && op.partition === undefined && op.projectionVersion === undefined;
+
+/** Numbers store operations and keeps each stream's ids (hashed once): what both spanners share. */
+const numbering = (): ((op: StoreOperation) => { readonly n: number; readonly ids: AppendStreamIds | undefined }) => {
+  const streams = new Map<string, AppendStreamIds>();
   let n = 0;
+  const at = { n: 0, ids: undefined as AppendStreamIds | undefined };
   return (op) => {
-    let ids: StreamIds | undefined;
+    let ids: AppendStreamIds | undefined;
     if (op.operation === 'append' && op.collection !== '') {
       ids = streams.get(op.collection);
       if (ids === undefined) {
         if (streams.size >= MAX_STREAMS) streams.clear();
-        ids = { traceId: traceIdOf(op.collection), spanId: spanIdsOf(op.collection), appendName: `append ${op.collection}` };
+        ids = { stream: op.collection, traceId: traceIdOf(op.collection), spanId: spanIdsOf(op.collection), appendName: `append ${op.collection}` };
         streams.set(op.collection, ids);
       }
     }
-    return spanOf(op, n++, ids);
+    at.n = n++;
+    at.ids = ids;
+    return at;
+  };
+};
+
+/**
+ * Creates an {@link OperationSpans}: `operationSpan(op, n)` for the n-th operation it is given, with each stream's
+ * trace id and span-id prefix hashed once (an append span costs one short hash instead of three over the whole key).
+ */
+export const createOperationSpans = (): OperationSpans => {
+  const next = numbering();
+  return (op) => {
+    const { n, ids } = next(op);
+    return spanOf(op, n, ids);
+  };
+};
+
+/**
+ * {@link createOperationSpans} that leaves a plain append's span unbuilt: the n-th operation given is a
+ * {@link StoreAppendSpan} whose `toSpan()` is `operationSpan(op, n)` when {@link isPlainAppend}, else that span.
+ */
+export const createOperationSpanSources = (): ((op: StoreOperation) => OperationSpanSource) => {
+  const next = numbering();
+  return (op) => {
+    const { n, ids } = next(op);
+    return ids !== undefined && isPlainAppend(op) ? new StoreAppendSpan(op, n, ids) : spanOf(op, n, ids);
   };
 };
 
 /** The span of one store operation; `n` tells apart operations that would otherwise share an id (a retried append). */
 export const operationSpan = (op: StoreOperation, n: number): DerivedSpan => spanOf(op, n, undefined);
 
-const spanOf = (op: StoreOperation, n: number, ids: StreamIds | undefined): DerivedSpan => {
+const spanOf = (op: StoreOperation, n: number, ids: AppendStreamIds | undefined): DerivedSpan => {
   const attributes: Record<string, SpanAttributeValue> = {
     'db.system.name': op.system,
     'db.operation.name': op.operation,

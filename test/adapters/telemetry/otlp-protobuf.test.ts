@@ -12,6 +12,8 @@ import { SdkSpan } from '../../../adapters/telemetry/sdk-span.js';
 import type { SpanExporterLike } from '../../../adapters/telemetry/span-export-queue.js';
 import type { LogEvent } from '../../../domain/events.js';
 import { deriveSpans } from '../../../projections/telemetry/derive-spans.js';
+import { createOperationSpans, createOperationSpanSources, StoreAppendSpan } from '../../../projections/telemetry/operation-spans.js';
+import type { StoreOperation } from '../../../runtime/ports/store-operations.js';
 import { exportContentAsIs, type DerivedSpan, type SpanAttributes } from '../../../projections/telemetry/span-types.js';
 import { decodeOtlpProtobuf } from '../../support/otlp-decode.js';
 
@@ -58,7 +60,75 @@ const span: fc.Arbitrary<DerivedSpan> = fc.record({
   ),
 });
 
+/** Store operations of every kind: appends (plain or not) to a few streams of any text, fsyncs, projection batches. */
+const storeOperation: fc.Arbitrary<StoreOperation> = fc.record(
+  {
+    operation: fc.constantFrom('append' as const, 'append' as const, 'fsync' as const, 'projection-batch' as const),
+    system: fc.oneof(fc.constantFrom('steerlog.jsonl', 'postgresql', 'steerlog.memory', 'sqlite'), text),
+    collection: fc.oneof(fc.constantFrom('', 's1', 's2', '0af76519-16cd-43dd-8448-eb211c80319c'), text),
+    startTime: time,
+    endTime: time,
+    events: fc.oneof(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 2 ** 40 })),
+    appends: fc.integer({ min: 0, max: 50 }),
+    firstSeq: fc.oneof(fc.integer({ min: 0, max: 1000 }), fc.maxSafeInteger()),
+    partition: fc.integer({ min: 0, max: 7 }),
+    projectionVersion: fc.integer({ min: 0, max: 3 }),
+    position: fc.bigInt({ min: 0n, max: 1n << 40n }),
+    error: fc.oneof(fc.constantFrom('fenced', 'ECONNRESET', ''), text),
+  },
+  { requiredKeys: ['operation', 'system', 'collection', 'startTime', 'endTime', 'events'] },
+);
+/** Plain appends (the ones written straight from the operation), as the write-behind tells of them, and any other operation. */
+const appendOrOperation: fc.Arbitrary<StoreOperation> = fc.oneof(
+  fc.record(
+    {
+      operation: fc.constant('append' as const),
+      system: fc.oneof(fc.constantFrom('steerlog.jsonl', 'postgresql', 'steerlog.memory'), text),
+      collection: fc.oneof(fc.constantFrom('s1', 's2', '0af76519-16cd-43dd-8448-eb211c80319c'), text.filter((t) => t !== '')),
+      startTime: time,
+      endTime: time,
+      events: fc.oneof(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 2 ** 40 })),
+      appends: fc.integer({ min: 0, max: 5 }),
+      firstSeq: fc.oneof(fc.integer({ min: 0, max: 1000 }), fc.maxSafeInteger()),
+      error: fc.oneof(fc.constantFrom('fenced', ''), text),
+    },
+    { requiredKeys: ['operation', 'system', 'collection', 'startTime', 'endTime', 'events'] },
+  ),
+  storeOperation,
+);
+
 describe('OTLP protobuf encoding of derived spans', () => {
+  it('writes a store append straight from its operation: the bytes of its built span and of the SDK, among other spans (property)', () => {
+    const direct = new OtlpProtobufEncoder('steerlog');
+    const built = new OtlpProtobufEncoder('steerlog');
+    fc.assert(
+      fc.property(fc.array(fc.oneof({ arbitrary: appendOrOperation.map((op) => ({ op })), weight: 3 }, { arbitrary: span, weight: 1 }), { maxLength: 16 }), (items) => {
+        const sources = createOperationSpanSources();
+        const spanner = createOperationSpans();
+        const lazy = items.map((i) => ('op' in i ? sources(i.op) : i));
+        const spans = items.map((i) => ('op' in i ? spanner(i.op) : i));
+        const bytes = Buffer.from(direct.encode(lazy));
+        expect(bytes.equals(Buffer.from(built.encode(spans)))).toBe(true);
+        expect(bytes.equals(Buffer.from(sdkBytes(spans, 'steerlog')))).toBe(true);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('writes the same append twice alike, its stream and system fields kept from the first (and a stream whose ids change re-encoded)', () => {
+    const encoder = new OtlpProtobufEncoder('svc');
+    const op: StoreOperation = { operation: 'append', system: 'steerlog.jsonl', collection: 's1', startTime: 1_764_000_000_000.25, endTime: 1_764_000_000_001.5, events: 3, firstSeq: 9 };
+    const first = createOperationSpanSources();
+    const a = first(op);
+    expect(a).toBeInstanceOf(StoreAppendSpan);
+    const once = Buffer.from(encoder.encode([a]));
+    expect(Buffer.from(encoder.encode([a, a])).equals(Buffer.from(sdkBytes([(a as StoreAppendSpan).toSpan(), (a as StoreAppendSpan).toSpan()], 'svc')))).toBe(true);
+    expect(Buffer.from(encoder.encode([a])).equals(once)).toBe(true);
+    // another spanner: other ids objects for the same stream, the same bytes
+    const again = createOperationSpanSources()(op);
+    expect(Buffer.from(encoder.encode([again])).equals(once)).toBe(true);
+  });
+
   it('writes the bytes the SDK serializer writes of the same spans (property)', () => {
     const encoder = new OtlpProtobufEncoder('steerlog');
     fc.assert(

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createOperationSpans, operationSpan } from '../../../projections/telemetry/operation-spans.js';
+import { createOperationSpanSources, createOperationSpans, isPlainAppend, operationSpan, StoreAppendSpan } from '../../../projections/telemetry/operation-spans.js';
 import { spanIdOf, traceIdOf } from '../../../projections/telemetry/span-ids.js';
 import type { StoreOperation } from '../../../runtime/ports/store-operations.js';
 
@@ -27,6 +27,22 @@ describe('store operation spans', () => {
       fc.property(fc.array(operation, { maxLength: 30 }), (ops) => {
         const spanner = createOperationSpans();
         ops.forEach((op, n) => expect(spanner(op)).toEqual(operationSpan(op, n)));
+      }),
+    );
+  });
+
+  it('the spanner of sources leaves exactly the plain appends unbuilt, each building the span operationSpan(op, n) makes (property)', () => {
+    fc.assert(
+      fc.property(fc.array(operation, { maxLength: 30 }), (ops) => {
+        const sources = createOperationSpanSources();
+        ops.forEach((op, n) => {
+          const s = sources(op);
+          expect(s instanceof StoreAppendSpan).toBe(isPlainAppend(op));
+          if (s instanceof StoreAppendSpan) {
+            expect(s.toSpan()).toEqual(operationSpan(op, n));
+            expect(s.spanId).toBe(operationSpan(op, n).spanId);
+          } else expect(s).toEqual(operationSpan(op, n));
+        });
       }),
     );
   });
