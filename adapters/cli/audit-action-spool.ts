@@ -32,6 +32,9 @@ export interface ActionSpool {
   finish(): void;
 }
 
+/** Constant runs of at least this many bytes are copied with `set`, shorter ones byte by byte. */
+const SET_FROM = 16;
+
 /** 10^8: the numbers below it are written in 32-bit integer arithmetic. */
 const LOW = 100_000_000;
 
@@ -65,12 +68,23 @@ export const actionSpool = (path: string): ActionSpool => {
   let count = 0;
   const bytes = Buffer.allocUnsafe(SPOOL_BYTES);
   let at = 0;
+  // the text up to the kind (`{"seq":…,"time":…`) of the action written last: the actions of one event (the
+  // admissions of a splice, say) share it, so it is copied from there instead of written digit by digit again (NaN:
+  // none in the buffer)
+  let headSeq = Number.NaN;
+  let headTime = Number.NaN;
+  let headAt = 0;
+  let headLength = 0;
   const flush = (): void => {
     if (at > 0) writeSync(file.fd, bytes, 0, at);
     at = 0;
+    // (the head written last is no longer in the buffer)
+    headSeq = Number.NaN;
   };
   const put = (b: Uint8Array): void => {
-    for (let i = 0; i < b.length; i++) bytes[at + i] = b[i]!;
+    // a long run as one copy (`set`), a short one byte by byte (a call to `set` costs more than a few stores)
+    if (b.length >= SET_FROM) bytes.set(b, at);
+    else for (let i = 0; i < b.length; i++) bytes[at + i] = b[i]!;
     at += b.length;
   };
   /** A number as `JSON.stringify` writes it: a safe integer digit by digit, any other through `String`. */
@@ -140,10 +154,23 @@ export const actionSpool = (path: string): ActionSpool => {
     }
     if (at + need > SPOOL_BYTES) flush();
     if (count++ > 0) bytes[at++] = 0x2c;
-    put(SEQ);
-    number(seq);
-    put(TIME);
-    number(time);
+    if (seq === headSeq && time === headTime) {
+      bytes.copyWithin(at, headAt, headAt + headLength);
+      at += headLength;
+    } else {
+      const head = at;
+      put(SEQ);
+      number(seq);
+      put(TIME);
+      number(time);
+      // (only a head written digit by digit, a safe integer's, is kept: any other number goes through JSON.stringify)
+      if (Number.isSafeInteger(seq) && Number.isSafeInteger(time)) {
+        headSeq = seq;
+        headTime = time;
+        headAt = head;
+        headLength = at - head;
+      } else headSeq = Number.NaN;
+    }
     // a kind is one of a fixed set of plain ASCII words: its key, the word and the next key as one run of bytes
     put(kindToId);
     string(id);
@@ -176,6 +203,7 @@ export const actionSpool = (path: string): ActionSpool => {
     restart() {
       count = 0;
       at = 0;
+      headSeq = Number.NaN;
       file.restart();
     },
     finish() {

@@ -79,6 +79,53 @@ describe('actionSpool', () => {
     }
   });
 
+  it("writes the actions of one event (one seq and time, its text's head copied) as JSON.stringify does, across flushes, long ids and restarts (property)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steerlog-action-spool-'));
+    // events of several actions each: their seq and time shared (0 and -0 alike), an id past the byte buffer now and then
+    const number = fc.oneof(fc.constantFrom(0, -0, 1, 1_700_000_000_000, 2 ** 53 - 1, -(2 ** 53) + 1, 0.5, 1e21), fc.nat());
+    const event = fc.record({
+      seq: number,
+      time: number,
+      actions: fc.array(
+        fc.record({
+          kind: fc.constantFrom(...KINDS),
+          id: fc.option(fc.oneof(fc.constantFrom('m-1', 'x'.repeat(9000)), fc.string({ unit: 'binary', maxLength: 8 }))),
+          turn: fc.option(fc.nat()),
+          actor: fc.option(fc.constantFrom('alice', 'b"ob')),
+          actorKind: fc.option(fc.constantFrom('user', 'plugin', 'system')),
+        }),
+        { minLength: 1, maxLength: 4 },
+      ),
+    });
+    try {
+      fc.assert(
+        fc.property(fc.array(event, { maxLength: 30 }), fc.nat({ max: 400 }), fc.nat({ max: 30 }), (events, repeat, restartAt) => {
+          const spool = actionSpool(join(dir, 'actions.json'));
+          // enough copies of the last event to cross the spool's 64 KiB buffer
+          const all = events.length === 0 ? [] : [...events, ...Array.from({ length: repeat }, () => events.at(-1)!)];
+          let expected: ActorAction[] = [];
+          all.forEach((e, i) => {
+            if (i === restartAt) {
+              spool.restart();
+              expected = [];
+            }
+            for (const p of e.actions) {
+              const a: ActorAction = { seq: e.seq, time: e.time, kind: p.kind, id: p.id, turn: p.turn, actor: p.actor, actorKind: p.actorKind };
+              expected.push(a);
+              spool.push(a);
+            }
+          });
+          spool.finish();
+          expect(spool.count).toBe(expected.length);
+          expect(readFileSync(join(dir, 'actions.json'), 'utf8')).toBe(expected.map((a) => JSON.stringify(a)).join(','));
+        }),
+        { numRuns: 120 },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('writes a very long id (past its byte buffer) as JSON.stringify does', () => {
     const dir = mkdtempSync(join(tmpdir(), 'steerlog-action-spool-'));
     try {
