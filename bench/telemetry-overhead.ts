@@ -43,7 +43,6 @@
  *
  *   npx tsx bench/telemetry-overhead.ts [--turns 100] [--rounds 12] [--sessions 10] [--store memory|jsonl] [--exporter proto,proto-caller,none] [--replay-turns 1000] [--parts live,replay,encode]
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir, uptime } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +64,7 @@ import { createOperationSpans } from '../projections/telemetry/operation-spans.j
 import { SdkSpan } from '../adapters/telemetry/sdk-span.js';
 import { OtlpProtobufEncoder } from '../adapters/telemetry/otlp-protobuf.js';
 import { followupTurns, shapeAnswer, type TurnShape } from './support/turn-loop.js';
+import { startOtlpSink } from './support/otlp-sink.js';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -117,20 +117,7 @@ class CountingExporter {
   shutdown = async (): Promise<void> => {};
 }
 
-/** An OTLP/HTTP receiver in a child process: reads each request, counts its bytes, answers 200 with an empty message. */
-const startReceiver = async (): Promise<{ endpoint: string; stop: () => void }> => {
-  const child = spawn(
-    process.execPath,
-    [
-      '-e',
-      `require('node:http').createServer((q, s) => { q.on('data', () => {}); q.on('end', () => { const json = String(q.headers['content-type']).includes('json'); s.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(json ? '{}' : ''); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); }); process.on('disconnect', () => process.exit(0));`,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
-  );
-  const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
-  return { endpoint: `http://127.0.0.1:${port}`, stop: () => void child.kill() };
-};
-const receiver = EXPORTERS.some((k) => k !== 'none' && k !== 'none-caller' && k !== 'memory') ? await startReceiver() : null;
+const receiver = EXPORTERS.some((k) => k !== 'none' && k !== 'none-caller' && k !== 'memory') ? await startOtlpSink() : null;
 
 /** The telemetry of one configuration, and how many spans it has exported. */
 const telemetryOf = async (kind: ExporterKind): Promise<{ telemetry: OtelTelemetry; spans: () => number }> => {

@@ -10,7 +10,6 @@
  * Configurations: `off`, `proto` (the export worker, OTLP/HTTP protobuf to a receiver in a child process),
  * `proto-caller` (the same on the runtime's thread), `none` (the export worker deriving and counting, sending nothing).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +22,7 @@ import { createRuntime } from '../../runtime/runtime.js';
 import { silentLogger } from '../../runtime/logger.js';
 import { argOf } from './bench-args.js';
 import { followupTurns, shapeAnswer, turnShapeOf } from './turn-loop.js';
+import { startOtlpSink } from './otlp-sink.js';
 
 const mode = process.argv[2] ?? 'off';
 const shape = turnShapeOf(process.argv[3] ?? '1-step');
@@ -37,13 +37,8 @@ const threadCpuMs = (): number => {
   const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
-const child = spawn(
-  process.execPath,
-  ['-e', `require('node:http').createServer((q, s) => { q.on('data', () => {}); q.on('end', () => { s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(''); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); }); process.on('disconnect', () => process.exit(0));`],
-  { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
-);
-const port = await new Promise<string>((r) => child.stdout!.once('data', (d: Buffer) => r(d.toString().trim())));
-const endpoint = `http://127.0.0.1:${port}`;
+const sink = await startOtlpSink();
+const endpoint = sink.endpoint;
 const telemetry: OtelTelemetry | undefined =
   mode === 'off' ? undefined : mode === 'none' ? await onWorker({ endpoint }, 'count') : await createOtelTelemetry({ endpoint, thread: mode === 'proto-caller' ? 'caller' : 'worker' });
 const model = new ScriptedModel([], { whenExhausted: shapeAnswer(shape) });
@@ -62,7 +57,7 @@ console.log(
   `${mode} ${shape}: ${turns} turns, ${(turns / seconds).toFixed(0)} turns/s, runtime thread ${(((threadCpuMs() - th0) * 1000) / turns).toFixed(0)} µs CPU/turn, process ${((c.user + c.system) / 1000 / turns * 1000).toFixed(0)} µs CPU/turn`,
   telemetry?.stats() ?? '',
 );
-child.kill();
+sink.stop();
 if (dir !== null) {
   await (store as { close?: () => Promise<void> }).close?.();
   rmSync(dir, { recursive: true, force: true });

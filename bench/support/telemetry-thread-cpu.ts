@@ -10,11 +10,11 @@
  *
  *   npx tsx bench/support/telemetry-thread-cpu.ts [--mode proto|off] [--shape 1-step|3-step] [--turns 1000] [--checkout <dir>]
  */
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { argOf } from './bench-args.js';
 import { followupTurns, shapeAnswer, turnShapeOf } from './turn-loop.js';
+import { startOtlpSink } from './otlp-sink.js';
 
 const mode = argOf('mode', 'proto');
 const shape = turnShapeOf(argOf('shape', '1-step'));
@@ -43,13 +43,8 @@ const threads = (): Map<string, number> => {
   return cpu;
 };
 
-const receiver = spawn(
-  process.execPath,
-  ['-e', `require('node:http').createServer((q, s) => { q.on('data', () => {}); q.on('end', () => { s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(''); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); }); process.on('disconnect', () => process.exit(0));`],
-  { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
-);
-const port = await new Promise<string>((r) => receiver.stdout!.once('data', (d: Buffer) => r(d.toString().trim())));
-const telemetry = mode === 'off' ? undefined : await createOtelTelemetry({ endpoint: `http://127.0.0.1:${port}` });
+const receiver = await startOtlpSink();
+const telemetry = mode === 'off' ? undefined : await createOtelTelemetry({ endpoint: receiver.endpoint });
 
 /** 10 sessions × `turns` turns on a fresh runtime and store, disposed, every span exported. */
 const round = async (turns: number): Promise<void> => {
@@ -77,5 +72,5 @@ console.log(
     ' µs CPU/turn',
 );
 await telemetry?.shutdown();
-receiver.kill();
+receiver.stop();
 process.exit(0);

@@ -11,15 +11,15 @@
  *
  *   npx tsx bench/support/telemetry-worker-alloc.ts [--shape 1-step|3-step] [--turns 2000] [--passes 8] [--checkout <dir>]
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
-import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { argOf } from './bench-args.js';
 import { machineLine, median } from './machine.js';
-import { followupTurns, shapeAnswer, turnShapeOf } from './turn-loop.js';
+import { recordHandOver } from './handover-recording.js';
+import { startOtlpSink } from './otlp-sink.js';
+import { turnShapeOf } from './turn-loop.js';
 
 const shape = turnShapeOf(argOf('shape', '1-step'));
 const TURNS = Number(argOf('turns', '2000'));
@@ -44,33 +44,10 @@ const { silentLogger } = (await import(`${root}/runtime/logger.ts`)) as typeof i
 const threadNs = (): number => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
 
 // the hand-over of one session, as the runtime's thread pushes it, cut every 100 turns
-const chunks: unknown[] = [];
-let records = newWriter();
-const recorder: SessionTelemetry = {
-  follow: (s, h) => pushFollow(records, s, h),
-  observe: (s, e, d) => pushObserve(records, s, e, d),
-  forget: (s) => pushForget(records, s),
-  storeOperation: (op) => pushOperation(records, op),
-};
-const model = new ScriptedModel([], { whenExhausted: shapeAnswer(shape) });
-const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], telemetry: recorder });
-const agent = runtime.createSession({ sessionId: 'a5c0e1f2-3b4d-4e6f-8a9b-0c1d2e3f4a5b' });
-await followupTurns([agent], TURNS, () => createUserMessage('go'), (_, t) => {
-  if (t % 100 === 99) {
-    chunks.push(taken(records));
-    records = newWriter();
-  }
-});
-await agent.dispose();
-chunks.push(taken(records));
+const chunks = await recordHandOver({ ScriptedModel, MemoryEventStore, createUserMessage, createRuntime, silentLogger, pushFollow, pushObserve, pushForget, pushOperation, newWriter, take: taken }, shape, TURNS);
 
-const receiver = spawn(
-  process.execPath,
-  ['-e', `require('node:http').createServer((q, s) => { q.on('data', () => {}); q.on('end', () => { s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(''); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); }); process.on('disconnect', () => process.exit(0));`],
-  { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
-);
-const port = await new Promise<string>((r) => receiver.stdout!.once('data', (d: Buffer) => r(d.toString().trim())));
-const queue = await openSpanExportQueue({ endpoint: `http://127.0.0.1:${port}`, protocol: 'http/protobuf', serviceName: 'steerlog', queue: {} });
+const receiver = await startOtlpSink();
+const queue = await openSpanExportQueue({ endpoint: receiver.endpoint, protocol: 'http/protobuf', serviceName: 'steerlog', queue: {} });
 
 /** One pass of the worker's path over the whole hand-over: clone, read, derive, queue, send; then flush. */
 const pass = async (): Promise<void> => {
@@ -112,7 +89,7 @@ const walk = (n: ProfileNode): void => {
 };
 walk(profile.head);
 await queue.shutdown();
-receiver.kill();
+receiver.stop();
 
 console.log(`telemetry worker path: ${root}, ${shape}, ${TURNS} turns; ${machineLine()}`);
 console.log(`CPU ${Math.min(...cpu).toFixed(1)} / ${median(cpu).toFixed(1)} µs/turn (min / median of ${PASSES} passes); allocated ${(total / TURNS).toFixed(0)} bytes/turn`);
