@@ -1,0 +1,56 @@
+/**
+ * The CPU one request costs the live export's OTLP/HTTP transport (issue 32), apart from the spans: the official
+ * transport as the `http/protobuf` export assembles it (`OTLPExporterBase` over `createOtlpHttpExportDelegate`, the
+ * same `OTEL_EXPORTER_OTLP_*` settings) sends one fixed body of `--size` bytes `--requests` times, one after the
+ * other, to a receiver in a child process (it reads each request and answers 200); after 50 warm-up requests, five
+ * passes, each reporting this thread's CPU (`/proc/thread-self/schedstat`) and the process's (`process.cpuUsage`) per
+ * request. Compare sizes to split a request's cost into its fixed part and its bytes'.
+ *
+ *   npx tsx bench/support/otlp-transport-cost.ts [--size 290000] [--requests 1000]
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { argOf } from './bench-args.js';
+import { machineLine } from './machine.js';
+
+const SIZE = Number(argOf('size', '290000'));
+const REQUESTS = Number(argOf('requests', '1000'));
+const threadNs = (): number => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
+const processUs = (): number => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
+const receiver = spawn(
+  process.execPath,
+  ['-e', `require('node:http').createServer((q, s) => { q.on('data', () => {}); q.on('end', () => { s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(''); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); }); process.on('disconnect', () => process.exit(0));`],
+  { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
+);
+const port = await new Promise<string>((r) => receiver.stdout!.once('data', (d: Buffer) => r(d.toString().trim())));
+
+// the parts `createDerivedProtobufExporter` assembles, from the exporter package's own copies
+const require = createRequire(createRequire(import.meta.url).resolve('@opentelemetry/exporter-trace-otlp-proto'));
+const base = require('@opentelemetry/otlp-exporter-base') as { OTLPExporterBase: new (delegate: unknown) => { export(items: unknown[], done: (r: { code: number }) => void): void; shutdown(): Promise<void> } };
+const http = require('@opentelemetry/otlp-exporter-base/node-http') as {
+  createOtlpHttpExportDelegate: (options: unknown, serializer: unknown, componentType: string, metricsHelper: unknown, meterProvider: undefined) => unknown;
+  convertLegacyHttpOptions: (config: { url: string }, signal: string, path: string, headers: Record<string, string>) => unknown;
+};
+const transformer = require('@opentelemetry/otlp-transformer') as { TraceExporterMetricsHelper: unknown; ProtobufTraceSerializer: { deserializeResponse(d: Uint8Array): unknown } };
+const body = new Uint8Array(SIZE).fill(7);
+const serializer = { serializeRequest: (): Uint8Array => body, deserializeResponse: (d: Uint8Array) => transformer.ProtobufTraceSerializer.deserializeResponse(d) };
+const options = http.convertLegacyHttpOptions({ url: `http://127.0.0.1:${port}/v1/traces` }, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
+const exporter = new base.OTLPExporterBase(http.createOtlpHttpExportDelegate(options, serializer, 'otlp_http_span_exporter', transformer.TraceExporterMetricsHelper, undefined));
+const send = (): Promise<void> =>
+  new Promise((resolve, reject) => exporter.export([body], (r) => (r.code === 0 ? resolve() : reject(new Error(`export failed: ${r.code}`)))));
+
+for (let i = 0; i < 50; i++) await send();
+console.log(`OTLP/HTTP transport: ${SIZE} bytes a request, ${REQUESTS} requests a pass; ${machineLine()}`);
+for (let pass = 0; pass < 5; pass++) {
+  const t0 = threadNs();
+  const p0 = processUs();
+  for (let i = 0; i < REQUESTS; i++) await send();
+  console.log(`pass ${pass + 1}: thread ${((threadNs() - t0) / 1000 / REQUESTS).toFixed(0)} µs CPU/request, process ${((processUs() - p0) / REQUESTS).toFixed(0)}`);
+}
+await exporter.shutdown();
+receiver.kill();
