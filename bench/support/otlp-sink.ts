@@ -9,6 +9,8 @@ import { spawn } from 'node:child_process';
 export interface OtlpSink {
   /** Its base URL, `http://127.0.0.1:<port>`. */
   readonly endpoint: string;
+  /** The child process's id (to read its CPU time from `/proc/<pid>/stat`). */
+  readonly pid: number;
   /** Ends the child process. */
   readonly stop: () => void;
 }
@@ -22,5 +24,5 @@ export const startOtlpSink = async (): Promise<OtlpSink> => {
     child.once('error', reject);
     child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
   });
-  return { endpoint: `http://127.0.0.1:${port}`, stop: () => void child.kill() };
+  return { endpoint: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => void child.kill() };
 };

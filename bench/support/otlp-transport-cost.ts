@@ -8,11 +8,11 @@
  *
  *   npx tsx bench/support/otlp-transport-cost.ts [--size 290000] [--requests 1000]
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { argOf } from './bench-args.js';
 import { machineLine } from './machine.js';
+import { startOtlpSink } from './otlp-sink.js';
 
 const SIZE = Number(argOf('size', '290000'));
 const REQUESTS = Number(argOf('requests', '1000'));
@@ -22,12 +22,7 @@ const processUs = (): number => {
   return u.user + u.system;
 };
 
-const receiver = spawn(
-  process.execPath,
-  ['-e', `require('node:http').createServer((q, s) => { q.on('data', () => {}); q.on('end', () => { s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(''); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); }); process.on('disconnect', () => process.exit(0));`],
-  { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
-);
-const port = await new Promise<string>((r) => receiver.stdout!.once('data', (d: Buffer) => r(d.toString().trim())));
+const receiver = await startOtlpSink();
 
 // the parts `createDerivedProtobufExporter` assembles, from the exporter package's own copies
 const require = createRequire(createRequire(import.meta.url).resolve('@opentelemetry/exporter-trace-otlp-proto'));
@@ -39,7 +34,7 @@ const http = require('@opentelemetry/otlp-exporter-base/node-http') as {
 const transformer = require('@opentelemetry/otlp-transformer') as { TraceExporterMetricsHelper: unknown; ProtobufTraceSerializer: { deserializeResponse(d: Uint8Array): unknown } };
 const body = new Uint8Array(SIZE).fill(7);
 const serializer = { serializeRequest: (): Uint8Array => body, deserializeResponse: (d: Uint8Array) => transformer.ProtobufTraceSerializer.deserializeResponse(d) };
-const options = http.convertLegacyHttpOptions({ url: `http://127.0.0.1:${port}/v1/traces` }, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
+const options = http.convertLegacyHttpOptions({ url: `${receiver.endpoint}/v1/traces` }, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
 const exporter = new base.OTLPExporterBase(http.createOtlpHttpExportDelegate(options, serializer, 'otlp_http_span_exporter', transformer.TraceExporterMetricsHelper, undefined));
 const send = (): Promise<void> =>
   new Promise((resolve, reject) => exporter.export([body], (r) => (r.code === 0 ? resolve() : reject(new Error(`export failed: ${r.code}`)))));
@@ -53,4 +48,4 @@ for (let pass = 0; pass < 5; pass++) {
   console.log(`pass ${pass + 1}: thread ${((threadNs() - t0) / 1000 / REQUESTS).toFixed(0)} µs CPU/request, process ${((processUs() - p0) / REQUESTS).toFixed(0)}`);
 }
 await exporter.shutdown();
-receiver.kill();
+receiver.stop();

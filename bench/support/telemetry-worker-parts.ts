@@ -15,7 +15,6 @@
  *
  *   npx tsx bench/support/telemetry-worker-parts.ts [--shape 1-step|3-step] [--turns 2000] [--passes 15] [--batch 512]
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { deserialize, serialize } from 'node:v8';
 import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
@@ -27,12 +26,13 @@ import { createSpanFollower } from '../../adapters/telemetry/span-follower.js';
 import { createUserMessage } from '../../domain/message.js';
 import type { DerivedSpan } from '../../projections/telemetry/span-types.js';
 import { StoreAppendSpan, type OperationSpanSource } from '../../projections/telemetry/operation-spans.js';
-import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { silentLogger } from '../../runtime/logger.js';
 import { argOf } from './bench-args.js';
 import { machineLine, median } from './machine.js';
-import { followupTurns, shapeAnswer, turnShapeOf } from './turn-loop.js';
+import { recordHandOver } from './handover-recording.js';
+import { turnShapeOf } from './turn-loop.js';
+import { startOtlpSink } from './otlp-sink.js';
 
 const shape = turnShapeOf(argOf('shape', '1-step'));
 const TURNS = Number(argOf('turns', '2000'));
@@ -41,35 +41,13 @@ const BATCH = Number(argOf('batch', '512'));
 const threadNs = (): number => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
 
 // the hand-over of one session, as the runtime's thread pushes it, cut every 100 turns
-const chunks: HandOver[] = [];
-let records = new HandOverWriter();
-const recorder: SessionTelemetry = {
-  follow: (s, h) => pushFollow(records, s, h),
-  observe: (s, e, d) => pushObserve(records, s, e, d),
-  forget: (s) => pushForget(records, s),
-  storeOperation: (op) => pushOperation(records, op),
-};
-const model = new ScriptedModel([], { whenExhausted: shapeAnswer(shape) });
-const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], telemetry: recorder });
-const agent = runtime.createSession({ sessionId: 'a5c0e1f2-3b4d-4e6f-8a9b-0c1d2e3f4a5b' });
-await followupTurns([agent], TURNS, () => createUserMessage('go'), (_, t) => {
-  if (t % 100 === 99) {
-    chunks.push(records.take());
-  }
-});
-await agent.dispose();
-chunks.push(records.take());
+const chunks = (await recordHandOver({ ScriptedModel, MemoryEventStore, createUserMessage, createRuntime, silentLogger, pushFollow, pushObserve, pushForget, pushOperation, newWriter: () => new HandOverWriter(), take: (w) => w.take() }, shape, TURNS)) as HandOver[];
 
 const transformer = (await import('@opentelemetry/otlp-transformer' as string)) as { ProtobufTraceSerializer: { serializeRequest(spans: unknown[]): Uint8Array | undefined } };
 const { resourceFromAttributes } = (await import('@opentelemetry/resources')) as { resourceFromAttributes: (a: Record<string, string>) => unknown };
 const resource = resourceFromAttributes({ 'service.name': 'steerlog' });
-const receiver = spawn(
-  process.execPath,
-  ['-e', `require('node:http').createServer((q, s) => { q.on('data', () => {}); q.on('end', () => { s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(''); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); }); process.on('disconnect', () => process.exit(0));`],
-  { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
-);
-const port = await new Promise<string>((r) => receiver.stdout!.once('data', (d: Buffer) => r(d.toString().trim())));
-const queue = await openSpanExportQueue({ endpoint: `http://127.0.0.1:${port}`, protocol: 'http/protobuf', serviceName: 'steerlog', queue: { maxExportBatchSize: BATCH } });
+const receiver = await startOtlpSink();
+const queue = await openSpanExportQueue({ endpoint: receiver.endpoint, protocol: 'http/protobuf', serviceName: 'steerlog', queue: { maxExportBatchSize: BATCH } });
 
 const STAGES = ['serialize', 'deserialize', 'read', 'derive', 'sdk', 'encode', 'send'] as const;
 const perTurn = new Map(STAGES.map((s) => [s, [] as number[]]));
@@ -120,6 +98,6 @@ for (let pass = 0; pass < PASSES + 1; pass++) {
   took('send', threadNs() - n0);
 }
 await queue.shutdown();
-receiver.kill();
+receiver.stop();
 console.log(`telemetry worker parts: ${shape}, ${TURNS} turns, ${spans / TURNS} spans/turn, ${(bytes / TURNS).toFixed(0)} bytes/turn handed over, batches of ${BATCH}; ${machineLine()}`);
 console.log(STAGES.map((s) => `${s} ${Math.min(...perTurn.get(s)!).toFixed(1)} / ${median(perTurn.get(s)!).toFixed(1)}`).join(', ') + ' µs CPU/turn (min / median)');

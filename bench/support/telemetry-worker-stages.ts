@@ -13,14 +13,14 @@
  *
  *   npx tsx bench/support/telemetry-worker-stages.ts [--shape 1-step|3-step] [--turns 4000] [--passes 10] [--batch 512] [--only derive|encode|queue|send] [--checkout <dir>]
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
-import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { argOf } from './bench-args.js';
 import { machineLine, median } from './machine.js';
-import { followupTurns, shapeAnswer, turnShapeOf } from './turn-loop.js';
+import { recordHandOver } from './handover-recording.js';
+import { turnShapeOf } from './turn-loop.js';
+import { startOtlpSink } from './otlp-sink.js';
 
 const shape = turnShapeOf(argOf('shape', '1-step'));
 const TURNS = Number(argOf('turns', '4000'));
@@ -52,31 +52,11 @@ const childMs = (pid: number): number => {
 };
 
 // the hand-over of one session, as the runtime's thread pushes it, cut every 100 turns
-const chunks: HandOver[] = [];
-const records = new HandOverWriter();
-const recorder: SessionTelemetry = {
-  follow: (s, h) => pushFollow(records, s, h),
-  observe: (s, e, d) => pushObserve(records, s, e, d),
-  forget: (s) => pushForget(records, s),
-  storeOperation: (op) => pushOperation(records, op),
-};
-const model = new ScriptedModel([], { whenExhausted: shapeAnswer(shape) });
-const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], telemetry: recorder });
-const agent = runtime.createSession({ sessionId: 'a5c0e1f2-3b4d-4e6f-8a9b-0c1d2e3f4a5b' });
-await followupTurns([agent], TURNS, () => createUserMessage('go'), (_, t) => {
-  if (t % 100 === 99) chunks.push(records.take());
-});
-await agent.dispose();
-chunks.push(records.take());
+const chunks = (await recordHandOver({ ScriptedModel, MemoryEventStore, createUserMessage, createRuntime, silentLogger, pushFollow, pushObserve, pushForget, pushOperation, newWriter: () => new HandOverWriter(), take: (w) => w.take() }, shape, TURNS)) as HandOver[];
 const buffers = chunks.map((c) => serialize(c));
 
-const receiver = spawn(
-  process.execPath,
-  ['-e', `require('node:http').createServer((q, s) => { q.on('data', () => {}); q.on('end', () => { s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(''); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); }); process.on('disconnect', () => process.exit(0));`],
-  { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
-);
-const port = await new Promise<string>((r) => receiver.stdout!.once('data', (d: Buffer) => r(d.toString().trim())));
-const queue = await openSpanExportQueue({ endpoint: `http://127.0.0.1:${port}`, protocol: 'http/protobuf', serviceName: 'steerlog', queue: { maxExportBatchSize: BATCH } });
+const receiver = await startOtlpSink();
+const queue = await openSpanExportQueue({ endpoint: receiver.endpoint, protocol: 'http/protobuf', serviceName: 'steerlog', queue: { maxExportBatchSize: BATCH } });
 const encoder = new OtlpProtobufEncoder('steerlog');
 // the export queue with an exporter that encodes each batch and answers at once: the queue and encoding without HTTP
 const queueEncoder = new OtlpProtobufEncoder('steerlog');
@@ -110,7 +90,7 @@ for (let pass = 0; pass < PASSES + 2; pass++) {
             if (stage === 'encode') bodyBytes += encoder.encode(batch).length;
             batch = [];
           };
-    const r0 = childMs(receiver.pid!);
+    const r0 = childMs(receiver.pid);
     const p0 = processUs();
     const t0 = threadNs();
     const follower = createSpanFollower(emit);
@@ -127,11 +107,11 @@ for (let pass = 0; pass < PASSES + 2; pass++) {
     if (pass < 2) continue;
     proc.get(stage)!.push((p1 - p0) / TURNS);
     thread.get(stage)!.push((t1 - t0) / 1000 / TURNS);
-    if (stage === 'send') receiverMs += childMs(receiver.pid!) - r0;
+    if (stage === 'send') receiverMs += childMs(receiver.pid) - r0;
   }
 }
 await queue.shutdown();
-receiver.kill();
+receiver.stop();
 const f = (xs: number[]): string => `${Math.min(...xs).toFixed(1)} / ${median(xs).toFixed(1)}`;
 console.log(`telemetry worker stages: ${root}, ${shape}, ${TURNS} turns, batches of ${BATCH}, ${(bodyBytes / PASSES / TURNS).toFixed(0)} body bytes/turn; ${machineLine()}`);
 console.log(`process CPU µs/turn (min / median of ${PASSES}): ${STAGES.map((s) => `${s} ${f(proc.get(s)!)}`).join(', ')}`);
