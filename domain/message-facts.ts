@@ -253,9 +253,10 @@ const claimsById = (claims: AppendList<UserMessage>): ReadonlyMap<string, UserMe
   if (claims.length <= MAP_FROM) return null;
   const byId = new Map<string, UserMessage>();
   const items = claims.shared;
-  for (let i = 0; i < claims.length; i++) {
+  // last to first, each id set: an id's first claim is set last, so it is the one kept (one hash lookup per claim)
+  for (let i = claims.length - 1; i >= 0; i--) {
     const m = items[i]!;
-    if (!byId.has(m.id)) byId.set(m.id, m);
+    byId.set(m.id, m);
   }
   return byId;
 };

@@ -71,6 +71,16 @@ const change = (s: PersistentSet, id: string, present: boolean): PersistentSet =
   return next;
 };
 
+/**
+ * `id` added to (`present`) or removed from the set itself, in place: for a fold that consumes each version (it never
+ * reads an older version again, nor holds another version of this family). No version object, no diff: O(1).
+ */
+export const persistentSetChangeInPlace = (s: PersistentSet, id: string, present: boolean): void => {
+  const set = setOf(s);
+  if (present) set.add(id);
+  else set.delete(id);
+};
+
 /** The set with `id` (the same value when it is already there). O(1) on the newest version. */
 export const persistentSetAdd = (s: PersistentSet, id: string): PersistentSet => change(s, id, true);
 /** The set without `id` (the same value when it is not there). O(1) on the newest version. */

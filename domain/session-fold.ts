@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { initialConsumedWorkState, evolveConsumedWork, type ConsumedWorkState } from './consumed-work.js';
 import { ImpossibleEventError, type DomainError } from './errors.js';
 import { isKnownEvent, type InboxNotification, type InboxSplicedData, type LogEvent, type SessionCreatedData } from './events.js';
-import { classifyMessage, classifySplice, initialClassificationState, type ClassificationState, type MessageClass } from './history-classification.js';
+import { classifyMessage, classifyMessageInPlace, classifySplice, initialClassificationState, type ClassificationState, type MessageClass } from './history-classification.js';
 import { appendAll, appendListItems, emptyAppendList, sealedItems, type AppendList } from './append-list.js';
 import { applySpliceRemoving } from './inbox/inbox-evolve.js';
 import { notificationsOfRemoval } from './inbox/inbox-notifications.js';
@@ -79,8 +79,9 @@ export interface StepSessionOptions {
   /**
    * The state passed in is the caller's to consume: a fold that drops each state once it has the next one, and
    * never holds an older state (nor another version of its inbox lists), lets the step change the inbox lists in
-   * place instead of keeping the old state's lists as they were (`spliceRemoving`'s `consume`). Reading a consumed
-   * state's inbox afterwards gives the new items. A refused event changes nothing either way. @defaultValue false
+   * place instead of keeping the old state's lists as they were (`spliceRemoving`'s `consume`), and the history
+   * classification's marks too (`classifySplice`'s `consume`). Reading a consumed state's inbox or marks afterwards
+   * gives the new ones. A refused event changes nothing either way. @defaultValue false
    */
   readonly consume?: boolean;
 }
@@ -143,14 +144,17 @@ export const stepSession = (state: SessionState, event: LogEvent, options?: Step
         if (isOwned && options?.notifications !== false) notifications = notificationsOfRemoval(splice, removed, turn);
         const isClaim = splice.removedCount !== undefined && splice.outcome !== 'canceled';
         inbox = applied.right.state;
-        classification = classifySplice(state.classification, splice, removed);
+        classification = classifySplice(state.classification, splice, removed, options?.consume === true);
         if (isClaim && state.turns.openTurn && removed.length > 0) openTurnClaimed = appendAll(state.openTurnClaimed, messageIds(removed));
         break;
       }
       case 'user/message': {
-        const classified = classifyMessage(state.classification, event.data);
-        classification = classified.state;
-        messageClass = classified.class;
+        if (options?.consume === true) messageClass = classifyMessageInPlace(state.classification, event.data);
+        else {
+          const classified = classifyMessage(state.classification, event.data);
+          classification = classified.state;
+          messageClass = classified.class;
+        }
         break;
       }
       case 'turn/start':
