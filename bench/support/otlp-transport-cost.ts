@@ -8,19 +8,14 @@
  *
  *   npx tsx bench/support/otlp-transport-cost.ts [--size 290000] [--requests 1000]
  */
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { argOf } from './bench-args.js';
 import { machineLine } from './machine.js';
 import { startOtlpSink } from './otlp-sink.js';
+import { processCpuUs, threadCpuNs } from './cpu-time.js';
 
 const SIZE = Number(argOf('size', '290000'));
 const REQUESTS = Number(argOf('requests', '1000'));
-const threadNs = (): number => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
-const processUs = (): number => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
 
 const receiver = await startOtlpSink();
 
@@ -42,10 +37,10 @@ const send = (): Promise<void> =>
 for (let i = 0; i < 50; i++) await send();
 console.log(`OTLP/HTTP transport: ${SIZE} bytes a request, ${REQUESTS} requests a pass; ${machineLine()}`);
 for (let pass = 0; pass < 5; pass++) {
-  const t0 = threadNs();
-  const p0 = processUs();
+  const t0 = threadCpuNs();
+  const p0 = processCpuUs();
   for (let i = 0; i < REQUESTS; i++) await send();
-  console.log(`pass ${pass + 1}: thread ${((threadNs() - t0) / 1000 / REQUESTS).toFixed(0)} µs CPU/request, process ${((processUs() - p0) / REQUESTS).toFixed(0)}`);
+  console.log(`pass ${pass + 1}: thread ${((threadCpuNs() - t0) / 1000 / REQUESTS).toFixed(0)} µs CPU/request, process ${((processCpuUs() - p0) / REQUESTS).toFixed(0)}`);
 }
 await exporter.shutdown();
 receiver.stop();

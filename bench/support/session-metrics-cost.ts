@@ -9,7 +9,6 @@
  *
  *   npx tsx bench/support/session-metrics-cost.ts [--base /path/to/checkout] [--sessions 32] [--prompts 300] [--burst 2] [--rounds 15]
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
@@ -21,6 +20,7 @@ import { silentLogger } from '../../runtime/logger.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { argOf } from './bench-args.js';
 import { machineLine, median } from './machine.js';
+import { threadCpuNs } from './cpu-time.js';
 
 const SESSIONS = Number(argOf('sessions', '32'));
 const PROMPTS = Number(argOf('prompts', '300'));
@@ -28,7 +28,6 @@ const ROUNDS = Number(argOf('rounds', '15'));
 const BASE = argOf('base', '');
 /** Prompts admitted per session before it waits for its turns (a host under load admits far more than it runs). */
 const BURST = Number(argOf('burst', '2'));
-const threadNs = (): number => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
 
 type MetricsModule = typeof here;
 const builds: [string, MetricsModule][] = [['this', here]];
@@ -64,9 +63,9 @@ const splices = events.filter(([, e]) => e.type === 'agent/inbox/spliced').lengt
 const once = (m: MetricsModule): { ns: number; text: string } => {
   const registry = new m.MetricsRegistry();
   const metrics = m.createSessionMetrics(registry);
-  const t0 = threadNs();
+  const t0 = threadCpuNs();
   for (const [s, e] of events) metrics.observe(s, e);
-  const ns = threadNs() - t0;
+  const ns = threadCpuNs() - t0;
   return { ns, text: registry.render() };
 };
 console.log(`session metrics cost: ${events.length} events of ${SESSIONS} sessions (${splices} inbox splices, ${(events.length / (SESSIONS * PROMPTS)).toFixed(2)} events per prompt), ${ROUNDS} rounds; ${machineLine()}; start ${new Date().toISOString()}`);

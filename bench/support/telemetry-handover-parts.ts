@@ -14,7 +14,6 @@
  *
  *   npx tsx bench/support/telemetry-handover-parts.ts [--rounds 20] [--turns 300] [--shape 1-step] [--modes off,stub,push,post,burn,none]
  */
-import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
@@ -27,13 +26,13 @@ import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { machineLine, median } from './machine.js';
 import { argOf } from './bench-args.js';
 import { followupTurns, shapeAnswer, turnShapeOf } from './turn-loop.js';
+import { threadCpuNs } from './cpu-time.js';
 
 const shape = turnShapeOf(argOf('shape', '1-step'));
 const TURNS = Number(argOf('turns', '300'));
 const ROUNDS = Number(argOf('rounds', '20'));
 const MODES = argOf('modes', 'off,stub,push,post,burn,none').split(',');
 /** CPU time of the calling thread so far (ns). */
-const threadNs = (): number => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
 
 /** A port that pushes the hand-over's records and, every 10 ms, hands them to `post` (or drops them). */
 const pusher = (post: ((handOver: HandOver) => void) | null): SessionTelemetry => {
@@ -93,13 +92,13 @@ const run = async (mode: string): Promise<{ thread: number; process: number }> =
   const model = new ScriptedModel([], { whenExhausted: shapeAnswer(shape) });
   const runtime = createRuntime({ store: new MemoryEventStore(), model, logger: silentLogger, writeBatchDelayMs: 1, tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }], ...(telemetry ? { telemetry } : {}) });
   const agents = Array.from({ length: 10 }, (_, i) => runtime.createSession({ sessionId: `s${i}` }));
-  const n0 = threadNs();
+  const n0 = threadCpuNs();
   const c0 = process.cpuUsage();
   await followupTurns(agents, TURNS, () => createUserMessage('go'));
   await Promise.all(agents.map((a) => a.dispose()));
   if (telemetry === exporting) await exporting?.forceFlush();
   const c = process.cpuUsage(c0);
-  return { thread: (threadNs() - n0) / 1000 / (10 * TURNS), process: (c.user + c.system) / (10 * TURNS) };
+  return { thread: (threadCpuNs() - n0) / 1000 / (10 * TURNS), process: (c.user + c.system) / (10 * TURNS) };
 };
 
 console.log(`telemetry hand-over parts: ${shape}, 10 sessions × ${TURNS} turns a round, ${ROUNDS} rounds, memory store; ${machineLine()}; start ${new Date().toISOString()}`);

@@ -10,7 +10,6 @@
  *
  *   npx tsx bench/support/telemetry-handover-replay.ts [--turns 300] [--rounds 12] [--checkout <dir>]
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { LogEvent } from '../../domain/events.js';
 import type { StoreOperation } from '../../runtime/ports/store-operations.js';
@@ -18,6 +17,7 @@ import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { argOf } from './bench-args.js';
 import { machineLine, median } from './machine.js';
 import { followupTurns } from './turn-loop.js';
+import { threadCpuNs } from './cpu-time.js';
 
 const TURNS = Number(argOf('turns', '300'));
 const ROUNDS = Number(argOf('rounds', '12'));
@@ -49,18 +49,17 @@ await followupTurns(agents, TURNS, () => createUserMessage('go'));
 await Promise.all(agents.map((a) => a.dispose()));
 const turns = TURNS * 10;
 
-const threadNs = (): number => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
 const telemetry = await onWorker({ endpoint: 'http://127.0.0.1:9' }, 'count');
 const perTurn: number[] = [];
 for (let r = 0; r < ROUNDS; r++) {
-  const n0 = threadNs();
+  const n0 = threadCpuNs();
   for (const c of calls) {
     if (c.kind === 'observe') telemetry.observe(c.sessionId, c.event, c.dataJson);
     else if (c.kind === 'operation') telemetry.storeOperation!(c.op);
     else if (c.kind === 'follow') telemetry.follow(c.sessionId, c.history);
     else telemetry.forget(c.sessionId);
   }
-  perTurn.push((threadNs() - n0) / 1000 / turns);
+  perTurn.push((threadCpuNs() - n0) / 1000 / turns);
   await telemetry.forceFlush();
 }
 const stats = telemetry.stats();

@@ -11,7 +11,6 @@
  *
  *   npx tsx bench/support/telemetry-worker-alloc.ts [--shape 1-step|3-step] [--turns 2000] [--passes 8] [--checkout <dir>]
  */
-import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
@@ -20,6 +19,7 @@ import { machineLine, median } from './machine.js';
 import { recordHandOver } from './handover-recording.js';
 import { startOtlpSink } from './otlp-sink.js';
 import { turnShapeOf } from './turn-loop.js';
+import { threadCpuNs } from './cpu-time.js';
 
 const shape = turnShapeOf(argOf('shape', '1-step'));
 const TURNS = Number(argOf('turns', '2000'));
@@ -41,7 +41,6 @@ const { createUserMessage } = (await import(`${root}/domain/message.ts`)) as typ
 const { createRuntime } = (await import(`${root}/runtime/runtime.ts`)) as typeof import('../../runtime/runtime.js');
 const { silentLogger } = (await import(`${root}/runtime/logger.ts`)) as typeof import('../../runtime/logger.js');
 
-const threadNs = (): number => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
 
 // the hand-over of one session, as the runtime's thread pushes it, cut every 100 turns
 const chunks = await recordHandOver({ ScriptedModel, MemoryEventStore, createUserMessage, createRuntime, silentLogger, pushFollow, pushObserve, pushForget, pushOperation, newWriter, take: taken }, shape, TURNS);
@@ -62,9 +61,9 @@ const pass = async (): Promise<void> => {
 for (let i = 0; i < 3; i++) await pass();
 const cpu: number[] = [];
 for (let i = 0; i < PASSES; i++) {
-  const n0 = threadNs();
+  const n0 = threadCpuNs();
   await pass();
-  cpu.push((threadNs() - n0) / 1000 / TURNS);
+  cpu.push((threadCpuNs() - n0) / 1000 / TURNS);
 }
 
 interface ProfileNode {

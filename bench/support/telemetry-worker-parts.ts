@@ -15,7 +15,6 @@
  *
  *   npx tsx bench/support/telemetry-worker-parts.ts [--shape 1-step|3-step] [--turns 2000] [--passes 15] [--batch 512]
  */
-import { readFileSync } from 'node:fs';
 import { deserialize, serialize } from 'node:v8';
 import { ScriptedModel } from '../../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../../adapters/store/memory/memory-event-store.js';
@@ -33,12 +32,12 @@ import { machineLine, median } from './machine.js';
 import { recordHandOver } from './handover-recording.js';
 import { turnShapeOf } from './turn-loop.js';
 import { startOtlpSink } from './otlp-sink.js';
+import { threadCpuNs } from './cpu-time.js';
 
 const shape = turnShapeOf(argOf('shape', '1-step'));
 const TURNS = Number(argOf('turns', '2000'));
 const PASSES = Number(argOf('passes', '15'));
 const BATCH = Number(argOf('batch', '512'));
-const threadNs = (): number => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
 
 // the hand-over of one session, as the runtime's thread pushes it, cut every 100 turns
 const chunks = (await recordHandOver({ ScriptedModel, MemoryEventStore, createUserMessage, createRuntime, silentLogger, pushFollow, pushObserve, pushForget, pushOperation, newWriter: () => new HandOverWriter(), take: (w) => w.take() }, shape, TURNS)) as HandOver[];
@@ -56,13 +55,13 @@ let spans = 0;
 let bytes = 0;
 for (let pass = 0; pass < PASSES + 1; pass++) {
   const took = (stage: (typeof STAGES)[number], ns: number): void => void (pass > 0 && perTurn.get(stage)!.push(ns / 1000 / TURNS));
-  let n0 = threadNs();
+  let n0 = threadCpuNs();
   const buffers = chunks.map((c) => serialize(c));
-  took('serialize', threadNs() - n0);
+  took('serialize', threadCpuNs() - n0);
   bytes = buffers.reduce((a, b) => a + b.length, 0);
-  n0 = threadNs();
+  n0 = threadCpuNs();
   for (const b of buffers) deserialize(b);
-  took('deserialize', threadNs() - n0);
+  took('deserialize', threadCpuNs() - n0);
   for (const stage of ['read', 'derive', 'sdk', 'encode'] as const) {
     const input = buffers.map((b) => deserialize(b) as HandOver);
     let batch: DerivedSpan[] = [];
@@ -76,18 +75,18 @@ for (let pass = 0; pass < PASSES + 1; pass++) {
       else if (stage === 'encode') transformer.ProtobufTraceSerializer.serializeRequest(batch.map((x) => new SdkSpan(x, resource)));
       batch = [];
     };
-    n0 = threadNs();
+    n0 = threadCpuNs();
     if (stage === 'read') for (const c of input) readHandOver(c, nothing);
     else {
       const follower = createSpanFollower(emit);
       for (const c of input) readHandOver(c, follower);
       follower.forgetAll();
     }
-    took(stage, threadNs() - n0);
+    took(stage, threadCpuNs() - n0);
     if (stage !== 'read') spans = count;
   }
   const input = buffers.map((b) => deserialize(b) as HandOver);
-  n0 = threadNs();
+  n0 = threadCpuNs();
   const follower = createSpanFollower((s) => queue.add(s));
   for (const c of input) {
     readHandOver(c, follower);
@@ -95,7 +94,7 @@ for (let pass = 0; pass < PASSES + 1; pass++) {
   }
   follower.forgetAll();
   await queue.flush();
-  took('send', threadNs() - n0);
+  took('send', threadCpuNs() - n0);
 }
 await queue.shutdown();
 receiver.stop();

@@ -21,6 +21,7 @@ import { machineLine, median } from './machine.js';
 import { recordHandOver } from './handover-recording.js';
 import { turnShapeOf } from './turn-loop.js';
 import { startOtlpSink } from './otlp-sink.js';
+import { processCpuUs, threadCpuNs } from './cpu-time.js';
 
 const shape = turnShapeOf(argOf('shape', '1-step'));
 const TURNS = Number(argOf('turns', '4000'));
@@ -40,11 +41,6 @@ const { silentLogger } = (await import(`${root}/runtime/logger.ts`)) as typeof i
 type HandOver = import('../../adapters/telemetry/log-handover.js').HandOver;
 type Source = import('../../projections/telemetry/operation-spans.js').OperationSpanSource;
 
-const threadNs = (): number => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
-const processUs = (): number => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
 /** The receiver process's CPU so far (ms; 10 ms ticks). */
 const childMs = (pid: number): number => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -91,8 +87,8 @@ for (let pass = 0; pass < PASSES + 2; pass++) {
             batch = [];
           };
     const r0 = childMs(receiver.pid);
-    const p0 = processUs();
-    const t0 = threadNs();
+    const p0 = processCpuUs();
+    const t0 = threadCpuNs();
     const follower = createSpanFollower(emit);
     for (const c of input) {
       readHandOver(c, follower);
@@ -102,8 +98,8 @@ for (let pass = 0; pass < PASSES + 2; pass++) {
     if (stage === 'send') await queue.flush();
     else if (stage === 'queue') await encodingQueue.flush();
     else if (stage === 'encode' && batch.length > 0) encoder.encode(batch);
-    const t1 = threadNs();
-    const p1 = processUs();
+    const t1 = threadCpuNs();
+    const p1 = processCpuUs();
     if (pass < 2) continue;
     proc.get(stage)!.push((p1 - p0) / TURNS);
     thread.get(stage)!.push((t1 - t0) / 1000 / TURNS);
