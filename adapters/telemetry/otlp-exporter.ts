@@ -85,15 +85,28 @@ export const createDerivedProtobufExporter = async (
   serviceName: string,
   missing: (packageName: string, cause: unknown) => Error,
 ): Promise<SpanExporterLike | null> => {
+  const encoder = new OtlpProtobufEncoder(serviceName);
+  return createProtobufTransport(endpoint, (spans) => encoder.encode(spans as readonly OperationSpanSource[]), missing);
+};
+
+/**
+ * The official OTLP/HTTP `http/protobuf` transport (`OTLPExporterBase` over `createOtlpHttpExportDelegate`, with the
+ * exporter package's HTTP agent, retries, timeout, headers, compression and `OTEL_EXPORTER_OTLP_*` settings) for
+ * `endpoint`'s traces URL, whose request body is what `serializeRequest` makes of the items handed to `export`. The
+ * live export uses it with the derived spans' encoder ({@link createDerivedProtobufExporter}); the transport's
+ * benchmark with a fixed body. Null when the installed exporter's packages do not offer the parts it is assembled from.
+ * @internal
+ */
+export const createProtobufTransport = async (
+  endpoint: string,
+  serializeRequest: (items: readonly unknown[]) => Uint8Array,
+  missing: (packageName: string, cause: unknown) => Error,
+): Promise<SpanExporterLike | null> => {
   const name = OTLP_EXPORTER_PACKAGE['http/protobuf'];
   await importOptionalPackage(name, (cause) => missing(name, cause));
   const parts = exporterParts(name);
   if (parts === null) return null;
-  const encoder = new OtlpProtobufEncoder(serviceName);
-  const serializer = {
-    serializeRequest: (spans: readonly OperationSpanSource[]): Uint8Array => encoder.encode(spans),
-    deserializeResponse: parts.deserializeResponse,
-  };
+  const serializer = { serializeRequest, deserializeResponse: parts.deserializeResponse };
   const options = parts.convertLegacyHttpOptions({ url: otlpTracesUrl(endpoint) }, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
   return new parts.OTLPExporterBase(parts.createOtlpHttpExportDelegate(options, serializer, 'otlp_http_span_exporter', parts.TraceExporterMetricsHelper, undefined));
 };

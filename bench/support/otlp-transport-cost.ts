@@ -8,7 +8,7 @@
  *
  *   npx tsx bench/support/otlp-transport-cost.ts [--size 290000] [--requests 1000]
  */
-import { createRequire } from 'node:module';
+import { createProtobufTransport } from '../../adapters/telemetry/otlp-exporter.js';
 import { argOf } from './bench-args.js';
 import { machineLine } from './machine.js';
 import { startOtlpSink } from './otlp-sink.js';
@@ -19,18 +19,10 @@ const REQUESTS = Number(argOf('requests', '1000'));
 
 const receiver = await startOtlpSink();
 
-// the parts `createDerivedProtobufExporter` assembles, from the exporter package's own copies
-const require = createRequire(createRequire(import.meta.url).resolve('@opentelemetry/exporter-trace-otlp-proto'));
-const base = require('@opentelemetry/otlp-exporter-base') as { OTLPExporterBase: new (delegate: unknown) => { export(items: unknown[], done: (r: { code: number }) => void): void; shutdown(): Promise<void> } };
-const http = require('@opentelemetry/otlp-exporter-base/node-http') as {
-  createOtlpHttpExportDelegate: (options: unknown, serializer: unknown, componentType: string, metricsHelper: unknown, meterProvider: undefined) => unknown;
-  convertLegacyHttpOptions: (config: { url: string }, signal: string, path: string, headers: Record<string, string>) => unknown;
-};
-const transformer = require('@opentelemetry/otlp-transformer') as { TraceExporterMetricsHelper: unknown; ProtobufTraceSerializer: { deserializeResponse(d: Uint8Array): unknown } };
+// the transport `createDerivedProtobufExporter` sends through, with a fixed body instead of the spans' encoding
 const body = new Uint8Array(SIZE).fill(7);
-const serializer = { serializeRequest: (): Uint8Array => body, deserializeResponse: (d: Uint8Array) => transformer.ProtobufTraceSerializer.deserializeResponse(d) };
-const options = http.convertLegacyHttpOptions({ url: `${receiver.endpoint}/v1/traces` }, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
-const exporter = new base.OTLPExporterBase(http.createOtlpHttpExportDelegate(options, serializer, 'otlp_http_span_exporter', transformer.TraceExporterMetricsHelper, undefined));
+const exporter = await createProtobufTransport(receiver.endpoint, () => body, (name, cause) => new Error(`${name} is not installed`, { cause }));
+if (exporter === null) throw new Error('the installed OTLP exporter packages do not offer the transport the live export assembles');
 const send = (): Promise<void> =>
   new Promise((resolve, reject) => exporter.export([body], (r) => (r.code === 0 ? resolve() : reject(new Error(`export failed: ${r.code}`)))));
 
