@@ -30,6 +30,22 @@ export interface RecordingModules<W> {
   readonly take: (writer: W) => unknown;
 }
 
+/** The runtime's pieces of a recording, without the hand-over's (which differ between checkouts). */
+export type RecordingRuntime = Pick<RecordingModules<unknown>, 'ScriptedModel' | 'MemoryEventStore' | 'createUserMessage' | 'createRuntime' | 'silentLogger'>;
+
+/**
+ * Loads a recording's runtime pieces from the TypeScript sources of the checkout at `root` (run under tsx), so that
+ * a benchmark given `--checkout` records with that checkout's runtime.
+ */
+export const importRecordingRuntime = async (root: string): Promise<RecordingRuntime> => {
+  const { ScriptedModel } = (await import(`${root}/adapters/model/scripted/scripted-model.ts`)) as typeof import('../../adapters/model/scripted/scripted-model.js');
+  const { MemoryEventStore } = (await import(`${root}/adapters/store/memory/memory-event-store.ts`)) as typeof import('../../adapters/store/memory/memory-event-store.js');
+  const { createUserMessage } = (await import(`${root}/domain/message.ts`)) as typeof import('../../domain/message.js');
+  const { createRuntime } = (await import(`${root}/runtime/runtime.ts`)) as typeof import('../../runtime/runtime.js');
+  const { silentLogger } = (await import(`${root}/runtime/logger.ts`)) as typeof import('../../runtime/logger.js');
+  return { ScriptedModel, MemoryEventStore, createUserMessage, createRuntime, silentLogger };
+};
+
 /** The session id of the recording: UUID length, as a session's id usually is. */
 export const RECORDED_SESSION_ID = 'a5c0e1f2-3b4d-4e6f-8a9b-0c1d2e3f4a5b';
 

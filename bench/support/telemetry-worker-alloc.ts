@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { argOf } from './bench-args.js';
 import { machineLine, median } from './machine.js';
-import { recordHandOver } from './handover-recording.js';
+import { importRecordingRuntime, recordHandOver } from './handover-recording.js';
 import { startOtlpSink } from './otlp-sink.js';
 import { turnShapeOf } from './turn-loop.js';
 import { threadCpuNs } from './cpu-time.js';
@@ -26,8 +26,7 @@ const TURNS = Number(argOf('turns', '2000'));
 const PASSES = Number(argOf('passes', '8'));
 const root = argOf('checkout', fileURLToPath(new URL('../..', import.meta.url))).replace(/\/$/, '');
 
-const { ScriptedModel } = (await import(`${root}/adapters/model/scripted/scripted-model.ts`)) as typeof import('../../adapters/model/scripted/scripted-model.js');
-const { MemoryEventStore } = (await import(`${root}/adapters/store/memory/memory-event-store.ts`)) as typeof import('../../adapters/store/memory/memory-event-store.js');
+const runtimeParts = await importRecordingRuntime(root);
 const handOverModule = (await import(`${root}/adapters/telemetry/log-handover.ts`)) as typeof import('../../adapters/telemetry/log-handover.js');
 const { pushFollow, pushForget, pushObserve, pushOperation, readHandOver } = handOverModule;
 /** A hand-over being written: a `HandOverWriter` where the checkout has one, else (an older checkout) a flat array. */
@@ -37,13 +36,10 @@ const newWriter = (): Writer => ('HandOverWriter' in handOverModule ? new handOv
 const taken = (w: Writer): unknown => (Array.isArray(w) ? w : w.take());
 const { openSpanExportQueue } = (await import(`${root}/adapters/telemetry/open-export-queue.ts`)) as typeof import('../../adapters/telemetry/open-export-queue.js');
 const { createSpanFollower } = (await import(`${root}/adapters/telemetry/span-follower.ts`)) as typeof import('../../adapters/telemetry/span-follower.js');
-const { createUserMessage } = (await import(`${root}/domain/message.ts`)) as typeof import('../../domain/message.js');
-const { createRuntime } = (await import(`${root}/runtime/runtime.ts`)) as typeof import('../../runtime/runtime.js');
-const { silentLogger } = (await import(`${root}/runtime/logger.ts`)) as typeof import('../../runtime/logger.js');
 
 
 // the hand-over of one session, as the runtime's thread pushes it, cut every 100 turns
-const chunks = await recordHandOver({ ScriptedModel, MemoryEventStore, createUserMessage, createRuntime, silentLogger, pushFollow, pushObserve, pushForget, pushOperation, newWriter, take: taken }, shape, TURNS);
+const chunks = await recordHandOver({ ...runtimeParts, pushFollow, pushObserve, pushForget, pushOperation, newWriter, take: taken }, shape, TURNS);
 
 const receiver = await startOtlpSink();
 const queue = await openSpanExportQueue({ endpoint: receiver.endpoint, protocol: 'http/protobuf', serviceName: 'steerlog', queue: {} });

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { argOf } from './bench-args.js';
 import { machineLine, median } from './machine.js';
-import { recordHandOver } from './handover-recording.js';
+import { importRecordingRuntime, recordHandOver } from './handover-recording.js';
 import { turnShapeOf } from './turn-loop.js';
 import { startOtlpSink } from './otlp-sink.js';
 import { processCpuUs, threadCpuNs } from './cpu-time.js';
@@ -29,15 +29,11 @@ const PASSES = Number(argOf('passes', '10'));
 const BATCH = Number(argOf('batch', '512'));
 const root = argOf('checkout', fileURLToPath(new URL('../..', import.meta.url))).replace(/\/$/, '');
 
-const { ScriptedModel } = (await import(`${root}/adapters/model/scripted/scripted-model.ts`)) as typeof import('../../adapters/model/scripted/scripted-model.js');
-const { MemoryEventStore } = (await import(`${root}/adapters/store/memory/memory-event-store.ts`)) as typeof import('../../adapters/store/memory/memory-event-store.js');
+const runtimeParts = await importRecordingRuntime(root);
 const { HandOverWriter, pushFollow, pushForget, pushObserve, pushOperation, readHandOver } = (await import(`${root}/adapters/telemetry/log-handover.ts`)) as typeof import('../../adapters/telemetry/log-handover.js');
 const { openSpanExportQueue } = (await import(`${root}/adapters/telemetry/open-export-queue.ts`)) as typeof import('../../adapters/telemetry/open-export-queue.js');
 const { OtlpProtobufEncoder } = (await import(`${root}/adapters/telemetry/otlp-protobuf.ts`)) as typeof import('../../adapters/telemetry/otlp-protobuf.js');
 const { createSpanFollower } = (await import(`${root}/adapters/telemetry/span-follower.ts`)) as typeof import('../../adapters/telemetry/span-follower.js');
-const { createUserMessage } = (await import(`${root}/domain/message.ts`)) as typeof import('../../domain/message.js');
-const { createRuntime } = (await import(`${root}/runtime/runtime.ts`)) as typeof import('../../runtime/runtime.js');
-const { silentLogger } = (await import(`${root}/runtime/logger.ts`)) as typeof import('../../runtime/logger.js');
 type HandOver = import('../../adapters/telemetry/log-handover.js').HandOver;
 type Source = import('../../projections/telemetry/operation-spans.js').OperationSpanSource;
 
@@ -48,7 +44,7 @@ const childMs = (pid: number): number => {
 };
 
 // the hand-over of one session, as the runtime's thread pushes it, cut every 100 turns
-const chunks = (await recordHandOver({ ScriptedModel, MemoryEventStore, createUserMessage, createRuntime, silentLogger, pushFollow, pushObserve, pushForget, pushOperation, newWriter: () => new HandOverWriter(), take: (w) => w.take() }, shape, TURNS)) as HandOver[];
+const chunks = (await recordHandOver({ ...runtimeParts, pushFollow, pushObserve, pushForget, pushOperation, newWriter: () => new HandOverWriter(), take: (w) => w.take() }, shape, TURNS)) as HandOver[];
 const buffers = chunks.map((c) => serialize(c));
 
 const receiver = await startOtlpSink();
