@@ -13,10 +13,10 @@
  *
  * `PG_URL` defaults to `postgres://postgres@127.0.0.1:5432/test`.
  */
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../adapters/store/postgres/index.js';
 import { machineLine } from './support/machine.js';
+import { pidCpuMs } from './support/cpu-time.js';
 import { streamHashOf } from '../runtime/ports/stream-partition.js';
 
 const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -28,13 +28,6 @@ const CALLS = arg('calls', 1000);
 const ROUNDS = arg('rounds', 2);
 const versionsArg = process.argv.indexOf('--versions');
 const VERSIONS = versionsArg >= 0 ? process.argv[versionsArg + 1]!.split(',').map(Number) : [LATEST_SCHEMA_VERSION];
-
-/** CPU ms (user + system) of a process so far (Linux's USER_HZ is 100). */
-const cpuMs = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
 
 interface Variant {
   readonly label: string;
@@ -97,7 +90,7 @@ const measure = async (v: Variant, round: number): Promise<number> => {
         ? `SELECT outcome FROM "${schema}".append_events_group($1::text[], $2::int8[], $3::int4[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::boolean[], $9::text[], $10::text[], $11::boolean, $12::text[], $13::boolean[], $14::int8[])`
         : `SELECT outcome FROM "${schema}".append_events_group($1::text[], $2::text[], $3::int4[], $4::text[], $5::text[], $6::float8[], $7::text[], $8::boolean[], $9::text[], $10::text[], $11::boolean, $12::text[], $13::boolean[])`;
     let n = 0;
-    const before = cpuMs(pid);
+    const before = pidCpuMs(pid);
     for (let i = 0; i < CALLS; i++) {
       if (v.reference === 'select') {
         await client.query({ name: 'select', text: 'SELECT 1' });
@@ -140,7 +133,7 @@ const measure = async (v: Variant, round: number): Promise<number> => {
         values: [`s${i % 32}`, 'any', cols.ids, cols.types, cols.times, cols.data, cols.ign, cols.meta, cols.hashes, v.notify, cols.texts, cols.sealed],
       });
     }
-    return ((cpuMs(pid) - before) * 1000) / (CALLS * (v.group ?? 1));
+    return ((pidCpuMs(pid) - before) * 1000) / (CALLS * (v.group ?? 1));
   } finally {
     await client.query(`DROP SCHEMA "${schema}" CASCADE`).catch(() => undefined);
     await client.end();

@@ -13,3 +13,13 @@ export const processCpuUs = (): number => {
   const u = process.cpuUsage();
   return u.user + u.system;
 };
+
+/**
+ * Another process's CPU time so far (user + system), in ms, from `/proc/<pid>/stat` (Linux; the kernel counts in
+ * ticks of 10 ms). The fields are read after the command name's closing parenthesis, since the name may hold spaces.
+ */
+export const pidCpuMs = (pid: number): number => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};

@@ -5,21 +5,16 @@
  * admission. The backends are found by the schema's name in `pg_stat_activity.query` (every statement of the store
  * names its schema, the LISTEN connection its channel).
  */
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
-
-/** Clock ticks per second of /proc/<pid>/stat's utime and stime (Linux's USER_HZ). */
-const TICKS_PER_SECOND = 100;
+import { pidCpuMs } from './cpu-time.js';
 
 /** CPU milliseconds (user + system) per backend pid. */
 export type BackendCpu = ReadonlyMap<number, number>;
 
+/** A backend's CPU ms so far, or null when it has exited. */
 const cpuMsOf = (pid: number): number | null => {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // the fields after the command name (which may hold spaces) start at its closing parenthesis
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+    return pidCpuMs(pid);
   } catch {
     return null;
   }

@@ -21,7 +21,7 @@ import { machineLine, median } from './machine.js';
 import { importRecordingRuntime, recordHandOver } from './handover-recording.js';
 import { turnShapeOf } from './turn-loop.js';
 import { startOtlpSink } from './otlp-sink.js';
-import { processCpuUs, threadCpuNs } from './cpu-time.js';
+import { pidCpuMs, processCpuUs, threadCpuNs } from './cpu-time.js';
 
 const shape = turnShapeOf(argOf('shape', '1-step'));
 const TURNS = Number(argOf('turns', '4000'));
@@ -36,12 +36,6 @@ const { OtlpProtobufEncoder } = (await import(`${root}/adapters/telemetry/otlp-p
 const { createSpanFollower } = (await import(`${root}/adapters/telemetry/span-follower.ts`)) as typeof import('../../adapters/telemetry/span-follower.js');
 type HandOver = import('../../adapters/telemetry/log-handover.js').HandOver;
 type Source = import('../../projections/telemetry/operation-spans.js').OperationSpanSource;
-
-/** The receiver process's CPU so far (ms; 10 ms ticks). */
-const childMs = (pid: number): number => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-};
 
 // the hand-over of one session, as the runtime's thread pushes it, cut every 100 turns
 const chunks = (await recordHandOver({ ...runtimeParts, pushFollow, pushObserve, pushForget, pushOperation, newWriter: () => new HandOverWriter(), take: (w) => w.take() }, shape, TURNS)) as HandOver[];
@@ -82,7 +76,7 @@ for (let pass = 0; pass < PASSES + 2; pass++) {
             if (stage === 'encode') bodyBytes += encoder.encode(batch).length;
             batch = [];
           };
-    const r0 = childMs(receiver.pid);
+    const r0 = pidCpuMs(receiver.pid);
     const p0 = processCpuUs();
     const t0 = threadCpuNs();
     const follower = createSpanFollower(emit);
@@ -99,7 +93,7 @@ for (let pass = 0; pass < PASSES + 2; pass++) {
     if (pass < 2) continue;
     proc.get(stage)!.push((p1 - p0) / TURNS);
     thread.get(stage)!.push((t1 - t0) / 1000 / TURNS);
-    if (stage === 'send') receiverMs += childMs(receiver.pid) - r0;
+    if (stage === 'send') receiverMs += pidCpuMs(receiver.pid) - r0;
   }
 }
 await queue.shutdown();
