@@ -23,9 +23,11 @@
  * host keeps one). One warm-up round each way, then rounds in pairs whose order alternates (off/on, on/off, …), so
  * that load from elsewhere on the machine falls on both sides alike. Every round does the same work: its sessions run
  * `--turns` turns each (a fresh runtime and store), are disposed and (on) the telemetry is flushed; its turns/s are
- * its turns over that whole time, until the last span is exported. Reported: the median of the pairs' on/off ratios
+ * its turns over that whole time, until the last span is exported. `--batches B` (default 1) runs B such batches one
+ * after the other in each round, the flush once at its end: the same work per turn over a longer round, so that the
+ * wait for the export's last batch and a round's start are a smaller share of it (steady throughput). Reported: the median of the pairs' on/off ratios
  * of turns/s (and of the turns/s while the sessions ran, the disposal and the flush left out); the CPU time per turn
- * of the runtime's thread (`/proc/thread-self/stat`, 10 ms ticks, summed over the rounds) and of the process
+ * of the runtime's thread (`/proc/thread-self/schedstat`, summed over the rounds) and of the process
  * (`process.cpuUsage`, which counts the export worker too), off and on, and their ratios off/on (the CPU-time
  * figures are the ones a loaded machine does not blur: they count the work, not the waiting for a core); the load
  * average over the rounds; every round's figure.
@@ -41,9 +43,9 @@
  * `http/protobuf` export sends), over the spans of 100 3-step turns. `--parts` picks among live, replay and encode (all by
  * default).
  *
- *   npx tsx bench/telemetry-overhead.ts [--turns 100] [--rounds 12] [--sessions 10] [--store memory|jsonl] [--exporter proto,proto-caller,none] [--replay-turns 1000] [--parts live,replay,encode]
+ *   npx tsx bench/telemetry-overhead.ts [--turns 100] [--rounds 12] [--sessions 10] [--batches 1] [--store memory|jsonl] [--exporter proto,proto-caller,none] [--replay-turns 1000] [--parts live,replay,encode]
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir, uptime } from 'node:os';
 import { join } from 'node:path';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
@@ -65,6 +67,7 @@ import { SdkSpan } from '../adapters/telemetry/sdk-span.js';
 import { OtlpProtobufEncoder } from '../adapters/telemetry/otlp-protobuf.js';
 import { followupTurns, shapeAnswer, type TurnShape } from './support/turn-loop.js';
 import { startOtlpSink } from './support/otlp-sink.js';
+import { threadCpuNs } from './support/cpu-time.js';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -73,6 +76,9 @@ const arg = (name: string, dflt: number): number => {
 const TURNS = arg('turns', 100);
 const ROUNDS = arg('rounds', 12);
 const SESSIONS = arg('sessions', 10);
+/** Batches per round, one after the other (each a fresh runtime and store, `--sessions` × `--turns`); one flush per round. */
+const BATCHES = arg('batches', 1);
+if (!Number.isInteger(BATCHES) || BATCHES < 1) throw new Error('--batches takes a whole number ≥ 1');
 /** `memory` (the default: the runtime's own cost at its largest share) or `jsonl` (the product's default store). */
 const STORE = (() => {
   const i = process.argv.indexOf('--store');
@@ -150,11 +156,8 @@ const telemetryOf = async (kind: ExporterKind): Promise<{ telemetry: OtelTelemet
   }
 };
 
-/** CPU time of the calling thread so far (ms; the kernel's 10 ms ticks). */
-const threadCpuMs = (): number => {
-  const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime (fields 14 and 15 of stat)
-};
+/** CPU time of the calling thread so far (ms, from its ns in `/proc/thread-self/schedstat`). */
+const threadCpuMs = (): number => threadCpuNs() / 1e6;
 
 /** What one round measured. */
 interface Round {
@@ -173,32 +176,41 @@ interface Round {
   readonly load: number;
 }
 
-/** One round; "on" uses `made`, one telemetry for all the rounds of a configuration (as a host keeps one). */
+/**
+ * One round; "on" uses `made`, one telemetry for all the rounds of a configuration (as a host keeps one). The round
+ * runs `--batches` batches one after the other, each a fresh runtime and store whose sessions run their turns and are
+ * disposed; the telemetry is flushed once, at the round's end.
+ */
 const run = async (shape: Shape, made: { telemetry: OtelTelemetry; spans: () => number } | undefined): Promise<Round> => {
   const telemetry = made?.telemetry;
   const stats0 = telemetry?.stats();
   const spans0 = made?.spans() ?? 0;
-  const model = new ScriptedModel([], { whenExhausted: shapeAnswer(shape) });
-  const opened = await openRoundStore();
-  const runtime = createRuntime({
-    store: opened.store,
-    model,
-    logger: silentLogger,
-    writeBatchDelayMs: 1,
-    tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }],
-    ...(telemetry ? { telemetry } : {}),
-  });
-  const agents = Array.from({ length: SESSIONS }, (_, i) => runtime.createSession({ sessionId: `s${i}` }));
   let turns = 0;
   const load = loadavg()[0]!;
   const cpu0 = process.cpuUsage();
   const thread0 = threadCpuMs();
   const t0 = performance.now();
-  await followupTurns(agents, TURNS, () => createUserMessage('go'), () => {
-    turns++;
-  });
-  const tw = performance.now();
-  await Promise.all(agents.map((a) => a.dispose()));
+  let running = 0;
+  for (let b = 0; b < BATCHES; b++) {
+    const model = new ScriptedModel([], { whenExhausted: shapeAnswer(shape) });
+    const opened = await openRoundStore();
+    const runtime = createRuntime({
+      store: opened.store,
+      model,
+      logger: silentLogger,
+      writeBatchDelayMs: 1,
+      tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }],
+      ...(telemetry ? { telemetry } : {}),
+    });
+    const agents = Array.from({ length: SESSIONS }, (_, i) => runtime.createSession({ sessionId: `b${b}s${i}` }));
+    const b0 = performance.now();
+    await followupTurns(agents, TURNS, () => createUserMessage('go'), () => {
+      turns++;
+    });
+    running += performance.now() - b0;
+    await Promise.all(agents.map((a) => a.dispose()));
+    await opened.close();
+  }
   const f0 = performance.now();
   await telemetry?.forceFlush();
   const t1 = performance.now();
@@ -207,14 +219,13 @@ const run = async (shape: Shape, made: { telemetry: OtelTelemetry; spans: () => 
   const stats = telemetry?.stats();
   const dropped = stats && stats0 ? stats.dropped + stats.failed - stats0.dropped - stats0.failed : 0;
   const spans = (made?.spans() ?? 0) - spans0;
-  await opened.close();
-  return { turns: (turns * 1000) / (t1 - t0), windowTurns: (turns * 1000) / (tw - t0), turnCount: turns, spans, threadMs, processMs: (cpu.user + cpu.system) / 1000, flushMs: t1 - f0, dropped, load };
+  return { turns: (turns * 1000) / (t1 - t0), windowTurns: (turns * 1000) / running, turnCount: turns, spans, threadMs, processMs: (cpu.user + cpu.system) / 1000, flushMs: t1 - f0, dropped, load };
 };
 
-/** CPU ms per turn over a set of rounds (their sums: the thread's 10 ms ticks are too coarse for one round). */
+/** CPU ms per turn over a set of rounds (their sums). */
 const perTurn = (rounds: readonly Round[], of: 'threadMs' | 'processMs'): number => rounds.reduce((a, r) => a + r[of], 0) / Math.max(1, rounds.reduce((a, r) => a + r.turnCount, 0));
 
-console.log(`telemetry overhead: ${SESSIONS} sessions × ${TURNS} turns per round, ${ROUNDS} rounds, exporters ${EXPORTERS.join(', ')} (${STORE === 'memory' ? 'memory store' : 'JSONL store in a temporary directory'}, scripted model)`);
+console.log(`telemetry overhead: ${BATCHES > 1 ? `${BATCHES} batches of ` : ''}${SESSIONS} sessions × ${TURNS} turns per round, ${ROUNDS} rounds, exporters ${EXPORTERS.join(', ')} (${STORE === 'memory' ? 'memory store' : 'JSONL store in a temporary directory'}, scripted model)`);
 console.log(machineLine());
 /** The machine's load, as `uptime` prints it. */
 const uptimeLine = (): string => `uptime ${(uptime() / 60).toFixed(0)} min, load average ${loadavg().map((x) => x.toFixed(2)).join(', ')}`;
@@ -311,7 +322,7 @@ for (const kind of PARTS.has('replay') ? EXPORTERS : []) for (const shape of ['1
   const f = median(follow);
   const ft = followThreadMs / (5 * REPLAY_TURNS);
   console.log(
-    `${kind} ${shape} apart from load: runtime ${(p * 1000).toFixed(0)} µs CPU/turn, telemetry ${(f * 1000).toFixed(0)} µs CPU/turn in the process, ${(ft * 1000).toFixed(0)} µs on the runtime's thread (10 ms ticks over ${5 * REPLAY_TURNS} turns), (${spans / REPLAY_TURNS} spans/turn) → on/off ${(p / (p + f)).toFixed(2)}× by the process's CPU, ${(p / (p + ft)).toFixed(2)}× by the runtime thread's | passes runtime ${produce.map((x) => (x * 1000).toFixed(0)).join(', ')} / telemetry ${follow.map((x) => (x * 1000).toFixed(0)).join(', ')} µs`,
+    `${kind} ${shape} apart from load: runtime ${(p * 1000).toFixed(0)} µs CPU/turn, telemetry ${(f * 1000).toFixed(0)} µs CPU/turn in the process, ${(ft * 1000).toFixed(0)} µs on the runtime's thread (over ${5 * REPLAY_TURNS} turns), (${spans / REPLAY_TURNS} spans/turn) → on/off ${(p / (p + f)).toFixed(2)}× by the process's CPU, ${(p / (p + ft)).toFixed(2)}× by the runtime thread's | passes runtime ${produce.map((x) => (x * 1000).toFixed(0)).join(', ')} / telemetry ${follow.map((x) => (x * 1000).toFixed(0)).join(', ')} µs`,
   );
 }
 
