@@ -25,8 +25,8 @@
  * `--turns` turns each (a fresh runtime and store), are disposed and (on) the telemetry is flushed; its turns/s are
  * its turns over that whole time, until the last span is exported. `--batches B` (default 1) runs B such batches one
  * after the other in each round, the flush once at its end: the same work per turn over a longer round, so that the
- * wait for the export's last batch and a round's start are a smaller share of it (steady throughput). Reported: the median of the pairs' on/off ratios
- * of turns/s (and of the turns/s while the sessions ran, the disposal and the flush left out); the CPU time per turn
+ * wait for the export's last batch is a smaller share of it (steady throughput). Reported: the median of the pairs'
+ * on/off ratios of turns/s (and of the turns/s while the sessions ran, the disposal and the flush left out); the CPU time per turn
  * of the runtime's thread (`/proc/thread-self/schedstat`, summed over the rounds) and of the process
  * (`process.cpuUsage`, which counts the export worker too), off and on, and their ratios off/on (the CPU-time
  * figures are the ones a loaded machine does not blur: they count the work, not the waiting for a core); the load
@@ -178,38 +178,40 @@ interface Round {
 
 /**
  * One round; "on" uses `made`, one telemetry for all the rounds of a configuration (as a host keeps one). The round
- * runs `--batches` batches one after the other, each a fresh runtime and store whose sessions run their turns and are
- * disposed; the telemetry is flushed once, at the round's end.
+ * runs `--batches` batches one after the other, each a runtime and store of its own whose sessions run their turns and
+ * are disposed; the telemetry is flushed once, at the round's end. Every batch's store, runtime and sessions are made
+ * before the clock starts and the stores closed after it stops, as for a round of one batch.
  */
 const run = async (shape: Shape, made: { telemetry: OtelTelemetry; spans: () => number } | undefined): Promise<Round> => {
   const telemetry = made?.telemetry;
   const stats0 = telemetry?.stats();
   const spans0 = made?.spans() ?? 0;
+  const batches = [];
+  for (let b = 0; b < BATCHES; b++) {
+    const opened = await openRoundStore();
+    const runtime = createRuntime({
+      store: opened.store,
+      model: new ScriptedModel([], { whenExhausted: shapeAnswer(shape) }),
+      logger: silentLogger,
+      writeBatchDelayMs: 1,
+      tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }],
+      ...(telemetry ? { telemetry } : {}),
+    });
+    batches.push({ opened, agents: Array.from({ length: SESSIONS }, (_, i) => runtime.createSession({ sessionId: `b${b}s${i}` })) });
+  }
   let turns = 0;
   const load = loadavg()[0]!;
   const cpu0 = process.cpuUsage();
   const thread0 = threadCpuMs();
   const t0 = performance.now();
   let running = 0;
-  for (let b = 0; b < BATCHES; b++) {
-    const model = new ScriptedModel([], { whenExhausted: shapeAnswer(shape) });
-    const opened = await openRoundStore();
-    const runtime = createRuntime({
-      store: opened.store,
-      model,
-      logger: silentLogger,
-      writeBatchDelayMs: 1,
-      tools: [{ name: 'noop', execute: () => ({ content: 'ok' }) }],
-      ...(telemetry ? { telemetry } : {}),
-    });
-    const agents = Array.from({ length: SESSIONS }, (_, i) => runtime.createSession({ sessionId: `b${b}s${i}` }));
+  for (const { agents } of batches) {
     const b0 = performance.now();
     await followupTurns(agents, TURNS, () => createUserMessage('go'), () => {
       turns++;
     });
     running += performance.now() - b0;
     await Promise.all(agents.map((a) => a.dispose()));
-    await opened.close();
   }
   const f0 = performance.now();
   await telemetry?.forceFlush();
@@ -219,6 +221,7 @@ const run = async (shape: Shape, made: { telemetry: OtelTelemetry; spans: () => 
   const stats = telemetry?.stats();
   const dropped = stats && stats0 ? stats.dropped + stats.failed - stats0.dropped - stats0.failed : 0;
   const spans = (made?.spans() ?? 0) - spans0;
+  for (const { opened } of batches) await opened.close();
   return { turns: (turns * 1000) / (t1 - t0), windowTurns: (turns * 1000) / running, turnCount: turns, spans, threadMs, processMs: (cpu.user + cpu.system) / 1000, flushMs: t1 - f0, dropped, load };
 };
 
