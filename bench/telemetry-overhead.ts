@@ -43,7 +43,7 @@
  * `http/protobuf` export sends), over the spans of 100 3-step turns. `--parts` picks among live, replay and encode (all by
  * default).
  *
- *   npx tsx bench/telemetry-overhead.ts [--turns 100] [--rounds 12] [--sessions 10] [--batches 1] [--store memory|jsonl] [--exporter proto,proto-caller,none] [--replay-turns 1000] [--parts live,replay,encode]
+ *   npx tsx bench/telemetry-overhead.ts [--turns 100] [--rounds 12] [--sessions 10] [--batches 1] [--shapes 1-step,3-step] [--store memory|jsonl] [--exporter proto,proto-caller,none] [--replay-turns 1000] [--parts live,replay,encode]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir, uptime } from 'node:os';
@@ -78,6 +78,13 @@ const ROUNDS = arg('rounds', 12);
 const SESSIONS = arg('sessions', 10);
 /** Batches per round, one after the other (each a fresh runtime and store, `--sessions` × `--turns`); one flush per round. */
 const BATCHES = arg('batches', 1);
+/** The turn shapes measured live (`--shapes 1-step,3-step`, both by default). */
+const SHAPES: readonly TurnShape[] = (() => {
+  const i = process.argv.indexOf('--shapes');
+  const v = (i >= 0 ? process.argv[i + 1]! : '1-step,3-step').split(',');
+  for (const x of v) if (x !== '1-step' && x !== '3-step') throw new Error('--shapes takes 1-step, 3-step (comma-separated)');
+  return v as TurnShape[];
+})();
 if (!Number.isInteger(BATCHES) || BATCHES < 1) throw new Error('--batches takes a whole number ≥ 1');
 /** `memory` (the default: the runtime's own cost at its largest share) or `jsonl` (the product's default store). */
 const STORE = (() => {
@@ -239,7 +246,7 @@ const PARTS = (() => {
 })();
 for (const kind of PARTS.has('live') ? EXPORTERS : []) {
   const made = await telemetryOf(kind);
-  for (const shape of ['1-step', '3-step'] as const) {
+  for (const shape of SHAPES) {
     await run(shape, undefined);
     await run(shape, made);
     const off: Round[] = [];
