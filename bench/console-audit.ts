@@ -14,6 +14,7 @@ import { Host } from '../host/host.js';
 import { silentLogger } from '../runtime/logger.js';
 import { createRuntime } from '../runtime/runtime.js';
 import type { NewEvent } from '../runtime/ports/event-store.js';
+import { median } from './support/machine.js';
 
 /** A session log of about `n` events: per turn, a queued prompt, its claim, one step with the prompt and a reply. */
 export const longSessionEvents = (sessionId: string, n: number): NewEvent[] => {
@@ -58,7 +59,6 @@ const main = async () => {
       rows['middle']!.push(await time(`?at=${Math.floor(events.length / 2)}`));
       rows['fate']!.push(await time('?message=p-77'));
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     process.stdout.write(`${events.length} events\n`);
     for (const [k, v] of Object.entries(rows)) process.stdout.write(`${k.padEnd(7)} median ${median(v.map((x) => x.ms))} ms, ${v[0]!.kb} KiB\n`);
     await server.close();

@@ -25,7 +25,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as E from 'fp-ts/lib/Either.js';
-import { machineLine } from './support/machine.js';
+import { machineLine, median } from './support/machine.js';
 import { writeSessionLog } from './support/session-log.js';
 
 const { values: flags } = parseArgs({
@@ -106,7 +106,6 @@ try {
   const row = (label: string, key: string, minus = 0) => console.log(`| ${label} | ${builds.map((b) => `${(per(`${key} ${b.name}`) - minus).toFixed(2)} (${((per(`${key} ${b.name}`) - minus) / P).toFixed(2)}× P)`).join(' | ')} |`);
   row('parseEvent alone (V - P)', 'V', P);
   row('X: parseEvent alone, on events parsed before', 'X');
-  const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
   console.log(`| median over rounds of V - P | ${builds.map((b) => `${(median(parts.get(`V ${b.name}`)!.map((v, i) => v - parts.get('P')![i]!)) / lines.length).toFixed(2)}`).join(' | ')} |`);
   console.log(`| median over rounds of X | ${builds.map((b) => `${(median(parts.get(`X ${b.name}`)!) / lines.length).toFixed(2)}`).join(' | ')} |`);
   row('C: chain hash, compared', 'C');

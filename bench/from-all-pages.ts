@@ -18,6 +18,7 @@ import { takeWhile, type Observable } from 'rxjs';
 import { openJsonlEventStore } from '../adapters/store/jsonl/index.js';
 import { fromAll, pullObservable, type SourceMessage } from '../projections/index.js';
 import type { EventStore, RecordedEvent, SubscriptionMessage } from '../runtime/ports/event-store.js';
+import { median } from './support/machine.js';
 
 /** What one read delivered: the ids and positions in order, and its wall-clock and CPU seconds. */
 interface Run {
@@ -27,7 +28,6 @@ interface Run {
   readonly cpu: number;
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 /** The store's port methods, bound to it, without `readAllPages`. */

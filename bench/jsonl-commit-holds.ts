@@ -17,6 +17,7 @@ import { checkedEvent } from '../runtime/ports/checked-events.js';
 import { eventSizeOfJson } from '../runtime/ports/store-validation.js';
 import type { NewEvent } from '../runtime/ports/event-store.js';
 import { deepFreeze } from '../domain/json.js';
+import { median } from './support/machine.js';
 
 const slice = process.argv[2] === undefined ? undefined : Number(process.argv[2]);
 const STREAMS = Number(process.env['BENCH_STREAMS'] ?? 32);
@@ -72,7 +73,6 @@ for (let r = 0; r < ROUNDS; r++) {
   }
 }
 clearInterval(timer);
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const fmt = (x: number): string => x.toFixed(1);
 console.log(
   `commitSliceMs ${slice ?? 'default'}: ${ROUNDS - WARMUP} groups of ${STREAMS} × ${PER} events: CPU-held per group p50 ${fmt(median(helds))} max ${fmt(Math.max(...helds))} ms; ` +

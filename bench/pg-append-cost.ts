@@ -15,7 +15,7 @@
  */
 import pg from 'pg';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../adapters/store/postgres/index.js';
-import { machineLine } from './support/machine.js';
+import { machineLine, median } from './support/machine.js';
 import { pidCpuMs } from './support/cpu-time.js';
 import { streamHashOf } from '../runtime/ports/stream-partition.js';
 
@@ -148,8 +148,6 @@ for (let r = 0; r < ROUNDS; r++) for (const v of VARIANTS) results.set(v, [...(r
 console.log('| statement | backend CPU per call, each round (µs) | median (µs) |');
 console.log('|---|---|---|');
 for (const [v, xs] of results) {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
-  console.log(`| ${v.label} | ${xs.map((x) => x.toFixed(0)).join(' · ')} | ${median.toFixed(0)} |`);
+  console.log(`| ${v.label} | ${xs.map((x) => x.toFixed(0)).join(' · ')} | ${median(xs).toFixed(0)} |`);
 }
 console.log(`load average at end: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);

@@ -26,7 +26,7 @@ import { openJsonlEventStore } from '../adapters/store/jsonl/index.js';
 import { openPostgresEventStore } from '../adapters/store/postgres/index.js';
 import type { NewEvent } from '../runtime/ports/event-store.js';
 import { argOf } from './support/bench-args.js';
-import { machineLine } from './support/machine.js';
+import { machineLine, median } from './support/machine.js';
 import { ms, openTimeOf, serveStore, wallOf } from './support/steerlog-processes.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -114,7 +114,6 @@ const measureOnce = async (spec: string, message: string): Promise<Row> => {
   };
 };
 
-const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const main = async (): Promise<void> => {
   const stores: { label: string; spec: string; sessions: number; kind: 'jsonl' | 'pg' | 'sqlite' }[] = [];

@@ -26,7 +26,9 @@
  * its turns over that whole time, until the last span is exported. `--batches B` (default 1) runs B such batches one
  * after the other in each round, the flush once at its end: the same work per turn over a longer round, so that the
  * wait for the export's last batch is a smaller share of it (steady throughput). Reported: the median of the pairs'
- * on/off ratios of turns/s (and of the turns/s while the sessions ran, the disposal and the flush left out); the CPU time per turn
+ * on/off ratios of turns/s, with the order-statistic confidence interval of that median (at least 90 %:
+ * `support/median-interval.ts`; the pairs taken as independent samples), and the median ratio of the turns/s while the
+ * sessions ran (the disposal and the flush left out); the CPU time per turn
  * of the runtime's thread (`/proc/thread-self/schedstat`, summed over the rounds) and of the process
  * (`process.cpuUsage`, which counts the export worker too), off and on, and their ratios off/on (the CPU-time
  * figures are the ones a loaded machine does not blur: they count the work, not the waiting for a core); the load
@@ -68,6 +70,7 @@ import { OtlpProtobufEncoder } from '../adapters/telemetry/otlp-protobuf.js';
 import { followupTurns, shapeAnswer, type TurnShape } from './support/turn-loop.js';
 import { startOtlpSink } from './support/otlp-sink.js';
 import { threadCpuNs } from './support/cpu-time.js';
+import { medianInterval } from './support/median-interval.js';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -260,7 +263,9 @@ for (const kind of PARTS.has('live') ? EXPORTERS : []) {
       off.push(without);
       on.push(withTelemetry);
     }
-    const pairRatio = median(on.map((v, i) => v.turns / off[i]!.turns));
+    const pairRatios = on.map((v, i) => v.turns / off[i]!.turns);
+    const pairRatio = median(pairRatios);
+    const interval = medianInterval(pairRatios);
     const windowRatio = median(on.map((v, i) => v.windowTurns / off[i]!.windowTurns));
     const threadOff = perTurn(off, 'threadMs');
     const threadOn = perTurn(on, 'threadMs');
@@ -270,7 +275,7 @@ for (const kind of PARTS.has('live') ? EXPORTERS : []) {
     const spans = on[on.length - 1]!.spans;
     const dropped = on.reduce((a, x) => a + x.dropped, 0);
     console.log(
-      `${kind} ${shape}: on/off ${pairRatio.toFixed(2)}× turns/s (median of ${ROUNDS} pairs; off ${fmt(median(off.map((x) => x.turns)))}, on ${fmt(median(on.map((x) => x.turns)))} turns/s; ${windowRatio.toFixed(2)}× while the sessions ran, disposal and flush left out) | ` +
+      `${kind} ${shape}: on/off ${pairRatio.toFixed(2)}× turns/s (median of ${ROUNDS} pairs, ${(interval.coverage * 100).toFixed(0)}% interval ${interval.low.toFixed(2)}–${interval.high.toFixed(2)}; off ${fmt(median(off.map((x) => x.turns)))}, on ${fmt(median(on.map((x) => x.turns)))} turns/s; ${windowRatio.toFixed(2)}× while the sessions ran, disposal and flush left out) | ` +
         `runtime thread CPU/turn off ${threadOff.toFixed(3)} ms, on ${threadOn.toFixed(3)} ms (off/on ${(threadOff / threadOn).toFixed(2)}×) | ` +
         `process CPU/turn off ${processOff.toFixed(3)} ms, on ${processOn.toFixed(3)} ms (off/on ${(processOff / processOn).toFixed(2)}×) | ` +
         `load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} | flush at round end median ${median(on.map((x) => x.flushMs)).toFixed(0)} ms | ` +

@@ -6,9 +6,14 @@ export const machineLine = (): string => {
   return `${cpu.trim()} × ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}/${process.arch}`;
 };
 
-export const median = (xs: number[]): number => {
+/**
+ * The median of `xs`: the middle value, or for an even count the mean of the two middle ones (not the upper one:
+ * with 12 pairs of rounds that would report the 7th smallest, biased upwards).
+ */
+export const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
 
 export const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
