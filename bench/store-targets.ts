@@ -114,7 +114,6 @@ const measureOnce = async (spec: string, message: string): Promise<Row> => {
   };
 };
 
-
 const main = async (): Promise<void> => {
   const stores: { label: string; spec: string; sessions: number; kind: 'jsonl' | 'pg' | 'sqlite' }[] = [];
   for (const n of [1, 1000, 5000, 20000]) if (existsSync(join(DIR, `s${n}`))) stores.push({ label: `JSONL ${n}`, spec: `jsonl:${join(DIR, `s${n}`)}`, sessions: n, kind: 'jsonl' });

@@ -67,7 +67,8 @@ import { deriveSpans } from '../projections/telemetry/derive-spans.js';
 import { createOperationSpans } from '../projections/telemetry/operation-spans.js';
 import { SdkSpan } from '../adapters/telemetry/sdk-span.js';
 import { OtlpProtobufEncoder } from '../adapters/telemetry/otlp-protobuf.js';
-import { followupTurns, shapeAnswer, type TurnShape } from './support/turn-loop.js';
+import { followupTurns, shapeAnswer, turnShapeOf, type TurnShape } from './support/turn-loop.js';
+import { argOf } from './support/bench-args.js';
 import { startOtlpSink } from './support/otlp-sink.js';
 import { threadCpuNs } from './support/cpu-time.js';
 import { medianInterval } from './support/median-interval.js';
@@ -81,14 +82,9 @@ const ROUNDS = arg('rounds', 12);
 const SESSIONS = arg('sessions', 10);
 /** Batches per round, one after the other (each a fresh runtime and store, `--sessions` × `--turns`); one flush per round. */
 const BATCHES = arg('batches', 1);
-/** The turn shapes measured live (`--shapes 1-step,3-step`, both by default). */
-const SHAPES: readonly TurnShape[] = (() => {
-  const i = process.argv.indexOf('--shapes');
-  const v = (i >= 0 ? process.argv[i + 1]! : '1-step,3-step').split(',');
-  for (const x of v) if (x !== '1-step' && x !== '3-step') throw new Error('--shapes takes 1-step, 3-step (comma-separated)');
-  return v as TurnShape[];
-})();
 if (!Number.isInteger(BATCHES) || BATCHES < 1) throw new Error('--batches takes a whole number ≥ 1');
+/** The turn shapes measured live (`--shapes 1-step,3-step`, both by default). */
+const SHAPES: readonly TurnShape[] = argOf('shapes', '1-step,3-step').split(',').map(turnShapeOf);
 /** `memory` (the default: the runtime's own cost at its largest share) or `jsonl` (the product's default store). */
 const STORE = (() => {
   const i = process.argv.indexOf('--store');
