@@ -94,7 +94,7 @@ export { ArchiveEventStore, openArchiveEventStore } from './adapters/archive/arc
 export { type ArchiveDurability } from './formats/archive/write-archive.js';
 // telemetry: the live exporter (the OpenTelemetry SDK is loaded only when it is created), the trace of a stored session
 export * from './runtime/ports/telemetry.js';
-export { createOtelTelemetry, TelemetryUnavailableError, isTelemetryUnavailableError, type OtelTelemetry, type OtelTelemetryOptions } from './adapters/telemetry/otel-telemetry.js';
+export { createOtelTelemetry, TelemetryUnavailableError, isTelemetryUnavailableError, type ExportScheduling, type OtelTelemetry, type OtelTelemetryOptions } from './adapters/telemetry/otel-telemetry.js';
 export { postOtlpJson, otlpTracesUrl, OtlpExportError, isOtlpExportError, type PostOtlpOptions } from './adapters/telemetry/otlp-http.js';
 export type { OtlpProtocol } from './adapters/telemetry/otlp-exporter.js';
 export { traceSession, TraceLogInvalidError, isTraceLogInvalidError, type TraceSessionOptions, type TraceSessionResult } from './audit/trace-session.js';

@@ -8,7 +8,8 @@
  *   the runtime's thread hands the committed events over, the worker derives the spans and sends them through the
  *   SDK's OTLP/HTTP protobuf exporter (`@opentelemetry/exporter-trace-otlp-proto`) to a receiver this benchmark
  *   starts in a child process (it reads each request and answers 200, as a collector would);
- * - `proto-low`: `proto` with `exportPriority: 'low'` (the export worker thread at nice 19 on Linux);
+ * - `proto-normal`: `proto` with `exportPriority: 'normal'` (the export worker thread at the process's priority; the
+ *   default, `low`, runs it under Linux's `SCHED_IDLE`);
  * - `proto-caller`: the same export on the runtime's thread (`thread: 'caller'`);
  * - `json`: the export worker with the SDK's OTLP/HTTP JSON exporter (`--otlp-protocol http/json`);
  * - `none`: the export worker with an exporter that counts the spans and drops them: the runtime's thread does exactly
@@ -110,7 +111,7 @@ const openRoundStore = async (): Promise<{ store: EventStore; close: () => Promi
   };
 };
 type Shape = TurnShape;
-const KINDS = ['none', 'none-caller', 'memory', 'proto', 'proto-low', 'proto-caller', 'json'] as const;
+const KINDS = ['none', 'none-caller', 'memory', 'proto', 'proto-normal', 'proto-caller', 'json'] as const;
 type ExporterKind = (typeof KINDS)[number];
 const EXPORTERS: readonly ExporterKind[] = (() => {
   const i = process.argv.indexOf('--exporter');
@@ -148,14 +149,14 @@ const telemetryOf = async (kind: ExporterKind): Promise<{ telemetry: OtelTelemet
       return { telemetry: await createOtelTelemetry({ exporter }), spans: () => exporter.getFinishedSpans().length };
     }
     case 'proto':
-    case 'proto-low':
+    case 'proto-normal':
     case 'proto-caller':
     case 'json': {
       const telemetry = await createOtelTelemetry({
         endpoint: receiver!.endpoint,
         protocol: kind === 'json' ? 'http/json' : 'http/protobuf',
         thread: kind === 'proto-caller' ? 'caller' : 'worker',
-        exportPriority: kind === 'proto-low' ? 'low' : 'normal',
+        ...(kind === 'proto-normal' ? { exportPriority: 'normal' as const } : {}),
       });
       return { telemetry, spans: () => telemetry.stats().exported };
     }
@@ -270,8 +271,9 @@ for (const kind of PARTS.has('live') ? EXPORTERS : []) {
     const loads = [...off, ...on].map((x) => x.load);
     const spans = on[on.length - 1]!.spans;
     const dropped = on.reduce((a, x) => a + x.dropped, 0);
+    const { thread, policy, note } = made.telemetry.exportScheduling;
     console.log(
-      `${kind} ${shape}: on/off ${pairRatio.toFixed(2)}× turns/s (median of ${ROUNDS} pairs, ${(interval.coverage * 100).toFixed(0)}% interval ${interval.low.toFixed(2)}–${interval.high.toFixed(2)}; off ${fmt(median(off.map((x) => x.turns)))}, on ${fmt(median(on.map((x) => x.turns)))} turns/s; ${windowRatio.toFixed(2)}× while the sessions ran, disposal and flush left out) | ` +
+      `${kind} ${shape} (export on the ${thread} thread, ${policy}${note === undefined ? '' : `: ${note}`}): on/off ${pairRatio.toFixed(2)}× turns/s (median of ${ROUNDS} pairs, ${(interval.coverage * 100).toFixed(0)}% interval ${interval.low.toFixed(2)}–${interval.high.toFixed(2)}; off ${fmt(median(off.map((x) => x.turns)))}, on ${fmt(median(on.map((x) => x.turns)))} turns/s; ${windowRatio.toFixed(2)}× while the sessions ran, disposal and flush left out) | ` +
         `runtime thread CPU/turn off ${threadOff.toFixed(3)} ms, on ${threadOn.toFixed(3)} ms (off/on ${(threadOff / threadOn).toFixed(2)}×) | ` +
         `process CPU/turn off ${processOff.toFixed(3)} ms, on ${processOn.toFixed(3)} ms (off/on ${(processOff / processOn).toFixed(2)}×) | ` +
         `load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} | flush at round end median ${median(on.map((x) => x.flushMs)).toFixed(0)} ms | ` +

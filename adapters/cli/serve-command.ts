@@ -13,7 +13,7 @@ import { createRuntime } from '../../runtime/runtime.js';
 import { LoopSlices } from '../../runtime/loop-slices.js';
 import { ChildManager } from '../../runtime/children/child-manager.js';
 import { childTools } from '../../runtime/children/child-tools.js';
-import { consoleLogger, jsonLinesLogger, type Logger } from '../../runtime/logger.js';
+import { consoleLogger, jsonLinesLogger, logAt, type Logger } from '../../runtime/logger.js';
 import type { EventStore } from '../../runtime/ports/event-store.js';
 import { DEFAULT_STORE_SPEC, openStore } from '../store/open-store.js';
 import { derivedCacheOf } from '../store/derived-cache-of.js';
@@ -58,8 +58,9 @@ export const SERVE_USAGE = `usage: steerlog serve [options]
                           optional @opentelemetry/* packages; no message content; docs/observability.md)
   --otlp-protocol <p>     http/protobuf (default: the SDK's protobuf encoding costs less CPU per span and sends
                           fewer bytes than its JSON) | http/json
-  --otlp-priority <p>     normal (default) | low: the export worker thread runs at nice 19 (Linux), so a busy host's
-                          turns get the CPU first and the export catches up on spare CPU (lag in bounded queues)
+  --otlp-priority <p>     low (default): the export worker thread runs under SCHED_IDLE (Linux, through chrt; else
+                          nice 19), so the runtime's threads never wait for it and the export runs on spare CPU (lag
+                          in bounded queues) | normal: the process's priority
   --encrypt               store content and tool payloads encrypted, so that steerlog erase can erase them (keys in
                           <dir>/keys.json for jsonl:<dir>, in the steerlog_data_keys table for postgres://…)
   --keys <spec>           --encrypt with the data keys there: file:<path> | postgres://…
@@ -136,7 +137,7 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
   const otlpProtocol = v['otlp-protocol'] ?? 'http/protobuf';
   if (!isOtlpProtocol(otlpProtocol)) return reportUsage(io, SERVE_USAGE, `--otlp-protocol takes ${OTLP_PROTOCOLS.join(' or ')}`);
   if (v['otlp-protocol'] !== undefined && v.otlp === undefined) return reportUsage(io, SERVE_USAGE, '--otlp-protocol needs --otlp <endpoint>');
-  const otlpPriority = v['otlp-priority'] ?? 'normal';
+  const otlpPriority = v['otlp-priority'] ?? 'low';
   if (otlpPriority !== 'normal' && otlpPriority !== 'low') return reportUsage(io, SERVE_USAGE, '--otlp-priority takes normal or low');
   if (v['otlp-priority'] !== undefined && v.otlp === undefined) return reportUsage(io, SERVE_USAGE, '--otlp-priority needs --otlp <endpoint>');
   // log lines (requests, warnings) are written together, at most 20 ms after the first of them (or once 64 Ki
@@ -167,6 +168,10 @@ export const serveCommand = async (argv: readonly string[], io: CliIo, stop?: Ab
     // continuable children: the model tools (send_message, interrupt_agent, list_agents, report) and the subagent.* routes
     let children!: ChildManager;
     telemetry = v.otlp !== undefined ? await createOtelTelemetry({ endpoint: v.otlp, protocol: otlpProtocol, exportPriority: otlpPriority }) : undefined;
+    if (telemetry !== undefined) {
+      const { thread, policy, note } = telemetry.exportScheduling;
+      logAt(logger, note === undefined ? 'info' : 'warn', `telemetry: the OTLP export runs on the ${thread} thread, scheduled ${policy}${note === undefined ? '' : ` (${note})`}`, { otlpPriority, exportPolicy: policy });
+    }
     // a cold session resumes from its latest fold snapshot: its agent holds its log from there (docs/store-jsonl.md)
     // the sessions' turns and the prompts' admissions share the event loop in slices (runtime/loop-slices.ts), the
     // admissions first: a receipt does not queue behind the checkpoints of every running turn; 2 ms of them per turn

@@ -1,8 +1,7 @@
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { OperationSpanSource } from '../../projections/telemetry/operation-spans.js';
 import type { ExportThreadData, FromExportThread, ToExportThread } from './export-thread.js';
+import { lowerThisThread, type ExportScheduling } from './export-thread-scheduling.js';
 import { readHandOver } from './log-handover.js';
 import { openSpanExportQueue } from './open-export-queue.js';
 import { createSpanFollower } from './span-follower.js';
@@ -28,22 +27,7 @@ const countingExporter = {
   shutdown: async (): Promise<void> => {},
 };
 
-/**
- * Lowers this thread's scheduling priority to `nice` (Linux: `/proc/thread-self` names the thread, and
- * `setpriority` on a thread id applies to that thread only). Elsewhere, or where it is refused, nothing changes.
- */
-const lowerPriority = (nice: number): void => {
-  if (process.platform !== 'linux' || nice <= 0) return;
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, Math.min(19, nice));
-  } catch {
-    // no /proc, or the kernel refused: the thread keeps the process's priority
-  }
-};
-
 const start = async (): Promise<void> => {
-  lowerPriority(data.nice ?? 0);
   const queue: SpanExportQueue<OperationSpanSource> = await openSpanExportQueue({
     ...(data.exporter === 'count' ? { exporter: countingExporter, exporterTakesDerived: true } : {}),
     endpoint: data.endpoint,
@@ -69,7 +53,10 @@ const start = async (): Promise<void> => {
         return;
     }
   });
-  post({ kind: 'ready' });
+  // lowered once the SDK is loaded: on cores busy with other work a SCHED_IDLE thread would take seconds to load it,
+  // and the runtime's `createOtelTelemetry` waits for this thread to be ready
+  const scheduling: ExportScheduling = data.priority === 'low' ? lowerThisThread(data.chrtPaths) : { thread: 'worker', policy: 'normal' };
+  post({ kind: 'ready', scheduling });
 };
 
 start().catch((e: unknown) => post(isTelemetryUnavailableError(e) ? { kind: 'unavailable', packageName: e.packageName } : { kind: 'failed', message: e instanceof Error ? e.message : String(e) }));

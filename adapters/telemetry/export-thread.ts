@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { LogEvent } from '../../domain/events.js';
 import type { StoreOperation } from '../../runtime/ports/store-operations.js';
+import type { ExportScheduling } from './export-thread-scheduling.js';
 import type { OtlpProtocol } from './otlp-exporter.js';
 import type { SpanExportQueueOptions, SpanExportStats } from './span-export-queue.js';
 import { TelemetryUnavailableError } from './telemetry-unavailable.js';
@@ -35,8 +36,13 @@ export interface ExportThreadData {
    * @defaultValue 'otlp'
    */
   readonly exporter?: 'otlp' | 'count';
-  /** The worker thread's nice value (Linux: 0–19, applied to that thread only; elsewhere ignored). @defaultValue 0 */
-  readonly nice?: number;
+  /**
+   * `low`: the worker lowers its own thread's priority (`export-thread-scheduling.ts`: Linux `SCHED_IDLE`, else nice
+   * 19); `normal`: the process's. @defaultValue 'normal'
+   */
+  readonly priority?: 'low' | 'normal';
+  /** Where the worker looks for `chrt` (tests name a missing one). @defaultValue `CHRT_PATHS` */
+  readonly chrtPaths?: readonly string[];
   /**
    * One `Int32` the worker adds to, after reading each hand-over, the events and store operations it held (their
    * `count`): the runtime's thread compares it with what it posted to know how far the worker is behind.
@@ -52,7 +58,7 @@ export type ToExportThread =
 
 /** What the worker posts back. @internal */
 export type FromExportThread =
-  | { readonly kind: 'ready' }
+  | { readonly kind: 'ready'; readonly scheduling: ExportScheduling }
   | { readonly kind: 'unavailable'; readonly packageName: string }
   | { readonly kind: 'failed'; readonly message: string }
   | { readonly kind: 'stats'; readonly stats: SpanExportStats; readonly id?: number };
@@ -76,6 +82,8 @@ export interface ExportThread {
   shutdown(): Promise<void>;
   /** The worker's counts as of its last report (after each export, flush and shutdown), and what was lost here. */
   stats(): SpanExportStats;
+  /** How the worker thread is scheduled (what it applied at its start). */
+  readonly scheduling: ExportScheduling;
 }
 
 /**
@@ -157,11 +165,11 @@ export const startExportThread = async (options: Omit<ExportThreadData, 'read'>)
     records.clear();
     for (const done of [...waiting.values()]) done();
   };
-  const ready = new Promise<void>((resolve, reject) => {
+  const ready = new Promise<ExportScheduling>((resolve, reject) => {
     worker.on('message', (m: FromExportThread) => {
       switch (m.kind) {
         case 'ready':
-          resolve();
+          resolve(m.scheduling);
           return;
         case 'unavailable':
           reject(new TelemetryUnavailableError(m.packageName));
@@ -184,8 +192,9 @@ export const startExportThread = async (options: Omit<ExportThreadData, 'read'>)
       reject(new Error(`the telemetry export thread exited (${code}) before it was ready`));
     });
   });
+  let scheduling: ExportScheduling;
   try {
-    await ready;
+    scheduling = await ready;
   } catch (e) {
     await worker.terminate();
     throw e;
@@ -287,6 +296,7 @@ export const startExportThread = async (options: Omit<ExportThreadData, 'read'>)
       alive = false;
       await worker.terminate();
     },
+    scheduling,
     stats: () => ({
       exported: last.exported,
       dropped: last.dropped + droppedHere,

@@ -2,6 +2,7 @@ import type { OperationSpanSource } from '../../projections/telemetry/operation-
 import type { ContentRedaction } from '../../projections/telemetry/span-types.js';
 import type { SessionTelemetry } from '../../runtime/ports/telemetry.js';
 import { startExportThread } from './export-thread.js';
+import type { ExportScheduling } from './export-thread-scheduling.js';
 import type { OtlpProtocol } from './otlp-exporter.js';
 import { openSpanExportQueue } from './open-export-queue.js';
 import { createSpanFollower } from './span-follower.js';
@@ -21,6 +22,7 @@ import type { SpanExportQueue, SpanExporterLike, SpanExportQueueOptions, SpanExp
  */
 
 export { TelemetryUnavailableError, isTelemetryUnavailableError } from './telemetry-unavailable.js';
+export type { ExportScheduling } from './export-thread-scheduling.js';
 
 /** Options of {@link createOtelTelemetry}. */
 export interface OtelTelemetryOptions {
@@ -61,12 +63,17 @@ export interface OtelTelemetryOptions {
    */
   readonly thread?: 'worker' | 'caller';
   /**
-   * The export worker's scheduling priority. `low`: on Linux the worker thread (that thread only) runs at nice 19, so
-   * when the cores are busy the runtime's threads get them first and the export catches up on spare CPU time; while
-   * it lags, the committed events wait in its hand-over and its spans in the export queue (bounded: see `queue`,
-   * spans beyond it dropped and counted in {@link OtelTelemetry.stats}); a flush or a shutdown still waits for every
-   * span. `normal`: the process's priority. Elsewhere than Linux, and with `thread: 'caller'`, ignored.
-   * @defaultValue 'normal'
+   * The export worker's scheduling priority. `low`: on Linux the worker thread (that thread only) runs under the
+   * `SCHED_IDLE` policy — only on CPU time no other thread of the machine wants, any thread that wakes taking its
+   * core at once — set through util-linux's `chrt` at the worker's start; where `chrt` is missing or refused, at nice
+   * 19 ({@link OtelTelemetry.exportScheduling} says which, and why). The runtime's threads (its event loop, the
+   * store's writes and fsyncs) then never wait for the export: it runs later, not for less. When the cores are busy
+   * with other work the export lags; what waits is bounded — the committed events in its hand-over, its spans in the
+   * export queue (see `queue`), beyond it dropped and counted in {@link OtelTelemetry.stats} — and a flush or a
+   * shutdown still waits for every span, on whatever CPU time is left. `normal`: the process's priority, the worker
+   * competing for the cores like the runtime's threads (on a machine whose cores are saturated by other work, the
+   * export keeps its share). Elsewhere than Linux, and with `thread: 'caller'`, ignored.
+   * @defaultValue 'low'
    */
   readonly exportPriority?: 'low' | 'normal';
 }
@@ -82,6 +89,8 @@ export interface OtelTelemetry extends SessionTelemetry {
    * refused them or timed out) and queued; with the worker, `unread`: events and store operations it has yet to read.
    */
   stats(): SpanExportStats;
+  /** Where the export runs and how its thread is scheduled (as applied: see `exportPriority`). */
+  readonly exportScheduling: ExportScheduling;
 }
 
 /** The export queue in front of the SDK exporter (`exporter`, or the OTLP/HTTP one of `protocol` for `endpoint`). */
@@ -93,6 +102,9 @@ const openQueue = (options: OtelTelemetryOptions): Promise<SpanExportQueue<Opera
     serviceName: options.serviceName ?? 'steerlog',
     queue: { ...(options.queue ?? {}), immediate: options.simple === true },
   });
+
+/** The caller's thread's scheduling, which the export leaves as it is. */
+const ON_CALLER_THREAD: ExportScheduling = Object.freeze({ thread: 'caller', policy: 'normal' });
 
 /** The live export on the caller's thread: the follower and the queue beside the runtime. */
 const onThisThread = async (options: OtelTelemetryOptions): Promise<OtelTelemetry> => {
@@ -110,6 +122,7 @@ const onThisThread = async (options: OtelTelemetryOptions): Promise<OtelTelemetr
       await queue.shutdown();
     },
     stats: () => queue.stats(),
+    exportScheduling: ON_CALLER_THREAD,
   };
 };
 
@@ -125,7 +138,7 @@ export const onWorker = async (options: OtelTelemetryOptions & { readonly endpoi
     serviceName: options.serviceName ?? 'steerlog',
     queue: { ...(options.queue ?? {}), immediate: options.simple === true },
     exporter,
-    ...(options.exportPriority === 'low' ? { nice: 19 } : {}),
+    priority: options.exportPriority ?? 'low',
   });
   return {
     capturesContent: false,
@@ -136,6 +149,7 @@ export const onWorker = async (options: OtelTelemetryOptions & { readonly endpoi
     forceFlush: thread.flush,
     shutdown: thread.shutdown,
     stats: thread.stats,
+    exportScheduling: thread.scheduling,
   };
 };
 

@@ -72,6 +72,12 @@ describe('steerlog serve --otlp', () => {
       expect((await fetch(`${serve.url}/readyz`)).status).toBe(200);
       // the host stops: what the batch processor holds is flushed before it exits
       expect(await serve.stop()).toBe(0);
+      // the export worker runs at the default priority, low: on Linux under SCHED_IDLE (chrt is on this machine kind)
+      const lines = serve.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level?: string; msg?: string; exportPolicy?: string; otlpPriority?: string });
+      const scheduled = lines.filter((l) => l.msg?.startsWith('telemetry: the OTLP export runs on'));
+      expect(scheduled.map((l) => [l.level, l.msg, l.otlpPriority, l.exportPolicy])).toEqual([
+        process.platform === 'linux' ? ['info', 'telemetry: the OTLP export runs on the worker thread, scheduled idle', 'low', 'idle'] : ['warn', expect.stringContaining('Linux only'), 'low', 'normal'],
+      ]);
       expect(bodies.length).toBeGreaterThan(0);
       expect(bodies.every((b) => b.path === '/v1/traces' && b.type.startsWith('application/x-protobuf'))).toBe(true);
       const sent = bodies.flatMap((b) => decodeOtlpBody(b.type, b.body));

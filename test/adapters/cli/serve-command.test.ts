@@ -19,7 +19,7 @@ describe('steerlog serve', () => {
     const bad = capture();
     expect(await serveCommand(['--nope'], bad.io)).toBe(2);
     expect(bad.err()).toMatch(/unknown option '?--nope/i);
-    expect(c.out()).toContain('--otlp-priority <p>');
+    expect(c.out()).toContain('--otlp-priority <p>     low (default)');
     const priority = capture();
     expect(await serveCommand(['--otlp', 'http://127.0.0.1:4318', '--otlp-priority', 'high'], priority.io)).toBe(2);
     expect(priority.err()).toContain('--otlp-priority takes normal or low');

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +7,8 @@ import { traceSession } from '../../../audit/trace-session.js';
 import { ScriptedModel } from '../../../adapters/model/scripted/scripted-model.js';
 import { MemoryEventStore } from '../../../adapters/store/memory/memory-event-store.js';
 import { createOtelTelemetry } from '../../../adapters/telemetry/otel-telemetry.js';
+import { startExportThread } from '../../../adapters/telemetry/export-thread.js';
+import { threadSchedule } from '../../../adapters/telemetry/export-thread-scheduling.js';
 import { createRuntime } from '../../../runtime/runtime.js';
 import { silentLogger } from '../../../runtime/logger.js';
 import { createUserMessage } from '../../../domain/message.js';
@@ -122,15 +124,26 @@ describe('live export on the export worker thread', () => {
     }
   });
 
-  it.runIf(process.platform === 'linux')('exportPriority low: the worker thread alone runs at nice 19, and still sends every span', async () => {
-    /** The nice value of each thread of this process. */
-    const nices = (): number[] => readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
-    const before = nices().filter((n) => n === 19).length;
+  /** Each thread of this process: its id, scheduling policy (Linux: 0 normal, 5 SCHED_IDLE) and nice value. */
+  const threads = (): { tid: string; policy: number; nice: number }[] =>
+    readdirSync('/proc/self/task').flatMap((tid) => {
+      try {
+        return [{ tid, ...threadSchedule(Number(tid)) }];
+      } catch {
+        return []; // the thread ended between the listing and the read
+      }
+    });
+  const lowered = (): string[] => threads().filter((t) => t.policy !== 0 || t.nice !== 0).map((t) => `${t.tid}:${t.policy}:${t.nice}`);
+
+  it.runIf(process.platform === 'linux')('exportPriority low (the default): the worker thread alone runs under SCHED_IDLE at nice 19, and still sends every span', async () => {
+    const before = lowered();
     const receiver = await startReceiver();
     try {
-      const telemetry = await createOtelTelemetry({ endpoint: receiver.endpoint, exportPriority: 'low' });
-      expect(nices().filter((n) => n === 19).length).toBe(before + 1);
-      expect(Number(readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ')[16])).toBe(0);
+      const telemetry = await createOtelTelemetry({ endpoint: receiver.endpoint });
+      expect(telemetry.exportScheduling).toEqual({ thread: 'worker', policy: 'idle' });
+      const now = threads().filter((t) => !before.includes(`${t.tid}:${t.policy}:${t.nice}`) && (t.policy !== 0 || t.nice !== 0));
+      expect(now.map((t) => [t.policy, t.nice])).toEqual([[5, 19]]);
+      expect(threadSchedule()).toEqual({ policy: 0, nice: 0 });
       const store = new MemoryEventStore();
       const runtime = createRuntime({ store, model: new ScriptedModel([], { whenExhausted: () => 'done' }), logger: silentLogger, writeBatchDelayMs: 1, telemetry });
       const agent = runtime.createSession({ sessionId: 'n-1' });
@@ -144,10 +157,44 @@ describe('live export on the export worker thread', () => {
       expect(spans.filter((s) => s.attributes['db.operation.name'] === undefined).sort(order)).toEqual((await laterTrace(store, 'n-1')).sort(order));
       expect(telemetry.stats()).toEqual({ exported: spans.length, dropped: 0, failed: 0, queued: 0, unread: 0 });
       await telemetry.shutdown();
-      expect(nices().filter((n) => n === 19).length).toBe(before);
+      expect(lowered()).toEqual(before);
     } finally {
       await receiver.close();
     }
+  });
+
+  it.runIf(process.platform === 'linux')('exportPriority normal: no thread is lowered', async () => {
+    const before = lowered();
+    const receiver = await startReceiver();
+    try {
+      const telemetry = await createOtelTelemetry({ endpoint: receiver.endpoint, exportPriority: 'normal' });
+      expect(telemetry.exportScheduling).toEqual({ thread: 'worker', policy: 'normal' });
+      expect(lowered()).toEqual(before);
+      await telemetry.shutdown();
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it.runIf(process.platform === 'linux')('exportPriority low without a working chrt: the worker runs at nice 19 and says why', async () => {
+    const receiver = await startReceiver();
+    try {
+      const options = { endpoint: receiver.endpoint, protocol: 'http/protobuf' as const, serviceName: 'steerlog', queue: {}, priority: 'low' as const };
+      const missing = await startExportThread({ ...options, chrtPaths: ['/nonexistent/bin/chrt'] });
+      expect(missing.scheduling).toEqual({ thread: 'worker', policy: 'nice-19', note: 'SCHED_IDLE not set: no chrt at /nonexistent/bin/chrt (util-linux)' });
+      await missing.shutdown();
+      const failing = await startExportThread({ ...options, chrtPaths: ['/nonexistent/bin/chrt', '/bin/false'] });
+      expect(failing.scheduling).toEqual({ thread: 'worker', policy: 'nice-19', note: 'SCHED_IDLE not set: chrt failed (exit 1)' });
+      await failing.shutdown();
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('exportPriority on the caller\'s thread: nothing is lowered', async () => {
+    const telemetry = await createOtelTelemetry({ exporter: { export: (_s: unknown[], done: (r: { code: number }) => void) => done({ code: 0 }), shutdown: async () => {} }, exportPriority: 'low' });
+    expect(telemetry.exportScheduling).toEqual({ thread: 'caller', policy: 'normal' });
+    await telemetry.shutdown();
   });
 
   it('hands the worker at most 4 × maxQueueSize unread events: past it a session is cut (counted), then rejoins', async () => {
