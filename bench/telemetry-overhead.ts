@@ -4,7 +4,8 @@
  * `createRuntime({ telemetry: createOtelTelemetry(…) })`: every event folded by the span derivation, every completed
  * span (and a `db.*` span per store append) queued, turned into the SDK's span and exported in batches. `--exporter`
  * names the configurations (comma-separated):
- * - `proto` (what `serve --otlp` and `createOtelTelemetry({ endpoint })` do by default): the export worker thread —
+ * - `proto` (what `serve --otlp` and `createOtelTelemetry({ endpoint })` do by default): the export worker thread (at
+ *   the default `exportPriority: 'low'`, under Linux's `SCHED_IDLE`; each line names the scheduling it got) —
  *   the runtime's thread hands the committed events over, the worker derives the spans and sends them through the
  *   SDK's OTLP/HTTP protobuf exporter (`@opentelemetry/exporter-trace-otlp-proto`) to a receiver this benchmark
  *   starts in a child process (it reads each request and answers 200, as a collector would);
