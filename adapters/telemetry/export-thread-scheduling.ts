@@ -7,7 +7,7 @@ import { setPriority } from 'node:os';
  * the machine wants: the `SCHED_IDLE` policy on that thread alone (any thread that wakes takes its core at once), or,
  * where that policy cannot be set, nice 19 (which still lets the worker finish its time slice first: on the
  * scheduler of current kernels a waking thread waits for it). Node has no call that sets a scheduling policy, so the
- * worker runs `chrt --idle` on its own thread id once, at its start (util-linux's `chrt`, looked for at fixed paths,
+ * worker runs `chrt -i` (`--idle`) on its own thread id once, at its start (util-linux's `chrt`, looked for at fixed paths,
  * never through `PATH`, and never through a shell). A thread cannot leave `SCHED_IDLE` or a higher nice value without
  * privilege: the worker keeps what it is given until it stops.
  */
@@ -21,7 +21,7 @@ export interface ExportScheduling {
    * `normal` (the process's priority, as asked, or on the caller's thread).
    */
   readonly policy: 'idle' | 'nice-19' | 'normal';
-  /** Why the priority asked for was not the one applied (not Linux; no `chrt`; the kernel refused). */
+  /** Why `low` was not applied as asked on Linux (no `chrt`; `chrt` or the kernel refused). */
   readonly note?: string;
 }
 
@@ -57,7 +57,8 @@ const chrtFailure = (e: unknown): string => {
  * status. Returns what was applied; never throws (the thread keeps what it could get, and the note says why).
  */
 export const lowerThisThread = (chrtPaths: readonly string[] = CHRT_PATHS): ExportScheduling => {
-  if (process.platform !== 'linux') return { thread: 'worker', policy: 'normal', note: `exportPriority 'low' applies on Linux only (this is ${process.platform})` };
+  // elsewhere the option does nothing, as documented: not a failure to report
+  if (process.platform !== 'linux') return { thread: 'worker', policy: 'normal' };
   let tid: number;
   try {
     tid = threadId();

@@ -76,7 +76,7 @@ describe('steerlog serve --otlp', () => {
       const lines = serve.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level?: string; msg?: string; exportPolicy?: string; otlpPriority?: string });
       const scheduled = lines.filter((l) => l.msg?.startsWith('telemetry: the OTLP export runs on'));
       expect(scheduled.map((l) => [l.level, l.msg, l.otlpPriority, l.exportPolicy])).toEqual([
-        process.platform === 'linux' ? ['info', 'telemetry: the OTLP export runs on the worker thread, scheduled idle', 'low', 'idle'] : ['warn', expect.stringContaining('Linux only'), 'low', 'normal'],
+        process.platform === 'linux' ? ['info', 'telemetry: the OTLP export runs on the worker thread, scheduled idle', 'low', 'idle'] : ['info', 'telemetry: the OTLP export runs on the worker thread, scheduled normal', 'low', 'normal'],
       ]);
       expect(bodies.length).toBeGreaterThan(0);
       expect(bodies.every((b) => b.path === '/v1/traces' && b.type.startsWith('application/x-protobuf'))).toBe(true);
