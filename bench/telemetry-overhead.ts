@@ -9,8 +9,7 @@
  *   the runtime's thread hands the committed events over, the worker derives the spans and sends them through the
  *   SDK's OTLP/HTTP protobuf exporter (`@opentelemetry/exporter-trace-otlp-proto`) to a receiver this benchmark
  *   starts in a child process (it reads each request and answers 200, as a collector would);
- * - `proto-normal`: `proto` with `exportPriority: 'normal'` (the export worker thread at the process's priority; the
- *   default, `low`, runs it under Linux's `SCHED_IDLE`);
+ * - `proto-normal`: `proto` with `exportPriority: 'normal'` (the export worker thread at the process's priority);
  * - `proto-caller`: the same export on the runtime's thread (`thread: 'caller'`);
  * - `json`: the export worker with the SDK's OTLP/HTTP JSON exporter (`--otlp-protocol http/json`);
  * - `none`: the export worker with an exporter that counts the spans and drops them: the runtime's thread does exactly
